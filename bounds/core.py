@@ -1,0 +1,360 @@
+"""Claim objects: every numbered result of the seeds as sympy expressions.
+
+A :class:`Claim` carries its id, title, source (seed file and location), the
+assumptions it rests on (by name, see :data:`ASSUMPTIONS`), its free parameters with
+their domains, and one or more :class:`Quantity` objects.  Each quantity is kept in
+one or more :class:`Form` objects:
+
+``stated``
+    as printed in the seed, with O(.) terms dropped;
+``explicit``
+    every constant kept, assembled from the proof and the lemmas it cites, so that it
+    is a true inequality if the proof is right;
+``moment``
+    the proof's intermediate form with E_q||s||^2 and ||s(z_{t-1})||^2 in place of L^2;
+``corrected``
+    our correction, where a check or the audit shows the printed form to be wrong
+    (the printed form is always kept next to it).
+
+Evaluation goes through :class:`bounds.numerics.Evaluator` (NumPy, mpmath fallback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import sympy as sp
+
+from .numerics import Evaluator
+
+#: Named assumptions.  Claims refer to these keys.
+ASSUMPTIONS: dict[str, str] = {
+    "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (001 Assumption 1)",
+    "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (001 Assumption 2)",
+    "A3": "bounded score: ||s(lambda; z)||_2 <= L for all lambda, z (001 Assumption 3)",
+    "INV": "the Markov kernel is Pi-invariant (001 Proposition 1)",
+    "NORM": "pi and q are normalised densities, so E_q[w] = 1",
+    "DIFF": "differentiation under the integral (Leibniz rule) is allowed",
+    "GAUSS": "Gaussian target and Gaussian variational family",
+    "BOUNDED-F": "the test function is bounded: ||g|| <= L",
+    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (002 Eq. 6)",
+    "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (002 Eq. 9)",
+    "PRECOND": "preconditioner D = (k/2) H^-1 (002 Eq. 10)",
+    "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (002 Eq. 4)",
+    "STATIONARY": "the chain is at its stationary distribution",
+    "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see 001 Table 1 notes)",
+}
+
+
+class ParamError(ValueError):
+    """A parameter value outside its domain; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A free parameter of a claim, with its domain.
+
+    ``name`` is the Python keyword, ``flag`` the command-line flag, ``label`` the
+    paper's symbol.  Domains are intervals, optionally restricted to integers.
+    """
+
+    name: str
+    flag: str
+    label: str
+    description: str
+    lower: float | None = None
+    lower_strict: bool = False
+    upper: float | None = None
+    upper_strict: bool = False
+    integer: bool = False
+    default: float | None = None
+    #: upper end used when sampling the domain at random (tests, searches)
+    sample_max: float = 1e4
+    #: sample on a log scale (positive parameters spanning decades)
+    log_scale: bool = False
+
+    @cached_property
+    def symbol(self) -> sp.Symbol:
+        assumptions = {"real": True}
+        if self.integer:
+            assumptions["integer"] = True
+        if self.lower is not None and (self.lower > 0 or (self.lower == 0 and self.lower_strict)):
+            assumptions["positive"] = True
+        elif self.lower is not None and self.lower >= 0:
+            assumptions["nonnegative"] = True
+        return sp.Symbol(self.name, **assumptions)
+
+    def with_domain(self, **changes) -> "Param":
+        new = dataclasses.replace(self, **changes)
+        # a narrower domain must not change the sympy symbol shared across claims
+        new.__dict__["symbol"] = self.symbol
+        return new
+
+    def domain_text(self) -> str:
+        lo = "" if self.lower is None else f"{_fmt(self.lower)} {'<' if self.lower_strict else '≤'} "
+        hi = "" if self.upper is None else f" {'<' if self.upper_strict else '≤'} {_fmt(self.upper)}"
+        kind = " (integer)" if self.integer else ""
+        return f"{lo}{self.label}{hi}{kind}"
+
+    def check(self, value: float) -> None:
+        """Raise :class:`ParamError` (one line) when ``value`` is outside the domain."""
+        v = float(value)
+        where = f"{self.flag} ({self.label})"
+        if math.isnan(v):
+            raise ParamError(f"{where} must be a number, got nan")
+        if self.integer and (not math.isfinite(v) or v != int(v)):
+            raise ParamError(f"{where} must be an integer, got {value}")
+        if not math.isfinite(v):
+            raise ParamError(f"{where} must be finite, got {value}")
+        if self.lower is not None and (v < self.lower or (self.lower_strict and v == self.lower)):
+            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {_fmt(v)}")
+        if self.upper is not None and (v > self.upper or (self.upper_strict and v == self.upper)):
+            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {_fmt(v)}")
+
+
+def _fmt(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim is printed: seed file and location (section, equation, ...)."""
+
+    seed: str
+    where: str
+
+    def __str__(self) -> str:
+        return f"{self.seed} {self.where}"
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A relation between parameters that must hold, e.g. ``mu_norm <= L``."""
+
+    relation: sp.Basic  # a sympy relational in parameter symbols
+    message: str
+
+
+@dataclass(frozen=True)
+class Form:
+    """One form of a quantity: an expression plus how it was obtained."""
+
+    name: str
+    expr: sp.Expr
+    derivation: str
+    #: for ``stated`` forms: the terms the printed O(.) hides, each built from the proof.
+    #: The bookkeeping identity explicit = stated + sum(dropped) is tested.
+    dropped: tuple[sp.Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """A series of ``form`` of this quantity as ``variable -> point``.
+
+    ``series`` is derived with sympy (see :mod:`bounds.series`), never typed in.
+    ``remainder_order`` is the power of the next neglected term, in
+    ``1/variable`` when ``point`` is oo and in ``variable`` when ``point`` is 0.
+    """
+
+    form: str
+    variable: sp.Symbol
+    point: sp.Expr
+    series: sp.Expr
+    remainder_order: int
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A bounded (or equated) quantity with its forms.
+
+    ``relation`` reads ``quantity RELATION form``: ``<=`` for an upper bound,
+    ``>=`` for a lower bound, ``=`` for an identity, ``~`` for an approximation.
+    """
+
+    name: str
+    description: str
+    relation: str
+    forms: tuple[Form, ...]
+    expansions: tuple[Expansion, ...] = ()
+
+    def form(self, name: str) -> Form:
+        for f in self.forms:
+            if f.name == name:
+                return f
+        raise KeyError(f"quantity {self.name!r} has no form {name!r}")
+
+    @property
+    def form_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.forms)
+
+
+@dataclass
+class Claim:
+    """A numbered result of a seed document, as formulas you can evaluate."""
+
+    id: str
+    title: str
+    source: Source
+    assumptions: tuple[str, ...]
+    params: tuple[Param, ...]
+    quantities: tuple[Quantity, ...]
+    #: defined symbols (r, gamma, ...) and what they stand for, substituted before evaluation
+    definitions: dict[sp.Symbol, sp.Expr] = field(default_factory=dict)
+    constraints: tuple[Constraint, ...] = ()
+    notes: tuple[str, ...] = ()
+    #: bound | identity | approximation | calculator | data
+    kind: str = "bound"
+    #: minimal grids/points used in docs and tests: {param: value}
+    example: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for a in self.assumptions:
+            if a not in ASSUMPTIONS:
+                raise KeyError(f"{self.id}: unknown assumption {a}")
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: duplicate parameter")
+        for q in self.quantities:
+            for f in q.forms:
+                free = self.resolve(f.expr).free_symbols
+                unknown = {s.name for s in free} - set(names)
+                if unknown:
+                    raise ValueError(f"{self.id}.{q.name}.{f.name}: unknown symbols {unknown}")
+
+    # ------------------------------------------------------------------ structure
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.id} has no parameter {name!r}")
+
+    def quantity(self, name: str) -> Quantity:
+        for q in self.quantities:
+            if q.name == name:
+                return q
+        raise KeyError(f"{self.id} has no quantity {name!r}")
+
+    def resolve(self, expr: sp.Expr) -> sp.Expr:
+        """Substitute the defined symbols (r, gamma, ...) until none remain."""
+        e = sp.sympify(expr)
+        for _ in range(8):
+            new = e.subs(self.definitions)
+            if new == e:
+                break
+            e = new
+        return e
+
+    def form_params(self, quantity: str, form: str) -> tuple[Param, ...]:
+        expr = self.resolve(self.quantity(quantity).form(form).expr)
+        used = {s.name for s in expr.free_symbols}
+        return tuple(p for p in self.params if p.name in used)
+
+    @property
+    def required(self) -> tuple[Param, ...]:
+        """Parameters without default used by at least one form."""
+        used = set()
+        for q in self.quantities:
+            for f in q.forms:
+                used |= {p.name for p in self.form_params(q.name, f.name)}
+        return tuple(p for p in self.params if p.name in used and p.default is None)
+
+    # ------------------------------------------------------------------ evaluation
+    @cached_property
+    def _evaluators(self) -> dict[tuple[str, str], tuple[Evaluator, tuple[str, ...]]]:
+        out = {}
+        for q in self.quantities:
+            for f in q.forms:
+                ps = self.form_params(q.name, f.name)
+                out[(q.name, f.name)] = (
+                    Evaluator(self.resolve(f.expr), tuple(p.symbol for p in ps)),
+                    tuple(p.name for p in ps),
+                )
+        return out
+
+    def evaluator(self, quantity: str, form: str) -> tuple[Evaluator, tuple[str, ...]]:
+        return self._evaluators[(quantity, form)]
+
+    def validate(self, values: dict[str, np.ndarray]) -> None:
+        """Check domains and cross-parameter constraints; raise ParamError (one line)."""
+        for name, arr in values.items():
+            p = self.param(name)
+            for v in np.atleast_1d(np.asarray(arr, dtype=float)).ravel():
+                p.check(v)
+        for c in self.constraints:
+            syms = sorted(c.relation.free_symbols, key=lambda s: s.name)
+            if not all(s.name in values for s in syms):
+                continue
+            f = sp.lambdify(syms, c.relation, modules="numpy")
+            with np.errstate(all="ignore"):
+                ok = np.asarray(f(*[np.asarray(values[s.name], dtype=float) for s in syms]))
+            if not np.all(ok):
+                raise ParamError(f"{self.id}: {c.message}")
+
+    def with_defaults(self, values: dict) -> dict:
+        out = dict(values)
+        for p in self.params:
+            if p.name not in out and p.default is not None:
+                out[p.name] = p.default
+        return out
+
+    def missing(self, quantity: str, form: str, values: dict) -> tuple[Param, ...]:
+        return tuple(p for p in self.form_params(quantity, form) if p.name not in values)
+
+    def evaluate_form(self, quantity: str, form: str, exact: bool = False, **values):
+        """Evaluate one form on broadcast parameter arrays (defaults filled in)."""
+        values = self.with_defaults(values)
+        ev, names = self.evaluator(quantity, form)
+        miss = [n for n in names if n not in values]
+        if miss:
+            raise ParamError(
+                f"{self.id}.{quantity}.{form} needs "
+                + ", ".join(self.param(n).flag for n in miss)
+            )
+        self.validate({n: values[n] for n in names})
+        return ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
+
+    def mp_value(self, quantity: str, form: str, **values):
+        """The form at one point in adaptive-precision mpmath (one-sided limits on
+        domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`)."""
+        values = self.with_defaults(values)
+        ev, names = self.evaluator(quantity, form)
+        point = [float(values[n]) for n in names]
+        nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
+                 for x, (lo, hi) in zip(point, self._boundaries(names))]
+        return ev.mp(*point, nudge=nudge)
+
+    def _boundaries(self, names):
+        """Domain ends of the real (non-integer) parameters, for one-sided limits."""
+        return [(None, None) if self.param(n).integer else (self.param(n).lower, self.param(n).upper)
+                for n in names]
+
+    def evaluate(self, exact: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
+        """Evaluate every form whose parameters are given; others map to ``None``."""
+        values = self.with_defaults(values)
+        mine = {k: v for k, v in values.items() if k in {p.name for p in self.params}}
+        self.validate(mine)
+        shape = np.broadcast_shapes(*[np.shape(v) for v in mine.values()]) if mine else ()
+        out: dict[str, dict[str, np.ndarray | None]] = {}
+        for q in self.quantities:
+            out[q.name] = {}
+            for f in q.forms:
+                ev, names = self.evaluator(q.name, f.name)
+                if any(n not in values for n in names):
+                    out[q.name][f.name] = None
+                    continue
+                v = ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
+                out[q.name][f.name] = np.broadcast_to(v, shape).copy() if np.shape(v) != shape else v
+        return out
+
+    def latex(self, quantity: str, form: str) -> str:
+        return sp.latex(self.quantity(quantity).form(form).expr)
+
+    def pretty(self, quantity: str, form: str) -> str:
+        return sp.sstr(self.quantity(quantity).form(form).expr)

@@ -1,0 +1,252 @@
+"""Evaluation of sympy expressions: vectorised NumPy first, mpmath where floats fail.
+
+Every bound is evaluated by a lambdified NumPy function, vectorised over parameter
+arrays.  Alongside the value we evaluate a *first-order rounding-error multiplier*
+``K`` (built symbolically from the expression tree, see :func:`rounding_multiplier`)
+such that the relative error of the float result is at most about ``K * eps``.
+
+A point is re-evaluated with mpmath, at a precision that is doubled until two
+successive results agree, when
+
+* the float value is not finite (overflow, ``inf - inf``, ...),
+* the float value is exactly zero (possible underflow), or
+* ``K * eps`` exceeds :data:`REL_TOL` (cancellation, e.g. ``1 - r**N`` with
+  ``r = 1 - 1/w*`` and ``w* = 1e300``).
+
+This is the standard running-error analysis (Higham, *Accuracy and Stability of
+Numerical Algorithms*, 2nd ed., §3.3) applied to the expression tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+EPS = float(np.finfo(float).eps)
+#: relative accuracy demanded from the float path before it is trusted
+REL_TOL = 1e-11
+#: mpmath precision search: start, growth factor, ceiling (decimal digits)
+MP_START_DPS = 30
+MP_MAX_DPS = 8192
+#: two successive mpmath evaluations must agree to this many significant digits
+MP_AGREE_DIGITS = 20
+
+
+class PrecisionError(ArithmeticError):
+    """mpmath could not reach a stable value below :data:`MP_MAX_DPS` digits."""
+
+
+def rounding_multiplier(expr: sp.Expr) -> sp.Expr:
+    """Return ``K(expr)``: relative rounding error of float evaluation is <~ K*eps.
+
+    First-order propagation of relative errors through the expression tree:
+
+    * inputs and non-integer constants carry one rounding (``K = 1``); integers 0;
+    * ``a1 + ... + an``: ``sum |a_i| (K_i + n - 1) / |sum a_i|`` (cancellation);
+    * ``a1 * ... * an``: ``sum K_i + n - 1``;
+    * ``b**e``: ``|e| K_b + |e log b| K_e + 1`` (the second term only for symbolic e);
+    * ``f(a)``: ``|a f'(a) / f(a)| K_a + 1`` (the condition number of f).
+    """
+    return _K(sp.sympify(expr))
+
+
+def _K(e: sp.Expr) -> sp.Expr:
+    if e.is_Integer or e is sp.S.Zero:
+        return sp.S.Zero
+    if e.is_Number or e.is_NumberSymbol:
+        return sp.S.One
+    if e.is_Symbol:
+        return sp.S.Zero if e.is_integer else sp.S.One
+    if isinstance(e, sp.Add):
+        n = len(e.args)
+        num = sp.Add(*[sp.Abs(a) * (_K(a) + (n - 1)) for a in e.args])
+        return num / sp.Abs(e)
+    if isinstance(e, sp.Mul):
+        return sp.Add(*[_K(a) for a in e.args]) + (len(e.args) - 1)
+    if isinstance(e, sp.Pow):
+        b, x = e.args
+        kb = _K(b)
+        if x.is_Number:
+            steps = 1
+            if x.is_Integer and abs(int(x)) > 1:
+                steps = int(abs(int(x))).bit_length()
+            return sp.Abs(x) * kb + steps
+        return sp.Abs(x) * kb + sp.Abs(x * sp.log(b)) * _K(x) + 1
+    if isinstance(e, (sp.Max, sp.Min)):
+        return sp.Add(*[_K(a) for a in e.args])
+    if isinstance(e, sp.Abs):
+        return _K(e.args[0])
+    if isinstance(e, sp.Piecewise):
+        return sp.Piecewise(*[(_K(v), c) for v, c in e.args])
+    if isinstance(e, sp.Function) and len(e.args) == 1:
+        (a,) = e.args
+        d = sp.Dummy("u", real=True)
+        f = e.func(d)
+        cond = sp.Abs(d * sp.diff(f, d) / f).subs(d, a)
+        return cond * _K(a) + 1
+    # Anything else (multi-argument special functions): be conservative.
+    return sp.Add(*[_K(a) for a in e.args]) + 8
+
+
+def _close(a, b) -> bool:
+    if a == b:
+        return True
+    scale = max(abs(a), abs(b))
+    return abs(a - b) <= scale * mpmath.mpf(10) ** (-MP_AGREE_DIGITS)
+
+
+def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS):
+    """Evaluate ``func(*args)`` in mpmath at a precision the result can trust.
+
+    ``kfunc`` is the mpmath-lambdified :func:`rounding_multiplier` of the same
+    expression.  At ``dps`` digits the relative error is about ``K * 10**-dps``; the
+    precision is doubled until that is below ``10**-MP_AGREE_DIGITS`` *and* a run at
+    twice the precision agrees.  (Agreement alone is not enough: ``1 - 1/w*`` with
+    ``w* = 1e300`` rounds to the same wrong value at 30 and at 60 digits.)
+    Returns an ``mpf`` accurate to about :data:`MP_AGREE_DIGITS` digits.
+    """
+    dps = start_dps
+    history = []
+    while dps <= MP_MAX_DPS:
+        with mpmath.workdps(dps):
+            margs = [mpmath.mpf(int(a)) if isinstance(a, (int, np.integer)) else mpmath.mpf(float(a))
+                     for a in args]
+            val = _mpf(func, margs)
+            k = _mpf(kfunc, margs) if kfunc is not None else mpmath.mpf(1)
+            trusted = (mpmath.isfinite(val) and mpmath.isfinite(k)
+                       and k * mpmath.mpf(10) ** (-dps) < mpmath.mpf(10) ** (-MP_AGREE_DIGITS))
+        if trusted:
+            with mpmath.workdps(2 * dps):
+                margs = [mpmath.mpf(a) for a in margs]
+                val2 = _mpf(func, margs)
+            if _close(val, val2):
+                return +val2
+        history.append((dps, val, k))
+        dps *= 2
+    # K stayed infinite: a sub-expression is exactly zero at these inputs (e.g. r = 1 - 1/w*
+    # at w* = 1), which no precision changes.  Accept a value stable over the last doublings.
+    last = [v for _, v, _ in history[-4:]]
+    if len(last) == 4 and all(mpmath.isfinite(v) for v in last) and all(_close(last[0], v) for v in last):
+        return +last[-1]
+    # An exact zero reached by cancellation: at every one of the last precisions the
+    # value is below the rounding level of its terms (|val| * K ~ sum |terms|).
+    tail = history[-3:]
+    if len(tail) == 3 and all(mpmath.isfinite(v) and mpmath.isfinite(kk) and
+                              (v == 0 or kk * mpmath.mpf(10) ** (-d) > mpmath.mpf(10) ** -10)
+                              for d, v, kk in tail):
+        return mpmath.mpf(0)
+    raise PrecisionError(f"no trusted value below {MP_MAX_DPS} digits (last {history[-1][1] if history else None})")
+
+
+def _mpf(func, margs):
+    try:
+        v = func(*margs)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return mpmath.nan
+    if isinstance(v, mpmath.mpc):
+        return mpmath.nan if v.imag != 0 else v.real
+    return mpmath.mpf(v)
+
+
+def to_float(x) -> float:
+    """Nearest double of an mpf (0.0 / inf outside the double range)."""
+    return float(x)
+
+
+def representable(x) -> bool:
+    """True when ``x`` (mpf) is zero or within the normal double range."""
+    if x == 0:
+        return True
+    ax = abs(x)
+    return mpmath.mpf("2.2250738585072014e-308") <= ax <= mpmath.mpf("1.7976931348623157e308")
+
+
+@dataclass
+class Evaluator:
+    """Compiled evaluation of one expression in a fixed argument order."""
+
+    expr: sp.Expr
+    args: tuple[sp.Symbol, ...]
+
+    @cached_property
+    def _np(self):
+        return sp.lambdify(self.args, self.expr, modules="numpy")
+
+    @cached_property
+    def _mp(self):
+        return sp.lambdify(self.args, self.expr, modules="mpmath")
+
+    @cached_property
+    def _k(self):
+        return sp.lambdify(self.args, rounding_multiplier(self.expr), modules="numpy")
+
+    def float_only(self, *arrays):
+        """Plain vectorised float evaluation and its rounding multiplier (no fallback)."""
+        arrs = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in arrays]) if arrays else ()
+        with np.errstate(all="ignore"):
+            val = np.asarray(self._np(*arrs), dtype=float)
+            k = np.asarray(self._k(*arrs), dtype=float)
+        shape = np.broadcast_shapes(*(a.shape for a in arrs)) if arrs else ()
+        return np.broadcast_to(val, shape).copy(), np.broadcast_to(k, shape).copy()
+
+    @cached_property
+    def _k_mp(self):
+        return sp.lambdify(self.args, rounding_multiplier(self.expr), modules="mpmath")
+
+    def mp(self, *scalars, nudge=None):
+        """Adaptive-precision mpmath value at one point.
+
+        ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
+        of their domain.  Where the expression is 0/0 there (e.g. ``C(r, N)`` at
+        ``w* = 1``, a removable singularity of the closed form), the value is the
+        one-sided limit, taken by moving those arguments 1e-40 and 1e-50 (relative)
+        into the domain and requiring both to agree to 20 digits.
+        """
+        try:
+            val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp)
+            if mpmath.isfinite(val):
+                return val
+        except PrecisionError:
+            if not nudge or not any(nudge):
+                raise
+        if not nudge or not any(nudge):
+            return val
+        with mpmath.workdps(120):
+            lims = []
+            for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
+                pt = [mpmath.mpf(float(x)) + d * h * max(1, abs(mpmath.mpf(float(x))))
+                      for x, d in zip(scalars, nudge)]
+                lims.append(_mpf(self._mp, pt))
+            if all(mpmath.isfinite(v) for v in lims):
+                if _close(lims[0], lims[1]):
+                    return +lims[1]
+                if abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0]) * mpmath.mpf(10) ** -5:
+                    return mpmath.mpf(0)  # the limit is 0: the value shrinks with the nudge
+        raise PrecisionError(f"no finite value or one-sided limit at {scalars}")
+
+    def __call__(self, *arrays, exact: bool = False, boundaries=None):
+        """Evaluate on broadcast arrays.
+
+        Returns a float array; with ``exact=True`` an object array whose entries are
+        floats, or ``mpf`` where the value lies outside the double range.
+        ``boundaries`` gives ``(lower, upper)`` per argument (None for unbounded); see
+        :meth:`mp` for what happens on a boundary.
+        """
+        arrs = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in arrays]) if arrays else ()
+        val, k = self.float_only(*arrs)
+        tiny = np.finfo(float).tiny  # subnormal results have lost precision
+        bad = ~np.isfinite(val) | (np.abs(val) < tiny) | ~np.isfinite(k) | (k * EPS > REL_TOL)
+        out = val.astype(object) if exact else val
+        for idx in zip(*np.nonzero(bad)) if val.ndim else ([()] if bad else []):
+            point = [a[idx] for a in arrs]
+            nudge = None
+            if boundaries is not None:
+                nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
+                         for x, (lo, hi) in zip(point, boundaries)]
+            m = self.mp(*point, nudge=nudge)
+            out[idx] = (float(m) if representable(m) else m) if exact else float(m)
+        return out

@@ -1,0 +1,17 @@
+"""Test configuration.
+
+Hypothesis runs *derandomized* by default (profile ``ci``): the same examples every run,
+so the suite cannot be flaky.  Set ``HYPOTHESIS_PROFILE=dev`` to explore with fresh
+random examples locally.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, max_examples=40, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.register_profile("dev", deadline=None, max_examples=200)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -1,0 +1,120 @@
+"""`python -m bounds`: output, JSON schema, and exit code 2 with one line for bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import bounds
+from bounds.cli import main
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_list_shows_every_claim_with_its_source(capsys):
+    rc, out, _ = run(capsys, "list")
+    assert rc == 0
+    for c in bounds.all_claims():
+        line = next(l for l in out.splitlines() if l.startswith(c.id + " "))
+        assert c.source.seed in line
+    rc, out, _ = run(capsys, "list", "--json")
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == list(bounds.ids())
+    assert all(r["source"].startswith(("001_", "002_", "003_")) for r in rows)
+    required = {"proposition1", "proposition2", *(f"lemma{i}" for i in range(1, 8)),
+                *(f"theorem{i}" for i in range(1, 5)), "table1", "table2"}
+    assert required <= {r["id"] for r in rows}
+
+
+def test_show_prints_all_forms_and_latex(capsys):
+    rc, out, _ = run(capsys, "show", "theorem3")
+    assert rc == 0
+    for form in ("stated", "explicit", "moment", "corrected"):
+        assert f"  {form}" in out
+    assert "A2: bounded importance weight" in out and "001_7fcfecfcc8fbc163.txt" in out
+    rc, out, _ = run(capsys, "show", "theorem3", "--latex")
+    assert "\\frac" in out
+    rc, out, _ = run(capsys, "show", "theorem2", "--json")
+    d = json.loads(out)
+    assert {q["name"] for q in d["quantities"]} == {"mixing", "second_moment"}
+
+
+def test_issue_example_huge_w_star_is_finite_and_correct(capsys):
+    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e300", "--k", "5", "--L", "1", "--json")
+    assert rc == 0
+    d = json.loads(out)
+    assert set(d) >= {"claim", "source", "params", "bounds"}
+    assert d["claim"] == "theorem3" and d["params"]["w_star"] == 1e300
+    # C(r, N) r^(kN) -> N as w* -> oo; the variance bound -> 1/2 + 3/(2N)
+    assert d["bounds"]["mixing"]["stated"] == pytest.approx(10.0, rel=1e-12)
+    assert d["bounds"]["mixing"]["explicit"] == pytest.approx(10.0, rel=1e-12)
+    assert d["bounds"]["second_moment"]["stated"] == pytest.approx(0.65, rel=1e-14)
+    assert d["bounds"]["variance"]["explicit"] == pytest.approx(0.65, rel=1e-12)
+
+
+def test_values_outside_double_range_are_decimal_strings(capsys):
+    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1", "--json")
+    d = json.loads(out)
+    v = d["bounds"]["mixing"]["explicit"]
+    assert isinstance(v, str) and v.startswith("6.684116820326") and v.endswith("e-4345117740")
+
+
+def test_comma_lists_give_a_grid(capsys):
+    rc, out, _ = run(capsys, "theorem1", "--N", "2,10", "--w-star", "5,50,500", "--k", "3", "--L", "1", "--json")
+    d = json.loads(out)
+    assert len(d["params"]["N"]) == 6 and len(d["bounds"]["mixing"]["stated"]) == 6
+    rc, out, _ = run(capsys, "theorem1", "--N", "2,10", "--w-star", "5", "--k", "3", "--L", "1")
+    assert rc == 0 and "N" in out.splitlines()[4]
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["theorem9"], "unknown claim"),
+    (["theorem1", "--N", "10"], "missing parameter"),
+    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"], "--N (N) must satisfy 2"),
+    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"], "--w-star (w*) must satisfy"),
+    (["theorem3", "--N", "10", "--w-star", "5", "--L", "0"], "--L (L) must satisfy"),
+    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"], "not a number"),
+    (["theorem3", "--N", "2.5", "--w-star", "5", "--L", "1"], "must be an integer"),
+    (["theorem3", "--N", "10", "--w-star", "inf", "--L", "1"], "must be finite"),
+    (["theorem3", "--N", "10", "--w-star", "5", "--L", "1", "--mu-norm", "2"], "||mu|| <= L"),
+    (["theorem2", "--N", "10", "--w-star", "5", "--L", "1", "--chi2", "9"], "chi2(pi||q) <= w* - 1"),
+    (["theorem3", "--bogus", "1"], "unrecognized arguments"),
+    (["show"], "the following arguments are required"),
+    ([], "a command is required"),
+    (["compare", "--N", "10", "--w-star", "5", "--chi2", "1"], "required"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, fragment):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert fragment in err
+
+
+def test_compare_ranks_the_four_schemes(capsys):
+    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["form"] == "stated"
+    mix = [x["scheme"] for x in d["mixing_rate"]]
+    mom = [x["scheme"] for x in d["second_moment"]]
+    assert sorted(mix) == sorted(mom) == ["JSA", "MSC", "MSC-RB", "pMCSA"]
+    # at w* >> N: JSA contracts by r^N per iteration, pMCSA has the smallest stated bound
+    assert mix[0] == "JSA" and mom[0] == "pMCSA"
+    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1")
+    assert "form 'stated'" in out
+    rc, out, err = run(capsys, "compare", "--N", "1", "--w-star", "1000", "--chi2", "50", "--L", "1")
+    assert rc == 2 and "--N (N) must satisfy 2" in err
+
+
+def test_subprocess_exit_codes_and_no_traceback():
+    ok = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "10", "--w-star", "5", "--k", "2",
+                         "--L", "1", "--json"], capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["bounds"]["second_moment"]["stated"] == 1.0
+    bad = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    helped = subprocess.run([sys.executable, "-m", "bounds", "theorem3", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--w-star" in helped.stdout and "Cartesian product" in helped.stdout
