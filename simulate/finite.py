@@ -1,0 +1,391 @@
+"""Exact kernels, mixing and conditional moments on finite state spaces.
+
+No Monte Carlo anywhere: every quantity is a finite sum or a one-dimensional integral
+of a smooth, exponentially decaying function (computed by adaptive Gauss-Kronrod with
+its error estimate reported).  See ``../shared/notes/methods.md`` §3.
+
+States are ``0..M-1``; ``pi`` is the target and ``q`` the proposal (both probability
+vectors, ``q > 0``); ``w = pi / q`` are the normalised importance weights.
+
+Kernels
+    :func:`imh_matrix` — independent Metropolis-Hastings (001 Algorithm 3).
+    :func:`cis_matrix` — CIS / i-SIR with N particles, the current state plus N - 1
+    proposals (001 Algorithm 2 with the particle count of Theorem 1).  Uses
+    ``1/a = int_0^oo e^(-t a) dt`` (methods.md §2):
+    ``K(x, y) = (N-1) pi(y) int_0^oo e^(-t (w_x + w_y)) phi(t)^(N-2) dt`` for y != x,
+    ``phi(t) = sum_z q_z e^(-t w_z)``.
+    :func:`cis_matrix_enumerate` — the same by enumerating proposal multisets (exact
+    rational arithmetic possible), to test the integral form.
+
+Conditional moments (001 Theorems 1-4; methods.md §6), for a vector function ``s``
+(an ``(M, d)`` array standing in for the score): :func:`moments_msc`,
+:func:`moments_msc_rb`, :func:`moments_jsa`, :func:`moments_pmcsa`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import integrate
+from scipy.special import gammaln, logsumexp
+
+
+class FiniteSpaceError(ValueError):
+    pass
+
+
+def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
+    pi = np.asarray(pi, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if pi.ndim != 1 or pi.shape != q.shape or pi.size < 1:
+        raise FiniteSpaceError("pi and q must be 1-d arrays of the same length")
+    if np.any(pi < 0) or np.any(q <= 0):
+        raise FiniteSpaceError("pi must be >= 0 and q > 0 (otherwise w* = inf)")
+    if not (np.isclose(pi.sum(), 1, atol=1e-12) and np.isclose(q.sum(), 1, atol=1e-12)):
+        raise FiniteSpaceError("pi and q must sum to 1")
+    return pi / pi.sum(), q / q.sum()
+
+
+def weights(pi, q) -> np.ndarray:
+    pi, q = check_pair(pi, q)
+    return pi / q
+
+
+# ----------------------------------------------------------------------------- kernels
+def imh_matrix(pi, q) -> np.ndarray:
+    """IMH transition matrix: K[x, y] = q_y min(1, w_y / w_x) for y != x."""
+    pi, q = check_pair(pi, q)
+    w = pi / q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(w[:, None] > 0, w[None, :] / w[:, None], 1.0)
+    K = q[None, :] * np.minimum(1.0, ratio)
+    np.fill_diagonal(K, 0.0)
+    np.fill_diagonal(K, 1.0 - K.sum(axis=1))
+    return K
+
+
+@dataclass(frozen=True)
+class Quadrature:
+    """Result of a vector quadrature with its error estimate (scipy quad_vec)."""
+
+    value: np.ndarray
+    error: float
+
+
+def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13) -> Quadrature:
+    """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0)."""
+
+    def f(t):
+        return (t ** weight_power) * make(t) if weight_power else make(t)
+
+    val, err = integrate.quad_vec(f, 0.0, np.inf, epsabs=0.0, epsrel=epsrel, limit=2000)
+    return Quadrature(np.asarray(val).reshape(a_shape), float(err))
+
+
+def _log_phi(t, q, w):
+    """log phi(t) = log sum_z q_z exp(-t w_z), stable for large t."""
+    return logsumexp(np.log(q) - t * w)
+
+
+def cis_matrix(pi, q, N: int, return_error: bool = False):
+    """i-SIR / CIS transition matrix with N particles (current + N - 1 proposals).
+
+    Off-diagonal entries are ``(N-1) pi_y I(w_x + w_y)`` with
+    ``I(a) = int_0^oo exp(-t a + (N-2) log phi(t)) dt``; the diagonal is one minus the
+    row sum.  ``return_error`` also returns the quadrature's absolute error estimate
+    on the entries (an estimate from Gauss-Kronrod, not a rigorous bound).
+    """
+    pi, q = check_pair(pi, q)
+    if int(N) != N or N < 2:
+        raise FiniteSpaceError("CIS needs N >= 2 particles")
+    N = int(N)
+    w = pi / q
+    M = w.size
+    a = w[:, None] + w[None, :]
+
+    def make(t):
+        return np.exp(-t * a + (N - 2) * _log_phi(t, q, w))
+
+    quad = _laplace_integral(make, (M, M))
+    K = (N - 1) * pi[None, :] * quad.value
+    np.fill_diagonal(K, 0.0)
+    np.fill_diagonal(K, 1.0 - K.sum(axis=1))
+    err = (N - 1) * quad.error * max(1.0, float(pi.max())) * M
+    return (K, err) if return_error else K
+
+
+def _compositions(n: int, m: int):
+    """All (c_1..c_m) >= 0 with sum n."""
+    for bars in itertools.combinations(range(n + m - 1), m - 1):
+        prev = -1
+        out = []
+        for b in bars:
+            out.append(b - prev - 1)
+            prev = b
+        out.append(n + m - 1 - prev - 1)
+        yield tuple(out)
+
+
+def cis_matrix_enumerate(pi, q, N: int, exact: bool = False):
+    """CIS matrix by enumerating the multiset of the N - 1 proposals.
+
+    With ``exact=True`` and ``pi``, ``q`` given as ``Fraction`` sequences the result is
+    an exact rational matrix (a list of lists of Fractions).  Cost grows like
+    ``C(N + M - 2, M - 1)``: for small spaces only.
+    """
+    M = len(pi)
+    num = (lambda v: Fraction(v)) if exact else float
+    pi_ = [num(x) for x in pi]
+    q_ = [num(x) for x in q]
+    w = [p / qq for p, qq in zip(pi_, q_)]
+    K = [[num(0)] * M for _ in range(M)]
+    n_prop = N - 1
+    for c in _compositions(n_prop, M):
+        # multinomial probability of the proposal counts c
+        coef = math.factorial(n_prop)
+        for ci in c:
+            coef //= math.factorial(ci)
+        prob = num(coef)
+        for qq, ci in zip(q_, c):
+            prob *= qq ** ci
+        s_prop = sum(ci * wi for ci, wi in zip(c, w))
+        for x in range(M):
+            total = w[x] + s_prop
+            for y in range(M):
+                if c[y]:
+                    K[x][y] += prob * c[y] * w[y] / total
+            K[x][x] += prob * w[x] / total
+    if exact:
+        return K
+    return np.array(K, dtype=float)
+
+
+# ----------------------------------------------------------------------------- mixing
+def tv_rows(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """d_TV(P[x, .], pi) = 1/2 sum_y |P[x, y] - pi_y| for every row x."""
+    return 0.5 * np.abs(P - pi[None, :]).sum(axis=-1)
+
+
+def tv_curve(K: np.ndarray, pi, steps: int, starts=None) -> np.ndarray:
+    """Exact TV(K^k(x, .), pi) for k = 1..steps; shape (steps, len(starts))."""
+    pi = np.asarray(pi, dtype=float)
+    idx = np.arange(K.shape[0]) if starts is None else np.atleast_1d(starts)
+    P = np.eye(K.shape[0])[idx]
+    out = np.empty((steps, idx.size))
+    for k in range(steps):
+        P = P @ K
+        out[k] = tv_rows(P, pi)
+    return out
+
+
+def stationarity_defect(K: np.ndarray, pi) -> float:
+    """max_y |(pi K)_y - pi_y|: zero for a pi-invariant kernel."""
+    pi = np.asarray(pi, dtype=float)
+    return float(np.abs(pi @ K - pi).max())
+
+
+def smith_tierney_power(pi, q, n: int, lam_measure: str = "q") -> np.ndarray:
+    """n-step IMH kernel from Smith & Tierney's formula, 001 Eqs. (2)-(3).
+
+    ``K^n(z, .) = T_n(w(z) v w(.)) pi(.) + lambda^n(w(z)) delta_z``,
+    ``T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv``,
+    ``lambda(w) = int_{w(z') <= w} (1 - w(z')/w) mu(dz')``.
+
+    ``lam_measure='q'`` integrates lambda against the proposal (what makes lambda the
+    rejection probability); ``'pi'`` against the target, as Eq. (3) is printed.  On a
+    finite space lambda is ``A(v) - B(v)/v`` between consecutive weights, so
+    ``int n/v^2 (A - B/v)^(n-1) dv = [(A - B u)^n / B]`` in ``u = 1/v``: the formula
+    is evaluated exactly, piece by piece.
+    """
+    pi, q = check_pair(pi, q)
+    mu = q if lam_measure == "q" else pi if lam_measure == "pi" else None
+    if mu is None:
+        raise FiniteSpaceError("lam_measure is 'q' or 'pi'")
+    w = pi / q
+    M = w.size
+    order = np.argsort(w)
+    ws = w[order]
+    # lambda(v) on [ws[j], ws[j+1]): A_j - B_j / v with A_j = sum_{i<=j} mu_i, B_j = sum_{i<=j} mu_i w_i
+    A = np.cumsum(mu[order])
+    B = np.cumsum(mu[order] * ws)
+
+    def lam(v):
+        j = np.searchsorted(ws, v, side="right") - 1
+        return np.where(j >= 0, A[np.clip(j, 0, M - 1)] - B[np.clip(j, 0, M - 1)] / v, 0.0)
+
+    def T(wv):
+        """int_wv^oo n/v^2 lam(v)^(n-1) dv, exactly."""
+        total = 0.0
+        # pieces [ws[j], ws[j+1]) intersected with [wv, oo); last piece to oo
+        for j in range(M):
+            lo = ws[j]
+            hi = ws[j + 1] if j + 1 < M else np.inf
+            lo = max(lo, wv)
+            if hi <= lo:
+                continue
+            a_, b_ = A[j], B[j]
+            u_lo, u_hi = 1.0 / lo, (0.0 if np.isinf(hi) else 1.0 / hi)
+            # int_{u_hi}^{u_lo} n (a - b u)^(n-1) du = [(a - b u_hi)^n - (a - b u_lo)^n] / b
+            total += ((a_ - b_ * u_hi) ** n - (a_ - b_ * u_lo) ** n) / b_
+        # below the smallest weight lambda = 0: contributes nothing for n >= 2; for n = 1
+        # lambda^0 = 1 there
+        if n == 1 and wv < ws[0]:
+            total += 1.0 / wv - 1.0 / ws[0]
+        return total
+
+    Kn = np.empty((M, M))
+    for x in range(M):
+        for y in range(M):
+            Kn[x, y] = T(max(w[x], w[y])) * pi[y]
+        Kn[x, x] += lam(w[x]) ** n
+    return Kn
+
+
+# ----------------------------------------------------------------------------- moments
+@dataclass(frozen=True)
+class Moments:
+    """Exact conditional moments of a gradient estimate g given F_{t-1}.
+
+    ``second`` = E[||g||^2 | F], ``mean`` = E[g | F] (a d-vector), ``variance`` =
+    ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of 001
+    Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
+    """
+
+    second: float
+    mean: np.ndarray
+    variance: float
+    c_cov: float = 0.0
+    error: float = 0.0
+
+
+def _as_s(s, M):
+    s = np.asarray(s, dtype=float)
+    if s.ndim == 1:
+        s = s[:, None]
+    if s.shape[0] != M:
+        raise FiniteSpaceError("s must have one row per state")
+    return s
+
+
+def moments_msc(K: np.ndarray, s, x: int) -> Moments:
+    """MSC: g = -s(z_t), z_t ~ K(x, .)."""
+    s = _as_s(s, K.shape[0])
+    row = K[x]
+    second = float(row @ (s ** 2).sum(1))
+    mean = -(row @ s)
+    return Moments(second, mean, second - float(mean @ mean))
+
+
+def moments_pmcsa(K: np.ndarray, s, xs) -> Moments:
+    """pMCSA: N independent chains at states ``xs``; g = -(1/N) sum_n s(z_n')."""
+    s = _as_s(s, K.shape[0])
+    xs = np.asarray(xs)
+    N = xs.size
+    rows = K[xs]  # (N, M)
+    m = rows @ s  # E s(z_n') (N, d)
+    e2 = rows @ (s ** 2).sum(1)  # E ||s(z_n')||^2
+    total = m.sum(0)
+    second = (e2.sum() + float(total @ total) - float((m * m).sum())) / N ** 2
+    mean = -total / N
+    return Moments(float(second), mean, float(second - mean @ mean))
+
+
+def moments_jsa(K: np.ndarray, s, x: int, N: int) -> Moments:
+    """JSA: z^(n) ~ K^n(x, .) sequentially, n = 1..N; g = -(1/N) sum_n s(z^(n)).
+
+    E[s_n . s_m] = sum_y K^n(x, y) s_y . (K^(m-n) s)_y for n <= m.
+    """
+    s = _as_s(s, K.shape[0])
+    M = K.shape[0]
+    P = np.empty((N + 1, M))
+    P[0] = np.eye(M)[x]
+    for n in range(1, N + 1):
+        P[n] = P[n - 1] @ K
+    A = [s]
+    for _ in range(N - 1):
+        A.append(K @ A[-1])  # A[j] = K^j s
+    Es = P[1:] @ s  # (N, d) E s_n
+    cross = np.zeros((N, N))
+    for n in range(1, N + 1):
+        for j in range(0, N - n + 1):
+            cross[n - 1, n - 1 + j] = P[n] @ (s * A[j]).sum(1)
+    cross = cross + np.triu(cross, 1).T
+    second = cross.sum() / N ** 2
+    mean = -Es.sum(0) / N
+    cov = cross - Es @ Es.T
+    c_cov = 2 * np.triu(cov, 1).sum() / N ** 2
+    return Moments(float(second), mean, float(second - mean @ mean), float(c_cov))
+
+
+def moments_msc_rb(pi, q, s, x: int, N: int) -> Moments:
+    """MSC-RB: g = -sum_i wbar_i s(z_i) over the N particles (current x + N-1 proposals).
+
+    With 1/c^2 = int_0^oo t e^(-t c) dt and phi(t) = E_q e^(-t W), m1(t) = E_q[W s e^(-tW)],
+    m2(t) = E_q[W^2 ||s||^2 e^(-tW)]:
+    E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
+                                + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
+    E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+    """
+    pi, q = check_pair(pi, q)
+    s = _as_s(s, pi.size)
+    w = pi / q
+    wx, sx = w[x], s[x]
+    d = s.shape[1]
+    s2 = (s ** 2).sum(1)
+
+    def pieces(t):
+        e = q * np.exp(-t * (w - w.min()))  # scaled by e^(t w_min) for stability
+        phi = e.sum()
+        m1 = (e * w) @ s
+        m2 = (e * w ** 2) @ s2
+        return phi, m1, m2
+
+    wmin = w.min()
+
+    def second_integrand(t):
+        phi, m1, m2 = pieces(t)
+        # every term carries e^(-t (w_x + (N-1) w_min)) after the rescaling
+        scale = np.exp(-t * (wx + (N - 1) * wmin))
+        val = wx ** 2 * (sx @ sx) * phi ** (N - 1)
+        if N >= 2:
+            val += 2 * (N - 1) * wx * (sx @ m1) * phi ** (N - 2) + (N - 1) * m2 * phi ** (N - 2)
+        if N >= 3:
+            val += (N - 1) * (N - 2) * (m1 @ m1) * phi ** (N - 3)
+        return np.array([t * scale * val])
+
+    def mean_integrand(t):
+        phi, m1, _ = pieces(t)
+        scale = np.exp(-t * (wx + (N - 1) * wmin))
+        val = wx * sx * phi ** (N - 1)
+        if N >= 2:
+            val = val + (N - 1) * m1 * phi ** (N - 2)
+        return scale * val
+
+    sec, e1 = integrate.quad_vec(second_integrand, 0, np.inf, epsabs=0, epsrel=1e-13, limit=2000)
+    mean, e2 = integrate.quad_vec(mean_integrand, 0, np.inf, epsabs=0, epsrel=1e-13, limit=2000)
+    mean = -np.asarray(mean).reshape(d)
+    second = float(np.asarray(sec)[0])
+    return Moments(second, mean, second - float(mean @ mean), error=float(e1 + e2))
+
+
+def moments_msc_rb_enumerate(pi, q, s, x: int, N: int) -> Moments:
+    """MSC-RB moments by enumerating the proposal multisets (small spaces; tests)."""
+    pi, q = check_pair(pi, q)
+    s = _as_s(s, pi.size)
+    w = pi / q
+    M = w.size
+    second = 0.0
+    mean = np.zeros(s.shape[1])
+    for c in _compositions(N - 1, M):
+        logp = gammaln(N) - sum(gammaln(ci + 1) for ci in c) + sum(ci * np.log(qq) for ci, qq in zip(c, q))
+        p = math.exp(logp)
+        num = w[x] * s[x] + sum(ci * w[i] * s[i] for i, ci in enumerate(c))
+        den = w[x] + sum(ci * w[i] for i, ci in enumerate(c))
+        g = -num / den
+        second += p * float(g @ g)
+        mean += p * g
+    return Moments(second, mean, second - float(mean @ mean))

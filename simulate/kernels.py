@@ -1,0 +1,148 @@
+"""Markov kernels of 001 Appendix B.1, vectorised over chains and replicates.
+
+Pure functions in the BlackJAX style: ``kernel(target, proposal, lam, state, noise, u)
+-> (state, info)``.  All randomness comes in through ``noise`` (the proposal's random
+primitives, see ``family.noise_spec``) and ``u`` (uniforms), drawn by the caller from
+:class:`simulate.rng.Streams`; the kernels never touch an RNG.
+
+Shapes: parameters ``lam (B, P)``; chain positions ``(B, C, D)`` (B replicate rows, C
+chains each); log target cached in ``logp (B, C)``.  Importance weights are handled in
+log space only (``log w = log pi - log q_def``), so w* up to 1e300 and beyond is safe.
+
+* :func:`imh_step` — independent Metropolis-Hastings (Algorithm 3).
+* :func:`cis_step` — conditional importance sampling / i-SIR (Algorithm 2) with ``N``
+  particles: the current state and N - 1 proposals, multinomial selection by inverse CDF.
+  Its info record carries the normalised weights and particles, which MSC-RB reuses
+  (the Rao-Blackwellised estimator, 001 Theorem 2 proof).
+
+Each info record counts, per replicate row, evaluations of p, evaluations of q_def and
+samples from q_def (001 Table 2).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class ChainState:
+    """Chain positions (B, C, D) with their cached log target densities (B, C).
+
+    A state may instead hold its positions in standardised form ``std = (E, m, s)``,
+    position = m + s * E (per replicate row m, s of shape (B, D)), as the fused pMCSA
+    path produces; ``position`` is then computed on first access and cached.
+    """
+
+    __slots__ = ("_position", "logp", "std")
+
+    def __init__(self, position, logp, std=None):
+        if position is None and std is None:
+            raise ValueError("a chain state needs positions or their standardised form")
+        self._position = position
+        self.logp = logp
+        self.std = std
+
+    @property
+    def position(self) -> np.ndarray:
+        if self._position is None:
+            E, m, s = self.std
+            self._position = m[:, None, :] + s[:, None, :] * E
+        return self._position
+
+    def __repr__(self) -> str:
+        return f"ChainState(position{tuple(self.position.shape)}, logp{tuple(self.logp.shape)})"
+
+
+class IMHInfo(NamedTuple):
+    """accepted: (B, C) moved to the proposal; log weights of current and proposal;
+    logq_new: log q_def of the new state (reusable while lambda is unchanged);
+    counts: per replicate row."""
+
+    accepted: np.ndarray
+    log_w_current: np.ndarray
+    log_w_proposal: np.ndarray
+    logq_new: np.ndarray
+    counts: dict
+
+
+class CISInfo(NamedTuple):
+    """selected: (B, C) particle index (0 = the current state, a 'rejection');
+    weights: (B, C, N) normalised importance weights; particles: (B, C, N, D);
+    log_weights: (B, C, N); counts: per replicate row."""
+
+    selected: np.ndarray
+    weights: np.ndarray
+    log_weights: np.ndarray
+    particles: np.ndarray
+    counts: dict
+
+    @property
+    def accepted(self) -> np.ndarray:
+        return self.selected != 0
+
+
+def draw_noise(proposal, streams, prefix: tuple) -> dict:
+    """Draw the proposal's random primitives for samples of shape (rows, *prefix, D)."""
+    return {name: streams.take(kind, shape) for name, (kind, shape) in proposal.noise_spec(prefix).items()}
+
+
+def imh_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarray,
+             logq_current: np.ndarray | None = None) -> tuple[ChainState, IMHInfo]:
+    """One IMH transition per chain: accept z* ~ q_def with prob min(1, w(z*)/w(z))."""
+    z = proposal.sample(lam, noise)
+    logp_z = target.logpdf(z)
+    logq_z = proposal.logpdf(lam, z)
+    C = state.logp.shape[-1]
+    q_evals = C
+    if logq_current is None:
+        logq_current = proposal.logpdf(lam, state.position)
+        q_evals += C
+    lw_z = logp_z - logq_z
+    lw_x = state.logp - logq_current
+    with np.errstate(divide="ignore"):
+        accept = np.log(u) < lw_z - lw_x
+    pos = np.where(accept[..., None], z, state.position)
+    logp = np.where(accept, logp_z, state.logp)
+    logq_new = np.where(accept, logq_z, logq_current)
+    counts = {"p_eval": C, "q_eval": q_evals, "q_sample": C}
+    return ChainState(pos, logp), IMHInfo(accept, lw_x, lw_z, logq_new, counts)
+
+
+def normalised_weights(log_w: np.ndarray) -> np.ndarray:
+    """exp(log_w) / sum exp(log_w) along the last axis, stable in log space."""
+    mx = log_w.max(axis=-1, keepdims=True)
+    w = np.exp(log_w - mx)
+    w /= w.sum(axis=-1, keepdims=True)
+    return w
+
+
+def select_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Multinomial draw of one index per row by inverse CDF with uniforms u."""
+    cdf = np.cumsum(weights, axis=-1)
+    idx = (cdf < u[..., None] * cdf[..., -1:]).sum(axis=-1)
+    return np.minimum(idx, weights.shape[-1] - 1)
+
+
+def cis_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarray, N: int
+             ) -> tuple[ChainState, CISInfo]:
+    """One CIS (i-SIR) transition with N particles per chain.
+
+    ``noise`` must hold primitives for samples of shape (B, C, N - 1, D).
+    """
+    if N < 2:
+        raise ValueError("CIS needs N >= 2 particles")
+    props = proposal.sample(lam, noise)  # (B, C, N-1, D)
+    logp_p = target.logpdf(props)
+    logq_p = proposal.logpdf(lam, props)
+    logq_x = proposal.logpdf(lam, state.position)
+    log_w = np.concatenate([(state.logp - logq_x)[..., None], logp_p - logq_p], axis=-1)
+    w = normalised_weights(log_w)
+    idx = select_index(w, u)
+    particles = np.concatenate([state.position[..., None, :], props], axis=-2)
+    pos = np.take_along_axis(particles, idx[..., None, None], axis=-2)[..., 0, :]
+    all_logp = np.concatenate([state.logp[..., None], logp_p], axis=-1)
+    logp = np.take_along_axis(all_logp, idx[..., None], axis=-1)[..., 0]
+    C = state.logp.shape[-1]
+    counts = {"p_eval": C * (N - 1), "q_eval": C * N, "q_sample": C * (N - 1)}
+    return ChainState(pos, logp), CISInfo(idx, w, log_w, particles, counts)

@@ -1,0 +1,291 @@
+"""The four MCSA schemes of 001 (Algorithms 1, 4, 5 and MSC-RB), vectorised over replicates.
+
+Each scheme turns one MCGD transition into a gradient estimate g of grad KL(pi || q):
+
+=========  =================================================  ==========================
+scheme     transition (proposal q_def(.; lambda_{t-1}))        g (score of plain q)
+=========  =================================================  ==========================
+msc        one CIS step, N particles (Algorithm 4)             -s(z_t)
+msc-rb     one CIS step, N particles                           -sum_i wbar_i s(z_t^(i))
+jsa        N sequential IMH steps (Algorithm 5)                -(1/N) sum_n s(z_t^(n))
+pmcsa      one IMH step on each of N chains (Algorithm 1)      -(1/N) sum_n s(z_t^(n))
+=========  =================================================  ==========================
+
+The whole run lives in one explicit value, :class:`RunState` (lambda, chain states,
+optimiser state, random streams, counters): ``state, info = scheme.step(state)``.  It can
+be copied (:meth:`RunState.copy`) and checkpointed (:meth:`RunState.checkpoint` /
+:meth:`RunState.restore`).
+
+Per iteration each scheme counts evaluations of p, evaluations of q_def, samples from
+q_def and score evaluations, the quantities of 001 Table 2.
+
+pMCSA with a mean-field Gaussian q on a Gaussian target has a fused fast path
+(:meth:`Scheme._pmcsa_fused`): identical draws and results to the generic kernels
+(tested), with the proposal's standardised noise shared between the acceptance test
+and the score.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import numpy as np
+
+from .families import MeanFieldGaussian
+from .kernels import ChainState, cis_step, draw_noise, imh_step
+from .optim import Optimizer, OptState
+from .rng import Streams
+from .targets import Gaussian
+
+SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
+COUNT_KEYS = ("p_eval", "q_eval", "q_sample", "score")
+
+
+class StepInfo(NamedTuple):
+    """grad (R, P); rejection (R,) fraction of rejected moves this iteration;
+    counts per replicate this iteration; states (R, n, D): the states g was built from
+    (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
+    the N particles, with ``weights`` (R, N)); ``None`` from the fused pMCSA path, where
+    they are the new ``chains.position``)."""
+
+    grad: np.ndarray
+    rejection: np.ndarray
+    counts: dict
+    states: np.ndarray | None
+    weights: np.ndarray | None = None
+
+
+@dataclass
+class RunState:
+    """Everything an MCSA run needs, in one value."""
+
+    lam: np.ndarray  # (R, P)
+    chains: ChainState  # position (R, C, D), logp (R, C)
+    opt: OptState
+    streams: Streams
+    t: int = 0
+    counts: dict = field(default_factory=lambda: dict.fromkeys(COUNT_KEYS, 0))
+
+    @property
+    def replicates(self) -> int:
+        return self.lam.shape[0]
+
+    def copy(self) -> "RunState":
+        return RunState(self.lam.copy(), ChainState(self.chains.position.copy(), self.chains.logp.copy()),
+                        copy.deepcopy(self.opt), self.streams.copy(), self.t, dict(self.counts))
+
+    def checkpoint(self) -> dict:
+        """A plain dict (arrays and scalars) from which :meth:`restore` rebuilds the run."""
+        return {"lam": self.lam.copy(), "position": self.chains.position.copy(), "logp": self.chains.logp.copy(),
+                "opt": copy.deepcopy(self.opt._asdict()), "streams": self.streams.state(), "t": self.t,
+                "counts": dict(self.counts)}
+
+    @classmethod
+    def restore(cls, d: dict) -> "RunState":
+        return cls(d["lam"].copy(), ChainState(d["position"].copy(), d["logp"].copy()), OptState(**d["opt"]),
+                   Streams.from_state(d["streams"]), d["t"], dict(d["counts"]))
+
+
+@dataclass(frozen=True, eq=False)
+class Scheme:
+    """An MCSA scheme: target, variational family, budget N, optimiser.
+
+    ``proposal`` defaults to the family itself; pass a
+    :class:`simulate.families.DefensiveMixture` to propose from q_def.
+    """
+
+    name: str
+    target: object
+    family: object
+    N: int
+    optimizer: Optimizer | None = None
+    proposal: object = None
+    fast: bool = True
+
+    def __post_init__(self):
+        if self.name not in SCHEMES:
+            raise ValueError(f"unknown scheme {self.name!r}; choose from {', '.join(SCHEMES)}")
+        if int(self.N) != self.N or self.N < (2 if self.name in ("msc", "msc-rb") else 1):
+            raise ValueError(f"{self.name} needs an integer N >= {2 if self.name in ('msc', 'msc-rb') else 1}")
+        if self.proposal is None:
+            object.__setattr__(self, "proposal", self.family)
+
+    @property
+    def n_chains(self) -> int:
+        """C: chains carried per replicate (pMCSA N, the others 1)."""
+        return self.N if self.name == "pmcsa" else 1
+
+    @property
+    def dim(self) -> int:
+        return self.family.dim
+
+    # ------------------------------------------------------------------ set-up
+    def init(self, seed: int = 0, replicates: int = 1, lam0=None, start="q", block: int = 32) -> RunState:
+        """Initial run state; chains start from draws of q(lambda_0) (``start='q'``), of
+        the target (``'target'``), or at given positions (an array (C, D) or (R, C, D))."""
+        if replicates < 1:
+            raise ValueError("replicates must be >= 1")
+        lam0 = self.family.init() if lam0 is None else np.asarray(lam0, float)
+        lam = np.broadcast_to(lam0, (replicates, self.family.n_params)).copy()
+        streams = Streams(seed, replicates, block=block)
+        C = self.n_chains
+        init = Streams(seed, replicates, block=1, first_unit=0)
+        if isinstance(start, str) and start == "q":
+            noise = {k: init.take(kind + "/init", shp) for k, (kind, shp) in self.family.noise_spec((C,)).items()}
+            pos = self.family.sample(lam, noise)
+        elif isinstance(start, str) and start == "target":
+            eps = init.take("normal/init-target", (C, self.dim))
+            pos = self.target.mean + eps @ self.target.chol.T
+        else:
+            pos = np.broadcast_to(np.asarray(start, float), (replicates, C, self.dim)).copy()
+        chains = ChainState(pos, self.target.logpdf(pos))
+        opt = self.optimizer.init(lam) if self.optimizer is not None else OptState(0)
+        return RunState(lam, chains, opt, streams)
+
+    # ------------------------------------------------------------------ one transition
+    def _workspace(self, key, make):
+        """Scratch arrays reused across iterations (never part of a returned state)."""
+        ws = self.__dict__.setdefault("_ws", {})
+        if key not in ws:
+            ws[key] = make()
+        return ws[key]
+
+    def _use_fused(self) -> bool:
+        return (self.fast and self.name == "pmcsa" and isinstance(self.family, MeanFieldGaussian)
+                and self.proposal is self.family and isinstance(self.target, Gaussian))
+
+    def estimate(self, lam: np.ndarray, chains: ChainState, streams: Streams) -> tuple[ChainState, StepInfo]:
+        """One MCGD transition from ``chains`` under ``lam`` and its gradient estimate."""
+        if self._use_fused():
+            return self._pmcsa_fused(lam, chains, streams)
+        return getattr(self, "_" + self.name.replace("-", "_"))(lam, chains, streams)
+
+    def _msc(self, lam, chains, streams, rb: bool = False):
+        N = self.N
+        noise = draw_noise(self.proposal, streams, (1, N - 1))
+        u = streams.take("uniform/select", (1,))
+        new, info = cis_step(self.target, self.proposal, lam, chains, noise, u, N)
+        if rb:
+            s = self.family.score(lam, info.particles)  # (R, 1, N, P)
+            g = -(info.weights[..., None] * s).sum(-2)[:, 0]
+            states, weights, n_score = info.particles[:, 0], info.weights[:, 0], N
+        else:
+            g = -self.family.score(lam, new.position)[:, 0]
+            states, weights, n_score = new.position, None, 1
+        counts = {**info.counts, "score": n_score}
+        return new, StepInfo(g, (info.selected == 0).mean(-1).astype(float), counts, states, weights)
+
+    def _msc_rb(self, lam, chains, streams):
+        return self._msc(lam, chains, streams, rb=True)
+
+    def _jsa(self, lam, chains, streams):
+        N = self.N
+        noise = draw_noise(self.proposal, streams, (N, 1))
+        u = streams.take("uniform/accept", (N, 1))
+        R = lam.shape[0]
+        states = np.empty((R, N, self.dim))
+        logq = None
+        rejected = np.zeros(R)
+        counts = dict.fromkeys(COUNT_KEYS, 0)
+        for n in range(N):  # N sequential IMH steps (vectorised over replicates)
+            chains, info = imh_step(self.target, self.proposal, lam, chains,
+                                    {k: v[:, n] for k, v in noise.items()}, u[:, n], logq)
+            logq = info.logq_new
+            states[:, n] = chains.position[:, 0]
+            rejected += ~info.accepted[:, 0]
+            for k, v in info.counts.items():
+                counts[k] += v
+        g = -self.family.score(lam, states).mean(1)
+        counts["score"] = N
+        return chains, StepInfo(g, rejected / N, counts, states)
+
+    def _pmcsa(self, lam, chains, streams):
+        N = self.N
+        noise = draw_noise(self.proposal, streams, (N,))
+        u = streams.take("uniform/accept", (N,))
+        new, info = imh_step(self.target, self.proposal, lam, chains, noise, u)
+        g = -self.family.score(lam, new.position).mean(1)
+        counts = {**info.counts, "score": N}
+        return new, StepInfo(g, (~info.accepted).mean(-1), counts, new.position)
+
+    def _pmcsa_fused(self, lam, chains, streams):
+        """pMCSA for mean-field Gaussian q and Gaussian pi, sharing work between kernel and score.
+
+        With z* = m + sigma eps and x the current state, the IMH log acceptance ratio is
+        [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2, e_x = (x - m)/sigma (the
+        normalising constants and sum log sigma cancel).  The new state's standardised
+        residual e is eps (accepted) or e_x (rejected), and it is all the score needs.
+        States are kept standardised (``ChainState.std``): e_x = (m' - m)/sigma +
+        (sigma'/sigma) E from the previous (E, m', sigma'), so positions are only formed
+        when someone asks for them.  Same draws and results as the generic path (tested).
+        """
+        N, D = self.N, self.dim
+        fam, tgt = self.family, self.target
+        eps = streams.take("normal", (N, D))  # the same stream the generic path draws
+        u = streams.take("uniform/accept", (N,))
+        m, sig, dsig = fam.unpack(lam)
+        R = lam.shape[0]
+        inv = 1.0 / sig
+        zc, y = self._workspace(("fused", R, N, D), lambda: (np.empty((R, N, D)), np.empty((R * N, D))))
+        sig3 = sig[:, None, :]
+        # log pi at the proposals: one matrix product on z* - mu
+        np.multiply(eps, sig3, out=zc)
+        zc += (m - tgt.mean)[:, None, :]
+        np.matmul(zc.reshape(R * N, D), tgt.prec_chol, out=y)
+        logp_z = np.einsum("ij,ij->i", y, y).reshape(R, N)
+        logp_z *= -0.5
+        logp_z += tgt.log_norm
+        # standardised residual of the current states under the new lambda (a new array:
+        # it becomes the next state's E)
+        if chains.std is not None:
+            E, m_prev, s_prev = chains.std
+            e = np.multiply(E, (s_prev * inv)[:, None, :])
+            e += ((m_prev - m) * inv)[:, None, :]
+        else:
+            e = np.subtract(chains.position, m[:, None, :])
+            e *= inv[:, None, :]
+        log_ratio = np.einsum("rnd,rnd->rn", eps, eps)
+        log_ratio -= np.einsum("rnd,rnd->rn", e, e)
+        log_ratio *= 0.5
+        log_ratio += logp_z
+        log_ratio -= chains.logp
+        with np.errstate(divide="ignore"):
+            acc = np.log(u) < log_ratio
+        np.copyto(e, eps, where=acc[..., None])  # e: residual of the new states
+        logp = np.where(acc, logp_z, chains.logp)
+        g = np.empty((R, 2 * D))
+        g_m, g_w = g[:, :D], g[:, D:]
+        e.sum(1, out=g_m)
+        g_m *= inv
+        g_m *= -1.0 / N
+        np.einsum("rnd,rnd->rd", e, e, out=g_w)
+        g_w -= N
+        g_w *= inv
+        g_w *= dsig
+        g_w *= -1.0 / N
+        counts = {"p_eval": N, "q_eval": 2 * N, "q_sample": N, "score": N}
+        new = ChainState(None, logp, std=(e, m, sig))
+        return new, StepInfo(g, (~acc).mean(-1), counts, None)
+
+    # ------------------------------------------------------------------ one iteration
+    def step(self, state: RunState) -> tuple[RunState, StepInfo]:
+        """lambda_t = lambda_{t-1} - gamma_t g(lambda_{t-1}, eta_t)."""
+        if self.optimizer is None:
+            raise ValueError("this scheme has no optimizer; use estimate() for transitions only")
+        chains, info = self.estimate(state.lam, state.chains, state.streams)
+        step, opt = self.optimizer.update(info.grad, state.opt)
+        counts = {k: state.counts[k] + info.counts[k] for k in COUNT_KEYS}
+        return replace(state, lam=state.lam - step, chains=chains, opt=opt, t=state.t + 1, counts=counts), info
+
+
+def kl_inclusive_meanfield(target: Gaussian, family, lam: np.ndarray) -> np.ndarray:
+    """KL(pi || q(lambda)) for a Gaussian target and a mean-field q, vectorised over rows.
+
+    (1/2)[sum_d (Sigma_dd + (mu_d - m_d)^2)/s_d^2 - D + sum_d log s_d^2 - log det Sigma].
+    """
+    m, var = family.mean_cov(lam)
+    d = target.mean - m
+    logdet_sigma = 2 * np.log(np.diag(target.chol)).sum()
+    return 0.5 * (((np.diag(target.cov) + d * d) / var).sum(-1) - target.dim + np.log(var).sum(-1) - logdet_sigma)
