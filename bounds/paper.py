@@ -194,6 +194,11 @@ def lemma4() -> Claim:
 
 def lemma5() -> Claim:
     wv, nv = S.w.symbol, S.n.symbol
+    # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
+    # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
+    v = sp.Symbol("v", positive=True)
+    tail = sp.simplify(sp.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo), conds="none"))
+    corrected = nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail
     return Claim(
         id="lemma5",
         title="Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1)",
@@ -202,8 +207,12 @@ def lemma5() -> Claim:
         params=(S.n, S.w, S.w_star),
         quantities=(
             Quantity("T_n", "T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv", "<=",
-                     (Form("stated", nv / wv * r ** (nv - 1), "Lemma 4 inside the integral of Eq. (3)"),)),
+                     (Form("stated", nv / wv * r ** (nv - 1), "Lemma 4 inside the integral of Eq. (3)"),
+                      Form("corrected", corrected,
+                           "lambda(v) <= r only for v <= w*; for v > w*, lambda(v) = 1 - 1/v (integral by sympy)"))),
         ),
+        notes=("The proof bounds lambda(v) by 1 - 1/w* on all of (w, oo); for v > w*, lambda(v) = "
+               "1 - 1/v > 1 - 1/w*.  At w = w*: T_n(w*) = 1 - r^n > (n/w*) r^(n-1) for n >= 2.",),
         definitions=DEF_R,
         constraints=(Constraint(wv <= ws, "w <= w* must hold (w* is the supremum of w)"),),
         example={"n": 3, "w": 2.0, "w_star": 10.0},
@@ -212,19 +221,26 @@ def lemma5() -> Claim:
 
 def lemma6() -> Claim:
     nv = S.n.symbol
+    # corrected Lemma 5 inside Eq. (2): T_n(w v w') <= n r^(n-1)/w' + (1 - r^n - n r^(n-1)/w*)
+    c_n = sp.expand(1 - r ** nv - nv * r ** (nv - 1) * (1 - r))
+    corrected = nv * r ** (nv - 1) * S.eq_f.symbol + c_n * S.epi_f.symbol + r ** nv * S.f_z.symbol
     return Claim(
         id="lemma6",
         title="n-step IMH expectation of a positive f: <= n r^(n-1) E_q f + r^n f(z)",
         source=Source(SEED, "App. D Lemma 6; Eqs. (2)-(3)"),
         assumptions=("A2", "NORM"),
-        params=(S.n, S.w_star, S.eq_f, S.f_z),
+        params=(S.n, S.w_star, S.eq_f, S.f_z, S.epi_f),
         quantities=(
             Quantity("expectation", "E_{K^n(z,.)}[f]", "<=",
                      (Form("stated", nv * r ** (nv - 1) * S.eq_f.symbol + r ** nv * S.f_z.symbol,
-                           "Eq. (2) with Lemmas 4-5"),)),
+                           "Eq. (2) with Lemmas 4-5"),
+                      Form("corrected", corrected,
+                           "Eq. (2) with the corrected Lemma 5: + (1 - r^n - n(1-r) r^(n-1)) E_pi f"))),
         ),
+        notes=("For n >= 2 the stated bound fails: with q = pi (w* = 1, r = 0) the chain samples pi "
+               "exactly, E_{K^n} f = E_pi f, while n r^(n-1) E_q f + r^n f(z) = 0.",),
         definitions=DEF_R,
-        example={"n": 3, "w_star": 10.0, "eq_f": 1.0, "f_z": 4.0},
+        example={"n": 3, "w_star": 10.0, "eq_f": 1.0, "f_z": 4.0, "epi_f": 1.0},
     )
 
 
@@ -304,6 +320,7 @@ def theorem3() -> Claim:
     bias_terms = B ** 2 + 2 * Ls * B
     var_explicit = Ls ** 2 / Ns ** 2 * JSA_SUM + ccs
     var_moment = (SUM_NR * eqs + SUM_R * sps) / Ns ** 2 + ccs
+    var_corrected = Ls ** 2 / Ns + ccs
     stated_var = Ls ** 2 * (sp.Rational(1, 2) + sp.Rational(3, 2) / Ns) + ccs
     laurent_rest = sp.simplify(Ls ** 2 * (JSA_SUM / Ns ** 2 - sp.Rational(1, 2) - sp.Rational(3, 2) / Ns))
     one_step_bias = 2 * Ls / Ns * SUM_R  # (1/N) sum_n 2 L d_TV(K^n(z,.), pi) <= (2L/N) sum r^n
@@ -329,14 +346,16 @@ def theorem3() -> Claim:
                            "2 sqrt(D) L C(r,N) r^(tN)"),
                       Form("moment", var_moment + bias_terms + mus ** 2,
                            "as explicit with E_q||s||^2 and ||s(z_{t-1})||^2 in place of L^2 in Lemma 6"),
-                      Form("corrected", var_explicit + (mus + one_step_bias) ** 2,
-                           "conditional on F_{t-1} the bias is one-step: ||E[g|F]|| <= ||mu|| + (2L/N) sum_n r^n"))),
+                      Form("corrected", var_corrected + (mus + one_step_bias) ** 2,
+                           "E||s_n||^2 <= L^2 (Lemma 6 fails for n >= 2; corrected it is never below L^2) and "
+                           "the one-step bias ||E[g|F]|| <= ||mu|| + (2L/N) sum_n r^n"))),
             Quantity("variance", "V[g_t,JSA | F_{t-1}] (trace)", "<=",
                      (Form("stated", stated_var, "L^2 (1/2 + 3/(2N)) + C_cov, O(1/w*) dropped",
                            dropped=(laurent_rest,)),
                       Form("explicit", var_explicit, "(L^2/N^2) sum_n [n r^(n-1) + r^n] + C_cov"),
                       Form("moment", var_moment,
-                           "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + C_cov")),
+                           "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + C_cov"),
+                      Form("corrected", var_corrected, "(1/N^2) sum_n E||s_n||^2 + C_cov <= L^2/N + C_cov")),
                      expansions=(Expansion(
                          "explicit", ws, sp.oo, Ls ** 2 * ser + ccs, 2,
                          "Laurent series of (1/N^2) sum_n [n r^(n-1) + r^n] at w* -> oo: "
@@ -346,7 +365,9 @@ def theorem3() -> Claim:
         constraints=(MU_LE_L,),
         notes=("The proof's closed form (w*)^2 + w* - r^N((w*)^2 + w* + N w*) of sum_n[n r^(n-1) + r^n] "
                "exceeds the exact sum by 1 - r^N; the explicit form uses the exact sum.",
-               "The O(1/w*) Laurent remainder is negative: the stated variance bound also holds for finite w*.",
+               "The O(1/w*) Laurent remainder is negative: the stated variance bound is above the explicit one.",
+               "The explicit/moment variance forms rest on Lemma 6, which fails for n >= 2 (see lemma6); the "
+               "corrected variance uses E||s_n||^2 <= L^2, which is also never weaker than the printed bound.",
                "Lemma 7 is applied with t steps from eta_0, but E[.|F_{t-1}] is a one-step quantity: "
                "see the corrected form and `python -m verify theorem3`."),
         example={"N": 10, "w_star": 100.0, "k": 5, "t": 10, "L": 1.0, "D": 1},

@@ -51,6 +51,8 @@ w = _p("w", "--w", "w", "importance weight of a state, w(z) = pi(z)/q(z)",
 eq_f = _p("eq_f", "--eq-f", "E_q f", "expectation of the test function under the proposal",
           lower=0, sample_max=1e4)
 f_z = _p("f_z", "--f-z", "f(z)", "test function at the starting state", lower=0, sample_max=1e4)
+epi_f = _p("epi_f", "--epi-f", "E_pi f", "expectation of the test function under the target (corrected Lemma 6)",
+           lower=0, sample_max=1e4)
 C = _p("C", "--C", "C", "constant of geometric ergodicity (Assumption 1)",
        lower=0, lower_strict=True, sample_max=1e3, log_scale=True)
 rho = _p("rho", "--rho", "rho", "geometric mixing rate", lower=0, upper=1, upper_strict=True,

@@ -44,6 +44,8 @@ class MomentEstimate:
     mean_g: np.ndarray = field(repr=False)
     c_cov: float | None = None
     c_cov_se: float | None = None
+    diag_var: float | None = None  # JSA: V - C_cov = (1/N^2) sum_n tr Var(s_n | F)
+    diag_var_se: float | None = None
     rejection: float = 0.0
 
     def as_dict(self) -> dict:
@@ -78,6 +80,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
     jsa = scheme.name == "jsa"
     cc_vals = []
     s_unit_sums = []  # per CHUNK unit, so the total does not depend on ``batch``
+    a_vals = []
     for u0 in range(0, units, batch):
         nu = min(batch, units - u0)
         streams = Streams(seed, nu, unit_size=CHUNK, block=1, first_unit=u0)
@@ -94,7 +97,9 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
             N = s.shape[1]
             tot = s.sum(1)
             # per replicate: (2/N^2) sum_{n>m} s_n . s_m = ((||sum s||^2 - sum ||s_n||^2)/N^2)
-            cc_vals.append((np.einsum("rp,rp->r", tot, tot) - np.einsum("rnp,rnp->r", s, s)) / N ** 2)
+            own = np.einsum("rnp,rnp->r", s, s)
+            cc_vals.append((np.einsum("rp,rp->r", tot, tot) - own) / N ** 2)
+            a_vals.append(own / N ** 2)
             for a in range(0, keep, CHUNK):
                 s_unit_sums.append(s[a:a + CHUNK].sum(0))
     G = np.concatenate(gs)
@@ -105,7 +110,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
     variance = dsq.sum() / (R - 1)
     b = mean_g + mu
     bias_sq = float(b @ b - variance / R)  # unbiased for ||E g + mu||^2
-    c_cov = c_cov_se = None
+    c_cov = c_cov_se = diag = diag_se = None
     if jsa:
         cc = np.concatenate(cc_vals)
         smean = np.sum(np.stack(s_unit_sums), axis=0) / R  # (N, P) mean score per sweep position
@@ -113,11 +118,14 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         tot = smean.sum(0)
         c_cov = float(cc.mean() - (tot @ tot - np.einsum("np,np->", smean, smean)) / N ** 2)
         c_cov_se = float(cc.std(ddof=1) / np.sqrt(R))
+        a = np.concatenate(a_vals)
+        diag = float(a.mean() - np.einsum("np,np->", smean, smean) / N ** 2)
+        diag_se = float(a.std(ddof=1) / np.sqrt(R))
     return MomentEstimate(
         R=R, second=float(sq.mean()), second_se=float(sq.std(ddof=1) / np.sqrt(R)),
         variance=float(variance), variance_se=float(dsq.std(ddof=1) / np.sqrt(R)),
         bias_sq=bias_sq, cross=float(-2 * b @ mu), mu_sq=float(mu @ mu), mean_g=mean_g,
-        c_cov=c_cov, c_cov_se=c_cov_se, rejection=float(sums["rej"] / R))
+        c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se, rejection=float(sums["rej"] / R))
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):

@@ -389,3 +389,87 @@ def moments_msc_rb_enumerate(pi, q, s, x: int, N: int) -> Moments:
         second += p * float(g @ g)
         mean += p * g
     return Moments(second, mean, second - float(mean @ mean))
+
+
+# ----------------------------------------------------------------------------- instances
+def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
+    """(pi, q) on M states with sup_z pi/q = w_star attained at state 0.
+
+    pi_0 = ``pi0``; q_0 = pi_0 / w*; the other states share 1 - q_0 in proportion to pi,
+    so their weights (1 - pi_0)/(1 - q_0) are < 1 <= w*.
+    """
+    if w_star < 1:
+        raise FiniteSpaceError("w* >= 1")
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(M,))))
+    rest = rng.dirichlet(np.ones(M - 1)) * (1 - pi0)
+    pi = np.concatenate([[pi0], rest])
+    q0 = pi0 / w_star
+    q = np.concatenate([[q0], rest * (1 - q0) / (1 - pi0)])
+    return pi, q
+
+
+def centred_bounded_score(pi, L: float) -> np.ndarray:
+    """A scalar test 'score' with |s| <= L, E_pi s = 0 and s = L at state 0 (needs pi_0 <= 1/2)."""
+    pi = np.asarray(pi, float)
+    if pi[0] > 0.5:
+        raise FiniteSpaceError("needs pi_0 <= 1/2")
+    s = np.full(pi.size, -pi[0] * L / (1 - pi[0]))
+    s[0] = L
+    return s[:, None]
+
+
+def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
+    """lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
+    probability at a state of weight w) or mu = pi (001 Eq. (3) as printed)."""
+    pi, q = check_pair(pi, q)
+    w = pi / q
+    mu = q if measure == "q" else pi
+    sel = w <= w_value
+    return float((mu[sel] * (1 - w[sel] / w_value)).sum())
+
+
+def imh_T(pi, q, n: int, w_value: float) -> float:
+    """T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv, exactly (piecewise closed form)."""
+    pi, q = check_pair(pi, q)
+    w = np.sort(pi / q)
+    order = np.argsort(pi / q)
+    A = np.cumsum(q[order])
+    B = np.cumsum(q[order] * w)
+    total = 0.0
+    M = w.size
+    for j in range(M):
+        lo = max(w[j], w_value)
+        hi = w[j + 1] if j + 1 < M else np.inf
+        if hi <= lo:
+            continue
+        u_lo, u_hi = 1.0 / lo, (0.0 if np.isinf(hi) else 1.0 / hi)
+        total += ((A[j] - B[j] * u_hi) ** n - (A[j] - B[j] * u_lo) ** n) / B[j]
+    if w_value < w[0]:  # lambda = 0 below the smallest weight
+        total += (1.0 / w_value - 1.0 / w[0]) if n == 1 else 0.0
+    return total
+
+
+def jsa_joint_law(K: np.ndarray, x0: int, N: int, k: int) -> np.ndarray:
+    """Law of JSA's N-tuple (z^(1), ..., z^(N)) after k iterations from z_0^(N) = x0.
+
+    The sweep of iteration k starts from the last state of iteration k-1, distributed as
+    K^(N(k-1))(x0, .); the N states then follow one Markov path.  Shape (M,)*N.
+    """
+    M = K.shape[0]
+    start = np.linalg.matrix_power(K, N * (k - 1))[x0]
+    law = start @ K  # z^(1)
+    for _ in range(N - 1):
+        law = law[..., :, None] * K[(None,) * (law.ndim - 1)] if law.ndim > 1 else law[:, None] * K
+    return law.reshape((M,) * N)
+
+
+def product_law(rows: list[np.ndarray]) -> np.ndarray:
+    """Outer product of marginal laws (independent components)."""
+    out = rows[0]
+    for r in rows[1:]:
+        out = np.multiply.outer(out, r)
+    return out
+
+
+def tv_joint(P: np.ndarray, Q: np.ndarray) -> float:
+    return 0.5 * float(np.abs(P - Q).sum())

@@ -114,10 +114,24 @@ def test_theorem3_bias_terms():
     mom = sum(n * r ** (n - 1) * 2 + r ** n * 3 for n in range(1, N + 1)) / N ** 2
     assert close(ev("theorem3", "second_moment", "moment", N=N, w_star=w, t=t, L=L, D=D, mu_norm=mu,
                     eq_s2=2.0, s_prev2=3.0), mom + B ** 2 + 2 * L * B + mu ** 2)
-    # corrected: one-step bias (2L/N) sum_n r^n
+    # corrected: E||s_n||^2 <= L^2 and the one-step bias (2L/N) sum_n r^n
     b1 = 2 * L / N * sum(r ** n for n in range(1, N + 1))
     assert close(ev("theorem3", "second_moment", "corrected", N=N, w_star=w, L=L, mu_norm=mu),
-                 var + (mu + b1) ** 2)
+                 L ** 2 / N + (mu + b1) ** 2)
+    assert close(ev("theorem3", "variance", "corrected", N=N, L=L, c_cov=0.3), L ** 2 / N + 0.3)
+
+
+def test_lemma5_lemma6_corrected_forms():
+    # T_n(w) <= n r^(n-1) (1/w - 1/w*) + 1 - r^n; at w = w* it is exact: 1 - r^n
+    for n, w, ws in [(1, 2.0, 4.0), (2, 4.0, 4.0), (5, 1.5, 10.0)]:
+        r = 1 - 1 / ws
+        assert close(ev("lemma5", "T_n", "corrected", n=n, w=w, w_star=ws),
+                     n * r ** (n - 1) * (1 / w - 1 / ws) + 1 - r ** n)
+    # corrected Lemma 6 adds (1 - r^n - n (1-r) r^(n-1)) E_pi f; at q = pi (r = 0), n = 2: E_pi f
+    assert close(ev("lemma6", "expectation", "corrected", n=2, w_star=1.0, eq_f=3.0, f_z=5.0, epi_f=2.0), 2.0)
+    r = 0.5
+    assert close(ev("lemma6", "expectation", "corrected", n=3, w_star=2.0, eq_f=1.0, f_z=2.0, epi_f=4.0),
+                 3 * r ** 2 + (1 - r ** 3 - 3 * (1 - r) * r ** 2) * 4 + r ** 3 * 2)
 
 
 # ------------------------------------------------------------------ Theorem 4 (pMCSA)

@@ -1,0 +1,5 @@
+"""``python -m verify``: see :mod:`verify.cli`."""
+
+from .cli import main
+
+raise SystemExit(main())
