@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+
+import numpy as np
 import sys
 import time
 from collections import Counter, defaultdict
@@ -97,10 +99,8 @@ def cmd_list(argv):
     import bounds
 
     _load()
-    from . import audit as audit_mod
-
-    statuses = audit_mod.claim_statuses()
-    empirical = load_verdicts()
+    statuses = load_json("docs/audit.json")
+    empirical = load_json(VERDICTS).get("verdicts", {})
     rows = []
     for cid in bounds.ids():
         c = bounds.get(cid)
@@ -117,21 +117,30 @@ def cmd_list(argv):
                 ["claim", "source", "assumptions", "how", "forms (primary first)", "empirical (quick)", "audit",
                  "measures"]))
     print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
-          "Empirical verdicts from docs/verdicts.json (`python -m verify all --quick --json`); "
-          "audit statuses from `python -m verify audit`.")
+          "Empirical verdicts from docs/verdicts.json (`python -m verify all --quick --write`); "
+          "audit statuses from docs/audit.json (`python -m verify audit --write`).")
     return 0
 
 
-def load_verdicts() -> dict:
+VERDICTS = "docs/verdicts.json"
+
+
+def write_verdicts(reports, mode, seed):
     import pathlib
 
-    p = pathlib.Path(__file__).resolve().parent.parent / "docs" / "verdicts.json"
-    if p.exists():
-        try:
-            return json.loads(p.read_text())["verdicts"]
-        except (ValueError, KeyError):
-            return {}
-    return {}
+    p = pathlib.Path(__file__).resolve().parent.parent / VERDICTS
+    p.write_text(json.dumps({"mode": mode, "seed": seed, "verdicts": {r.claim: r.verdict for r in reports}},
+                            indent=1) + "\n")
+
+
+def load_json(rel: str) -> dict:
+    import pathlib
+
+    p = pathlib.Path(__file__).resolve().parent.parent / rel
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 # ----------------------------------------------------------------------------- one claim
@@ -240,7 +249,9 @@ def cmd_claim(cid, argv):
         if key not in v.overrides:
             raise UsageError(f"{flag} does not apply to {cid} (its grid overrides: "
                              f"{', '.join(OVERRIDE_FLAGS[k] for k in v.overrides) or 'none'})")
-        vals = _numbers(flag, raw, integer=key in ("N", "k", "t", "dim"))
+        quick = v.grid.quick.get(key, [])
+        integer = key in ("N", "t", "dim") or (key == "k" and all(isinstance(x, (int, np.integer)) for x in np.atleast_1d(quick)))
+        vals = _numbers(flag, raw, integer=integer)
         if key == "w_star" and min(vals) < 1:
             raise UsageError("--w-star: values must be >= 1")
         overrides[key] = vals
@@ -279,6 +290,8 @@ def run_all(mode="quick", seed=0, progress=None):
 def cmd_all(argv):
     ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.")
     add_run_flags(ap)
+    ap.add_argument("--write", action="store_true",
+                    help="also write the verdicts to docs/verdicts.json (read by `list`)")
     a = ap.parse_args(argv)
     seed = _seed(a.seed)
     prog = Progress(not a.json)
@@ -287,6 +300,8 @@ def cmd_all(argv):
     prog.done()
     elapsed = time.perf_counter() - t0
     verdict = core.combine([r.verdict for r in reports])
+    if a.write:
+        write_verdicts(reports, "full" if a.full else "quick", seed)
     if a.json:
         print(json.dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": "full" if a.full else "quick",
                           "verdicts": {r.claim: r.verdict for r in reports},

@@ -239,12 +239,28 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
         if k not in v.overrides:
             raise KeyError(k)
         grid[k] = val
+        # --N sets every budget grid of the claim (finite, Gaussian, Monte Carlo, joint law)
+        if k == "N":
+            for alias in ("N_gauss", "N_mc", "N_joint"):
+                if alias in grid:
+                    grid[alias] = [x for x in val if x >= 1]
     t0 = time.perf_counter()
     checks = v.run(grid, seed=seed, progress=progress)
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)
     return Report(v.claim, checks, seed, time.perf_counter() - t0, bound_scale, v.primary_form)
+
+
+def rescore(report: Report, bound_scale: float) -> Report:
+    """The same checks decided again with another ``bound_scale`` (no recomputation)."""
+    import copy as _copy
+
+    checks = [_copy.copy(c) for c in report.checks]
+    n_mc = sum(1 for c in checks if c.method == "monte-carlo")
+    for c in checks:
+        decide(c, n_mc, bound_scale)
+    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale, report.primary_form, dict(report.extra))
 
 
 REGISTRY: dict[str, Verification] = {}

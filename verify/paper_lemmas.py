@@ -276,6 +276,11 @@ def run_lemma7(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r, "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b)))
+                # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
+                as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
+                out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
+                                       tolerance=_tol(as_written, b), primary=False,
+                                       note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat - E_Pi g||"))
                 b1 = _b("lemma7", "bias", "stated", D=1, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias (without sqrt(D))", "sharper", {**par, "D used in bound": 1}, emp, b1,
                                        "exact", tolerance=_tol(emp, b1), primary=False,

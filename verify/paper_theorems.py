@@ -100,7 +100,7 @@ def _finite_cases(grid):
 def _finite_moment_params(pi, q, s, w, N, t, states):
     eq_s2 = float(q @ (s ** 2).sum(1))
     s_prev2 = float(np.mean([(s[x] ** 2).sum() for x in np.atleast_1d(states)]))
-    chi2 = float((pi ** 2 / q).sum() - 1)
+    chi2 = max(0.0, min(float((pi ** 2 / q).sum() - 1), w - 1))  # 1 + chi2 = E_pi w <= w* (clip rounding)
     return dict(N=N, w_star=w, t=t, L=L_FINITE, mu_norm=0.0, D=1, eq_s2=eq_s2, s_prev2=s_prev2, chi2=chi2)
 
 

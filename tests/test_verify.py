@@ -1,0 +1,197 @@
+"""`python -m verify`: coverage, verdict logic, power, JSON schema, exit codes, plots, search.
+
+The expensive part (every claim's quick grid) runs once per session (fixture ``quick``);
+power is shown by re-deciding the same checks with a small --bound-scale, which is
+exactly what the command line does after computing the checks.
+"""
+
+import json
+import math
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import bounds
+from verify import core, registry  # noqa: F401
+from verify.cli import main
+from verify.core import HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, decide, rescore, run_verification
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def quick():
+    return {cid: run_verification(REGISTRY[cid], "quick", seed=0) for cid in bounds.ids()}
+
+
+def test_every_claim_has_a_verification_that_runs(quick):
+    assert set(REGISTRY) >= set(bounds.ids())
+    for cid, rep in quick.items():
+        assert rep.checks, cid
+        assert rep.verdict in (HOLDS, VIOLATED, INCONCLUSIVE)
+        assert any(c.primary for c in rep.checks), cid
+        for c in rep.checks:
+            assert c.method in core.METHODS and c.relation in core.RELATIONS
+            assert c.verdict in (HOLDS, VIOLATED, INCONCLUSIVE)
+
+
+def test_theorems_check_both_quantities(quick):
+    for cid in ("theorem1", "theorem2", "theorem3", "theorem4"):
+        qs = {c.quantity for c in quick[cid].checks}
+        assert {"mixing", "second_moment"} <= qs
+        assert any(c.form == "shape" for c in quick[cid].checks)  # the paper's shape claim for this scheme
+
+
+def test_committed_verdicts_are_current(quick):
+    committed = json.loads((ROOT / "docs" / "verdicts.json").read_text())
+    assert committed["verdicts"] == {cid: r.verdict for cid, r in quick.items()}, \
+        "regenerate with: python -m verify all --quick --write"
+
+
+@pytest.mark.parametrize("cid", bounds.ids())
+def test_power_a_small_bound_scale_gives_violated(quick, cid):
+    """A verification that cannot fail is a defect: tightening every bound must break each claim."""
+    assert rescore(quick[cid], 1e-3).verdict == VIOLATED
+    # and re-deciding at scale 1 reproduces the original verdict
+    assert rescore(quick[cid], 1.0).verdict == quick[cid].verdict
+
+
+def test_expected_verdicts_on_the_seeds(quick):
+    """The findings the toolkit reports (see docs/ERRATA.md); a change here needs an explanation."""
+    violated = {cid for cid, r in quick.items() if r.verdict == VIOLATED}
+    assert {"theorem3", "theorem4", "lemma5", "lemma6", "imh_rejection_kl", "sgfs_variance_trajectory",
+            "sgfs_convergence_criterion"} <= violated
+    for cid in ("theorem1", "theorem2", "lemma2", "lemma3", "table2", "sgfs_exact_noise", "cis_acceptance_bound"):
+        assert quick[cid].verdict == HOLDS, cid
+    t3 = quick["theorem3"]
+    assert t3.form_verdicts()["corrected"] == HOLDS
+    assert any(c.verdict == VIOLATED and c.quantity == "mixing" for c in t3.checks)
+
+
+# ----------------------------------------------------------------------------- verdict logic
+def _mc(emp, se, bound, rel="<="):
+    return CheckResult("q", "f", {}, emp, bound, "monte-carlo", relation=rel, stderr=se)
+
+
+def test_monte_carlo_verdicts_and_bonferroni():
+    z1 = core.z_one_sided(core.ALPHA)  # one check
+    assert decide(_mc(1.0, 0.1, 1.2), 1).verdict == HOLDS
+    assert decide(_mc(1.2 + z1 * 0.1 * 1.01, 0.1, 1.2), 1).verdict == VIOLATED
+    assert decide(_mc(1.25, 0.1, 1.2), 1).verdict == INCONCLUSIVE
+    # with 100 checks the threshold rises: the same point becomes inconclusive
+    assert decide(_mc(1.2 + z1 * 0.1 * 1.01, 0.1, 1.2), 100).verdict == INCONCLUSIVE
+    assert decide(_mc(0.5, 0.01, 0.7, ">="), 1).verdict == VIOLATED
+    c = decide(_mc(1.0, 0.1, 1.0, "="), 1)
+    assert c.verdict == HOLDS and c.z == pytest.approx(core.z_one_sided(core.ALPHA / 2))
+
+
+def test_false_violation_rate_is_controlled():
+    """Under the null (theta = b), Bonferroni at alpha = 1e-3 over m = 50 checks: simulate 4000
+    claims; the fraction with any violation must be consistent with <= 1e-3."""
+    rng = np.random.default_rng(0)
+    m, claims = 50, 4000
+    viol = 0
+    for _ in range(claims):
+        est = 1.0 + 0.1 * rng.standard_normal(m)
+        viol += any(decide(_mc(e, 0.1, 1.0), m).verdict == VIOLATED for e in est)
+    assert viol / claims <= 3e-3  # expected <= 1e-3; 3e-3 is 4 sd above for 4000 trials
+
+
+def test_exact_tolerance_and_ratio():
+    c = decide(CheckResult("q", "f", {}, 1.0 + 1e-13, 1.0, "exact", tolerance=1e-12), 0)
+    assert c.verdict == HOLDS
+    c = decide(CheckResult("q", "f", {}, 1.0 + 1e-11, 1.0, "exact", tolerance=1e-12), 0)
+    assert c.verdict == VIOLATED
+    c = decide(CheckResult("q", "f", {}, 1e-14, 1e-20, "exact", tolerance=1e-12), 0)
+    assert c.verdict == HOLDS and math.isnan(c.ratio)
+
+
+# ----------------------------------------------------------------------------- command line
+def test_claim_json_schema_and_exit_codes(capsys):
+    rc = main(["lemma2", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0 and d["verdict"] == "holds"
+    assert set(d) >= {"claim", "verdict", "seed", "elapsed_s", "checks"}
+    assert set(d["checks"][0]) >= {"quantity", "form", "params", "empirical", "stderr", "bound", "ratio", "verdict"}
+    rc = main(["lemma5", "--json"])
+    assert rc == 1 and json.loads(capsys.readouterr().out)["verdict"] == "violated"
+    rc = main(["lemma2", "--bound-scale", "0.5", "--json"])
+    assert rc == 1 and json.loads(capsys.readouterr().out)["checks"][0]["bound"] is not None
+
+
+def test_inconclusive_exit_code_3(capsys):
+    rep = run_verification(REGISTRY["table1"], "quick", seed=0)
+    c = next(c for c in rep.checks if c.primary and c.method == "monte-carlo")
+    # place the (lower) bound between the estimate and its upper confidence limit
+    C = c.bound / (c.empirical + 0.5 * c.z * c.stderr)
+    assert rescore(rep, C).verdict == INCONCLUSIVE
+    rc = main(["table1", "--bound-scale", repr(C), "--json"])
+    assert rc == 3 and json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["theorem9"], "unknown claim"),
+    (["lemma1", "--k", "3"], "does not apply to lemma1"),
+    (["theorem1", "--N", "two"], "not a number"),
+    (["theorem1", "--N", "2.5"], "positive integer"),
+    (["theorem1", "--w-star", "0.5"], ">= 1"),
+    (["lemma2", "--bound-scale", "-1"], "positive number"),
+    (["lemma2", "--seed", "x"], "non-negative integer"),
+    (["lemma2", "--plot", "fig.txt"], ".png"),
+    (["lemma2", "--quick", "--full"], "not allowed"),
+    (["search", "table1"], "no search space"),
+    (["search", "lemma5", "--max-examples", "0"], "positive integer"),
+    ([], "a command is required"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, fragment):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+def test_overrides_change_the_grid(capsys):
+    rc = main(["theorem1", "--N", "3", "--k", "2", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    mix = [c for c in d["checks"] if c["quantity"] == "mixing"]
+    assert mix and all(c["params"]["N"] == 3 and c["params"]["k"] == 2 for c in mix)
+
+
+def test_list_is_the_coverage_table(capsys):
+    assert main(["list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["claim"] for r in rows] == list(bounds.ids())
+    assert all(r["how"] and r["measures"] and r["forms"] for r in rows)
+    assert all(r["empirical"] in ("holds", "violated", "inconclusive") for r in rows)
+    assert all(r["audit"] != "not audited" for r in rows)
+    assert main(["list"]) == 0
+    assert "theorem3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cid", ["theorem3", "theorem4"])
+def test_plot_files(tmp_path, cid, capsys):
+    path = tmp_path / f"{cid}.png"
+    main([cid, "--plot", str(path)])
+    assert path.exists() and path.stat().st_size > 20_000
+    assert main(["lemma5", "--plot", str(tmp_path / "l5.pdf")]) == 1
+    assert (tmp_path / "l5.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_search_is_reproducible_and_finds_known_counterexamples(capsys):
+    from verify.search import search
+
+    a = search("lemma6", seed=3, max_examples=80)
+    b = search("lemma6", seed=3, max_examples=80)
+    assert a["found"] and a["counterexample"] == b["counterexample"] and a["empirical"] > a["bound"]
+    assert search("theorem3", seed=0, max_examples=80)["found"]
+    assert not search("lemma2", seed=0, max_examples=60)["found"]
+    assert main(["search", "lemma5", "--json", "--max-examples", "50"]) == 1
+    assert json.loads(capsys.readouterr().out)["found"]
+
+
+def test_progress_is_quiet_off_a_terminal():
+    p = subprocess.run([sys.executable, "-m", "verify", "lemma1"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stderr == "" and "verdict: holds" in p.stdout
