@@ -377,3 +377,24 @@ def test_conditional_moments_do_not_depend_on_batch_and_jsa_c_cov_adds_up():
     assert a.second == b.second and a.c_cov == b.c_cov
     # C_cov <= variance budget: V[g] = (1/N^2) sum V[s_n] + C_cov with V[s_n] >= 0
     assert a.c_cov <= a.variance + 4 * a.variance_se
+
+
+def test_marginal_variance_matches_closed_form_when_q_equals_pi():
+    """001 Figure 1's quantity: with q = pi = N(0, I) every IMH proposal is accepted, the N
+    chains give i.i.d. draws from pi, and tr Cov(g) = D (1 + 2 c^2) / N with c = sigmoid(omega)
+    = (e - 1)/e at sigma = 1.  Relative se of a trace of a sample covariance from P = 8192
+    rows is about sqrt(2/P) * (spread factor) < 3%; the tolerance is 5 se."""
+    from simulate.estimators import marginal_variance
+
+    D, N, P = 3, 4, 8192
+    tgt = isotropic(D)
+    fam = MeanFieldGaussian(D)
+    lam = fam.init(0.0, 1.0)
+    sch = Scheme("pmcsa", tgt, fam, N)
+    g = np.random.default_rng(8)
+    pos = g.standard_normal((P, N, D))
+    v, new = marginal_variance(sch, lam, ChainState(pos, tgt.logpdf(pos)), Streams(3, P, block=1))
+    c = (np.e - 1) / np.e
+    exact = D * (1 + 2 * c ** 2) / N
+    assert abs(v - exact) < 5 * 0.03 * exact
+    assert new.position.shape == pos.shape and not np.array_equal(new.position, pos)

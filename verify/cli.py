@@ -254,6 +254,8 @@ def cmd_claim(cid, argv):
         vals = _numbers(flag, raw, integer=integer)
         if key == "w_star" and min(vals) < 1:
             raise UsageError("--w-star: values must be >= 1")
+        if key == "proposal_scale" and min(vals) <= 1 and "gauss" in v.grid.quick:
+            raise UsageError("--proposal-scale: values must be > 1 (w* = s^D is infinite otherwise)")
         overrides[key] = vals
     if a.plot and not a.plot.lower().endswith((".png", ".pdf", ".svg")):
         raise UsageError("--plot: the path must end in .png, .pdf or .svg")

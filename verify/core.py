@@ -239,6 +239,11 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
         if k not in v.overrides:
             raise KeyError(k)
         grid[k] = val
+        # --dim / --proposal-scale set the isotropic Gaussian pairs of the weight-line checks
+        if k in ("dim", "proposal_scale") and "gauss" in grid:
+            dims = (overrides or {}).get("dim") or sorted({d for d, _ in grid["gauss"]})
+            scales = (overrides or {}).get("proposal_scale") or sorted({s for _, s in grid["gauss"]})
+            grid["gauss"] = [(int(d), float(s)) for d in dims for s in scales]
         # --N sets every budget grid of the claim (finite, Gaussian, Monte Carlo, joint law)
         if k == "N":
             for alias in ("N_gauss", "N_mc", "N_joint"):

@@ -366,7 +366,7 @@ register(Verification(
     "exact+monte-carlo", "explicit, stated",
     Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)]),
          dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)])),
-    run_theorem1, overrides=("N", "k", "w_star")))
+    run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale")))
 register(Verification(
     "theorem2", "exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
     "finite spaces; N(0, I) with Student-t q", "exact+monte-carlo", "explicit, stated",
@@ -385,4 +385,4 @@ register(Verification(
     Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)]),
          dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
               gauss=[(5, 1.5), (50, 1.05)])),
-    run_theorem4, overrides=("N", "k", "t", "w_star")))
+    run_theorem4, overrides=("N", "k", "t", "w_star", "dim", "proposal_scale")))
