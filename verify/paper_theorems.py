@@ -123,7 +123,8 @@ def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se
             b = _b(claim, quantity, form, **kw)
         except bounds.ParamError:
             continue
-        show = {k: v for k, v in params.items() if k in names or k in ("state", "space")}
+        # the form's own parameters plus the context (budget, w*, state) a reader needs
+        show = {k: v for k, v in params.items() if k in names or k in ("N", "w_star", "L", "state", "space")}
         show.update(extra or {})
         if "t" not in names:
             show.pop("t", None)  # the form does not depend on t

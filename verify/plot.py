@@ -69,7 +69,10 @@ def panels(report, max_panels: int = 3):
         def score(g):
             prim = [c.ratio for c in g if c.primary and math.isfinite(c.ratio)]
             return max(prim) if prim else max((c.ratio for c in g if math.isfinite(c.ratio)), default=0)
-        best = max(groups.values(), key=lambda g: (len({c.params[x] for c in g}) > 1, score(g)))
+
+        def trivial(g):  # a TV bound >= 1 everywhere says nothing
+            return q == "mixing" and all(c.scaled_bound >= 1 for c in g if c.primary)
+        best = max(groups.values(), key=lambda g: (len({c.params[x] for c in g}) > 1, not trivial(g), score(g)))
         # forms that do not depend on x at this configuration: drawn as horizontal lines
         key = dict(_key(best[0], x))
         flat = [c for c in checks if x not in c.params
@@ -121,8 +124,9 @@ def plot_report(report, path: str) -> str:
             ax.set_xscale("log")
         ax.set_xlabel(LABELS.get(x, x))
         ax.set_ylabel(QUANTITY_LABELS.get(q, q))
-        fixed = ", ".join(f"{k}={v}" for k, v in checks[0].params.items()
-                          if k != x and k not in ("eq_s2", "s_prev2") and len(str(v)) < 40)
+        fixed = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in checks[0].params.items()
+                          if k != x and k not in ("eq_s2", "s_prev2", "chi2") and len(str(v)) < 40)
         ax.set_title(f"{q}\n{fixed}", fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
