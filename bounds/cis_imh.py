@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from . import symbols as S
-from .core import Claim, Constraint, Form, Param, Quantity, Source
+from .core import Claim, Form, Param, Quantity, Source
 
 SEED = "003_a872f12b3725a659.txt"
 

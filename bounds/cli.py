@@ -18,7 +18,7 @@ import sys
 import mpmath
 import numpy as np
 
-from . import ASSUMPTIONS, ParamError, UnknownClaim, all_claims, get, ids
+from . import ASSUMPTIONS, ParamError, UnknownClaim, all_claims, get
 from .core import Claim
 from .numerics import PrecisionError
 

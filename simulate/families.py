@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
 LOG_2PI = float(np.log(2 * np.pi))
 

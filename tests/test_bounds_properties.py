@@ -7,7 +7,6 @@
 * every claim evaluates to finite numbers on random points of its domain.
 """
 
-import math
 
 import mpmath
 import numpy as np
@@ -83,7 +82,6 @@ STATED_WITH_DROPPED = [(c, q.name) for c in ALL for q in bounds.get(c).quantitie
 @settings(max_examples=40)
 @given(data=st.data())
 def test_explicit_dominates_stated_where_dropped_terms_nonnegative(claim_id, quantity, data):
-    import sympy as sp
 
     c = bounds.get(claim_id)
     q = c.quantity(quantity)

@@ -281,3 +281,14 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
     import bounds
 
     return float(bounds.get(claim_id).evaluate_form(quantity, form, **params))
+
+
+#: relative float64 allowance of exact finite computations (sums and matrix products of a
+#: few thousand terms: accumulated rounding stays far below this)
+EPS_EXACT = 1e-11
+
+
+def exact_tolerance(*values, err: float = 0.0) -> float:
+    """Tolerance of an exact check: the computation's own error bound ``err`` plus float64
+    rounding relative to the magnitudes involved."""
+    return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in values])

@@ -8,7 +8,6 @@ target, and Table 1's SGD rate by simulation on a strongly convex instance.
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import sympy as sp
@@ -23,18 +22,11 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from .core import CheckResult, Grid, Verification, register
+from .core import CheckResult, Grid, Verification, bound_value, exact_tolerance, register
 from .problems import fit_slope
 
-EPS_EXACT = 1e-11
-
-
-def _tol(*vals, err=0.0):
-    return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in vals])
-
-
-def _b(claim, q, form, **kw):
-    return float(bounds.get(claim).evaluate_form(q, form, **kw))
+_tol = exact_tolerance
+_b = bound_value
 
 
 def _rand_pair(M, seed, conc=1.0):
@@ -194,7 +186,6 @@ def _instances(grid, seed):
 def run_lemma4(grid, seed=0, progress=None):
     out = []
     for M, w_star, (pi, q) in _instances(grid, seed):
-        K = F.imh_matrix(pi, q)
         w = pi / q
         for x in range(M):
             lam_q = F.imh_lambda(pi, q, w[x], "q")

@@ -28,19 +28,12 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from .core import CheckResult, Grid, Verification, register
+from .core import CheckResult, Grid, Verification, bound_value, exact_tolerance, register
 from .problems import fit_slope, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
-EPS_EXACT = 1e-11  # relative float64 allowance on exact sums of a few thousand terms
-
-
-def _tol(*vals, err: float = 0.0) -> float:
-    return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in vals])
-
-
-def _b(claim, q, form, **kw):
-    return float(bounds.get(claim).evaluate_form(q, form, **kw))
+_tol = exact_tolerance
+_b = bound_value
 
 
 def _progress(progress, msg):

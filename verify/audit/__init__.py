@@ -75,7 +75,7 @@ def table_text(rs) -> str:
     w = max(len(r["id"]) for r in rs)
     for r in rs:
         flag = " (affected)" if r["affected"] else ""
-        lines.append(f"{r['id']:<{w}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}")
+        lines.append(f"{r['id']:<{w}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  [{r['method']}]")
         lines.append(f"{'':<{w}}    {r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]")
         lines.append(f"{'':<{w}}    -> {r['detail']}")
         if r["counterexample"]:
@@ -111,7 +111,9 @@ def errata_markdown() -> str:
            "A step marked *affected* depends on a wrong step.",
            "",
            f"{len(rs)} steps audited: " + ", ".join(f"{sum(r['status'] == s for r in rs)} {s}"
-                                                     for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)) + ".",
+                                                     for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED))
+           + f"; {sum(r['method'] == 'reading' for r in rs)} of them settled by reading (definitions, "
+             "substitutions, steps whose consequence another step computes), the rest computed.",
            ""]
     statuses = claim_statuses()
     for seed_prefix in ORDER:
@@ -181,5 +183,6 @@ def cmd_audit(argv):
         print(table_text(rs))
         counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         print("\n" + ", ".join(f"{v} {k}" for k, v in counts.items()) + f" of {len(rs)} steps; "
-              f"{sum(r['affected'] for r in rs)} affected by a wrong step.")
+              f"{sum(r['affected'] for r in rs)} affected by a wrong step; "
+              f"{sum(r['method'] == 'reading' for r in rs)} settled by reading.")
     return 0

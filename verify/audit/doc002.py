@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 from scipy import linalg
 
-from .engine import EXACT, LOOSE, UNCHECKED, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal, sym_le
+from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal
 
 SEED = "002_95351a0522374075.txt"
 k, eps, t = sp.symbols("k epsilon t", positive=True)
@@ -92,11 +92,16 @@ def _var_trajectory(printed_sum):
 
 
 def _autocov_intermediate():
-    a = 1 - k / 2
-    return Outcome(WRONG, "theta_t = (1 - k/2) theta_t-1 + noise, so E[theta_t theta_t-1^T] = (1 - k/2) Var[theta_t-1]; "
-                          "the printed k/2 coefficient gives (k/2) H^-1 (and (.)^T theta is a scalar)",
-                   counterexample={"at": {"k": 0.5}, "lhs": 0.25, "rhs": 0.75},
-                   correction="E[((1 - k/2) theta_t-1 + w_t-1) theta_t-1^T] = (1 - k/2) H^-1", method="symbolic")
+    """The printed E[(k/2 theta + w)^T theta] vs the exact lag-one covariance, scalar H = 1, at stationarity."""
+    rows = []
+    for kk in (0.25, 0.5, 1.0, 1.5):
+        a = 1 - kk / 2
+        noise = kk - kk * kk / 4
+        var = noise / (1 - a * a)  # stationary variance of theta (= 1 = H^-1)
+        rows.append(({"k": kk, "H": 1}, (kk / 2) * var, a * var))  # printed coefficient vs recursion's
+    o = instance_check(lambda: rows, "=", 1e-12, describe="stationary scalar process")
+    o.correction = "E[((1 - k/2) theta_t-1 + w_t-1) theta_t-1^T] = (1 - k/2) H^-1 (the coefficient is 1 - k/2)"
+    return o
 
 
 def _autocov():
@@ -156,9 +161,12 @@ def _weak_prior_noise():
 
 
 def _criterion_sign():
-    return Outcome(WRONG, "for -log f = (theta - theta_MAP)^T H (theta - theta_MAP)/2 + c, grad log p = -H (theta - theta_MAP)",
-                   counterexample={"at": {"H": 1, "theta - theta_MAP": 1}, "lhs": 1.0, "rhs": -1.0},
-                   correction="grad log p(theta | x) ~ -H (theta - theta_MAP)", method="symbolic")
+    th, h = sp.symbols("theta h", positive=True)
+    grad = sp.diff(-(h * th ** 2 / 2), th)  # log p = -(theta - theta_MAP)^T H (theta - theta_MAP)/2 + c
+    printed = th * h
+    o = sym_equal(grad, printed, domain={th: lambda r: sp.Float(r.uniform(0.1, 3), 50), h: lambda r: sp.Float(r.uniform(0.1, 3), 50)})
+    o.correction = "grad log p(theta | x) ~ -H (theta - theta_MAP) (the sign is lost; irrelevant for |mean| in (17))"
+    return o
 
 
 def _criterion_var():

@@ -14,7 +14,7 @@ from scipy import stats
 
 from simulate import finite as F
 
-from .engine import EXACT, LOOSE, UNCHECKED, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal, unchecked
+from .engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal, unchecked
 
 SEED = "003_a872f12b3725a659.txt"
 

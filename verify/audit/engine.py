@@ -183,7 +183,10 @@ def unchecked(reason: str) -> Callable[[], Outcome]:
 
 
 def fixed(status: str, detail: str, **kw) -> Callable[[], Outcome]:
-    """For steps settled by another step's check (same relation), or by reading alone."""
+    """For steps settled by reading alone (a definition, a substitution, a cited result whose
+    consequence another step checks): recorded with method 'reading', so the tables show
+    which statuses were not computed."""
+    kw.setdefault("method", "reading")
     return lambda: Outcome(status, detail, **kw)
 
 

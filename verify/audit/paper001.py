@@ -11,7 +11,7 @@ import sympy as sp
 
 from simulate import finite as F
 
-from .engine import (EXACT, LOOSE, UNCHECKED, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal,
+from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal,
                      sym_le)
 
 SEED = "001_7fcfecfcc8fbc163.txt"
@@ -692,7 +692,6 @@ def _t3_closed_form():
 
 
 def _t3_laurent():
-    x = sp.Symbol("x", positive=True)
     nn = sp.Symbol("n", integer=True, positive=True)
     s = sp.piecewise_fold(sp.Sum(nn * r ** (nn - 1) + r ** nn, (nn, 1, N)).doit())
     s = next(e for e, c in s.args if c is sp.true) if isinstance(s, sp.Piecewise) else s
