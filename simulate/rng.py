@@ -32,8 +32,9 @@ def unit_generator(seed: int, unit: int, kind: str) -> np.random.Generator:
 
 @dataclass
 class _Buffer:
-    data: np.ndarray  # (block, units * unit_size, *shape)
+    data: np.ndarray  # (rows, block, *shape)
     pos: int
+    spare: np.ndarray | None = None  # the previous block's array, refilled next time
 
 
 @dataclass
@@ -42,7 +43,8 @@ class Streams:
 
     ``take(kind, shape)`` returns the next iteration's draws, shaped
     ``(units * unit_size, *shape)``; rows ``[u*unit_size, (u+1)*unit_size)`` come from
-    unit ``u``'s stream.  ``kind`` is ``"normal"``, ``"uniform"``, ``"gamma:<a>"``
+    unit ``u``'s stream.  The returned array is a view into a block buffer: it stays valid
+    for at least ``block`` further calls of the same kind (copy it to keep it longer).  ``kind`` is ``"normal"``, ``"uniform"``, ``"gamma:<a>"``
     (standard gamma with shape a) optionally followed by ``"/<tag>"`` to open an
     independent stream of the same distribution.
     """
@@ -83,8 +85,10 @@ class Streams:
         if buf is None or buf.pos == buf.data.shape[1]:
             gens = self._generators(kind + "|" + "x".join(map(str, shape)))
             # layout (rows, block, *shape): one contiguous slab per unit, filled in place.
-            # A fresh array per block: views handed out earlier stay valid.
-            data = np.empty((self.rows, self.block, *shape))
+            # Two arrays alternate (double buffering): a view handed out stays valid for at
+            # least ``block`` further iterations, and no fresh 10-100 MB array is page-faulted
+            # in at every refill.
+            data = buf.spare if buf is not None and buf.spare is not None else np.empty((self.rows, self.block, *shape))
             us = self.unit_size
             for u, g in enumerate(gens):  # once per block, not per sample
                 if us == 1:
@@ -93,7 +97,7 @@ class Streams:
                     tmp = np.empty((self.block, us, *shape))
                     self._draw(g, kind, tmp)
                     data[u * us:(u + 1) * us] = np.swapaxes(tmp, 0, 1)
-            buf = _Buffer(data, 0)
+            buf = _Buffer(data, 0, None if buf is None else buf.data)
             self._bufs[key] = buf
         out = buf.data[:, buf.pos]
         buf.pos += 1

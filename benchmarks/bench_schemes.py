@@ -1,0 +1,738 @@
+#!/usr/bin/env python3
+"""Throughput of the four MCSA schemes (msc, msc-rb, jsa, pmcsa) and three comparators.
+
+    python benchmarks/bench_schemes.py [--dim 100] [--N 10] [--replicates 100] [--iters 200]
+                                       [--repeats 5] [--json] [--threads 1] [--no-jax]
+                                       [--loop-iters 2] [--no-check] [--schemes pmcsa,jsa]
+
+Problem: the paper's target ``wishart_target(D, 500)`` (Gaussian, full covariance), a
+mean-field Gaussian q (softplus scale), Adam (lr 0.01), N proposals per iteration, batched
+over R independent replicates.  For every scheme it reports the time per iteration of
+``Scheme.step`` (the library's vectorised implementation), iterations per second and
+samples per second (proposals drawn per second: R x the scheme's ``q_sample`` counter per
+iteration), and three comparators, each as the ratio of its time per iteration to the
+scheme's (> 1: slower than the scheme):
+
+(a) ``loop``  a straightforward per-chain Python implementation of the same iteration
+              (Python loops over replicates and chains, NumPy only for the D-vectors,
+              one Generator per replicate drawing each chain's normals); a few iterations.
+(b) ``jax``   the same iteration written in JAX, float64, JAX's own RNG, one jitted step
+              function including the Adam update; timed over the same number of
+              iterations with ``block_until_ready`` at the end.  Skipped with a message
+              when JAX is not installed (``pip install jax jaxlib``).
+(c) ``floor`` drawing the iteration's standard normals (R x q_sample x D, one NumPy
+              Generator call into a preallocated array) plus the target's matrix product
+              alone ((R q_sample, D) @ (D, D), ``np.matmul``; q_sample = N for pmcsa and
+              jsa, N - 1 for msc and msc-rb).  No implementation can do less than this,
+              short of exploiting the triangular structure of the matrix (``floor-tri``).
+
+Informational columns: ``floor-tri``: the floor with the product done as the triangular
+product it is (Lp is a Cholesky factor; BLAS trmm, about half the flops of the full product;
+the fused pMCSA path does this).  ``floor+streams``: the floor with the normals drawn the way the
+schemes draw them (``simulate.rng.Streams``: one generator per replicate, buffered in
+blocks of 32 iterations) and read back once into a contiguous array; the difference to
+(c) is the price of batch-size-independent random streams.
+
+Every measured variant runs in the same process, interleaved (the order rotates between
+repeats), and the reported numbers are medians over ``--repeats``.  Timing windows of the
+schemes cover whole random-stream blocks (``--iters`` rounded up to a multiple of 32), so
+each window pays for the same number of block refills.
+
+Before timing (unless ``--no-check``) the loop and JAX implementations are run on the
+*same* random numbers as the library (taken from its streams) for 8 iterations, and the
+largest differences to the library in the gradient estimates, lambda and the chain positions
+are reported: the comparators compute the same iteration, not something cheaper.
+
+Threads: ``--threads 1`` (the default) pins OpenBLAS/MKL/OpenMP and XLA to one thread
+(set before NumPy and JAX are imported); ``--threads 0`` leaves the libraries' defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+SCHEME_NAMES = ("msc", "msc-rb", "jsa", "pmcsa")
+NU = 500  # wishart_target(D, 500): the paper's target
+LR = 0.01
+B1, B2, ADAM_EPS = 0.9, 0.999, 1e-8
+BLOCK = 32  # random-stream block (Scheme.init default)
+
+
+# ----------------------------------------------------------------------------- arguments
+def _positive_int(name):
+    def f(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name}: not an integer: {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name}: must be >= 1, got {v}")
+        return v
+    return f
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="bench_schemes.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dim", type=_positive_int("--dim"), default=100, help="dimension D (default 100)")
+    p.add_argument("--N", type=_positive_int("--N"), default=10, help="budget N (default 10)")
+    p.add_argument("--replicates", type=_positive_int("--replicates"), default=100,
+                   help="independent replicates R, batched (default 100)")
+    p.add_argument("--iters", type=_positive_int("--iters"), default=200,
+                   help="iterations per timing window, rounded up to a multiple of 32 (default 200)")
+    p.add_argument("--repeats", type=_positive_int("--repeats"), default=5,
+                   help="interleaved repetitions; medians are reported (default 5)")
+    p.add_argument("--loop-iters", type=_positive_int("--loop-iters"), default=2,
+                   help="iterations of the Python-loop comparator per repeat (default 2)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="BLAS/XLA threads (default 1; 0 = library defaults)")
+    p.add_argument("--schemes", default=",".join(SCHEME_NAMES),
+                   help="comma-separated subset of msc,msc-rb,jsa,pmcsa")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-jax", action="store_true", help="skip the JAX comparator")
+    p.add_argument("--no-check", action="store_true", help="skip the comparators' equivalence check")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    a = p.parse_args(argv)
+    a.schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
+    bad = [s for s in a.schemes if s not in SCHEME_NAMES]
+    if bad or not a.schemes:
+        p.error(f"--schemes: unknown {', '.join(bad) or '(empty)'}; choose from {', '.join(SCHEME_NAMES)}")
+    if a.N < 2 and any(s in ("msc", "msc-rb") for s in a.schemes):
+        p.error("msc and msc-rb need --N >= 2")
+    if a.threads < 0:
+        p.error("--threads must be >= 0")
+    return a
+
+
+def pin_threads(n: int) -> dict:
+    """Set thread counts for BLAS and XLA; must run before NumPy/JAX are imported."""
+    if n > 0:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(n)
+        flags = os.environ.get("XLA_FLAGS", "")
+        extra = f"--xla_cpu_multi_thread_eigen={'false' if n == 1 else 'true'} intra_op_parallelism_threads={n}"
+        os.environ["XLA_FLAGS"] = (flags + " " + extra).strip()
+    return {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")}
+
+
+# ----------------------------------------------------------------------------- problem
+class Problem:
+    """Target, family and sizes shared by all implementations."""
+
+    def __init__(self, D, N, R, seed):
+        import numpy as np
+
+        from simulate.families import MeanFieldGaussian
+        from simulate.targets import wishart_target
+
+        self.D, self.N, self.R, self.seed = D, N, R, seed
+        self.target = wishart_target(D, NU)
+        self.family = MeanFieldGaussian(D)
+        self.mu = self.target.mean
+        self.Lp = np.ascontiguousarray(self.target.prec_chol)
+        self.log_norm = self.target.log_norm
+        self.lam0 = self.family.init()
+
+    def scheme(self, name, fast=True):
+        from simulate import optim
+        from simulate.schemes import Scheme
+
+        return Scheme(name, self.target, self.family, self.N, optim.make("adam", LR), fast=fast)
+
+
+def n_proposals(name, N):
+    """q_sample per replicate and iteration (001 Table 2)."""
+    return N - 1 if name in ("msc", "msc-rb") else N
+
+
+# ----------------------------------------------------------------------------- (a) Python loop
+def _log(u: float) -> float:
+    return math.log(u) if u > 0 else -math.inf  # as np.log: log 0 = -inf (always accept)
+
+
+class PerChainNoise:
+    """Each replicate's own Generator, one call per chain and draw (the straightforward way)."""
+
+    def __init__(self, seed, R):
+        import numpy as np
+
+        self.gens = [np.random.default_rng([seed, 1000 + r]) for r in range(R)]
+
+    def normal(self, r, D):
+        return self.gens[r].standard_normal(D)
+
+    def uniform(self, r):
+        return self.gens[r].random()
+
+    def next_iteration(self):
+        pass
+
+
+class StreamNoise:
+    """The library's own draws (for --check): take a whole iteration's noise from the
+    scheme's streams, then hand it out chain by chain in the order the scheme uses it."""
+
+    def __init__(self, name, N, D, streams):
+        self.name, self.N, self.D, self.streams = name, N, D, streams
+        self._eps = self._u = None
+
+    def next_iteration(self):
+        N, D, s = self.N, self.D, self.streams
+        if self.name == "pmcsa":
+            eps, u = s.take("normal", (N, D)), s.take("uniform/accept", (N,))
+        elif self.name == "jsa":
+            eps, u = s.take("normal", (N, 1, D))[:, :, 0], s.take("uniform/accept", (N, 1))[:, :, 0]
+        else:
+            eps, u = s.take("normal", (1, N - 1, D))[:, 0], s.take("uniform/select", (1,))
+        self._eps = [list(row) for row in eps]
+        self._u = [list(row) for row in u]
+        self._ie = [0] * len(self._eps)
+        self._iu = [0] * len(self._u)
+
+    def normal(self, r, D):
+        i = self._ie[r]
+        self._ie[r] = i + 1
+        return self._eps[r][i]
+
+    def uniform(self, r):
+        i = self._iu[r]
+        self._iu[r] = i + 1
+        return float(self._u[r][i])
+
+
+class LoopImpl:
+    """Per-chain Python implementation of one iteration of each scheme (NumPy for D-vectors only).
+
+    State: lam (R, 2D), Adam moments, chain positions and cached log pi, all as lists of
+    per-replicate (per-chain) NumPy vectors.
+    """
+
+    def __init__(self, prob: Problem, name: str, lam, positions, logp):
+        import numpy as np
+
+        self.p, self.name = prob, name
+        self.lam = [np.array(row) for row in lam]
+        self.m1 = [np.zeros(2 * prob.D) for _ in self.lam]
+        self.m2 = [np.zeros(2 * prob.D) for _ in self.lam]
+        self.t = 0
+        self.x = [[np.array(c) for c in row] for row in positions]  # [r][chain] -> (D,)
+        self.lpx = [[float(v) for v in row] for row in logp]
+        self.c_q = -0.5 * prob.D * math.log(2 * math.pi)
+
+    def _logpi(self, z):
+        y = (z - self.p.mu) @ self.p.Lp
+        return self.p.log_norm - 0.5 * float(y @ y)
+
+    def step(self, noise):
+        import numpy as np
+
+        p, N, D = self.p, self.p.N, self.p.D
+        noise.next_iteration()
+        self.t += 1
+        c1, c2 = 1 - B1 ** self.t, 1 - B2 ** self.t
+        self.last_grad = []
+        for r in range(p.R):
+            lam = self.lam[r]
+            m, om = lam[:D], lam[D:]
+            a = np.exp(-np.abs(om))
+            sig = np.maximum(om, 0.0) + np.log1p(a)
+            dsig = np.where(om >= 0, 1.0 / (1.0 + a), a / (1.0 + a))
+            logdet = float(np.log(sig).sum())
+            g = np.zeros(2 * D)
+            if self.name == "pmcsa":
+                for n in range(N):
+                    eps = noise.normal(r, D)
+                    z = m + sig * eps
+                    lpz = self._logpi(z)
+                    lqz = -0.5 * float(eps @ eps) - logdet + self.c_q
+                    ex = (self.x[r][n] - m) / sig
+                    lqx = -0.5 * float(ex @ ex) - logdet + self.c_q
+                    if _log(noise.uniform(r)) < (lpz - lqz) - (self.lpx[r][n] - lqx):
+                        self.x[r][n], self.lpx[r][n], e = z, lpz, eps
+                    else:
+                        e = ex
+                    g[:D] -= e / sig
+                    g[D:] -= (e * e - 1.0) / sig * dsig
+                g /= N
+            elif self.name == "jsa":
+                x, lpx = self.x[r][0], self.lpx[r][0]
+                ex = (x - m) / sig
+                lqx = -0.5 * float(ex @ ex) - logdet + self.c_q
+                for n in range(N):
+                    eps = noise.normal(r, D)
+                    z = m + sig * eps
+                    lpz = self._logpi(z)
+                    lqz = -0.5 * float(eps @ eps) - logdet + self.c_q
+                    if _log(noise.uniform(r)) < (lpz - lqz) - (lpx - lqx):
+                        x, lpx, lqx, ex = z, lpz, lqz, eps
+                    g[:D] -= ex / sig
+                    g[D:] -= (ex * ex - 1.0) / sig * dsig
+                self.x[r][0], self.lpx[r][0] = x, lpx
+                g /= N
+            else:  # msc / msc-rb: one CIS step with the current state and N - 1 proposals
+                x = self.x[r][0]
+                ex = (x - m) / sig
+                parts, es, lps = [x], [ex], [self.lpx[r][0]]
+                lw = [self.lpx[r][0] - (-0.5 * float(ex @ ex) - logdet + self.c_q)]
+                for _ in range(N - 1):
+                    eps = noise.normal(r, D)
+                    z = m + sig * eps
+                    lpz = self._logpi(z)
+                    parts.append(z)
+                    es.append(eps)
+                    lps.append(lpz)
+                    lw.append(lpz - (-0.5 * float(eps @ eps) - logdet + self.c_q))
+                mx = max(lw)
+                w = [math.exp(v - mx) for v in lw]
+                tot = sum(w)
+                w = [v / tot for v in w]
+                thr = noise.uniform(r) * sum(w)
+                acc, k = 0.0, 0
+                for k, v in enumerate(w):
+                    acc += v
+                    if not acc < thr:
+                        break
+                self.x[r][0], self.lpx[r][0] = parts[k], lps[k]
+                if self.name == "msc":
+                    e = es[k]
+                    g[:D] = -e / sig
+                    g[D:] = -(e * e - 1.0) / sig * dsig
+                else:
+                    for wi, e in zip(w, es):
+                        g[:D] -= wi * (e / sig)
+                        g[D:] -= wi * ((e * e - 1.0) / sig * dsig)
+            self.last_grad.append(g)
+            # Adam (optim.adam), per replicate
+            self.m1[r] = B1 * self.m1[r] + (1 - B1) * g
+            self.m2[r] = B2 * self.m2[r] + (1 - B2) * g * g
+            den = np.sqrt(self.m2[r]) * (1.0 / math.sqrt(c2)) + ADAM_EPS
+            self.lam[r] = lam - self.m1[r] * (LR / c1) / den
+
+    def lam_array(self):
+        import numpy as np
+
+        return np.array(self.lam)
+
+
+# ----------------------------------------------------------------------------- (b) JAX
+def jax_or_reason():
+    try:
+        import jax
+        import jax.numpy
+    except Exception as exc:  # noqa: BLE001 (ImportError, or a broken install)
+        return None, f"JAX not available ({type(exc).__name__}: {exc}); install with `pip install jax jaxlib`"
+    jax.config.update("jax_enable_x64", True)
+    return jax, None
+
+
+class JaxImpl:
+    """The same iteration in JAX (float64): ``core(state, eps, u)`` is the transition plus
+    Adam; ``step(state)`` draws eps and u with JAX's RNG and calls ``core``, all in one jit."""
+
+    def __init__(self, jax, prob: Problem, name: str):
+        import jax.numpy as jnp
+
+        self.jax, self.jnp, self.p, self.name = jax, jnp, prob, name
+        D, N, R = prob.D, prob.N, prob.R
+        mu, Lp, log_norm = jnp.asarray(prob.mu), jnp.asarray(prob.Lp), prob.log_norm
+        c_q = -0.5 * D * math.log(2 * math.pi)
+
+        def logpi(z):
+            y = (z - mu) @ Lp
+            return log_norm - 0.5 * jnp.sum(y * y, -1)
+
+        def unpack(lam):
+            m, om = lam[:, :D], lam[:, D:]
+            return m, jax.nn.softplus(om), jax.nn.sigmoid(om)
+
+        def score(e, sig, dsig):  # e (..., D) standardised residuals; sig/dsig broadcastable
+            return jnp.concatenate([e / sig, (e * e - 1.0) / sig * dsig], -1)
+
+        def adam(lam, m1, m2, t, g):
+            t = t + 1
+            m1 = B1 * m1 + (1 - B1) * g
+            m2 = B2 * m2 + (1 - B2) * g * g
+            c1, c2 = 1 - B1 ** t, 1 - B2 ** t
+            den = jnp.sqrt(m2) * (1.0 / jnp.sqrt(c2)) + ADAM_EPS
+            return lam - m1 * (LR / c1) / den, m1, m2, t
+
+        def core(state, eps, u):
+            lam, m1, m2, t, x, lpx = state
+            m, sig, dsig = unpack(lam)
+            logdet = jnp.sum(jnp.log(sig), -1)
+            s3, d3, m3 = sig[:, None, :], dsig[:, None, :], m[:, None, :]
+            if name == "pmcsa":  # eps (R, N, D), u (R, N), x (R, N, D)
+                z = m3 + s3 * eps
+                lpz = logpi(z)
+                ex = (x - m3) / s3
+                lr = (lpz - lpx) + 0.5 * (jnp.sum(eps * eps, -1) - jnp.sum(ex * ex, -1))
+                acc = jnp.log(u) < lr
+                x = jnp.where(acc[..., None], z, x)
+                lpx = jnp.where(acc, lpz, lpx)
+                e = jnp.where(acc[..., None], eps, ex)
+                g = -score(e, s3, d3).mean(1)
+                rej = (~acc).mean(-1)
+            elif name == "jsa":  # eps (R, N, D), u (R, N), x (R, 1, D)
+                x0 = x[:, 0]
+                e0 = (x0 - m) / sig
+                lqx0 = -0.5 * jnp.sum(e0 * e0, -1) - logdet + c_q
+
+                def body(carry, inp):
+                    xc, lpc, lqc, ec = carry
+                    ep, un = inp
+                    z = m + sig * ep
+                    lpz = logpi(z)
+                    lqz = -0.5 * jnp.sum(ep * ep, -1) - logdet + c_q
+                    acc = jnp.log(un) < (lpz - lqz) - (lpc - lqc)
+                    a1 = acc[:, None]
+                    new = (jnp.where(a1, z, xc), jnp.where(acc, lpz, lpc), jnp.where(acc, lqz, lqc),
+                           jnp.where(a1, ep, ec))
+                    return new, (new[3], acc)
+
+                carry, (es, accs) = jax.lax.scan(body, (x0, lpx[:, 0], lqx0, e0),
+                                                 (jnp.swapaxes(eps, 0, 1), jnp.swapaxes(u, 0, 1)))
+                x, lpx = carry[0][:, None, :], carry[1][:, None]
+                g = -score(jnp.swapaxes(es, 0, 1), s3, d3).mean(1)
+                rej = (~accs).mean(0)
+            else:  # msc / msc-rb: eps (R, N-1, D), u (R,), x (R, 1, D)
+                x0 = x[:, 0]
+                e0 = (x0 - m) / sig
+                z = m3 + s3 * eps
+                lpz = logpi(z)
+                lw0 = lpx[:, 0] - (-0.5 * jnp.sum(e0 * e0, -1) - logdet + c_q)
+                lwz = lpz - (-0.5 * jnp.sum(eps * eps, -1) - logdet[:, None] + c_q)
+                lw = jnp.concatenate([lw0[:, None], lwz], -1)
+                w = jax.nn.softmax(lw, -1)
+                cdf = jnp.cumsum(w, -1)
+                idx = jnp.minimum(jnp.sum(cdf < u[:, None] * cdf[:, -1:], -1), N - 1)
+                parts = jnp.concatenate([x0[:, None], z], 1)
+                es = jnp.concatenate([e0[:, None], eps], 1)
+                lps = jnp.concatenate([lpx, lpz], -1)
+                take = lambda a: jnp.take_along_axis(a, idx[:, None, None], 1)[:, 0]
+                x = take(parts)[:, None]
+                lpx = jnp.take_along_axis(lps, idx[:, None], 1)
+                if name == "msc":
+                    g = -score(take(es), sig, dsig)
+                else:
+                    g = -(w[..., None] * score(es, s3, d3)).sum(1)
+                rej = (idx == 0).astype(jnp.float64)
+            lam, m1, m2, t = adam(lam, m1, m2, t, g)
+            return (lam, m1, m2, t, x, lpx), rej, g
+
+        n_prop, C = n_proposals(name, N), (N if name == "pmcsa" else 1)
+        u_shape = (R, N) if name in ("pmcsa", "jsa") else (R,)
+
+        def step(key, state):
+            key, k1, k2 = jax.random.split(key, 3)
+            eps = jax.random.normal(k1, (R, n_prop, D), dtype=jnp.float64)
+            u = jax.random.uniform(k2, u_shape, dtype=jnp.float64)
+            state, rej, _ = core(state, eps, u)
+            return key, state, rej
+
+        self.C = C
+        self.core = jax.jit(core)
+        self.step = jax.jit(step)
+
+    def init_state(self, lam, positions, logp):
+        jnp = self.jnp
+        lam = jnp.asarray(lam)
+        return (lam, jnp.zeros_like(lam), jnp.zeros_like(lam), jnp.asarray(0.0), jnp.asarray(positions),
+                jnp.asarray(logp))
+
+
+# ----------------------------------------------------------------------------- timing helpers
+def time_scheme(sch, box, k):
+    """k iterations of Scheme.step; box = [RunState] is advanced in place."""
+    st = box[0]
+    c0 = st.counts["q_sample"]
+    t0 = time.perf_counter()
+    for _ in range(k):
+        st, _ = sch.step(st)
+    dt = (time.perf_counter() - t0) / k
+    box[0] = st
+    return dt, (st.counts["q_sample"] - c0) / k
+
+
+def make_floor(prob, n_prop, seed):
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 77])
+    rows = prob.R * n_prop
+    buf, out, Lp = np.empty((rows, prob.D)), np.empty((rows, prob.D)), prob.Lp
+
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            rng.standard_normal(out=buf)
+            np.matmul(buf, Lp, out=out)
+        return (time.perf_counter() - t0) / k
+
+    return run
+
+
+def make_floor_tri(prob, n_prop, seed):
+    """The floor with the product done as a triangular one (BLAS dtrmm, in place): Lp is
+    the Cholesky factor of the precision, lower triangular, and the fused pMCSA path uses
+    this product, so this is the like-for-like floor for it."""
+    import numpy as np
+    from scipy.linalg import blas
+
+    rng = np.random.default_rng([seed, 77])
+    buf = np.empty((prob.R * n_prop, prob.D))
+    LpT = prob.Lp.T  # Fortran-contiguous view of Lp^T
+
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            rng.standard_normal(out=buf)
+            blas.dtrmm(1.0, LpT, buf.T, side=0, lower=0, trans_a=0, overwrite_b=1)  # buf := buf @ Lp
+        return (time.perf_counter() - t0) / k
+
+    return run
+
+
+def make_floor_streams(prob, n_prop, seed):
+    import numpy as np
+
+    from simulate.rng import Streams
+
+    streams = Streams(seed + 1, prob.R, block=BLOCK)
+    buf, out, Lp = np.empty((prob.R, n_prop, prob.D)), np.empty((prob.R * n_prop, prob.D)), prob.Lp
+
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            np.copyto(buf, streams.take("normal", (n_prop, prob.D)))
+            np.matmul(buf.reshape(-1, prob.D), Lp, out=out)
+        return (time.perf_counter() - t0) / k
+
+    return run
+
+
+def make_jax_runner(impl, key, state):
+    box = [key, state]
+
+    def run(k):
+        key, st = box
+        t0 = time.perf_counter()
+        for _ in range(k):
+            key, st, _ = impl.step(key, st)
+        impl.jax.block_until_ready(st)
+        dt = (time.perf_counter() - t0) / k
+        box[0], box[1] = key, st
+        return dt
+
+    return run
+
+
+def make_loop_runner(loop, noise):
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            loop.step(noise)
+        return (time.perf_counter() - t0) / k
+
+    return run
+
+
+# ----------------------------------------------------------------------------- check
+def check_equivalence(prob, name, jax, iters=8):
+    """Run library, loop and JAX on the library's own random numbers for a few iterations.
+
+    Reports the largest |difference| to the library in the gradient estimates (all
+    iterations), in lambda and in the chain positions at the end."""
+    import numpy as np
+
+    sch = prob.scheme(name)
+    st = sch.init(seed=prob.seed + 11, replicates=prob.R)
+    lam0, pos0, lp0 = st.lam.copy(), st.chains.position.copy(), st.chains.logp.copy()
+    noise_src = st.streams.copy()  # the same draws the scheme is about to consume
+    grads = []
+    for _ in range(iters):
+        st, info = sch.step(st)
+        grads.append(info.grad)
+
+    def diffs(g, lam, pos):
+        return {"grad": float(max(np.abs(a - b).max() for a, b in zip(g, grads))),
+                "lam": float(np.abs(lam - st.lam).max()),
+                "position": float(np.abs(pos - st.chains.position).max())}
+
+    out = {"iterations": iters}
+    loop = LoopImpl(prob, name, lam0, pos0, lp0)
+    ln = StreamNoise(name, prob.N, prob.D, noise_src.copy())
+    lg = []
+    for _ in range(iters):
+        loop.step(ln)
+        lg.append(np.array(loop.last_grad))
+    out["loop_max_abs_diff"] = diffs(lg, loop.lam_array(), np.array(loop.x))
+    if jax is not None:
+        impl = JaxImpl(jax, prob, name)
+        jst = impl.init_state(lam0, pos0, lp0)
+        s = noise_src.copy()
+        N, D = prob.N, prob.D
+        jg = []
+        for _ in range(iters):
+            if name == "pmcsa":
+                eps, u = s.take("normal", (N, D)), s.take("uniform/accept", (N,))
+            elif name == "jsa":
+                eps, u = s.take("normal", (N, 1, D))[:, :, 0], s.take("uniform/accept", (N, 1))[:, :, 0]
+            else:
+                eps, u = s.take("normal", (1, N - 1, D))[:, 0], s.take("uniform/select", (1,))[:, 0]
+            jst, _, g = impl.core(jst, eps, u)
+            jg.append(np.asarray(g))
+        out["jax_max_abs_diff"] = diffs(jg, np.asarray(jst[0]), np.asarray(jst[4]))
+    return out
+
+
+# ----------------------------------------------------------------------------- main
+def run(args):
+    import numpy as np
+
+    prob = Problem(args.dim, args.N, args.replicates, args.seed)
+    jax, jax_reason = (None, "disabled with --no-jax") if args.no_jax else jax_or_reason()
+    window = BLOCK * math.ceil(args.iters / BLOCK)
+    R = prob.R
+
+    runners = {}  # (scheme, variant) -> callable(k) -> seconds per iteration
+    meta = {}
+    for name in args.schemes:
+        sch = prob.scheme(name)
+        box = [sch.init(seed=args.seed, replicates=R)]
+        n_prop = n_proposals(name, prob.N)
+        time_scheme(sch, box, BLOCK)  # warm-up: one whole block, windows start on a block boundary
+        meta[name] = {"q_sample_per_iter": None}
+
+        def scheme_run(k, sch=sch, box=box, name=name):
+            dt, q = time_scheme(sch, box, k)
+            meta[name]["q_sample_per_iter"] = q
+            return dt
+
+        runners[(name, "scheme")] = scheme_run
+        if name == "pmcsa":  # informational: the generic kernels (Scheme(..., fast=False))
+            gsch = prob.scheme(name, fast=False)
+            gbox = [gsch.init(seed=args.seed, replicates=R)]
+            time_scheme(gsch, gbox, BLOCK)
+            runners[(name, "generic")] = lambda k, gsch=gsch, gbox=gbox: time_scheme(gsch, gbox, k)[0]
+        runners[(name, "floor")] = make_floor(prob, n_prop, args.seed)
+        runners[(name, "floor+streams")] = make_floor_streams(prob, n_prop, args.seed)
+        runners[(name, "floor-tri")] = make_floor_tri(prob, n_prop, args.seed)
+        runners[(name, "floor-tri")](3)
+        runners[(name, "floor")](3)
+        runners[(name, "floor+streams")](BLOCK)  # warm-up, block-aligned
+        st0 = box[0]
+        loop = LoopImpl(prob, name, st0.lam, st0.chains.position, st0.chains.logp)
+        runners[(name, "loop")] = make_loop_runner(loop, PerChainNoise(args.seed, R))
+        if jax is not None:
+            impl = JaxImpl(jax, prob, name)
+            jr = make_jax_runner(impl, jax.random.PRNGKey(args.seed),
+                                 impl.init_state(st0.lam, st0.chains.position, st0.chains.logp))
+            jr(3)  # compile and warm up
+            runners[(name, "jax")] = jr
+
+    checks = {}
+    if not args.no_check:
+        for name in args.schemes:
+            checks[name] = check_equivalence(prob, name, jax)
+
+    variants = ["scheme", "floor", "floor-tri", "floor+streams", "loop"] + (["jax"] if jax is not None else [])
+    jobs = [(n, v) for n in args.schemes for v in variants] + [j for j in runners if j[1] == "generic"]
+    samples = {j: [] for j in jobs}
+    for rep in range(args.repeats):
+        shift = (rep * 3) % len(jobs)  # rotate the order between repeats
+        for job in jobs[shift:] + jobs[:shift]:
+            k = args.loop_iters if job[1] == "loop" else window
+            samples[job].append(runners[job](k))
+
+    med = {j: statistics.median(v) for j, v in samples.items()}
+    result = {
+        "config": {"dim": prob.D, "N": prob.N, "replicates": R, "iters_per_window": window,
+                   "iters_requested": args.iters, "repeats": args.repeats, "loop_iters": args.loop_iters,
+                   "target": prob.target.name, "family": "MeanFieldGaussian(softplus)",
+                   "optimizer": f"adam(lr={LR})", "seed": args.seed, "stream_block": BLOCK},
+        "environment": {"python": platform.python_version(), "numpy": np.__version__,
+                        "jax": (jax.__version__ if jax is not None else None),
+                        "jax_prng": (None if jax is None else str(getattr(jax.config, "jax_default_prng_impl", "?"))),
+                        "machine": platform.machine(),
+                        "cpu_count": os.cpu_count(), "threads": args.threads,
+                        "thread_env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")}},
+        "jax_skipped": jax_reason,
+        "schemes": {},
+    }
+    for name in args.schemes:
+        t = med[(name, "scheme")]
+        q = meta[name]["q_sample_per_iter"]
+        entry = {"ms_per_iter": 1e3 * t, "iters_per_s": 1.0 / t, "samples_per_s": R * q / t,
+                 "q_sample_per_iter": q, "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
+                 "comparators": {}}
+        for v in variants[1:] + (["generic"] if (name, "generic") in med else []):
+            tv = med[(name, v)]
+            entry["comparators"][v] = {"ms_per_iter": 1e3 * tv, "ratio": tv / t,
+                                       "ms_per_iter_repeats": [1e3 * x for x in samples[(name, v)]]}
+        if jax is None:
+            entry["comparators"]["jax"] = {"skipped": jax_reason}
+        entry["scheme_over_floor"] = t / med[(name, "floor")]
+        if name in checks:
+            entry["check"] = checks[name]
+        result["schemes"][name] = entry
+    return result
+
+
+def print_table(res):
+    c = res["config"]
+    e = res["environment"]
+    print(f"MCSA scheme throughput: D={c['dim']}  N={c['N']}  R={c['replicates']} replicates  "
+          f"target {c['target']}  q {c['family']}  {c['optimizer']}")
+    print(f"medians of {c['repeats']} interleaved repeats; windows of {c['iters_per_window']} iterations "
+          f"(python loop: {c['loop_iters']}); threads={e['threads']}; numpy {e['numpy']}, jax {e['jax']}")
+    print()
+    hdr = (f"{'scheme':8s} {'ms/iter':>8s} {'iter/s':>8s} {'samples/s':>10s} | {'loop':>7s} {'jax':>6s} "
+           f"{'floor':>6s} | {'floor-tri':>9s} {'floor+str':>9s} | {'scheme/floor':>12s}")
+    print(hdr)
+    print("-" * len(hdr))
+    for name, s in res["schemes"].items():
+        cm = s["comparators"]
+        jx = f"{cm['jax']['ratio']:6.2f}" if "ratio" in cm["jax"] else f"{'n/a':>6s}"
+        print(f"{name:8s} {s['ms_per_iter']:8.3f} {s['iters_per_s']:8.1f} {s['samples_per_s']:10.3g} | "
+              f"{cm['loop']['ratio']:7.1f} {jx} {cm['floor']['ratio']:6.2f} | {cm['floor-tri']['ratio']:9.2f} "
+              f"{cm['floor+streams']['ratio']:9.2f} | {s['scheme_over_floor']:12.2f}")
+    print()
+    print("loop, jax, floor (the three comparators) and floor-tri, floor+str (informational): that variant's")
+    print("time per iteration divided by the scheme's (> 1: slower than the scheme).  scheme/floor = 1 / floor.")
+    print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' blocked streams.")
+    print("samples = proposals drawn (R x q_sample per iteration).  See benchmarks/README.md.")
+    print("comparator times (ms/iter): " + "; ".join(
+        f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k, v in s["comparators"].items() if "ms_per_iter" in v)
+        for n, s in res["schemes"].items()))
+    if res["jax_skipped"]:
+        print(f"jax comparator skipped: {res['jax_skipped']}")
+    checks = {n: s["check"] for n, s in res["schemes"].items() if "check" in s}
+    if checks:
+        fmt = lambda d: "/".join(f"{d[k]:.0e}" for k in ("grad", "lam", "position"))
+        print(f"check, same random numbers as the library for {next(iter(checks.values()))['iterations']} "
+              "iterations, max |difference| in grad/lambda/positions: " + "; ".join(
+                  f"{n}: loop {fmt(v['loop_max_abs_diff'])}"
+                  + (f", jax {fmt(v['jax_max_abs_diff'])}" if "jax_max_abs_diff" in v else "")
+                  for n, v in checks.items()))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    pin_threads(args.threads)
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+    res = run(args)
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print_table(res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
