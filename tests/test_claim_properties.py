@@ -183,12 +183,9 @@ def test_sgfs_convergence_criterion_corrected_is_the_exact_sd(n, NS, C, G, k):
     Nd, S = NS
     h, sx2 = Nd * C + G, Nd ** 2 * C / S
     assume(k * (h + sx2) <= 4 * h)
-    rho, Dd = 1 - k / 2, k / (2 * h)
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    cov = h * rho ** np.abs(i - j)
-    lag = np.abs(i - j) - 1
-    cov = cov - np.where(i != j, h * rho ** np.maximum(lag, 0) * Dd * sx2, 0.0) + np.where(i == j, sx2, 0.0)
-    sd = math.sqrt(cov.sum()) / n
+    from simulate.sgfs import window_mean_sd
+
+    sd = window_mean_sd(n, Nd, S, C, G, k)
     assert sd == pytest.approx(b("sgfs_convergence_criterion", "threshold", "corrected", n_avg=n, n_data=Nd, batch=S,
                                  fisher=C, prior=G, k_frac=k), rel=1e-9)
 

@@ -172,23 +172,12 @@ def _criterion_sign():
 def _criterion_var():
     """Var of the mean of n gradients at stationarity vs the printed (NC + G)/n + N^2/(n|S|), scalar case."""
     rows = []
+    from simulate.sgfs import window_mean_sd
+
     for n_, Nd, S, C, G, kk in ((10, 1000, 100, 1.0, 1.0, 0.1), (10, 1000, 100, 0.5, 10.0, 0.05), (50, 200, 20, 2.0, 0.0, 0.2)):
         h = Nd * C + G
-        rho = 1 - kk / 2
-        D_ = kk / (2 * h)
-        sx2 = Nd ** 2 * C / S
-        cov = np.zeros((n_, n_))
-        for i in range(n_):
-            for j in range(n_):
-                c = h * rho ** abs(i - j)
-                if j > i:
-                    c -= h * rho ** (j - i - 1) * D_ * sx2
-                if i > j:
-                    c -= h * rho ** (i - j - 1) * D_ * sx2
-                if i == j:
-                    c += sx2
-                cov[i, j] = c
-        rows.append(({"n": n_, "N": Nd, "S": S, "C": C, "G": G, "k": kk}, cov.sum() / n_ ** 2, h / n_ + Nd ** 2 / (n_ * S)))
+        rows.append(({"n": n_, "N": Nd, "S": S, "C": C, "G": G, "k": kk}, window_mean_sd(n_, Nd, S, C, G, kk) ** 2,
+                     h / n_ + Nd ** 2 / (n_ * S)))
     o = instance_check(lambda: rows, "=", 1e-9, describe="exact stationary covariance of the scalar process")
     o.correction = ("Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) rho^(d-1) + n sigma^2], "
                     "rho = 1 - k/2, h = NC + G, sigma^2 = N^2 C/|S| (bounds: sgfs_convergence_criterion, corrected)")

@@ -1,0 +1,30 @@
+"""The scalar SGFS process of 002 §2.3 at stationarity (exact second moments).
+
+``theta_{i+1} = theta_i + D Y_i + N(0, 2D - D^2 sigma^2 - D^2 h)`` with the stochastic
+gradient ``Y_i = -h theta_i + xi_i``, ``xi_i ~ N(0, sigma^2)``, ``sigma^2 = N^2 C/|S|``,
+``h = N C + G``, ``D = k/(2h)`` (002 Eqs. 8-10, scalar case, theta_MAP = 0).  At
+stationarity Var[theta] = 1/h, theta is AR(1) with coefficient rho = 1 - k/2, and the
+gradient noise xi_i enters theta_j (j > i) through D.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def window_mean_covariance(n: int, N: float, S: float, C: float, G: float, k: float) -> np.ndarray:
+    """Cov[Y_i, Y_j], i, j = 1..n, at stationarity (an n x n matrix)."""
+    h = N * C + G
+    sigma2 = N ** 2 * C / S
+    rho = 1 - k / 2
+    D = k / (2 * h)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    lag = np.abs(i - j)
+    cov = h * rho ** lag  # h^2 Cov(theta_i, theta_j) = h rho^|i-j|
+    cross = h * rho ** np.maximum(lag - 1, 0) * D * sigma2  # h Cov(theta_j, xi_i), j > i
+    return cov - np.where(lag > 0, cross, 0.0) + np.where(lag == 0, sigma2, 0.0)
+
+
+def window_mean_sd(n: int, N: float, S: float, C: float, G: float, k: float) -> float:
+    """Standard deviation of (1/n) sum_{i=1}^n Y_i at stationarity."""
+    return float(np.sqrt(window_mean_covariance(n, N, S, C, G, k).sum()) / n)
