@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from simulate import divergences as dv
 from simulate import finite as F
@@ -330,7 +330,7 @@ def _one_d_kernel_expectation(x, s_sd, f, kind):
     q = stats.norm(0, s_sd)
     logw = lambda z: stats.norm.logpdf(z) - q.logpdf(z)  # noqa: E731
     acc = (lambda z: min(1.0, np.exp(logw(z) - logw(x)))) if kind == "imh" else \
-        (lambda z: 1.0 / (1.0 + np.exp(logw(x) - logw(z))))  # Barker = CIS with N = 2
+        (lambda z: float(special.expit(logw(z) - logw(x))))  # Barker = CIS with N = 2
     moved = integrate.quad(lambda z: acc(z) * q.pdf(z), -np.inf, np.inf, epsabs=1e-13)[0]
     val = np.array([integrate.quad(lambda z: acc(z) * f(z)[i] * q.pdf(z), -np.inf, np.inf, epsabs=1e-13)[0]
                     for i in range(len(f(0.0)))])
