@@ -13,25 +13,16 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 
 import mpmath
 import numpy as np
 
 from . import ASSUMPTIONS, ParamError, UnknownClaim, all_claims, get
+from .clikit import Parser as _Parser, UsageError, run
 from .core import Claim
 from .numerics import PrecisionError
 
 PROG = "python -m bounds"
-
-
-class UsageError(Exception):
-    """Bad command-line input; printed as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line instead of usage + error
-        raise UsageError(message)
 
 
 # ----------------------------------------------------------------------------- values
@@ -331,28 +322,5 @@ Values outside the double range are printed (and put in JSON) as decimal strings
 
 
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if not argv:
-            raise UsageError(f"a command is required (list, show, compare or a claim id); see `{PROG} --help`")
-        if argv[0] in ("-h", "--help"):
-            print(USAGE)
-            return 0
-        cmd, rest = argv[0], argv[1:]
-        if cmd == "list":
-            return cmd_list(rest)
-        if cmd == "show":
-            return cmd_show(rest)
-        if cmd == "compare":
-            return cmd_compare(rest)
-        if cmd.startswith("-"):
-            raise UsageError(f"expected a command or claim id before {cmd!r}; see `{PROG} --help`")
-        return cmd_claim(cmd, rest)
-    except (UsageError, ParamError, UnknownClaim) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except PrecisionError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    return run(PROG, USAGE, argv, {"list": cmd_list, "show": cmd_show, "compare": cmd_compare}, cmd_claim,
+               errors=(ParamError, UnknownClaim, PrecisionError))

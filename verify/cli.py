@@ -21,21 +21,14 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from bounds.clikit import Parser as _Parser, UsageError, run
+
 from . import core
 from .core import ALPHA, EXIT, REGISTRY, run_verification
 
 PROG = "python -m verify"
 OVERRIDE_FLAGS = {"N": "--N", "k": "--k", "t": "--t", "w_star": "--w-star", "dim": "--dim",
                   "proposal_scale": "--proposal-scale"}
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
 
 
 def _load():
@@ -342,32 +335,17 @@ Verdicts: holds, violated, inconclusive. Exit status 0 holds, 1 violated, 3 inco
 """
 
 
+def _search(argv):
+    from .search import cmd_search
+
+    return cmd_search(argv)
+
+
+def _audit(argv):
+    from .audit import cmd_audit
+
+    return cmd_audit(argv)
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if not argv:
-            raise UsageError(f"a command is required (list, all, search, audit or a claim id); see `{PROG} --help`")
-        if argv[0] in ("-h", "--help"):
-            print(USAGE)
-            return 0
-        cmd, rest = argv[0], argv[1:]
-        if cmd == "list":
-            return cmd_list(rest)
-        if cmd == "all":
-            return cmd_all(rest)
-        if cmd == "search":
-            from .search import cmd_search
-
-            return cmd_search(rest)
-        if cmd == "audit":
-            from .audit import cmd_audit
-
-            return cmd_audit(rest)
-        if cmd.startswith("-"):
-            raise UsageError(f"expected a command or claim id before {cmd!r}; see `{PROG} --help`")
-        return cmd_claim(cmd, rest)
-    except UsageError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
+    return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit}, cmd_claim)
