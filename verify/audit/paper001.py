@@ -64,13 +64,19 @@ def _eq3():
     return o
 
 
-def _eq7():
+def _tv_vs_geometric(steps, step_key, with_w_star=False):
+    """Rows (params, max over starts of d_TV(K^k(x, .), pi), (1 - 1/w*)^k) for k = 1..steps on every _pairs() instance."""
     rows = []
     for pi, q in _pairs():
-        K = F.imh_matrix(pi, q)
         rr = 1 - 1 / float((pi / q).max())
-        tv = F.tv_curve(K, pi, 30)
-        rows += [({"M": pi.size, "k": kk + 1, "w_star": 1 / (1 - rr)}, tv[kk].max(), rr ** (kk + 1)) for kk in range(30)]
+        tv = F.tv_curve(F.imh_matrix(pi, q), pi, steps)
+        extra = {"w_star": 1 / (1 - rr)} if with_w_star else {}
+        rows += [({"M": pi.size, step_key: kk + 1, **extra}, tv[kk].max(), rr ** (kk + 1)) for kk in range(steps)]
+    return rows
+
+
+def _eq7():
+    rows = _tv_vs_geometric(30, "k", with_w_star=True)
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="all starts, k <= 30")
 
 
@@ -563,12 +569,7 @@ def _l7_def():
 
 
 def _l7_loose():
-    rows = []
-    for pi, q in _pairs():
-        K = F.imh_matrix(pi, q)
-        rr = 1 - 1 / float((pi / q).max())
-        tv = F.tv_curve(K, pi, 10)
-        rows += [({"M": pi.size, "n": kk + 1}, tv[kk].max(), rr ** (kk + 1)) for kk in range(10)]
+    rows = _tv_vs_geometric(10, "n")
     o = instance_check(lambda: rows, "<=", tol=1e-12, printed="=")
     o.correction = "'<=' (geometric ergodicity is an upper bound)"
     return o
