@@ -281,17 +281,24 @@ class Claim:
     def evaluator(self, quantity: str, form: str) -> tuple[Evaluator, tuple[str, ...]]:
         return self._evaluators[(quantity, form)]
 
+    @cached_property
+    def _constraint_functions(self):
+        """(constraint, its symbols, its lambdified relation), built once per claim."""
+        out = []
+        for c in self.constraints:
+            syms = sorted(c.relation.free_symbols, key=lambda s: s.name)
+            out.append((c, syms, sp.lambdify(syms, c.relation, modules="numpy")))
+        return tuple(out)
+
     def validate(self, values: dict[str, np.ndarray]) -> None:
         """Check domains and cross-parameter constraints; raise ParamError (one line)."""
         for name, arr in values.items():
             p = self.param(name)
             for v in np.atleast_1d(np.asarray(arr, dtype=float)).ravel():
                 p.check(v)
-        for c in self.constraints:
-            syms = sorted(c.relation.free_symbols, key=lambda s: s.name)
+        for c, syms, f in self._constraint_functions:
             if not all(s.name in values for s in syms):
                 continue
-            f = sp.lambdify(syms, c.relation, modules="numpy")
             with np.errstate(all="ignore"):
                 ok = np.asarray(f(*[np.asarray(values[s.name], dtype=float) for s in syms]))
             if not np.all(ok):

@@ -269,12 +269,16 @@ def test_same_seed_same_numbers_and_no_dependence_on_replicates_or_block(name):
     fam = MeanFieldGaussian(6)
     sch = Scheme(name, tgt, fam, 4, optim.make("adam", 0.05))
     runs = []
-    for R, block in [(3, 32), (5, 7), (3, 1)]:
+    # R = 1 and R = 17 as well: BLAS picks kernels (and summation orders) by shape, so a
+    # reduction whose order depends on R shows up as last-bit differences here.
+    for R, block in [(3, 32), (5, 7), (3, 1), (1, 5), (17, 64)]:
         s = sch.init(seed=9, replicates=R, block=block)
         for _ in range(20):
             s, _ = sch.step(s)
-        runs.append(s.lam[:3])
-    assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
+        runs.append(s.lam)
+    for other in runs[1:]:
+        k = min(len(other), 3)
+        assert np.array_equal(runs[0][:k], other[:k])
 
 
 def test_fused_pmcsa_equals_generic_kernels():
