@@ -7,6 +7,12 @@ random examples locally.
 
 import os
 
+# One BLAS thread per process (set before NumPy is imported here or in a subprocess: the
+# notebook kernels and command-line tests inherit the environment).  On a 2-core machine
+# the library default oversubscribes the cores and makes run times erratic.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
