@@ -32,6 +32,13 @@ def _align(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     return x.reshape(x.shape[:-1] + (1,) * extra + x.shape[-1:])
 
 
+def _stack(M: np.ndarray, ndim: int) -> np.ndarray:
+    """Matrices M (*batch, D, D) with axes inserted before the last two, so that
+    ``x @ _stack(M, x.ndim)`` for x (*batch, *extra, n, D) is a stacked product: one
+    (n, D) @ (D, D) matmul per batch entry, a shape independent of the batch size."""
+    return M.reshape(M.shape[:-2] + (1,) * max(0, ndim - M.ndim) + M.shape[-2:])
+
+
 def _softplus(x):
     """log(1 + e^x), stable; (np.logaddexp is ~6x slower on this hot path)."""
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
@@ -156,40 +163,53 @@ class FullRankGaussian:
     def noise_spec(self, prefix: tuple) -> dict:
         return {"eps": ("normal", (*prefix, self.dim))}
 
+    # Reproducibility: every product below is a *stacked* matmul whose per-call shape is
+    # fixed by the parameters' batch shape: a (n, D) @ (D, D) product for each replicate
+    # row (and each chain), never one (R n, D) @ (D, D) product whose BLAS kernel, and so
+    # summation order, would depend on R.  Inverses are per-matrix LAPACK calls of shape
+    # (D, D).  So a row's numbers do not depend on how many rows share the batch.
+
     def sample(self, lam, noise):
         m, L = self.unpack(lam)
         eps = noise["eps"]
-        z = np.einsum("...ij,...nj->...ni", L, eps) if eps.ndim > m.ndim else eps @ np.swapaxes(L, -1, -2)
+        one = eps.ndim == m.ndim  # one sample per parameter row
+        e = eps[..., None, :] if one else eps
+        z = e @ _stack(np.swapaxes(L, -1, -2), e.ndim)  # z = L eps, per row
+        z = z[..., 0, :] if one else z
         return _align(m, z) + z
 
     def _whiten(self, lam, z):
+        """m, L, L^-1 and eps = L^-1 (z - m)."""
         m, L = self.unpack(lam)
+        Linv = np.linalg.inv(L)
         r = z - _align(m, z)
-        if z.ndim > m.ndim:  # batched parameters: solve per batch
-            eps = np.linalg.solve(L[..., None, :, :], r[..., None])[..., 0]
-        else:
-            eps = np.linalg.solve(L, r[..., None])[..., 0] if r.ndim > 1 else np.linalg.solve(L, r)
-        return m, L, eps
+        one = z.ndim == m.ndim
+        r = r[..., None, :] if one else r
+        eps = r @ _stack(np.swapaxes(Linv, -1, -2), r.ndim)
+        return m, L, Linv, (eps[..., 0, :] if one else eps)
 
     def logpdf(self, lam, z):
-        m, L, eps = self._whiten(lam, z)
+        m, L, _, eps = self._whiten(lam, z)
         logdet = np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(-1)
         if z.ndim > m.ndim:
-            logdet = logdet[..., None]
+            logdet = logdet.reshape(logdet.shape + (1,) * (z.ndim - m.ndim))
         return -0.5 * (eps * eps).sum(-1) - logdet - 0.5 * self.dim * LOG_2PI
 
     def score(self, lam, z):
-        m, L, eps = self._whiten(lam, z)
-        Linv = np.linalg.inv(L)
+        """d log q / dm = L^-T eps; d log q / dL = tril(L^-T eps eps^T - L^-T), the
+        diagonal times L_ii (log-diagonal parameterisation)."""
+        m, L, Linv, eps = self._whiten(lam, z)
+        one = z.ndim == m.ndim
+        e = eps[..., None, :] if one else eps
+        sm = e @ _stack(Linv, e.ndim)  # (L^-T eps)_i = sum_j Linv_ji eps_j
+        sm = sm[..., 0, :] if one else sm
         A = np.swapaxes(Linv, -1, -2)  # L^-T
-        if z.ndim > m.ndim:
-            A = A[..., None, :, :]
-        sm = np.einsum("...ij,...j->...i", A, eps)
-        G = np.einsum("...ik,...k,...j->...ij", A, eps, eps) - A
+        extra = z.ndim - m.ndim
+        A = A.reshape(A.shape[:-2] + (1,) * extra + A.shape[-2:])
+        G = sm[..., :, None] * eps[..., None, :] - A
         di = np.arange(self.dim)
         Ld = np.diagonal(L, axis1=-2, axis2=-1)
-        if z.ndim > m.ndim:
-            Ld = Ld[..., None, :]
+        Ld = Ld.reshape(Ld.shape[:-1] + (1,) * extra + Ld.shape[-1:])
         G[..., di, di] = G[..., di, di] * Ld
         return np.concatenate([sm, G[(..., *self._tril)]], axis=-1)
 

@@ -7,6 +7,23 @@ independent replicate runs) or ``(P,)``.  Step sizes come from a schedule
 
 SGD, Momentum (Polyak heavy ball), Nesterov and Adam (Kingma & Ba 2015) — the four
 optimisers of 001 Figure 2 (Momentum/Nesterov with 0.9, Adam with (0.9, 0.999)).
+
+Hyper-parameters per replicate row
+----------------------------------
+Every hyper-parameter (the learning rate ``lr``, ``beta`` of Momentum/Nesterov, ``b1``,
+``b2``, ``eps`` of Adam) is either a number, shared by all rows, or a 1-D array with one
+value per replicate row of the (R, P) parameters, so that one vectorised run carries a
+different step size (and optimiser setting) in each row, e.g. a step-size sweep::
+
+    opt = optim.make("adam", lr=[1e-3, 1e-2, 1e-1], b1=0.9)   # rows 0, 1, 2
+    state = scheme.init(seed, units=[0, 1, 2])                 # see Scheme.init
+
+A row's update is computed with exactly the same floating-point operations whether its
+value comes from a number or from an array (the bias corrections 1 - b^t of Adam are
+computed with Python's ``float ** int`` in both cases), so a row gives bit-identical
+numbers alone, inside a batch of other rows, or with a scalar hyper-parameter of the
+same value (tested in ``tests/test_reproducibility.py``).  Arrays need batched
+parameters (R, P) with the same R (checked in ``init``).
 """
 
 from __future__ import annotations
@@ -15,7 +32,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-Schedule = Callable[[int], float]
+Schedule = Callable[[int], "float | np.ndarray"]
 
 
 def constant(lr: float) -> Schedule:
@@ -47,8 +64,38 @@ class Optimizer(NamedTuple):
     update: Callable[[np.ndarray, OptState], tuple[np.ndarray, OptState]]
 
 
+def _rows(x, name: str, lo: float, hi: float, lo_open: bool = False):
+    """A hyper-parameter as a float or as an (R, 1) column (one value per row), checked
+    to lie in [lo, hi) (or (lo, hi) with ``lo_open``)."""
+    a = np.asarray(x, dtype=float)
+    if a.ndim > 1 or a.size == 0:
+        raise ValueError(f"{name} must be a number or a 1-D array with one value per replicate row")
+    ok = np.isfinite(a) & (a < hi) & ((a > lo) if lo_open else (a >= lo))
+    if not np.all(ok):
+        rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g})"
+        raise ValueError(f"{name} must be in {rng}, got {x!r}")
+    return float(a) if a.ndim == 0 else a.reshape(-1, 1)
+
+
+def _check_rows(params, *hyper):
+    """Per-row hyper-parameters (R, 1) need parameters (R, P) with the same R."""
+    for h in hyper:
+        if isinstance(h, np.ndarray) and (np.ndim(params) != 2 or np.shape(params)[0] != h.shape[0]):
+            raise ValueError(f"{h.shape[0]} per-row hyper-parameter values for parameters of shape "
+                             f"{np.shape(params)}: need (R, P) with R = {h.shape[0]}")
+
+
+def _pow(b, t: int):
+    """b ** t with Python's float power for each value, so a row's value is the same
+    whether ``b`` is a number or a per-row column (np.power may use other code)."""
+    if isinstance(b, float):
+        return b ** t
+    return np.array([float(v) ** t for v in b.ravel()]).reshape(b.shape)
+
+
 def sgd(schedule: Schedule) -> Optimizer:
     def init(params):
+        _check_rows(params, getattr(schedule, "lr", None))
         return OptState(0)
 
     def update(grad, state):
@@ -58,10 +105,12 @@ def sgd(schedule: Schedule) -> Optimizer:
     return Optimizer("sgd", init, update)
 
 
-def momentum(schedule: Schedule, beta: float = 0.9) -> Optimizer:
-    """Heavy ball: v <- beta v + g; step = gamma v."""
+def momentum(schedule: Schedule, beta=0.9) -> Optimizer:
+    """Heavy ball: v <- beta v + g; step = gamma v.  ``beta``: a number or one per row."""
+    beta = _rows(beta, "beta", 0.0, 1.0)
 
     def init(params):
+        _check_rows(params, getattr(schedule, "lr", None), beta)
         return OptState(0, np.zeros_like(params))
 
     def update(grad, state):
@@ -72,10 +121,12 @@ def momentum(schedule: Schedule, beta: float = 0.9) -> Optimizer:
     return Optimizer("momentum", init, update)
 
 
-def nesterov(schedule: Schedule, beta: float = 0.9) -> Optimizer:
+def nesterov(schedule: Schedule, beta=0.9) -> Optimizer:
     """Nesterov momentum (the Sutskever et al. 2013 form): step = gamma (g + beta v)."""
+    beta = _rows(beta, "beta", 0.0, 1.0)
 
     def init(params):
+        _check_rows(params, getattr(schedule, "lr", None), beta)
         return OptState(0, np.zeros_like(params))
 
     def update(grad, state):
@@ -86,8 +137,13 @@ def nesterov(schedule: Schedule, beta: float = 0.9) -> Optimizer:
     return Optimizer("nesterov", init, update)
 
 
-def adam(schedule: Schedule, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> Optimizer:
+def adam(schedule: Schedule, b1=0.9, b2=0.999, eps=1e-8) -> Optimizer:
+    """Adam (Kingma & Ba 2015, Algorithm 1); b1, b2, eps: numbers or one per row."""
+    b1, b2 = _rows(b1, "b1", 0.0, 1.0), _rows(b2, "b2", 0.0, 1.0)
+    eps = _rows(eps, "eps", 0.0, np.inf, lo_open=True)
+
     def init(params):
+        _check_rows(params, getattr(schedule, "lr", None), b1, b2, eps)
         return OptState(0, np.zeros_like(params), np.zeros_like(params))
 
     def update(grad, state):
@@ -98,8 +154,8 @@ def adam(schedule: Schedule, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         v = np.multiply(grad, grad)
         v *= 1 - b2
         v += b2 * state.v
-        c1 = 1 - b1 ** t
-        c2 = 1 - b2 ** t
+        c1 = 1 - _pow(b1, t)
+        c2 = 1 - _pow(b2, t)
         den = np.sqrt(v)
         den *= 1.0 / np.sqrt(c2)
         den += eps
@@ -113,11 +169,27 @@ def adam(schedule: Schedule, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
 OPTIMIZERS = {"sgd": sgd, "momentum": momentum, "nesterov": nesterov, "adam": adam}
 
 
-def make(name: str, lr: float, schedule: str = "constant") -> Optimizer:
+HYPER = {"sgd": (), "momentum": ("beta",), "nesterov": ("beta",), "adam": ("b1", "b2", "eps")}
+
+
+def make(name: str, lr, schedule: str = "constant", **hyper) -> Optimizer:
+    """The optimiser ``name`` with learning rate ``lr`` under ``schedule``.
+
+    ``lr`` and the optimiser's keyword hyper-parameters (``HYPER[name]``: ``beta`` for
+    momentum/nesterov; ``b1``, ``b2``, ``eps`` for adam) are numbers or 1-D arrays with
+    one value per replicate row (see the module docstring)."""
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose from {', '.join(OPTIMIZERS)}")
     if schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {schedule!r}; choose from {', '.join(SCHEDULES)}")
-    if not (lr > 0 and np.isfinite(lr)):
-        raise ValueError("the learning rate must be a positive number")
-    return OPTIMIZERS[name](SCHEDULES[schedule](lr))
+    bad = sorted(set(hyper) - set(HYPER[name]))
+    if bad:
+        raise ValueError(f"{name} takes no {', '.join(bad)}; its hyper-parameters: "
+                         f"{', '.join(('lr',) + HYPER[name])}")
+    try:
+        lr = _rows(lr, "lr", 0.0, np.inf, lo_open=True)
+    except ValueError:
+        raise ValueError("the learning rate must be a positive number (or one positive number per row)") from None
+    sched = SCHEDULES[schedule](lr)
+    sched.lr = lr  # the per-row check in init() reads it
+    return OPTIMIZERS[name](sched, **hyper)

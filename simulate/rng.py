@@ -11,6 +11,11 @@ kind every ``block`` iterations, so the per-iteration hot path never loops over 
 in Python.  NumPy generators give the same sequence whether numbers are drawn one
 iteration at a time or a block at a time (checked in ``tests/test_simulate_rng.py``),
 so results do not depend on ``block`` either.
+
+Units are numbered ``first_unit, first_unit + 1, ...`` by default; ``unit_ids`` names
+them explicitly instead (an int or a tuple of ints each, e.g. a sweep cell's
+replication index, or ``(cell key, replication)``), so a row's numbers are the same
+whatever other rows share the batch and wherever it sits in it.
 """
 
 from __future__ import annotations
@@ -25,8 +30,18 @@ def _kind_key(kind: str) -> int:
     return zlib.crc32(kind.encode())
 
 
-def unit_generator(seed: int, unit: int, kind: str) -> np.random.Generator:
-    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(unit), _kind_key(kind)))
+def _unit_key(unit) -> tuple:
+    """A unit id (a non-negative int or a tuple of them) as a spawn-key prefix."""
+    key = tuple(int(v) for v in unit) if isinstance(unit, (tuple, list, np.ndarray)) else (int(unit),)
+    if not key or min(key) < 0:
+        raise ValueError(f"a unit id is a non-negative integer or a non-empty tuple of them, got {unit!r}")
+    return key
+
+
+def unit_generator(seed: int, unit, kind: str) -> np.random.Generator:
+    """The generator of (seed, unit, kind): ``SeedSequence(seed, spawn_key=(*unit, crc32(kind)))``;
+    ``unit`` is an int (the usual case) or a tuple of ints."""
+    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(*_unit_key(unit), _kind_key(kind)))
     return np.random.Generator(np.random.PCG64(ss))
 
 
@@ -44,7 +59,9 @@ class Streams:
     ``take(kind, shape)`` returns the next iteration's draws, shaped
     ``(units * unit_size, *shape)``; rows ``[u*unit_size, (u+1)*unit_size)`` come from
     unit ``u``'s stream.  The returned array is a view into a block buffer: it stays valid
-    for at least ``block`` further calls of the same kind (copy it to keep it longer).  ``kind`` is ``"normal"``, ``"uniform"``, ``"gamma:<a>"``
+    for at least ``block`` further calls of the same kind (copy it to keep it longer).
+    Unit ``u`` is ``unit_ids[u]`` when given (then ``units == len(unit_ids)``), else
+    ``first_unit + u``.  ``kind`` is ``"normal"``, ``"uniform"``, ``"gamma:<a>"``
     (standard gamma with shape a) optionally followed by ``"/<tag>"`` to open an
     independent stream of the same distribution.
     """
@@ -54,16 +71,36 @@ class Streams:
     unit_size: int = 1
     block: int = 32
     first_unit: int = 0
+    unit_ids: tuple | None = None
     _gens: dict = field(default_factory=dict, repr=False)
     _bufs: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.unit_ids is not None:
+            ids = tuple(_unit_key(u) for u in self.unit_ids)
+            self.unit_ids = tuple(k[0] if len(k) == 1 else k for k in ids)
+            if len(self.unit_ids) != self.units:
+                raise ValueError(f"{len(self.unit_ids)} unit ids for {self.units} units")
+            if len(set(ids)) != len(ids):
+                raise ValueError("unit ids must be distinct (two rows would draw the same numbers)")
+
+    @classmethod
+    def for_units(cls, seed: int, unit_ids, unit_size: int = 1, block: int = 32) -> "Streams":
+        """Streams whose row u comes from unit ``unit_ids[u]``."""
+        ids = tuple(unit_ids)
+        return cls(seed, len(ids), unit_size, block, unit_ids=ids)
 
     @property
     def rows(self) -> int:
         return self.units * self.unit_size
 
+    def unit(self, u: int):
+        """The id of the u-th unit."""
+        return self.first_unit + u if self.unit_ids is None else self.unit_ids[u]
+
     def _generators(self, kind):
         if kind not in self._gens:
-            self._gens[kind] = [unit_generator(self.seed, self.first_unit + u, kind) for u in range(self.units)]
+            self._gens[kind] = [unit_generator(self.seed, self.unit(u), kind) for u in range(self.units)]
         return self._gens[kind]
 
     @staticmethod
@@ -107,14 +144,14 @@ class Streams:
         """Picklable state (generators and buffers) for checkpoints."""
         return {
             "seed": self.seed, "units": self.units, "unit_size": self.unit_size, "block": self.block,
-            "first_unit": self.first_unit,
+            "first_unit": self.first_unit, "unit_ids": self.unit_ids,
             "gens": {k: [g.bit_generator.state for g in v] for k, v in self._gens.items()},
             "bufs": {k: (b.data.copy(), b.pos) for k, b in self._bufs.items()},
         }
 
     @classmethod
     def from_state(cls, st: dict) -> "Streams":
-        s = cls(st["seed"], st["units"], st["unit_size"], st["block"], st["first_unit"])
+        s = cls(st["seed"], st["units"], st["unit_size"], st["block"], st["first_unit"], st.get("unit_ids"))
         for k, states in st["gens"].items():
             gens = []
             for state in states:

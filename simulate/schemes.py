@@ -122,22 +122,43 @@ class Scheme:
         return self.family.dim
 
     # ------------------------------------------------------------------ set-up
-    def init(self, seed: int = 0, replicates: int = 1, lam0=None, start="q", block: int = 32) -> RunState:
+    def init(self, seed: int = 0, replicates: int | None = None, lam0=None, start="q", block: int = 32,
+             units=None) -> RunState:
         """Initial run state; chains start from draws of q(lambda_0) (``start='q'``), of
-        the target (``'target'``), or at given positions (an array (C, D) or (R, C, D))."""
+        the target (``'target'``), or at given positions (an array (C, D) or (R, C, D)).
+
+        Random streams: row r's numbers (initial draws and every later iteration's) come
+        from ``SeedSequence(seed, spawn_key=(unit_r, kind))`` only (:mod:`simulate.rng`).
+        By default ``unit_r = r`` (rows 0..R-1).  ``units`` names each row's unit
+        explicitly: a sequence of R distinct non-negative ints (or tuples of ints), e.g.
+        a sweep cell's replication indices; then ``replicates`` may be omitted, and a
+        row gives bit-identical numbers whatever other rows share the batch and
+        wherever it sits (with per-row hyper-parameters, :func:`simulate.optim.make`).
+        ``lam0``: (P,) for every row or (R, P), one per row.
+        """
+        if units is not None:
+            units = tuple(units)
+            if replicates is not None and replicates != len(units):
+                raise ValueError(f"replicates={replicates} but {len(units)} units")
+            replicates = len(units)
+        replicates = 1 if replicates is None else replicates
         if replicates < 1:
             raise ValueError("replicates must be >= 1")
         lam0 = self.family.init() if lam0 is None else np.asarray(lam0, float)
         lam = np.broadcast_to(lam0, (replicates, self.family.n_params)).copy()
-        streams = Streams(seed, replicates, block=block)
+        if units is None:
+            streams = Streams(seed, replicates, block=block)
+            init = Streams(seed, replicates, block=1, first_unit=0)
+        else:
+            streams = Streams.for_units(seed, units, block=block)
+            init = Streams.for_units(seed, units, block=1)
         C = self.n_chains
-        init = Streams(seed, replicates, block=1, first_unit=0)
         if isinstance(start, str) and start == "q":
             noise = {k: init.take(kind + "/init", shp) for k, (kind, shp) in self.family.noise_spec((C,)).items()}
             pos = self.family.sample(lam, noise)
         elif isinstance(start, str) and start == "target":
             eps = init.take("normal/init-target", (C, self.dim))
-            pos = self.target.mean + eps @ self.target.chol.T
+            pos = self.target.mean + eps @ self.target.chol.T  # stacked: one (C, D) @ (D, D) per row
         else:
             pos = np.broadcast_to(np.asarray(start, float), (replicates, C, self.dim)).copy()
         chains = ChainState(pos, self.target.logpdf(pos))
