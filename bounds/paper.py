@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import symbols as S
+from . import derive, symbols as S
 from .core import Claim, Constraint, Expansion, Form, Quantity, Source
 from .series import expand
 
@@ -33,6 +33,7 @@ CHI2_LE_W = Constraint(S.chi2.symbol <= S.w_star.symbol - 1,
                        "chi2(pi||q) <= w* - 1 must hold (1 + chi2 = E_pi[w] <= w*)")
 
 
+@derive.memo
 def closed_sum(term: sp.Expr, lower, upper) -> sp.Expr:
     """Closed form of sum_{n=lower}^{upper} term, generic branch (r != 1).
 
@@ -54,7 +55,7 @@ SUM_R = closed_sum(r ** _n, 1, Ns)
 #: Theorem 3 mixing: sum_n r^((k-1)N + n) = C(r, N) r^(kN)
 JSA_MIX = closed_sum(r ** ((ks - 1) * Ns + _n), 1, Ns)
 #: C(r, N) = JSA_MIX / r^(kN)
-C_RN = sp.simplify(JSA_MIX / r ** (ks * Ns))
+C_RN = derive.simplify(JSA_MIX / r ** (ks * Ns))
 
 
 def lemma7_bias(C, rho, n):
@@ -69,10 +70,10 @@ def proposition1() -> Claim:
     pi = sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)
     logq = -(z - m) ** 2 / (2 * s ** 2) - sp.log(s) - sp.log(2 * sp.pi) / 2
     logpi = -z ** 2 / 2 - sp.log(2 * sp.pi) / 2
-    kl = sp.simplify(sp.integrate(sp.expand(pi * (logpi - logq)), (z, -sp.oo, sp.oo), conds="none"))
+    kl = derive.simplify(derive.integrate(sp.expand(pi * (logpi - logq)), (z, -sp.oo, sp.oo), conds="none"))
     # E_Pi g = -E_pi s, computed as an integral, and grad KL by differentiation
-    eg_m = sp.simplify(sp.integrate(sp.expand(-pi * sp.diff(logq, m)), (z, -sp.oo, sp.oo), conds="none"))
-    eg_s = sp.simplify(sp.integrate(sp.expand(-pi * sp.diff(logq, s)), (z, -sp.oo, sp.oo), conds="none"))
+    eg_m = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, m)), (z, -sp.oo, sp.oo), conds="none"))
+    eg_s = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, s)), (z, -sp.oo, sp.oo), conds="none"))
     return Claim(
         id="proposition1",
         title="MCSA is MCGD: E_Pi f = KL(pi||q) and E_Pi g = grad KL(pi||q)",
@@ -154,7 +155,7 @@ def lemma3() -> Claim:
     m, s = S.m.symbol, S.s.symbol
     logw = -z ** 2 / 2 + (z - m) ** 2 / (2 * s ** 2) + sp.log(s)  # log pi - log q
     # chi2 = E_q[(w - 1)^2] = int pi^2/q - 1 = E_pi[w] - 1
-    c2 = sp.simplify(sp.integrate(sp.exp(sp.expand(logw)) * sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi),
+    c2 = derive.simplify(derive.integrate(sp.exp(sp.expand(logw)) * sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi),
                                   (z, -sp.oo, sp.oo), conds="none") - 1)
     return Claim(
         id="lemma3",
@@ -197,7 +198,7 @@ def lemma5() -> Claim:
     # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
     # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
     v = sp.Symbol("v", positive=True)
-    tail = sp.simplify(sp.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo), conds="none"))
+    tail = derive.simplify(derive.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo), conds="none"))
     corrected = nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail
     return Claim(
         id="lemma5",
@@ -322,7 +323,7 @@ def theorem3() -> Claim:
     var_moment = (SUM_NR * eqs + SUM_R * sps) / Ns ** 2 + ccs
     var_corrected = Ls ** 2 / Ns + ccs
     stated_var = Ls ** 2 * (sp.Rational(1, 2) + sp.Rational(3, 2) / Ns) + ccs
-    laurent_rest = sp.simplify(Ls ** 2 * (JSA_SUM / Ns ** 2 - sp.Rational(1, 2) - sp.Rational(3, 2) / Ns))
+    laurent_rest = derive.simplify(Ls ** 2 * (JSA_SUM / Ns ** 2 - sp.Rational(1, 2) - sp.Rational(3, 2) / Ns))
     one_step_bias = 2 * Ls / Ns * SUM_R  # (1/N) sum_n 2 L d_TV(K^n(z,.), pi) <= (2L/N) sum r^n
     # series of the Lemma 6 sum as w* -> oo, derived (not typed in)
     ser = expand((JSA_SUM / Ns ** 2).subs(r, 1 - 1 / ws), ws, sp.oo, 2)
