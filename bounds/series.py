@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .derive import memo
+
 
 def _taylor_over_monomial(num: sp.Expr, den: sp.Expr, x: sp.Symbol, order: int):
     den = sp.factor(den)
@@ -34,6 +36,7 @@ def _taylor_over_monomial(num: sp.Expr, den: sp.Expr, x: sp.Symbol, order: int):
     return sp.Add(*terms)
 
 
+@memo
 def expand(expr: sp.Expr, var: sp.Symbol, point, order: int) -> sp.Expr:
     """Series of ``expr`` in ``var`` at ``point`` (0 or oo), without the O-term.
 
