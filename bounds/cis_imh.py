@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import symbols as S
+from . import derive, symbols as S
 from .core import Claim, Form, Param, Quantity, Source
 
 SEED = "003_a872f12b3725a659.txt"
@@ -85,8 +85,8 @@ def cis_variance_growth() -> Claim:
     Nv, wv, s2 = S.N.symbol, S.w.symbol, S.sigma2.symbol
     acc = Nv / (wv + Nv)  # the acceptance-rate bound, 'very tight'
     var_is = s2 / Nv  # SNIS variance ~ sigma^2 / N
-    approx = sp.simplify(acc ** 2 * var_is)
-    growth_end = sp.solve(sp.Eq(sp.diff(approx, Nv), 0), Nv)
+    approx = derive.simplify(acc ** 2 * var_is)
+    growth_end = derive.solve(sp.Eq(sp.diff(approx, Nv), 0), Nv)
     growth_end = [g for g in growth_end if g.is_positive is not False][0]
     return Claim(
         id="cis_variance_growth",

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import symbols as S
+from . import derive, symbols as S
 from .core import Claim, Form, Param, Quantity, Source
 from .paper import SEED, SUM_NR, SUM_R
 
@@ -100,7 +100,7 @@ def figure1() -> Claim:
             Quantity("jsa_slope_while_w_star_large", "(iv) JSA does not benefit from N until w* has become small", ">=",
                      (Form("stated", -d, obs + " (iv); Theorem 3: L^2 (1/2 + 3/(2N)) for w* >> N"),)),
             Quantity("pmcsa_bound_slope", "d log(bound)/d log N of pMCSA's moment bound", "=",
-                     (Form("stated", sp.simplify(Ns * sp.diff(sp.log((eqs + _R * sps) / Ns), Ns)),
+                     (Form("stated", derive.simplify(Ns * sp.diff(sp.log((eqs + _R * sps) / Ns), Ns)),
                            "differentiated by sympy: -1 at every w*"),)),
         ),
         kind="bound",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import symbols as S
+from . import derive, symbols as S
 from .core import Claim, Constraint, Expansion, Form, Quantity, Source
 from .series import expand
 
@@ -34,6 +34,7 @@ STATIONARY_K = Constraint(k * eps < 4, "the VAR(1) process is stationary only fo
 _X = sp.Symbol("X", positive=True)
 
 
+@derive.memo
 def geometric_sum(coeff, base, power, index, lo, hi):
     """sum_{index=lo}^{hi} coeff(index) * base**(power*index), summed by sympy.
 
@@ -51,9 +52,9 @@ def geometric_sum(coeff, base, power, index, lo, hi):
 def sgfs_stationary_covariance() -> Claim:
     a = 1 - k * eps / 2  # I - eps D H in units of I
     # Eq. (32) in units of H^-1: Lambda = a^2 Lambda + 2 eps D, 2 eps D = k eps H^-1
-    solved = sp.solve(sp.Eq(_lam, a ** 2 * _lam + k * eps), _lam)[0]
+    solved = derive.solve(sp.Eq(_lam, a ** 2 * _lam + k * eps), _lam)[0]
     series_sum = geometric_sum(k * eps, a, 2, _i, 0, sp.oo)
-    k_max = sp.solve(sp.Eq(a, -1), k)[0]  # |1 - k eps/2| < 1  <=>  0 < k < 4/eps
+    k_max = derive.solve(sp.Eq(a, -1), k)[0]  # |1 - k eps/2| < 1  <=>  0 < k < 4/eps
     printed = 1 / (1 - k * eps / 4)
     return Claim(
         id="sgfs_stationary_covariance",
@@ -82,7 +83,7 @@ def sgfs_exact_noise() -> Claim:
     a = 1 - k / 2
     q = sp.Symbol("Q", real=True)
     # Lambda = H^-1 stationary for theta' = (I - DH) theta + N(0, Q):  1 = a^2 + Q (units of H^-1)
-    solved = sp.solve(sp.Eq(1, a ** 2 + q), q)[0]
+    solved = derive.solve(sp.Eq(1, a ** 2 + q), q)[0]
     printed = 2 * (k / 2) - (k / 2) ** 2  # 2D - DHD with D = (k/2) H^-1, in units of H^-1
     return Claim(
         id="sgfs_exact_noise",
