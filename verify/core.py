@@ -1,4 +1,4 @@
-"""Checks, verdicts and the verification registry (methods.md §7).
+"""Checks, verdicts, readings and the verification registry.
 
 A :class:`Verification` turns one claim of :mod:`bounds` into a list of
 :class:`CheckResult` records: an empirical value (exact, Monte Carlo or symbolic), the
@@ -22,12 +22,25 @@ Symbolic:
 ``bound_scale`` (``--bound-scale C``) tightens every bound: upper bounds are multiplied
 by C, lower bounds divided by C, identities compared with C times their value.  A small
 enough C must turn a claim's verdict into ``violated``: a check that cannot fail is a
-defect (tested in ``tests/test_verify_power.py``).
+defect (tested in ``tests/test_verify.py::test_power_a_small_bound_scale_gives_violated``).
 
-A claim's verdict is the verdict on its primary form (explicit, else moment, else
-stated): violated if any primary check is violated, holds if all hold, otherwise
-inconclusive.  The stated form's verdict is reported alongside; where O-terms were
-dropped it may legitimately fail in the transient regime.
+Readings
+--------
+A sentence of a seed document can often be read in more than one reasonable way: what
+``E[. | F_{t-1}]`` conditions on, normalised or unnormalised weights, what "~" or
+"linearly" allow, which parameter range the text assumes at that point.  Each claim
+lists its readings (:class:`Reading`, grouped in *axes*: one option per axis makes a
+full reading); every check belongs to one option of an axis or is shared by all of them
+(``CheckResult.reading == ""``).  A full reading's verdict combines the primary checks
+it owns with the shared ones, and the audit's verdict on the statement under that
+reading (a printed statement that fails in the audit fails that reading).
+
+:func:`final_status` is the one function that turns the per-reading verdicts into a
+claim's final status: ``violated`` only when every reasonable reading fails,
+``holds`` when every reading holds, ``depends on reading`` when some hold and some fail
+(the failing ones are named), ``inconclusive`` otherwise.  ``Report.verdict``,
+``python -m verify all/list``, docs/verdicts.json, docs/audit.json and docs/ERRATA.md
+all use it (tests/test_readings.py checks that they agree).
 """
 
 from __future__ import annotations
@@ -41,7 +54,9 @@ from scipy import stats
 
 ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
 HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
-EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3}
+DEPENDS = "depends on reading"
+STATUSES = (HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS)
+EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = ("exact", "monte-carlo", "symbolic")
 RELATIONS = ("<=", ">=", "=", "<", ">")
 
@@ -65,6 +80,7 @@ class CheckResult:
     ratio: float = float("nan")
     z: float | None = None  # critical value used (Monte Carlo)
     scaled_bound: float | None = None
+    reading: str = ""  # the reading (option of one axis) this check belongs to; "" = shared by all
 
     def as_json(self) -> dict:
         def num(x):
@@ -77,7 +93,7 @@ class CheckResult:
                 "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),
                 "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
                 "relation": self.relation, "tolerance": num(self.tolerance), "primary": self.primary,
-                "note": self.note}
+                "note": self.note, "reading": self.reading}
 
 
 def _jsonable(d):
@@ -160,6 +176,7 @@ def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0, alpha: float
 
 
 def combine(verdicts: list[str]) -> str:
+    """Checks -> one verdict: violated if any is, holds if all do, else inconclusive."""
     if not verdicts:
         return INCONCLUSIVE
     if VIOLATED in verdicts:
@@ -169,9 +186,153 @@ def combine(verdicts: list[str]) -> str:
     return INCONCLUSIVE
 
 
+def summary_status(statuses) -> str:
+    """Claims -> the status of a whole run (``verify all``): violated if any claim is,
+    else depends on reading if any claim does, holds if all do, else inconclusive."""
+    statuses = list(statuses)
+    if not statuses:
+        return INCONCLUSIVE
+    for s in (VIOLATED, DEPENDS):
+        if s in statuses:
+            return s
+    return HOLDS if all(s == HOLDS for s in statuses) else INCONCLUSIVE
+
+
+# ----------------------------------------------------------------------------- readings
+@dataclass(frozen=True)
+class Reading:
+    """One reasonable reading of (part of) a claim's statement.
+
+    ``axis`` names what is being read (e.g. "conditioning"); the options of one axis
+    exclude each other and a full reading picks one option per axis.  ``quote`` is the
+    text read, ``meaning`` one sentence on how it is read.  ``select`` (optional) claims
+    the checks of a run that belong to this option; checks no option claims are shared.
+    """
+
+    name: str
+    quote: str
+    meaning: str
+    axis: str = "statement"
+    select: Callable[[CheckResult], bool] | None = None
+    promote: bool = False  # the checks it selects count towards its verdict even if not primary
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+
+
+#: the reading of a claim that lists no alternatives
+AS_PRINTED = Reading("as printed", "", "the statement as printed; no other reading is reasonable")
+
+
+def by_form(*forms):
+    return lambda c: c.form in forms
+
+
+def by_quantity(*quantities):
+    return lambda c: c.quantity in quantities
+
+
+def full_readings(readings) -> list[tuple[Reading, ...]]:
+    """Every full reading: one option per axis (axes in order of first appearance)."""
+    import itertools
+
+    readings = tuple(readings) or (AS_PRINTED,)
+    axes: dict[str, list[Reading]] = {}
+    for r in readings:
+        axes.setdefault(r.axis, []).append(r)
+    return [tuple(c) for c in itertools.product(*axes.values())]
+
+
+def reading_name(combo) -> str:
+    return " + ".join(r.name for r in combo)
+
+
+def reading_verdicts(checks, readings) -> dict[str, str]:
+    """The empirical verdict of each full reading: its own primary checks and the shared ones."""
+    out = {}
+    for combo in full_readings(readings):
+        names = {r.name for r in combo}
+        own = [c.verdict for c in checks if c.primary and (c.reading == "" or c.reading in names)]
+        out[reading_name(combo)] = combine(own)
+    return out
+
+
+@dataclass(frozen=True)
+class Status:
+    """A claim's final status with the verdict of every full reading."""
+
+    claim: str
+    status: str
+    readings: dict
+    failing: tuple[str, ...]
+
+    def text(self) -> str:
+        if self.status == DEPENDS:
+            return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
+        return self.status
+
+
+def final_status(claim_id: str, empirical: dict | None = None, audit: dict | None = None,
+                 readings=None) -> Status:
+    """THE function that decides a claim's final status (see the module docstring).
+
+    ``empirical``: {full reading: verdict} from the checks (a :class:`Report` or
+    docs/verdicts.json); ``audit``: {reading option or "": "fails" | "survives"} from the
+    audit's statement steps (docs/audit.json or :func:`verify.audit.statement_readings`);
+    ``readings``: the claim's :class:`Reading` list (default: the registry's).  A full
+    reading fails when its checks fail or when the audit finds its printed statement wrong.
+    """
+    if readings is None:
+        v = REGISTRY.get(claim_id)
+        readings = v.readings if v is not None else ()
+    audit = audit or {}
+    merged = {}
+    for combo in full_readings(readings):
+        name = reading_name(combo)
+        verdict = (empirical or {}).get(name, INCONCLUSIVE if empirical is not None else None)
+        options = {""} | {r.name for r in combo}
+        if any(audit.get(o) == "fails" for o in options):
+            verdict = VIOLATED
+        elif verdict is None:  # audit only: a surviving statement is not an empirical 'holds'
+            verdict = INCONCLUSIVE
+        merged[name] = verdict
+    vs = list(merged.values())
+    failing = tuple(k for k, val in merged.items() if val == VIOLATED)
+    if vs and all(x == HOLDS for x in vs):
+        status = HOLDS
+    elif vs and all(x == VIOLATED for x in vs):
+        status = VIOLATED
+    elif failing and HOLDS in vs:
+        status = DEPENDS
+    else:
+        status = INCONCLUSIVE
+    return Status(claim_id, status, merged, failing)
+
+
+def audit_statements(claim_id: str) -> dict:
+    """The audit's verdict on the claim's printed statement per reading option, from the
+    committed docs/audit.json (kept current by tests/test_audit.py)."""
+    return load_doc("docs/audit.json").get("claims", {}).get(claim_id, {}).get("statement", {})
+
+
+def load_doc(rel: str) -> dict:
+    import json
+    import pathlib
+
+    p = pathlib.Path(__file__).resolve().parent.parent / rel
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 @dataclass
 class Report:
-    """All checks of one claim with the claim-level verdicts."""
+    """All checks of one claim with the claim-level verdicts.
+
+    ``verdict`` is the claim's final status (:func:`final_status`); ``readings`` maps each
+    full reading to its verdict and ``failing_readings`` names those that fail.
+    """
 
     claim: str
     checks: list[CheckResult]
@@ -180,10 +341,28 @@ class Report:
     bound_scale: float = 1.0
     primary_form: str = ""
     extra: dict = field(default_factory=dict)
+    reading_defs: tuple = ()  # the claim's Reading list
+    audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
+
+    @property
+    def empirical_readings(self) -> dict[str, str]:
+        return reading_verdicts(self.checks, self.reading_defs)
+
+    @property
+    def status(self) -> Status:
+        return final_status(self.claim, self.empirical_readings, self.audit, self.reading_defs)
 
     @property
     def verdict(self) -> str:
-        return combine([c.verdict for c in self.checks if c.primary])
+        return self.status.status
+
+    @property
+    def readings(self) -> dict[str, str]:
+        return self.status.readings
+
+    @property
+    def failing_readings(self) -> list[str]:
+        return list(self.status.failing)
 
     def form_verdicts(self) -> dict[str, str]:
         forms = {}
@@ -192,10 +371,30 @@ class Report:
         return {f: combine(v) for f, v in forms.items()}
 
     def as_json(self) -> dict:
-        return {"claim": self.claim, "verdict": self.verdict, "seed": self.seed, "elapsed_s": self.elapsed_s,
+        st = self.status
+        return {"claim": self.claim, "verdict": st.status, "seed": self.seed, "elapsed_s": self.elapsed_s,
                 "bound_scale": self.bound_scale, "primary_form": self.primary_form,
                 "form_verdicts": self.form_verdicts(), "alpha": ALPHA,
+                "readings": st.readings, "failing_readings": list(st.failing),
+                "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
+                "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}
+
+
+def readings_text(report: Report) -> str:
+    """Rendering for ``verify CLAIM``: each reading option with its quote and meaning,
+    then each full reading's verdict."""
+    lines = ["readings:"]
+    for r in report.reading_defs or (AS_PRINTED,):
+        q = f' "{r.quote}"' if r.quote else ""
+        n = sum(1 for c in report.checks if c.reading == r.name)
+        lines.append(f"  [{r.axis}] {r.name}:{q} — {r.meaning} ({n} own checks)")
+    st = report.status
+    for name, v in st.readings.items():
+        src = " (audit: statement fails)" if any(report.audit.get(o) == "fails" for o in [""] + name.split(" + ")) else ""
+        lines.append(f"  => {name}: {v}{src}")
+    lines.append(f"final status: {st.text()}")
+    return "\n".join(lines)
 
 
 @dataclass
@@ -224,6 +423,7 @@ class Verification:
     overrides: tuple[str, ...] = ()  # grid keys the command line may override
     plot: Callable | None = None  # plot(report, path)
     search: object | None = None  # see verify.search
+    readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
 
     @property
     def primary_form(self) -> str:
@@ -251,10 +451,27 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
                     grid[alias] = [x for x in val if x >= 1]
     t0 = time.perf_counter()
     checks = v.run(grid, seed=seed, progress=progress)
+    assign_readings(checks, v.readings)
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)
-    return Report(v.claim, checks, seed, time.perf_counter() - t0, bound_scale, v.primary_form)
+    return Report(v.claim, checks, seed, time.perf_counter() - t0, bound_scale, v.primary_form,
+                  reading_defs=tuple(v.readings), audit=audit_statements(v.claim))
+
+
+def assign_readings(checks, readings) -> None:
+    """Tag each untagged check with the first reading option whose ``select`` claims it."""
+    known = {r.name for r in readings}
+    for c in checks:
+        if c.reading:
+            if c.reading not in known:
+                raise ValueError(f"check tagged with unknown reading {c.reading!r}")
+            continue
+        for r in readings:
+            if r.select is not None and r.select(c):
+                c.reading = r.name
+                c.primary = c.primary or r.promote
+                break
 
 
 def rescore(report: Report, bound_scale: float) -> Report:
@@ -265,7 +482,8 @@ def rescore(report: Report, bound_scale: float) -> Report:
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)
-    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale, report.primary_form, dict(report.extra))
+    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale, report.primary_form,
+                  dict(report.extra), report.reading_defs, dict(report.audit))
 
 
 REGISTRY: dict[str, Verification] = {}

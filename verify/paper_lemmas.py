@@ -22,7 +22,7 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from .core import CheckResult, Grid, Verification, bound_value, exact_tolerance, register
+from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register
 from .problems import fit_slope
 
 _tol = exact_tolerance
@@ -404,3 +404,48 @@ register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD ga
 register(Verification("table2", "evaluation and sampling counters of the simulators, per iteration",
                       "every MCSA scheme", "exact", "stated",
                       Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])), run_table2, overrides=("N",)))
+
+# ============================================================================= readings
+def _has(text):
+    return lambda c: text in c.quantity
+
+
+READINGS = {
+    "proposition2": (
+        Reading("'<=' (equality exactly at pi = q)", "exp(d_KL(pi || q)) < w*",
+                "the strict sign read as '<=', strict whenever w is not constant on the support of pi",
+                axis="relation", select=by_form("stated")),
+        Reading("strict '<' for every pair", "exp(d_KL(pi || q)) < w*",
+                "the strict inequality as printed, for every pi and q (including pi = q)",
+                axis="relation", select=by_form("strict"), promote=True)),
+    "lemma1": (
+        Reading("sup over all sets", "d_TV(prod_n P_n, prod_n Q_n) <= sum_n d_TV(P_n, Q_n)",
+                "d_TV as the supremum over every measurable set of the product space", axis="sets",
+                select=by_form("stated")),
+        Reading("sup over product sets A^N", "sup_A |prod_n P_n(A) - prod_n Q_n(A)| (proof of Lemma 1)",
+                "the supremum over product sets A x ... x A only, as the proof writes it", axis="sets",
+                select=by_form("product-sets"), promote=True)),
+    "lemma2": (
+        Reading("Bias = E||g - mu||", "Bias[g] = E||g - mu|| (Lemma 2's definition)",
+                "the bias as the expected norm, as Lemma 2 defines it", axis="bias",
+                select=lambda c: c.quantity == "second_moment_variance"),
+        Reading("Bias = ||E g - mu||", "V g + ||E g - mu||^2 + ... (proof of Lemma 2, line 5)",
+                "the bias as the norm of the mean error, as the proof computes it", axis="bias",
+                select=_has("(Bias = ||E g - mu||)"))),
+    "lemma4": (
+        Reading("lambda = IMH rejection probability", "lambda(w) = int_{R(w)} (1 - w(z')/w) ... dz' (Eq. 3)",
+                "lambda(w) as the rejection probability of IMH at a state of weight w (Smith & Tierney 1996)",
+                axis="lambda", select=by_form("stated", "definition"), promote=True),
+        Reading("lambda as printed in Eq. (3) (against pi)", "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
+                "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
+                select=by_form("printed-eq3"), promote=True)),
+    "lemma7": (
+        Reading("Bias = ||E g_hat - E_Pi g||", "Bias[g_hat] <= 2 sqrt(D) L C rho^n (Lemma 7)",
+                "the bias as the norm of the mean error, which the proof bounds and the theorems use",
+                axis="bias", select=by_form("stated", "sharper")),
+        Reading("Bias = E||g_hat - E_Pi g|| (as defined)", "Bias[g_hat] (= E||g_hat - E_Pi g||) (proof of Lemma 7, line 1)",
+                "the bias as the expected norm, as the proof's first line defines it", axis="bias",
+                select=by_form("as-written"), promote=True)),
+}
+for _cid, _rs in READINGS.items():
+    REGISTRY[_cid].readings = _rs

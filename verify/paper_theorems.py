@@ -28,7 +28,7 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from .core import CheckResult, Grid, Verification, bound_value, exact_tolerance, register
+from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register
 from .problems import fit_slope, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
@@ -98,7 +98,7 @@ def _finite_moment_params(pi, q, s, w, N, t, states):
 
 
 def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se=None, c_cov=0.0, extra=None,
-                   primary_forms=("explicit", "moment"), first_t=True):
+                   primary_forms=("explicit", "moment"), first_t=True, reading=""):
     """Hold one empirical moment against each form; forms without t only once per t-sweep."""
     out = []
     c = bounds.get(claim)
@@ -123,7 +123,7 @@ def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se
             show.pop("t", None)  # the form does not depend on t
         out.append(CheckResult(quantity, form, show, emp, b, method, stderr=se,
                                tolerance=_tol(emp, b) if method == "exact" else 0.0,
-                               primary=form in primary_forms, note=note))
+                               primary=form in primary_forms, note=note, reading=reading))
     return out
 
 
@@ -186,6 +186,63 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
                                                                   "problem": prob.name, "w_star": prob.w_star},
                         slope, target_slope, "monte-carlo", relation="=", stderr=se, tolerance=grid.get("shape_tol", 0.15),
                         primary=False, note=note + f"; values {', '.join(f'{v:.4g}' for v in vals)}")]
+
+
+# ----------------------------------------------------------------------------- readings of E[. | F_{t-1}]
+CONDITIONAL, UNCONDITIONAL = "conditional on F_{t-1}", "unconditional from eta_0"
+AS_DEFINED, JOINT = "P^k as defined (product of marginals)", "P^k = law of JSA's N-tuple"
+UNCONDITIONAL_FORMS = ("stated", "explicit", "corrected", "unconditional")
+UNCONDITIONAL_NOTE = ("exact E||g_t||^2 averaged over the trajectory from eta_0 with lambda fixed "
+                      "(the chains' law after t transitions)")
+
+
+def _conditioning_readings(statement):
+    return (Reading(CONDITIONAL, statement,
+                    "the bound holds for E[.|F_{t-1}] whatever F_{t-1} is: at every fixed state of the chains "
+                    "(every state, Monte Carlo at a stationary draw and at the argmax of w)",
+                    axis="conditioning", select=by_quantity("second_moment", "variance")),
+            Reading(UNCONDITIONAL, statement,
+                    "the expectation runs over the trajectory from eta_0 with lambda fixed, so t counts the "
+                    "transitions since eta_0 and the O(r^t) terms are the bias after t transitions (form "
+                    "'unconditional'; exact on finite spaces, every eta_0 tried; the 'explicit' form is reported "
+                    "but rests on Lemma 6, which fails for n >= 2)",
+                    axis="conditioning"))
+
+
+def _jsa_moments_from(K, s, p0, N):
+    """E||g||^2 and C_cov of JSA's N sequential states when the state entering the
+    iteration has law p0 (001 §4.3; the unconditional analogue of finite.moments_jsa)."""
+    P = [p0 @ K]
+    for _ in range(N - 1):
+        P.append(P[-1] @ K)  # law of z^(n)
+    A = [s]
+    for _ in range(N - 1):
+        A.append(K @ A[-1])  # K^j s
+    Es = np.array([p @ s for p in P])  # (N, d)
+    cross = np.zeros((N, N))
+    for n in range(N):
+        for j in range(N - n):
+            cross[n, n + j] = P[n] @ (s * A[j]).sum(1)
+    cross = cross + np.triu(cross, 1).T
+    cov = cross - Es @ Es.T
+    return float(cross.sum() / N ** 2), float(2 * np.triu(cov, 1).sum() / N ** 2)
+
+
+def _unconditional_jsa(K, pi, q, s, w, N, grid, score):
+    """JSA's E||g_t||^2 from z_0 = x0: the state entering iteration t has law K^(N(t-1))(x0, .);
+    C_cov is the covariance term of that same (unconditional) law."""
+    out = []
+    for t in grid["t"]:
+        P = np.linalg.matrix_power(K, N * (t - 1))
+        for x0 in range(grid["M"]):
+            second, c_cov = _jsa_moments_from(K, s, P[x0], N)
+            out += _moment_checks("theorem3", "second_moment", second,
+                                  _finite_moment_params(pi, q, s, w, N, t, x0), UNCONDITIONAL_FORMS,
+                                  UNCONDITIONAL_NOTE + "; C_cov of the same law", c_cov=c_cov,
+                                  primary_forms=("unconditional",),
+                                  extra={"space": f"finite M={grid['M']}", "state": f"eta_0 at state {x0}",
+                                         "score": score, "t": t}, reading=UNCONDITIONAL)
+    return out
 
 
 # ============================================================================= Theorem 1
@@ -261,12 +318,13 @@ def run_theorem3(grid, seed=0, progress=None):
                                                         for n in range(1, N + 1)]), Pi)
                               for x0 in range(grid["M_joint"]))
                 out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined", params, defined, b,
-                                       "exact", tolerance=_tol(defined, b), primary=False,
+                                       "exact", tolerance=_tol(defined, b), primary=True, reading=AS_DEFINED,
                                        note="001 Thm 3 defines P^k as a product of marginals; JSA's states are not independent"))
     _progress(progress, "theorem3: exact conditional moments")
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
             K = F.imh_matrix(pi, q)
+            out += _unconditional_jsa(K, pi, q, s, w, N, grid, score)
             for x in range(grid["M"]):
                 m = F.moments_jsa(K, s, x, N)
                 label = {"space": f"finite M={grid['M']}", "state": "worst" if x == 0 else int(x), "score": score}
@@ -329,6 +387,13 @@ def run_theorem4(grid, seed=0, progress=None):
             for label, xs in configs:
                 m = F.moments_pmcsa(K, s, xs)
                 lab = {"space": f"finite M={grid['M']}", "state": label, "score": score}
+                for t in grid["t"]:  # unconditional: the N chains' law after t transitions from eta_0 = xs
+                    um = F.moments_pmcsa(np.linalg.matrix_power(K, t), s, xs)
+                    out += _moment_checks("theorem4", "second_moment", um.second,
+                                          _finite_moment_params(pi, q, s, w, N, t, xs), UNCONDITIONAL_FORMS,
+                                          UNCONDITIONAL_NOTE, extra={**lab, "state": f"eta_0 = {label}", "t": t},
+                                          primary_forms=("unconditional",),
+                                          reading=UNCONDITIONAL)
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, xs)
                     out += _moment_checks("theorem4", "second_moment", m.second, params,
@@ -380,3 +445,18 @@ register(Verification(
          dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
               gauss=[(5, 1.5), (50, 1.05)])),
     run_theorem4, overrides=("N", "k", "t", "w_star", "dim", "proposal_scale")))
+
+REGISTRY["theorem3"].readings = (
+    Reading(JOINT, "d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN) (Theorem 3)",
+            "P^k is the law of JSA's N states after k iterations (one Markov path), held against Pi = pi^N",
+            axis="mixing law", select=lambda c: c.quantity == "mixing"),
+    Reading(AS_DEFINED, "P^k(eta, d eta') = prod_n K^(N(k-1)+n)(z^(n), dz'^(n)) (proof of Theorem 3)",
+            "P^k as the proof defines it: the product of the N states' marginal laws", axis="mixing law"),
+) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2")
+REGISTRY["theorem4"].readings = _conditioning_readings(
+    "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2")
+for _cid, _q in (("theorem1", "E[||g_t,MSC||^2 | F_{t-1}] <= L^2"),
+                 ("theorem2", "E[||g_t,MSC-RB||^2 | F_{t-1}] <= 4L^2 chi2/(N-1) + ||mu||^2 + O(...)")):
+    REGISTRY[_cid].readings = (Reading(
+        CONDITIONAL, _q, "at every fixed state (the bound is uniform in F_{t-1}, so it also bounds the "
+        "unconditional expectation over any trajectory: no separate reading can fail)", axis="conditioning"),)
