@@ -68,12 +68,27 @@ def cite(source, full: bool = False) -> str:
     return f"{long if full and long else short}{', ' + where if where else ''}"
 
 
+#: short display names of the claims that have no number in their document
+SHORT_NAMES = {
+    "cis_barker_acceptance": "CIS acceptance is Barker's ratio",
+    "cis_acceptance_bound": "CIS acceptance-rate bound",
+    "imh_rejection_kl": "IMH rejection rate vs KL, Eq. (rej_bound)",
+    "cis_variance_growth": "CIS variance growth with N",
+    "sgfs_stationary_covariance": "Stationary covariance, Eq. (32)",
+    "sgfs_exact_noise": "Noise of the exact process",
+    "sgfs_admissible_k": "Admissible k, Eqs. (13)-(16)",
+    "sgfs_variance_trajectory": "Variance along the exact process",
+    "sgfs_autocovariance": "Lag-one autocovariance",
+    "sgfs_convergence_criterion": "Convergence criterion, Eq. (17)",
+}
+
+
 def claim_name(claim_id: str) -> str:
-    """``theorem4`` -> ``Theorem 4``; other ids keep their words."""
+    """``theorem4`` -> ``Theorem 4``; the other claims by a short name in words."""
     m = re.fullmatch(r"(proposition|lemma|theorem|table|figure)(\d+)", claim_id)
     if m:
         return f"{m.group(1).capitalize()} {m.group(2)}"
-    return claim_id.replace("_", " ")
+    return SHORT_NAMES.get(claim_id, claim_id.replace("_", " "))
 
 
 # ----------------------------------------------------------------------------- labels
@@ -168,6 +183,9 @@ def _fixed_text(params: dict, x: str | None) -> str:
         if k == x or k in DERIVED or isinstance(v, (list, tuple, dict)):
             continue
         sym = PARAM_SYMBOLS.get(k)
+        if k == "state" and _numeric(v):
+            parts.append(f"state {v}")
+            continue
         if sym is None:
             s = str(v)
             if k in ("space", "score", "state", "family", "start", "scheme") and len(s) <= 32 and "(" not in s:
@@ -284,6 +302,14 @@ def panels(report, max_panels: int = 3):
         used.add(q)
         if len(out) == max_panels:
             return out
+    hidden = [c for q in byq if q not in used for c in byq[q]]
+    if out and any(c.verdict == VIOLATED and c.primary for c in hidden):
+        # a violation the sweeps do not show: compare those checks too
+        bad = {c.quantity for c in hidden if c.verdict == VIOLATED and c.primary}
+        rest = [c for c in hidden if c.quantity in bad]
+        rel = {"=" if c.relation == "=" else ("<=" if c.relation in ("<=", "<") else ">=") for c in rest}
+        if len(rel) == 1:
+            out = out[:max_panels - 1] + [("compare", rel.pop(), None, rest)]
     if not out:  # no sweep: compare empirical with claimed values, by relation
         rest = [c for q in byq if q not in used for c in byq[q]]
         byrel = defaultdict(list)
@@ -429,7 +455,8 @@ def _mark_violations(ax, checks, x, deciding, handles, xkey=None):
            if c.verdict == VIOLATED and c.form == deciding]
     other = [(xkey(c) if xkey else c.params[x], c.empirical) for c in checks
              if c.verdict == VIOLATED and c.form != deciding]
-    other_forms = sorted({c.form for c in checks if c.verdict == VIOLATED and c.form != deciding})
+    other_forms = sorted({FORM_LABELS.get(c.form, c.form).split(" (")[0] for c in checks
+                          if c.verdict == VIOLATED and c.form != deciding})
     if dec:
         h = ax.plot(*zip(*dec), "x", color="red", ms=12, mew=2.5, zorder=7,
                     label=f"violates the deciding form ({deciding})")[0]
@@ -458,7 +485,8 @@ def _sweep(ax, report, q, x, checks, zcrit):
     for f in forms:
         fc = [c for c in checks + levels if c.form == f]
         color, ls = FORM_STYLE.get(f, ("C9", "-"))
-        label = f"bound: {FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "")
+        kind = "claimed" if fc[0].relation == "=" else "bound"
+        label = f"{kind}: {FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "")
         curve = bound_curve(report, q, f, x, checks, lo, hi, logx)
         if curve is None and all(x not in c.params for c in fc):
             level = max(c.scaled_bound for c in fc)
@@ -490,8 +518,14 @@ def _sweep(ax, report, q, x, checks, zcrit):
     xl = (X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x) or PARAM_SYMBOLS.get(x, x)
     ax.set_xlabel(xl, fontsize=FONT)
     ax.set_ylabel(_quantity_label(q), fontsize=FONT)
-    ax.set_title(_wrap(_fixed_text(checks[0].params, x), 62), fontsize=FONT)
+    ax.set_title(_wrap(_fixed_text(_common(checks), x), 62), fontsize=FONT)
     return handles
+
+
+def _common(checks) -> dict:
+    """The parameters shared (same value) by all the checks."""
+    first = dict(checks[0].params)
+    return {k: v for k, v in first.items() if all(str(c.params.get(k)) == str(v) for c in checks[1:])}
 
 
 def _axes_scales(ax, q, emp, values, logx):
@@ -503,13 +537,25 @@ def _axes_scales(ax, q, emp, values, logx):
         ax.set_yscale("log")
         # keep the empirical points in view and bounds within 8 decades of them
         epos = [v for v in emp if v > 0] or pos
-        top = max(max(epos) * 10, min(max(pos), max(epos) * 1e8))
-        bottom = min(min(epos) / 10, max(min(pos), min(epos) * 1e-8))
+        top = max(max(epos) * 10, min(max(pos), max(epos) * 1e6) * 2)
+        bottom = min(min(epos) / 10, max(min(pos), min(epos) * 1e-6) / 2)
         if q.startswith("mixing"):
             top = min(top, 2.0)
         ax.set_ylim(max(bottom, MIN_POS), top)
     elif q.startswith("mixing"):
         ax.set_ylim(bottom=min(0, min(values, default=0)), top=min(max(values, default=1) * 1.08, 1.08))
+    else:
+        _no_offset(ax, values)
+
+
+def _no_offset(ax, values):
+    """Plain tick labels (no '1e-12+1' offsets); a flat series gets a +-5% window."""
+    fin = [v for v in values if math.isfinite(v)]
+    if fin and max(fin) - min(fin) <= 1e-6 * max(abs(max(fin)), abs(min(fin)), 1e-300):
+        mid = fin[0]
+        half = 0.05 * abs(mid) if mid else 1.0
+        ax.set_ylim(mid - half, mid + half)
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain") if ax.get_yscale() == "linear" else None
 
 
 def _compare(ax, report, rel, checks, zcrit):
@@ -520,7 +566,8 @@ def _compare(ax, report, rel, checks, zcrit):
                    key=lambda f: (f != deciding, list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
     bx = np.array([c.scaled_bound for c in checks], dtype=float)
     ey = np.array([c.empirical for c in checks], dtype=float)
-    allv = np.concatenate([bx, ey])
+    bar = np.array([(zcrit or 1.96) * (c.stderr or 0.0) for c in checks], dtype=float)
+    allv = np.concatenate([bx, ey - bar, ey + bar])
     allv = allv[np.isfinite(allv)]
     log = allv.size and allv.min() > 0 and allv.max() / allv.min() > 100
     lo, hi = (allv.min(), allv.max()) if allv.size else (0.0, 1.0)
@@ -583,12 +630,12 @@ def _title(report, width_in):
     readings = getattr(report, "readings", None) or {}
     deciding = report.primary_form or "primary"
     line1 = f"{claim_name(report.claim)}: {verdict}"
+    chars = int(width_in * 72 / (0.56 * 11))
+    chars2 = chars
     if readings and (verdict == "depends on reading" or any(v != verdict for v in readings.values())):
         line1 += " (" + "; ".join(f"{k}: {v}" for k, v in readings.items()) + ")"
-    else:
+    elif len(line1) + len(deciding) + 18 <= chars:
         line1 += f" (deciding form: {deciding})"
-    chars = int(width_in * 72 / (0.6 * 12))
-    chars2 = int(width_in * 72 / (0.55 * FONT))
     line1 = textwrap.shorten(line1, chars, placeholder=" …")
     line2 = textwrap.shorten(src, chars2, placeholder=" …")
     return line1, line2
@@ -653,7 +700,7 @@ def _legend(ax, handles):
         for a in ([h] if not hasattr(h, "lines") else [h.lines[0]]):
             a.set_visible(False)
     if keep:  # below the panel: never over the data
-        ax.legend(handles=keep, labels=[h.get_label() for h in keep], loc="upper center",
+        ax.legend(handles=keep, labels=[_wrap(h.get_label(), 58) for h in keep], loc="upper center",
                   bbox_to_anchor=(0.5, -0.16), frameon=False, ncol=1)
     if off:
         ax.text(0.01, 0.01, "off scale: " + "; ".join(h.get_label() for h in off), transform=ax.transAxes,
