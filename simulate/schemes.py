@@ -19,10 +19,17 @@ be copied (:meth:`RunState.copy`) and checkpointed (:meth:`RunState.checkpoint` 
 Per iteration each scheme counts evaluations of p, evaluations of q_def, samples from
 q_def and score evaluations, the quantities of 001 Table 2.
 
-pMCSA with a mean-field Gaussian q on a Gaussian target has a fused fast path
-(:meth:`Scheme._pmcsa_fused`): identical draws and results to the generic kernels
-(tested), with the proposal's standardised noise shared between the acceptance test
-and the score.
+Every scheme has a fused fast path for a mean-field Gaussian q on a Gaussian target
+(:mod:`simulate.fused`, taken when ``fast=True``, the default): the same random numbers
+and decisions as the generic kernels, results equal up to rounding (tested), with the
+proposals' standardised noise shared between the kernel and the score.  ``fast=False``
+runs the generic kernels.
+
+Reproducibility: a replicate row's numbers depend only on the seed, its unit id and its
+own hyper-parameters, never on R, the block size or the other rows
+(tests/test_reproducibility.py).  The BLAS products in these paths are stacked over the
+replicate axis (one fixed-shape call per row): see :mod:`simulate.fused`,
+:class:`simulate.targets.Gaussian` and :class:`simulate.families.FullRankGaussian`.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .families import MeanFieldGaussian
+from . import fused
 from .kernels import ChainState, cis_step, draw_noise, imh_step
 from .optim import Optimizer, OptState
 from .rng import Streams
@@ -47,8 +54,8 @@ class StepInfo(NamedTuple):
     """grad (R, P); rejection (R,) fraction of rejected moves this iteration;
     counts per replicate this iteration; states (R, n, D): the states g was built from
     (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
-    the N particles, with ``weights`` (R, N)); ``None`` from the fused pMCSA path, where
-    they are the new ``chains.position``)."""
+    the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
+    ``Scheme.step`` asks them not to form it)."""
 
     grad: np.ndarray
     rejection: np.ndarray
@@ -174,13 +181,17 @@ class Scheme:
         return ws[key]
 
     def _use_fused(self) -> bool:
-        return (self.fast and self.name == "pmcsa" and isinstance(self.family, MeanFieldGaussian)
-                and self.proposal is self.family and isinstance(self.target, Gaussian))
+        """Whether :meth:`estimate` takes the fused path of :mod:`simulate.fused`."""
+        return self.fast and fused.applies(self)
 
-    def estimate(self, lam: np.ndarray, chains: ChainState, streams: Streams) -> tuple[ChainState, StepInfo]:
-        """One MCGD transition from ``chains`` under ``lam`` and its gradient estimate."""
+    def estimate(self, lam: np.ndarray, chains: ChainState, streams: Streams,
+                 want_states: bool = True) -> tuple[ChainState, StepInfo]:
+        """One MCGD transition from ``chains`` under ``lam`` and its gradient estimate.
+
+        ``want_states=False`` lets the fused paths skip forming ``StepInfo.states``
+        (and MSC-RB's ``weights``), which :meth:`step` does not need."""
         if self._use_fused():
-            return self._pmcsa_fused(lam, chains, streams)
+            return fused.PATHS[self.name](self, lam, chains, streams, want_states)
         return getattr(self, "_" + self.name.replace("-", "_"))(lam, chains, streams)
 
     def _msc(self, lam, chains, streams, rb: bool = False):
@@ -231,147 +242,15 @@ class Scheme:
         counts = {**info.counts, "score": N}
         return new, StepInfo(g, (~info.accepted).mean(-1), counts, new.position)
 
-    def _pmcsa_fused(self, lam, chains, streams):
-        """pMCSA for mean-field Gaussian q and Gaussian pi, sharing work between kernel and score.
-
-        With z* = m + sigma eps and x the current state, the IMH log acceptance ratio is
-        [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2, e_x = (x - m)/sigma (the
-        normalising constants and sum log sigma cancel).  The new state's standardised
-        residual e is eps (accepted) or e_x (rejected), and it is all the score needs.
-        States are kept standardised (``ChainState.std``): e_x = (m' - m)/sigma +
-        (sigma'/sigma) E from the previous (E, m', sigma'), so positions are only formed
-        when someone asks for them.  Same draws and results as the generic path (tested).
-
-        Layout: the (R, N, D) arrays are processed chain-major, (N, R, D) in memory, so
-        that every per-replicate (R, D) factor broadcasts over one contiguous R*D block
-        (NumPy's fast path) instead of over N rows of length D; ``E`` is handed out as the
-        (R, N, D) transposed view.
-
-        Reproducibility: a replicate's numbers must not depend on how many replicates
-        share the batch (R), on any CPU.  So no reduction here has an order that depends
-        on R: the product (z* - mu) Lp is a *stacked* matmul over the replicate axis
-        (NumPy calls BLAS once per replicate with the same (N, D) x (D, D) shape, the
-        same call whatever R is), row norms are row-wise dot products of length D, and
-        the sums over chains are explicit ordered loops of elementwise adds.  A single
-        (N R, D) product or an (N,) x (N, R D) matrix-vector product would let BLAS pick
-        a kernel, and so a summation order, from the shape (seen: 2.2e-16 differences
-        between R = 3 and R = 5 on AMD EPYC with OpenBLAS).
-        """
-        N, D = self.N, self.dim
-        tgt = self.target
-        eps = streams.take("normal", (N, D))  # (R, N, D), the same stream the generic path draws
-        u = streams.take("uniform/accept", (N,))
-        R = lam.shape[0]
-        # scratch (N, R, D); row-wise dot product
-        zc, vecdot = self._ws_fused(R, N, D)
-        m, sig, dsig = self._fused_unpack(lam)
-        m = np.ascontiguousarray(m)  # contiguous (R, D) arithmetic is faster; kept in the new state
-        inv = 1.0 / sig
-        # proposals: ||eps||^2, z* - mu = sigma eps + (m - mu), then log pi(z*) from (z* - mu) Lp
-        np.copyto(zc, eps.transpose(1, 0, 2))
-        eps_sq = vecdot(zc, zc)  # (N, R)
-        zc *= sig
-        zc += m - tgt.mean
-        # stacked over replicates: one BLAS call per replicate, of a shape independent of R
-        y = np.matmul(zc.transpose(1, 0, 2), tgt.prec_chol)  # (R, N, D)
-        logp_z = vecdot(y, y).T  # (N, R)
-        logp_z *= -0.5
-        logp_z += tgt.log_norm
-        # current states' residuals under the new lambda, e (N, R, D): a new array, it
-        # becomes the next state's E
-        e = np.empty((N, R, D))
-        std = chains.std
-        E = None if std is None else std[0].transpose(1, 0, 2)
-        if E is not None and E.shape == e.shape and E.flags.c_contiguous:
-            _, m_prev, s_prev = std
-            np.multiply(E, s_prev * inv, out=e)
-            b = m_prev - m
-            b *= inv
-            e += b
-        else:
-            np.subtract(chains.position.transpose(1, 0, 2), m, out=e)
-            e /= sig
-        # log acceptance ratio [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2
-        log_ratio = vecdot(e, e)
-        np.subtract(eps_sq, log_ratio, out=log_ratio)
-        log_ratio *= 0.5
-        log_ratio += logp_z
-        logp_x = chains.logp.T
-        log_ratio -= logp_x
-        with np.errstate(divide="ignore"):
-            log_u = np.log(u)
-        acc = log_u.T < log_ratio  # (N, R)
-        n_i, r_i = np.nonzero(acc)
-        e[n_i, r_i] = eps[r_i, n_i]  # e: residual of the new states
-        logp = np.where(acc, logp_z, logp_x)
-        # score: g = -(1/N) sum_n [e/sigma, (e^2 - 1) dsigma/sigma]
-        g = np.empty((R, 2 * D))
-        s = _chain_sum(e)  # sum_n e, in chain order
-        s *= -1.0 / N
-        np.multiply(s, inv, out=g[:, :D])
-        sq = np.square(e, out=zc)
-        s = _chain_sum(sq)  # sum_n e^2
-        s *= -1.0 / N
-        s += 1.0
-        inv *= dsig
-        np.multiply(s, inv, out=g[:, D:])
-        rejection = N - np.bincount(r_i, minlength=R)
-        rejection = rejection / N
-        counts = {"p_eval": N, "q_eval": 2 * N, "q_sample": N, "score": N}
-        new = ChainState(None, logp.T, std=(e.transpose(1, 0, 2), m, sig))
-        return new, StepInfo(g, rejection, counts, None)
-
-    def _ws_fused(self, R, N, D):
-        """Scratch and constants of :meth:`_pmcsa_fused` (never part of a returned state)."""
-        ws = self.__dict__.get("_ws", {}).get(("fused", R, N, D))
-        if ws is not None:
-            return ws
-
-        def make():
-            vecdot = getattr(np, "vecdot", None)  # NumPy >= 2.0; einsum before
-            if vecdot is None:
-                def vecdot(a, b):
-                    return np.einsum("...i,...i->...", a, b)
-            return np.empty((N, R, D)), vecdot
-
-        return self._workspace(("fused", R, N, D), make)
-
-    def _fused_unpack(self, lam):
-        """m, sigma, dsigma/domega of the mean-field Gaussian (as ``family.unpack``).
-
-        Softplus without the where/abs/maximum of the always-stable form when no omega is
-        large (exp would overflow): sigma = log1p(e^omega), sigmoid = e^omega/(1 + e^omega),
-        equal to the stable form up to float rounding."""
-        D = self.dim
-        om = lam[:, D:]
-        if self.family.scale == "softplus" and om.max() < 700.0:  # NaN compares False: stable path
-            ex = np.exp(om)
-            sig = np.log1p(ex)
-            dsig = ex + 1.0
-            np.divide(ex, dsig, out=dsig)
-            return lam[:, :D], sig, dsig
-        return self.family.unpack(lam)
-
     # ------------------------------------------------------------------ one iteration
     def step(self, state: RunState) -> tuple[RunState, StepInfo]:
         """lambda_t = lambda_{t-1} - gamma_t g(lambda_{t-1}, eta_t)."""
         if self.optimizer is None:
             raise ValueError("this scheme has no optimizer; use estimate() for transitions only")
-        chains, info = self.estimate(state.lam, state.chains, state.streams)
+        chains, info = self.estimate(state.lam, state.chains, state.streams, want_states=False)
         step, opt = self.optimizer.update(info.grad, state.opt)
         counts = {k: state.counts[k] + info.counts[k] for k in COUNT_KEYS}
         return replace(state, lam=state.lam - step, chains=chains, opt=opt, t=state.t + 1, counts=counts), info
-
-
-def _chain_sum(x: np.ndarray) -> np.ndarray:
-    """sum_n x[n] for x of shape (N, R, D), added in the order n = 0, 1, ..., N-1.
-
-    Elementwise adds, so each (r, d) entry is summed in the same order whatever R is
-    (a BLAS matrix-vector product may reorder the sum according to the shape)."""
-    acc = x[0].copy()
-    for n in range(1, x.shape[0]):
-        acc += x[n]
-    return acc
 
 
 def kl_inclusive_meanfield(target: Gaussian, family, lam: np.ndarray) -> np.ndarray:

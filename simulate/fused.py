@@ -1,0 +1,327 @@
+"""Fused fast paths of the four MCSA schemes: mean-field Gaussian q on a Gaussian target.
+
+Kim, Oh, Gardner, Dieng and Kim, "Markov Chain Score Ascent", NeurIPS 2022 (001):
+Algorithms 1 (pMCSA), 4 (MSC, and its Rao-Blackwellised MSC-RB) and 5 (JSA).  With
+q = N(m, diag sigma^2), sigma = softplus(omega), and a proposal z* = m + sigma eps, every
+quantity the kernels and the score need is a function of the standardised residuals
+e = (z - m)/sigma:
+
+* log q(z) = -||e||^2/2 - sum log sigma - (D/2) log 2 pi, so the importance weight
+  log w(z) = log pi(z) - log q(z) equals a(z) = log pi(z) + ||e||^2/2 up to a constant
+  per replicate that cancels in IMH acceptance ratios (Algorithm 3) and in CIS's
+  normalised weights (Algorithm 2);
+* the score s(z) = [e/sigma, (e^2 - 1) sigma'/sigma] (sigma' = dsigma/domega), so a
+  (weighted) sum of scores over states needs only sum_j c_j e_j and sum_j c_j e_j^2;
+* log pi(z) = log_norm - ||(z - mu) Lp||^2/2 with z - mu = sigma eps + (m - mu).
+
+Within an iteration lambda is fixed and IMH/CIS proposals do not depend on the chain
+state, so JSA's N proposals are drawn and evaluated together (one stacked product); only
+the accept/reject scan over its N steps is sequential, on (R,) vectors, and the score
+sum weights each visited state by the number of steps it was held.  softplus/sigmoid
+of omega are computed once per iteration.
+
+Same random numbers as the generic kernels (same stream kinds and shapes), the same
+accept/select decisions except when a decision sits within rounding of its threshold,
+positions bit-identical when the decisions agree, gradients equal up to rounding
+(tests/test_fused.py states the bounds).
+
+Reproducibility (issue 8): a replicate's numbers must not depend on the replicate count
+R, the block size or the other rows, on any CPU.  The BLAS calls here are
+
+* ``np.matmul(zc, Lp)`` with zc (R, n, D): a stacked product, NumPy calls BLAS once per
+  replicate on an (n, D) @ (D, D) problem whose shape (and strides) do not depend on R;
+* ``np.matmul(c, eps)`` with c (R, 1, n), eps (R, n, D): per replicate an (1, n) @ (n, D)
+  product, again a fixed shape;
+* ``np.vecdot`` over the last axis (length D): one dot product per row.
+
+A single (R n, D) @ (D, D) product or an (n,) @ (n, R D) product would let BLAS choose a
+kernel, and so a summation order, from R (seen on AMD EPYC: 2.2e-16 differences).  Sums
+over chains are ordered elementwise adds (:func:`chain_sum`); sigma is the family's own
+elementwise softplus (no choice of formula made for the whole batch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .families import MeanFieldGaussian
+from .kernels import ChainState, normalised_weights, select_index
+from .targets import Gaussian
+
+_vecdot = getattr(np, "vecdot", None)  # NumPy >= 2.0
+if _vecdot is None:  # pragma: no cover
+    def _vecdot(a, b):
+        return np.einsum("...i,...i->...", a, b)
+
+
+def applies(scheme) -> bool:
+    """The fused path covers a mean-field Gaussian q proposing from itself on a Gaussian pi."""
+    return (isinstance(scheme.family, MeanFieldGaussian) and scheme.proposal is scheme.family
+            and isinstance(scheme.target, Gaussian))
+
+
+def unpack(family: MeanFieldGaussian, lam: np.ndarray):
+    """m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
+    family's own (overflow-safe, elementwise) formulas, so sigma and the positions
+    m + sigma eps are bit-identical to the generic path's."""
+    m, sig, dsig = family.unpack(lam)
+    return np.ascontiguousarray(m), sig, dsig
+
+
+def chain_sum(x: np.ndarray) -> np.ndarray:
+    """sum_n x[n] for x of shape (N, R, D), added in the order n = 0, 1, ..., N-1.
+
+    Elementwise adds, so each (r, d) entry is summed in the same order whatever R is
+    (a BLAS matrix-vector product may reorder the sum according to the shape)."""
+    acc = x[0].copy()
+    for n in range(1, x.shape[0]):
+        acc += x[n]
+    return acc
+
+
+def _scratch(scheme, R, n, D):
+    """Two (R, n, D) scratch arrays, reused across iterations (never part of a state)."""
+    return scheme._workspace(("fused-rnd", R, n, D), lambda: (np.empty((R, n, D)), np.empty((R, n, D))))
+
+
+def _log_pi(target: Gaussian, eps, sig, b, zc, y):
+    """log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
+
+    z - mu = sigma eps + b; (z - mu) Lp is a stacked product (one (n, D) @ (D, D) BLAS
+    call per replicate, the same call whatever R is)."""
+    np.multiply(eps, sig[:, None, :], out=zc)
+    zc += b[:, None, :]
+    np.matmul(zc, target.prec_chol, out=y)
+    lp = _vecdot(y, y)
+    lp *= -0.5
+    lp += target.log_norm
+    return lp
+
+
+def _residual(x, m, sig):
+    """e_x = (x - m)/sigma of the current states x (R, D), as the generic kernels form it."""
+    e = np.subtract(x, m)
+    e /= sig
+    return e
+
+
+def _grad(S1, S2, wsum, scale, sig, dsig):
+    """g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
+    [-scale S1/sigma, -(scale S2 - scale wsum) sigma'/sigma]."""
+    D = sig.shape[1]
+    g = np.empty((sig.shape[0], 2 * D))
+    inv = 1.0 / sig
+    np.multiply(S1, inv, out=g[:, :D])
+    g[:, :D] *= -scale
+    S2 *= scale
+    S2 -= wsum
+    inv *= dsig
+    np.multiply(S2, inv, out=g[:, D:])
+    g[:, D:] *= -1.0
+    return g
+
+
+def _weighted(c, eps, e0, c0, sq_buf):
+    """S1 = c0 e0 + sum_n c_n eps_n and S2 = c0 e0^2 + sum_n c_n eps_n^2 per replicate.
+
+    c (R, n) weights of the proposals eps (R, n, D), c0 (R,) of the current state e0 (R, D).
+    The sums over n are per-replicate (1, n) @ (n, D) products (fixed shape per call)."""
+    cw = np.ascontiguousarray(c)[:, None, :]
+    S1 = np.matmul(cw, eps)[:, 0]
+    np.square(eps, out=sq_buf)
+    S2 = np.matmul(cw, sq_buf)[:, 0]
+    c0 = c0[:, None]
+    S1 += c0 * e0
+    S2 += c0 * (e0 * e0)
+    return S1, S2
+
+
+def _move(chains: ChainState, rows, m, sig, eps_sel, logp_sel) -> ChainState:
+    """The single-chain state with rows ``rows`` moved to m + sigma eps_sel (as the
+    generic ``family.sample`` forms it, so positions are bit-identical)."""
+    pos = chains.position.copy()
+    logp = chains.logp.copy()
+    pos[rows, 0] = m[rows] + sig[rows] * eps_sel
+    logp[rows, 0] = logp_sel
+    return ChainState(pos, logp)
+
+
+# ----------------------------------------------------------------------------- MSC / MSC-RB
+def msc(scheme, lam, chains, streams, rb: bool, want_states: bool):
+    """One CIS step with N particles (Algorithm 2; MSC: Algorithm 4) and its gradient."""
+    from .schemes import StepInfo
+
+    N, D, tgt = scheme.N, scheme.dim, scheme.target
+    eps = streams.take("normal", (1, N - 1, D))[:, 0]  # (R, N-1, D): the generic path's stream
+    u = streams.take("uniform/select", (1,))[:, 0]
+    R = lam.shape[0]
+    zc, y = _scratch(scheme, R, N - 1, D)
+    m, sig, dsig = unpack(scheme.family, lam)
+    logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y)  # (R, N-1)
+    ex = _residual(chains.position[:, 0], m, sig)
+    a = np.empty((R, N))  # log weights up to a per-replicate constant
+    np.multiply(_vecdot(ex, ex), 0.5, out=a[:, 0])
+    a[:, 0] += chains.logp[:, 0]
+    np.multiply(_vecdot(eps, eps), 0.5, out=a[:, 1:])
+    a[:, 1:] += logp_z
+    w = normalised_weights(a)
+    idx = select_index(w, u)
+    rows = np.nonzero(idx)[0]
+    k = idx[rows] - 1
+    new = _move(chains, rows, m, sig, eps[rows, k], logp_z[rows, k])
+    if rb:
+        S1, S2 = _weighted(w[:, 1:], eps, ex, w[:, 0], zc)
+        g = _grad(S1, S2, w.sum(-1)[:, None], 1.0, sig, dsig)
+    else:
+        e = ex
+        e[rows] = eps[rows, k]
+        g = _grad(e, e * e, 1.0, 1.0, sig, dsig)
+    states = weights = None
+    if want_states:
+        if rb:
+            states = np.concatenate([chains.position, m[:, None] + sig[:, None] * eps], axis=1)
+            weights = w
+        else:
+            states = new.position
+    counts = {"p_eval": N - 1, "q_eval": N, "q_sample": N - 1, "score": N if rb else 1}
+    return new, StepInfo(g, (idx == 0).astype(float), counts, states, weights)
+
+
+# ----------------------------------------------------------------------------- JSA
+def jsa(scheme, lam, chains, streams, want_states: bool):
+    """N sequential IMH steps (Algorithm 5) and g = -(1/N) sum_n s(z_n).
+
+    The N proposals and their a(z) = log pi + ||eps||^2/2 are computed at once; the scan
+    keeps the current a and accepts step n when log u_n < a(z_n) - a(current).  State n
+    is the last accepted proposal up to step n (or the start), and the score sum weights
+    each candidate by the number of steps it was held."""
+    from .schemes import StepInfo
+
+    N, D, tgt = scheme.N, scheme.dim, scheme.target
+    eps = streams.take("normal", (N, 1, D))[:, :, 0]  # (R, N, D): the generic path's stream
+    u = streams.take("uniform/accept", (N, 1))[:, :, 0]  # (R, N)
+    R = lam.shape[0]
+    zc, y = _scratch(scheme, R, N, D)
+    m, sig, dsig = unpack(scheme.family, lam)
+    logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y)  # (R, N)
+    ex = _residual(chains.position[:, 0], m, sig)
+    a_z = _vecdot(eps, eps)
+    a_z *= 0.5
+    a_z += logp_z
+    a_z = np.ascontiguousarray(a_z.T)  # (N, R): contiguous rows for the scan
+    a_cur = _vecdot(ex, ex)
+    a_cur *= 0.5
+    a_cur += chains.logp[:, 0]
+    with np.errstate(divide="ignore"):
+        log_u = np.log(u.T)  # (N, R)
+    acc = np.empty((N, R), bool)
+    d = np.empty(R)
+    for n in range(N):  # the sequential accept/reject scan, on (R,) rows
+        np.subtract(a_z[n], a_cur, out=d)
+        np.less(log_u[n], d, out=acc[n])
+        np.copyto(a_cur, a_z[n], where=acc[n])
+    held = np.where(acc, np.arange(N)[:, None], -1)
+    np.maximum.accumulate(held, axis=0, out=held)  # (N, R): candidate held after step n (-1: start)
+    c = np.bincount(((held + 1) * R + np.arange(R)).ravel(), minlength=(N + 1) * R)
+    c = c.reshape(N + 1, R).T.astype(float)  # (R, N+1): steps each candidate was held
+    S1, S2 = _weighted(c[:, 1:], eps, ex, c[:, 0], zc)
+    g = _grad(S1, S2, 1.0, 1.0 / N, sig, dsig)
+    last = held[-1]
+    rows = np.nonzero(last >= 0)[0]
+    k = last[rows]
+    new = _move(chains, rows, m, sig, eps[rows, k], logp_z[rows, k])
+    states = None
+    if want_states:
+        z = m[:, None] + sig[:, None] * eps
+        h = held.T
+        states = np.take_along_axis(z, np.maximum(h, 0)[..., None], axis=1)
+        r0, n0 = np.nonzero(h < 0)
+        states[r0, n0] = chains.position[r0, 0]
+    rejection = (N - acc.sum(0)) / N
+    counts = {"p_eval": N, "q_eval": N + 1, "q_sample": N, "score": N}
+    return new, StepInfo(g, rejection, counts, states)
+
+
+# ----------------------------------------------------------------------------- pMCSA
+def pmcsa(scheme, lam, chains, streams, want_states: bool):
+    """pMCSA (Algorithm 1): one IMH step on each of N chains, sharing work between kernel and score.
+
+    With z* = m + sigma eps and x the current state, the IMH log acceptance ratio is
+    [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2, e_x = (x - m)/sigma.  The new
+    state's standardised residual e is eps (accepted) or e_x (rejected), and it is all
+    the score needs.  States are kept standardised (``ChainState.std``): e_x = (m' -
+    m)/sigma + (sigma'/sigma) E from the previous (E, m', sigma'), so positions are only
+    formed when someone asks for them.
+
+    Layout: the (R, N, D) arrays are processed chain-major, (N, R, D) in memory, so that
+    every per-replicate (R, D) factor broadcasts over one contiguous R*D block (NumPy's
+    fast path); the product (z* - mu) Lp is taken on the (R, N, D) transposed view, a
+    stacked product (one (N, D) @ (D, D) BLAS call per replicate, see the module
+    docstring), and the sums over chains are :func:`chain_sum`.
+    """
+    from .schemes import StepInfo
+
+    N, D = scheme.N, scheme.dim
+    tgt = scheme.target
+    eps = streams.take("normal", (N, D))  # (R, N, D), the same stream the generic path draws
+    u = streams.take("uniform/accept", (N,))
+    R = lam.shape[0]
+    zc = scheme._workspace(("fused-nrd", R, N, D), lambda: np.empty((N, R, D)))
+    m, sig, dsig = unpack(scheme.family, lam)
+    inv = 1.0 / sig
+    # proposals: ||eps||^2, z* - mu = sigma eps + (m - mu), then log pi(z*) from (z* - mu) Lp
+    np.copyto(zc, eps.transpose(1, 0, 2))
+    eps_sq = _vecdot(zc, zc)  # (N, R)
+    zc *= sig
+    zc += m - tgt.mean
+    y = np.matmul(zc.transpose(1, 0, 2), tgt.prec_chol)  # (R, N, D), stacked over replicates
+    logp_z = _vecdot(y, y).T  # (N, R)
+    logp_z *= -0.5
+    logp_z += tgt.log_norm
+    # current states' residuals under the new lambda, e (N, R, D): a new array, it
+    # becomes the next state's E
+    e = np.empty((N, R, D))
+    std = chains.std
+    E = None if std is None else std[0].transpose(1, 0, 2)
+    if E is not None and E.shape == e.shape and E.flags.c_contiguous:
+        _, m_prev, s_prev = std
+        np.multiply(E, s_prev * inv, out=e)
+        b = m_prev - m
+        b *= inv
+        e += b
+    else:
+        np.subtract(chains.position.transpose(1, 0, 2), m, out=e)
+        e /= sig
+    # log acceptance ratio [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2
+    log_ratio = _vecdot(e, e)
+    np.subtract(eps_sq, log_ratio, out=log_ratio)
+    log_ratio *= 0.5
+    log_ratio += logp_z
+    logp_x = chains.logp.T
+    log_ratio -= logp_x
+    with np.errstate(divide="ignore"):
+        log_u = np.log(u)
+    acc = log_u.T < log_ratio  # (N, R)
+    n_i, r_i = np.nonzero(acc)
+    e[n_i, r_i] = eps[r_i, n_i]  # e: residual of the new states
+    logp = np.where(acc, logp_z, logp_x)
+    # score: g = -(1/N) sum_n [e/sigma, (e^2 - 1) dsigma/sigma]
+    g = np.empty((R, 2 * D))
+    s = chain_sum(e)  # sum_n e, in chain order
+    s *= -1.0 / N
+    np.multiply(s, inv, out=g[:, :D])
+    sq = np.square(e, out=zc)
+    s = chain_sum(sq)  # sum_n e^2
+    s *= -1.0 / N
+    s += 1.0
+    inv *= dsig
+    np.multiply(s, inv, out=g[:, D:])
+    rejection = N - np.bincount(r_i, minlength=R)
+    rejection = rejection / N
+    counts = {"p_eval": N, "q_eval": 2 * N, "q_sample": N, "score": N}
+    new = ChainState(None, logp.T, std=(e.transpose(1, 0, 2), m, sig))
+    return new, StepInfo(g, rejection, counts, new.position if want_states else None)
+
+
+PATHS = {"msc": lambda *a: msc(*a[:4], False, a[4]), "msc-rb": lambda *a: msc(*a[:4], True, a[4]),
+         "jsa": jsa, "pmcsa": pmcsa}
