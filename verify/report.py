@@ -1,0 +1,342 @@
+"""The main job: ``python -m verify report [--out DIR] [--quick|--full] [--seed S]``.
+
+Runs every registered verification once, and writes ONE self-contained HTML file,
+``DIR/report.html`` (figures inlined as PNG data URIs; nothing is fetched from the
+network), built from the Jinja2 template ``verify/templates/report.html.j2`` (autoescape
+on).  The page holds:
+
+* a summary table of every claim with its final status (and readings), linking to
+* one section per claim: statement and source (bibliographic reference, sections and
+  equations kept), the figure (:func:`verify.plot.figure`), the checks by quantity and
+  form, the worst counterexamples, and the audit's steps with corrections
+  (:func:`verify.audit.rows`);
+* the errata (every loose or wrong step of the audit);
+* the figure reproductions (claims ``figure1``/``figure2`` when registered, and
+  ``docs/figures/*.png`` when present);
+* provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
+  versions, machine.
+
+Each claim runs once: the same :class:`~verify.core.Report` feeds its figure and its
+tables.  The command prints the summary and the report's path and exits 0 once the file
+is written (2 on bad input, before any work).  ``python -m verify all`` keeps the
+checker's exit statuses (1 = a claim is violated).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import math
+import os
+import pathlib
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+
+from bounds.clikit import Parser, UsageError, progress, table
+
+PROG = "python -m verify report"
+TEMPLATE = "report.html.j2"
+STATUS_ORDER = ("violated", "depends on reading", "inconclusive", "holds")
+
+
+# ----------------------------------------------------------------------------- command line
+def parse(argv):
+    ap = Parser(prog=PROG, description=(
+        "Verify every claim once and write one self-contained HTML report (figures inlined, nothing fetched "
+        "from the network): a summary of every claim's status, and per claim its statement and source, "
+        "figure, checks, worst counterexamples and proof audit; the errata; the figure reproductions; "
+        "provenance. Prints the summary and the report's path. Exit status 0 once the report is written, "
+        "2 on bad input; `python -m verify all` gives the checker's statuses (1 = a claim is violated)."))
+    ap.add_argument("--out", default="out", metavar="DIR",
+                    help="directory to write report.html into (created if missing; default: ./out)")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="small grids, well under a minute (default)")
+    g.add_argument("--full", action="store_true", help="larger grids, minutes")
+    ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
+    ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
+    a = ap.parse_args(argv)
+    try:
+        seed = int(a.seed)
+    except ValueError:
+        raise UsageError(f"--seed: must be a non-negative integer, got {a.seed!r}") from None
+    if seed < 0:
+        raise UsageError(f"--seed: must be a non-negative integer, got {a.seed!r}")
+    try:
+        dpi = int(a.dpi)
+    except ValueError:
+        raise UsageError(f"--dpi: must be an integer from 40 to 300, got {a.dpi!r}") from None
+    if not 40 <= dpi <= 300:
+        raise UsageError(f"--dpi: must be an integer from 40 to 300, got {a.dpi!r}")
+    out = pathlib.Path(a.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out: not a directory: {a.out!r}")
+    try:  # fail before any work when the directory cannot be written
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as e:
+        raise UsageError(f"--out: cannot write into {a.out!r} ({e.strerror or e})") from None
+    return out, ("full" if a.full else "quick"), seed, dpi
+
+
+def cmd_report(argv) -> int:
+    out, mode, seed, dpi = parse(argv)
+    t0 = time.perf_counter()
+    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True)
+    path = out / "report.html"
+    path.write_text(render(data), encoding="utf-8")
+    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
+    print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
+    for c in data["claims"]:
+        if c["status_text"] != c["status"]:
+            print(f"  {c['id']}: {c['status_text']}")
+    cnt = Counter(c["status"] for c in data["claims"])
+    print(f"\n{len(rows)} claims ({mode}, seed {seed}) in {time.perf_counter() - t0:.1f} s: "
+          + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s)))
+    print(f"report written to {path.resolve()}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- data
+def claim_ids():
+    """Registered claims in the bounds library's order, then any others."""
+    import bounds
+
+    from .cli import _load
+    from .core import REGISTRY
+
+    _load()
+    ids = [c for c in bounds.ids() if c in REGISTRY]
+    return ids + [c for c in REGISTRY if c not in ids]
+
+
+def _figure_uri(rep, dpi: int) -> tuple[str, str]:
+    """(data URI, error) of the claim's figure."""
+    from .plot import figure
+
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, f"{rep.claim}.png")
+        try:
+            figure(rep, p, dpi=dpi)
+            raw = pathlib.Path(p).read_bytes()
+        except Exception as e:  # shown in the report and on stderr, never silently dropped
+            print(f"{PROG}: figure of {rep.claim} failed: {type(e).__name__}: {e}", file=sys.stderr)
+            return "", f"{type(e).__name__}: {e}"
+    return "data:image/png;base64," + base64.b64encode(raw).decode("ascii"), ""
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, (int,)):
+        return str(x)
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        s = str(x)
+        return s if len(s) <= 60 else s[:57] + "…"
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "∞" if f > 0 else "−∞"
+    return f"{f:.4g}"
+
+
+def _params(p: dict) -> str:
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in p.items())
+
+
+def _check_rows(rep):
+    from .core import combine
+
+    groups = defaultdict(list)
+    for c in rep.checks:
+        groups[(c.quantity, c.form)].append(c)
+    rows = []
+    for (q, f), cs in groups.items():
+        cnt = Counter(c.verdict for c in cs)
+        finite = [c.ratio for c in cs if isinstance(c.ratio, float) and math.isfinite(c.ratio)]
+        rows.append({"quantity": q, "form": f, "deciding": f == rep.primary_form, "primary": any(c.primary for c in cs),
+                     "method": cs[0].method, "n": len(cs), "holds": cnt.get("holds", 0),
+                     "violated": cnt.get("violated", 0), "inconclusive": cnt.get("inconclusive", 0),
+                     "max_ratio": _fmt(max(finite)) if finite else "—", "verdict": combine([c.verdict for c in cs])})
+    return rows
+
+
+def _worst(rep, n=5):
+    def ratio(c):
+        return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
+
+    bad = sorted((c for c in rep.checks if c.verdict != "holds"), key=lambda c: (not c.primary, -ratio(c)))[:n]
+    out = []
+    for c in bad:
+        se = f" ± {_fmt(c.stderr)} (se)" if c.stderr else ""
+        out.append({"verdict": c.verdict, "quantity": c.quantity, "form": c.form, "primary": c.primary,
+                    "empirical": _fmt(c.empirical) + se, "relation": c.relation, "bound": _fmt(c.scaled_bound),
+                    "ratio": _fmt(c.ratio), "params": _params(c.params), "note": c.note, "method": c.method})
+    return out
+
+
+def _tightest(rep):
+    fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float) and math.isfinite(c.ratio)
+           and c.relation in ("<=", "<")]
+    if not fin:
+        return None
+    c = max(fin, key=lambda c: c.ratio)
+    return {"quantity": c.quantity, "form": c.form, "ratio": _fmt(c.ratio), "params": _params(c.params)}
+
+
+def _readings(rep):
+    defs = {getattr(r, "name", ""): r for r in (getattr(rep, "reading_defs", ()) or ())}
+    out = []
+    for name, verdict in (getattr(rep, "readings", None) or {}).items():
+        parts = [defs.get(p) for p in name.split(" + ")]
+        out.append({"name": name, "verdict": verdict,
+                    "quotes": [{"quote": getattr(d, "quote", ""), "meaning": getattr(d, "meaning", "")}
+                               for d in parts if d is not None and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
+    return out
+
+
+def _audit_rows():
+    try:
+        from . import audit
+    except ImportError:  # pragma: no cover
+        return [], {}
+    rows = audit.rows()
+    try:
+        statuses = audit.claim_statuses()
+    except Exception:  # statuses are a summary; the rows are what the report shows
+        statuses = {}
+    return rows, statuses
+
+
+def _ce_text(ce) -> str:
+    if not ce:
+        return ""
+    at = ", ".join(f"{k} = {_fmt(v)}" for k, v in (ce.get("at") or {}).items())
+    lhs, rhs = ce.get("lhs"), ce.get("rhs")
+    return f"at {at}: left side {_fmt(lhs)}, right side {_fmt(rhs)}"
+
+
+def _step(r):
+    return {"id": r["id"], "location": r["location"], "status": r["status"], "affected": r["affected"],
+            "printed": f"{r['lhs']}  {r['relation']}  {r['rhs']}", "justification": r["justification"],
+            "detail": r["detail"], "method": r["method"], "counterexample": _ce_text(r["counterexample"]),
+            "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"]}
+
+
+def _provenance(mode, seed, elapsed):
+    import importlib.metadata as md
+
+    import matplotlib
+    import numpy
+    import scipy
+    import sympy
+
+    try:
+        version = md.version("mcsa-verify")
+    except md.PackageNotFoundError:
+        version = "not installed (source tree)"
+    return [("package", f"mcsa-verify {version}"), ("mode", mode), ("seed", str(seed)),
+            ("date", _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")),
+            ("run time", f"{elapsed:.1f} s"),
+            ("command", "python -m verify report " + ("--full" if mode == "full" else "--quick") + f" --seed {seed}"),
+            ("Python", platform.python_version()), ("numpy", numpy.__version__), ("scipy", scipy.__version__),
+            ("sympy", sympy.__version__), ("matplotlib", matplotlib.__version__),
+            ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")]
+
+
+def _doc_figures():
+    """docs/figures/*.png of the source tree, when present (figure reproductions)."""
+    d = pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures"
+    out = []
+    for p in sorted(d.glob("*.png")) if d.is_dir() else []:
+        out.append({"name": p.stem.replace("_", " "), "file": p.name,
+                    "uri": "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii")})
+    return out
+
+
+def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None) -> dict:
+    """Run every claim once and collect what the template shows."""
+    import bounds
+
+    from . import core
+    from .plot import REFERENCES, cite, claim_name
+
+    t0 = time.perf_counter()
+    ids = list(ids) if ids is not None else claim_ids()
+    bar = progress(total=len(ids) + 1, desc="report", enabled=show_progress)
+    steps, statuses = [], {}
+    claims = []
+    try:
+        for cid in ids:
+            bar(f"{cid}: checks")
+            v = core.REGISTRY[cid]
+            rep = core.run_verification(v, mode, seed=seed)
+            bar(f"{cid}: figure")
+            uri, err = _figure_uri(rep, dpi)
+            try:
+                c = bounds.get(cid)
+                title, source, full = c.title, cite(c.source), cite(c.source, full=True)
+                assumptions = [(a, bounds.ASSUMPTIONS.get(a, "")) for a in c.assumptions]
+                notes = list(c.notes)
+            except Exception:  # a registered claim outside the bounds library
+                title, source, full, assumptions, notes = v.measures, "", "", [], []
+            n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
+            status = rep.verdict
+            readings = _readings(rep)
+            claims.append({
+                "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title, "source": source,
+                "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,
+                "status_text": status + (f" (fails under: {'; '.join(rep.failing_readings)})"
+                                         if status == core.DEPENDS and getattr(rep, "failing_readings", None) else ""),
+                "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
+                "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
+                "n_checks": len(rep.checks), "n_mc": n_mc,
+                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
+                            f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
+                            "error bars in the figure are z × standard error.") if n_mc else "",
+                "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err,
+                "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
+            })
+            bar.update()
+        bar("proof audit")
+        rows, statuses = _audit_rows()
+        by_claim = defaultdict(list)
+        for r in rows:
+            by_claim[r["claim"]].append(_step(r))
+        for c in claims:
+            c["steps"] = by_claim.get(c["id"], [])
+            c["audit_status"] = statuses.get(c["id"], "no proof audited")
+        steps = [_step(r) | {"claim": r["claim"], "seed": r["seed"]} for r in rows]
+        bar.update()
+    finally:
+        bar.close()
+    errata = []
+    for prefix in ("001", "003", "002"):
+        group = [s for s in steps if s["seed"].startswith(prefix) and s["status"] in ("wrong", "loose")]
+        if group:
+            errata.append({"document": REFERENCES[prefix][1], "short": REFERENCES[prefix][0], "steps": group})
+    counts = Counter(c["status"] for c in claims)
+    return {
+        "claims": claims, "errata": errata,
+        "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
+        "audit_counts": Counter(s["status"] for s in steps),
+        "reproductions": [c for c in claims if c["id"].startswith("figure")], "doc_figures": _doc_figures(),
+        "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
+        "provenance": _provenance(mode, seed, time.perf_counter() - t0), "mode": mode, "seed": seed,
+        "alpha": core.ALPHA,
+    }
+
+
+def render(data: dict) -> str:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parent / "templates")),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return env.get_template(TEMPLATE).render(**data)
