@@ -309,10 +309,21 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
     return Status(claim_id, status, merged, failing)
 
 
+VERDICTS_DOC = "docs/verdicts.json"
+AUDIT_DOC = "docs/audit.json"
+
+
+def dumps(obj, **kw) -> str:
+    """Strict JSON (bounds.clikit.dumps: NaN -> null, inf -> "inf", numpy numbers converted)."""
+    from bounds.clikit import dumps as _dumps
+
+    return _dumps(obj, **kw)
+
+
 def audit_statements(claim_id: str) -> dict:
     """The audit's verdict on the claim's printed statement per reading option, from the
     committed docs/audit.json (kept current by tests/test_audit.py)."""
-    return load_doc("docs/audit.json").get("claims", {}).get(claim_id, {}).get("statement", {})
+    return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
 def load_doc(rel: str) -> dict:
@@ -379,6 +390,30 @@ class Report:
                 "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
                 "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}
+
+
+def verdicts_document(reports, mode: str, seed: int) -> dict:
+    """docs/verdicts.json: the final status of every claim (:func:`final_status`), the
+    verdict of each full reading, the failing readings and the empirical part alone."""
+    return {"mode": mode, "seed": seed,
+            "verdicts": {r.claim: r.verdict for r in reports},
+            "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
+            "final_readings": {r.claim: r.readings for r in reports},
+            "readings": {r.claim: r.empirical_readings for r in reports}}
+
+
+def write_verdicts(reports, mode: str, seed: int) -> str:
+    import pathlib
+
+    p = pathlib.Path(__file__).resolve().parent.parent / VERDICTS_DOC
+    p.write_text(dumps(verdicts_document(reports, mode, seed), indent=1) + "\n")
+    return str(p)
+
+
+def status_cell(report_or_status) -> str:
+    """One table cell: the final status, with the failing readings when it depends on them."""
+    st = report_or_status.status if isinstance(report_or_status, Report) else report_or_status
+    return st.text()
 
 
 def readings_text(report: Report) -> str:

@@ -410,12 +410,14 @@ def _has(text):
     return lambda c: text in c.quantity
 
 
+STRICT = "strict '<' for every pair"
+LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
 READINGS = {
     "proposition2": (
         Reading("'<=' (equality exactly at pi = q)", "exp(d_KL(pi || q)) < w*",
                 "the strict sign read as '<=', strict whenever w is not constant on the support of pi",
                 axis="relation", select=by_form("stated")),
-        Reading("strict '<' for every pair", "exp(d_KL(pi || q)) < w*",
+        Reading(STRICT, "exp(d_KL(pi || q)) < w*",
                 "the strict inequality as printed, for every pi and q (including pi = q)",
                 axis="relation", select=by_form("strict"), promote=True)),
     "lemma1": (
@@ -443,7 +445,7 @@ READINGS = {
         Reading("Bias = ||E g_hat - E_Pi g||", "Bias[g_hat] <= 2 sqrt(D) L C rho^n (Lemma 7)",
                 "the bias as the norm of the mean error, which the proof bounds and the theorems use",
                 axis="bias", select=by_form("stated", "sharper")),
-        Reading("Bias = E||g_hat - E_Pi g|| (as defined)", "Bias[g_hat] (= E||g_hat - E_Pi g||) (proof of Lemma 7, line 1)",
+        Reading(LEMMA7_E, "Bias[g_hat] (= E||g_hat - E_Pi g||) (proof of Lemma 7, line 1)",
                 "the bias as the expected norm, as the proof's first line defines it", axis="bias",
                 select=by_form("as-written"), promote=True)),
 }

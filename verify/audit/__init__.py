@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from .. import core, registry  # noqa: F401  (the claims' readings)
 from . import doc002, doc003, paper001  # noqa: F401  (register the steps)
 from .engine import EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, status_with_affected
 
@@ -28,7 +29,7 @@ def rows(claim: str | None = None):
                     "relation": s.relation, "rhs": s.rhs, "justification": s.justification, "status": st,
                     "affected": aff, "statement": s.statement, "detail": o.detail, "method": o.method,
                     "counterexample": o.counterexample, "correction": o.correction, "gap": o.gap,
-                    "depends": list(s.depends)})
+                    "depends": list(s.depends), "reading": s.reading, "instances": o.instances})
     return out
 
 
@@ -46,11 +47,55 @@ def claim_statuses() -> dict[str, str]:
                  if any(r["status"] == s for r in rs)]
         label = "clean" if worst in (EXACT, VALID) else ", ".join(parts)
         if survives is not None:
-            label += "; statement " + ("survives" if survives else "fails")
+            read_as = sorted({r["reading"] for r in stmt if r["status"] not in (EXACT, VALID) and r["reading"]})
+            label += "; statement " + ("survives" if survives else "fails") + (
+                f" (read as: {'; '.join(read_as)})" if read_as and not survives else "")
         out[c] = label
     out.setdefault("table1", "no proof in the seed")
     out.setdefault("table2", "no proof in the seed")
     return out
+
+
+def statement_readings() -> dict[str, dict[str, str]]:
+    """Per claim, the audit's verdict on its printed statement under each reading option
+    ("" = every reading): "fails" (a statement step is wrong or loose), "survives" (exact or
+    valid) or "unchecked".  This is the audit's input to :func:`verify.core.final_status`."""
+    out: dict[str, dict[str, str]] = {}
+    for r in rows():
+        if not r["statement"]:
+            continue
+        d = out.setdefault(r["claim"], {})
+        v = "fails" if r["status"] in (WRONG, LOOSE) else "survives" if r["status"] in (EXACT, VALID) else "unchecked"
+        prev = d.get(r["reading"])
+        order = {"fails": 2, "unchecked": 1, "survives": 0}
+        if prev is None or order[v] > order[prev]:
+            d[r["reading"]] = v
+    return out
+
+
+def final_statuses() -> dict[str, "core.Status"]:
+    """Every claim's final status from :func:`verify.core.final_status`: the audit's statement
+    verdicts computed now, the empirical per-reading verdicts from docs/verdicts.json."""
+    import bounds
+
+    emp = core.load_doc(core.VERDICTS_DOC).get("readings", {})
+    stm = statement_readings()
+    return {cid: core.final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
+
+
+def audit_document() -> dict:
+    """docs/audit.json: per claim the step summary, the statement verdict per reading and the
+    final status; per step its status and the number of instances it was checked on."""
+    labels, stm, fin = claim_statuses(), statement_readings(), final_statuses()
+    claims = {}
+    for cid in sorted(set(labels) | set(fin)):
+        st = fin.get(cid)
+        claims[cid] = {"audit": labels.get(cid, "no proof in the seed"), "statement": stm.get(cid, {}),
+                       "final_status": st.status if st else None,
+                       "failing_readings": list(st.failing) if st else []}
+    steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "affected": r["affected"], "method": r["method"],
+                       "instances": r["instances"], "reading": r["reading"]} for r in rows()}
+    return {"claims": claims, "steps": steps}
 
 
 def _num(v):
@@ -131,15 +176,36 @@ def errata_markdown() -> str:
                 out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")
             if r["gap"]:
                 out.append(f"- **Gap:** {r['gap']}")
+            if r["reading"]:
+                out.append(f"- **Reading:** the statement read as: {r['reading']}")
+            out.append(f"- **Checked on:** {_instances(r)}")
             if r["correction"]:
                 out.append(f"- **Correction:** {r['correction']}")
             out.append("")
-    out += ["## Claims whose final statement fails", ""]
-    for c, lab in statuses.items():
-        if "statement fails" in lab:
-            out.append(f"- `{c}`: {lab}")
+    out += ["## Final status of every claim", "",
+            "From `verify.core.final_status`, the one function every summary uses (`python -m verify all`, "
+            "`python -m verify list`, docs/verdicts.json, docs/audit.json and this file): a claim is **violated** "
+            "only when it fails under every reasonable reading; **depends on reading** names the readings that "
+            "fail. A reading fails when its checks (docs/verdicts.json) fail or when the audit finds its printed "
+            "statement wrong.", "",
+            "| claim | final status | failing readings | audit |", "|---|---|---|---|"]
+    for cid, st in final_statuses().items():
+        fail = "; ".join(st.failing) or "—"
+        out.append(f"| `{cid}` | {st.status} | {fail} | {statuses.get(cid, 'no proof in the seed')} |".replace("||", "\\|\\|"))
+    out += ["", "## Instances per step", "",
+            "How many instances each computed step was checked on (random points at 50 digits, exact instances, "
+            "Hypothesis examples); steps settled by reading have none.", "",
+            "| step | status | method | instances |", "|---|---|---|---|"]
+    for r in rs:
+        out.append(f"| `{r['id']}` | {r['status']} | {r['method']} | {r['instances'] if r['instances'] is not None else '—'} |")
     out.append("")
     return "\n".join(out)
+
+
+def _instances(r) -> str:
+    if r["instances"] is None:
+        return "settled by reading (no computed instances)" if r["method"] == "reading" else f"method {r['method']}"
+    return f"{r['instances']} instances ({r['method']})"
 
 
 def cmd_audit(argv):
@@ -162,7 +228,7 @@ def cmd_audit(argv):
         docs = pathlib.Path(__file__).resolve().parent.parent.parent / "docs"
         docs.mkdir(exist_ok=True)
         (docs / "ERRATA.md").write_text(errata_markdown())
-        (docs / "audit.json").write_text(json.dumps(claim_statuses(), indent=1, sort_keys=True) + "\n")
+        (docs / "audit.json").write_text(core.dumps(audit_document(), indent=1, sort_keys=True) + "\n")
         print(f"wrote {docs / 'ERRATA.md'} and {docs / 'audit.json'}")
         return 0
     if a.claim and a.claim not in {s.claim for s in STEPS.values()}:
@@ -176,7 +242,7 @@ def cmd_audit(argv):
         return 0
     rs = rows(a.claim)
     if a.json:
-        print(json.dumps({"claim": a.claim, "steps": rs, "claims": claim_statuses()}, default=str))
+        print(core.dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]}, default=str))
     elif a.markdown:
         print(markdown(rs))
     else:

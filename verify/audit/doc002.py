@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 from scipy import linalg
 
+from ..sgmcmc import EQUIVALENT
 from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal
 
 SEED = "002_95351a0522374075.txt"
@@ -192,7 +193,8 @@ step("sgfs.stationary", "sgfs_stationary_covariance", SEED, "Appendix, Discretiz
      "=", "stationary", "-I < I - eps D H < I", "VAR(1) theory", fixed(VALID, "spectral radius below one (D H is similar to a "
                                                                              "symmetric matrix, so its eigenvalues are real)"), expect=VALID)
 step("sgfs.k01", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, 'equivalent to k in (0, 1)'", "=",
-     "-I < I - D H < I with D = (k/2) H^-1", "k in (0, 1)", "algebra", _stationary_k, expect=WRONG)
+     "-I < I - D H < I with D = (k/2) H^-1", "k in (0, 1)", "algebra", _stationary_k, expect=WRONG,
+     statement=True, reading=EQUIVALENT)
 step("sgfs.32", "sgfs_stationary_covariance", SEED, "Appendix, Eq. (32)", "=", "Lambda", "(I - eps D H) Lambda (I - eps D H) + 2 eps D",
      "stationary covariance of a VAR(1)", fixed(EXACT, "Var of the recursion at stationarity (D, H symmetric: "
                                                        "(I - eps DH)^T = I - eps HD)"), expect=EXACT)

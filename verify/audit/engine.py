@@ -49,6 +49,7 @@ class Outcome:
     correction: str | None = None
     gap: str | None = None
     method: str = ""
+    instances: int | None = None  # how many instances (points, exact cases, examples) the check survived or tried
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Step:
     depends: tuple[str, ...] = ()
     expect: str = ""  # the audit's recorded status (tests pin it)
     statement: bool = False  # the claim's final statement
+    reading: str = ""  # the reading option (verify.core.Reading.name) the statement is read under; "" = all
     _outcome: Outcome | None = field(default=None, repr=False)
 
     def run(self) -> Outcome:
@@ -97,11 +99,11 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
                 worst, at = d, (pt, a, b)
     if worst <= rel_tol:
         return Outcome(EXACT, f"equal at {n} random points to 50 digits (worst relative discrepancy {float(worst):.1e}); "
-                              f"sympy left {sp.sstr(diff)[:60]}", method="numeric")
+                              f"sympy left {sp.sstr(diff)[:60]}", method="numeric", instances=n)
     pt, a, b = at
     return Outcome(WRONG, f"differs: worst relative discrepancy {float(worst):.3g}",
                    counterexample={"at": {str(k): float(v) for k, v in pt.items()}, "lhs": float(a), "rhs": float(b)},
-                   method="numeric")
+                   method="numeric", instances=n)
 
 
 def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None, n: int = 400,
@@ -133,10 +135,10 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
             a, b = fl(*[at[s] for s in syms]), fr(*[at[s] for s in syms])
         return Outcome(WRONG, f"violated: rhs - lhs = {float(worst):.4g} at a searched point",
                        counterexample={"at": {str(k): float(v) for k, v in at.items()}, "lhs": float(a), "rhs": float(b)},
-                       method="search")
+                       method="search", instances=n)
     status = VALID if printed != "=" else LOOSE
     return Outcome(status, f"no violation in {n} random points at 50 digits (min of rhs - lhs = {float(worst):.3g})",
-                   gap=None, method="search")
+                   gap=None, method="search", instances=n)
 
 
 def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, printed: str | None = None,
@@ -169,13 +171,13 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
     if worst is not None:
         p, a, b = worst
         return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs {b:.6g})",
-                       counterexample={"at": p, "lhs": a, "rhs": b}, method="instances")
+                       counterexample={"at": p, "lhs": a, "rhs": b}, method="instances", instances=len(rows))
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
         return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; largest gap {max(gaps):.4g}",
-                       gap=f"{max(gaps):.4g}", method="instances")
+                       gap=f"{max(gaps):.4g}", method="instances", instances=len(rows))
     status = EXACT if relation == "=" else VALID
     return Outcome(status, f"holds on {len(rows)} exact instances{' (' + describe + ')' if describe else ''}",
-                   method="instances")
+                   method="instances", instances=len(rows))
 
 
 def unchecked(reason: str) -> Callable[[], Outcome]:
@@ -194,8 +196,9 @@ STEPS: dict[str, Step] = {}
 
 
 def step(id, claim, seed, location, relation, lhs, rhs, justification, check, depends=(), expect="",
-         statement=False) -> Step:
-    s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends), expect, statement)
+         statement=False, reading="") -> Step:
+    s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends), expect, statement,
+             reading)
     if id in STEPS:
         raise ValueError(f"duplicate step {id}")
     STEPS[id] = s

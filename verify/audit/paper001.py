@@ -11,6 +11,8 @@ import sympy as sp
 
 from simulate import finite as F
 
+from ..paper_lemmas import LEMMA7_E, STRICT
+from ..paper_theorems import CONDITIONAL, JOINT
 from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal,
                      sym_le)
 
@@ -189,7 +191,7 @@ step("prop2.3", "proposition2", SEED, "App. D proof of Prop. 2, line 3", "<=", "
 step("prop2.4", "proposition2", SEED, "App. D proof of Prop. 2, line 4", "=", "log E_pi[w*]", "log w*", "E_pi 1 = 1",
      fixed(EXACT, "w* is a constant"), expect=EXACT)
 step("prop2.statement", "proposition2", SEED, "§4.1 Proposition 2", "<", "exp(d_KL(pi || q))", "w*",
-     "the chain above", _p2_strict, depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True)
+     "the chain above", _p2_strict, depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True, reading=STRICT)
 
 
 # ============================================================================= Lemma 1
@@ -591,7 +593,7 @@ step("lemma7.statement", "lemma7", SEED, "App. D Lemma 7", "<=", "Bias[g_hat]", 
      "lines 1-5", fixed(WRONG, "wrong as stated (Bias defined as E||.||, see lemma7.1); valid for "
                                "||E g_hat - E_Pi g||, and then sqrt(D) is unnecessary (2 L C rho^n holds)",
                        correction="||E g_hat - E_Pi g|| <= 2 L C rho^n"),
-     depends=("lemma7.1", "lemma7.4"), expect=WRONG, statement=True)
+     depends=("lemma7.1", "lemma7.4"), expect=WRONG, statement=True, reading=LEMMA7_E)
 
 
 # ============================================================================= Theorem 3
@@ -725,7 +727,7 @@ step("theorem3.mix.statement", "theorem3", SEED, "§4.3 Theorem 3 (mixing)", "<=
      fixed(WRONG, "JSA's joint law converges to the path law of K, not to Pi = pi^N: its TV to Pi does not vanish "
                   "(`python -m verify theorem3`); the bound holds for the product of marginals as defined",
            correction="state the rate for each marginal: d_TV(law of z^(n), pi) <= r^((k-1)N+n)"),
-     depends=("theorem3.def",), expect=WRONG, statement=True)
+     depends=("theorem3.def",), expect=WRONG, statement=True, reading=JOINT)
 step("theorem3.var.1", "theorem3", SEED, "App. D proof of Thm 3, variance, line 1", "=", "E[||g||^2 | F]",
      "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2", lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
          instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
@@ -777,7 +779,7 @@ step("theorem3.statement", "theorem3", SEED, "§4.3 Theorem 3 (second moment)", 
                   "`python -m verify theorem3`); the variance part survives only because the stated "
                   "1/2 + 3/(2N) exceeds the trivial 1/N",
            correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
-     depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True)
+     depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True, reading=CONDITIONAL)
 
 
 # ============================================================================= Theorem 4
@@ -823,4 +825,4 @@ step("theorem4.statement", "theorem4", SEED, "§5.1 Theorem 4 (second moment)", 
      fixed(WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is large (exact "
                   "counterexamples in `python -m verify theorem4`)",
            correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"),
-     depends=("theorem4.var.2",), expect=WRONG, statement=True)
+     depends=("theorem4.var.2",), expect=WRONG, statement=True, reading=CONDITIONAL)

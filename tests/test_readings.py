@@ -1,0 +1,107 @@
+"""Readings and the one source of truth (issue 11, items 1 and 2).
+
+* :func:`verify.core.final_status` decides every claim's final status: violated only when
+  every reading fails, 'depends on reading' (exit 4) when some hold and some fail;
+* docs/verdicts.json, docs/audit.json, docs/ERRATA.md and the audit computed now agree
+  with it (cheap: no claim is re-run here; tests/test_verify.py checks that
+  docs/verdicts.json is what a quick run gives now);
+* Theorem 4's second moment: fails under the conditional reading (0.834 vs 0.238 at
+  w* = 10, N = 8, t = 100, all chains at the worst state), holds under the unconditional one.
+Runs in about 15 s (the audit once, Theorem 4 at one grid point).
+"""
+
+import json
+import pathlib
+
+import pytest
+
+import bounds
+from verify import audit, core, registry  # noqa: F401
+from verify.core import DEPENDS, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, Reading, final_status
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+A = Reading("a", "q", "m", axis="x")
+B = Reading("b", "q", "m", axis="x")
+
+
+@pytest.mark.parametrize("emp,audit_,expect,failing", [
+    ({"a": HOLDS, "b": HOLDS}, {}, HOLDS, ()),
+    ({"a": HOLDS, "b": VIOLATED}, {}, DEPENDS, ("b",)),
+    ({"a": VIOLATED, "b": VIOLATED}, {}, VIOLATED, ("a", "b")),
+    ({"a": INCONCLUSIVE, "b": VIOLATED}, {}, INCONCLUSIVE, ("b",)),
+    ({"a": HOLDS, "b": HOLDS}, {"b": "fails"}, DEPENDS, ("b",)),  # the audit fails a reading
+    ({"a": HOLDS, "b": HOLDS}, {"": "fails"}, VIOLATED, ("a", "b")),  # ... or all of them
+    ({"a": HOLDS, "b": HOLDS}, {"": "survives"}, HOLDS, ()),
+])
+def test_final_status_rules(emp, audit_, expect, failing):
+    st = final_status("x", emp, audit_, readings=(A, B))
+    assert st.status == expect and st.failing == failing
+    assert core.EXIT[st.status] == {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}[expect]
+
+
+def test_axes_combine_into_full_readings():
+    C = Reading("c", "q", "m", axis="y")
+    D = Reading("d", "q", "m", axis="y")
+    checks = [CheckResult("q", "f", {}, 2.0, 1.0, "exact", reading="b"),  # fails under b only
+              CheckResult("q", "f", {}, 0.0, 1.0, "exact", reading="c"),
+              CheckResult("q", "f", {}, 0.0, 1.0, "exact", reading="d"),
+              CheckResult("q", "f", {}, 0.0, 1.0, "exact", reading="a"),
+              CheckResult("q", "f", {}, 0.5, 1.0, "exact")]  # shared
+    for c in checks:
+        core.decide(c, 0)
+    v = core.reading_verdicts(checks, (A, B, C, D))
+    assert v == {"a + c": HOLDS, "a + d": HOLDS, "b + c": VIOLATED, "b + d": VIOLATED}
+
+
+def test_every_claim_lists_documented_readings():
+    for cid, v in REGISTRY.items():
+        for r in v.readings:
+            assert r.name and r.meaning and r.quote, (cid, r)
+        names = [r.name for r in v.readings]
+        assert len(names) == len(set(names)), cid
+
+
+def test_summaries_agree_with_final_status():
+    """verdicts.json, audit.json, ERRATA.md and the audit now give every claim the same status."""
+    verdicts = json.loads((ROOT / "docs" / "verdicts.json").read_text())
+    adoc = json.loads((ROOT / "docs" / "audit.json").read_text())
+    errata = (ROOT / "docs" / "ERRATA.md").read_text()
+    now = audit.final_statuses()
+    stm = audit.statement_readings()
+    for cid in verdicts["verdicts"]:
+        st = final_status(cid, verdicts["readings"][cid], stm.get(cid, {}))
+        assert verdicts["verdicts"][cid] == st.status == now[cid].status, cid
+        assert adoc["claims"][cid]["final_status"] == st.status, cid
+        assert adoc["claims"][cid]["failing_readings"] == list(st.failing), cid
+        assert verdicts.get("failing_readings", {}).get(cid, []) == list(st.failing), cid
+        assert f"| `{cid}` | {st.status} |" in errata, cid
+    # the four claims issue 11 found on one list only are now decided by the same function
+    for cid in ("proposition2", "lemma7", "cis_variance_growth", "sgfs_stationary_covariance"):
+        assert now[cid].status == DEPENDS, (cid, now[cid])
+
+
+def test_audit_statement_readings_name_registered_readings():
+    for cid, d in audit.statement_readings().items():
+        names = {r.name for r in REGISTRY[cid].readings} if cid in REGISTRY else set()
+        assert set(d) - {""} <= names, (cid, d)
+
+
+def test_theorem4_conditional_fails_unconditional_holds(capsys):
+    rep = core.run_verification(REGISTRY["theorem4"], "quick", seed=0,
+                                overrides={"N": [8], "w_star": [10.0], "t": [100]})
+    worst = [c for c in rep.checks if c.quantity == "second_moment" and c.form == "stated" and c.method == "exact"
+             and c.params.get("state") == "all worst" and c.params.get("score") == "s = +-L (balanced)"]
+    assert worst and worst[0].empirical == pytest.approx(0.834, abs=5e-4)
+    assert worst[0].scaled_bound == pytest.approx(0.2375) and worst[0].verdict == VIOLATED
+    assert rep.readings == {"conditional on F_{t-1}": VIOLATED, "unconditional from eta_0": HOLDS}
+    assert rep.verdict == DEPENDS and rep.failing_readings == ["conditional on F_{t-1}"]
+    # the unconditional reading can fail: a tightened bound breaks it
+    assert core.rescore(rep, 0.3).readings["unconditional from eta_0"] == VIOLATED
+    d = json.loads(core.dumps(rep.as_json()))
+    assert d["verdict"] == DEPENDS and d["failing_readings"] == ["conditional on F_{t-1}"]
+    assert "unconditional from eta_0" in core.readings_text(rep)
+
+
+def test_registry_covers_the_claims_with_readings():
+    assert {"theorem3", "theorem4", "lemma7", "proposition2"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
+    assert set(bounds.ids()) & set(REGISTRY)
