@@ -10,3 +10,4 @@ try:
     from . import sgmcmc  # noqa: F401
 except ImportError:  # pragma: no cover
     pass
+from . import figures  # noqa: F401,E402  (001 §6.2 Figures 1-2)

@@ -1,0 +1,655 @@
+"""Verifications ``figure1`` and ``figure2``: the paper's simulations with each theorem's bound.
+
+Kim, Oh, Gardner, Dieng & Kim, "Markov Chain Score Ascent", NeurIPS 2022, §6.2 and
+Figures 1-2; the bounds are Theorems 1-4 (§4.2-§5.1) in the forms of
+:mod:`bounds.experiments`; the run loops are :mod:`simulate.experiments`.
+
+figure1
+    *Bound checks* (Monte Carlo): at ten measurement iterations of every run (scheme, N,
+    replicate), the variance of the gradient across the measurement population, V +- se,
+    against the bound at that lambda (JSA: V - C_cov against the bound without C_cov, both
+    from the same population).  *Observation checks*: the paper's (i)-(iv), read on the
+    benefit exponent beta = -d log V / d log N, fitted by least squares of the
+    phase-averaged log V of every run on log N (runs are independent, so the residual
+    scatter gives the standard error, Student t with n - 2 degrees of freedom), in an
+    early phase (first third of the run) and a late phase (last third); "pMCSA has the
+    lowest variance" as the ratio of geometric means V_pMCSA / V_other per N and phase
+    (Welch).  Premises ("until chi2 has become small", "until w* has become small") are
+    read from the closed-form chi2 and w* of the phase: a check whose premise is not met
+    is shown but does not decide the verdict.
+figure2
+    A run has *converged* when its final KL(pi||q) is finite and at most KL* + tau, with KL*
+    the best mean-field KL (closed form) and tau = max(1 nat, KL*) (within a factor 2 of
+    the optimum or 1 nat, whichever is looser); a diverged run counts as not converged.
+    "pMCSA converges for the broadest variety of optimizer settings": the fraction of
+    converged runs (all optimizers, step sizes, replicates) of pMCSA against each other
+    scheme's, as a ratio >= 1.  "Most MCSA methods seem to be the most stable with ADAM":
+    per scheme the smallest ratio p_Adam / p_other optimizer, and the claim checks the
+    second smallest of the four (at least 3 of the 4 schemes); the per-scheme comparisons
+    are shown as non-deciding checks.
+
+Error rates.  Every check is Monte Carlo, decided by :func:`verify.core.decide` with the
+claim's false-violation budget alpha = 1e-3.  The budget is split: half over the bound
+checks (normal quantile at alpha/(2 n_bound)), half over the observation checks
+(Student t, or normal for figure2, at alpha/(2 n_obs)); the standard error handed to
+``decide`` is the raw one times (that critical value / decide's z), and the raw standard
+error and the critical value are kept in the check's parameters.
+
+The tidy rows of a run travel with its checks (``report.checks.rows``), so the plot and
+the stored table (docs/figures/) come from the same numbers; :func:`figure1_checks` and
+:func:`figure2_checks` recompute the verdicts from a stored table without simulating.
+
+Regenerate the stored full-mode results (cached per cell in ``out/figure-cache``)::
+
+    python -m verify.figures --figure all --out docs/figures
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+import bounds
+from simulate import experiments as X
+
+from .core import ALPHA, CheckResult, Grid, Verification, combine, register, z_one_sided
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", ROOT / "out" / "figure-cache"))
+DELTA = 0.2  # margin on the benefit exponent (bounds.experiments, param delta)
+CHI2_SMALL = 1.0  # "chi2 has become small": chi2(pi||q) <= 1 in the phase (median over runs)
+SCHEME_LABEL = {"msc": "MSC", "msc-rb": "MSC-RB", "jsa": "JSA", "pmcsa": "pMCSA"}
+OPT_LABEL = {"sgd": "SGD", "momentum": "Momentum (0.9)", "nesterov": "Nesterov (0.9)", "adam": "ADAM"}
+#: scheme -> [(quantity, form, theorem label)]
+BOUND_FORMS = {
+    "pmcsa": [("pmcsa_variance", "moment", "Thm 4, moment")],
+    "jsa": [("jsa_variance", "moment", "Thm 3, moment"), ("jsa_variance", "corrected", "Thm 3, corrected")],
+    "msc": [("msc_variance", "moment", "Thm 1 needs L=∞; ours, moment")],
+    "msc-rb": [("mscrb_variance", "moment", "Thm 2 needs L=∞; ours, moment")],
+}
+
+
+class Checks(list):
+    """The checks of one run, carrying the run's tidy rows (``rows``) for plots and tables."""
+
+    rows: list = []
+    figure: str = ""
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def _rescale(checks, n_bound_level, n_obs_level, dof=None):
+    """Split the claim's budget alpha: bound checks at alpha/(2 n_bound), observation checks at
+    alpha/(2 n_obs) (Student t with ``dof`` when given); see the module docstring."""
+    n_mc = len(checks)
+    if n_mc == 0:
+        return checks
+    z0 = z_one_sided(ALPHA / n_mc)
+    for c in checks:
+        kind = c.params.get("_kind")
+        if kind == "bound":
+            q = z_one_sided(ALPHA / (2 * max(n_bound_level, 1)))
+        else:
+            d = c.params.get("dof")
+            q = float(stats.t.isf(ALPHA / (2 * max(n_obs_level, 1)), d)) if d else \
+                z_one_sided(ALPHA / (2 * max(n_obs_level, 1)))
+        c.params["se_raw"] = c.stderr
+        c.params["critical_value"] = q
+        c.stderr = None if c.stderr is None else c.stderr * q / z0
+        del c.params["_kind"]
+    return checks
+
+
+# ============================================================================ Figure 1: checks
+def _check_times(ts, k=10):
+    ts = sorted(t for t in set(ts) if t > 0)
+    if len(ts) <= k:
+        return set(ts)
+    return {ts[i] for i in np.unique(np.linspace(0, len(ts) - 1, k).round().astype(int))}
+
+
+def bound_values(rows_or_row, quantity, form, c_cov_zero=True):
+    """The bound of ``quantity``/``form`` at each measurement row (r = 1 where w* = inf)."""
+    claim = bounds.get("figure1")
+    rows = rows_or_row if isinstance(rows_or_row, list) else [rows_or_row]
+    vals = {k: np.array([float(r[k]) for r in rows]) for k in ("N", "r_w", "eq_s2", "s_prev2", "epi_s2")}
+    vals["c_cov"] = np.zeros(len(rows)) if c_cov_zero else np.array([float(r["c_cov"]) for r in rows])
+    _, names = claim.evaluator(quantity, form)
+    out = claim.evaluate_form(quantity, form, **{n: vals[n] for n in names})
+    return np.broadcast_to(out, (len(rows),)).astype(float)
+
+
+def _phases(rows):
+    T = max(r["t"] for r in rows)
+    return {"early": lambda t: 0 < t <= T / 3, "late": lambda t: t > 2 * T / 3}
+
+
+def _phase_runs(rows, scheme, phase):
+    """Per run (N, replicate) of a scheme: mean log V over the phase, median chi2 and w*."""
+    pick = _phases(rows)[phase]
+    acc = defaultdict(list)
+    for r in rows:
+        if r["scheme"] == scheme and pick(r["t"]) and not r.get("diverged") and _finite(r.get("variance")) \
+                and r["variance"] > 0:
+            acc[(int(r["N"]), int(r["replicate"]))].append(r)
+    out = []
+    for (N, rep), rs in sorted(acc.items()):
+        out.append({"N": N, "replicate": rep, "logV": float(np.mean([math.log(r["variance"]) for r in rs])),
+                    "chi2": float(np.median([r["chi2"] for r in rs])),
+                    "w_star": float(np.median([r["w_star"] for r in rs]))})
+    return out
+
+
+def benefit_exponent(runs):
+    """beta = -slope of log V on log N by least squares over independent runs: (beta, se, dof)."""
+    x = np.log([r["N"] for r in runs])
+    y = np.array([r["logV"] for r in runs])
+    n = len(y)
+    if n < 3 or np.ptp(x) == 0:
+        return math.nan, math.nan, 0
+    res = stats.linregress(x, y)
+    return float(-res.slope), float(res.stderr), n - 2
+
+
+def figure1_checks(rows, delta: float = DELTA) -> list[CheckResult]:
+    """Every check of figure1 from the tidy rows (no simulation)."""
+    out = []
+    times = _check_times([r["t"] for r in rows])
+    for scheme, forms in BOUND_FORMS.items():
+        sel = [r for r in rows if r["scheme"] == scheme and r["t"] in times and not r.get("diverged")
+               and _finite(r.get("variance"))]
+        if not sel:
+            continue
+        for q, form, label in forms:
+            b = bound_values(sel, q, form)
+            for r, bv in zip(sel, b):
+                jsa = scheme == "jsa"
+                emp, se = (r["diag_var"], r["diag_var_se"]) if jsa else (r["variance"], r["variance_se"])
+                params = {"scheme": scheme, "N": int(r["N"]), "replicate": int(r["replicate"]), "t": int(r["t"]),
+                          "w_star": r["w_star"], "r": r["r_w"], "chi2": r["chi2"], "_kind": "bound"}
+                note = (f"{label}; " + ("V - C_cov against the bound without C_cov; " if jsa else "")
+                        + ("w* = inf (q not wider than pi): r = 1" if not _finite(r["w_star"]) else ""))
+                out.append(CheckResult(q, form, params, float(emp), float(bv), "monte-carlo", "<=",
+                                       stderr=float(se), note=note.rstrip("; ")))
+    n_bound = len(out)
+    obs = []
+    claim = bounds.get("figure1")
+
+    def obs_check(quantity, scheme, phase, premise=True, premise_note=""):
+        runs = _phase_runs(rows, scheme, phase)
+        beta, se, dof = benefit_exponent(runs)
+        chi2 = float(np.median([r["chi2"] for r in runs])) if runs else math.nan
+        w = float(np.median([r["w_star"] for r in runs])) if runs else math.nan
+        rel = claim.quantity(quantity).relation
+        obs.append(CheckResult(quantity, "stated", {"scheme": scheme, "phase": phase, "runs": len(runs), "dof": dof,
+                                                    "chi2 (median)": chi2, "w* (median)": w, "_kind": "obs"},
+                               beta, delta, "monte-carlo", rel, stderr=se, primary=premise,
+                               note=("beta = -d log V/d log N, least squares over runs; "
+                                     + ("benefits: beta >= delta" if rel == ">=" else "no benefit: beta <= delta")
+                                     + (f"; premise not met ({premise_note}): shown, not deciding" if not premise else ""))))
+
+    for phase in ("early", "late"):
+        obs_check("pmcsa_benefit", "pmcsa", phase)
+        obs_check("msc_benefit", "msc", phase)
+        runs = _phase_runs(rows, "msc-rb", phase)
+        chi2 = float(np.median([r["chi2"] for r in runs])) if runs else math.nan
+        small = _finite(chi2) and chi2 <= CHI2_SMALL
+        if phase == "early":
+            obs_check("mscrb_benefit_early", "msc-rb", phase, premise=not small,
+                      premise_note=f"chi2 = {chi2:.3g} is already small")
+        else:
+            obs_check("mscrb_benefit_late", "msc-rb", phase, premise=small,
+                      premise_note=f"chi2(pi||q) = {chi2:.3g} never became small (<= {CHI2_SMALL:g})")
+        runs = _phase_runs(rows, "jsa", phase)
+        w = float(np.median([r["w_star"] for r in runs])) if runs else math.nan
+        nmax = max([r["N"] for r in runs], default=1)
+        obs_check("jsa_benefit_while_w_star_large", "jsa", phase, premise=not (_finite(w) and w <= nmax),
+                  premise_note=f"w* = {w:.3g} has become small")
+        # (i) lowest variance: geometric-mean ratio per N and phase, Welch
+        p_runs = _phase_runs(rows, "pmcsa", phase)
+        for other in ("msc", "msc-rb", "jsa"):
+            o_runs = _phase_runs(rows, other, phase)
+            for N in sorted({r["N"] for r in p_runs} & {r["N"] for r in o_runs}):
+                a = np.array([r["logV"] for r in p_runs if r["N"] == N])
+                b = np.array([r["logV"] for r in o_runs if r["N"] == N])
+                if len(a) < 2 or len(b) < 2:
+                    continue
+                va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+                d = a.mean() - b.mean()
+                se = math.sqrt(va + vb)
+                dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0 else len(a) + len(b) - 2
+                ratio = math.exp(d)
+                obs.append(CheckResult("pmcsa_lowest_variance", "stated",
+                                       {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase, "dof": float(dof),
+                                        "_kind": "obs"},
+                                       ratio, 1.0, "monte-carlo", "<=", stderr=ratio * se,
+                                       note="ratio of geometric-mean variances over replicates (Welch, delta method)"))
+    n_obs = sum(1 for c in obs if c.primary) or 1
+    return _rescale(out + obs, n_bound, n_obs)
+
+
+# ============================================================================ Figure 2: checks
+def tau_of(kl_min: float) -> float:
+    return max(1.0, kl_min)
+
+
+def converged(row) -> bool:
+    kl = row["final_kl"]
+    return (not row.get("diverged")) and _finite(kl) and kl <= row["kl_min"] + tau_of(row["kl_min"])
+
+
+def _ratio(k1, n1, k2, n2):
+    """p1/p2 with p = (k + 1/2)/(n + 1), and its delta-method standard error."""
+    p1, p2 = (k1 + 0.5) / (n1 + 1), (k2 + 0.5) / (n2 + 1)
+    ratio = p1 / p2
+    se_log = math.sqrt((1 - p1) / ((n1 + 1) * p1) + (1 - p2) / ((n2 + 1) * p2))
+    return ratio, ratio * se_log
+
+
+def figure2_checks(rows) -> list[CheckResult]:
+    """Every check of figure2 from the tidy rows (no simulation)."""
+    cnt = defaultdict(lambda: [0, 0])
+    for r in rows:
+        for key in ((r["scheme"],), (r["scheme"], r["optimizer"])):
+            cnt[key][0] += converged(r)
+            cnt[key][1] += 1
+    schemes = [s for s in X.SCHEMES if (s,) in cnt]
+    opts = [o for o in X.OPTIMIZER_NAMES if any((s, o) in cnt for s in schemes)]
+    out = []
+    if "pmcsa" in schemes:
+        kp, n_p = cnt[("pmcsa",)]
+        for other in schemes:
+            if other == "pmcsa":
+                continue
+            ko, no = cnt[(other,)]
+            ratio, se = _ratio(kp, n_p, ko, no)
+            out.append(CheckResult("pmcsa_breadth", "stated", {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}"},
+                                   ratio, 1.0, "monte-carlo", ">=", stderr=se,
+                                   note="fraction of converged runs over all optimizers and step sizes"))
+    per_scheme = []
+    if "adam" in opts:
+        for s in schemes:
+            ka, na = cnt[(s, "adam")]
+            worst = None
+            for o in opts:
+                if o == "adam" or (s, o) not in cnt:
+                    continue
+                ko, no = cnt[(s, o)]
+                ratio, se = _ratio(ka, na, ko, no)
+                c = CheckResult("adam_stability (per scheme)", "stated",
+                                {"scheme": s, "optimizer": f"adam vs {o}", "converged": f"{ka}/{na} vs {ko}/{no}"},
+                                ratio, 1.0, "monte-carlo", ">=", stderr=se, primary=False,
+                                note="fraction of converged runs over step sizes and replicates")
+                out.append(c)
+                if worst is None or ratio < worst.empirical:
+                    worst = c
+            if worst is not None:
+                per_scheme.append(worst)
+        if len(per_scheme) >= 3:
+            k = len(per_scheme) - (len(per_scheme) // 2 + 1)  # 'most': more than half of the schemes
+            order = sorted(per_scheme, key=lambda c: c.empirical)
+            pick = order[k]
+            out.append(CheckResult("adam_stability", "stated",
+                                   {"schemes": len(per_scheme), "needed": len(per_scheme) - k,
+                                    "deciding scheme": pick.params["scheme"], "comparison": pick.params["optimizer"]},
+                                   pick.empirical, 1.0, "monte-carlo", ">=", stderr=pick.stderr,
+                                   note=f"{len(per_scheme) - k} of {len(per_scheme)} schemes must have Adam's "
+                                        "worst ratio >= 1: the order statistic that decides it"))
+    for c in out:
+        c.params["_kind"] = "obs"
+    return _rescale(out, 0, sum(1 for c in out if c.primary))
+
+
+# ============================================================================ runs
+def _settings(grid, seed):
+    st = grid["settings"]
+    return dataclasses.replace(st, seed=int(seed))
+
+
+def run_figure1(grid, seed=0, progress=None):
+    st = _settings(grid, seed)
+    rows = X.run_figure("figure1", st, cache_dir=grid.get("cache"), progress=progress)
+    out = Checks(figure1_checks(rows))
+    out.rows, out.figure = rows, "figure1"
+    _LAST["figure1"] = rows
+    return out
+
+
+def run_figure2(grid, seed=0, progress=None):
+    st = _settings(grid, seed)
+    rows = X.run_figure("figure2", st, cache_dir=grid.get("cache"), progress=progress)
+    out = Checks(figure2_checks(rows))
+    out.rows, out.figure = rows, "figure2"
+    _LAST["figure2"] = rows
+    return out
+
+
+_LAST: dict = {}  # the last run's rows per figure (for plots of rescored reports)
+
+
+def _rows_of(report):
+    return getattr(report.checks, "rows", None) or _LAST.get(report.claim, [])
+
+
+# ============================================================================ tables
+STR_COLS = {"figure", "scheme", "optimizer"}
+BOOL_COLS = {"diverged"}
+
+
+def write_csv(rows, path):
+    cols = []
+    for r in rows:
+        for k in r:
+            if k not in cols:
+                cols.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (repr(float(v)) if isinstance(v, float) else v) for k, v in r.items()})
+    return path
+
+
+def read_csv(path):
+    rows = []
+    with open(path, newline="") as f:
+        for rec in csv.DictReader(f):
+            row = {}
+            for k, v in rec.items():
+                if v == "" or v is None:
+                    continue
+                if k in STR_COLS:
+                    row[k] = v
+                elif k in BOOL_COLS:
+                    row[k] = v == "True"
+                else:
+                    x = float(v)
+                    row[k] = int(x) if k in ("N", "replicate", "t", "diverged_at") else x
+            rows.append(row)
+    return rows
+
+
+def verdict_summary(checks) -> dict:
+    """Verdicts by quantity (primary checks) — what docs/figures/*_verdicts.json stores."""
+    by = defaultdict(list)
+    for c in checks:
+        by[(c.quantity, c.form, c.primary)].append(c.verdict)
+    return {f"{q} [{f}]" + ("" if p else " (not deciding)"): combine(v) for (q, f, p), v in sorted(by.items())}
+
+
+# ============================================================================ plots
+def _quantiles(vals, qs=(0.1, 0.5, 0.9)):
+    v = np.asarray(vals, float)
+    if v.size == 0:
+        return [math.nan] * len(qs)
+    return [float(np.quantile(v, q, method="inverted_cdf")) for q in qs]
+
+
+def _series(rows, scheme, N, key, transform=None):
+    by_t = defaultdict(list)
+    for r in rows:
+        if r["scheme"] == scheme and r["N"] == N and r["t"] > 0 and not r.get("diverged"):
+            v = transform(r) if transform else r.get(key, math.nan)
+            if _finite(v):
+                by_t[r["t"]].append(v)
+    ts = sorted(by_t)
+    q = np.array([_quantiles(by_t[t]) for t in ts]) if ts else np.zeros((0, 3))
+    return np.array(ts), q
+
+
+def _verdict_line(report, names):
+    by = defaultdict(list)
+    for c in report.checks:
+        if c.primary:
+            by[c.quantity].append(c.verdict)
+    return "   ".join(f"{lab}: {combine(by[q])}" for q, lab in names if q in by)
+
+
+def plot_figure1(report, path, dpi=130):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    rows = _rows_of(report)
+    schemes = [s for s in X.SCHEMES if any(r["scheme"] == s for r in rows)]
+    Ns = sorted({r["N"] for r in rows})
+    cmap = plt.get_cmap("viridis_r")
+    col = {N: cmap(0.15 + 0.8 * i / max(1, len(Ns) - 1)) for i, N in enumerate(Ns)}
+    styles = {"moment": (0, (5, 2)), "corrected": (0, (1, 1.5))}
+    fig, axes = plt.subplots(4, len(schemes), figsize=(4.6 * len(schemes), 14.5), squeeze=False,
+                             sharex=True, layout="constrained")
+    for j, s in enumerate(schemes):
+        ax = axes[0][j]
+        for N in Ns:
+            ts, q = _series(rows, s, N, "variance")
+            if ts.size == 0:
+                continue
+            ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
+            ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
+            for quantity, form, _ in BOUND_FORMS[s]:
+                sel = [r for r in rows if r["scheme"] == s and r["N"] == N and r["t"] > 0 and not r.get("diverged")]
+                if not sel:
+                    continue
+                b = bound_values(sel, quantity, form, c_cov_zero=False)
+                by_t = defaultdict(list)
+                for r, bv in zip(sel, b):
+                    by_t[r["t"]].append(bv)
+                tb = sorted(by_t)
+                ax.plot(tb, [np.median(by_t[t]) for t in tb], color=col[N], lw=1.2, ls=styles[form])
+        inf_all = all(not _finite(r["w_star"]) for r in rows if r["scheme"] == s)
+        if inf_all:
+            ax.text(0.02, 0.02, "w* = ∞ at every measured iteration\n(q not wider than π): r = 1,\n"
+                    "printed Theorems 1–4 vacuous (L = ∞)", transform=ax.transAxes, fontsize=8, va="bottom",
+                    bbox=dict(boxstyle="round", fc="lightyellow", ec="0.6"))
+        else:
+            fin = [r["t"] for r in rows if r["scheme"] == s and _finite(r["w_star"])]
+            ax.axvline(min(fin), color="0.3", lw=0.8)
+            ax.text(min(fin), ax.get_ylim()[1], " w* < ∞ from here", fontsize=8, va="top")
+        ax.set_yscale("log")
+        ax.set_title(SCHEME_LABEL[s], fontsize=12)
+        ax.grid(alpha=0.3, which="both")
+        # bias
+        ax = axes[1][j]
+        for N in Ns:
+            ts, q = _series(rows, s, N, "bias")
+            if ts.size == 0:
+                continue
+            ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
+            ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
+            tf, qf = _series(rows, s, N, "bias_floor")
+            ax.plot(tf, qf[:, 1], color=col[N], lw=0.9, ls=":")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        # diagnostics: rejection rate (r-diagnostic) and R-hat
+        ax = axes[2][j]
+        for N in Ns:
+            ts, q = _series(rows, s, N, "diag_r")
+            if ts.size:
+                ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
+                ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        ax = axes[3][j]
+        for N in Ns:
+            ts, q = _series(rows, s, N, "diag_rhat_z")
+            if ts.size:
+                ax.plot(ts, q[:, 1], color=col[N], lw=1.6)
+            ts, q = _series(rows, s, N, "diag_rhat_lambda")
+            if ts.size:
+                ax.plot(ts, q[:, 1], color=col[N], lw=1.2, ls=(0, (5, 2)))
+        ax.axhline(1.01, color="0.4", lw=0.8, ls=":")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_xlabel("iteration $t$")
+    axes[0][0].set_ylabel(r"$\mathrm{tr}\,\mathbb{V}[g_t]$ across chains")
+    axes[1][0].set_ylabel(r"bias $\|\mathbb{E}g_t-\nabla_\lambda d_{KL}(\pi\|q)\|$")
+    axes[2][0].set_ylabel("rejection rate $r$ (r-diagnostic)")
+    axes[3][0].set_ylabel(r"$\hat R_z$ (solid), $\hat R_\lambda$ (dashed)")
+    hN = [Line2D([], [], color=col[N], lw=2.5, label=f"$N={N}$") for N in Ns]
+    hs = [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
+          Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
+          Line2D([], [], color="0.2", lw=1.2, ls=styles["moment"], label="bound, moment form (median)"),
+          Line2D([], [], color="0.2", lw=1.2, ls=styles["corrected"], label="bound, corrected form (JSA)"),
+          Line2D([], [], color="0.2", lw=0.9, ls=":", label=r"bias noise floor $\sqrt{V/\mathrm{chains}}$"),
+          Line2D([], [], color="0.4", lw=0.8, ls=":", label=r"$\hat R = 1.01$")]
+    fig.legend(handles=hN + hs, loc="outside lower center", ncol=6, fontsize=9, frameon=False)
+    st = {k: v for k, v in (("D", rows[0].get("D")),) if v}
+    del st
+    T = max(r["t"] for r in rows)
+    reps = len({r["replicate"] for r in rows})
+    line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"), ("pmcsa_lowest_variance", "(i) lowest"),
+                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_early", "(iii) early"),
+                                  ("mscrb_benefit_late", "(iii) late"), ("jsa_benefit_while_w_star_large", "(iv)")])
+    fig.suptitle(f"Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1) — {len(Ns)} budgets, "
+                 f"{reps} replications, T = {T}; verdict: {report.verdict}\n{line}", fontsize=11)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def plot_figure2(report, path, dpi=130):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    rows = _rows_of(report)
+    schemes = [s for s in X.SCHEMES if any(r["scheme"] == s for r in rows)]
+    opts = [o for o in X.OPTIMIZER_NAMES if any(r["optimizer"] == o for r in rows)]
+    colors = dict(zip(X.SCHEMES, ("tab:orange", "tab:green", "tab:purple", "tab:blue")))
+    kl_min = rows[0]["kl_min"]
+    crit = kl_min + tau_of(kl_min)
+    finite = [r["final_kl"] for r in rows if _finite(r["final_kl"])]
+    ytop = 10 ** math.ceil(math.log10(max(finite + [10 * crit]))) * 3
+    fig, axes = plt.subplots(3, len(opts), figsize=(4.6 * len(opts), 11), squeeze=False, sharex=True,
+                             layout="constrained")
+    for j, o in enumerate(opts):
+        ax, axc, axr = axes[0][j], axes[1][j], axes[2][j]
+        for s in schemes:
+            by = defaultdict(list)
+            for r in rows:
+                if r["scheme"] == s and r["optimizer"] == o:
+                    by[r["lr"]].append(r)
+            lrs = sorted(by)
+            q = np.array([_quantiles([r["final_kl"] for r in by[x]]) for x in lrs])
+            qd = np.minimum(q, ytop)
+            ax.fill_between(lrs, qd[:, 0], qd[:, 2], color=colors[s], alpha=0.18, lw=0)
+            ax.plot(lrs, qd[:, 1], color=colors[s], lw=1.8)
+            ndiv = [sum(r["diverged"] for r in by[x]) for x in lrs]
+            dx = [x for x, n in zip(lrs, ndiv) if n]
+            if dx:
+                ax.plot(dx, [ytop * 0.8] * len(dx), "x", color=colors[s], ms=7, mew=2)
+            axc.plot(lrs, [np.mean([converged(r) for r in by[x]]) for x in lrs], color=colors[s], lw=1.8, marker=".")
+            rq = np.array([_quantiles([r["diag_r"] for r in by[x] if _finite(r.get("diag_r"))]) for x in lrs])
+            axr.plot(lrs, rq[:, 1], color=colors[s], lw=1.6)
+        ax.axhline(crit, color="k", lw=1, ls="--")
+        ax.axhline(kl_min, color="0.5", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(top=ytop)
+        ax.set_title(OPT_LABEL[o], fontsize=12)
+        ax.grid(alpha=0.3, which="both")
+        axc.set_ylim(-0.03, 1.03)
+        axc.grid(alpha=0.3)
+        axr.set_ylim(0, 1.02)
+        axr.grid(alpha=0.3)
+        axr.set_xlabel(r"step size $\gamma$")
+    axes[0][0].set_ylabel(r"final $d_{KL}(\pi\,\|\,q(\cdot;\lambda_T))$")
+    axes[1][0].set_ylabel("fraction of runs converged")
+    axes[2][0].set_ylabel("rejection rate $r$, last window")
+    hs = [Line2D([], [], color=colors[s], lw=2.5, label=SCHEME_LABEL[s]) for s in schemes]
+    hs += [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
+           Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
+           Line2D([], [], color="k", lw=1, ls="--", label=r"converged: $d_{KL}\leq$ KL* + max(1, KL*)"),
+           Line2D([], [], color="0.5", lw=0.8, ls=":", label="KL* (best mean-field)"),
+           Line2D([], [], color="0.2", ls="", marker="x", mew=2, label="some runs diverged (KL = ∞)")]
+    fig.legend(handles=hs, loc="outside lower center", ncol=5, fontsize=9, frameon=False)
+    reps = len({r["replicate"] for r in rows})
+    line = _verdict_line(report, [("pmcsa_breadth", "pMCSA converges for the broadest settings"),
+                                  ("adam_stability", "most methods most stable with ADAM")])
+    fig.suptitle(f"Step size vs final KL (Kim et al., NeurIPS 2022, Figure 2) — N = {rows[0]['N']}, {reps} "
+                 f"replications, T = {rows[0]['t']}; verdict: {report.verdict}\n{line}", fontsize=11)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+# ============================================================================ registry
+register(Verification(
+    "figure1",
+    "tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each theorem's "
+    "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
+    "the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
+    "monte-carlo", "moment, corrected, stated",
+    Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
+    run_figure1, plot=plot_figure1))
+register(Verification(
+    "figure2",
+    "final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
+    "the fraction of converged runs per scheme and optimizer",
+    "the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
+    "monte-carlo", "stated",
+    Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
+    run_figure2, plot=plot_figure2))
+
+
+# ============================================================================ regenerate docs/figures
+def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mode="full", progress=None):
+    """Run (cached) and store each figure: <fig>.csv (tidy), <fig>.png, <fig>_verdicts.json."""
+    from .core import REGISTRY, run_verification
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    done = {}
+    for fig in figures:
+        rep = run_verification(REGISTRY[fig], mode, progress=progress)
+        rows = _rows_of(rep)
+        write_csv(rows, out / f"{fig}.csv")
+        (REGISTRY[fig].plot)(rep, str(out / f"{fig}.png"))
+        walls = {}
+        for r in rows:
+            key = "/".join(str(r[k]) for k in ("scheme", "N" if fig == "figure1" else "optimizer"))
+            walls[key] = r["cell_wall_s"]
+        doc = {"claim": fig, "mode": mode, "verdict": rep.verdict, "alpha": ALPHA,
+               "by_quantity": verdict_summary(rep.checks), "cell_wall_s": walls,
+               "total_cell_wall_s": sum(walls.values())}
+        (out / f"{fig}_verdicts.json").write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+        done[fig] = doc
+    return done
+
+
+def main(argv=None):
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m verify.figures",
+                                 description="Regenerate docs/figures: run the figures (cached per cell in "
+                                             f"{CACHE}), write the tidy CSV, the PNG and the verdicts.")
+    ap.add_argument("--figure", choices=("figure1", "figure2", "all"), default="all")
+    ap.add_argument("--mode", choices=("quick", "full"), default="full")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "figures"))
+    a = ap.parse_args(argv)
+    figs = ("figure1", "figure2") if a.figure == "all" else (a.figure,)
+    res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    for fig, doc in res.items():
+        print(f"{fig}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
