@@ -14,7 +14,10 @@ g across many independent chains, each in its own state.
 
 Randomness: the R transitions are split into units of ``CHUNK`` rows, each with its own
 spawned stream (:class:`simulate.rng.Streams`), so the result depends on the seed only,
-not on ``batch`` (units processed per vectorised pass).
+not on ``batch`` (units processed per vectorised pass).  Bit for bit: each row's
+transition does not depend on the rows beside it (the schemes' products are stacked per
+row, see :mod:`simulate.fused`), and every sum over rows is taken once, over the
+concatenated rows in row order (or per CHUNK unit), never per batch and then added up.
 """
 
 from __future__ import annotations
@@ -75,8 +78,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
     if mu is None:
         mu = scheme.family.expected_score_gaussian(lam, scheme.target.mean, np.diag(scheme.target.cov))
     units = -(-R // CHUNK)
-    sums = {"g": 0.0, "g2": 0.0, "g4": 0.0, "rej": 0.0}
-    gs = []
+    gs, rejs = [], []
     jsa = scheme.name == "jsa"
     cc_vals = []
     s_unit_sums = []  # per CHUNK unit, so the total does not depend on ``batch``
@@ -91,7 +93,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         keep = min(rows, R - u0 * CHUNK)
         g = g[:keep]
         gs.append(g)
-        sums["rej"] += info.rejection[:keep].sum()
+        rejs.append(info.rejection[:keep])  # summed once below: a per-batch sum would round by batch
         if jsa:
             s = scheme.family.score(lam_r[:keep], info.states[:keep])  # (keep, N, P)
             N = s.shape[1]
@@ -125,7 +127,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         R=R, second=float(sq.mean()), second_se=float(sq.std(ddof=1) / np.sqrt(R)),
         variance=float(variance), variance_se=float(dsq.std(ddof=1) / np.sqrt(R)),
         bias_sq=bias_sq, cross=float(-2 * b @ mu), mu_sq=float(mu @ mu), mean_g=mean_g,
-        c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se, rejection=float(sums["rej"] / R))
+        c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se, rejection=float(np.concatenate(rejs).sum() / R))
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):

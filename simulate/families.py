@@ -32,6 +32,12 @@ def _align(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     return x.reshape(x.shape[:-1] + (1,) * extra + x.shape[-1:])
 
 
+def sqnorm(x: np.ndarray) -> np.ndarray:
+    """||x||^2 over the last axis: one dot product of length D per row (a gufunc core
+    dimension, so its summation order depends on D only, never on the batch shape)."""
+    return np.vecdot(x, x) if hasattr(np, "vecdot") else np.einsum("...i,...i->...", x, x)
+
+
 def _stack(M: np.ndarray, ndim: int) -> np.ndarray:
     """Matrices M (*batch, D, D) with axes inserted before the last two, so that
     ``x @ _stack(M, x.ndim)`` for x (*batch, *extra, n, D) is a stacked product: one
@@ -102,7 +108,7 @@ class MeanFieldGaussian:
         e = (z - _align(m, z)) / _align(sig, z)
         logdet = np.log(sig).sum(-1)
         logdet = logdet.reshape(logdet.shape + (1,) * max(0, z.ndim - m.ndim))
-        return -0.5 * np.einsum("...i,...i->...", e, e) - logdet - 0.5 * self.dim * LOG_2PI
+        return -0.5 * sqnorm(e) - logdet - 0.5 * self.dim * LOG_2PI
 
     def score(self, lam, z) -> np.ndarray:
         m, sig, dsig = self.unpack(lam)
@@ -309,6 +315,7 @@ class StudentT:
         y = (z - m[..., None]) / sig[..., None]
         nu = self.nu
         den = nu + y * y
+        # (..., D, K) @ (K,): one (D, K) @ (K,) product per leading index (stacked)
         sm = ((nu + 1) * y / (sig[..., None] * den)) @ wts
         ss = (((nu + 1) * y * y / den - 1.0) / sig[..., None] * dsig[..., None]) @ wts
         return np.concatenate([sm, ss], axis=-1)

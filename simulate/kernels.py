@@ -17,6 +17,12 @@ log space only (``log w = log pi - log q_def``), so w* up to 1e300 and beyond is
 
 Each info record counts, per replicate row, evaluations of p, evaluations of q_def and
 samples from q_def (001 Table 2).
+
+Reproducibility: the kernels are elementwise over rows except for the target's and the
+family's products, which are stacked per row (``Gaussian.logpdf``, ``FullRankGaussian``)
+and reductions over the last axis (weights over N particles, squared norms over D), whose
+order depends only on that axis' length.  So a row's transition does not depend on how
+many rows share the batch.
 """
 
 from __future__ import annotations

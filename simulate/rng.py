@@ -32,6 +32,8 @@ def _kind_key(kind: str) -> int:
 
 def _unit_key(unit) -> tuple:
     """A unit id (a non-negative int or a tuple of them) as a spawn-key prefix."""
+    if isinstance(unit, (int, np.integer)) and unit >= 0:
+        return (int(unit),)
     key = tuple(int(v) for v in unit) if isinstance(unit, (tuple, list, np.ndarray)) else (int(unit),)
     if not key or min(key) < 0:
         raise ValueError(f"a unit id is a non-negative integer or a non-empty tuple of them, got {unit!r}")

@@ -18,6 +18,8 @@ from functools import cached_property
 import numpy as np
 from scipy import linalg, stats
 
+from .families import sqnorm
+
 LOG_2PI = float(np.log(2 * np.pi))
 
 
@@ -69,13 +71,24 @@ class Gaussian:
         return bool(np.all(self.cov == np.diag(np.diag(self.cov))))
 
     def logpdf(self, z: np.ndarray) -> np.ndarray:
+        """log N(z; mu, Sigma) = log_norm - ||(z - mu) Lp||^2 / 2, over the last axis.
+
+        Reproducibility: for z of shape (B, ..., n, D) (3-D or more, as the schemes and
+        kernels pass it: replicate rows first) the product is a *stacked* matmul, one
+        (n, D) @ (D, D) BLAS call per leading index, whose shape does not depend on B; so
+        row b's values do not depend on how many rows share the batch.  A 2-D z (n, D) is
+        one (n, D) @ (D, D) product: BLAS may pick its kernel, and so its summation
+        order, from n, and row values can then differ in the last bit between batch sizes;
+        pass (n, 1, D) (or (R, C, D)) where that matters."""
         y = (np.asarray(z) - self.mean) @ self.prec_chol
-        return self.log_norm - 0.5 * np.einsum("...i,...i->...", y, y)
+        return self.log_norm - 0.5 * sqnorm(y)
 
     def grad_logpdf(self, z: np.ndarray) -> np.ndarray:
         return -(np.asarray(z) - self.mean) @ self.precision
 
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
+        """Draws of shape (*shape, D) from one generator (not a batch-invariant path:
+        the schemes draw from :class:`simulate.rng.Streams` instead)."""
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         eps = rng.standard_normal((*shape, self.dim))
         return self.mean + eps @ self.chol.T
