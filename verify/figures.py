@@ -316,9 +316,18 @@ def _settings(grid, seed):
     return dataclasses.replace(st, seed=int(seed))
 
 
+def _with_settings(rows, st, keys):
+    """Settings columns in every row, so that the tidy table describes itself."""
+    for r in rows:
+        for k in keys:
+            r.setdefault(k, getattr(st, k))
+    return rows
+
+
 def run_figure1(grid, seed=0, progress=None):
     st = _settings(grid, seed)
-    rows = X.run_figure("figure1", st, cache_dir=grid.get("cache"), progress=progress)
+    rows = _with_settings(X.run_figure("figure1", st, cache_dir=grid.get("cache"), progress=progress), st,
+                          ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed"))
     out = Checks(figure1_checks(rows))
     out.rows, out.figure = rows, "figure1"
     _LAST["figure1"] = rows
@@ -327,7 +336,8 @@ def run_figure1(grid, seed=0, progress=None):
 
 def run_figure2(grid, seed=0, progress=None):
     st = _settings(grid, seed)
-    rows = X.run_figure("figure2", st, cache_dir=grid.get("cache"), progress=progress)
+    rows = _with_settings(X.run_figure("figure2", st, cache_dir=grid.get("cache"), progress=progress), st,
+                          ("D", "nu", "target_seed", "seed"))
     out = Checks(figure2_checks(rows))
     out.rows, out.figure = rows, "figure2"
     _LAST["figure2"] = rows
@@ -342,8 +352,9 @@ def _rows_of(report):
 
 
 # ============================================================================ tables
-STR_COLS = {"figure", "scheme", "optimizer"}
+STR_COLS = {"figure", "scheme", "optimizer", "measure_start"}
 BOOL_COLS = {"diverged"}
+INT_COLS = {"N", "replicate", "t", "diverged_at", "D", "nu", "chains", "target_seed", "seed"}
 
 
 def write_csv(rows, path):
@@ -374,7 +385,7 @@ def read_csv(path):
                     row[k] = v == "True"
                 else:
                     x = float(v)
-                    row[k] = int(x) if k in ("N", "replicate", "t", "diverged_at") else x
+                    row[k] = int(x) if k in INT_COLS else x
             rows.append(row)
     return rows
 
@@ -429,6 +440,7 @@ def plot_figure1(report, path, dpi=130):
     cmap = plt.get_cmap("viridis_r")
     col = {N: cmap(0.15 + 0.8 * i / max(1, len(Ns) - 1)) for i, N in enumerate(Ns)}
     styles = {"moment": (0, (5, 2)), "corrected": (0, (1, 1.5))}
+    drawn = {}
     fig, axes = plt.subplots(4, len(schemes), figsize=(4.6 * len(schemes), 14.5), squeeze=False,
                              sharex=True, layout="constrained")
     for j, s in enumerate(schemes):
@@ -449,17 +461,16 @@ def plot_figure1(report, path, dpi=130):
                     by_t[r["t"]].append(bv)
                 tb = sorted(by_t)
                 ax.plot(tb, [np.median(by_t[t]) for t in tb], color=col[N], lw=1.2, ls=styles[form])
+                drawn[form] = True
         inf_all = all(not _finite(r["w_star"]) for r in rows if r["scheme"] == s)
-        if inf_all:
-            ax.text(0.02, 0.02, "w* = ∞ at every measured iteration\n(q not wider than π): r = 1,\n"
-                    "printed Theorems 1–4 vacuous (L = ∞)", transform=ax.transAxes, fontsize=8, va="bottom",
-                    bbox=dict(boxstyle="round", fc="lightyellow", ec="0.6"))
-        else:
+        w_note = "$w^*=\\infty$ at every iteration ($r=1$)" if inf_all else ""
+        if not inf_all:
             fin = [r["t"] for r in rows if r["scheme"] == s and _finite(r["w_star"])]
             ax.axvline(min(fin), color="0.3", lw=0.8)
-            ax.text(min(fin), ax.get_ylim()[1], " w* < ∞ from here", fontsize=8, va="top")
+            drawn["wline"] = True
+            w_note = f"$w^*<\\infty$ from $t={min(fin)}$ (grey line)"
         ax.set_yscale("log")
-        ax.set_title(SCHEME_LABEL[s], fontsize=12)
+        ax.set_title(f"{SCHEME_LABEL[s]}\n{w_note}", fontsize=11)
         ax.grid(alpha=0.3, which="both")
         # bias
         ax = axes[1][j]
@@ -491,8 +502,7 @@ def plot_figure1(report, path, dpi=130):
             if ts.size:
                 ax.plot(ts, q[:, 1], color=col[N], lw=1.2, ls=(0, (5, 2)))
         ax.axhline(1.01, color="0.4", lw=0.8, ls=":")
-        ax.set_yscale("log")
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3)
         ax.set_xlabel("iteration $t$")
     axes[0][0].set_ylabel(r"$\mathrm{tr}\,\mathbb{V}[g_t]$ across chains")
     axes[1][0].set_ylabel(r"bias $\|\mathbb{E}g_t-\nabla_\lambda d_{KL}(\pi\|q)\|$")
@@ -500,21 +510,27 @@ def plot_figure1(report, path, dpi=130):
     axes[3][0].set_ylabel(r"$\hat R_z$ (solid), $\hat R_\lambda$ (dashed)")
     hN = [Line2D([], [], color=col[N], lw=2.5, label=f"$N={N}$") for N in Ns]
     hs = [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
-          Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
-          Line2D([], [], color="0.2", lw=1.2, ls=styles["moment"], label="bound, moment form (median)"),
-          Line2D([], [], color="0.2", lw=1.2, ls=styles["corrected"], label="bound, corrected form (JSA)"),
-          Line2D([], [], color="0.2", lw=0.9, ls=":", label=r"bias noise floor $\sqrt{V/\mathrm{chains}}$"),
-          Line2D([], [], color="0.4", lw=0.8, ls=":", label=r"$\hat R = 1.01$")]
+          Patch(color="0.2", alpha=0.25, label="80% band (10–90%)")]
+    if drawn.get("moment"):
+        hs.append(Line2D([], [], color="0.2", lw=1.2, ls=styles["moment"], label="bound, moment form (median)"))
+    if drawn.get("corrected"):
+        hs.append(Line2D([], [], color="0.2", lw=1.2, ls=styles["corrected"],
+                         label="bound, corrected form (JSA; = moment at $r=1$)"))
+    hs += [Line2D([], [], color="0.2", lw=0.9, ls=":", label=r"bias noise floor $\sqrt{V/\mathrm{chains}}$"),
+           Line2D([], [], color="0.4", lw=0.8, ls=":", label=r"$\hat R = 1.01$")]
+    if drawn.get("wline"):
+        hs.append(Line2D([], [], color="0.3", lw=0.8, label="$w^*$ becomes finite"))
     fig.legend(handles=hN + hs, loc="outside lower center", ncol=6, fontsize=9, frameon=False)
-    st = {k: v for k, v in (("D", rows[0].get("D")),) if v}
-    del st
     T = max(r["t"] for r in rows)
     reps = len({r["replicate"] for r in rows})
     line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"), ("pmcsa_lowest_variance", "(i) lowest"),
                                   ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_early", "(iii) early"),
                                   ("mscrb_benefit_late", "(iii) late"), ("jsa_benefit_while_w_star_large", "(iv)")])
-    fig.suptitle(f"Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1) — {len(Ns)} budgets, "
-                 f"{reps} replications, T = {T}; verdict: {report.verdict}\n{line}", fontsize=11)
+    D = rows[0].get("D")
+    fig.suptitle(f"Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)" + (f", D = {D:g}" if D else "")
+                 + f" — {len(Ns)} budgets, {reps} replications, T = {T}; verdict: {report.verdict}\n{line}\n"
+                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, $L=\\infty$: "
+                 "the bounds drawn are the proofs' moment forms (Thm 3, 4) and ours for CIS (MSC, MSC-RB)", fontsize=11)
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
@@ -532,10 +548,12 @@ def plot_figure2(report, path, dpi=130):
     schemes = [s for s in X.SCHEMES if any(r["scheme"] == s for r in rows)]
     opts = [o for o in X.OPTIMIZER_NAMES if any(r["optimizer"] == o for r in rows)]
     colors = dict(zip(X.SCHEMES, ("tab:orange", "tab:green", "tab:purple", "tab:blue")))
+    marks = dict(zip(X.SCHEMES, ("o", "s", "^", "D")))
+    any_div = False
     kl_min = rows[0]["kl_min"]
     crit = kl_min + tau_of(kl_min)
     finite = [r["final_kl"] for r in rows if _finite(r["final_kl"])]
-    ytop = 10 ** math.ceil(math.log10(max(finite + [10 * crit]))) * 3
+    ytop = max(finite + [10 * crit]) * 3
     fig, axes = plt.subplots(3, len(opts), figsize=(4.6 * len(opts), 11), squeeze=False, sharex=True,
                              layout="constrained")
     for j, o in enumerate(opts):
@@ -549,21 +567,23 @@ def plot_figure2(report, path, dpi=130):
             q = np.array([_quantiles([r["final_kl"] for r in by[x]]) for x in lrs])
             qd = np.minimum(q, ytop)
             ax.fill_between(lrs, qd[:, 0], qd[:, 2], color=colors[s], alpha=0.18, lw=0)
-            ax.plot(lrs, qd[:, 1], color=colors[s], lw=1.8)
+            ax.plot(lrs, qd[:, 1], color=colors[s], lw=1.8, marker=marks[s], ms=4)
             ndiv = [sum(r["diverged"] for r in by[x]) for x in lrs]
             dx = [x for x, n in zip(lrs, ndiv) if n]
             if dx:
                 ax.plot(dx, [ytop * 0.8] * len(dx), "x", color=colors[s], ms=7, mew=2)
-            axc.plot(lrs, [np.mean([converged(r) for r in by[x]]) for x in lrs], color=colors[s], lw=1.8, marker=".")
+                any_div = True
+            axc.plot(lrs, [np.mean([converged(r) for r in by[x]]) for x in lrs], color=colors[s], lw=1.5,
+                     marker=marks[s], ms=5, alpha=0.85)
             rq = np.array([_quantiles([r["diag_r"] for r in by[x] if _finite(r.get("diag_r"))]) for x in lrs])
-            axr.plot(lrs, rq[:, 1], color=colors[s], lw=1.6)
+            axr.plot(lrs, rq[:, 1], color=colors[s], lw=1.5, marker=marks[s], ms=4)
         ax.axhline(crit, color="k", lw=1, ls="--")
         ax.axhline(kl_min, color="0.5", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_ylim(top=ytop)
         ax.set_title(OPT_LABEL[o], fontsize=12)
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3)
         axc.set_ylim(-0.03, 1.03)
         axc.grid(alpha=0.3)
         axr.set_ylim(0, 1.02)
@@ -572,12 +592,13 @@ def plot_figure2(report, path, dpi=130):
     axes[0][0].set_ylabel(r"final $d_{KL}(\pi\,\|\,q(\cdot;\lambda_T))$")
     axes[1][0].set_ylabel("fraction of runs converged")
     axes[2][0].set_ylabel("rejection rate $r$, last window")
-    hs = [Line2D([], [], color=colors[s], lw=2.5, label=SCHEME_LABEL[s]) for s in schemes]
+    hs = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s], label=SCHEME_LABEL[s]) for s in schemes]
     hs += [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
            Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
            Line2D([], [], color="k", lw=1, ls="--", label=r"converged: $d_{KL}\leq$ KL* + max(1, KL*)"),
-           Line2D([], [], color="0.5", lw=0.8, ls=":", label="KL* (best mean-field)"),
-           Line2D([], [], color="0.2", ls="", marker="x", mew=2, label="some runs diverged (KL = ∞)")]
+           Line2D([], [], color="0.5", lw=0.8, ls=":", label="KL* (best mean-field)")]
+    if any_div:
+        hs.append(Line2D([], [], color="0.2", ls="", marker="x", mew=2, label="some runs diverged (KL = ∞)"))
     fig.legend(handles=hs, loc="outside lower center", ncol=5, fontsize=9, frameon=False)
     reps = len({r["replicate"] for r in rows})
     line = _verdict_line(report, [("pmcsa_breadth", "pMCSA converges for the broadest settings"),
