@@ -58,6 +58,19 @@ JSA_MIX = closed_sum(r ** ((ks - 1) * Ns + _n), 1, Ns)
 C_RN = derive.simplify(JSA_MIX / r ** (ks * Ns))
 
 
+def sharper_second_moment(var_part, bias_bound):
+    """A second-moment bound from E||g||^2 = ||E g||^2 + V with V <= var_part - ||E g||^2 / N.
+
+    For g = -(1/N) sum_n s_n with ||s_n|| <= L: V = (1/N^2) sum_n (E||s_n||^2 - ||m_n||^2) + C_cov
+    <= (L^2 - ||m_bar||^2)/N + C_cov (Jensen: mean ||m_n||^2 >= ||m_bar||^2), so
+    E||g||^2 <= f(||m_bar||) with f(m) = m^2 (1 - 1/N) + var_part, increasing in m; hence
+    E||g||^2 <= f(b) for any b >= ||E g||, taken as min(L, bias bound).  Derived here (the
+    monotonicity is checked by sympy in tests/test_corrections.py)."""
+    m = sp.Symbol("m_bar", nonnegative=True)
+    f = m ** 2 * (1 - 1 / Ns) + var_part
+    return f.subs(m, sp.Min(Ls, bias_bound)), f, m
+
+
 def lemma7_bias(C, rho, n):
     """Lemma 7: Bias <= 2 sqrt(D) L C rho^n."""
     return 2 * sp.sqrt(Ds) * Ls * C * rho ** n
@@ -199,7 +212,7 @@ def lemma5() -> Claim:
     # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
     v = sp.Symbol("v", positive=True)
     tail = derive.simplify(derive.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo), conds="none"))
-    corrected = nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail
+    corrected = sp.Min(nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail, nv / wv)  # capped at the trivial n/w
     return Claim(
         id="lemma5",
         title="Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1)",
@@ -210,7 +223,8 @@ def lemma5() -> Claim:
             Quantity("T_n", "T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv", "<=",
                      (Form("stated", nv / wv * r ** (nv - 1), "Lemma 4 inside the integral of Eq. (3)"),
                       Form("corrected", corrected,
-                           "lambda(v) <= r only for v <= w*; for v > w*, lambda(v) = 1 - 1/v (integral by sympy)"))),
+                           "lambda(v) <= r only for v <= w*; for v > w*, lambda(v) = 1 - 1/v (integral by sympy); "
+                           "capped at the trivial T_n(w) <= int_w^oo n/v^2 dv = n/w"))),
         ),
         notes=("The proof bounds lambda(v) by 1 - 1/w* on all of (w, oo); for v > w*, lambda(v) = "
                "1 - 1/v > 1 - 1/w*.  At w = w*: T_n(w*) = 1 - r^n > (n/w*) r^(n-1) for n >= 2.",),
@@ -351,6 +365,9 @@ def theorem3() -> Claim:
                            "E||s_n||^2 <= L^2 (Lemma 6 fails for n >= 2; corrected it is never below L^2) and "
                            "the one-step bias ||E[g|F]|| <= ||mu|| + (2L/N) sum_n r^n; capped at the trivial "
                            "E||g||^2 <= L^2 (||g|| <= L)"),
+                      Form("sharper", sp.Min(sharper_second_moment(Ls ** 2 / Ns + ccs, mus + one_step_bias)[0], Ls ** 2),
+                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N + C_cov, ||E g|| <= min(L, ||mu|| + "
+                           "(2L/N) sum_n r^n): L^2/N + C_cov + (1 - 1/N) min(L, ||mu|| + (2L/N) sum_n r^n)^2, capped at L^2"),
                       Form("unconditional", stated_var + (mus + 2 * Ls / Ns * r ** (Ns * (ts - 1)) * SUM_R) ** 2,
                            "the printed bound read over the trajectory from eta_0 (lambda fixed): V <= L^2/N + C_cov "
                            "<= L^2 (1/2 + 3/(2N)) + C_cov, and the O(r^(tN)) as the bias after t iterations, "
@@ -361,7 +378,8 @@ def theorem3() -> Claim:
                       Form("explicit", var_explicit, "(L^2/N^2) sum_n [n r^(n-1) + r^n] + C_cov"),
                       Form("moment", var_moment,
                            "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + C_cov"),
-                      Form("corrected", var_corrected, "(1/N^2) sum_n E||s_n||^2 + C_cov <= L^2/N + C_cov")),
+                      Form("corrected", sp.Min(var_corrected, Ls ** 2),
+                           "(1/N^2) sum_n E||s_n||^2 + C_cov <= L^2/N + C_cov, capped at the trivial V <= L^2")),
                      expansions=(Expansion(
                          "explicit", ws, sp.oo, Ls ** 2 * ser + ccs, 2,
                          "Laurent series of (1/N^2) sum_n [n r^(n-1) + r^n] at w* -> oo: "
@@ -407,6 +425,9 @@ def theorem4() -> Claim:
                       Form("corrected", sp.Min(var_explicit + (mus + 2 * Ls * r) ** 2, Ls ** 2),
                            "conditional on F_{t-1} the bias is one-step: ||E[g|F]|| <= ||mu|| + 2 L r; capped at "
                            "the trivial E||g||^2 <= L^2 (||g|| <= L)"),
+                      Form("sharper", sharper_second_moment(Ls ** 2 / Ns, mus + 2 * Ls * r)[0],
+                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N (independent chains), ||E g|| <= "
+                           "min(L, ||mu|| + 2 L r): L^2/N + (1 - 1/N) min(L, ||mu|| + 2 L r)^2"),
                       Form("unconditional", stated_var + (mus + 2 * Ls * r ** ts) ** 2,
                            "the printed bound read over the trajectory from eta_0 (lambda fixed): V <= L^2/N <= "
                            "L^2 [1/N + (1 - 1/w*)/N], and the O(r^t) as the bias after t transitions, "

@@ -81,6 +81,23 @@ def test_expected_verdicts_on_the_seeds(quick):
     assert quick["theorem4"].failing_readings == ["conditional on F_{t-1}"]
 
 
+@pytest.mark.parametrize("cid", ["lemma5", "lemma6", "theorem3", "theorem4"])
+def test_corrected_and_sharper_forms_hold_and_can_fail(quick, cid):
+    """Every check of a corrected form holds (issue 11 item 3); each reports its tightness
+    (a Hypothesis search); tightening by 1% breaks the corrected/sharper forms (ratio 1 is
+    attained), so they are as tight as claimed and can fail."""
+    rep = quick[cid]
+    forms = {"corrected", "sharper", "unconditional"} & {c.form for c in rep.checks}
+    for c in rep.checks:
+        if c.form in forms:
+            assert c.verdict == HOLDS, (cid, c.form, c.params, c.empirical, c.scaled_bound)
+    tight = {c.form for c in rep.checks if c.quantity.endswith("(tightness search)")}
+    assert tight == forms, (cid, tight)
+    tighter = rescore(rep, 0.99)
+    for form in forms - {"unconditional"}:
+        assert any(c.verdict == VIOLATED for c in tighter.checks if c.form == form), (cid, form)
+
+
 # ----------------------------------------------------------------------------- verdict logic
 def _mc(emp, se, bound, rel="<="):
     return CheckResult("q", "f", {}, emp, bound, "monte-carlo", relation=rel, stderr=se)

@@ -541,6 +541,47 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
 EPS_EXACT = 1e-11
 
 
+#: examples per tightness search (derandomized Hypothesis; see :func:`tightness_search`)
+TIGHTNESS_EXAMPLES = 40
+
+
+def tightness_search(strategy, evaluate, max_examples: int = TIGHTNESS_EXAMPLES):
+    """Largest empirical/bound ratio of a corrected form over random instances.
+
+    Hypothesis draws instances from ``strategy`` (derandomized: the same examples on every
+    run, so the result cannot depend on a seed) and steers towards the largest ratio with
+    ``hypothesis.target``; ``evaluate(instance) -> (empirical, bound, params)`` computes
+    both sides exactly.  Returns ``(ratio, empirical, bound, params, examples)`` at the
+    instance with the largest ratio (a ratio above 1 is a counterexample)."""
+    from hypothesis import HealthCheck, Phase, given, settings, target
+
+    best = {"ratio": -math.inf}
+    n = [0]
+
+    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None, print_blob=False,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target])
+    @given(strategy)
+    def probe(inst):
+        n[0] += 1
+        emp, b, params = evaluate(inst)
+        ratio = emp / b if b > 0 else (0.0 if emp <= 0 else math.inf)
+        target(float(min(ratio, 1e300)), label="empirical/bound")
+        if ratio > best["ratio"]:
+            best.update(ratio=ratio, emp=emp, b=b, params=params)
+
+    probe()
+    return best["ratio"], best["emp"], best["b"], best["params"], n[0]
+
+
+def tightness_check(claim: str, quantity: str, form: str, strategy, evaluate, space: str, **kw) -> CheckResult:
+    """The tightness of one corrected form as a check: the instance of largest ratio found."""
+    ratio, emp, b, params, n = tightness_search(strategy, evaluate, **kw)
+    return CheckResult(f"{quantity} (tightness search)", form, {**params, "space": space}, emp, b, "exact",
+                       tolerance=exact_tolerance(emp, b), primary=False,
+                       note=f"largest empirical/bound ratio {ratio:.4g} over {n} derandomized Hypothesis examples "
+                            f"(random finite pi, q, states, scores): the form's tightness")
+
+
 def exact_tolerance(*values, err: float = 0.0) -> float:
     """Tolerance of an exact check: the computation's own error bound ``err`` plus float64
     rounding relative to the magnitudes involved."""

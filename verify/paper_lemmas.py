@@ -22,7 +22,8 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register
+from .core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register,
+                   tightness_check)
 from .problems import fit_slope
 
 _tol = exact_tolerance
@@ -218,7 +219,42 @@ def run_lemma5(grid, seed=0, progress=None):
                     b = _b("lemma5", "T_n", form, n=n, w=float(w[x]), w_star=w_star)
                     out.append(CheckResult("T_n", form, par, T, b, "exact", tolerance=_tol(T, b),
                                            primary=form == "stated"))
+    out.append(tightness_check("lemma5", "T_n", "corrected", *_l5_tight(), SEARCH_SPACE))
     return out
+
+
+SEARCH_SPACE = "random finite pi, q (M = 2..4, no symmetry), every state"
+
+
+def _l5_tight():
+    from hypothesis import strategies as st
+
+    from .search import finite_pair
+
+    def ev(d):
+        pi, q = d["pq"]
+        w = pi / q
+        x = d["x"] % pi.size
+        T = F.imh_T(pi, q, d["n"], float(w[x]))
+        par = {"n": d["n"], "w": float(w[x]), "w_star": float(w.max()), "pi": pi.round(6).tolist(), "q": q.round(6).tolist()}
+        return T, _b("lemma5", "T_n", "corrected", n=d["n"], w=float(w[x]), w_star=float(w.max())), par
+    return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3)}), ev
+
+
+def _l6_tight():
+    from hypothesis import strategies as st
+
+    from .search import finite_pair
+
+    def ev(d):
+        pi, q = d["pq"]
+        x = d["x"] % pi.size
+        f = np.array(d["f"][: pi.size])
+        emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), d["n"])[x] @ f)
+        kw = dict(n=d["n"], w_star=float((pi / q).max()), eq_f=float(q @ f), f_z=float(f[x]), epi_f=float(pi @ f))
+        return emp, _b("lemma6", "expectation", "corrected", **kw), {**kw, "state": x, "f": f.round(6).tolist()}
+    return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3),
+                                  "f": st.lists(st.floats(0, 1), min_size=4, max_size=4)}), ev
 
 
 def run_lemma6(grid, seed=0, progress=None):
@@ -246,6 +282,7 @@ def run_lemma6(grid, seed=0, progress=None):
     out.append(CheckResult("expectation", "stated", {"M": 3, "n": 2, "w_star": 1.0, "f": "1", "space": "q = pi"},
                            emp, _b("lemma6", "expectation", "stated", n=2, w_star=1.0, eq_f=1.0, f_z=1.0), "exact",
                            tolerance=_tol(emp), note="q = pi: the chain samples pi exactly, E f = 1 > 0 = bound"))
+    out.append(tightness_check("lemma6", "expectation", "corrected", *_l6_tight(), SEARCH_SPACE + ", f in [0, 1]^M"))
     return out
 
 

@@ -28,7 +28,8 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register
+from .core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register,
+                   tightness_check)
 from .problems import fit_slope, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
@@ -158,7 +159,8 @@ def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment
                 for t in grid["t"]:
                     if label == "student-t" and "second_moment" in quantities:
                         out += _moment_checks(claim, "second_moment", est.second, {**base, "t": t},
-                                              ("stated", "explicit", "moment", "corrected"), note, "monte-carlo",
+                                              ("stated", "explicit", "moment", "corrected", "sharper"), note,
+                                              "monte-carlo",
                                               est.second_se, c_cov=est.c_cov or 0.0, extra={**extra, "t": t},
                                               first_t=t == grid["t"][0])
                 if "variance" in quantities:
@@ -191,7 +193,7 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
 # ----------------------------------------------------------------------------- readings of E[. | F_{t-1}]
 CONDITIONAL, UNCONDITIONAL = "conditional on F_{t-1}", "unconditional from eta_0"
 AS_DEFINED, JOINT = "P^k as defined (product of marginals)", "P^k = law of JSA's N-tuple"
-UNCONDITIONAL_FORMS = ("stated", "explicit", "corrected", "unconditional")
+UNCONDITIONAL_FORMS = ("stated", "explicit", "corrected", "sharper", "unconditional")
 UNCONDITIONAL_NOTE = ("exact E||g_t||^2 averaged over the trajectory from eta_0 with lambda fixed "
                       "(the chains' law after t transitions)")
 
@@ -243,6 +245,51 @@ def _unconditional_jsa(K, pi, q, s, w, N, grid, score):
                                   extra={"space": f"finite M={grid['M']}", "state": f"eta_0 at state {x0}",
                                          "score": score, "t": t}, reading=UNCONDITIONAL)
     return out
+
+
+# ----------------------------------------------------------------------------- tightness of the corrections
+TIGHT_SPACE = "random finite pi, q (M = 3, no symmetry), random chain states, |s| <= L = 1"
+
+
+def _tight(claim, form):
+    """Hypothesis instances for the tightness of Theorem 3/4's corrected second-moment forms."""
+    from hypothesis import strategies as st
+
+    from .search import _unit_score, finite_pair, scores
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3, 3), "N": st.integers(1, 5), "t": st.integers(1, 20),
+                                   "xs": st.lists(st.integers(0, 2), min_size=5, max_size=5), "s": scores(3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        N, t = d["N"], d["t"]
+        K = F.imh_matrix(pi, q)
+        w = float((pi / q).max())
+        s = _unit_score(d["s"], pi.size)
+        mu = min(1.0, float(abs(pi @ s[:, 0])))
+        xs = np.array(d["xs"][:N]) % pi.size
+        kw = dict(N=N, w_star=w, L=1.0, mu_norm=mu, D=1, t=t)
+        if claim == "theorem4":
+            m = F.moments_pmcsa(np.linalg.matrix_power(K, t) if form == "unconditional" else K, s, xs)
+            second, c_cov = m.second, None
+        elif form == "unconditional":
+            second, c_cov = _jsa_moments_from(K, s, np.linalg.matrix_power(K, N * (t - 1))[xs[0]], N)
+        else:
+            m = F.moments_jsa(K, s, int(xs[0]), N)
+            second, c_cov = m.second, m.c_cov
+        if c_cov is not None:
+            kw["c_cov"] = c_cov
+        c = bounds.get(claim)
+        names = {p.name for p in c.form_params("second_moment", form)}
+        b = _b(claim, "second_moment", form, **{k: v for k, v in kw.items() if k in names})
+        par = {**{k: v for k, v in kw.items() if k in names}, "state": xs.tolist() if claim == "theorem4" else int(xs[0]),
+               "pi": pi.round(6).tolist(), "q": q.round(6).tolist(), "s": s[:, 0].round(6).tolist()}
+        return second, b, par
+    return strat, ev
+
+
+def _tightness(claim, forms):
+    return [tightness_check(claim, "second_moment", form, *_tight(claim, form), TIGHT_SPACE) for form in forms]
 
 
 # ============================================================================= Theorem 1
@@ -331,12 +378,14 @@ def run_theorem3(grid, seed=0, progress=None):
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, x)
                     out += _moment_checks("theorem3", "second_moment", m.second, params,
-                                          ("stated", "explicit", "moment", "corrected"),
+                                          ("stated", "explicit", "moment", "corrected", "sharper"),
                                           "exact JSA moments at a fixed z_{t-1}; C_cov exact", c_cov=m.c_cov,
                                           extra={**label, "t": t}, first_t=t == grid["t"][0])
                 params = _finite_moment_params(pi, q, s, w, N, 1, x)
                 out += _moment_checks("theorem3", "variance", m.variance, params, ("stated", "explicit", "moment", "corrected"),
                                       "exact JSA variance; C_cov exact", c_cov=m.c_cov, extra=label)
+    _progress(progress, "theorem3: tightness of the corrected forms (Hypothesis)")
+    out += _tightness("theorem3", ("corrected", "sharper", "unconditional"))
     _progress(progress, "theorem3: Monte Carlo (Student-t and Gaussian q)")
     out += _mc_moment_checks("theorem3", "jsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem3: shape in N")
@@ -397,12 +446,14 @@ def run_theorem4(grid, seed=0, progress=None):
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, xs)
                     out += _moment_checks("theorem4", "second_moment", m.second, params,
-                                          ("stated", "explicit", "moment", "corrected"),
+                                          ("stated", "explicit", "moment", "corrected", "sharper"),
                                           "exact pMCSA moments at fixed chain states", extra={**lab, "t": t},
                                           first_t=t == grid["t"][0])
                 params = _finite_moment_params(pi, q, s, w, N, 1, xs)
                 out += _moment_checks("theorem4", "variance", m.variance, params, ("stated", "explicit", "moment"),
                                       "exact pMCSA variance", extra=lab)
+    _progress(progress, "theorem4: tightness of the corrected forms (Hypothesis)")
+    out += _tightness("theorem4", ("corrected", "sharper", "unconditional"))
     _progress(progress, "theorem4: Monte Carlo (Student-t and Gaussian q)")
     out += _mc_moment_checks("theorem4", "pmcsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem4: shape in N")
