@@ -4,6 +4,7 @@
     python benchmarks/bench_schemes.py [--dim 100] [--N 10] [--replicates 100] [--iters 200]
                                        [--repeats 5] [--json] [--threads 1] [--no-jax]
                                        [--loop-iters 2] [--no-check] [--schemes pmcsa,jsa]
+                                       [--fig2 | --fig2-only] [--fig2-iters 64] [--fig2-workers 2]
 
 Problem: the paper's target ``wishart_target(D, 500)`` (Gaussian, full covariance), a
 mean-field Gaussian q (softplus scale), Adam (lr 0.01), N proposals per iteration, batched
@@ -27,11 +28,22 @@ scheme's (> 1: slower than the scheme):
               short of exploiting the triangular structure of the matrix (``floor-tri``).
 
 Informational columns: ``floor-tri``: the floor with the product done as the triangular
-product it is (Lp is a Cholesky factor; BLAS trmm, about half the flops of the full product;
-the fused pMCSA path does this).  ``floor+streams``: the floor with the normals drawn the way the
-schemes draw them (``simulate.rng.Streams``: one generator per replicate, buffered in
-blocks of 32 iterations) and read back once into a contiguous array; the difference to
-(c) is the price of batch-size-independent random streams.
+product it is (Lp is a Cholesky factor; BLAS trmm, about half the flops of the full
+product).  ``floor+streams``: the floor with the normals drawn the way the schemes draw
+them (``simulate.rng.Streams``: one generator per replicate, buffered in blocks of 32
+iterations) and read back once into a contiguous array; the difference to (c) is the
+price of batch-size-independent random streams.  ``floor-stacked``: the floor with the
+product stacked over replicates, (R, q_sample, D) @ (D, D), one fixed-shape BLAS call per
+replicate: the only form of the product allowed where a replicate's results must not
+depend on R (simulate/fused.py), so the like-for-like floor of the fused paths.
+``generic``: the same scheme with ``fast=False`` (the generic kernels and score).
+
+``--fig2`` (or ``--fig2-only``) adds an estimate of the wall time of the paper's Figure 2
+grid (4 schemes x 4 optimizers x 20 step sizes x 20 replications x 10^4 iterations,
+D = 100, N = 10) on ``--fig2-workers`` cores (default 2), measured from a sample: every
+(scheme, optimizer) cell, its 400 (step size, replication) rows batched in one run as the
+sweep runs it, timed for ``--fig2-iters`` iterations with the cells running two at a
+time in separate processes (see :func:`estimate_figure2`).
 
 Every measured variant runs in the same process, interleaved (the order rotates between
 repeats), and the reported numbers are medians over ``--repeats``.  Timing windows of the
@@ -99,7 +111,15 @@ def parse_args(argv=None):
     p.add_argument("--no-jax", action="store_true", help="skip the JAX comparator")
     p.add_argument("--no-check", action="store_true", help="skip the comparators' equivalence check")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--fig2", action="store_true",
+                   help="also estimate the wall time of the paper's Figure 2 grid from a sample of its cells")
+    p.add_argument("--fig2-iters", type=_positive_int("--fig2-iters"), default=64,
+                   help="iterations timed per sampled Figure 2 cell (default 64; the grid has 10^4)")
+    p.add_argument("--fig2-workers", type=_positive_int("--fig2-workers"), default=2,
+                   help="worker processes for the Figure 2 sample, one cell each at a time (default 2 = the cores)")
+    p.add_argument("--fig2-only", action="store_true", help="only the Figure 2 estimate (implies --fig2)")
     a = p.parse_args(argv)
+    a.fig2 = a.fig2 or a.fig2_only
     a.schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
     bad = [s for s in a.schemes if s not in SCHEME_NAMES]
     if bad or not a.schemes:
@@ -498,6 +518,26 @@ def make_floor_tri(prob, n_prop, seed):
     return run
 
 
+def make_floor_stacked(prob, n_prop, seed):
+    """The floor with the product *stacked* over replicates, (R, q_sample, D) @ (D, D):
+    one fixed-shape BLAS call per replicate, the only form of the product allowed where
+    results must not depend on R (see simulate/fused.py).  Informational: the like-for-like
+    floor of the fused paths."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 77])
+    buf, out, Lp = np.empty((prob.R, n_prop, prob.D)), np.empty((prob.R, n_prop, prob.D)), prob.Lp
+
+    def run(k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            rng.standard_normal(out=buf)
+            np.matmul(buf, Lp, out=out)
+        return (time.perf_counter() - t0) / k
+
+    return run
+
+
 def make_floor_streams(prob, n_prop, seed):
     import numpy as np
 
@@ -591,6 +631,88 @@ def check_equivalence(prob, name, jax, iters=8):
     return out
 
 
+# ----------------------------------------------------------------------------- Figure 2 estimate
+FIG2 = {"schemes": SCHEME_NAMES, "optimizers": ("sgd", "momentum", "nesterov", "adam"), "n_lrs": 20,
+        "replications": 20, "iters": 10_000, "D": 100, "N": 10}
+
+
+def _fig2_cell(job):
+    """Worker: set up one Figure 2 cell (a scheme and an optimizer; its 20 step sizes x 20
+    replications as 400 rows of one run, per-row learning rates) and time ``iters``
+    iterations.  Returns (scheme, optimizer, setup seconds, seconds per iteration)."""
+    name, opt, D, N, n_lrs, reps, iters, seed = job
+    import numpy as np
+
+    from simulate import optim
+    from simulate.families import MeanFieldGaussian
+    from simulate.schemes import Scheme
+    from simulate.targets import wishart_target
+
+    t0 = time.perf_counter()
+    rows = np.repeat(np.logspace(-3, 0, n_lrs), reps)  # row = i_lr * reps + replication
+    sch = Scheme(name, wishart_target(D, NU), MeanFieldGaussian(D), N, optim.make(opt, rows))
+    st = sch.init(seed=seed, replicates=rows.size)
+    with np.errstate(all="ignore"):  # the largest step sizes diverge; that is part of the figure
+        for _ in range(BLOCK):  # first block: buffers page-faulted in, counted with the set-up
+            st, _ = sch.step(st)
+        setup = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        for _ in range(iters):
+            st, _ = sch.step(st)
+        per_iter = (time.perf_counter() - t1) / iters
+    return name, opt, setup, per_iter
+
+
+def estimate_figure2(args) -> dict:
+    """Wall time of the paper's Figure 2 grid (001 §6.2: 4 schemes x 4 optimizers x 20 step
+    sizes x 20 replications x 10^4 iterations, D = 100, N = 10) on ``--fig2-workers`` cores.
+
+    Sample: each of the 16 (scheme, optimizer) cells is set up as the sweep runs it (its
+    400 (step size, replication) rows batched in one run) and timed for ``--fig2-iters``
+    iterations (block-aligned), the cells running ``--fig2-workers`` at a time in separate
+    processes, so the per-iteration times include the contention of that many busy cores.
+    Each cell's full time is its set-up (including its first 32 iterations, which
+    page-fault the random-stream buffers in) + the remaining iterations x the time per
+    iteration; the grid's wall time is the makespan of those 16 durations scheduled
+    longest-first on the workers."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    iters = BLOCK * math.ceil(args.fig2_iters / BLOCK)
+    g = FIG2
+    jobs = [(s, o, g["D"], g["N"], g["n_lrs"], g["replications"], iters, args.seed)
+            for s in g["schemes"] for o in g["optimizers"]]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.fig2_workers) as ex:
+        cells = list(ex.map(_fig2_cell, jobs))
+    sample_wall = time.perf_counter() - t0
+    full = sorted((setup + (g["iters"] - BLOCK) * per for _, _, setup, per in cells), reverse=True)
+    loads = [0.0] * args.fig2_workers
+    for d in full:
+        loads[loads.index(min(loads))] += d
+    return {"grid": dict(g), "rows_per_cell": g["n_lrs"] * g["replications"], "workers": args.fig2_workers,
+            "iters_timed_per_cell": iters, "sample_wall_s": sample_wall,
+            "load_average": (os.getloadavg() if hasattr(os, "getloadavg") else None),
+            "cells": [{"scheme": s, "optimizer": o, "setup_s": su, "ms_per_iter": 1e3 * per,
+                       "full_cell_s": su + (g["iters"] - BLOCK) * per} for s, o, su, per in cells],
+            "cpu_s": sum(full), "estimated_wall_s": max(loads)}
+
+
+def print_fig2(f):
+    g = f["grid"]
+    print(f"Figure 2 grid estimate ({len(g['schemes'])} schemes x {len(g['optimizers'])} optimizers x "
+          f"{g['n_lrs']} step sizes x {g['replications']} replications x {g['iters']} iterations, D={g['D']}, "
+          f"N={g['N']}; {f['rows_per_cell']} rows per (scheme, optimizer) run):")
+    per_scheme = {}
+    for c in f["cells"]:
+        per_scheme.setdefault(c["scheme"], []).append(c["ms_per_iter"])
+    print("  ms/iteration of a 400-row cell, timed over " + str(f["iters_timed_per_cell"]) + " iterations with "
+          + f"{f['workers']} cells running at once: "
+          + "; ".join(f"{s} {min(v):.1f}-{max(v):.1f}" for s, v in per_scheme.items()))
+    print(f"  estimated wall time on {f['workers']} cores: {f['estimated_wall_s'] / 60:.1f} min "
+          f"(CPU time {f['cpu_s'] / 60:.1f} min; the sample took {f['sample_wall_s']:.0f} s; "
+          f"load average {', '.join(f'{x:.1f}' for x in f['load_average'] or ())})")
+
+
 # ----------------------------------------------------------------------------- main
 def run(args):
     import numpy as np
@@ -615,11 +737,13 @@ def run(args):
             return dt
 
         runners[(name, "scheme")] = scheme_run
-        if name == "pmcsa":  # informational: the generic kernels (Scheme(..., fast=False))
-            gsch = prob.scheme(name, fast=False)
-            gbox = [gsch.init(seed=args.seed, replicates=R)]
-            time_scheme(gsch, gbox, BLOCK)
-            runners[(name, "generic")] = lambda k, gsch=gsch, gbox=gbox: time_scheme(gsch, gbox, k)[0]
+        # informational: the generic kernels (Scheme(..., fast=False))
+        gsch = prob.scheme(name, fast=False)
+        gbox = [gsch.init(seed=args.seed, replicates=R)]
+        time_scheme(gsch, gbox, BLOCK)
+        runners[(name, "generic")] = lambda k, gsch=gsch, gbox=gbox: time_scheme(gsch, gbox, k)[0]
+        runners[(name, "floor-stacked")] = make_floor_stacked(prob, n_prop, args.seed)
+        runners[(name, "floor-stacked")](3)
         runners[(name, "floor")] = make_floor(prob, n_prop, args.seed)
         runners[(name, "floor+streams")] = make_floor_streams(prob, n_prop, args.seed)
         runners[(name, "floor-tri")] = make_floor_tri(prob, n_prop, args.seed)
@@ -641,7 +765,8 @@ def run(args):
         for name in args.schemes:
             checks[name] = check_equivalence(prob, name, jax)
 
-    variants = ["scheme", "floor", "floor-tri", "floor+streams", "loop"] + (["jax"] if jax is not None else [])
+    variants = (["scheme", "floor", "floor-tri", "floor+streams", "floor-stacked", "loop"]
+                + (["jax"] if jax is not None else []))
     jobs = [(n, v) for n in args.schemes for v in variants] + [j for j in runners if j[1] == "generic"]
     samples = {j: [] for j in jobs}
     for rep in range(args.repeats):
@@ -693,7 +818,8 @@ def print_table(res):
           f"(python loop: {c['loop_iters']}); threads={e['threads']}; numpy {e['numpy']}, jax {e['jax']}")
     print()
     hdr = (f"{'scheme':8s} {'ms/iter':>8s} {'iter/s':>8s} {'samples/s':>10s} | {'loop':>7s} {'jax':>6s} "
-           f"{'floor':>6s} | {'floor-tri':>9s} {'floor+str':>9s} | {'scheme/floor':>12s}")
+           f"{'floor':>6s} | {'floor-tri':>9s} {'floor+str':>9s} {'floor-stk':>9s} {'generic':>7s} | "
+           f"{'scheme/floor':>12s}")
     print(hdr)
     print("-" * len(hdr))
     for name, s in res["schemes"].items():
@@ -701,11 +827,13 @@ def print_table(res):
         jx = f"{cm['jax']['ratio']:6.2f}" if "ratio" in cm["jax"] else f"{'n/a':>6s}"
         print(f"{name:8s} {s['ms_per_iter']:8.3f} {s['iters_per_s']:8.1f} {s['samples_per_s']:10.3g} | "
               f"{cm['loop']['ratio']:7.1f} {jx} {cm['floor']['ratio']:6.2f} | {cm['floor-tri']['ratio']:9.2f} "
-              f"{cm['floor+streams']['ratio']:9.2f} | {s['scheme_over_floor']:12.2f}")
+              f"{cm['floor+streams']['ratio']:9.2f} {cm['floor-stacked']['ratio']:9.2f} "
+              f"{cm['generic']['ratio']:7.2f} | {s['scheme_over_floor']:12.2f}")
     print()
-    print("loop, jax, floor (the three comparators) and floor-tri, floor+str (informational): that variant's")
+    print("loop, jax, floor (the three comparators) and the informational columns: that variant's")
     print("time per iteration divided by the scheme's (> 1: slower than the scheme).  scheme/floor = 1 / floor.")
-    print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' blocked streams.")
+    print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' blocked streams;")
+    print("floor-stk: the product stacked per replicate (the fused paths' form); generic: Scheme(fast=False).")
     print("samples = proposals drawn (R x q_sample per iteration).  See benchmarks/README.md.")
     print("comparator times (ms/iter): " + "; ".join(
         f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k, v in s["comparators"].items() if "ms_per_iter" in v)
@@ -726,11 +854,17 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     pin_threads(args.threads)
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
-    res = run(args)
+    res = {} if args.fig2_only else run(args)
+    if args.fig2:
+        res["figure2_estimate"] = estimate_figure2(args)
     if args.json:
         print(json.dumps(res))
-    else:
+        return 0
+    if not args.fig2_only:
         print_table(res)
+    if args.fig2:
+        print()
+        print_fig2(res["figure2_estimate"])
     return 0
 
 
