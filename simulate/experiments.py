@@ -38,6 +38,7 @@ import hashlib
 import json
 import math
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -267,7 +268,8 @@ def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress
 
         lam_draws = np.stack([d[1] for d in window._draws], axis=1)  # (R, draws, P)
         per_lr = lam_draws.reshape(len(st.lrs), st.replicates, *lam_draws.shape[1:])
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (diverged) stay NaN
             rl = np.nanmax(np.stack([rhat(g, 0, 1) for g in per_lr]), axis=1) if st.replicates > 1 else \
                 np.full(len(st.lrs), np.nan)
         diag["rhat_lambda"] = np.repeat(rl, st.replicates)
@@ -276,6 +278,8 @@ def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress
     rows = []
     for i in range(R):
         finite = bool(np.isfinite(kl[i])) and diverged_at[i] == 0
+        if not finite and diverged_at[i] == 0:  # lambda finite but q degenerate (sigma -> 0): KL = inf
+            diverged_at[i] = st.iters
         rows.append({"figure": "figure2", "scheme": scheme_name, "optimizer": optimizer, "lr": float(lrs[i]),
                      "replicate": int(i % st.replicates), "N": st.N, "t": st.iters,
                      "final_kl": float(kl[i]) if finite else math.inf, "diverged": not finite,
