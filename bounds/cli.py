@@ -12,91 +12,107 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 
-import mpmath
-import numpy as np
-
-from . import ASSUMPTIONS, ParamError, UnknownClaim, all_claims, get
-from .clikit import Parser as _Parser, UsageError, run
-from .core import Claim
-from .numerics import PrecisionError
+from . import UnknownClaim, get, ids
+from .clikit import Parser as _Parser, UsageError, dumps, numbers, run, show_exact, table
 
 PROG = "python -m bounds"
+#: the largest grid evaluated in one run (the product of the list lengths): each point may need
+#: an adaptive-precision mpmath evaluation, and a table longer than this is not read by anyone
+MAX_POINTS = 10_000
+EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
+             "error (rerun with --debug for the traceback), 130 interrupted.")
 
 
 # ----------------------------------------------------------------------------- values
-def parse_number_list(flag: str, text: str) -> list[float]:
-    out = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            raise UsageError(f"{flag}: empty item in {text!r}")
-        try:
-            out.append(float(item))
-        except ValueError:
-            raise UsageError(f"{flag}: not a number: {item!r}") from None
-    return out
-
-
-def jsonable(x):
-    """float for doubles, a decimal string for values outside the double range, None."""
-    if x is None:
-        return None
-    if isinstance(x, mpmath.mpf):
-        return mpmath.nstr(x, 17, min_fixed=1, max_fixed=0)
-    x = float(x)
-    if x != x:
-        return None
-    return x
-
-
 def fmt(x) -> str:
+    """A value for a table: 6 significant digits; '—' when absent, 'undefined' for NaN
+    (0/0 at this point), '∞' for an infinite (vacuous) bound; every exponent kept."""
     if x is None:
         return "—"
-    if isinstance(x, mpmath.mpf):
+    mod = type(x).__module__ or ""
+    if mod.startswith("mpmath"):
+        import mpmath
+
+        if mpmath.isnan(x):
+            return "undefined"
+        if mpmath.isinf(x):
+            return "∞" if x > 0 else "-∞"
         return mpmath.nstr(x, 6, min_fixed=1, max_fixed=0)
     x = float(x)
+    if x != x:
+        return "undefined"
+    if x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "-∞"
     if x == int(x) and abs(x) < 1e9:
         return str(int(x))
     return f"{x:.6g}"
 
 
-def table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), sep] + [line(r) for r in rows])
+def _catalog():
+    from .derive import catalog
+
+    return catalog()
+
+
+def _assumptions() -> dict:
+    from .derive import catalog_assumptions
+
+    cat = catalog_assumptions()
+    if cat is not None:
+        return cat
+    from .core import ASSUMPTIONS
+
+    return ASSUMPTIONS
+
+
+def list_record(c) -> dict:
+    """One row of ``bounds list --json`` (also kept in the catalog, see :mod:`bounds.derive`)."""
+    return {"id": c.id, "title": c.title, "source": str(c.source), "seed": c.source.seed, "kind": c.kind,
+            "assumptions": list(c.assumptions),
+            "quantities": {q.name: list(q.form_names) for q in c.quantities},
+            "params": [p.flag for p in c.params]}
+
+
+def records() -> dict:
+    """``{claim id: list_record}``: from the catalog when current, else by building the claims."""
+    cat = _catalog()
+    if cat is not None:
+        return cat
+    return {i: list_record(get(i)) for i in ids()}
 
 
 # ----------------------------------------------------------------------------- list / show
 def cmd_list(argv):
-    ap = _Parser(prog=f"{PROG} list", description="One row per claim: id, source, assumptions, quantities.")
+    ap = _Parser(prog=f"{PROG} list", description="One row per claim: id, source, assumptions, quantities.",
+                 epilog=EXIT_TEXT)
     ap.add_argument("--json", action="store_true", help="print a JSON array")
     a = ap.parse_args(argv)
-    claims = all_claims()
+    recs = list(records().values())
+    keys = ("id", "title", "source", "kind", "assumptions", "quantities", "params")
     if a.json:
-        print(json.dumps([{
-            "id": c.id, "title": c.title, "source": str(c.source), "kind": c.kind,
-            "assumptions": list(c.assumptions),
-            "quantities": {q.name: list(q.form_names) for q in c.quantities},
-            "params": [p.flag for p in c.params],
-        } for c in claims], indent=1))
+        print(dumps([{k: r[k] for k in keys} for r in recs], indent=1))
         return 0
-    def quantities(c):
-        if len(c.quantities) > 4:
-            return f"{len(c.quantities)} quantities: " + ", ".join(q.name for q in c.quantities[:3]) + ", ..."
-        return ", ".join(f"{q.name}[{'/'.join(q.form_names)}]" for q in c.quantities)
 
-    rows = [[c.id, str(c.source), ",".join(c.assumptions) or "-", quantities(c)] for c in claims]
+    def quantities(r):
+        qs = r["quantities"]
+        if len(qs) > 4:
+            return f"{len(qs)} quantities: " + ", ".join(list(qs)[:3]) + ", ..."
+        return ", ".join(f"{q}[{'/'.join(f)}]" for q, f in qs.items())
+
+    rows = [[r["id"], r["source"], ",".join(r["assumptions"]) or "-", quantities(r)] for r in recs]
     print(table(rows, ["claim", "source", "assumptions", "quantities [forms]"]))
-    print(f"\n{len(claims)} claims. Assumptions: " + "; ".join(
-        f"{k}: {v}" for k, v in ASSUMPTIONS.items() if any(k in c.assumptions for c in claims)))
+    used = {a_ for r in recs for a_ in r["assumptions"]}
+    print(f"\n{len(recs)} claims. Assumptions: " + "; ".join(
+        f"{k}: {v}" for k, v in _assumptions().items() if k in used))
     return 0
 
 
-def claim_description(c: Claim, latex: bool = False) -> dict:
+def claim_description(c, latex: bool = False) -> dict:
+    """What ``bounds show`` prints (also kept in the catalog, see :mod:`bounds.derive`)."""
     import sympy as sp
+
+    from .core import ASSUMPTIONS
 
     render = sp.latex if latex else sp.sstr
     return {
@@ -118,14 +134,19 @@ def claim_description(c: Claim, latex: bool = False) -> dict:
 
 
 def cmd_show(argv):
-    ap = _Parser(prog=f"{PROG} show", description="Formulas (all forms), assumptions and source of a claim.")
+    ap = _Parser(prog=f"{PROG} show", description="Formulas (all forms), assumptions and source of a claim.",
+                 epilog=EXIT_TEXT)
     ap.add_argument("claim", help="claim id (see `list`)")
     ap.add_argument("--latex", action="store_true", help="print formulas as LaTeX")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     a = ap.parse_args(argv)
-    d = claim_description(get(a.claim), latex=a.latex)
+    cat = _catalog()
+    if cat is not None and a.claim in cat:
+        d = cat[a.claim]["show_latex" if a.latex else "show"]
+    else:
+        d = claim_description(get(a.claim), latex=a.latex)
     if a.json:
-        print(json.dumps(d, indent=1))
+        print(dumps(d, indent=1))
         return 0
     print(f"{d['claim']}: {d['title']}\nsource: {d['source']}   kind: {d['kind']}")
     print("assumptions:")
@@ -158,13 +179,18 @@ def cmd_show(argv):
 
 
 # ----------------------------------------------------------------------------- evaluate
-def claim_parser(c: Claim) -> _Parser:
+def claim_parser(c) -> _Parser:
     ap = _Parser(
         prog=f"{PROG} {c.id}",
         description=f"{c.title}\nsource: {c.source}\n\nEvaluates every form of every quantity. "
                     "A parameter may be a comma-separated list; several lists give their "
-                    "Cartesian product (one table row per point). Forms whose parameters are "
-                    "missing are shown as '—' with what they need.",
+                    f"Cartesian product (one table row per point; at most {MAX_POINTS:,} points). "
+                    "Forms whose parameters are missing are shown as '—' with what they need. "
+                    "Values are read exactly (1.000000000001 stays 1.000000000001, 1e400 is allowed "
+                    "where the formula is defined): where floats cannot be trusted the value is "
+                    "computed in mpmath from the digits typed. In tables, 'undefined' marks 0/0 at "
+                    "that point and '∞' an infinite (vacuous) bound.",
+        epilog=EXIT_TEXT,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     for p in c.params:
         dflt = f" Default {p.default:g}." if p.default is not None else ""
@@ -174,22 +200,43 @@ def claim_parser(c: Claim) -> _Parser:
     return ap
 
 
-def evaluate_grid(c: Claim, given: dict[str, list[float]]):
+def parse_values(c, a) -> dict[str, list]:
+    """The parameters given on the command line, exact (ints, Decimals), grid size checked."""
+    given = {}
+    for p in c.params:
+        raw = getattr(a, p.name)
+        if raw is not None:
+            given[p.name] = numbers(p.flag, raw, integer=p.integer, lo=p.lower, lo_strict=p.lower_strict,
+                                    hi=p.upper, hi_strict=p.upper_strict, exact=True, max_items=MAX_POINTS)
+    size = 1
+    for v in given.values():
+        size *= len(v)
+    if size > MAX_POINTS:
+        raise UsageError(f"the grid has {size:,} points (the product of the list lengths); at most "
+                         f"{MAX_POINTS:,} are evaluated in one run: shorten the lists or split the run")
+    return given
+
+
+def evaluate_grid(c, given: dict[str, list]):
+    import numpy as np
+
     names = list(given)
     grid = list(itertools.product(*[given[n] for n in names])) if names else [()]
-    cols = {n: np.array([g[i] for g in grid], dtype=float) for i, n in enumerate(names)}
+    cols = {}
+    for i, n in enumerate(names):
+        col = np.empty(len(grid), dtype=object)
+        col[:] = [g[i] for g in grid]
+        cols[n] = col
     res = c.evaluate(exact=True, **cols)
     return names, grid, cols, res
 
 
 def cmd_claim(claim_id, argv):
+    import numpy as np
+
     c = get(claim_id)
     a = claim_parser(c).parse_args(argv)
-    given = {}
-    for p in c.params:
-        raw = getattr(a, p.name)
-        if raw is not None:
-            given[p.name] = parse_number_list(p.flag, raw)
+    given = parse_values(c, a)
     defaults = {p.name: [p.default] for p in c.params if p.default is not None and p.name not in given}
     names, grid, cols, res = evaluate_grid(c, {**given, **defaults})
     if all(v is None for q in res.values() for v in q.values()):
@@ -204,20 +251,22 @@ def cmd_claim(claim_id, argv):
     def vals(arr):
         if arr is None:
             return None
-        flat = [jsonable(x) for x in np.atleast_1d(arr).ravel()]
+        flat = list(np.atleast_1d(arr).ravel())
         return flat[0] if scalar else flat
 
     if a.json:
-        print(json.dumps({
+        print(dumps({
             "claim": c.id, "source": str(c.source),
-            "params": {n: (cols[n][0].item() if scalar else cols[n].tolist()) for n in names},
+            "params": {n: (cols[n][0] if scalar else list(cols[n])) for n in names},
             "bounds": {q: {f: vals(v) for f, v in forms.items()} for q, forms in res.items()},
             "missing": missing,
         }))
         return 0
     print(f"{c.id}: {c.title}\nsource: {c.source}")
     print("params: " + ", ".join(
-        f"{c.param(n).label}={fmt(cols[n][0]) if len(set(cols[n])) == 1 else '[' + ','.join(fmt(x) for x in given.get(n, [])) + ']'}"
+        f"{c.param(n).label}="
+        + (show_exact(cols[n][0]) if len({show_exact(x) for x in cols[n]}) == 1
+           else "[" + ",".join(show_exact(x) for x in given.get(n, [])) + "]")
         for n in names))
     varying = [n for n in names if len(given.get(n, [])) > 1]
     for q in c.quantities:
@@ -225,7 +274,7 @@ def cmd_claim(claim_id, argv):
         header = [c.param(n).label for n in varying] + forms
         rows = []
         for i in range(len(grid)):
-            row = [fmt(cols[n][i]) for n in varying]
+            row = [show_exact(cols[n][i]) for n in varying]
             for f in forms:
                 v = res[q.name][f]
                 row.append(fmt(np.atleast_1d(v).ravel()[i]) if v is not None else "—")
@@ -239,6 +288,30 @@ def cmd_claim(claim_id, argv):
 
 # ----------------------------------------------------------------------------- compare
 SCHEMES = (("MSC", "theorem1"), ("MSC-RB", "theorem2"), ("JSA", "theorem3"), ("pMCSA", "theorem4"))
+#: name: (integer, lower end, lower end excluded)
+COMPARE_FLAGS = {"N": (True, 2, False), "w_star": (False, 1, False), "chi2": (False, 0, False),
+                 "L": (False, 0, True), "mu_norm": (False, 0, False), "t": (True, 1, False), "D": (True, 1, False)}
+
+
+def _mixing_rates(N, w) -> dict:
+    """Per-iteration rates rho of the four schemes (Theorems 1-4), in mpmath from the exact input."""
+    import mpmath
+
+    from .numerics import mp_arg
+
+    with mpmath.workdps(50):
+        N, w = mp_arg(N), mp_arg(w)
+        r = 1 - 1 / w
+        rho = {"MSC": 1 - (N - 1) / (2 * w + N - 2), "MSC-RB": 2 * w / (2 * w + N - 2),
+               "JSA": r ** N, "pMCSA": r}
+    return {k: _plain(v) for k, v in rho.items()}
+
+
+def _plain(v):
+    """A float when it is one, else the mpf itself (outside the double range)."""
+    from .numerics import representable
+
+    return float(v) if representable(v) else +v
 
 
 def cmd_compare(argv):
@@ -246,12 +319,13 @@ def cmd_compare(argv):
         prog=f"{PROG} compare",
         description="At a fixed budget N, rank MSC, MSC-RB, JSA and pMCSA by the per-iteration mixing "
                     "rate rho (TV bound ~ C rho^k) and by the gradient second-moment bound. "
-                    "Uses the 'stated' forms (O-terms dropped, C_cov = 0) unless --form explicit.")
+                    "Uses the 'stated' forms (O-terms dropped, C_cov = 0) unless --form explicit.",
+        epilog=EXIT_TEXT)
     ap.add_argument("--N", required=True, help="budget N (integer >= 2)")
     ap.add_argument("--w-star", dest="w_star", required=True, help="w* >= 1")
-    ap.add_argument("--chi2", required=True, help="chi2(pi || q) (MSC-RB)")
+    ap.add_argument("--chi2", required=True, help="chi2(pi || q) (MSC-RB), 0 <= chi2 <= w* - 1")
     ap.add_argument("--L", required=True, help="score bound L > 0")
-    ap.add_argument("--mu-norm", dest="mu_norm", default="0", help="||E_pi s|| (default 0)")
+    ap.add_argument("--mu-norm", dest="mu_norm", default="0", help="||E_pi s||, 0 <= ||mu|| <= L (default 0)")
     ap.add_argument("--form", choices=("stated", "explicit"), default="stated",
                     help="bound form for the second moment (explicit needs --t and --D)")
     ap.add_argument("--t", default=None, help="iteration t (explicit form)")
@@ -259,27 +333,25 @@ def cmd_compare(argv):
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     a = ap.parse_args(argv)
     vals = {}
-    for name in ("N", "w_star", "chi2", "L", "mu_norm", "t", "D"):
+    for name, (integer, lo, strict) in COMPARE_FLAGS.items():
         raw = getattr(a, name)
         if raw is None:
             continue
-        v = parse_number_list("--" + name.replace("_", "-"), raw)
+        flag = "--" + name.replace("_", "-")
+        v = numbers(flag, raw, integer=integer, lo=lo, lo_strict=strict, exact=True)
         if len(v) != 1:
-            raise UsageError(f"--{name.replace('_', '-')}: compare takes one value")
+            raise UsageError(f"{flag}: compare takes one value, got {len(v)}")
         vals[name] = v[0]
     if a.form == "explicit" and ("t" not in vals or "D" not in vals):
         raise UsageError("--form explicit needs --t and --D")
-    N, w = vals["N"], vals["w_star"]
-    r = 1 - 1 / w
-    rho = {"MSC": 1 - (N - 1) / (2 * w + N - 2), "MSC-RB": 2 * w / (2 * w + N - 2),
-           "JSA": r ** N, "pMCSA": r}
+    claims = {scheme: get(cid) for scheme, cid in SCHEMES}
+    for c in claims.values():  # N >= 2, w* >= 1, L > 0, chi2 <= w* - 1, ... with the claims' domains
+        c.validate({k: v for k, v in vals.items() if k in {p.name for p in c.params}})
+    rho = _mixing_rates(vals["N"], vals["w_star"])
     moment = {}
-    for scheme, cid in SCHEMES:
-        c = get(cid)
+    for scheme, c in claims.items():
         kw = {p.name: vals[p.name] for p in c.form_params("second_moment", a.form) if p.name in vals}
-        moment[scheme] = float(c.evaluate_form("second_moment", a.form, **kw))
-    for scheme, cid in SCHEMES:  # validates N >= 2, w* >= 1, L > 0, ... with the claims' domains
-        get(cid).validate({k: v for k, v in vals.items() if k in {p.name for p in get(cid).params}})
+        moment[scheme] = _value(c.evaluate_form("second_moment", a.form, exact=True, **kw))
     by_mix = sorted(rho, key=lambda s: rho[s])
     by_mom = sorted(moment, key=lambda s: moment[s])
     notes = ["JSA's mixing bound is for the product of its marginals; the joint law of its N "
@@ -287,13 +359,13 @@ def cmd_compare(argv):
              "Conditional second-moment bounds of JSA and pMCSA hold in their corrected forms; "
              "see `python -m verify theorem3` / `theorem4`."]
     if a.json:
-        print(json.dumps({"params": vals, "form": a.form,
-                          "mixing_rate": [{"scheme": s, "rho": rho[s]} for s in by_mix],
-                          "second_moment": [{"scheme": s, "bound": moment[s]} for s in by_mom],
-                          "notes": notes}))
+        print(dumps({"params": vals, "form": a.form,
+                     "mixing_rate": [{"scheme": s, "rho": rho[s]} for s in by_mix],
+                     "second_moment": [{"scheme": s, "bound": moment[s]} for s in by_mom],
+                     "notes": notes}))
         return 0
-    print(f"N = {fmt(N)}, w* = {fmt(w)}, chi2 = {fmt(vals['chi2'])}, L = {fmt(vals['L'])}, "
-          f"||mu|| = {fmt(vals['mu_norm'])}")
+    print(f"N = {show_exact(vals['N'])}, w* = {show_exact(vals['w_star'])}, chi2 = {show_exact(vals['chi2'])}, "
+          f"L = {show_exact(vals['L'])}, ||mu|| = {show_exact(vals['mu_norm'])}")
     print("\nmixing: per-iteration rate rho (TV bound ~ C rho^k; smaller is better)")
     print(table([[str(i + 1), s, fmt(rho[s])] for i, s in enumerate(by_mix)], ["rank", "scheme", "rho"]))
     print(f"\ngradient: bound on E[||g_t||^2 | F_t-1], form '{a.form}'"
@@ -304,8 +376,125 @@ def cmd_compare(argv):
     return 0
 
 
+def _value(v):
+    import numpy as np
+
+    return v.item() if isinstance(v, np.ndarray) else v
+
+
+# ----------------------------------------------------------------------------- cache
+def claim_record(c) -> dict:
+    """A claim's entry in the catalog: what ``list``, ``show`` and ``verify list`` print."""
+    return {**list_record(c), "show": claim_description(c, latex=False),
+            "show_latex": claim_description(c, latex=True)}
+
+
+def fresh_derivation():
+    """Build every claim and compile every evaluator with the cache off.
+
+    Returns ``(entries, catalog, results)``: the srepr'd derivations, the catalog, and
+    the fresh results by key."""
+    import bounds
+    from . import derive
+    from .core import ASSUMPTIONS
+
+    derive.set_enabled(False)
+    try:
+        bounds.get.cache_clear()
+        claims = [bounds.get(i) for i in bounds._builders()]
+        for c in claims:  # the evaluators and constraints an evaluation compiles
+            c._constraint_functions
+            for q in c.quantities:
+                for f in q.forms:
+                    ev = c.evaluator(q.name, f.name)[0]
+                    ev._np, ev._k, ev._mp, ev._k_mp
+        used = derive.used()
+        entries = {k: {"op": label, "text": derive.describe(res), "result": derive.encode(res)}
+                   for k, (label, res) in sorted(used.items())}
+        cat = {"sources": derive.source_digests(), "assumptions": dict(ASSUMPTIONS),
+               "claims": {c.id: claim_record(c) for c in claims}}
+        return entries, cat, {k: res for k, (_, res) in used.items()}
+    finally:
+        derive.set_enabled(True)
+        bounds.get.cache_clear()
+
+
+def cache_problems() -> list[str]:
+    """How ``bounds/_derived.json`` differs from a fresh derivation (empty when current)."""
+    import json
+
+    from . import derive
+
+    data = derive.stored()
+    entries, cat, results = fresh_derivation()
+    have = data.get("entries", {})
+    problems = []
+    if data.get("sympy") != derive.sympy_version():
+        problems.append(f"written with sympy {data.get('sympy')}, running {derive.sympy_version()}")
+    for k, e in entries.items():
+        if k not in have:
+            problems.append(f"missing: {e['op']} ({k})")
+            continue
+        try:
+            cached = derive.decode(have[k]["result"])
+        except Exception as ex:  # noqa: BLE001 -- reported, never used
+            problems.append(f"unreadable: {e['op']} ({k}): {ex}")
+            continue
+        if cached != results[k] and not _same_value(cached, results[k]):
+            problems.append(f"differs from a fresh derivation: {e['op']} ({k})")
+    for k in sorted(set(have) - set(entries)):
+        problems.append(f"unused entry: {have[k].get('op')} ({k})")
+    old = data.get("catalog") or {}
+    if old.get("sources") != cat["sources"]:
+        changed = sorted(n for n in cat["sources"] if (old.get("sources") or {}).get(n) != cat["sources"][n])
+        problems.append("catalog: generated from other versions of " + ", ".join(changed))
+    elif json.loads(dumps(cat)) != old:
+        problems.append("catalog: differs from the claims as built now")
+    return problems
+
+
+def _same_value(a, b) -> bool:
+    """Equal as mathematics: some sympy results (``together``) order their unevaluated
+    factors by hash, which differs between interpreter runs."""
+    import sympy as sp
+
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, sp.Basic) and isinstance(b, sp.Basic):
+        return sp.simplify(a - b) == 0
+    return False
+
+
+def cmd_cache(argv):
+    from . import derive
+
+    ap = _Parser(prog=f"{PROG} cache", description=(
+        "The checked cache of sympy derivations and the claim catalog, bounds/_derived.json "
+        "(see bounds.derive). --write re-derives everything and writes it (run it after editing "
+        "a claim); --check exits 1 when it differs from a fresh derivation."), epilog=EXIT_TEXT)
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help="re-derive everything and write the file")
+    g.add_argument("--check", action="store_true", help="compare the file with a fresh derivation")
+    a = ap.parse_args(argv)
+    if a.write:
+        import json
+
+        entries, cat, _ = fresh_derivation()
+        derive.store(entries, json.loads(dumps(cat)))
+        print(f"wrote {derive.PATH} ({len(entries)} derivations, catalog of {len(cat['claims'])} claims)")
+        return 0
+    problems = cache_problems()
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} problem(s); run `{PROG} cache --write`")
+        return 1
+    print(f"{derive.PATH.name} is current")
+    return 0
+
+
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,show,compare,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,show,compare,cache,CLAIM}} ...
 
 Every numbered claim of the seed documents as a formula you can evaluate.
 
@@ -313,14 +502,30 @@ Every numbered claim of the seed documents as a formula you can evaluate.
   {PROG} show CLAIM [--latex] [--json]    formulas (all forms), assumptions, source
   {PROG} CLAIM [--N ...] [...] [--json]   evaluate every form (lists give a table)
   {PROG} compare --N --w-star --chi2 --L  rank MSC, MSC-RB, JSA, pMCSA at budget N
+  {PROG} cache --write | --check          regenerate / check bounds/_derived.json
 
 Forms: stated (as printed, O-terms dropped), explicit (every constant from the proof),
 moment (E_q||s||^2 in place of L^2), corrected (where a check found the printed form wrong).
-Values outside the double range are printed (and put in JSON) as decimal strings.
-`{PROG} CLAIM --help` lists a claim's parameters. Bad input exits with status 2.
+Parameters are read exactly; values outside the double range are printed (and put in JSON)
+as decimal strings. JSON output is strict RFC 8259: NaN is null, infinities are "inf"/"-inf".
+`{PROG} CLAIM --help` lists a claim's parameters.
+
+{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.
 """
 
 
+def _bad_input_errors():
+    from .core import ParamError
+    from .numerics import PrecisionError
+
+    return ParamError, PrecisionError
+
+
 def main(argv=None) -> int:
-    return run(PROG, USAGE, argv, {"list": cmd_list, "show": cmd_show, "compare": cmd_compare}, cmd_claim,
-               errors=(ParamError, UnknownClaim, PrecisionError))
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    light = bool(argv) and argv[0] in ("list", "show", "-h", "--help")
+    errors = (UnknownClaim,) if light and _catalog() is not None else (UnknownClaim, *_bad_input_errors())
+    return run(PROG, USAGE, argv, {"list": cmd_list, "show": cmd_show, "compare": cmd_compare,
+                                   "cache": cmd_cache}, cmd_claim, errors=errors)

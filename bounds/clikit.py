@@ -119,7 +119,7 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
     if d is None or s == "" or d.is_nan():
         raise UsageError(f"{flag}: must be {want}, got {s or repr(s)}")
     if d.is_infinite():
-        raise UsageError(f"{flag}: must be {want} (finite), got {s}")
+        raise UsageError(f"{flag}: must be finite ({want}), got {s}")
     if integer:
         if d != d.to_integral_value():
             raise UsageError(f"{flag}: must be {want}, got {s}")
@@ -156,11 +156,35 @@ def numbers(flag: str, text, *, max_items: int | None = None, **kw) -> list:
     return out
 
 
-def exact_str(x) -> str:
-    """The decimal text of a parsed value (``Decimal('1.000000000001')`` -> ``1.000000000001``)."""
-    if isinstance(x, decimal.Decimal):
+def _int_e(x: int) -> str:
+    """An int in exponent notation with every significant digit: 10**400 -> '1e+400'."""
+    d = decimal.Context(prec=len(str(abs(x))) + 1).normalize(decimal.Decimal(x))
+    return format(d, "e")
+
+
+def show_exact(x) -> str:
+    """A parsed value as the user can recognise it, every digit kept:
+    ``1.000000000001``, ``1e+400``, ``1000000``, ``0.5``; floats as their shortest repr."""
+    if isinstance(x, bool):
         return str(x)
-    return repr(x)
+    if isinstance(x, int):
+        return str(x) if abs(x) < 10 ** 16 else _int_e(x).replace("e+", "e")
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite():
+            return str(x).lower()
+        if x == x.to_integral_value() and abs(x) < 10 ** 16:
+            return str(int(x))
+        n = x.normalize()
+        if -7 < n.adjusted() < 16:
+            return format(n, "f")
+        return format(n, "e").replace("e+", "e")
+    try:
+        f = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return str(x)
+    if f.is_integer() and abs(f) < 1e16:
+        return str(int(f))
+    return repr(f)
 
 
 # ----------------------------------------------------------------------------- output paths
@@ -231,7 +255,7 @@ def jsonable(obj):
     if obj is None or isinstance(obj, (str, bool)):
         return obj
     if isinstance(obj, int):
-        return obj
+        return obj if abs(obj) <= DOUBLE_MAX else _int_e(obj)
     if isinstance(obj, float):
         return _num(obj)
     if isinstance(obj, dict):

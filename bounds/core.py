@@ -22,6 +22,7 @@ Evaluation goes through :class:`bounds.numerics.Evaluator` (NumPy, mpmath fallba
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,7 +30,7 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from .numerics import Evaluator
+from .numerics import Evaluator, as_float_array, lambdify
 
 #: Named assumptions.  Claims refer to these keys.
 ASSUMPTIONS: dict[str, str] = {
@@ -100,20 +101,33 @@ class Param:
         kind = " (integer)" if self.integer else ""
         return f"{lo}{self.label}{hi}{kind}"
 
-    def check(self, value: float) -> None:
-        """Raise :class:`ParamError` (one line) when ``value`` is outside the domain."""
-        v = float(value)
+    def check(self, value) -> None:
+        """Raise :class:`ParamError` (one line) when ``value`` is outside the domain.
+
+        ``value`` may be a float, an int of any size or a :class:`decimal.Decimal` (exact
+        command-line input, also beyond the double range); comparisons are exact.
+        """
         where = f"{self.flag} ({self.label})"
-        if math.isnan(v):
+        if isinstance(value, (decimal.Decimal, int)) and not isinstance(value, bool):
+            v = decimal.Decimal(value)
+            shown = str(value) if isinstance(value, int) and abs(value) < 10 ** 15 else f"{v:g}" if isinstance(value, int) else str(v)
+            nan, finite = v.is_nan(), v.is_finite()
+            is_int = finite and v == v.to_integral_value()
+        else:
+            v = float(value)
+            shown = _fmt(v) if math.isfinite(v) else str(v)
+            nan, finite = math.isnan(v), math.isfinite(v)
+            is_int = finite and v == int(v)
+        if nan:
             raise ParamError(f"{where} must be a number, got nan")
-        if self.integer and (not math.isfinite(v) or v != int(v)):
-            raise ParamError(f"{where} must be an integer, got {value}")
-        if not math.isfinite(v):
-            raise ParamError(f"{where} must be finite, got {value}")
+        if self.integer and not is_int:
+            raise ParamError(f"{where} must be an integer, got {shown}")
+        if not finite:
+            raise ParamError(f"{where} must be finite, got {shown}")
         if self.lower is not None and (v < self.lower or (self.lower_strict and v == self.lower)):
-            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {_fmt(v)}")
+            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
         if self.upper is not None and (v > self.upper or (self.upper_strict and v == self.upper)):
-            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {_fmt(v)}")
+            raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
 
 
 def _fmt(x: float) -> str:
@@ -287,20 +301,21 @@ class Claim:
         out = []
         for c in self.constraints:
             syms = sorted(c.relation.free_symbols, key=lambda s: s.name)
-            out.append((c, syms, sp.lambdify(syms, c.relation, modules="numpy")))
+            out.append((c, syms, lambdify(syms, c.relation, "numpy")))
         return tuple(out)
 
     def validate(self, values: dict[str, np.ndarray]) -> None:
         """Check domains and cross-parameter constraints; raise ParamError (one line)."""
         for name, arr in values.items():
             p = self.param(name)
-            for v in np.atleast_1d(np.asarray(arr, dtype=float)).ravel():
+            a = np.asarray(arr)
+            for v in np.atleast_1d(a if a.dtype == object else a.astype(float)).ravel():
                 p.check(v)
         for c, syms, f in self._constraint_functions:
             if not all(s.name in values for s in syms):
                 continue
             with np.errstate(all="ignore"):
-                ok = np.asarray(f(*[np.asarray(values[s.name], dtype=float) for s in syms]))
+                ok = np.asarray(f(*[as_float_array(values[s.name]) for s in syms]))
             if not np.all(ok):
                 raise ParamError(f"{self.id}: {c.message}")
 
@@ -332,7 +347,7 @@ class Claim:
         domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`)."""
         values = self.with_defaults(values)
         ev, names = self.evaluator(quantity, form)
-        point = [float(values[n]) for n in names]
+        point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n]) for n in names]
         nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
                  for x, (lo, hi) in zip(point, self._boundaries(names))]
         return ev.mp(*point, nudge=nudge)

@@ -2,7 +2,7 @@
 
 Building the claims runs sympy ``integrate``, ``Sum.doit``, ``simplify``, ``solve`` and
 series expansions (several seconds).  Their results are kept in ``bounds/_derived.json``
-as :func:`sympy.srepr` strings and read back at build time:
+(pickled, with a short printed form next to each) and read back at build time:
 
 * :func:`memo` wraps a function; its results are looked up by a key made from the
   function's name, the digest of its code (and of the sympy objects among its globals),
@@ -17,25 +17,33 @@ as :func:`sympy.srepr` strings and read back at build time:
 
 Regenerate both (after editing a claim module)::
 
-    python -m bounds.derive --write
+    python -m bounds cache --write
 
-``python -m bounds.derive --check`` re-derives everything with the cache switched off and
+``python -m bounds cache --check`` re-derives everything with the cache switched off and
 exits 1 when a cached entry differs from the fresh derivation, is missing or unused, or
 the catalog is out of date; ``tests/test_startup.py`` runs it.  Setting the environment
 variable ``MCSA_DERIVE_CACHE=off`` switches the cache off for a process.
+
+This module is a leaf: it imports nothing from :mod:`bounds` (sympy only when a
+derivation runs), so the claim modules, :mod:`bounds.numerics` and the package can all
+use it without an import cycle.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import json
 import os
-import sys
+import pickle
 import types
 from pathlib import Path
 
 PATH = Path(__file__).with_name("_derived.json")
+#: modules holding claim builders (``BUILDERS = {id: builder}``), in source order:
+#: the primary paper (001), the CIS-as-IMH draft (003), the SG-MCMC report (002), experiments
+MODULES = ("paper", "cis_imh", "sgmcmc", "experiments")
 HERE = Path(__file__).resolve().parent
 
 #: files whose content the catalog depends on (besides the claim modules of bounds.MODULES)
@@ -86,24 +94,22 @@ def _key(label: str, fn, args, kwargs) -> str:
     return h.hexdigest()[:32]
 
 
-@functools.lru_cache(maxsize=1)
-def _namespace() -> dict:
-    import sympy as sp
-
-    ns = dict(vars(sp))
-    ns.update({"Integer": sp.Integer, "Rational": sp.Rational, "Float": sp.Float})
-    return ns
-
-
 def decode(text: str):
-    """A sympy object (or list/tuple of them) from its :func:`sympy.srepr` string."""
-    return eval(text, _namespace())  # noqa: S307 -- our own generated file, srepr output only
+    """A derivation's result from :func:`encode`'s text (a pickle: it keeps the exact tree,
+    unevaluated nodes included, which re-parsing a printed form would not)."""
+    return pickle.loads(base64.b64decode(text))  # noqa: S301 -- our own generated file
 
 
 def encode(obj) -> str:
+    return base64.b64encode(pickle.dumps(obj, protocol=4)).decode("ascii")
+
+
+def describe(obj) -> str:
+    """A short human-readable form of a result, kept next to it in the file."""
     import sympy as sp
 
-    return sp.srepr(obj)
+    text = obj if isinstance(obj, str) else sp.sstr(obj)
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 # ----------------------------------------------------------------------------- memo
@@ -155,9 +161,7 @@ solve = _sympy("solve")
 
 
 # ----------------------------------------------------------------------------- catalog
-def _source_digests() -> dict[str, str]:
-    from . import MODULES
-
+def source_digests() -> dict[str, str]:
     names = [f"{m}.py" for m in MODULES] + list(CATALOG_INPUTS)
     out = {}
     for n in names:
@@ -172,7 +176,7 @@ def _catalog_cached():
     if not _enabled:
         return None
     cat = _load().get("catalog")
-    if not cat or cat.get("sources") != _source_digests():
+    if not cat or cat.get("sources") != source_digests():
         return None
     return cat
 
@@ -188,104 +192,33 @@ def catalog_assumptions() -> dict | None:
     return None if cat is None else cat["assumptions"]
 
 
-def claim_record(c) -> dict:
-    """What ``bounds list``, ``bounds show`` and ``verify list`` need to know of a claim."""
-    from .cli import claim_description
-
-    return {
-        "id": c.id, "title": c.title, "source": str(c.source), "seed": c.source.seed, "kind": c.kind,
-        "assumptions": list(c.assumptions),
-        "quantities": {q.name: list(q.form_names) for q in c.quantities},
-        "params": [p.flag for p in c.params],
-        "show": claim_description(c, latex=False),
-        "show_latex": claim_description(c, latex=True),
-    }
-
-
-# ----------------------------------------------------------------------------- regenerate / check
-def _fresh():
-    """Build every claim with the cache off; return (entries, catalog)."""
+def set_enabled(on: bool) -> None:
+    """Switch reading the cache on or off (off: every derivation runs afresh)."""
     global _enabled
-    _enabled = False
+    _enabled = bool(on)
     _used.clear()
-    import bounds
-    from .core import ASSUMPTIONS
-
-    bounds.get.cache_clear()
-    claims = [bounds.get(i) for i in bounds._builders()]
-    entries = {k: {"op": label, "result": encode(res)} for k, (label, res) in sorted(_used.items())}
-    cat = {"sources": _source_digests(), "assumptions": dict(ASSUMPTIONS),
-           "claims": {c.id: claim_record(c) for c in claims}}
-    return entries, cat, {k: res for k, (_, res) in _used.items()}
+    _catalog_cached.cache_clear()
 
 
-def check() -> list[str]:
-    """Differences between ``_derived.json`` and a fresh derivation (empty when current)."""
-    entries, cat, results = _fresh()
-    data = _load()
-    have = data.get("entries", {})
-    problems = []
-    if data.get("sympy") != _sympy_version():
-        problems.append(f"written with sympy {data.get('sympy')}, running {_sympy_version()}")
-    for k, e in entries.items():
-        if k not in have:
-            problems.append(f"missing: {e['op']} ({k})")
-            continue
-        try:
-            cached = decode(have[k]["result"])
-        except Exception as ex:  # noqa: BLE001
-            problems.append(f"unreadable: {e['op']} ({k}): {ex}")
-            continue
-        if cached != results[k]:
-            problems.append(f"differs from a fresh derivation: {e['op']} ({k})")
-    for k in sorted(set(have) - set(entries)):
-        problems.append(f"unused entry: {have[k].get('op')} ({k})")
-    old = data.get("catalog") or {}
-    if old.get("sources") != cat["sources"]:
-        problems.append("catalog: generated from other versions of "
-                        + ", ".join(sorted(n for n in cat["sources"] if old.get("sources", {}).get(n) != cat["sources"][n])))
-    elif json.loads(json.dumps(cat)) != old:
-        problems.append("catalog: differs from the claims as built now")
-    return problems
+def used() -> dict[str, tuple[str, object]]:
+    """Every derivation made or read in this process: ``{key: (label, result)}``."""
+    return dict(_used)
 
 
-def _sympy_version() -> str:
+def stored() -> dict:
+    """The content of ``_derived.json`` (empty when missing or unreadable)."""
+    return _load()
+
+
+def sympy_version() -> str:
     import sympy as sp
 
     return sp.__version__
 
 
-def write() -> int:
-    entries, cat, _ = _fresh()
-    data = {"about": "generated by `python -m bounds.derive --write`; checked by tests/test_startup.py",
-            "sympy": _sympy_version(), "entries": entries, "catalog": cat}
-    PATH.write_text(json.dumps(data, indent=0, sort_keys=False, ensure_ascii=False) + "\n")
-    return len(entries)
-
-
-def main(argv=None) -> int:
-    import argparse
-
-    ap = argparse.ArgumentParser(prog="python -m bounds.derive", description=__doc__.split("\n\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true", help="re-derive everything and write bounds/_derived.json")
-    g.add_argument("--check", action="store_true", help="exit 1 unless bounds/_derived.json equals a fresh derivation")
-    a = ap.parse_args(argv)
-    if a.write:
-        n = write()
-        print(f"wrote {PATH} ({n} derivations, catalog of the claims)")
-        return 0
-    problems = check()
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"{len(problems)} problem(s); run `python -m bounds.derive --write`", file=sys.stderr)
-        return 1
-    print(f"{PATH.name} is current")
-    return 0
-
-
-if __name__ == "__main__":
-    from bounds import derive as _real  # the package's copy, which the claim modules use
-
-    raise SystemExit(_real.main())
+def store(entries: dict, catalog_: dict) -> None:
+    global _data
+    _data = {"about": "generated by `python -m bounds cache --write`; checked by tests/test_startup.py",
+             "sympy": sympy_version(), "entries": entries, "catalog": catalog_}
+    PATH.write_text(json.dumps(_data, indent=0, ensure_ascii=False) + "\n")
+    _catalog_cached.cache_clear()

@@ -19,12 +19,19 @@ Numerical Algorithms*, 2nd ed., §3.3) applied to the expression tree.
 
 from __future__ import annotations
 
+import decimal
+import math
 from dataclasses import dataclass
 from functools import cached_property
+
+import builtins
+import inspect
 
 import mpmath
 import numpy as np
 import sympy as sp
+
+from .derive import memo
 
 EPS = float(np.finfo(float).eps)
 #: relative accuracy demanded from the float path before it is trusted
@@ -92,6 +99,45 @@ def _K(e: sp.Expr) -> sp.Expr:
     return sp.Add(*[_K(a) for a in e.args]) + 8
 
 
+def to_float_scalar(x) -> float:
+    """``float(x)`` that saturates instead of raising: ``10**400`` -> inf, ``Decimal('1e-400')`` -> 0."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def as_float_array(a) -> np.ndarray:
+    """A float array of ``a``, whose entries may be exact (Python ints of any size, Decimals)."""
+    arr = np.asarray(a)
+    if arr.dtype != object:
+        return arr.astype(float)
+    return np.vectorize(to_float_scalar, otypes=[float])(arr) if arr.size else arr.astype(float)
+
+
+def mp_arg(x):
+    """``x`` as an mpf at the working precision, from its exact value: Python and NumPy ints
+    exactly, Decimals (and decimal strings) from their digits, floats as the double they are."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return mpmath.mpf(int(x))
+    if isinstance(x, decimal.Decimal):
+        return mpmath.mpf(str(x))
+    if isinstance(x, str):
+        return mpmath.mpf(x)
+    if isinstance(x, mpmath.mpf):
+        return +x
+    return mpmath.mpf(float(x))
+
+
+def not_a_double(x) -> bool:
+    """True when the double nearest to ``x`` is inf or a zero although ``x`` is not 0, i.e.
+    when float arithmetic cannot even represent the input."""
+    if isinstance(x, (float, np.floating)):
+        return False
+    f = to_float_scalar(x)
+    return math.isinf(f) or (f == 0 and x != 0)
+
+
 def _close(a, b) -> bool:
     if a == b:
         return True
@@ -113,15 +159,14 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS):
     history = []
     while dps <= MP_MAX_DPS:
         with mpmath.workdps(dps):
-            margs = [mpmath.mpf(int(a)) if isinstance(a, (int, np.integer)) else mpmath.mpf(float(a))
-                     for a in args]
+            margs = [mp_arg(a) for a in args]
             val = _mpf(func, margs)
             k = _mpf(kfunc, margs) if kfunc is not None else mpmath.mpf(1)
             trusted = (mpmath.isfinite(val) and mpmath.isfinite(k)
                        and k * mpmath.mpf(10) ** (-dps) < mpmath.mpf(10) ** (-MP_AGREE_DIGITS))
         if trusted:
             with mpmath.workdps(2 * dps):
-                margs = [mpmath.mpf(a) for a in margs]
+                margs = [mp_arg(a) for a in args]
                 val2 = _mpf(func, margs)
             if _close(val, val2):
                 return +val2
@@ -165,6 +210,60 @@ def representable(x) -> bool:
     return mpmath.mpf("2.2250738585072014e-308") <= ax <= mpmath.mpf("1.7976931348623157e308")
 
 
+@memo
+def _lambda_source(args: tuple, expr, module: str) -> str:
+    """Source of ``sympy.lambdify(args, expr, module)`` (kept in the derivation cache)."""
+    return inspect.getsource(sp.lambdify(args, expr, modules=module))
+
+
+@memo
+def _rounding_source(args: tuple, expr, module: str) -> str:
+    """Source of the lambdified :func:`rounding_multiplier` of ``expr``."""
+    return inspect.getsource(sp.lambdify(args, rounding_multiplier(expr), modules=module))
+
+
+def _resolve(name: str, module: str):
+    """What ``name`` means in sympy's lambdify namespace for ``module`` (``from numpy import *;
+    from numpy.linalg import *`` or ``from mpmath import *``, then sympy's defaults and the
+    printers' own imports), without executing the star imports (which load every lazy
+    NumPy submodule, about 0.3 s)."""
+    import functools
+
+    if module == "numpy":
+        if name in np.linalg.__all__:
+            return getattr(np.linalg, name)
+        if name in np.__all__:
+            return getattr(np, name)
+        if name == "I":
+            return 1j
+    elif module == "mpmath":
+        if not name.startswith("_") and hasattr(mpmath, name):
+            return getattr(mpmath, name)
+    if name == "reduce":
+        return functools.reduce
+    if hasattr(builtins, name):
+        return getattr(builtins, name)
+    raise NameError(name)
+
+
+def lambdify(args, expr, module: str = "numpy", rounding: bool = False):
+    """``sympy.lambdify(args, expr, module)`` -- or of ``rounding_multiplier(expr)`` -- from
+    the source kept in the derivation cache (printing the code is the slow part of
+    lambdify).  Falls back to a fresh lambdify if the cached code uses a name that
+    cannot be resolved."""
+    args = tuple(args)
+    src = (_rounding_source if rounding else _lambda_source)(args, expr, module)
+    try:
+        code = compile(src, "<lambdified>", "exec")
+        fcode = next(c for c in code.co_consts if isinstance(c, type(code)))
+        ns = {n: _resolve(n, module) for n in fcode.co_names}
+        exec(code, ns)  # noqa: S102 -- sympy's own generated code, from our cache
+        return ns["_lambdifygenerated"]
+    except (SyntaxError, NameError, KeyError, StopIteration):
+        target = rounding_multiplier(expr) if rounding else expr
+        return sp.lambdify(args, target, modules=module)
+
+
 @dataclass
 class Evaluator:
     """Compiled evaluation of one expression in a fixed argument order."""
@@ -174,19 +273,19 @@ class Evaluator:
 
     @cached_property
     def _np(self):
-        return sp.lambdify(self.args, self.expr, modules="numpy")
+        return lambdify(self.args, self.expr, "numpy")
 
     @cached_property
     def _mp(self):
-        return sp.lambdify(self.args, self.expr, modules="mpmath")
+        return lambdify(self.args, self.expr, "mpmath")
 
     @cached_property
     def _k(self):
-        return sp.lambdify(self.args, rounding_multiplier(self.expr), modules="numpy")
+        return lambdify(self.args, self.expr, "numpy", rounding=True)
 
     def float_only(self, *arrays):
         """Plain vectorised float evaluation and its rounding multiplier (no fallback)."""
-        arrs = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in arrays]) if arrays else ()
+        arrs = np.broadcast_arrays(*[as_float_array(a) for a in arrays]) if arrays else ()
         with np.errstate(all="ignore"):
             val = np.asarray(self._np(*arrs), dtype=float)
             k = np.asarray(self._k(*arrs), dtype=float)
@@ -195,7 +294,7 @@ class Evaluator:
 
     @cached_property
     def _k_mp(self):
-        return sp.lambdify(self.args, rounding_multiplier(self.expr), modules="mpmath")
+        return lambdify(self.args, self.expr, "mpmath", rounding=True)
 
     def mp(self, *scalars, nudge=None):
         """Adaptive-precision mpmath value at one point.
@@ -218,8 +317,7 @@ class Evaluator:
         with mpmath.workdps(120):
             lims = []
             for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
-                pt = [mpmath.mpf(float(x)) + d * h * max(1, abs(mpmath.mpf(float(x))))
-                      for x, d in zip(scalars, nudge)]
+                pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x, d in zip(scalars, nudge)]
                 lims.append(_mpf(self._mp, pt))
             if all(mpmath.isfinite(v) for v in lims):
                 if _close(lims[0], lims[1]):
@@ -236,13 +334,17 @@ class Evaluator:
         ``boundaries`` gives ``(lower, upper)`` per argument (None for unbounded); see
         :meth:`mp` for what happens on a boundary.
         """
-        arrs = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in arrays]) if arrays else ()
+        given = np.broadcast_arrays(*[np.asarray(a) for a in arrays]) if arrays else ()
+        arrs = [as_float_array(a) for a in given]
         val, k = self.float_only(*arrs)
         tiny = np.finfo(float).tiny  # subnormal results have lost precision
         bad = ~np.isfinite(val) | (np.abs(val) < tiny) | ~np.isfinite(k) | (k * EPS > REL_TOL)
+        for g in given:  # inputs that no double represents (1e400, 1e-400): mpmath only
+            if g.dtype == object:
+                bad = bad | np.vectorize(not_a_double, otypes=[bool])(g).reshape(g.shape)
         out = val.astype(object) if exact else val
         for idx in zip(*np.nonzero(bad)) if val.ndim else ([()] if bad else []):
-            point = [a[idx] for a in arrs]
+            point = [a[idx] for a in given]
             nudge = None
             if boundaries is not None:
                 nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)

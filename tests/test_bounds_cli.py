@@ -75,10 +75,10 @@ def test_comma_lists_give_a_grid(capsys):
 @pytest.mark.parametrize("argv,fragment", [
     (["theorem9"], "unknown claim"),
     (["theorem1", "--N", "10"], "missing parameter"),
-    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"], "--N (N) must satisfy 2"),
-    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"], "--w-star (w*) must satisfy"),
-    (["theorem3", "--N", "10", "--w-star", "5", "--L", "0"], "--L (L) must satisfy"),
-    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"], "not a number"),
+    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"], "--N: must be an integer >= 2, got 1"),
+    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"], "--w-star: must be a number >= 1, got 0.5"),
+    (["theorem3", "--N", "10", "--w-star", "5", "--L", "0"], "--L: must be a number > 0, got 0"),
+    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"], "--N: must be an integer >= 1, got ten"),
     (["theorem3", "--N", "2.5", "--w-star", "5", "--L", "1"], "must be an integer"),
     (["theorem3", "--N", "10", "--w-star", "inf", "--L", "1"], "must be finite"),
     (["theorem3", "--N", "10", "--w-star", "5", "--L", "1", "--mu-norm", "2"], "||mu|| <= L"),
@@ -107,7 +107,7 @@ def test_compare_ranks_the_four_schemes(capsys):
     rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1")
     assert "form 'stated'" in out
     rc, out, err = run(capsys, "compare", "--N", "1", "--w-star", "1000", "--chi2", "50", "--L", "1")
-    assert rc == 2 and "--N (N) must satisfy 2" in err
+    assert rc == 2 and "--N: must be an integer >= 2, got 1" in err
 
 
 def test_subprocess_exit_codes_and_no_traceback():

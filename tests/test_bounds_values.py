@@ -114,10 +114,14 @@ def test_theorem3_bias_terms():
     mom = sum(n * r ** (n - 1) * 2 + r ** n * 3 for n in range(1, N + 1)) / N ** 2
     assert close(ev("theorem3", "second_moment", "moment", N=N, w_star=w, t=t, L=L, D=D, mu_norm=mu,
                     eq_s2=2.0, s_prev2=3.0), mom + B ** 2 + 2 * L * B + mu ** 2)
-    # corrected: E||s_n||^2 <= L^2 and the one-step bias (2L/N) sum_n r^n
+    # corrected: E||s_n||^2 <= L^2 and the one-step bias (2L/N) sum_n r^n, capped at the trivial L^2
     b1 = 2 * L / N * sum(r ** n for n in range(1, N + 1))
     assert close(ev("theorem3", "second_moment", "corrected", N=N, w_star=w, L=L, mu_norm=mu),
-                 L ** 2 / N + (mu + b1) ** 2)
+                 min(L ** 2, L ** 2 / N + (mu + b1) ** 2))
+    assert close(ev("theorem3", "second_moment", "corrected", N=N, w_star=w, L=L, mu_norm=0.0),
+                 min(L ** 2, L ** 2 / N + b1 ** 2))  # 0.5 + 0.5625 > 1: capped
+    assert close(ev("theorem3", "second_moment", "corrected", N=N, w_star=1.25, L=L, mu_norm=0.0),
+                 L ** 2 / N + (2 * L / N * (0.2 + 0.04)) ** 2)  # r = 0.2: below the cap
     assert close(ev("theorem3", "variance", "corrected", N=N, L=L, c_cov=0.3), L ** 2 / N + 0.3)
 
 
@@ -144,8 +148,11 @@ def test_theorem4(N, w, k):
     B = 2 * 3 * 2.0 * N * r ** t
     assert close(ev("theorem4", "second_moment", "explicit", N=N, w_star=w, L=2.0, t=t, D=D),
                  4 * (1 + r) / N + B ** 2 + 4 * B)
+    # corrected: one-step bias ||mu|| + 2 L r, capped at the trivial L^2
     assert close(ev("theorem4", "second_moment", "corrected", N=N, w_star=w, L=2.0, mu_norm=1.0),
-                 4 * (1 + r) / N + (1 + 4 * r) ** 2)
+                 min(4.0, 4 * (1 + r) / N + (1 + 4 * r) ** 2))
+    assert close(ev("theorem4", "second_moment", "corrected", N=4, w_star=1.01, L=2.0, mu_norm=0.0),
+                 4 * (1 + 0.01 / 1.01) / 4 + (4 * 0.01 / 1.01) ** 2)  # below the cap
 
 
 # ------------------------------------------------------------------ lemmas, propositions

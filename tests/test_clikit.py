@@ -62,7 +62,7 @@ def test_number_accepts(text, kw, expected):
     ("nan", dict(lo=0), "--N: must be a number >= 0, got nan"),
     ("", dict(), "--N: must be a number, got ''"),
     ("abc", dict(lo=0, hi=1), "--N: must be a number with 0 <= x <= 1, got abc"),
-    ("inf", dict(lo=0), "--N: must be a number >= 0 (finite), got inf"),
+    ("inf", dict(lo=0), "--N: must be finite (a number >= 0), got inf"),
     ("0", dict(lo=0, lo_strict=True), "--N: must be a number > 0, got 0"),
     ("1e400", dict(), "--N: 1e400 is outside the double range"),
     ("1e-400", dict(lo=0, lo_strict=True), "--N: 1e-400 is outside the double range"),
@@ -72,6 +72,14 @@ def test_number_refuses_in_one_line(text, kw, message):
     with pytest.raises(K.UsageError) as e:
         K.number("--N", text, **kw)
     assert str(e.value).startswith(message) and "\n" not in str(e.value)
+
+
+def test_show_exact_keeps_every_digit():
+    assert K.show_exact(decimal.Decimal("1.000000000001")) == "1.000000000001"
+    assert K.show_exact(decimal.Decimal("1e400")) == "1e400"
+    assert K.show_exact(10 ** 400) == "1e400" and K.show_exact(12) == "12"
+    assert K.show_exact(decimal.Decimal("1E+3")) == "1000" and K.show_exact(0.1) == "0.1"
+    assert K.dumps(10 ** 400) == '"1e+400"' and K.dumps(10 ** 20) == "100000000000000000000"
 
 
 def test_numbers_list():
