@@ -32,8 +32,9 @@ from collections import defaultdict
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 import bounds  # noqa: E402
 
@@ -641,15 +642,18 @@ def _title(report, width_in):
     return line1, line2
 
 
-def plot_report(report, path: str, dpi: int = 130) -> str:
-    """Write the claim's figure to ``path`` (.png, .svg or .pdf) and return the path."""
+def make_figure(report):
+    """The claim's figure as a matplotlib Figure (Agg canvas, outside pyplot's registry)."""
     chosen = panels(report)
     zcrit = _critical_z(report)
     n = max(1, len(chosen))
     width = 5.6 * n
-    with plt.rc_context({"font.size": FONT, "legend.fontsize": FONT - 1 if n > 1 else FONT,
-                         "axes.titlesize": FONT, "xtick.labelsize": FONT, "ytick.labelsize": FONT}):
-        fig, axes = plt.subplots(1, n, figsize=(width, 6.2), squeeze=False, layout="constrained")
+    with matplotlib.rc_context({"font.size": FONT, "legend.fontsize": FONT, "axes.titlesize": FONT,
+                         "axes.labelsize": FONT, "xtick.labelsize": FONT, "ytick.labelsize": FONT}):
+        # not through pyplot: no global figure registry to leak into
+        fig = Figure(figsize=(width, 6.2), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(1, n, squeeze=False)
         for ax, (kind, q, x, checks) in zip(axes[0], chosen):
             if kind == "sweep":
                 handles = _sweep(ax, report, q, x, checks, zcrit)
@@ -661,8 +665,12 @@ def plot_report(report, path: str, dpi: int = 130) -> str:
             _no_numbers(axes[0][0], report)
         line1, line2 = _title(report, width)
         fig.suptitle(f"{line1}\n{line2}", fontsize=11)
-        fig.savefig(path, dpi=dpi)
-        plt.close(fig)
+    return fig
+
+
+def plot_report(report, path: str, dpi: int = 130) -> str:
+    """Write the claim's figure to ``path`` (.png, .svg or .pdf) and return the path."""
+    make_figure(report).savefig(path, dpi=dpi)
     return path
 
 
@@ -703,8 +711,8 @@ def _legend(ax, handles):
         ax.legend(handles=keep, labels=[_wrap(h.get_label(), 58) for h in keep], loc="upper center",
                   bbox_to_anchor=(0.5, -0.16), frameon=False, ncol=1)
     if off:
-        ax.text(0.01, 0.01, "off scale: " + "; ".join(h.get_label() for h in off), transform=ax.transAxes,
-                fontsize=FONT - 1, color="0.3", va="bottom", wrap=True)
+        ax.text(0.01, 0.01, _wrap("off scale: " + "; ".join(h.get_label() for h in off), 60, 3),
+                transform=ax.transAxes, fontsize=FONT, color="0.3", va="bottom")
 
 
 def _no_numbers(ax, report):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import functools
 import math
 import os
 import pathlib
@@ -82,10 +83,12 @@ def parse(argv):
     return out, ("full" if a.full else "quick"), seed, dpi
 
 
-def cmd_report(argv) -> int:
+def cmd_report(argv, reports: dict | None = None) -> int:
+    """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
+    skips running the claims again (the test suite passes its shared quick run)."""
     out, mode, seed, dpi = parse(argv)
     t0 = time.perf_counter()
-    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True)
+    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports)
     path = out / "report.html"
     path.write_text(render(data), encoding="utf-8")
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
@@ -261,8 +264,19 @@ def _doc_figures():
     return out
 
 
-def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None) -> dict:
-    """Run every claim once and collect what the template shows."""
+@functools.lru_cache(maxsize=2)
+def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
+    """{claim: Report} of one run of every registered claim, memoised in this process: the
+    test suite's figure tests and report test share one quick run."""
+    from . import core
+
+    return {cid: core.run_verification(core.REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
+
+
+def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None,
+          reports: dict | None = None) -> dict:
+    """Run every claim once (or take its Report from ``reports``) and collect what the
+    template shows."""
     import bounds
 
     from . import core
@@ -277,7 +291,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         for cid in ids:
             bar(f"{cid}: checks")
             v = core.REGISTRY[cid]
-            rep = core.run_verification(v, mode, seed=seed)
+            rep = (reports or {}).get(cid) or core.run_verification(v, mode, seed=seed)
             bar(f"{cid}: figure")
             uri, err = _figure_uri(rep, dpi)
             try:
@@ -324,7 +338,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             errata.append({"document": REFERENCES[prefix][1], "short": REFERENCES[prefix][0], "steps": group})
     counts = Counter(c["status"] for c in claims)
     return {
-        "claims": claims, "errata": errata,
+        "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
         "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
         "audit_counts": Counter(s["status"] for s in steps),
         "reproductions": [c for c in claims if c["id"].startswith("figure")], "doc_figures": _doc_figures(),
