@@ -318,11 +318,14 @@ def _from_json(rows):
     return [{k: (conv[v] if isinstance(v, str) and v in conv else v) for k, v in r.items()} for r in rows]
 
 
-def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=None, workers: int = 1) -> list[dict]:
+def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=None, workers: int = 1,
+               first: tuple = (), cached_only: bool = False) -> list[dict]:
     """Every cell of a figure, each cached as ``<cache_dir>/<figure>-<settings>-<cell>.json``.
 
     ``workers > 1`` runs cells in separate processes (``concurrent.futures``); cells are
     independent and seeded by their key, so the rows do not depend on ``workers``.
+    ``first``: cells (or optimizer / scheme names) to compute before the others.
+    ``cached_only``: return the rows of the cells already in the cache, compute nothing.
     """
     todo, out = [], {}
     cache = Path(cache_dir) if cache_dir is not None else None
@@ -335,6 +338,12 @@ def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=No
             out[c] = _from_json(json.loads(path.read_text()))
         else:
             todo.append((c, path))
+    if cached_only:
+        return [r for c in cells(figure, st) if c in out for r in out[c]]
+    def rank(cp):
+        return next((i for i, c in enumerate(first) if c == cp[0] or c in cp[0]), len(first))
+
+    todo.sort(key=rank)  # stable: the figure's own order within a rank
     fn = _cell_fn(figure)
 
     def done(c, path, rows):
