@@ -53,7 +53,7 @@ REFERENCES = {
             "Metropolis–Hastings, with parallel IMH chains and convergence diagnostics (LaTeX draft, undated)."),
     "002": ("El hanchi (2018)",
             "Ayoub El hanchi. “Stochastic gradient MCMC algorithms and their applications.” "
-            "Research report, supervised by David A. Stephens, McGill University, September 2018."),
+            "Research report, supervised by David A. Stephens, September 2018."),
 }
 
 
