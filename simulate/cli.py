@@ -3,65 +3,151 @@
     python -m simulate tv --kernel {imh,cis} --dim D --proposal-scale s [--N n] --steps K
                           [--start worst|typical|quantile:Q] [--json]
     python -m simulate moment --scheme {msc,msc-rb,jsa,pmcsa} --dim D --proposal-scale s --N n
-                          [--replicates R] [--family gaussian|student-t] [--seed S] [--json]
+                          [--replicates R] [--family gaussian|student-t [--t-df NU]] [--seed S] [--json]
     python -m simulate run --scheme ... --dim D [--nu NU] --N n --iters T
                           --optimizer {sgd,momentum,nesterov,adam} --lr LR [--seed S] [--json]
+    python -m simulate sweep --scheme msc,jsa --optimizer sgd,adam --lr 0.01,0.1 --N 4 --dim 5
+                          --iters 50 --replicates 2 [--workers K | --scheduler tcp://HOST:PORT]
+                          [--cache DIR] [--out results.csv] [--json]
 
-Bad input prints one line on stderr and exits with status 2.
+Every command takes ``--threads K`` (BLAS threads per process; default 1, set by
+``python -m simulate`` before NumPy is imported) and ``--debug`` (tracebacks for
+internal errors).
+
+Exit statuses: 0 success; 2 bad input (one line on stderr, before any work); 5 a run
+diverged (``run``); 70 internal error; 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
+import warnings
 
 import numpy as np
 
 PROG = "python -m simulate"
+EXIT_OK, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 5, 70, 130
+EXITS = ("exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run diverged, "
+         "70 internal error, 130 interrupted")
+
+#: tv: at most this many k are printed / computed for IMH (log-spaced beyond 100)
+TV_MAX_SHOWN = 1000
+#: tv --kernel cis: the weight-line recursion costs ~0.25 ms per step
+CIS_MAX_STEPS = 100_000
+IMH_MAX_STEPS = 10 ** 15  # k is carried as a double: exact integers up to 2^53
+SEED_MAX = 2 ** 63
 
 
 class UsageError(Exception):
-    pass
+    """Bad command-line input: one line on stderr, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw.setdefault("allow_abbrev", False)
+        kw.setdefault("epilog", EXITS)
+        super().__init__(*a, **kw)
+        self.add_argument("--threads", type=_int(1, 256), default=None, metavar="K",
+                          help="BLAS threads per process (default 1; python -m simulate sets it before "
+                               "NumPy is imported)")
+        self.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+
     def error(self, message):
+        if message.startswith("unrecognized arguments"):
+            message += f"; see `{self.prog} --help`"
         raise UsageError(message)
 
 
-def _int(name, lo=None):
-    def f(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: not a number: {text!r}") from None
-        if not math.isfinite(v) or v != int(v):
-            raise argparse.ArgumentTypeError(f"{name}: must be an integer, got {text!r}")
-        if lo is not None and v < lo:
-            raise argparse.ArgumentTypeError(f"{name}: must be >= {lo}, got {text!r}")
-        return int(v)
-    return f
+def dumps(obj, **kw) -> str:
+    """Strict RFC 8259 JSON (NaN -> null, +-inf -> "inf"/"-inf", NumPy values converted).
+
+    To become ``bounds.clikit.dumps`` once importing ``bounds.clikit`` no longer imports
+    sympy (``python -X importtime -c "import bounds.clikit"``)."""
+    import json
+
+    return json.dumps(_plain(obj), allow_nan=False, **kw)
 
 
-def _float(name, lo=None, strict=False):
+def _plain(x):
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        return v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    return x
+
+
+def _number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _int(lo=None, hi=None):
+    allowed = ("an integer" + (f" >= {lo}" if lo is not None else "")
+               + (f" and <= {hi:.0e}" if hi is not None and hi >= 10 ** 6 else f" and <= {hi}" if hi else ""))
+
     def f(text):
+        t = text.strip()
         try:
-            v = float(text)
+            v = int(t)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: not a number: {text!r}") from None
-        if not math.isfinite(v):
-            raise argparse.ArgumentTypeError(f"{name}: must be finite, got {text!r}")
-        if lo is not None and (v < lo or (strict and v == lo)):
-            raise argparse.ArgumentTypeError(f"{name}: must be {'>' if strict else '>='} {lo}, got {text!r}")
+            x = _number(t)
+            if x is None or not math.isfinite(x) or x != int(x):
+                raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+            if abs(x) >= 2 ** 53:  # '1e20' would be rounded: ask for the digits
+                raise argparse.ArgumentTypeError(f"expected {allowed} written in digits, got {text!r}")
+            v = int(x)
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
         return v
     return f
 
 
+def _float(lo=None, strict=False):
+    allowed = "a finite number" + (f" {'>' if strict else '>='} {lo:g}" if lo is not None else "")
+
+    def f(text):
+        v = _number(text)
+        if v is None or not math.isfinite(v) or (lo is not None and (v < lo or (strict and v == lo))):
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        return v
+    return f
+
+
+def _list(conv):
+    """A comma-separated list, each item converted by ``conv``."""
+    def f(text):
+        items = [s.strip() for s in text.split(",")]
+        if any(s == "" for s in items):
+            raise argparse.ArgumentTypeError(f"empty item in the list {text!r}; give comma-separated values")
+        return [conv(s) for s in items]
+    return f
+
+
+def _choice_list(choices):
+    def f(s):
+        if s not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice {s!r} (choose from {', '.join(choices)})")
+        return s
+    return f
+
+
 class Progress:
-    """Progress on stderr, only when stderr is a terminal and --json is off."""
+    """Progress on stderr (done/total, elapsed, ETA), only when stderr is a terminal and
+    --json is off.  To become ``bounds.clikit.progress`` once that lands."""
 
     def __init__(self, total: int, enabled: bool, label: str):
         self.total, self.label = total, label
@@ -84,44 +170,94 @@ class Progress:
             sys.stderr.write("\n")
 
 
+def format_w(log_w: float) -> str:
+    """w from log w, readable beyond the double range: '1.5e+07' or '10^17609.2'."""
+    if not math.isfinite(log_w):
+        return "inf" if log_w > 0 else "0"
+    if abs(log_w) < 700:
+        return f"{math.exp(log_w):.6g}"
+    return f"10^{log_w / math.log(10):.6g}"
+
+
+def decimal_w(log_w: float):
+    """w as a JSON value: a float inside the double range, else a decimal string '1.58489e17609'."""
+    if abs(log_w) < 700:
+        return math.exp(log_w)
+    l10 = log_w / math.log(10)
+    e = math.floor(l10)
+    return f"{10 ** (l10 - e):.15g}e{e}"
+
+
+def _only_with(a, name, attr, default, cond, need):
+    if getattr(a, attr) is not default and not cond:
+        raise UsageError(f"{name}: only used with {need}")
+
+
 # ----------------------------------------------------------------------------- tv
+def tv_steps_shown(steps: int) -> np.ndarray:
+    """k = 1..steps when steps <= TV_MAX_SHOWN, else 1..100 and log-spaced k up to steps."""
+    if steps <= TV_MAX_SHOWN:
+        return np.arange(1, steps + 1)
+    tail = np.round(np.logspace(2, math.log10(steps), TV_MAX_SHOWN - 100)).astype(np.int64)
+    return np.unique(np.concatenate([np.arange(1, 101), tail, [steps]]))
+
+
 def cmd_tv(argv):
     ap = _Parser(prog=f"{PROG} tv", description=(
-        "Exact TV(K^k(z, .), pi) for k = 1..K, IMH or CIS (N particles), target N(0, I_D), proposal "
-        "N(0, s^2 I_D), by reduction to the importance-weight line (methods.md §2). No Monte Carlo."))
+        "Exact TV(K^k(z, .), pi) for k = 1..K of IMH or CIS (N particles), target N(0, I_D), proposal "
+        "N(0, s^2 I_D), by reduction to the importance-weight line (the weight w(z) = pi(z)/q(z) is itself "
+        "a Markov chain; IMH through Smith and Tierney's n-step formula, Smith and Tierney 1996 / Kim et al. "
+        "2022 Eqs. (2)-(3); CIS by a Nystrom scheme; see docs/methods.md). No Monte Carlo. IMH evaluates the "
+        f"n-step formula at each k, so any K works; beyond {TV_MAX_SHOWN} steps it reports k = 1..100 and "
+        f"log-spaced k up to K. CIS iterates the kernel: K <= {CIS_MAX_STEPS}."))
     ap.add_argument("--kernel", choices=("imh", "cis"), required=True)
-    ap.add_argument("--dim", type=_int("--dim", 1), required=True, help="dimension D")
-    ap.add_argument("--proposal-scale", type=_float("--proposal-scale", 1, strict=True), required=True,
+    ap.add_argument("--dim", type=_int(1), required=True, help="dimension D")
+    ap.add_argument("--proposal-scale", type=_float(1, strict=True), required=True,
                     help="proposal sd s > 1 (w* = s^D; s <= 1 gives w* = inf)")
-    ap.add_argument("--N", type=_int("--N", 2), default=None, help="CIS particles (current + N-1 proposals)")
-    ap.add_argument("--steps", type=_int("--steps", 1), required=True, help="K: number of transitions")
-    ap.add_argument("--start", default="worst", help="worst (argmax w), typical (= quantile:0.5) or quantile:Q")
+    ap.add_argument("--N", type=_int(2), default=None, help="CIS particles (current + N-1 proposals); cis only")
+    ap.add_argument("--steps", type=_int(1, IMH_MAX_STEPS), required=True, help="K: number of transitions")
+    ap.add_argument("--start", default="worst", help="worst (argmax w), typical (= quantile:0.5) or quantile:Q, "
+                                                     "0 < Q < 1")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     from . import weightline as wl
 
     if a.kernel == "cis" and a.N is None:
-        raise UsageError("--kernel cis needs --N")
+        raise UsageError("--N: --kernel cis needs --N (an integer >= 2)")
+    _only_with(a, "--N", "N", None, a.kernel == "cis", "--kernel cis (IMH has one proposal per step)")
+    if a.kernel == "cis" and a.steps > CIS_MAX_STEPS:
+        raise UsageError(f"--steps: at most {CIS_MAX_STEPS} for --kernel cis (the weight-line recursion takes "
+                         f"~0.25 ms per step), got {a.steps}; --kernel imh computes any number of steps")
     try:
         pair = wl.isotropic_pair(a.dim, a.proposal_scale)
         lw0 = wl.start_log_weight(pair, a.start)
     except ValueError as e:
-        raise UsageError(str(e)) from None
-    res = wl.imh_tv(pair, a.steps, lw0) if a.kernel == "imh" else wl.cis_tv(pair, a.N, a.steps, lw0)
+        msg = str(e)
+        flag = "--start" if "start" in msg or "quantile" in msg else "--proposal-scale"
+        raise UsageError(f"{flag}: {msg}") from None
+    ks = tv_steps_shown(a.steps)
+    if a.kernel == "imh":
+        res = wl.imh_tv(pair, a.steps, lw0, at=None if a.steps <= TV_MAX_SHOWN else ks)
+        tv = np.asarray(res.tv)
+    else:
+        res = wl.cis_tv(pair, a.N, a.steps, lw0)
+        tv = np.asarray(res.tv)[ks - 1]
     out = {"kernel": a.kernel, "dim": a.dim, "proposal_scale": a.proposal_scale, "N": a.N, "start": a.start,
-           "tv": [float(x) for x in res.tv], "w_star": float(res.w_star), "log_w_star": float(res.log_w_star),
-           "log_w0": float(res.log_w0), "error_bound": float(res.error_bound), "method": res.method}
+           "steps": a.steps, "k": ks, "tv": tv, "w_star": decimal_w(res.log_w_star), "log_w_star": res.log_w_star,
+           "log_w0": res.log_w0, "error_bound": res.error_bound, "method": res.method}
     if a.json:
-        print(json.dumps(out))
-        return 0
+        print(dumps(out))
+        return EXIT_OK
     print(f"TV to pi after k steps: {a.kernel.upper()}{' N=' + str(a.N) if a.N else ''}, pi = N(0, I_{a.dim}), "
           f"q = N(0, {a.proposal_scale:g}^2 I), start {a.start}")
-    print(f"w* = {res.w_star:.6g} (log w* = {res.log_w_star:.6g}), log w(start) = {res.log_w0:.6g}; "
+    print(f"w* = {format_w(res.log_w_star)} (log w* = {res.log_w_star:.6g}), log w(start) = {res.log_w0:.6g}; "
           f"error bound {res.error_bound:.2g} ({res.method})")
+    if a.steps > TV_MAX_SHOWN:
+        print(f"({len(ks)} of {a.steps} steps shown: k = 1..100, then log-spaced)")
     print("k     TV")
-    for k, v in enumerate(res.tv, 1):
+    for k, v in zip(ks, tv):
         print(f"{k:<5d} {v:.8g}")
-    return 0
+    return EXIT_OK
 
 
 # ----------------------------------------------------------------------------- moment
@@ -134,44 +270,68 @@ def _isotropic_problem(dim, scale, family, t_df):
     return target, fam, fam.init(0.0, scale)
 
 
+def _check_moment_size(a):
+    from .estimators import CHUNK
+    from .sweep import LIMITS, _fmt_seconds
+
+    rows = 16 * CHUNK  # conditional_moments' rows per vectorised pass
+    nbytes = 8 * (2 * a.dim ** 2 + a.replicates * 2 * a.dim * 3 + rows * a.N * a.dim * 12)
+    if nbytes > LIMITS["bytes"]:
+        raise UsageError(f"--N/--dim: N = {a.N}, D = {a.dim} needs about {nbytes / 2 ** 30:.3g} GiB "
+                         f"({rows} transitions at once); the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB "
+                         "(lower --N or --dim)")
+    secs = a.replicates * a.N * a.dim * (a.dim + 30.0) / LIMITS["ops_per_s"] + a.replicates / 4096 * 0.05
+    if secs > LIMITS["seconds_per_run"]:
+        raise UsageError(f"--replicates: R = {a.replicates} transitions of N = {a.N}, D = {a.dim} would take about "
+                         f"{_fmt_seconds(secs)}; the limit is {_fmt_seconds(LIMITS['seconds_per_run'])} "
+                         "(lower --replicates, --N or --dim)")
+
+
 def cmd_moment(argv):
     ap = _Parser(prog=f"{PROG} moment", description=(
-        "Conditional second moment E[||g_t||^2 | F_{t-1}] of a scheme's gradient estimate at a state drawn from "
-        "pi = N(0, I_D), with q = N(0, s^2 I) (mean-field Gaussian) or a Student-t of scale s: R independent "
-        "transitions from the same state (methods.md §6). Prints the estimate +- standard error and its "
-        "decomposition variance + ||bias||^2 - 2 bias.mu + ||mu||^2 (and C_cov for JSA)."))
+        "Conditional second moment E[||g_t||^2 | F_{t-1}] of a scheme's gradient estimate (Kim et al. 2022, "
+        "Theorems 1-4) at a state drawn from pi = N(0, I_D), with q = N(0, s^2 I) (mean-field Gaussian) or a "
+        "Student-t of scale s: R independent transitions from the same state (see docs/methods.md). Prints "
+        "the estimate +- standard error and its decomposition variance + ||bias||^2 - 2 bias.mu + ||mu||^2 "
+        "(and C_cov for JSA)."))
     ap.add_argument("--scheme", choices=("msc", "msc-rb", "jsa", "pmcsa"), required=True)
-    ap.add_argument("--dim", type=_int("--dim", 1), required=True)
-    ap.add_argument("--proposal-scale", type=_float("--proposal-scale", 0, strict=True), required=True)
-    ap.add_argument("--N", type=_int("--N", 1), required=True)
-    ap.add_argument("--replicates", type=_int("--replicates", 2), default=4096, help="R transitions (default 4096)")
+    ap.add_argument("--dim", type=_int(1), required=True)
+    ap.add_argument("--proposal-scale", type=_float(0, strict=True), required=True, help="scale s > 0 of q")
+    ap.add_argument("--N", type=_int(1), required=True, help="particles / chains (msc, msc-rb: >= 2)")
+    ap.add_argument("--replicates", type=_int(2), default=4096, help="R transitions (default 4096)")
     ap.add_argument("--family", choices=("gaussian", "student-t"), default="gaussian")
-    ap.add_argument("--t-df", type=_float("--t-df", 0, strict=True), default=5.0, help="Student-t degrees of freedom")
-    ap.add_argument("--seed", type=_int("--seed", 0), default=0)
+    ap.add_argument("--t-df", type=_float(0, strict=True), default=None,
+                    help="Student-t degrees of freedom (default 5; --family student-t only)")
+    ap.add_argument("--seed", type=_int(0, SEED_MAX - 1), default=0)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
+    _only_with(a, "--t-df", "t_df", None, a.family == "student-t", "--family student-t")
+    if a.scheme in ("msc", "msc-rb") and a.N < 2:
+        raise UsageError(f"--N: {a.scheme} needs N >= 2 particles, got {a.N}")
+    _check_moment_size(a)
     from . import divergences as dv
     from .estimators import conditional_moments
     from .kernels import ChainState
     from .rng import unit_generator
     from .schemes import Scheme
 
-    if a.scheme in ("msc", "msc-rb") and a.N < 2:
-        raise UsageError(f"--N: {a.scheme} needs N >= 2 particles")
-    target, fam, lam = _isotropic_problem(a.dim, a.proposal_scale, a.family, a.t_df)
+    target, fam, lam = _isotropic_problem(a.dim, a.proposal_scale, a.family, a.t_df or 5.0)
     sch = Scheme(a.scheme, target, fam, a.N)
     g = unit_generator(a.seed, 0, "moment-start")
     pos = g.standard_normal((sch.n_chains, a.dim))  # a stationary state: z ~ pi
     state = ChainState(pos[None], target.logpdf(pos)[None])
     est = conditional_moments(sch, lam, state, R=a.replicates, seed=a.seed + 1)
-    info = {"E_q||s||^2": float(fam.expected_sq_score(lam)), "L": float(fam.score_bound(lam))}
+    info = {"E_q||s||^2": float(fam.expected_sq_score(lam)), "L": float(np.max(fam.score_bound(lam)))}
     if a.family == "gaussian":
-        info.update(dv.gaussian_divergences(target, fam, lam).as_dict())
+        d = dv.gaussian_divergences(target, fam, lam)
+        info.update({k: v for k, v in d.__dict__.items()})
+        info["w_star"] = decimal_w(d.log_w_star) if math.isfinite(d.log_w_star) else math.inf
     out = {"scheme": a.scheme, "dim": a.dim, "proposal_scale": a.proposal_scale, "N": a.N, "family": a.family,
-           "seed": a.seed, **est.as_dict(), "problem": {k: (None if not np.isfinite(v) else v) for k, v in info.items()}}
+           "t_df": (a.t_df or 5.0) if a.family == "student-t" else None, "seed": a.seed, **est.as_dict(),
+           "problem": info}
     if a.json:
-        print(json.dumps(out))
-        return 0
+        print(dumps(out))
+        return EXIT_OK
     print(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, R = {a.replicates}, "
           f"seed {a.seed}")
     print(f"E[||g||^2 | F] = {est.second:.6g} +- {est.second_se:.2g} (1 se)")
@@ -182,106 +342,263 @@ def cmd_moment(argv):
     if est.c_cov is not None:
         print(f"  C_cov         {est.c_cov:.6g} +- {est.c_cov_se:.2g}  (part of the variance)")
     print(f"rejection rate {est.rejection:.4g}")
-    print("problem: " + ", ".join(f"{k} = {v:.6g}" if v is not None and np.isfinite(v) else f"{k} = inf"
-                                   for k, v in info.items()))
-    return 0
+    shown = []
+    for k, v in info.items():
+        if k == "w_star":
+            shown.append(f"w* = {format_w(info['log_w_star'])}")
+        elif isinstance(v, float):
+            shown.append(f"{k} = {v:.6g}" if math.isfinite(v) else f"{k} = {'inf' if v > 0 else 'nan'}")
+    print("problem: " + ", ".join(shown))
+    return EXIT_OK
 
 
 # ----------------------------------------------------------------------------- run
+def _run_flags(ap, many: bool):
+    """The flags of one run; ``many``: each takes a comma-separated list (sweep)."""
+    from .sweep import OPTIMIZERS, SCHEMES
+
+    def L(conv):
+        return _list(conv) if many else conv
+
+    s = " (comma-separated list)" if many else ""
+    if many:
+        ap.add_argument("--scheme", type=_list(_choice_list(SCHEMES)), required=True,
+                        help=f"{', '.join(SCHEMES)}{s}")
+        ap.add_argument("--optimizer", type=_list(_choice_list(OPTIMIZERS)), required=True,
+                        help=f"{', '.join(OPTIMIZERS)}{s}")
+    else:
+        ap.add_argument("--scheme", choices=SCHEMES, required=True)
+        ap.add_argument("--optimizer", choices=OPTIMIZERS, required=True)
+    ap.add_argument("--lr", type=L(_float(0, strict=True)), required=True, help=f"step size > 0{s}")
+    ap.add_argument("--dim", type=L(_int(1)), required=True, help=f"dimension D{s}")
+    ap.add_argument("--nu", type=L(_int(0)), default=[500] if many else 500,
+                    help=f"extra Wishart degrees of freedom (default 500){s}")
+    ap.add_argument("--N", type=L(_int(1)), required=True, help=f"particles / chains (msc, msc-rb: >= 2){s}")
+    ap.add_argument("--iters", type=L(_int(1)), required=True, help=f"iterations T{s}")
+    ap.add_argument("--replicates", type=L(_int(1)), default=[1] if many else 1,
+                    help=f"independent replicate runs, vectorised (default 1){s}")
+    ap.add_argument("--target-seed", type=L(_int(0, SEED_MAX - 1)), default=[0] if many else 0,
+                    help=f"seed of the Wishart target{s}")
+    ap.add_argument("--record-every", type=_int(1), default=None,
+                    help="KL and diagnostics are logged every this many iterations (default iters/100)")
+    ap.add_argument("--seed", type=_int(0, SEED_MAX - 1), default=0,
+                    help="seed; each cell's streams come from SeedSequence(seed, its parameters)")
+    ap.add_argument("--json", action="store_true")
+
+
+DIAG_HELP = ("Diagnostics (after the authors' earlier draft 'Inclusive variational inference with independent "
+             "Metropolis-Hastings', paragraph 'Convergence Diagnostics'): r = rejection rate (the r-diagnostic); "
+             "R-hat_z and ESS_z of log pi(z) over chain states (pMCSA: its N chains; other schemes: the "
+             "replicate chains); R-hat_lambda across replicates; computed with ArviZ over the last "
+             "max(record-every, 20) iterations.")
+
+
 def cmd_run(argv):
     ap = _Parser(prog=f"{PROG} run", description=(
-        "Run an MCSA optimisation on the paper's Wishart target (001 §6.2: Sigma ~ Wishart(D + nu, "
+        "Run an MCSA optimisation on the paper's Wishart target (Kim et al. 2022 §6.2: Sigma ~ Wishart(D + nu, "
         "diag(1/D..1)), mu ~ N(0, I)) with a mean-field Gaussian q (softplus scale) and report the inclusive "
-        "KL(pi || q) trajectory (closed form), rejection rates and per-iteration cost counts."))
-    ap.add_argument("--scheme", choices=("msc", "msc-rb", "jsa", "pmcsa"), required=True)
-    ap.add_argument("--dim", type=_int("--dim", 1), required=True)
-    ap.add_argument("--nu", type=_int("--nu", 0), default=500, help="extra Wishart degrees of freedom (default 500)")
-    ap.add_argument("--N", type=_int("--N", 1), required=True)
-    ap.add_argument("--iters", type=_int("--iters", 1), required=True)
-    ap.add_argument("--optimizer", choices=("sgd", "momentum", "nesterov", "adam"), required=True)
-    ap.add_argument("--lr", type=_float("--lr", 0, strict=True), required=True)
-    ap.add_argument("--replicates", type=_int("--replicates", 1), default=1)
-    ap.add_argument("--record-every", type=_int("--record-every", 1), default=None,
-                    help="KL is recorded every this many iterations (default iters/100)")
-    ap.add_argument("--seed", type=_int("--seed", 0), default=0)
-    ap.add_argument("--target-seed", type=_int("--target-seed", 0), default=0)
-    ap.add_argument("--json", action="store_true")
+        "KL(pi || q) trajectory (closed form), rejection rates, convergence diagnostics and per-iteration "
+        "cost counts (Kim et al. 2022 Table 2). A run whose lambda, gradient or KL becomes non-finite stops "
+        "with 'diverged at iteration t' and exit status 5. " + DIAG_HELP))
+    _run_flags(ap, many=False)
     a = ap.parse_args(argv)
-    from . import optim
-    from .families import MeanFieldGaussian
-    from .schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
-    from .targets import wishart_target
+    from .sweep import Cell, GridError, check_cell, run_cell
 
-    if a.scheme in ("msc", "msc-rb") and a.N < 2:
-        raise UsageError(f"--N: {a.scheme} needs N >= 2 particles")
-    target = wishart_target(a.dim, a.nu, seed=a.target_seed)
-    fam = MeanFieldGaussian(a.dim)
-    sch = Scheme(a.scheme, target, fam, a.N, optim.make(a.optimizer, a.lr))
-    state = sch.init(seed=a.seed, replicates=a.replicates)
-    every = a.record_every or max(1, a.iters // 100)
-    kl = [kl_inclusive_meanfield(target, fam, state.lam)]
-    iters = [0]
-    rej = []
+    cell = Cell(a.scheme, a.optimizer, a.lr, a.N, a.dim, a.nu, a.target_seed, a.iters, a.replicates, a.seed,
+                a.record_every)
+    try:
+        check_cell(cell)
+    except GridError as e:
+        raise UsageError(str(e)) from None
     prog = Progress(a.iters, not a.json, f"{a.scheme} run")
-    t0 = time.perf_counter()
-    with np.errstate(over="ignore", invalid="ignore"):
-        for t in range(1, a.iters + 1):
-            state, info = sch.step(state)
-            rej.append(info.rejection.mean())
-            if t % every == 0 or t == a.iters:
-                kl.append(kl_inclusive_meanfield(target, fam, state.lam))
-                iters.append(t)
-            prog.update(t)
-    elapsed = time.perf_counter() - t0
-    kl = np.array(kl)
-    per_iter = {k: state.counts[k] / a.iters for k in COUNT_KEYS}
+    res = run_cell(cell, progress=prog.update)
+    v = res.values
+    last = len(res.iteration) - 1
+    diverged = res.diverged_at >= 0
     out = {"scheme": a.scheme, "dim": a.dim, "nu": a.nu, "N": a.N, "iters": a.iters, "optimizer": a.optimizer,
-           "lr": a.lr, "seed": a.seed, "replicates": a.replicates, "iterations": iters,
-           "kl": [[None if not np.isfinite(x) else float(x) for x in row] for row in kl.T],
-           "rejection_rate": float(np.mean(rej)), "rejection_rate_last_10pct": float(np.mean(rej[-max(1, len(rej) // 10):])),
-           "costs_per_iteration": per_iter, "elapsed_s": elapsed}
+           "lr": a.lr, "seed": a.seed, "target_seed": a.target_seed, "replicates": a.replicates,
+           "iterations": res.iteration, "kl": v["kl"].T,
+           "rejection_rate": res.rejection_rate, "rejection_rate_last_10pct": res.rejection_rate_last_10pct,
+           "diagnostics": {"iterations": res.iteration, "r": v["r"].T, "grad_norm": v["grad_norm"].T,
+                           "rhat_z": v["rhat_z"].T, "ess_z": v["ess_z"].T, "rhat_lambda": v["rhat_lambda"][:, 0],
+                           "final": {k: v[k][last] for k in ("r", "rhat_z", "ess_z", "rhat_lambda")}},
+           "diverged": bool(diverged.any()), "diverged_at": [int(t) if t >= 0 else None for t in res.diverged_at],
+           "costs_per_iteration": res.costs_per_iteration, "elapsed_s": res.elapsed_s}
     if a.json:
-        print(json.dumps(out))
-        return 0
-    print(f"{a.scheme} on {target.name}, N = {a.N}, {a.optimizer}(lr = {a.lr:g}), {a.iters} iterations, "
-          f"{a.replicates} replicate(s), seed {a.seed}  [{elapsed:.2f} s]")
-    print("iteration  KL(pi||q) (median over replicates)")
-    med = np.median(kl, axis=1)
-    show = np.unique(np.linspace(0, len(iters) - 1, min(len(iters), 11)).astype(int))
-    for i in show:
-        print(f"{iters[i]:<10d} {med[i]:.6g}")
-    print(f"rejection rate: {out['rejection_rate']:.4g} overall, {out['rejection_rate_last_10pct']:.4g} "
-          "over the last 10% of iterations")
-    print("costs per iteration: " + ", ".join(f"{k} {v:g}" for k, v in per_iter.items())
-          + "  (001 Table 2: p_eval, q_eval, q_sample, score = q grads)")
-    return 0
+        print(dumps(out))
+    else:
+        print(f"{a.scheme} on wishart(D={a.dim}, nu={a.nu}), N = {a.N}, {a.optimizer}(lr = {a.lr:g}), {a.iters} "
+              f"iterations, {a.replicates} replicate(s), seed {a.seed}  [{res.elapsed_s:.2f} s]")
+        print("iteration  KL(pi||q) (median over replicates)")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(v["kl"], axis=1)
+        its = res.iteration
+        show = np.unique(np.linspace(0, len(its) - 1, min(len(its), 11)).astype(int))
+        for i in show:
+            print(f"{its[i]:<10d} {med[i]:.6g}" if np.isfinite(med[i]) else f"{its[i]:<10d} (diverged)")
+        print(f"rejection rate: {res.rejection_rate:.4g} overall, {res.rejection_rate_last_10pct:.4g} "
+              "over the last 10% of iterations")
+        fin = out["diagnostics"]["final"]
+
+        def f(x):
+            return " ".join(f"{y:.4g}" for y in np.atleast_1d(x)[:5]) + (" ..." if np.size(x) > 5 else "")
+
+        print(f"diagnostics at iteration {its[last]}: r {f(fin['r'])}; R-hat_z {f(fin['rhat_z'])}; "
+              f"ESS_z {f(fin['ess_z'])}; R-hat_lambda {f(fin['rhat_lambda'][:1])}"
+              + (" (nan: too few chains or draws, or diverged)" if np.isnan(fin["rhat_lambda"]).any()
+                 or np.isnan(fin["rhat_z"]).any() else ""))
+        print("costs per iteration: " + ", ".join(f"{k} {c:g}" for k, c in res.costs_per_iteration.items())
+              + "  (Kim et al. 2022 Table 2: p_eval, q_eval, q_sample, score = q grads)")
+    if diverged.any():
+        r = int(np.argmin(np.where(diverged, res.diverged_at, np.iinfo(np.int64).max)))
+        print(f"{PROG}: diverged at iteration {res.diverged_at[r]}: {res.diverged_why[r]} "
+              f"(replicate {r}; {int(diverged.sum())} of {a.replicates} replicate(s) diverged; try a smaller --lr)",
+              file=sys.stderr)
+        return EXIT_DIVERGED
+    return EXIT_OK
 
 
-USAGE = f"""usage: {PROG} {{tv,moment,run}} ...
+# ----------------------------------------------------------------------------- sweep
+def cmd_sweep(argv):
+    ap = _Parser(prog=f"{PROG} sweep", description=(
+        "Run a grid of MCSA runs (the flags of `run`, each a comma-separated list; the grid is their product) "
+        "on local processes (--workers K) or a Dask cluster (--scheduler tcp://HOST:PORT; pip install "
+        "'mcsa-verify[dask]'), with a resumable cache (--cache DIR: finished cells are never recomputed; after "
+        "Ctrl-C or a killed worker, rerun the same command). Output: a tidy CSV (--out FILE.csv), a row per cell, "
+        "replicate and logged iteration: parameters, KL(pi||q) in closed form, gradient norm, rejection rate, "
+        "diagnostics, diverged flag, time; and FILE.json with the grid, seed and versions. Results are "
+        "bit-identical whatever the workers or executor (each cell's streams come from its parameters). "
+        "Diverged runs are rows with diverged=True (exit status stays 0). " + DIAG_HELP))
+    _run_flags(ap, many=True)
+    ap.add_argument("--workers", type=_int(1, 1024), default=1, help="local worker processes (default 1)")
+    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="address of a running Dask scheduler (instead of local workers)")
+    ap.add_argument("--cache", default=None, metavar="DIR", help="directory of finished cells (resume)")
+    ap.add_argument("--out", default=None, metavar="FILE.csv", help="write the table here (and FILE.json)")
+    ap.add_argument("--no-diagnostics", action="store_true", help="skip R-hat and ESS (faster; NaN columns)")
+    a = ap.parse_args(argv)
+    import os
 
-Simulators for MCSA on Gaussian targets with known w*.
+    from .sweep import GridError, make_cells, run_sweep
+
+    if a.scheduler is not None:
+        addr = a.scheduler
+        hostport = addr.split("://", 1)[-1]
+        if not (addr.startswith(("tcp://", "tls://", "inproc://")) or ":" in hostport) or hostport.count(":") != 1:
+            raise UsageError(f"--scheduler: expected an address tcp://HOST:PORT, got {addr!r}")
+        if a.workers != 1:
+            raise UsageError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
+    for flag, path in (("--out", a.out), ("--cache", a.cache)):
+        if path is not None and path.strip() == "":
+            raise UsageError(f"{flag}: empty path")
+    if a.out is not None:
+        d = os.path.dirname(os.path.abspath(a.out))
+        if not os.path.isdir(d) or not os.access(d, os.W_OK):
+            raise UsageError(f"--out: directory {d!r} does not exist or is not writable")
+        if os.path.isdir(a.out):
+            raise UsageError(f"--out: {a.out!r} is a directory; give a file name such as results.csv")
+    if a.cache is not None:
+        if os.path.exists(a.cache) and not os.path.isdir(a.cache):
+            raise UsageError(f"--cache: {a.cache!r} exists and is not a directory")
+        parent = os.path.dirname(os.path.abspath(a.cache))
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            raise UsageError(f"--cache: cannot create {a.cache!r} (parent directory missing or not writable)")
+    grid = {"scheme": a.scheme, "optimizer": a.optimizer, "lr": a.lr, "N": a.N, "dim": a.dim, "nu": a.nu,
+            "target_seed": a.target_seed, "iters": a.iters, "replicates": a.replicates}
+    try:
+        make_cells(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics)
+    except GridError as e:
+        raise UsageError(str(e)) from None
+    show = not a.json and sys.stderr.isatty()
+    try:
+        res = run_sweep(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics,
+                        workers=a.workers, scheduler=a.scheduler, cache=a.cache, progress=show,
+                        threads=a.threads or 1)
+    except GridError as e:  # e.g. an unreachable scheduler: nothing has run
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        where = (f"finished cells are stored in {a.cache}: rerun the same command to resume" if a.cache
+                 else "nothing was stored (use --cache DIR to resume after an interruption)")
+        print(f"{PROG}: interrupted; {where}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    meta = dict(res.metadata)
+    if a.out is not None:
+        csv_path, meta_path = res.write_csv(a.out)
+        meta["files"] = {"table": csv_path, "metadata": meta_path}
+    n_div = len({(r["cell"], r["replicate"]) for r in res.rows if r["diverged"]})
+    meta["diverged_runs"] = n_div
+    if a.json:
+        print(dumps(meta if a.out is not None else {**meta, "rows": res.rows}))
+        return EXIT_OK
+    print(f"{meta['cells']} cells ({res.computed} computed, {res.cached} from the cache) in "
+          f"{meta['wall_time_s']:.1f} s on {meta['executor']}; {len(res.rows)} rows; {n_div} diverged run(s)")
+    if a.out is not None:
+        print(f"table: {csv_path}\nmetadata: {meta_path}")
+    print("final KL(pi||q), median over replicates:")
+    print(f"{'scheme':<7} {'optimizer':<9} {'lr':>9} {'N':>4} {'dim':>5} {'iters':>7}  {'KL':>12}  diverged")
+    for c in res.results:
+        p = c.cell
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            kl = float(np.nanmedian(c.values["kl"][-1])) if not np.all(np.isnan(c.values["kl"][-1])) else math.nan
+        print(f"{p.scheme:<7} {p.optimizer:<9} {p.lr:>9.3g} {p.N:>4} {p.dim:>5} {p.iters:>7}  {kl:>12.6g}  "
+              f"{int((c.diverged_at >= 0).sum())}/{p.replicates}")
+    return EXIT_OK
+
+
+USAGE = f"""usage: {PROG} {{tv,moment,run,sweep}} ...
+
+Simulators for MCSA (Kim et al., NeurIPS 2022, "Markov Chain Score Ascent") on Gaussian
+targets with known w*.
 
   {PROG} tv --kernel imh --dim 10 --proposal-scale 1.5 --steps 20      exact TV curves
   {PROG} moment --scheme pmcsa --dim 10 --proposal-scale 1.5 --N 10    E[||g||^2 | F] +- se
   {PROG} run --scheme pmcsa --dim 100 --N 10 --iters 1000 --optimizer adam --lr 0.01
-`{PROG} COMMAND --help` for the options. Bad input exits with status 2.
+  {PROG} sweep --scheme msc,pmcsa --optimizer sgd,adam --lr 0.01,0.1 --N 4 --dim 5 --iters 50 \\
+      --replicates 2 --workers 2 --cache sweep-cache --out results.csv
+`{PROG} COMMAND --help` for the options.  Every command takes --threads K (BLAS threads
+per process, default 1) and --debug.
+
+Exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run
+diverged (run), 70 internal error, 130 interrupted.
 """
+
+COMMANDS = {"tv": cmd_tv, "moment": cmd_moment, "run": cmd_run, "sweep": cmd_sweep}
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
     try:
-        if not argv:
-            raise UsageError(f"a command is required (tv, moment or run); see `{PROG} --help`")
-        if argv[0] in ("-h", "--help"):
-            print(USAGE)
-            return 0
-        cmd = {"tv": cmd_tv, "moment": cmd_moment, "run": cmd_run}.get(argv[0])
-        if cmd is None:
-            raise UsageError(f"unknown command {argv[0]!r}; choose tv, moment or run")
-        return cmd(argv[1:])
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # numeric warnings never reach the user raw
+            if not argv:
+                raise UsageError(f"a command is required (tv, moment, run or sweep); see `{PROG} --help`")
+            if argv[0] in ("-h", "--help"):
+                print(USAGE)
+                return EXIT_OK
+            cmd = COMMANDS.get(argv[0])
+            if cmd is None:
+                raise UsageError(f"unknown command {argv[0]!r}; choose tv, moment, run or sweep")
+            return cmd(argv[1:])
     except UsageError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except SystemExit as e:  # argparse's --help
+        return e.code if isinstance(e.code, int) else EXIT_OK
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except MemoryError:
+        print(f"{PROG}: out of memory; lower --dim, --N or --replicates", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as e:  # noqa: BLE001 - the top-level catch
+        if debug:
+            raise
+        msg = " ".join(str(e).split()) or "(no message)"
+        print(f"{PROG}: internal error: {type(e).__name__}: {msg}; rerun with --debug for the traceback",
+              file=sys.stderr)
+        return EXIT_INTERNAL

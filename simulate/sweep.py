@@ -82,15 +82,19 @@ COLUMNS = ("cell", "scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
            "replicate", "iteration", "kl", "grad_norm", "r", "rhat_z", "ess_z", "rhat_lambda", "diverged",
            "diverged_at", "time_s")
 
-#: refusal limits (stated in the messages).  OPS_PER_S is a conservative measured rate of
-#: the schemes' inner products on one core of the development machine (2-core AMD EPYC).
+#: refusal limits (stated in the messages).  ops_per_s and the per-iteration overheads
+#: are conservative rates measured on one core of the development machine (2-core AMD
+#: EPYC): ~0.1 ms of Python per iteration (JSA: + ~0.05 ms per sequential IMH step), and
+#: ~3e9 operations/s in the (D, D) products at D = 100.
 LIMITS = {
     "seconds_per_run": 3600.0,  # one run / one cell, estimated
     "bytes": 4 * 2 ** 30,  # working memory of one run, estimated
     "logged_values": 10_000_000,  # logged iterations x replicates of one run
     "cells": 100_000,  # cells of one sweep
     "rows": 20_000_000,  # rows of one sweep's table
-    "ops_per_s": 1.0e9,
+    "ops_per_s": 2.0e9,
+    "overhead_s": 1.5e-4,
+    "overhead_jsa_step_s": 6e-5,
 }
 
 
@@ -158,15 +162,16 @@ def _ops_per_iter(cell: Cell) -> float:
 
 
 def estimate(cell: Cell) -> dict:
-    """Estimated seconds (at LIMITS['ops_per_s']), bytes and logged values of one cell."""
+    """Estimated seconds (LIMITS' rates), bytes and logged values of one cell."""
     ops = cell.iters * _ops_per_iter(cell) + cell.dim ** 3
+    overhead = LIMITS["overhead_s"] + (LIMITS["overhead_jsa_step_s"] * cell.N if cell.scheme == "jsa" else 0.0)
     C = cell.N if cell.scheme == "pmcsa" else 1
     # target: 4 (D, D) matrices; run: streams (2 buffers x 32 iterations x R N D), ~12
     # (R, N, D) temporaries, lambda/optimiser (R, 2D) x 4
     nbytes = 8 * (4 * cell.dim ** 2 + cell.replicates * cell.N * cell.dim * (64 + 12)
                   + cell.replicates * C * cell.dim * 2 + 8 * cell.replicates * cell.dim)
     logs = (cell.iters // cell.every + 2) * cell.replicates
-    return {"seconds": ops / LIMITS["ops_per_s"], "bytes": nbytes, "logged_values": logs}
+    return {"seconds": ops / LIMITS["ops_per_s"] + cell.iters * overhead, "bytes": nbytes, "logged_values": logs}
 
 
 def _fmt_seconds(s: float) -> str:
@@ -197,7 +202,7 @@ def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
                         f"the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB (lower --dim, --N or --replicates)")
     if est["seconds"] > LIMITS["seconds_per_run"]:
         raise GridError(f"{flag_iters}: {what} would take about {_fmt_seconds(est['seconds'])} on one core "
-                        f"(at ~{LIMITS['ops_per_s']:.0e} operations/s); the limit is "
+                        "(measured rates of this code); the limit is "
                         f"{_fmt_seconds(LIMITS['seconds_per_run'])} per run (lower {flag_iters}, --replicates, "
                         "--N or --dim, or split the run)")
     if est["logged_values"] > LIMITS["logged_values"]:

@@ -442,8 +442,12 @@ def _imh_roots(pair, ns, x0, log_target, tol=1e-12, maxit=100):
     return x, np.abs(resid)
 
 
-def imh_tv(pair: IsotropicPair, steps: int, log_w0: float) -> TVResult:
+def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     """Exact TV(K^n(z0, .), pi), n = 1..steps, of IMH from a state of log-weight log_w0.
+
+    ``at``: evaluate only at these n (integers in 1..steps, e.g. a log-spaced selection
+    for steps = 10^9): the n-step formula needs no iteration, so the cost depends on the
+    number of n asked for, not on their size.  ``tv[i]`` is then TV at ``at[i]``.
 
     Smith & Tierney (001 Eqs. (2)-(3), lambda against q), in x-coordinates (module
     docstring): with ``x_m = min(x0, x1)``, ``I_n(x1) = r^n``,
@@ -460,7 +464,13 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float) -> TVResult:
     """
     steps = _check_steps(steps)
     lw0 = _check_log_w0(pair, log_w0)
-    ns = np.arange(1, steps + 1, dtype=float)
+    if at is None:
+        ns = np.arange(1, steps + 1, dtype=float)
+    else:
+        ns = np.asarray(at, dtype=float).reshape(-1)
+        if ns.size == 0 or np.any(ns != np.round(ns)) or ns.min() < 1 or ns.max() > steps:
+            raise ValueError(f"at must hold integers in 1..{steps}")
+    steps = ns.size
     log_rn = ns * pair.log_r
     rn = np.exp(log_rn)
     log_1m_rn = log1mexp(log_rn)
