@@ -126,6 +126,18 @@ def test_notebook_is_stored_clean(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_stands_alone(path):
+    """Sources cited by bibliographic reference; no path outside the repository."""
+    import re
+
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "shared/" not in text and "seeds/" not in text, f"{path.name}: points outside the repository"
+    assert not re.search(r"\b00[0-3]_[0-9a-f]{16}", text), f"{path.name}: names a seed file instead of citing it"
+    assert re.search(r"\*\*Source:\*\* .*(Kim|El hanchi|draft)", nb.cells[0].source), f"{path.name}: no cited source"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes_and_shows_its_claims(path, kernel_dirs, tmp_path):
     nb = execute(path, kernel_dirs, tmp_path)
     summary = summary_of(nb)
