@@ -110,11 +110,16 @@ class Window:
                      pMCSA) or across the R replicate chains (the same value in every row)
     ``ess_z``        bulk ESS of the same draws (all chains together)
     ``rhat_lambda``  max over coordinates of split R-hat of lambda across the R replicates
+
+    ``group=G``: the rows are consecutive groups of G replicates of different runs (e.g. a
+    batch of step sizes); diagnostics across replicates are taken within each group.
     """
 
-    def __init__(self, per_replicate: bool, span: int = 20, max_draws: int = 50, rhat_ess: bool = True):
+    def __init__(self, per_replicate: bool, span: int = 20, max_draws: int = 50, rhat_ess: bool = True,
+                 group: int | None = None):
         self.per_replicate = per_replicate
         self.rhat_ess = rhat_ess
+        self.group = group
         self.span = max(1, int(span))
         self.thin = max(1, -(-self.span // max(1, int(max_draws))))
         self._draws = deque(maxlen=max(1, self.span // self.thin))
@@ -149,13 +154,17 @@ class Window:
             return out
         lp = np.stack([d[0] for d in self._draws], axis=-1)  # (R, C, draws)
         lam = np.stack([d[1] for d in self._draws], axis=1)  # (R, draws, P)
+        G = self.group or R
+        if R % G:
+            raise ValueError(f"{R} rows do not split into groups of {G}")
         if self.per_replicate:
             rz = rhat(lp, chain_axis=1, draw_axis=2)
             ez = ess(lp, chain_axis=1, draw_axis=2)
-        else:  # one chain per replicate: the replicates are the chains
-            x = lp[:, 0, :]
-            rz = np.full(R, float(rhat(x, 0, 1)))
-            ez = np.full(R, float(ess(x, 0, 1)))
-        rl = np.full(R, float(_nanmax(rhat(lam, 0, 1, method="split"), axis=0)))
+        else:  # one chain per replicate: the replicates of a group are the chains
+            x = lp[:, 0, :].reshape(R // G, G, -1)
+            rz = np.repeat(rhat(x, 1, 2), G)
+            ez = np.repeat(ess(x, 1, 2), G)
+        lam_g = lam.reshape(R // G, G, *lam.shape[1:])
+        rl = np.repeat(_nanmax(rhat(lam_g, 1, 2, method="split"), axis=1), G)
         out.update(rhat_z=rz, ess_z=ez, rhat_lambda=rl)
         return out

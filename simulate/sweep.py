@@ -14,10 +14,12 @@ replicate runs of one scheme with one optimiser setting, on the paper's Wishart 
 :func:`run_cell` runs one cell; :func:`run_sweep` runs a grid of them.
 
 Reproducibility.  A cell's random streams come from its own identity, never from its
-position in the grid or from the worker that runs it: ``SeedSequence(seed, spawn_key=K)``
-with ``K`` derived (SHA-256) from the cell's parameters scheme, optimizer, lr, N, dim,
-nu and target_seed (:meth:`Cell.stream_seed`); replicate ``r`` is unit ``r`` of
-:class:`simulate.rng.Streams` under that seed.  So the table is bit-identical whatever
+position in the grid or from the worker that runs it: replicate ``r`` of a cell draws
+from ``SeedSequence(seed, spawn_key=(*K, r, kind))`` with ``K`` derived (SHA-256) from
+the cell's parameters scheme, optimizer, lr, N, dim, nu and target_seed
+(:meth:`Cell.unit_key`; ``Scheme.init(units=...)``).  Cells that differ only in the
+step size run as one vectorised batch (per-row step sizes), bit-identical to running
+them one by one (``batch=False``).  So the table is bit-identical whatever
 the number of workers, the executor (in-process, local processes, Dask) and the order in
 which cells finish; ``python -m simulate run`` with the same parameters gives the same
 numbers as the sweep's cell.  Only the ``time_s`` column (wall time) varies.
@@ -142,12 +144,12 @@ class Cell:
         d = self.params()
         return json.dumps({k: (repr(float(d[k])) if k == "lr" else d[k]) for k in keys}, sort_keys=True)
 
-    def stream_seed(self) -> int:
-        """The entropy of this cell's streams: SeedSequence(seed, spawn_key from the parameters)."""
+    def unit_key(self) -> tuple:
+        """This cell's random-stream unit prefix: four 32-bit words of SHA-256 of the stream
+        parameters (scheme, optimizer, lr, N, dim, nu, target_seed).  Replicate r of the
+        cell draws from ``SeedSequence(seed, spawn_key=(*unit_key, r, kind))``."""
         h = hashlib.sha256(self._canonical(STREAM_KEYS).encode()).digest()
-        key = tuple(int.from_bytes(h[i:i + 4], "little") for i in range(0, 16, 4))
-        words = np.random.SeedSequence(int(self.seed), spawn_key=key).generate_state(4, np.uint32)
-        return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+        return tuple(int.from_bytes(h[i:i + 4], "little") for i in range(0, 16, 4))
 
     def key(self, version: str | None = None) -> str:
         """Cache key: the parameters, the package version and the cache format."""
@@ -298,26 +300,54 @@ def _target(dim: int, nu: int, seed: int):
     return _TARGETS[key]
 
 
+def batch_key(cell: Cell) -> tuple:
+    """Cells with equal batch keys differ only in the step size and run as one vectorised batch."""
+    d = cell.params()
+    d.pop("lr")
+    return tuple(sorted(d.items()))
+
+
 def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draws: int = 50) -> CellResult:
-    """Run one cell (``replicates`` vectorised replicate runs) and log it.
+    """Run one cell (``replicates`` vectorised replicate runs) and log it (:func:`run_cells`)."""
+    return run_cells([cell], progress=progress, max_draws=max_draws)[0]
+
+
+def run_cells(cells: list[Cell], progress: Callable[[int], None] | None = None,
+              max_draws: int = 50) -> list[CellResult]:
+    """Run cells that differ only in the step size as ONE vectorised run, and log each.
+
+    Row ``(cell c, replicate r)`` carries its own step size (per-row ``optim.make``) and
+    its own random unit ``(*c.unit_key(), r)`` (``Scheme.init(units=...)``), so its
+    numbers are bit-identical to those of ``run_cell(c)`` alone (tested).  Diagnostics
+    across replicates (R-hat_lambda; R-hat_z/ESS_z of the one-chain schemes) are taken
+    within each cell.  ``time_s``/``elapsed_s`` are the batch's wall times.
 
     Divergence: a replicate diverges at the first iteration where its lambda or its
     gradient estimate is non-finite, or where KL(pi || q) is non-finite at a logged
-    iteration; it keeps running (its numbers are NaN) unless every replicate has
-    diverged, then the cell stops and the remaining logged iterations are NaN.
-    ``progress(t)`` is called after iteration t.  Numeric warnings are suppressed (a
-    diverging replicate is reported through ``diverged_at``, not through warnings).
+    iteration; it keeps running (its numbers are NaN) unless every row has diverged,
+    then the run stops and the remaining logged iterations are NaN.  ``progress(t)`` is
+    called after iteration t.  Numeric warnings are suppressed (a diverging replicate is
+    reported through ``diverged_at``, not through warnings).
     """
     from . import optim
     from .diagnostics import Window
     from .families import MeanFieldGaussian
     from .schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 
+    cells = list(cells)
+    if not cells or any(batch_key(c) != batch_key(cells[0]) for c in cells):
+        raise ValueError("run_cells needs cells that differ only in lr")
+    if len({c.lr for c in cells}) != len(cells):
+        raise ValueError("run_cells needs distinct step sizes")
     t_start = time.perf_counter()
-    target = _target(cell.dim, cell.nu, cell.target_seed)
-    fam = MeanFieldGaussian(cell.dim)
-    sch = Scheme(cell.scheme, target, fam, cell.N, optim.make(cell.optimizer, float(cell.lr)))
-    R, T, every = cell.replicates, cell.iters, cell.every
+    c0 = cells[0]
+    target = _target(c0.dim, c0.nu, c0.target_seed)
+    fam = MeanFieldGaussian(c0.dim)
+    R1, T, every = c0.replicates, c0.iters, c0.every
+    R = R1 * len(cells)
+    lrs = np.repeat(np.array([float(c.lr) for c in cells]), R1)  # row = i_cell * R1 + replicate
+    units = [(*c.unit_key(), r) for c in cells for r in range(R1)]
+    sch = Scheme(c0.scheme, target, fam, c0.N, optim.make(c0.optimizer, lrs))
     logged = sorted(set(range(0, T + 1, every)) | {T})
     L = len(logged)
     names = ("kl", "grad_norm", "r", "rhat_z", "ess_z", "rhat_lambda")
@@ -328,8 +358,8 @@ def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draw
     rej_sum = np.zeros(R)
     tail_from = T - max(1, T // 10) + 1
     rej_tail = np.zeros(R)
-    win = Window(per_replicate=cell.scheme == "pmcsa", span=max(every, 20), max_draws=max_draws,
-                 rhat_ess=cell.diagnostics)
+    win = Window(per_replicate=c0.scheme == "pmcsa", span=max(every, 20), max_draws=max_draws,
+                 rhat_ess=c0.diagnostics, group=R1)
 
     def mark(bad, t, reason):
         new = bad & (div < 0)
@@ -339,7 +369,7 @@ def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draw
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        state = sch.init(seed=cell.stream_seed(), replicates=R)
+        state = sch.init(seed=c0.seed, units=units)
         kl0 = kl_inclusive_meanfield(target, fam, state.lam)
         vals["kl"][0] = kl0
         times[0] = time.perf_counter() - t_start
@@ -365,7 +395,7 @@ def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draw
                 li += 1
             if progress is not None:
                 progress(t)
-            if np.all(div >= 0):  # every replicate diverged: nothing left to learn
+            if np.all(div >= 0):  # every row diverged: nothing left to learn
                 break
         for r in np.flatnonzero(div >= 0):  # a diverged replicate's values from divergence on are NaN
             after = np.asarray(logged) >= div[r]
@@ -373,14 +403,20 @@ def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draw
                 vals[k][after, r] = np.nan
     done = max(t, 1)
     per_iter = {k: state.counts[k] / done for k in COUNT_KEYS}
-    return CellResult(cell, np.asarray(logged, dtype=np.int64), vals, times, div, why,
-                      float(np.mean(rej_sum / done)), float(np.mean(rej_tail / max(1, min(done, T) - tail_from + 1))),
-                      per_iter, time.perf_counter() - t_start)
+    elapsed = time.perf_counter() - t_start
+    out = []
+    for i, c in enumerate(cells):
+        sl = slice(i * R1, (i + 1) * R1)
+        out.append(CellResult(c, np.asarray(logged, dtype=np.int64), {k: v[:, sl].copy() for k, v in vals.items()},
+                              times, div[sl].copy(), why[sl], float(np.mean(rej_sum[sl] / done)),
+                              float(np.mean(rej_tail[sl] / max(1, min(done, T) - tail_from + 1))),
+                              per_iter, elapsed))
+    return out
 
 
-def _compute(params: dict) -> dict:
-    """Task body (top-level, picklable): run one cell, return its JSON form."""
-    return run_cell(Cell(**params)).to_json()
+def _compute_batch(params: list) -> list:
+    """Task body (top-level, picklable): run cells differing only in lr as one batch."""
+    return [r.to_json() for r in run_cells([Cell(**p) for p in params])]
 
 
 # ----------------------------------------------------------------------------- cache
@@ -546,7 +582,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
               executor: cf.Executor | None = None, workers: int = 1, scheduler: str | None = None,
               cache: str | None = None, progress: bool | Callable[[int, int], None] | None = None,
               threads: int = 1, on_cell: Callable[[Cell, CellResult, bool], None] | None = None,
-              task: Callable[[dict], dict] = _compute) -> SweepResult:
+              batch: bool = True, task: Callable[[list], list] = _compute_batch) -> SweepResult:
     """Run every cell of ``grid`` and return the tidy table (see the module docstring).
 
     ``grid``: mapping of GRID_KEYS (scheme, optimizer, lr, N, dim, nu, target_seed,
@@ -558,8 +594,11 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     elapsed, ETA), a callable ``f(done, total)``, or None/False for none.  ``threads``:
     BLAS threads per local worker process.  ``on_cell(cell, result, from_cache)`` is
     called in this process as each cell finishes (e.g. to count computations; an
-    exception from it stops the sweep, finished cells stay cached).  ``task``: the
-    picklable function run for a cell (default: :func:`run_cell` in JSON form).
+    exception from it stops the sweep, finished cells stay cached).  ``batch``: cells
+    that differ only in lr run as one vectorised task (:func:`run_cells`; split into at
+    least ``workers`` tasks when possible); the table is bit-identical either way.
+    ``task``: the picklable function run for a list of cells' parameters (default:
+    :func:`run_cells` in JSON form).
     Raises :class:`GridError` before anything runs on a bad grid.  With local processes
     (``workers > 1``, spawned), call it under ``if __name__ == "__main__":`` in a script.
     """
@@ -622,18 +661,21 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
                 except (OSError, TimeoutError) as e:
                     raise GridError(f"--scheduler: cannot reach the Dask scheduler at {scheduler!r} ({e})") from None
                 executor = client.get_executor()
-            if executor is None and workers > 1 and len(todo) > 1:
+            n_exec = workers if executor is None and scheduler is None else max(workers, 2)
+            groups = _batches(cells, todo, n_exec if batch else None)
+            if executor is None and workers > 1 and len(groups) > 1:
                 import multiprocessing as mp
 
                 with _blas_env(threads):
-                    own = cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)),
+                    own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
                                                  mp_context=mp.get_context("spawn"))
-                    _run_on(own, task, cells, todo, finish)
+                    _run_on(own, task, cells, groups, finish)
             elif executor is None:
-                for i in todo:  # in this process, in grid order
-                    finish(i, task(cells[i].params()))
+                for g in groups:  # in this process, in grid order
+                    for i, payload in zip(g, task([cells[i].params() for i in g])):
+                        finish(i, payload)
             else:
-                _run_on(executor, task, cells, todo, finish)
+                _run_on(executor, task, cells, groups, finish)
     finally:
         if own is not None:
             own.shutdown(wait=False, cancel_futures=True)
@@ -645,7 +687,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     for res, k in zip(results, keys):
         rows.extend(res.rows(k))
     meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in grid.items()},
-            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "cells": total, "computed": len(todo),
+            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total, "computed": len(todo),
             "cached": n_cached, "columns": list(COLUMNS), "versions": _versions(),
             "executor": ("custom" if executor is not None and scheduler is None else
                          f"dask {scheduler}" if scheduler else f"{workers} local process(es)"),
@@ -655,11 +697,31 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     return SweepResult(rows, results, len(todo), n_cached, meta)
 
 
-def _run_on(executor: cf.Executor, task, cells, todo: Iterable[int], finish) -> None:
-    futs = {executor.submit(task, cells[i].params()): i for i in todo}
+def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
+    """Indices of ``todo`` grouped into tasks: cells differing only in lr together (in grid
+    order), groups split until there are at least ``tasks`` of them (when possible);
+    ``tasks=None``: one cell per task."""
+    if tasks is None:
+        return [[i] for i in todo]
+    groups: dict = {}
+    for i in todo:
+        groups.setdefault(batch_key(cells[i]), []).append(i)
+    out = list(groups.values())
+    while len(out) < tasks:
+        big = max(range(len(out)), key=lambda j: len(out[j]))
+        g = out[big]
+        if len(g) < 2:
+            break
+        out[big:big + 1] = [g[:len(g) // 2], g[len(g) // 2:]]
+    return out
+
+
+def _run_on(executor: cf.Executor, task, cells, groups: Iterable[list], finish) -> None:
+    futs = {executor.submit(task, [cells[i].params() for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
-            finish(futs[f], f.result())
+            for i, payload in zip(futs[f], f.result()):
+                finish(i, payload)
     except BaseException:
         for f in futs:
             f.cancel()
