@@ -15,8 +15,10 @@ figure1
     early phase (first third of the run) and a late phase (last third); "pMCSA has the
     lowest variance" as the ratio of geometric means V_pMCSA / V_other per N and phase
     (Welch).  Premises ("until chi2 has become small", "until w* has become small") are
-    read from the closed-form chi2 and w* of the phase: a check whose premise is not met
-    is shown but does not decide the verdict.
+    read from the closed-form chi2 and w* of the phase ("chi2 small": 1 + chi2 <= N_max, the
+    largest budget's importance-sampling effective sample size N/(1 + chi2) is at least 1;
+    "w* small": w* <= N_max): a check whose premise is not met is shown but does not decide
+    the verdict.
 figure2
     A run has *converged* when its final KL(pi||q) is finite and at most KL* + tau, with KL*
     the best mean-field KL (closed form) and tau = max(1 nat, KL*) (within a factor 2 of
@@ -65,7 +67,12 @@ from .core import ALPHA, CheckResult, Grid, Verification, combine, register, z_o
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", ROOT / "out" / "figure-cache"))
 DELTA = 0.2  # margin on the benefit exponent (bounds.experiments, param delta)
-CHI2_SMALL = 1.0  # "chi2 has become small": chi2(pi||q) <= 1 in the phase (median over runs)
+#: "chi2 has become small" (observation iii): 1 + chi2(pi||q) <= N_max in the phase (median over runs), i.e. the
+#: importance-sampling effective sample size N/(1 + chi2) of the largest budget is at least 1 (Kong's rule;
+#: Theorem 2's term 4 L^2 chi2/(N-1) is then below 4 L^2)
+def chi2_small(chi2: float, n_max: int) -> bool:
+    return _finite(chi2) and 1.0 + chi2 <= n_max
+
 SCHEME_LABEL = {"msc": "MSC", "msc-rb": "MSC-RB", "jsa": "JSA", "pmcsa": "pMCSA"}
 OPT_LABEL = {"sgd": "SGD", "momentum": "Momentum (0.9)", "nesterov": "Nesterov (0.9)", "adam": "ADAM"}
 #: scheme -> [(quantity, form, theorem label)]
@@ -203,13 +210,13 @@ def figure1_checks(rows, delta: float = DELTA) -> list[CheckResult]:
         obs_check("msc_benefit", "msc", phase)
         runs = _phase_runs(rows, "msc-rb", phase)
         chi2 = float(np.median([r["chi2"] for r in runs])) if runs else math.nan
-        small = _finite(chi2) and chi2 <= CHI2_SMALL
+        small = chi2_small(chi2, max([r["N"] for r in runs], default=1))
         if phase == "early":
             obs_check("mscrb_benefit_early", "msc-rb", phase, premise=not small,
                       premise_note=f"chi2 = {chi2:.3g} is already small")
         else:
             obs_check("mscrb_benefit_late", "msc-rb", phase, premise=small,
-                      premise_note=f"chi2(pi||q) = {chi2:.3g} never became small (<= {CHI2_SMALL:g})")
+                      premise_note=f"chi2(pi||q) = {chi2:.3g} never became small (1 + chi2 <= N_max)")
         runs = _phase_runs(rows, "jsa", phase)
         w = float(np.median([r["w_star"] for r in runs])) if runs else math.nan
         nmax = max([r["N"] for r in runs], default=1)
@@ -630,26 +637,48 @@ register(Verification(
 
 
 # ============================================================================ regenerate docs/figures
-def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mode="full", progress=None):
-    """Run (cached) and store each figure: <fig>.csv (tidy), <fig>.png, <fig>_verdicts.json."""
-    from .core import REGISTRY, run_verification
+def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mode="full", progress=None,
+               cached_only=False):
+    """Run (cached) and store each figure: <fig>.csv (tidy), <fig>.png, <fig>_verdicts.json.
+
+    ``cached_only``: use only the cells already in the cache (nothing is simulated); the
+    stored verdicts then say which cells are missing (``complete: false``)."""
+    import time
+
+    from .core import REGISTRY, Report, decide
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     done = {}
     for fig in figures:
-        rep = run_verification(REGISTRY[fig], mode, progress=progress)
-        rows = _rows_of(rep)
+        grid = REGISTRY[fig].grid.full if mode == "full" else REGISTRY[fig].grid.quick
+        st = _settings(grid, 0)
+        t0 = time.perf_counter()
+        rows = X.run_figure(fig, st, cache_dir=CACHE if mode == "full" else None, progress=progress,
+                            cached_only=cached_only)
+        if not rows:
+            continue
+        keys = ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed") if fig == "figure1" \
+            else ("D", "nu", "target_seed", "seed")
+        rows = _with_settings(rows, st, keys)
+        checks = Checks((figure1_checks if fig == "figure1" else figure2_checks)(rows))
+        checks.rows, checks.figure = rows, fig
+        for c in checks:
+            decide(c, len(checks))
+        rep = Report(fig, checks, 0, time.perf_counter() - t0)
+        all_cells = X.cells(fig, st)
+        have = sorted({(r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) for r in rows})
+        missing = [c for c in all_cells if tuple(c) not in set(have)]
         write_csv(rows, out / f"{fig}.csv")
         (REGISTRY[fig].plot)(rep, str(out / f"{fig}.png"))
-        walls = {}
-        for r in rows:
-            key = "/".join(str(r[k]) for k in ("scheme", "N" if fig == "figure1" else "optimizer"))
-            walls[key] = r["cell_wall_s"]
-        doc = {"claim": fig, "mode": mode, "verdict": rep.verdict, "alpha": ALPHA,
+        walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows
+                                        if (r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) == k)
+                 for k in have}
+        doc = {"claim": fig, "mode": mode, "settings": dataclasses.asdict(st), "complete": not missing,
+               "missing_cells": [list(c) for c in missing], "verdict": rep.verdict, "alpha": ALPHA,
                "by_quantity": verdict_summary(rep.checks), "cell_wall_s": walls,
                "total_cell_wall_s": sum(walls.values())}
-        (out / f"{fig}_verdicts.json").write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+        (out / f"{fig}_verdicts.json").write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
         done[fig] = doc
     return done
 
@@ -664,11 +693,15 @@ def main(argv=None):
     ap.add_argument("--figure", choices=("figure1", "figure2", "all"), default="all")
     ap.add_argument("--mode", choices=("quick", "full"), default="full")
     ap.add_argument("--out", default=str(ROOT / "docs" / "figures"))
+    ap.add_argument("--cached-only", action="store_true",
+                    help="use only the cells already cached (no simulation); missing cells are listed")
     a = ap.parse_args(argv)
     figs = ("figure1", "figure2") if a.figure == "all" else (a.figure,)
-    res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True),
+                     cached_only=a.cached_only)
     for fig, doc in res.items():
-        print(f"{fig}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation)")
+        miss = "" if doc["complete"] else f"; INCOMPLETE, missing cells {doc['missing_cells']}"
+        print(f"{fig}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation{miss})")
     return 0
 
 
