@@ -14,7 +14,7 @@ from scipy import stats
 
 from simulate import finite as F
 
-from .engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal, unchecked
+from .engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal, unchecked
 
 SEED = "003_a872f12b3725a659.txt"
 
@@ -23,7 +23,7 @@ def _pairs():
     g = np.random.default_rng(303)
     out = [tuple(g.dirichlet(np.ones(M), 2)) for M in (2, 3, 4) for _ in range(3)]
     out += [F.hard_instance(3, ws, seed=2) for ws in (2.0, 50.0, 1000.0)]
-    return out
+    return finite_pairs(out)
 
 
 def _acceptance(pi, q, x, n_prop):

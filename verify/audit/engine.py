@@ -27,11 +27,11 @@ A step that depends on a ``wrong`` step is marked ``affected``.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Callable
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 EXACT, VALID, LOOSE, WRONG, UNCHECKED = "exact", "valid", "loose", "wrong", "unchecked"
@@ -73,72 +73,223 @@ class Step:
 
     def run(self) -> Outcome:
         if self._outcome is None:
-            self._outcome = self.check()
+            self._outcome = searched_run(self.check)
         return self._outcome
 
 
 # ----------------------------------------------------------------------------- checkers
+#: Hypothesis examples that also test a relation sympy has proved (a guard against
+#: assumptions on the symbols that the domain does not satisfy)
+PROOF_EXAMPLES = 30
+
+
+def _hyp_points(syms, domain, default, n, score):
+    """Hypothesis search over points of ``domain`` (callables drawing each symbol from a
+    Random instance that Hypothesis controls: derandomized, shrinkable).  ``score(pt)``
+    returns ``(value, bad)``; the search steers towards large values and stops at (and
+    shrinks) the first bad point.  Returns ``(worst value, its point, points tried, bad point)``."""
+    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import strategies as st
+
+    best = {"v": None, "pt": None}
+    bad, count = [], [0]
+
+    class _Bad(Exception):
+        pass
+
+    @settings(max_examples=n, database=None, derandomize=True, deadline=None, print_blob=False,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target, Phase.shrink])
+    @given(st.randoms(use_true_random=False))
+    def probe(rng):
+        count[0] += 1
+        pt = {s: (domain[s](rng) if domain and s in domain else default(rng)) for s in syms}
+        with mpmath.workdps(50):
+            try:
+                v, is_bad = score(pt)
+            except (ZeroDivisionError, ValueError, TypeError):  # a pole of the printed expression: off the domain
+                return
+        if is_bad:
+            bad.append(pt)
+            raise _Bad()
+        if not mpmath.isfinite(v):
+            return  # off the domain (a pole, or both sides overflow): nothing to compare
+        target(max(min(float(v), 1e300), -1e300), label="discrepancy")
+        if best["v"] is None or v > best["v"]:
+            best.update(v=v, pt=pt)
+
+    try:
+        probe()
+    except _Bad:
+        pass
+    return best["v"], best["pt"], count[0], (bad[-1] if bad else None)
+
+
 def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 200, seed: int = 0,
               rel_tol: float = 1e-30) -> Outcome:
-    """Equality: simplify lhs - rhs; if inconclusive, 50-digit evaluation at random points."""
+    """Equality: simplify lhs - rhs (a proof when it gives 0, then also tested at
+    PROOF_EXAMPLES points); otherwise a Hypothesis search over ``n`` points at 50 digits
+    for the worst relative discrepancy (derandomized; ``seed`` is kept for the call sites)."""
     diff = sp.simplify(sp.expand(lhs - rhs))
-    if diff == 0:
-        return Outcome(EXACT, "sympy simplifies the difference to 0", method="symbolic")
     syms = sorted(lhs.free_symbols | rhs.free_symbols, key=lambda s: s.name) if symbols is None else list(symbols)
-    worst, at = 0.0, None
-    rng = random.Random(seed)
     fl = sp.lambdify(syms, lhs, "mpmath")
     fr = sp.lambdify(syms, rhs, "mpmath")
-    with mpmath.workdps(50):
-        for _ in range(n):
-            pt = {s: (domain[s](rng) if domain and s in domain else mpmath.mpf(rng.uniform(0.1, 5))) for s in syms}
-            a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
-            scale = max(abs(a), abs(b), mpmath.mpf(1e-300))
-            d = abs(a - b) / scale
-            if d > worst:
-                worst, at = d, (pt, a, b)
-    if worst <= rel_tol:
-        return Outcome(EXACT, f"equal at {n} random points to 50 digits (worst relative discrepancy {float(worst):.1e}); "
-                              f"sympy left {sp.sstr(diff)[:60]}", method="numeric", instances=n)
-    pt, a, b = at
-    return Outcome(WRONG, f"differs: worst relative discrepancy {float(worst):.3g}",
-                   counterexample={"at": {str(k): float(v) for k, v in pt.items()}, "lhs": float(a), "rhs": float(b)},
-                   method="numeric", instances=n)
+
+    def score(pt):
+        a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
+        d = abs(a - b) / max(abs(a), abs(b), mpmath.mpf(1e-300))
+        return d, d > rel_tol
+
+    default = lambda rng: mpmath.mpf(rng.uniform(0.1, 5))  # noqa: E731
+    proved = diff == 0
+    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n, score)
+    if bad is not None:
+        with mpmath.workdps(50):
+            a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
+        return Outcome(WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
+                              f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point "
+                              f"Hypothesis found and shrank",
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       method="hypothesis", instances=count)
+    if proved:
+        return Outcome(EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to 50 digits",
+                       method="symbolic+hypothesis", instances=count)
+    return Outcome(EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
+                          f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}", method="hypothesis",
+                   instances=count)
 
 
 def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None, n: int = 400,
            seed: int = 0, printed: str = "<=") -> Outcome:
-    """Inequality lhs <= rhs: symbolic proof if sympy decides the sign of rhs - lhs, else
-    a random search at 50 digits over ``domain`` (callables drawing each symbol)."""
+    """Inequality lhs <= rhs: symbolic proof if sympy decides the sign of rhs - lhs (then
+    also tested at PROOF_EXAMPLES points), else a Hypothesis search over ``n`` points of
+    ``domain`` at 50 digits, steered to the smallest rhs - lhs, shrinking a violation."""
     d = sp.simplify(rhs - lhs)
     if printed == "=":
         eq = sym_equal(lhs, rhs, symbols, domain, n=min(n, 200), seed=seed)
         if eq.status == EXACT:
             return eq
-    nonneg = d.is_nonnegative
-    if nonneg:
-        status = VALID if printed != "=" else LOOSE
-        return Outcome(status, "sympy proves rhs - lhs >= 0 on the domain", gap=sp.sstr(d), method="symbolic")
     syms = sorted(lhs.free_symbols | rhs.free_symbols, key=lambda s: s.name) if symbols is None else list(symbols)
     f = sp.lambdify(syms, d, "mpmath")
-    rng = random.Random(seed)
-    worst, at = mpmath.inf, None
-    with mpmath.workdps(50):
-        for _ in range(n):
-            pt = {s: (domain[s](rng) if domain and s in domain else mpmath.mpf(rng.uniform(0.01, 10))) for s in syms}
-            v = f(*[pt[s] for s in syms])
-            if v < worst:
-                worst, at = v, pt
-    if worst < -mpmath.mpf(10) ** -30:
+    proved = bool(d.is_nonnegative)
+
+    def score(pt):
+        v = f(*[pt[s] for s in syms])
+        return -v, v < -mpmath.mpf(10) ** -30
+
+    default = lambda rng: mpmath.mpf(rng.uniform(0.01, 10))  # noqa: E731
+    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n, score)
+    if bad is not None:
         fl, fr = sp.lambdify(syms, lhs, "mpmath"), sp.lambdify(syms, rhs, "mpmath")
         with mpmath.workdps(50):
-            a, b = fl(*[at[s] for s in syms]), fr(*[at[s] for s in syms])
-        return Outcome(WRONG, f"violated: rhs - lhs = {float(worst):.4g} at a searched point",
-                       counterexample={"at": {str(k): float(v) for k, v in at.items()}, "lhs": float(a), "rhs": float(b)},
-                       method="search", instances=n)
+            a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
+            v = f(*[bad[s] for s in syms])
+        return Outcome(WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
+                              f"{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       method="hypothesis", instances=count)
     status = VALID if printed != "=" else LOOSE
-    return Outcome(status, f"no violation in {n} random points at 50 digits (min of rhs - lhs = {float(worst):.3g})",
-                   gap=None, method="search", instances=n)
+    if proved:
+        return Outcome(status, f"sympy proves rhs - lhs >= 0 on the domain; no violation at {count} Hypothesis points",
+                       gap=sp.sstr(d), method="symbolic+hypothesis", instances=count)
+    return Outcome(status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
+                           f"{float(-worst) if worst is not None else float('nan'):.3g})",
+                   gap=None, method="hypothesis", instances=count)
+
+
+def _bad(a: float, b: float, relation: str, tol: float) -> bool:
+    scale = tol * max(1.0, abs(a), abs(b))
+    if relation == "=":
+        return abs(a - b) > scale
+    if relation == "<=":
+        return a > b + scale
+    if relation == ">=":
+        return a < b - scale
+    if relation == "<":  # strictness must be resolved beyond the numerical error
+        return a >= b - scale
+    return a <= b + scale
+
+
+#: Hypothesis examples per searched step (random finite pairs; derandomized)
+SEARCH_EXAMPLES = 25
+_PAIRS = {"override": None, "used": False}
+
+
+def finite_pairs(fixed: list) -> list:
+    """The finite (pi, q) instances a step is checked on: ``fixed`` normally; one
+    Hypothesis-drawn random pair while :func:`instance_check` searches.  A step whose rows
+    come from here is searched automatically."""
+    _PAIRS["used"] = True
+    return _PAIRS["override"] if _PAIRS["override"] is not None else fixed
+
+
+def random_pair():
+    """Hypothesis strategy: a random finite pair (pi, q) on M = 2..5 states with no product
+    or symmetric structure (independent positive entries, normalised)."""
+    from hypothesis import strategies as st
+
+    def norm(v):
+        v = np.asarray(v, float)
+        return v / v.sum()
+
+    return st.integers(2, 5).flatmap(lambda M: st.tuples(
+        st.lists(st.floats(0.01, 1.0), min_size=M, max_size=M).map(norm),
+        st.lists(st.floats(0.01, 1.0), min_size=M, max_size=M).map(norm)))
+
+
+def _search_pairs(check, max_examples):
+    """Re-run a step's ``check`` on Hypothesis-drawn random finite pairs (derandomized,
+    shrinking on failure): (instances checked, the shrunk failing Outcome or None)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    found, n = [], [0]
+
+    class _Found(Exception):
+        pass
+
+    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None, print_blob=False,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
+    @given(random_pair())
+    def probe(pair):
+        _PAIRS["override"] = [pair]
+        try:
+            o = check()
+        finally:
+            _PAIRS["override"] = None
+        n[0] += o.instances or 1
+        if o.status == WRONG:
+            if o.counterexample is not None:
+                o.counterexample = {**o.counterexample, "at": {**o.counterexample.get("at", {}),
+                                                               "pi": [round(float(x), 6) for x in pair[0]],
+                                                               "q": [round(float(x), 6) for x in pair[1]]}}
+            found.append(o)
+            raise _Found()
+
+    try:
+        probe()
+    except _Found:
+        pass
+    return n[0], (found[-1] if found else None)  # the last failure is the shrunk one
+
+
+def searched_run(check: Callable[[], Outcome], max_examples: int | None = None) -> Outcome:
+    """Run a step's check; if its instances come from :func:`finite_pairs`, search for a
+    counterexample on random finite pairs before accepting an exact/valid/loose status."""
+    _PAIRS["used"] = False
+    o = check()
+    if not _PAIRS["used"] or o.status not in (EXACT, VALID, LOOSE):
+        return o
+    m = max_examples or SEARCH_EXAMPLES
+    n_more, bad = _search_pairs(check, m)
+    base = o.instances or 0
+    if bad is not None:
+        bad.detail = "Hypothesis found (and shrank) a counterexample on a random finite pair: " + bad.detail
+        bad.method = "instances+hypothesis"
+        bad.instances = base + n_more
+        return bad
+    o.detail += f"; no counterexample in {m} Hypothesis-drawn random finite pairs (M = 2..5, derandomized)"
+    o.method = (o.method or "instances") + "+hypothesis"
+    o.instances = base + n_more
+    return o
 
 
 def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, printed: str | None = None,
@@ -147,6 +298,8 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
 
     ``printed`` is the relation as printed (defaults to ``relation``): a printed '=' that
     only holds as '<=' on the instances (with a strict gap somewhere) is ``loose``.
+    Steps whose instances come from :func:`finite_pairs` are also searched (see
+    :func:`searched_run`).
     """
     printed = printed or relation
     rows = fn()
@@ -154,18 +307,7 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
     gaps = []
     for params, a, b in rows:
         a, b = float(a), float(b)
-        scale = tol * max(1.0, abs(a), abs(b))
-        if relation == "=":
-            bad = abs(a - b) > scale
-        elif relation == "<=":
-            bad = a > b + scale
-        elif relation == ">=":
-            bad = a < b - scale
-        elif relation == "<":  # strictness must be resolved beyond the numerical error
-            bad = a >= b - scale
-        else:
-            bad = a <= b + scale
-        if bad and (worst is None or abs(a - b) > abs(worst[1] - worst[2])):
+        if _bad(a, b, relation, tol) and (worst is None or abs(a - b) > abs(worst[1] - worst[2])):
             worst = (params, a, b)
         gaps.append(abs(a - b))
     if worst is not None:
