@@ -420,11 +420,8 @@ def _critical_z(report):
 
 
 def _deciding(report, checks):
-    forms = {c.form for c in checks}
-    if report.primary_form in forms:
-        return report.primary_form
-    prim = [c.form for c in checks if c.primary]
-    return prim[0] if prim else None
+    """The claim's deciding form when this panel shows it, else None."""
+    return report.primary_form if report.primary_form in {c.form for c in checks} else None
 
 
 def _points(checks, x):
@@ -452,15 +449,22 @@ def _draw_empirical(ax, pts, zcrit, handles):
 
 
 def _mark_violations(ax, checks, x, deciding, handles, xkey=None):
+    """Red crosses: violations that decide (the deciding form, or checks that count towards
+    the verdict of a reading when the panel does not show the deciding form); orange
+    circles: violations of forms that are only reported."""
+    def decides(c):
+        return c.form == deciding if deciding is not None else c.primary
+
     dec = [(xkey(c) if xkey else c.params[x], c.empirical) for c in checks
-           if c.verdict == VIOLATED and c.form == deciding]
+           if c.verdict == VIOLATED and decides(c)]
     other = [(xkey(c) if xkey else c.params[x], c.empirical) for c in checks
-             if c.verdict == VIOLATED and c.form != deciding]
+             if c.verdict == VIOLATED and not decides(c)]
     other_forms = sorted({FORM_LABELS.get(c.form, c.form).split(" (")[0] for c in checks
-                          if c.verdict == VIOLATED and c.form != deciding})
+                          if c.verdict == VIOLATED and not decides(c)})
     if dec:
-        h = ax.plot(*zip(*dec), "x", color="red", ms=12, mew=2.5, zorder=7,
-                    label=f"violates the deciding form ({deciding})")[0]
+        label = (f"violates the deciding form ({deciding})" if deciding is not None
+                 else "violates the bound (counts towards the verdict)")
+        h = ax.plot(*zip(*dec), "x", color="red", ms=12, mew=2.5, zorder=7, label=label)[0]
         handles.append(h)
     if other:
         h = ax.plot(*zip(*other), "o", mfc="none", mec="darkorange", ms=13, mew=2, zorder=7,
@@ -518,7 +522,7 @@ def _sweep(ax, report, q, x, checks, zcrit):
     _axes_scales(ax, q, [v[1] for v in shown], values, logx)
     xl = (X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x) or PARAM_SYMBOLS.get(x, x)
     ax.set_xlabel(xl, fontsize=FONT)
-    ax.set_ylabel(_quantity_label(q), fontsize=FONT)
+    ax.set_ylabel(_wrap(_quantity_label(q), 48), fontsize=FONT)
     ax.set_title(_wrap(_fixed_text(_common(checks), x), 62), fontsize=FONT)
     return handles
 
@@ -631,10 +635,13 @@ def _title(report, width_in):
     readings = getattr(report, "readings", None) or {}
     deciding = report.primary_form or "primary"
     line1 = f"{claim_name(report.claim)}: {verdict}"
-    chars = int(width_in * 72 / (0.56 * 11))
+    chars = int(width_in * 72 / (0.68 * 11))  # DejaVu Sans averages about 0.6 em a character
     chars2 = chars
     if readings and (verdict == "depends on reading" or any(v != verdict for v in readings.values())):
-        line1 += " (" + "; ".join(f"{k}: {v}" for k, v in readings.items()) + ")"
+        listed = line1 + " (" + "; ".join(f"{k}: {v}" for k, v in readings.items()) + ")"
+        failing = [k for k, v in readings.items() if v == VIOLATED]
+        line1 = listed if len(listed) <= chars else (
+            line1 + f" (fails under {len(failing)} of {len(readings)} readings)")
     elif len(line1) + len(deciding) + 18 <= chars:
         line1 += f" (deciding form: {deciding})"
     line1 = textwrap.shorten(line1, chars, placeholder=" …")
