@@ -93,9 +93,10 @@ def figure1() -> Claim:
                      (Form("stated", sp.Integer(1) + 0 * d, obs + " (i)"),)),
             Quantity("msc_benefit", "(ii) MSC does not benefit from increasing N whatsoever: -d log V/d log N", "<=",
                      (Form("stated", d, obs + " (ii); Theorem 1: L^2, no N"),)),
-            Quantity("mscrb_benefit_early", "(iii) MSC-RB does not benefit much from N while chi2(pi||q) is large", "<=",
+            Quantity("mscrb_benefit_chi2_large", "(iii) MSC-RB does not benefit much from N while chi2(pi||q) is large",
+                     "<=",
                      (Form("stated", d, obs + " (iii)"),)),
-            Quantity("mscrb_benefit_late", "(iii) MSC-RB benefits from N once chi2(pi||q) has become small", ">=",
+            Quantity("mscrb_benefit_chi2_small", "(iii) MSC-RB benefits from N once chi2(pi||q) has become small", ">=",
                      (Form("stated", d, obs + " (iii); Theorem 2: 4 L^2 chi2/(N-1)"),)),
             Quantity("jsa_benefit_while_w_star_large", "(iv) JSA does not benefit from N until w* has become small",
                      "<=", (Form("stated", d, obs + " (iv); Theorem 3: L^2 (1/2 + 3/(2N)) for w* >> N"),)),
@@ -107,6 +108,8 @@ def figure1() -> Claim:
                "population mean, an estimate).",
                "The observations are read with the margin delta on beta = -d log V/d log N (default 0.2: when N "
                "'does not help', a 16-fold budget lowers V by less than 16^0.2 = 1.74x).",
+               "'chi2 has become small' (iii) is read as 1 + chi2 <= N_max: the importance-sampling effective sample "
+               "size N/(1 + chi2) of the largest budget is at least 1; 'w* has become small' (iv) as w* <= N_max.",
                "The theorems' own forms need L = sup||s|| < inf and w* < inf; for the paper's mean-field Gaussian q "
                "against a full-rank Gaussian pi both are infinite, so only the forms above are finite."),
         example={"N": 16, "r_w": 1.0, "eq_s2": 10.0, "s_prev2": 12.0, "epi_s2": 30.0, "c_cov": 0.5,

@@ -47,9 +47,11 @@ def test_quick_runs_have_every_cell_and_a_verdict(reports):
     q1 = {(c.quantity, c.form) for c in r1.checks}
     for forms in F.BOUND_FORMS.values():
         assert {(q, f) for q, f, _ in forms} <= q1
-    for q in ("pmcsa_benefit", "pmcsa_lowest_variance", "msc_benefit", "mscrb_benefit_early",
-              "mscrb_benefit_late", "jsa_benefit_while_w_star_large"):
+    for q in ("pmcsa_benefit", "pmcsa_lowest_variance", "msc_benefit", "mscrb_benefit_chi2_large",
+              "jsa_benefit_while_w_star_large"):
         assert (q, "stated") in q1
+    phases = {c.params.get("phase") for c in r1.checks if c.quantity == "msc_benefit"}
+    assert phases == {"early", "middle", "late"}
     assert {"pmcsa_breadth", "adam_stability"} <= {c.quantity for c in r2.checks if c.primary}
 
 
