@@ -36,7 +36,7 @@ R, the block size or the other rows, on any CPU.  The BLAS calls here are
 
 A single (R n, D) @ (D, D) product or an (n,) @ (n, R D) product would let BLAS choose a
 kernel, and so a summation order, from R (seen on AMD EPYC: 2.2e-16 differences).  Sums
-over chains are ordered elementwise adds (:func:`chain_sum`); sigma is the family's own
+over chains are ordered elementwise adds (:func:`chain_sums`); sigma is the family's own
 elementwise softplus (no choice of formula made for the whole batch).
 """
 
@@ -68,15 +68,18 @@ def unpack(family: MeanFieldGaussian, lam: np.ndarray):
     return np.ascontiguousarray(m), sig, dsig
 
 
-def chain_sum(x: np.ndarray) -> np.ndarray:
-    """sum_n x[n] for x of shape (N, R, D), added in the order n = 0, 1, ..., N-1.
-
-    Elementwise adds, so each (r, d) entry is summed in the same order whatever R is
-    (a BLAS matrix-vector product may reorder the sum according to the shape)."""
-    acc = x[0].copy()
+def chain_sums(x: np.ndarray):
+    """(sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
+    (x^2 formed exactly as np.square does), in one sweep over x: each
+    x[n] is read once, while it is in cache, for both sums."""
+    s1 = x[0].copy()
+    s2 = np.square(x[0])
+    tmp = np.empty_like(s1)
     for n in range(1, x.shape[0]):
-        acc += x[n]
-    return acc
+        s1 += x[n]
+        np.multiply(x[n], x[n], out=tmp)
+        s2 += tmp
+    return s1, s2
 
 
 def _scratch(scheme, R, n, D):
@@ -257,7 +260,7 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     every per-replicate (R, D) factor broadcasts over one contiguous R*D block (NumPy's
     fast path); the product (z* - mu) Lp is taken on the (R, N, D) transposed view, a
     stacked product (one (N, D) @ (D, D) BLAS call per replicate, see the module
-    docstring), and the sums over chains are :func:`chain_sum`.
+    docstring), and the sums over chains are :func:`chain_sums`.
     """
     from .schemes import StepInfo
 
@@ -307,11 +310,10 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     logp = np.where(acc, logp_z, logp_x)
     # score: g = -(1/N) sum_n [e/sigma, (e^2 - 1) dsigma/sigma]
     g = np.empty((R, 2 * D))
-    s = chain_sum(e)  # sum_n e, in chain order
+    s, sq = chain_sums(e)  # sum_n e and sum_n e^2, in chain order
     s *= -1.0 / N
     np.multiply(s, inv, out=g[:, :D])
-    sq = np.square(e, out=zc)
-    s = chain_sum(sq)  # sum_n e^2
+    s = sq
     s *= -1.0 / N
     s += 1.0
     inv *= dsig
