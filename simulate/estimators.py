@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .families import sqnorm
 from .kernels import ChainState
 from .rng import Streams
 
@@ -99,8 +100,8 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
             N = s.shape[1]
             tot = s.sum(1)
             # per replicate: (2/N^2) sum_{n>m} s_n . s_m = ((||sum s||^2 - sum ||s_n||^2)/N^2)
-            own = np.einsum("rnp,rnp->r", s, s)
-            cc_vals.append((np.einsum("rp,rp->r", tot, tot) - own) / N ** 2)
+            own = sqnorm(s.reshape(s.shape[0], -1))  # one length-(N P) dot per row
+            cc_vals.append((sqnorm(tot) - own) / N ** 2)
             a_vals.append(own / N ** 2)
             for a in range(0, keep, CHUNK):
                 s_unit_sums.append(s[a:a + CHUNK].sum(0))
