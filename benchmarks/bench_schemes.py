@@ -480,12 +480,16 @@ def time_scheme(sch, box, k):
     return dt, (st.counts["q_sample"] - c0) / k
 
 
-def make_floor(prob, n_prop, seed):
+def make_floor(prob, n_prop, seed, stacked=False):
+    """The floor: the iteration's normals (one Generator call) and the target's product.
+    ``stacked``: the product as (R, q_sample, D) @ (D, D), one fixed-shape BLAS call per
+    replicate, the only form allowed where a replicate's results must not depend on R
+    (simulate/fused.py): the like-for-like floor of the fused paths (informational)."""
     import numpy as np
 
     rng = np.random.default_rng([seed, 77])
-    rows = prob.R * n_prop
-    buf, out, Lp = np.empty((rows, prob.D)), np.empty((rows, prob.D)), prob.Lp
+    shape = (prob.R, n_prop, prob.D) if stacked else (prob.R * n_prop, prob.D)
+    buf, out, Lp = np.empty(shape), np.empty(shape), prob.Lp
 
     def run(k):
         t0 = time.perf_counter()
@@ -499,8 +503,8 @@ def make_floor(prob, n_prop, seed):
 
 def make_floor_tri(prob, n_prop, seed):
     """The floor with the product done as a triangular one (BLAS dtrmm, in place): Lp is
-    the Cholesky factor of the precision, lower triangular, and the fused pMCSA path uses
-    this product, so this is the like-for-like floor for it."""
+    the Cholesky factor of the precision, lower triangular (informational: a single
+    (R q_sample, D) product, not allowed in the batch-invariant paths)."""
     import numpy as np
     from scipy.linalg import blas
 
@@ -513,26 +517,6 @@ def make_floor_tri(prob, n_prop, seed):
         for _ in range(k):
             rng.standard_normal(out=buf)
             blas.dtrmm(1.0, LpT, buf.T, side=0, lower=0, trans_a=0, overwrite_b=1)  # buf := buf @ Lp
-        return (time.perf_counter() - t0) / k
-
-    return run
-
-
-def make_floor_stacked(prob, n_prop, seed):
-    """The floor with the product *stacked* over replicates, (R, q_sample, D) @ (D, D):
-    one fixed-shape BLAS call per replicate, the only form of the product allowed where
-    results must not depend on R (see simulate/fused.py).  Informational: the like-for-like
-    floor of the fused paths."""
-    import numpy as np
-
-    rng = np.random.default_rng([seed, 77])
-    buf, out, Lp = np.empty((prob.R, n_prop, prob.D)), np.empty((prob.R, n_prop, prob.D)), prob.Lp
-
-    def run(k):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            rng.standard_normal(out=buf)
-            np.matmul(buf, Lp, out=out)
         return (time.perf_counter() - t0) / k
 
     return run
@@ -742,7 +726,7 @@ def run(args):
         gbox = [gsch.init(seed=args.seed, replicates=R)]
         time_scheme(gsch, gbox, BLOCK)
         runners[(name, "generic")] = lambda k, gsch=gsch, gbox=gbox: time_scheme(gsch, gbox, k)[0]
-        runners[(name, "floor-stacked")] = make_floor_stacked(prob, n_prop, args.seed)
+        runners[(name, "floor-stacked")] = make_floor(prob, n_prop, args.seed, stacked=True)
         runners[(name, "floor-stacked")](3)
         runners[(name, "floor")] = make_floor(prob, n_prop, args.seed)
         runners[(name, "floor+streams")] = make_floor_streams(prob, n_prop, args.seed)
