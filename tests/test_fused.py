@@ -5,8 +5,8 @@ the generic one, each term formed with a few roundings in another order (e*inv i
 of e/sigma, a(z) instead of log pi - log q, weights applied once per held state), so
 the two differ by at most c N u (1 + max|g|) with u = 2^-53 and c a small constant; we
 allow 1e-13 (1 + max|g|) per iteration (D = 8, N = 6: about 150 N u).  Over 60 Adam
-iterations those differences feed back through lambda: lambda, positions and log pi are
-compared at 1e-11.  Decisions (acceptances, CIS selections) must agree exactly: they
+iterations those differences feed back through lambda: lambda and positions are compared
+at 1e-12, log pi (of size ~100) at 1e-11 (observed: a few 1e-15).  Decisions (acceptances, CIS selections) must agree exactly: they
 differ only when a uniform falls within ~1e-15 of the threshold (probability of order
 1e-13 per decision here, never seen).
 """
@@ -41,8 +41,8 @@ def test_fused_equals_generic_over_a_run(name, fam):
         assert np.array_equal(ia.rejection, ib.rejection)
         assert ia.counts == ib.counts
         assert np.abs(ia.grad - ib.grad).max() <= 1e-13 * (1 + np.abs(ib.grad).max())
-    assert np.abs(a.lam - b.lam).max() < 1e-11
-    assert np.abs(a.chains.position - b.chains.position).max() < 1e-11
+    assert np.abs(a.lam - b.lam).max() < 1e-12
+    assert np.abs(a.chains.position - b.chains.position).max() < 1e-12
     assert np.abs(a.chains.logp - b.chains.logp).max() < 1e-11
     assert a.counts == b.counts
 

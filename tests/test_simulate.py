@@ -263,38 +263,8 @@ def test_cost_counters_match_table2_and_a_hand_count(name, N):
         assert float(table.evaluate_form(f"{tname}.{col}", "stated", N=N)) == info.counts[key]
 
 
-@pytest.mark.parametrize("name", SCHEMES)
-def test_same_seed_same_numbers_and_no_dependence_on_replicates_or_block(name):
-    tgt = wishart_target(6, 10, seed=1)
-    fam = MeanFieldGaussian(6)
-    sch = Scheme(name, tgt, fam, 4, optim.make("adam", 0.05))
-    runs = []
-    # R = 1 and R = 17 as well: BLAS picks kernels (and summation orders) by shape, so a
-    # reduction whose order depends on R shows up as last-bit differences here.
-    for R, block in [(3, 32), (5, 7), (3, 1), (1, 5), (17, 64)]:
-        s = sch.init(seed=9, replicates=R, block=block)
-        for _ in range(20):
-            s, _ = sch.step(s)
-        runs.append(s.lam)
-    for other in runs[1:]:
-        k = min(len(other), 3)
-        assert np.array_equal(runs[0][:k], other[:k])
-
-
-def test_fused_pmcsa_equals_generic_kernels():
-    tgt = wishart_target(8, 20, seed=0)
-    fam = MeanFieldGaussian(8)
-    a_s = Scheme("pmcsa", tgt, fam, 6, optim.make("adam", 0.05), fast=True)
-    b_s = Scheme("pmcsa", tgt, fam, 6, optim.make("adam", 0.05), fast=False)
-    assert a_s._use_fused() and not b_s._use_fused()
-    a, b = a_s.init(seed=4, replicates=5), b_s.init(seed=4, replicates=5)
-    for _ in range(60):
-        a, ia = a_s.step(a)
-        b, ib = b_s.step(b)
-        assert np.array_equal(ia.rejection, ib.rejection)
-    assert np.abs(a.lam - b.lam).max() < 1e-12
-    assert np.abs(a.chains.position - b.chains.position).max() < 1e-12
-    assert np.abs(a.chains.logp - b.chains.logp).max() < 1e-9
+# Reproducibility (no dependence on R, block size, batch or path) lives in
+# tests/test_reproducibility.py; the fused paths against the generic kernels in tests/test_fused.py.
 
 
 def test_run_state_copy_and_checkpoint_restore_continue_identically():
