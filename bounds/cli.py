@@ -302,7 +302,8 @@ def _mixing_rates(N, w) -> dict:
     with mpmath.workdps(50):
         N, w = mp_arg(N), mp_arg(w)
         r = 1 - 1 / w
-        rho = {"MSC": 1 - (N - 1) / (2 * w + N - 2), "MSC-RB": 2 * w / (2 * w + N - 2),
+        # MSC: 1 - (N-1)/(2w*+N-2) written without the cancellation
+        rho = {"MSC": (2 * w - 1) / (2 * w + N - 2), "MSC-RB": 2 * w / (2 * w + N - 2),
                "JSA": r ** N, "pMCSA": r}
     return {k: _plain(v) for k, v in rho.items()}
 

@@ -76,7 +76,11 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # one line instead of usage + error
-        raise UsageError(_one_line_error(message))
+        text = _one_line_error(message)
+        if text.endswith(": expected one argument"):
+            flag = text.split(":")[0]
+            text += f" (write a value that starts with '-' as {flag}=-1)"
+        raise UsageError(text)
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -145,6 +149,8 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
 
 def numbers(flag: str, text, *, max_items: int | None = None, **kw) -> list:
     """A comma-separated list of :func:`number` values (at most ``max_items``)."""
+    if not str(text).strip():
+        return [number(flag, "", **kw)]  # raises: "must be ..., got ''"
     items = str(text).split(",")
     if max_items is not None and len(items) > max_items:
         raise UsageError(f"{flag}: at most {max_items} values, got {len(items)}")

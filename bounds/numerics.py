@@ -104,7 +104,7 @@ def to_float_scalar(x) -> float:
     try:
         return float(x)
     except OverflowError:
-        return math.copysign(math.inf, x)
+        return math.inf if x > 0 else -math.inf
 
 
 def as_float_array(a) -> np.ndarray:

@@ -2,185 +2,186 @@
 
     python -m verify list [--json]
     python -m verify CLAIM [--quick|--full] [--seed S] [--json] [--plot PATH] [--bound-scale C]
-                           [--N ...] [--k ...] [--t ...] [--w-star ...] [--dim ...] [--proposal-scale ...]
-    python -m verify all [--quick|--full] [--json]
+                           [--GRIDKEY values ...]   (the claim's grid overrides, see CLAIM --help)
+    python -m verify all [--quick|--full] [--json] [--write]
     python -m verify search CLAIM [--seed S] [--max-examples M] [--json]
     python -m verify audit [CLAIM] [--json | --markdown]
+    python -m verify report [...]
 
-Exit status: 0 holds, 1 violated, 3 inconclusive, 2 bad input.
+Exit status: 0 holds, 1 violated, 2 bad input, 3 inconclusive, 4 depends on reading,
+70 internal error, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-
-import numpy as np
-import sys
 import time
 from collections import Counter, defaultdict
 
-from bounds.clikit import Parser as _Parser, UsageError, run
-
-from . import core
-from .core import ALPHA, EXIT, REGISTRY, run_verification
+from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers, output_path, progress, run, table
 
 PROG = "python -m verify"
-OVERRIDE_FLAGS = {"N": "--N", "k": "--k", "t": "--t", "w_star": "--w-star", "dim": "--dim",
-                  "proposal_scale": "--proposal-scale"}
+EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
+             "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
+             "traceback), 130 interrupted.")
+#: at most this many values per grid override
+MAX_VALUES = 20
+#: how far past the largest value of a claim's --full grid an integer override may go: costs
+#: linear in k, t or n (steps) may go 100x further; budgets and dimensions (the exact
+#: joint-law and finite-state checks grow exponentially in them) not at all
+HEADROOM = {"k": 100, "t": 100, "n": 100, "mc_k": 100, "dim": 10}
+#: --N also sets these budget grids of a claim (verify.core.run_verification)
+N_ALIASES = ("N_gauss", "N_mc", "N_joint")
+#: grid keys that count things (when a claim's grid does not show it)
+INTEGER_KEYS = ("N", "n", "k", "t", "dim", "R", "batch", "n_avg", "mc_k")
 
 
 def _load():
     from . import registry  # noqa: F401  (registers every verification)
 
 
-def _numbers(flag, text, integer=False):
-    out = []
-    for item in text.split(","):
-        try:
-            v = float(item)
-        except ValueError:
-            raise UsageError(f"{flag}: not a number: {item!r}") from None
-        if not math.isfinite(v):
-            raise UsageError(f"{flag}: must be finite, got {item!r}")
-        if integer:
-            if v != int(v) or v < 1:
-                raise UsageError(f"{flag}: must be a positive integer, got {item!r}")
-            v = int(v)
-        out.append(v)
-    return out
+def _registry():
+    _load()
+    from .core import REGISTRY
+
+    return REGISTRY
 
 
-class Progress:
-    def __init__(self, enabled):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-
-    def __call__(self, msg):
-        if self.enabled:
-            sys.stderr.write(f"\r\033[K[{time.perf_counter() - self.t0:6.1f}s] {msg}")
-            sys.stderr.flush()
-
-    def done(self):
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+def flag_of(key: str) -> str:
+    return "--" + key.replace("_", "-")
 
 
-def fmt(x):
+def seed_arg(text) -> int:
+    return number("--seed", text, integer=True, lo=0)
+
+
+def fmt(x) -> str:
+    """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'."""
     if x is None:
         return "—"
     if isinstance(x, str):
         return x
-    if not math.isfinite(x):
-        return str(x)
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
     return f"{x:.4g}"
 
 
-def table(rows, header):
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
+def fmt_ratio(c) -> str:
+    """empirical / bound of a check, said in words where it is not a number."""
+    r = c.ratio
+    if r is not None and math.isfinite(r):
+        return f"{r:.4g}"
+    b, e = c.scaled_bound, c.empirical
+    if b is not None and b == 0:
+        return "n/a (bound is 0)" if (e is None or e == 0 or (isinstance(e, float) and math.isnan(e))) else "∞ (bound is 0)"
+    if b is not None and math.isinf(b):
+        return "0 (bound is ∞)"
+    if e is None or (isinstance(e, float) and math.isnan(e)):
+        return "n/a (no estimate)"
+    return fmt(r)
 
 
 # ----------------------------------------------------------------------------- list
 def cmd_list(argv):
-    ap = _Parser(prog=f"{PROG} list", description="Coverage table generated from the registry: one row per claim.")
-    ap.add_argument("--json", action="store_true")
+    ap = _Parser(prog=f"{PROG} list", description="Coverage table generated from the registry: one row per claim.",
+                 epilog=EXIT_TEXT)
+    ap.add_argument("--json", action="store_true", help="print a JSON array")
     a = ap.parse_args(argv)
     import bounds
+    from bounds.cli import records
 
-    _load()
-    statuses = load_json("docs/audit.json")
-    empirical = load_json(VERDICTS).get("verdicts", {})
+    from . import core
+
+    reg = _registry()
+    recs = records()  # the bounds catalog: no claim is built
+    audit = {k: d.get("audit", "not audited") for k, d in core.load_doc(core.AUDIT_DOC).get("claims", {}).items()}
+    empirical = core.load_doc(core.VERDICTS_DOC).get("verdicts", {})
     rows = []
     for cid in bounds.ids():
-        c = bounds.get(cid)
-        v = REGISTRY.get(cid)
-        rows.append({"claim": cid, "source": str(c.source), "assumptions": list(c.assumptions),
+        c = recs[cid]
+        v = reg.get(cid)
+        st = audit.get(cid, "not audited")
+        rows.append({"claim": cid, "source": c["source"], "assumptions": list(c["assumptions"]),
                      "measures": v.measures if v else None, "targets": v.targets if v else None,
                      "how": v.method if v else None, "forms": v.forms if v else None,
-                     "empirical": empirical.get(cid, "not run"), "audit": statuses.get(cid, "not audited")})
+                     "empirical": empirical.get(cid, "not run"), "audit": st if isinstance(st, str) else str(st)})
     if a.json:
-        print(json.dumps(rows, indent=1))
+        print(dumps(rows, indent=1))
         return 0
     print(table([[r["claim"], r["source"][:60], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
                   r["forms"] or "-", r["empirical"], r["audit"], (r["measures"] or "")[:70]] for r in rows],
-                ["claim", "source", "assumptions", "how", "forms (primary first)", "empirical (quick)", "audit",
+                ["claim", "source", "assumptions", "how", "forms (primary first)", "final status (quick)", "audit",
                  "measures"]))
     print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
-          "Empirical verdicts from docs/verdicts.json (`python -m verify all --quick --write`); "
-          "audit statuses from docs/audit.json (`python -m verify audit --write`).")
+          f"Final statuses from {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
+          f"audit statuses from {core.AUDIT_DOC} (`{PROG} audit --write`).")
     return 0
-
-
-VERDICTS = "docs/verdicts.json"
-
-
-def write_verdicts(reports, mode, seed):
-    import pathlib
-
-    p = pathlib.Path(__file__).resolve().parent.parent / VERDICTS
-    p.write_text(json.dumps({"mode": mode, "seed": seed, "verdicts": {r.claim: r.verdict for r in reports}},
-                            indent=1) + "\n")
-
-
-def load_json(rel: str) -> dict:
-    import pathlib
-
-    p = pathlib.Path(__file__).resolve().parent.parent / rel
-    try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 # ----------------------------------------------------------------------------- one claim
 def summarize(rep):
+    from . import core
+
     groups = defaultdict(list)
     for c in rep.checks:
         groups[(c.quantity, c.form)].append(c)
     rows = []
     for (q, f), cs in groups.items():
         cnt = Counter(c.verdict for c in cs)
-        worst = max(cs, key=lambda c: (c.verdict == core.VIOLATED, c.ratio if math.isfinite(c.ratio) else 1e300))
+        finite = [c for c in cs if c.ratio is not None and math.isfinite(c.ratio)]
+        worst = max(cs, key=lambda c: (c.verdict == core.VIOLATED,
+                                       c.ratio if c.ratio is not None and math.isfinite(c.ratio) else -1e300))
+        if not finite:
+            worst = cs[0]
         rows.append([q[:60], f, "yes" if any(c.primary for c in cs) else "no", cs[0].method, str(len(cs)),
                      f"{cnt.get('holds', 0)}/{cnt.get('violated', 0)}/{cnt.get('inconclusive', 0)}",
-                     fmt(worst.ratio), core.combine([c.verdict for c in cs])])
+                     fmt_ratio(worst), core.combine([c.verdict for c in cs])])
     return table(rows, ["quantity", "form", "primary", "method", "checks", "holds/viol/inc", "max ratio", "verdict"])
 
 
 def print_report(rep, verbose=False):
     import bounds
 
+    from . import core
+
     c = bounds.get(rep.claim)
-    v = REGISTRY[rep.claim]
+    v = _registry()[rep.claim]
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     print(f"{rep.claim}: {c.title}\nsource: {c.source}")
     print(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
           f"seed {rep.seed}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
     if n_mc:
-        print(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim "
-              f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(ALPHA / n_mc):.2f}).")
+        print(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
+              f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
     print()
     print(summarize(rep))
     bad = [x for x in rep.checks if x.verdict != core.HOLDS]
-    shown = bad if verbose else sorted(bad, key=lambda x: (not x.primary, -(x.ratio if math.isfinite(x.ratio) else 1e300)))[:8]
+
+    def badness(x):
+        return (not x.primary, -(x.ratio if x.ratio is not None and math.isfinite(x.ratio) else 1e300))
+
+    shown = bad if verbose else sorted(bad, key=badness)[:8]
     if shown:
         print("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
-            params = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in x.params.items())
-            print(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} "
-                  f"{'vs' if x.relation == '=' else x.relation.replace('<=', '>').replace('>=', '<') if x.verdict == core.VIOLATED else 'vs'} "
-                  f"bound {fmt(x.scaled_bound)} (ratio {fmt(x.ratio)}) at {params}" + (f" — {x.note}" if x.note else ""))
+            params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in x.params.items())
+            rel = "vs"
+            if x.verdict == core.VIOLATED and x.relation != "=":
+                rel = x.relation.replace("<=", ">").replace(">=", "<")
+            print(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
+                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
     if verbose:
         print("\nall checks:")
         for x in rep.checks:
-            print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} {x.params}")
+            print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
+                  f"{x.params}")
     fv = rep.form_verdicts()
-    print(f"\nverdict: {rep.verdict} (primary form '{v.primary_form}')   by form: "
+    print(f"\nverdict: {core.status_cell(rep)} (primary form '{v.primary_form}')   by form: "
           + ", ".join(f"{k}: {val}" for k, val in fv.items()))
 
 
@@ -188,23 +189,102 @@ def add_run_flags(ap):
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="small grid, seconds (default)")
     g.add_argument("--full", action="store_true", help="larger grid, minutes")
-    ap.add_argument("--seed", default="0", help="seed of every Monte Carlo check (default 0)")
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--seed", default="0", help="seed of every Monte Carlo check (integer >= 0, default 0)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object (strict RFC 8259)")
 
 
-def _seed(text):
+def _grid_values(v, key) -> list:
+    out = []
+    for g in (v.grid.quick, v.grid.full):
+        val = g.get(key)
+        if val is None:
+            continue
+        out.extend(val if isinstance(val, (list, tuple)) else [val])
+    return out
+
+
+def override_rule(cid, v, key) -> dict:
+    """How ``--KEY`` is parsed for claim ``cid``: the value kind from the claim's grid, the
+    domain from the bound's parameter of that name, and a limit on size (see HEADROOM)."""
+    import numbers as _nums
+
+    vals = _grid_values(v, key)
+    if key == "dim" and not vals:  # --dim sets the dimension of the Gaussian pairs (D, s)
+        vals = [int(d) for d, _ in _grid_values(v, "gauss")]
+    if vals and all(isinstance(x, str) for x in vals):
+        return {"choices": sorted(set(vals))}
+    nums = [x for x in vals if isinstance(x, _nums.Real) and not isinstance(x, bool)]
+    integer = (bool(nums) and all(isinstance(x, _nums.Integral) for x in nums)) or key in INTEGER_KEYS
+    rule = {"integer": integer, "lo": None, "lo_strict": False, "hi": None, "hi_strict": False}
+    if nums:
+        if min(nums) > 0:
+            rule.update(lo=1 if integer else 0, lo_strict=not integer)
+        elif min(nums) >= 0:
+            rule.update(lo=0)
     try:
-        v = int(text)
-    except ValueError:
-        raise UsageError(f"--seed: must be a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise UsageError(f"--seed: must be a non-negative integer, got {text!r}")
-    return v
+        import bounds
+
+        p = bounds.get(cid).param(key)
+    except (KeyError, LookupError):
+        p = None
+    if p is not None:
+        rule.update(lo=p.lower, lo_strict=p.lower_strict, hi=p.upper, hi_strict=p.upper_strict)
+        rule["integer"] = rule["integer"] or p.integer
+    if key == "w_star":
+        rule.update(lo=1, lo_strict=False)
+    if rule["integer"] and nums:
+        keys = [key] + ([a for a in N_ALIASES if _grid_values(v, a)] if key == "N" else [])
+        caps = [max(int(x) for x in (_grid_values(v, k_) or nums) if isinstance(x, _nums.Real)) for k_ in keys
+                if any(isinstance(x, _nums.Real) for x in (_grid_values(v, k_) or nums))]
+        if caps:
+            top = min(caps)
+            rule["limit"] = max(top, 1) * HEADROOM.get(key, 1)
+            rule["limit_why"] = (f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
+                                 + (" budget (--N also sets the exact joint-law budget)"
+                                    if key == "N" and any(_grid_values(v, a) for a in N_ALIASES) else " budget"))
+    return rule
+
+
+def parse_override(cid, v, key, raw) -> list:
+    flag = flag_of(key)
+    rule = override_rule(cid, v, key)
+    if "choices" in rule:
+        items = [x.strip() for x in str(raw).split(",")]
+        bad = [x for x in items if x not in rule["choices"]]
+        if bad or not items:
+            raise UsageError(f"{flag}: must be a comma list of {', '.join(rule['choices'])}, got {bad[0] if bad else raw!r}")
+        return items
+    vals = numbers(flag, raw, max_items=MAX_VALUES, **rule)
+    return [int(x) if rule["integer"] else float(x) for x in vals]
+
+
+def claim_parser(cid, v):
+    reg_keys = sorted({k for w in _registry().values() for k in w.overrides})
+    ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
+        f"Verify {cid}: {v.measures}\non: {v.targets}\nhow: {v.method}; forms: {v.forms}\n\n"
+        "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte Carlo checks "
+        "keep the false-violation rate <= 1e-3 per claim (Bonferroni). A claim whose checks or printed "
+        "statement fail under one reasonable reading and hold under another 'depends on reading'.\n\n"
+        f"Grid overrides of {cid}: "
+        + (", ".join(flag_of(k) for k in v.overrides) or "none")
+        + f" (comma lists of at most {MAX_VALUES} values; a value past what the --full grid reaches "
+          "is refused when it would exceed memory or time)."),
+        epilog=EXIT_TEXT)
+    add_run_flags(ap)
+    ap.add_argument("--plot", metavar="PATH", help="write a bound-vs-empirical figure (.png, .pdf or .svg)")
+    ap.add_argument("--bound-scale", default="1", metavar="C",
+                    help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a small C must give "
+                         "'violated'")
+    ap.add_argument("--verbose", action="store_true", help="list every check")
+    for key in reg_keys:
+        ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
+                        help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
+    return ap
 
 
 def cmd_claim(cid, argv):
-    _load()
-    if cid not in REGISTRY:
+    reg = _registry()
+    if cid not in reg:
         import bounds
 
         try:
@@ -212,59 +292,48 @@ def cmd_claim(cid, argv):
         except bounds.UnknownClaim as e:
             raise UsageError(str(e)) from None
         raise UsageError(f"{cid} has no verification")
-    v = REGISTRY[cid]
-    ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
-        f"Verify {cid}: {v.measures}\non: {v.targets}\nhow: {v.method}; forms: {v.forms}\n\n"
-        "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte Carlo checks "
-        f"keep the false-violation rate <= {ALPHA:g} per claim (Bonferroni). Exit status: 0 holds, 1 violated, "
-        "3 inconclusive, 2 bad input."))
-    add_run_flags(ap)
-    ap.add_argument("--plot", metavar="PATH", help="write a bound-vs-empirical figure (.png or .pdf)")
-    ap.add_argument("--bound-scale", default="1", metavar="C",
-                    help="tighten every bound by C (upper bounds x C, lower bounds / C): a small C must give 'violated'")
-    ap.add_argument("--verbose", action="store_true", help="list every check")
-    for key, flag in OVERRIDE_FLAGS.items():
-        ap.add_argument(flag, dest=key, default=None,
-                        help=f"grid override (comma list){'' if key in v.overrides else ' — not used by this claim'}")
-    a = ap.parse_args(argv)
-    seed = _seed(a.seed)
-    try:
-        C = float(a.bound_scale)
-    except ValueError:
-        raise UsageError(f"--bound-scale: not a number: {a.bound_scale!r}") from None
-    if not (C > 0 and math.isfinite(C)):
-        raise UsageError(f"--bound-scale: must be a positive number, got {a.bound_scale!r}")
+    v = reg[cid]
+    a = claim_parser(cid, v).parse_args(argv)
+    seed = seed_arg(a.seed)
+    C = number("--bound-scale", a.bound_scale, lo=0, lo_strict=True)
     overrides = {}
-    for key, flag in OVERRIDE_FLAGS.items():
-        raw = getattr(a, key)
+    for key in sorted({k for w in reg.values() for k in w.overrides}):
+        raw = getattr(a, f"ov_{key}")
         if raw is None:
             continue
         if key not in v.overrides:
-            raise UsageError(f"{flag} does not apply to {cid} (its grid overrides: "
-                             f"{', '.join(OVERRIDE_FLAGS[k] for k in v.overrides) or 'none'})")
-        quick = v.grid.quick.get(key, [])
-        integer = key in ("N", "t", "dim") or (key == "k" and all(isinstance(x, (int, np.integer)) for x in np.atleast_1d(quick)))
-        vals = _numbers(flag, raw, integer=integer)
-        if key == "w_star" and min(vals) < 1:
-            raise UsageError("--w-star: values must be >= 1")
-        if key == "proposal_scale" and min(vals) <= 1 and "gauss" in v.grid.quick:
+            raise UsageError(f"{flag_of(key)} does not apply to {cid} (its grid overrides: "
+                             f"{', '.join(flag_of(k) for k in v.overrides) or 'none'})")
+        overrides[key] = parse_override(cid, v, key, raw)
+    if "proposal_scale" in overrides and _grid_values(v, "gauss"):
+        if min(overrides["proposal_scale"]) <= 1:
             raise UsageError("--proposal-scale: values must be > 1 (w* = s^D is infinite otherwise)")
-        overrides[key] = vals
-    if a.plot and not a.plot.lower().endswith((".png", ".pdf", ".svg")):
-        raise UsageError("--plot: the path must end in .png, .pdf or .svg")
-    prog = Progress(not a.json)
-    rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
-                           progress=prog)
-    prog.done()
-    if a.plot:
+        dims = overrides.get("dim") or sorted({d for d, _ in v.grid.quick.get("gauss", [])})
+        worst = max(dims) * math.log(max(overrides["proposal_scale"]))
+        if worst > 700:
+            raise UsageError(f"--proposal-scale/--dim: w* = s^D must stay below 1e304 (D log s <= 700), "
+                             f"got D log s = {worst:.4g}")
+    elif "dim" in overrides and _grid_values(v, "gauss"):
+        scales = sorted({s for _, s in v.grid.quick.get("gauss", [])})
+        worst = max(overrides["dim"]) * math.log(max(scales)) if scales else 0
+        if worst > 700:
+            raise UsageError(f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = {max(scales):g}), "
+                             f"got D = {max(overrides['dim'])}")
+    plot = output_path("--plot", a.plot) if a.plot is not None else None
+    from .core import EXIT, run_verification
+
+    with progress(desc=cid, json=a.json) as bar:
+        rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
+                               progress=bar)
+    if plot:
         from .plot import plot_report
 
-        plot_report(rep, a.plot)
+        plot_report(rep, plot)
     if a.json:
-        print(json.dumps(rep.as_json()))
+        print(dumps(rep.as_json()))
     else:
         print_report(rep, a.verbose)
-        if a.plot:
+        if plot:
             print(f"figure written to {a.plot}")
     return EXIT[rep.verdict]
 
@@ -273,65 +342,78 @@ def cmd_claim(cid, argv):
 def run_all(mode="quick", seed=0, progress=None):
     import bounds
 
-    _load()
+    from .core import run_verification
+
+    reg = _registry()
     reports = []
     for cid in bounds.ids():
         if progress:
             progress(f"{cid} ...")
-        reports.append(run_verification(REGISTRY[cid], mode, seed=seed, progress=progress))
+        reports.append(run_verification(reg[cid], mode, seed=seed, progress=progress))
     return reports
 
 
 def cmd_all(argv):
-    ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.")
+    ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.", epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--write", action="store_true",
-                    help="also write the verdicts to docs/verdicts.json (read by `list`)")
+                    help="also write the final statuses to docs/verdicts.json (read by `list`)")
     a = ap.parse_args(argv)
-    seed = _seed(a.seed)
-    prog = Progress(not a.json)
+    seed = seed_arg(a.seed)
+    import bounds
+
+    from . import core
+
+    mode = "full" if a.full else "quick"
     t0 = time.perf_counter()
-    reports = run_all("full" if a.full else "quick", seed, prog)
-    prog.done()
+    with progress(desc="all", json=a.json) as bar:
+        reports = run_all(mode, seed, bar)
     elapsed = time.perf_counter() - t0
     verdict = core.combine([r.verdict for r in reports])
     if a.write:
-        write_verdicts(reports, "full" if a.full else "quick", seed)
+        core.write_verdicts(reports, mode, seed)
     if a.json:
-        print(json.dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": "full" if a.full else "quick",
-                          "verdicts": {r.claim: r.verdict for r in reports},
-                          "claims": [r.as_json() for r in reports]}))
-        return EXIT[verdict]
-    import bounds
+        print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
+                     "verdicts": {r.claim: r.verdict for r in reports},
+                     "claims": [r.as_json() for r in reports]}))
+        return core.EXIT[verdict]
+    from bounds.cli import records
 
+    recs = records()
     rows = []
     for r in reports:
         fv = r.form_verdicts()
-        others = ", ".join(f"{k}: {v}" for k, v in fv.items() if k != r.primary_form)
+        others = ", ".join(f"{k}: {val}" for k, val in fv.items() if k != r.primary_form)
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
-        rows.append([r.claim, str(bounds.get(r.claim).source.seed[:3]), r.verdict, r.primary_form, str(len(r.checks)),
+        seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
+        rows.append([r.claim, seed_doc, core.status_cell(r), r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others])
-    print(table(rows, ["claim", "seed", "verdict", "primary form", "checks", "MC", "s", "other forms"]))
+    print(table(rows, ["claim", "seed", "final status", "primary form", "checks", "MC", "s", "other forms"]))
     cnt = Counter(r.verdict for r in reports)
-    print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get('holds', 0)} hold, {cnt.get('violated', 0)} violated, "
-          f"{cnt.get('inconclusive', 0)} inconclusive. Monte Carlo verdicts keep the false-violation rate <= {ALPHA:g} "
-          f"per claim. `{PROG} CLAIM` shows a claim's checks and counterexamples.")
-    return EXIT[verdict]
+    print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
+          f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
+          f"Monte Carlo verdicts keep the false-violation rate <= {core.ALPHA:g} per claim. "
+          f"`{PROG} CLAIM` shows a claim's checks and counterexamples.")
+    return core.EXIT[verdict]
 
 
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,all,search,audit,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,all,search,audit,report,CLAIM}} ...
 
 Hold every bound of the seed documents against exact and Monte Carlo computations.
 
   {PROG} list                      coverage table: what is measured, how, which form
   {PROG} theorem3 [--plot f.png]   one claim: checks, verdict, counterexamples
-  {PROG} all --quick               every claim (under a minute) with a summary
+  {PROG} all --quick               every claim with a summary (--write: docs/verdicts.json)
   {PROG} search theorem4           Hypothesis search for a counterexample
   {PROG} audit [CLAIM]             step-by-step proof audit
+  {PROG} report                    the HTML report of every claim
 
-Verdicts: holds, violated, inconclusive. Exit status 0 holds, 1 violated, 3 inconclusive,
-2 bad input. `{PROG} CLAIM --help` for a claim's options.
+Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict
+RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
+options.
+
+{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.
 """
 
 
@@ -347,5 +429,12 @@ def _audit(argv):
     return cmd_audit(argv)
 
 
+def _report(argv):
+    from .report import cmd_report
+
+    return cmd_report(argv)
+
+
 def main(argv=None) -> int:
-    return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit}, cmd_claim)
+    return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
+                                   "report": _report}, cmd_claim)

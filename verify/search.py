@@ -12,7 +12,6 @@ returning ``(label, empirical, bound, relation, tolerance)`` tuples.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -412,42 +411,45 @@ def _show(inst):
     return conv(inst)
 
 
-def cmd_search(argv):
-    from .cli import UsageError, _Parser, _seed
+#: the largest --max-examples (each example is an exact evaluation; 10,000 take minutes)
+MAX_EXAMPLES = 10_000
 
-    ap = _Parser(prog="python -m verify search", description=(
+
+def cmd_search(argv):
+    from bounds.clikit import Parser, UsageError, number
+
+    ap = Parser(prog="python -m verify search", description=(
         "Hypothesis search over a claim's parameter space (targets, proposals, N, k, t, test functions) for a "
-        "violation, evaluated exactly; prints the shrunk counterexample. Reproducible from --seed. "
-        "Exit status: 1 counterexample found, 0 none found, 2 bad input."))
-    ap.add_argument("claim")
-    ap.add_argument("--seed", default="0")
-    ap.add_argument("--max-examples", default="200")
-    ap.add_argument("--json", action="store_true")
+        "violation, evaluated exactly; prints the shrunk counterexample. Reproducible from --seed."),
+        epilog="Exit status: 0 no violation found, 1 counterexample found, 2 bad input (one line on stderr), "
+               "70 internal error (rerun with --debug for the traceback), 130 interrupted.")
+    ap.add_argument("claim", help=f"a claim with a search space: {', '.join(SPECS)}")
+    ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
+    ap.add_argument("--max-examples", default="200", help=f"integer from 1 to {MAX_EXAMPLES} (default 200)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object (strict RFC 8259)")
     a = ap.parse_args(argv)
-    seed = _seed(a.seed)
-    try:
-        M = int(a.max_examples)
-        assert M >= 1
-    except (ValueError, AssertionError):
-        raise UsageError(f"--max-examples: must be a positive integer, got {a.max_examples!r}") from None
+    seed = number("--seed", a.seed, integer=True, lo=0)
+    M = number("--max-examples", a.max_examples, integer=True, lo=1, hi=MAX_EXAMPLES)
     try:
         bounds.get(a.claim)
     except bounds.UnknownClaim as e:
         raise UsageError(str(e)) from None
     if a.claim not in SPECS:
         raise UsageError(f"no search space is defined for {a.claim} (searchable: {', '.join(SPECS)})")
+    from bounds.clikit import dumps
+
     res = search(a.claim, seed, M)
     if a.json:
-        print(json.dumps(res))
+        print(dumps(res))
     else:
         print(f"search {a.claim} over {res['space']}: {res['examples']} examples, seed {seed}, {res['elapsed_s']:.1f} s")
         if res["found"]:
             print(f"COUNTEREXAMPLE ({res['check']}): empirical {res['empirical']:.6g} vs bound {res['bound']:.6g} "
-                  f"(relation {res['relation']})\n  at {json.dumps(res['counterexample'])}")
+                  f"(relation {res['relation']})\n  at {dumps(res['counterexample'])}")
         else:
             print("no violation found")
             if "closest" in res:
                 c = res["closest"]
                 print(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
-                      f"(ratio {c['ratio']:.4g}) at {json.dumps(c['instance'])}")
+                      f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
     return 1 if res["found"] else 0
