@@ -95,6 +95,12 @@ def _finite(x) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 
+def _num(x):
+    """A parameter value for a check: finite numbers as they are, inf as the string "inf" (strict JSON)."""
+    x = float(x)
+    return x if math.isfinite(x) else (None if x != x else ("inf" if x > 0 else "-inf"))
+
+
 def _rescale(checks, n_bound_level, n_obs_level, dof=None):
     """Split the claim's budget alpha: bound checks at alpha/(2 n_bound), observation checks at
     alpha/(2 n_obs) (Student t with ``dof`` when given); see the module docstring."""
@@ -184,7 +190,7 @@ def figure1_checks(rows, delta: float = DELTA) -> list[CheckResult]:
                 jsa = scheme == "jsa"
                 emp, se = (r["diag_var"], r["diag_var_se"]) if jsa else (r["variance"], r["variance_se"])
                 params = {"scheme": scheme, "N": int(r["N"]), "replicate": int(r["replicate"]), "t": int(r["t"]),
-                          "w_star": r["w_star"], "r": r["r_w"], "chi2": r["chi2"], "_kind": "bound"}
+                          "w_star": _num(r["w_star"]), "r": r["r_w"], "chi2": _num(r["chi2"]), "_kind": "bound"}
                 note = (f"{label}; " + ("V - C_cov against the bound without C_cov; " if jsa else "")
                         + ("w* = inf (q not wider than pi): r = 1" if not _finite(r["w_star"]) else ""))
                 out.append(CheckResult(q, form, params, float(emp), float(bv), "monte-carlo", "<=",
@@ -200,8 +206,9 @@ def figure1_checks(rows, delta: float = DELTA) -> list[CheckResult]:
         w = float(np.median([r["w_star"] for r in runs])) if runs else math.nan
         rel = claim.quantity(quantity).relation
         obs.append(CheckResult(quantity, "stated", {"scheme": scheme, "phase": phase, "runs": len(runs), "dof": dof,
-                                                    "chi2 (median)": chi2, "w* (median)": w, "_kind": "obs"},
-                               beta, delta, "monte-carlo", rel, stderr=se, primary=premise,
+                                                    "chi2 (median)": _num(chi2), "w* (median)": _num(w),
+                                                    "_kind": "obs"},
+                               beta, delta, "monte-carlo", rel, stderr=None if se != se else se, primary=premise,
                                note=("beta = -d log V/d log N, least squares over runs; "
                                      + ("benefits: beta >= delta" if rel == ">=" else "no benefit: beta <= delta")
                                      + (f"; premise not met ({premise_note}): shown, not deciding" if not premise else ""))))
