@@ -679,7 +679,7 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
             continue
         keys = ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed") if fig == "figure1" \
             else ("D", "nu", "target_seed", "seed")
-        rows = _with_settings(rows, st, keys)
+        rows = read_csv(write_csv(_with_settings(rows, st, keys), out / f"{fig}.csv"))  # verdicts from the table
         checks = Checks((figure1_checks if fig == "figure1" else figure2_checks)(rows))
         checks.rows, checks.figure = rows, fig
         for c in checks:
@@ -688,7 +688,6 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
         all_cells = X.cells(fig, st)
         have = sorted({(r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) for r in rows})
         missing = [c for c in all_cells if tuple(c) not in set(have)]
-        write_csv(rows, out / f"{fig}.csv")
         (REGISTRY[fig].plot)(rep, str(out / f"{fig}.png"))
         walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows
                                         if (r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) == k)
