@@ -14,7 +14,7 @@ from scipy import integrate, special, stats
 
 import verify.cis_imh as C
 from simulate import finite as F
-from verify.core import HOLDS, REGISTRY, VIOLATED, run_verification
+from verify.core import DEPENDS, HOLDS, REGISTRY, VIOLATED, run_verification
 
 CLAIMS = ("cis_barker_acceptance", "cis_acceptance_bound", "imh_rejection_kl", "cis_variance_growth")
 
@@ -171,8 +171,13 @@ def test_rejection_scale_family_against_monte_carlo(D, s):
 # ----------------------------------------------------------------------------- cis_variance_growth
 def test_variance_growth_verdicts(quick):
     rep = quick["cis_variance_growth"]
-    # 'approximately grows linearly' fails on the hard instance: superlinear well before N ~ w
-    assert rep.verdict == VIOLATED
+    # 'approximately grows linearly' fails on the hard instance: superlinear well before N ~ w;
+    # read as 'grows with N' (the section's title) it holds: the claim depends on the reading
+    assert rep.verdict == DEPENDS
+    assert rep.readings[C.GROWS] == HOLDS and rep.readings[C.LINEAR] == VIOLATED
+    assert rep.readings[C.FORMULA] == VIOLATED
+    grows = _rows(rep, C.GROWS_Q)
+    assert len(grows) == 2 and all(c.verdict == HOLDS and c.empirical > 1 for c in grows)
     q_exp = "conditional_variance: exponent a in V ~ N^a for N << w"
     (hard,) = _rows(rep, q_exp, space="finite M=8 hard_instance(w*=10000, seed=0)")
     (spread,) = _rows(rep, q_exp, space="finite M=12 spread_instance(w*=10000, seed=0)")
@@ -183,7 +188,7 @@ def test_variance_growth_verdicts(quick):
     assert len(grow) == 2 and all(c.verdict == HOLDS and c.relation == ">=" for c in grow)
     assert all(3 <= c.ratio <= 4.5 for c in grow)
     # the stated approximation is off by large factors once N ~ w
-    approx = [c for c in _rows(rep, "conditional_variance", False) if c.params["N"] >= c.params["w"]]
+    approx = [c for c in _rows(rep, "conditional_variance") if c.params["N"] >= c.params["w"]]
     assert approx and all(c.ratio > 100 for c in approx)
 
 

@@ -1,7 +1,7 @@
 """Verifications of the six claims of 002 (stochastic-gradient MCMC, quadratic log densities).
 
-Source: ``/work/shared/seeds/002_95351a0522374075.txt`` (El hanchi, "Stochastic gradient
-MCMC algorithms and their applications", 2018): §2.3.1 Eqs. (7)-(16), §2.3.2 Eq. (17)
+Source: A. El hanchi, "Stochastic gradient MCMC algorithms and their applications",
+report (supervised by D. A. Stephens), 2018 (seed 002_95351a0522374075): §2.3.1 Eqs. (7)-(16), §2.3.2 Eq. (17)
 and the Appendix ("Discretization error", "Derivation of the exact process",
 "Maximizing the rate of convergence", "Minimizing auto-covariance").  The claims are
 encoded in :mod:`bounds.sgmcmc` as scalar ratios to ``H^-1`` (with ``D = (k/2) H^-1``
@@ -22,8 +22,8 @@ from above and equals 0 only if ``X = c H^-1`` up to rounding.
   covariance ``Lambda`` of ``theta' = (I - eps D H) theta + N(0, 2 eps D)`` from a
   Lyapunov solve (``scipy.linalg.solve_discrete_lyapunov``) vs ``1/(1 - k eps/4)``
   (forms stated / explicit / series).  ``stationarity_k_max``: the supremum of the k for
-  which ``rho(I - eps D H) < 1``, found by bisection on the spectral radius of the
-  literal matrix, vs the printed "k in (0, 1)" (stated, at eps = 1) and ``4/eps``
+  which ``rho(I - eps D H) < 1``, found by Brent's method (``scipy.optimize.brentq``) on the
+  spectral radius of the literal matrix, vs the printed "k in (0, 1)" (stated, at eps = 1) and ``4/eps``
   (explicit).  The printed range is wrong: k = 2 gives ``I - DH = 0`` (i.i.d. draws)
   and k = 3 a spectral radius 1/2; both are stationary (note of the check).
 * ``sgfs_exact_noise`` (Appendix, Derivation of the exact process): with
@@ -35,7 +35,7 @@ from above and equals 0 only if ``X = c H^-1`` up to rounding.
   a prior ``G`` that is zero (weak prior), isotropic (with ``C`` isotropic), weak random
   (``0.01 N C`` scale) or strong random (``10 N C`` scale).  The empirical value is
   ``k*``, the largest k for which the literal noise
-  ``2D - (N^2/|S|) D C D - D H D`` (``D = (k/2) H^-1``) is PSD, by bisection on its
+  ``2D - (N^2/|S|) D C D - D H D`` (``D = (k/2) H^-1``) is PSD, by Brent's method on its
   smallest eigenvalue.  Eqs. (13), (15) (``r`` computed from the matrices as defined
   below Eq. 15) and (16) claim that their k is admissible, i.e. ``k* >= k_formula``:
   relation ``>=``, so ``--bound-scale C < 1`` (bound divided by C) asks whether
@@ -99,7 +99,7 @@ import itertools
 import math
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import linalg, optimize, stats
 
 from simulate.rng import unit_generator
 
@@ -267,15 +267,18 @@ def _rho(A) -> float:
     return float(np.max(np.abs(np.linalg.eigvals(A)))) if A.size else 0.0
 
 
+RTOL = 4 * np.finfo(float).eps  # the smallest relative tolerance brentq accepts
+
+
 def _sup_stationary_k(H: np.ndarray, eps: float, kap: float):
-    """Bisection for sup{k > 0 : rho(I - eps (k/2) H^-1 H) < 1} on the literal matrices.
+    """sup{k > 0 : rho(I - eps (k/2) H^-1 H) < 1} on the literal matrices (scipy.optimize.brentq).
 
     Returns (k_hat, tol).  The computed A(k) is within dA = eps k gamma kappa of the exact
     (I - eps D H), which is (1 - k eps/2) I by construction; a matrix that close to a
     scalar matrix has its eigenvalues within dA + gamma ||A|| of the scalar (Bauer-Fike
     with V = I), so the computed rho differs from |1 - k eps/2| by at most
     delta = dA + gamma ||A||, and the crossing rho = 1 is located to within
-    2 delta / eps plus the bisection width.
+    2 delta / eps plus twice brentq's bracket width.
     """
     d = H.shape[0]
     Hinv = np.linalg.inv(H)
@@ -287,21 +290,17 @@ def _sup_stationary_k(H: np.ndarray, eps: float, kap: float):
     if not rho(lo) < 1:
         raise ValueError(f"rho(I - eps D H) >= 1 already at k = {lo:g}")
     hi = max(1.0, 2 * lo)
-    for _ in range(80):
+    for _ in range(80):  # bracket the crossing rho = 1
         if rho(hi) >= 1:
             break
         lo, hi = hi, 2 * hi
-    for _ in range(200):
-        if hi - lo <= 8 * U * hi:
-            break
-        mid = (lo + hi) / 2
-        if rho(mid) < 1:
-            lo = mid
-        else:
-            hi = mid
+    xtol = 4 * U * hi
+    k_hat = optimize.brentq(lambda k: rho(k) - 1.0, lo, hi, xtol=xtol, rtol=RTOL, maxiter=500)
+    width = xtol + RTOL * k_hat  # brentq: |k_hat - crossing| <= xtol + rtol |k_hat|
+    top = k_hat + width
     g = _gamma(d)
-    delta = eps * hi * g * kap + g * (1 + abs(1 - hi * eps / 2))
-    return (lo + hi) / 2, (hi - lo) + 2 * delta / eps
+    delta = eps * top * g * kap + g * (1 + abs(1 - top * eps / 2))
+    return float(k_hat), float(2 * width + 2 * delta / eps)
 
 
 def _stationary_covariance(F: Frame, k, eps):
@@ -348,7 +347,7 @@ def run_stationary_covariance(grid, seed=0, progress=None):
                 if form == "stated" and eps != 1.0:
                     continue  # the printed "k in (0, 1)" is stated for eps = 1 only
                 b = bound_value(claim, "stationarity_k_max", form, eps=eps)
-                note = f"bisection on rho(I - eps (k/2) H^-1 H) < 1: sup k = {k_hat:.12g}; " + "; ".join(ce)
+                note = f"brentq on rho(I - eps (k/2) H^-1 H) = 1: sup k = {k_hat:.12g}; " + "; ".join(ce)
                 if form == "stated":
                     note = "counterexample to 'k in (0, 1)': " + note
                 out.append(CheckResult(
@@ -358,7 +357,7 @@ def run_stationary_covariance(grid, seed=0, progress=None):
                     out.append(CheckResult(
                         SUFFICIENT_Q, form, {"dimension": d, "eps": eps, "cond_H": kap},
                         k_hat, b, "exact", relation=">=", tolerance=tol, primary=True, reading=SUFFICIENT,
-                        note="every k below the printed sup 1 must be stationary: sup k (bisection) >= 1"))
+                        note="every k below the printed sup 1 must be stationary: sup k (brentq) >= 1"))
     return out
 
 
@@ -448,7 +447,7 @@ def _noise(H, C, N, S, k):
 
 
 def _k_star(H, C, N, S):
-    """Largest k with the literal noise PSD, by bisection on its smallest eigenvalue.
+    """Largest k with the literal noise PSD, by Brent's method on its smallest eigenvalue.
 
     Predicate: lambda_min(fl(noise(k))) >= -tau(k).  For k > k* the exact smallest
     eigenvalue is <= -(k - k*) lambda_min(H^-1) (v^T noise(k) v = a k (1 - k/k*) along the
@@ -458,20 +457,17 @@ def _k_star(H, C, N, S):
     """
     lam_min_Hinv = 1.0 / float(np.linalg.eigvalsh(H)[-1])
 
-    def ok(k):
+    def margin(k):  # >= 0 iff the literal noise is PSD up to its rounding bound tau(k)
         W, tau, _ = _noise(H, C, N, S, k)
-        return float(np.linalg.eigvalsh(W)[0]) >= -tau, tau
+        return float(np.linalg.eigvalsh(W)[0]) + tau, tau
 
-    lo, hi = 0.0, 4.0
-    assert not ok(hi)[0]
-    while hi - lo > 4 * U * hi:
-        mid = (lo + hi) / 2
-        if ok(mid)[0]:
-            lo = mid
-        else:
-            hi = mid
-    tau = ok(hi)[1]
-    return (lo + hi) / 2, (hi - lo) + 2 * tau / lam_min_Hinv
+    lo, hi = 1e-9, 4.0  # at k -> 0 the noise is k H^-1 + O(k^2) > 0; at k = 4 it is not PSD
+    assert margin(lo)[0] > 0 and margin(hi)[0] < 0
+    xtol = 4 * U * hi
+    k_hat = optimize.brentq(lambda k: margin(k)[0], lo, hi, xtol=xtol, rtol=RTOL, maxiter=500)
+    width = xtol + RTOL * k_hat  # brentq: |k_hat - sign change| <= xtol + rtol |k_hat|
+    tau = margin(min(k_hat + width, hi))[1]
+    return float(k_hat), float(2 * width + 2 * tau / lam_min_Hinv)
 
 
 def _eig_ratio(H, NC):
@@ -520,7 +516,7 @@ def run_admissible_k(grid, seed=0, progress=None):
         for eq, kf in ks.items():
             out.append(CheckResult(
                 qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=", tolerance=ktol,
-                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (bisection on the literal "
+                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the literal "
                      f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); Eq. ({eq}) claims its k is admissible"))
             W, tau, _ = _noise(H, C, N, S, kf)
             lmin = float(np.linalg.eigvalsh(W)[0])
@@ -741,7 +737,7 @@ register(Verification(
 
 register(Verification(
     "sgfs_admissible_k",
-    "largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (bisection) vs the k of Eqs. (13), (15), (16); "
+    "largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. (13), (15), (16); "
     "smallest eigenvalue of the noise at those k",
     "H = N C + G, random SPD C; G zero / isotropic / weak / strong",
     "exact", "stated, remark",
