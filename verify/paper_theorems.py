@@ -8,8 +8,8 @@ Empirical sides
   conditional moments at the worst state and at every state.
 * Gaussian targets (Monte Carlo): pi = N(0, I_D) with a Student-t family (bounded score,
   L exact) for the explicit/stated/corrected forms, and a Gaussian family (w* = s^D) for
-  the moment form of the variance; R independent transitions from one fixed state
-  at a fixed state drawn from pi and at the argmax of w.
+  the moment form of the variance; R independent transitions from one fixed state (a
+  draw from pi, and the argmax of w).
 * Weight line (exact up to quadrature): TV curves of CIS/IMH for isotropic Gaussian pairs.
 
 The conditional bounds are held against every state: E[. | F_{t-1}] must respect them
