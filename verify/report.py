@@ -54,7 +54,7 @@ def parse(argv):
     ap.add_argument("--out", default="out", metavar="DIR",
                     help="directory to write report.html into (created if missing; default: ./out)")
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="small grids, well under a minute (default)")
+    g.add_argument("--quick", action="store_true", help="small grids, about a minute on 2 cores (default)")
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
     ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
     ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
