@@ -421,7 +421,13 @@ def readings_text(report: Report) -> str:
     then each full reading's verdict."""
     lines = ["readings:"]
     for r in report.reading_defs or (AS_PRINTED,):
-        q = f' "{r.quote}"' if r.quote else ""
+        quote = r.quote
+        if not quote:  # a claim with one reading: quote its statement as the claim library records it
+            import bounds
+
+            claim = bounds.get(report.claim)
+            quote = f"{claim.title} ({claim.source})"
+        q = f' "{quote}"'
         n = sum(1 for c in report.checks if c.reading == r.name)
         lines.append(f"  [{r.axis}] {r.name}:{q} — {r.meaning} ({n} own checks)")
     st = report.status
