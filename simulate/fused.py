@@ -87,14 +87,46 @@ def _scratch(scheme, R, n, D):
     return scheme._workspace(("fused-rnd", R, n, D), lambda: (np.empty((R, n, D)), np.empty((R, n, D))))
 
 
+TRIANGULAR = True  # per-replicate BLAS trmm where Lp is lower triangular (else stacked gemm)
+
+
+def _trmm(target: Gaussian):
+    """scipy's BLAS dtrmm when the target's Lp is lower triangular (a Cholesky factor), else None."""
+    tri = target.__dict__.get("_fused_trmm")
+    if tri is None:
+        Lp = target.prec_chol
+        ok = Lp.dtype == np.float64 and not np.any(np.triu(Lp, 1))
+        if ok:
+            from scipy.linalg import blas
+            tri = (blas.dtrmm, np.asfortranarray(Lp.T))
+        else:
+            tri = False
+        target.__dict__["_fused_trmm"] = tri
+    return tri if TRIANGULAR else False
+
+
+def _product(target: Gaussian, zc: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate with the
+    same arguments' shapes and strides whatever R is: when Lp is lower triangular, a
+    triangular product (dtrmm, half the flops) of the replicate's (n, D) block in place in
+    zc; else a stacked (n, D) @ (D, D) gemm into y.  Returns the array holding the product."""
+    tri = _trmm(target)
+    if not tri:
+        return np.matmul(zc, target.prec_chol, out=y)
+    trmm, LpT = tri
+    for r in range(zc.shape[0]):  # zc[r]^T := Lp^T zc[r]^T (the Fortran view of the C block)
+        trmm(1.0, LpT, zc[r].T, side=0, lower=0, trans_a=0, overwrite_b=1)
+    return zc
+
+
 def _log_pi(target: Gaussian, eps, sig, b, zc, y):
     """log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
 
-    z - mu = sigma eps + b; (z - mu) Lp is a stacked product (one (n, D) @ (D, D) BLAS
-    call per replicate, the same call whatever R is)."""
+    z - mu = sigma eps + b; (z - mu) Lp by :func:`_product` (one BLAS call per replicate,
+    the same call whatever R is)."""
     np.multiply(eps, sig[:, None, :], out=zc)
     zc += b[:, None, :]
-    np.matmul(zc, target.prec_chol, out=y)
+    y = _product(target, zc, y)
     lp = _vecdot(y, y)
     lp *= -0.5
     lp += target.log_norm
@@ -256,11 +288,11 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     m)/sigma + (sigma'/sigma) E from the previous (E, m', sigma'), so positions are only
     formed when someone asks for them.
 
-    Layout: the (R, N, D) arrays are processed chain-major, (N, R, D) in memory, so that
-    every per-replicate (R, D) factor broadcasts over one contiguous R*D block (NumPy's
-    fast path); the product (z* - mu) Lp is taken on the (R, N, D) transposed view, a
-    stacked product (one (N, D) @ (D, D) BLAS call per replicate, see the module
-    docstring), and the sums over chains are :func:`chain_sums`.
+    Layout: the proposals are processed replicate-major, (R, N, D), so that the product
+    (z* - mu) Lp is one BLAS call per replicate on its contiguous (N, D) block
+    (:func:`_product`); the residuals e of the states are chain-major, (N, R, D) in
+    memory, so that every per-replicate (R, D) factor broadcasts over one contiguous R*D
+    block (NumPy's fast path), and the sums over chains are :func:`chain_sums`.
     """
     from .schemes import StepInfo
 
@@ -269,18 +301,12 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     eps = streams.take("normal", (N, D))  # (R, N, D), the same stream the generic path draws
     u = streams.take("uniform/accept", (N,))
     R = lam.shape[0]
-    zc = scheme._workspace(("fused-nrd", R, N, D), lambda: np.empty((N, R, D)))
+    zc, y = _scratch(scheme, R, N, D)
     m, sig, dsig = unpack(scheme.family, lam)
     inv = 1.0 / sig
-    # proposals: ||eps||^2, z* - mu = sigma eps + (m - mu), then log pi(z*) from (z* - mu) Lp
-    np.copyto(zc, eps.transpose(1, 0, 2))
-    eps_sq = _vecdot(zc, zc)  # (N, R)
-    zc *= sig
-    zc += m - tgt.mean
-    y = np.matmul(zc.transpose(1, 0, 2), tgt.prec_chol)  # (R, N, D), stacked over replicates
-    logp_z = _vecdot(y, y).T  # (N, R)
-    logp_z *= -0.5
-    logp_z += tgt.log_norm
+    # proposals: log pi(z*) from (z* - mu) Lp, z* - mu = sigma eps + (m - mu); ||eps||^2
+    logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y).T  # (N, R)
+    eps_sq = _vecdot(eps, eps).T  # (N, R)
     # current states' residuals under the new lambda, e (N, R, D): a new array, it
     # becomes the next state's E
     e = np.empty((N, R, D))
