@@ -33,9 +33,10 @@ product).  ``floor+streams``: the floor with the normals drawn the way the schem
 them (``simulate.rng.Streams``: one generator per replicate, buffered in blocks of 32
 iterations) and read back once into a contiguous array; the difference to (c) is the
 price of batch-size-independent random streams.  ``floor-stacked``: the floor with the
-product stacked over replicates, (R, q_sample, D) @ (D, D), one fixed-shape BLAS call per
-replicate: the only form of the product allowed where a replicate's results must not
-depend on R (simulate/fused.py), so the like-for-like floor of the fused paths.
+product computed per replicate, one fixed-shape BLAS call each (an in-place triangular
+product of the replicate's (q_sample, D) block, as ``simulate.fused._product`` does): the
+only form of the product allowed where a replicate's results must not depend on R, so the
+like-for-like floor of the fused paths.
 ``generic``: the same scheme with ``fast=False`` (the generic kernels and score).
 
 ``--fig2`` (or ``--fig2-only``) adds an estimate of the wall time of the paper's Figure 2
@@ -482,10 +483,13 @@ def time_scheme(sch, box, k):
 
 def make_floor(prob, n_prop, seed, stacked=False):
     """The floor: the iteration's normals (one Generator call) and the target's product.
-    ``stacked``: the product as (R, q_sample, D) @ (D, D), one fixed-shape BLAS call per
-    replicate, the only form allowed where a replicate's results must not depend on R
-    (simulate/fused.py): the like-for-like floor of the fused paths (informational)."""
+    ``stacked``: the product computed per replicate exactly as the fused paths compute it
+    (``simulate.fused._product``: one fixed-shape BLAS call per replicate, an in-place trmm
+    of its (q_sample, D) block), the only form allowed where a replicate's results must not
+    depend on R: the like-for-like floor of the fused paths (informational)."""
     import numpy as np
+
+    from simulate.fused import _product
 
     rng = np.random.default_rng([seed, 77])
     shape = (prob.R, n_prop, prob.D) if stacked else (prob.R * n_prop, prob.D)
@@ -495,7 +499,10 @@ def make_floor(prob, n_prop, seed, stacked=False):
         t0 = time.perf_counter()
         for _ in range(k):
             rng.standard_normal(out=buf)
-            np.matmul(buf, Lp, out=out)
+            if stacked:
+                _product(prob.target, buf, out)
+            else:
+                np.matmul(buf, Lp, out=out)
         return (time.perf_counter() - t0) / k
 
     return run
@@ -817,7 +824,7 @@ def print_table(res):
     print("loop, jax, floor (the three comparators) and the informational columns: that variant's")
     print("time per iteration divided by the scheme's (> 1: slower than the scheme).  scheme/floor = 1 / floor.")
     print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' blocked streams;")
-    print("floor-stk: the product stacked per replicate (the fused paths' form); generic: Scheme(fast=False).")
+    print("floor-stk: the product per replicate, as the fused paths do it; generic: Scheme(fast=False).")
     print("samples = proposals drawn (R x q_sample per iteration).  See benchmarks/README.md.")
     print("comparator times (ms/iter): " + "; ".join(
         f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k, v in s["comparators"].items() if "ms_per_iter" in v)
