@@ -15,10 +15,10 @@ e = (z - m)/sigma:
 * log pi(z) = log_norm - ||(z - mu) Lp||^2/2 with z - mu = sigma eps + (m - mu).
 
 Within an iteration lambda is fixed and IMH/CIS proposals do not depend on the chain
-state, so JSA's N proposals are drawn and evaluated together (one stacked product); only
-the accept/reject scan over its N steps is sequential, on (R,) vectors, and the score
-sum weights each visited state by the number of steps it was held.  softplus/sigmoid
-of omega are computed once per iteration.
+state, so JSA's N proposals are drawn and evaluated together (one product per
+replicate); only the accept/reject scan over its N steps is sequential, on (R,)
+vectors, and the score sum weights each visited state by the number of steps it was
+held.  softplus/sigmoid of omega are computed once per iteration.
 
 Same random numbers as the generic kernels (same stream kinds and shapes), the same
 accept/select decisions except when a decision sits within rounding of its threshold,
@@ -28,8 +28,11 @@ positions bit-identical when the decisions agree, gradients equal up to rounding
 Reproducibility (issue 8): a replicate's numbers must not depend on the replicate count
 R, the block size or the other rows, on any CPU.  The BLAS calls here are
 
-* ``np.matmul(zc, Lp)`` with zc (R, n, D): a stacked product, NumPy calls BLAS once per
-  replicate on an (n, D) @ (D, D) problem whose shape (and strides) do not depend on R;
+* (z - mu) Lp (:func:`_product`): one BLAS call per replicate on its contiguous (n, D)
+  block, with arguments whose shapes and strides do not depend on R: an in-place
+  triangular product (dtrmm; Lp is a Cholesky factor), or a stacked ``np.matmul(zc, Lp)``
+  with zc (R, n, D) when Lp is not triangular (NumPy then calls BLAS once per replicate
+  on an (n, D) @ (D, D) problem);
 * ``np.matmul(c, eps)`` with c (R, 1, n), eps (R, n, D): per replicate an (1, n) @ (n, D)
   product, again a fixed shape;
 * ``np.vecdot`` over the last axis (length D): one dot product per row.
