@@ -309,19 +309,24 @@ def panels(report, max_panels: int = 3):
         # a violation the sweeps do not show: compare those checks too
         bad = {c.quantity for c in hidden if c.verdict == VIOLATED and c.primary}
         rest = [c for c in hidden if c.quantity in bad]
-        rel = {"=" if c.relation == "=" else ("<=" if c.relation in ("<=", "<") else ">=") for c in rest}
+        rel = {_rel(c) for c in rest}
         if len(rel) == 1:
             out = out[:max_panels - 1] + [("compare", rel.pop(), None, rest)]
     if not out:  # no sweep: compare empirical with claimed values, by relation
         rest = [c for q in byq if q not in used for c in byq[q]]
         byrel = defaultdict(list)
         for c in rest:
-            byrel["=" if c.relation == "=" else ("<=" if c.relation in ("<=", "<") else ">=")].append(c)
+            byrel[_rel(c)].append(c)
         for rel in sorted(byrel, key=lambda r: -sum(c.primary for c in byrel[r])):
             out.append(("compare", rel, None, byrel[rel]))
             if len(out) == max_panels:
                 break
     return out
+
+
+def _rel(c) -> str:
+    """A check's relation as one of '=', '<=' (upper bound) and '>=' (lower bound)."""
+    return "=" if c.relation == "=" else ("<=" if c.relation in ("<=", "<") else ">=")
 
 
 def _levels(checks, group, x):
