@@ -69,11 +69,12 @@ class Step:
     expect: str = ""  # the audit's recorded status (tests pin it)
     statement: bool = False  # the claim's final statement
     reading: str = ""  # the reading option (verify.core.Reading.name) the statement is read under; "" = all
+    search_examples: int | None = None  # Hypothesis examples when searched (default SEARCH_EXAMPLES)
     _outcome: Outcome | None = field(default=None, repr=False)
 
     def run(self) -> Outcome:
         if self._outcome is None:
-            self._outcome = searched_run(self.check)
+            self._outcome = searched_run(self.check, self.search_examples)
         return self._outcome
 
 
@@ -211,15 +212,21 @@ def _bad(a: float, b: float, relation: str, tol: float) -> bool:
 
 #: Hypothesis examples per searched step (random finite pairs; derandomized)
 SEARCH_EXAMPLES = 25
-_PAIRS = {"override": None, "used": False}
+_SEARCH = {"override": None, "kind": None}
+
+
+def searchable(kind: str, fixed: list) -> list:
+    """The instances a step is checked on: ``fixed`` normally; one Hypothesis-drawn
+    instance of the same kind (:data:`STRATEGIES`) while :func:`searched_run` searches.
+    A step whose instances come from here is searched automatically."""
+    _SEARCH["kind"] = kind
+    ov = _SEARCH["override"]
+    return [ov[1]] if ov is not None and ov[0] == kind else fixed
 
 
 def finite_pairs(fixed: list) -> list:
-    """The finite (pi, q) instances a step is checked on: ``fixed`` normally; one
-    Hypothesis-drawn random pair while :func:`instance_check` searches.  A step whose rows
-    come from here is searched automatically."""
-    _PAIRS["used"] = True
-    return _PAIRS["override"] if _PAIRS["override"] is not None else fixed
+    """Finite (pi, q) pairs (see :func:`searchable`)."""
+    return searchable("pairs", fixed)
 
 
 def random_pair():
@@ -236,7 +243,48 @@ def random_pair():
         st.lists(st.floats(0.01, 1.0), min_size=M, max_size=M).map(norm)))
 
 
-def _search_pairs(check, max_examples):
+def _prob(M):
+    from hypothesis import strategies as st
+
+    return st.lists(st.floats(0.01, 1.0), min_size=M, max_size=M).map(lambda v: np.asarray(v) / np.sum(v))
+
+
+def random_discrete():
+    """A random discrete law of a random vector: (params, p, values, mu) with 2..6 atoms in R^1..3."""
+    from hypothesis import strategies as st
+
+    def build(K, d):
+        return st.tuples(_prob(K), st.lists(st.floats(-5, 5), min_size=K * d, max_size=K * d),
+                         st.lists(st.floats(-3, 3), min_size=d, max_size=d)).map(
+            lambda t: ({"case": "hypothesis", "d": d}, t[0], np.reshape(t[1], (K, d)), np.asarray(t[2])))
+    return st.tuples(st.integers(2, 6), st.integers(1, 3)).flatmap(lambda kd: build(*kd))
+
+
+def random_products():
+    """Random families of N laws on M points, two of them: (M, N, [p_n], [q_n])."""
+    from hypothesis import strategies as st
+
+    return st.tuples(st.integers(2, 4), st.integers(2, 4)).flatmap(lambda mn: st.tuples(
+        st.just(mn[0]), st.just(mn[1]), st.lists(_prob(mn[0]), min_size=mn[1], max_size=mn[1]),
+        st.lists(_prob(mn[0]), min_size=mn[1], max_size=mn[1])))
+
+
+STRATEGIES = {"pairs": random_pair, "discrete": random_discrete, "products": random_products}
+KIND_TEXT = {"pairs": "finite pi, q on 2..5 states", "discrete": "discrete laws with 2..6 atoms in R^1..3",
+             "products": "two families of 2..4 laws on 2..4 points"}
+
+
+def _describe(kind, inst):
+    def r(v):
+        return np.round(np.asarray(v, float), 6).tolist()
+    if kind == "pairs":
+        return {"pi": r(inst[0]), "q": r(inst[1])}
+    if kind == "discrete":
+        return {"p": r(inst[1]), "values": r(inst[2]), "mu": r(inst[3])}
+    return {"p_n": [r(x) for x in inst[2]], "q_n": [r(x) for x in inst[3]]}
+
+
+def _search_pairs(check, max_examples, kind="pairs"):
     """Re-run a step's ``check`` on Hypothesis-drawn random finite pairs (derandomized,
     shrinking on failure): (instances checked, the shrunk failing Outcome or None)."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -248,19 +296,17 @@ def _search_pairs(check, max_examples):
 
     @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None, print_blob=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
-    @given(random_pair())
-    def probe(pair):
-        _PAIRS["override"] = [pair]
+    @given(STRATEGIES[kind]())
+    def probe(inst):
+        _SEARCH["override"] = (kind, inst)
         try:
             o = check()
         finally:
-            _PAIRS["override"] = None
+            _SEARCH["override"] = None
         n[0] += o.instances or 1
         if o.status == WRONG:
             if o.counterexample is not None:
-                o.counterexample = {**o.counterexample, "at": {**o.counterexample.get("at", {}),
-                                                               "pi": [round(float(x), 6) for x in pair[0]],
-                                                               "q": [round(float(x), 6) for x in pair[1]]}}
+                o.counterexample = {**o.counterexample, "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
             found.append(o)
             raise _Found()
 
@@ -274,19 +320,20 @@ def _search_pairs(check, max_examples):
 def searched_run(check: Callable[[], Outcome], max_examples: int | None = None) -> Outcome:
     """Run a step's check; if its instances come from :func:`finite_pairs`, search for a
     counterexample on random finite pairs before accepting an exact/valid/loose status."""
-    _PAIRS["used"] = False
+    _SEARCH["kind"] = None
     o = check()
-    if not _PAIRS["used"] or o.status not in (EXACT, VALID, LOOSE):
+    kind = _SEARCH["kind"]
+    if kind is None or o.status not in (EXACT, VALID, LOOSE):
         return o
     m = max_examples or SEARCH_EXAMPLES
-    n_more, bad = _search_pairs(check, m)
+    n_more, bad = _search_pairs(check, m, kind)
     base = o.instances or 0
     if bad is not None:
-        bad.detail = "Hypothesis found (and shrank) a counterexample on a random finite pair: " + bad.detail
+        bad.detail = f"Hypothesis found (and shrank) a counterexample on a random instance ({kind}): " + bad.detail
         bad.method = "instances+hypothesis"
         bad.instances = base + n_more
         return bad
-    o.detail += f"; no counterexample in {m} Hypothesis-drawn random finite pairs (M = 2..5, derandomized)"
+    o.detail += f"; no counterexample in {m} Hypothesis-drawn random instances ({KIND_TEXT[kind]}, derandomized)"
     o.method = (o.method or "instances") + "+hypothesis"
     o.instances = base + n_more
     return o
@@ -338,9 +385,9 @@ STEPS: dict[str, Step] = {}
 
 
 def step(id, claim, seed, location, relation, lhs, rhs, justification, check, depends=(), expect="",
-         statement=False, reading="") -> Step:
+         statement=False, reading="", search_examples=None) -> Step:
     s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends), expect, statement,
-             reading)
+             reading, search_examples)
     if id in STEPS:
         raise ValueError(f"duplicate step {id}")
     STEPS[id] = s

@@ -13,9 +13,10 @@ from simulate import finite as F
 
 from ..paper_lemmas import LEMMA7_E, STRICT
 from ..paper_theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
-from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal,
+from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, searchable, step, sym_equal,
                      sym_le)
 
+COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "001_7fcfecfcc8fbc163.txt"
 r, w, N, n, k, t, L, chi2, D_ = sp.symbols("r w_star N n k t L chi2 D", positive=True)
 v = sp.Symbol("v", positive=True)
@@ -216,12 +217,14 @@ step("lemma1.statement", "lemma1", SEED, "App. D Lemma 1", "<=", "|p_1:N(A^N) - 
 # ============================================================================= Lemma 2
 def _disc_vectors():
     g = np.random.default_rng(7)
+    out = []
     for i in range(12):
         d = 1 + i % 3
         p = g.dirichlet(np.ones(5))
         vals = g.standard_normal((5, d)) * 2
         mu = g.standard_normal(d)
-        yield {"case": i, "d": d}, p, vals, mu
+        out.append(({"case": i, "d": d}, p, vals, mu))
+    return searchable("discrete", out)
 
 
 def _l2(which):
@@ -296,9 +299,9 @@ def _t1_kernel_expectation():
 step("theorem1.mix.1", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "=", "d_TV(P^k(eta,.), Pi)",
      "d_TV(K^k(z,.), pi)", "P = K (eta = z)", fixed(EXACT, "definition of P for MSC"), expect=EXACT)
 step("theorem1.mix.2", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "<=", "d_TV(K^k(z,.), pi)",
-     "(1 - (N-1)/(2 w* + N - 2))^k", "Andrieu, Lee & Vihola (2018)", _t1_mix, expect=VALID, statement=True)
+     "(1 - (N-1)/(2 w* + N - 2))^k", "Andrieu, Lee & Vihola (2018)", _t1_mix, search_examples=COSTLY, expect=VALID, statement=True)
 step("theorem1.mom.1", "theorem1", SEED, "App. D proof of Thm 1, variance, line 2", "=", "E[||s(z_t)||^2 | z_t-1]",
-     "int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))", "Andrieu et al. (2018)", _t1_kernel_expectation, expect=EXACT)
+     "int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))", "Andrieu et al. (2018)", _t1_kernel_expectation, search_examples=COSTLY, expect=EXACT)
 step("theorem1.mom.2", "theorem1", SEED, "App. D proof of Thm 1, variance, line 3", "<=", "int sum_n wbar_n ||s||^2 prod q",
      "L^2 int sum_n wbar_n prod q", "Assumption 3", fixed(VALID, "||s|| <= L termwise, weights >= 0"), expect=VALID)
 step("theorem1.mom.3", "theorem1", SEED, "App. D proof of Thm 1, variance, lines 4-5", "=", "L^2 int sum_n wbar_n prod q",
@@ -433,7 +436,7 @@ step("theorem2.6b", "theorem2", SEED, "App. D proof of Thm 2, Eq. (6) line 2", "
      expect=VALID)
 step("theorem2.mse", "theorem2", SEED, "App. D proof of Thm 2, Cardoso et al. (2022, Thm 3)", "<=", "MSE[g | F]",
      "4L^2 [(1+eps^2)/(N-1) V_q w + (1+eps^-2)(1+w*)^2/N^2]", "Cardoso et al. (2022, Theorem 3)", _t2_mse,
-     expect=VALID)
+     search_examples=COSTLY, expect=VALID)
 step("theorem2.lemma3", "theorem2", SEED, "App. D proof of Thm 2, 'Lemma 3'", "=", "V_{q_def}[w]", "chi2(pi || q)",
      "Lemma 3", _t2_lemma3_qdef, expect=WRONG)
 step("theorem2.eps", "theorem2", SEED, "App. D proof of Thm 2, eps^2 = (N-1)^-1/2", "<=", "MSE[g | F]",
@@ -456,8 +459,8 @@ def _t2_main_text():
         s = np.where(np.arange(M) == int(np.argmax(pi / q)), 1.0, -1.0)[:, None]
         chi = float((pi ** 2 / q).sum() - 1)
         mu = abs(float(pi @ s[:, 0]))
-        for NN in (2, 3, 5):
-            for x in range(M):
+        for NN in (2, 5):
+            for x in sorted({int(np.argmax(pi / q)), int(np.argmin(pi / q))}):  # the highest- and lowest-weight states
                 mom = F.moments_msc_rb(pi, q, s, x, NN)
                 rows.append(({"M": M, "N": NN, "state": x, "chi2": round(chi, 6), "mu": round(mu, 6)},
                              mom.second, 4 * chi / (NN - 1) + mu ** 2))
@@ -643,13 +646,12 @@ def _t3_def():
 def _coupling_rows(printed_eq=False):
     rows = []
     g = np.random.default_rng(9)
-    for M in (2, 3):
-        for NN in (2, 3):
-            ps = [g.dirichlet(np.ones(M)) for _ in range(NN)]
-            qs = [g.dirichlet(np.ones(M)) for _ in range(NN)]
-            lhs = F.tv_joint(F.product_law(ps), F.product_law(qs))
-            rhs = sum(0.5 * np.abs(a - b).sum() for a, b in zip(ps, qs))
-            rows.append(({"M": M, "N": NN}, lhs, rhs))
+    fixed = [(M, NN, [g.dirichlet(np.ones(M)) for _ in range(NN)], [g.dirichlet(np.ones(M)) for _ in range(NN)])
+             for M in (2, 3) for NN in (2, 3)]
+    for M, NN, ps, qs in searchable("products", fixed):
+        lhs = F.tv_joint(F.product_law(ps), F.product_law(qs))
+        rhs = sum(0.5 * np.abs(a - b).sum() for a, b in zip(ps, qs))
+        rows.append(({"M": M, "N": NN}, lhs, rhs))
     return rows
 
 
