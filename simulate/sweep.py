@@ -93,6 +93,8 @@ LIMITS = {
     "bytes": 4 * 2 ** 30,  # working memory of one run, estimated
     "logged_values": 10_000_000,  # logged iterations x replicates of one run
     "cells": 100_000,  # cells of one sweep
+    "sweep_core_hours": 48.0,  # estimated single-core time of one sweep
+    "cell_overhead_s": 4e-3,  # set-up of one cell (target, scheme, logging)
     "rows": 20_000_000,  # rows of one sweep's table
     "ops_per_s": 2.0e9,
     "overhead_s": 1.5e-4,
@@ -173,7 +175,8 @@ def estimate(cell: Cell) -> dict:
     nbytes = 8 * (4 * cell.dim ** 2 + cell.replicates * cell.N * cell.dim * (64 + 12)
                   + cell.replicates * C * cell.dim * 2 + 8 * cell.replicates * cell.dim)
     logs = (cell.iters // cell.every + 2) * cell.replicates
-    return {"seconds": ops / LIMITS["ops_per_s"] + cell.iters * overhead, "bytes": nbytes, "logged_values": logs}
+    secs = ops / LIMITS["ops_per_s"] + cell.iters * overhead + LIMITS["cell_overhead_s"]
+    return {"seconds": secs, "bytes": nbytes, "logged_values": logs}
 
 
 def _fmt_seconds(s: float) -> str:
@@ -498,6 +501,11 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
         d = dict(zip(axes, combo))
         d["lr"] = float(d["lr"]) if isinstance(d["lr"], (int, float, np.floating)) else d["lr"]
         cells.append(check_cell(Cell(**d, seed=seed, record_every=record_every, diagnostics=diagnostics)))
+    hours = sum(estimate(c)["seconds"] for c in cells) / 3600
+    if hours > LIMITS["sweep_core_hours"]:
+        raise GridError(f"grid too large: {n} cells would take about {hours:.3g} core-hours (measured rates of "
+                        f"this code); the limit is {LIMITS['sweep_core_hours']:g} core-hours per sweep (split the "
+                        "grid, or lower --iters/--replicates)")
     rows = sum(c.replicates * (c.iters // c.every + 2) for c in cells)
     if rows > LIMITS["rows"]:
         raise GridError(f"grid too large: about {rows} table rows; the limit is {LIMITS['rows']} "

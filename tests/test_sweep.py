@@ -1,0 +1,203 @@
+"""The sweep engine (simulate.sweep, `python -m simulate sweep`): reproducibility across
+workers, executors and batching; cache, resume and corruption; divergence rows; bad grids.
+
+Tiny grids (D <= 4, <= 30 iterations); about 15 s in all, most of it process start-up
+(2 spawned workers) and the Dask LocalCluster.
+"""
+
+import json
+import math
+import os
+
+import pytest
+
+from simulate.cli import main
+from simulate.sweep import COLUMNS, Cell, GridError, make_cells, run_cell, run_sweep
+
+GRID = {"scheme": ["msc", "pmcsa", "jsa", "msc-rb"], "optimizer": ["sgd", "adam"], "lr": [0.01, 0.1], "N": 3,
+        "dim": 3, "iters": 20, "replicates": 2}
+SMALL = {"scheme": ["msc", "pmcsa"], "optimizer": "adam", "lr": [0.02, 0.2], "N": 3, "dim": 3, "iters": 12,
+         "replicates": 2}
+
+
+def table(res):
+    """The table without the wall-time column, NaN made comparable."""
+    return [tuple("nan" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items() if k != "time_s")
+            for row in res.rows]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return run_sweep(GRID, seed=3)
+
+
+def test_table_shape_and_columns(reference):
+    res = reference
+    assert len(res.results) == 16 and res.computed == 16
+    assert all(tuple(r) == COLUMNS for r in res.rows)
+    logged = res.results[0].iteration.tolist()
+    assert logged[0] == 0 and logged[-1] == 20
+    assert len(res.rows) == 16 * 2 * len(logged)
+    first = [r for r in res.rows if r["iteration"] == 0]
+    assert all(math.isnan(r["grad_norm"]) and r["kl"] > 0 for r in first)
+    last = [r for r in res.rows if r["iteration"] == 20]
+    assert all(0 <= r["r"] <= 1 and r["grad_norm"] > 0 and not r["diverged"] for r in last)
+    # one-chain schemes: R-hat_z across the 2 replicate chains, the same in both rows of a cell
+    msc = [r for r in last if r["scheme"] == "msc"]
+    assert all(r["rhat_z"] == msc[0]["rhat_z"] or r["cell"] != msc[0]["cell"] for r in msc)
+    assert all(math.isfinite(r["rhat_lambda"]) for r in last)
+
+
+def test_one_and_two_workers_give_the_same_table(reference):
+    two = run_sweep(GRID, seed=3, workers=2)
+    assert table(two) == table(reference)
+
+
+def test_batching_and_grid_position_do_not_change_a_cell(reference):
+    single = run_sweep(GRID, seed=3, batch=False)
+    assert table(single) == table(reference)
+    # a cell gives the same rows in a smaller grid, where it sits elsewhere and shares no batch
+    sub = run_sweep({**GRID, "scheme": "jsa", "lr": 0.1}, seed=3)
+    ref = [t for t, row in zip(table(reference), reference.rows) if row["scheme"] == "jsa" and row["lr"] == 0.1]
+    assert table(sub) == ref
+    # and `run_cell` alone (what `python -m simulate run` uses) the same again
+    one = run_cell(Cell("jsa", "adam", 0.1, 3, 3, iters=20, replicates=2, seed=3))
+    assert one.rows()[-1]["kl"] == [r for r in reference.rows if r["scheme"] == "jsa" and r["optimizer"] == "adam"
+                                    and r["lr"] == 0.1][-1]["kl"]
+    # a different seed changes the numbers
+    other = run_sweep({**GRID, "scheme": "jsa", "lr": 0.1}, seed=4)
+    assert table(other) != ref
+
+
+def test_dask_local_cluster_gives_the_same_table(reference):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        res = run_sweep(GRID, seed=3, scheduler=cluster.scheduler_address)
+    assert table(res) == table(reference)
+
+
+def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
+    cache = str(tmp_path / "cache")
+    computed = []
+
+    def stop_after_two(cell, res, from_cache):
+        if not from_cache:
+            computed.append(cell)
+            if len(computed) == 2:
+                raise KeyboardInterrupt  # as Ctrl-C after two finished cells
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(SMALL, seed=1, cache=cache, batch=False, on_cell=stop_after_two)
+    assert len([f for f in os.listdir(cache) if f.endswith(".json") and not f.startswith(".")]) == 2
+    again = []
+    res = run_sweep(SMALL, seed=1, cache=cache, on_cell=lambda c, r, cached: None if cached else again.append(c))
+    assert res.cached == 2 and res.computed == 2 and len(again) == 2
+    assert not set(again) & set(computed)  # no cell computed twice
+    fresh = run_sweep(SMALL, seed=1)
+    assert table(res) == table(fresh)
+    # a third run computes nothing
+    third = run_sweep(SMALL, seed=1, cache=cache)
+    assert third.computed == 0 and table(third) == table(fresh)
+
+
+def test_corrupt_or_partial_cache_entries_are_recomputed(tmp_path):
+    cache = str(tmp_path / "c")
+    first = run_sweep(SMALL, seed=2, cache=cache)
+    files = sorted(f for f in os.listdir(cache) if f.endswith(".json"))
+    assert len(files) == 4
+    p0, p1, p2 = (os.path.join(cache, f) for f in files[:3])
+    with open(p0, "rb") as f:
+        blob = f.read()
+    with open(p0, "wb") as f:  # partial write
+        f.write(blob[: len(blob) // 2])
+    with open(p1, "r+b") as f:  # one flipped digit in the data, checksum unchanged
+        data = f.read()
+        i = data.index(b'"kl": [[') + 9
+        f.seek(i)
+        f.write(b"9" if data[i:i + 1] != b"9" else b"8")
+    with open(os.path.join(cache, files[3]), "rb") as f:  # a valid entry under another cell's name
+        other = f.read()
+    with open(p2, "wb") as f:
+        f.write(other)
+    with open(os.path.join(cache, ".tmp-partial.json"), "wb") as f:  # a write interrupted before os.replace
+        f.write(b"garbage")
+    recomputed = []
+    res = run_sweep(SMALL, seed=2, cache=cache, on_cell=lambda c, r, cached: None if cached else recomputed.append(c))
+    assert res.computed == 3 and res.cached == 1 and len(recomputed) == 3
+    assert table(res) == table(first)
+    assert run_sweep(SMALL, seed=2, cache=cache).computed == 0  # the recomputed entries are valid
+
+
+def test_diverged_runs_are_rows_not_dropped():
+    res = run_sweep({"scheme": "pmcsa", "optimizer": "sgd", "lr": [1e10, 0.01], "N": 3, "dim": 3, "iters": 10,
+                     "replicates": 2}, seed=0)
+    big = [r for r in res.rows if r["lr"] == 1e10]
+    small = [r for r in res.rows if r["lr"] == 0.01]
+    assert big and all(r["diverged_at"] is not None for r in big)
+    assert big[-1]["diverged"] and math.isnan(big[-1]["kl"])
+    assert not any(r["diverged"] for r in small) and all(math.isfinite(r["kl"]) for r in small)
+
+
+def test_csv_and_metadata_files(tmp_path, capsys):
+    out = tmp_path / "results.csv"
+    rc = main(["sweep", "--scheme", "msc,pmcsa", "--optimizer", "adam", "--lr", "0.02,0.2", "--N", "3", "--dim", "3",
+               "--iters", "12", "--replicates", "2", "--seed", "1", "--out", str(out), "--json"])
+    o, err = capsys.readouterr()
+    assert rc == 0 and err == ""
+
+    def refuse(c):
+        raise ValueError(c)
+
+    meta = json.loads(o, parse_constant=refuse)
+    assert meta["cells"] == 4 and meta["seed"] == 1 and "numpy" in meta["versions"]
+    meta_file = json.loads((tmp_path / "results.json").read_text(), parse_constant=refuse)
+    assert meta_file["grid"]["lr"] == [0.02, 0.2]
+    lines = out.read_text().splitlines()
+    assert lines[0].split(",") == list(COLUMNS)
+    fresh = run_sweep(SMALL, seed=1)
+    assert len(lines) - 1 == len(fresh.rows)
+    row = dict(zip(COLUMNS, lines[-1].split(",")))
+    assert float(row["kl"]) == fresh.rows[-1]["kl"]  # repr floats: exact round trip
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--scheme", "msc,nope"], "--scheme"),
+    (["--lr", ""], "--lr"),
+    (["--lr", "0.1,,0.2"], "--lr"),
+    (["--N", "1"], "--N"),
+    (["--dim", "0"], "--dim"),
+    (["--optimizer", "adagrad"], "--optimizer"),
+    (["--lr", ",".join(["0.1"] * 1) + ",-1"], "--lr"),
+    (["--iters", "1000000000"], "--iters"),
+    (["--workers", "0"], "--workers"),
+    (["--scheduler", "nohost"], "--scheduler"),
+    (["--out", "/proc/nonexistent/x.csv"], "--out"),
+    (["--nu", ",".join(str(d) for d in range(100)), "--dim", ",".join(str(d) for d in range(1, 41)),
+      "--N", ",".join(str(n) for n in range(3, 31))], "grid too large: 112000 cells"),
+    (["--iters", "20000000", "--lr", ",".join(str(i) for i in range(1, 101))], "grid too large"),
+])
+def test_bad_grids_exit_2_before_anything_runs(capsys, argv, fragment):
+    base = {"--scheme": "msc", "--optimizer": "sgd", "--lr": "0.1", "--N": "3", "--dim": "3", "--iters": "5"}
+    args = dict(base)
+    extra = []
+    for k, v in zip(argv[::2], argv[1::2]):
+        if k in args:
+            args[k] = v
+        else:
+            extra += [k, v]
+    flat = [x for kv in args.items() for x in kv] + extra
+    rc = main(["sweep", *flat])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and fragment in err, err
+    assert "Traceback" not in err
+
+
+def test_api_rejects_bad_grids_before_running():
+    calls = []
+    for grid in ({**SMALL, "scheme": []}, {**SMALL, "scheme": ["msc", "bogus"]}, {**SMALL, "colour": "red"},
+                 {k: v for k, v in SMALL.items() if k != "lr"}):
+        with pytest.raises(GridError):
+            run_sweep(grid, on_cell=lambda *a: calls.append(a))
+    assert calls == []
+    assert len(make_cells({**SMALL, "lr": [0.1, 0.1]})) == 2  # duplicates collapse
