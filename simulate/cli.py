@@ -56,6 +56,8 @@ class _Parser(argparse.ArgumentParser):
         self.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
 
     def error(self, message):
+        if message.startswith("argument "):  # "argument --dim: ..." -> "--dim: ..."
+            message = message[len("argument "):]
         if message.startswith("unrecognized arguments"):
             message += f"; see `{self.prog} --help`"
         raise UsageError(message)
@@ -185,7 +187,8 @@ def decimal_w(log_w: float):
         return math.exp(log_w)
     l10 = log_w / math.log(10)
     e = math.floor(l10)
-    return f"{10 ** (l10 - e):.15g}e{e}"
+    digits = max(3, 15 - len(str(abs(e))))  # log w carries ~16 significant digits, e uses some
+    return f"{10 ** (l10 - e):.{digits}g}e{e}"
 
 
 def _only_with(a, name, attr, default, cond, need):
@@ -275,7 +278,12 @@ def _check_moment_size(a):
     from .sweep import LIMITS, _fmt_seconds
 
     rows = 16 * CHUNK  # conditional_moments' rows per vectorised pass
-    nbytes = 8 * (2 * a.dim ** 2 + a.replicates * 2 * a.dim * 3 + rows * a.N * a.dim * 12)
+    kept = 8 * a.replicates * 2 * a.dim * 3  # the R gradient estimates and their squares
+    if kept > LIMITS["bytes"]:
+        raise UsageError(f"--replicates: R = {a.replicates} gradient estimates of size 2D = {2 * a.dim} need about "
+                         f"{kept / 2 ** 30:.3g} GiB; the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB "
+                         "(lower --replicates)")
+    nbytes = 8 * (2 * a.dim ** 2 + rows * a.N * a.dim * 12)
     if nbytes > LIMITS["bytes"]:
         raise UsageError(f"--N/--dim: N = {a.N}, D = {a.dim} needs about {nbytes / 2 ** 30:.3g} GiB "
                          f"({rows} transitions at once); the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB "
