@@ -315,7 +315,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
                             f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
-                "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err,
+                "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
                 "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
             })
             bar.update()
