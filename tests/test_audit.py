@@ -157,3 +157,36 @@ def test_audit_cli(capsys):
     assert capsys.readouterr().out.startswith("| step | status")
     assert main(["audit", "nonsense"]) == 2
     assert main(["audit", "table2"]) == 2  # no proof to audit
+
+
+# ----------------------------------------------------------------------------- the Hypothesis search (issue 11, item 4)
+def test_search_finds_what_symmetric_fixed_instances_hide():
+    """A false step that holds on the fixed instances (q = pi only) is caught on random,
+    non-symmetric pairs, shrunk, and reported with its instance count; derandomized."""
+    from verify.audit.engine import finite_pairs, searched_run
+
+    def check():
+        rows = [({"M": p.size}, 0.5 * float(np.abs(p - q).sum()), 0.0) for p, q in
+                finite_pairs([(np.array([0.2, 0.8]),) * 2, (np.array([0.1, 0.3, 0.6]),) * 2])]
+        return instance_check(lambda: rows, "=", 1e-12, describe="d_TV(pi, q) = 0 (planted)")
+
+    assert check().status == EXACT  # the fixed instances alone would call it exact
+    o = searched_run(check)
+    assert o.status == WRONG and "Hypothesis" in o.detail and o.instances > 2
+    assert set(o.counterexample["at"]) >= {"pi", "q"}
+    assert searched_run(check).counterexample == o.counterexample  # the same shrunk instance every run
+
+
+def test_every_computed_valid_step_records_its_instances():
+    for r in audit.rows():
+        if r["status"] in (EXACT, VALID) and r["method"] not in ("reading", "symbolic"):
+            assert r["instances"] and r["instances"] >= 4, (r["id"], r["method"], r["instances"])
+        if "hypothesis" in r["method"] and r["status"] in (EXACT, VALID, LOOSE):
+            assert "Hypothesis" in r["detail"]
+
+
+def test_planted_symbolic_error_is_found_by_the_search_not_by_luck():
+    x, y = sp.symbols("x y", positive=True)
+    o = sym_le(x ** 2, x + y)  # fails for large x, small y
+    assert o.status == WRONG and o.method == "hypothesis"
+    assert sym_le(x ** 2, x + y).counterexample == o.counterexample
