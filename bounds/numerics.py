@@ -145,7 +145,7 @@ def _close(a, b) -> bool:
     return abs(a - b) <= scale * mpmath.mpf(10) ** (-MP_AGREE_DIGITS)
 
 
-def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS):
+def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: float | None = None):
     """Evaluate ``func(*args)`` in mpmath at a precision the result can trust.
 
     ``kfunc`` is the mpmath-lambdified :func:`rounding_multiplier` of the same
@@ -154,7 +154,23 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS):
     twice the precision agrees.  (Agreement alone is not enough: ``1 - 1/w*`` with
     ``w* = 1e300`` rounds to the same wrong value at 30 and at 60 digits.)
     Returns an ``mpf`` accurate to about :data:`MP_AGREE_DIGITS` digits.
+
+    ``k_hint`` is ``K`` from the float evaluation.  When it is finite and ``K * eps < 1/2``,
+    the float value of the expression (the denominator of ``K``) is right to within a factor
+    2, so ``K`` is right to within about a factor 2 too: the first precision tried is then
+    the one that makes ``2 K * 10**-dps`` smaller than ``10**-(MP_AGREE_DIGITS + 5)``, and the
+    result is still accepted only if a run at twice the precision agrees.  Otherwise (and if
+    they do not agree) the doubling search above runs.
     """
+    if k_hint is not None and math.isfinite(k_hint) and 0 <= k_hint * EPS < 0.5:
+        dps = max(start_dps, math.ceil(MP_AGREE_DIGITS + 5 + math.log10(2 * max(k_hint, 1.0))))
+        with mpmath.workdps(dps):
+            val = _mpf(func, [mp_arg(a) for a in args])
+        if mpmath.isfinite(val):
+            with mpmath.workdps(2 * dps):
+                val2 = _mpf(func, [mp_arg(a) for a in args])
+            if _close(val, val2):
+                return +val2
     dps = start_dps
     history = []
     while dps <= MP_MAX_DPS:
@@ -296,7 +312,7 @@ class Evaluator:
     def _k_mp(self):
         return lambdify(self.args, self.expr, "mpmath", rounding=True)
 
-    def mp(self, *scalars, nudge=None):
+    def mp(self, *scalars, nudge=None, k_hint=None):
         """Adaptive-precision mpmath value at one point.
 
         ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
@@ -306,7 +322,7 @@ class Evaluator:
         into the domain and requiring both to agree to 20 digits.
         """
         try:
-            val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp)
+            val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp, k_hint=k_hint)
             if mpmath.isfinite(val):
                 return val
         except PrecisionError:
@@ -349,6 +365,6 @@ class Evaluator:
             if boundaries is not None:
                 nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
                          for x, (lo, hi) in zip(point, boundaries)]
-            m = self.mp(*point, nudge=nudge)
+            m = self.mp(*point, nudge=nudge, k_hint=float(k[idx]) if np.ndim(k) else float(k))
             out[idx] = (float(m) if representable(m) else m) if exact else float(m)
         return out
