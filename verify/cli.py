@@ -76,8 +76,8 @@ def fmt_ratio(c) -> str:
     if r is not None and math.isfinite(r):
         return f"{r:.4g}"
     b, e = c.scaled_bound, c.empirical
-    if b is not None and b == 0:
-        return "n/a (bound is 0)" if (e is None or e == 0 or (isinstance(e, float) and math.isnan(e))) else "∞ (bound is 0)"
+    if b is not None and b == 0:  # a sign or a slope compared with 0: no tightness ratio
+        return "n/a (bound is 0)"
     if b is not None and math.isinf(b):
         return "0 (bound is ∞)"
     if e is None or (isinstance(e, float) and math.isnan(e)):
