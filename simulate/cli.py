@@ -23,13 +23,16 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 import warnings
 
 import numpy as np
 
+from bounds import clikit
+from bounds.clikit import UsageError, dumps
+
 PROG = "python -m simulate"
-EXIT_OK, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 5, 70, 130
+EXIT_OK, EXIT_USAGE, EXIT_DIVERGED = clikit.OK, clikit.BAD_INPUT, clikit.DIVERGED
+EXIT_INTERNAL, EXIT_INTERRUPTED = clikit.INTERNAL_ERROR, clikit.INTERRUPTED
 EXITS = ("exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run diverged, "
          "70 internal error, 130 interrupted")
 
@@ -41,13 +44,10 @@ IMH_MAX_STEPS = 10 ** 15  # k is carried as a double: exact integers up to 2^53
 SEED_MAX = 2 ** 63
 
 
-class UsageError(Exception):
-    """Bad command-line input: one line on stderr, exit status 2."""
+class _Parser(clikit.Parser):
+    """The shared parser (errors: one line naming the flag) with --threads and --debug."""
 
-
-class _Parser(argparse.ArgumentParser):
     def __init__(self, *a, **kw):
-        kw.setdefault("allow_abbrev", False)
         kw.setdefault("epilog", EXITS)
         super().__init__(*a, **kw)
         self.add_argument("--threads", type=_int(1, 256), default=None, metavar="K",
@@ -56,38 +56,9 @@ class _Parser(argparse.ArgumentParser):
         self.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
 
     def error(self, message):
-        if message.startswith("argument "):  # "argument --dim: ..." -> "--dim: ..."
-            message = message[len("argument "):]
         if message.startswith("unrecognized arguments"):
             message += f"; see `{self.prog} --help`"
-        raise UsageError(message)
-
-
-def dumps(obj, **kw) -> str:
-    """Strict RFC 8259 JSON (NaN -> null, +-inf -> "inf"/"-inf", NumPy values converted).
-
-    To become ``bounds.clikit.dumps`` once importing ``bounds.clikit`` no longer imports
-    sympy (``python -X importtime -c "import bounds.clikit"``)."""
-    import json
-
-    return json.dumps(_plain(obj), allow_nan=False, **kw)
-
-
-def _plain(x):
-    if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        v = float(x)
-        return v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-    return x
+        super().error(message)
 
 
 def _number(text):
@@ -145,31 +116,6 @@ def _choice_list(choices):
             raise argparse.ArgumentTypeError(f"invalid choice {s!r} (choose from {', '.join(choices)})")
         return s
     return f
-
-
-class Progress:
-    """Progress on stderr (done/total, elapsed, ETA), only when stderr is a terminal and
-    --json is off.  To become ``bounds.clikit.progress`` once that lands."""
-
-    def __init__(self, total: int, enabled: bool, label: str):
-        self.total, self.label = total, label
-        self.enabled = enabled and sys.stderr.isatty()
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-
-    def update(self, done: int):
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if now - self.last < 0.2 and done < self.total:
-            return
-        self.last = now
-        el = now - self.t0
-        eta = el / max(done, 1) * (self.total - done)
-        sys.stderr.write(f"\r{self.label}: {done}/{self.total}  {el:5.1f}s elapsed, ~{eta:5.1f}s left ")
-        sys.stderr.flush()
-        if done >= self.total:
-            sys.stderr.write("\n")
 
 
 def format_w(log_w: float) -> str:
@@ -418,8 +364,8 @@ def cmd_run(argv):
         check_cell(cell)
     except GridError as e:
         raise UsageError(str(e)) from None
-    prog = Progress(a.iters, not a.json, f"{a.scheme} run")
-    res = run_cell(cell, progress=prog.update)
+    with clikit.progress(total=a.iters, desc=f"{a.scheme} run", json=a.json, unit="it") as bar:
+        res = run_cell(cell, progress=lambda t: bar.update(1))
     v = res.values
     last = len(res.iteration) - 1
     diverged = res.diverged_at >= 0
@@ -518,11 +464,19 @@ def cmd_sweep(argv):
         make_cells(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics)
     except GridError as e:
         raise UsageError(str(e)) from None
-    show = not a.json and sys.stderr.isatty()
+    bar = clikit.progress(total=len(make_cells(grid, seed=a.seed, record_every=a.record_every)), desc="sweep",
+                          json=a.json, unit="cell")  # cells done/total, elapsed, ETA (tqdm)
+    shown = [0]
+
+    def tick(done, total):
+        bar.update(done - shown[0])
+        shown[0] = done
+
     try:
-        res = run_sweep(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics,
-                        workers=a.workers, scheduler=a.scheduler, cache=a.cache, progress=show,
-                        threads=a.threads or 1)
+        with bar:
+            res = run_sweep(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics,
+                            workers=a.workers, scheduler=a.scheduler, cache=a.cache, progress=tick,
+                            threads=a.threads or 1)
     except GridError as e:  # e.g. an unreachable scheduler: nothing has run
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:
@@ -576,37 +530,6 @@ COMMANDS = {"tv": cmd_tv, "moment": cmd_moment, "run": cmd_run, "sweep": cmd_swe
 
 
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)  # numeric warnings never reach the user raw
-            if not argv:
-                raise UsageError(f"a command is required (tv, moment, run or sweep); see `{PROG} --help`")
-            if argv[0] in ("-h", "--help"):
-                print(USAGE)
-                return EXIT_OK
-            cmd = COMMANDS.get(argv[0])
-            if cmd is None:
-                raise UsageError(f"unknown command {argv[0]!r}; choose tv, moment, run or sweep")
-            return cmd(argv[1:])
-    except UsageError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except SystemExit as e:  # argparse's --help
-        return e.code if isinstance(e.code, int) else EXIT_OK
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
-    except MemoryError:
-        print(f"{PROG}: out of memory; lower --dim, --N or --replicates", file=sys.stderr)
-        return EXIT_INTERNAL
-    except Exception as e:  # noqa: BLE001 - the top-level catch
-        if debug:
-            raise
-        msg = " ".join(str(e).split()) or "(no message)"
-        print(f"{PROG}: internal error: {type(e).__name__}: {msg}; rerun with --debug for the traceback",
-              file=sys.stderr)
-        return EXIT_INTERNAL
+    """Dispatch to a command through ``bounds.clikit.run``: bad input exits 2 with one line,
+    internal errors 70 with one line (``--debug``: the traceback), Ctrl-C 130."""
+    return clikit.run(PROG, USAGE, argv, COMMANDS)

@@ -638,6 +638,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
         tick = bar.update
     elif callable(progress):
         done_box = [n_cached]
+        progress(n_cached, total)
 
         def tick(n):
             done_box[0] += n

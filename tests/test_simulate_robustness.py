@@ -75,7 +75,7 @@ BAD = [
     (with_(SWEEP, out=""), "--out"), (with_(SWEEP, out="/proc/none/r.csv"), "--out"),
     (with_(SWEEP, cache="/proc/none/c"), "--cache"),
     # the command itself
-    (["simulate"], "unknown command"), ([], "a command is required"), (["--verbose"], "unknown command"),
+    (["simulate"], "unknown command"), ([], "a command is required"), (["--verbose"], "expected a command"),
 ]
 
 
