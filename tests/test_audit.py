@@ -180,7 +180,9 @@ def test_search_finds_what_symmetric_fixed_instances_hide():
 def test_every_computed_valid_step_records_its_instances():
     for r in audit.rows():
         if r["status"] in (EXACT, VALID) and r["method"] not in ("reading", "symbolic"):
-            assert r["instances"] and r["instances"] >= 4, (r["id"], r["method"], r["instances"])
+            # a sympy proof is also tested at points (one, when the relation has no free symbol)
+            least = 1 if r["method"].startswith("symbolic") else 4
+            assert r["instances"] and r["instances"] >= least, (r["id"], r["method"], r["instances"])
         if "hypothesis" in r["method"] and r["status"] in (EXACT, VALID, LOOSE):
             assert "Hypothesis" in r["detail"]
 
