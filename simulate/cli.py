@@ -340,8 +340,9 @@ def _run_flags(ap, many: bool):
     ap.add_argument("--json", action="store_true")
 
 
-DIAG_HELP = ("Diagnostics (after the authors' earlier draft 'Inclusive variational inference with independent "
-             "Metropolis-Hastings', paragraph 'Convergence Diagnostics'): r = rejection rate (the r-diagnostic); "
+DIAG_HELP = ("Diagnostics (after the CIS-as-IMH draft, 'Inclusive Variational Inference with Independent "
+             "Metropolis-Hastings', paragraph 'Convergence Diagnostics'; explained in `pydoc "
+             "simulate.diagnostics`): r = rejection rate (the r-diagnostic); "
              "R-hat_z and ESS_z of log pi(z) over chain states (pMCSA: its N chains; other schemes: the "
              "replicate chains); R-hat_lambda across replicates; computed with ArviZ over the last "
              "max(record-every, 20) iterations.")

@@ -1,9 +1,9 @@
-"""Convergence diagnostics of an MCSA run, after the draft on CIS as IMH.
+"""Convergence diagnostics of an MCSA run, after the CIS-as-IMH draft.
 
-Source: "Inclusive variational inference with independent Metropolis-Hastings", an
-earlier, unpublished draft section by the authors of Kim et al. (NeurIPS 2022, "Markov
-Chain Score Ascent"), paragraph "Convergence Diagnostics".  It proposes, for a run of
-parallel IMH chains (pMCSA):
+Source: the CIS-as-IMH draft, "Inclusive Variational Inference with Independent
+Metropolis-Hastings" (an unpublished draft section; docs/references.md), paragraph
+"Convergence Diagnostics".  It proposes, for a run of parallel IMH chains (pMCSA of Kim
+et al., NeurIPS 2022, "Markov Chain Score Ascent"):
 
 * the **r-diagnostic**: the rejection rate of the IMH kernel, an unbiased estimate of
   the marginal rejection rate r, which the draft relates to KL(pi || q) through the

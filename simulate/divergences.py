@@ -1,6 +1,7 @@
 """Divergences between a Gaussian target and a proposal, in closed form or numerically.
 
-Closed forms for pi = N(mu, Sigma) against q = N(m, S) (methods.md §1):
+Closed forms for pi = N(mu, Sigma) against q = N(m, S) (``docs/methods.md`` §1; "001" is Kim et al.,
+NeurIPS 2022, "Markov Chain Score Ascent"):
 
 * ``log w* = (1/2) log det S - (1/2) log det Sigma + (1/2) (mu-m)^T (S - Sigma)^-1 (mu-m)``,
   finite iff ``S - Sigma`` is positive definite (otherwise w* = inf: Assumption 2 of 001

@@ -2,7 +2,8 @@
 
 No Monte Carlo anywhere: every quantity is a finite sum or a one-dimensional integral
 of a smooth, exponentially decaying function (computed by adaptive Gauss-Kronrod with
-its error estimate reported).  See ``../shared/notes/methods.md`` §3.
+its error estimate reported).  See ``docs/methods.md`` §3; "001" is Kim et al.
+(NeurIPS 2022, "Markov Chain Score Ascent").
 
 States are ``0..M-1``; ``pi`` is the target and ``q`` the proposal (both probability
 vectors, ``q > 0``); ``w = pi / q`` are the normalised importance weights.
@@ -11,13 +12,13 @@ Kernels
     :func:`imh_matrix` — independent Metropolis-Hastings (001 Algorithm 3).
     :func:`cis_matrix` — CIS / i-SIR with N particles, the current state plus N - 1
     proposals (001 Algorithm 2 with the particle count of Theorem 1).  Uses
-    ``1/a = int_0^oo e^(-t a) dt`` (methods.md §2):
+    ``1/a = int_0^oo e^(-t a) dt`` (``docs/methods.md`` §2):
     ``K(x, y) = (N-1) pi(y) int_0^oo e^(-t (w_x + w_y)) phi(t)^(N-2) dt`` for y != x,
     ``phi(t) = sum_z q_z e^(-t w_z)``.
     :func:`cis_matrix_enumerate` — the same by enumerating proposal multisets (exact
     rational arithmetic possible), to test the integral form.
 
-Conditional moments (001 Theorems 1-4; methods.md §6), for a vector function ``s``
+Conditional moments (001 Theorems 1-4; ``docs/methods.md`` §6), for a vector function ``s``
 (an ``(M, d)`` array standing in for the score): :func:`moments_msc`,
 :func:`moments_msc_rb`, :func:`moments_jsa`, :func:`moments_pmcsa`.
 """

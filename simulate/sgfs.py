@@ -1,5 +1,9 @@
 """The scalar SGFS process of 002 §2.3 at stationarity (exact second moments).
 
+"002" is El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications",
+research report (docs/references.md); SGFS is stochastic gradient Fisher scoring (Ahn,
+Korattikara and Welling, ICML 2012).
+
 ``theta_{i+1} = theta_i + D Y_i + N(0, 2D - D^2 sigma^2 - D^2 h)`` with the stochastic
 gradient ``Y_i = -h theta_i + xi_i``, ``xi_i ~ N(0, sigma^2)``, ``sigma^2 = N^2 C/|S|``,
 ``h = N C + G``, ``D = k/(2h)`` (002 Eqs. 8-10, scalar case, theta_MAP = 0).  At

@@ -3,7 +3,7 @@
 Target ``pi = N(0, I_D)``, proposal ``q = N(0, s^2 I_D)`` with ``s > 1``.  Both kernels
 depend on the states only through the normalised importance weight
 ``w(z) = pi(z) / q(z)``, so the weight process is itself a Markov chain on
-``(0, w*]`` (the "weight line", ``../shared/notes/methods.md`` §2) and, ``pi_W`` having
+``(0, w*]`` (the "weight line", ``docs/methods.md`` §2) and, ``pi_W`` having
 no atoms, ``TV(K^k(z, .), pi)`` equals the TV of the weight chain started at ``w(z)``.
 
 Coordinates.  ``log W = D log s - c X`` with ``c = (1 - 1/s^2) / 2``, ``X = ||Z||^2``;
@@ -11,8 +11,8 @@ Coordinates.  ``log W = D log s - c X`` with ``c = (1 - 1/s^2) / 2``, ``X = ||Z|
 in ``x`` (or ``rho = sqrt(x) = ||Z||``) and in log-weights, so ``w* = s^D`` may exceed
 the float range (``D log s > 709``; then ``w_star`` is ``inf`` and ``log_w_star`` is used).
 
-IMH (:func:`imh_tv`).  Smith & Tierney's n-step kernel, ``001_7fcfecfcc8fbc163.txt``
-Eqs. (2)-(3):  ``K^n(z, dz') = T_n(w(z) v w(z')) pi(dz') + lambda(w(z))^n delta_z(dz')``
+IMH (:func:`imh_tv`).  Smith & Tierney's (1996) n-step kernel, as quoted by Kim et al.
+(NeurIPS 2022, "Markov Chain Score Ascent"; "001" below) Eqs. (2)-(3):  ``K^n(z, dz') = T_n(w(z) v w(z')) pi(dz') + lambda(w(z))^n delta_z(dz')``
 (``v`` = max) with ``T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv`` and -- correcting the
 printed Eq. (3), which integrates against ``pi`` -- ``lambda(v) = int_{w <= v}(1 - w/v) q(dz)``
 ``= P_q(W <= v) - P_pi(W <= v)/v``, the rejection probability at weight ``v``
@@ -34,7 +34,7 @@ enters the reported error.  At ``w0 = w*``, ``TV_n = r^n`` (Wang 2022) exactly.
 Note that TV_n does not depend on w0 once ``T_n(w0) >= 1`` (all such starts have the
 same positive part ``(1 - T_n(v))_+``, supported on ``v > w(x1)``).
 
-CIS / i-SIR (:func:`cis_tv`), methods.md §2: with ``phi(t) = E_q exp(-t W)``,
+CIS / i-SIR (:func:`cis_tv`), ``docs/methods.md`` §2: with ``phi(t) = E_q exp(-t W)``,
 ``K_W(u, dv) = rho(u) delta_u(dv) + h(u, v) pi_W(dv)``,
 ``h(u, v) = (N-1) int_0^oo e^(-t(u+v)) phi(t)^(N-2) dt``,
 ``rho(u) = u int_0^oo e^(-t u) phi(t)^(N-1) dt``  (``= 1 - int h(u, .) dpi_W``).
