@@ -286,7 +286,8 @@ def cmd_moment(argv):
     if a.json:
         print(dumps(out))
         return EXIT_OK
-    print(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, R = {a.replicates}, "
+    print(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, "
+          f"R = {a.replicates}, "
           f"seed {a.seed}")
     print(f"E[||g||^2 | F] = {est.second:.6g} +- {est.second_se:.2g} (1 se)")
     print(f"  variance      {est.variance:.6g} +- {est.variance_se:.2g}")

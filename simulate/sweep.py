@@ -197,7 +197,8 @@ def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             extra = f" ({cell.scheme} needs N >= 2 particles)" if name == "--N" and lo == 2 else ""
             raise GridError(f"{name}: must be an integer >= {lo}{extra}, got {v!r}")
-    if cell.record_every is not None and (not isinstance(cell.record_every, (int, np.integer)) or cell.record_every < 1):
+    rec = cell.record_every
+    if rec is not None and (isinstance(rec, bool) or not isinstance(rec, (int, np.integer)) or rec < 1):
         raise GridError(f"--record-every: must be an integer >= 1, got {cell.record_every!r}")
     est = estimate(cell)
     what = (f"{cell.scheme} with --dim {cell.dim} --N {cell.N} --replicates {cell.replicates} "
@@ -696,7 +697,8 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     for res, k in zip(results, keys):
         rows.extend(res.rows(k))
     meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in grid.items()},
-            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total, "computed": len(todo),
+            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total,
+            "computed": len(todo),
             "cached": n_cached, "columns": list(COLUMNS), "versions": _versions(),
             "executor": ("custom" if executor is not None and scheduler is None else
                          f"dask {scheduler}" if scheduler else f"{workers} local process(es)"),

@@ -12,7 +12,8 @@ in ``x`` (or ``rho = sqrt(x) = ||Z||``) and in log-weights, so ``w* = s^D`` may 
 the float range (``D log s > 709``; then ``w_star`` is ``inf`` and ``log_w_star`` is used).
 
 IMH (:func:`imh_tv`).  Smith & Tierney's (1996) n-step kernel, as quoted by Kim et al.
-(NeurIPS 2022, "Markov Chain Score Ascent"; "001" below) Eqs. (2)-(3):  ``K^n(z, dz') = T_n(w(z) v w(z')) pi(dz') + lambda(w(z))^n delta_z(dz')``
+(NeurIPS 2022, "Markov Chain Score Ascent"; "001" below) Eqs. (2)-(3):
+``K^n(z, dz') = T_n(w(z) v w(z')) pi(dz') + lambda(w(z))^n delta_z(dz')``
 (``v`` = max) with ``T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv`` and -- correcting the
 printed Eq. (3), which integrates against ``pi`` -- ``lambda(v) = int_{w <= v}(1 - w/v) q(dz)``
 ``= P_q(W <= v) - P_pi(W <= v)/v``, the rejection probability at weight ``v``

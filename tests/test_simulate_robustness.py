@@ -53,7 +53,8 @@ BAD = [
     (with_(TV, start="quantile:1.5"), "--start"), (with_(TV, start="quantile:x"), "--start"),
     (with_(TV, threads="0"), "--threads"), (TV + ["--bogus"], "unrecognized"),
     # moment
-    (with_(MOMENT, scheme="mcmc"), "--scheme"), (with_(MOMENT, N="0"), "--N"), (with_(MOMENT, scheme="msc", N="1"), "--N"),
+    (with_(MOMENT, scheme="mcmc"), "--scheme"), (with_(MOMENT, N="0"), "--N"),
+    (with_(MOMENT, scheme="msc", N="1"), "--N"),
     (with_(MOMENT, N="1e9"), "--N"), (with_(MOMENT, dim="100000"), "--N/--dim"),
     (with_(MOMENT, replicates="1"), "--replicates"), (with_(MOMENT, replicates="1e12"), "--replicates"),
     (with_(MOMENT, proposal_scale="0"), "--proposal-scale"), (with_(MOMENT, proposal_scale="-1"), "--proposal-scale"),
