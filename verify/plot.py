@@ -57,6 +57,11 @@ REFERENCES = {
 }
 
 
+def cite_numbers(text: str) -> str:
+    """Document numbers in a text ('001 §5.1') as their short citations ('Kim et al. (NeurIPS 2022) §5.1')."""
+    return re.sub(r"\b(00[123])\b", lambda m: REFERENCES[m.group(1)][0], text)
+
+
 def seed_prefix(source) -> str:
     return str(getattr(source, "seed", source))[:3]
 
@@ -160,10 +165,11 @@ def _quantity_label(q: str) -> str:
     if lab is None and "." in base:  # Table 2: SCHEME.operation
         scheme, op = base.split(".", 1)
         lab = f"{scheme}: {OPERATIONS.get(op, op.replace('_', ' '))} per iteration"
-    if lab is None:
-        lab = base.replace("_", " ")
+    if lab is None:  # a described quantity: its words, identifiers spelled out
+        words = re.sub(r"(?<=[a-z]{2})_(?=[a-z]{2})", " ", q.replace("w_star", "w*").replace("mu_norm", "||mu||"))
+        return textwrap.shorten(cite_numbers(words), 70, placeholder=" …")
     rest = q[len(base):].strip()
-    return f"{lab} {rest}" if rest and len(rest) < 40 else lab
+    return cite_numbers(f"{lab} {rest}" if rest and len(rest) < 40 else lab)
 
 
 def _fmt_value(v) -> str:
@@ -599,7 +605,7 @@ def _compare(ax, report, rel, checks, zcrit):
     for i, f in enumerate(forms):
         fc = [c for c in checks if c.form == f]
         color = FORM_STYLE.get(f, ("C9", "-"))[0] if f != deciding else "k"
-        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + f": {len(fc)} checks"
+        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + f": {len(fc)} check{'s' if len(fc) != 1 else ''}"
         mc = [c for c in fc if c.method == "monte-carlo" and c.stderr]
         other = [c for c in fc if not (c.method == "monte-carlo" and c.stderr)]
         if other:

@@ -156,6 +156,7 @@ def _params(p: dict) -> str:
 
 def _check_rows(rep):
     from .core import combine
+    from .plot import cite_numbers
 
     groups = defaultdict(list)
     for c in rep.checks:
@@ -164,7 +165,7 @@ def _check_rows(rep):
     for (q, f), cs in groups.items():
         cnt = Counter(c.verdict for c in cs)
         finite = [c.ratio for c in cs if isinstance(c.ratio, float) and math.isfinite(c.ratio)]
-        rows.append({"quantity": q, "form": f, "deciding": f == rep.primary_form, "primary": any(c.primary for c in cs),
+        rows.append({"quantity": cite_numbers(q), "form": f, "deciding": f == rep.primary_form, "primary": any(c.primary for c in cs),
                      "method": cs[0].method, "n": len(cs), "holds": cnt.get("holds", 0),
                      "violated": cnt.get("violated", 0), "inconclusive": cnt.get("inconclusive", 0),
                      "max_ratio": _fmt(max(finite)) if finite else "—", "verdict": combine([c.verdict for c in cs])})
@@ -172,6 +173,8 @@ def _check_rows(rep):
 
 
 def _worst(rep, n=5):
+    from .plot import cite_numbers
+
     def ratio(c):
         return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
 
@@ -179,7 +182,7 @@ def _worst(rep, n=5):
     out = []
     for c in bad:
         se = f" ± {_fmt(c.stderr)} (se)" if c.stderr else ""
-        out.append({"verdict": c.verdict, "quantity": c.quantity, "form": c.form, "primary": c.primary,
+        out.append({"verdict": c.verdict, "quantity": cite_numbers(c.quantity), "form": c.form, "primary": c.primary,
                     "empirical": _fmt(c.empirical) + se, "relation": c.relation, "bound": _fmt(c.scaled_bound),
                     "ratio": _fmt(c.ratio), "params": _params(c.params), "note": c.note, "method": c.method})
     return out
