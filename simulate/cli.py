@@ -345,8 +345,8 @@ DIAG_HELP = ("Diagnostics (after the CIS-as-IMH draft, 'Inclusive Variational In
              "Metropolis-Hastings', paragraph 'Convergence Diagnostics'; explained in `pydoc "
              "simulate.diagnostics`): r = rejection rate (the r-diagnostic); "
              "R-hat_z and ESS_z of log pi(z) over chain states (pMCSA: its N chains; other schemes: the "
-             "replicate chains); R-hat_lambda across replicates; computed with ArviZ over the last "
-             "max(record-every, 20) iterations.")
+             "replicate chains); R-hat_lambda across replicates; computed with ArviZ about 20 times per run "
+             "(null/NaN at the logged iterations between), each over the preceding stretch of the run.")
 
 
 def cmd_run(argv):
@@ -435,6 +435,7 @@ def cmd_sweep(argv):
     ap.add_argument("--no-diagnostics", action="store_true", help="skip R-hat and ESS (faster; NaN columns)")
     a = ap.parse_args(argv)
     import os
+    from concurrent.futures.process import BrokenProcessPool
 
     from .sweep import GridError, make_cells, run_sweep
 
@@ -481,11 +482,14 @@ def cmd_sweep(argv):
                             threads=a.threads or 1)
     except GridError as e:  # e.g. an unreachable scheduler: nothing has run
         raise UsageError(str(e)) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenProcessPool) as e:
         where = (f"finished cells are stored in {a.cache}: rerun the same command to resume" if a.cache
                  else "nothing was stored (use --cache DIR to resume after an interruption)")
-        print(f"{PROG}: interrupted; {where}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        if isinstance(e, KeyboardInterrupt):
+            print(f"{PROG}: interrupted; {where}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(f"{PROG}: a worker process died (killed, or out of memory); {where}", file=sys.stderr)
+        return EXIT_INTERNAL
     meta = dict(res.metadata)
     if a.out is not None:
         csv_path, meta_path = res.write_csv(a.out)

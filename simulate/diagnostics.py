@@ -140,15 +140,16 @@ class Window:
         if self.rhat_ess and self._n_total % self.thin == 0:
             self._draws.append((np.array(logp, dtype=float), np.array(lam, dtype=float)))
 
-    def summary(self) -> dict:
-        """Summarise, and start a new averaging period for r and grad_norm."""
+    def summary(self, rhat_ess: bool = True) -> dict:
+        """Summarise, and start a new averaging period for r and grad_norm.
+        ``rhat_ess=False``: skip R-hat and ESS this time (NaN; they cost ArviZ calls)."""
         if self._n == 0:
             raise ValueError("no iteration since the last summary")
         r = self._rej / self._n
         R = r.shape[0]
         out = {"r": r, "grad_norm": self._gn / self._n}
         self._start()
-        if len(self._draws) == 0:
+        if len(self._draws) == 0 or not rhat_ess:
             nan = np.full(R, np.nan)
             out.update(rhat_z=nan, ess_z=nan.copy(), rhat_lambda=nan.copy())
             return out

@@ -43,7 +43,9 @@ The table.  One row per cell, replicate and logged iteration (iteration 0 and ev
 ``kl`` KL(pi || q_lambda) in closed form; ``grad_norm`` mean ||g_t|| and ``r`` mean
 rejection rate over the iterations since the previous logged one; ``rhat_z``, ``ess_z``,
 ``rhat_lambda`` the convergence diagnostics of :mod:`simulate.diagnostics` over the last
-max(record_every, 20) iterations; ``diverged``
+max(diag_every, 20) iterations, computed at most ~20 times per run (every
+:attr:`Cell.diag_every` iterations and at the last; NaN in the rows between: each costs
+ArviZ calls); ``diverged``
 (the replicate's lambda, gradient or KL became non-finite at or before this iteration)
 and ``diverged_at``; ``time_s`` the cell's wall time up to this iteration.  A diverged
 replicate keeps its rows (with NaN values), it is not dropped.
@@ -136,6 +138,13 @@ class Cell:
     @property
     def every(self) -> int:
         return self.record_every or max(1, self.iters // 100)
+
+    @property
+    def diag_every(self) -> int:
+        """R-hat and ESS are computed at most ~20 times per run: at logged iterations that
+        are multiples of this (a multiple of ``every``), and at the last iteration."""
+        e = self.every
+        return e * max(1, -(-self.iters // (20 * e)))
 
     def params(self) -> dict:
         d = dataclasses.asdict(self)
@@ -362,7 +371,8 @@ def run_cells(cells: list[Cell], progress: Callable[[int], None] | None = None,
     rej_sum = np.zeros(R)
     tail_from = T - max(1, T // 10) + 1
     rej_tail = np.zeros(R)
-    win = Window(per_replicate=c0.scheme == "pmcsa", span=max(every, 20), max_draws=max_draws,
+    diag_every = c0.diag_every
+    win = Window(per_replicate=c0.scheme == "pmcsa", span=max(diag_every, 20), max_draws=max_draws,
                  rhat_ess=c0.diagnostics, group=R1)
 
     def mark(bad, t, reason):
@@ -393,7 +403,7 @@ def run_cells(cells: list[Cell], progress: Callable[[int], None] | None = None,
                 kl = kl_inclusive_meanfield(target, fam, state.lam)
                 mark(~np.isfinite(kl), t, "KL(pi||q) is not finite")
                 vals["kl"][li] = kl
-                for k, v in win.summary().items():
+                for k, v in win.summary(rhat_ess=t % diag_every == 0 or t == T).items():
                     vals[k][li] = v
                 times[li] = time.perf_counter() - t_start
                 li += 1
