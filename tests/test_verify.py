@@ -151,6 +151,20 @@ def test_claim_json_schema_and_exit_codes(capsys):
     assert rc == 1 and json.loads(capsys.readouterr().out)["checks"][0]["bound"] is not None
 
 
+def test_depends_on_reading_exit_code_4(capsys):
+    """Lemma 7 holds for ||E g_hat - E_Pi g|| and fails for E||g_hat - E_Pi g|| (its printed definition)."""
+    assert main(["lemma7", "--json"]) == 4
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"] == core.DEPENDS and d["failing_readings"] == ["Bias = E||g_hat - E_Pi g|| (as defined)"]
+    assert {r["name"] for r in d["reading_definitions"]} == set(d["readings"])
+    assert main(["lemma7"]) == 4
+    out = capsys.readouterr().out
+    assert "readings:" in out and "final status: depends on reading (fails under: Bias = E||g_hat" in out
+    assert core.summary_status([HOLDS, core.DEPENDS]) == core.DEPENDS
+    assert core.summary_status([core.DEPENDS, VIOLATED]) == VIOLATED
+    assert core.summary_status([HOLDS, HOLDS]) == HOLDS
+
+
 def test_inconclusive_exit_code_3(capsys):
     rep = run_verification(REGISTRY["table1"], "quick", seed=0)
     c = next(c for c in rep.checks if c.primary and c.method == "monte-carlo")
@@ -196,6 +210,10 @@ def test_list_is_the_coverage_table(capsys):
     assert [r["claim"] for r in rows] == list(bounds.ids())
     assert all(r["how"] and r["measures"] and r["forms"] for r in rows)
     assert all(r["empirical"] in core.STATUSES for r in rows)
+    # the final status comes from the one function, as in docs/verdicts.json
+    committed = json.loads((ROOT / "docs" / "verdicts.json").read_text())
+    assert {r["claim"]: r["empirical"] for r in rows} == committed["verdicts"]
+    assert all(r["failing_readings"] == committed.get("failing_readings", {}).get(r["claim"], []) for r in rows)
     assert all(r["audit"] != "not audited" for r in rows)
     assert main(["list"]) == 0
     assert "theorem3" in capsys.readouterr().out

@@ -98,24 +98,31 @@ def cmd_list(argv):
 
     reg = _registry()
     recs = records()  # the bounds catalog: no claim is built
-    audit = {k: d.get("audit", "not audited") for k, d in core.load_doc(core.AUDIT_DOC).get("claims", {}).items()}
-    empirical = core.load_doc(core.VERDICTS_DOC).get("verdicts", {})
+    adoc = core.load_doc(core.AUDIT_DOC).get("claims", {})
+    audit = {k: d.get("audit", "not audited") for k, d in adoc.items()}
+    empirical = core.load_doc(core.VERDICTS_DOC).get("readings", {})
     rows = []
     for cid in bounds.ids():
         c = recs[cid]
         v = reg.get(cid)
         st = audit.get(cid, "not audited")
+        # the final status from the one function (verify.core.final_status), as `all` and the docs
+        fin = core.final_status(cid, empirical[cid], adoc.get(cid, {}).get("statement", {})) if cid in empirical else None
         rows.append({"claim": cid, "source": c["source"], "assumptions": list(c["assumptions"]),
                      "measures": v.measures if v else None, "targets": v.targets if v else None,
                      "how": v.method if v else None, "forms": v.forms if v else None,
-                     "empirical": empirical.get(cid, "not run"), "audit": st if isinstance(st, str) else str(st)})
+                     "readings": [r.name for r in v.readings] if v else [],
+                     "empirical": fin.status if fin else "not run",
+                     "failing_readings": list(fin.failing) if fin else [],
+                     "audit": st if isinstance(st, str) else str(st)})
     if a.json:
         print(dumps(rows, indent=1))
         return 0
     print(table([[r["claim"], r["source"][:60], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
-                  r["forms"] or "-", r["empirical"], r["audit"], (r["measures"] or "")[:70]] for r in rows],
-                ["claim", "source", "assumptions", "how", "forms (primary first)", "final status (quick)", "audit",
-                 "measures"]))
+                  r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
+                  "; ".join(r["failing_readings"])[:60] or "-", r["audit"], (r["measures"] or "")[:70]] for r in rows],
+                ["claim", "source", "assumptions", "how", "forms (primary first)", "readings", "final status (quick)",
+                 "failing readings", "audit", "measures"]))
     print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
           f"Final statuses from {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
           f"audit statuses from {core.AUDIT_DOC} (`{PROG} audit --write`).")
@@ -128,19 +135,20 @@ def summarize(rep):
 
     groups = defaultdict(list)
     for c in rep.checks:
-        groups[(c.quantity, c.form)].append(c)
+        groups[(c.quantity, c.form, c.reading)].append(c)
     rows = []
-    for (q, f), cs in groups.items():
+    for (q, f, reading), cs in groups.items():
         cnt = Counter(c.verdict for c in cs)
         finite = [c for c in cs if c.ratio is not None and math.isfinite(c.ratio)]
         worst = max(cs, key=lambda c: (c.verdict == core.VIOLATED,
                                        c.ratio if c.ratio is not None and math.isfinite(c.ratio) else -1e300))
         if not finite:
             worst = cs[0]
-        rows.append([q[:60], f, "yes" if any(c.primary for c in cs) else "no", cs[0].method, str(len(cs)),
-                     f"{cnt.get('holds', 0)}/{cnt.get('violated', 0)}/{cnt.get('inconclusive', 0)}",
+        rows.append([q[:60], f, (reading or "all")[:40], "yes" if any(c.primary for c in cs) else "no", cs[0].method,
+                     str(len(cs)), f"{cnt.get('holds', 0)}/{cnt.get('violated', 0)}/{cnt.get('inconclusive', 0)}",
                      fmt_ratio(worst), core.combine([c.verdict for c in cs])])
-    return table(rows, ["quantity", "form", "primary", "method", "checks", "holds/viol/inc", "max ratio", "verdict"])
+    return table(rows, ["quantity", "form", "reading", "primary", "method", "checks", "holds/viol/inc", "max ratio",
+                        "verdict"])
 
 
 def print_report(rep, verbose=False):
@@ -181,6 +189,7 @@ def print_report(rep, verbose=False):
             print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
+    print("\n" + core.readings_text(rep))
     print(f"\nverdict: {core.status_cell(rep)} (primary form '{v.primary_form}')   by form: "
           + ", ".join(f"{k}: {val}" for k, val in fv.items()))
 
@@ -369,12 +378,13 @@ def cmd_all(argv):
     with progress(desc="all", json=a.json) as bar:
         reports = run_all(mode, seed, bar)
     elapsed = time.perf_counter() - t0
-    verdict = core.combine([r.verdict for r in reports])
+    verdict = core.summary_status(r.verdict for r in reports)
     if a.write:
         core.write_verdicts(reports, mode, seed)
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      "verdicts": {r.claim: r.verdict for r in reports},
+                     "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
                      "claims": [r.as_json() for r in reports]}))
         return core.EXIT[verdict]
     from bounds.cli import records

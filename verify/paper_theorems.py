@@ -199,7 +199,7 @@ UNCONDITIONAL_NOTE = ("exact E||g_t||^2 averaged over the trajectory from eta_0 
                       "(the chains' law after t transitions)")
 
 
-def _conditioning_readings(statement):
+def _conditioning_readings(statement, explicit_note=""):
     return (Reading(CONDITIONAL, statement,
                     "the bound holds for E[.|F_{t-1}] whatever F_{t-1} is: at every fixed state of the chains "
                     "(every state, Monte Carlo at a stationary draw and at the argmax of w)",
@@ -207,8 +207,7 @@ def _conditioning_readings(statement):
             Reading(UNCONDITIONAL, statement,
                     "the expectation runs over the trajectory from eta_0 with lambda fixed, so t counts the "
                     "transitions since eta_0 and the O(r^t) terms are the bias after t transitions (form "
-                    "'unconditional'; exact on finite spaces, every eta_0 tried; the 'explicit' form is reported "
-                    "but rests on Lemma 6, which fails for n >= 2)",
+                    "'unconditional'; exact on finite spaces, every eta_0 tried" + explicit_note + ")",
                     axis="conditioning"))
 
 
@@ -504,7 +503,8 @@ REGISTRY["theorem3"].readings = (
             axis="mixing law", select=lambda c: c.quantity == "mixing"),
     Reading(AS_DEFINED, "P^k(eta, d eta') = prod_n K^(N(k-1)+n)(z^(n), dz'^(n)) (proof of Theorem 3)",
             "P^k as the proof defines it: the product of the N states' marginal laws", axis="mixing law"),
-) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2")
+) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
+                           "; the 'explicit' form is reported but rests on Lemma 6, which fails for n >= 2")
 REGISTRY["theorem4"].readings = _conditioning_readings(
     "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2")
 for _cid, _q in (("theorem1", "E[||g_t,MSC||^2 | F_{t-1}] <= L^2"),
