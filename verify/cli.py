@@ -396,9 +396,16 @@ def cmd_all(argv):
         others = ", ".join(f"{k}: {val}" for k, val in fv.items() if k != r.primary_form)
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
         seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
-        rows.append([r.claim, seed_doc, core.status_cell(r), r.primary_form, str(len(r.checks)),
-                     str(n_mc), f"{r.elapsed_s:.1f}", others])
-    print(table(rows, ["claim", "seed", "final status", "primary form", "checks", "MC", "s", "other forms"]))
+        fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
+        rows.append([r.claim, seed_doc, r.verdict, fails, r.primary_form, str(len(r.checks)),
+                     str(n_mc), f"{r.elapsed_s:.1f}", others[:80]])
+    print(table(rows, ["claim", "seed", "final status", "failing readings", "primary form", "checks", "MC", "s",
+                       "other forms"]))
+    dep = [r for r in reports if r.verdict == core.DEPENDS]
+    if dep:
+        print("\nreadings that fail (the claim holds under the others):")
+        for r in dep:
+            print(f"  {r.claim}: " + "; ".join(r.failing_readings))
     cnt = Counter(r.verdict for r in reports)
     print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
           f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
