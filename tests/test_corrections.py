@@ -75,10 +75,14 @@ def test_sharper_form_is_derived_and_below_the_corrected_one():
     (_tight, ("theorem3", "unconditional")), (_tight, ("theorem4", "corrected")), (_tight, ("theorem4", "sharper")),
     (_tight, ("theorem4", "unconditional")),
 ])
-def test_tightness_search_finds_no_violation_and_is_deterministic(make, args):
+def test_tightness_search_finds_no_violation(make, args):
     ratio, emp, b, params, n = core.tightness_search(*make(*args))
     assert n == core.TIGHTNESS_EXAMPLES and 0 < ratio <= 1 + 1e-9, (args, ratio, params)
-    assert core.tightness_search(*make(*args))[0] == ratio  # derandomized: no seed can change it
+
+
+def test_tightness_search_is_deterministic():
+    a = core.tightness_search(*_tight("theorem4", "unconditional"))
+    assert core.tightness_search(*_tight("theorem4", "unconditional"))[:3] == a[:3]  # derandomized: no seed
 
 
 def test_tightness_search_reports_a_violation_of_a_too_tight_form():
