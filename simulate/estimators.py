@@ -100,7 +100,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
             N = s.shape[1]
             tot = s.sum(1)
             # per replicate: (2/N^2) sum_{n>m} s_n . s_m = ((||sum s||^2 - sum ||s_n||^2)/N^2)
-            own = sqnorm(s.reshape(s.shape[0], -1))  # one length-(N P) dot per row
+            own = sqnorm(s.reshape(s.shape[0], -1))  # one length-(N P) sum per row
             cc_vals.append((sqnorm(tot) - own) / N ** 2)
             a_vals.append(own / N ** 2)
             for a in range(0, keep, CHUNK):

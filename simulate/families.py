@@ -33,9 +33,15 @@ def _align(x: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def sqnorm(x: np.ndarray) -> np.ndarray:
-    """||x||^2 over the last axis: one dot product of length D per row (a gufunc core
-    dimension, so its summation order depends on D only, never on the batch shape)."""
-    return np.vecdot(x, x) if hasattr(np, "vecdot") else np.einsum("...i,...i->...", x, x)
+    """||x||^2 over the last axis, per row.
+
+    NumPy's own einsum loop, not BLAS: for contiguous rows the last axis is the inner
+    loop (the output has stride 0 along it), and each row's sum is accumulated in an
+    order fixed by D alone, with the same SIMD lanes whether the row is aligned or not; so
+    a row's value depends neither on how many rows there are nor on where the row sits
+    (BLAS ddot kernels of some older CPUs peel elements to align, which would make it
+    depend on the row's address)."""
+    return np.einsum("...i,...i->...", x, x)
 
 
 def _stack(M: np.ndarray, ndim: int) -> np.ndarray:

@@ -35,7 +35,8 @@ R, the block size or the other rows, on any CPU.  The BLAS calls here are
   on an (n, D) @ (D, D) problem);
 * ``np.matmul(c, eps)`` with c (R, 1, n), eps (R, n, D): per replicate an (1, n) @ (n, D)
   product, again a fixed shape;
-* ``np.vecdot`` over the last axis (length D): one dot product per row.
+* no other: squared norms over the last axis are :func:`simulate.families.sqnorm`,
+  NumPy's own loop (no BLAS).
 
 A single (R n, D) @ (D, D) product or an (n,) @ (n, R D) product would let BLAS choose a
 kernel, and so a summation order, from R (seen on AMD EPYC: 2.2e-16 differences).  Sums
@@ -47,14 +48,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .families import MeanFieldGaussian
+from .families import MeanFieldGaussian, sqnorm
 from .kernels import ChainState, normalised_weights, select_index
 from .targets import Gaussian
 
-_vecdot = getattr(np, "vecdot", None)  # NumPy >= 2.0
-if _vecdot is None:  # pragma: no cover
-    def _vecdot(a, b):
-        return np.einsum("...i,...i->...", a, b)
 
 
 def applies(scheme) -> bool:
@@ -130,7 +127,7 @@ def _log_pi(target: Gaussian, eps, sig, b, zc, y):
     np.multiply(eps, sig[:, None, :], out=zc)
     zc += b[:, None, :]
     y = _product(target, zc, y)
-    lp = _vecdot(y, y)
+    lp = sqnorm(y)
     lp *= -0.5
     lp += target.log_norm
     return lp
@@ -198,9 +195,9 @@ def msc(scheme, lam, chains, streams, rb: bool, want_states: bool):
     logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y)  # (R, N-1)
     ex = _residual(chains.position[:, 0], m, sig)
     a = np.empty((R, N))  # log weights up to a per-replicate constant
-    np.multiply(_vecdot(ex, ex), 0.5, out=a[:, 0])
+    np.multiply(sqnorm(ex), 0.5, out=a[:, 0])
     a[:, 0] += chains.logp[:, 0]
-    np.multiply(_vecdot(eps, eps), 0.5, out=a[:, 1:])
+    np.multiply(sqnorm(eps), 0.5, out=a[:, 1:])
     a[:, 1:] += logp_z
     w = normalised_weights(a)
     idx = select_index(w, u)
@@ -243,11 +240,11 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
     m, sig, dsig = unpack(scheme.family, lam)
     logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y)  # (R, N)
     ex = _residual(chains.position[:, 0], m, sig)
-    a_z = _vecdot(eps, eps)
+    a_z = sqnorm(eps)
     a_z *= 0.5
     a_z += logp_z
     a_z = np.ascontiguousarray(a_z.T)  # (N, R): contiguous rows for the scan
-    a_cur = _vecdot(ex, ex)
+    a_cur = sqnorm(ex)
     a_cur *= 0.5
     a_cur += chains.logp[:, 0]
     with np.errstate(divide="ignore"):
@@ -309,7 +306,7 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     inv = 1.0 / sig
     # proposals: log pi(z*) from (z* - mu) Lp, z* - mu = sigma eps + (m - mu); ||eps||^2
     logp_z = _log_pi(tgt, eps, sig, m - tgt.mean, zc, y).T  # (N, R)
-    eps_sq = _vecdot(eps, eps).T  # (N, R)
+    eps_sq = sqnorm(eps).T  # (N, R)
     # current states' residuals under the new lambda, e (N, R, D): a new array, it
     # becomes the next state's E
     e = np.empty((N, R, D))
@@ -325,7 +322,7 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
         np.subtract(chains.position.transpose(1, 0, 2), m, out=e)
         e /= sig
     # log acceptance ratio [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2
-    log_ratio = _vecdot(e, e)
+    log_ratio = sqnorm(e)
     np.subtract(eps_sq, log_ratio, out=log_ratio)
     log_ratio *= 0.5
     log_ratio += logp_z
