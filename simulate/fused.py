@@ -33,10 +33,10 @@ R, the block size or the other rows, on any CPU.  The BLAS calls here are
   triangular product (dtrmm; Lp is a Cholesky factor), or a stacked ``np.matmul(zc, Lp)``
   with zc (R, n, D) when Lp is not triangular (NumPy then calls BLAS once per replicate
   on an (n, D) @ (D, D) problem);
-* ``np.matmul(c, eps)`` with c (R, 1, n), eps (R, n, D): per replicate an (1, n) @ (n, D)
-  product, again a fixed shape;
-* no other: squared norms over the last axis are :func:`simulate.families.sqnorm`,
-  NumPy's own loop (no BLAS).
+* no other: squared norms over the last axis (:func:`simulate.families.sqnorm`) and the
+  weighted sums over proposals (:func:`_weighted`) are NumPy's own einsum loops, whose
+  order per output entry is fixed by the summed axis' length (no BLAS level-1/2 kernel,
+  some of which choose blocking from the size or peel elements to align).
 
 A single (R n, D) @ (D, D) product or an (n,) @ (n, R D) product would let BLAS choose a
 kernel, and so a summation order, from R (seen on AMD EPYC: 2.2e-16 differences).  Sums
@@ -160,11 +160,12 @@ def _weighted(c, eps, e0, c0, sq_buf):
     """S1 = c0 e0 + sum_n c_n eps_n and S2 = c0 e0^2 + sum_n c_n eps_n^2 per replicate.
 
     c (R, n) weights of the proposals eps (R, n, D), c0 (R,) of the current state e0 (R, D).
-    The sums over n are per-replicate (1, n) @ (n, D) products (fixed shape per call)."""
-    cw = np.ascontiguousarray(c)[:, None, :]
-    S1 = np.matmul(cw, eps)[:, 0]
+    The sums over n are NumPy's own einsum loops (no BLAS): the output (R, D) is
+    contiguous along D, so D is the inner loop and each (r, d) entry is accumulated over
+    n = 0, 1, ... in order, whatever R is (a BLAS matrix-vector product could reorder it)."""
+    S1 = np.einsum("rn,rnd->rd", c, eps)
     np.square(eps, out=sq_buf)
-    S2 = np.matmul(cw, sq_buf)[:, 0]
+    S2 = np.einsum("rn,rnd->rd", c, sq_buf)
     c0 = c0[:, None]
     S1 += c0 * e0
     S2 += c0 * (e0 * e0)
