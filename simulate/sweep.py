@@ -3,10 +3,17 @@
 Python API (stable; the command line ``python -m simulate sweep`` is a thin layer on it)::
 
     from simulate.sweep import run_sweep
-    res = run_sweep({"scheme": ["msc", "pmcsa"], "optimizer": ["sgd", "adam"], "lr": [0.01, 0.1],
-                     "N": 4, "dim": 5}, iters=50, replicates=2, seed=0, workers=2, cache="cache/")
-    res.rows          # the tidy table: a list of dicts, one per (cell, replicate, logged iteration)
-    res.write_csv("results.csv")   # and results.json, the metadata (grid, seed, versions)
+
+    if __name__ == "__main__":  # local worker processes are spawned: guard the script
+        res = run_sweep({"scheme": ["msc", "pmcsa"], "optimizer": ["sgd", "adam"], "lr": [0.01, 0.1],
+                         "N": 4, "dim": 5, "iters": 50, "replicates": 2},
+                        seed=0, workers=2, cache="cache/")
+        res.rows      # the tidy table: a list of dicts, one per (cell, replicate, logged iteration)
+        res.results   # per cell: CellResult arrays (iteration, values["kl"] (L, R), ..., diverged_at)
+        res.write_csv("results.csv")   # and results.json, the metadata (grid, seed, versions)
+
+Every grid key (:data:`GRID_KEYS`: scheme, optimizer, lr, N, dim, nu, target_seed, iters,
+replicates) takes a value or a list; the grid is their product.
 
 A **cell** is one point of the grid: a vectorised run of ``replicates`` independent
 replicate runs of one scheme with one optimiser setting, on the paper's Wishart target
@@ -45,9 +52,8 @@ rejection rate over the iterations since the previous logged one; ``rhat_z``, ``
 ``rhat_lambda`` the convergence diagnostics of :mod:`simulate.diagnostics` over the last
 max(diag_every, 20) iterations, computed at most ~20 times per run (every
 :attr:`Cell.diag_every` iterations and at the last; NaN in the rows between: each costs
-ArviZ calls); ``diverged``
-(the replicate's lambda, gradient or KL became non-finite at or before this iteration)
-and ``diverged_at``; ``time_s`` the cell's wall time up to this iteration.  A diverged
+ArviZ calls); ``diverged`` (the replicate's lambda, gradient or KL became non-finite at
+or before this iteration) and ``diverged_at``; ``time_s`` the cell's wall time up to this iteration.  A diverged
 replicate keeps its rows (with NaN values), it is not dropped.
 """
 
@@ -70,7 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_sweep", "make_cells", "GridError",
+__all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
            "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
