@@ -69,8 +69,9 @@ def _number(text):
 
 
 def _int(lo=None, hi=None):
-    allowed = ("an integer" + (f" >= {lo}" if lo is not None else "")
-               + (f" and <= {hi:.0e}" if hi is not None and hi >= 10 ** 6 else f" and <= {hi}" if hi else ""))
+    top = "" if hi is None else (" and < 2^63" if hi == SEED_MAX - 1 else f" and <= {hi:.0e}" if hi >= 10 ** 6
+                                 else f" and <= {hi}")
+    allowed = "an integer" + (f" >= {lo}" if lo is not None else "") + top
 
     def f(text):
         t = text.strip()
@@ -80,6 +81,8 @@ def _int(lo=None, hi=None):
             x = _number(t)
             if x is None or not math.isfinite(x) or x != int(x):
                 raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+            if (hi is not None and x > hi) or (lo is not None and x < lo):
+                raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
             if abs(x) >= 2 ** 53:  # '1e20' would be rounded: ask for the digits
                 raise argparse.ArgumentTypeError(f"expected {allowed} written in digits, got {text!r}")
             v = int(x)
