@@ -401,15 +401,14 @@ def bound_curve(report, quantity: str, form: str, x: str, checks, grid_lo, grid_
         if len(vals) != 1 or not _numeric(next(iter(vals))):
             return None
         fixed[p.name] = float(next(iter(vals)))
-    if px.name not in {p.name for p in claim.form_params(bq.name, form)}:
-        return None  # does not depend on x: drawn by the caller as a level
     xs = _x_grid(claim, x, grid_lo, grid_hi, px.integer, logx)
+    on_x = px.name in {p.name for p in claim.form_params(bq.name, form)}  # else a level in x
     try:
         with np.errstate(all="ignore"):
-            ys = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **{px.name: xs}), dtype=float)
-            at = np.asarray(claim.evaluate_form(bq.name, form, **fixed,
-                                                **{px.name: np.array([float(c.params[x]) for c in mine])}),
+            ys = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **({px.name: xs} if on_x else {})),
                             dtype=float)
+            at = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **(
+                {px.name: np.array([float(c.params[x]) for c in mine])} if on_x else {})), dtype=float)
     except Exception:
         return None
     ys = np.broadcast_to(ys, xs.shape).copy()
