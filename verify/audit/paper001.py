@@ -729,8 +729,15 @@ def _t3_laurent():
 
     ser = expand(s.subs(r, 1 - 1 / w), w, sp.oo, 1)
     ok = sp.simplify(ser - (N ** 2 / 2 + sp.Rational(3, 2) * N)) == 0
+    # the sign of the remainder, searched: sum <= N^2/2 + 3N/2 for every integer N and w* >= 1
+    o = sym_le(s.subs(r, 1 - 1 / w), N ** 2 / 2 + sp.Rational(3, 2) * N, symbols=[N, w],
+               domain={N: _idom(1, 60), w: _wdom(1.0, 1e6)}, n=200)
+    if o.status == WRONG:
+        return Outcome(WRONG, "the O(1/w*) remainder is not negative: " + o.detail, counterexample=o.counterexample,
+                       method=o.method, instances=o.instances)
     return Outcome(EXACT if ok else WRONG, f"the w* -> oo limit of the sum is {sp.sstr(sp.factor(ser))}; the O(1/w*) "
-                                          "remainder is negative (each n r^(n-1) + r^n <= n + 1)", method="symbolic")
+                                          "remainder is negative (each n r^(n-1) + r^n <= n + 1; "
+                                          f"{o.detail})", method="symbolic+" + o.method, instances=o.instances)
 
 
 step("theorem3.def", "theorem3", SEED, "§4.3 Theorem 3 / App. D, definition of P^k", "=", "JSA's kernel P^k(eta, d eta')",
