@@ -92,12 +92,14 @@ def _int(lo=None, hi=None):
     return f
 
 
-def _float(lo=None, strict=False):
-    allowed = "a finite number" + (f" {'>' if strict else '>='} {lo:g}" if lo is not None else "")
+def _float(lo=None, strict=False, hi=None):
+    allowed = ("a finite number" + (f" {'>' if strict else '>='} {lo:g}" if lo is not None else "")
+               + (f" and <= {hi:g}" if hi is not None else ""))
 
     def f(text):
         v = _number(text)
-        if v is None or not math.isfinite(v) or (lo is not None and (v < lo or (strict and v == lo))):
+        if (v is None or not math.isfinite(v) or (lo is not None and (v < lo or (strict and v == lo)))
+                or (hi is not None and v > hi)):
             raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
         return v
     return f
@@ -127,7 +129,8 @@ def format_w(log_w: float) -> str:
         return "inf" if log_w > 0 else "0"
     if abs(log_w) < 700:
         return f"{math.exp(log_w):.6g}"
-    return f"10^{log_w / math.log(10):.6g}"
+    l10 = log_w / math.log(10)
+    return f"10^{l10:.1f}" if abs(l10) < 1e12 else f"10^{l10:.6g}"
 
 
 def decimal_w(log_w: float):
@@ -164,8 +167,8 @@ def cmd_tv(argv):
         f"log-spaced k up to K. CIS iterates the kernel: K <= {CIS_MAX_STEPS}."))
     ap.add_argument("--kernel", choices=("imh", "cis"), required=True)
     ap.add_argument("--dim", type=_int(1), required=True, help="dimension D")
-    ap.add_argument("--proposal-scale", type=_float(1, strict=True), required=True,
-                    help="proposal sd s > 1 (w* = s^D; s <= 1 gives w* = inf)")
+    ap.add_argument("--proposal-scale", type=_float(1, strict=True, hi=1e100), required=True,
+                    help="proposal sd s, 1 < s <= 1e100 (w* = s^D; s <= 1 gives w* = inf)")
     ap.add_argument("--N", type=_int(2), default=None, help="CIS particles (current + N-1 proposals); cis only")
     ap.add_argument("--steps", type=_int(1, IMH_MAX_STEPS), required=True, help="K: number of transitions")
     ap.add_argument("--start", default="worst", help="worst (argmax w), typical (= quantile:0.5) or quantile:Q, "
@@ -226,7 +229,11 @@ def _check_moment_size(a):
     from .estimators import CHUNK
     from .sweep import LIMITS, _fmt_seconds
 
-    rows = 16 * CHUNK  # conditional_moments' rows per vectorised pass
+    # conditional_moments' rows per vectorised pass: batch units of CHUNK rows, as many as
+    # fit in memory (the estimate does not depend on the batch)
+    per_unit = 8 * CHUNK * a.N * a.dim * 12
+    batch = int(max(1, min(16, LIMITS["bytes"] // 2 // per_unit)))
+    rows = batch * CHUNK
     kept = 8 * a.replicates * 2 * a.dim * 3  # the R gradient estimates and their squares
     if kept > LIMITS["bytes"]:
         raise UsageError(f"--replicates: R = {a.replicates} gradient estimates of size 2D = {2 * a.dim} need about "
@@ -242,6 +249,7 @@ def _check_moment_size(a):
         raise UsageError(f"--replicates: R = {a.replicates} transitions of N = {a.N}, D = {a.dim} would take about "
                          f"{_fmt_seconds(secs)}; the limit is {_fmt_seconds(LIMITS['seconds_per_run'])} "
                          "(lower --replicates, --N or --dim)")
+    return batch
 
 
 def cmd_moment(argv):
@@ -253,7 +261,8 @@ def cmd_moment(argv):
         "(and C_cov for JSA)."))
     ap.add_argument("--scheme", choices=("msc", "msc-rb", "jsa", "pmcsa"), required=True)
     ap.add_argument("--dim", type=_int(1), required=True)
-    ap.add_argument("--proposal-scale", type=_float(0, strict=True), required=True, help="scale s > 0 of q")
+    ap.add_argument("--proposal-scale", type=_float(1e-30, hi=1e30), required=True,
+                    help="scale s of q, 1e-30 <= s <= 1e30 (beyond, the score's fourth moment overflows)")
     ap.add_argument("--N", type=_int(1), required=True, help="particles / chains (msc, msc-rb: >= 2)")
     ap.add_argument("--replicates", type=_int(2), default=4096, help="R transitions (default 4096)")
     ap.add_argument("--family", choices=("gaussian", "student-t"), default="gaussian")
@@ -265,7 +274,7 @@ def cmd_moment(argv):
     _only_with(a, "--t-df", "t_df", None, a.family == "student-t", "--family student-t")
     if a.scheme in ("msc", "msc-rb") and a.N < 2:
         raise UsageError(f"--N: {a.scheme} needs N >= 2 particles, got {a.N}")
-    _check_moment_size(a)
+    batch = _check_moment_size(a)
     from . import divergences as dv
     from .estimators import conditional_moments
     from .kernels import ChainState
@@ -277,7 +286,7 @@ def cmd_moment(argv):
     g = unit_generator(a.seed, 0, "moment-start")
     pos = g.standard_normal((sch.n_chains, a.dim))  # a stationary state: z ~ pi
     state = ChainState(pos[None], target.logpdf(pos)[None])
-    est = conditional_moments(sch, lam, state, R=a.replicates, seed=a.seed + 1)
+    est = conditional_moments(sch, lam, state, R=a.replicates, seed=a.seed + 1, batch=batch)
     info = {"E_q||s||^2": float(fam.expected_sq_score(lam)), "L": float(np.max(fam.score_bound(lam)))}
     if a.family == "gaussian":
         d = dv.gaussian_divergences(target, fam, lam)

@@ -193,3 +193,17 @@ def test_no_traceback_in_a_subprocess_and_json_is_strict():
     assert p.returncode == 0 and p.stderr == ""
     d = strict(p.stdout)
     assert d["kl"][0][0] > 0 and d["diagnostics"]["rhat_lambda"][0] is None  # 1 replicate: no R-hat_lambda
+
+
+def test_moment_fits_its_batch_to_memory_instead_of_refusing(monkeypatch):
+    from simulate import sweep
+
+    class A:
+        N, dim, replicates = 50, 4, 512
+
+    assert cli._check_moment_size(A) == 16  # small: the default batch
+    monkeypatch.setitem(sweep.LIMITS, "bytes", 8 * 256 * 50 * 4 * 12 * 2 * 3)  # room for 3 units of rows
+    assert cli._check_moment_size(A) == 3
+    monkeypatch.setitem(sweep.LIMITS, "bytes", 8 * 256 * 50 * 4 * 12 // 2)  # not even one unit
+    with pytest.raises(cli.UsageError, match="--N/--dim"):
+        cli._check_moment_size(A)
