@@ -378,3 +378,19 @@ def test_kernel_argument_validation():
         with pytest.raises(ValueError) as exc:
             call()
         assert "\n" not in str(exc.value)
+
+
+def test_imh_tv_at_selected_steps_equals_the_full_curve():
+    """``imh_tv(..., at=ks)`` evaluates the n-step formula only at ks (e.g. log-spaced k up
+    to 10^9): the same numbers as the full curve at those k, bit for bit."""
+    pair = wl.isotropic_pair(4, 1.7)
+    lw0 = wl.start_log_weight(pair, "quantile:0.3")
+    full = wl.imh_tv(pair, 60, lw0)
+    ks = np.array([1, 2, 7, 30, 60])
+    sub = wl.imh_tv(pair, 60, lw0, at=ks)
+    assert np.array_equal(sub.tv, full.tv[ks - 1])
+    far = wl.imh_tv(pair, 10 ** 9, lw0, at=[1, 10 ** 3, 10 ** 9])
+    assert far.tv[0] == full.tv[0] and far.tv[1] < full.tv[-1] and far.tv[2] == 0.0
+    for bad in ([0], [61], [1.5], []):
+        with pytest.raises(ValueError):
+            wl.imh_tv(pair, 60, lw0, at=bad)
