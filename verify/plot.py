@@ -748,9 +748,9 @@ def figure(report, path: str, dpi: int = 130) -> str:
     else :func:`plot_report`."""
     v = REGISTRY.get(report.claim)
     if v is not None and v.plot is not None:
-        try:
-            v.plot(report, path, dpi=dpi)
-        except TypeError:
-            v.plot(report, path)
+        import inspect
+
+        takes_dpi = "dpi" in inspect.signature(v.plot).parameters
+        v.plot(report, path, **({"dpi": dpi} if takes_dpi else {}))
         return path
     return plot_report(report, path, dpi=dpi)
