@@ -675,6 +675,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
 
     client = None
     own = None
+    ok = False
     try:
         if todo:
             if executor is None and scheduler is not None:
@@ -694,7 +695,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
 
                 with _blas_env(threads):
                     own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
-                                                 mp_context=mp.get_context("spawn"))
+                                                 mp_context=mp.get_context("spawn"), initializer=_worker_init)
                     _run_on(own, task, cells, groups, finish)
             elif executor is None:
                 for g in groups:  # in this process, in grid order
@@ -702,9 +703,13 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
                         finish(i, payload)
             else:
                 _run_on(executor, task, cells, groups, finish)
+        ok = True
     finally:
         if own is not None:
-            own.shutdown(wait=False, cancel_futures=True)
+            if not ok:  # interrupted or failed: stop the cells in flight now (they are lost, not cached)
+                for proc in list(getattr(own, "_processes", {}).values()):
+                    proc.terminate()
+            own.shutdown(wait=ok, cancel_futures=True)
         if client is not None:
             client.close()
         if bar is not None:
@@ -741,6 +746,13 @@ def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
             break
         out[big:big + 1] = [g[:len(g) // 2], g[len(g) // 2:]]
     return out
+
+
+def _worker_init():
+    """Local worker processes leave Ctrl-C to the parent, which stops them (no tracebacks)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_on(executor: cf.Executor, task, cells, groups: Iterable[list], finish) -> None:
