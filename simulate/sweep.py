@@ -696,7 +696,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
                 with _blas_env(threads):
                     own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
                                                  mp_context=mp.get_context("spawn"), initializer=_worker_init)
-                    _run_on(own, task, cells, groups, finish)
+                    _run_on(own, task, cells, groups, finish, spawning=True)
             elif executor is None:
                 for g in groups:  # in this process, in grid order
                     for i, payload in zip(g, task([cells[i].params() for i in g])):
@@ -755,8 +755,26 @@ def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_on(executor: cf.Executor, task, cells, groups: Iterable[list], finish) -> None:
-    futs = {executor.submit(task, [cells[i].params() for i in g]): g for g in groups}
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore Ctrl-C while local workers are spawned: they inherit the disposition, so a
+    Ctrl-C during their start-up cannot print tracebacks (the parent handles it after)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _run_on(executor: cf.Executor, task, cells, groups: Iterable[list], finish, spawning: bool = False) -> None:
+    with _sigint_ignored() if spawning else contextlib.nullcontext():
+        futs = {executor.submit(task, [cells[i].params() for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
             for i, payload in zip(futs[f], f.result()):

@@ -201,3 +201,31 @@ def test_api_rejects_bad_grids_before_running():
             run_sweep(grid, on_cell=lambda *a: calls.append(a))
     assert calls == []
     assert len(make_cells({**SMALL, "lr": [0.1, 0.1]})) == 2  # duplicates collapse
+
+
+def test_ctrl_c_stops_local_workers_with_one_line_and_exit_130(tmp_path):
+    """A real SIGINT to the process group of `python -m simulate sweep --workers 2`."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cache = tmp_path / "c"
+    args = [sys.executable, "-m", "simulate", "sweep", "--scheme", "msc,pmcsa", "--optimizer", "sgd", "--lr", "0.01",
+            "--N", "4", "--dim", "5", "--iters", "200000", "--record-every", "100000", "--workers", "2",
+            "--cache", str(cache)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not cache.exists():  # the cache directory appears before work
+            time.sleep(0.1)
+        time.sleep(1.0)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert err.strip().splitlines() == [f"python -m simulate: interrupted; finished cells are stored in {cache}: "
+                                        "rerun the same command to resume"]
+    assert not any(f.startswith(".tmp") for f in os.listdir(cache))
