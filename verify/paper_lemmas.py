@@ -219,8 +219,35 @@ def run_lemma5(grid, seed=0, progress=None):
                     b = _b("lemma5", "T_n", form, n=n, w=float(w[x]), w_star=w_star)
                     out.append(CheckResult("T_n", form, par, T, b, "exact", tolerance=_tol(T, b),
                                            primary=form == "stated"))
+                # the other reading: lambda integrated against pi, as Eq. (3) prints it
+                Tp, err = _T_printed(pi, q, n, float(w[x]))
+                b = _b("lemma5", "T_n", "stated", n=n, w=float(w[x]), w_star=w_star)
+                out.append(CheckResult(T_PRINTED_Q, "stated", par, Tp, b, "exact", tolerance=_tol(Tp, b, err=err),
+                                       reading=LAMBDA_PRINTED,
+                                       note="T_n(w) = int_w^oo n/v^2 lambda_pi(v)^(n-1) dv by quadrature in u = 1/v "
+                                            "(breakpoints at the weights)"))
     out.append(tightness_check("lemma5", "T_n", "corrected", *_l5_tight(), SEARCH_SPACE))
     return out
+
+
+T_PRINTED_Q = "T_n with lambda as printed in Eq. 3 (against pi)"
+
+
+def _T_printed(pi, q, n, w_value):
+    """001 Eq. (3) read literally: T_n(w) = int_0^(1/w) n lambda_pi(1/u)^(n-1) du with
+    lambda_pi(v) = sum_{w_y <= v} pi_y (1 - w_y / v); (value, quadrature error)."""
+    from scipy import integrate
+
+    wts = pi / q
+
+    def lam(u):  # lambda_pi at v = 1/u
+        sel = wts * u <= 1
+        return float((pi[sel] * (1 - wts[sel] * u)).sum())
+
+    brk = sorted({1 / v for v in wts if 1 / v < 1 / w_value})
+    val, err = integrate.quad(lambda u: n * lam(u) ** (n - 1), 0.0, 1.0 / w_value, points=brk or None,
+                              epsabs=1e-14, epsrel=1e-12, limit=200)
+    return float(val), float(err)
 
 
 SEARCH_SPACE = "random finite pi, q (M = 2..4, no symmetry), every state"
@@ -448,6 +475,7 @@ def _has(text):
 
 
 STRICT = "strict '<' for every pair"
+LAMBDA_IMH, LAMBDA_PRINTED = "lambda = IMH rejection probability", "lambda as printed in Eq. (3) (against pi)"
 LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
 READINGS = {
     "proposition2": (
@@ -472,12 +500,18 @@ READINGS = {
                 "the bias as the norm of the mean error, as the proof computes it", axis="bias",
                 select=_has("(Bias = ||E g - mu||)"))),
     "lemma4": (
-        Reading("lambda = IMH rejection probability", "lambda(w) = int_{R(w)} (1 - w(z')/w) ... dz' (Eq. 3)",
+        Reading(LAMBDA_IMH, "lambda(w) = int_{R(w)} (1 - w(z')/w) ... dz' (Eq. 3)",
                 "lambda(w) as the rejection probability of IMH at a state of weight w (Smith & Tierney 1996)",
                 axis="lambda", select=by_form("stated", "definition"), promote=True),
-        Reading("lambda as printed in Eq. (3) (against pi)", "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
                 "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
                 select=by_form("printed-eq3"), promote=True)),
+    "lemma5": (
+        Reading(LAMBDA_IMH, "T_n(w) <= (n/w) (1 - 1/w*)^(n-1) (Lemma 5), T_n and lambda from Eq. (3)",
+                "lambda(v) is the IMH rejection probability (q in Eq. 3), the reading under which Eq. (2) is the "
+                "IMH kernel", axis="lambda", select=lambda c: c.quantity == "T_n"),
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
+                "T_n built from lambda exactly as Eq. (3) prints it (against pi)", axis="lambda")),
     "lemma7": (
         Reading("Bias = ||E g_hat - E_Pi g||", "Bias[g_hat] <= 2 sqrt(D) L C rho^n (Lemma 7)",
                 "the bias as the norm of the mean error, which the proof bounds and the theorems use",
