@@ -11,7 +11,7 @@ import sympy as sp
 from scipy import linalg
 
 from ..sgmcmc import EQUIVALENT
-from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, step, sym_equal
+from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, searchable, step, sym_equal
 
 SEED = "002_95351a0522374075.txt"
 k, eps, t = sp.symbols("k epsilon t", positive=True)
@@ -24,7 +24,7 @@ def _spd(g, d, scale=1.0):
 
 def _instances(n=8, seed=2):
     g = np.random.default_rng(seed)
-    return [(_spd(g, d), g) for d in (1, 2, 3, 5) for _ in range(n // 4)]
+    return searchable("spd", [(_spd(g, d), g) for d in (1, 2, 3, 5) for _ in range(n // 4)])
 
 
 def _stationary_k():

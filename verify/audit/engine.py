@@ -34,6 +34,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core import hypothesis_without_local_constants
+
 EXACT, VALID, LOOSE, WRONG, UNCHECKED = "exact", "valid", "loose", "wrong", "unchecked"
 STATUSES = (EXACT, VALID, LOOSE, WRONG, UNCHECKED)
 SEVERITY = {EXACT: 0, VALID: 0, UNCHECKED: 1, LOOSE: 2, WRONG: 3}
@@ -119,7 +121,8 @@ def _hyp_points(syms, domain, default, n, score):
             best.update(v=v, pt=pt)
 
     try:
-        probe()
+        with hypothesis_without_local_constants():
+            probe()
     except _Bad:
         pass
     return best["v"], best["pt"], count[0], (bad[-1] if bad else None)
@@ -269,9 +272,22 @@ def random_products():
         st.lists(_prob(mn[0]), min_size=mn[1], max_size=mn[1])))
 
 
-STRATEGIES = {"pairs": random_pair, "discrete": random_discrete, "products": random_products}
+def random_spd():
+    """A random SPD matrix H = A A^T + d I (d = 1..5, entries of A in [-3, 3]) with a numpy
+    Generator for the step's further draws: (H, generator)."""
+    from hypothesis import strategies as st
+
+    def build(d):
+        return st.tuples(st.lists(st.floats(-3, 3), min_size=d * d, max_size=d * d), st.integers(0, 2 ** 16)).map(
+            lambda t: (np.reshape(t[0], (d, d)) @ np.reshape(t[0], (d, d)).T + d * np.eye(d),
+                       np.random.default_rng(t[1])))
+    return st.integers(1, 5).flatmap(build)
+
+
+STRATEGIES = {"pairs": random_pair, "discrete": random_discrete, "products": random_products, "spd": random_spd}
 KIND_TEXT = {"pairs": "finite pi, q on 2..5 states", "discrete": "discrete laws with 2..6 atoms in R^1..3",
-             "products": "two families of 2..4 laws on 2..4 points"}
+             "products": "two families of 2..4 laws on 2..4 points",
+             "spd": "SPD matrices A A^T + d I, d = 1..5"}
 
 
 def _describe(kind, inst):
@@ -281,6 +297,8 @@ def _describe(kind, inst):
         return {"pi": r(inst[0]), "q": r(inst[1])}
     if kind == "discrete":
         return {"p": r(inst[1]), "values": r(inst[2]), "mu": r(inst[3])}
+    if kind == "spd":
+        return {"H": r(inst[0])}
     return {"p_n": [r(x) for x in inst[2]], "q_n": [r(x) for x in inst[3]]}
 
 
@@ -311,7 +329,8 @@ def _search_pairs(check, max_examples, kind="pairs"):
             raise _Found()
 
     try:
-        probe()
+        with hypothesis_without_local_constants():
+            probe()
     except _Found:
         pass
     return n[0], (found[-1] if found else None)  # the last failure is the shrunk one
