@@ -118,10 +118,11 @@ def _autocov():
 def _admissible(which):
     def fn():
         rows = []
-        g = np.random.default_rng(7)
-        for d in (1, 2, 4):
+        g0 = np.random.default_rng(7)
+        fixed = [(_spd(g0, d, 0.1), np.random.default_rng(70 + d)) for d in (1, 2, 4)]
+        for C, g in searchable("spd", fixed):  # C = the per-datum information; Hypothesis: random SPD C
+            d = C.shape[0]
             for Nd, S in ((100, 10), (1000, 50), (50, 50)):
-                C = _spd(g, d, 0.1)
                 for Gs in (0.0, 1.0, 100.0):
                     G = Gs * _spd(g, d, 0.1)
                     H = Nd * C + G
