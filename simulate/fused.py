@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from .families import MeanFieldGaussian, sqnorm
-from .kernels import ChainState, normalised_weights, select_index
+from .kernels import ChainState, StepInfo, normalised_weights, select_index
 from .targets import Gaussian
 
 
@@ -185,7 +185,6 @@ def _move(chains: ChainState, rows, m, sig, eps_sel, logp_sel) -> ChainState:
 # ----------------------------------------------------------------------------- MSC / MSC-RB
 def msc(scheme, lam, chains, streams, rb: bool, want_states: bool):
     """One CIS step with N particles (Algorithm 2; MSC: Algorithm 4) and its gradient."""
-    from .schemes import StepInfo
 
     N, D, tgt = scheme.N, scheme.dim, scheme.target
     eps = streams.take("normal", (1, N - 1, D))[:, 0]  # (R, N-1, D): the generic path's stream
@@ -231,7 +230,6 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
     keeps the current a and accepts step n when log u_n < a(z_n) - a(current).  State n
     is the last accepted proposal up to step n (or the start), and the score sum weights
     each candidate by the number of steps it was held."""
-    from .schemes import StepInfo
 
     N, D, tgt = scheme.N, scheme.dim, scheme.target
     eps = streams.take("normal", (N, 1, D))[:, :, 0]  # (R, N, D): the generic path's stream
@@ -295,7 +293,6 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     memory, so that every per-replicate (R, D) factor broadcasts over one contiguous R*D
     block (NumPy's fast path), and the sums over chains are :func:`chain_sums`.
     """
-    from .schemes import StepInfo
 
     N, D = scheme.N, scheme.dim
     tgt = scheme.target

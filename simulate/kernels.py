@@ -60,6 +60,20 @@ class ChainState:
         return f"ChainState(position{tuple(self.position.shape)}, logp{tuple(self.logp.shape)})"
 
 
+class StepInfo(NamedTuple):
+    """grad (R, P); rejection (R,) fraction of rejected moves this iteration;
+    counts per replicate this iteration; states (R, n, D): the states g was built from
+    (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
+    the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
+    ``Scheme.step`` asks them not to form it)."""
+
+    grad: np.ndarray
+    rejection: np.ndarray
+    counts: dict
+    states: np.ndarray | None
+    weights: np.ndarray | None = None
+
+
 class IMHInfo(NamedTuple):
     """accepted: (B, C) moved to the proposal; log weights of current and proposal;
     logq_new: log q_def of the new state (reusable while lambda is unchanged);

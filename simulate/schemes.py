@@ -36,32 +36,17 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
 import numpy as np
 
 from . import fused
-from .kernels import ChainState, cis_step, draw_noise, imh_step
+from .kernels import ChainState, StepInfo, cis_step, draw_noise, imh_step  # noqa: F401  (StepInfo re-exported)
 from .optim import Optimizer, OptState
 from .rng import Streams
 from .targets import Gaussian
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 COUNT_KEYS = ("p_eval", "q_eval", "q_sample", "score")
-
-
-class StepInfo(NamedTuple):
-    """grad (R, P); rejection (R,) fraction of rejected moves this iteration;
-    counts per replicate this iteration; states (R, n, D): the states g was built from
-    (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
-    the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
-    ``Scheme.step`` asks them not to form it)."""
-
-    grad: np.ndarray
-    rejection: np.ndarray
-    counts: dict
-    states: np.ndarray | None
-    weights: np.ndarray | None = None
 
 
 @dataclass
