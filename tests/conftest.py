@@ -15,6 +15,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from hypothesis import HealthCheck, settings
 
+from verify.core import hypothesis_without_local_constants
+
+# Hypothesis (>= 6.131) mixes literals harvested from every imported local module into its
+# draws, so a derandomized test's examples would depend on which modules the run happened
+# to import before it (a test alone vs. in the full suite; issue: theorem2's property test
+# was Unsatisfiable alone).  Switched off for the whole session.
+hypothesis_without_local_constants().__enter__()
+
 settings.register_profile(
     "ci", derandomize=True, deadline=None, max_examples=40, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
