@@ -56,6 +56,13 @@ def seed_arg(text) -> int:
     return number("--seed", text, integer=True, lo=0)
 
 
+def _print(text: str = "") -> None:
+    """print() for human-readable output: document numbers (001, 002, 003) become citations."""
+    from bounds.references import cite_numbers
+
+    print(cite_numbers(str(text)))
+
+
 def fmt(x) -> str:
     """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'."""
     if x is None:
@@ -118,12 +125,12 @@ def cmd_list(argv):
     if a.json:
         print(dumps(rows, indent=1))
         return 0
-    print(table([[r["claim"], r["source"][:60], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
+    _print(table([[r["claim"], r["source"][:60], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
                   r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
                   "; ".join(r["failing_readings"])[:60] or "-", r["audit"], (r["measures"] or "")[:70]] for r in rows],
                 ["claim", "source", "assumptions", "how", "forms (primary first)", "readings", "final status (quick)",
                  "failing readings", "audit", "measures"]))
-    print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
+    _print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
           f"Final statuses from {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
           f"audit statuses from {core.AUDIT_DOC} (`{PROG} audit --write`).")
     return 0
@@ -159,14 +166,14 @@ def print_report(rep, verbose=False):
     c = bounds.get(rep.claim)
     v = _registry()[rep.claim]
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
-    print(f"{rep.claim}: {c.title}\nsource: {c.source}")
-    print(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
+    _print(f"{rep.claim}: {c.title}\nsource: {c.source}")
+    _print(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
           f"seed {rep.seed}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
     if n_mc:
-        print(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
+        _print(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
               f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
-    print()
-    print(summarize(rep))
+    _print()
+    _print(summarize(rep))
     bad = [x for x in rep.checks if x.verdict != core.HOLDS]
 
     def badness(x):
@@ -174,23 +181,23 @@ def print_report(rep, verbose=False):
 
     shown = bad if verbose else sorted(bad, key=badness)[:8]
     if shown:
-        print("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
+        _print("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
             params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in x.params.items())
             rel = "vs"
             if x.verdict == core.VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
-            print(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
+            _print(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
                   f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
     if verbose:
-        print("\nall checks:")
+        _print("\nall checks:")
         for x in rep.checks:
-            print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
+            _print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
-    print("\n" + core.readings_text(rep))
-    print(f"\nverdict: {core.status_cell(rep)} (primary form '{v.primary_form}')   by form: "
+    _print("\n" + core.readings_text(rep))
+    _print(f"\nverdict: {core.status_cell(rep)} (primary form '{v.primary_form}')   by form: "
           + ", ".join(f"{k}: {val}" for k, val in fv.items()))
 
 
@@ -335,9 +342,9 @@ def cmd_claim(cid, argv):
         rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
                                progress=bar)
     if plot:
-        from .plot import plot_report
+        from .plot import figure
 
-        plot_report(rep, plot)
+        figure(rep, plot)
     if a.json:
         print(dumps(rep.as_json()))
     else:
@@ -399,15 +406,15 @@ def cmd_all(argv):
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
         rows.append([r.claim, seed_doc, r.verdict, fails, r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others[:80]])
-    print(table(rows, ["claim", "seed", "final status", "failing readings", "primary form", "checks", "MC", "s",
+    _print(table(rows, ["claim", "seed", "final status", "failing readings", "primary form", "checks", "MC", "s",
                        "other forms"]))
     dep = [r for r in reports if r.verdict == core.DEPENDS]
     if dep:
-        print("\nreadings that fail (the claim holds under the others):")
+        _print("\nreadings that fail (the claim holds under the others):")
         for r in dep:
-            print(f"  {r.claim}: " + "; ".join(r.failing_readings))
+            _print(f"  {r.claim}: " + "; ".join(r.failing_readings))
     cnt = Counter(r.verdict for r in reports)
-    print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
+    _print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
           f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
           f"Monte Carlo verdicts keep the false-violation rate <= {core.ALPHA:g} per claim. "
           f"`{PROG} CLAIM` shows a claim's checks and counterexamples.")

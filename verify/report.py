@@ -108,10 +108,9 @@ def claim_ids():
     """Registered claims in the bounds library's order, then any others."""
     import bounds
 
-    from .cli import _load
+    from . import registry  # noqa: F401  (registers every verification)
     from .core import REGISTRY
 
-    _load()
     ids = [c for c in bounds.ids() if c in REGISTRY]
     return ids + [c for c in REGISTRY if c not in ids]
 

@@ -13,9 +13,9 @@ import json
 
 from .. import core, registry  # noqa: F401  (the claims' readings)
 from . import doc002, doc003, paper001  # noqa: F401  (register the steps)
-from .engine import EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, status_with_affected
+from bounds.references import ORDER, REFERENCES
 
-ORDER = ("001", "003", "002")
+from .engine import EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, status_with_affected
 
 
 def rows(claim: str | None = None):
@@ -169,7 +169,7 @@ def errata_markdown() -> str:
         group = [r for r in bad if r["seed"].startswith(seed_prefix)]
         if not group:
             continue
-        out += [f"## {group[0]['seed']}", ""]
+        out += [f"## {REFERENCES[seed_prefix][1]}", ""]
         for r in group:
             out.append(f"### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}")
             out.append("")
@@ -213,7 +213,7 @@ def _instances(r) -> str:
 
 
 def cmd_audit(argv):
-    from ..cli import UsageError, _Parser
+    from bounds.clikit import Parser as _Parser, UsageError
 
     ap = _Parser(prog="python -m verify audit", description=(
         "Step-by-step audit of the seeds' proofs: each displayed step is checked (sympy, 50-digit evaluation, "
