@@ -1,4 +1,4 @@
-"""Claims of 003_a872f12b3725a659.txt: CIS as independent Metropolis-Hastings.
+"""Claims of the CIS-as-IMH draft (an earlier draft section on conditional importance sampling as independent Metropolis-Hastings; docs/references.md).
 
 003 counts N *proposals*: its CIS kernel has N + 1 particles (the current state plus
 N proposals), whereas 001 and :mod:`simulate` count N particles.  The claims below keep
@@ -14,11 +14,11 @@ import sympy as sp
 from . import derive, symbols as S
 from .core import Claim, Form, Param, Quantity, Source
 
-SEED = "003_a872f12b3725a659.txt"
+SEED = "003"  # the CIS-as-IMH draft; see bounds.references
 
 w_sum = Param("w_sum", "--w-sum", "sum_i w(z^(i))", "sum of the N proposals' importance weights",
               lower=0, sample_max=1e6)
-N_prop = S.N.with_domain(description="number of CIS proposals (003 convention: N + 1 particles)")
+N_prop = S.N.with_domain(description="number of CIS proposals (the CIS-as-IMH draft's convention: N + 1 particles)")
 
 
 def cis_barker_acceptance() -> Claim:
@@ -73,7 +73,7 @@ def imh_rejection_kl() -> Claim:
                                  "Neklyudov et al. (2019, Thm 1) as quoted: sqrt((KL(q||p) + KL(p||q))/2)"),)),
             Quantity("rejection_rate", "marginal rejection rate r = 1 - alpha of IMH at stationarity", "<=",
                      (Form("stated", sp.sqrt(kl / 2),
-                           "003 Eq. (rej_bound): 'by the non-negativity of the KL', sqrt(KL(p||q)/2)"),)),
+                           "CIS-as-IMH draft Eq. (rej_bound): 'by the non-negativity of the KL', sqrt(KL(p||q)/2)"),)),
         ),
         notes=("Dropping the non-negative KL(q||p) makes the right-hand side smaller, so Eq. "
                "(rej_bound) does not follow from the symmetric bound.",),

@@ -34,20 +34,20 @@ from .numerics import Evaluator, as_float_array, lambdify
 
 #: Named assumptions.  Claims refer to these keys.
 ASSUMPTIONS: dict[str, str] = {
-    "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (001 Assumption 1)",
-    "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (001 Assumption 2)",
-    "A3": "bounded score: ||s(lambda; z)||_2 <= L for all lambda, z (001 Assumption 3)",
-    "INV": "the Markov kernel is Pi-invariant (001 Proposition 1)",
+    "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (Kim et al. 2022 Assumption 1)",
+    "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (Kim et al. 2022 Assumption 2)",
+    "A3": "bounded score: ||s(lambda; z)||_2 <= L for all lambda, z (Kim et al. 2022 Assumption 3)",
+    "INV": "the Markov kernel is Pi-invariant (Kim et al. 2022 Proposition 1)",
     "NORM": "pi and q are normalised densities, so E_q[w] = 1",
     "DIFF": "differentiation under the integral (Leibniz rule) is allowed",
     "GAUSS": "Gaussian target and Gaussian variational family",
     "BOUNDED-F": "the test function is bounded: ||g|| <= L",
-    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (002 Eq. 6)",
-    "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (002 Eq. 9)",
-    "PRECOND": "preconditioner D = (k/2) H^-1 (002 Eq. 10)",
-    "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (002 Eq. 4)",
+    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi 2018 Eq. 6)",
+    "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (El hanchi 2018 Eq. 9)",
+    "PRECOND": "preconditioner D = (k/2) H^-1 (El hanchi 2018 Eq. 10)",
+    "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (El hanchi 2018 Eq. 4)",
     "STATIONARY": "the chain is at its stationary distribution",
-    "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see 001 Table 1 notes)",
+    "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see Kim et al. 2022 Table 1 notes)",
 }
 
 
@@ -138,13 +138,16 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a claim is printed: seed file and location (section, equation, ...)."""
+    """Where a claim is printed: document number ("001", see :mod:`bounds.references`) and
+    location (section, equation, ...).  ``str()`` is the bibliographic citation."""
 
     seed: str
     where: str
 
     def __str__(self) -> str:
-        return f"{self.seed} {self.where}"
+        from .references import cite
+
+        return cite(self)
 
 
 @dataclass(frozen=True)

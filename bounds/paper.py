@@ -1,4 +1,4 @@
-"""Claims of the primary seed, 001_7fcfecfcc8fbc163.txt (Kim et al., NeurIPS 2022).
+"""Claims of the primary source: Kim, Oh, Gardner, Dieng and Kim, "Markov Chain Score Ascent" (NeurIPS 2022).
 
 Each builder returns a :class:`bounds.core.Claim`.  Closed forms are derived here with
 sympy from the proof's own ingredients (sums, lemmas); nothing is retyped from the
@@ -17,7 +17,7 @@ from . import derive, symbols as S
 from .core import Claim, Constraint, Expansion, Form, Quantity, Source
 from .series import expand
 
-SEED = "001_7fcfecfcc8fbc163.txt"
+SEED = "001"  # Kim et al. (NeurIPS 2022); see bounds.references
 
 Ns, ks, ts, ws, Ls = S.N.symbol, S.k.symbol, S.t.symbol, S.w_star.symbol, S.L.symbol
 mus, chis, ccs, Ds = S.mu_norm.symbol, S.chi2.symbol, S.c_cov.symbol, S.D.symbol
@@ -485,7 +485,7 @@ def table2() -> Claim:
     for scheme, row in TABLE2_ROWS.items():
         for col, e in zip(TABLE2_COLUMNS, row):
             qs.append(Quantity(f"{scheme}.{col}", f"{scheme}: {col.replace('_', ' ')} per iteration", "=",
-                               (Form("stated", sp.sympify(e), "001 Table 2"),)))
+                               (Form("stated", sp.sympify(e), "Kim et al. 2022 Table 2"),)))
     return Claim(
         id="table2",
         title="Per-iteration computational costs of ELBO, MSC, MSC-RB, JSA and pMCSA",

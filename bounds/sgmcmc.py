@@ -1,4 +1,4 @@
-"""Claims of 002_95351a0522374075.txt: stochastic-gradient MCMC for quadratic log densities.
+"""Claims of El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications": SG-MCMC for quadratic log densities.
 
 The report's process (Eqs. 7-8, Appendix) is the VAR(1) recursion
 ``theta_{i+1} = (I - eps D H) theta_i + noise`` with ``D = (k/2) H^-1`` (Eq. 10).  With
@@ -20,7 +20,7 @@ from . import derive, symbols as S
 from .core import Claim, Constraint, Expansion, Form, Quantity, Source
 from .series import expand
 
-SEED = "002_95351a0522374075.txt"
+SEED = "002"  # El hanchi (2018); see bounds.references
 
 k, eps, t = S.k_frac.symbol, S.eps.symbol, S.t_iter.symbol
 Nd, Sb, er, c = S.n_data.symbol, S.batch.symbol, S.eig_ratio.symbol, S.c_max.symbol

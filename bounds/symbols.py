@@ -83,20 +83,20 @@ sigma2 = _p("sigma2", "--sigma2", "sigma_f^2", "variance of the test function un
             lower=0, sample_max=1e4)
 
 # --- 002 (its N is the number of data points; its k is a step-size fraction) --------
-k_frac = _p("k_frac", "--k", "k", "preconditioner scale: D = (k/2) H^-1 (002 Eq. 10)",
+k_frac = _p("k_frac", "--k", "k", "preconditioner scale: D = (k/2) H^-1 (El hanchi 2018 Eq. 10)",
             lower=0, lower_strict=True, sample_max=8)
 eps = _p("eps", "--eps", "epsilon", "discretisation step", lower=0, lower_strict=True,
          default=1.0, sample_max=4)
 t_iter = _p("t_iter", "--t", "t", "iteration of the VAR(1) process started at theta_MAP",
             lower=0, integer=True, sample_max=200)
-n_data = _p("n_data", "--n-data", "N", "number of data points (002's N)", lower=1,
+n_data = _p("n_data", "--n-data", "N", "number of data points (El hanchi 2018 calls it N)", lower=1,
             integer=True, sample_max=1e7, log_scale=True)
 batch = _p("batch", "--batch", "|S|", "minibatch size", lower=1, integer=True, sample_max=1e4,
            log_scale=True)
 eig_ratio = _p("eig_ratio", "--eig-ratio", "r",
-               "lambda_min(H^-1) / lambda_max(H^-1 N C H^-1) (002 Eq. 15)", lower=0,
+               "lambda_min(H^-1) / lambda_max(H^-1 N C H^-1) (El hanchi 2018 Eq. 15)", lower=0,
                lower_strict=True, sample_max=1e3, log_scale=True)
-c_max = _p("c_max", "--c-max", "c", "cap on k in 002 Eq. 16", lower=0, lower_strict=True,
+c_max = _p("c_max", "--c-max", "c", "cap on k in El hanchi 2018 Eq. 16", lower=0, lower_strict=True,
            upper=1, upper_strict=True, default=0.1, sample_max=1)
 fisher = _p("fisher", "--fisher", "C", "per-datum gradient variance C (scalar case)", lower=0,
             lower_strict=True, sample_max=1e3, log_scale=True)
@@ -104,7 +104,7 @@ prior = _p("prior", "--prior", "G", "prior precision G (scalar case)", lower=0, 
            sample_max=1e3)
 n_avg = _p("n_avg", "--n-avg", "n", "number of successive stochastic gradients averaged",
            lower=1, integer=True, sample_max=1e4, log_scale=True)
-b = _p("b", "--b", "b", "criterion scale b in (0, 2] (002 Eq. 17)", lower=0, lower_strict=True,
+b = _p("b", "--b", "b", "criterion scale b in (0, 2] (El hanchi 2018 Eq. 17)", lower=0, lower_strict=True,
        upper=2, default=1.0, sample_max=2)
 
 # --- derived symbols, defined per claim ----------------------------------------------

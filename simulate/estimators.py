@@ -1,4 +1,4 @@
-"""Monte Carlo estimators of gradient moments (methods.md §6).
+"""Monte Carlo estimators of gradient moments (docs/methods.md §6).
 
 :func:`conditional_moments` estimates E[||g_t||^2 | F_{t-1}]: R independent transitions
 from one fixed (lambda, chain state), so the estimate is a plain mean of R i.i.d. values

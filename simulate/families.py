@@ -6,10 +6,10 @@ E_q ||s||^2 in closed form.  Parameters are arrays ``(..., P)``; positions
 ``(..., n, D)`` when parameters are batched ``(R, P)``.
 
 * :class:`MeanFieldGaussian` — lambda = (m, omega), sigma = softplus(omega) (the
-  paper's choice, methods.md §8) or exp(omega).  Unbounded score.
+  paper's choice, docs/methods.md §8) or exp(omega).  Unbounded score.
 * :class:`FullRankGaussian` — lambda = (m, L) with L lower triangular, log-diagonal.
 * :class:`StudentT` — mean-field Student-t location-scale with fixed degrees of freedom:
-  a bounded score (methods.md §4.1), with ``score_bound`` the exact sup ||s||.
+  a bounded score (docs/methods.md §4.1), with ``score_bound`` the exact sup ||s||.
 * :class:`DefensiveMixture` — q_def = alpha q + (1 - alpha) nu with nu a multivariate t;
   kernels propose from q_def, the score uses plain q (001 §4.1).
 """

@@ -3,7 +3,7 @@
 * :class:`Gaussian` — N(mu, Sigma), log density through the Cholesky factor of the
   precision: ``(z - mu)^T Sigma^-1 (z - mu) = ||(z - mu) @ Lp||^2`` (one matrix product).
 * :func:`isotropic` — N(0, I_D) (or N(mu, sigma^2 I)).
-* :func:`wishart_target` — the paper's simulation target (001 §6.2, methods.md §8):
+* :func:`wishart_target` — the paper's simulation target (Kim et al. 2022 §6.2, docs/methods.md §8):
   Sigma ~ Wishart(D + nu, diag(1/D, 2/D, ..., 1)), mu ~ N(0, I).
 * :class:`FiniteTarget` — a probability vector on states 0..M-1.
 
@@ -106,7 +106,7 @@ def wishart_target(D: int, nu: int = 500, seed: int = 0) -> Gaussian:
 
     001 §6.2 ('full-rank covariances sampled from Wishart distribution with nu degrees of
     freedom'); the scale matrix and D + nu follow the authors' code as summarised in
-    methods.md §8.  One fixed target per (D, nu, seed).
+    docs/methods.md §8.  One fixed target per (D, nu, seed).
     """
     if D < 1 or nu < 0:
         raise ValueError("need D >= 1 and nu >= 0")

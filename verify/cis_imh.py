@@ -1,6 +1,6 @@
 """Verifications of 003 (CIS as independent Metropolis-Hastings): four claims.
 
-Source: ``003_a872f12b3725a659.txt``.  003 counts N *proposals*: its CIS kernel has
+Source: the CIS-as-IMH draft (docs/references.md).  003 counts N *proposals*: its CIS kernel has
 N + 1 particles (the current state z_{t-1} plus z^(1:N)), whereas :mod:`simulate`
 counts particles; every call below passes ``N + 1`` to the simulators and records 003's
 N in ``params``.  003 writes unnormalised weights p(z, x)/q(z); we use normalised

@@ -41,38 +41,8 @@ import bounds  # noqa: E402
 from .core import REGISTRY, VIOLATED, scale_bound  # noqa: E402
 
 # ----------------------------------------------------------------------------- citations
-#: seed prefix -> (short citation, full bibliographic reference); see docs/references.md
-REFERENCES = {
-    "001": ("Kim et al. (NeurIPS 2022)",
-            "Kyurae Kim, Jisu Oh, Jacob R. Gardner, Adji Bousso Dieng, Hongseok Kim. "
-            "“Markov Chain Score Ascent: A Unifying Framework of Variational Inference with Markovian "
-            "Gradients.” Advances in Neural Information Processing Systems 35 (NeurIPS 2022)."),
-    "003": ("CIS-as-IMH draft",
-            "“Inclusive Variational Inference with Independent Metropolis–Hastings.” An earlier, "
-            "unpublished draft section on conditional importance sampling (CIS) as independent "
-            "Metropolis–Hastings, with parallel IMH chains and convergence diagnostics (LaTeX draft, undated)."),
-    "002": ("El hanchi (2018)",
-            "Ayoub El hanchi. “Stochastic gradient MCMC algorithms and their applications.” "
-            "Research report, supervised by David A. Stephens, September 2018."),
-}
-
-
-def cite_numbers(text: str) -> str:
-    """Document numbers in a text ('001 §5.1') as their short citations ('Kim et al. (NeurIPS 2022) §5.1')."""
-    return re.sub(r"\b(00[123])\b", lambda m: REFERENCES[m.group(1)][0], text)
-
-
-def seed_prefix(source) -> str:
-    return str(getattr(source, "seed", source))[:3]
-
-
-def cite(source, full: bool = False) -> str:
-    """A claim's source as a bibliographic reference with its location kept:
-    ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D``."""
-    short, long = REFERENCES.get(seed_prefix(source), (str(getattr(source, "seed", source)), ""))
-    where = getattr(source, "where", "")
-    ref = long.rstrip(".") if full and long else short
-    return f"{ref}{', ' + where if where else ''}"
+from bounds.references import REFERENCES, cite, cite_numbers  # noqa: E402,F401  (re-exported for the report)
+from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 
 #: short display names of the claims that have no number in their document

@@ -105,7 +105,6 @@ from simulate.rng import unit_generator
 
 from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, register
 
-SEED_FILE = "002_95351a0522374075.txt"
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 
 

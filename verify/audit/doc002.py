@@ -1,4 +1,4 @@
-"""Audit of 002_95351a0522374075.txt: §2.3.1 Eqs. (11)-(16), §2.3.2 Eq. (17) and the Appendix.
+"""Audit of El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications": §2.3.1 Eqs. (11)-(16), §2.3.2 Eq. (17) and the Appendix.
 
 Matrix statements are checked on random symmetric positive definite instances; with
 D = (k/2) H^-1 every matrix is a multiple of H^-1, so scalar algebra is checked with sympy.
@@ -13,7 +13,7 @@ from scipy import linalg
 from ..sgmcmc import EQUIVALENT
 from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, searchable, step, sym_equal
 
-SEED = "002_95351a0522374075.txt"
+SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)
 
 

@@ -1,4 +1,4 @@
-"""Audit of 003_a872f12b3725a659.txt: CIS as IMH, acceptance and rejection bounds, variance growth.
+"""Audit of the CIS-as-IMH draft (docs/references.md): CIS as IMH, acceptance and rejection bounds, variance growth.
 
 003 counts N proposals (N + 1 particles) and writes unnormalised weights; the checks use
 normalised weights (E_q w = 1), for which the displayed bounds are stated.
@@ -17,7 +17,7 @@ from simulate import finite as F
 from .engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal, unchecked
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
-SEED = "003_a872f12b3725a659.txt"
+SEED = "003"  # the CIS-as-IMH draft
 
 
 def _pairs():

@@ -1,4 +1,4 @@
-"""Audit of 001_7fcfecfcc8fbc163.txt, Appendix D, and the definitions its proofs use.
+"""Audit of Kim et al. (NeurIPS 2022), "Markov Chain Score Ascent", Appendix D, and the definitions its proofs use.
 
 Step ids read ``<claim>.<part>.<line>``; ``lhs``/``rhs`` are the expressions as printed
 (in plain text); the relation is the one printed between them.
@@ -17,7 +17,7 @@ from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, i
                      sym_le)
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
-SEED = "001_7fcfecfcc8fbc163.txt"
+SEED = "001"  # Kim et al. (NeurIPS 2022)
 r, w, N, n, k, t, L, chi2, D_ = sp.symbols("r w_star N n k t L chi2 D", positive=True)
 v = sp.Symbol("v", positive=True)
 
