@@ -56,6 +56,9 @@ def seed_arg(text) -> int:
     return number("--seed", text, integer=True, lo=0)
 
 
+from bounds.references import REFERENCES  # noqa: E402  (standard library only)
+
+
 def _print(text: str = "") -> None:
     """print() for human-readable output: document numbers (001, 002, 003) become citations."""
     from bounds.references import cite_numbers
@@ -404,9 +407,9 @@ def cmd_all(argv):
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
         seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
-        rows.append([r.claim, seed_doc, r.verdict, fails, r.primary_form, str(len(r.checks)),
+        rows.append([r.claim, REFERENCES[seed_doc][0], r.verdict, fails, r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others[:80]])
-    _print(table(rows, ["claim", "seed", "final status", "failing readings", "primary form", "checks", "MC", "s",
+    _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC", "s",
                        "other forms"]))
     dep = [r for r in reports if r.verdict == core.DEPENDS]
     if dep:
