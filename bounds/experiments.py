@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import derive, symbols as S
+from . import symbols as S
 from .core import Claim, Form, Param, Quantity, Source
 from .paper import SEED, SUM_NR, SUM_R
 
