@@ -497,7 +497,7 @@ def cmd_cache(argv):
 # ----------------------------------------------------------------------------- main
 USAGE = f"""usage: {PROG} {{list,show,compare,cache,CLAIM}} ...
 
-Every numbered claim of the seed documents as a formula you can evaluate.
+Every numbered claim of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) as a formula you can evaluate.
 
   {PROG} list [--json]                    one row per claim
   {PROG} show CLAIM [--latex] [--json]    formulas (all forms), assumptions, source

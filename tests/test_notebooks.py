@@ -105,8 +105,16 @@ def check_04(s):
     assert {"lemma5", "lemma6", "theorem3", "theorem4"} <= set(s["statement_fails"])
 
 
+def check_05(s):
+    b = s["benefit_exponents"]
+    assert b["pmcsa/late"][0] > 0.6 and b["msc/late"][0] < 0.3  # pMCSA ~ 1/N, MSC flat
+    assert s["pmcsa_bound_holds"] is True and s["w_star_always_infinite"] is True
+    v_msc, v_pi = s["msc_variance_vs_stationary"]
+    assert v_msc < v_pi
+
+
 CHECKS = {"01_mcgd_and_mcsa": check_01, "02_mixing": check_02, "03_gradient_variance": check_03,
-          "04_proof_audit": check_04}
+          "04_proof_audit": check_04, "05_figure1_variance": check_05}
 
 
 # ----------------------------------------------------------------------------- tests

@@ -427,7 +427,7 @@ def cmd_all(argv):
 # ----------------------------------------------------------------------------- main
 USAGE = f"""usage: {PROG} {{list,all,search,audit,report,CLAIM}} ...
 
-Hold every bound of the seed documents against exact and Monte Carlo computations.
+Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) against exact and Monte Carlo computations.
 
   {PROG} list                      coverage table: what is measured, how, which form
   {PROG} theorem3 [--plot f.png]   one claim: checks, verdict, counterexamples
