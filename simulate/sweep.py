@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
-           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS"]
+           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "cache_read", "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adam")
@@ -444,8 +444,9 @@ def _cache_path(cache: str, key: str) -> str:
     return os.path.join(cache, key + ".json")
 
 
-def cache_load(cache: str, cell: Cell, key: str) -> CellResult | None:
-    """The cached result of ``cell``, or None when absent, partial or corrupt."""
+def cache_read(cache: str, key: str):
+    """The JSON payload stored under ``key``, or None when absent, partial or corrupt (checksum,
+    key or format mismatch)."""
     path = _cache_path(cache, key)
     try:
         with open(path, "rb") as f:
@@ -460,10 +461,24 @@ def cache_load(cache: str, cell: Cell, key: str) -> CellResult | None:
         d = json.loads(body, parse_constant=refuse)
         if d.get("key") != key or d.get("format") != CACHE_FORMAT:
             return None
-        res = CellResult.from_json(d["result"])
-        return res if res.cell == Cell(**{**dataclasses.asdict(cell), "record_every": cell.every}) else None
-    except (OSError, ValueError, KeyError, TypeError):
+        return d["result"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def cache_load(cache: str, cell: Cell, key: str) -> CellResult | None:
+    """The cached result of ``cell``, or None when absent, partial or corrupt."""
+    return _decode_checked(cell, cache_read(cache, key))
+
+
+def _decode_checked(cell: Cell, payload) -> CellResult | None:
+    if payload is None:
+        return None
+    try:
+        res = CellResult.from_json(payload)
+    except (ValueError, KeyError, TypeError):
+        return None
+    return res if res.cell == Cell(**{**dataclasses.asdict(cell), "record_every": cell.every}) else None
 
 
 def cache_store(cache: str, key: str, result: dict) -> None:
@@ -623,55 +638,130 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     that differ only in lr run as one vectorised task (:func:`run_cells`; split into at
     least ``workers`` tasks when possible); the table is bit-identical either way.
     ``task``: the picklable function run for a list of cells' parameters (default:
-    :func:`run_cells` in JSON form).
+    :func:`run_cells` in JSON form).  The execution (executors, cache, resume, Ctrl-C) is
+    :func:`execute`'s.
     Raises :class:`GridError` before anything runs on a bad grid.  With local processes
     (``workers > 1``, spawned), call it under ``if __name__ == "__main__":`` in a script.
     """
     cells = make_cells(grid, seed=seed, record_every=record_every, diagnostics=diagnostics)
-    if not (isinstance(workers, int) and workers >= 1):
-        raise GridError(f"--workers: must be an integer >= 1, got {workers!r}")
+    check_workers(workers)
     version = _version()
     keys = [c.key(version) for c in cells]
-    results: list = [None] * len(cells)
-    n_cached = 0
     t0 = time.perf_counter()
+    results, n_cached = execute(
+        [c.params() for c in cells], task, keys=keys, cache=cache, workers=workers, scheduler=scheduler,
+        executor=executor, progress=progress, threads=threads,
+        decode=lambda p: CellResult.from_json(p) if isinstance(p, dict) else p, encode=CellResult.to_json,
+        load=lambda i, p: _decode_checked(cells[i], p),
+        on_result=None if on_cell is None else lambda i, res, cached: on_cell(cells[i], res, cached),
+        group=lambda todo, n: _batches(cells, todo, n if batch else None), desc="sweep", unit="cell")
+    total = len(cells)
+    rows = []
+    for res, k in zip(results, keys):
+        rows.extend(res.rows(k))
+    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in grid.items()},
+            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total,
+            "computed": total - n_cached,
+            "cached": n_cached, "columns": list(COLUMNS), "versions": _versions(),
+            "executor": executor_name(executor, workers, scheduler),
+            "wall_time_s": time.perf_counter() - t0,
+            "cell_keys": {k[:12]: c.params() for c, k in zip(cells, keys)}}
+    meta["grid"] = json.loads(json.dumps(meta["grid"], default=float))
+    return SweepResult(rows, results, total - n_cached, n_cached, meta)
+
+
+def check_workers(workers) -> int:
+    """``workers`` if it is an integer >= 1, else :class:`GridError` naming ``--workers``."""
+    if isinstance(workers, bool) or not (isinstance(workers, int) and workers >= 1):
+        raise GridError(f"--workers: must be an integer >= 1, got {workers!r}")
+    return workers
+
+
+def executor_name(executor, workers: int, scheduler: str | None) -> str:
+    """How :func:`execute` runs tasks, in words (for metadata)."""
+    return ("custom" if executor is not None and scheduler is None else
+            f"dask {scheduler}" if scheduler else f"{workers} local process(es)")
+
+
+def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: str | os.PathLike | None = None,
+            workers: int = 1, scheduler: str | None = None, executor: cf.Executor | None = None,
+            progress: bool | Callable[[int, int], None] | None = None, threads: int = 1,
+            decode: Callable | None = None, encode: Callable | None = None, load: Callable | None = None,
+            on_result: Callable | None = None, group: Callable[[list, int], list] | None = None,
+            inline: Callable[[list], list] | None = None, cached_only: bool = False, desc: str = "tasks",
+            unit: str = "task") -> tuple[list, int]:
+    """Run independent keyed tasks, with a resumable cache, on the chosen executor.
+
+    ``tasks[i]``: the (picklable) argument of task ``i``; ``keys[i]``: its cache key (a
+    file name: hex digits, letters, ``-``).  ``fn(list of task arguments) -> list of
+    payloads`` (one per argument, same order) is top-level and picklable: it runs on the
+    ``executor`` given, else on a Dask cluster (``scheduler="tcp://HOST:PORT"``), else on
+    ``workers`` spawned local processes (``threads`` BLAS threads each; they ignore Ctrl-C,
+    which stops them at once), else (``workers=1``) in this process, calling ``inline``
+    instead of ``fn`` when given (e.g. with a progress callback that cannot be pickled).
+    ``group(todo indices, executor slots) -> list of index lists``: which tasks travel
+    together in one call of ``fn`` (default: one each); lists run in the order given.
+
+    ``decode(payload) -> result`` (default: identity) turns what ``fn`` returns into the
+    result; ``encode(result)`` (default: identity) into the strict-JSON cache payload;
+    ``load(i, payload) -> result or None`` reads a cached payload (None: recompute; default
+    ``decode``).  With ``cache=DIR`` each finished task is stored atomically as
+    ``DIR/<key>.json`` with a SHA-256 checksum line (:func:`cache_store`); a rerun reads it
+    instead of computing (:func:`cache_read`: a corrupt, partial or mismatched entry is
+    recomputed, never read).  ``cached_only``: compute nothing (missing results are None).
+    ``on_result(i, result, from_cache)`` is called in this process as each result arrives
+    (an exception from it stops the run; finished tasks stay cached).  ``progress``: True
+    for a tqdm bar on stderr (``desc``, ``unit``), a callable ``f(done, total)``, or None.
+
+    Returns ``(results, n_cached)``, results in the order of ``tasks``.
+    """
+    check_workers(workers)
+    decode = decode or (lambda p: p)
+    encode = encode or (lambda r: r)
+    load = load or (lambda i, p: decode(p))
+    n = len(tasks)
+    if len(keys) != n:
+        raise ValueError("execute needs one key per task")
+    cache = None if cache is None else os.fspath(cache)
+    results: list = [None] * n
+    n_cached = 0
     if cache is not None:
         os.makedirs(cache, exist_ok=True)
-        for i, (c, k) in enumerate(zip(cells, keys)):
-            res = cache_load(cache, c, k)
+        for i, k in enumerate(keys):
+            res = load(i, cache_read(cache, k))
             if res is not None:
                 results[i] = res
                 n_cached += 1
-                if on_cell is not None:
-                    on_cell(c, res, True)
+                if on_result is not None:
+                    on_result(i, res, True)
     todo = [i for i, r in enumerate(results) if r is None]
-    total = len(cells)
+    if cached_only:
+        return results, n_cached
     bar = None
     if progress is True:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, initial=n_cached, unit="cell", file=sys.stderr, dynamic_ncols=True,
-                   desc="sweep")
+        bar = tqdm(total=n, initial=n_cached, unit=unit, file=sys.stderr, dynamic_ncols=True, desc=desc)
         tick = bar.update
     elif callable(progress):
         done_box = [n_cached]
-        progress(n_cached, total)
+        progress(n_cached, n)
 
-        def tick(n):
-            done_box[0] += n
-            progress(done_box[0], total)
+        def tick(k):
+            done_box[0] += k
+            progress(done_box[0], n)
     else:
-        def tick(n):
+        def tick(k):
             pass
 
     def finish(i, payload):
-        res = CellResult.from_json(payload) if isinstance(payload, dict) else payload
+        res = decode(payload)
         if cache is not None:
-            cache_store(cache, keys[i], res.to_json())
+            cache_store(cache, keys[i], encode(res))
         results[i] = res
         tick(1)
-        if on_cell is not None:
-            on_cell(cells[i], res, False)
+        if on_result is not None:
+            on_result(i, res, False)
 
     client = None
     own = None
@@ -689,24 +779,24 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
                     raise GridError(f"--scheduler: cannot reach the Dask scheduler at {scheduler!r} ({e})") from None
                 executor = client.get_executor()
             n_exec = workers if executor is None and scheduler is None else max(workers, 2)
-            groups = _batches(cells, todo, n_exec if batch else None)
+            groups = group(todo, n_exec) if group is not None else [[i] for i in todo]
             if executor is None and workers > 1 and len(groups) > 1:
                 import multiprocessing as mp
 
                 with _blas_env(threads):
                     own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
                                                  mp_context=mp.get_context("spawn"), initializer=_worker_init)
-                    _run_on(own, task, cells, groups, finish, spawning=True)
+                    _run_on(own, fn, tasks, groups, finish, spawning=True)
             elif executor is None:
-                for g in groups:  # in this process, in grid order
-                    for i, payload in zip(g, task([cells[i].params() for i in g])):
+                for g in groups:  # in this process, in the order given
+                    for i, payload in zip(g, (inline or fn)([tasks[i] for i in g])):
                         finish(i, payload)
             else:
-                _run_on(executor, task, cells, groups, finish)
+                _run_on(executor, fn, tasks, groups, finish)
         ok = True
     finally:
         if own is not None:
-            if not ok:  # interrupted or failed: stop the cells in flight now (they are lost, not cached)
+            if not ok:  # interrupted or failed: stop the tasks in flight now (they are lost, not cached)
                 for proc in list(getattr(own, "_processes", {}).values()):
                     proc.terminate()
             own.shutdown(wait=ok, cancel_futures=True)
@@ -714,19 +804,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
             client.close()
         if bar is not None:
             bar.close()
-    rows = []
-    for res, k in zip(results, keys):
-        rows.extend(res.rows(k))
-    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in grid.items()},
-            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total,
-            "computed": len(todo),
-            "cached": n_cached, "columns": list(COLUMNS), "versions": _versions(),
-            "executor": ("custom" if executor is not None and scheduler is None else
-                         f"dask {scheduler}" if scheduler else f"{workers} local process(es)"),
-            "wall_time_s": time.perf_counter() - t0,
-            "cell_keys": {k[:12]: c.params() for c, k in zip(cells, keys)}}
-    meta["grid"] = json.loads(json.dumps(meta["grid"], default=float))
-    return SweepResult(rows, results, len(todo), n_cached, meta)
+    return results, n_cached
 
 
 def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
@@ -772,9 +850,9 @@ def _sigint_ignored():
         signal.signal(signal.SIGINT, old)
 
 
-def _run_on(executor: cf.Executor, task, cells, groups: Iterable[list], finish, spawning: bool = False) -> None:
+def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish, spawning: bool = False) -> None:
     with _sigint_ignored() if spawning else contextlib.nullcontext():
-        futs = {executor.submit(task, [cells[i].params() for i in g]): g for g in groups}
+        futs = {executor.submit(fn, [tasks[i] for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
             for i, payload in zip(futs[f], f.result()):
