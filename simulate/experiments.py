@@ -28,8 +28,9 @@ spawn_key=(figure, cell...))``; inside a cell each replicate row (and each measu
 chain) is a unit of :class:`simulate.rng.Streams`, so a row's numbers depend only on
 the seed and its indices, not on the batch or the number of workers.
 
-Results are tidy rows (dicts); :func:`run_figure` runs every cell with an optional
-on-disk cache (one JSON file per cell, so an interrupted run resumes).
+Results are tidy rows (dicts); :func:`run_figure` runs every cell as a task of the sweep
+engine (:func:`simulate.sweep.execute`: local processes or a Dask cluster, with the sweep's
+checksummed on-disk cache, one entry per cell, so an interrupted run resumes).
 """
 
 from __future__ import annotations
@@ -301,10 +302,6 @@ def _cell_fn(figure):
     return figure1_cell if figure == "figure1" else figure2_cell
 
 
-def settings_key(st) -> str:
-    return hashlib.sha256(json.dumps(asdict(st), sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 def _json_safe(rows):
     def f(v):
         if isinstance(v, float) and not math.isfinite(v):
@@ -318,57 +315,61 @@ def _from_json(rows):
     return [{k: (conv[v] if isinstance(v, str) and v in conv else v) for k, v in r.items()} for r in rows]
 
 
+def _figure_task(args: list, progress=None) -> list:
+    """Task body of :func:`run_figure` (top-level, picklable): the rows of each (figure, settings, cell)."""
+    return [_cell_fn(fig)(st, *c, progress=progress) for fig, st, c in args]
+
+
+def cell_key(figure: str, st, cell: tuple) -> str:
+    """Cache key (and file name) of one figure cell: the figure, the cell, and SHA-256 of the
+    settings, the cell, the package version and the cache format."""
+    from .sweep import CACHE_FORMAT, _version
+
+    text = json.dumps({"figure": figure, "settings": asdict(st), "cell": list(cell)}, sort_keys=True, default=str)
+    h = hashlib.sha256(f"{text}|{_version()}|{CACHE_FORMAT}".encode()).hexdigest()
+    return f"{figure}-{'-'.join(map(str, cell))}-{h[:32]}"
+
+
 def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=None, workers: int = 1,
-               first: tuple = (), cached_only: bool = False) -> list[dict]:
-    """Every cell of a figure, each cached as ``<cache_dir>/<figure>-<settings>-<cell>.json``.
+               first: tuple = (), cached_only: bool = False, scheduler: str | None = None, executor=None,
+               threads: int = 1) -> list[dict]:
+    """Every cell of a figure, run by the sweep engine (:func:`simulate.sweep.execute`).
 
-    ``workers > 1`` runs cells in separate processes (``concurrent.futures``); cells are
-    independent and seeded by their key, so the rows do not depend on ``workers``.
-    ``first``: cells (or optimizer / scheme names) to compute before the others.
-    ``cached_only``: return the rows of the cells already in the cache, compute nothing.
+    Each cell is one task; with ``cache_dir`` it is stored as ``<cache_dir>/<cell_key>.json``
+    (checksummed, written atomically; a corrupt entry is recomputed), so an interrupted run
+    resumes.  ``workers > 1`` runs cells in spawned local processes (``threads`` BLAS threads
+    each), ``scheduler`` on a Dask cluster, ``executor`` on any ``concurrent.futures``
+    executor; cells are independent and seeded by their key (:func:`cell_seed`), so the rows
+    do not depend on any of these.  ``first``: cells (or optimizer / scheme names) to compute
+    before the others.  ``cached_only``: return the rows of the cells already in the cache,
+    compute nothing.  ``progress(message)``: status messages (cells done; in this process
+    also the iterations of the running cell).
     """
-    todo, out = [], {}
-    cache = Path(cache_dir) if cache_dir is not None else None
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-    key = settings_key(st)
-    for c in cells(figure, st):
-        path = None if cache is None else cache / f"{figure}-{key}-{'-'.join(map(str, c))}.json"
-        if path is not None and path.exists():
-            out[c] = _from_json(json.loads(path.read_text()))
-        else:
-            todo.append((c, path))
-    if cached_only:
-        return [r for c in cells(figure, st) if c in out for r in out[c]]
-    def rank(cp):
-        return next((i for i, c in enumerate(first) if c == cp[0] or c in cp[0]), len(first))
+    from functools import partial
 
-    todo.sort(key=rank)  # stable: the figure's own order within a rank
-    fn = _cell_fn(figure)
+    from .sweep import execute
 
-    def done(c, path, rows):
-        out[c] = rows
-        if path is not None:
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(_json_safe(rows)))
-            tmp.replace(path)
+    all_cells = cells(figure, st)
 
-    if workers > 1 and len(todo) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+    def rank(c):
+        return next((i for i, f in enumerate(first) if f == c or f in c), len(first))
 
-        with ProcessPoolExecutor(workers) as ex:
-            futs = {ex.submit(fn, st, *c): (c, p) for c, p in todo}
-            for f in futs:
-                c, p = futs[f]
-                done(c, p, f.result())
-                if progress is not None:
-                    progress(f"{figure}: cell {c} done")
-    else:
-        for c, p in todo:
-            done(c, p, fn(st, *c, progress=progress))
-    return [r for c in cells(figure, st) for r in out[c]]
+    order = sorted(all_cells, key=rank)  # stable: the figure's own order within a rank
+    results, _ = execute(
+        [(figure, st, c) for c in order], _figure_task, keys=[cell_key(figure, st, c) for c in order],
+        cache=cache_dir, workers=workers, scheduler=scheduler, executor=executor, threads=threads,
+        progress=None if progress is None else (lambda done, total: progress(f"{figure}: {done}/{total} cells done")),
+        inline=None if progress is None else partial(_figure_task, progress=progress),
+        encode=_json_safe, load=lambda i, p: _from_json(p) if _rows_ok(p) else None,
+        cached_only=cached_only, desc=figure, unit="cell")
+    out = {c: r for c, r in zip(order, results) if r is not None}
+    return [r for c in all_cells if c in out for r in out[c]]
+
+
+def _rows_ok(p) -> bool:
+    return isinstance(p, list) and all(isinstance(r, dict) for r in p)
 
 
 __all__ = ["Figure1Settings", "Figure2Settings", "FIG1_QUICK", "FIG1_FULL", "FIG2_QUICK", "FIG2_FULL",
-           "figure1_cell", "figure2_cell", "run_figure", "pair_state", "kl_min_meanfield",
+           "figure1_cell", "figure2_cell", "run_figure", "cell_key", "pair_state", "kl_min_meanfield",
            "expected_sq_score_pi", "cell_seed"]
