@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
-           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "cache_read", "cache_store"]
+           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read", "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adam")
@@ -675,6 +675,33 @@ def check_workers(workers) -> int:
     if isinstance(workers, bool) or not (isinstance(workers, int) and workers >= 1):
         raise GridError(f"--workers: must be an integer >= 1, got {workers!r}")
     return workers
+
+
+def check_execution(workers=1, scheduler: str | None = None, cache: str | None = None) -> None:
+    """Validate execution options before any work (:class:`GridError` naming the flag):
+    ``workers`` an integer >= 1; ``scheduler`` a Dask address ``tcp://HOST:PORT`` (not with
+    ``workers > 1``: the cluster has its own workers); ``cache`` a directory that exists or
+    can be created.  Reachability of the scheduler is checked when :func:`execute` connects
+    (before any task runs)."""
+    check_workers(workers)
+    if scheduler is not None:
+        hostport = str(scheduler).split("://", 1)[-1]
+        if not (str(scheduler).startswith(("tcp://", "tls://", "inproc://")) or ":" in hostport) \
+                or hostport.count(":") != 1 or not hostport.split(":")[0] or not hostport.split(":")[1].isdigit():
+            raise GridError(f"--scheduler: expected an address tcp://HOST:PORT, got {scheduler!r}")
+        if workers != 1:
+            raise GridError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
+    if cache is not None:
+        cache = os.fspath(cache)
+        if not cache.strip():
+            raise GridError("--cache: empty path; give a directory")
+        if os.path.exists(cache) and not os.path.isdir(cache):
+            raise GridError(f"--cache: {cache!r} exists and is not a directory")
+        parent = os.path.dirname(os.path.abspath(cache))
+        if not os.path.isdir(cache) and (not os.path.isdir(parent) or not os.access(parent, os.W_OK)):
+            raise GridError(f"--cache: cannot create {cache!r} (parent directory missing or not writable)")
+        if os.path.isdir(cache) and not os.access(cache, os.W_OK | os.X_OK):
+            raise GridError(f"--cache: cannot write to {cache!r} (permission denied)")
 
 
 def executor_name(executor, workers: int, scheduler: str | None) -> str:
