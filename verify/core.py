@@ -465,6 +465,9 @@ class Verification:
     plot: Callable | None = None  # plot(report, path)
     search: object | None = None  # see verify.search
     readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
+    #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution
+    #: options --workers, --scheduler, --cache (grid keys workers, scheduler, cache)
+    execution: bool = False
 
     @property
     def primary_form(self) -> str:
@@ -472,10 +475,16 @@ class Verification:
 
 
 def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
-                     overrides: dict | None = None, progress=None) -> Report:
+                     overrides: dict | None = None, progress=None, execution: dict | None = None) -> Report:
+    """``execution``: {workers, scheduler, cache} for a claim with ``v.execution`` (how its
+    cells run; the numbers do not depend on it)."""
     import time
 
     grid = dict(v.grid.quick if mode == "quick" else v.grid.full)
+    if execution:
+        if not v.execution:
+            raise KeyError(f"{v.claim} takes no execution options")
+        grid.update({k: val for k, val in execution.items() if val is not None})
     for k, val in (overrides or {}).items():
         if k not in v.overrides:
             raise KeyError(k)
