@@ -3,6 +3,8 @@
     python -m verify list [--json]
     python -m verify CLAIM [--quick|--full] [--seed S] [--json] [--plot PATH] [--bound-scale C]
                            [--GRIDKEY values ...]   (the claim's grid overrides, see CLAIM --help)
+                           [--workers K | --scheduler tcp://HOST:PORT] [--cache DIR]
+                           (claims run on the sweep engine: figure1, figure2)
     python -m verify all [--quick|--full] [--json] [--write]
     python -m verify search CLAIM [--seed S] [--max-examples M] [--json]
     python -m verify audit [CLAIM] [--json | --markdown]
@@ -277,6 +279,48 @@ def parse_override(cid, v, key, raw) -> list:
     return [int(x) if rule["integer"] else float(x) for x in vals]
 
 
+#: execution options of the claims whose runs go through the sweep engine (Verification.execution)
+EXECUTION_FLAGS = ("workers", "scheduler", "cache")
+
+
+def add_execution_flags(ap, shown: bool = True) -> None:
+    """--workers, --scheduler, --cache (hidden from --help when ``shown`` is False)."""
+    def h(text):
+        return text if shown else argparse.SUPPRESS
+
+    ap.add_argument("--workers", default=None, metavar="K",
+                    help=h("run the cells on K local processes (integer >= 1, default 1); the numbers do not "
+                           "depend on it"))
+    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help=h("run the cells on a running Dask cluster instead (pip install 'mcsa-verify[dask]')"))
+    ap.add_argument("--cache", default=None, metavar="DIR",
+                    help=h("directory of finished cells, checksummed: a rerun computes none again (default with "
+                           "--full: out/figure-cache; none with --quick)"))
+
+
+def execution_options(a) -> dict:
+    """The parsed and validated execution options of ``a`` (:class:`UsageError`, one line,
+    before any work); only those given."""
+    from simulate.sweep import GridError, check_execution
+
+    ex = {}
+    if a.workers is not None:
+        ex["workers"] = number("--workers", a.workers, integer=True, lo=1, hi=1024)
+    if a.scheduler is not None:
+        ex["scheduler"] = str(a.scheduler).strip()
+    if a.cache is not None:
+        ex["cache"] = str(a.cache)
+    try:
+        check_execution(ex.get("workers", 1), ex.get("scheduler"), ex.get("cache"))
+    except GridError as e:
+        raise UsageError(str(e)) from None
+    return ex
+
+
+def execution_claims() -> list[str]:
+    return sorted(k for k, w in _registry().items() if w.execution)
+
+
 def claim_parser(cid, v):
     reg_keys = sorted({k for w in _registry().values() for k in w.overrides})
     ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
@@ -287,7 +331,10 @@ def claim_parser(cid, v):
         f"Grid overrides of {cid}: "
         + (", ".join(flag_of(k) for k in v.overrides) or "none")
         + f" (comma lists of at most {MAX_VALUES} values; a value past what the --full grid reaches "
-          "is refused when it would exceed memory or time)."),
+          "is refused when it would exceed memory or time)."
+        + ("\n\nExecution: the cells run on the sweep engine (--workers K local processes or a Dask cluster "
+           "with --scheduler, cached per cell under --cache DIR); the results do not depend on how they run."
+           if v.execution else "")),
         epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--plot", metavar="PATH", help="write a bound-vs-empirical figure (.png, .pdf or .svg)")
@@ -298,6 +345,7 @@ def claim_parser(cid, v):
     for key in reg_keys:
         ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
                         help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
+    add_execution_flags(ap, shown=v.execution)
     return ap
 
 
@@ -338,12 +386,25 @@ def cmd_claim(cid, argv):
         if worst > 700:
             raise UsageError(f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = {max(scales):g}), "
                              f"got D = {max(overrides['dim'])}")
+    given = [flag_of(k) for k in EXECUTION_FLAGS if getattr(a, k) is not None]
+    if given and not v.execution:
+        raise UsageError(f"{given[0]} does not apply to {cid}: it runs no sweep (the execution options apply to "
+                         f"{', '.join(execution_claims())})")
+    execution = execution_options(a) if given else None
+    refused: tuple = ()
+    if execution:
+        from simulate.sweep import GridError
+
+        refused = (GridError,)  # an unreachable --scheduler: refused when connecting, before any cell runs
     plot = output_path("--plot", a.plot) if a.plot is not None else None
     from .core import EXIT, run_verification
 
     with progress(desc=cid, json=a.json) as bar:
-        rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
-                               progress=bar)
+        try:
+            rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
+                                   progress=bar, execution=execution)
+        except refused as e:
+            raise UsageError(str(e)) from None
     if plot:
         from .plot import figure
 

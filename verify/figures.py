@@ -41,9 +41,11 @@ The tidy rows of a run travel with its checks (``report.checks.rows``), so the p
 the stored table (docs/figures/) come from the same numbers; :func:`figure1_checks` and
 :func:`figure2_checks` recompute the verdicts from a stored table without simulating.
 
-Regenerate the stored full-mode results (cached per cell in ``out/figure-cache``)::
+Regenerate the stored full-mode results (run on the sweep engine, cached per cell in
+``out/figure-cache``; ``--workers K`` local processes, or ``--scheduler tcp://HOST:PORT``
+for a Dask cluster)::
 
-    python -m verify.figures --figure all --out docs/figures
+    python -m verify.figures --figure all --out docs/figures --workers 2
 """
 
 from __future__ import annotations
@@ -338,9 +340,14 @@ def _with_settings(rows, st, keys):
     return rows
 
 
+def _execution(grid) -> dict:
+    """run_figure's execution options from a claim's grid (verify.core.Verification.execution)."""
+    return {"cache_dir": grid.get("cache"), "workers": grid.get("workers", 1), "scheduler": grid.get("scheduler")}
+
+
 def run_figure1(grid, seed=0, progress=None):
     st = _settings(grid, seed)
-    rows = _with_settings(X.run_figure("figure1", st, cache_dir=grid.get("cache"), progress=progress), st,
+    rows = _with_settings(X.run_figure("figure1", st, progress=progress, **_execution(grid)), st,
                           ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed"))
     out = Checks(figure1_checks(rows))
     out.rows, out.figure = rows, "figure1"
@@ -350,7 +357,7 @@ def run_figure1(grid, seed=0, progress=None):
 
 def run_figure2(grid, seed=0, progress=None):
     st = _settings(grid, seed)
-    rows = _with_settings(X.run_figure("figure2", st, cache_dir=grid.get("cache"), progress=progress), st,
+    rows = _with_settings(X.run_figure("figure2", st, progress=progress, **_execution(grid)), st,
                           ("D", "nu", "target_seed", "seed"))
     out = Checks(figure2_checks(rows))
     out.rows, out.figure = rows, "figure2"
@@ -638,7 +645,7 @@ register(Verification(
     "the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
     "monte-carlo", "moment, corrected, stated",
     Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
-    run_figure1, plot=plot_figure1))
+    run_figure1, plot=plot_figure1, execution=True))
 register(Verification(
     "figure2",
     "final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
@@ -646,7 +653,7 @@ register(Verification(
     "the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
     "monte-carlo", "stated",
     Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
-    run_figure2, plot=plot_figure2))
+    run_figure2, plot=plot_figure2, execution=True))
 
 
 # ============================================================================ regenerate docs/figures
@@ -667,11 +674,14 @@ def _sensitivity(fig, rows) -> dict:
 
 
 def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mode="full", progress=None,
-               cached_only=False):
+               cached_only=False, workers=1, scheduler=None, cache=None):
     """Run (cached) and store each figure: <fig>.csv (tidy), <fig>.png, <fig>_verdicts.json.
 
     ``cached_only``: use only the cells already in the cache (nothing is simulated); the
-    stored verdicts then say which cells are missing (``complete: false``)."""
+    stored verdicts then say which cells are missing (``complete: false``).  ``workers``,
+    ``scheduler``: how the cells run (:func:`simulate.experiments.run_figure`; the numbers do
+    not depend on it); ``cache``: the cell cache (default: ``CACHE`` in full mode, none in
+    quick mode)."""
     import time
 
     from .core import REGISTRY, Report, decide
@@ -683,8 +693,8 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
         grid = REGISTRY[fig].grid.full if mode == "full" else REGISTRY[fig].grid.quick
         st = _settings(grid, 0)
         t0 = time.perf_counter()
-        rows = X.run_figure(fig, st, cache_dir=CACHE if mode == "full" else None, progress=progress,
-                            cached_only=cached_only)
+        rows = X.run_figure(fig, st, cache_dir=cache if cache is not None else CACHE if mode == "full" else None,
+                            progress=progress, cached_only=cached_only, workers=workers, scheduler=scheduler)
         if not rows:
             continue
         keys = ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed") if fig == "figure1" \
@@ -721,21 +731,44 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
 
 
 def main(argv=None):
-    import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m verify.figures",
-                                 description="Regenerate docs/figures: run the figures (cached per cell in "
-                                             f"{CACHE}), write the tidy CSV, the PNG and the verdicts.")
+    from bounds.clikit import Parser, UsageError
+
+    from .cli import add_execution_flags, execution_options
+
+    prog = "python -m verify.figures"
+    ap = Parser(prog=prog, description="Regenerate docs/figures: run the figures on the sweep engine (cached per "
+                                       f"cell in {CACHE}; --workers K local processes or a Dask cluster with "
+                                       "--scheduler), write the tidy CSV, the PNG and the verdicts.",
+                epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 interrupted.")
     ap.add_argument("--figure", choices=("figure1", "figure2", "all"), default="all")
     ap.add_argument("--mode", choices=("quick", "full"), default="full")
     ap.add_argument("--out", default=str(ROOT / "docs" / "figures"))
     ap.add_argument("--cached-only", action="store_true",
                     help="use only the cells already cached (no simulation); missing cells are listed")
-    a = ap.parse_args(argv)
+    add_execution_flags(ap)
+    try:
+        a = ap.parse_args(argv)
+        ex = execution_options(a)
+        out = Path(a.out)
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out: {a.out!r} exists and is not a directory")
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
     figs = ("figure1", "figure2") if a.figure == "all" else (a.figure,)
-    res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                     cached_only=a.cached_only)
+    from simulate.sweep import GridError
+
+    try:
+        res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True),
+                         cached_only=a.cached_only, **ex)
+    except GridError as e:  # an unreachable --scheduler: refused when connecting, before any cell runs
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; finished cells are cached: rerun the same command to resume", file=sys.stderr)
+        return 130
     for fig, doc in res.items():
         miss = "" if doc["complete"] else f"; INCOMPLETE, missing cells {doc['missing_cells']}"
         print(f"{fig}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation{miss})")
