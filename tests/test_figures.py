@@ -215,3 +215,27 @@ def test_one_and_two_workers_give_identical_rows_and_a_corrupt_entry_is_recomput
     assert _same(again) == _same(one)
     assert seen[0] == "figure2: 1/2 cells done"  # one cell read from the cache, the corrupt one recomputed
     assert _same(X.run_figure("figure2", st, cache_dir=tmp_path, cached_only=True)) == _same(again)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["figure1", "--full", "--workers", "0"], "--workers: must be an integer"),
+    (["figure2", "--full", "--workers", "two"], "--workers: must be an integer"),
+    (["figure1", "--full", "--scheduler", "localhost"], "--scheduler: expected an address tcp://HOST:PORT"),
+    (["figure2", "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"], "--workers: not used with --scheduler"),
+    (["figure1", "--cache", __file__], "--cache: "),
+    (["theorem3", "--workers", "2"], "--workers does not apply to theorem3: it runs no sweep"),
+    (["lemma5", "--cache", "somewhere"], "--cache does not apply to lemma5"),
+])
+def test_execution_flags_are_validated_before_any_work(capsys, argv, fragment):
+    from verify.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1
+
+
+def test_regenerate_command_refuses_bad_execution_flags(capsys):
+    assert F.main(["--workers", "0"]) == 2
+    assert F.main(["--scheduler", "nowhere"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("python -m verify.figures: error: --workers")
