@@ -115,8 +115,9 @@ OPERATIONS = {"p_eval": r"evaluations of $\pi$", "q_eval": r"evaluations of $q$"
 FORM_LABELS = {"stated": "stated (as printed)", "explicit": "explicit (proof's constants)",
                "moment": "moment form", "corrected": "corrected (ours)", "as-defined": "as defined",
                "printed-eq3": "as printed in Eq. (3)", "stated_sum": "stated sum", "series": "series",
-               "as-written": "as written", "sharper": "sharper (no √D)", "product-sets": "product sets only",
-               "definition": "definition", "strict": "strict, as printed"}
+               "as-written": "as written", "sharper": "sharper (ours)", "product-sets": "product sets only",
+               "definition": "definition", "strict": "strict, as printed",
+               "unconditional": "unconditional from η₀"}
 FORM_STYLE = {"explicit": ("C3", "-"), "stated": ("C1", "--"), "moment": ("C4", "-."), "corrected": ("C2", ":"),
               "as-defined": ("C5", "--"), "printed-eq3": ("C6", "--"), "stated_sum": ("C7", "--"),
               "series": ("C8", "-."), "as-written": ("C9", "--"), "sharper": ("C0", ":")}
@@ -504,8 +505,17 @@ def _sweep(ax, report, q, x, checks, zcrit):
     xl = (X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x) or PARAM_SYMBOLS.get(x, x)
     ax.set_xlabel(xl, fontsize=FONT)
     ax.set_ylabel(_wrap(_quantity_label(q), 48), fontsize=FONT)
-    ax.set_title(_wrap(_fixed_text(_common(checks), x), 62), fontsize=FONT)
+    ax.set_title(_wrap(_fixed_text(_common(checks), x) + _reading_note(checks), 62), fontsize=FONT)
     return handles
+
+
+def _reading_note(checks) -> str:
+    """'; reading: …' when every check of a panel belongs to one reading of the claim, so a
+    panel of violations says under which reading of the text they are violations."""
+    readings = {getattr(c, "reading", "") for c in checks}
+    if len(readings) != 1 or not next(iter(readings)):
+        return ""
+    return f"; reading: {cite_numbers(next(iter(readings)))}"
 
 
 def _common(checks) -> dict:
