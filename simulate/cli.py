@@ -449,30 +449,20 @@ def cmd_sweep(argv):
     import os
     from concurrent.futures.process import BrokenProcessPool
 
-    from .sweep import GridError, make_cells, run_sweep
+    from .sweep import GridError, check_execution, make_cells, run_sweep
 
-    if a.scheduler is not None:
-        addr = a.scheduler
-        hostport = addr.split("://", 1)[-1]
-        if not (addr.startswith(("tcp://", "tls://", "inproc://")) or ":" in hostport) or hostport.count(":") != 1:
-            raise UsageError(f"--scheduler: expected an address tcp://HOST:PORT, got {addr!r}")
-        if a.workers != 1:
-            raise UsageError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
-    for flag, path in (("--out", a.out), ("--cache", a.cache)):
-        if path is not None and path.strip() == "":
-            raise UsageError(f"{flag}: empty path")
+    try:  # --workers, --scheduler, --cache: the same checks as every command that runs sweeps
+        check_execution(a.workers, a.scheduler, a.cache)
+    except GridError as e:
+        raise UsageError(str(e)) from None
     if a.out is not None:
+        if a.out.strip() == "":
+            raise UsageError("--out: empty path")
         d = os.path.dirname(os.path.abspath(a.out))
         if not os.path.isdir(d) or not os.access(d, os.W_OK):
             raise UsageError(f"--out: directory {d!r} does not exist or is not writable")
         if os.path.isdir(a.out):
             raise UsageError(f"--out: {a.out!r} is a directory; give a file name such as results.csv")
-    if a.cache is not None:
-        if os.path.exists(a.cache) and not os.path.isdir(a.cache):
-            raise UsageError(f"--cache: {a.cache!r} exists and is not a directory")
-        parent = os.path.dirname(os.path.abspath(a.cache))
-        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            raise UsageError(f"--cache: cannot create {a.cache!r} (parent directory missing or not writable)")
     grid = {"scheme": a.scheme, "optimizer": a.optimizer, "lr": a.lr, "N": a.N, "dim": a.dim, "nu": a.nu,
             "target_seed": a.target_seed, "iters": a.iters, "replicates": a.replicates}
     try:
