@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 
 from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers, output_path, progress, run, table
 
@@ -143,22 +143,13 @@ def cmd_list(argv):
 
 # ----------------------------------------------------------------------------- one claim
 def summarize(rep):
-    from . import core
+    from .core import group_checks
 
-    groups = defaultdict(list)
-    for c in rep.checks:
-        groups[(c.quantity, c.form, c.reading)].append(c)
     rows = []
-    for (q, f, reading), cs in groups.items():
-        cnt = Counter(c.verdict for c in cs)
-        finite = [c for c in cs if c.ratio is not None and math.isfinite(c.ratio)]
-        worst = max(cs, key=lambda c: (c.verdict == core.VIOLATED,
-                                       c.ratio if c.ratio is not None and math.isfinite(c.ratio) else -1e300))
-        if not finite:
-            worst = cs[0]
-        rows.append([q[:60], f, (reading or "all")[:40], "yes" if any(c.primary for c in cs) else "no", cs[0].method,
-                     str(len(cs)), f"{cnt.get('holds', 0)}/{cnt.get('violated', 0)}/{cnt.get('inconclusive', 0)}",
-                     fmt_ratio(worst), core.combine([c.verdict for c in cs])])
+    for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
+        q, f, reading = g.key
+        rows.append([q[:60], f, (reading or "all")[:40], "yes" if g.primary else "no", g.method,
+                     str(len(g.checks)), f"{g.holds}/{g.violated}/{g.inconclusive}", fmt_ratio(g.worst), g.verdict])
     return table(rows, ["quantity", "form", "reading", "primary", "method", "checks", "holds/viol/inc", "max ratio",
                         "verdict"])
 

@@ -186,6 +186,40 @@ def combine(verdicts: list[str]) -> str:
     return INCONCLUSIVE
 
 
+@dataclass
+class CheckGroup:
+    """The checks of one (quantity, form[, reading]) of a claim, summarised for tables."""
+
+    key: tuple
+    checks: list
+    holds: int
+    violated: int
+    inconclusive: int
+    verdict: str
+    primary: bool
+    method: str
+    worst: "CheckResult"  # a violated check first, then the largest finite ratio
+
+
+def group_checks(checks, by=("quantity", "form")) -> list[CheckGroup]:
+    """Checks grouped by the fields ``by``, in order of first appearance, each with its
+    counts, combined verdict and worst check (used by ``verify CLAIM`` and the report)."""
+    groups: dict[tuple, list] = {}
+    for c in checks:
+        groups.setdefault(tuple(getattr(c, k) for k in by), []).append(c)
+    out = []
+    for key, cs in groups.items():
+        verdicts = [c.verdict for c in cs]
+
+        def badness(c):
+            r = c.ratio
+            return (c.verdict == VIOLATED, r if r is not None and math.isfinite(r) else -math.inf)
+
+        out.append(CheckGroup(key, cs, verdicts.count(HOLDS), verdicts.count(VIOLATED), verdicts.count(INCONCLUSIVE),
+                              combine(verdicts), any(c.primary for c in cs), cs[0].method, max(cs, key=badness)))
+    return out
+
+
 def summary_status(statuses) -> str:
     """Claims -> the status of a whole run (``verify all``): violated if any claim is,
     else depends on reading if any claim does, holds if all do, else inconclusive."""

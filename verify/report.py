@@ -154,20 +154,17 @@ def _params(p: dict) -> str:
 
 
 def _check_rows(rep):
-    from .core import combine
+    from .core import group_checks
     from .plot import cite_numbers
 
-    groups = defaultdict(list)
-    for c in rep.checks:
-        groups[(c.quantity, c.form)].append(c)
     rows = []
-    for (q, f), cs in groups.items():
-        cnt = Counter(c.verdict for c in cs)
-        finite = [c.ratio for c in cs if isinstance(c.ratio, float) and math.isfinite(c.ratio)]
-        rows.append({"quantity": cite_numbers(q), "form": f, "deciding": f == rep.primary_form, "primary": any(c.primary for c in cs),
-                     "method": cs[0].method, "n": len(cs), "holds": cnt.get("holds", 0),
-                     "violated": cnt.get("violated", 0), "inconclusive": cnt.get("inconclusive", 0),
-                     "max_ratio": _fmt(max(finite)) if finite else "—", "verdict": combine([c.verdict for c in cs])})
+    for g in group_checks(rep.checks):
+        q, f = g.key
+        finite = [c.ratio for c in g.checks if isinstance(c.ratio, float) and math.isfinite(c.ratio)]
+        rows.append({"quantity": cite_numbers(q), "form": f, "deciding": f == rep.primary_form, "primary": g.primary,
+                     "method": g.method, "n": len(g.checks), "holds": g.holds, "violated": g.violated,
+                     "inconclusive": g.inconclusive, "max_ratio": _fmt(max(finite)) if finite else "—",
+                     "verdict": g.verdict})
     return rows
 
 
