@@ -496,7 +496,7 @@ class Verification:
     grid: Grid
     run: Callable[..., list[CheckResult]]
     overrides: tuple[str, ...] = ()  # grid keys the command line may override
-    plot: Callable | None = None  # plot(report, path)
+    plot: Callable | None = None  # plot(report, path, dpi): the claim's own figure (verify.plot.figure)
     search: object | None = None  # see verify.search
     readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
     #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution

@@ -727,10 +727,7 @@ def figure(report, path: str, dpi: int = 130) -> str:
     """The claim's own figure when its verification registers one (e.g. figure reproductions),
     else :func:`plot_report`."""
     v = REGISTRY.get(report.claim)
-    if v is not None and v.plot is not None:
-        import inspect
-
-        takes_dpi = "dpi" in inspect.signature(v.plot).parameters
-        v.plot(report, path, **({"dpi": dpi} if takes_dpi else {}))
+    if v is not None and v.plot is not None:  # a registered plot takes (report, path, dpi)
+        v.plot(report, path, dpi=dpi)
         return path
     return plot_report(report, path, dpi=dpi)
