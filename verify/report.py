@@ -279,7 +279,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     import bounds
 
     from . import core
-    from .plot import REFERENCES, cite, claim_name
+    from .plot import REFERENCES, cite, cite_numbers, claim_name
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -306,8 +306,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             claims.append({
                 "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title, "source": source,
                 "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,
-                "status_text": status + (f" (fails under: {'; '.join(rep.failing_readings)})"
-                                         if status == core.DEPENDS and getattr(rep, "failing_readings", None) else ""),
+                "status_text": cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
+                                         if status == core.DEPENDS and getattr(rep, "failing_readings", None) else "")),
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
