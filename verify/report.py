@@ -25,6 +25,7 @@ checker's exit statuses (1 = a claim is violated).
 from __future__ import annotations
 
 import base64
+import json
 import datetime as _dt
 import functools
 import math
@@ -258,7 +259,17 @@ def _doc_figures():
     d = pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures"
     out = []
     for p in sorted(d.glob("*.png")) if d.is_dir() else []:
-        out.append({"name": p.stem.replace("_", " "), "file": p.name,
+        stored = None
+        v = p.with_name(p.stem + "_verdicts.json")
+        if v.is_file():  # the stored run's own verdicts (its settings may differ from this report's run)
+            try:
+                rec = json.loads(v.read_text())
+                stored = {"mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
+                          "complete": rec.get("complete", True),
+                          "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
+            except (OSError, ValueError):
+                stored = None
+        out.append({"name": p.stem.replace("_", " "), "file": p.name, "stored": stored,
                     "uri": "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii")})
     return out
 
