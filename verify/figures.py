@@ -427,6 +427,17 @@ def _quantiles(vals, qs=(0.1, 0.5, 0.9)):
     return [float(np.quantile(v, q, method="inverted_cdf")) for q in qs]
 
 
+def _band(ax, rows, scheme, N, key, color) -> bool:
+    """Median line and 80% band (10-90% quantiles over replications) of ``key`` along the
+    run; False when there is nothing to draw."""
+    ts, q = _series(rows, scheme, N, key)
+    if ts.size == 0:
+        return False
+    ax.fill_between(ts, q[:, 0], q[:, 2], color=color, alpha=0.18, lw=0)
+    ax.plot(ts, q[:, 1], color=color, lw=1.8)
+    return True
+
+
 def _series(rows, scheme, N, key, transform=None):
     by_t = defaultdict(list)
     for r in rows:
@@ -467,11 +478,8 @@ def plot_figure1(report, path, dpi=130):
     for j, s in enumerate(schemes):
         ax = axes[0][j]
         for N in Ns:
-            ts, q = _series(rows, s, N, "variance")
-            if ts.size == 0:
+            if not _band(ax, rows, s, N, "variance", col[N]):
                 continue
-            ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
-            ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
             for quantity, form, _ in BOUND_FORMS[s]:
                 sel = [r for r in rows if r["scheme"] == s and r["N"] == N and r["t"] > 0 and not r.get("diverged")]
                 if not sel:
@@ -496,11 +504,8 @@ def plot_figure1(report, path, dpi=130):
         # bias
         ax = axes[1][j]
         for N in Ns:
-            ts, q = _series(rows, s, N, "bias")
-            if ts.size == 0:
+            if not _band(ax, rows, s, N, "bias", col[N]):
                 continue
-            ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
-            ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
             tf, qf = _series(rows, s, N, "bias_floor")
             ax.plot(tf, qf[:, 1], color=col[N], lw=0.9, ls=":")
         ax.set_yscale("log")
@@ -508,10 +513,7 @@ def plot_figure1(report, path, dpi=130):
         # diagnostics: rejection rate (r-diagnostic) and R-hat
         ax = axes[2][j]
         for N in Ns:
-            ts, q = _series(rows, s, N, "diag_r")
-            if ts.size:
-                ax.fill_between(ts, q[:, 0], q[:, 2], color=col[N], alpha=0.18, lw=0)
-                ax.plot(ts, q[:, 1], color=col[N], lw=1.8)
+            _band(ax, rows, s, N, "diag_r", col[N])
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
         ax = axes[3][j]
