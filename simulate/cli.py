@@ -61,48 +61,26 @@ class _Parser(clikit.Parser):
         super().error(message)
 
 
-def _number(text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
+def _typed(**domain):
+    """An argparse ``type`` parsing one value with :func:`bounds.clikit.number` (the kit the
+    other two command lines use): exact integers of any size, the domain named in the
+    message; argparse puts the flag in front ("--dim: must be an integer >= 1, got 0")."""
+    def f(text):
+        try:
+            return clikit.number("", text, **domain)
+        except UsageError as e:
+            raise argparse.ArgumentTypeError(str(e).removeprefix(": ")) from None
+    return f
 
 
 def _int(lo=None, hi=None):
-    top = "" if hi is None else (" and < 2^63" if hi == SEED_MAX - 1 else f" and <= {hi:.0e}" if hi >= 10 ** 6
-                                 else f" and <= {hi}")
-    allowed = "an integer" + (f" >= {lo}" if lo is not None else "") + top
-
-    def f(text):
-        t = text.strip()
-        try:
-            v = int(t)
-        except ValueError:
-            x = _number(t)
-            if x is None or not math.isfinite(x) or x != int(x):
-                raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
-            if (hi is not None and x > hi) or (lo is not None and x < lo):
-                raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
-            if abs(x) >= 2 ** 53:  # '1e20' would be rounded: ask for the digits
-                raise argparse.ArgumentTypeError(f"expected {allowed} written in digits, got {text!r}")
-            v = int(x)
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
-        return v
-    return f
+    # the simulators count in floats: integers beyond 2^53 are refused (bounds keeps them exact)
+    return _typed(integer=True, lo=lo, hi=hi, limit=None if hi is not None else 2 ** 53,
+                  limit_why="the simulators carry counts as doubles")
 
 
 def _float(lo=None, strict=False, hi=None):
-    allowed = ("a finite number" + (f" {'>' if strict else '>='} {lo:g}" if lo is not None else "")
-               + (f" and <= {hi:g}" if hi is not None else ""))
-
-    def f(text):
-        v = _number(text)
-        if (v is None or not math.isfinite(v) or (lo is not None and (v < lo or (strict and v == lo)))
-                or (hi is not None and v > hi)):
-            raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
-        return v
-    return f
+    return _typed(lo=lo, lo_strict=strict, hi=hi)
 
 
 def _list(conv):

@@ -95,7 +95,7 @@ def test_bad_input_one_line_naming_the_flag_exit_2_before_work(capsys, argv, fla
 def test_no_repeated_flag_in_messages(capsys):
     main(with_(TV, dim="0"))
     err = capsys.readouterr().err
-    assert err.count("--dim") == 1 and "error: --dim: expected an integer >= 1, got '0'" in err
+    assert err.count("--dim") == 1 and "error: --dim: must be an integer >= 1, got 0" in err
 
 
 def test_moment_with_q_narrower_than_pi_works_and_reports_w_star_inf(capsys):
