@@ -22,6 +22,7 @@ import time
 from collections import Counter
 
 from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers, output_path, progress, run, table
+from bounds.references import REFERENCES, cite_numbers
 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
@@ -58,13 +59,8 @@ def seed_arg(text) -> int:
     return number("--seed", text, integer=True, lo=0)
 
 
-from bounds.references import REFERENCES  # noqa: E402  (standard library only)
-
-
 def _print(text: str = "") -> None:
     """print() for human-readable output: document numbers (001, 002, 003) become citations."""
-    from bounds.references import cite_numbers
-
     print(cite_numbers(str(text)))
 
 
