@@ -24,6 +24,8 @@ from collections import Counter
 from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers, output_path, progress, run, table
 from bounds.references import REFERENCES, cite_numbers
 
+from .core import fmt, fmt_ratio
+
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
@@ -62,35 +64,6 @@ def seed_arg(text) -> int:
 def _print(text: str = "") -> None:
     """print() for human-readable output: document numbers (001, 002, 003) become citations."""
     print(cite_numbers(str(text)))
-
-
-def fmt(x) -> str:
-    """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'."""
-    if x is None:
-        return "—"
-    if isinstance(x, str):
-        return x
-    x = float(x)
-    if math.isnan(x):
-        return "n/a"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:.4g}"
-
-
-def fmt_ratio(c) -> str:
-    """empirical / bound of a check, said in words where it is not a number."""
-    r = c.ratio
-    if r is not None and math.isfinite(r):
-        return f"{r:.4g}"
-    b, e = c.scaled_bound, c.empirical
-    if b is not None and b == 0:  # a sign or a slope compared with 0: no tightness ratio
-        return "n/a (bound is 0)"
-    if b is not None and math.isinf(b):
-        return "0 (bound is ∞)"
-    if e is None or (isinstance(e, float) and math.isnan(e)):
-        return "n/a (no estimate)"
-    return fmt(r)
 
 
 # ----------------------------------------------------------------------------- list

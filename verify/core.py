@@ -186,6 +186,35 @@ def combine(verdicts: list[str]) -> str:
     return INCONCLUSIVE
 
 
+def fmt(x) -> str:
+    """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'."""
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    return f"{x:.4g}"
+
+
+def fmt_ratio(c) -> str:
+    """empirical / bound of a check, said in words where it is not a number."""
+    r = c.ratio
+    if r is not None and math.isfinite(r):
+        return f"{r:.4g}"
+    b, e = c.scaled_bound, c.empirical
+    if b is not None and b == 0:  # a sign or a slope compared with 0: no tightness ratio
+        return "n/a (bound is 0)"
+    if b is not None and math.isinf(b):
+        return "0 (bound is ∞)"
+    if e is None or (isinstance(e, float) and math.isnan(e)):
+        return "n/a (no estimate)"
+    return fmt(r)
+
+
 @dataclass
 class CheckGroup:
     """The checks of one (quantity, form[, reading]) of a claim, summarised for tables."""

@@ -143,11 +143,10 @@ def _fmt(x) -> str:
     except (TypeError, ValueError):
         s = str(x)
         return s if len(s) <= 60 else s[:57] + "…"
-    if math.isnan(f):
-        return "nan"
-    if math.isinf(f):
-        return "∞" if f > 0 else "−∞"
-    return f"{f:.4g}"
+    from .core import fmt
+
+    return fmt(f)  # the command line's number format: 4 digits, 'n/a' for NaN, '∞'
+
 
 
 def _params(p: dict) -> str:
@@ -170,6 +169,7 @@ def _check_rows(rep):
 
 
 def _worst(rep, n=5):
+    from .core import fmt_ratio
     from .plot import cite_numbers
 
     def ratio(c):
@@ -181,17 +181,19 @@ def _worst(rep, n=5):
         se = f" ± {_fmt(c.stderr)} (se)" if c.stderr else ""
         out.append({"verdict": c.verdict, "quantity": cite_numbers(c.quantity), "form": c.form, "primary": c.primary,
                     "empirical": _fmt(c.empirical) + se, "relation": c.relation, "bound": _fmt(c.scaled_bound),
-                    "ratio": _fmt(c.ratio), "params": _params(c.params), "note": c.note, "method": c.method})
+                    "ratio": fmt_ratio(c), "params": _params(c.params), "note": c.note, "method": c.method})
     return out
 
 
 def _tightest(rep):
+    from .core import fmt_ratio
+
     fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float) and math.isfinite(c.ratio)
            and c.relation in ("<=", "<")]
     if not fin:
         return None
     c = max(fin, key=lambda c: c.ratio)
-    return {"quantity": c.quantity, "form": c.form, "ratio": _fmt(c.ratio), "params": _params(c.params)}
+    return {"quantity": c.quantity, "form": c.form, "ratio": fmt_ratio(c), "params": _params(c.params)}
 
 
 def _readings(rep):
