@@ -466,11 +466,6 @@ def cache_read(cache: str, key: str):
         return None
 
 
-def cache_load(cache: str, cell: Cell, key: str) -> CellResult | None:
-    """The cached result of ``cell``, or None when absent, partial or corrupt."""
-    return _decode_checked(cell, cache_read(cache, key))
-
-
 def _decode_checked(cell: Cell, payload) -> CellResult | None:
     if payload is None:
         return None
