@@ -57,7 +57,9 @@ largest differences to the library in the gradient estimates, lambda and the cha
 are reported: the comparators compute the same iteration, not something cheaper.
 
 Threads: ``--threads 1`` (the default) pins OpenBLAS/MKL/OpenMP and XLA to one thread
-(set before NumPy and JAX are imported); ``--threads 0`` leaves the libraries' defaults.
+(set before NumPy and JAX are imported) and the process to one CPU (``sched_setaffinity``;
+without it XLA's thread pool used the second core), so every variant runs on one core;
+``--threads 0`` leaves the libraries' defaults and the CPUs alone.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def parse_args(argv=None):
     p.add_argument("--loop-iters", type=_positive_int("--loop-iters"), default=2,
                    help="iterations of the Python-loop comparator per repeat (default 2)")
     p.add_argument("--threads", type=int, default=1,
-                   help="BLAS/XLA threads (default 1; 0 = library defaults)")
+                   help="BLAS/XLA threads and CPUs (default 1; 0 = library defaults, no CPU pinning)")
     p.add_argument("--schemes", default=",".join(SCHEME_NAMES),
                    help="comma-separated subset of msc,msc-rb,jsa,pmcsa")
     p.add_argument("--seed", type=int, default=0)
@@ -132,15 +134,41 @@ def parse_args(argv=None):
     return a
 
 
+ORIGINAL_CPUS = None  # the CPUs the process could use before pin_threads (restored in fig2 workers)
+
+
 def pin_threads(n: int) -> dict:
-    """Set thread counts for BLAS and XLA; must run before NumPy/JAX are imported."""
+    """Pin BLAS and XLA to ``n`` threads and the process to ``n`` CPUs; must run before
+    NumPy/JAX are imported.  ``n = 0``: library defaults, no pinning.
+
+    The thread variables alone do not confine XLA: its CPU client sizes its own thread
+    pool from the CPUs the process may run on, and on this 2-vCPU machine the JAX
+    comparator's step used about 1.8 CPUs of work per second of wall time when the
+    other vCPU was idle (JAX's RNG: 0.81 ms wall, 1.48 ms CPU for 10^5 normals), so it
+    ran on two cores against NumPy's one, and its speed depended on how busy the
+    machine was.  ``os.sched_setaffinity`` to n CPUs (the last n the process may use)
+    confines every variant, and XLA then sizes its pool to them; the JSON records the
+    CPUs and each variant's CPU time / wall time."""
+    global ORIGINAL_CPUS
     if n > 0:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(n)
         flags = os.environ.get("XLA_FLAGS", "")
         extra = f"--xla_cpu_multi_thread_eigen={'false' if n == 1 else 'true'} intra_op_parallelism_threads={n}"
         os.environ["XLA_FLAGS"] = (flags + " " + extra).strip()
-    return {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")}
+        if hasattr(os, "sched_setaffinity"):
+            ORIGINAL_CPUS = sorted(os.sched_getaffinity(0))
+            os.sched_setaffinity(0, ORIGINAL_CPUS[-n:])
+    info = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")}
+    info["cpus"] = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return info
+
+
+def _unpin(cpus):
+    """ProcessPoolExecutor initializer: a Figure 2 worker may use the CPUs the benchmark
+    started with (each worker is still one BLAS thread)."""
+    if cpus and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
 
 
 # ----------------------------------------------------------------------------- problem
@@ -673,7 +701,7 @@ def estimate_figure2(args) -> dict:
     jobs = [(s, o, g["D"], g["N"], g["n_lrs"], g["replications"], iters, args.seed)
             for s in g["schemes"] for o in g["optimizers"]]
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(args.fig2_workers) as ex:
+    with ProcessPoolExecutor(args.fig2_workers, initializer=_unpin, initargs=(ORIGINAL_CPUS,)) as ex:
         cells = list(ex.map(_fig2_cell, jobs))
     sample_wall = time.perf_counter() - t0
     full = sorted((setup + (g["iters"] - BLOCK) * per for _, _, setup, per in cells), reverse=True)
@@ -760,11 +788,14 @@ def run(args):
                 + (["jax"] if jax is not None else []))
     jobs = [(n, v) for n in args.schemes for v in variants] + [j for j in runners if j[1] == "generic"]
     samples = {j: [] for j in jobs}
+    cpu_share = {j: [] for j in jobs}  # process CPU time / wall time of each call (all threads)
     for rep in range(args.repeats):
         shift = (rep * 3) % len(jobs)  # rotate the order between repeats
         for job in jobs[shift:] + jobs[:shift]:
             k = args.loop_iters if job[1] == "loop" else window
+            c0, w0 = time.process_time(), time.perf_counter()
             samples[job].append(runners[job](k))
+            cpu_share[job].append((time.process_time() - c0) / (time.perf_counter() - w0))
 
     med = {j: statistics.median(v) for j, v in samples.items()}
     result = {
@@ -777,7 +808,8 @@ def run(args):
                         "jax_prng": (None if jax is None else str(getattr(jax.config, "jax_default_prng_impl", "?"))),
                         "machine": platform.machine(),
                         "cpu_count": os.cpu_count(), "threads": args.threads,
-                        "thread_env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")}},
+                        "thread_env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")},
+                        "cpus": (sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None)},
         "jax_skipped": jax_reason,
         "schemes": {},
     }
@@ -785,11 +817,12 @@ def run(args):
         t = med[(name, "scheme")]
         q = meta[name]["q_sample_per_iter"]
         entry = {"ms_per_iter": 1e3 * t, "iters_per_s": 1.0 / t, "samples_per_s": R * q / t,
-                 "q_sample_per_iter": q, "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
+                 "q_sample_per_iter": q, "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]), "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
                  "comparators": {}}
         for v in variants[1:] + (["generic"] if (name, "generic") in med else []):
             tv = med[(name, v)]
             entry["comparators"][v] = {"ms_per_iter": 1e3 * tv, "ratio": tv / t,
+                                       "cpu_over_wall": statistics.median(cpu_share[(name, v)]),
                                        "ms_per_iter_repeats": [1e3 * x for x in samples[(name, v)]]}
         if jax is None:
             entry["comparators"]["jax"] = {"skipped": jax_reason}
@@ -829,6 +862,13 @@ def print_table(res):
     print("comparator times (ms/iter): " + "; ".join(
         f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k, v in s["comparators"].items() if "ms_per_iter" in v)
         for n, s in res["schemes"].items()))
+    share = {f"{n} {v}": c["cpu_over_wall"] for n, s in res["schemes"].items()
+             for v, c in [("scheme", s)] + list(s["comparators"].items()) if "cpu_over_wall" in c}
+    hi = max(share, key=share.get)
+    print(f"CPUs {e.get('cpus')}; CPU time / wall time per call (all threads): median over variants "
+          f"{statistics.median(share.values()):.2f}, largest {share[hi]:.2f} ({hi})"
+          + "".join(f", {n} jax {s['comparators']['jax']['cpu_over_wall']:.2f}" for n, s in res["schemes"].items()
+                    if "cpu_over_wall" in s["comparators"].get("jax", {})))
     if res["jax_skipped"]:
         print(f"jax comparator skipped: {res['jax_skipped']}")
     checks = {n: s["check"] for n, s in res["schemes"].items() if "check" in s}
