@@ -264,7 +264,9 @@ def cmd_moment(argv):
     g = unit_generator(a.seed, 0, "moment-start")
     pos = g.standard_normal((sch.n_chains, a.dim))  # a stationary state: z ~ pi
     state = ChainState(pos[None], target.logpdf(pos)[None])
-    est = conditional_moments(sch, lam, state, R=a.replicates, seed=a.seed + 1, batch=batch)
+    with clikit.progress(total=a.replicates, desc=f"{a.scheme} moment", json=a.json, unit="transition") as bar:
+        est = conditional_moments(sch, lam, state, R=a.replicates, seed=a.seed + 1, batch=batch,
+                                  progress=bar.update)
     info = {"E_q||s||^2": float(fam.expected_sq_score(lam)), "L": float(np.max(fam.score_bound(lam)))}
     if a.family == "gaussian":
         d = dv.gaussian_divergences(target, fam, lam)

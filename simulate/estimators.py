@@ -64,13 +64,14 @@ def _replicate(state: ChainState, rows: int) -> ChainState:
 
 
 def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int = 0, mu=None,
-                        batch: int = 16) -> MomentEstimate:
+                        batch: int = 16, progress=None) -> MomentEstimate:
     """E[||g||^2 | lambda, state] and its decomposition from R i.i.d. transitions.
 
     ``state`` holds one replicate's chains: positions (C, D) or (1, C, D).  ``mu`` is
     E_pi s (computed from the family and a Gaussian target when omitted).  ``batch`` is
     the number of CHUNK-row units per vectorised pass (memory vs speed; the result does
-    not depend on it).
+    not depend on it).  ``progress(n)``, when given, is called after each pass with the
+    number of transitions it added (the CLI's progress bar).
     """
     lam = np.asarray(lam, float).reshape(-1)
     pos = np.asarray(state.position, float)
@@ -105,6 +106,8 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
             a_vals.append(own / N ** 2)
             for a in range(0, keep, CHUNK):
                 s_unit_sums.append(s[a:a + CHUNK].sum(0))
+        if progress is not None:
+            progress(keep)
     G = np.concatenate(gs)
     sq = np.einsum("rp,rp->r", G, G)
     mean_g = G.mean(0)
