@@ -817,7 +817,8 @@ def run(args):
         t = med[(name, "scheme")]
         q = meta[name]["q_sample_per_iter"]
         entry = {"ms_per_iter": 1e3 * t, "iters_per_s": 1.0 / t, "samples_per_s": R * q / t,
-                 "q_sample_per_iter": q, "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]), "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
+                 "q_sample_per_iter": q, "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]),
+                 "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
                  "comparators": {}}
         for v in variants[1:] + (["generic"] if (name, "generic") in med else []):
             tv = med[(name, v)]
