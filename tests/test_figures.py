@@ -16,7 +16,7 @@ from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify import figures as F
 from verify import registry  # noqa: F401
-from verify.core import HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, rescore, run_verification
+from verify.core import EXIT, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, rescore, run_verification
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
 
@@ -239,3 +239,50 @@ def test_regenerate_command_refuses_bad_execution_flags(capsys):
     assert F.main(["--scheduler", "nowhere"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and err[0].startswith("python -m verify.figures: error: --workers")
+
+
+def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
+    for fig in ("figure1", "figure2"):
+        st = F.stored_run(fig)
+        rec = json.loads((F.STORED / f"{fig}_verdicts.json").read_text())
+        assert st["mode"] == rec["mode"] and st["verdict"] == rec["verdict"] and st["settings"] == rec["settings"]
+        assert st["not_holding"] == sorted(k for k, v in rec["by_quantity"].items() if v != "holds")
+    assert F.stored_run("figure1", tmp_path) is None  # no stored run (an installed package has no docs/)
+    (tmp_path / "figure1_verdicts.json").write_text('{"mode": "full", "verd')  # cut short
+    assert F.stored_run("figure1", tmp_path) is None
+    (tmp_path / "figure1_verdicts.json").write_text("[1, 2]")
+    assert F.stored_run("figure1", tmp_path) is None
+
+
+def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkeypatch, tmp_path):
+    """A --quick figure run is a reduced experiment; the command line says so and shows the
+    stored run at the paper's settings, whatever that run's verdict (here a made-up one)."""
+    from verify import cli
+
+    full = dataclasses_asdict(REGISTRY["figure1"].grid.full["settings"])
+    fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
+            "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}
+    (tmp_path / "figure1_verdicts.json").write_text(json.dumps(fake))
+    monkeypatch.setattr(F, "STORED", tmp_path)
+    rc = cli.main(["figure1", "--quick"])
+    out = capsys.readouterr().out
+    note = " ".join(out[out.index("note: --quick runs a reduced experiment"):].split())  # unwrapped
+    assert "(D = 10, T = 600, 4 replications)" in note and "(D = 50, T = 10000, 8 replications, incomplete;" in note
+    assert "is VIOLATED (not holding: msc_benefit [stated])" in note
+    assert "rerun it: python -m verify figure1 --full --workers 2" in note
+    d = json.loads(_json_run(capsys, cli))
+    assert rc == EXIT[d["verdict"]]  # the exit status stays the quick run's own
+    assert d["stored_full_run"]["verdict"] == "violated" and d["stored_full_run"]["complete"] is False
+    monkeypatch.setattr(F, "STORED", tmp_path / "none")
+    assert "stored_full_run" not in json.loads(_json_run(capsys, cli))
+
+
+def _json_run(capsys, cli):
+    cli.main(["figure1", "--quick", "--json"])
+    return capsys.readouterr().out
+
+
+def dataclasses_asdict(x):
+    import dataclasses
+
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(x).items()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 import time
 from collections import Counter
 
@@ -369,13 +370,44 @@ def cmd_claim(cid, argv):
         from .plot import figure
 
         figure(rep, plot)
+    stored = _stored_full_run(cid) if v.execution and not a.full else None
     if a.json:
-        print(dumps(rep.as_json()))
+        out = rep.as_json()
+        if stored is not None:
+            out["stored_full_run"] = stored
+        print(dumps(out))
     else:
         print_report(rep, a.verbose)
+        if stored is not None:
+            _print(stored_run_text(cid, v, stored))
         if plot:
             print(f"figure written to {a.plot}")
     return EXIT[rep.verdict]
+
+
+def _stored_full_run(cid):
+    """The stored full-settings reproduction of a figure claim (docs/figures), or None."""
+    from .figures import stored_run
+
+    st = stored_run(cid)
+    return st if st is not None and st["mode"] == "full" else None
+
+
+def _settings_text(settings) -> str:
+    d = settings if isinstance(settings, dict) else vars(settings)
+    return f"D = {d.get('D')}, T = {d.get('iters')}, {d.get('replicates')} replications"
+
+
+def stored_run_text(cid, v, stored) -> str:
+    """What a --quick figure verdict is about, next to the stored run at the paper's settings."""
+    quick = v.grid.quick.get("settings")
+    failing = ", ".join(stored["not_holding"]) or "none"
+    return textwrap.fill(
+        f"note: --quick runs a reduced experiment ({_settings_text(quick)}), not the paper's; its verdict is about "
+        f"that experiment. The stored full run at the paper's settings ({_settings_text(stored['settings'])}"
+        + ("" if stored["complete"] else ", incomplete") + f"; {stored['path']}) is {stored['verdict'].upper()}"
+        f" (not holding: {failing}).", width=100, subsequent_indent="  ", break_on_hyphens=False,
+        break_long_words=False) + f"\n  rerun it: python -m verify {cid} --full --workers 2"
 
 
 # ----------------------------------------------------------------------------- all

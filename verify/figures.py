@@ -419,6 +419,27 @@ def verdict_summary(checks) -> dict:
     return {f"{q} [{f}]" + ("" if p else " (not deciding)"): combine(v) for (q, f, p), v in sorted(by.items())}
 
 
+STORED = ROOT / "docs" / "figures"
+
+
+def stored_run(claim: str, directory: Path | None = None) -> dict | None:
+    """The stored reproduction of ``claim`` (``docs/figures/<claim>_verdicts.json``, written
+    by :func:`regenerate`): its mode, verdict, completeness, settings and the quantities
+    that do not hold; None when there is none (an installed package has no docs/) or it
+    cannot be read.  The command line shows it beside a ``--quick`` run, whose reduced
+    experiment is not the paper's, and the report beside each stored figure."""
+    path = Path(STORED if directory is None else directory) / f"{claim}_verdicts.json"
+    try:
+        rec = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(rec, dict):
+        return None
+    return {"path": str(path), "mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
+            "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
+            "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
+
+
 # ============================================================================ plots
 def _quantiles(vals, qs=(0.1, 0.5, 0.9)):
     v = np.asarray(vals, float)

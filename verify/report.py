@@ -25,7 +25,6 @@ checker's exit statuses (1 = a claim is violated).
 from __future__ import annotations
 
 import base64
-import json
 import datetime as _dt
 import functools
 import math
@@ -260,17 +259,10 @@ def _doc_figures():
     """docs/figures/*.png of the source tree, when present (figure reproductions)."""
     d = pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures"
     out = []
+    from .figures import stored_run
+
     for p in sorted(d.glob("*.png")) if d.is_dir() else []:
-        stored = None
-        v = p.with_name(p.stem + "_verdicts.json")
-        if v.is_file():  # the stored run's own verdicts (its settings may differ from this report's run)
-            try:
-                rec = json.loads(v.read_text())
-                stored = {"mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
-                          "complete": rec.get("complete", True),
-                          "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
-            except (OSError, ValueError):
-                stored = None
+        stored = stored_run(p.stem, d)  # the stored run's own verdicts (its settings may differ from this report's run)
         out.append({"name": p.stem.replace("_", " "), "file": p.name, "stored": stored,
                     "uri": "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii")})
     return out
