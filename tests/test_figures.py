@@ -286,3 +286,21 @@ def dataclasses_asdict(x):
     import dataclasses
 
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(x).items()}
+
+
+def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys, monkeypatch):
+    from verify import cli
+    from verify.report import cached_runs
+
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None: list(cached_runs("quick", seed).values()))
+    cli.main(["all", "--quick", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert set(d["stored_full_runs"]) == {"figure1", "figure2"}
+    for fig, st in d["stored_full_runs"].items():
+        assert st["verdict"] == json.loads((F.STORED / f"{fig}_verdicts.json").read_text())["verdict"]
+    cli.main(["all", "--quick"])
+    out = capsys.readouterr().out
+    assert "the stored full runs at the paper's settings (docs/figures) are:" in out
+    assert f"  figure1: {d['stored_full_runs']['figure1']['verdict']}" in out
+    cli.main(["all", "--full", "--json"])  # (quick reports stand in for the full run here)
+    assert json.loads(capsys.readouterr().out)["stored_full_runs"] == {}

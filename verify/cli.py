@@ -444,10 +444,14 @@ def cmd_all(argv):
     verdict = core.summary_status(r.verdict for r in reports)
     if a.write:
         core.write_verdicts(reports, mode, seed)
+    reg = _registry()
+    stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].execution
+                                for st in [_stored_full_run(r.claim)] if st is not None}
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      "verdicts": {r.claim: r.verdict for r in reports},
                      "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
+                     "stored_full_runs": stored,
                      "claims": [r.as_json() for r in reports]}))
         return core.EXIT[verdict]
     from bounds.cli import records
@@ -469,6 +473,12 @@ def cmd_all(argv):
         _print("\nreadings that fail (the claim holds under the others):")
         for r in dep:
             _print(f"  {r.claim}: " + "; ".join(r.failing_readings))
+    if stored:
+        _print("\nfigure claims: --quick runs reduced experiments; the stored full runs at the paper's settings "
+               "(docs/figures) are:")
+        for cid, st in stored.items():
+            _print(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
+                   + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"] else ""))
     cnt = Counter(r.verdict for r in reports)
     _print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
           f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
