@@ -4,6 +4,7 @@ One quick run of each figure is shared by the module (about 10-20 s in all on 2 
 the stored full-mode tables in docs/figures/ are re-read, never re-simulated.
 """
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -259,7 +260,7 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
     stored run at the paper's settings, whatever that run's verdict (here a made-up one)."""
     from verify import cli
 
-    full = dataclasses_asdict(REGISTRY["figure1"].grid.full["settings"])
+    full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
     fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
             "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}
     (tmp_path / "figure1_verdicts.json").write_text(json.dumps(fake))
@@ -281,11 +282,6 @@ def _json_run(capsys, cli):
     cli.main(["figure1", "--quick", "--json"])
     return capsys.readouterr().out
 
-
-def dataclasses_asdict(x):
-    import dataclasses
-
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(x).items()}
 
 
 def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys, monkeypatch):

@@ -407,7 +407,7 @@ def stored_run_text(cid, v, stored) -> str:
         f"that experiment. The stored full run at the paper's settings ({_settings_text(stored['settings'])}"
         + ("" if stored["complete"] else ", incomplete") + f"; {stored['path']}) is {stored['verdict'].upper()}"
         f" (not holding: {failing}).", width=100, subsequent_indent="  ", break_on_hyphens=False,
-        break_long_words=False) + f"\n  rerun it: python -m verify {cid} --full --workers 2"
+        break_long_words=False) + f"\n  rerun it: {PROG} {cid} --full --workers 2"
 
 
 # ----------------------------------------------------------------------------- all

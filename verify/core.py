@@ -52,6 +52,8 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
+from bounds.clikit import jsonable
+
 ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
 HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
 DEPENDS = "depends on reading"
@@ -83,11 +85,8 @@ class CheckResult:
     reading: str = ""  # the reading (option of one axis) this check belongs to; "" = shared by all
 
     def as_json(self) -> dict:
-        def num(x):
-            if x is None:
-                return None
-            x = float(x)
-            return x if math.isfinite(x) else (None if x != x else ("inf" if x > 0 else "-inf"))
+        def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
+            return None if x is None else jsonable(float(x))
 
         return {"quantity": self.quantity, "form": self.form, "params": _jsonable(self.params),
                 "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),

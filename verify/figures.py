@@ -63,6 +63,7 @@ import numpy as np
 from scipy import stats
 
 import bounds
+from bounds.clikit import jsonable
 from simulate import experiments as X
 
 from .core import ALPHA, CheckResult, Grid, Verification, combine, register, z_one_sided
@@ -100,8 +101,7 @@ def _finite(x) -> bool:
 
 def _num(x):
     """A parameter value for a check: finite numbers as they are, inf as the string "inf" (strict JSON)."""
-    x = float(x)
-    return x if math.isfinite(x) else (None if x != x else ("inf" if x > 0 else "-inf"))
+    return jsonable(float(x))
 
 
 def _rescale(checks, n_bound_level, n_obs_level, dof=None):

@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from bounds.clikit import Parser, UsageError, progress, table
+from bounds.clikit import Parser, UsageError, number, progress, table
 
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
@@ -59,18 +59,8 @@ def parse(argv):
     ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
     ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
     a = ap.parse_args(argv)
-    try:
-        seed = int(a.seed)
-    except ValueError:
-        raise UsageError(f"--seed: must be a non-negative integer, got {a.seed!r}") from None
-    if seed < 0:
-        raise UsageError(f"--seed: must be a non-negative integer, got {a.seed!r}")
-    try:
-        dpi = int(a.dpi)
-    except ValueError:
-        raise UsageError(f"--dpi: must be an integer from 40 to 300, got {a.dpi!r}") from None
-    if not 40 <= dpi <= 300:
-        raise UsageError(f"--dpi: must be an integer from 40 to 300, got {a.dpi!r}")
+    seed = number("--seed", a.seed, integer=True, lo=0)
+    dpi = number("--dpi", a.dpi, integer=True, lo=40, hi=300)
     out = pathlib.Path(a.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out: not a directory: {a.out!r}")
@@ -257,12 +247,11 @@ def _provenance(mode, seed, elapsed):
 
 def _doc_figures():
     """docs/figures/*.png of the source tree, when present (figure reproductions)."""
-    d = pathlib.Path(__file__).resolve().parent.parent / "docs" / "figures"
-    out = []
-    from .figures import stored_run
+    from .figures import STORED, stored_run
 
-    for p in sorted(d.glob("*.png")) if d.is_dir() else []:
-        stored = stored_run(p.stem, d)  # the stored run's own verdicts (its settings may differ from this report's run)
+    out = []
+    for p in sorted(STORED.glob("*.png")) if STORED.is_dir() else []:
+        stored = stored_run(p.stem)  # the stored run's own verdicts (its settings may differ from this report's run)
         out.append({"name": p.stem.replace("_", " "), "file": p.name, "stored": stored,
                     "uri": "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii")})
     return out
