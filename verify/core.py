@@ -52,7 +52,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from bounds.clikit import jsonable
+from bounds.clikit import dumps, jsonable  # noqa: F401  (dumps: strict JSON, used as core.dumps)
 
 ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
 HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
@@ -235,14 +235,13 @@ def group_checks(checks, by=("quantity", "form")) -> list[CheckGroup]:
     groups: dict[tuple, list] = {}
     for c in checks:
         groups.setdefault(tuple(getattr(c, k) for k in by), []).append(c)
+    def badness(c):
+        r = c.ratio
+        return (c.verdict == VIOLATED, r if r is not None and math.isfinite(r) else -math.inf)
+
     out = []
     for key, cs in groups.items():
         verdicts = [c.verdict for c in cs]
-
-        def badness(c):
-            r = c.ratio
-            return (c.verdict == VIOLATED, r if r is not None and math.isfinite(r) else -math.inf)
-
         out.append(CheckGroup(key, cs, verdicts.count(HOLDS), verdicts.count(VIOLATED), verdicts.count(INCONCLUSIVE),
                               combine(verdicts), any(c.primary for c in cs), cs[0].method, max(cs, key=badness)))
     return out
@@ -373,13 +372,6 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
 
 VERDICTS_DOC = "docs/verdicts.json"
 AUDIT_DOC = "docs/audit.json"
-
-
-def dumps(obj, **kw) -> str:
-    """Strict JSON (bounds.clikit.dumps: NaN -> null, inf -> "inf", numpy numbers converted)."""
-    from bounds.clikit import dumps as _dumps
-
-    return _dumps(obj, **kw)
 
 
 def audit_statements(claim_id: str) -> dict:
