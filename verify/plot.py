@@ -19,7 +19,7 @@ Violated checks are marked (a red cross for the deciding form, an open orange ci
 forms that do not decide the verdict).  The title names the verdict and the deciding
 form; readings (``Report.readings``) are listed when present.
 
-Documents are cited by bibliographic reference (:data:`REFERENCES`).
+Documents are cited by bibliographic reference (:data:`bounds.references.REFERENCES`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import bounds  # noqa: E402
 from .core import REGISTRY, VIOLATED, scale_bound  # noqa: E402
 
 # ----------------------------------------------------------------------------- citations
-from bounds.references import REFERENCES, cite, cite_numbers  # noqa: E402,F401  (re-exported for the report)
+from bounds.references import cite, cite_numbers  # noqa: E402
 from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 

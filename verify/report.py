@@ -37,6 +37,7 @@ import time
 from collections import Counter, defaultdict
 
 from bounds.clikit import Parser, UsageError, number, progress, table
+from bounds.references import REFERENCES, cite, cite_numbers
 
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
@@ -144,7 +145,6 @@ def _params(p: dict) -> str:
 
 def _check_rows(rep):
     from .core import group_checks
-    from .plot import cite_numbers
 
     rows = []
     for g in group_checks(rep.checks):
@@ -159,7 +159,6 @@ def _check_rows(rep):
 
 def _worst(rep, n=5):
     from .core import fmt_ratio
-    from .plot import cite_numbers
 
     def ratio(c):
         return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
@@ -273,7 +272,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     import bounds
 
     from . import core
-    from .plot import REFERENCES, cite, cite_numbers, claim_name
+    from .plot import claim_name
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
