@@ -480,18 +480,7 @@ def cache_store(cache: str, key: str, result: dict) -> None:
     """Write one entry atomically: temp file in the same directory, fsync, os.replace."""
     os.makedirs(cache, exist_ok=True)
     body = json.dumps({"key": key, "format": CACHE_FORMAT, "result": result}, allow_nan=False).encode()
-    blob = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-    fd, tmp = tempfile.mkstemp(dir=cache, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, _cache_path(cache, key))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    _atomic_write(_cache_path(cache, key), hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
 
 
 # ----------------------------------------------------------------------------- grids
@@ -570,12 +559,16 @@ class SweepResult:
         return path, meta_path
 
 
-def _atomic_write(path: str, text: str) -> None:
+def _atomic_write(path: str, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically: a temporary file in the same
+    directory, flushed and fsynced, then :func:`os.replace`; removed again on any failure."""
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
