@@ -282,8 +282,12 @@ def execution_claims() -> list[str]:
     return sorted(k for k, w in _registry().items() if w.execution)
 
 
+def override_keys() -> list[str]:
+    """Every grid key some claim lets the command line override (each becomes a --KEY flag)."""
+    return sorted({k for w in _registry().values() for k in w.overrides})
+
+
 def claim_parser(cid, v):
-    reg_keys = sorted({k for w in _registry().values() for k in w.overrides})
     ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
         f"Verify {cid}: {v.measures}\non: {v.targets}\nhow: {v.method}; forms: {v.forms}\n\n"
         "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte Carlo checks "
@@ -303,7 +307,7 @@ def claim_parser(cid, v):
                     help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a small C must give "
                          "'violated'")
     ap.add_argument("--verbose", action="store_true", help="list every check")
-    for key in reg_keys:
+    for key in override_keys():
         ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
                         help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
     add_execution_flags(ap, shown=v.execution)
@@ -325,7 +329,7 @@ def cmd_claim(cid, argv):
     seed = seed_arg(a.seed)
     C = number("--bound-scale", a.bound_scale, lo=0, lo_strict=True)
     overrides = {}
-    for key in sorted({k for w in reg.values() for k in w.overrides}):
+    for key in override_keys():
         raw = getattr(a, f"ov_{key}")
         if raw is None:
             continue
