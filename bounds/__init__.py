@@ -6,7 +6,12 @@
 0.65
 
 Importing :mod:`bounds` is cheap: sympy is imported only when a claim is built, and the
-claim modules (:data:`MODULES`) only when a claim of theirs is asked for.  Claims are
+claim modules only when a claim of theirs is asked for.  Claim modules (a ``BUILDERS =
+{id: builder}`` dict each) are found through the entry-point group ``mcsa_verify.bounds``
+(:func:`claim_modules`): this package's own documents and any user's package alike.
+
+Public API: :func:`get` (a claim), :func:`ids`, :func:`evaluate` (one form at given
+parameters), :func:`compare` (the four MCSA schemes side by side).  Claims are
 built lazily and cached; the expensive sympy derivations come from a checked cache
 (see :mod:`bounds.derive`).  See :mod:`bounds.core` for the data model and
 :mod:`bounds.numerics` for evaluation.
@@ -18,9 +23,29 @@ import importlib
 from functools import lru_cache
 
 __all__ = ["ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source",
-           "get", "ids", "all_claims", "UnknownClaim", "MODULES"]
+           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "UnknownClaim"]
 
-from .derive import MODULES  # noqa: E402  (claim modules, in source order)
+GROUP = "mcsa_verify.bounds"
+#: this distribution's entry points of GROUP (pyproject.toml), used only when its metadata
+#: is not installed (a bare source tree on PYTHONPATH)
+_OWN = (("kim2022", "bounds.paper"), ("cis_imh", "bounds.cis_imh"), ("elhanchi2018", "bounds.sgmcmc"),
+        ("kim2022_experiments", "bounds.experiments"))
+
+
+def claim_modules(group: str = GROUP, own=_OWN) -> tuple[str, ...]:
+    """Modules of the entry-point group ``group``: this distribution's first (in its
+    documents' order), then other installed packages'."""
+    from importlib import metadata
+
+    order = {mod: i for i, (_, mod) in enumerate(own)}
+    try:
+        mine = [e.value.split(":")[0].strip() for e in metadata.distribution("mcsa-verify").entry_points
+                if e.group == group]
+    except metadata.PackageNotFoundError:
+        mine = []
+    mine = sorted(mine or [m for _, m in own], key=lambda m: order.get(m, len(order)))
+    others = [e.value.split(":")[0].strip() for e in metadata.entry_points(group=group)]
+    return tuple(dict.fromkeys(mine + [m for m in others if m not in mine]))
 
 _CORE_NAMES = ("ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source")
 
@@ -30,7 +55,7 @@ def __getattr__(name):  # PEP 562: the data model is imported on first use (it i
         from . import core
 
         return getattr(core, name)
-    if name in MODULES:
+    if name in ("paper", "cis_imh", "sgmcmc", "experiments"):  # this package's claim modules
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -40,23 +65,23 @@ class UnknownClaim(KeyError):
         return self.args[0]
 
 
-def _module(name: str):
-    """The claim module ``bounds.<name>``, or None while it does not exist yet."""
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name == f"{__name__}.{name}":
-            return None
-        raise
-
-
 @lru_cache(maxsize=None)
 def _builders() -> dict:
     out = {}
-    for m in MODULES:
-        mod = _module(m)
-        if mod is not None:
-            out.update(mod.BUILDERS)
+    for m in claim_modules():
+        out.update(importlib.import_module(m).BUILDERS)
+    return out
+
+
+def _foreign_builders() -> dict:
+    """Builders of the claim modules that are not in this package's catalog."""
+    from .derive import CATALOG_MODULES
+
+    own = {f"{__name__}.{m}" for m in CATALOG_MODULES}
+    out = {}
+    for m in claim_modules():
+        if m not in own:
+            out.update(importlib.import_module(m).BUILDERS)
     return out
 
 
@@ -70,7 +95,7 @@ def ids() -> tuple[str, ...]:
 
     cat = catalog()
     if cat is not None:
-        return tuple(cat)
+        return tuple(cat) + tuple(k for k in _foreign_builders() if k not in cat)
     return tuple(_builders())
 
 
@@ -95,3 +120,81 @@ def get(claim_id: str):
 
 def all_claims() -> tuple:
     return tuple(get(i) for i in ids())
+
+
+def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None, **params):
+    """Evaluate bound forms of a claim at the given parameters.
+
+    Parameters
+    ----------
+    claim_id : str
+        A claim id (``bounds.ids()``), e.g. ``"theorem3"``.
+    quantity, form : str, optional
+        One quantity and form (e.g. ``"variance"``, ``"stated"``); by default every
+        quantity and form that the parameters determine.
+    **params
+        The claim's parameters (``N``, ``w_star``, ``L``, ...), as in its source.
+
+    Returns
+    -------
+    float or dict
+        The value of one form, or ``{(quantity, form): value}`` (None where a form needs
+        a parameter that was not given).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> bounds.evaluate("theorem3", "variance", "stated", N=10, L=1.0)
+    0.65
+    """
+    claim = get(claim_id)
+    if quantity is not None and form is not None:
+        return float(claim.evaluate_form(quantity, form, **params))
+    out = {}
+    for q in claim.quantities:
+        if quantity is not None and q.name != quantity:
+            continue
+        for f in q.forms:
+            if form is not None and f.name != form:
+                continue
+            try:
+                out[(q.name, f.name)] = float(claim.evaluate_form(q.name, f.name, **params))
+            except (KeyError, TypeError, ValueError, LookupError):
+                out[(q.name, f.name)] = None
+    return out
+
+
+def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D=None) -> list[dict]:
+    """The four MCSA schemes side by side at one point, as ``python -m bounds compare``.
+
+    Parameters
+    ----------
+    N : int
+        Budget (states or proposals per iteration), N >= 2.
+    w_star : float
+        w* = sup pi/q >= 1 (Assumption 2 of Kim et al. 2022).
+    chi2 : float
+        chi2(pi || q) (MSC-RB's bound, Theorem 2).
+    L, mu_norm : float
+        Score bound (Assumption 3) and ||E_pi s||.
+    form : {"stated", "explicit"}
+        Second-moment form; "explicit" needs ``t`` and ``D``.
+
+    Returns
+    -------
+    list of dict
+        One dict per scheme (MSC, MSC-RB, JSA, pMCSA: Theorems 1-4 of Kim et al. 2022,
+        §4.1-§5.1): ``scheme``, ``claim``, ``rho`` (per-iteration mixing rate, TV bound
+        ~ C rho^k) and ``second_moment`` (bound on E[||g_t||^2 | F_{t-1}]).
+    """
+    from .cli import SCHEMES, _mixing_rates
+
+    vals = {"N": N, "w_star": w_star, "chi2": chi2, "L": L, "mu_norm": mu_norm, "t": t, "D": D}
+    rho = _mixing_rates(N, w_star)
+    out = []
+    for scheme, cid in SCHEMES:
+        c = get(cid)
+        kw = {p.name: vals[p.name] for p in c.form_params("second_moment", form) if vals.get(p.name) is not None}
+        out.append({"scheme": scheme, "claim": cid, "rho": float(rho[scheme]),
+                    "second_moment": float(c.evaluate_form("second_moment", form, **kw))})
+    return out

@@ -40,13 +40,15 @@ import pickle
 import types
 from pathlib import Path
 
-PATH = Path(__file__).with_name("_derived.json")
-#: modules holding claim builders (``BUILDERS = {id: builder}``), in source order:
-#: the primary paper (001), the CIS-as-IMH draft (003), the SG-MCMC report (002), experiments
-MODULES = ("paper", "cis_imh", "sgmcmc", "experiments")
+PATH = Path(__file__).with_name("_derived.json")  # package data, beside this module in a wheel too
+#: this distribution's own claim modules, whose claims the catalog lists (the files it is
+#: digested from).  Claims are *registered* through the "mcsa_verify.bounds" entry points
+#: (:func:`bounds.claim_modules`), these among them; a user's modules are not in the catalog
+#: and are imported when the claim ids are asked for.
+CATALOG_MODULES = ("paper", "cis_imh", "sgmcmc", "experiments")
 HERE = Path(__file__).resolve().parent
 
-#: files whose content the catalog depends on (besides the claim modules of bounds.MODULES)
+#: files whose content the catalog depends on (besides CATALOG_MODULES)
 CATALOG_INPUTS = ("__init__.py", "core.py", "symbols.py", "series.py", "derive.py", "cli.py")
 
 _enabled = os.environ.get("MCSA_DERIVE_CACHE", "on").lower() not in ("off", "0", "no")
@@ -162,7 +164,7 @@ solve = _sympy("solve")
 
 # ----------------------------------------------------------------------------- catalog
 def source_digests() -> dict[str, str]:
-    names = [f"{m}.py" for m in MODULES] + list(CATALOG_INPUTS)
+    names = [f"{m}.py" for m in CATALOG_MODULES] + list(CATALOG_INPUTS)
     out = {}
     for n in names:
         p = HERE / n

@@ -29,3 +29,9 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Every claim, search space and proof step is registered through the entry points
+# (verify.registry): load them once for the tests that read the registries directly.
+from verify.registry import load as _load_claims  # noqa: E402
+
+_load_claims()

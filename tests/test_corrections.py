@@ -13,9 +13,9 @@ import sympy as sp
 import bounds
 from bounds import paper
 from bounds import symbols as S
-from verify import core, registry  # noqa: F401
-from verify.paper_lemmas import _l5_tight, _l6_tight
-from verify.paper_theorems import _tight
+from verify import core
+from verify.documents.kim2022.lemmas import _l5_tight, _l6_tight
+from verify.documents.kim2022.theorems import _tight
 
 RNG = np.random.default_rng(11)
 

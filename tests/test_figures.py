@@ -15,11 +15,13 @@ import pytest
 from simulate import experiments as X
 from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
-from verify import figures as F
-from verify import registry  # noqa: F401
+from verify.documents.kim2022 import figures as F
+
 from verify.core import EXIT, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, rescore, run_verification
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
+DATA = Path(__file__).resolve().parent.parent / "verify" / "data" / "figures"
+from verify import reproductions as RP  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -122,9 +124,9 @@ def test_reports_are_strict_json(reports):
 
 @pytest.mark.parametrize("fig", ["figure1", "figure2"])
 def test_stored_full_results_follow_from_the_stored_table(fig, tmp_path):
-    csv_path, ver_path = DOCS / f"{fig}.csv", DOCS / f"{fig}_verdicts.json"
+    csv_path, ver_path = DOCS / f"{fig}.csv", DATA / f"{fig}.json"
     if not csv_path.exists():
-        pytest.skip(f"{csv_path} not stored yet (python -m verify.figures --figure {fig})")
+        pytest.skip(f"{csv_path} not stored yet (python -m verify.reproductions --claim {fig})")
     rows = F.read_csv(csv_path)
     stored = json.loads(ver_path.read_text())
     checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows)
@@ -236,23 +238,23 @@ def test_execution_flags_are_validated_before_any_work(capsys, argv, fragment):
 
 
 def test_regenerate_command_refuses_bad_execution_flags(capsys):
-    assert F.main(["--workers", "0"]) == 2
-    assert F.main(["--scheduler", "nowhere"]) == 2
+    assert RP.main(["--workers", "0"]) == 2
+    assert RP.main(["--scheduler", "nowhere"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and err[0].startswith("python -m verify.figures: error: --workers")
+    assert len(err) == 2 and err[0].startswith("python -m verify.reproductions: error: --workers")
 
 
 def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
     for fig in ("figure1", "figure2"):
-        st = F.stored_run(fig)
-        rec = json.loads((F.STORED / f"{fig}_verdicts.json").read_text())
+        st = RP.stored_run(fig)
+        rec = json.loads((DATA / f"{fig}.json").read_text())
         assert st["mode"] == rec["mode"] and st["verdict"] == rec["verdict"] and st["settings"] == rec["settings"]
         assert st["not_holding"] == sorted(k for k, v in rec["by_quantity"].items() if v != "holds")
-    assert F.stored_run("figure1", tmp_path) is None  # no stored run (an installed package has no docs/)
-    (tmp_path / "figure1_verdicts.json").write_text('{"mode": "full", "verd')  # cut short
-    assert F.stored_run("figure1", tmp_path) is None
-    (tmp_path / "figure1_verdicts.json").write_text("[1, 2]")
-    assert F.stored_run("figure1", tmp_path) is None
+    assert RP.stored_run("figure1", tmp_path) is None  # no stored run there
+    (tmp_path / "figure1.json").write_text('{"mode": "full", "verd')  # cut short
+    assert RP.stored_run("figure1", tmp_path) is None
+    (tmp_path / "figure1.json").write_text("[1, 2]")
+    assert RP.stored_run("figure1", tmp_path) is None
 
 
 def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkeypatch, tmp_path):
@@ -263,8 +265,8 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
     full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
     fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
             "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}
-    (tmp_path / "figure1_verdicts.json").write_text(json.dumps(fake))
-    monkeypatch.setattr(F, "STORED", tmp_path)
+    (tmp_path / "figure1.json").write_text(json.dumps(fake))
+    monkeypatch.setattr(RP, "DIRECTORY", tmp_path)
     rc = cli.main(["figure1", "--quick"])
     out = capsys.readouterr().out
     note = " ".join(out[out.index("note: --quick runs a reduced experiment"):].split())  # unwrapped
@@ -274,7 +276,7 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
     d = json.loads(_json_run(capsys, cli))
     assert rc == EXIT[d["verdict"]]  # the exit status stays the quick run's own
     assert d["stored_full_run"]["verdict"] == "violated" and d["stored_full_run"]["complete"] is False
-    monkeypatch.setattr(F, "STORED", tmp_path / "none")
+    monkeypatch.setattr(RP, "DIRECTORY", tmp_path / "none")
     assert "stored_full_run" not in json.loads(_json_run(capsys, cli))
 
 
@@ -293,7 +295,7 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
     d = json.loads(capsys.readouterr().out)
     assert set(d["stored_full_runs"]) == {"figure1", "figure2"}
     for fig, st in d["stored_full_runs"].items():
-        assert st["verdict"] == json.loads((F.STORED / f"{fig}_verdicts.json").read_text())["verdict"]
+        assert st["verdict"] == json.loads((DATA / f"{fig}.json").read_text())["verdict"]
     cli.main(["all", "--quick"])
     out = capsys.readouterr().out
     assert "the stored full runs at the paper's settings (docs/figures) are:" in out

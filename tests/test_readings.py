@@ -2,9 +2,9 @@
 
 * :func:`verify.core.final_status` decides every claim's final status: violated only when
   every reading fails, 'depends on reading' (exit 4) when some hold and some fail;
-* docs/verdicts.json, docs/audit.json, docs/ERRATA.md and the audit computed now agree
+* verify/data/verdicts.json, verify/data/audit.json, docs/ERRATA.md and the audit computed now agree
   with it (cheap: no claim is re-run here; tests/test_verify.py checks that
-  docs/verdicts.json is what a quick run gives now);
+  verify/data/verdicts.json is what a quick run gives now);
 * Theorem 4's second moment: fails under the conditional reading (0.834 vs 0.238 at
   w* = 10, N = 8, t = 100, all chains at the worst state), holds under the unconditional one.
 Runs in about 15 s (the audit once, Theorem 4 at one grid point).
@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 import bounds
-from verify import audit, core, registry  # noqa: F401
+from verify import audit, core
 from verify.core import DEPENDS, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, Reading, final_status
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -63,8 +63,8 @@ def test_every_claim_lists_documented_readings():
 
 def test_summaries_agree_with_final_status():
     """verdicts.json, audit.json, ERRATA.md and the audit now give every claim the same status."""
-    verdicts = json.loads((ROOT / "docs" / "verdicts.json").read_text())
-    adoc = json.loads((ROOT / "docs" / "audit.json").read_text())
+    verdicts = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
+    adoc = json.loads((ROOT / "verify" / "data" / "audit.json").read_text())
     errata = (ROOT / "docs" / "ERRATA.md").read_text()
     now = audit.final_statuses()
     stm = audit.statement_readings()

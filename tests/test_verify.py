@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import bounds
-from verify import core, registry  # noqa: F401
+from verify import core
 from verify.cli import main
 from verify.core import HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, decide, rescore, run_verification
 
@@ -49,7 +49,7 @@ def test_theorems_check_both_quantities(quick):
 
 
 def test_committed_verdicts_are_current(quick):
-    committed = json.loads((ROOT / "docs" / "verdicts.json").read_text())
+    committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
     assert committed["verdicts"] == {cid: r.verdict for cid, r in quick.items()}, \
         "regenerate with: python -m verify all --quick --write"
     assert committed["readings"] == {cid: r.empirical_readings for cid, r in quick.items()}
@@ -210,8 +210,8 @@ def test_list_is_the_coverage_table(capsys):
     assert [r["claim"] for r in rows] == list(bounds.ids())
     assert all(r["how"] and r["measures"] and r["forms"] for r in rows)
     assert all(r["empirical"] in core.STATUSES for r in rows)
-    # the final status comes from the one function, as in docs/verdicts.json
-    committed = json.loads((ROOT / "docs" / "verdicts.json").read_text())
+    # the final status comes from the one function, as in verify/data/verdicts.json
+    committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
     assert {r["claim"]: r["empirical"] for r in rows} == committed["verdicts"]
     assert all(r["failing_readings"] == committed.get("failing_readings", {}).get(r["claim"], []) for r in rows)
     assert all(r["audit"] != "not audited" for r in rows)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-import verify.cis_imh as C
+import verify.documents.cis_imh.checks as C
 from simulate import finite as F
 from verify.core import DEPENDS, HOLDS, REGISTRY, VIOLATED, run_verification
 

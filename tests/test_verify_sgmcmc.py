@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pytest
 
-import verify.sgmcmc as sg
+import verify.documents.elhanchi2018.checks as sg
 from verify.core import REGISTRY, run_verification
 
 CLAIMS = ("sgfs_stationary_covariance", "sgfs_exact_noise", "sgfs_admissible_k",

@@ -1,9 +1,119 @@
-"""mcsa-verify verifier: holds every bound of :mod:`bounds` against :mod:`simulate`.
+"""mcsa-verify: hold every bound of :mod:`bounds` against exact and Monte Carlo computations.
 
-``python -m verify list`` shows the coverage table; ``python -m verify CLAIM`` runs one
-claim's checks; see :mod:`verify.core` for how verdicts are decided.
+The public API (nothing else needs importing; importing :mod:`verify` loads no claim and
+no heavy library)::
 
-Docstrings cite the documents by number: 001 is Kim et al., "Markov Chain Score Ascent"
-(NeurIPS 2022); 003 the CIS-as-IMH draft; 002 El hanchi (2018); see docs/references.md
-(:mod:`bounds.references` turns the numbers into citations for everything a user sees).
+    import verify
+    verify.claims()                        # every registered claim id (built-in and users')
+    rep = verify.run("theorem3")           # a Report: verdict, readings, checks
+    rep.verdict, rep.to_dataframe()        # one tidy row per check (pandas, "dataframe" extra)
+    verify.search("theorem3", seed=0)      # adversarial search for a counterexample
+    verify.audit("lemma5")                 # the proof audit's steps of a claim
+    verify.report("out")                   # the HTML report of every claim
+
+Claims come from the entry-point group ``mcsa_verify.claims`` (:mod:`verify.registry`);
+the toolkit's three documents are registered there exactly as a user's package is
+(``docs/own-claim.md``).  How verdicts are decided: :mod:`verify.core`.
+
+Documents: Kim et al., "Markov Chain Score Ascent" (NeurIPS 2022); the CIS-as-IMH draft;
+El hanchi, "Stochastic gradient MCMC algorithms and their applications" (2018); see
+``docs/references.md``.
 """
+
+from __future__ import annotations
+
+__all__ = ["__version__", "claims", "get", "run", "search", "audit", "report"]
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("mcsa-verify")
+    except metadata.PackageNotFoundError:  # a bare source tree
+        return "0+unknown"
+
+
+__version__ = _version()
+
+
+def claims() -> tuple[str, ...]:
+    """Ids of every registered claim: the documents' order, then users' claims.
+
+    Returns
+    -------
+    tuple of str
+        Claim ids, e.g. ``("proposition1", ..., "theorem3", ...)``.
+    """
+    import bounds
+
+    from .registry import verifications
+
+    reg = verifications()
+    ids = [c for c in bounds.ids() if c in reg]
+    return tuple(ids + [c for c in reg if c not in ids])
+
+
+def get(claim: str):
+    """The :class:`verify.core.Verification` of ``claim`` (its readings, grid, forms)."""
+    from .registry import verifications
+
+    reg = verifications()
+    if claim not in reg:
+        import bounds
+
+        raise bounds.UnknownClaim(f"unknown claim {claim!r}; see verify.claims()")
+    return reg[claim]
+
+
+def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0, overrides: dict | None = None,
+        progress=None):
+    """Verify one claim.
+
+    Parameters
+    ----------
+    claim : str
+        A claim id (:func:`claims`).
+    mode : {"quick", "full"}
+        The claim's quick grid (seconds) or full grid (minutes).
+    seed : int
+        Seed of every Monte Carlo check (``numpy.random.SeedSequence`` streams).
+    bound_scale : float
+        Tighten every bound by this factor: a small enough value must give "violated".
+    overrides : dict, optional
+        Grid values to use instead of the claim's (keys: ``get(claim).overrides``).
+
+    Returns
+    -------
+    verify.core.Report
+        The checks, each reading's verdict and the final status (``.verdict``).
+    """
+    from .core import run_verification
+
+    if mode not in ("quick", "full"):
+        raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
+    return run_verification(get(claim), mode, seed=seed, bound_scale=bound_scale, overrides=overrides,
+                            progress=progress)
+
+
+def search(claim: str, seed: int = 0, max_examples: int = 200) -> dict | None:
+    """Search ``claim``'s declared space for a counterexample (see :func:`verify.search.search`)."""
+    from .search import search as _search
+
+    return _search(claim, seed=seed, max_examples=max_examples)
+
+
+def audit(claim: str | None = None) -> list[dict]:
+    """The proof audit's steps (of ``claim``, or of every claim): one dict per step with
+    its location, printed relation, status (exact, valid, loose, wrong, unchecked),
+    evidence, counterexample and correction."""
+    from .audit import rows
+
+    return rows(claim)
+
+
+def report(out: str = "out", mode: str = "quick", seed: int = 0, dpi: int = 90) -> str:
+    """Write the self-contained HTML report of every claim; returns its path."""
+    from .report import write_report
+
+    return write_report(out, mode=mode, seed=seed, dpi=dpi)

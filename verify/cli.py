@@ -26,6 +26,8 @@ from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers,
 from bounds.references import REFERENCES, cite_numbers
 
 from .core import fmt, fmt_ratio
+from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
+from .reproductions import stored_full_run
 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
@@ -37,21 +39,14 @@ MAX_VALUES = 20
 #: linear in k, t or n (steps) may go 100x further; budgets and dimensions (the exact
 #: joint-law and finite-state checks grow exponentially in them) not at all
 HEADROOM = {"k": 100, "t": 100, "n": 100, "mc_k": 100, "dim": 10}
-#: --N also sets these budget grids of a claim (verify.core.run_verification)
-N_ALIASES = ("N_gauss", "N_mc", "N_joint")
 #: grid keys that count things (when a claim's grid does not show it)
 INTEGER_KEYS = ("N", "n", "k", "t", "dim", "R", "batch", "n_avg", "mc_k")
 
 
-def _load():
-    from . import registry  # noqa: F401  (registers every verification)
-
-
 def _registry():
-    _load()
-    from .core import REGISTRY
+    from .registry import verifications
 
-    return REGISTRY
+    return verifications()
 
 
 def flag_of(key: str) -> str:
@@ -191,8 +186,6 @@ def override_rule(cid, v, key) -> dict:
     import numbers as _nums
 
     vals = _grid_values(v, key)
-    if key == "dim" and not vals:  # --dim sets the dimension of the Gaussian pairs (D, s)
-        vals = [int(d) for d, _ in _grid_values(v, "gauss")]
     if vals and all(isinstance(x, str) for x in vals):
         return {"choices": sorted(set(vals))}
     nums = [x for x in vals if isinstance(x, _nums.Real) and not isinstance(x, bool)]
@@ -215,15 +208,15 @@ def override_rule(cid, v, key) -> dict:
     if key == "w_star":
         rule.update(lo=1, lo_strict=False)
     if rule["integer"] and nums:
-        keys = [key] + ([a for a in N_ALIASES if _grid_values(v, a)] if key == "N" else [])
+        aliases = [a for a in v.grid_aliases.get(key, ()) if _grid_values(v, a)]
+        keys = [key] + aliases
         caps = [max(int(x) for x in (_grid_values(v, k_) or nums) if isinstance(x, _nums.Real)) for k_ in keys
                 if any(isinstance(x, _nums.Real) for x in (_grid_values(v, k_) or nums))]
         if caps:
             top = min(caps)
             rule["limit"] = max(top, 1) * HEADROOM.get(key, 1)
             rule["limit_why"] = (f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
-                                 + (" budget (--N also sets the exact joint-law budget)"
-                                    if key == "N" and any(_grid_values(v, a) for a in N_ALIASES) else " budget"))
+                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases else " budget"))
     return rule
 
 
@@ -238,44 +231,6 @@ def parse_override(cid, v, key, raw) -> list:
         return items
     vals = numbers(flag, raw, max_items=MAX_VALUES, **rule)
     return [int(x) if rule["integer"] else float(x) for x in vals]
-
-
-#: execution options of the claims whose runs go through the sweep engine (Verification.execution)
-EXECUTION_FLAGS = ("workers", "scheduler", "cache")
-
-
-def add_execution_flags(ap, shown: bool = True) -> None:
-    """--workers, --scheduler, --cache (hidden from --help when ``shown`` is False)."""
-    def h(text):
-        return text if shown else argparse.SUPPRESS
-
-    ap.add_argument("--workers", default=None, metavar="K",
-                    help=h("run the cells on K local processes (integer >= 1, default 1); the numbers do not "
-                           "depend on it"))
-    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                    help=h("run the cells on a running Dask cluster instead (pip install 'mcsa-verify[dask]')"))
-    ap.add_argument("--cache", default=None, metavar="DIR",
-                    help=h("directory of finished cells, checksummed: a rerun computes none again (default with "
-                           "--full: out/figure-cache; none with --quick)"))
-
-
-def execution_options(a) -> dict:
-    """The parsed and validated execution options of ``a`` (:class:`UsageError`, one line,
-    before any work); only those given."""
-    from simulate.sweep import GridError, check_execution
-
-    ex = {}
-    if a.workers is not None:
-        ex["workers"] = number("--workers", a.workers, integer=True, lo=1, hi=1024)
-    if a.scheduler is not None:
-        ex["scheduler"] = str(a.scheduler).strip()
-    if a.cache is not None:
-        ex["cache"] = str(a.cache)
-    try:
-        check_execution(ex.get("workers", 1), ex.get("scheduler"), ex.get("cache"))
-    except GridError as e:
-        raise UsageError(str(e)) from None
-    return ex
 
 
 def execution_claims() -> list[str]:
@@ -337,20 +292,10 @@ def cmd_claim(cid, argv):
             raise UsageError(f"{flag_of(key)} does not apply to {cid} (its grid overrides: "
                              f"{', '.join(flag_of(k) for k in v.overrides) or 'none'})")
         overrides[key] = parse_override(cid, v, key, raw)
-    if "proposal_scale" in overrides and _grid_values(v, "gauss"):
-        if min(overrides["proposal_scale"]) <= 1:
-            raise UsageError("--proposal-scale: values must be > 1 (w* = s^D is infinite otherwise)")
-        dims = overrides.get("dim") or sorted({d for d, _ in v.grid.quick.get("gauss", [])})
-        worst = max(dims) * math.log(max(overrides["proposal_scale"]))
-        if worst > 700:
-            raise UsageError(f"--proposal-scale/--dim: w* = s^D must stay below 1e304 (D log s <= 700), "
-                             f"got D log s = {worst:.4g}")
-    elif "dim" in overrides and _grid_values(v, "gauss"):
-        scales = sorted({s for _, s in v.grid.quick.get("gauss", [])})
-        worst = max(overrides["dim"]) * math.log(max(scales)) if scales else 0
-        if worst > 700:
-            raise UsageError(f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = {max(scales):g}), "
-                             f"got D = {max(overrides['dim'])}")
+    if overrides and v.check_overrides is not None:
+        why = v.check_overrides(dict(v.grid.quick), overrides)
+        if why:
+            raise UsageError(why)
     given = [flag_of(k) for k in EXECUTION_FLAGS if getattr(a, k) is not None]
     if given and not v.execution:
         raise UsageError(f"{given[0]} does not apply to {cid}: it runs no sweep (the execution options apply to "
@@ -374,7 +319,7 @@ def cmd_claim(cid, argv):
         from .plot import figure
 
         figure(rep, plot)
-    stored = _stored_full_run(cid) if v.execution and not a.full else None
+    stored = stored_full_run(cid) if v.reproduction is not None and not a.full else None
     if a.json:
         out = rep.as_json()
         if stored is not None:
@@ -387,14 +332,6 @@ def cmd_claim(cid, argv):
         if plot:
             print(f"figure written to {a.plot}")
     return EXIT[rep.verdict]
-
-
-def _stored_full_run(cid):
-    """The stored full-settings reproduction of a figure claim (docs/figures), or None."""
-    from .figures import stored_run
-
-    st = stored_run(cid)
-    return st if st is not None and st["mode"] == "full" else None
 
 
 def _settings_text(settings) -> str:
@@ -422,7 +359,8 @@ def run_all(mode="quick", seed=0, progress=None):
 
     reg = _registry()
     reports = []
-    for cid in bounds.ids():
+    ids = [c for c in bounds.ids() if c in reg] + [c for c in reg if c not in bounds.ids()]
+    for cid in ids:
         if progress:
             progress(f"{cid} ...")
         reports.append(run_verification(reg[cid], mode, seed=seed, progress=progress))
@@ -449,8 +387,8 @@ def cmd_all(argv):
     if a.write:
         core.write_verdicts(reports, mode, seed)
     reg = _registry()
-    stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].execution
-                                for st in [_stored_full_run(r.claim)] if st is not None}
+    stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].reproduction is not None
+                                for st in [stored_full_run(r.claim)] if st is not None}
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      "verdicts": {r.claim: r.verdict for r in reports},

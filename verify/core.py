@@ -370,25 +370,22 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
     return Status(claim_id, status, merged, failing)
 
 
-VERDICTS_DOC = "docs/verdicts.json"
-AUDIT_DOC = "docs/audit.json"
+#: packaged data (verify/data/, read with importlib.resources: see verify.resources)
+VERDICTS_DOC = "verdicts.json"
+AUDIT_DOC = "audit.json"
 
 
 def audit_statements(claim_id: str) -> dict:
     """The audit's verdict on the claim's printed statement per reading option, from the
-    committed docs/audit.json (kept current by tests/test_audit.py)."""
+    packaged audit.json (kept current by tests/test_audit.py)."""
     return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
-def load_doc(rel: str) -> dict:
-    import json
-    import pathlib
+def load_doc(name: str) -> dict:
+    """A packaged JSON document of verify/data/ (``{}`` when missing or unreadable)."""
+    from .resources import read_json
 
-    p = pathlib.Path(__file__).resolve().parent.parent / rel
-    try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
-        return {}
+    return read_json(name)
 
 
 @dataclass
@@ -457,9 +454,10 @@ def verdicts_document(reports, mode: str, seed: int) -> dict:
 
 
 def write_verdicts(reports, mode: str, seed: int) -> str:
-    import pathlib
+    """Write verify/data/verdicts.json (from a source checkout only: UsageError otherwise)."""
+    from .resources import data_file
 
-    p = pathlib.Path(__file__).resolve().parent.parent / VERDICTS_DOC
+    p = data_file(VERDICTS_DOC)
     p.write_text(dumps(verdicts_document(reports, mode, seed), indent=1) + "\n")
     return str(p)
 
@@ -522,6 +520,19 @@ class Verification:
     #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution
     #: options --workers, --scheduler, --cache (grid keys workers, scheduler, cache)
     execution: bool = False
+    #: display name ("Theorem 3"); default: from the id (see verify.plot.claim_name)
+    name: str = ""
+    #: why the proof audit has no steps for this claim (e.g. "no proof in its document")
+    proof: str = ""
+    #: override key -> the other grid keys it also sets (e.g. --N sets every budget grid)
+    grid_aliases: dict = field(default_factory=dict)
+    #: adjust_grid(grid, overrides): grid entries derived from overrides (e.g. pairs (D, s) from --dim)
+    adjust_grid: Callable | None = None
+    #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
+    check_overrides: Callable | None = None
+    #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
+    #: settings and store it (verify.reproductions); the claim then has a stored full run
+    reproduction: Callable | None = None
 
     @property
     def primary_form(self) -> str:
@@ -543,16 +554,11 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
         if k not in v.overrides:
             raise KeyError(k)
         grid[k] = val
-        # --dim / --proposal-scale set the isotropic Gaussian pairs of the weight-line checks
-        if k in ("dim", "proposal_scale") and "gauss" in grid:
-            dims = (overrides or {}).get("dim") or sorted({d for d, _ in grid["gauss"]})
-            scales = (overrides or {}).get("proposal_scale") or sorted({s for _, s in grid["gauss"]})
-            grid["gauss"] = [(int(d), float(s)) for d in dims for s in scales]
-        # --N sets every budget grid of the claim (finite, Gaussian, Monte Carlo, joint law)
-        if k == "N":
-            for alias in ("N_gauss", "N_mc", "N_joint"):
-                if alias in grid:
-                    grid[alias] = [x for x in val if x >= 1]
+        for alias in v.grid_aliases.get(k, ()):  # e.g. --N sets every budget grid of the claim
+            if alias in grid:
+                grid[alias] = list(val)
+    if overrides and v.adjust_grid is not None:
+        v.adjust_grid(grid, overrides)
     t0 = time.perf_counter()
     checks = v.run(grid, seed=seed, progress=progress)
     assign_readings(checks, v.readings)

@@ -45,27 +45,14 @@ from bounds.references import cite, cite_numbers  # noqa: E402
 from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 
-#: short display names of the claims that have no number in their document
-SHORT_NAMES = {
-    "cis_barker_acceptance": "CIS acceptance is Barker's ratio",
-    "cis_acceptance_bound": "CIS acceptance-rate bound",
-    "imh_rejection_kl": "IMH rejection rate vs KL, Eq. (rej_bound)",
-    "cis_variance_growth": "CIS variance growth with N",
-    "sgfs_stationary_covariance": "Stationary covariance, Eq. (32)",
-    "sgfs_exact_noise": "Noise of the exact process",
-    "sgfs_admissible_k": "Admissible k, Eqs. (13)-(16)",
-    "sgfs_variance_trajectory": "Variance along the exact process",
-    "sgfs_autocovariance": "Lag-one autocovariance",
-    "sgfs_convergence_criterion": "Convergence criterion, Eq. (17)",
-}
-
-
 def claim_name(claim_id: str) -> str:
-    """``theorem4`` -> ``Theorem 4``; the other claims by a short name in words."""
+    """``theorem4`` -> ``Theorem 4``; the other claims by their declared name
+    (:attr:`verify.core.Verification.name`), else the id in words."""
     m = re.fullmatch(r"(proposition|lemma|theorem|table|figure)(\d+)", claim_id)
     if m:
         return f"{m.group(1).capitalize()} {m.group(2)}"
-    return SHORT_NAMES.get(claim_id, claim_id.replace("_", " "))
+    v = REGISTRY.get(claim_id)
+    return (v.name if v is not None and v.name else claim_id.replace("_", " "))
 
 
 # ----------------------------------------------------------------------------- labels

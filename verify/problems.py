@@ -100,3 +100,39 @@ def fit_slope(x, y, se):
     dof = max(len(x) - 2, 1)
     chi2 = float((w * resid ** 2).sum() / dof)
     return float(beta[1]), float(np.sqrt(cov[1, 1] * max(1.0, chi2)))
+
+
+# ----------------------------------------------------------------------------- grid hooks
+def gauss_pairs_override(grid: dict, overrides: dict) -> None:
+    """``--dim`` / ``--proposal-scale`` set the isotropic Gaussian pairs ``gauss = [(D, s)]``
+    of a claim's weight-line checks (every D with every s); a hook for
+    :attr:`verify.core.Verification.adjust_grid`."""
+    if "gauss" not in grid or not ({"dim", "proposal_scale"} & set(overrides)):
+        return
+    dims = overrides.get("dim") or sorted({d for d, *_ in grid["gauss"]})
+    scales = overrides.get("proposal_scale") or sorted({s for _, s, *_ in grid["gauss"]})
+    grid["gauss"] = [(int(d), float(s)) for d in dims for s in scales]
+
+
+def gauss_pairs_check(grid: dict, overrides: dict) -> str | None:
+    """Refuse pairs (D, s) whose w* = s^D is infinite or beyond double range (one line);
+    a hook for :attr:`verify.core.Verification.check_overrides`."""
+    import math
+
+    pairs = grid.get("gauss") or []
+    if not pairs:
+        return None
+    if "proposal_scale" in overrides:
+        if min(overrides["proposal_scale"]) <= 1:
+            return "--proposal-scale: values must be > 1 (w* = s^D is infinite otherwise)"
+        dims = overrides.get("dim") or sorted({d for d, *_ in pairs})
+        worst = max(dims) * math.log(max(overrides["proposal_scale"]))
+        if worst > 700:
+            return f"--proposal-scale/--dim: w* = s^D must stay below 1e304 (D log s <= 700), got D log s = {worst:.4g}"
+    elif "dim" in overrides:
+        scales = sorted({s for _, s, *_ in pairs})
+        worst = max(overrides["dim"]) * math.log(max(scales)) if scales else 0
+        if worst > 700:
+            return (f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = {max(scales):g}), "
+                    f"got D = {max(overrides['dim'])}")
+    return None

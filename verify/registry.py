@@ -1,13 +1,90 @@
-"""Imports every verification module so that :data:`verify.core.REGISTRY` is complete."""
+"""The claim registry: every claim, built-in or a user's, is found the same way.
 
-from . import paper_lemmas, paper_theorems  # noqa: F401
+A package makes claims known by declaring entry points (see ``docs/own-claim.md``)::
 
-try:  # modules still under construction are skipped until they exist
-    from . import cis_imh  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from . import sgmcmc  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-from . import figures  # noqa: F401,E402  (001 §6.2 Figures 1-2)
+    [project.entry-points."mcsa_verify.bounds"]      # the formulas (layer bounds)
+    my_bounds = "my_package.bounds"                  # a module with BUILDERS = {id: builder}
+
+    [project.entry-points."mcsa_verify.claims"]      # the verifications (layer verify)
+    my_claims = "my_package.claims"                  # a module that registers them
+
+Importing a ``mcsa_verify.claims`` module registers its claims with
+:func:`verify.core.register` (a :class:`verify.core.Verification` each: readings, grid,
+empirical side, plot, optional search space), its search spaces with
+:func:`verify.spaces.spec` and its proof steps with :func:`verify.audit.engine.step`.
+:func:`load` imports every such module once, in entry-point order; the toolkit's own
+three documents are registered through this same group by this package's
+``pyproject.toml``, with nothing privileged.  Importing this module loads nothing.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module, metadata
+
+GROUP = "mcsa_verify.claims"
+
+#: the entry points this distribution declares in pyproject.toml, used only when its
+#: metadata is not installed (running from a bare source tree with PYTHONPATH)
+_OWN = (("kim2022", "verify.documents.kim2022"), ("cis_imh", "verify.documents.cis_imh"),
+        ("elhanchi2018", "verify.documents.elhanchi2018"))
+
+_loaded: dict[str, str] = {}  # entry-point name -> module
+
+
+def entry_points(group: str = GROUP, own=_OWN) -> list[tuple[str, str]]:
+    """``[(name, module)]`` of ``group``: this distribution's first, then other packages'."""
+    eps = list(metadata.entry_points(group=group))
+    try:
+        has_own = any(e.group == group for e in metadata.distribution("mcsa-verify").entry_points)
+    except metadata.PackageNotFoundError:
+        has_own = False
+    out = [] if has_own else list(own)
+
+    def dist(e):
+        return getattr(getattr(e, "dist", None), "name", "") or ""
+
+    order = {name: i for i, (name, _) in enumerate(own)}
+    # ours first, in the documents' order; then other packages' in metadata order
+    eps.sort(key=lambda e: (dist(e).replace("_", "-").lower() != "mcsa-verify", order.get(e.name, len(order))))
+    out += [(e.name, e.value.split(":")[0].strip()) for e in eps]
+    seen, uniq = set(), []
+    for name, mod in out:
+        if mod not in seen:
+            seen.add(mod)
+            uniq.append((name, mod))
+    return uniq
+
+
+def load() -> dict[str, str]:
+    """Import every claim module of the ``mcsa_verify.claims`` group (once); returns
+    ``{entry-point name: module}``.  A module that fails to import raises: a broken
+    plugin is an error to see, not a claim to drop silently."""
+    for name, mod in entry_points():
+        if name not in _loaded:
+            import_module(mod)
+            _loaded[name] = mod
+    return dict(_loaded)
+
+
+def verifications() -> dict:
+    """``{claim id: Verification}`` of every registered claim."""
+    load()
+    from .core import REGISTRY
+
+    return REGISTRY
+
+
+def search_spaces() -> dict:
+    """``{claim id: SearchSpec}`` of every claim that declares a search space."""
+    load()
+    from .spaces import SPECS
+
+    return SPECS
+
+
+def proof_steps() -> dict:
+    """``{step id: Step}`` of every audited proof."""
+    load()
+    from .audit.engine import STEPS
+
+    return STEPS

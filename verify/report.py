@@ -11,8 +11,8 @@ on).  The page holds:
   form, the worst counterexamples, and the audit's steps with corrections
   (:func:`verify.audit.rows`);
 * the errata (every loose or wrong step of the audit);
-* the figure reproductions (claims ``figure1``/``figure2`` when registered, and
-  ``docs/figures/*.png`` when present);
+* the reproductions of the documents' experiments (claims with a ``reproduction``, and
+  their stored runs at the paper's settings, :mod:`verify.reproductions`);
 * provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
   versions, machine.
 
@@ -74,6 +74,18 @@ def parse(argv):
     return out, ("full" if a.full else "quick"), seed, dpi
 
 
+def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, reports: dict | None = None,
+                 show_progress: bool = False) -> str:
+    """Build the report (every registered claim, run once) and write ``out/report.html``;
+    returns the path.  The Python API's :func:`verify.report`."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=show_progress, reports=reports)
+    path = out / "report.html"
+    path.write_text(render(data), encoding="utf-8")
+    return str(path)
+
+
 def cmd_report(argv, reports: dict | None = None) -> int:
     """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
     skips running the claims again (the test suite passes its shared quick run)."""
@@ -99,8 +111,9 @@ def claim_ids():
     """Registered claims in the bounds library's order, then any others."""
     import bounds
 
-    from . import registry  # noqa: F401  (registers every verification)
-    from .core import REGISTRY
+    from .registry import verifications
+
+    REGISTRY = verifications()
 
     ids = [c for c in bounds.ids() if c in REGISTRY]
     return ids + [c for c in REGISTRY if c not in ids]
@@ -245,14 +258,17 @@ def _provenance(mode, seed, elapsed):
 
 
 def _doc_figures():
-    """docs/figures/*.png of the source tree, when present (figure reproductions)."""
-    from .figures import STORED, stored_run
+    """The stored reproductions at the paper's settings (packaged: verify/data/figures)."""
+    from .reproductions import reproducible, stored_png, stored_run
 
     out = []
-    for p in sorted(STORED.glob("*.png")) if STORED.is_dir() else []:
-        stored = stored_run(p.stem)  # the stored run's own verdicts (its settings may differ from this report's run)
-        out.append({"name": p.stem.replace("_", " "), "file": p.name, "stored": stored,
-                    "uri": "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii")})
+    for cid in reproducible():
+        png = stored_png(cid)
+        if png is None:
+            continue
+        stored = stored_run(cid)  # the stored run's own verdicts (its settings may differ from this report's run)
+        out.append({"name": cid.replace("_", " "), "file": f"{cid}.png", "stored": stored,
+                    "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")})
     return out
 
 
@@ -333,7 +349,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
         "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
         "audit_counts": Counter(s["status"] for s in steps),
-        "reproductions": [c for c in claims if c["id"].startswith("figure")], "doc_figures": _doc_figures(),
+        "reproductions": [c for c in claims if core.REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0), "mode": mode, "seed": seed,
         "alpha": core.ALPHA,

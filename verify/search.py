@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings, target
@@ -28,7 +26,8 @@ from simulate import finite as F
 TOL = 1e-10  # exact finite computations: float64 rounding on sums of a few hundred terms
 
 
-from .core import bound_value as _b  # noqa: E402
+from .core import bound_value as _b  # noqa: E402,F401
+from .spaces import SPECS, SearchSpec, spec  # noqa: E402,F401  (claims declare their spaces there)
 
 
 # ----------------------------------------------------------------------------- strategies
@@ -72,280 +71,27 @@ def _ratio(emp, b, rel, tol=0.0):
     return emp / b if b > 0 else (math.inf if emp > 0 else 0.0)
 
 
-@dataclass
-class SearchSpec:
-    claim: str
-    space: str
-    strategy: st.SearchStrategy
-    evaluate: Callable[[dict], list]
-
-
-SPECS: dict[str, SearchSpec] = {}
-
-
-def spec(claim, space):
-    def deco(fn):
-        strategy, evaluate = fn()
-        SPECS[claim] = SearchSpec(claim, space, strategy, evaluate)
-        return fn
-    return deco
-
-
-# ----------------------------------------------------------------------------- paper
-@spec("theorem1", "finite pi, q (2-4 states), N in 2..12, k in 1..30, every start")
-def _t1():
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "N": st.integers(2, 12), "k": st.integers(1, 30)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        K = F.cis_matrix(pi, q, d["N"])
-        tv = F.tv_curve(K, pi, d["k"])[-1].max()
-        w = float((pi / q).max())
-        return [("mixing (explicit)", float(tv), _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]), "<=", 1e-9)]
-    return strat, ev
-
-
-@spec("theorem2", "finite pi, q, a score with max |s| = L = 1, N in 2..8, t in 1..300, any state")
-def _t2():
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8), "t": st.integers(1, 300),
-                                   "x": st.integers(0, 2), "s": scores(3)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_msc_rb(pi, q, s, x, d["N"])
-        w = float((pi / q).max())
-        chi2 = min(float((pi ** 2 / q).sum() - 1), w - 1)  # 1 + chi2 = E_pi w <= w* (clip rounding)
-        kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))), chi2=max(chi2, 0.0))
-        return [("second_moment (explicit)", m.second, _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8 + m.error)]
-    return strat, ev
-
-
-@spec("theorem3", "finite pi, q; JSA joint law (N in 1..4, k in 1..8) and conditional moments (t in 1..300)")
-def _t3():
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4), "k": st.integers(1, 8),
-                                   "t": st.integers(1, 300), "x": st.integers(0, 2), "s": scores(3)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        N, k, x = d["N"], d["k"], d["x"] % pi.size
-        K = F.imh_matrix(pi, q)
-        w = float((pi / q).max())
-        tv = F.tv_joint(F.jsa_joint_law(K, x, N, k), F.product_law([pi] * N))
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_jsa(K, s, x, N)
-        mu = min(1.0, float(abs(pi @ s[:, 0])))  # |E_pi s| <= max |s| = L (clip rounding)
-        return [("mixing (explicit)", tv, _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k), "<=", TOL),
-                ("second_moment (explicit)", m.second, _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
-                                                          t=d["t"], L=1.0, mu_norm=mu, D=1, c_cov=m.c_cov), "<=", TOL),
-                ("variance (explicit)", m.variance, _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
-                                                       c_cov=m.c_cov), "<=", TOL)]
-    return strat, ev
-
-
-@spec("theorem4", "finite pi, q; N independent IMH chains at any states; t in 1..300")
-def _t4():
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6), "k": st.integers(1, 20),
-                                   "t": st.integers(1, 300), "xs": st.lists(st.integers(0, 2), min_size=6, max_size=6),
-                                   "s": scores(3)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        N = d["N"]
-        xs = np.array(d["xs"][:N]) % pi.size
-        K = F.imh_matrix(pi, q)
-        w = float((pi / q).max())
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_pmcsa(K, s, xs)
-        mu = min(1.0, float(abs(pi @ s[:, 0])))
-        out = [("second_moment (explicit)", m.second, _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
-                                                         t=d["t"], L=1.0, mu_norm=mu, D=1), "<=", TOL)]
-        if pi.size ** N <= 729:
-            Kk = np.linalg.matrix_power(K, d["k"])
-            tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
-            out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=", TOL))
-        return out
-    return strat, ev
-
-
-@spec("lemma5", "finite pi, q; n in 1..10; the weight of any state")
-def _l5():
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        T = F.imh_T(pi, q, d["n"], float(w[x]))
-        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=", TOL)]
-    return strat, ev
-
-
-@spec("lemma6", "finite pi, q; n in 1..10; any start; f >= 0")
-def _l6():
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3),
-                                   "f": st.lists(st.floats(0, 1), min_size=4, max_size=4)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        f = np.array(d["f"][: pi.size])
-        emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), d["n"])[x] @ f)
-        w = float((pi / q).max())
-        return [("expectation (stated)", emp, _b("lemma6", "expectation", "stated", n=d["n"], w_star=w,
-                                                 eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
-    return strat, ev
-
-
-@spec("lemma4", "finite pi, q; any state; lambda against q (the rejection probability)")
-def _l4():
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "x": st.integers(0, 3)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        lam = F.imh_lambda(pi, q, float(w[x]), "q")
-        ws = float(w.max())
-        return [("lambda_lower", lam, _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=ws), ">=", TOL),
-                ("lambda_upper", lam, _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=ws), "<=", TOL)]
-    return strat, ev
-
-
-@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| = L in D = 1..4 dimensions; n in 1..20")
-def _l7():
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 20), "D": st.integers(1, 4),
-                                   "g": st.lists(st.floats(-1, 1), min_size=16, max_size=16)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        M, D = pi.size, d["D"]
-        g = np.array(d["g"][: M * D]).reshape(M, D) + 1e-3
-        g /= np.linalg.norm(g, axis=1, keepdims=True)
-        K = F.imh_matrix(pi, q)
-        r = 1 - 1 / float((pi / q).max())
-        bias = float(np.max(np.linalg.norm(np.linalg.matrix_power(K, d["n"]) @ g - pi @ g, axis=1)))
-        return [("bias", bias, _b("lemma7", "bias", "stated", D=D, L=1.0, C=1.0, rho=r, n=d["n"]), "<=", TOL)]
-    return strat, ev
-
-
-@spec("lemma1", "two distributions on 2-3 states and their N-fold products, N in 1..5")
-def _l1():
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 5)})
-
-    def ev(d):
-        p, q = d["pq"]
-        tv = 0.5 * float(np.abs(p - q).sum())
-        emp = F.tv_joint(F.product_law([p] * d["N"]), F.product_law([q] * d["N"]))
-        return [("product_tv", emp, _b("lemma1", "product_tv", "stated", N=d["N"], tv=tv), "<=", TOL)]
-    return strat, ev
-
-
-@spec("lemma2", "discrete random vectors in R^1..R^3 and any mu")
-def _l2():
-    strat = st.fixed_dictionaries({"p": prob_vector(4), "v": st.lists(st.floats(-5, 5), min_size=12, max_size=12),
-                                   "mu": st.lists(st.floats(-5, 5), min_size=3, max_size=3), "d": st.integers(1, 3)})
-
-    def ev(d):
-        dim = d["d"]
-        vals = np.array(d["v"]).reshape(4, 3)[:, :dim]
-        mu = np.array(d["mu"][:dim])
-        p = d["p"]
-        mean = p @ vals
-        second = float(p @ (vals ** 2).sum(1))
-        V = float(p @ ((vals - mean) ** 2).sum(1))
-        bias = float(p @ np.linalg.norm(vals - mu, axis=1))
-        mse = float(p @ ((vals - mu) ** 2).sum(1))
-        mn = float(np.linalg.norm(mu))
-        return [("second_moment_variance", second, _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
-                ("second_moment_mse", second, _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
-    return strat, ev
-
-
-@spec("proposition2", "finite pi, q on 2-6 states")
-def _p2():
-    strat = finite_pair(6)
-
-    def ev(pq):
-        pi, q = pq
-        w = pi / q
-        kl = float(pi @ np.log(w))
-        return [("w_star_lower", float(w.max()), _b("proposition2", "w_star_lower", "stated", kl=kl), ">=", TOL)]
-    return strat, ev
-
-
-@spec("cis_acceptance_bound", "finite pi, q; N proposals in 1..10; any current state")
-def _cab():
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 10), "x": st.integers(0, 2)})
-
-    def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        w = pi / q
-        # acceptance = E_q[S/(w_x + S)], S = sum of N proposal weights: enumerate the multiset
-        acc = 0.0
-        from math import factorial
-        for c in F._compositions(d["N"], pi.size):
-            p = factorial(d["N"])
-            for ci in c:
-                p //= factorial(ci)
-            p = p * np.prod([qq ** ci for qq, ci in zip(q, c)])
-            S = sum(ci * wi for ci, wi in zip(c, w))
-            acc += p * S / (w[x] + S)
-        return [("acceptance_rate", float(acc), _b("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
-    return strat, ev
-
-
-@spec("imh_rejection_kl", "pi = N(0,1), q = N(m, s^2) with m in [-3, 3], s in [0.5, 3]: exact quadrature")
-def _irk():
-    strat = st.fixed_dictionaries({"m": st.floats(-3, 3), "s": st.floats(0.5, 3.0)})
-
-    def ev(d):
-        from scipy import stats
-
-        m, s = d["m"], d["s"]
-        lw = lambda z: stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s)  # noqa: E731
-        # acceptance = E_{z~pi, y~q} min(1, w(y)/w(z)) by 2-d quadrature on a Gauss-Hermite grid
-        x, wt = np.polynomial.hermite_e.hermegauss(160)
-        wt = wt / wt.sum()
-        z = x
-        y = m + s * x
-        acc = float(wt @ np.minimum(1.0, np.exp(lw(y)[None, :] - lw(z)[:, None])) @ wt)
-        kl = float(np.log(s) + (1 + m ** 2) / (2 * s ** 2) - 0.5)
-        klr = float(-np.log(s) + (s ** 2 + m ** 2) / 2 - 0.5)
-        return [("rejection_rate", 1 - acc, _b("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
-                ("rejection_rate_symmetric", 1 - acc, _b("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
-    return strat, ev
-
-
-@spec("sgfs_variance_trajectory", "k in (0, 4), t in 0..50, scalar VAR(1) recursion from theta_MAP")
-def _svt():
-    strat = st.fixed_dictionaries({"k": st.floats(0.01, 3.99), "t": st.integers(0, 50)})
-
-    def ev(d):
-        k, t = d["k"], d["t"]
-        a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
-        for _ in range(t):
-            v = a * a * v + noise
-        return [("variance_ratio (stated)", v, _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
-    return strat, ev
-
-
-@spec("sgfs_stationary_covariance", "k in (0, 8), eps in (0, 2]: is the VAR(1) stationary (k < 1 as printed)?")
-def _ssc():
-    strat = st.fixed_dictionaries({"k": st.floats(0.01, 7.9), "eps": st.just(1.0)})
-
-    def ev(d):
-        k = d["k"]
-        stationary = abs(1 - k / 2) < 1
-        # empirical: 1 if stationary; bound: 1 if the printed condition k in (0, 1) admits k
-        return [("stationary iff k < 1 (as printed)", float(stationary), float(k < 1), "=", 0.0)]
-    return strat, ev
-
-
 def search(claim: str, seed: int = 0, max_examples: int = 200):
-    """Run the search; returns a dict with the outcome (JSON-able)."""
+    """Search ``claim``'s space for a violation; returns a JSON-able dict with the outcome.
+
+    Parameters
+    ----------
+    claim : str
+        A claim id with a search space (declared with :func:`verify.spaces.spec`).
+    seed : int
+        Hypothesis seed; the same seed gives the same examples.
+    max_examples : int
+        Exact evaluations at most.
+
+    Returns
+    -------
+    dict or None
+        ``found``, ``examples``, ``space``, and the shrunk ``counterexample`` or the
+        ``closest`` instance (largest empirical/bound ratio); None without a search space.
+    """
+    from .registry import load
+
+    load()
     if claim not in SPECS:
         return None
     sp_ = SPECS[claim]
@@ -420,6 +166,10 @@ MAX_EXAMPLES = 10_000
 
 def cmd_search(argv):
     from bounds.clikit import Parser, UsageError, number
+
+    from .registry import load
+
+    load()
 
     ap = Parser(prog="python -m verify search", description=(
         "Hypothesis search over a claim's parameter space (targets, proposals, N, k, t, test functions) for a "

@@ -1,24 +1,29 @@
 """Proof audit: ``python -m verify audit [CLAIM] [--json | --markdown]``.
 
-Every displayed step of the seeds' proofs (001 Appendix D and the definitions it uses,
-003's derivations, 002's appendix and Eqs. (11)-(17)) is a :class:`~verify.audit.engine.Step`
-with a status (exact, valid, loose, wrong, unchecked) decided by a check.  ``docs/ERRATA.md``
-is generated from this table (:func:`errata_markdown`) and a test fails when the
-committed file differs.
+Every displayed step of the documents' proofs is a :class:`~verify.audit.engine.Step`
+with a status (exact, valid, loose, wrong, unchecked) decided by a check.  The steps are
+declared by the claim packages (``verify/documents/<document>/proofs.py`` for the built-in
+documents; any package of the ``mcsa_verify.claims`` entry-point group, see
+:mod:`verify.registry`).  ``docs/ERRATA.md`` and the packaged ``verify/data/audit.json``
+are generated from this table (:func:`errata_markdown`, :func:`audit_document`) and a test
+fails when the committed files differ.
 """
 
 from __future__ import annotations
 
 import json
 
-from .. import core, registry  # noqa: F401  (the claims' readings)
-from . import doc002, doc003, paper001  # noqa: F401  (register the steps)
 from bounds.references import ORDER, REFERENCES
+
+from .. import core
+from ..registry import load
 
 from .engine import EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, status_with_affected
 
 
 def rows(claim: str | None = None):
+    """One dict per audited step (of ``claim``, or of every claim): status, evidence, correction."""
+    load()
     out = []
     for s in STEPS.values():
         if claim and s.claim != claim:
@@ -51,8 +56,9 @@ def claim_statuses() -> dict[str, str]:
             label += "; statement " + ("survives" if survives else "fails") + (
                 f" (read as: {'; '.join(read_as)})" if read_as and not survives else "")
         out[c] = label
-    out.setdefault("table1", "no proof in its document")
-    out.setdefault("table2", "no proof in its document")
+    for cid, v in core.REGISTRY.items():  # claims that declare why they have no proof to audit
+        if v.proof:
+            out.setdefault(cid, v.proof)
     return out
 
 
@@ -79,6 +85,7 @@ def final_statuses() -> dict[str, "core.Status"]:
     import bounds
 
     emp = core.load_doc(core.VERDICTS_DOC).get("readings", {})
+    load()
     stm = statement_readings()
     return {cid: core.final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
 
@@ -224,17 +231,18 @@ def cmd_audit(argv):
     g.add_argument("--json", action="store_true")
     g.add_argument("--markdown", action="store_true", help="a Markdown table")
     g.add_argument("--errata", action="store_true", help="print docs/ERRATA.md as generated now")
-    g.add_argument("--write", action="store_true", help="write docs/ERRATA.md and docs/audit.json")
+    g.add_argument("--write", action="store_true",
+                   help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout only)")
     a = ap.parse_args(argv)
     if a.write:
-        import pathlib
+        from ..resources import data_file, writable
 
-        docs = pathlib.Path(__file__).resolve().parent.parent.parent / "docs"
-        docs.mkdir(exist_ok=True)
-        (docs / "ERRATA.md").write_text(errata_markdown())
-        (docs / "audit.json").write_text(core.dumps(audit_document(), indent=1, sort_keys=True) + "\n")
-        print(f"wrote {docs / 'ERRATA.md'} and {docs / 'audit.json'}")
+        errata, adoc = writable("docs/ERRATA.md"), data_file(core.AUDIT_DOC)  # refused from an installed package
+        errata.write_text(errata_markdown())
+        adoc.write_text(core.dumps(audit_document(), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {errata} and {adoc}")
         return 0
+    load()
     if a.claim and a.claim not in {s.claim for s in STEPS.values()}:
         import bounds
 

@@ -11,9 +11,9 @@ import sympy as sp
 
 from simulate import finite as F
 
-from ..paper_lemmas import LEMMA7_E, STRICT
-from ..paper_theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
-from .engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, searchable, step, sym_equal,
+from .lemmas import LEMMA7_E, STRICT
+from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
+from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, searchable, step, sym_equal,
                      sym_le)
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature

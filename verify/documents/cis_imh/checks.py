@@ -97,7 +97,7 @@ from simulate.families import MeanFieldGaussian
 from simulate.rng import unit_generator
 from simulate.targets import isotropic
 
-from .core import REGISTRY, CheckResult, Grid, Reading, Verification, register
+from verify.core import REGISTRY, CheckResult, Grid, Reading, Verification, register
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals
@@ -732,6 +732,42 @@ def run_variance_growth(grid, seed=0, progress=None):
     return out
 
 
+# ============================================================================= readings
+#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+_READINGS: dict = {}
+GROWS_Q = "conditional_variance increases with N for N << w"
+
+LINEAR, GROWS, FORMULA = ("'approximately linearly': exponent ~ 1", "'can increase with N': grows",
+                          "'~' as the formula (1 - r)^2 sigma^2/N within +-50%")
+
+_Q003 = ("when w(z_(t-1)) is very large, the conditional variance of CIS approximately grows linearly with N "
+         "(003, 'The variance of CIS can increase with N')")
+
+_READINGS["cis_variance_growth"] = (
+    Reading(LINEAR, _Q003, "for N << w the exponent a of V ~ N^a is 1 within the approximation's own departure",
+            axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ N^a for N <<")),
+    Reading(GROWS, _Q003, "the section's claim: V increases with N while N << w (the rate is not asserted)",
+            axis="'grows linearly'"),
+    Reading(FORMULA, _Q003, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) matches V "
+            "within +-50% at every N tried", axis="'grows linearly'",
+            select=lambda c: c.quantity == "conditional_variance", promote=True),
+)
+
+UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"
+
+NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", "w unnormalised, p(z, x)/q(z) as 003 defines it"
+
+_QACC = "1 - r(z_(t-1)) <= N / (w(z_(t-1)) + N) ... which in general is very tight (003, §Parallel IMH)"
+
+_READINGS["cis_acceptance_bound"] = (
+    Reading(NORMALISED, _QACC, "w = p(z | x)/q(z), so E_q w = 1 and Jensen gives E[S] = N (what the bound needs)",
+            axis="weights", select=lambda c: c.quantity == "acceptance_rate"),
+    Reading(UNNORMALISED, _QACC + "; w(z) = p(z, x)/q(z) is the unnormalized importance weight (§CIS as IMH)",
+            "w~ = Z w with the evidence Z = p(x): the acceptance rate is unchanged, the printed bound is not "
+            "(checked at Z = 0.1 and Z = 10 on the first instance)", axis="weights"),
+)
+
+
 # ============================================================================ registry
 register(Verification(
     claim="cis_barker_acceptance",
@@ -751,7 +787,7 @@ register(Verification(
               "R": 100000},
     ),
     run=run_barker,
-    overrides=("N",),
+    overrides=("N",), name="CIS acceptance is Barker's ratio", readings=_READINGS.get('cis_barker_acceptance', ()),
 ))
 
 register(Verification(
@@ -772,7 +808,7 @@ register(Verification(
               "states": ["worst", "median"]},
     ),
     run=run_acceptance_bound,
-    overrides=("N",),
+    overrides=("N",), name='CIS acceptance-rate bound', readings=_READINGS.get('cis_acceptance_bound', ()),
 ))
 
 register(Verification(
@@ -787,7 +823,7 @@ register(Verification(
               "dim": [1, 2, 3, 5, 10, 50], "proposal_scale": [0.5, 0.9, 0.95, 1.01, 1.05, 1.1, 1.3, 2.0]},
     ),
     run=run_rejection_kl,
-    overrides=("dim", "proposal_scale"),
+    overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)', readings=_READINGS.get('imh_rejection_kl', ()),
 ))
 
 register(Verification(
@@ -804,31 +840,63 @@ register(Verification(
               "slope_points": 10, "transition_points": 4, "scan_ratio": 2 ** 0.25, "refine_peak": True},
     ),
     run=run_variance_growth,
-    overrides=("w_star",),
+    overrides=("w_star",), name='CIS variance growth with N', readings=_READINGS.get('cis_variance_growth', ()),
 ))
 
-GROWS_Q = "conditional_variance increases with N for N << w"
-LINEAR, GROWS, FORMULA = ("'approximately linearly': exponent ~ 1", "'can increase with N': grows",
-                          "'~' as the formula (1 - r)^2 sigma^2/N within +-50%")
-_Q003 = ("when w(z_(t-1)) is very large, the conditional variance of CIS approximately grows linearly with N "
-         "(003, 'The variance of CIS can increase with N')")
-REGISTRY["cis_variance_growth"].readings = (
-    Reading(LINEAR, _Q003, "for N << w the exponent a of V ~ N^a is 1 within the approximation's own departure",
-            axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ N^a for N <<")),
-    Reading(GROWS, _Q003, "the section's claim: V increases with N while N << w (the rate is not asserted)",
-            axis="'grows linearly'"),
-    Reading(FORMULA, _Q003, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) matches V "
-            "within +-50% at every N tried", axis="'grows linearly'",
-            select=lambda c: c.quantity == "conditional_variance", promote=True),
-)
 
-UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"
-NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", "w unnormalised, p(z, x)/q(z) as 003 defines it"
-_QACC = "1 - r(z_(t-1)) <= N / (w(z_(t-1)) + N) ... which in general is very tight (003, §Parallel IMH)"
-REGISTRY["cis_acceptance_bound"].readings = (
-    Reading(NORMALISED, _QACC, "w = p(z | x)/q(z), so E_q w = 1 and Jensen gives E[S] = N (what the bound needs)",
-            axis="weights", select=lambda c: c.quantity == "acceptance_rate"),
-    Reading(UNNORMALISED, _QACC + "; w(z) = p(z, x)/q(z) is the unnormalized importance weight (§CIS as IMH)",
-            "w~ = Z w with the evidence Z = p(x): the acceptance rate is unchanged, the printed bound is not "
-            "(checked at Z = 0.1 and Z = 10 on the first instance)", axis="weights"),
-)
+# ============================================================================= search spaces
+# (python -m verify search CLAIM: verify.search)
+from verify.core import bound_value as _bv  # noqa: E402
+from verify.spaces import spec  # noqa: E402
+
+
+@spec("cis_acceptance_bound", "finite pi, q; N proposals in 1..10; any current state")
+def _cab():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 10), "x": st.integers(0, 2)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        x = d["x"] % pi.size
+        w = pi / q
+        # acceptance = E_q[S/(w_x + S)], S = sum of N proposal weights: enumerate the multiset
+        acc = 0.0
+        from math import factorial
+        for c in F._compositions(d["N"], pi.size):
+            p = factorial(d["N"])
+            for ci in c:
+                p //= factorial(ci)
+            p = p * np.prod([qq ** ci for qq, ci in zip(q, c)])
+            S = sum(ci * wi for ci, wi in zip(c, w))
+            acc += p * S / (w[x] + S)
+        return [("acceptance_rate", float(acc), _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
+    return strat, ev
+
+
+@spec("imh_rejection_kl", "pi = N(0,1), q = N(m, s^2) with m in [-3, 3], s in [0.5, 3]: exact quadrature")
+def _irk():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"m": st.floats(-3, 3), "s": st.floats(0.5, 3.0)})
+
+    def ev(d):
+        from scipy import stats
+
+        m, s = d["m"], d["s"]
+        lw = lambda z: stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s)  # noqa: E731
+        # acceptance = E_{z~pi, y~q} min(1, w(y)/w(z)) by 2-d quadrature on a Gauss-Hermite grid
+        x, wt = np.polynomial.hermite_e.hermegauss(160)
+        wt = wt / wt.sum()
+        z = x
+        y = m + s * x
+        acc = float(wt @ np.minimum(1.0, np.exp(lw(y)[None, :] - lw(z)[:, None])) @ wt)
+        kl = float(np.log(s) + (1 + m ** 2) / (2 * s ** 2) - 0.5)
+        klr = float(-np.log(s) + (s ** 2 + m ** 2) / 2 - 0.5)
+        return [("rejection_rate", 1 - acc, _bv("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
+                ("rejection_rate_symmetric", 1 - acc, _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
+    return strat, ev

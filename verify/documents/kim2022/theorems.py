@@ -28,9 +28,9 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from .core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register,
+from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register,
                    tightness_check)
-from .problems import fit_slope, gaussian_problem, student_t_problem
+from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
 _tol = exact_tolerance
@@ -255,7 +255,7 @@ def _tight(claim, form):
     """Hypothesis instances for the tightness of Theorem 3/4's corrected second-moment forms."""
     from hypothesis import strategies as st
 
-    from .search import _unit_score, finite_pair, scores
+    from verify.search import _unit_score, finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3, 3), "N": st.integers(1, 5), "t": st.integers(1, 20),
                                    "xs": st.lists(st.integers(0, 2), min_size=5, max_size=5), "s": scores(3)})
@@ -470,34 +470,10 @@ _COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1
                     t_problem=(5, 1.5, 5.0), g_problem=(5, 1.3), shape_problem=(6, 3.0, 5.0), R=16384,
                     N_shape=[2, 4, 8, 16, 32, 64])
 
-register(Verification(
-    "theorem1", "exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; MSC's N-scaling",
-    "finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
-    "exact+monte-carlo", "explicit, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)]),
-         dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)])),
-    run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale")))
-register(Verification(
-    "theorem2", "exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
-    "finite spaces; N(0, I) with Student-t q", "exact+monte-carlo", "explicit, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]), dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
-    run_theorem2, overrides=("N", "k", "t", "w_star")))
-register(Verification(
-    "theorem3", "exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's N-scaling",
-    "finite spaces; N(0, I) with Student-t and Gaussian q", "exact+monte-carlo", "explicit, moment, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
-         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3, N_mc=[2, 8, 32])),
-    run_theorem3, overrides=("N", "k", "t", "w_star")))
-register(Verification(
-    "theorem4", "exact joint TV of N independent IMH chains; single-chain TV on the weight line; exact and MC moments",
-    "finite spaces; isotropic Gaussian weight line; N(0, I) with Student-t and Gaussian q",
-    "exact+monte-carlo", "explicit, moment, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)]),
-         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
-              gauss=[(5, 1.5), (50, 1.05)])),
-    run_theorem4, overrides=("N", "k", "t", "w_star", "dim", "proposal_scale")))
-
-REGISTRY["theorem3"].readings = (
+# ============================================================================= readings
+#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+_READINGS: dict = {}
+_READINGS["theorem3"] = (
     Reading(JOINT, "d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN) (Theorem 3)",
             "P^k is the law of JSA's N states after k iterations (one Markov path), held against Pi = pi^N",
             axis="mixing law", select=lambda c: c.quantity == "mixing"),
@@ -505,15 +481,18 @@ REGISTRY["theorem3"].readings = (
             "P^k as the proof defines it: the product of the N states' marginal laws", axis="mixing law"),
 ) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
                            "; the 'explicit' form is reported but rests on Lemma 6, which fails for n >= 2")
-REGISTRY["theorem4"].readings = _conditioning_readings(
+
+_READINGS["theorem4"] = _conditioning_readings(
     "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2")
+
 for _cid, _q in (("theorem1", "E[||g_t,MSC||^2 | F_{t-1}] <= L^2"),
                  ("theorem2", "E[||g_t,MSC-RB||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] "
                               "+ ||mu||^2")):
-    REGISTRY[_cid].readings = (Reading(
+    _READINGS[_cid] = (Reading(
         CONDITIONAL, _q, "at every fixed state (the bound is uniform in F_{t-1}, so it also bounds the "
         "unconditional expectation over any trajectory: no separate reading can fail)", axis="conditioning"),)
-REGISTRY["theorem2"].readings += (
+
+_READINGS["theorem2"] += (
     Reading(APPENDIX, "E[||g||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2 (App. D)",
             "the appendix's statement, its O-terms with the constants of the proof (Cardoso et al. 2022's MSE and "
             "bias bounds)", axis="which statement", select=lambda c: c.form == "explicit"),
@@ -521,3 +500,131 @@ REGISTRY["theorem2"].readings += (
             "the main text's statement as printed, without the O-terms the appendix keeps", axis="which statement",
             select=lambda c: c.form == "stated", promote=True),
 )
+
+
+register(Verification(
+    "theorem1", "exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; MSC's N-scaling",
+    "finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
+    "exact+monte-carlo", "explicit, stated",
+    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)], dim=[5]),
+         dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
+    run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
+register(Verification(
+    "theorem2", "exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
+    "finite spaces; N(0, I) with Student-t q", "exact+monte-carlo", "explicit, stated",
+    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]), dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
+    run_theorem2, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, readings=_READINGS.get('theorem2', ())))
+register(Verification(
+    "theorem3", "exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's N-scaling",
+    "finite spaces; N(0, I) with Student-t and Gaussian q", "exact+monte-carlo", "explicit, moment, stated",
+    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
+         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3, N_mc=[2, 8, 32])),
+    run_theorem3, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, readings=_READINGS.get('theorem3', ())))
+register(Verification(
+    "theorem4", "exact joint TV of N independent IMH chains; single-chain TV on the weight line; exact and MC moments",
+    "finite spaces; isotropic Gaussian weight line; N(0, I) with Student-t and Gaussian q",
+    "exact+monte-carlo", "explicit, moment, stated",
+    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)], dim=[5]),
+         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
+              gauss=[(5, 1.5), (50, 1.05)], dim=[5, 50])),
+    run_theorem4, overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem4', ())))
+
+
+# ============================================================================= search spaces
+# (python -m verify search CLAIM: verify.search)
+from verify.spaces import spec  # noqa: E402
+
+
+@spec("theorem1", "finite pi, q (2-4 states), N in 2..12, k in 1..30, every start")
+def _t1():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "N": st.integers(2, 12), "k": st.integers(1, 30)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        K = F.cis_matrix(pi, q, d["N"])
+        tv = F.tv_curve(K, pi, d["k"])[-1].max()
+        w = float((pi / q).max())
+        return [("mixing (explicit)", float(tv), _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]), "<=", 1e-9)]
+    return strat, ev
+
+
+@spec("theorem2", "finite pi, q, a score with max |s| = L = 1, N in 2..8, t in 1..300, any state")
+def _t2():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8), "t": st.integers(1, 300),
+                                   "x": st.integers(0, 2), "s": scores(3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        x = d["x"] % pi.size
+        s = _unit_score(d["s"], pi.size)
+        m = F.moments_msc_rb(pi, q, s, x, d["N"])
+        w = float((pi / q).max())
+        chi2 = min(float((pi ** 2 / q).sum() - 1), w - 1)  # 1 + chi2 = E_pi w <= w* (clip rounding)
+        kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))), chi2=max(chi2, 0.0))
+        return [("second_moment (explicit)", m.second, _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8 + m.error)]
+    return strat, ev
+
+
+@spec("theorem3", "finite pi, q; JSA joint law (N in 1..4, k in 1..8) and conditional moments (t in 1..300)")
+def _t3():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4), "k": st.integers(1, 8),
+                                   "t": st.integers(1, 300), "x": st.integers(0, 2), "s": scores(3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        N, k, x = d["N"], d["k"], d["x"] % pi.size
+        K = F.imh_matrix(pi, q)
+        w = float((pi / q).max())
+        tv = F.tv_joint(F.jsa_joint_law(K, x, N, k), F.product_law([pi] * N))
+        s = _unit_score(d["s"], pi.size)
+        m = F.moments_jsa(K, s, x, N)
+        mu = min(1.0, float(abs(pi @ s[:, 0])))  # |E_pi s| <= max |s| = L (clip rounding)
+        return [("mixing (explicit)", tv, _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k), "<=", TOL),
+                ("second_moment (explicit)", m.second, _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
+                                                          t=d["t"], L=1.0, mu_norm=mu, D=1, c_cov=m.c_cov), "<=", TOL),
+                ("variance (explicit)", m.variance, _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
+                                                       c_cov=m.c_cov), "<=", TOL)]
+    return strat, ev
+
+
+@spec("theorem4", "finite pi, q; N independent IMH chains at any states; t in 1..300")
+def _t4():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6), "k": st.integers(1, 20),
+                                   "t": st.integers(1, 300), "xs": st.lists(st.integers(0, 2), min_size=6, max_size=6),
+                                   "s": scores(3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        N = d["N"]
+        xs = np.array(d["xs"][:N]) % pi.size
+        K = F.imh_matrix(pi, q)
+        w = float((pi / q).max())
+        s = _unit_score(d["s"], pi.size)
+        m = F.moments_pmcsa(K, s, xs)
+        mu = min(1.0, float(abs(pi @ s[:, 0])))
+        out = [("second_moment (explicit)", m.second, _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
+                                                         t=d["t"], L=1.0, mu_norm=mu, D=1), "<=", TOL)]
+        if pi.size ** N <= 729:
+            Kk = np.linalg.matrix_power(K, d["k"])
+            tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
+            out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=", TOL))
+        return out
+    return strat, ev

@@ -22,9 +22,9 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from .core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register,
+from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register,
                    tightness_check)
-from .problems import fit_slope
+from verify.problems import fit_slope
 
 _tol = exact_tolerance
 _b = bound_value
@@ -256,7 +256,7 @@ SEARCH_SPACE = "random finite pi, q (M = 2..4, no symmetry), every state"
 def _l5_tight():
     from hypothesis import strategies as st
 
-    from .search import finite_pair
+    from verify.search import finite_pair
 
     def ev(d):
         pi, q = d["pq"]
@@ -271,7 +271,7 @@ def _l5_tight():
 def _l6_tight():
     from hypothesis import strategies as st
 
-    from .search import finite_pair
+    from verify.search import finite_pair
 
     def ev(d):
         pi, q = d["pq"]
@@ -423,61 +423,23 @@ def run_table2(grid, seed=0, progress=None):
     return out
 
 
-# ============================================================================= registry
-register(Verification("proposition1", "E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
-                      "pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q", "exact+monte-carlo", "stated",
-                      Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
-                           dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)], wishart_dim=10,
-                                R=200000)),
-                      run_proposition1))
-register(Verification("proposition2", "exact w* and KL(pi||q)", "Gaussian pairs (closed forms); random finite pairs",
-                      "exact", "stated",
-                      Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
-                           dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
-                                M=[2, 3, 6, 12], pairs=10)),
-                      run_proposition2))
-register(Verification("lemma1", "exact TV of product measures (all sets, and product sets A^N)", "random finite spaces",
-                      "exact", "stated", Grid(dict(M=[2, 3], N=[1, 2, 3, 4]), dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
-                      run_lemma1, overrides=("N",)))
-register(Verification("lemma2", "exact second moment, variance, bias, MSE of discrete random vectors",
-                      "random discrete distributions in R^d", "exact", "stated",
-                      Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run_lemma2))
-register(Verification("lemma3", "V_q[w] by adaptive quadrature with its error estimate", "pi = N(0,1), q = N(m, s^2)",
-                      "exact", "stated",
-                      Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
-                           dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
-                      run_lemma3))
+# ============================================================================= readings
+#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
 _IMH_QUICK = dict(M=[3, 5], w_star=[1.5, 10.0, 100.0], n=[1, 2, 5])
+
 _IMH_FULL = dict(M=[3, 5, 8], w_star=[1.05, 1.5, 2.0, 10.0, 100.0, 1000.0], n=[1, 2, 3, 5, 10, 20])
-register(Verification("lemma4", "IMH rejection probability lambda(w) at every state, exactly",
-                      "finite spaces with w* attained at a known state", "exact", "stated",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma4, overrides=("w_star",)))
-register(Verification("lemma5", "T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
-                      "finite spaces", "exact", "stated, corrected",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma5, overrides=("n", "w_star")))
-register(Verification("lemma6", "E_{K^n(z,.)}[f] by exact matrix powers", "finite spaces; q = pi",
-                      "exact", "stated, corrected",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma6, overrides=("n", "w_star")))
-register(Verification("lemma7", "bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L", "finite spaces, IMH kernel (C = 1, rho = r)",
-                      "exact", "stated", Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
-                      run_lemma7, overrides=("n",)))
-register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo); symbolic structure",
-                      "pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex)", "monte-carlo+symbolic",
-                      "stated", Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000), dict(D=10, N=16, R=256, T_min=100, T_max=20000)),
-                      run_table1))
-register(Verification("table2", "evaluation and sampling counters of the simulators, per iteration",
-                      "every MCSA scheme", "exact", "stated",
-                      Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])), run_table2, overrides=("N",)))
 
 # ============================================================================= readings
 def _has(text):
     return lambda c: text in c.quantity
 
-
 STRICT = "strict '<' for every pair"
+
 LAMBDA_IMH, LAMBDA_PRINTED = "lambda = IMH rejection probability", "lambda as printed in Eq. (3) (against pi)"
+
 LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
-READINGS = {
+
+_READINGS = {
     "proposition2": (
         Reading("'<=' (equality exactly at pi = q)", "exp(d_KL(pi || q)) < w*",
                 "the strict sign read as '<=', strict whenever w is not constant on the support of pi",
@@ -520,5 +482,187 @@ READINGS = {
                 "the bias as the expected norm, as the proof's first line defines it", axis="bias",
                 select=by_form("as-written"), promote=True)),
 }
-for _cid, _rs in READINGS.items():
-    REGISTRY[_cid].readings = _rs
+
+
+# ============================================================================= registry
+register(Verification("proposition1", "E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
+                      "pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q", "exact+monte-carlo", "stated",
+                      Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
+                           dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)], wishart_dim=10,
+                                R=200000)),
+                      run_proposition1, readings=_READINGS.get('proposition1', ())))
+register(Verification("proposition2", "exact w* and KL(pi||q)", "Gaussian pairs (closed forms); random finite pairs",
+                      "exact", "stated",
+                      Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
+                           dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
+                                M=[2, 3, 6, 12], pairs=10)),
+                      run_proposition2, readings=_READINGS.get('proposition2', ())))
+register(Verification("lemma1", "exact TV of product measures (all sets, and product sets A^N)", "random finite spaces",
+                      "exact", "stated", Grid(dict(M=[2, 3], N=[1, 2, 3, 4]), dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
+                      run_lemma1, overrides=("N",), readings=_READINGS.get('lemma1', ())))
+register(Verification("lemma2", "exact second moment, variance, bias, MSE of discrete random vectors",
+                      "random discrete distributions in R^d", "exact", "stated",
+                      Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run_lemma2, readings=_READINGS.get('lemma2', ())))
+register(Verification("lemma3", "V_q[w] by adaptive quadrature with its error estimate", "pi = N(0,1), q = N(m, s^2)",
+                      "exact", "stated",
+                      Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
+                           dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
+                      run_lemma3, readings=_READINGS.get('lemma3', ())))
+register(Verification("lemma4", "IMH rejection probability lambda(w) at every state, exactly",
+                      "finite spaces with w* attained at a known state", "exact", "stated",
+                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma4, overrides=("w_star",), readings=_READINGS.get('lemma4', ())))
+register(Verification("lemma5", "T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
+                      "finite spaces", "exact", "stated, corrected",
+                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma5, overrides=("n", "w_star"), readings=_READINGS.get('lemma5', ())))
+register(Verification("lemma6", "E_{K^n(z,.)}[f] by exact matrix powers", "finite spaces; q = pi",
+                      "exact", "stated, corrected",
+                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma6, overrides=("n", "w_star"), readings=_READINGS.get('lemma6', ())))
+register(Verification("lemma7", "bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L", "finite spaces, IMH kernel (C = 1, rho = r)",
+                      "exact", "stated", Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
+                      run_lemma7, overrides=("n",), readings=_READINGS.get('lemma7', ())))
+register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo); symbolic structure",
+                      "pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex)", "monte-carlo+symbolic",
+                      "stated", Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000), dict(D=10, N=16, R=256, T_min=100, T_max=20000)),
+                      run_table1, proof="no proof in its document", readings=_READINGS.get('table1', ())))
+register(Verification("table2", "evaluation and sampling counters of the simulators, per iteration",
+                      "every MCSA scheme", "exact", "stated",
+                      Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])), run_table2, overrides=("N",), proof="no proof in its document", readings=_READINGS.get('table2', ())))
+
+
+# ============================================================================= search spaces
+# (python -m verify search CLAIM: verify.search)
+from verify.spaces import spec  # noqa: E402
+
+
+@spec("lemma5", "finite pi, q; n in 1..10; the weight of any state")
+def _l5():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        w = pi / q
+        x = d["x"] % pi.size
+        T = F.imh_T(pi, q, d["n"], float(w[x]))
+        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=", TOL)]
+    return strat, ev
+
+
+@spec("lemma6", "finite pi, q; n in 1..10; any start; f >= 0")
+def _l6():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3),
+                                   "f": st.lists(st.floats(0, 1), min_size=4, max_size=4)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        x = d["x"] % pi.size
+        f = np.array(d["f"][: pi.size])
+        emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), d["n"])[x] @ f)
+        w = float((pi / q).max())
+        return [("expectation (stated)", emp, _b("lemma6", "expectation", "stated", n=d["n"], w_star=w,
+                                                 eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
+    return strat, ev
+
+
+@spec("lemma4", "finite pi, q; any state; lambda against q (the rejection probability)")
+def _l4():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "x": st.integers(0, 3)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        w = pi / q
+        x = d["x"] % pi.size
+        lam = F.imh_lambda(pi, q, float(w[x]), "q")
+        ws = float(w.max())
+        return [("lambda_lower", lam, _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=ws), ">=", TOL),
+                ("lambda_upper", lam, _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=ws), "<=", TOL)]
+    return strat, ev
+
+
+@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| = L in D = 1..4 dimensions; n in 1..20")
+def _l7():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 20), "D": st.integers(1, 4),
+                                   "g": st.lists(st.floats(-1, 1), min_size=16, max_size=16)})
+
+    def ev(d):
+        pi, q = d["pq"]
+        M, D = pi.size, d["D"]
+        g = np.array(d["g"][: M * D]).reshape(M, D) + 1e-3
+        g /= np.linalg.norm(g, axis=1, keepdims=True)
+        K = F.imh_matrix(pi, q)
+        r = 1 - 1 / float((pi / q).max())
+        bias = float(np.max(np.linalg.norm(np.linalg.matrix_power(K, d["n"]) @ g - pi @ g, axis=1)))
+        return [("bias", bias, _b("lemma7", "bias", "stated", D=D, L=1.0, C=1.0, rho=r, n=d["n"]), "<=", TOL)]
+    return strat, ev
+
+
+@spec("lemma1", "two distributions on 2-3 states and their N-fold products, N in 1..5")
+def _l1():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 5)})
+
+    def ev(d):
+        p, q = d["pq"]
+        tv = 0.5 * float(np.abs(p - q).sum())
+        emp = F.tv_joint(F.product_law([p] * d["N"]), F.product_law([q] * d["N"]))
+        return [("product_tv", emp, _b("lemma1", "product_tv", "stated", N=d["N"], tv=tv), "<=", TOL)]
+    return strat, ev
+
+
+@spec("lemma2", "discrete random vectors in R^1..R^3 and any mu")
+def _l2():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"p": prob_vector(4), "v": st.lists(st.floats(-5, 5), min_size=12, max_size=12),
+                                   "mu": st.lists(st.floats(-5, 5), min_size=3, max_size=3), "d": st.integers(1, 3)})
+
+    def ev(d):
+        dim = d["d"]
+        vals = np.array(d["v"]).reshape(4, 3)[:, :dim]
+        mu = np.array(d["mu"][:dim])
+        p = d["p"]
+        mean = p @ vals
+        second = float(p @ (vals ** 2).sum(1))
+        V = float(p @ ((vals - mean) ** 2).sum(1))
+        bias = float(p @ np.linalg.norm(vals - mu, axis=1))
+        mse = float(p @ ((vals - mu) ** 2).sum(1))
+        mn = float(np.linalg.norm(mu))
+        return [("second_moment_variance", second, _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
+                ("second_moment_mse", second, _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
+    return strat, ev
+
+
+@spec("proposition2", "finite pi, q on 2-6 states")
+def _p2():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = finite_pair(6)
+
+    def ev(pq):
+        pi, q = pq
+        w = pi / q
+        kl = float(pi @ np.log(w))
+        return [("w_star_lower", float(w.max()), _b("proposition2", "w_star_lower", "stated", kl=kl), ">=", TOL)]
+    return strat, ev

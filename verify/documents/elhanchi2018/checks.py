@@ -103,7 +103,7 @@ from scipy import linalg, optimize, stats
 
 from simulate.rng import unit_generator
 
-from .core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, register
+from verify.core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, register
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 
@@ -712,6 +712,19 @@ def run_convergence_criterion(grid, seed=0, progress=None):
     return out
 
 
+# ============================================================================= readings
+#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+_READINGS: dict = {}
+_READINGS["sgfs_stationary_covariance"] = (
+    Reading(EQUIVALENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
+            "the printed range is exactly the stationary range: sup of the stationary k equals 1",
+            axis="printed range", select=lambda c: c.quantity == "stationarity_k_max" and c.form == "stated"),
+    Reading(SUFFICIENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
+            "the range as the one the report works in: every k in (0, 1) gives a stationary process "
+            "(the covariance formula Eq. (32) is checked under both readings)", axis="printed range"),
+)
+
+
 # ============================================================================= registry
 register(Verification(
     "sgfs_stationary_covariance",
@@ -721,7 +734,7 @@ register(Verification(
     "exact", "stated, explicit, series",
     Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
          dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], eps=[1.0, 0.5, 0.1], cond=1000.0)),
-    run_stationary_covariance, overrides=("k", "eps", "dim", "cond")))
+    run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)', readings=_READINGS.get('sgfs_stationary_covariance', ())))
 
 register(Verification(
     "sgfs_exact_noise",
@@ -732,7 +745,7 @@ register(Verification(
     Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0, cond_D=10.0),
          dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], random_D_frac=[0.3, 0.6, 0.9, 0.99],
               cond=1000.0, cond_D=100.0)),
-    run_exact_noise, overrides=("k", "dim", "cond")))
+    run_exact_noise, overrides=("k", "dim", "cond"), name='Noise of the exact process', readings=_READINGS.get('sgfs_exact_noise', ())))
 
 register(Verification(
     "sgfs_admissible_k",
@@ -744,7 +757,7 @@ register(Verification(
               c=0.1, cond=10.0),
          dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
               priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)),
-    run_admissible_k, overrides=("dim", "N", "batch", "priors", "c", "cond")))
+    run_admissible_k, overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)', readings=_READINGS.get('sgfs_admissible_k', ())))
 
 register(Verification(
     "sgfs_variance_trajectory",
@@ -754,7 +767,7 @@ register(Verification(
     Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], t=[0, 1, 2, 5, 20], cond=100.0),
          dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], t=[0, 1, 2, 3, 5, 10, 50, 200],
               cond=1000.0)),
-    run_variance_trajectory, overrides=("k", "t", "dim", "cond")))
+    run_variance_trajectory, overrides=("k", "t", "dim", "cond"), name='Variance along the exact process', readings=_READINGS.get('sgfs_variance_trajectory', ())))
 
 register(Verification(
     "sgfs_autocovariance",
@@ -764,7 +777,7 @@ register(Verification(
     Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0], R=20000),
          dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], cond=1000.0, mc_dim=4,
               mc_k=[0.1, 0.5, 1.0, 3.0], R=400000)),
-    run_autocovariance, overrides=("k", "dim", "cond", "mc_k", "R")))
+    run_autocovariance, overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance', readings=_READINGS.get('sgfs_autocovariance', ())))
 
 register(Verification(
     "sgfs_convergence_criterion",
@@ -775,13 +788,43 @@ register(Verification(
               R=20000),
          dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0], k=[0.05, 0.3],
               n_avg=[3, 10], b=[0.5, 1.0], R=40000)),
-    run_convergence_criterion, overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R")))
+    run_convergence_criterion, overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)', readings=_READINGS.get('sgfs_convergence_criterion', ())))
 
-REGISTRY["sgfs_stationary_covariance"].readings = (
-    Reading(EQUIVALENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
-            "the printed range is exactly the stationary range: sup of the stationary k equals 1",
-            axis="printed range", select=lambda c: c.quantity == "stationarity_k_max" and c.form == "stated"),
-    Reading(SUFFICIENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
-            "the range as the one the report works in: every k in (0, 1) gives a stationary process "
-            "(the covariance formula Eq. (32) is checked under both readings)", axis="printed range"),
-)
+
+# ============================================================================= search spaces
+# (python -m verify search CLAIM: verify.search)
+from verify.core import bound_value as _b  # noqa: E402
+from verify.spaces import spec  # noqa: E402
+
+
+@spec("sgfs_variance_trajectory", "k in (0, 4), t in 0..50, scalar VAR(1) recursion from theta_MAP")
+def _svt():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"k": st.floats(0.01, 3.99), "t": st.integers(0, 50)})
+
+    def ev(d):
+        k, t = d["k"], d["t"]
+        a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
+        for _ in range(t):
+            v = a * a * v + noise
+        return [("variance_ratio (stated)", v, _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
+    return strat, ev
+
+
+@spec("sgfs_stationary_covariance", "k in (0, 8), eps in (0, 2]: is the VAR(1) stationary (k < 1 as printed)?")
+def _ssc():
+    from hypothesis import strategies as st
+
+    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+
+    strat = st.fixed_dictionaries({"k": st.floats(0.01, 7.9), "eps": st.just(1.0)})
+
+    def ev(d):
+        k = d["k"]
+        stationary = abs(1 - k / 2) < 1
+        # empirical: 1 if stationary; bound: 1 if the printed condition k in (0, 1) admits k
+        return [("stationary iff k < 1 (as printed)", float(stationary), float(k < 1), "=", 0.0)]
+    return strat, ev

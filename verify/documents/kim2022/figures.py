@@ -45,7 +45,7 @@ Regenerate the stored full-mode results (run on the sweep engine, cached per cel
 ``out/figure-cache``; ``--workers K`` local processes, or ``--scheduler tcp://HOST:PORT``
 for a Dask cluster)::
 
-    python -m verify.figures --figure all --out docs/figures --workers 2
+    python -m verify.reproductions --claim all --workers 2
 """
 
 from __future__ import annotations
@@ -66,10 +66,9 @@ import bounds
 from bounds.clikit import jsonable
 from simulate import experiments as X
 
-from .core import ALPHA, CheckResult, Grid, Verification, combine, register, z_one_sided
+from verify.core import ALPHA, CheckResult, Grid, Verification, combine, register, z_one_sided
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", ROOT / "out" / "figure-cache"))
+CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", Path("out") / "figure-cache"))
 DELTA = 0.2  # margin on the benefit exponent (bounds.experiments, param delta)
 #: "chi2 has become small" (observation iii): 1 + chi2(pi||q) <= N_max in the phase (median over runs), i.e. the
 #: importance-sampling effective sample size N/(1 + chi2) of the largest budget is at least 1 (Kong's rule;
@@ -419,27 +418,6 @@ def verdict_summary(checks) -> dict:
     return {f"{q} [{f}]" + ("" if p else " (not deciding)"): combine(v) for (q, f, p), v in sorted(by.items())}
 
 
-STORED = ROOT / "docs" / "figures"
-
-
-def stored_run(claim: str, directory: Path | None = None) -> dict | None:
-    """The stored reproduction of ``claim`` (``docs/figures/<claim>_verdicts.json``, written
-    by :func:`regenerate`): its mode, verdict, completeness, settings and the quantities
-    that do not hold; None when there is none (an installed package has no docs/) or it
-    cannot be read.  The command line shows it beside a ``--quick`` run, whose reduced
-    experiment is not the paper's, and the report beside each stored figure."""
-    path = Path(STORED if directory is None else directory) / f"{claim}_verdicts.json"
-    try:
-        rec = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(rec, dict):
-        return None
-    return {"path": str(path), "mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
-            "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
-            "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
-
-
 # ============================================================================ plots
 def _quantiles(vals, qs=(0.1, 0.5, 0.9)):
     v = np.asarray(vals, float)
@@ -660,6 +638,13 @@ def plot_figure2(report, path, dpi=130):
     return path
 
 
+def _reproduce(fig):
+    def reproduce(out, data, **kw):
+        """Rerun ``fig`` at the paper's settings; see :func:`regenerate`."""
+        return regenerate((fig,), out, data, **kw).get(fig)
+    return reproduce
+
+
 # ============================================================================ registry
 register(Verification(
     "figure1",
@@ -668,7 +653,7 @@ register(Verification(
     "the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
     "monte-carlo", "moment, corrected, stated",
     Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
-    run_figure1, plot=plot_figure1, execution=True))
+    run_figure1, plot=plot_figure1, execution=True, reproduction=_reproduce("figure1")))
 register(Verification(
     "figure2",
     "final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
@@ -676,14 +661,14 @@ register(Verification(
     "the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
     "monte-carlo", "stated",
     Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
-    run_figure2, plot=plot_figure2, execution=True))
+    run_figure2, plot=plot_figure2, execution=True, reproduction=_reproduce("figure2")))
 
 
 # ============================================================================ regenerate docs/figures
 def _sensitivity(fig, rows) -> dict:
     """Verdicts under other readings: figure1 with delta = 0.5 (a 16-fold budget must lower V by more than
     4x to count as a benefit; stored: 0.2); figure2 with other convergence tolerances."""
-    from .core import decide
+    from verify.core import decide
 
     def summary(checks):
         for c in checks:
@@ -696,9 +681,11 @@ def _sensitivity(fig, rows) -> dict:
     return {"delta=0.5": summary(figure1_checks(rows, delta=0.5))}
 
 
-def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mode="full", progress=None,
+def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full", progress=None,
                cached_only=False, workers=1, scheduler=None, cache=None):
-    """Run (cached) and store each figure: <fig>.csv (tidy), <fig>.png, <fig>_verdicts.json.
+    """Run (cached) and store each figure: ``out/<fig>.csv`` (the tidy table), and
+    ``data/<fig>.png`` and ``data/<fig>.json`` (its verdicts: what
+    :func:`verify.reproductions.stored_run` reads; ``data`` defaults to ``out``).
 
     ``cached_only``: use only the cells already in the cache (nothing is simulated); the
     stored verdicts then say which cells are missing (``complete: false``).  ``workers``,
@@ -707,10 +694,12 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
     quick mode)."""
     import time
 
-    from .core import REGISTRY, Report, decide
+    from verify.core import REGISTRY, Report, decide
 
     out = Path(out)
+    data = Path(data) if data is not None else out
     out.mkdir(parents=True, exist_ok=True)
+    data.mkdir(parents=True, exist_ok=True)
     done = {}
     for fig in figures:
         grid = REGISTRY[fig].grid.full if mode == "full" else REGISTRY[fig].grid.quick
@@ -739,7 +728,7 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
                                        + "; ".join(f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
                                                    + ", ".join(v) for k, v in by.items())
                                        + " — verdicts on the cells shown only")
-        (REGISTRY[fig].plot)(rep, str(out / f"{fig}.png"))
+        (REGISTRY[fig].plot)(rep, str(data / f"{fig}.png"))
         walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows
                                         if (r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) == k)
                  for k in have}
@@ -748,55 +737,6 @@ def regenerate(figures=("figure1", "figure2"), out=ROOT / "docs" / "figures", mo
                "by_quantity": verdict_summary(rep.checks), "cell_wall_s": walls,
                "sensitivity": _sensitivity(fig, rows),
                "total_cell_wall_s": sum(walls.values())}
-        (out / f"{fig}_verdicts.json").write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
+        (data / f"{fig}.json").write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
         done[fig] = doc
     return done
-
-
-def main(argv=None):
-    import sys
-
-    from bounds.clikit import Parser, UsageError
-
-    from .cli import add_execution_flags, execution_options
-
-    prog = "python -m verify.figures"
-    ap = Parser(prog=prog, description="Regenerate docs/figures: run the figures on the sweep engine (cached per "
-                                       f"cell in {CACHE}; --workers K local processes or a Dask cluster with "
-                                       "--scheduler), write the tidy CSV, the PNG and the verdicts.",
-                epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 interrupted.")
-    ap.add_argument("--figure", choices=("figure1", "figure2", "all"), default="all")
-    ap.add_argument("--mode", choices=("quick", "full"), default="full")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "figures"))
-    ap.add_argument("--cached-only", action="store_true",
-                    help="use only the cells already cached (no simulation); missing cells are listed")
-    add_execution_flags(ap)
-    try:
-        a = ap.parse_args(argv)
-        ex = execution_options(a)
-        out = Path(a.out)
-        if out.exists() and not out.is_dir():
-            raise UsageError(f"--out: {a.out!r} exists and is not a directory")
-    except UsageError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 2
-    figs = ("figure1", "figure2") if a.figure == "all" else (a.figure,)
-    from simulate.sweep import GridError
-
-    try:
-        res = regenerate(figs, a.out, a.mode, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                         cached_only=a.cached_only, **ex)
-    except GridError as e:  # an unreachable --scheduler: refused when connecting, before any cell runs
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted; finished cells are cached: rerun the same command to resume", file=sys.stderr)
-        return 130
-    for fig, doc in res.items():
-        miss = "" if doc["complete"] else f"; INCOMPLETE, missing cells {doc['missing_cells']}"
-        print(f"{fig}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation{miss})")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

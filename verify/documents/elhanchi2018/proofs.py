@@ -10,8 +10,8 @@ import numpy as np
 import sympy as sp
 from scipy import linalg
 
-from ..sgmcmc import EQUIVALENT
-from .engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, searchable, step, sym_equal
+from .checks import EQUIVALENT
+from verify.audit.engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, searchable, step, sym_equal
 
 SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)

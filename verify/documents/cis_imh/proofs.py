@@ -14,7 +14,7 @@ from scipy import stats
 
 from simulate import finite as F
 
-from .engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal, unchecked
+from verify.audit.engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal, unchecked
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "003"  # the CIS-as-IMH draft

@@ -1,0 +1,12 @@
+"""Kim, Oh, Gardner, Dieng & Kim, "Markov Chain Score Ascent: A Unifying Framework of
+Variational Inference with Markovian Gradients", NeurIPS 2022.
+
+``lemmas``   Propositions 1-2, Lemmas 1-7, Tables 1-2 (§3-§5, App. A-C).
+``theorems`` Theorems 1-4 (§4.1-§5.1, App. D-E): verifications, readings, search spaces.
+``figures``  Figures 1-2 (§6.2): the paper's simulations with each theorem's bound.
+``proofs``   the proof audit: every displayed step of the appendix proofs.
+
+The formulas are in :mod:`bounds.paper` and :mod:`bounds.experiments`.
+"""
+
+from . import lemmas, theorems, figures, proofs  # noqa: F401  (registers the claims, spaces and steps)

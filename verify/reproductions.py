@@ -1,0 +1,128 @@
+"""Stored reproductions of a document's experiments at the paper's settings.
+
+A claim whose :class:`~verify.core.Verification` has a ``reproduction`` hook (Kim et al.
+2022's Figures 1-2 among the built-in claims) reruns its experiment at the paper's
+settings with ``python -m verify.reproductions``; its verdicts and figure are stored in
+the package (``verify/data/figures/<claim>.json`` and ``.png``, read with
+:mod:`importlib.resources`, so an installed wheel shows them) and its tidy table in
+``docs/figures/<claim>.csv``.  The command line and the report show a stored full run
+beside (and, where it is the claim's status, before) any reduced ``--quick`` run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .resources import data, read_bytes
+
+FIGURES = "figures"
+#: read the stored runs from this directory instead of the packaged data (tests, or a
+#: regenerated set not yet committed)
+DIRECTORY: Path | None = None
+
+
+def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
+    """The stored reproduction of ``claim``: its mode, verdict, completeness, settings and
+    the quantities that do not hold; None when there is none or it cannot be read.
+
+    ``directory``: read ``<directory>/<claim>.json`` instead of the packaged one."""
+    directory = directory if directory is not None else DIRECTORY
+    if directory is None:
+        node, shown = data(f"{FIGURES}/{claim}.json"), f"verify/data/{FIGURES}/{claim}.json"
+    else:
+        node = Path(directory) / f"{claim}.json"
+        shown = str(node)
+    try:
+        rec = json.loads(node.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(rec, dict):
+        return None
+    return {"path": shown, "mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
+            "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
+            "sensitivity": rec.get("sensitivity", {}), "by_quantity": rec.get("by_quantity", {}),
+            "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
+
+
+def stored_full_run(claim: str) -> dict | None:
+    """The stored run of ``claim`` when it was made at the paper's (full) settings."""
+    st = stored_run(claim)
+    return st if st is not None and st["mode"] == "full" else None
+
+
+def stored_png(claim: str) -> bytes | None:
+    """The stored figure of ``claim``'s reproduction (PNG bytes), or None."""
+    return read_bytes(f"{FIGURES}/{claim}.png")
+
+
+def reproducible() -> list[str]:
+    """Registered claims with a ``reproduction`` hook."""
+    from .registry import verifications
+
+    return [cid for cid, v in verifications().items() if v.reproduction is not None]
+
+
+def main(argv=None) -> int:
+    """``python -m verify.reproductions``: rerun and store the reproductions."""
+    from bounds.clikit import Parser, UsageError
+
+    from .execution import add_execution_flags, execution_options
+    from .resources import checkout_root
+
+    prog = "python -m verify.reproductions"
+    claims = reproducible()
+    ap = Parser(prog=prog, description=(
+        "Rerun the documents' experiments at the paper's settings on the sweep engine (cached per cell; --workers K "
+        "local processes or a Dask cluster with --scheduler) and store them: the tidy CSV in docs/figures/, the "
+        "verdicts and the PNG in verify/data/figures/ (from a source checkout; elsewhere give --out DIR)."),
+        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 interrupted.")
+    ap.add_argument("--claim", choices=claims + ["all"], default="all")
+    ap.add_argument("--mode", choices=("quick", "full"), default="full")
+    ap.add_argument("--out", default=None, metavar="DIR",
+                    help="write every file into DIR (default: docs/figures and verify/data/figures of the checkout)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="use only the cells already cached (no simulation); missing cells are listed")
+    add_execution_flags(ap)
+    try:
+        a = ap.parse_args(argv)
+        ex = execution_options(a)
+        if a.out is not None:
+            out = data_dir = Path(a.out)
+            if out.exists() and not out.is_dir():
+                raise UsageError(f"--out: {a.out!r} exists and is not a directory")
+        else:
+            root = checkout_root()
+            if root is None:
+                raise UsageError("--out: this is an installed package; give --out DIR to write the reproductions")
+            out, data_dir = root / "docs" / "figures", root / "verify" / "data" / FIGURES
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    from simulate.sweep import GridError
+
+    from .registry import verifications
+
+    reg = verifications()
+    todo = claims if a.claim == "all" else [a.claim]
+    try:
+        for cid in todo:
+            doc = reg[cid].reproduction(out, data_dir, mode=a.mode, cached_only=a.cached_only,
+                                        progress=lambda m: print(m, file=sys.stderr, flush=True), **ex)
+            if doc is None:
+                print(f"{cid}: nothing to store (no cell ran)")
+                continue
+            miss = "" if doc["complete"] else f"; INCOMPLETE, missing cells {doc['missing_cells']}"
+            print(f"{cid}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation{miss})")
+    except GridError as e:  # an unreachable --scheduler: refused when connecting, before any cell runs
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; finished cells are cached: rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
