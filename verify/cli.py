@@ -371,7 +371,8 @@ def cmd_all(argv):
     ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.", epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--write", action="store_true",
-                    help="also write the final statuses to docs/verdicts.json (read by `list`)")
+                    help="also write the final statuses to verify/data/verdicts.json (read by `list`; from a "
+                         "source checkout only)")
     a = ap.parse_args(argv)
     seed = seed_arg(a.seed)
     import bounds
@@ -379,6 +380,10 @@ def cmd_all(argv):
     from . import core
 
     mode = "full" if a.full else "quick"
+    if a.write:  # refused before any work from an installed package (nothing is written into site-packages)
+        from .resources import data_file
+
+        data_file(core.VERDICTS_DOC)
     t0 = time.perf_counter()
     with progress(desc="all", json=a.json) as bar:
         reports = run_all(mode, seed, bar)
@@ -430,16 +435,17 @@ def cmd_all(argv):
 
 
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,all,search,audit,report,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,CLAIM}} ...
 
 Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) against exact and Monte Carlo computations.
 
   {PROG} list                      coverage table: what is measured, how, which form
   {PROG} theorem3 [--plot f.png]   one claim: checks, verdict, counterexamples
-  {PROG} all --quick               every claim with a summary (--write: docs/verdicts.json)
+  {PROG} all --quick               every claim with a summary (--write: verify/data/verdicts.json)
   {PROG} search theorem4           Hypothesis search for a counterexample
   {PROG} audit [CLAIM]             step-by-step proof audit
   {PROG} report                    the HTML report of every claim
+  {PROG} coverage [--json]         every checkable statement of the documents and its status
 
 Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict
 RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
@@ -467,6 +473,12 @@ def _report(argv):
     return cmd_report(argv)
 
 
+def _coverage(argv):
+    from .coverage import cmd_coverage
+
+    return cmd_coverage(argv)
+
+
 def main(argv=None) -> int:
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report}, cmd_claim)
+                                   "report": _report, "coverage": _coverage}, cmd_claim)
