@@ -92,8 +92,20 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
-    return run_verification(get(claim), mode, seed=seed, bound_scale=bound_scale, overrides=overrides,
-                            progress=progress)
+    rep = run_verification(get(claim), mode, seed=seed, bound_scale=bound_scale, overrides=overrides,
+                           progress=progress)
+    rep.figure_png = lambda: _png(rep)  # drawn only when Jupyter displays the report
+    return rep
+
+
+def _png(rep, dpi: int = 70) -> bytes:
+    import io
+
+    from .plot import figure
+
+    buf = io.BytesIO()
+    figure(rep, buf, dpi=dpi)
+    return buf.getvalue()
 
 
 def search(claim: str, seed: int = 0, max_examples: int = 200) -> dict | None:

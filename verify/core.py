@@ -405,6 +405,8 @@ class Report:
     extra: dict = field(default_factory=dict)
     reading_defs: tuple = ()  # the claim's Reading list
     audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
+    #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
+    figure_png: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def empirical_readings(self) -> dict[str, str]:
@@ -431,6 +433,61 @@ class Report:
         for c in self.checks:
             forms.setdefault(c.form, []).append(c.verdict)
         return {f: combine(v) for f, v in forms.items()}
+
+    def to_dataframe(self):
+        """One tidy row per check: claim, quantity, form, reading, method, relation, the
+        parameters (one column each), empirical, stderr, bound, ratio, verdict, primary.
+
+        Needs pandas (``pip install "mcsa-verify[dataframe]"``)."""
+        import pandas as pd
+
+        rows = []
+        for c in self.checks:
+            row = {"claim": self.claim, "quantity": c.quantity, "form": c.form, "reading": c.reading,
+                   "method": c.method, "relation": c.relation, "empirical": c.empirical, "stderr": c.stderr,
+                   "bound": c.scaled_bound if c.scaled_bound is not None else c.bound, "ratio": c.ratio,
+                   "verdict": c.verdict, "primary": c.primary, "note": c.note}
+            for k, v in _jsonable(c.params).items():
+                row[f"param_{k}"] = v if not isinstance(v, (list, dict)) else str(v)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _summary_lines(self) -> list[tuple[str, str]]:
+        st = self.status
+        out = [("final status", st.text())]
+        for name, v in st.readings.items():
+            out.append((f"reading: {name}", v))
+        for g in group_checks(self.checks, by=("quantity", "form")):
+            q, f = g.key
+            out.append((f"{q} [{f}]{'' if g.primary else ' (not deciding)'}",
+                        f"{g.verdict}: {g.holds} hold, {g.violated} violated, {g.inconclusive} inconclusive"
+                        f" ({g.method}); worst ratio {fmt_ratio(g.worst)}"))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"Report(claim={self.claim!r}, verdict={self.verdict!r}, checks={len(self.checks)}, "
+                f"seed={self.seed}, readings={len(self.readings)})")
+
+    def _repr_markdown_(self) -> str:
+        lines = [f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
+                 f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
+                 "| | |", "|---|---|"]
+        lines += [f"| {k} | {v} |".replace("||", "\\|\\|") for k, v in self._summary_lines()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self._summary_lines())
+        fig = ""
+        png = self.figure_png() if self.figure_png is not None else None
+        if png:
+            import base64
+
+            fig = '<img style="max-width:100%" src="data:image/png;base64,' + base64.b64encode(png).decode("ascii") + '"/>'
+
+        return (f"<div><b>{html.escape(self.claim)}</b>: {html.escape(self.status.text())} "
+                f"({len(self.checks)} checks, seed {self.seed})<table>{rows}</table>{fig}</div>")
 
     def as_json(self) -> dict:
         st = self.status

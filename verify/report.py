@@ -362,3 +362,8 @@ def render(data: dict) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parent / "templates")),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     return env.get_template(TEMPLATE).render(**data)
+
+
+from ._callable import callable_module  # noqa: E402
+
+callable_module(__name__, write_report)  # verify.report(...) writes the report, also once this module is imported

@@ -206,3 +206,8 @@ def cmd_search(argv):
                 print(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
                       f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
     return 1 if res["found"] else 0
+
+
+from ._callable import callable_module  # noqa: E402
+
+callable_module(__name__, search)  # verify.search(...) is the API's search, also once this module is imported

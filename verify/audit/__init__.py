@@ -264,3 +264,8 @@ def cmd_audit(argv):
               f"{sum(r['affected'] for r in rs)} affected by a wrong step; "
               f"{sum(r['method'] == 'reading' for r in rs)} settled by reading.")
     return 0
+
+
+from .._callable import callable_module  # noqa: E402
+
+callable_module(__name__, rows)  # verify.audit(claim) gives the steps, also once this package is imported
