@@ -35,3 +35,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from verify.registry import load as _load_claims  # noqa: E402
 
 _load_claims()
+
+# The claim-result cache (verify.runner) is off for the suite: tests that patch a claim or
+# the machinery must see it recomputed.  tests/test_runner.py switches it on in a tmp dir.
+os.environ.setdefault("MCSA_CACHE", "off")

@@ -1,5 +1,6 @@
 """``python -m verify``: see :mod:`verify.cli`."""
 
-from .cli import main
+if __name__ == "__main__":  # local worker processes are spawned: they import this module as __mp_main__
+    from .cli import main
 
-raise SystemExit(main())
+    raise SystemExit(main())

@@ -28,6 +28,7 @@ from bounds.references import REFERENCES, cite_numbers
 from .core import fmt, fmt_ratio
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
+from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401  (cli.run_all: tests patch it)
 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
@@ -262,6 +263,9 @@ def claim_parser(cid, v):
                     help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a small C must give "
                          "'violated'")
     ap.add_argument("--verbose", action="store_true", help="list every check")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="recompute (default: read the result from the cache when the claim's code, its grid, the "
+                         "seed and the library versions are unchanged)")
     for key in override_keys():
         ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
                         help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
@@ -309,10 +313,19 @@ def cmd_claim(cid, argv):
     plot = output_path("--plot", a.plot) if a.plot is not None else None
     from .core import EXIT, run_verification
 
+    mode = "full" if a.full else "quick"
     with progress(desc=cid, json=a.json) as bar:
         try:
-            rep = run_verification(v, "full" if a.full else "quick", seed=seed, bound_scale=C, overrides=overrides,
-                                   progress=bar, execution=execution)
+            if overrides or execution:  # a grid of the user's: computed, not cached
+                rep = run_verification(v, mode, seed=seed, bound_scale=C, overrides=overrides, progress=bar,
+                                       execution=execution)
+            else:  # the claim's own grid: read from the content-keyed cache when nothing changed
+                from .core import rescore
+                from .runner import run_claims
+
+                rep = run_claims([cid], mode, seed, workers=1, cache=not a.no_cache)[cid]
+                if C != 1:
+                    rep = rescore(rep, C)
         except refused as e:
             raise UsageError(str(e)) from None
     if plot:
@@ -352,29 +365,16 @@ def stored_run_text(cid, v, stored) -> str:
 
 
 # ----------------------------------------------------------------------------- all
-def run_all(mode="quick", seed=0, progress=None):
-    import bounds
-
-    from .core import run_verification
-
-    reg = _registry()
-    reports = []
-    ids = [c for c in bounds.ids() if c in reg] + [c for c in reg if c not in bounds.ids()]
-    for cid in ids:
-        if progress:
-            progress(f"{cid} ...")
-        reports.append(run_verification(reg[cid], mode, seed=seed, progress=progress))
-    return reports
-
-
 def cmd_all(argv):
     ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.", epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--write", action="store_true",
                     help="also write the final statuses to verify/data/verdicts.json (read by `list`; from a "
                          "source checkout only)")
+    add_parallel_flags(ap)
     a = ap.parse_args(argv)
     seed = seed_arg(a.seed)
+    workers = parallel_workers(a)
     import bounds
 
     from . import core
@@ -386,7 +386,7 @@ def cmd_all(argv):
         data_file(core.VERDICTS_DOC)
     t0 = time.perf_counter()
     with progress(desc="all", json=a.json) as bar:
-        reports = run_all(mode, seed, bar)
+        reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
     elapsed = time.perf_counter() - t0
     verdict = core.summary_status(r.verdict for r in reports)
     if a.write:

@@ -388,6 +388,14 @@ def load_doc(name: str) -> dict:
     return read_json(name)
 
 
+class CheckList(list):
+    """The checks of a run that also carries the run's tidy table (``rows``: e.g. an
+    experiment's per-run rows, from which its figure is drawn) and the ``figure`` it makes."""
+
+    rows: list = []
+    figure: str = ""
+
+
 @dataclass
 class Report:
     """All checks of one claim with the claim-level verdicts.

@@ -59,7 +59,11 @@ def parse(argv):
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
     ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
     ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
+    from .runner import add_parallel_flags, parallel_workers
+
+    add_parallel_flags(ap)
     a = ap.parse_args(argv)
+    workers = parallel_workers(a)
     seed = number("--seed", a.seed, integer=True, lo=0)
     dpi = number("--dpi", a.dpi, integer=True, lo=40, hi=300)
     out = pathlib.Path(a.out)
@@ -71,7 +75,7 @@ def parse(argv):
             pass
     except OSError as e:
         raise UsageError(f"--out: cannot write into {a.out!r} ({e.strerror or e})") from None
-    return out, ("full" if a.full else "quick"), seed, dpi
+    return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache
 
 
 def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, reports: dict | None = None,
@@ -89,8 +93,13 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
 def cmd_report(argv, reports: dict | None = None) -> int:
     """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
     skips running the claims again (the test suite passes its shared quick run)."""
-    out, mode, seed, dpi = parse(argv)
+    out, mode, seed, dpi, workers, cache = parse(argv)
     t0 = time.perf_counter()
+    if reports is None:
+        from .runner import run_all
+
+        with progress(desc="claims") as bar:
+            reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports)
     path = out / "report.html"
     path.write_text(render(data), encoding="utf-8")

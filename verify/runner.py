@@ -1,0 +1,224 @@
+"""Run many claims: in parallel on the sweep engine, with a cache keyed by content.
+
+:func:`run_claims` runs each claim's verification as one task of
+:func:`simulate.sweep.execute`: on local processes (``workers``, default the number of
+CPUs), on a Dask cluster (``scheduler``) or in this process, with the engine's checksummed
+cache.  A result is stored under a key made of
+
+* the claim, the mode and the seed;
+* a digest of the code it depends on (:func:`code_digest`: the machinery of :mod:`verify`,
+  all of :mod:`simulate` and :mod:`bounds`, and every file of the claim's own package);
+* the versions of Python, NumPy, SciPy, SymPy and mpmath.
+
+A rerun with nothing changed reads the stored checks; a changed digest is a different key,
+so a stale result is recomputed, never read.  Each claim's random draws come from its own
+seeded streams, so the results are bit-identical whatever the number of workers (JSON
+keeps every float exactly).
+
+The cache lives in ``$MCSA_CACHE`` (default ``~/.cache/mcsa-verify``); ``MCSA_CACHE=off``
+or ``--no-cache`` switches it off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import sys
+from pathlib import Path
+
+from bounds.clikit import number
+
+PACKAGES = ("bounds", "simulate")
+#: bump when the payload's layout changes
+FORMAT = 1
+
+
+def cache_dir() -> str | None:
+    """The claim cache directory, or None when switched off (``MCSA_CACHE=off``)."""
+    v = os.environ.get("MCSA_CACHE", "")
+    if v.lower() in ("off", "0", "no", "none"):
+        return None
+    if v:
+        return v
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "mcsa-verify", "claims")
+
+
+def _files_digest(paths) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(str(p.name).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _machinery_digest() -> str:
+    here = Path(__file__).resolve().parent
+    files = [p for p in here.glob("*.py")] + [p for p in (here / "audit").glob("*.py")]
+    for pkg in PACKAGES:
+        files += list((here.parent / pkg).rglob("*.py"))
+    import mpmath
+    import numpy
+    import scipy
+    import sympy
+
+    versions = f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}|{mpmath.__version__}"
+    return hashlib.sha256((_files_digest(files) + versions).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def code_digest(claim: str) -> str:
+    """Digest of the code ``claim``'s result depends on (see the module docstring)."""
+    from .registry import verifications
+
+    v = verifications()[claim]
+    mod = sys.modules.get(getattr(v.run, "__module__", ""), None)
+    own = []
+    if mod is not None and getattr(mod, "__file__", None):
+        own = list(Path(mod.__file__).resolve().parent.rglob("*.py"))
+    return hashlib.sha256((_machinery_digest() + _files_digest(own)).encode()).hexdigest()
+
+
+def cache_key(claim: str, mode: str, seed: int) -> str:
+    safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in claim)
+    return f"{safe}-{mode}-{seed}-{code_digest(claim)[:24]}"
+
+
+# ----------------------------------------------------------------------------- payloads
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def _unnum(x):
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return float(x)
+    return float(x)
+
+
+_FLOATS = ("empirical", "bound", "stderr", "tolerance", "ratio", "z", "scaled_bound")
+
+
+def encode(rep) -> dict:
+    """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
+    from bounds.clikit import jsonable
+
+    from .core import _jsonable
+
+    checks = []
+    for c in rep.checks:
+        d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
+                                       "reading")}
+        d.update({k: _num(getattr(c, k)) for k in _FLOATS})
+        d["params"] = jsonable(_jsonable(c.params))
+        checks.append(d)
+    rows = getattr(rep.checks, "rows", None)
+    return {"format": FORMAT, "claim": rep.claim, "seed": rep.seed, "elapsed_s": rep.elapsed_s,
+            "checks": checks, "extra": jsonable(rep.extra), "rows": jsonable(rows) if rows else None,
+            "figure": getattr(rep.checks, "figure", "") or ""}
+
+
+def decode(payload: dict):
+    """The Report of a payload, its readings and audit statements from the registry."""
+    from .core import CheckResult, Report, audit_statements
+    from .registry import verifications
+
+    if payload.get("format") != FORMAT:
+        return None
+    v = verifications()[payload["claim"]]
+    checks = []
+    for d in payload["checks"]:
+        kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict", "reading")}
+        kw.update({k: _unnum(d[k]) for k in _FLOATS})
+        kw["params"] = d["params"]
+        checks.append(CheckResult(**kw))
+    if payload.get("rows") is not None:
+        from .core import CheckList
+
+        checks = CheckList(checks)
+        checks.rows, checks.figure = payload["rows"], payload.get("figure", "")
+    return Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
+                  dict(payload.get("extra") or {}), tuple(v.readings), audit_statements(payload["claim"]))
+
+
+# ----------------------------------------------------------------------------- running
+def _run_tasks(tasks: list) -> list:
+    """Run ``[(claim, mode, seed), ...]`` (a worker process: loads the registry itself)."""
+    from .core import run_verification
+    from .registry import verifications
+
+    reg = verifications()
+    return [encode(run_verification(reg[cid], mode, seed=seed)) for cid, mode, seed in tasks]
+
+
+def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None = None,
+               scheduler: str | None = None, cache: str | None | bool = True, progress=None) -> dict:
+    """``{claim: Report}`` for every claim of ``ids``, run in parallel and cached.
+
+    Parameters
+    ----------
+    ids : iterable of str
+        Registered claim ids.
+    mode : {"quick", "full"}
+    seed : int
+    workers : int, optional
+        Local processes (default: the number of CPUs, at most the number of claims).
+    scheduler : str, optional
+        A Dask scheduler address ``tcp://HOST:PORT`` instead of local processes.
+    cache : bool or str or None
+        True: the default cache (:func:`cache_dir`); a path; False/None: no cache.
+    progress : callable, optional
+        ``progress(done, total)`` as claims finish.
+    """
+    from simulate.sweep import execute
+
+    ids = list(ids)
+    if cache is True:
+        cache = cache_dir()
+    elif cache is False:
+        cache = None
+    if workers is None:
+        workers = max(1, min(os.cpu_count() or 1, len(ids)))
+    tasks = [(cid, mode, int(seed)) for cid in ids]
+    keys = [cache_key(cid, mode, seed) for cid in ids]
+    results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache, workers=1 if scheduler else workers,
+                         scheduler=scheduler, progress=progress, decode=decode, encode=encode,
+                         load=lambda i, p: decode(p) if p is not None else None, desc="claims", unit="claim")
+    return dict(zip(ids, results))
+
+
+# ----------------------------------------------------------------------------- command lines
+def add_parallel_flags(ap) -> None:
+    """--workers (claims in parallel) and --no-cache, for `all` and `report`."""
+    ap.add_argument("--workers", dest="claim_workers", default=None, metavar="K",
+                    help="run the claims on K local processes (default: the number of CPUs); the results do "
+                         "not depend on it")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="recompute every claim (default: read results whose code, parameters and library "
+                         "versions are unchanged from the cache in $MCSA_CACHE or ~/.cache/mcsa-verify)")
+
+
+def parallel_workers(a):
+    return None if a.claim_workers is None else number("--workers", a.claim_workers, integer=True, lo=1, hi=256)
+
+
+def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True):
+    """Every registered claim's Report, in the documents' order, run in parallel on
+    ``workers`` local processes (default: the CPUs) and cached by content (verify.runner)."""
+    from . import claims
+
+    ids = list(claims())
+    tick = (lambda done, total: progress(f"{done}/{total} claims")) if progress else None
+    reps = run_claims(ids, mode, seed, workers=workers, cache=cache, progress=tick)
+    return [reps[c] for c in ids]
