@@ -65,8 +65,9 @@ def main() -> int:
     else:
         wa = json.loads(r.stdout)
         committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
-        if wa["verdicts"] != committed["verdicts"]:
-            diff = {k: (wa["verdicts"].get(k), v) for k, v in committed["verdicts"].items() if wa["verdicts"].get(k) != v}
+        if wa["run_verdicts"] != committed["verdicts"]:
+            diff = {k: (wa["run_verdicts"].get(k), v) for k, v in committed["verdicts"].items()
+                    if wa["run_verdicts"].get(k) != v}
             problems.append(f"verify all --quick: statuses differ from the checkout's (wheel, checkout): {diff}")
         for c in wa["claims"]:
             if not c["audit_statement"] and any(x["claim"] == c["claim"] and x["audit"].find("statement") >= 0 for x in cl):

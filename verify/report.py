@@ -319,13 +319,20 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             except Exception:  # a registered claim outside the bounds library
                 title, source, full, assumptions, notes = v.measures, "", "", [], []
             n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
-            status = rep.verdict
+            from .reproductions import shown_status
+
+            shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
+            status = shown.get("status", rep.verdict)
             readings = _readings(rep)
             claims.append({
                 "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title, "source": source,
                 "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,
-                "status_text": cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
-                                         if status == core.DEPENDS and getattr(rep, "failing_readings", None) else "")),
+                "status_text": (f"{status} at the paper's settings (stored full run); this report's reduced run, "
+                                f"a smoke test of the same code: {rep.verdict}" if shown["smoke_test"] is not None else
+                                cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
+                                             if status == core.DEPENDS and getattr(rep, "failing_readings", None)
+                                             else ""))),
+                "smoke_test": shown["smoke_test"],
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,

@@ -126,3 +126,18 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def shown_status(claim: str, run_status: str, mode: str) -> dict:
+    """The status a person is shown for ``claim`` after a run of ``mode``.
+
+    A claim whose verdict comes from an experiment at the paper's settings (a stored full
+    run) shows that verdict first; a ``--quick`` run of it is a reduced smoke test of the
+    same code, never the claim's status.  Returns ``status`` (what the summary shows),
+    ``basis`` ("stored full run" or "this run"), ``smoke_test`` (the quick run's own status,
+    or None) and ``path`` of the stored run."""
+    st = stored_full_run(claim) if mode == "quick" else None
+    if st is None:
+        return {"status": run_status, "basis": "this run", "smoke_test": None, "path": None}
+    return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status, "path": st["path"],
+            "complete": st["complete"], "not_holding": st["not_holding"]}
