@@ -627,10 +627,24 @@ def _title(report, width_in):
     return line1, line2
 
 
-def make_figure(report):
-    """The claim's figure as a matplotlib Figure (Agg canvas, outside pyplot's registry)."""
+def make_figure(report, ax=None):
+    """The claim's figure as a matplotlib Figure (Agg canvas, outside pyplot's registry).
+
+    With ``ax`` (a matplotlib Axes of the caller's figure), the claim's first panel is drawn
+    into it, titled with the claim and its status, and ``ax`` is returned."""
     chosen = panels(report)
     zcrit = _critical_z(report)
+    if ax is not None:
+        if chosen:
+            kind, q, x, checks = chosen[0]
+            handles = (_sweep if kind == "sweep" else lambda a, r, q_, x_, c, z: _compare(a, r, q_, c, z))(
+                ax, report, q, x, checks, zcrit)
+            ax.grid(alpha=0.3)
+            _legend(ax, handles)
+        else:
+            _no_numbers(ax, report)
+        ax.set_title(_title(report, 5.6)[0] + "\n" + ax.get_title(), fontsize=FONT)
+        return ax
     n = max(1, len(chosen))
     width = 5.6 * n
     with matplotlib.rc_context({"font.size": FONT, "legend.fontsize": FONT, "axes.titlesize": FONT,
@@ -653,8 +667,21 @@ def make_figure(report):
     return fig
 
 
-def plot_report(report, path: str, dpi: int = 130) -> str:
-    """Write the claim's figure to ``path`` (.png, .svg or .pdf) and return the path."""
+def plot_report(report, path=None, dpi: int = 130, ax=None):
+    """Draw a claim's figure: empirical values against every bound form, violations marked.
+
+    Parameters
+    ----------
+    report : verify.core.Report
+        A claim's run (:func:`verify.run`).
+    path : str or file-like, optional
+        Write the figure there (.png, .svg or .pdf) and return the path.
+    dpi : int
+    ax : matplotlib.axes.Axes, optional
+        Draw the first panel into this Axes instead and return it.
+    """
+    if ax is not None:
+        return make_figure(report, ax=ax)
     make_figure(report).savefig(path, dpi=dpi)
     return path
 

@@ -100,7 +100,7 @@ def cmd_report(argv, reports: dict | None = None) -> int:
 
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
-    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports)
+    data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
     path = out / "report.html"
     path.write_text(render(data), encoding="utf-8")
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
@@ -128,8 +128,28 @@ def claim_ids():
     return ids + [c for c in REGISTRY if c not in ids]
 
 
-def _figure_uri(rep, dpi: int) -> tuple[str, str]:
-    """(data URI, error) of the claim's figure."""
+def _figure_uri(rep, dpi: int, mode: str = "quick", cache: bool = True) -> tuple[str, str]:
+    """(data URI, error) of the claim's figure; the PNG is cached beside the claim's result
+    (same content key, and the dpi), so an unchanged report draws nothing again."""
+    from .runner import cache_dir, cache_key
+
+    d = cache_dir() if cache and rep.bound_scale == 1.0 else None
+    key = f"{cache_key(rep.claim, mode, rep.seed)}-png{dpi}" if d else None
+    if d:
+        from simulate.sweep import cache_read
+
+        hit = cache_read(d, key)
+        if isinstance(hit, dict) and isinstance(hit.get("uri"), str):
+            return hit["uri"], ""
+    uri, err = _draw_uri(rep, dpi)
+    if d and uri and not err:
+        from simulate.sweep import cache_store
+
+        cache_store(d, key, {"uri": uri})
+    return uri, err
+
+
+def _draw_uri(rep, dpi: int) -> tuple[str, str]:
     from .plot import figure
 
     with tempfile.TemporaryDirectory() as d:
@@ -291,7 +311,7 @@ def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
 
 
 def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None,
-          reports: dict | None = None) -> dict:
+          reports: dict | None = None, cache: bool = True) -> dict:
     """Run every claim once (or take its Report from ``reports``) and collect what the
     template shows."""
     import bounds
@@ -310,7 +330,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             v = core.REGISTRY[cid]
             rep = (reports or {}).get(cid) or core.run_verification(v, mode, seed=seed)
             bar(f"{cid}: figure")
-            uri, err = _figure_uri(rep, dpi)
+            uri, err = _figure_uri(rep, dpi, mode, cache)
             try:
                 c = bounds.get(cid)
                 title, source, full = c.title, cite(c.source), cite(c.source, full=True)
