@@ -381,5 +381,23 @@ class Claim:
     def latex(self, quantity: str, form: str) -> str:
         return sp.latex(self.quantity(quantity).form(form).expr)
 
+    def _repr_markdown_(self) -> str:
+        """Jupyter: the claim's forms in LaTeX, with its source and assumptions."""
+        try:
+            from .symbols import latex as to_latex  # the papers' symbols (w^*, \\mu, ...)
+        except ImportError:  # pragma: no cover
+            to_latex = sp.latex
+        from .references import cite
+
+        lines = [f"**{self.id}**: {self.title}  ", f"*{cite(self.source)}*", ""]
+        if self.assumptions:
+            lines.append("Assumptions: " + "; ".join(f"{a} ({ASSUMPTIONS[a]})" for a in self.assumptions))
+            lines.append("")
+        for q in self.quantities:
+            lines.append(f"- {q.name} ({q.description}), {q.relation} each form:")
+            for f in q.forms:
+                lines.append(f"    - {f.name}: $${to_latex(f.expr)}$$")
+        return "\n".join(lines)
+
     def pretty(self, quantity: str, form: str) -> str:
         return sp.sstr(self.quantity(quantity).form(form).expr)
