@@ -6,14 +6,24 @@ tqdm until a progress bar is actually shown), so any command line can use it.
 
 * :class:`UsageError` -- bad input; :func:`run` prints it as one line on stderr, exit 2.
 * :class:`Parser` -- :class:`argparse.ArgumentParser` whose errors raise :class:`UsageError`
-  (one line, the flag named once: ``--dim: must be an integer >= 1, got 0``).
+  (one line, the flag named once: ``--dim: must be an integer >= 1, got 0``);
+  :class:`ParagraphHelpFormatter` wraps descriptions to the terminal but keeps their line breaks.
 * :func:`run` -- the dispatcher: ``argv[0]`` names a command (or a claim id); unexpected
   exceptions become one line ``internal error: ...`` with exit 70 (``--debug`` anywhere in
   argv shows the traceback instead); Ctrl-C exits 130.
 * :func:`dumps` -- strict RFC 8259 JSON (NaN -> null, +/-inf -> "inf"/"-inf"; numpy and
   mpmath numbers converted; values outside the double range as decimal strings).
-* :func:`table` -- a plain-text table; :func:`progress` -- a tqdm bar on stderr that is
-  silent when stderr is not a terminal or under ``--json``.
+* :func:`table` -- a plain-text table that fits the terminal (cells wrap; a cell cut short
+  ends in a visible marker); :func:`add_wide` adds ``--wide`` (everything, unwrapped);
+  :func:`wrap` fits prose lines; :func:`progress` -- a tqdm bar on stderr that is silent
+  when stderr is not a terminal or under ``--json``.
+* :func:`short` -- a number in at most 6 significant digits (tables); :func:`show_param`
+  -- a parameter as typed, abbreviated when huge.
+* :func:`output_path` -- validate an output file or directory before any work by creating
+  it (removed again by :func:`run` if the command never writes it); :func:`atomic_write`
+  -- temp file, fsync, :func:`os.replace`, with the user's umask.
+* :func:`ascii_fallback` (called by :func:`run`) -- on a terminal that cannot encode
+  ``≤ χ² ∞ …``, such symbols print as ASCII spellings instead of crashing.
 * :func:`number`, :func:`numbers` -- parse a flag's value (or a comma list) with its
   domain; ``exact=True`` keeps the decimal digits (a :class:`decimal.Decimal`) so that
   mpmath sees the value at full precision.
@@ -26,12 +36,19 @@ Exit statuses shared by the three command lines (:data:`EXIT_HELP` is the text f
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import dataclasses
 import decimal
 import json
 import math
+import os
 import re
+import shutil
 import sys
+import tempfile
+import textwrap
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 
@@ -81,6 +98,15 @@ class Parser(argparse.ArgumentParser):
             flag = text.split(":")[0]
             text += f" (write a value that starts with '-' as {flag}=-1)"
         raise UsageError(text)
+
+
+class ParagraphHelpFormatter(argparse.HelpFormatter):
+    """Help whose description and epilog wrap to the terminal while their line breaks stay
+    (each line is a paragraph); argparse's RawDescriptionHelpFormatter does not wrap at all."""
+
+    def _fill_text(self, text_, width, indent):
+        return "\n".join(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
+                         if line.strip() else "" for line in text_.splitlines())
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -180,7 +206,9 @@ def show_exact(x) -> str:
             return str(x).lower()
         if x == x.to_integral_value() and abs(x) < 10 ** 16:
             return str(int(x))
-        n = x.normalize()
+        # normalize in a context holding every digit (the default 28 would round 30 digits)
+        n = decimal.Context(prec=len(x.as_tuple().digits) + 1, Emin=decimal.MIN_EMIN,
+                            Emax=decimal.MAX_EMAX).normalize(x)
         if -7 < n.adjusted() < 16:
             return format(n, "f")
         return format(n, "e").replace("e+", "e")
@@ -195,25 +223,178 @@ def show_exact(x) -> str:
 
 # ----------------------------------------------------------------------------- output paths
 _EXTENSIONS = (".png", ".pdf", ".svg")
+#: outputs created by :func:`output_path` in this process: (path, is_dir, (st_dev, st_ino))
+_CREATED: list[tuple[str, bool, tuple[int, int]]] = []
 
 
-def output_path(flag: str, text: str, extensions: tuple[str, ...] = _EXTENSIONS) -> str:
-    """Check a path to be written later (before any work): extension, directory writable."""
-    import os
+def _why(e: OSError) -> str:
+    return e.strerror or type(e).__name__
 
+
+def _probe_directory(flag: str, text, d: str) -> None:
+    """Create and remove a temporary file in ``d``: the only test that holds for root too
+    (``os.access`` says yes to root on read-only or virtual file systems)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".write-test-")
+    except OSError as e:
+        raise UsageError(f"{flag}: cannot write into {d!r} ({_why(e)}), needed for {str(text)!r}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def output_path(flag: str, text, extensions: tuple[str, ...] | None = _EXTENSIONS, *,
+                kind: str = "file") -> str:
+    """Validate an output path before any work by creating it; return its absolute path.
+
+    ``kind="file"``: the name must end in one of ``extensions`` (``None``: any name); a
+    new file is created empty (with the user's umask), an existing regular file is left
+    as it is and its directory is checked by creating and removing a temporary file (what
+    :func:`atomic_write` will need).  ``kind="dir"``: a directory, created when missing
+    (its parent must exist), else checked by writing a temporary file into it.
+    ``kind="auto"``: a file when the name ends in one of ``extensions`` (e.g. ``.html``),
+    else a directory -- ``os.path.isdir`` on the result tells which.
+
+    Whatever this creates is removed again when :func:`run` finishes if the command never
+    wrote it (a file still empty with the same inode, a directory still empty), so a run
+    that fails or is interrupted leaves nothing behind.  Bad paths raise
+    :class:`UsageError` (one line naming ``flag``): empty, wrong extension, a directory
+    where a file is needed (or the reverse), a missing parent directory, a parent that is
+    a file, no permission, a read-only or virtual file system (``/proc``, ``/sys``), as
+    root too.
+    """
+    if kind not in ("file", "dir", "auto"):
+        raise ValueError(f"output_path: kind must be 'file', 'dir' or 'auto', got {kind!r}")
+    exts = tuple(e.lower() for e in extensions) if extensions else ()
+    what = "a directory" if kind == "dir" else (
+        f"a file name ending in {', '.join(exts)}" if exts else "a file name")
     if text is None or not str(text).strip():
-        raise UsageError(f"{flag}: empty path; give a file name ending in {', '.join(extensions)}")
+        raise UsageError(f"{flag}: empty path; give {what}")
     p = os.path.abspath(os.path.expanduser(str(text)))
-    if not p.lower().endswith(tuple(e.lower() for e in extensions)):
-        raise UsageError(f"{flag}: the path must end in {', '.join(extensions)}, got {text!r}")
+    is_file = kind == "file" or (kind == "auto" and exts and p.lower().endswith(exts))
+    if kind == "file" and exts and not p.lower().endswith(exts):
+        raise UsageError(f"{flag}: the path must end in {', '.join(exts)}, got {str(text)!r}")
     parent = os.path.dirname(p)
-    if os.path.isdir(p):
-        raise UsageError(f"{flag}: {text!r} is a directory")
     if not os.path.isdir(parent):
+        if os.path.exists(parent) or any(os.path.isfile(a) for a in _ancestors(parent)):
+            raise UsageError(f"{flag}: {str(text)!r}: a part of the path is a file, not a directory")
         raise UsageError(f"{flag}: directory {parent!r} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(p) and not os.access(p, os.W_OK)):
-        raise UsageError(f"{flag}: cannot write to {text!r} (permission denied)")
+    if is_file:
+        if os.path.isdir(p):
+            raise UsageError(f"{flag}: {str(text)!r} is a directory; give {what}")
+        if os.path.lexists(p):
+            if not os.path.isfile(p):
+                raise UsageError(f"{flag}: {str(text)!r} exists and is not a regular file")
+            try:
+                with open(p, "ab"):  # writable? (no truncation, content untouched)
+                    pass
+            except OSError as e:
+                raise UsageError(f"{flag}: cannot write to {str(text)!r} ({_why(e)})") from None
+            _probe_directory(flag, text, parent)
+            return p
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as e:
+            raise UsageError(f"{flag}: cannot create {str(text)!r} ({_why(e)})") from None
+        try:
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        _CREATED.append((p, False, (st.st_dev, st.st_ino)))
+        try:  # atomic_write puts a temporary file beside it
+            _probe_directory(flag, text, parent)
+        except UsageError:
+            discard_unwritten_outputs()
+            raise
+        return p
+    if os.path.lexists(p):
+        if not os.path.isdir(p):
+            raise UsageError(f"{flag}: {str(text)!r} exists and is not a directory")
+        _probe_directory(flag, text, p)
+        return p
+    try:
+        os.mkdir(p)
+    except OSError as e:
+        raise UsageError(f"{flag}: cannot create directory {str(text)!r} ({_why(e)})") from None
+    st = os.stat(p)
+    _CREATED.append((p, True, (st.st_dev, st.st_ino)))
+    try:
+        _probe_directory(flag, text, p)
+    except UsageError:
+        discard_unwritten_outputs()
+        raise
     return p
+
+
+def _ancestors(p: str):
+    while True:
+        yield p
+        up = os.path.dirname(p)
+        if up == p:
+            return
+        p = up
+
+
+def discard_unwritten_outputs() -> list[str]:
+    """Remove what :func:`output_path` created and the command never wrote (a file still
+    empty with the same inode, a directory still empty); return the removed paths.
+    :func:`run` calls it when the command finishes, whatever its outcome."""
+    removed = []
+    while _CREATED:
+        p, is_dir, ident = _CREATED.pop()
+        try:
+            st = os.lstat(p)
+            if (st.st_dev, st.st_ino) != ident:
+                continue  # replaced by the real output (atomic_write)
+            if is_dir:
+                os.rmdir(p)  # fails unless empty
+            elif st.st_size == 0:
+                os.unlink(p)
+            else:
+                continue
+            removed.append(p)
+        except OSError:
+            pass
+    return removed
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where /proc allows."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def atomic_write(path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically: a temporary file in the same
+    directory, flushed and fsynced, given the mode a new file would have (0666 & ~umask;
+    an existing file's mode is kept), then :func:`os.replace`; removed on any failure."""
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777 if os.path.isfile(path) else 0o666 & ~_umask()
+    except OSError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            with contextlib.suppress(OSError):  # file systems without modes
+                os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -317,21 +498,412 @@ def loads_strict(text: str):
     return json.loads(text, parse_constant=_refuse)
 
 
+# ----------------------------------------------------------------------------- terminal text
+#: the width assumed when the terminal's is unknown (not a terminal and COLUMNS unset)
+DEFAULT_WIDTH = 100
+#: ASCII spellings of the symbols the command lines print (on a terminal that cannot encode them)
+ASCII = {"≤": "<=", "≥": ">=", "≠": "!=", "≈": "~", "∞": "inf", "…": "...", "—": "-", "–": "-",
+         "−": "-", "χ": "chi", "²": "^2", "³": "^3", "¹": "^1", "⁻": "^-", "½": "1/2", "§": "Sec. ",
+         "×": "x", "·": "*", "±": "+-", "→": "->", "←": "<-", "⇒": "=>", "∥": "||", "‖": "||",
+         "∈": " in ", "√": "sqrt", "∑": "sum", "∏": "prod", "∂": "d", "∇": "grad", "π": "pi", "Π": "Pi",
+         "λ": "lambda", "μ": "mu", "σ": "sigma", "Σ": "Sigma", "ρ": "rho", "η": "eta", "δ": "delta",
+         "Δ": "Delta", "ε": "epsilon", "α": "alpha", "β": "beta", "γ": "gamma", "θ": "theta",
+         "τ": "tau", "ν": "nu", "ω": "omega", "ξ": "xi", "κ": "kappa", "φ": "phi", "ψ": "psi",
+         "‘": "'", "’": "'", "“": '"', "”": '"', "•": "*", "✓": "ok", "✗": "x", "\u00a0": " "}
+#: what :func:`ascii_fallback` checks the output streams against
+_PROBE = "≤≥χ²∞…—§±"
+
+
+def to_ascii(s: str) -> str:
+    """``s`` with every non-ASCII character spelled in ASCII (:data:`ASCII`, else its
+    accent-free form, else ``?``): ``χ² ≤ ∞`` -> ``chi^2 <= inf``."""
+    if s.isascii():
+        return s
+    out = []
+    for ch in s:
+        if ch.isascii():
+            out.append(ch)
+        elif ch in ASCII:
+            out.append(ASCII[ch])
+        else:
+            plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+            out.append(plain or "?")
+    return "".join(out)
+
+
+def _ascii_errors(exc):
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    return to_ascii(exc.object[exc.start:exc.end]), exc.end
+
+
+codecs.register_error("clikit-ascii", _ascii_errors)
+
+
+def _encoding(stream) -> str | None:
+    return getattr(stream, "encoding", None)
+
+
+def can_encode(s: str, stream=None) -> bool:
+    """Whether ``stream`` (default: ``sys.stdout``) can write ``s`` as it is."""
+    enc = _encoding(sys.stdout if stream is None else stream)
+    if not enc:
+        return True
+    try:
+        s.encode(enc)
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+def text(s: str, stream=None) -> str:
+    """``s`` as ``stream`` (default ``sys.stdout``) can print it: unchanged, or with the
+    characters it cannot encode spelled in ASCII (see :func:`to_ascii`)."""
+    s = str(s)
+    if s.isascii() or can_encode(s, stream):
+        return s
+    return "".join(ch if can_encode(ch, stream) else to_ascii(ch) for ch in s)
+
+
+def marker() -> str:
+    """What ends a cell cut short: ``…``, or ``~`` where stdout cannot print ``…``."""
+    return "…" if can_encode("…") else "~"
+
+
+def ascii_fallback() -> None:
+    """Make stdout and stderr print symbols they cannot encode (an ASCII-only terminal:
+    ``LANG=C``, ``PYTHONIOENCODING=ascii``) as ASCII spellings (``≤`` -> ``<=``,
+    ``χ²`` -> ``chi^2``) instead of raising UnicodeEncodeError.  :func:`run` calls it."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and not can_encode(_PROBE, stream) and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(Exception):
+                stream.reconfigure(errors="clikit-ascii")
+
+
+def terminal_width() -> int:
+    """The terminal's width (``COLUMNS`` first); :data:`DEFAULT_WIDTH` when unknown."""
+    return max(20, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def add_wide(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add ``--wide`` to ``parser`` (``args.wide``): tables and text at full width, nothing
+    wrapped or cut (for ``grep`` and scripts).  Pass ``wide=args.wide`` to :func:`table`
+    and :func:`wrap`."""
+    parser.add_argument("--wide", action="store_true",
+                        help="print tables and text at full width, one line per row, nothing "
+                             "wrapped or cut (default: fit the terminal, 100 columns when unknown)")
+    return parser
+
+
+def wrap(s: str, *, wide: bool = False, width: int | None = None, indent: str = "    ") -> str:
+    """Fit each line of ``s`` to the terminal (:func:`terminal_width`, or ``width``):
+    a longer line continues on the next lines, indented by its own leading spaces plus
+    ``indent``.  Nothing is cut; ``wide=True`` returns ``s`` unchanged (but see :func:`text`)."""
+    s = text(s)
+    if wide:
+        return s
+    limit = width or terminal_width()
+    out = []
+    for line in s.split("\n"):
+        if len(line) <= limit:
+            out.append(line)
+            continue
+        lead = line[:len(line) - len(line.lstrip(" "))]
+        out.extend(textwrap.wrap(line.lstrip(" "), width=limit, initial_indent=lead, subsequent_indent=lead + indent,
+                                 break_long_words=True, break_on_hyphens=False) or [""])
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- numbers shown
+def _mantissa_exponent(d: decimal.Decimal, digits: int) -> str:
+    """A finite nonzero Decimal rounded to ``digits`` significant digits: '1.5e+400'."""
+    with decimal.localcontext() as ctx:
+        ctx.prec, ctx.Emin, ctx.Emax = digits, decimal.MIN_EMIN, decimal.MAX_EMAX
+        r = +d
+    sign = "-" if r < 0 else ""
+    ds = "".join(map(str, r.as_tuple().digits)).rstrip("0") or "0"
+    mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+    e = r.adjusted()
+    return f"{sign}{mant}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+#: beyond this decimal exponent :func:`short` writes a power of ten
+_MAX_EXPONENT = 10 ** 15
+
+
+def short(x, digits: int = 6, *, nan: str = "nan") -> str:
+    """A number for a table in at most ``digits`` significant digits (the exact value goes
+    to --json): ``0.333333``, ``1.5e-400``, ``7.35759e-12000000000001``, ``1e+06``; integers of
+    up to ``digits`` significant digits below 1e9 as integers (``250000``); a number whose
+    decimal exponent has more than 15 digits as a power of ten, ``10^(-3.0103e+399)``;
+    ``None`` -> ``—``, NaN -> ``nan``, infinities ``∞``/``-∞`` (see :func:`text`)."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool) or isinstance(x, str):
+        return str(x)
+    mod = type(x).__module__ or ""
+    if mod.startswith("mpmath"):
+        import mpmath
+
+        if isinstance(x, mpmath.mpc):
+            re_, im_ = short(x.real, digits, nan=nan), short(abs(x.imag), digits, nan=nan)
+            return f"{re_}{'+' if x.imag >= 0 else '-'}{im_}j"
+        if mpmath.isnan(x):
+            return nan
+        if mpmath.isinf(x):
+            return "∞" if x > 0 else "-∞"
+        if x == 0:
+            return "0"
+        f = float(x)
+        if math.isfinite(f) and f != 0:
+            return short(f, digits, nan=nan)
+        with mpmath.workdps(max(30, digits + 10)):
+            l10 = mpmath.log10(abs(x))
+            e = int(mpmath.floor(l10))
+            if abs(e) < _MAX_EXPONENT:
+                return _mantissa_exponent(decimal.Decimal(mpmath.nstr(x, digits + 5)), digits)
+            return ("-" if x < 0 else "") + f"10^({mpmath.nstr(l10, digits, strip_zeros=True)})"
+    if isinstance(x, decimal.Decimal) or isinstance(x, int):
+        d = decimal.Decimal(x)
+        if d.is_nan():
+            return nan
+        if d.is_infinite():
+            return "∞" if d > 0 else "-∞"
+        if d == 0:
+            return "0"
+        f = float(d)
+        if math.isfinite(f) and f != 0:
+            if isinstance(x, int) and abs(x) < 10 ** 9 and len(str(abs(x)).rstrip("0")) <= digits:
+                return str(x)
+            return short(f, digits, nan=nan)
+        e = d.adjusted()
+        if abs(e) < _MAX_EXPONENT:
+            return _mantissa_exponent(d, digits)
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.Emin, ctx.Emax = digits + 30, decimal.MIN_EMIN, decimal.MAX_EMAX
+            l10 = abs(d).log10()
+        return ("-" if d < 0 else "") + f"10^({_mantissa_exponent(l10, digits)})"
+    try:
+        f = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return str(x)
+    if math.isnan(f):
+        return nan
+    if math.isinf(f):
+        return "∞" if f > 0 else "-∞"
+    if f.is_integer() and abs(f) < 1e9 and len(str(int(abs(f))).rstrip("0")) <= digits:
+        return str(int(f))
+    return f"{f:.{digits}g}"
+
+
+def show_param(x, max_chars: int = 24, digits: int = 6) -> str:
+    """A parameter the user typed, as typed (:func:`show_exact`) -- unless that takes more
+    than ``max_chars`` characters (a 400-digit seed): then its first ``digits`` significant
+    digits followed by the marker and its exponent, ``1.23456…e+399``."""
+    s = show_exact(x)
+    if len(s) <= max_chars:
+        return s
+    try:
+        d = decimal.Decimal(x) if not isinstance(x, float) else decimal.Decimal(repr(x))
+    except (TypeError, ValueError, decimal.InvalidOperation):
+        return s[:max_chars - 1] + marker()
+    if not d.is_finite() or d == 0:
+        return s
+    sign, ds, _ = d.as_tuple()
+    ds = "".join(map(str, ds)).rstrip("0") or "0"
+    mant = ds[0] + ("." + ds[1:digits] if len(ds) > 1 else "")
+    cut = marker() if len(ds) > digits else ""
+    e = d.adjusted()
+    return f"{'-' if sign else ''}{mant}{cut}" + (f"e{e}" if e else "")
+
+
 # ----------------------------------------------------------------------------- tables
 def cell(x) -> str:
     return "—" if x is None else str(x)
 
 
-def table(rows: Iterable[Iterable], header: Iterable) -> str:
-    """Columns padded to their widest cell, two spaces apart, a dashed line under the header."""
-    header = [cell(h) for h in header]
-    rows = [[cell(c) for c in r] for r in rows]
-    widths = [max(len(c) for c in col) for col in zip(header, *rows)] if header else []
+class _CellWrapper(textwrap.TextWrapper):
+    """Lines break at spaces, and also after ``/ , ; [`` (``mixing[stated/explicit]``)
+    before a word is cut anywhere."""
 
-    def line(r):
-        return "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+    _breaks = re.compile(r"(\s+|(?<=[/,;\[])(?=[^\s/,;\[]))")
 
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
+    def _split(self, text_):
+        return [c for c in self._breaks.split(text_) if c]
+
+
+def _wrap_cell(c: str, w: int) -> list[str]:
+    if len(c) <= w:
+        return [c]
+    return _CellWrapper(width=w, break_long_words=True, break_on_hyphens=False).wrap(c) or [""]
+
+
+_WHITESPACE = str.maketrans({c: " " for c in "\t\n\x0b\x0c\r"})
+
+
+def _chunks(c: str) -> tuple[list[int], list[bool]]:
+    """The lengths of the pieces :class:`_CellWrapper` breaks ``c`` into, and which are
+    blank (for :func:`_count_lines`)."""
+    parts = [x for x in _CellWrapper._breaks.split(c.expandtabs().translate(_WHITESPACE)) if x]
+    return [len(x) for x in parts], [not x.strip() for x in parts]
+
+
+def _count_lines(size: int, chunks: tuple[list[int], list[bool]], width: int, stop: int = 1 << 30) -> int:
+    """``len(_wrap_cell(c, width))`` for a cell of ``size`` characters without building its
+    lines: textwrap's greedy filling (``TextWrapper._wrap_chunks`` with drop_whitespace and
+    break_long_words) on the chunk lengths; :func:`_fit` asks it for every column at many
+    widths.  Counting stops beyond ``stop`` lines."""
+    if size <= width:
+        return 1
+    lens, blank = chunks
+    n = len(lens)
+    i, head, lines = 0, (lens[0] if lens else 0), 0  # head: what is left of chunk i
+    while i < n:
+        used = items = 0
+        last_blank = False
+        if lines and (blank[i] or head == 0):  # a line does not start with a blank
+            i += 1
+            if i == n:
+                break
+            head = lens[i]
+        while i < n and used + head <= width:
+            used += head
+            items += 1
+            last_blank = blank[i] or head == 0
+            i += 1
+            if i < n:
+                head = lens[i]
+        if i < n and head > width:  # a word longer than a line: cut
+            piece = min(max(width - used, 1 if width < 1 else 0), head)
+            items += 1
+            last_blank = blank[i] or piece == 0
+            head -= piece
+        if items and last_blank:
+            items -= 1
+        if items:
+            lines += 1
+            if lines > stop:
+                break
+    return max(lines, 1)
+
+
+def _fit(columns: list[list[str]], natural: list[int], limit: int, sep: int, max_lines: int) -> list[int]:
+    """Column widths within ``limit``: one character at a time, the column that adds the
+    fewest wrapped lines to the table gives one up (ties: the widest), a cell cut short
+    (more than ``max_lines`` lines) counting as 1000 lines.  Columns narrower
+    than 12 characters (numbers, short codes) and the first column (the row's key) are
+    narrowed only when nothing else helps; none below 6, and none below its longest word
+    of up to 12 characters (a number) unless the table cannot fit otherwise.  Then a column
+    with a cut cell widens until the cell is whole, when the others can spare the
+    characters.  A table of more columns than fit at 6 characters each stays wider."""
+    widths = list(natural)
+    n = len(widths)
+    rows = len(columns[0]) if columns else 0
+    memo: dict = {}
+    # no column narrower than its longest word of up to 12 characters (a number is never split)
+    whole = [max((len(t) for c in col[1:] for t in c.split() if len(t) <= 12), default=0) for col in columns]
+
+    pieces = [[_chunks(c) if len(c) > 6 else None for c in col] for col in columns]
+
+    def heights(i, w):
+        if (i, w) not in memo:
+            memo[i, w] = [k if k <= max_lines else 1000
+                          for k in (_count_lines(len(c), p, w, max_lines) for c, p in zip(columns[i], pieces[i]))]
+        return memo[i, w]
+
+    def table_height(ws):
+        hs = [heights(i, ws[i]) for i in range(n)]
+        return sum(max(h[r] for h in hs) for r in range(rows))
+
+    def total():
+        return sum(widths) + sep * (n - 1)
+
+    for floor, protect_first, keep_words in ((12, True, True), (12, False, True), (6, True, True),
+                                             (6, False, True), (6, False, False)):
+        while total() > limit:
+            can = [i for i in range(n) if widths[i] > min(natural[i], max(floor, whole[i] if keep_words else 0))
+                   and not (protect_first and i == 0)]
+            if not can:
+                break
+
+            # far from the limit, several characters at a time (fewer widths to try)
+            step = max(1, (total() - limit) // (3 * n))
+
+            def cost(i):
+                trial = list(widths)
+                trial[i] -= min(step, widths[i] - min(natural[i], max(floor, whole[i] if keep_words else 0)))
+                return (table_height(trial), -widths[i], i)
+
+            i = min(can, key=cost)
+            widths[i] -= min(step, widths[i] - min(natural[i], max(floor, whole[i] if keep_words else 0)))
+    # a column with a cell cut short widens until it is whole, if the others can spare it
+    for i in range(n):
+        if max(heights(i, widths[i]), default=0) < 1000:
+            continue
+        need = next((w for w in range(widths[i] + 1, natural[i] + 1) if max(heights(i, w)) < 1000), None)
+        donors = [j for j in range(n) if j != i and max(heights(j, widths[j]), default=0) < 1000]
+        if need is None or sum(widths[j] - min(natural[j], 6) for j in donors) < need - widths[i]:
+            continue
+        trial = list(widths)
+        for _ in range(need - widths[i]):
+            can = [j for j in donors if trial[j] > min(natural[j], 6) and max(heights(j, trial[j] - 1)) < 1000]
+            if not can:
+                break
+
+            def cost(j):
+                t = list(trial)
+                t[j] -= 1
+                return (j == 0, table_height(t), -trial[j])  # the key column last
+
+            trial[min(can, key=cost)] -= 1
+        else:
+            trial[i] = need
+            widths = trial
+    return widths
+
+
+def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, *, wide: bool = False,
+          max_lines: int = 6) -> str:
+    """Columns padded to their widest cell, two spaces apart, a dashed line under the header.
+
+    The table fits ``width`` columns (default :func:`terminal_width`: the terminal's, 100
+    when unknown): when it would be wider, the widest columns narrow and their cells wrap
+    onto continuation lines (the other cells of the row left blank); a cell that would
+    need more than ``max_lines`` lines is cut and ends in :func:`marker` (``…``, ``~`` on
+    an ASCII terminal), and a last line says so.  ``wide=True`` (the ``--wide`` flag, see
+    :func:`add_wide`): every cell whole on one line, whatever the width.  Cells are shown
+    as stdout can print them (:func:`text`).
+    """
+    header = [text(cell(h)) for h in header]
+    rows = [[text(cell(c)) for c in r] for r in rows]
+    natural = [max(len(c) for c in col) for col in zip(header, *rows)] if header else []
+    limit = None if wide else (width or terminal_width())
+    widths = natural if limit is None or sum(natural) + 2 * max(0, len(natural) - 1) <= limit \
+        else _fit([list(col) for col in zip(header, *rows)], natural, limit, 2, max_lines)
+    mark = marker()
+    cut = [False]
+
+    def pieces(c: str, w: int) -> list[str]:
+        ls = _wrap_cell(c, w)
+        if len(ls) > max_lines:
+            ls = ls[:max_lines]
+            ls[-1] = (ls[-1] if len(ls[-1]) < w else ls[-1][:w - 1]) + mark
+            cut[0] = True
+        return ls
+
+    def lines(r) -> list[str]:
+        cols = [pieces(c, w) for c, w in zip(r, widths)]
+        height = max((len(p) for p in cols), default=1)
+        return ["  ".join((p[k] if k < len(p) else "").ljust(w) for p, w in zip(cols, widths)).rstrip()
+                for k in range(height)]
+
+    out = lines(header) + ["  ".join("-" * w for w in widths)]
+    for r in rows:
+        out += lines(r)
+    if cut[0]:
+        out.append(wrap(f"({mark} marks a cell cut to fit {limit} columns; --wide shows every cell whole)",
+                        width=limit, indent=" "))
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- progress
@@ -420,8 +992,19 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
     and for ``errors`` (the callers' bad-input exceptions), one line on stderr; 70 for any
     other exception (one line; ``--debug`` anywhere in argv re-raises it); 130 on Ctrl-C.
     Numeric RuntimeWarnings never reach the user raw: they are collected and, if any
-    escaped the command's own handling, summarised in one line on stderr.
+    escaped the command's own handling, summarised in one line on stderr.  Symbols the
+    terminal cannot encode print in ASCII (:func:`ascii_fallback`); outputs that
+    :func:`output_path` created and the command never wrote are removed at the end
+    (:func:`discard_unwritten_outputs`).
     """
+    ascii_fallback()
+    try:
+        return _run(prog, usage, argv, commands, claim, errors)
+    finally:
+        discard_unwritten_outputs()
+
+
+def _run(prog, usage, argv, commands, claim, errors) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -435,7 +1018,7 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
                 what = [*commands, "a claim id"] if claim is not None else list(commands)
                 raise UsageError(f"a command is required ({_either(what)}); see `{prog} --help`")
             if argv[0] in ("-h", "--help"):
-                print(usage)
+                print(wrap(usage))
                 return OK
             cmd, rest = argv[0], argv[1:]
             if cmd in commands:
