@@ -1,20 +1,22 @@
 """Command line of the bound library: ``python -m bounds``.
 
-    python -m bounds list [--json]
-    python -m bounds show CLAIM [--latex] [--json]
-    python -m bounds CLAIM [--N ...] [--w-star ...] [...] [--json]
-    python -m bounds compare --N ... --w-star ... --chi2 ... --L ... [--mu-norm ...] [--json]
+    python -m bounds list [--json] [--wide]
+    python -m bounds show CLAIM [--latex] [--json] [--wide]
+    python -m bounds CLAIM [--N ...] [--w-star ...] [...] [--json] [--wide]
+    python -m bounds compare --N ... --w-star ... --chi2 ... --L ... [--mu-norm ...] [--json] [--wide]
 
-Bad input prints one line on stderr and exits with status 2.
+Bad input prints one line on stderr and exits with status 2.  Terminal output fits the
+terminal (100 columns when unknown; ``--wide``: full width); numbers in tables have at most
+6 significant digits (``--json`` has the exact values).
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 
 from . import UnknownClaim, get, ids
-from .clikit import Parser as _Parser, UsageError, dumps, numbers, run, show_exact, table
+from .clikit import (ParagraphHelpFormatter, Parser as _Parser, UsageError, add_wide, dumps, numbers, run, short,
+                     show_param, table, wrap)
 
 PROG = "python -m bounds"
 #: the largest grid evaluated in one run (the product of the list lengths): each point may need
@@ -26,27 +28,10 @@ EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before an
 
 # ----------------------------------------------------------------------------- values
 def fmt(x) -> str:
-    """A value for a table: 6 significant digits; '—' when absent, 'undefined' for NaN
-    (0/0 at this point), '∞' for an infinite (vacuous) bound; every exponent kept."""
-    if x is None:
-        return "—"
-    mod = type(x).__module__ or ""
-    if mod.startswith("mpmath"):
-        import mpmath
-
-        if mpmath.isnan(x):
-            return "undefined"
-        if mpmath.isinf(x):
-            return "∞" if x > 0 else "-∞"
-        return mpmath.nstr(x, 6, min_fixed=1, max_fixed=0)
-    x = float(x)
-    if x != x:
-        return "undefined"
-    if x in (float("inf"), float("-inf")):
-        return "∞" if x > 0 else "-∞"
-    if x == int(x) and abs(x) < 1e9:
-        return str(int(x))
-    return f"{x:.6g}"
+    """A value for a table (:func:`bounds.clikit.short`): at most 6 significant digits;
+    '—' when absent, 'undefined' for NaN (0/0 at this point), '∞' for an infinite
+    (vacuous) bound; a decimal exponent beyond 15 digits as a power of ten, 10^(-3.0103e+399)."""
+    return short(x, 6, nan="undefined")
 
 
 def _catalog():
@@ -87,6 +72,7 @@ def cmd_list(argv):
     ap = _Parser(prog=f"{PROG} list", description="One row per claim: id, source, assumptions, quantities.",
                  epilog=EXIT_TEXT)
     ap.add_argument("--json", action="store_true", help="print a JSON array")
+    add_wide(ap)
     a = ap.parse_args(argv)
     recs = list(records().values())
     keys = ("id", "title", "source", "kind", "assumptions", "quantities", "params")
@@ -100,11 +86,11 @@ def cmd_list(argv):
             return f"{len(qs)} quantities: " + ", ".join(list(qs)[:3]) + ", ..."
         return ", ".join(f"{q}[{'/'.join(f)}]" for q, f in qs.items())
 
-    rows = [[r["id"], r["source"], ",".join(r["assumptions"]) or "-", quantities(r)] for r in recs]
-    print(table(rows, ["claim", "source", "assumptions", "quantities [forms]"]))
+    rows = [[r["id"], r["source"], ", ".join(r["assumptions"]) or "-", quantities(r)] for r in recs]
+    print(table(rows, ["claim", "source", "assumptions", "quantities [forms]"], wide=a.wide))
     used = {a_ for r in recs for a_ in r["assumptions"]}
-    print(f"\n{len(recs)} claims. Assumptions: " + "; ".join(
-        f"{k}: {v}" for k, v in _assumptions().items() if k in used))
+    print(wrap(f"\n{len(recs)} claims. Assumptions:\n" + "\n".join(
+        f"  {k}: {v}" for k, v in _assumptions().items() if k in used), wide=a.wide))
     return 0
 
 
@@ -114,7 +100,9 @@ def claim_description(c, latex: bool = False) -> dict:
 
     from .core import ASSUMPTIONS
 
-    render = sp.latex if latex else sp.sstr
+    from .symbols import latex as to_latex
+
+    render = to_latex if latex else sp.sstr
     return {
         "claim": c.id, "title": c.title, "source": str(c.source), "kind": c.kind,
         "assumptions": {a: ASSUMPTIONS[a] for a in c.assumptions},
@@ -137,8 +125,10 @@ def cmd_show(argv):
     ap = _Parser(prog=f"{PROG} show", description="Formulas (all forms), assumptions and source of a claim.",
                  epilog=EXIT_TEXT)
     ap.add_argument("claim", help="claim id (see `list`)")
-    ap.add_argument("--latex", action="store_true", help="print formulas as LaTeX")
+    ap.add_argument("--latex", action="store_true",
+                    help="print formulas as LaTeX, in the documents' notation (w^{*}, C_{\\mathrm{cov}}, ...)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(ap)
     a = ap.parse_args(argv)
     cat = _catalog()
     if cat is not None and a.claim in cat:
@@ -148,33 +138,36 @@ def cmd_show(argv):
     if a.json:
         print(dumps(d, indent=1))
         return 0
-    print(f"{d['claim']}: {d['title']}\nsource: {d['source']}   kind: {d['kind']}")
-    print("assumptions:")
+    def say(line: str = "", indent: str = "  ") -> None:  # indent: of continuation lines
+        print(wrap(line, wide=a.wide, indent=indent))
+
+    say(f"{d['claim']}: {d['title']}\nsource: {d['source']}   kind: {d['kind']}")
+    say("assumptions:")
     for k, v in d["assumptions"].items():
-        print(f"  {k}: {v}")
+        say(f"  {k}: {v}")
     if not d["assumptions"]:
-        print("  (none)")
-    print("parameters:")
+        say("  (none)")
+    say("parameters:")
     for p in d["params"]:
         dflt = f" (default {p['default']:g})" if p["default"] is not None else ""
-        print(f"  {p['flag']:<12} {p['domain']}{dflt}: {p['meaning']}")
+        say(f"  {p['flag']:<12} {p['domain']}{dflt}: {p['meaning']}", indent=" " * 13)
     for k, v in d["definitions"].items():
-        print(f"where {k} = {v}")
+        say(f"where {k} = {v}")
     for m in d["constraints"]:
-        print(f"requires: {m}")
+        say(f"requires: {m}")
     for q in d["quantities"]:
-        print(f"\n{q['name']}: {q['description']}   [quantity {q['relation']} form]")
+        say(f"\n{q['name']}: {q['description']}   [quantity {q['relation']} form]")
         for f in q["forms"]:
-            print(f"  {f['form']:<10} {f['expr']}")
-            print(f"  {'':<10} ({f['derivation']})")
+            say(f"  {f['form']:<10} {f['expr']}", indent=" " * 11)
+            say(f"  {'':<10} ({f['derivation']})", indent=" ")
             for dd in f["dropped"]:
-                print(f"  {'':<10} dropped O-term: {dd}")
+                say(f"  {'':<10} dropped O-term: {dd}", indent=" " * 16)
         for e in q["expansions"]:
-            print(f"  series of {e['form']} as {e['as']}: {e['series']}   ({e['note']})")
+            say(f"  series of {e['form']} as {e['as']}: {e['series']}   ({e['note']})")
     if d["notes"]:
-        print("\nnotes:")
+        say("\nnotes:")
         for n_ in d["notes"]:
-            print(f"  - {n_}")
+            say(f"  - {n_}")
     return 0
 
 
@@ -191,12 +184,13 @@ def claim_parser(c) -> _Parser:
                     "computed in mpmath from the digits typed. In tables, 'undefined' marks 0/0 at "
                     "that point and '∞' an infinite (vacuous) bound.",
         epilog=EXIT_TEXT,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=ParagraphHelpFormatter)
     for p in c.params:
         dflt = f" Default {p.default:g}." if p.default is not None else ""
         ap.add_argument(p.flag, dest=p.name, metavar=p.label.replace(" ", ""),
                         help=f"{p.description}; domain {p.domain_text()}.{dflt}")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(ap)
     return ap
 
 
@@ -262,25 +256,25 @@ def cmd_claim(claim_id, argv):
             "missing": missing,
         }))
         return 0
-    print(f"{c.id}: {c.title}\nsource: {c.source}")
-    print("params: " + ", ".join(
+    print(wrap(f"{c.id}: {c.title}\nsource: {c.source}", wide=a.wide))
+    print(wrap("params: " + ", ".join(
         f"{c.param(n).label}="
-        + (show_exact(cols[n][0]) if len({show_exact(x) for x in cols[n]}) == 1
-           else "[" + ",".join(show_exact(x) for x in given.get(n, [])) + "]")
-        for n in names))
+        + (show_param(cols[n][0]) if len({show_param(x) for x in cols[n]}) == 1
+           else "[" + ",".join(show_param(x) for x in given.get(n, [])) + "]")
+        for n in names), wide=a.wide))
     varying = [n for n in names if len(given.get(n, [])) > 1]
     for q in c.quantities:
         forms = [f.name for f in q.forms]
         header = [c.param(n).label for n in varying] + forms
         rows = []
         for i in range(len(grid)):
-            row = [show_exact(cols[n][i]) for n in varying]
+            row = [show_param(cols[n][i]) for n in varying]
             for f in forms:
                 v = res[q.name][f]
                 row.append(fmt(np.atleast_1d(v).ravel()[i]) if v is not None else "—")
             rows.append(row)
-        print(f"\n{q.name}: {q.description}   [quantity {q.relation} form]")
-        print(table(rows, header))
+        print(wrap(f"\n{q.name}: {q.description}   [quantity {q.relation} form]", wide=a.wide))
+        print(table(rows, header, wide=a.wide))
         for f, need in missing.get(q.name, {}).items():
             print(f"  {f}: needs {' '.join(need)}")
     return 0
@@ -332,6 +326,7 @@ def cmd_compare(argv):
     ap.add_argument("--t", default=None, help="iteration t (explicit form)")
     ap.add_argument("--D", default=None, help="score dimension D (explicit form)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    add_wide(ap)
     a = ap.parse_args(argv)
     vals = {}
     for name, (integer, lo, strict) in COMPARE_FLAGS.items():
@@ -365,15 +360,17 @@ def cmd_compare(argv):
                      "second_moment": [{"scheme": s, "bound": moment[s]} for s in by_mom],
                      "notes": notes}))
         return 0
-    print(f"N = {show_exact(vals['N'])}, w* = {show_exact(vals['w_star'])}, chi2 = {show_exact(vals['chi2'])}, "
-          f"L = {show_exact(vals['L'])}, ||mu|| = {show_exact(vals['mu_norm'])}")
+    print(wrap(f"N = {show_param(vals['N'])}, w* = {show_param(vals['w_star'])}, "
+               f"chi2 = {show_param(vals['chi2'])}, L = {show_param(vals['L'])}, "
+               f"||mu|| = {show_param(vals['mu_norm'])}", wide=a.wide))
     print("\nmixing: per-iteration rate rho (TV bound ~ C rho^k; smaller is better)")
-    print(table([[str(i + 1), s, fmt(rho[s])] for i, s in enumerate(by_mix)], ["rank", "scheme", "rho"]))
-    print(f"\ngradient: bound on E[||g_t||^2 | F_t-1], form '{a.form}'"
-          + (" (O-terms dropped, C_cov = 0)" if a.form == "stated" else ""))
+    print(table([[str(i + 1), s, fmt(rho[s])] for i, s in enumerate(by_mix)], ["rank", "scheme", "rho"],
+                wide=a.wide))
+    print(wrap(f"\ngradient: bound on E[||g_t||^2 | F_t-1], form '{a.form}'"
+               + (" (O-terms dropped, C_cov = 0)" if a.form == "stated" else ""), wide=a.wide))
     print(table([[str(i + 1), s, fmt(moment[s])] for i, s in enumerate(by_mom)],
-                ["rank", "scheme", "bound"]))
-    print("\nnotes:\n" + "\n".join(f"  - {x}" for x in notes))
+                ["rank", "scheme", "bound"], wide=a.wide))
+    print(wrap("\nnotes:\n" + "\n".join(f"  - {x}" for x in notes), wide=a.wide, indent="  "))
     return 0
 
 
@@ -497,7 +494,8 @@ def cmd_cache(argv):
 # ----------------------------------------------------------------------------- main
 USAGE = f"""usage: {PROG} {{list,show,compare,cache,CLAIM}} ...
 
-Every numbered claim of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) as a formula you can evaluate.
+Every numbered claim of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018)
+as a formula you can evaluate.
 
   {PROG} list [--json]                    one row per claim
   {PROG} show CLAIM [--latex] [--json]    formulas (all forms), assumptions, source
@@ -509,6 +507,7 @@ Forms: stated (as printed, O-terms dropped), explicit (every constant from the p
 moment (E_q||s||^2 in place of L^2), corrected (where a check found the printed form wrong).
 Parameters are read exactly; values outside the double range are printed (and put in JSON)
 as decimal strings. JSON output is strict RFC 8259: NaN is null, infinities are "inf"/"-inf".
+Tables fit the terminal (--wide: full width); they show 6 significant digits (--json: exact).
 `{PROG} CLAIM --help` lists a claim's parameters.
 
 {EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.

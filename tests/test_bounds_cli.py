@@ -17,7 +17,7 @@ def run(capsys, *argv):
 
 
 def test_list_shows_every_claim_with_its_source(capsys):
-    rc, out, _ = run(capsys, "list")
+    rc, out, _ = run(capsys, "list", "--wide")  # one line per claim (the default wraps to fit)
     assert rc == 0
     for c in bounds.all_claims():
         line = next(l for l in out.splitlines() if l.startswith(c.id + " "))
