@@ -11,8 +11,10 @@
                           [--cache DIR] [--out results.csv] [--json]
 
 Every command takes ``--threads K`` (BLAS threads per process; default 1, set by
-``python -m simulate`` before NumPy is imported) and ``--debug`` (tracebacks for
-internal errors).
+``python -m simulate`` before NumPy is imported), ``--wide`` (text and tables at full width
+instead of fitting the terminal, 100 columns when unknown) and ``--debug`` (tracebacks for
+internal errors).  Output paths (``--out``, ``--cache``) are created before any work; a path
+that cannot be written is bad input.
 
 Exit statuses: 0 success; 2 bad input (one line on stderr, before any work); 5 a run
 diverged (``run``); 70 internal error; 130 interrupted.
@@ -45,7 +47,7 @@ SEED_MAX = 2 ** 63
 
 
 class _Parser(clikit.Parser):
-    """The shared parser (errors: one line naming the flag) with --threads and --debug."""
+    """The shared parser (errors: one line naming the flag) with --threads, --wide and --debug."""
 
     def __init__(self, *a, **kw):
         kw.setdefault("epilog", EXITS)
@@ -53,6 +55,7 @@ class _Parser(clikit.Parser):
         self.add_argument("--threads", type=_int(1, 256), default=None, metavar="K",
                           help="BLAS threads per process (default 1; python -m simulate sets it before "
                                "NumPy is imported)")
+        clikit.add_wide(self)
         self.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
 
     def error(self, message):
@@ -121,6 +124,13 @@ def decimal_w(log_w: float):
     return f"{10 ** (l10 - e):.{digits}g}e{e}"
 
 
+def _say(a):
+    """print() of text lines fitted to the terminal (``--wide``: as they are)."""
+    def say(line: str = "") -> None:
+        print(clikit.wrap(line, wide=a.wide))
+    return say
+
+
 def _only_with(a, name, attr, default, cond, need):
     if getattr(a, attr) is not default and not cond:
         raise UsageError(f"{name}: only used with {need}")
@@ -181,15 +191,14 @@ def cmd_tv(argv):
     if a.json:
         print(dumps(out))
         return EXIT_OK
-    print(f"TV to pi after k steps: {a.kernel.upper()}{' N=' + str(a.N) if a.N else ''}, pi = N(0, I_{a.dim}), "
-          f"q = N(0, {a.proposal_scale:g}^2 I), start {a.start}")
-    print(f"w* = {format_w(res.log_w_star)} (log w* = {res.log_w_star:.6g}), log w(start) = {res.log_w0:.6g}; "
-          f"error bound {res.error_bound:.2g} ({res.method})")
+    say = _say(a)
+    say(f"TV to pi after k steps: {a.kernel.upper()}{' N=' + str(a.N) if a.N else ''}, pi = N(0, I_{a.dim}), "
+        f"q = N(0, {a.proposal_scale:g}^2 I), start {a.start}")
+    say(f"w* = {format_w(res.log_w_star)} (log w* = {res.log_w_star:.6g}), log w(start) = {res.log_w0:.6g}; "
+        f"error bound {res.error_bound:.2g} ({res.method})")
     if a.steps > TV_MAX_SHOWN:
-        print(f"({len(ks)} of {a.steps} steps shown: k = 1..100, then log-spaced)")
-    print("k     TV")
-    for k, v in zip(ks, tv):
-        print(f"{k:<5d} {v:.8g}")
+        say(f"({len(ks)} of {a.steps} steps shown: k = 1..100, then log-spaced)")
+    print(clikit.table([[str(k), clikit.short(v)] for k, v in zip(ks, tv)], ["k", "TV"], wide=a.wide))
     return EXIT_OK
 
 
@@ -278,9 +287,9 @@ def cmd_moment(argv):
     if a.json:
         print(dumps(out))
         return EXIT_OK
-    print(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, "
-          f"R = {a.replicates}, "
-          f"seed {a.seed}")
+    say = _say(a)
+    say(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, "
+        f"R = {a.replicates}, seed {clikit.show_param(a.seed)}")
     print(f"E[||g||^2 | F] = {est.second:.6g} +- {est.second_se:.2g} (1 se)")
     print(f"  variance      {est.variance:.6g} +- {est.variance_se:.2g}")
     print(f"  ||bias||^2    {est.bias_sq:.6g}")
@@ -295,7 +304,7 @@ def cmd_moment(argv):
             shown.append(f"w* = {format_w(info['log_w_star'])}")
         elif isinstance(v, float):
             shown.append(f"{k} = {v:.6g}" if math.isfinite(v) else f"{k} = {'inf' if v > 0 else 'nan'}")
-    print("problem: " + ", ".join(shown))
+    say("problem: " + ", ".join(shown))
     return EXIT_OK
 
 
@@ -375,8 +384,9 @@ def cmd_run(argv):
     if a.json:
         print(dumps(out))
     else:
-        print(f"{a.scheme} on wishart(D={a.dim}, nu={a.nu}), N = {a.N}, {a.optimizer}(lr = {a.lr:g}), {a.iters} "
-              f"iterations, {a.replicates} replicate(s), seed {a.seed}  [{res.elapsed_s:.2f} s]")
+        say = _say(a)
+        say(f"{a.scheme} on wishart(D={a.dim}, nu={a.nu}), N = {a.N}, {a.optimizer}(lr = {a.lr:g}), {a.iters} "
+            f"iterations, {a.replicates} replicate(s), seed {clikit.show_param(a.seed)}  [{res.elapsed_s:.2f} s]")
         print("iteration  KL(pi||q) (median over replicates)")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -385,21 +395,21 @@ def cmd_run(argv):
         show = np.unique(np.linspace(0, len(its) - 1, min(len(its), 11)).astype(int))
         for i in show:
             print(f"{its[i]:<10d} {med[i]:.6g}" if np.isfinite(med[i]) else f"{its[i]:<10d} (diverged)")
-        print(f"rejection rate: {res.rejection_rate:.4g} overall, {res.rejection_rate_last_10pct:.4g} "
-              "over the last 10% of iterations")
+        say(f"rejection rate: {res.rejection_rate:.4g} overall, {res.rejection_rate_last_10pct:.4g} "
+            "over the last 10% of iterations")
         fin = out["diagnostics"]["final"]
 
         def f(x):
             return " ".join(f"{y:.4g}" for y in np.atleast_1d(x)[:5]) + (" ..." if np.size(x) > 5 else "")
 
-        print(f"diagnostics at iteration {its[last]}: r {f(fin['r'])}; R-hat_z {f(fin['rhat_z'])}; "
-              f"ESS_z {f(fin['ess_z'])}; R-hat_lambda {f(fin['rhat_lambda'][:1])}"
-              + (" (nan: too few chains or draws, or diverged)" if np.isnan(fin["rhat_lambda"]).any()
-                 or np.isnan(fin["rhat_z"]).any() else ""))
-        print("costs per iteration: " + ", ".join(f"{k} {c:g}" for k, c in res.costs_per_iteration.items())
-              + "  (Kim et al. 2022 Table 2: p_eval, q_eval, q_sample, score = q grads)")
+        say(f"diagnostics at iteration {its[last]}: r {f(fin['r'])}; R-hat_z {f(fin['rhat_z'])}; "
+            f"ESS_z {f(fin['ess_z'])}; R-hat_lambda {f(fin['rhat_lambda'][:1])}"
+            + (" (nan: too few chains or draws, or diverged)" if np.isnan(fin["rhat_lambda"]).any()
+               or np.isnan(fin["rhat_z"]).any() else ""))
+        say("costs per iteration: " + ", ".join(f"{k} {c:g}" for k, c in res.costs_per_iteration.items())
+            + "  (Kim et al. 2022 Table 2: p_eval, q_eval, q_sample, score = q grads)")
     if diverged.any():
-        r = int(np.argmin(np.where(diverged, res.diverged_at, np.iinfo(np.int64).max)))
+        r = int(np.argmin(np.where(diverged, res.diverged_at, np.iinfo(np.int64).max)))  # one line on stderr
         print(f"{PROG}: diverged at iteration {res.diverged_at[r]}: {res.diverged_why[r]} "
               f"(replicate {r}; {int(diverged.sum())} of {a.replicates} replicate(s) diverged; try a smaller --lr)",
               file=sys.stderr)
@@ -422,8 +432,11 @@ def cmd_sweep(argv):
     ap.add_argument("--workers", type=_int(1, 1024), default=1, help="local worker processes (default 1)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="address of a running Dask scheduler (instead of local workers)")
-    ap.add_argument("--cache", default=None, metavar="DIR", help="directory of finished cells (resume)")
-    ap.add_argument("--out", default=None, metavar="FILE.csv", help="write the table here (and FILE.json)")
+    ap.add_argument("--cache", default=None, metavar="DIR",
+                    help="directory of finished cells (resume); created before any work")
+    ap.add_argument("--out", default=None, metavar="FILE.csv",
+                    help="write the table here (a name ending in .csv) and the metadata to FILE.json; both "
+                         "created before any work")
     ap.add_argument("--no-diagnostics", action="store_true", help="skip R-hat and ESS (faster; NaN columns)")
     a = ap.parse_args(argv)
     import os
@@ -432,23 +445,18 @@ def cmd_sweep(argv):
     from .sweep import GridError, check_execution, make_cells, run_sweep
 
     try:  # --workers, --scheduler, --cache: the same checks as every command that runs sweeps
-        check_execution(a.workers, a.scheduler, a.cache)
+        check_execution(a.workers, a.scheduler, a.cache)  # (creates the --cache directory)
     except GridError as e:
         raise UsageError(str(e)) from None
-    if a.out is not None:
-        if a.out.strip() == "":
-            raise UsageError("--out: empty path")
-        d = os.path.dirname(os.path.abspath(a.out))
-        if not os.path.isdir(d) or not os.access(d, os.W_OK):
-            raise UsageError(f"--out: directory {d!r} does not exist or is not writable")
-        if os.path.isdir(a.out):
-            raise UsageError(f"--out: {a.out!r} is a directory; give a file name such as results.csv")
     grid = {"scheme": a.scheme, "optimizer": a.optimizer, "lr": a.lr, "N": a.N, "dim": a.dim, "nu": a.nu,
             "target_seed": a.target_seed, "iters": a.iters, "replicates": a.replicates}
     try:
         make_cells(grid, seed=a.seed, record_every=a.record_every, diagnostics=not a.no_diagnostics)
     except GridError as e:
         raise UsageError(str(e)) from None
+    if a.out is not None:  # created now (removed again if the sweep never writes them)
+        out_csv = clikit.output_path("--out", a.out, (".csv",))
+        clikit.output_path("--out", os.path.splitext(out_csv)[0] + ".json", (".json",))
     bar = clikit.progress(total=len(make_cells(grid, seed=a.seed, record_every=a.record_every)), desc="sweep",
                           json=a.json, unit="cell")  # cells done/total, elapsed, ETA (tqdm)
     shown = [0]
@@ -465,8 +473,16 @@ def cmd_sweep(argv):
     except GridError as e:  # e.g. an unreachable scheduler: nothing has run
         raise UsageError(str(e)) from None
     except (KeyboardInterrupt, BrokenProcessPool) as e:
-        where = (f"finished cells are stored in {a.cache}: rerun the same command to resume" if a.cache
-                 else "nothing was stored (use --cache DIR to resume after an interruption)")
+        try:
+            stored = a.cache is not None and any(n.endswith(".json") for n in os.listdir(a.cache))
+        except OSError:
+            stored = False
+        if stored:
+            where = f"finished cells are stored in {a.cache}: rerun the same command to resume"
+        elif a.cache is not None:
+            where = "no cell had finished, nothing was stored"
+        else:
+            where = "nothing was stored (use --cache DIR to resume after an interruption)"
         if isinstance(e, KeyboardInterrupt):
             print(f"{PROG}: interrupted; {where}", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -474,26 +490,28 @@ def cmd_sweep(argv):
         return EXIT_INTERNAL
     meta = dict(res.metadata)
     if a.out is not None:
-        csv_path, meta_path = res.write_csv(a.out)
+        csv_path, meta_path = res.write_csv(out_csv)
         meta["files"] = {"table": csv_path, "metadata": meta_path}
     n_div = len({(r["cell"], r["replicate"]) for r in res.rows if r["diverged"]})
     meta["diverged_runs"] = n_div
     if a.json:
         print(dumps(meta if a.out is not None else {**meta, "rows": res.rows}))
         return EXIT_OK
-    print(f"{meta['cells']} cells ({res.computed} computed, {res.cached} from the cache) in "
-          f"{meta['wall_time_s']:.1f} s on {meta['executor']}; {len(res.rows)} rows; {n_div} diverged run(s)")
+    say = _say(a)
+    say(f"{meta['cells']} cells ({res.computed} computed, {res.cached} from the cache) in "
+        f"{meta['wall_time_s']:.1f} s on {meta['executor']}; {len(res.rows)} rows; {n_div} diverged run(s)")
     if a.out is not None:
-        print(f"table: {csv_path}\nmetadata: {meta_path}")
+        say(f"table: {csv_path}\nmetadata: {meta_path}")
     print("final KL(pi||q), median over replicates:")
-    print(f"{'scheme':<7} {'optimizer':<9} {'lr':>9} {'N':>4} {'dim':>5} {'iters':>7}  {'KL':>12}  diverged")
+    rows = []
     for c in res.results:
         p = c.cell
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             kl = float(np.nanmedian(c.values["kl"][-1])) if not np.all(np.isnan(c.values["kl"][-1])) else math.nan
-        print(f"{p.scheme:<7} {p.optimizer:<9} {p.lr:>9.3g} {p.N:>4} {p.dim:>5} {p.iters:>7}  {kl:>12.6g}  "
-              f"{int((c.diverged_at >= 0).sum())}/{p.replicates}")
+        rows.append([p.scheme, p.optimizer, clikit.show_param(p.lr), str(p.N), str(p.dim), str(p.iters),
+                     clikit.short(kl), f"{int((c.diverged_at >= 0).sum())}/{p.replicates}"])
+    print(clikit.table(rows, ["scheme", "optimizer", "lr", "N", "dim", "iters", "KL", "diverged"], wide=a.wide))
     return EXIT_OK
 
 
@@ -502,13 +520,16 @@ USAGE = f"""usage: {PROG} {{tv,moment,run,sweep}} ...
 Simulators for MCSA (Kim et al., NeurIPS 2022, "Markov Chain Score Ascent") on Gaussian
 targets with known w*.
 
-  {PROG} tv --kernel imh --dim 10 --proposal-scale 1.5 --steps 20      exact TV curves
-  {PROG} moment --scheme pmcsa --dim 10 --proposal-scale 1.5 --N 10    E[||g||^2 | F] +- se
+  {PROG} tv --kernel imh --dim 10 --proposal-scale 1.5 --steps 20
+      exact TV curves
+  {PROG} moment --scheme pmcsa --dim 10 --proposal-scale 1.5 --N 10
+      E[||g||^2 | F] +- se
   {PROG} run --scheme pmcsa --dim 100 --N 10 --iters 1000 --optimizer adam --lr 0.01
-  {PROG} sweep --scheme msc,pmcsa --optimizer sgd,adam --lr 0.01,0.1 --N 4 --dim 5 --iters 50 \\
-      --replicates 2 --workers 2 --cache sweep-cache --out results.csv
+      one optimisation: KL(pi||q), rejection rates, diagnostics, costs
+  {PROG} sweep --scheme msc,pmcsa --optimizer sgd,adam --lr 0.01,0.1 --N 4 --dim 5 \\
+      --iters 50 --replicates 2 --workers 2 --cache sweep-cache --out results.csv
 `{PROG} COMMAND --help` for the options.  Every command takes --threads K (BLAS threads
-per process, default 1) and --debug.
+per process, default 1), --wide (full-width text and tables) and --debug.
 
 Exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run
 diverged (run), 70 internal error, 130 interrupted.

@@ -68,7 +68,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -560,20 +559,12 @@ class SweepResult:
 
 
 def _atomic_write(path: str, data: str | bytes) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically: a temporary file in the same
-    directory, flushed and fsynced, then :func:`os.replace`; removed again on any failure."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` (text as UTF-8) to ``path`` atomically with the user's umask
+    (:func:`bounds.clikit.atomic_write`: temporary file in the same directory, fsync,
+    :func:`os.replace`; removed again on any failure)."""
+    from bounds.clikit import atomic_write
+
+    atomic_write(path, data)
 
 
 def _versions() -> dict:
@@ -668,9 +659,12 @@ def check_workers(workers) -> int:
 def check_execution(workers=1, scheduler: str | None = None, cache: str | None = None) -> None:
     """Validate execution options before any work (:class:`GridError` naming the flag):
     ``workers`` an integer >= 1; ``scheduler`` a Dask address ``tcp://HOST:PORT`` (not with
-    ``workers > 1``: the cluster has its own workers); ``cache`` a directory that exists or
-    can be created.  Reachability of the scheduler is checked when :func:`execute` connects
-    (before any task runs)."""
+    ``workers > 1``: the cluster has its own workers); ``cache`` a directory, created now when
+    missing (:func:`bounds.clikit.output_path`: a path that cannot be written -- /sys, a file,
+    a read-only file system -- is refused, as root too; when the command goes through
+    :func:`bounds.clikit.run`, a directory created here and left empty is removed at the
+    end).  Reachability of the scheduler is checked when :func:`execute` connects (before
+    any task runs)."""
     check_workers(workers)
     if scheduler is not None:
         hostport = str(scheduler).split("://", 1)[-1]
@@ -680,16 +674,12 @@ def check_execution(workers=1, scheduler: str | None = None, cache: str | None =
         if workers != 1:
             raise GridError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
     if cache is not None:
-        cache = os.fspath(cache)
-        if not cache.strip():
-            raise GridError("--cache: empty path; give a directory")
-        if os.path.exists(cache) and not os.path.isdir(cache):
-            raise GridError(f"--cache: {cache!r} exists and is not a directory")
-        parent = os.path.dirname(os.path.abspath(cache))
-        if not os.path.isdir(cache) and (not os.path.isdir(parent) or not os.access(parent, os.W_OK)):
-            raise GridError(f"--cache: cannot create {cache!r} (parent directory missing or not writable)")
-        if os.path.isdir(cache) and not os.access(cache, os.W_OK | os.X_OK):
-            raise GridError(f"--cache: cannot write to {cache!r} (permission denied)")
+        from bounds.clikit import UsageError, output_path
+
+        try:
+            output_path("--cache", os.fspath(cache), kind="dir")
+        except UsageError as e:
+            raise GridError(str(e)) from None
 
 
 def executor_name(executor, workers: int, scheduler: str | None) -> str:
@@ -801,7 +791,7 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
                 with _blas_env(threads):
                     own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
                                                  mp_context=mp.get_context("spawn"), initializer=_worker_init)
-                    _run_on(own, fn, tasks, groups, finish, spawning=True)
+                    _run_on(own, fn, tasks, groups, finish, own=True)
             elif executor is None:
                 for g in groups:  # in this process, in the order given
                     for i, payload in zip(g, (inline or fn)([tasks[i] for i in g])):
@@ -811,10 +801,10 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
         ok = True
     finally:
         if own is not None:
-            if not ok:  # interrupted or failed: stop the tasks in flight now (they are lost, not cached)
-                for proc in list(getattr(own, "_processes", {}).values()):
-                    proc.terminate()
-            own.shutdown(wait=ok, cancel_futures=True)
+            if ok:
+                own.shutdown(wait=True)
+            else:  # interrupted or failed: stop the tasks in flight now (they are lost, not cached)
+                _stop_pool(own)
         if client is not None:
             client.close()
         if bar is not None:
@@ -842,37 +832,86 @@ def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
 
 
 def _worker_init():
-    """Local worker processes leave Ctrl-C to the parent, which stops them (no tracebacks)."""
+    """Local worker processes leave Ctrl-C to the parent, which stops them (no tracebacks).
+    They start with SIGINT blocked (:func:`_sigint_deferred`); ignoring it discards one
+    that arrived during their start-up, then it is unblocked."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore Ctrl-C while local workers are spawned: they inherit the disposition, so a
-    Ctrl-C during their start-up cannot print tracebacks (the parent handles it after)."""
+def _sigint_deferred():
+    """Hold Ctrl-C back while local workers are spawned, without losing it.
+
+    The workers are new interpreters: until :func:`_worker_init` runs, a Ctrl-C (sent by
+    the terminal to the whole process group) would raise KeyboardInterrupt in them and
+    print their tracebacks.  So SIGINT is blocked in this thread while they are spawned --
+    a spawned process inherits the signal mask, as multiprocessing's own resource tracker
+    relies on -- and this process only records a Ctrl-C that arrives meanwhile (its
+    handler runs in the main thread, and must not interrupt a half-started worker).
+    Afterwards the handler and the mask are restored and a recorded Ctrl-C is raised as
+    KeyboardInterrupt.  (Ignoring SIGINT instead, as before, lost a Ctrl-C pressed during
+    the spawn: the sweep ran on.)"""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): ignore it meanwhile
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, old)
+        return
+    seen = []
+    old_handler = signal.signal(signal.SIGINT, lambda *_: seen.append(True))
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)  # a pending Ctrl-C is recorded now
+        signal.signal(signal.SIGINT, old_handler)
+    if seen:
+        raise KeyboardInterrupt
 
 
-def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish, spawning: bool = False) -> None:
-    with _sigint_ignored() if spawning else contextlib.nullcontext():
+def _stop_pool(pool: cf.ProcessPoolExecutor) -> None:
+    """Stop a local pool after Ctrl-C or an error: cancel the queued tasks, terminate the
+    workers, wait for the pool's manager thread to finish.
+
+    The order matters.  ``shutdown(cancel_futures=True)`` cancels the queued futures and
+    takes them out of the pool's table of pending work; cancelling them one by one
+    (``Future.cancel``) left them in it, and the manager thread, seeing the terminated
+    workers, then set BrokenProcessPool on a cancelled future: InvalidStateError and a
+    12-line traceback from the thread (Python 3.11's concurrent.futures), after the
+    'interrupted' line, in about a third of the Ctrl-Cs."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    if manager is not None:
+        manager.join(timeout=10)
+
+
+def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish, own: bool = False) -> None:
+    """Submit every group, then ``finish`` each result as it arrives.  ``own``: a local
+    pool created by :func:`execute`, spawned with Ctrl-C deferred; on an exception its
+    futures are left to :func:`_stop_pool` (see there why not cancelled here)."""
+    with _sigint_deferred() if own else contextlib.nullcontext():
         futs = {executor.submit(fn, [tasks[i] for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
             for i, payload in zip(futs[f], f.result()):
                 finish(i, payload)
     except BaseException:
-        for f in futs:
-            f.cancel()
+        if not own:
+            for f in futs:
+                f.cancel()
         raise
