@@ -858,8 +858,8 @@ def _sigint_deferred():
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield  # (ignored already, e.g. a background job: the workers inherit that)
         return
     if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): ignore it meanwhile
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -325,3 +325,19 @@ def test_ctrl_c_while_workers_are_spawned_is_deferred_not_lost():
     assert after_init == signal.SIG_IGN and signal.SIGINT not in mask_after_init
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def test_an_ignored_ctrl_c_stays_ignored_during_the_spawn():
+    """A sweep started with SIGINT ignored (a background job, nohup) must not turn a Ctrl-C
+    that arrives while its workers are spawned into an interruption."""
+    import signal
+
+    from simulate.sweep import _sigint_deferred
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
