@@ -868,6 +868,12 @@ def _sigint_deferred():
         finally:
             signal.signal(signal.SIGINT, old)
         return
+    # multiprocessing's resource tracker, started by the first spawn, unblocks SIGINT after
+    # starting itself: start it now, before blocking
+    with contextlib.suppress(Exception):
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
     seen = []
     old_handler = signal.signal(signal.SIGINT, lambda *_: seen.append(True))
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
