@@ -84,6 +84,10 @@ def main(argv=None) -> int:
                     help="write every file into DIR (default: docs/figures and verify/data/figures of the checkout)")
     ap.add_argument("--cached-only", action="store_true",
                     help="use only the cells already cached (no simulation); missing cells are listed")
+    ap.add_argument("--from-csv", action="store_true",
+                    help="simulate nothing: re-decide the verdicts (every reading, and the sensitivity table) from "
+                         "the stored tidy table <claim>.csv (in docs/figures, or --out DIR) and redraw the figure "
+                         "from it; the table is left as it is")
     add_execution_flags(ap)
     try:
         a = ap.parse_args(argv)
@@ -97,6 +101,12 @@ def main(argv=None) -> int:
             if root is None:
                 raise UsageError("--out: this is an installed package; give --out DIR to write the reproductions")
             out, data_dir = root / "docs" / "figures", root / "verify" / "data" / FIGURES
+        if a.from_csv:
+            if a.cached_only:
+                raise UsageError("--from-csv: not used with --cached-only (nothing is simulated or read from the cache)")
+            for cid in (claims if a.claim == "all" else [a.claim]):
+                if not (out / f"{cid}.csv").is_file():
+                    raise UsageError(f"--from-csv: no stored table {out / f'{cid}.csv'}")
     except UsageError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
@@ -108,13 +118,16 @@ def main(argv=None) -> int:
     todo = claims if a.claim == "all" else [a.claim]
     try:
         for cid in todo:
+            kw = {"from_csv": True} if a.from_csv else {}
             doc = reg[cid].reproduction(out, data_dir, mode=a.mode, cached_only=a.cached_only,
-                                        progress=lambda m: print(m, file=sys.stderr, flush=True), **ex)
+                                        progress=lambda m: print(m, file=sys.stderr, flush=True), **ex, **kw)
             if doc is None:
                 print(f"{cid}: nothing to store (no cell ran)")
                 continue
             miss = "" if doc["complete"] else f"; INCOMPLETE, missing cells {doc['missing_cells']}"
-            print(f"{cid}: {doc['verdict']} ({doc['total_cell_wall_s']:.0f} s of simulation{miss})")
+            what = (f"re-decided from {out / (cid + '.csv')}, nothing simulated" if a.from_csv
+                    else f"{doc['total_cell_wall_s']:.0f} s of simulation")
+            print(f"{cid}: {doc['verdict']} ({what}{miss})")
     except GridError as e:  # an unreachable --scheduler: refused when connecting, before any cell runs
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
