@@ -82,6 +82,7 @@ html_js_files = ["mcsa.js"]
 html_show_sphinx = False
 html_copy_source = False
 html_last_updated_fmt = None
+html_show_search_summary = False  # summaries fetch() each page: blocked (and logged) under file://
 # MathJax 3 served from the site itself (copied by mcsa_docs at build-finished)
 mathjax_path = "mathjax/tex-mml-chtml.js"
 

@@ -5,9 +5,10 @@ directory (so the checkout's docs/_generated and docs/_build are left alone), wi
 notebooks not executed and the claims' figures not drawn: the full build, which does both,
 is ``python -m sphinx -W -b html docs docs/_build/html`` (minutes; tests/test_notebooks.py
 executes the notebooks here).  Two pages, the index and the generated page of Kim et al.
-(NeurIPS 2022), are opened in headless Chromium through the DevTools protocol (the client of
-tests/test_report.py): they render, MathJax typesets the formulas from the site's own copy,
-the console shows no error, and nothing but files of the site is requested.
+(NeurIPS 2022), and a search are opened in headless Chromium through the DevTools protocol
+(the client of tests/test_report.py): they render, MathJax typesets the formulas from the
+site's own copy, the search finds the claim, the console shows no error, and nothing but
+files of the site is requested.
 
 Skipped, saying why, when the docs extra (Sphinx, myst-nb, furo, django-static-mathjax) is
 not installed, or when no browser is (see tests/test_report.py).
@@ -58,11 +59,12 @@ def site():
         yield out, r
 
 
-def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int = 1000, settle: float = 0) -> dict:
+def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int = 1000, settle: float = 0,
+              until: str | None = None) -> dict:
     """Load ``path`` (a file, or a file:// URL) in headless Chromium; wait for its images and MathJax; return what the
     page showed: console and log events, every requested URL, facts read from the DOM and a
     screenshot (taken ``settle`` seconds after the formulas are typeset: the theme scrolls
-    smoothly to a #fragment)."""
+    smoothly to a #fragment).  ``until``: a JS condition awaited (at most 30 s) first."""
     with tempfile.TemporaryDirectory() as profile:
         dt = DevTools(exe, profile)
         try:
@@ -87,6 +89,9 @@ def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int
             js("Promise.all([...document.images].map(i => i.decode().catch(() => null)))")
             mathjax = js("window.MathJax && MathJax.startup && MathJax.startup.promise"
                          " ? MathJax.startup.promise.then(() => 'typeset') : 'absent'")
+            if until:
+                js("new Promise(r => { const t0 = Date.now(); (function p() { "
+                   f"if (({until}) || Date.now() - t0 > 30000) r(); else setTimeout(p, 100); }})(); }})")
             if settle:
                 js(f"new Promise(r => setTimeout(r, {settle * 1000:.0f}))")
             shot = dt.send("Page.captureScreenshot", {"format": "png"}, session=sid)["data"]
@@ -98,10 +103,12 @@ def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int
                 brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
                 text: document.body.innerText,
                 links: [...document.querySelectorAll('a.reference.internal')].map(a => a.getAttribute('href')),
+                results: [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href')),
                 badges: Object.fromEntries([...document.querySelectorAll('section[id^="claim-"]')]
                     .map(s => [s.id.slice(6), (s.querySelector('.mcsa-status') || {}).textContent])),
             })""")
-            requests = [e["params"]["request"]["url"] for e in dt.events if e.get("method") == "Network.requestWillBeSent"]
+            requests = [e["params"]["request"]["url"] for e in dt.events
+                        if e.get("method") == "Network.requestWillBeSent"]
             return {"events": list(dt.events), "requests": requests, "mathjax": mathjax, "facts": facts,
                     "screenshot": base64.b64decode(shot)}
         finally:
@@ -128,7 +135,10 @@ def pages(site):
     out, r = site
     assert r.returncode == 0, f"sphinx -W failed:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
     exe = browser()
-    return {name: open_page(exe, out / name) for name in ("index.html", DOC_PAGE)}
+    pages = {name: open_page(exe, out / name) for name in ("index.html", DOC_PAGE)}
+    finished = "/Search finished/.test((document.querySelector('#search-results') || {}).innerText)"
+    pages["search"] = open_page(exe, (out / "search.html").as_uri() + "?q=theorem3", until=finished)
+    return pages
 
 
 def test_site_builds_with_warnings_as_errors(site):
@@ -150,8 +160,8 @@ def test_no_page_references_the_network(site):
     bad = {str(p.relative_to(out)): pattern.findall(p.read_text(encoding="utf-8"))
            for p in out.rglob("*.html")}
     assert {k: v for k, v in bad.items() if v} == {}
-    css = [p for p in (out / "_static").rglob("*.css")
-           if re.search(r"url\(\s*[\"']?(?:https?:)?//|@import\s+[\"']?(?:url\()?\s*[\"']?https?:", p.read_text("utf-8"))]
+    remote = re.compile(r"url\(\s*[\"']?(?:https?:)?//|@import\s+[\"']?(?:url\()?\s*[\"']?https?:")
+    css = [p for p in (out / "_static").rglob("*.css") if remote.search(p.read_text("utf-8"))]
     assert css == []
 
 
@@ -161,7 +171,12 @@ def test_pages_render_offline_without_console_errors(pages):
         foreign = [u for u in page["requests"] if not u.startswith(("file://", "data:"))]
         assert foreign == [], f"{name} fetched {foreign}"
         assert page["facts"]["brokenImages"] == [], name
-        assert page["facts"]["title"].startswith(("mcsa-verify", "Kim et al.")), page["facts"]["title"]
+        assert page["facts"]["title"].startswith(("mcsa-verify", "Kim et al.", "Search")), page["facts"]["title"]
+
+
+def test_search_works_offline(pages):
+    results = pages["search"]["facts"]["results"]
+    assert any(r.startswith(DOC_PAGE) for r in results), results
 
 
 def test_formulas_are_typeset_by_the_local_mathjax(pages):

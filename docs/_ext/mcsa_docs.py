@@ -199,7 +199,8 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
         miss = "" if stored.get("complete", True) else " (incomplete: some cells missing)"
         nh = stored.get("not_holding") or []
         out += [f"**Stored run at the paper's settings** ({esc(stored.get('mode', '?'))}{esc(miss)}): "
-                f"{badge(stored.get('verdict'))}" + (" — not holding: " + ", ".join(code(x) for x in nh) if nh else "")
+                f"{badge(stored.get('verdict'))}"
+                + (" — not holding: " + ", ".join(code(x) for x in nh) if nh else "")
                 + ". The status above is the reduced quick run's; see {doc}`/figures`.", ""]
     audit = st["audit"] or (getattr(v, "proof", "") or "no proof steps audited")
     out += [f"**Proof audit:** {esc(audit)}" + (" (see {doc}`/ERRATA`)" if st["audit"] else ""), ""]
@@ -425,7 +426,8 @@ def generate(app) -> None:
             continue
         what = (f"stored {esc(run.get('mode', '?'))} run: {badge(run.get('verdict'))}" if run else "stored run")
         figure_lines += [f"### {esc(display_name(cid, reg[cid]))}", "", what, "",
-                         f"```{{image}} _generated/figures/{cid}.png", f":alt: {cid} reproduction", ":width: 100%", "```", ""]
+                         f"```{{image}} _generated/figures/{cid}.png", f":alt: {cid} reproduction", ":width: 100%",
+                         "```", ""]
     # (included from docs/figures.md: paths relative to docs/)
     write("fragments/reproductions.md", "\n".join(figure_lines) or "No stored reproductions.\n")
 
