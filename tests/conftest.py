@@ -39,3 +39,4 @@ _load_claims()
 # The claim-result cache (verify.runner) is off for the suite: tests that patch a claim or
 # the machinery must see it recomputed.  tests/test_runner.py switches it on in a tmp dir.
 os.environ.setdefault("MCSA_CACHE", "off")
+os.environ.setdefault("COLUMNS", "100")  # tables printed in-process fit the same width everywhere

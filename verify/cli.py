@@ -22,7 +22,8 @@ import textwrap
 import time
 from collections import Counter
 
-from bounds.clikit import Parser as _Parser, UsageError, dumps, number, numbers, output_path, progress, run, table
+from bounds.clikit import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
+                           table, wrap)
 from bounds.references import REFERENCES, cite_numbers
 
 from .core import fmt, fmt_ratio
@@ -68,6 +69,7 @@ def cmd_list(argv):
     ap = _Parser(prog=f"{PROG} list", description="Coverage table generated from the registry: one row per claim.",
                  epilog=EXIT_TEXT)
     ap.add_argument("--json", action="store_true", help="print a JSON array")
+    add_wide(ap)
     a = ap.parse_args(argv)
     import bounds
     from bounds.cli import records
@@ -96,46 +98,57 @@ def cmd_list(argv):
     if a.json:
         print(dumps(rows, indent=1))
         return 0
-    _print(table([[r["claim"], r["source"][:60], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
-                  r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                  "; ".join(r["failing_readings"])[:60] or "-", r["audit"], (r["measures"] or "")[:70]] for r in rows],
-                ["claim", "source", "assumptions", "how", "forms (primary first)", "readings", "final status (quick)",
-                 "failing readings", "audit", "measures"]))
-    _print(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
-          f"Final statuses from {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
-          f"audit statuses from {core.AUDIT_DOC} (`{PROG} audit --write`).")
+    if a.wide:
+        _print(table([[r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
+                       r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
+                       "; ".join(r["failing_readings"]) or "-", r["audit"], r["measures"] or ""] for r in rows],
+                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
+                      "final status (quick)", "failing readings", "audit", "measures"], wide=True))
+    else:  # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is measured
+        _print(table([[r["claim"], cite_numbers(r["source"].split(",")[0]), r["how"] or "MISSING",
+                       r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
+                                         if r["failing_readings"] and r["empirical"] != "violated" else ""),
+                       r["audit"]] for r in rows],
+                     ["claim", "document", "how", "final status (quick)", "proof audit"]))
+    _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
+                f"Final statuses from the stored {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
+                f"audit statuses from the stored {core.AUDIT_DOC} (`{PROG} audit --write`). "
+                f"`{PROG} list --wide` shows every column.", wide=a.wide))
     return 0
 
 
 # ----------------------------------------------------------------------------- one claim
-def summarize(rep):
+def summarize(rep, wide: bool = False):
     from .core import group_checks
 
     rows = []
     for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
         q, f, reading = g.key
-        rows.append([q[:60], f, (reading or "all")[:40], "yes" if g.primary else "no", g.method,
+        rows.append([q, f, reading or "all", "yes" if g.primary else "no", g.method,
                      str(len(g.checks)), f"{g.holds}/{g.violated}/{g.inconclusive}", fmt_ratio(g.worst), g.verdict])
-    return table(rows, ["quantity", "form", "reading", "primary", "method", "checks", "holds/viol/inc", "max ratio",
-                        "verdict"])
+    return table(rows, ["quantity", "form", "reading", "deciding", "method", "checks", "holds/viol/inc", "max ratio",
+                        "verdict"], wide=wide)
 
 
-def print_report(rep, verbose=False):
+def print_report(rep, verbose=False, wide=False):
     import bounds
 
     from . import core
 
+    def say(text=""):  # citations first, then fitted to the terminal
+        print(wrap(cite_numbers(str(text)), wide=wide))
+
     c = bounds.get(rep.claim)
     v = _registry()[rep.claim]
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
-    _print(f"{rep.claim}: {c.title}\nsource: {c.source}")
-    _print(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
+    say(f"{rep.claim}: {c.title}\nsource: {c.source}")
+    say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
           f"seed {rep.seed}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
     if n_mc:
-        _print(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
+        say(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
               f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
-    _print()
-    _print(summarize(rep))
+    say()
+    _print(summarize(rep, wide))  # a table: fitted by clikit.table
     bad = [x for x in rep.checks if x.verdict != core.HOLDS]
 
     def badness(x):
@@ -143,24 +156,25 @@ def print_report(rep, verbose=False):
 
     shown = bad if verbose else sorted(bad, key=badness)[:8]
     if shown:
-        _print("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
+        say("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
             params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in x.params.items())
             rel = "vs"
             if x.verdict == core.VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
-            _print(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
+            say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
                   f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
     if verbose:
-        _print("\nall checks:")
+        say("\nall checks:")
         for x in rep.checks:
-            _print(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
+            say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
-    _print("\n" + core.readings_text(rep))
-    _print(f"\nverdict: {core.status_cell(rep)} (primary form '{v.primary_form}')   by form: "
-          + ", ".join(f"{k}: {val}" for k, val in fv.items()))
+    print(wrap(cite_numbers("\n" + core.readings_text(rep)), wide=wide))
+    print(wrap(cite_numbers(f"\nverdict: {core.status_cell(rep)} (from the readings above; the deciding form of each reading is "
+                f"'{v.primary_form}' unless a reading names its own)   by form: "
+                + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
 
 
 def add_run_flags(ap):
@@ -263,6 +277,7 @@ def claim_parser(cid, v):
                     help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a small C must give "
                          "'violated'")
     ap.add_argument("--verbose", action="store_true", help="list every check")
+    add_wide(ap)
     ap.add_argument("--no-cache", action="store_true",
                     help="recompute (default: read the result from the cache when the claim's code, its grid, the "
                          "seed and the library versions are unchanged)")
@@ -339,7 +354,7 @@ def cmd_claim(cid, argv):
             out["stored_full_run"] = stored
         print(dumps(out))
     else:
-        print_report(rep, a.verbose)
+        print_report(rep, a.verbose, a.wide)
         if stored is not None:
             _print(stored_run_text(cid, v, stored))
         if plot:
@@ -372,6 +387,7 @@ def cmd_all(argv):
                     help="also write the final statuses to verify/data/verdicts.json (read by `list`; from a "
                          "source checkout only)")
     add_parallel_flags(ap)
+    add_wide(ap)
     a = ap.parse_args(argv)
     seed = seed_arg(a.seed)
     workers = parallel_workers(a)
@@ -415,26 +431,33 @@ def cmd_all(argv):
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
         seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
-        shown = shown_status(r.claim, r.verdict, mode) if reg[r.claim].reproduction is not None else None
-        status = r.verdict if shown is None or shown["smoke_test"] is None else \
-            f"{shown['status']} (paper's settings, stored); quick smoke test: {r.verdict}"
+        seen = shown_status(r.claim, r.verdict, mode) if reg[r.claim].reproduction is not None else None
+        status = r.verdict if seen is None or seen["smoke_test"] is None else \
+            f"{seen['status']} (paper's settings, stored); quick smoke test: {r.verdict}"
         rows.append([r.claim, REFERENCES[seed_doc][0], status, fails, r.primary_form, str(len(r.checks)),
-                     str(n_mc), f"{r.elapsed_s:.1f}", others[:80]])
-    _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC", "s",
-                       "other forms"]))
+                     str(n_mc), f"{r.elapsed_s:.1f}", others])
+    if a.wide:
+        _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC",
+                            "s", "other forms"], wide=True))
+    else:  # what fits 100 columns; --wide adds the failing-reading counts, forms and times
+        _print(table([[r[0], r[1], r[2], r[5], r[6]] for r in rows],
+                     ["claim", "document", "final status", "checks", "MC"]))
+    def _say(text=""):  # citations first, then fitted to the terminal
+        print(wrap(cite_numbers(str(text)), wide=a.wide))
+
     dep = [r for r in reports if r.verdict == core.DEPENDS]
     if dep:
-        _print("\nreadings that fail (the claim holds under the others):")
+        _say("\nreadings that fail (the claim holds under the others):")
         for r in dep:
-            _print(f"  {r.claim}: " + "; ".join(r.failing_readings))
+            _say(f"  {r.claim}: " + "; ".join(r.failing_readings))
     if stored:
-        _print("\nfigure claims: --quick runs reduced experiments; the stored full runs at the paper's settings "
-               "(docs/figures) are:")
+        _say("\nfigure claims: --quick runs reduced experiments; the stored full runs at the paper's settings "
+               "(verify/data/figures) are:")
         for cid, st in stored.items():
-            _print(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
+            _say(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
                    + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"] else ""))
     cnt = Counter(shown.values())
-    _print(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
+    _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
           f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
           f"Monte Carlo verdicts keep the false-violation rate <= {core.ALPHA:g} per claim. "
           f"`{PROG} CLAIM` shows a claim's checks and counterexamples.")

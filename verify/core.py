@@ -203,6 +203,8 @@ def fmt_ratio(c) -> str:
     """empirical / bound of a check, said in words where it is not a number."""
     r = c.ratio
     if r is not None and math.isfinite(r):
+        if r >= 1e3 and c.relation in ("<=", "<"):  # say what a huge ratio means
+            return f"{r:.4g} (bound {math.log10(r):.0f} orders of magnitude too small)"
         return f"{r:.4g}"
     b, e = c.scaled_bound, c.empirical
     if b is not None and b == 0:  # a sign or a slope compared with 0: no tightness ratio

@@ -1,0 +1,52 @@
+"""verify's terminal output fits 100 columns when the width is unknown; --wide gives everything."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _width(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+@pytest.fixture
+def narrow(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+def test_list_fits_100_columns_and_wide_shows_every_column(capsys, narrow):
+    from verify.cli import main
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert _width(out) <= 100 and "theorem3 " in out  # claim ids are never wrapped
+    assert main(["list", "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert _width(wide) > 100 and "measures" in wide
+
+
+def test_one_claim_fits_100_columns(capsys, narrow):
+    from verify.cli import main
+
+    main(["lemma4"])
+    out = capsys.readouterr().out
+    assert _width(out) <= 100 and "final status" in out
+    main(["lemma4", "--wide"])
+    assert _width(capsys.readouterr().out) > 100  # the long counterexample lines, whole
+
+
+def test_all_fits_100_columns(capsys, narrow, monkeypatch):
+    from verify import cli
+    from verify.report import cached_runs
+
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: list(cached_runs("quick", seed).values()))
+    cli.main(["all", "--quick"])
+    out = capsys.readouterr().out
+    assert _width(out) <= 100 and "figure1" in out
+
+
+def test_a_huge_ratio_is_said_in_words():
+    from verify.core import CheckResult, decide, fmt_ratio
+
+    c = decide(CheckResult("q", "stated", {}, 1.0, 1e-59, "exact"), 0)
+    assert "59 orders of magnitude too small" in fmt_ratio(c)
