@@ -52,8 +52,9 @@ def parse(argv):
         "figure, checks, worst counterexamples and proof audit; the errata; the figure reproductions; "
         "provenance. Prints the summary and the report's path. Exit status 0 once the report is written, "
         "2 on bad input; `python -m verify all` gives the checker's statuses (1 = a claim is violated)."))
-    ap.add_argument("--out", default="out", metavar="DIR",
-                    help="directory to write report.html into (created if missing; default: ./out)")
+    ap.add_argument("--out", default="out", metavar="DIR|FILE.html",
+                    help="a directory to write report.html into (created if missing; default: ./out), or the "
+                         "report's file name ending in .html")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="small grids, about a minute on 2 cores (default)")
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
@@ -66,15 +67,10 @@ def parse(argv):
     workers = parallel_workers(a)
     seed = number("--seed", a.seed, integer=True, lo=0)
     dpi = number("--dpi", a.dpi, integer=True, lo=40, hi=300)
-    out = pathlib.Path(a.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out: not a directory: {a.out!r}")
-    try:  # fail before any work when the directory cannot be written
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
-            pass
-    except OSError as e:
-        raise UsageError(f"--out: cannot write into {a.out!r} ({e.strerror or e})") from None
+    from bounds.clikit import output_path
+
+    # validated before any work by creating it (a directory, or the .html file), as root too
+    out = pathlib.Path(output_path("--out", a.out, (".html",), kind="auto"))
     return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache
 
 
@@ -82,11 +78,17 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
                  show_progress: bool = False) -> str:
     """Build the report (every registered claim, run once) and write ``out/report.html``;
     returns the path.  The Python API's :func:`verify.report`."""
+    from bounds.clikit import atomic_write
+
     out = pathlib.Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".html":
+        path = out
+        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "report.html"
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=show_progress, reports=reports)
-    path = out / "report.html"
-    path.write_text(render(data), encoding="utf-8")
+    atomic_write(path, render(data))  # the user's umask; never a half-written file
     return str(path)
 
 
@@ -101,8 +103,10 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
-    path = out / "report.html"
-    path.write_text(render(data), encoding="utf-8")
+    from bounds.clikit import atomic_write
+
+    path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
+    atomic_write(path, render(data))
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
     for c in data["claims"]:
