@@ -62,6 +62,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -72,6 +73,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -114,6 +116,26 @@ class GridError(ValueError):
 
 
 def _version() -> str:
+    """The cache-key version of the simulators: a digest of the code a cell's result
+    depends on (every module of :mod:`simulate`, and the NumPy and SciPy versions), not a
+    version number nobody bumps.  Changing a simulator changes every key, so a cached cell
+    computed by other code is never read."""
+    return code_digest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    import scipy
+
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted(here.glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    h.update(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
+    return h.hexdigest()
+
+
+def _package_version() -> str:
     try:
         from importlib.metadata import version
 
@@ -540,6 +562,24 @@ class SweepResult:
     cached: int
     metadata: dict
 
+    def to_dataframe(self):
+        """The tidy table as a pandas DataFrame, one row per (cell, replicate, logged
+        iteration), columns :data:`COLUMNS` (pandas: the "dataframe" extra)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=list(COLUMNS))
+
+    def to_xarray(self, dims=("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed", "replicate",
+                               "iteration")):
+        """The table as an :class:`xarray.Dataset` with ``dims`` (default: every grid axis,
+        scheme x optimizer x lr x N x dim x nu x target_seed, then replicate x iteration)
+        and every other column a variable, so that ``.sel()`` and arviz-stats diagnostics
+        work on it directly (xarray: the "dataframe" extra).  Grid axes that do not vary
+        are dimensions of length one."""
+        df = self.to_dataframe()
+        dims = [d for d in dims if d in df.columns]
+        return df.set_index(dims).to_xarray()
+
     def write_csv(self, path: str) -> tuple[str, str]:
         """Write the table as CSV and the metadata next to it (same name, ``.json``);
         both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``."""
@@ -572,7 +612,7 @@ def _versions() -> dict:
 
     import scipy
 
-    out = {"mcsa-verify": _version(), "python": platform.python_version(), "numpy": np.__version__,
+    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(), "numpy": np.__version__,
            "scipy": scipy.__version__}
     for mod in ("arviz_stats", "dask", "distributed"):
         m = sys.modules.get(mod)
