@@ -122,23 +122,132 @@ def test_reports_are_strict_json(reports):
         assert d["claim"] in ("figure1", "figure2")
 
 
-@pytest.mark.parametrize("fig", ["figure1", "figure2"])
-def test_stored_full_results_follow_from_the_stored_table(fig, tmp_path):
-    csv_path, ver_path = DOCS / f"{fig}.csv", DATA / f"{fig}.json"
-    if not csv_path.exists():
-        pytest.skip(f"{csv_path} not stored yet (python -m verify.reproductions --claim {fig})")
-    rows = F.read_csv(csv_path)
-    stored = json.loads(ver_path.read_text())
-    checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows)
-    from verify.core import Report, decide
+@pytest.fixture(scope="module")
+def stored_rows():
+    """The stored full-mode tables (docs/figures/*.csv), read once; never re-simulated."""
+    out = {}
+    for fig in ("figure1", "figure2"):
+        if not (DOCS / f"{fig}.csv").exists():
+            pytest.skip(f"{DOCS / fig}.csv not stored yet (python -m verify.reproductions --claim {fig})")
+        out[fig] = F.read_csv(DOCS / f"{fig}.csv")
+    return out
 
+
+def _decided(fig, rows, readings=None):
+    from verify.core import Report, audit_statements, decide
+
+    checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows, readings)
     for c in checks:
         decide(c, len(checks))
-    rep = Report(fig, checks, 0, 0.0)
-    assert F.verdict_summary(checks) == stored["by_quantity"]
-    assert rep.verdict == stored["verdict"] or stored["verdict"] not in (HOLDS, VIOLATED, INCONCLUSIVE)
+    return Report(fig, checks, 0, 0.0, reading_defs=tuple(REGISTRY[fig].readings), audit=audit_statements(fig))
+
+
+@pytest.mark.parametrize("fig", ["figure1", "figure2"])
+def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_path):
+    """The stored verdict JSON is what the stored CSV gives under every reading: the final
+    status, each full reading's verdict, each quantity's and the sensitivity table."""
+    rows = stored_rows[fig]
+    stored = json.loads((DATA / f"{fig}.json").read_text())
+    rep = _decided(fig, rows)
+    assert F.verdict_summary(rep.checks) == stored["by_quantity"]
+    assert rep.verdict == stored["verdict"]
+    assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
+    assert F._sensitivity(fig, rep.checks) == stored["sensitivity"]
+    assert len(stored["final_readings"]) == math.prod(len(a) for a in (F.FIG1_AXES if fig == "figure1" else F.FIG2_AXES))
     F._LAST[fig] = rows
     REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))  # the figure is drawn from the table alone
+
+
+@pytest.mark.parametrize("fig, axes", [("figure1", F.FIG1_AXES), ("figure2", F.FIG2_AXES)])
+def test_every_threshold_is_a_reading_axis_with_a_quote_and_a_range(fig, axes):
+    names = [a[0].axis for a in axes]
+    assert len(set(names)) == len(names)
+    for axis in axes:
+        assert all(t.axis == axis[0].axis for t in axis)
+        assert len({t.name for t in axis}) == len(axis)
+        for t in axis:
+            assert t.quote.startswith("Kim et al. (NeurIPS 2022), §") and len(t.why) > 80
+            r = t.reading()
+            assert r.axis == t.axis and r.name == t.name and r.quote == t.quote
+    # the claim's readings are the product of the threshold axes, each quoting its thresholds
+    readings = REGISTRY[fig].readings
+    assert [r.name for r in readings] == [F.joint_name(c) for c in F.joint(axes)]
+    for r, combo in zip(readings, F.joint(axes)):
+        assert all(t.quote in r.quote and t.name in r.meaning for t in combo)
+    assert {"benefit margin delta", "chi2 has become small", "w* has become small"} <= set(names) \
+        if fig == "figure1" else {"converged", "most MCSA methods"} == set(names)
+
+
+def test_every_reading_has_its_own_observation_checks_and_shares_the_bounds(stored_rows):
+    rep = _decided("figure2", stored_rows["figure2"])
+    for r in REGISTRY["figure2"].readings:
+        own = {c.quantity for c in rep.checks if c.reading == r.name and c.primary}
+        assert own == {"pmcsa_breadth", "adam_stability"}
+    rep1 = _decided("figure1", stored_rows["figure1"])
+    assert {c.reading for c in rep1.checks if c.quantity.endswith("_variance")} == {""}
+    assert {c.reading for c in rep1.checks if c.quantity == "pmcsa_lowest_variance"} == {""}
+    for r in REGISTRY["figure1"].readings:
+        delta = float(r.name.split(";")[0].split("=")[1])
+        own = [c for c in rep1.checks if c.reading == r.name]
+        assert len(own) == 12 and all(c.bound == delta for c in own)  # 4 observations x 3 phases
+
+
+def test_a_threshold_outside_the_range_still_gives_violated(stored_rows):
+    """Power: the readings do not make the checks unable to fail. Over a range where every value
+    fails the claim is violated; a margin no benefit reaches, or a tolerance below the range, fails."""
+    from verify.core import VIOLATED, final_status, reading_verdicts
+
+    rows1, rows2 = stored_rows["figure1"], stored_rows["figure2"]
+    # (iii) fails at delta = 0.1 and 0.2 whatever the premises: a range of those alone gives violated
+    axes = (F.DELTAS[:2], F.CHI2_SMALL[1:2], F.W_SMALL[1:2])
+    rep = _decided("figure1", rows1, F.joint(axes))
+    st = final_status("figure1", reading_verdicts(rep.checks, F.joint_readings(axes)), {}, F.joint_readings(axes))
+    assert st.status == VIOLATED
+    # delta = 1.5: pMCSA's O(1/N) rate (beta ~ 1) is no longer a benefit
+    far = F.Threshold(F.DELTAS[0].axis, "delta=1.5", 1.5, F.DELTAS[0].quote, "outside the range")
+    rep = _decided("figure1", rows1, [(far, F.CHI2_SMALL[1], F.W_SMALL[1])])
+    assert F.verdict_summary(rep.checks)["pmcsa_benefit [stated]"] == VIOLATED
+    # a tolerance below the range (0.75 nat): ADAM is not MSC-RB's most stable optimizer
+    tight = F.Threshold(F.TAUS[0].axis, "tau=0.75 nat", lambda k: 0.75, F.TAUS[0].quote, "outside the range")
+    rep = _decided("figure2", rows2, [(tight, F.MOST[0])])
+    assert F.verdict_summary(rep.checks)["adam_stability [stated]"] == VIOLATED
+
+
+def test_no_threshold_is_written_outside_the_reading_definitions(stored_rows):
+    import ast
+    import inspect
+
+    assert not hasattr(F, "DELTA")
+    declared = {0.1, 0.2, 0.5, 10, 10.0}
+    for fn in (F.figure1_checks, F._figure2_reading, F.figure2_checks, F.chi2_small, F.w_star_small,
+               F.converged, F.tau_of, F.benefit_exponent, F._phase_runs):
+        consts = {n.value for n in ast.walk(ast.parse(inspect.getsource(fn).lstrip()))
+                  if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)}
+        assert not consts & declared, (fn.__name__, consts & declared)
+    # the checks use the threshold they are given, whatever its value
+    rows = stored_rows["figure2"]
+    odd = F.Threshold(F.TAUS[0].axis, "tau=3.7 nat", lambda k: 3.7, F.TAUS[0].quote, "test")
+    got = F.figure2_checks(rows, [(odd, F.MOST[0])])
+    n = sum(F.converged(r, lambda k: 3.7) for r in rows if r["scheme"] == "pmcsa")
+    assert got[0].params["converged"].startswith(f"{n}/") and got[0].reading == "tau=3.7 nat; majority (3 of 4)"
+    n_mid = sum(F.converged(r) for r in rows if r["scheme"] == "pmcsa")
+    assert n_mid != n and F.tau_of(4.0) == F.TAUS[1].value(4.0)
+
+
+def test_from_csv_redecides_without_simulating(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    for fig in ("figure2",):
+        shutil.copy(DOCS / f"{fig}.csv", tmp_path / f"{fig}.csv")
+    monkeypatch.setattr(X, "run_figure", lambda *a, **k: pytest.fail("simulated"))
+    assert RP.main(["--claim", "figure2", "--from-csv", "--out", str(tmp_path)]) == 0
+    assert "nothing simulated" in capsys.readouterr().out
+    got, stored = (json.loads(p.read_text()) for p in (tmp_path / "figure2.json", DATA / "figure2.json"))
+    assert got == stored
+    assert (tmp_path / "figure2.csv").read_bytes() == (DOCS / "figure2.csv").read_bytes()
+    assert RP.main(["--claim", "figure1", "--from-csv", "--out", str(tmp_path)]) == 2  # no table there
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--from-csv: no stored table" in err
 
 
 def test_closed_forms_of_the_gaussian_pair():
@@ -290,7 +399,7 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
     from verify import cli
     from verify.report import cached_runs
 
-    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None: list(cached_runs("quick", seed).values()))
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: list(cached_runs("quick", seed).values()))
     cli.main(["all", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert set(d["stored_full_runs"]) == {"figure1", "figure2"}
@@ -298,7 +407,7 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
         assert st["verdict"] == json.loads((DATA / f"{fig}.json").read_text())["verdict"]
     cli.main(["all", "--quick"])
     out = capsys.readouterr().out
-    assert "the stored full runs at the paper's settings (docs/figures) are:" in out
+    assert "the stored full runs at the paper's settings (verify/data/figures) are:" in out
     assert f"  figure1: {d['stored_full_runs']['figure1']['verdict']}" in out
     cli.main(["all", "--full", "--json"])  # (quick reports stand in for the full run here)
     assert json.loads(capsys.readouterr().out)["stored_full_runs"] == {}
