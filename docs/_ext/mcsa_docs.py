@@ -241,9 +241,9 @@ def formulas(rec: dict, deciding: str) -> list[str]:
         rel = RELATION.get(q["relation"], q["relation"])
         out += [f"**Quantity {code(q['name'])}:** {esc(q['description'])}; it {esc(rel)} each form:", ""]
         for f in q["forms"]:
-            meaning = FORM_MEANING.get(f["form"])
-            tag = " — deciding form" if f["form"] == deciding else ""
-            out += [f"*{esc(f['form'])}*" + (f" ({esc(meaning)})" if meaning else "") + esc(tag)
+            notes = [x for x in (FORM_MEANING.get(f["form"]), "the deciding form" if f["form"] == deciding else "")
+                     if x]
+            out += [f"*{esc(f['form'])}*" + (f" ({esc('; '.join(notes))})" if notes else "")
                     + f": {esc(f['derivation'])}", "", math_block(f["expr"])]
             if f["dropped"]:
                 out += [f"the O(·) terms it drops ({len(f['dropped'])}):", "", math_block(*f["dropped"])]
