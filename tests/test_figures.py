@@ -407,7 +407,7 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
         assert st["verdict"] == json.loads((DATA / f"{fig}.json").read_text())["verdict"]
     cli.main(["all", "--quick"])
     out = capsys.readouterr().out
-    assert "the stored full runs at the paper's settings (verify/data/figures) are:" in out
+    assert "the stored full runs at the paper's settings (verify/data/figures) are:" in " ".join(out.split())
     assert f"  figure1: {d['stored_full_runs']['figure1']['verdict']}" in out
     cli.main(["all", "--full", "--json"])  # (quick reports stand in for the full run here)
     assert json.loads(capsys.readouterr().out)["stored_full_runs"] == {}
