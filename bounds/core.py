@@ -383,11 +383,9 @@ class Claim:
 
     def _repr_markdown_(self) -> str:
         """Jupyter: the claim's forms in LaTeX, with its source and assumptions."""
-        try:
-            from .symbols import latex as to_latex  # the papers' symbols (w^*, \\mu, ...)
-        except ImportError:  # pragma: no cover
-            to_latex = sp.latex
         from .references import cite
+
+        to_latex = latex  # the papers' symbols (w^*, \\mu, ...)
 
         lines = [f"**{self.id}**: {self.title}  ", f"*{cite(self.source)}*", ""]
         if self.assumptions:
@@ -401,3 +399,53 @@ class Claim:
 
     def pretty(self, quantity: str, form: str) -> str:
         return sp.sstr(self.quantity(quantity).form(form).expr)
+
+
+# --- LaTeX: the papers' notation -----------------------------------------------------
+#: LaTeX of the symbols whose code names differ from the documents' notation, by symbol
+#: name (Kim et al. (NeurIPS 2022) §4 for w*, C_cov, ||mu||_2, d_chi2; the CIS-as-IMH
+#: draft for sigma_f^2; El hanchi (2018) Eqs. (10)-(17) for k, N, |S|, r, c, C, G, n).
+#: The symbols keep their code names (the derivation cache and every caller use them);
+#: only :func:`latex` prints these.
+LATEX_NAMES = {
+    "w_star": r"w^{*}",
+    "mu_norm": r"\|\boldsymbol{\mu}\|_{2}",
+    "c_cov": r"C_{\mathrm{cov}}",
+    "chi2": r"d_{\chi^{2}}(\pi \parallel q)",
+    "eq_s2": r"\mathbb{E}_{q_{\mathrm{def}}} \|\mathbf{s}\|_{2}^{2}",
+    "s_prev2": r"\|\mathbf{s}(\mathbf{z}_{t-1})\|_{2}^{2}",
+    "epi_s2": r"\mathbb{E}_{\pi} \|\mathbf{s}\|_{2}^{2}",
+    "eq_f": r"\mathbb{E}_{q} f",
+    "epi_f": r"\mathbb{E}_{\pi} f",
+    "f_z": r"f(\mathbf{z})",
+    "variance": r"\mathbb{V}[\mathbf{g}]",
+    "bias": r"\mathrm{Bias}[\mathbf{g}]",
+    "mse": r"\mathrm{MSE}[\mathbf{g}]",
+    "tv": r"\delta",
+    "kl": r"d_{\mathrm{KL}}(\pi \parallel q)",
+    "kl_rev": r"d_{\mathrm{KL}}(q \parallel \pi)",
+    "kl_min": r"\mathrm{KL}^{*}",
+    "r_w": r"r",
+    "w_sum": r"\left(\sum_{i} w(\mathbf{z}^{(i)})\right)",
+    "sigma2": r"\sigma_{f}^{2}",
+    "c_rate": r"c",
+    "k_frac": r"k",
+    "eps": r"\epsilon",
+    "t_iter": r"t",
+    "n_data": r"N",
+    "batch": r"|S|",
+    "eig_ratio": r"r",
+    "c_max": r"c",
+    "fisher": r"C",
+    "prior": r"G",
+    "n_avg": r"n",
+}
+
+
+def latex(expr) -> str:
+    """``expr`` as LaTeX in the documents' notation (:data:`LATEX_NAMES`: ``w^{*}``,
+    ``\\|\\boldsymbol{\\mu}\\|_{2}``, ``C_{\\mathrm{cov}}``, ...) through sympy's printer
+    option ``symbol_names``; the sympy symbols themselves keep their code names."""
+    expr = sp.sympify(expr)
+    names = {s: LATEX_NAMES[s.name] for s in expr.atoms(sp.Symbol) if s.name in LATEX_NAMES}
+    return sp.latex(expr, symbol_names=names)

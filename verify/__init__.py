@@ -108,24 +108,20 @@ def _png(rep, dpi: int = 70) -> bytes:
     return buf.getvalue()
 
 
-def search(claim: str, seed: int = 0, max_examples: int = 200) -> dict | None:
-    """Search ``claim``'s declared space for a counterexample (see :func:`verify.search.search`)."""
-    from .search import search as _search
+def __getattr__(name):
+    """``verify.search``, ``verify.audit`` and ``verify.report`` are their modules, which are
+    callable (PEP 562: imported on first use, so ``import verify`` stays light):
 
-    return _search(claim, seed=seed, max_examples=max_examples)
+    * ``verify.search(claim, seed=0, max_examples=200)`` searches the claim's declared space
+      for a counterexample (:func:`verify.search.search`);
+    * ``verify.audit(claim=None)`` gives the proof audit's steps, one dict each, with their
+      status, evidence, counterexample and correction (:func:`verify.audit.rows`);
+    * ``verify.report(out="out", mode="quick", seed=0, dpi=90)`` writes the HTML report of
+      every claim and returns its path (:func:`verify.report.write_report`).
 
+    ``from verify.audit import rows`` and the like work as for any module."""
+    if name in ("search", "audit", "report"):
+        from importlib import import_module
 
-def audit(claim: str | None = None) -> list[dict]:
-    """The proof audit's steps (of ``claim``, or of every claim): one dict per step with
-    its location, printed relation, status (exact, valid, loose, wrong, unchecked),
-    evidence, counterexample and correction."""
-    from .audit import rows
-
-    return rows(claim)
-
-
-def report(out: str = "out", mode: str = "quick", seed: int = 0, dpi: int = 90) -> str:
-    """Write the self-contained HTML report of every claim; returns its path."""
-    from .report import write_report
-
-    return write_report(out, mode=mode, seed=seed, dpi=dpi)
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
