@@ -15,25 +15,32 @@ figure1
     third of the run (early, middle, late phases); "pMCSA has the
     lowest variance" as the ratio of geometric means V_pMCSA / V_other per N and phase
     (Welch).  Premises ("until chi2 has become small", "until w* has become small") are
-    read from the closed-form chi2 and w* of the phase ("chi2 small": 1 + chi2 <= N_max, the
-    largest budget's importance-sampling effective sample size N/(1 + chi2) is at least 1;
-    "w* small": w* <= N_max): a check whose premise is not met is shown but does not decide
-    the verdict.
+    read from the closed-form chi2 and w* of the phase: a check whose premise is not met is
+    shown but does not decide the verdict.  The margin delta and the premises' thresholds
+    are readings (``FIG1_AXES``, below).
 figure2
     A run has *converged* when its final KL(pi||q) is finite and at most KL* + tau, with KL*
-    the best mean-field KL (closed form) and tau = max(1 nat, KL*) (within a factor 2 of
-    the optimum or 1 nat, whichever is looser); a diverged run counts as not converged.
+    the best mean-field KL (closed form) and tau a reading (``TAUS``); a diverged run
+    counts as not converged.
     "pMCSA converges for the broadest variety of optimizer settings": the fraction of
     converged runs (all optimizers, step sizes, replicates) of pMCSA against each other
     scheme's, as a ratio >= 1.  "Most MCSA methods seem to be the most stable with ADAM":
     per scheme the smallest ratio p_Adam / p_other optimizer, and the claim checks the
-    second smallest of the four (at least 3 of the 4 schemes); the per-scheme comparisons
+    order statistic for a majority (``MOST``: 3 of the 4 schemes); the per-scheme comparisons
     are shown as non-deciding checks.
+
+Readings.  Every threshold that turns the prose into a check is a reading axis (``Threshold``
+tables: each value with its supporting quote and the range it spans); the observation checks
+are made under every full reading (product over the axes) and tagged with it, and
+:func:`verify.core.final_status` gives ``violated`` only when every reading fails,
+``depends on reading`` when the verdict changes inside the ranges.  The stored verdicts
+carry the table :func:`sensitivity_table`.
 
 Error rates.  Every check is Monte Carlo, decided by :func:`verify.core.decide` with the
 claim's false-violation budget alpha = 1e-3.  The budget is split: half over the bound
 checks (normal quantile at alpha/(2 n_bound)), half over the observation checks
-(Student t, or normal for figure2, at alpha/(2 n_obs)); the standard error handed to
+(Student t, or normal for figure2, at alpha/(2 n_obs), n_obs the observation checks one full
+reading decides on); the standard error handed to
 ``decide`` is the raw one times (that critical value / decide's z), and the raw standard
 error and the critical value are kept in the check's parameters.
 
