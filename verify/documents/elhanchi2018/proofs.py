@@ -191,14 +191,12 @@ step("sgfs.var1", "sgfs_stationary_covariance", SEED, "Appendix, Discretization 
      fixed(EXACT, "-grad log f = H theta, and the stochastic-gradient noise N^2/|S| DCD plus the injected noise is 2 eps D"),
      expect=EXACT)
 step("sgfs.stationary", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, 'has a stationary distribution iff'",
-     "=", "stationary", "-I < I - eps D H < I", "VAR(1) theory", fixed(VALID, "spectral radius below one (D H is similar to a "
-                                                                             "symmetric matrix, so its eigenvalues are real)"), expect=VALID)
+     "=", "stationary", "-I < I - eps D H < I", "VAR(1) theory", lambda: _stationary_iff(), expect=WRONG)
 step("sgfs.k01", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, 'equivalent to k in (0, 1)'", "=",
      "-I < I - D H < I with D = (k/2) H^-1", "k in (0, 1)", "algebra", _stationary_k, expect=WRONG,
      statement=True, reading=EQUIVALENT)
 step("sgfs.32", "sgfs_stationary_covariance", SEED, "Appendix, Eq. (32)", "=", "Lambda", "(I - eps D H) Lambda (I - eps D H) + 2 eps D",
-     "stationary covariance of a VAR(1)", fixed(EXACT, "Var of the recursion at stationarity (D, H symmetric: "
-                                                       "(I - eps DH)^T = I - eps HD)"), expect=EXACT)
+     "stationary covariance of a VAR(1)", lambda: _eq32_transpose(), expect=WRONG)
 step("sgfs.lambda", "sgfs_stationary_covariance", SEED, "Appendix, solution of Eq. (32)", "=",
      "k eps sum_i (1 - k eps/2)^(2i) H^-1", "H^-1 / (1 - k eps/4)", "geometric series", _series_sum, expect=EXACT,
      statement=True)
@@ -273,3 +271,290 @@ step("sgfs.17", "sgfs_convergence_criterion", SEED, "§2.3.2 Eq. (17)", "<=", "|
                   "`python -m verify sgfs_convergence_criterion` measures the sd",
            correction="b times the exact stationary sd (bounds: sgfs_convergence_criterion, corrected)"),
      depends=("sgfs.17.var",), expect=WRONG, statement=True)
+
+
+# ---- findings of the independent hunt (2026-11)
+# An independent error hunt (code sharing nothing with this toolkit) reported the errors below with
+# exact counterexamples; every lhs/rhs here is recomputed with the toolkit's own machinery (scipy's
+# discrete Lyapunov solver as in the steps above, sympy), and tests/test_audit_findings.py pins them
+# against the hunt's numbers.
+_D_NC = np.diag([1.0, 0.01])  # D = diag(1, 1/100) and H = [[1, 9], [9, 100]]: SPD, D H != H D (the hunt's pair)
+_H_NC = np.array([[1.0, 9.0], [9.0, 100.0]])
+
+
+def _first_failing(rows, relation, tol, describe="", printed=None):
+    """instance_check over ``rows``; when it fails, the counterexample shown is the first failing row
+    (rows are ordered so that the documented instance comes first)."""
+    o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
+    if o.status != WRONG:
+        return o
+    bad = [r for r in rows if instance_check(lambda r=r: [r], relation, tol).status == WRONG]
+    one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
+    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
+    one.instances = len(rows)
+    return one
+
+
+def _noncommuting_pairs():
+    """(D, H): the hunt's pair first, then D = (k/2) H^-1 on random SPD H (commuting: the printed forms hold)."""
+    g = np.random.default_rng(32)
+    out = [(_D_NC, _H_NC)]
+    for d in (2, 3):
+        H = _spd(g, d)
+        out.append((0.4 * np.linalg.inv(H), H))
+    return out
+
+
+def _stationary_iff():
+    """'stationary distribution iff -I < I - eps D H < I' (eps = 1): stationarity (spectral radius of
+    I - D H below one, the Lyapunov solve then exists) against the Loewner condition, read for the
+    non-symmetric I - D H as x^T (I -+ (I - DH)) x > 0, i.e. the eigenvalues of its symmetric part in (-1, 1)."""
+    rows = []
+    for Dm, H in _noncommuting_pairs():
+        A = np.eye(H.shape[0]) - Dm @ H
+        rho = float(np.max(np.abs(np.linalg.eigvals(A))))
+        sym = np.linalg.eigvalsh(0.5 * (A + A.T))
+        loewner = bool(sym.min() > -1 and sym.max() < 1)
+        rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "spectral radius of I - DH": round(rho, 10),
+                      "eigenvalues of the symmetric part": [round(float(e), 10) for e in sym]},
+                     float(rho < 1), float(loewner)))
+    o = _first_failing(rows, "=", 0.0, "1 = holds, 0 = fails")
+    if o.status == WRONG:
+        o.detail = ("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
+                    "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: " + o.detail)
+        o.correction = "stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H D^1/2)"
+    return o
+
+
+def _eq32_transpose():
+    """Eq. (32) as printed, Lambda = (I - eps DH) Lambda (I - eps DH) + 2 eps D, at the true stationary covariance
+    of the VAR(1) (scipy's discrete Lyapunov solve of Lambda = A Lambda A^T + 2 D, eps = 1)."""
+    rows = []
+    for Dm, H in _noncommuting_pairs():
+        A = np.eye(H.shape[0]) - Dm @ H
+        Lam = linalg.solve_discrete_lyapunov(A, 2 * Dm)
+        printed = A @ Lam @ A + 2 * Dm
+        rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)",
+                      "max |Lambda - printed|": float(np.abs(Lam - printed).max())}, float(Lam[0, 0]), float(printed[0, 0])))
+    o = _first_failing(rows, "=", 1e-9, "true stationary covariance vs the right side of (32)")
+    if o.status == WRONG:
+        o.detail = ("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H is not symmetric "
+                    "unless D and H commute (with D = (k/2) H^-1 it is scalar and the printed form holds): " + o.detail)
+        o.correction = "Lambda = (I - eps DH) Lambda (I - eps DH)^T + 2 eps D = (I - eps DH) Lambda (I - eps HD) + 2 eps D"
+    return o
+
+
+def _eq32_series():
+    """The series solution 2 eps sum_i (I - eps DH)^i D (I - eps DH)^i as printed against the true stationary
+    covariance (eps = 1, 400 terms: the terms decay like 0.81^i here)."""
+    rows = []
+    for Dm, H in _noncommuting_pairs():
+        A = np.eye(H.shape[0]) - Dm @ H
+        Lam = linalg.solve_discrete_lyapunov(A, 2 * Dm)
+        series, Ai = np.zeros_like(Dm), np.eye(H.shape[0])
+        for _ in range(400):
+            series += 2 * Ai @ Dm @ Ai
+            Ai = Ai @ A
+        rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)"}, float(Lam[0, 0]),
+                     float(series[0, 0])))
+    o = _first_failing(rows, "=", 1e-9, "true stationary covariance vs the printed series")
+    if o.status == WRONG:
+        o.correction = "Lambda = 2 eps sum_i (I - eps DH)^i D (I - eps HD)^i (the transpose on the right)"
+    return o
+
+
+def _discretisation_error():
+    """§2.1.2: the discretisation error 'is inversely proportional to the sizes of D': process (7) in 1-D, H = 1,
+    eps = 1, the relative error of its stationary variance (Lyapunov solve) as D grows."""
+    rows = []
+    Ds = (0.005, 0.05, 0.5, 1.0)
+    err = {}
+    for d in Ds:
+        A, Q = np.array([[1.0 - d]]), np.array([[2.0 * d]])
+        err[d] = float(linalg.solve_discrete_lyapunov(A, Q)[0, 0]) - 1.0  # H^-1 = 1
+    for small, big in zip(Ds, Ds[1:]):
+        rows.append(({"H": 1, "D larger": big, "D smaller": small}, err[big], err[small]))
+    o = _first_failing(rows, "<=", 1e-12, "relative error of the stationary variance, larger D vs smaller D")
+    if o.status == WRONG:
+        o.detail = ("by the document's own appendix the error (k/4)/(1 - k/4), D = (k/2) H^-1, grows with D: "
+                    + o.detail)
+        o.correction = "the error increases with the sizes of D (and of Q, Gamma, grad log f): it vanishes as eps D -> 0"
+    return o
+
+
+def _eq5_transpose():
+    """Eq. (5): the covariance of the noise (D + Q) xi with Cov xi = C' (= N^2 C/|S|), exactly from a discrete xi
+    (+-sqrt(2) e_i with probability 1/4 each: mean 0, covariance I), against the printed (D + Q) C' (D + Q);
+    D = I, Q = [[0, 1], [-1, 0]] (skew, as the recipe requires)."""
+    import math
+
+    Dm, Q = np.eye(2), np.array([[0.0, 1.0], [-1.0, 0.0]])
+    M = Dm + Q
+    xs = [s * math.sqrt(2.0) * e for e in np.eye(2) for s in (1.0, -1.0)]
+    cov = sum(0.25 * np.outer(M @ x, M @ x) for x in xs)
+    printed = M @ np.eye(2) @ M
+    rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"}, float(cov[i, j]), float(printed[i, j]))
+            for i in range(2) for j in range(2)]
+    o = _first_failing(rows, "=", 1e-12, "exact covariance of (D + Q) xi vs the printed B")
+    if o.status == WRONG:
+        o.detail = ("the covariance of (D + Q) xi is (D + Q) C' (D + Q)^T = (D + Q) C' (D - Q); the printed B is "
+                    "[[0, 2], [-2, 0]] here, skew and not a covariance (so '2D >= B' is meaningless): " + o.detail)
+        o.correction = "B(theta) = (N^2/|S|) [D + Q] C [D + Q]^T (the two agree for Q = 0, the case used from (7) on)"
+    return o
+
+
+def _prior_counted():
+    """§2.1.3 'p(theta|x) = prod_i p(x_i|theta) p(theta)' (and Eq. (3)): x_i ~ N(theta, 1), prior N(0, 1), N = 100:
+    the precision -d^2/dtheta^2 log of the posterior vs of the printed product (sympy, per datum times N)."""
+    th, x = sp.symbols("theta x", real=True)
+    Nd = 100
+    lik1 = -sp.diff(-(x - th) ** 2 / 2, th, 2)  # one datum's precision
+    prior = -sp.diff(-th ** 2 / 2, th, 2)
+    rows = [({"model": "x_i ~ N(theta, 1), prior N(0, 1)", "N": Nd}, float(Nd * lik1 + prior), float(Nd * (lik1 + prior)))]
+    o = _first_failing(rows, "=", 1e-12, "posterior precision vs the printed target's")
+    if o.status == WRONG:
+        o.detail = "the printed product (and Eq. (3)'s gradient) counts the prior N times: " + o.detail
+        o.correction = ("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j in S} "
+                        "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log p(theta)")
+    return o
+
+
+def _fisher_chain(which):
+    """§2.3.1 '-Hess log p(theta|x) = E_X[-Hess log p(theta|X)] = Var_X[grad log p(theta|X)] = N C': data x = (0, 4),
+    model N(theta, 1), flat prior, theta = 2; E_X and Var_X under the data's empirical law, C := Var_X[U]."""
+    def fn():
+        x = np.array([0.0, 4.0])
+        th = sp.Symbol("theta", real=True)
+        xi = sp.Symbol("x", real=True)
+        logp1 = -(xi - th) ** 2 / 2  # log p(x_i | theta) up to a constant
+        hess1 = sp.diff(logp1, th, 2)
+        grad1 = sp.diff(logp1, th)
+        at = {th: 2}
+        members = [float(-sum(hess1.subs({xi: v, **at}) for v in x)),  # -Hess log p(theta | x)
+                   float(np.mean([-hess1.subs({xi: v, **at}) for v in x])),  # E_X[-Hess]
+                   float(np.var([float(grad1.subs({xi: v, **at})) for v in x])),  # Var_X[grad]
+                   x.size * float(np.var([float(grad1.subs({xi: v, **at})) for v in x]))]  # N C
+        rows = [({"x": [0, 4], "model": "N(theta, 1)", "theta": 2, "N": 2}, members[which], members[which + 1])]
+        o = _first_failing(rows, "=", 1e-12, "the chain's members on the data's empirical law")
+        if o.status == WRONG:
+            o.detail = ("a sum over the N data against a per-datum average (a factor N)",
+                        "the information identity E[-Hess] = Var[grad] holds under the model at the true parameter, not "
+                        "under the data's empirical law",
+                        "C := Var_X[U] is the per-datum variance, so Var_X[grad] = C, not N C")[which] + ": " + o.detail
+            o.correction = ("-Hess log p(x | theta) ~ N E_X[-Hess log p(X | theta)], and ~ N C only for a well-specified "
+                            "model with large N near the true parameter (C := Var_X[U] is already the per-datum variance)")
+        return o
+    return fn
+
+
+def _beta_update():
+    """Eq. (27) beta^(i) = (X X^T)^-1 X^T (y - Z a): X is N x p, so X X^T (N x N) has rank p < N and no inverse."""
+    g = np.random.default_rng(27)
+    X = g.standard_normal((12, 3))
+    rows = [({"N": 12, "p": 3}, float(np.linalg.matrix_rank(X @ X.T)), float(X.shape[0]))]
+    o = _first_failing(rows, "=", 0.0, "rank of X X^T vs its size (what the inverse needs)")
+    if o.status == WRONG:
+        o.detail = "X X^T is N x N of rank p: singular, and (X X^T)^-1 X^T is not even conformable: " + o.detail
+        o.correction = "beta^(i) = (X^T X)^-1 X^T (y - Z a^(i-1)) (the minimiser of (26) in beta)"
+    return o
+
+
+def _clt_minibatch():
+    """§2.2 'assumption 1 [the CLT for the minibatch mean] holds almost always for |S| >= 50': N = 10^4 per-datum
+    gradients, one of them an outlier (value 1, the others 0), |S| = 50 drawn with replacement; the exact law of
+    the minibatch count of the outlier (binomial) against its CLT normal, Kolmogorov distance."""
+    import math
+
+    from scipy import stats
+
+    Nd, S = 10 ** 4, 50
+    k = np.arange(S + 1)
+    pk = stats.binom.pmf(k, S, 1 / Nd)
+    mean, sd = S / Nd, math.sqrt(S * (1 / Nd) * (1 - 1 / Nd))
+    cdf = np.cumsum(pk)
+    norm = stats.norm.cdf(k, mean, sd)
+    ks = float(max(np.abs(cdf - norm).max(), np.abs(np.r_[0.0, cdf[:-1]] - norm).max()))
+    rows = [({"N": Nd, "|S|": S, "gradients": "one outlier, the rest 0", "P(minibatch mean = 0)": round(float(pk[0]), 6)},
+             ks, 0.0)]
+    o = _first_failing(rows, "=", 0.05, "Kolmogorov distance to the CLT normal (tolerance 0.05)")
+    if o.status == WRONG:
+        o.detail = "with a heavy-tailed or outlying gradient population |S| = 50 is far from normal: " + o.detail
+        o.correction = "the CLT at |S| = 50 needs a light-tailed gradient population (check the skewness of the per-datum gradients)"
+    return o
+
+
+def _algorithm1_update():
+    """Algorithm 1, line 8 'update theta according to (7)': the stationary covariance of (7) with D = (k/2) H^-1
+    (Lyapunov solve) against H^-1, the posterior covariance the exact process (8) keeps."""
+    rows = []
+    g = np.random.default_rng(17)
+    H = _spd(g, 2)
+    Hinv = np.linalg.inv(H)
+    for kk in (0.1, 4 * 10 ** 4 / (245057 + 10 ** 4)):
+        A = np.eye(2) - (kk / 2) * Hinv @ H
+        Lam = linalg.solve_discrete_lyapunov(A, kk * Hinv)
+        rows.append(({"k": round(kk, 6), "entry": "Lambda / H^-1 (1, 1)"}, float(Lam[0, 0] / Hinv[0, 0]), 1.0))
+    o = _first_failing(rows, "=", 1e-9, "stationary covariance of (7), in units of H^-1")
+    if o.status == WRONG:
+        o.detail = ("the Appendix derives (8) as the correct update; (7) overestimates the covariance by 1/(1 - k/4): "
+                    + o.detail)
+        o.correction = "update theta according to (8) (injected noise 2D - DHD): stationary covariance H^-1 (sgfs.exact)"
+    return o
+
+
+def _iw_cholesky():
+    """Fig. 3 caption: the Cholesky off-diagonals of Sigma ~ inverse-Wishart 'are normally distributed'.  Sigma ~
+    IW(I_2, nu), Sigma = W^-1, W = A A^T (Bartlett: a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1)): L21 = chol(Sigma)_21 =
+    -a21/(a22 sqrt(a21^2 + a22^2)); its excess kurtosis by Gauss-Hermite x generalised Gauss-Laguerre quadrature
+    (a normal has 0)."""
+    import math
+
+    from scipy.special import gamma as gamma_fn, roots_genlaguerre, roots_hermitenorm
+
+    rows = []
+    for nu in (30, 10):
+        xa, wa = roots_hermitenorm(200)
+        wa = wa / math.sqrt(2 * math.pi)
+        al = (nu - 1) / 2 - 1
+        xt, wt = roots_genlaguerre(200, al)
+        wt = wt / gamma_fn(al + 1)
+        a, u = xa[:, None], 2 * xt[None, :]  # u = a22^2 ~ chi2_(nu-1)
+        W = wa[:, None] * wt[None, :]
+        L21 = a / (np.sqrt(u) * np.sqrt(a * a + u))
+        m2, m4 = float((W * L21 ** 2).sum()), float((W * L21 ** 4).sum())
+        rows.append(({"Sigma": "IW(I_2, nu)", "nu": nu, "E L21^2": round(m2, 12)}, m4 / m2 ** 2 - 3, 0.0))
+    o = _first_failing(rows, "=", 1e-6, "excess kurtosis of chol(Sigma)_21")
+    if o.status == WRONG:
+        o.detail = "Bartlett's normality holds for the Wishart factor, not for the Cholesky factor of its inverse: " + o.detail
+        o.correction = "'two off-diagonal elements of its Cholesky decomposition' (not normal; heavier-tailed than normal)"
+    return o
+
+
+step("sgfs.32.series", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, series after Eq. (32)", "=",
+     "Lambda", "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i", "solution of Eq. (32)", _eq32_series,
+     depends=("sgfs.32",), expect=WRONG)
+step("sgfs.discretisation", "sgfs_stationary_covariance", SEED, "§2.1.2, 'inversely proportional to the sizes of D'", "<=",
+     "discretisation error at a larger D", "discretisation error at a smaller D", "—", _discretisation_error,
+     expect=WRONG)
+step("sgfs.eq5", "sgmcmc_recipe", SEED, "§2.1.3 Eq. (5)", "=", "Cov[(D + Q) xi], Cov xi = (N^2/|S|) C",
+     "B = (N^2/|S|) [D + Q] C [D + Q]", "the noise of Eq. (4) through (2)", _eq5_transpose, expect=WRONG)
+step("sgfs.prior", "sgmcmc_recipe", SEED, "§2.1.3, 'p(theta|x) = prod_i p(x_i|theta) p(theta)', and Eq. (3)", "=",
+     "posterior precision -Hess log p(theta | x)", "the printed product's precision", "Bayes' rule", _prior_counted,
+     expect=WRONG)
+step("sgfs.fisher.1", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, first '='", "=", "-Hess log p(theta | x)",
+     "E_X[-Hess log p(theta | X)]", "—", _fisher_chain(0), expect=WRONG)
+step("sgfs.fisher.2", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, second '='", "=", "E_X[-Hess log p(theta | X)]",
+     "Var_X[grad log p(theta | X)]", "information identity", _fisher_chain(1), expect=WRONG)
+step("sgfs.fisher.3", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, third '='", "=", "Var_X[grad log p(theta | X)]",
+     "N C", "C := Var_X[U]", _fisher_chain(2), expect=WRONG)
+step("sgfs.clt50", "sgmcmc_recipe", SEED, "§2.2, 'assumption 1 holds almost always for |S| >= 50'", "=",
+     "law of the minibatch mean (|S| = 50)", "its CLT normal (Kolmogorov distance ~ 0)", "CLT", _clt_minibatch,
+     expect=WRONG)
+step("osgfs.update", "osgfs_algorithm", SEED, "§2.3.3 Algorithm 1, line 8 ('update theta according to (7)')", "=",
+     "stationary Var[theta] of the update Algorithm 1 runs", "H^-1 (the posterior's; the exact process (8))",
+     "Appendix, Derivation of the exact process", _algorithm1_update, expect=WRONG)
+step("lmm.27", "lmm_em", SEED, "§3.3.2.2 Eq. (27)", "=", "rank(X X^T), X N x p", "N (for (X X^T)^-1 in beta^(i) = "
+     "(X X^T)^-1 X^T (y - Z a))", "minimising (26) in beta", _beta_update, expect=WRONG)
+step("fig3.cholesky", "hierarchical_model", SEED, "§3.2, Figure 3 caption", "=",
+     "excess kurtosis of chol(Sigma)_21, Sigma ~ IW(I_2, nu)", "0 ('normally distributed')", "—", _iw_cholesky,
+     expect=WRONG)
