@@ -78,6 +78,15 @@ NU = 500  # wishart_target(D, 500): the paper's target
 LR = 0.01
 B1, B2, ADAM_EPS = 0.9, 0.999, 1e-8
 BLOCK = 32  # random-stream block (Scheme.init default)
+# Targets (benchmarks/README.md, "Targets"): every scheme at least as fast as the JAX
+# comparator (JAX time / scheme time >= 1.0) and at most 1.3x the like-for-like floor
+# (scheme time / floor-stacked time <= 1.3), ratios measured side by side in one run.
+TARGET_JAX_OVER_SCHEME = 1.0
+TARGET_SCHEME_OVER_FLOOR_STK = 1.3
+
+
+def _load_average():
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -736,6 +745,7 @@ def print_fig2(f):
 def run(args):
     import numpy as np
 
+    load_start = _load_average()
     prob = Problem(args.dim, args.N, args.replicates, args.seed)
     jax, jax_reason = (None, "disabled with --no-jax") if args.no_jax else jax_or_reason()
     window = BLOCK * math.ceil(args.iters / BLOCK)
@@ -798,6 +808,9 @@ def run(args):
             cpu_share[job].append((time.process_time() - c0) / (time.perf_counter() - w0))
 
     med = {j: statistics.median(v) for j, v in samples.items()}
+    # CPU time per iteration (wall x the call's CPU share): on a shared machine the wall
+    # time also counts the time the process waited for the CPU; the CPU time does not
+    cpu_med = {j: statistics.median(w * c for w, c in zip(samples[j], cpu_share[j])) for j in jobs}
     result = {
         "config": {"dim": prob.D, "N": prob.N, "replicates": R, "iters_per_window": window,
                    "iters_requested": args.iters, "repeats": args.repeats, "loop_iters": args.loop_iters,
@@ -809,7 +822,9 @@ def run(args):
                         "machine": platform.machine(),
                         "cpu_count": os.cpu_count(), "threads": args.threads,
                         "thread_env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")},
-                        "cpus": (sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None)},
+                        "cpus": (sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None),
+                        # the machine is shared: 1, 5 and 15 minute load averages before and after
+                        "load_average_start": load_start, "load_average_end": _load_average()},
         "jax_skipped": jax_reason,
         "schemes": {},
     }
@@ -819,15 +834,28 @@ def run(args):
         entry = {"ms_per_iter": 1e3 * t, "iters_per_s": 1.0 / t, "samples_per_s": R * q / t,
                  "q_sample_per_iter": q, "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]),
                  "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
+                 "cpu_ms_per_iter": 1e3 * cpu_med[(name, "scheme")],
                  "comparators": {}}
         for v in variants[1:] + (["generic"] if (name, "generic") in med else []):
             tv = med[(name, v)]
             entry["comparators"][v] = {"ms_per_iter": 1e3 * tv, "ratio": tv / t,
+                                       "cpu_ms_per_iter": 1e3 * cpu_med[(name, v)],
+                                       "cpu_ratio": cpu_med[(name, v)] / cpu_med[(name, "scheme")],
                                        "cpu_over_wall": statistics.median(cpu_share[(name, v)]),
                                        "ms_per_iter_repeats": [1e3 * x for x in samples[(name, v)]]}
         if jax is None:
             entry["comparators"]["jax"] = {"skipped": jax_reason}
         entry["scheme_over_floor"] = t / med[(name, "floor")]
+        jax_ratio = entry["comparators"].get("jax", {}).get("ratio")
+        stk = t / med[(name, "floor-stacked")]
+        entry["targets"] = {
+            "jax_over_scheme": jax_ratio, "jax_target": TARGET_JAX_OVER_SCHEME,
+            "jax_met": None if jax_ratio is None else bool(jax_ratio >= TARGET_JAX_OVER_SCHEME),
+            "scheme_over_floor_stacked": stk, "floor_stacked_target": TARGET_SCHEME_OVER_FLOOR_STK,
+            "floor_stacked_met": bool(stk <= TARGET_SCHEME_OVER_FLOOR_STK),
+            # the same two ratios on CPU time (informational; the targets are on wall time)
+            "jax_over_scheme_cpu": entry["comparators"].get("jax", {}).get("cpu_ratio"),
+            "scheme_over_floor_stacked_cpu": cpu_med[(name, "scheme")] / cpu_med[(name, "floor-stacked")]}
         if name in checks:
             entry["check"] = checks[name]
         result["schemes"][name] = entry
@@ -872,6 +900,23 @@ def print_table(res):
                     if "cpu_over_wall" in s["comparators"].get("jax", {})))
     if res["jax_skipped"]:
         print(f"jax comparator skipped: {res['jax_skipped']}")
+    la = [e.get("load_average_start"), e.get("load_average_end")]
+    if all(la):
+        print("load average (1, 5, 15 min) at start " + ", ".join(f"{x:.2f}" for x in la[0])
+              + "; at end " + ", ".join(f"{x:.2f}" for x in la[1]))
+    tg = {n: s["targets"] for n, s in res["schemes"].items() if "targets" in s}
+    if tg:
+        def mark(ok):
+            return "n/a" if ok is None else "met" if ok else "MISSED"
+        print(f"targets: jax/scheme >= {TARGET_JAX_OVER_SCHEME:g}, scheme/floor-stk <= "
+              f"{TARGET_SCHEME_OVER_FLOOR_STK:g}: " + "; ".join(
+                  f"{n} " + ("jax n/a" if t["jax_over_scheme"] is None else
+                             f"{t['jax_over_scheme']:.2f} {mark(t['jax_met'])}")
+                  + f", {t['scheme_over_floor_stacked']:.2f} {mark(t['floor_stacked_met'])}"
+                  for n, t in tg.items()))
+        print("the same ratios on CPU time: " + "; ".join(
+            f"{n} " + ("jax n/a" if t["jax_over_scheme_cpu"] is None else f"{t['jax_over_scheme_cpu']:.2f}")
+            + f", {t['scheme_over_floor_stacked_cpu']:.2f}" for n, t in tg.items()))
     checks = {n: s["check"] for n, s in res["schemes"].items() if "check" in s}
     if checks:
         fmt = lambda d: "/".join(f"{d[k]:.0e}" for k in ("grad", "lam", "position"))

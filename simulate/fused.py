@@ -36,12 +36,22 @@ R, the block size or the other rows, on any CPU.  The BLAS calls here are
 * no other: squared norms over the last axis (:func:`simulate.families.sqnorm`) and the
   weighted sums over proposals (:func:`_weighted`) are NumPy's own einsum loops, whose
   order per output entry is fixed by the summed axis' length (no BLAS level-1/2 kernel,
-  some of which choose blocking from the size or peel elements to align).
+  some of which choose blocking from the size or peel elements to align).  JSA's sums
+  over its sparse held-step counts (:func:`_held_sums`) add only the nonzero terms, in
+  the same order, with elementwise ufuncs: the same bits as the einsum where NumPy's
+  einsum is an in-order sum of separately rounded products (:data:`EINSUM_IN_ORDER`,
+  probed at import; elsewhere the sparse form is always used, so a row's bits never
+  depend on which form the batch took).
 
 A single (R n, D) @ (D, D) product or an (n,) @ (n, R D) product would let BLAS choose a
 kernel, and so a summation order, from R (seen on AMD EPYC: 2.2e-16 differences).  Sums
 over chains are ordered elementwise adds (:func:`chain_sums`); sigma is the family's own
 elementwise softplus (no choice of formula made for the whole batch).
+
+Speed without changing a bit (benchmarks/README.md, "Targets"): softplus with fewer
+temporaries, gradient negations folded into -1/sigma, JSA's weighted sums over the
+nonzero held-step counts only (about 3% of its proposals are accepted in the benchmark),
+pMCSA's chain sums as two in-order reductions.
 """
 
 from __future__ import annotations
@@ -63,15 +73,44 @@ def applies(scheme) -> bool:
 def unpack(family: MeanFieldGaussian, lam: np.ndarray):
     """m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
     family's own (overflow-safe, elementwise) formulas, so sigma and the positions
-    m + sigma eps are bit-identical to the generic path's."""
-    m, sig, dsig = family.unpack(lam)
-    return np.ascontiguousarray(m), sig, dsig
+    m + sigma eps are bit-identical to the generic path's.
+
+    For the softplus scale the formulas of ``families._softplus_and_sigmoid`` are written
+    out here with the same roundings (exp and log1p out of place on contiguous arrays, as
+    there; the rest exact rearrangements) and fewer temporaries: ``tests/test_fused.py``
+    checks sigma and sigma' bit for bit against the family's, NaN, +-0 and +-inf included."""
+    if family.scale != "softplus":
+        m, sig, dsig = family.unpack(lam)
+        return np.ascontiguousarray(m), sig, dsig
+    lam = np.asarray(lam, dtype=float)
+    D = family.dim
+    m = np.ascontiguousarray(lam[..., :D])
+    om = lam[..., D:]
+    t = np.abs(om)
+    np.negative(t, out=t)
+    a = np.exp(t)  # exp(-|omega|)
+    sig = np.maximum(om, 0.0, out=t)
+    sig += np.log1p(a)  # softplus = max(omega, 0) + log1p(exp(-|omega|))
+    inv = np.add(1.0, a)
+    np.divide(1.0, inv, out=inv)  # 1 / (1 + a)
+    # sigmoid = where(omega >= 0, inv, a inv) = f inv with f = 1 (omega >= 0) or a: as
+    # a <= 1, f = max(a, [omega >= 0]) (NaN for NaN, as a); 1 inv = inv exactly, so the
+    # bits are the family's, without np.where's two temporaries
+    f = np.maximum(a, om >= 0, out=a)
+    dsig = np.multiply(f, inv, out=f)
+    return m, sig, dsig
 
 
 def chain_sums(x: np.ndarray):
     """(sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
-    (x^2 formed exactly as np.square does), in one sweep over x: each
-    x[n] is read once, while it is in cache, for both sums."""
+    (x^2 formed exactly as np.square does).
+
+    Two calls where :data:`EINSUM_IN_ORDER` (NumPy's reduction over the outer axis and
+    einsum add in that order: probed at import) and a row has two or more entries (with
+    R D = 1 the summed axis would become the inner one, where NumPy sums pairwise); else
+    a loop over n that reads each x[n] once for both sums.  The same bits either way."""
+    if EINSUM_IN_ORDER and x[0].size >= 2 and x.flags.c_contiguous:
+        return np.add.reduce(x, axis=0), np.einsum("nrd,nrd->rd", x, x)
     s1 = x[0].copy()
     s2 = np.square(x[0])
     tmp = np.empty_like(s1)
@@ -142,17 +181,22 @@ def _residual(x, m, sig):
 
 def _grad(S1, S2, wsum, scale, sig, dsig):
     """g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
-    [-scale S1/sigma, -(scale S2 - scale wsum) sigma'/sigma]."""
+    [-scale S1/sigma, -(scale S2 - scale wsum) sigma'/sigma].
+
+    The bits of (S1 (1/sigma)) scale and ((S2 scale) - wsum) ((1/sigma) sigma'), negated,
+    each product and difference rounded: the negations are folded into -1/sigma (rounding
+    to nearest is sign-symmetric, fl(-x) = -fl(x)), which saves three passes over (R, D),
+    and multiplications by scale = 1 are skipped (exact)."""
     D = sig.shape[1]
     g = np.empty((sig.shape[0], 2 * D))
-    inv = 1.0 / sig
-    np.multiply(S1, inv, out=g[:, :D])
-    g[:, :D] *= -scale
-    S2 *= scale
+    ninv = np.divide(-1.0, sig)
+    np.multiply(S1, ninv, out=g[:, :D])
+    if scale != 1.0:
+        g[:, :D] *= scale
+        S2 *= scale
     S2 -= wsum
-    inv *= dsig
-    np.multiply(S2, inv, out=g[:, D:])
-    g[:, D:] *= -1.0
+    ninv *= dsig
+    np.multiply(S2, ninv, out=g[:, D:])
     return g
 
 
@@ -166,6 +210,69 @@ def _weighted(c, eps, e0, c0, sq_buf):
     S1 = np.einsum("rn,rnd->rd", c, eps)
     np.square(eps, out=sq_buf)
     S2 = np.einsum("rn,rnd->rd", c, sq_buf)
+    c0 = c0[:, None]
+    S1 += c0 * e0
+    S2 += c0 * (e0 * e0)
+    return S1, S2
+
+
+def _einsum_adds_in_order() -> bool:
+    """Whether this NumPy's ``einsum("rn,rnd->rd")``, ``einsum("nrd,nrd->rd")`` and
+    ``np.add.reduce(x, axis=0)`` are the in-order sums over n (n = 0, 1, ...) of separately
+    rounded products (no fused multiply-add, no reordering), i.e. the plain ufunc loops
+    :func:`_held_sums` and the loop of :func:`chain_sums` write out.  Probed once on fixed
+    random data (a fused multiply-add or another order would change many of the 1000+
+    sums); where it fails, those two always take their ufunc loops."""
+    g = np.random.default_rng(20260101)
+    c = g.random((3, 7)) * 4.0
+    e = g.standard_normal((3, 7, 37))
+    ref = np.zeros((3, 37))
+    for n in range(7):
+        ref = ref + c[:, n, None] * e[:, n]
+    x = g.standard_normal((7, 3, 37))
+    s1, s2 = x[0].copy(), x[0] * x[0]
+    for n in range(1, 7):
+        s1 = s1 + x[n]
+        s2 = s2 + x[n] * x[n]
+    return bool(np.array_equal(np.einsum("rn,rnd->rd", c, e), ref)
+                and np.array_equal(np.add.reduce(x, axis=0), s1)
+                and np.array_equal(np.einsum("nrd,nrd->rd", x, x), s2))
+
+
+EINSUM_IN_ORDER = _einsum_adds_in_order()
+SPARSE_FRACTION = 0.25  # JSA: held counts sparser than this are summed by :func:`_held_sums`
+
+
+def _held_sums(c, eps, e0, c0):
+    """:func:`_weighted` for sparse weights (JSA's held-step counts: most proposals are
+    rejected, so most c_n are 0), touching only the nonzero terms.
+
+    Bit for bit what :func:`_weighted` gives where :data:`EINSUM_IN_ORDER`: its einsum
+    adds the separately rounded products c_n eps_n to +0 in the order n = 0, 1, ...;
+    adding a zero product leaves a sum unchanged (x + 0 = x, and +0 + -0 = +0), so the
+    nonzero terms added to +0 in the same order give the same bits.  They are added rank
+    by rank (the first nonzero term of every row, then the second, ...), each rank a
+    gather-add-scatter over distinct rows."""
+    R, _, D = eps.shape
+    S1 = np.zeros((R, D))
+    S2 = np.zeros((R, D))
+    r_i, n_i = np.nonzero(c)  # row-major: within a row, n ascending
+    if r_i.size:
+        x = eps[r_i, n_i]
+        ck = c[r_i, n_i][:, None]
+        v1 = ck * x
+        np.square(x, out=x)
+        x *= ck  # c_n eps_n^2 as fl(c_n fl(eps_n^2)), the order of _weighted
+        rank = np.arange(r_i.size) - np.searchsorted(r_i, r_i)
+        if not rank.any():  # one nonzero term per row at most (the usual case)
+            S1[r_i] += v1
+            S2[r_i] += x
+        else:
+            for k in range(int(rank.max()) + 1):
+                sel = np.flatnonzero(rank == k)
+                r = r_i[sel]
+                S1[r] += v1[sel]
+                S2[r] += x[sel]
     c0 = c0[:, None]
     S1 += c0 * e0
     S2 += c0 * (e0 * e0)
@@ -258,7 +365,11 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
     np.maximum.accumulate(held, axis=0, out=held)  # (N, R): candidate held after step n (-1: start)
     c = np.bincount(((held + 1) * R + np.arange(R)).ravel(), minlength=(N + 1) * R)
     c = c.reshape(N + 1, R).T.astype(float)  # (R, N+1): steps each candidate was held
-    S1, S2 = _weighted(c[:, 1:], eps, ex, c[:, 0], zc)
+    held_c = c[:, 1:]
+    if not EINSUM_IN_ORDER or np.count_nonzero(held_c) <= SPARSE_FRACTION * held_c.size:
+        S1, S2 = _held_sums(held_c, eps, ex, c[:, 0])
+    else:
+        S1, S2 = _weighted(held_c, eps, ex, c[:, 0], zc)
     g = _grad(S1, S2, 1.0, 1.0 / N, sig, dsig)
     last = held[-1]
     rows = np.nonzero(last >= 0)[0]

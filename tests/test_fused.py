@@ -104,3 +104,58 @@ def test_a_wrong_fused_gradient_would_be_caught():
     bad = ia.grad * (1 + 1e-10)
     assert np.abs(ia.grad - ib.grad).max() <= 1e-13 * (1 + np.abs(ib.grad).max())
     assert not np.abs(bad - ib.grad).max() <= 1e-13 * (1 + np.abs(ib.grad).max())
+
+
+# ----------------------------------------------------------------------------- same bits, cheaper
+@pytest.mark.parametrize("density", [0.0, 0.03, 0.3, 1.0])
+def test_sparse_held_sums_are_bit_identical_to_the_weighted_einsum(density):
+    """JSA's held-step counts summed over their nonzero terms only (rows with several
+    nonzero terms included) give the bits of the einsum over all terms."""
+    if not fused.EINSUM_IN_ORDER:
+        pytest.skip("this NumPy's einsum is not an in-order sum; the sparse sums are always used")
+    rng = np.random.default_rng(int(density * 100))
+    R, N, D = 23, 9, 37
+    c = np.where(rng.random((R, N)) < density, rng.integers(1, N + 1, (R, N)), 0).astype(float)
+    c[0] = np.arange(N)  # a row with N - 1 nonzero terms
+    eps = rng.standard_normal((R, N, D))
+    e0, c0 = rng.standard_normal((R, D)), rng.integers(0, N, R).astype(float)
+    ref = fused._weighted(c, eps, e0, c0, np.empty_like(eps))
+    got = fused._held_sums(c, eps, e0, c0)
+    assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
+    # with teeth: a different summation order would show in the last bits
+    shuffled = fused._weighted(c[:, ::-1], eps[:, ::-1], e0, c0, np.empty_like(eps))
+    assert density < 0.3 or not np.array_equal(shuffled[0], ref[0])
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (9, 1, 1), (10, 2, 1), (10, 1, 3), (6, 17, 5)])
+def test_chain_sums_two_calls_equal_the_ordered_loop(shape, monkeypatch):
+    x = np.random.default_rng(sum(shape)).standard_normal(shape) * 3.0
+    fast = fused.chain_sums(x)
+    monkeypatch.setattr(fused, "EINSUM_IN_ORDER", False)
+    loop = fused.chain_sums(x)
+    assert np.array_equal(fast[0], loop[0]) and np.array_equal(fast[1], loop[1])
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_jsa_dense_and_sparse_sums_give_the_same_run(fraction, monkeypatch):
+    """SPARSE_FRACTION only chooses how JSA's sums are computed, never their bits."""
+    a_s, _ = _pair("jsa", MeanFieldGaussian(8))
+    ref = a_s.init(seed=5, replicates=6)
+    for _ in range(30):
+        ref, iref = a_s.step(ref)
+    monkeypatch.setattr(fused, "SPARSE_FRACTION", fraction)
+    st = a_s.init(seed=5, replicates=6)
+    for _ in range(30):
+        st, ist = a_s.step(st)
+    assert np.array_equal(st.lam, ref.lam) and np.array_equal(ist.grad, iref.grad)
+
+
+def test_unpack_softplus_is_the_familys_formula_bit_for_bit():
+    fam = MeanFieldGaussian(6)
+    lam = np.random.default_rng(0).standard_normal((40, 12)) * 30.0
+    lam[0, 6:] = [0.0, -0.0, 800.0, -800.0, 1e-300, np.nan]
+    m, sig, dsig = fused.unpack(fam, lam)
+    m2, sig2, dsig2 = fam.unpack(lam)
+    for a, b in ((m, m2), (sig, sig2), (dsig, dsig2)):
+        assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(np.signbit(a), np.signbit(b))
