@@ -68,10 +68,10 @@ def test_expected_verdicts_on_the_seeds(quick):
     """The findings the toolkit reports (see docs/ERRATA.md); a change here needs an explanation."""
     violated = {cid for cid, r in quick.items() if r.verdict == VIOLATED}
     assert violated == {"lemma5", "lemma6", "imh_rejection_kl", "sgfs_variance_trajectory",
-                        "sgfs_convergence_criterion"}
+                        "sgfs_convergence_criterion", "theorem2"}
     for cid in ("theorem1", "lemma2", "lemma3", "table2", "sgfs_exact_noise"):
         assert quick[cid].verdict == HOLDS, cid
-    depends = {"theorem2", "theorem3", "theorem4", "lemma4", "lemma7", "proposition2", "cis_variance_growth",
+    depends = {"theorem3", "theorem4", "lemma4", "lemma7", "proposition2", "cis_variance_growth",
                "sgfs_stationary_covariance", "cis_acceptance_bound"}
     assert {cid for cid, r in quick.items() if r.verdict == core.DEPENDS} == depends
     t3 = quick["theorem3"]
@@ -79,8 +79,11 @@ def test_expected_verdicts_on_the_seeds(quick):
     assert any(c.verdict == VIOLATED and c.quantity == "mixing" for c in t3.checks)
     # Theorem 4 fails conditionally on F_{t-1} and holds over the trajectory from eta_0
     assert quick["theorem4"].failing_readings == ["conditional on F_{t-1}"]
-    # Theorem 2 as printed in the main text (§4.2, no O-terms) fails; the appendix's statement holds
-    assert quick["theorem2"].failing_readings == ["conditional on F_{t-1} + main text §4.2 (O-terms absent)"]
+    # Theorem 2 fails under both readings: the main text's statement (§4.2, no O-terms) empirically, and
+    # the appendix's through its proof, which quotes the SNIS error bound with chi2 where 1 + chi2 is
+    # needed (audit step theorem2.mse: at q = pi the MSE is exactly 1/N, the bound O(N^-3/2), N >= 287)
+    assert quick["theorem2"].failing_readings == ["conditional on F_{t-1} + appendix (O-terms kept)",
+                                                  "conditional on F_{t-1} + main text §4.2 (O-terms absent)"]
 
 
 @pytest.mark.parametrize("cid", ["lemma5", "lemma6", "theorem3", "theorem4"])
