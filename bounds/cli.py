@@ -62,8 +62,8 @@ def list_record(c) -> dict:
 def records() -> dict:
     """``{claim id: list_record}``: from the catalog when current, else by building the claims."""
     cat = _catalog()
-    if cat is not None:
-        return cat
+    if cat is not None:  # this package's claims from the catalog; users' claims built (entry points)
+        return {**cat, **{i: list_record(get(i)) for i in ids() if i not in cat}}
     return {i: list_record(get(i)) for i in ids()}
 
 

@@ -24,7 +24,7 @@ from collections import Counter
 
 from bounds.clikit import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
                            table, wrap)
-from bounds.references import REFERENCES, cite_numbers
+from bounds.references import REFERENCES, cite, cite_numbers
 
 from .core import fmt, fmt_ratio
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
@@ -434,7 +434,8 @@ def cmd_all(argv):
         seen = shown_status(r.claim, r.verdict, mode) if reg[r.claim].reproduction is not None else None
         status = r.verdict if seen is None or seen["smoke_test"] is None else \
             f"{seen['status']} (paper's settings, stored); quick smoke test: {r.verdict}"
-        rows.append([r.claim, REFERENCES[seed_doc][0], status, fails, r.primary_form, str(len(r.checks)),
+        document = REFERENCES[seed_doc][0] if seed_doc in REFERENCES else cite(bounds.get(r.claim).source).split(",")[0]
+        rows.append([r.claim, document, status, fails, r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others])
     if a.wide:
         _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC",

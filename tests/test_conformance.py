@@ -1,0 +1,129 @@
+"""verify.testing.check_claim: every registered claim conforms, and broken claims are rejected.
+
+The first run of each claim is the shared quick run (``verify.report.cached_runs("quick",
+0)``, also used by the figure and report tests): check_claim re-decides its checks at
+tightened bounds without recomputing them.  The reproducibility rerun is made for a fixed
+sample of fast claims (one exact, two with Monte Carlo checks) and for the example claim of
+``examples/mcgd-claims`` when that package is installed.
+"""
+
+import numpy as np
+import pytest
+
+import bounds
+from verify.core import VIOLATED, CheckResult, Grid, Verification, run_verification
+from verify.report import cached_runs, claim_ids
+from verify.testing import SCALES, Conformance, check_claim
+
+#: claims rerun for reproducibility: fast ones (lemma2 exact; the other two Monte Carlo), and the example
+RERUN = ("lemma2", "sgfs_autocovariance", "sgfs_convergence_criterion", "mcgd_average_bias")
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return cached_runs("quick", 0)
+
+
+@pytest.mark.parametrize("cid", claim_ids())
+def test_every_claim_conforms(quick, cid):
+    rep = quick[cid]
+    res = check_claim(cid, report=rep, rerun=cid in RERUN)
+    assert isinstance(res, Conformance) and res.claim == cid and res.verdict == rep.verdict
+    assert res.checks == len(rep.checks) and res.monte_carlo == sum(c.method == "monte-carlo" for c in rep.checks)
+    assert res.reproducible is (True if cid in RERUN else None)
+    assert res.power_scale in (1.0, *SCALES)
+    assert str(res).startswith(f"{cid}: conforms")
+
+
+def test_the_rerun_sample_is_registered_and_has_monte_carlo_checks(quick):
+    builtin = RERUN[:3]
+    assert set(builtin) <= set(claim_ids())
+    assert sum(any(c.method == "monte-carlo" for c in quick[cid].checks) for cid in builtin) == 2
+
+
+# ----------------------------------------------------------------------------- broken claims
+def _verification(run, method="exact"):
+    return Verification("broken_example", "a made-up quantity", "nothing", method, "stated", Grid({}, {}), run)
+
+
+def test_a_bound_that_cannot_fail_is_rejected():
+    """Empirical values of 0 against positive bounds: no tightening makes them fail."""
+    def run(grid, seed=0, progress=None):
+        return [CheckResult("q", "stated", {"i": i}, 0.0, 1.0 + i, "exact") for i in range(3)]
+
+    with pytest.raises(AssertionError, match="no tightened bound is violated") as e:
+        check_claim(_verification(run))
+    assert "\n" not in str(e.value) and str(e.value).startswith("broken_example: ")
+
+
+def test_the_same_claim_with_a_real_empirical_value_conforms_at_the_scale_that_breaks_it():
+    """Positive control: empirical 0.5 against bound 1 holds at scales 0.99, 0.9, 0.5 and fails at 0.1."""
+    def run(grid, seed=0, progress=None):
+        return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
+
+    res = check_claim(_verification(run))
+    assert res.power_scale == 0.1 and res.verdict == "holds" and res.reproducible is True
+
+
+def test_a_run_that_ignores_its_seed_is_rejected():
+    def run(grid, seed=0, progress=None):
+        x = np.random.default_rng().normal(size=100)  # fresh OS entropy: the seed is not used
+        return [CheckResult("mean", "stated", {}, 5.0 + 1e-3 * float(x.mean()), 10.0, "monte-carlo",
+                            stderr=1e-4)]
+
+    with pytest.raises(AssertionError, match="not reproducible: the same seed gave different checks") as e:
+        check_claim(_verification(run, "monte-carlo"))
+    assert "no tightened bound" not in str(e.value)  # it has power: only reproducibility fails
+
+
+def test_a_monte_carlo_check_without_standard_error_and_a_bound_that_does_not_evaluate_are_rejected():
+    def run(grid, seed=0, progress=None):
+        return [CheckResult("mean", "stated", {}, 5.0, 1.0, "monte-carlo"),
+                CheckResult("q", "stated", {}, 1.0, float("nan"), "exact")]
+
+    with pytest.raises(AssertionError) as e:
+        check_claim(_verification(run, "exact+monte-carlo"), rerun=False)
+    msg = str(e.value)
+    assert "without a finite standard error" in msg and "bound did not evaluate" in msg and "\n" not in msg
+
+
+def test_a_given_report_is_not_recomputed():
+    """At most two runs: none with a report and rerun=False, one with a report, two without."""
+    calls = []
+
+    def run(grid, seed=0, progress=None):
+        calls.append(seed)
+        return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
+
+    v = _verification(run)
+    rep = run_verification(v, "quick", seed=3)
+    calls.clear()
+    assert check_claim(v, seed=3, report=rep, rerun=False).reproducible is None and calls == []
+    check_claim(v, seed=3, report=rep)
+    assert calls == [3]
+    calls.clear()
+    check_claim(v, seed=3)
+    assert calls == [3, 3]
+
+
+def test_bad_arguments(quick):
+    with pytest.raises(ValueError, match="mode"):
+        check_claim("lemma2", mode="medium")
+    with pytest.raises(ValueError, match="not of 'lemma1'"):
+        check_claim("lemma1", report=quick["lemma2"], rerun=False)
+    with pytest.raises(ValueError, match="seed"):
+        check_claim("lemma2", seed=1, report=quick["lemma2"], rerun=False)
+    with pytest.raises(bounds.UnknownClaim):
+        check_claim("no_such_claim")
+
+
+def test_power_is_decided_on_every_reading(quick):
+    """The scale found breaks every reading's empirical verdict, and no looser scale does."""
+    from verify.core import rescore
+
+    for cid in ("theorem4", "lemma7", "proposition2"):  # claims with several readings
+        res = check_claim(cid, report=quick[cid], rerun=False)
+        assert set(rescore(quick[cid], res.power_scale).empirical_readings.values()) == {VIOLATED}
+        looser = [s for s in (1.0, *SCALES) if s > res.power_scale]
+        for s in looser:
+            assert set(rescore(quick[cid], s).empirical_readings.values()) != {VIOLATED}
