@@ -427,3 +427,16 @@ def status_with_affected(s: Step) -> tuple[str, bool]:
         return False
 
     return s.run().status, wrong_upstream(s.id)
+
+
+def first_failing(rows, relation, tol, describe="", printed=None):
+    """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first failing row
+    (rows are ordered so that the documented instance comes first)."""
+    o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
+    if o.status != WRONG:
+        return o
+    bad = [r for r in rows if instance_check(lambda r=r: [r], relation, tol).status == WRONG]
+    one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
+    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
+    one.instances = len(rows)
+    return one

@@ -15,6 +15,7 @@ from scipy import stats
 from simulate import finite as F
 
 from verify.audit.engine import EXACT, UNCHECKED, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, step, sym_equal, unchecked
+from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "003"  # the CIS-as-IMH draft
@@ -191,19 +192,6 @@ step("pimh.variance", "cis_variance_growth", SEED, "§Parallel IMH, 'Variance Re
 # An independent error hunt (code sharing nothing with this toolkit) reported the errors below with
 # exact counterexamples; every lhs/rhs here is recomputed with the toolkit's own machinery
 # (simulate.finite, sympy), and tests/test_audit_findings.py pins them against the hunt's numbers.
-def _first_failing(rows, relation, tol, describe="", printed=None):
-    """instance_check over ``rows``; when it fails, the counterexample shown is the first failing row
-    (rows are ordered so that the documented instance comes first)."""
-    o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
-    if o.status != WRONG:
-        return o
-    bad = [r for r in rows if instance_check(lambda r=r: [r], relation, tol).status == WRONG]
-    one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
-    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
-    one.instances = len(rows)
-    return one
-
-
 def _relative_rows(rows, tol):
     """Rows compared relative to the larger side (a relative difference above ``tol`` fails); the
     counterexample and the detail give the sides themselves."""

@@ -12,6 +12,7 @@ from scipy import linalg
 
 from .checks import EQUIVALENT
 from verify.audit.engine import EXACT, VALID, WRONG, Outcome, fixed, instance_check, searchable, step, sym_equal
+from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)
@@ -280,19 +281,6 @@ step("sgfs.17", "sgfs_convergence_criterion", SEED, "§2.3.2 Eq. (17)", "<=", "|
 # against the hunt's numbers.
 _D_NC = np.diag([1.0, 0.01])  # D = diag(1, 1/100) and H = [[1, 9], [9, 100]]: SPD, D H != H D (the hunt's pair)
 _H_NC = np.array([[1.0, 9.0], [9.0, 100.0]])
-
-
-def _first_failing(rows, relation, tol, describe="", printed=None):
-    """instance_check over ``rows``; when it fails, the counterexample shown is the first failing row
-    (rows are ordered so that the documented instance comes first)."""
-    o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
-    if o.status != WRONG:
-        return o
-    bad = [r for r in rows if instance_check(lambda r=r: [r], relation, tol).status == WRONG]
-    one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
-    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
-    one.instances = len(rows)
-    return one
 
 
 def _noncommuting_pairs():

@@ -15,6 +15,7 @@ from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
 from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Outcome, finite_pairs, fixed, instance_check, searchable, step, sym_equal,
                      sym_le)
+from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "001"  # Kim et al. (NeurIPS 2022)
@@ -862,19 +863,6 @@ def _hunt_pairs():
     """A few random finite pairs (pi, q) next to each finding's own instance."""
     g = np.random.default_rng(2611)
     return [tuple(g.dirichlet(np.ones(M), 2)) for M in (2, 3, 4) for _ in range(2)]
-
-
-def _first_failing(rows, relation, tol, describe="", printed=None):
-    """instance_check over ``rows``; when it fails, the counterexample shown is the first failing row
-    (rows are ordered so that the documented instance comes first)."""
-    o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
-    if o.status != WRONG:
-        return o
-    bad = [r for r in rows if instance_check(lambda r=r: [r], relation, tol).status == WRONG]
-    one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
-    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
-    one.instances = len(rows)
-    return one
 
 
 def _common_set_sup(laws, pi):
