@@ -411,3 +411,13 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
     assert f"  figure1: {d['stored_full_runs']['figure1']['verdict']}" in out
     cli.main(["all", "--full", "--json"])  # (quick reports stand in for the full run here)
     assert json.loads(capsys.readouterr().out)["stored_full_runs"] == {}
+
+
+def test_step_sizes_are_logspace_written_out():
+    """Figure 2's step sizes are NumPy's logspace(-3, 0, n) to the last bit or two (written out so that
+    a NumPy release that rounds logspace differently cannot change a stored run)."""
+    from simulate.experiments import LRS_6, LRS_20
+
+    for lrs, n in ((LRS_20, 20), (LRS_6, 6)):
+        assert len(lrs) == n and lrs[0] == 1e-3 and lrs[-1] == 1.0
+        assert np.allclose(lrs, np.logspace(-3, 0, n), rtol=4e-16, atol=0)
