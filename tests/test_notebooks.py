@@ -130,7 +130,8 @@ def _rk(p):
 PROBES["02_mixing"] = dict(
     ks="ks", r="r", imh_worst_tv="imh['worst'].tv", imh_typical_tv="imh['typical'].tv", tv4="tv4", pi4_0="pi4[0]",
     cis="{N: {'tv': res.tv, 'error': res.error_bound, 'bound': cis_bound[N]} for N, res in cis.items()}",
-    pmcsa_tv="pmcsa_tv", pmcsa_bound="pmcsa_bound", jsa="jsa", p_same_jsa="p_same_jsa", p_same_iid="p_same_iid")
+    cis_ratio_k10="cis_ratio_k10", pmcsa_tv="pmcsa_tv", pmcsa_bound="pmcsa_bound", jsa="jsa", p_same_jsa="p_same_jsa",
+    p_same_iid="p_same_iid")
 CHECKS["02_mixing"] = [
     Check("Eq. (7) is attained: IMH from the worst start has TV = r^k to 1e-12 (Gaussian pair, weight line)",
           lambda p: close(p["imh_worst_tv"], _rk(p), atol=1e-12),
@@ -146,6 +147,9 @@ CHECKS["02_mixing"] = [
     Check("Theorem 1 (Andrieu-Lee-Vihola) holds for CIS at N = 2, 8, 32 (within the quadrature's error bound)",
           lambda p: len(p["cis"]) == 3 and all(le(c["tv"], [b + c["error"] for b in c["bound"]]) for c in p["cis"].values()),
           apply(lambda p, v: 1.5 * p["cis"]["8"]["bound"][3], "cis", "8", "tv", 3)),
+    Check("... and at k = 10 without that allowance: exact / bound <= 1",
+          lambda p: len(p["cis_ratio_k10"]) == 3 and max(p["cis_ratio_k10"].values()) <= 1.0,
+          put("cis_ratio_k10", "32", 1.001)),
     Check("Theorem 4: pMCSA's exact joint TV <= N r^k for N = 1, 2, 3",
           lambda p: len(p["pmcsa_tv"]) == 3 and all(le(p["pmcsa_tv"][N], p["pmcsa_bound"][N], atol=1e-12)
                                                     for N in p["pmcsa_tv"]),
