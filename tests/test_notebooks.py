@@ -341,6 +341,24 @@ def _holds_along_t(p, scheme, forms):
     return all(_t_failing(p, tour, scheme, form) == [] for tour in p["tours"] for form in forms)
 
 
+def _reference(p):
+    """Independent exact values for the explorer's first position (N = 4), computed here with
+    simulate.finite from the instance the notebook used: the conditional moments at the
+    all-worst state (= E||g_1||^2 from there), the stationary second moment, and pMCSA's joint TV
+    from the full product law (the notebook counts chains at z* instead)."""
+    import numpy as np
+
+    from simulate import finite as F
+
+    res = p["tours"]["good_q"]
+    pi, q, N = np.array(res["pi"]), np.array(res["q"]), res["N"]
+    K, s = F.imh_matrix(pi, q), F.centred_bounded_score(pi, 1.0)
+    Pi = F.product_law([pi] * N)
+    return {"pMCSA_t1": F.moments_pmcsa(K, s, np.zeros(N, int)).second, "JSA_t1": F.moments_jsa(K, s, 0, N).second,
+            "pMCSA_stationary": float(pi @ s[:, 0] ** 2) / N,
+            "pMCSA_tv": [F.tv_joint(F.product_law([np.linalg.matrix_power(K, k)[0]] * N), Pi) for k in res["mixing"]["k"]]}
+
+
 PROBES["07_explorer"] = dict(
     tours="{'good_q': tour_good_q, 'poor_q': tour_poor_q, 'large_N': tour_large_N}", T_GRID="T_GRID",
     widgets_available="widgets is not None",
@@ -351,6 +369,18 @@ CHECKS["07_explorer"] = [
               close(max(a / b for a, b in zip(res["pi"], res["q"])), res["w_star"], rtol=1e-12)
               and close(res["chi2_reached"], res["chi2"], rtol=1e-9) for res in _tours(p)),
           apply(lambda p, v: 1.01 * v, "tours", "poor_q", "chi2_reached")),
+    Check("exact E||g_1||^2 from the all-worst state = simulate.finite's conditional moments there (pMCSA, JSA)",
+          lambda p: (lambda ref, run: close(run["pMCSA"]["exact"][0], ref["pMCSA_t1"], rtol=1e-12)
+                     and close(run["JSA"]["exact"][0], ref["JSA_t1"], rtol=1e-12))(_reference(p),
+                                                                                 p["tours"]["good_q"]["along_t"]),
+          apply(lambda p, v: 1.01 * v, "tours", "good_q", "along_t", "pMCSA", "exact", 0)),
+    Check("pMCSA's exact E||g_t||^2 at t = 1e4 is the stationary E_pi s^2 / N (rel 1e-9)",
+          lambda p: close(p["tours"]["good_q"]["along_t"]["pMCSA"]["exact"][-1], _reference(p)["pMCSA_stationary"],
+                          rtol=1e-9),
+          apply(lambda p, v: 1.001 * v, "tours", "good_q", "along_t", "pMCSA", "exact", -1)),
+    Check("pMCSA's exact joint TV (chains counted at z*) = the full product law's TV (1e-12)",
+          lambda p: close(p["tours"]["good_q"]["mixing"]["exact"]["pMCSA"], _reference(p)["pMCSA_tv"], atol=1e-12),
+          apply(lambda p, v: v + 1e-9, "tours", "good_q", "mixing", "exact", "pMCSA", 7)),
     Check("Theorems 1 and 4: MSC's (CIS) and pMCSA's exact TV below every form of their mixing bounds",
           _mixing_holds, put("tours", "good_q", "mixing", "exact", "pMCSA", 3, 10.0)),
     Check("Theorem 3 does not bound JSA's joint law: exact TV levels off above 0.5, above the bound (N = 4)",
