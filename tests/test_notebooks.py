@@ -420,6 +420,14 @@ CHECKS["07_explorer"] = [
           lambda p: all(le(res["table1"]["JSA"]["mirror_descent"], res["table1"]["pMCSA"]["mirror_descent"])
                         for res in _tours(p)),
           put("tours", "large_N", "table1", "JSA", "mirror_descent", -1, 1.0)),
+    Check("at w* = 1000 every mirror-descent rate bound exceeds 0.5 (rho within 1e-3 of 1)",
+          lambda p: all(v > 0.5 for sc in SCHEMES for v in p["tours"]["poor_q"]["table1"][sc]["mirror_descent"]
+                        if v is not None and not math.isnan(v)),
+          put("tours", "poor_q", "table1", "JSA", "mirror_descent", -1, 0.4)),
+    Check("... while pMCSA's SGD-Nesterov bound is the lowest of the four schemes at every N",
+          lambda p: (lambda t1: all(t1["pMCSA"]["sgd_nesterov"][i] == min(t1[sc]["sgd_nesterov"][i] for sc in SCHEMES)
+                                    for i in range(len(t1["pMCSA"]["sgd_nesterov"]))))(p["tours"]["poor_q"]["table1"]),
+          put("tours", "poor_q", "table1", "MSC", "sgd_nesterov", 2, 1e-6)),
     Check("the sliders (where ipywidgets is installed): N, w*, chi2 and k = t",
           lambda p: p["slider_names"] == (["budget N", "w*", "chi2", "k = t"] if p["widgets_available"] else None),
           put("slider_names", ["N"])),
