@@ -362,7 +362,10 @@ def _reference(p):
 PROBES["07_explorer"] = dict(
     tours="{'good_q': tour_good_q, 'poor_q': tour_poor_q, 'large_N': tour_large_N}", T_GRID="T_GRID",
     widgets_available="widgets is not None",
-    slider_names="None if sliders is None else [c.description for c in sliders.children[:-1]]")
+    slider_names="None if sliders is None else [c.description for c in sliders.children[:-1]]",
+    # draws before, moving the N slider to 8 (the callback runs in the kernel), draws after, the N drawn
+    slider_redraw="None if sliders is None else (explorer_state['draws'], setattr(sliders.children[0], 'value', 8), "
+                  "explorer_state['draws'], explorer_state['last']['N'])")
 CHECKS["07_explorer"] = [
     Check("the instances have the requested w* (max pi/q) and chi2 (rel 1e-9)",
           lambda p: len(p["tours"]) == 3 and all(
@@ -431,6 +434,9 @@ CHECKS["07_explorer"] = [
     Check("the sliders (where ipywidgets is installed): N, w*, chi2 and k = t",
           lambda p: p["slider_names"] == (["budget N", "w*", "chi2", "k = t"] if p["widgets_available"] else None),
           put("slider_names", ["N"])),
+    Check("the sliders start at the tour's first position without drawing it again, and redraw when moved",
+          lambda p: p["slider_redraw"] == ([0, None, 1, 8] if p["widgets_available"] else None),
+          put("slider_redraw", 2, 0)),
 ]
 
 #: figures each notebook shows (image outputs of the executed notebook, at least)
@@ -593,8 +599,8 @@ def test_notebook_checks_can_fail(path, executed):
 
 def test_explorer_sliders_or_a_note(executed):
     """The explorer shows live sliders where ipywidgets is installed (the widget view, with a note
-    for renderers that cannot show widgets: the docs site drops the widget view through the
-    notebook's myst-nb metadata), else it prints how to get them."""
+    for renderers that cannot show widgets), else it prints how to get them; the docs site, which
+    cannot run them, leaves the cell's output out and folds its code (myst-nb cell tags)."""
     path = NB_DIR / "07_explorer.ipynb"
     if path.stem not in executed:
         pytest.skip("07_explorer not selected")
@@ -609,5 +615,5 @@ def test_explorer_sliders_or_a_note(executed):
     else:
         assert any("pip install" in out.get("text", "") for out in outputs)
     stored = nbformat.read(path, as_version=4)
-    assert ["html", "application/vnd.jupyter.widget-view+json", None] in \
-        [list(o) for o in stored.metadata["mystnb"]["mime_priority_overrides"]]
+    cell = next(c for c in stored.cells if c.cell_type == "code" and "ipywidgets" in c.source)
+    assert {"hide-input", "remove-output"} <= set(cell.metadata.get("tags", []))
