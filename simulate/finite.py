@@ -80,13 +80,41 @@ class Quadrature:
     error: float
 
 
-def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13) -> Quadrature:
-    """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0)."""
+def _split_quad(f, rates, epsrel: float = 1e-13):
+    """int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
+    ``rates``: the interval is split at the time scales 1/rate (from 0.1/rate to 64/rate), so
+    that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
+    Returns (value, error estimate)."""
+    r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
+    pts = np.unique(np.concatenate([f / r for f in (0.1, 1.0, 4.0, 16.0, 64.0)])) if r.size else np.array([1.0])
+    pts = pts[np.isfinite(pts) & (pts > 0)]
+    if pts.size > 60:  # keep the work bounded: log-spaced breakpoints over the same range
+        pts = np.geomspace(pts.min(), pts.max(), 60)
+    edges = np.concatenate([[0.0], pts, [np.inf]])
+    pieces = list(zip(edges[:-1], edges[1:]))
+    # a rough pass for the size of the whole integral: the accurate pass then asks each piece for
+    # an absolute error of epsrel * |whole| / pieces (a relative error on a piece that holds almost
+    # nothing would cost thousands of evaluations for no digit of the result)
+    rough = sum(np.abs(np.asarray(integrate.quad_vec(f, a, b, epsabs=0.0, epsrel=1e-4, limit=50)[0]))
+                for a, b in pieces)
+    size = float(np.max(rough)) if np.size(rough) else 0.0
+    epsabs = epsrel * size / len(pieces)
+    total, err = None, 0.0
+    for a, b in pieces:
+        v, e = integrate.quad_vec(f, a, b, epsabs=epsabs, epsrel=epsrel, limit=2000)
+        total = v if total is None else total + v
+        err += float(e)
+    return total, err
+
+
+def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13, rates=()) -> Quadrature:
+    """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
+    time scales 1/rate of its exponentials (:func:`_split_quad`)."""
 
     def f(t):
         return (t ** weight_power) * make(t) if weight_power else make(t)
 
-    val, err = integrate.quad_vec(f, 0.0, np.inf, epsabs=0.0, epsrel=epsrel, limit=2000)
+    val, err = _split_quad(f, rates, epsrel)
     return Quadrature(np.asarray(val).reshape(a_shape), float(err))
 
 
@@ -300,7 +328,7 @@ def _cis_quadrature(pi, q, N: int, return_error: bool):
     def make(t):
         return np.exp(-t * a + (N - 2) * _log_phi(t, q, w))
 
-    quad = _laplace_integral(make, (M, M))
+    quad = _laplace_integral(make, (M, M), rates=np.concatenate([a.ravel(), w]))
     K = (N - 1) * pi[None, :] * quad.value
     np.fill_diagonal(K, 0.0)
     np.fill_diagonal(K, 1.0 - K.sum(axis=1))
@@ -555,8 +583,10 @@ def moments_msc_rb(pi, q, s, x: int, N: int) -> Moments:
             val = val + (N - 1) * m1 * phi ** (N - 2)
         return scale * val
 
-    sec, e1 = integrate.quad_vec(second_integrand, 0, np.inf, epsabs=0, epsrel=1e-13, limit=2000)
-    mean, e2 = integrate.quad_vec(mean_integrand, 0, np.inf, epsabs=0, epsrel=1e-13, limit=2000)
+    # the integrands decay at the rates w_x + (N-1) w_min + (w_i - w_min): split at their time scales
+    rates = np.concatenate([[wx + (N - 1) * wmin], wx + (N - 1) * wmin + (w - wmin)])
+    sec, e1 = _split_quad(second_integrand, rates)
+    mean, e2 = _split_quad(mean_integrand, rates)
     mean = -np.asarray(mean).reshape(d)
     second = float(np.asarray(sec)[0])
     return Moments(second, mean, second - float(mean @ mean), error=float(e1 + e2))
