@@ -15,6 +15,7 @@ import pytest
 import sympy as sp
 
 from verify import audit, core
+from verify.audit import engine
 from verify.audit.engine import (EXACT, LOOSE, STEPS, UNCHECKED, VALID, WRONG, instance_check, status_with_affected,
                                  sym_equal, sym_le)
 from verify.cli import main
@@ -24,6 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("sid", list(STEPS))
 def test_every_step_reaches_its_recorded_status(sid):
+    """The outcome (stored under the digest of its code, or recomputed when that changed)."""
     s = STEPS[sid]
     o = s.run()
     assert s.expect in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)
@@ -45,6 +47,68 @@ def test_every_step_reaches_its_recorded_status(sid):
             assert a < b or (rel == ">" and a <= b)
         else:
             assert abs(a - b) > 1e-9 * max(1, abs(a), abs(b))
+
+
+def test_stored_audit_is_fresh():
+    """Every step's stored outcome was computed from the code as it is now (its digest matches).
+    A stale entry is recomputed here to say what changed, and the test fails: refresh with
+    ``python -m verify audit --write``."""
+    from verify.audit import cache
+
+    stored = cache.packaged()
+    stale = [sid for sid, s in STEPS.items() if stored.get(sid, {}).get("digest") != s.digest]
+    news = []
+    for sid in stale[:8]:
+        o = STEPS[sid].run()
+        news.append(f"{sid}: now {o.status} ({o.established_by}), stored "
+                    f"{stored.get(sid, {}).get('outcome', {}).get('status', 'nothing')}")
+    assert not stale, (f"{len(stale)} stale audit entries (python -m verify audit --write): "
+                       + "; ".join(news) + (" ..." if len(stale) > 8 else ""))
+
+
+#: steps recomputed from scratch on every run of the suite (cheap ones, every kind of check and
+#: every document): their fresh outcome must be the stored one
+SAMPLE = ("prop2.2", "lemma1.3", "lemma2.3", "eq3", "theorem4.var.5", "cis.acc", "sgfs.vart")
+
+
+@pytest.mark.parametrize("sid", [s for s in SAMPLE])
+def test_a_fixed_sample_recomputes_to_its_stored_outcome(sid, monkeypatch):
+    from verify.audit import cache
+
+    if sid not in STEPS:
+        pytest.fail(f"sample step {sid} is gone: update SAMPLE")
+    stored = cache.packaged()[sid]["outcome"]
+    monkeypatch.setitem(engine.CACHE, "read", False)
+    monkeypatch.setitem(engine.CACHE, "write", False)
+    fresh = STEPS[sid].compute().to_json()
+    for k in ("status", "established_by", "evaluations", "counterexample", "correction", "method"):
+        assert fresh[k] == stored[k], (sid, k, fresh[k], stored[k])
+    if stored["best_ratio"] is not None:
+        assert fresh["best_ratio"] == pytest.approx(stored["best_ratio"], rel=1e-9)
+
+
+def test_no_step_is_valid_on_fixed_instances_alone():
+    """exact / valid only by proof, by surviving the adversarial search, or as a definition."""
+    loose_ends = [(sid, s.run().established_by) for sid, s in STEPS.items()
+                  if s.run().status in (EXACT, VALID) and s.run().established_by not in ("proof", "search", "definition")]
+    assert not loose_ends, loose_ends
+
+
+def test_searched_steps_carry_their_evidence():
+    for sid, s in STEPS.items():
+        o = s.run()
+        if o.established_by == "search":
+            assert o.evaluations and o.evaluations >= 100, sid
+            assert o.regimes and all({"regime", "evaluations"} <= set(r) for r in o.regimes), sid
+            assert o.best_ratio is None or o.best_ratio <= 1 + 1e-6, (sid, o.best_ratio)
+            assert "adversarial search" in o.detail, sid
+
+
+def test_audit_json_carries_how_each_step_was_established(capsys):
+    assert main(["audit", "lemma1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for r in d["steps"]:
+        assert {"established_by", "evaluations", "best_ratio", "regimes"} <= set(r)
 
 
 def test_key_counterexamples_pinned_by_value():

@@ -18,12 +18,107 @@ from bounds.references import ORDER, REFERENCES
 from .. import core
 from ..registry import load
 
-from .engine import EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, status_with_affected
+from .engine import CACHE, EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, Outcome, status_with_affected
 
 
-def rows(claim: str | None = None):
-    """One dict per audited step (of ``claim``, or of every claim): status, evidence, correction."""
+def _closure(ids) -> list[str]:
+    """``ids`` and every step they depend on (transitively), in declaration order."""
+    want, stack = set(), list(ids)
+    while stack:
+        i = stack.pop()
+        if i in want or i not in STEPS:
+            continue
+        want.add(i)
+        stack.extend(STEPS[i].depends)
+    return [i for i in STEPS if i in want]
+
+
+def _compute(ids: list[str]) -> dict:
+    """Worker: compute the outcomes of ``ids`` afresh (loads the registry itself)."""
     load()
+    return {i: STEPS[i].compute().to_json() for i in ids}
+
+
+def ensure(claim: str | None = None, workers: int | None = None, progress: bool = True) -> int:
+    """Make every step of ``claim`` (or of every claim), and every step they depend on, have
+    an outcome: read from the cache where the stored digest matches, else computed -- on
+    ``workers`` processes (default: the CPUs) when more than one step is missing.  The
+    outcomes do not depend on ``workers`` (each search is seeded by its step id).
+    Returns the number of steps computed."""
+    import os
+
+    from . import cache
+
+    load()
+    ids = _closure([s.id for s in STEPS.values() if not claim or s.claim == claim])
+    todo = []
+    for i in ids:
+        s = STEPS[i]
+        if s._outcome is not None:
+            continue
+        stored = cache.lookup(i, s.digest) if CACHE["read"] else None
+        if stored is not None:
+            s._outcome = Outcome.from_json(stored)
+        else:
+            todo.append(i)
+    if not todo:
+        return 0
+    workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+    bar = _bar(len(todo), progress)
+    try:
+        if workers == 1:
+            for i in todo:
+                STEPS[i].run()
+                bar.update(1)
+        else:
+            _parallel(todo, workers, bar)
+    finally:
+        bar.close()
+    return len(todo)
+
+
+def _parallel(todo, workers, bar) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from . import cache
+
+    ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
+    try:
+        futs = {ex.submit(_compute, [i]): i for i in todo}
+        pending = set(futs)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                for i, d in f.result().items():
+                    s = STEPS[i]
+                    s._outcome = Outcome.from_json(d)
+                    if CACHE["write"]:
+                        cache.remember(i, s.digest, d)
+                bar.update(1)
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        for p in list(getattr(ex, "_processes", {}).values()):
+            p.terminate()
+        raise
+    ex.shutdown()
+
+
+def _bar(total, progress):
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="audit: steps computed", unit="step", file=sys.stderr,
+                disable=not progress or None, leave=False)
+
+
+def rows(claim: str | None = None, workers: int | None = None):
+    """One dict per audited step (of ``claim``, or of every claim): status, evidence, correction,
+    and how the status was established (``established_by``, ``evaluations``, ``best_ratio``,
+    ``regimes``).  Outcomes come from the cache when the code is unchanged (:func:`ensure`)."""
+    load()
+    ensure(claim, workers)
     out = []
     for s in STEPS.values():
         if claim and s.claim != claim:
@@ -34,7 +129,9 @@ def rows(claim: str | None = None):
                     "relation": s.relation, "rhs": s.rhs, "justification": s.justification, "status": st,
                     "affected": aff, "statement": s.statement, "detail": o.detail, "method": o.method,
                     "counterexample": o.counterexample, "correction": o.correction, "gap": o.gap,
-                    "depends": list(s.depends), "reading": s.reading, "instances": o.instances})
+                    "depends": list(s.depends), "reading": s.reading, "instances": o.instances,
+                    "established_by": o.established_by, "evaluations": o.evaluations, "best_ratio": o.best_ratio,
+                    "regimes": o.regimes, "closest": o.closest, "correction_status": o.correction_status})
     return out
 
 
@@ -101,7 +198,10 @@ def audit_document() -> dict:
                        "final_status": st.status if st else None,
                        "failing_readings": list(st.failing) if st else []}
     steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "affected": r["affected"], "method": r["method"],
-                       "instances": r["instances"], "reading": r["reading"]} for r in rows()}
+                       "instances": r["instances"], "reading": r["reading"], "established_by": r["established_by"],
+                       "evaluations": r["evaluations"], "best_ratio": r["best_ratio"],
+                       "digest": STEPS[r["id"]].digest, "outcome": STEPS[r["id"]].run().to_json()}
+             for r in rows()}
     return {"claims": claims, "steps": steps}
 
 
@@ -160,11 +260,15 @@ def errata_markdown() -> str:
            "Generated by `python -m verify audit --write` from the step table of `verify/audit/`; "
            "`tests/test_audit.py` fails when this file differs from what the audit produces now. "
            "Statuses: **wrong** = a counterexample exists; **loose** = printed as `=` but only an inequality holds. "
-           "A step marked *affected* depends on a wrong step. Before a computed step is called exact or valid it "
-           "goes through a derandomized Hypothesis search with shrinking (random points of its domain at 50 digits; "
-           "steps on distributions also on random finite pi, q, discrete laws or product families with no "
-           "symmetry); **Checked on** gives the number of instances. A statement step marked with a **Reading** "
-           "fails only under that reading of the claim (see the final statuses at the end).",
+           "A step marked *affected* depends on a wrong step. A computed step is called exact or valid only when a "
+           "proof settles it (sympy on the domain, or exactness over a complete finite class) or when it survives "
+           "the adversarial search: a derandomized Hypothesis search with shrinking, then differential evolution "
+           "and Nelder-Mead maximising lhs/rhs over the step's whole domain and its extreme regimes (finite pi, q on "
+           "2 to 8 states with atoms, w* -> 1 and w* -> infinity, q = pi; N, k, t at both ends of their ranges); "
+           "**Established by** gives the evidence (evaluations, the largest lhs/rhs reached, the regimes). "
+           "A correction is searched the same way; one that the search breaks is withdrawn. "
+           "A statement step marked with a **Reading** fails only under that reading of the claim (see the final "
+           "statuses at the end).",
            "",
            f"{len(rs)} steps audited: " + ", ".join(f"{sum(r['status'] == s for r in rs)} {s}"
                                                      for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED))
@@ -189,9 +293,11 @@ def errata_markdown() -> str:
                 out.append(f"- **Gap:** {r['gap']}")
             if r["reading"]:
                 out.append(f"- **Reading:** the statement read as: {r['reading']}")
-            out.append(f"- **Checked on:** {_instances(r)}")
+            out.append(f"- **Established by:** {_evidence(r)}")
             if r["correction"]:
                 out.append(f"- **Correction:** {r['correction']}")
+            if r["correction_status"]:
+                out.append(f"- **Correction checked:** {r['correction_status']}")
             out.append("")
     out += ["## Final status of every claim", "",
             "From `verify.core.final_status`, the one function every summary uses (`python -m verify all`, "
@@ -203,20 +309,40 @@ def errata_markdown() -> str:
     for cid, st in final_statuses().items():
         fail = "; ".join(st.failing) or "—"
         out.append(f"| `{cid}` | {st.status} | {fail} | {statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|"))
-    out += ["", "## Instances per step", "",
-            "How many instances each computed step was checked on (random points at 50 digits, exact instances, "
-            "Hypothesis examples); steps settled by reading have none.", "",
-            "| step | status | method | instances |", "|---|---|---|---|"]
+    out += ["", "## How each step was established", "",
+            "**proof**: sympy decides the relation on its domain, or it is exact over a complete finite class; "
+            "**search**: it survived the adversarial search (evaluations of the relation, the largest lhs/rhs "
+            "reached with the sides oriented so that a ratio above 1 would break it, and the number of optimiser "
+            "runs, one per regime); **counterexample**: an exact instance breaks it; **definition**: the line "
+            "restates a definition; **reading**: settled by reading (a substitution, or a cited result whose "
+            "consequence another step computes).", "",
+            f"Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
+                                    for e in ESTABLISHED if any(r['established_by'] == e for r in rs)) + ".", "",
+            "| step | status | established by | evaluations | largest lhs/rhs | regimes |", "|---|---|---|---|---|---|"]
     for r in rs:
-        out.append(f"| `{r['id']}` | {r['status']} | {r['method']} | {r['instances'] if r['instances'] is not None else '—'} |")
+        regs = len(r["regimes"]) if r["regimes"] else "—"
+        out.append(f"| `{r['id']}` | {r['status']} | {r['established_by'] or '—'} | "
+                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | {regs} |")
     out.append("")
     return "\n".join(out)
 
 
-def _instances(r) -> str:
+ESTABLISHED = ("proof", "search", "counterexample", "definition", "reading", "instances", "")
+
+
+def _num_or_dash(x) -> str:
+    return "—" if x is None else f"{float(x):.6g}"
+
+
+def _evidence(r) -> str:
+    e = r["established_by"] or "not established"
+    if e == "search" or r["evaluations"]:
+        regs = "; ".join(g["regime"] for g in (r["regimes"] or []))
+        return (f"{e}: {r['evaluations']} adversarial evaluations, largest lhs/rhs {_num_or_dash(r['best_ratio'])}"
+                f"{'; regimes: ' + regs if regs else ''} ({r['instances']} instances in all, {r['method']})")
     if r["instances"] is None:
-        return "settled by reading (no computed instances)" if r["method"] == "reading" else f"method {r['method']}"
-    return f"{r['instances']} instances ({r['method']})"
+        return f"{e} (no computed instances)" if r["method"] == "reading" else f"{e} (method {r['method']})"
+    return f"{e}: {r['instances']} instances ({r['method']})"
 
 
 def cmd_audit(argv):
@@ -232,15 +358,30 @@ def cmd_audit(argv):
     g.add_argument("--markdown", action="store_true", help="a Markdown table")
     g.add_argument("--errata", action="store_true", help="print docs/ERRATA.md as generated now")
     g.add_argument("--write", action="store_true",
-                   help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout only)")
+                   help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout only); steps "
+                        "whose code is unchanged keep their stored outcome, the others are recomputed")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="recompute every step (default: read each step's stored outcome while the digest of the "
+                         "code it depends on is unchanged; see docs/methods.md)")
+    ap.add_argument("--workers", default=None, metavar="K",
+                    help="compute missing steps on K local processes (default: the number of CPUs); the outcomes "
+                         "do not depend on it")
     a = ap.parse_args(argv)
+    from bounds.clikit import number
+
+    workers = None if a.workers is None else number("--workers", a.workers, integer=True, lo=1, hi=256)
+    if a.no_cache:
+        CACHE["read"] = False
     if a.write:
         from ..resources import data_file, writable
 
         errata, adoc = writable("docs/ERRATA.md"), data_file(core.AUDIT_DOC)  # refused from an installed package
-        errata.write_text(errata_markdown())
-        adoc.write_text(core.dumps(audit_document(), indent=1, sort_keys=True) + "\n")
-        print(f"wrote {errata} and {adoc}")
+        n = ensure(None, workers)
+        # not sort_keys: a counterexample's point keeps the order its check gave (the errata print it so)
+        text, doc = errata_markdown(), core.dumps(audit_document(), indent=1) + "\n"
+        errata.write_text(text, encoding="utf-8")
+        adoc.write_text(doc, encoding="utf-8")
+        print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
         return 0
     load()
     if a.claim and a.claim not in {s.claim for s in STEPS.values()}:
@@ -249,6 +390,7 @@ def cmd_audit(argv):
         if a.claim in bounds.ids():
             raise UsageError(f"{a.claim} has no proof to audit in its document")
         raise UsageError(f"unknown claim {a.claim!r}; audited: {', '.join(sorted({s.claim for s in STEPS.values()}))}")
+    ensure(a.claim or None, workers)
     if a.errata:
         print(errata_markdown(), end="")
         return 0

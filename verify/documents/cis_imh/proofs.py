@@ -158,7 +158,7 @@ step("cis.metropolis", "cis_barker_acceptance", SEED, "§CIS as IMH, after Eq. (
      lambda: _barker_vs_metropolis(), expect=WRONG)
 step("cis.totvar", "cis_variance_growth", SEED, "§Bias-variance, Eq. (total_variance)", "=", "V_q[f | z_t-1]",
      "V_q[E[f | z_t-1, z^(1:N)]] + E_q[V[f | z_t-1, z^(1:N)]]", "law of total variance", _total_variance,
-     search_examples=COSTLY, expect=EXACT)
+     search_examples=COSTLY, search_budget=150, expect=EXACT)
 step("cis.totvar.ge", "cis_variance_growth", SEED, "§Bias-variance, line 2", ">=", "V_q[f | z_t-1]",
      "V_q[E[f | z_t-1, z^(1:N)]]", "the Rao-Blackwell gain is >= 0", fixed(VALID, "a variance is non-negative"),
      expect=VALID)
@@ -172,7 +172,7 @@ step("cis.approxvar", "cis_variance_growth", SEED, "§Bias-variance, Eq. (approx
      lambda: _approx_var(), expect=WRONG)
 step("cis.accbound", "cis_acceptance_bound", SEED, "§Parallel IMH, 'The variance of CIS can increase with N'", "<=",
      "1 - r(z_t-1)", "N / (w(z_t-1) + N)", "Proposition rej_bound (not included in the draft)", _acc_bound,
-     expect=VALID, statement=True)
+     search_budget=300, expect=VALID, statement=True)
 step("cis.growth", "cis_variance_growth", SEED, "§Parallel IMH, last display", "=",
      "V_q[E[f | z_t-1, z^(1:N)]]", "O(N^2) x O(1/N): grows ~ linearly with N when w(z_t-1) is large", "approximations",
      _growth, expect=VALID, statement=True)

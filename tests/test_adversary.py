@@ -1,0 +1,180 @@
+"""The audit's adversarial search (verify.audit.adversary) and its cache (verify.audit.cache).
+
+Power: planted false relations that hold on the fixed instances *and* on random small draws
+are broken, each in the regime where it fails (tiny atoms, w* -> infinity, q = pi, large N).
+Determinism: the same outcome on every run and for any number of worker processes.
+Cache: a step's digest follows the code it depends on; a changed digest is recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from verify.audit import adversary, engine
+from verify.audit.engine import EXACT, VALID, WRONG, Int, Real, finite_pairs, free, instance_check, searched_run
+
+
+def _pairs_check(rel_fn, relation="<=", fixed=None):
+    fixed = fixed or [(np.array([0.2, 0.3, 0.5]), np.array([0.3, 0.3, 0.4])), (np.array([0.5, 0.5]), np.array([0.4, 0.6]))]
+
+    def check():
+        rows = [({"M": p.size}, *rel_fn(p, q)) for p, q in finite_pairs(fixed)]
+        return instance_check(lambda: rows, relation, 1e-12)
+    return check
+
+
+@pytest.mark.parametrize("name, rel_fn", [
+    # w* <= 1e6: true on every moderate pair, false only as q gets a tiny mass where pi has some
+    ("w* -> inf", lambda p, q: (float((p / q).max()), 1e6)),
+    # 1 - max(pi) >= 1e-7: false only when pi is nearly a point mass (atoms elsewhere)
+    ("atoms", lambda p, q: (1e-7, 1 - float(p.max()))),
+    # chi2(pi || q) >= 1e-9: false only when q is (nearly) pi
+    ("q = pi", lambda p, q: (1e-9, float((p ** 2 / q).sum() - 1))),
+])
+def test_search_breaks_what_only_fails_in_an_extreme_regime(name, rel_fn):
+    check = _pairs_check(rel_fn)
+    assert check().status == VALID  # the fixed instances alone would call it valid
+    o = searched_run(check, key="test/" + name)
+    assert o.status == WRONG and o.established_by == "counterexample", (name, o.detail)
+    # q = pi is also the simplest Hypothesis draw (equal entries), which may find it first
+    assert "adversarial search" in o.detail or (name == "q = pi" and "Hypothesis" in o.detail)
+    assert set(o.counterexample["at"]) >= {"pi", "q"}
+
+
+def test_search_reaches_large_N_through_free():
+    """A relation in N that fails only beyond N = 5000 (the text's 'N large')."""
+    def check():
+        rows = [({"N": n}, float(n), 5000.0) for n in free("N", (2, 10, 100), Int(2, 10 ** 4, log=True))]
+        return instance_check(lambda: rows, "<=", 1e-12)
+
+    assert check().status == VALID
+    o = searched_run(check, key="test/N")
+    assert o.status == WRONG and o.counterexample["at"]["N"] > 5000
+
+
+def test_a_true_relation_survives_with_its_evidence():
+    """Jensen on finite pairs: survives; the outcome says how (evaluations, best ratio, regimes)."""
+    check = _pairs_check(lambda p, q: (float(p @ np.log(p / q)), float(np.log(p @ (p / q)))))
+    o = searched_run(check, budget=600, key="test/jensen")
+    assert o.status == VALID and o.established_by == "search"
+    assert o.evaluations >= 500 and o.best_ratio is not None and o.best_ratio <= 1 + 1e-9
+    names = {r["regime"] for r in o.regimes}
+    assert any("atoms" in n for n in names) and any("w* -> inf" in n for n in names) and any("q = pi" in n for n in names)
+    assert any("M = 8" in n for n in names)
+
+
+def test_symbolic_search_attacks_the_extremes_of_the_domain():
+    import sympy as sp
+
+    x, y = sp.symbols("x y", positive=True)
+    # x / (1 + x) <= 0.9999: true on [0.01, 10], false for x > 9999 (the domain reaches 1e6)
+    o = engine.sym_le(x / (1 + x) + 0 * y, sp.Float("0.9999"), domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
+    assert o.status == WRONG and o.counterexample["at"]["x"] > 9999
+    # x e^(-x) <= 1/e (equality at x = 1; sympy cannot decide the sign): survives, with its evidence
+    o = engine.sym_le(x * sp.exp(-x) + 0 * y, 1 / sp.E, domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
+    assert o.status == VALID and o.established_by == "search" and o.evaluations > 100
+    assert 0.999 < o.best_ratio <= 1 + 1e-20
+
+
+def test_unresolved_violations_are_not_reported_as_findings():
+    """A 'violation' of relative size 1e-12 at an extreme point is rounding, not a counterexample."""
+    def check():
+        rows = [({"u": u}, 1.0 + (1e-12 if u > 0.9 else 0.0), 1.0) for u in free("u", (0.1, 0.5), Real(0, 1))]
+        return instance_check(lambda: rows, "<=", 1e-14)
+
+    o = searched_run(check, key="test/unresolved")
+    assert o.status == VALID and "within the numerical resolution" in o.detail
+
+
+def test_search_is_deterministic():
+    check = _pairs_check(lambda p, q: (float(p @ np.log(p / q)), float(np.log(p @ (p / q)))))
+    a = searched_run(check, budget=300, key="test/det").to_json()
+    b = searched_run(check, budget=300, key="test/det").to_json()
+    assert a == b
+
+
+def test_workers_do_not_change_outcomes(monkeypatch):
+    """The same steps computed in this process and on 2 worker processes: identical outcomes."""
+    from verify import audit
+    from verify.audit.engine import CACHE, STEPS
+
+    audit.load()
+    ids = ["prop2.2", "lemma1.3", "eq7"]
+    monkeypatch.setitem(CACHE, "read", False)
+    monkeypatch.setitem(CACHE, "write", False)
+    serial = {i: STEPS[i].compute().to_json() for i in ids}
+    parallel = {}
+    for i in ids:
+        monkeypatch.setattr(STEPS[i], "_outcome", None)
+    from verify.audit import _parallel, _bar
+
+    bar = _bar(len(ids), False)
+    _parallel(ids, 2, bar)
+    parallel = {i: STEPS[i].run().to_json() for i in ids}
+    for i in ids:
+        monkeypatch.setattr(STEPS[i], "_outcome", None)
+    assert json.dumps(serial, sort_keys=True) == json.dumps(parallel, sort_keys=True)
+
+
+def test_digest_follows_the_code(tmp_path, monkeypatch):
+    """A step's digest changes when a function its check calls changes, not when unrelated code does."""
+    import importlib
+    import sys
+
+    from verify.audit.cache import step_digest
+    from verify.audit.engine import Step
+
+    pkg = tmp_path / "digestpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    src = textwrap.dedent("""
+        def helper():
+            return 1.0
+
+        def other():
+            return 2.0
+
+        def check():
+            return helper()
+    """)
+    (pkg / "mod.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def digest():
+        sys.modules.pop("digestpkg.mod", None)
+        mod = importlib.import_module("digestpkg.mod")
+        return step_digest(Step("x.1", "x", "001", "here", "<=", "a", "b", "why", mod.check))
+
+    d0 = digest()
+    (pkg / "mod.py").write_text(src.replace("return 2.0", "return 3.0"))  # unrelated function
+    assert digest() == d0
+    (pkg / "mod.py").write_text(src.replace("return 1.0", "return 1.5"))  # the helper the check calls
+    assert digest() != d0
+    sys.modules.pop("digestpkg.mod", None)
+    sys.modules.pop("digestpkg", None)
+
+
+def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
+    from verify.audit import cache
+    from verify.audit.engine import STEPS, Outcome
+
+    engine_steps = STEPS
+    from verify import audit
+
+    audit.load()
+    s = engine_steps["prop2.2"]
+    monkeypatch.setenv("MCSA_CACHE", str(tmp_path))
+    monkeypatch.setattr(s, "_outcome", None)
+    monkeypatch.setattr(s, "_digest", "0" * 64)  # as if the code had changed
+    fake = Outcome(WRONG, "planted stale entry").to_json()
+    cache.remember("prop2.2", "f" * 64, fake)  # stored under another digest: never read
+    calls = []
+    monkeypatch.setattr(type(s), "compute", lambda self: calls.append(1) or Outcome(VALID, "recomputed"))
+    assert s.run().status == VALID and calls == [1]
+    monkeypatch.setattr(s, "_outcome", None)
+    assert s.run().status == VALID and calls == [1]  # now read from the user cache under its digest
+    monkeypatch.setattr(s, "_outcome", None)

@@ -1,0 +1,239 @@
+"""The audit's cache: each step's outcome stored under a digest of the code it depends on.
+
+A step's digest (:func:`step_digest`) covers
+
+* the step's declaration (id, relation, both sides, justification, dependencies, reading,
+  search budget);
+* the source of its check and, transitively, of every function the check refers to (by
+  name, through globals and closures), and the whole source file of every module or class
+  of this project (or of the claim's own package) that it refers to;
+* the source of the audit engine and its search (:mod:`verify.audit.engine`,
+  :mod:`verify.audit.adversary`, this module).
+
+Library versions are not part of it: the stored audit ships with the package and must stay
+valid on any supported NumPy/SciPy (the test suite re-runs a fixed sample of steps to show
+that their outcomes do not move).
+
+Outcomes are read from, in order: this process's memory, the packaged
+``verify/data/audit.json`` (written by ``python -m verify audit --write``), and the user
+cache ``$MCSA_CACHE/audit`` (default ``~/.cache/mcsa-verify/audit``; off with
+``MCSA_CACHE=off``).  An entry whose digest differs is never read: the step is recomputed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+#: bump when the stored outcome's layout changes
+FORMAT = 2
+_OWN = ("bounds", "simulate", "verify")
+
+
+def _source(obj) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        code = getattr(obj, "__code__", None)
+        return repr(code.co_code) if code is not None else type(obj).__name__
+
+
+@functools.lru_cache(maxsize=None)
+def _file_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _own_module(modname: str | None, roots) -> bool:
+    return bool(modname) and modname.split(".")[0] in roots
+
+
+def _names(code) -> set[str]:
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _walk(obj, roots, seen: set, parts: list) -> None:
+    """Add the sources ``obj`` depends on to ``parts`` (functions by source, recursively;
+    own modules and classes by their file)."""
+    if isinstance(obj, types.ModuleType):
+        f = getattr(obj, "__file__", None)
+        if f and _own_module(obj.__name__, roots) and f not in seen:
+            seen.add(f)
+            parts.append(f"module {obj.__name__}\n{_file_text(f)}")
+        return
+    if isinstance(obj, type):
+        mod = sys.modules.get(obj.__module__)
+        if mod is not None:
+            _walk(mod, roots, seen, parts)
+        return
+    if isinstance(obj, functools.partial):
+        _walk(obj.func, roots, seen, parts)
+        for a in list(obj.args) + list(obj.keywords.values()):
+            _walk_value(a, roots, seen, parts)
+        return
+    fn = obj if isinstance(obj, types.FunctionType) else getattr(obj, "__func__", None)
+    if not isinstance(fn, types.FunctionType):
+        return
+    if not _own_module(fn.__module__, roots):
+        return
+    key = id(fn.__code__)
+    if key in seen:
+        return
+    seen.add(key)
+    parts.append(f"function {fn.__module__}.{fn.__qualname__}\n{_source(fn)}")
+    g = fn.__globals__
+    for name in sorted(_names(fn.__code__)):
+        if name in g:
+            _walk_value(g[name], roots, seen, parts)
+    for cell in fn.__closure__ or ():
+        try:
+            val = cell.cell_contents
+        except ValueError:
+            continue
+        _walk_value(val, roots, seen, parts)
+    for d in (fn.__defaults__ or ()):
+        _walk_value(d, roots, seen, parts)
+
+
+def _walk_value(val, roots, seen, parts) -> None:
+    if isinstance(val, (types.FunctionType, types.ModuleType, type, functools.partial, types.MethodType)):
+        _walk(val, roots, seen, parts)
+    elif isinstance(val, (int, float, str, bool, type(None))):
+        parts.append(f"value {val!r}")
+    elif isinstance(val, (tuple, list, set, frozenset)):
+        if id(val) in seen:
+            return
+        seen.add(id(val))
+        for v in (sorted(val, key=repr) if isinstance(val, (set, frozenset)) else val):
+            _walk_value(v, roots, seen, parts)
+    elif isinstance(val, dict):
+        if id(val) in seen:
+            return
+        seen.add(id(val))
+        for k in sorted(val, key=repr):
+            parts.append(f"key {k!r}")
+            _walk_value(val[k], roots, seen, parts)
+    elif hasattr(val, "tobytes"):
+        parts.append("array " + hashlib.sha256(val.tobytes()).hexdigest())
+    else:
+        mod = sys.modules.get(type(val).__module__)
+        if mod is not None and _own_module(mod.__name__, roots):
+            _walk(mod, roots, seen, parts)
+        else:
+            text = _stable_repr(val)
+            if text is not None:
+                parts.append("object " + hashlib.sha256(text.encode()).hexdigest())
+
+
+def _stable_repr(val) -> str | None:
+    """A repr that does not depend on the process (no memory address); sympy objects with
+    their assumptions."""
+    try:
+        import sympy
+
+        if isinstance(val, sympy.Basic):
+            return sympy.srepr(val) + repr(sorted(getattr(val, "assumptions0", {}).items()))
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        text = repr(val)
+    except Exception:  # noqa: BLE001 - any repr failure: nothing stable to add
+        return None
+    return None if " at 0x" in text else text[:100_000]
+
+
+@functools.lru_cache(maxsize=None)
+def engine_digest() -> str:
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256(f"format {FORMAT}".encode())
+    for name in ("engine.py", "adversary.py", "cache.py"):
+        h.update(_file_text(str(here / name)).encode())
+    return h.hexdigest()
+
+
+def step_digest(step) -> str:
+    """The digest of the code ``step``'s outcome depends on (see the module docstring)."""
+    roots = set(_OWN)
+    mod = getattr(step.check, "__module__", None)
+    if mod:
+        roots.add(mod.split(".")[0])
+    parts = [engine_digest(),
+             json.dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs, step.rhs,
+                         step.justification, list(step.depends), step.statement, step.reading, step.search_examples,
+                         step.search_budget])]
+    seen: set = set()
+    _walk(step.check, roots, seen, parts)
+    if step.corrected is not None:
+        parts.append("corrected")
+        _walk(step.corrected, roots, seen, parts)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- stores
+@functools.lru_cache(maxsize=None)
+def packaged() -> dict:
+    """The packaged audit's stored outcomes: step id -> {"digest": ..., "outcome": {...}}."""
+    from ..core import AUDIT_DOC, load_doc
+
+    steps = load_doc(AUDIT_DOC).get("steps", {})
+    return {k: v for k, v in steps.items() if isinstance(v, dict) and "digest" in v and "outcome" in v}
+
+
+def user_dir() -> Path | None:
+    from ..runner import cache_dir
+
+    base = cache_dir()
+    if base is None:
+        return None
+    return Path(base).parent / "audit" if Path(base).name == "claims" else Path(base) / "audit"
+
+
+def _user_path(step_id: str, digest: str) -> Path | None:
+    d = user_dir()
+    if d is None:
+        return None
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in step_id)
+    return d / f"{safe}-{digest[:32]}.json"
+
+
+def lookup(step_id: str, digest: str) -> dict | None:
+    """The stored outcome (a dict) of ``step_id`` under ``digest``, or None."""
+    e = packaged().get(step_id)
+    if e is not None and e.get("digest") == digest:
+        return e["outcome"]
+    p = _user_path(step_id, digest)
+    if p is not None:
+        try:
+            e = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if isinstance(e, dict) and e.get("digest") == digest and e.get("format") == FORMAT:
+            return e.get("outcome")
+    return None
+
+
+def remember(step_id: str, digest: str, outcome: dict) -> None:
+    """Store a computed outcome in the user cache (atomically; silently skipped when the
+    cache is off or not writable)."""
+    p = _user_path(step_id, digest)
+    if p is None:
+        return
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"format": FORMAT, "digest": digest, "outcome": outcome}), encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError:
+        pass
