@@ -539,17 +539,56 @@ def moments_jsa(K: np.ndarray, s, x: int, N: int) -> Moments:
     return Moments(float(second), mean, float(second - mean @ mean), float(c_cov))
 
 
-def moments_msc_rb(pi, q, s, x: int, N: int) -> Moments:
+#: largest number of count vectors x (dimension + 2) for the exact sum of :func:`moments_msc_rb`
+MSC_RB_SUM_WORK_MAX = 4_000_000
+
+
+def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
     """MSC-RB: g = -sum_i wbar_i s(z_i) over the N particles (current x + N-1 proposals).
 
-    With 1/c^2 = int_0^oo t e^(-t c) dt and phi(t) = E_q e^(-t W), m1(t) = E_q[W s e^(-tW)],
-    m2(t) = E_q[W^2 ||s||^2 e^(-tW)]:
+    ``method="sum"``: the exact expectation over the multinomial counts c of the N - 1
+    proposals on the M states, ``g(c) = -(w_x s_x + sum_i c_i w_i s_i) / (w_x + c . w)``
+    (C(N + M - 2, M - 1) count vectors; used when at most :data:`MSC_RB_SUM_WORK_MAX` work).
+    ``method="quadrature"``: with 1/c^2 = int_0^oo t e^(-t c) dt and phi(t) = E_q e^(-t W),
+    m1(t) = E_q[W s e^(-tW)], m2(t) = E_q[W^2 ||s||^2 e^(-tW)]:
     E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
                                 + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
     E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+    ``method="auto"`` (default): the sum when feasible, else the quadrature.
     """
     pi, q = check_pair(pi, q)
     s = _as_s(s, pi.size)
+    if method not in ("auto", "sum", "quadrature"):
+        raise FiniteSpaceError("method is 'auto', 'sum' or 'quadrature'")
+    if method != "quadrature":
+        out = _msc_rb_sum(pi, q, s, int(x), int(N))
+        if out is not None:
+            return out
+        if method == "sum":
+            raise FiniteSpaceError("the exact sum is more work than MSC_RB_SUM_WORK_MAX; use method='quadrature'")
+    return _msc_rb_quadrature(pi, q, s, int(x), int(N))
+
+
+def _msc_rb_sum(pi, q, s, x: int, N: int):
+    """The exact multinomial sum of :func:`moments_msc_rb`, or None if it is too much work."""
+    M, d = pi.size, s.shape[1]
+    n = N - 1
+    if math.comb(n + M - 1, M - 1) * (d + 2) > MSC_RB_SUM_WORK_MAX:
+        return None
+    w = pi / q
+    C = _all_count_vectors(n, M).astype(float)
+    log_fact = gammaln(np.arange(n + 1) + 1.0)
+    p = np.exp(log_fact[n] - log_fact[_all_count_vectors(n, M)].sum(axis=1) + C @ np.log(q))
+    den = w[x] + C @ w
+    num = w[x] * s[x][None, :] + (C * w[None, :]) @ s
+    g = -num / den[:, None]
+    mean = p @ g
+    second = float(p @ (g * g).sum(axis=1))
+    variance = float(p @ ((g - mean[None, :]) ** 2).sum(axis=1))
+    return Moments(second, mean, variance, error=0.0)
+
+
+def _msc_rb_quadrature(pi, q, s, x: int, N: int) -> Moments:
     w = pi / q
     wx, sx = w[x], s[x]
     d = s.shape[1]
