@@ -219,3 +219,23 @@ def test_laplace_quadratures_resolve_extreme_weights():
             a, b = F.moments_msc_rb(pi, q, f, x, N), F.moments_msc_rb_enumerate(pi, q, f, x, N)
             assert abs(a.second - b.second) < 1e-13 and np.allclose(a.mean, b.mean, rtol=0, atol=1e-13)
         assert np.abs(F.cis_matrix_quadrature(pi, q, N) - F.cis_matrix_enumerate(pi, q, N)).max() < 1e-13
+
+
+def test_msc_rb_moments_three_ways(monkeypatch):
+    """MSC-RB's moments: the exact multinomial sum, the fixed Gauss-Legendre rules on the split
+    pieces, and the adaptive quadrature (the fast rule's fallback) agree, up to N = 200 and
+    weights up to 1e6."""
+    rng = np.random.default_rng(5)
+    for M, ws, N in ((3, 10.0, 6), (4, 1e3, 12), (5, 1e6, 20), (3, 1e4, 200)):
+        pi, q = F.hard_instance(M, ws, seed=M)
+        s = rng.standard_normal((M, 2))
+        for x in (0, 1):
+            fast = F.moments_msc_rb(pi, q, s, x, N, method="quadrature")
+            with monkeypatch.context() as m:
+                m.setattr(F, "_gauss_legendre_split", lambda *a, **k: None)  # force the adaptive rule
+                slow = F.moments_msc_rb(pi, q, s, x, N, method="quadrature")
+            assert abs(fast.second - slow.second) <= 1e-11 * slow.second
+            assert np.allclose(fast.mean, slow.mean, rtol=1e-11, atol=1e-13)
+            if N <= 20:
+                exact = F.moments_msc_rb(pi, q, s, x, N, method="sum")
+                assert abs(fast.second - exact.second) <= 1e-11 * exact.second
