@@ -266,7 +266,19 @@ def _step(r):
     return {"id": r["id"], "location": r["location"], "status": r["status"], "affected": r["affected"],
             "printed": f"{r['lhs']}  {r['relation']}  {r['rhs']}", "justification": r["justification"],
             "detail": r["detail"], "method": r["method"], "counterexample": _ce_text(r["counterexample"]),
-            "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"]}
+            "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"],
+            "established": _established(r), "correction_status": r.get("correction_status") or ""}
+
+
+def _established(r) -> str:
+    """How a step's status was established, in a few words (the evidence behind it)."""
+    e = r.get("established_by") or ""
+    if e == "search":
+        ratio = r.get("best_ratio")
+        near = f"; closest lhs/rhs {_fmt(ratio)}" if ratio is not None else ""
+        return f"by adversarial search: {r.get('evaluations')} evaluations, {len(r.get('regimes') or [])} regimes{near}"
+    return {"proof": "by proof", "counterexample": "by an exact counterexample", "definition": "a definition",
+            "reading": "by reading the text", "instances": "on fixed instances only"}.get(e, "")
 
 
 def _provenance(mode, seed, elapsed):
