@@ -173,7 +173,9 @@ def cmd_search(argv):
 
     ap = Parser(prog="python -m verify search", description=(
         "Hypothesis search over a claim's parameter space (targets, proposals, N, k, t, test functions) for a "
-        "violation, evaluated exactly; prints the shrunk counterexample. Reproducible from --seed."),
+        "violation, evaluated exactly; prints the shrunk counterexample, then the proof audit's adversarial "
+        "search of the claim's statement (differential evolution over its whole domain and extreme regimes). "
+        "Reproducible from --seed."),
         epilog="Exit status: 0 no violation found, 1 counterexample found, 2 bad input (one line on stderr), "
                "70 internal error (rerun with --debug for the traceback), 130 interrupted.")
     ap.add_argument("claim", help=f"a claim with a search space: {', '.join(SPECS)}")
@@ -192,6 +194,7 @@ def cmd_search(argv):
     from bounds.clikit import dumps
 
     res = search(a.claim, seed, M)
+    res["statement_steps"] = statement_search(a.claim)
     if a.json:
         print(dumps(res))
     else:
@@ -205,7 +208,23 @@ def cmd_search(argv):
                 c = res["closest"]
                 print(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
                       f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
+        for r in res["statement_steps"]:
+            how = r["established_by"] or "unchecked"
+            if r["evaluations"]:
+                how += f", {r['evaluations']} evaluations, closest lhs/rhs " + (
+                    f"{r['best_ratio']:.6g}" if r["best_ratio"] is not None else "n/a")
+            print(f"audit, statement step {r['id']}: {r['status']} ({how})")
     return 1 if res["found"] else 0
+
+
+def statement_search(claim: str) -> list[dict]:
+    """The proof audit's verdicts on ``claim``'s statement steps, each attacked by the audit's
+    adversarial search (verify.audit.adversary): id, status, how it was established, evaluations
+    and the closest lhs/rhs.  Read from the audit's cache when the code is unchanged."""
+    from . import audit
+
+    return [{k: r[k] for k in ("id", "status", "established_by", "evaluations", "best_ratio")}
+            for r in audit.rows(claim) if r["statement"]]
 
 
 from ._callable import callable_module  # noqa: E402
