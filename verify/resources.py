@@ -20,6 +20,7 @@ with ``pyproject.toml`` and the packages beside it); from an installed package
 from __future__ import annotations
 
 import json
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -78,3 +79,15 @@ def writable(rel: str, flag: str = "--write") -> Path:
 def data_file(name: str, flag: str = "--write") -> Path:
     """The checkout path of the packaged data file ``name`` (for ``--write``)."""
     return writable(f"verify/data/{name}", flag)
+
+
+def cache_dir() -> str | None:
+    """The claim cache directory (``$MCSA_CACHE``, default ``~/.cache/mcsa-verify/claims``), or None
+    when switched off (``MCSA_CACHE=off``); the audit keeps its outcomes beside it (``audit/``)."""
+    v = os.environ.get("MCSA_CACHE", "")
+    if v.lower() in ("off", "0", "no", "none"):
+        return None
+    if v:
+        return v
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "mcsa-verify", "claims")

@@ -30,20 +30,11 @@ from pathlib import Path
 
 from bounds.clikit import number
 
+from .resources import cache_dir  # noqa: F401  (re-exported: the claim cache's directory)
+
 PACKAGES = ("bounds", "simulate")
 #: bump when the payload's layout changes
 FORMAT = 1
-
-
-def cache_dir() -> str | None:
-    """The claim cache directory, or None when switched off (``MCSA_CACHE=off``)."""
-    v = os.environ.get("MCSA_CACHE", "")
-    if v.lower() in ("off", "0", "no", "none"):
-        return None
-    if v:
-        return v
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "mcsa-verify", "claims")
 
 
 def _files_digest(paths) -> str:

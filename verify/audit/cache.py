@@ -192,7 +192,7 @@ def packaged() -> dict:
 
 
 def user_dir() -> Path | None:
-    from ..runner import cache_dir
+    from ..resources import cache_dir
 
     base = cache_dir()
     if base is None:
