@@ -42,3 +42,25 @@ def test_one_thread_means_one_cpu_for_every_variant():
 def test_threads_zero_leaves_the_cpus_alone():
     res = _bench("--schemes", "msc", "--threads", "0")
     assert sorted(res["environment"]["cpus"]) == sorted(os.sched_getaffinity(0))
+
+
+def test_bench_jobs_table_and_input_checks():
+    """benchmarks/bench_jobs.py: bad flags are refused before any work; the table shows every row."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "bench_jobs.py"
+    spec = importlib.util.spec_from_file_location("bench_jobs", path)
+    bj = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bj)
+    with pytest.raises(SystemExit) as e:
+        bj.main(["--jobs", "nope"])
+    assert e.value.code == 2
+    rows = [{"job": "report", "workers": 2, "repeat": 0, "cold": {"seconds": 21.04, "load_before": 0.3},
+             "cached": {"seconds": 4.2}},
+            {"job": "claims", "workers": 1, "repeat": 0,
+             "cold": {"seconds": 2.5, "median": 1.4, "slowest": "theorem3", "load_before": 0.1},
+             "cached": {"seconds": 1.3, "median": 1.1}}]
+    t = bj.table(rows)
+    assert "| `verify report` (quick) | 2 | 1 | 21.0 | 4.2 | 0.3 |" in t
+    assert "2.5 (1.4; theorem3)" in t and len(t.splitlines()) == 4
