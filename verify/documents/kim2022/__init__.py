@@ -5,8 +5,9 @@ Variational Inference with Markovian Gradients", NeurIPS 2022.
 ``theorems`` Theorems 1-4 (§4.1-§5.1, App. D-E): verifications, readings, search spaces.
 ``figures``  Figures 1-2 (§6.2): the paper's simulations with each theorem's bound.
 ``proofs``   the proof audit: every displayed step of the appendix proofs.
+``statements`` the other checkable sentences, displays, tables and algorithm boxes, as audit steps.
 
 The formulas are in :mod:`bounds.paper` and :mod:`bounds.experiments`.
 """
 
-from . import lemmas, theorems, figures, proofs  # noqa: F401  (registers the claims, spaces and steps)
+from . import lemmas, theorems, figures, proofs, statements  # noqa: F401  (registers the claims, spaces and steps)
