@@ -344,6 +344,41 @@ def run_lemma7(grid, seed=0, progress=None):
 
 
 # ============================================================================= Table 1
+#: what Table 1's 'Rate' column bounds (the table does not say): one reading each
+SGD_READINGS = ("rate of E||lambda_T - lambda*||^2", "rate of E f(lambda_T) - f*", "rate of the averaged iterate")
+
+
+def _table1_sgd_exact(grid):
+    """Table 1, row 'SGD', with the printed stepsize gamma = min{1/(2L), 2L/mu}, at condition numbers
+    kappa = L/mu in the grid: an exact lower bound of each reading's error (statements.sgd_mean_error:
+    the mean of the iterate is exact because g is affine) and its decay exponent between T_1 and T_2,
+    against the decay exponent of G^2 log T/T over the same range.  O(G^2 log T/T) needs the error to
+    decay at least as fast; at kappa > 1 it decays like T^(-1/kappa)."""
+    import mpmath
+
+    from .statements import SGD_MEASURES, sgd_mean_error, sgd_printed_gamma, sgd_rate
+
+    out = []
+    T1, T2 = grid.get("T_exact", (1e4, 1e8))
+    for kappa in grid.get("kappa", (1.0, 2.0, 10.0)):
+        mu, L = 1.0, float(kappa)
+        with mpmath.workdps(50):
+            lt = mpmath.log(mpmath.mpf(T2) / T1)
+            rate = float(-mpmath.log(sgd_rate(mu, L, T2) / sgd_rate(mu, L, T1)) / lt)
+            for reading, measure in zip(SGD_READINGS, SGD_MEASURES):
+                e1, e2 = sgd_mean_error(mu, L, T1, measure=measure), sgd_mean_error(mu, L, T2, measure=measure)
+                emp = float(-mpmath.log(e2 / e1) / lt)
+                out.append(CheckResult(f"sgd (exact): decay exponent of {measure}", "stated",
+                                       {"kappa = L/mu": kappa, "mu": mu, "L": L, "gamma": sgd_printed_gamma(mu, L),
+                                        "T": [T1, T2], f"{measure} at T_2": float(e2),
+                                        "G^2 log T/T at T_2": float(sgd_rate(mu, L, T2)),
+                                        "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0"},
+                                       emp, rate, "exact", relation=">=", tolerance=1e-9, reading=reading,
+                                       note=f"{measure} is a lower bound of the reading's error, exact (Gamma products); "
+                                            "its decay exponent must reach the rate's"))
+    return out
+
+
 def run_table1(grid, seed=0, progress=None):
     out = []
     # (1) Doan et al. (2020b) SGD, gamma_t = gamma/t, on a strongly convex MCSA instance:
@@ -372,10 +407,13 @@ def run_table1(grid, seed=0, progress=None):
     rate = [_b("table1", "sgd", "stated", G=1.0, rho=0.5, T=T) for T in (Ts[0], Ts[-1])]
     rate_decay = -(np.log(rate[1]) - np.log(rate[0])) / (np.log(Ts[-1]) - np.log(Ts[0]))
     out.append(CheckResult("sgd: decay exponent of E||lambda_T - lambda*||^2", "stated",
-                           {"D": D, "N": N, "R": R, "gamma_t": f"{gamma:g}/t", "T": checkpoints, "scheme": "pmcsa"},
-                           -slope, float(rate_decay), "monte-carlo", relation=">=", stderr=se,
-                           note="fitted decay of the error vs the decay of G^2 log T / T over the same T range; "
+                           {"D": D, "N": N, "R": R, "gamma_t": f"{gamma:g}/t", "T": checkpoints, "scheme": "pmcsa",
+                            "kappa = L/mu": 1.0},
+                           -slope, float(rate_decay), "monte-carlo", relation=">=", stderr=se, reading=SGD_READINGS[0],
+                           note="fitted decay of the error vs the decay of G^2 log T / T over the same T range "
+                                "(L = mu: the one case where the printed stepsize gives gamma mu = 1/2); "
                                 + ", ".join(f"T={t}: {errs[t][0]:.3g}" for t in checkpoints)))
+    out += _table1_sgd_exact(grid)
     # (2) symbolic structure of the three rate expressions (non-primary)
     c = bounds.get("table1")
     T_, rho_ = c.param("T").symbol, c.param("rho").symbol
@@ -403,14 +441,44 @@ def run_table1(grid, seed=0, progress=None):
 
 
 # ============================================================================= Table 2
+def _counting_target(tgt, counts):
+    """``tgt`` with its log-density gradient counted (calls x points) in ``counts['p_grad']``: a
+    scheme that differentiated through p(z, x) would show it."""
+    grad = tgt.grad_logpdf
+
+    def counted(z):
+        counts["p_grad"] += int(np.asarray(z).size // tgt.dim)
+        return grad(z)
+
+    object.__setattr__(tgt, "grad_logpdf", counted)
+    return tgt
+
+
+def elbo_path_derivative(tgt, fam, lam, N, rng, counts):
+    """One ELBO gradient by the path-derivative estimator (Roeder et al. 2017, 001 §6.1's baseline):
+    z_n = m + sigma eps_n (N samples of q), grad = (1/N) sum_n J_n^T (grad_z log p(z_n) - grad_z log q(z_n;
+    lambda) with lambda held fixed), J the Jacobian of z in (m, omega).  Counts p evaluations, q
+    evaluations, q samples, p gradients and q gradients as it goes."""
+    m, sig, dsig = fam.unpack(lam)
+    eps = rng.standard_normal((N, fam.dim))
+    counts["q_sample"] += N
+    z = m + sig * eps
+    gp = tgt.grad_logpdf(z)  # N p-gradients (counted by the wrapper)
+    gq = -(z - m) / sig ** 2  # grad_z log q(z; lambda), lambda held fixed: N q-gradients
+    counts["q_grad"] += N
+    d = gp - gq
+    return np.concatenate([d.mean(0), (d * eps * dsig).mean(0)])
+
+
 def run_table2(grid, seed=0, progress=None):
     out = []
     cols = dict(zip(COUNT_KEYS, ("p_eval", "q_eval", "q_sample", "q_grad")))
     names = {"msc": "MSC", "msc-rb": "MSC-RB", "jsa": "JSA", "pmcsa": "pMCSA"}
-    tgt = isotropic(3)
     fam = MeanFieldGaussian(3)
     for N in grid["N"]:
         for sname, tname in names.items():
+            pg = {"p_grad": 0}
+            tgt = _counting_target(isotropic(3), pg)
             sch = Scheme(sname, tgt, fam, N, optim.make("sgd", 0.01))
             st = sch.init(seed=seed, replicates=2)
             for _ in range(3):
@@ -420,6 +488,23 @@ def run_table2(grid, seed=0, progress=None):
                 out.append(CheckResult(f"{tname}.{col}", "stated", {"N": N, "iterations": 3},
                                        float(st.counts[key]) / 3, b, "exact", relation="=", tolerance=0.0,
                                        note="counted by the simulator per iteration"))
+            b = _b("table2", f"{tname}.p_grad", "stated", N=N)
+            out.append(CheckResult(f"{tname}.p_grad", "stated", {"N": N, "iterations": 3, "replicates": 2},
+                                   pg["p_grad"] / 3, b, "exact", relation="=", tolerance=0.0,
+                                   note="calls of the target's log-density gradient (instrumented), per iteration: "
+                                        "MCSA's g = -(1/N) sum s(lambda; z) needs none"))
+        # ELBO (path derivative): the row 'ELBO' of Table 2
+        counts = {"p_eval": 0, "q_eval": 0, "q_sample": 0, "p_grad": 0, "q_grad": 0}
+        tgt = _counting_target(isotropic(3), counts)
+        rng = unit_generator(seed, N, "table2-elbo")
+        lam = fam.init(0.3, 1.2)
+        for _ in range(3):
+            lam = lam + 0.01 * elbo_path_derivative(tgt, fam, lam, N, rng, counts)
+        for col in ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad"):
+            b = _b("table2", f"ELBO.{col}", "stated", N=N)
+            out.append(CheckResult(f"ELBO.{col}", "stated", {"N": N, "iterations": 3}, counts[col] / 3, b, "exact",
+                                   relation="=", tolerance=0.0,
+                                   note="counted in a path-derivative ELBO gradient (Roeder et al. 2017)"))
     return out
 
 
@@ -474,6 +559,13 @@ _READINGS = {
                 "IMH kernel", axis="lambda", select=lambda c: c.quantity == "T_n"),
         Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
                 "T_n built from lambda exactly as Eq. (3) prints it (against pi)", axis="lambda")),
+    "table1": tuple(Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate "
+                                  "O(G^2 log T / T) (the column 'Rate' names no quantity)",
+                            meaning, axis="rate of")
+                    for name, meaning in zip(SGD_READINGS, (
+                        "the rate bounds the mean squared distance of the last iterate to lambda*",
+                        "the rate bounds the expected optimality gap of the last iterate",
+                        "the rate bounds the mean squared distance of the averaged iterate (1/T) sum_t lambda_t"))),
     "lemma7": (
         Reading("Bias = ||E g_hat - E_Pi g||", "Bias[g_hat] <= 2 sqrt(D) L C rho^n (Lemma 7)",
                 "the bias as the norm of the mean error, which the proof bounds and the theorems use",
@@ -520,12 +612,15 @@ register(Verification("lemma6", "E_{K^n(z,.)}[f] by exact matrix powers", "finit
 register(Verification("lemma7", "bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L", "finite spaces, IMH kernel (C = 1, rho = r)",
                       "exact", "stated", Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
                       run_lemma7, overrides=("n",), readings=_READINGS.get('lemma7', ())))
-register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo); symbolic structure",
-                      "pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex)", "monte-carlo+symbolic",
-                      "stated", Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000), dict(D=10, N=16, R=256, T_min=100, T_max=20000)),
+register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact lower "
+                      "bounds of the error at condition numbers L/mu > 1; symbolic structure",
+                      "pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic MCSA "
+                      "instances with Hessian diag(mu, L)", "monte-carlo+exact+symbolic",
+                      "stated", Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
+                                 dict(D=10, N=16, R=256, T_min=100, T_max=20000, kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
                       run_table1, proof="no proof in its document", readings=_READINGS.get('table1', ())))
-register(Verification("table2", "evaluation and sampling counters of the simulators, per iteration",
-                      "every MCSA scheme", "exact", "stated",
+register(Verification("table2", "evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
+                      "path-derivative ELBO gradient, per iteration", "every MCSA scheme; ELBO", "exact", "stated",
                       Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])), run_table2, overrides=("N",), proof="no proof in its document", readings=_READINGS.get('table2', ())))
 
 

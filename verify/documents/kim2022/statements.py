@@ -856,21 +856,42 @@ def sgd_printed_gamma(mu: float, L: float) -> float:
     return min(1 / (2 * L), 2 * L / mu)
 
 
-def sgd_mean_error(mu: float, L: float, T, lam0=(1.0, 1.0)):
-    """||E lambda_T - lambda*||^2 (a lower bound of E||lambda_T - lambda*||^2) for SGD with Table 1's
-    stepsize on f(lambda) = (1/2) E_Pi (lambda - eta)^T A (lambda - eta), A = diag(mu, L)
-    (mu-strongly convex, L-smooth; MCSA with q = N(lambda, A^-1)), eta a stationary chain with
-    E eta = 0 (any Pi-invariant kernel, its mixing rate irrelevant: g is affine, so
-    E lambda_t = (I - gamma A / t) E lambda_{t-1} exactly): prod_{t<=T} (1 - c/t) =
-    Gamma(T + 1 - c)/(Gamma(1 - c) Gamma(T + 1)), c = gamma a <= 1/2.  50 digits (mpmath)."""
+def _prod_factor(c, T):
+    """prod_{t=1}^T (1 - c/t) = Gamma(T + 1 - c)/(Gamma(1 - c) Gamma(T + 1)) for 0 < c < 1."""
+    return mpmath.exp(mpmath.loggamma(T + 1 - c) - mpmath.loggamma(1 - c) - mpmath.loggamma(T + 1))
+
+
+def _avg_factor(c, T):
+    """(1/T) sum_{t=1}^T prod_{s<=t} (1 - c/s), from sum_{t=0}^T Gamma(t + a)/Gamma(t + 1) =
+    Gamma(T + 1 + a)/(a Gamma(T + 1)) with a = 1 - c."""
+    a = 1 - c
+    tot = mpmath.exp(mpmath.loggamma(T + 1 + a) - mpmath.loggamma(T + 1) - mpmath.loggamma(a)) / a - 1
+    return tot / T
+
+
+SGD_MEASURES = ("||E lambda_T - lambda*||^2", "f(E lambda_T) - f*", "||E lambda_bar_T - lambda*||^2")
+
+
+def sgd_mean_error(mu: float, L: float, T, lam0=(1.0, 1.0), measure: str = SGD_MEASURES[0]):
+    """A lower bound of the error of SGD with Table 1's stepsize on f(lambda) = (1/2) E_Pi (lambda - eta)^T
+    A (lambda - eta), A = diag(mu, L) (mu-strongly convex, L-smooth; MCSA with q = N(lambda, A^-1)),
+    eta a stationary chain with E eta = 0 = lambda* (any Pi-invariant kernel, its mixing rate
+    irrelevant: g = A(lambda - eta) is affine, so E lambda_t = (I - gamma A / t) E lambda_{t-1}
+    exactly, and prod_{t<=T} (1 - c/t) = Gamma(T + 1 - c)/(Gamma(1 - c) Gamma(T + 1)), c = gamma a
+    <= 1/2).  ``measure``: ||E lambda_T||^2 <= E||lambda_T - lambda*||^2; f(E lambda_T) - f* <=
+    E f(lambda_T) - f* (Jensen); ||E lambda_bar_T||^2 <= E||lambda_bar_T - lambda*||^2 for the averaged
+    iterate.  50 digits (mpmath)."""
     with mpmath.workdps(50):
         g = mpmath.mpf(sgd_printed_gamma(mu, L))
         T = mpmath.mpf(T)
         tot = mpmath.mpf(0)
         for a, x0 in zip((mu, L), lam0):
             c = g * a
-            f = mpmath.exp(mpmath.loggamma(T + 1 - c) - mpmath.loggamma(1 - c) - mpmath.loggamma(T + 1))
-            tot += (f * x0) ** 2
+            if measure == SGD_MEASURES[2]:
+                tot += (_avg_factor(c, T) * x0) ** 2
+            else:
+                e = (_prod_factor(c, T) * x0) ** 2
+                tot += e * a / 2 if measure == SGD_MEASURES[1] else e
         return tot
 
 
