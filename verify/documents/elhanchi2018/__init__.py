@@ -8,4 +8,4 @@ recipe of §2.1, the mixed models of §3.3 and the Conclusion.
 scales.  The formulas are in :mod:`bounds.sgmcmc`.
 """
 
-from . import checks, proofs, proofs_conclusion, proofs_lmm  # noqa: F401  (registers the claims, spaces and steps)
+from . import checks, proofs, proofs_conclusion, proofs_lmm, proofs_text  # noqa: F401  (registers the claims, spaces and steps)

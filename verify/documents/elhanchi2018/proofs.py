@@ -1212,4 +1212,4 @@ step("lmm.27", "lmm_em", SEED, "§3.3.2.2 Eq. (27)", "=", "rank(X X^T), X N x p"
      "(X X^T)^-1 X^T (y - Z a))", "minimising (26) in beta", _beta_update, expect=WRONG, corrected=_beta_corrected)
 step("fig3.cholesky", "hierarchical_model", SEED, "§3.2, Figure 3 caption", "=",
      "excess kurtosis of chol(Sigma)_21, Sigma ~ IW(I_2, nu)", "0 ('normally distributed')", "—", _iw_cholesky,
-     expect=WRONG, corrected=_iw_corrected, search_budget=150)
+     expect=WRONG, corrected=_iw_corrected, search_budget=100)
