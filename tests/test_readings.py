@@ -6,7 +6,11 @@
   with it (cheap: no claim is re-run here; tests/test_verify.py checks that
   verify/data/verdicts.json is what a quick run gives now);
 * Theorem 4's second moment: fails under the conditional reading (0.834 vs 0.238 at
-  w* = 10, N = 8, t = 100, all chains at the worst state), holds under the unconditional one.
+  w* = 10, N = 8, t = 100, all chains at the worst state); the unconditional reading (over the
+  trajectory from eta_0, under which it holds) is dropped: Table 1's notation defines F_t and the
+  proof conditions on the chains' states, so the claim is violated;
+* every dropped reading is recorded with the quote that supported it and the sentence that
+  rules it out, and no dropped reading is still registered.
 Runs in about 15 s (the audit once, Theorem 4 at one grid point).
 """
 
@@ -75,8 +79,9 @@ def test_summaries_agree_with_final_status():
         assert adoc["claims"][cid]["failing_readings"] == list(st.failing), cid
         assert verdicts.get("failing_readings", {}).get(cid, []) == list(st.failing), cid
         assert f"| `{cid}` | {st.status} |" in errata, cid
-    # the four claims issue 11 found on one list only are now decided by the same function
-    for cid in ("proposition2", "lemma7", "cis_variance_growth", "sgfs_stationary_covariance"):
+    # the claims issue 11 found on one list only are decided by the same function; proposition2 keeps both
+    # readings (no sentence rules out '<=' or '<'); lemma7 lost its holding reading (see test_dropped_readings...)
+    for cid in ("proposition2", "cis_variance_growth", "sgfs_stationary_covariance"):
         assert now[cid].status == DEPENDS, (cid, now[cid])
 
 
@@ -86,22 +91,60 @@ def test_audit_statement_readings_name_registered_readings():
         assert set(d) - {""} <= names, (cid, d)
 
 
-def test_theorem4_conditional_fails_unconditional_holds(capsys):
+def test_theorem4_conditional_fails_and_the_unconditional_reading_is_dropped(capsys):
     rep = core.run_verification(REGISTRY["theorem4"], "quick", seed=0,
                                 overrides={"N": [8], "w_star": [10.0], "t": [100]})
     worst = [c for c in rep.checks if c.quantity == "second_moment" and c.form == "stated" and c.method == "exact"
              and c.params.get("state") == "all worst" and c.params.get("score") == "s = +-L (balanced)"]
     assert worst and worst[0].empirical == pytest.approx(0.834, abs=5e-4)
     assert worst[0].scaled_bound == pytest.approx(0.2375) and worst[0].verdict == VIOLATED
-    assert rep.readings == {"conditional on F_{t-1}": VIOLATED, "unconditional from eta_0": HOLDS}
-    assert rep.verdict == DEPENDS and rep.failing_readings == ["conditional on F_{t-1}"]
-    # the unconditional reading can fail: a tightened bound breaks it
-    assert core.rescore(rep, 0.3).readings["unconditional from eta_0"] == VIOLATED
+    assert rep.readings == {"conditional on F_{t-1}": VIOLATED}
+    assert rep.verdict == VIOLATED and rep.failing_readings == ["conditional on F_{t-1}"]
+    # the trajectory-averaged moments are still computed and hold, shown but not deciding
+    unc = [c for c in rep.checks if c.form == "unconditional"]
+    assert unc and all(c.verdict == HOLDS for c in unc) and not any(c.primary for c in unc)
+    assert all("dropped" in c.note for c in rep.checks if "eta_0" in str(c.params.get("state", "")))
     d = json.loads(core.dumps(rep.as_json()))
-    assert d["verdict"] == DEPENDS and d["failing_readings"] == ["conditional on F_{t-1}"]
-    assert "unconditional from eta_0" in core.readings_text(rep)
+    assert d["verdict"] == VIOLATED
+    assert "'unconditional from eta_0'" in core.readings_text(rep) and "is dropped" in core.readings_text(rep)
+
+
+def _dropped():
+    from verify.documents.kim2022 import lemmas, theorems
+
+    return {**lemmas.DROPPED_READINGS, **theorems.DROPPED_READINGS}
+
+
+def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
+    from verify.documents.kim2022 import lemmas, theorems
+
+    dropped = _dropped()
+    assert set(dropped) == {"theorem3", "theorem4", "lemma2", "lemma4", "lemma5", "lemma7"}
+    for cid, rows in dropped.items():
+        kept = {r.name for r in REGISTRY[cid].readings}
+        for name, meaning, support, ruled_out in rows:
+            assert name not in kept, (cid, name)
+            assert meaning and support and ruled_out, (cid, name)
+            # the kept reading's meaning names the dropped one, so `verify CLAIM` shows it
+            assert any("dropped" in r.meaning for r in REGISTRY[cid].readings), cid
+    assert theorems.DROPPED_READINGS["theorem4"][0][0] == theorems.UNCONDITIONAL
+    assert "F_t is the sigma-field" in theorems.DROPPED_READINGS["theorem3"][0][3]
+    assert "defined as Bias[g_hat] = E||g_hat - E_Pi g||" in lemmas.DROPPED_READINGS["lemma7"][0][3]
+    assert "pi(d z')" in lemmas.DROPPED_READINGS["lemma4"][0][3]
+
+
+def test_dropping_a_reading_decides_the_claims_it_held_them_for():
+    """lemma7 held only as ||E g_hat - E_Pi g|| and lemma4 only with lambda against q: with those readings dropped
+    (their definitions rule them out) both are violated; a reading check that would still hold is not primary."""
+    for cid in ("lemma7", "lemma4", "theorem3"):
+        rep = core.run_verification(REGISTRY[cid], "quick", seed=0,
+                                    overrides={"w_star": [10.0]} if cid != "lemma7" else None)
+        assert rep.verdict == VIOLATED, (cid, rep.readings)
+    rep = core.run_verification(REGISTRY["lemma7"], "quick", seed=0)
+    held = [c for c in rep.checks if c.form == "stated"]
+    assert held and all(c.verdict == HOLDS and not c.primary for c in held)
 
 
 def test_registry_covers_the_claims_with_readings():
-    assert {"theorem3", "theorem4", "lemma7", "proposition2"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
+    assert {"theorem3", "proposition2", "table1"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
     assert set(bounds.ids()) & set(REGISTRY)

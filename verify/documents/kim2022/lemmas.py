@@ -157,7 +157,8 @@ def run_lemma2(grid, seed=0, progress=None):
             bias2 = float(np.linalg.norm(mean - mu))
             b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2, mu_norm=mu_n)
             out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated", {**par, "bias": "||E g - mu||"},
-                                   second, b, "exact", tolerance=_tol(second, b)))
+                                   second, b, "exact", tolerance=_tol(second, b), primary=False,
+                                   note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not deciding"))
     return out
 
 
@@ -198,11 +199,17 @@ def run_lemma4(grid, seed=0, progress=None):
                                    note="lambda(w) integrated against q equals IMH's rejection probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
-            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo)))
-            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi)))
-            lam_pi = F.imh_lambda(pi, q, w[x], "pi")
-            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_pi, lo,
-                                   "exact", relation=">=", tolerance=_tol(lam_pi, lo), primary=False,
+            imh = "lambda integrated against q (the IMH rejection probability, the dropped reading): shown, not deciding"
+            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo),
+                                   primary=False, note=imh))
+            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi),
+                                   primary=False, note=imh))
+            lam_p = F.imh_lambda(pi, q, w[x], "pi")
+            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, hi,
+                                   "exact", relation="<=", tolerance=_tol(lam_p, hi), primary=False,
+                                   note="001 Eq. (3) integrates against pi(dz')"))
+            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, lo,
+                                   "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
                                    note="001 Eq. (3) integrates against pi(dz'); the rejection probability needs q(dz')"))
     return out
 
@@ -217,8 +224,9 @@ def run_lemma5(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "n": n, "w": float(w[x]), "state": x}
                 for form in ("stated", "corrected"):
                     b = _b("lemma5", "T_n", form, n=n, w=float(w[x]), w_star=w_star)
-                    out.append(CheckResult("T_n", form, par, T, b, "exact", tolerance=_tol(T, b),
-                                           primary=form == "stated"))
+                    out.append(CheckResult("T_n", form, par, T, b, "exact", tolerance=_tol(T, b), primary=False,
+                                           note="T_n with lambda the IMH rejection probability (the dropped reading): "
+                                                "shown, not deciding"))
                 # the other reading: lambda integrated against pi, as Eq. (3) prints it
                 Tp, err = _T_printed(pi, q, n, float(w[x]))
                 b = _b("lemma5", "T_n", "stated", n=n, w=float(w[x]), w_star=w_star)
@@ -330,7 +338,9 @@ def run_lemma7(grid, seed=0, progress=None):
                 emp = float(np.max(np.linalg.norm(Kn @ v - Epi, axis=1)))
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r, "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
-                out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b)))
+                out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b), primary=False,
+                                       note="||E g_hat - E_Pi g||, the dropped reading of Bias (see DROPPED_READINGS): "
+                                            "shown, not deciding"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
                 out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
@@ -541,24 +551,19 @@ _READINGS = {
                 select=by_form("product-sets"), promote=True)),
     "lemma2": (
         Reading("Bias = E||g - mu||", "Bias[g] = E||g - mu|| (Lemma 2's definition)",
-                "the bias as the expected norm, as Lemma 2 defines it", axis="bias",
-                select=lambda c: c.quantity == "second_moment_variance"),
-        Reading("Bias = ||E g - mu||", "V g + ||E g - mu||^2 + ... (proof of Lemma 2, line 5)",
-                "the bias as the norm of the mean error, as the proof computes it", axis="bias",
-                select=_has("(Bias = ||E g - mu||)"))),
+                "the bias as the expected norm, as Lemma 2 defines it (the reading Bias = ||E g - mu|| is dropped, "
+                "see DROPPED_READINGS; under it ❶ holds too)", axis="bias",
+                select=lambda c: c.quantity == "second_moment_variance"),),
     "lemma4": (
-        Reading(LAMBDA_IMH, "lambda(w) = int_{R(w)} (1 - w(z')/w) ... dz' (Eq. 3)",
-                "lambda(w) as the rejection probability of IMH at a state of weight w (Smith & Tierney 1996)",
-                axis="lambda", select=by_form("stated", "definition"), promote=True),
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
-                "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
-                select=by_form("printed-eq3"), promote=True)),
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in Equation (3)'",
+                "lambda(w) computed literally from Eq. (3), integrating against pi; the reading 'lambda = IMH rejection "
+                "probability' (against q, Smith & Tierney's) is dropped: Eq. (3) defines lambda with pi(dz'), and "
+                "Lemma 4 bounds 'lambda(.) in Equation (3)' (see DROPPED_READINGS)", axis="lambda",
+                select=by_form("printed-eq3"), promote=True),),
     "lemma5": (
-        Reading(LAMBDA_IMH, "T_n(w) <= (n/w) (1 - 1/w*)^(n-1) (Lemma 5), T_n and lambda from Eq. (3)",
-                "lambda(v) is the IMH rejection probability (q in Eq. 3), the reading under which Eq. (2) is the "
-                "IMH kernel", axis="lambda", select=lambda c: c.quantity == "T_n"),
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3)",
-                "T_n built from lambda exactly as Eq. (3) prints it (against pi)", axis="lambda")),
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation (3)'",
+                "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with lambda the IMH "
+                "rejection probability is dropped (see DROPPED_READINGS; Lemma 5 fails under it too)", axis="lambda"),),
     "table1": tuple(Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate "
                                   "O(G^2 log T / T) (the column 'Rate' names no quantity)",
                             meaning, axis="rate of")
@@ -567,14 +572,48 @@ _READINGS = {
                         "the rate bounds the expected optimality gap of the last iterate",
                         "the rate bounds the mean squared distance of the averaged iterate (1/T) sum_t lambda_t"))),
     "lemma7": (
-        Reading("Bias = ||E g_hat - E_Pi g||", "Bias[g_hat] <= 2 sqrt(D) L C rho^n (Lemma 7)",
-                "the bias as the norm of the mean error, which the proof bounds and the theorems use",
-                axis="bias", select=by_form("stated", "sharper")),
-        Reading(LEMMA7_E, "Bias[g_hat] (= E||g_hat - E_Pi g||) (proof of Lemma 7, line 1)",
-                "the bias as the expected norm, as the proof's first line defines it", axis="bias",
-                select=by_form("as-written"), promote=True)),
+        Reading(LEMMA7_E, "The bias of g_hat, defined as Bias[g_hat] = E||g_hat - E_Pi g|| (Lemma 7)",
+                "the bias as the expected norm, as Lemma 7 (and Lemma 2) define it; the reading Bias = "
+                "||E g_hat - E_Pi g|| (proof of Lemma 7, line 1), under which the bound holds, is dropped: both "
+                "definitions rule it out (see DROPPED_READINGS)", axis="bias",
+                select=by_form("as-written"), promote=True),),
 }
 
+
+#: readings dropped because a sentence of 001 rules them out (a definition of the symbol the statement uses; a
+#: claim that is false under a reading is a finding, not grounds to drop it): claim -> [(reading, meaning, the quote
+#: that supported it, the sentence that rules it out)].  The kept reading's meaning names each, so `verify CLAIM`
+#: shows it.
+_BIAS_DEFS = ("Lemma 2: 'the bias is denoted as Bias[g] = E||g - mu||_2'; Lemma 7: 'The bias of g_hat, defined as "
+              "Bias[g_hat] = E||g_hat - E_Pi g||'")
+_EQ3 = ("Eq. (3): 'lambda(w) = int_{R(w)} (1 - w(z')/w) pi(d z')', the definition Lemmas 4-5 refer to "
+        "('lambda(.) in Equation (3)', 'T_n(.) in Equation (3)')")
+_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof of "
+                "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney (1996)'")
+DROPPED_READINGS = {
+    "lemma2": [("Bias = ||E g - mu||", "the bias as the norm of the mean error",
+                "proof of Lemma 2, line 5: '... = V g + Bias[g]^2 + 2 Bias[g] ||mu||_2 + ||mu||_2^2  (Definition of "
+                "bias)', after ||E g - mu||_2^2", _BIAS_DEFS)],
+    "lemma7": [("Bias = ||E g_hat - E_Pi g||", "the bias as the norm of the mean error, which the proof bounds",
+                "proof of Lemma 7, line 1: 'Bias[g_hat] = ||E_{P^n(eta_0, .)} g - E_Pi g||_2'", _BIAS_DEFS)],
+    "lemma4": [(LAMBDA_IMH, "lambda(w) the IMH rejection probability (integral against q)", _IMH_SUPPORT, _EQ3)],
+    "lemma5": [(LAMBDA_IMH, "T_n from lambda the IMH rejection probability", _IMH_SUPPORT, _EQ3)],
+}
+
+#: the readings kept after the same search (each supported by a quote, none ruled out by a definition of 001):
+#: claim -> {reading: (support, what the search found)}
+KEPT_READINGS_REVIEW = {
+    "proposition2": {
+        "'<=' (equality exactly at pi = q)": ("proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is "
+                                              "bounded below exponentially by the inclusive KL'",
+                                              "only the statement's own '<' differs; no other sentence rules it out"),
+        STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'", "no sentence rules it out")},
+    "lemma1": {
+        "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
+                              "no sentence rules it out"),
+        "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'", "no sentence rules it out")},
+    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of 001 names it") for r in SGD_READINGS},
+}
 
 # ============================================================================= registry
 register(Verification("proposition1", "E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",

@@ -505,7 +505,39 @@ def _jsa_bias_over_N():
 step("statements.theorem3_bias_over_N", "theorem3", SEED, "App. D proof of Theorem 3, variance (the bias remark)", "<=",
      "Bias[g_t,JSA] (t iterations from z_0, lambda fixed)", "(2L/N) C(r, N) r^(tN) = (2L/N) sum_n r^((t-1)N+n)",
      "'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'", _jsa_bias_over_N,
-     expect=VALID, reading="unconditional from eta_0", search_budget=600)
+     expect=VALID, reading="the bias after t iterations from eta_0 (lambda fixed)", search_budget=600)
+
+
+def _jsa_bias_conditional():
+    """The same remark for the bias the proof bounds, Bias[g_t,JSA | F_t-1]: conditionally on the state
+    z_t-1^(N) entering the iteration it is |(1/N) sum_n (K^n s)(z_t-1^(N)) - mu|, which does not
+    depend on t at all (from x*: (1/N) sum_n r^n |s(x*) - mu|), so no bound c r^(tN)/N (c free of t)
+    holds.  The 1/N itself is right: the conditional bias is at most (2L/N) sum_n r^n."""
+    K = F.imh_matrix(H_PI, H_Q)
+    r = _r(H_PI, H_Q)
+    L = float(np.abs(H_S).max())
+    mu = float(H_PI @ H_S)
+    xs_ = int(np.argmax(H_PI / H_Q))
+    rows = []
+    for N in (2, 8):
+        b = abs(jsa_mean_score(K, H_S, xs_, N, 1) - mu)  # one iteration from z_t-1^(N) = x*: the conditional bias
+        for t in (1, 5, 20):
+            rhs = 2 * L / N * sum(r ** ((t - 1) * N + n) for n in range(1, N + 1))
+            rows.append(({"pi": _p(H_PI), "q": _p(H_Q), "s": _p(H_S), "r": r, "N": N, "t": t, "z_t-1^(N)": "x*",
+                          "(2L/N) sum_n r^n": 2 * L / N * sum(r ** n for n in range(1, N + 1))}, b, rhs))
+    o = first_failing(rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)")
+    if o.status == WRONG:
+        o.detail = ("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
+                    "(1/N) sum_n r^n |s(x*) - mu| from x*; it cannot be O(r^(tN)/N) (nor O(r^(tN)), theorem3.var.3): "
+                    + o.detail)
+        o.correction = "Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): the 1/N, without decay in t"
+    return o
+
+
+step("statements.theorem3_bias_conditional", "theorem3", SEED, "App. D proof of Theorem 3, variance (the bias remark)",
+     "<=", "Bias[g_t,JSA | F_t-1] (the bias the proof bounds)", "(2L/N) C(r, N) r^(tN)",
+     "'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'", _jsa_bias_conditional,
+     expect=WRONG, reading="conditional on F_{t-1}")
 
 
 def pmcsa_mean_score(K, s, xs, t: int) -> float:
@@ -543,7 +575,7 @@ def _pmcsa_bias_over_N():
 step("statements.theorem4_bias_over_N", "theorem4", SEED, "App. D proof of Theorem 4, variance (the bias remark)", "<=",
      "Bias[g_t,pMCSA] (t transitions from eta_0)", "c r^t / N, c = 2L (the direct (K, z) bound's constant)",
      "'it is possible to obtain a tighter bound on the bias terms such that O(r^t/N)'", _pmcsa_bias_over_N,
-     expect=WRONG, reading="unconditional from eta_0")
+     expect=WRONG, reading="the bias after t transitions from eta_0, and conditionally on F_{t-1} (t = 1)")
 
 
 # ============================================================================= Lemma 7, line 2 -> 3
