@@ -579,6 +579,12 @@ step("statements.theorem4_bias_over_N", "theorem4", SEED, "App. D proof of Theor
 
 
 # ============================================================================= Lemma 7, line 2 -> 3
+def lemma7_sup_sides(P, Pi, g, L):
+    """(sqrt(D) ||E_P g - E_Pi g||_inf, sqrt(D) L sup_{|h|<=1} |E_P h - E_Pi h| = sqrt(D) L sum |P - Pi|)."""
+    D = g.shape[1]
+    return math.sqrt(D) * float(np.abs(P @ g - Pi @ g).max()), math.sqrt(D) * L * float(np.abs(P - Pi).sum())
+
+
 def _lemma7_sup():
     """App. D proof of Lemma 7, line 3: sqrt(D) ||E_P g - E_Pi g||_inf <= sqrt(D) L sup_{|h|<=1}
     |E_P h - E_Pi h| = sqrt(D) L sum_x |P(x) - Pi(x)| ('||g||_inf <= ||g||_2 <= L': each g_i / L is
@@ -590,10 +596,7 @@ def _lemma7_sup():
             for ph in free("phi", [1.1, 2.9], Real(0.0, 2 * math.pi)):
                 ang = th + ph * np.arange(M)
                 g = np.column_stack([np.cos(ang), np.sin(ang)])
-                D = 2
-                lhs = math.sqrt(D) * float(np.abs(P @ g - Pi @ g).max())
-                rhs = math.sqrt(D) * 1.0 * float(np.abs(P - Pi).sum())
-                rows.append(({"M": M, "D": D, "L": 1, "theta": th, "phi": ph}, lhs, rhs))
+                rows.append(({"M": M, "D": 2, "L": 1, "theta": th, "phi": ph}, *lemma7_sup_sides(P, Pi, g, 1.0)))
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="P, Pi finite laws; ||g(x)||_2 = L = 1")
 
 
@@ -671,20 +674,29 @@ step("statements.tighter_variance_part", CLAIM, SEED, "Abstract; §1 Contributio
 
 
 # ============================================================================= §4.1-§4.2: w*, defensive mixtures, chi2
+def exp_kl_and_chi2(pi, q):
+    """(exp(KL(pi||q)), 1 + chi2(pi||q)) of a finite pair."""
+    w = pi / q
+    return math.exp(float(pi @ np.log(w))), float(pi @ w)
+
+
 def _chi2_kl():
     """001 §4.2: 'the chi2 divergence, which is bounded below exponentially by the KL divergence
     (Agapiou et al., 2017)': exp(KL(pi||q)) <= 1 + chi2(pi||q) (Jensen: E_pi log w <= log E_pi w)."""
     rows = []
     for pi, q in finite_pairs(_fixed_pairs()):
-        w = pi / q
-        kl = float(pi @ np.log(w))
-        chi2 = float(pi @ w) - 1.0
-        rows.append(({"M": pi.size, "KL": kl, "chi2": chi2}, math.exp(kl), 1.0 + chi2))
+        lhs, rhs = exp_kl_and_chi2(pi, q)
+        rows.append(({"M": pi.size, "KL": math.log(lhs), "chi2": rhs - 1}, lhs, rhs))
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q")
 
 
 step("statements.chi2_kl", CLAIM, SEED, "§4.2, after Theorem 2", "<=", "exp(d_KL(pi || q))", "1 + d_chi2(pi || q)",
      "Agapiou et al. (2017)", _chi2_kl, expect=VALID)
+
+
+def qdef_sides(pi, q, nu, a):
+    """(w*(q_def), sup(pi/nu)/(1 - alpha)) for q_def = alpha q + (1 - alpha) nu."""
+    return float((pi / (a * q + (1 - a) * nu)).max()), float((pi / nu).max()) / (1 - a)
 
 
 def _qdef():
@@ -696,8 +708,7 @@ def _qdef():
     fixed_ = [(pi, q, g.dirichlet(np.ones(pi.size))) for pi, q in _fixed_pairs()]
     for pi, q, nu in searchable("pqnu", fixed_):
         for a in free("alpha", [0.5, 0.9], Real(1e-3, 1 - 1e-3)):
-            qd = a * q + (1 - a) * nu
-            rows.append(({"M": pi.size, "alpha": a}, float((pi / qd).max()), float((pi / nu).max()) / (1 - a)))
+            rows.append(({"M": pi.size, "alpha": a}, *qdef_sides(pi, q, nu, a)))
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q, nu")
 
 
@@ -748,6 +759,12 @@ step("statements.wstar_meanfield", CLAIM, SEED, "§3.2; §4.1 (ii); §6.2 Setup"
      _wstar_meanfield, expect=VALID)
 
 
+def strong_convexity_sides(A, v, R, c):
+    """(mu^2 R^2, E||g||^2) at lambda - lambda* = R v (||v|| = 1), g = A(lambda - eta), Cov(eta) = c I."""
+    mu = float(np.linalg.eigvalsh(A)[0])
+    return mu ** 2 * R ** 2, float(np.linalg.norm(A @ v) ** 2 * R ** 2 + c * np.trace(A @ A))
+
+
 def _bounded_variance():
     """001 §3.2: 'the bounded variance assumption E[||g||^2] < G^2 used in vanilla SGD, which is also
     known to be strong as it contradicts strong convexity (Nguyen et al., 2018)'.  For a mu-strongly
@@ -762,8 +779,8 @@ def _bounded_variance():
         mu = float(np.linalg.eigvalsh(A)[0])
         for R in free("R", [1.0, 1e3], Real(1e-3, 1e6, log=True)):
             for c in free("c", [0.0, 1.0], Real(0.0, 10.0)):
-                Eg2 = float(np.linalg.norm(A @ v) ** 2 * R ** 2 + c * np.trace(A @ A))
-                rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c}, mu ** 2 * R ** 2, Eg2))
+                rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c},
+                             *strong_convexity_sides(A, v, R, c)))
     return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
 
 
@@ -1054,14 +1071,15 @@ step("statements.table3_gains", CLAIM, SEED, "§6.3, Results", "=", "pMCSA - ELB
 def _table3_gas():
     """§6.3: 'Even on gas where pMCSA did not beat ELBO, its performance is comparable, and it
     dominates all other MCSA methods by roughly 0.4 nat.'  The margins over JSA, MSC, MSC-RB are
-    0.38, 0.38, 0.41 ('roughly 0.4': within 0.05).  'comparable', read with Table 3's own criterion
+    0.38, 0.38, 0.41 ('roughly 0.4': within tol of 0.4, tol a reading over [0.02, 0.1] -- 5% to 25% of 0.4 --,
+    checked at the strict end 0.02, so it holds over the whole range).  'comparable', read with Table 3's own criterion
     (bolded, footnote 3, as for 'comparable' in the sentence before): pMCSA's -0.09 is not bolded
     on gas, while both ELBO columns (-0.06 and 0.13) are: Table 3 finds enough evidence to tell
     pMCSA from the best there.  (With a threshold on the gap instead: 0.03 nat to ELBO N = 1,
     0.22 nat to ELBO N = 10.)"""
     ds = "gas"
     rows = [({"data set": ds, "pMCSA": _t3(ds, "pMCSA"), "other": c, "margin": round(_t3(ds, "pMCSA") - _t3(ds, c), 9)},
-             abs(_t3(ds, "pMCSA") - _t3(ds, c) - 0.4), 0.05) for c in MCSA_OTHERS]
+             abs(_t3(ds, "pMCSA") - _t3(ds, c) - 0.4), 0.02) for c in MCSA_OTHERS]
     rows.append(({"data set": ds, "pMCSA bolded": "pMCSA" in TABLE3_BOLD[ds], "bolded": sorted(TABLE3_BOLD[ds])},
                  1.0, float("pMCSA" in TABLE3_BOLD[ds])))
     o = instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3, gas", complete=True)
@@ -1074,7 +1092,8 @@ def _table3_gas():
 
 
 step("statements.table3_gas", CLAIM, SEED, "§6.3, Results", "<=",
-     "|margin over each other MCSA method - 0.4|; 1 (pMCSA comparable on gas)", "0.05; 1 if pMCSA is bolded on gas",
+     "|margin over each other MCSA method - 0.4|; 1 (pMCSA comparable on gas)", "0.02 (range [0.02, 0.1]); 1 if pMCSA is "
+     "bolded on gas",
      "Table 3, footnote 3", _table3_gas, expect=WRONG, reading=COMPARABLE_BOLD)
 
 #: 'better than' read with the Table's own bolding ('not enough evidence to be distinguished from the best'):
@@ -1296,6 +1315,10 @@ step("statements.alg5_is_jsa", "theorem4", SEED, "App. D, proof of Theorem 4, fi
 
 
 # ============================================================================= §5.2: 'dominated by that of evaluating p(z, x)'
+#: 'dominated' read as a factor k in [2, 100]; checked at the strict end
+COST_K = 100
+
+
 def _cost_q_dominated():
     """§5.2: pMCSA's extra evaluations of q are a 'minimal' cost 'since it is dominated by that of
     evaluating p(z, x)'.  Multiply-add counts at the sizes of Tables 3-4 (cost model: log q of a
@@ -1303,7 +1326,7 @@ def _cost_q_dominated():
     + 2 * 51 + 10) + 2 D_lambda; of App. C.2's GP: a Cholesky factor N_train^3/3 + 2 N_train^2).  The
     threshold 'dominated' (p costs at least k times q) is read over k in [2, 100]; the check is at
     k = 100, so it covers the range."""
-    k = 100
+    k = COST_K
     rows = []
     t3 = (("yacht", 403, 6, 277), ("concrete", 503, 8, 927), ("airfoil", 353, 6, 1352), ("energy", 503, 9, 691),
           ("wine", 653, 12, 1439), ("boston", 753, 14, 455), ("sml", 1203, 23, 3723), ("gas", 6503, 129, 2308))
