@@ -281,7 +281,7 @@ def _eq7():
 
 
 # ---- H05: Eq. (1) against Algorithms 1, 4, 5 and the proofs
-_H05_PI, _H05_LAM0, _H05_GAMMA, _H05_X = (0.6, 0.3, 0.1), (0.0, 0.0, 2.5), 1.5, 0
+_H05_PI, _H05_LAM0, _H05_GAMMA, _H05_X, _H05_ETA0 = (0.6, 0.3, 0.1), (0.0, 0.0, 2.5), 1.5, 0, 2
 
 
 def _softmax(a):
@@ -336,9 +336,9 @@ def _eq1_rows():
           "eta_t-1": x + 1, "g": "-s(lambda; z), s = e_z - softmax(lambda)"}
     rows = [({**at, "component": 1, "E[g | .] Eq. (1)": _r6(e_eq1), "E[g | .] algorithms": _r6(e_alg)},
              float(e_eq1[0]), float(e_alg[0]))]
-    alg3 = _mean_lambda_algorithms(pi, lam0, x, gamma, 3)
-    eq3_ = _mean_lambda_eq1(pi, lam0, x, gamma, 3)
-    rows.append(({"pi": list(_H05_PI), "lambda_0": list(_H05_LAM0), "eta_0": x + 1, "gamma": gamma, "T": 3,
+    alg3 = _mean_lambda_algorithms(pi, lam0, _H05_ETA0, gamma, 3)
+    eq3_ = _mean_lambda_eq1(pi, lam0, _H05_ETA0, gamma, 3)
+    rows.append(({"pi": list(_H05_PI), "lambda_0": list(_H05_LAM0), "eta_0": _H05_ETA0 + 1, "gamma": gamma, "T": 3,
                   "component": 1, "E lambda_3 Eq. (1)": _r6(eq3_), "E lambda_3 algorithms": _r6(alg3)},
                  float(eq3_[0]), float(alg3[0])))
     return rows
