@@ -320,3 +320,9 @@ def test_h002_corrections_hold_on_the_counterexamples():
     # H002-18: E L21^2 = 0.0013227513 at nu = 30 (hunt 023)
     _, ce = _ce("fig3.cholesky")
     assert ce["at"]["E L21^2"] == pytest.approx(0.0013227513, abs=1e-10)
+    # every correction of these findings is itself checked by the adversarial search (corrected=) and survives
+    for sid in ("sgfs.stationary", "sgfs.32", "sgfs.32.series", "sgfs.discretisation", "sgfs.eq5", "sgfs.prior",
+                "sgfs.fisher.1", "sgfs.fisher.2", "sgfs.fisher.3", "sgfs.clt50", "osgfs.update", "lmm.27",
+                "fig3.cholesky"):
+        o = STEPS[sid].run()
+        assert o.correction and o.correction_status.startswith(("survived", "proved")), (sid, o.correction_status)

@@ -179,7 +179,7 @@ def _lyap_scale(H, rho, c=1.0):
     return float(np.abs(np.linalg.inv(H)).max()) * abs(c) * kappa(H) / max(1 - rho * rho, 1e-300) * H.shape[0]
 
 
-def _lyapunov():
+def _lyapunov(ratio=None):
     """Eq. (32)'s solution with D = (k/2) H^-1: the discrete Lyapunov solve (scipy) of
     Lambda = A Lambda A^T + 2 eps D, A = I - eps D H, against H^-1 / (1 - k eps/4), k eps over the whole stationary
     range (0, 4), eps in [1e-4, 1]; the residual's scale is ||H^-1|| kappa(H) / (1 - rho^2)."""
@@ -193,13 +193,13 @@ def _lyapunov():
                 Dm = (kk / 2) * Hinv
                 A = np.eye(d) - e * Dm @ H
                 Lam = linalg.solve_discrete_lyapunov(A, 2 * e * Dm)
-                c = 1 / (1 - ke / 4)
+                c = 1 / (1 - ke / 4) if ratio is None else ratio(ke)
                 rows.append(({"k eps": ke, "eps": e, "dim": d}, float(np.abs(Lam - c * Hinv).max()), 0.0,
                              _lyap_scale(H, abs(1 - ke / 2), c)))
     return instance_check(lambda: rows, "=", TOL, describe="discrete Lyapunov solves, max |Lambda - H^-1/(1 - k eps/4)|")
 
 
-def _exact_noise():
+def _exact_noise(dhd=1.0):
     """'which has the correct stationary distribution': the Lyapunov solve of Lambda = A Lambda A^T + 2D - DHD,
     A = I - DH, is H^-1 for every SPD D with a stationary process and a valid noise (the eigenvalues of DH in
     (0, 2)): pairs (D, H) the search chooses, D scaled so that the largest eigenvalue of DH is s in (0, 2), and
@@ -214,7 +214,7 @@ def _exact_noise():
         for s in free("s", [0.3, 1.0, 1.9], Real(1e-6, 2.0 - 1e-9)):
             for label, Dm in (("random D", D0 * (s / lam)), ("D = (k/2) H^-1", (s / 2) * Hinv)):
                 A = np.eye(d) - Dm @ H
-                Q = 2 * Dm - Dm @ H @ Dm
+                Q = 2 * Dm - dhd * Dm @ H @ Dm
                 Lam = linalg.solve_discrete_lyapunov(A, Q)
                 ev = np.linalg.eigvals(Dm @ H).real
                 rho = float(np.max(np.abs(1 - ev)))
@@ -245,7 +245,7 @@ def _weights(Gs):
     return [0.0] + list(Gs)
 
 
-def _admissible(which):
+def _admissible(which, k_factor=1.0):
     """The injected noise of (8) at the k of Eq. (13), (15) or (16) is PSD: its smallest eigenvalue >= 0, for
     (C, G) the search chooses (G singular and G = 0 included), N in [1, 1e6], |S|/N in [1e-6, 1], the prior's
     weight g in [1e-8, 1e8] (G -> g G) and, for (16), c in (0, 1)."""
@@ -267,6 +267,7 @@ def _admissible(which):
                             ks = [min(c, 4 * max(S / (Nd + S), r / (r + Nd / S)))
                                   for c in free("c", [0.1, 0.5, 0.999], Real(1e-6, 1.0))]
                         for kk in ks:
+                            kk = k_factor * kk
                             Q, scale, _, _ = _noise(C, G, Nd, S, kk)
                             rows.append(({"d": d, "N": Nd, "|S|": S, "g": gw, "k": kk, "r": r}, _mineig(Q), 0.0,
                                          scale))
@@ -455,7 +456,7 @@ def _autocov_intermediate():
     return o
 
 
-def _autocov():
+def _autocov(coef=None):
     """Cov[theta_t, theta_(t-1)] at stationarity of the exact process (8): A Lambda with Lambda the Lyapunov solve
     (not assumed to be H^-1), against (1 - k/2) H^-1; k over the stationary range (0, 4), SPD H the search
     chooses.  (The corrected middle term E[((1 - k/2) theta + w) theta^T] is this same quantity.)"""
@@ -467,7 +468,8 @@ def _autocov():
             Dm = (kk / 2) * Hinv
             A = np.eye(d) - Dm @ H
             Lam = linalg.solve_discrete_lyapunov(A, sym(2 * Dm - Dm @ H @ Dm))
-            rows.append(({"k": kk, "dim": d}, float(np.abs(A @ Lam - (1 - kk / 2) * Hinv).max()), 0.0,
+            c = 1 - kk / 2 if coef is None else coef(kk)
+            rows.append(({"k": kk, "dim": d}, float(np.abs(A @ Lam - c * Hinv).max()), 0.0,
                          _lyap_scale(H, abs(1 - kk / 2))))
     return instance_check(lambda: rows, "=", TOL, describe="A Lambda against (1 - k/2) H^-1")
 
@@ -495,7 +497,7 @@ def _window(n_, Nd, S, C, G, kk):
     return h, sx2, Ybar, gbar
 
 
-def _criterion_clt():
+def _criterion_clt(factor=1.0):
     """§2.3.2 first displays, read as: the averaged minibatch noise (1/n) sum (Y_i - grad log p(theta_i)) is
     N(0, N^2 C/(n |S|)) (Eq. (4) with independent minibatches).  Exact: its variance from the linear maps of the
     scalar process at stationarity, over the free scalars (:func:`_criterion_domain`)."""
@@ -503,7 +505,7 @@ def _criterion_clt():
     for n_, Nd, S, C, G, kk in _criterion_domain():
         h, sx2, Ybar, gbar = _window(n_, Nd, S, C, G, kk)
         v = float(np.sum((Ybar - gbar) ** 2))
-        rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk}, v, sx2 / n_))
+        rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk}, v, factor * sx2 / n_))
     o = instance_check(lambda: rows, "=", 1e-9, describe="Var of the averaged minibatch noise, exact")
     o.detail += ("; conditionally on the iterates the noises are not N(0, .): xi_i moves theta_(i+1), which the next "
                  "display's sum of variances ignores (charged to sgfs.17.var)")
@@ -613,9 +615,9 @@ step("sgfs.lambda", "sgfs_stationary_covariance", SEED, "Appendix, solution of E
      "k eps sum_i (1 - k eps/2)^(2i) H^-1", "H^-1 / (1 - k eps/4)", "geometric series", _series_sum, expect=EXACT,
      statement=True)
 step("sgfs.lambda.matrix", "sgfs_stationary_covariance", SEED, "Appendix, solution of Eq. (32)", "=", "Lambda (Lyapunov solve)",
-     "H^-1 / (1 - k eps/4)", "Eq. (32)", _lyapunov, expect=EXACT)
+     "H^-1 / (1 - k eps/4)", "Eq. (32)", lambda: _lyapunov(), expect=EXACT)
 step("sgfs.exact", "sgfs_exact_noise", SEED, "Appendix, Derivation of the exact process", "=", "stationary covariance with noise 2D - DHD",
-     "H^-1", "Eq. (32) with Lambda = H^-1", _exact_noise, expect=EXACT, statement=True)
+     "H^-1", "Eq. (32) with Lambda = H^-1", lambda: _exact_noise(), expect=EXACT, statement=True)
 step("sgfs.11", "sgfs_admissible_k", SEED, "§2.3.1 Eq. (11)", "=", "(2D - (N^2/|S|) DCD - DHD)/k with D = (k/2) H^-1",
      "H^-1 - (k/4)(N/|S|) H^-1 N C H^-1 - (k/4) H^-1", "substitution",
      lambda: (lambda h, c, Nd, S: sym_equal(
@@ -662,12 +664,12 @@ step("sgfs.rate", "sgfs_variance_trajectory", SEED, "Appendix, 'maximizing k cor
      _largest_k, expect=WRONG, corrected=_largest_k_corrected)
 step("sgfs.autocov.mid", "sgfs_autocovariance", SEED, "Appendix, Minimizing auto-covariance, middle term", "=",
      "Cov[theta_t, theta_t-1]", "E[(k/2 theta_t-1 + w_t-1)^T theta_t-1]", "the update equation", _autocov_intermediate,
-     expect=WRONG, corrected=_autocov)
+     expect=WRONG, corrected=lambda: _autocov())
 step("sgfs.autocov", "sgfs_autocovariance", SEED, "Appendix, Minimizing auto-covariance", "=", "Cov[theta_t, theta_t-1]",
-     "(1 - k/2) H^-1", "stationarity", _autocov, expect=EXACT, statement=True)
+     "(1 - k/2) H^-1", "stationarity", lambda: _autocov(), expect=EXACT, statement=True)
 step("sgfs.17.clt", "sgfs_convergence_criterion", SEED, "§2.3.2, first displays", "=",
      "(1/n) sum Y_i - (1/n) sum grad log p(theta_i)", "N(0, N^2 C/(n|S|))", "Eq. (4), independent minibatches",
-     _criterion_clt, expect=EXACT)
+     lambda: _criterion_clt(), expect=EXACT)
 step("sgfs.17.grad", "sgfs_convergence_criterion", SEED, "§2.3.2, 'Now:'", "=", "grad log p(theta | x)",
      "(theta - theta_MAP)^T H", "quadratic approximation", _criterion_sign, expect=WRONG,
      corrected=_criterion_sign_corrected)

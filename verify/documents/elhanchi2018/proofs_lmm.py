@@ -232,9 +232,18 @@ def profiled23(m, Lm):
     """Eq. (23): N/2 log(y^T D^-1 y - y^T D^-1 X (X^T D^-1 X)^-1 X^T D^-1 y) + 1/2 log det D, D = Z L L^T Z^T + I."""
     D = m["Z"] @ Lm @ Lm.T @ m["Z"].T + np.eye(m["Z"].shape[0])
     Li = np.linalg.inv(D)
+    return len(m["y"]) / 2 * math.log(_B(m, Li)) + 0.5 * np.linalg.slogdet(D)[1]
+
+
+def _B(m, Li):
+    """B = y^T Lambda y - y^T Lambda X (X^T Lambda X)^-1 X^T Lambda y, computed as r^T Lambda r with r the GLS
+    residual of a whitened least-squares solve (the same number without the cancellation of the printed difference
+    and the squared condition number of the normal equations)."""
     X, y = m["X"], m["y"]
-    B = y @ Li @ y - y @ Li @ X @ np.linalg.solve(X.T @ Li @ X, X.T @ Li @ y)
-    return len(y) / 2 * math.log(B) + 0.5 * np.linalg.slogdet(D)[1]
+    R = np.linalg.cholesky(sym(Li)).T  # Lambda = R^T R: whitened least squares (QR), no normal equations
+    b = np.linalg.lstsq(R @ X, R @ y, rcond=None)[0]
+    r = R @ (y - X @ b)
+    return float(r @ r)
 
 
 def _eq23():
@@ -261,7 +270,7 @@ def grad24(m, Lm):
     D = Z @ Lm @ Lm.T @ Z.T + np.eye(N)
     Lam = np.linalg.inv(D)
     C = X @ np.linalg.solve(X.T @ Lam @ X, X.T @ Lam)
-    B = y @ Lam @ y - y @ Lam @ C @ y
+    B = _B(m, Lam)
     yy = np.outer(y, y)
     inner = N / (2 * B) * (yy - (C @ yy + yy @ C.T) + C @ yy @ C.T) - 0.5 * D
     full = -2 * Z.T @ Lam @ inner @ Lam @ Z @ Lm
@@ -270,29 +279,28 @@ def grad24(m, Lm):
 
 def _eq24():
     """Eq. (24) against Richardson-extrapolated central differences of (23) in each entry of vech(L) (error O(h^4),
-    h = 1e-3 of the entry's scale); relative to the gradient's size."""
+    h = 1e-3 min |L_ii|, the distance to the nearest singular L).  Each row's scale is the differences' own error
+    estimate: the size of the O(h^2) term the extrapolation removed, the rounding of f over h (f to ~ U (|f| +
+    N kappa), kappa = cond(X^T Lambda X) + cond(D)), and the rounding of the printed formula (~ U kappa |gradient|)."""
     rows = []
     for m in _lmms():
         q = m["Z"].shape[1]
         Lm = np.linalg.cholesky(m["G"])
         g = grad24(m, Lm)
-        fd = []
-        for i, j in zip(*np.tril_indices(q)):
-            h = 1e-3 * max(abs(Lm[i, j]), np.abs(np.diag(Lm)).max())
-
+        h = 1e-3 * np.abs(np.diag(Lm)).min()
+        Lam = np.linalg.inv(m["Z"] @ Lm @ Lm.T @ m["Z"].T + np.eye(m["Z"].shape[0]))
+        kx = np.linalg.cond(m["X"].T @ Lam @ m["X"]) + np.linalg.cond(Lam)
+        f0 = abs(profiled23(m, Lm))
+        for e, (i, j) in enumerate(zip(*np.tril_indices(q))):
             def f(t):
                 L2 = Lm.copy()
                 L2[i, j] += t
                 return profiled23(m, L2)
             d1 = (f(h) - f(-h)) / (2 * h)
             d2 = (f(2 * h) - f(-2 * h)) / (4 * h)
-            fd.append((4 * d1 - d2) / 3)
-        fd = np.array(fd)
-        hmin = 1e-3 * np.abs(np.diag(Lm)).max()
-        # the extrapolated differences resolve the derivative to ~1e-8 of its size plus the rounding of f over h
-        sc = 1e-7 * float(np.abs(fd).max()) + 100 * U * abs(profiled23(m, Lm)) / hmin
-        for e, (x, z) in enumerate(zip(g, fd)):
-            rows.append(({"entry of vech(L)": e, "N": m["Z"].shape[0], "q": q}, float(x), float(z), sc / TOL))
+            fd = (4 * d1 - d2) / 3
+            err = abs(d1 - d2) + 100 * U * (f0 + len(m["y"]) * kx) / h + 100 * U * kx * abs(g[e]) + 1e-9 * abs(fd)
+            rows.append(({"entry of vech(L)": e, "N": m["Z"].shape[0], "q": q}, float(g[e]), float(fd), err / TOL))
     return instance_check(lambda: rows, "=", TOL, describe="(24) against finite differences of (23)")
 
 
