@@ -55,6 +55,9 @@ def cis_acceptance_bound() -> Claim:
             Quantity("acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
                      (Form("stated", Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),)),
         ),
+        notes=("The catalogued form takes normalised weights (E_q w = 1).  Read with the CIS-as-IMH draft's only "
+               "definition of w, p(z, x)/q(z) (the unnormalized weight), the printed bound is N/(p(x) w + N) and fails "
+               "when the evidence p(x) > 1; the form here is its correction N p(x)/(w~ + N p(x)), w~ = p(x) w.",),
         example={"N": 10, "w": 100.0},
     )
 
