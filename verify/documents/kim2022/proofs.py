@@ -379,11 +379,11 @@ step("eq1.index", "definitions", SEED, "§2.2 Eq. (1) vs App. B Algorithms 1, 4,
      "Eq. (1): 'lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ P_lambda_t-1(eta_t-1, .)'",
      _eq1_index, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
 step("eq2", "definitions", SEED, "§4.3 Eq. (2)", "=", "K^n(z, dz')", "T_n(w(z) v w(z')) pi(dz') + lambda^n(w(z)) delta_z(dz')",
-     "Smith & Tierney (1996)", _eq2, depends=("eq3",), expect=EXACT, search_budget=800)
+     "Smith & Tierney (1996)", _eq2, depends=("eq3",), expect=EXACT, search_budget=1200)
 step("eq3", "definitions", SEED, "§4.3 Eq. (3)", "=", "lambda(w)", "int_{R(w)} (1 - w(z')/w) pi(dz')",
-     "definition (Smith & Tierney 1996)", _eq3, expect=WRONG, corrected=_eq3_corrected, search_budget=600)
+     "definition (Smith & Tierney 1996)", _eq3, expect=WRONG, corrected=_eq3_corrected, search_budget=1200)
 step("eq7", "definitions", SEED, "App. D proof of Thm 3, Eq. (7)", "<=", "d_TV(K^k(z,.), pi)", "r^k",
-     "Mengersen & Tweedie (1996); Wang (2022)", _eq7, expect=VALID, search_budget=800)
+     "Mengersen & Tweedie (1996); Wang (2022)", _eq7, expect=VALID, search_budget=1200)
 
 
 # ============================================================================= Proposition 1
@@ -429,12 +429,12 @@ def _prop1(i, j):
 
 step("prop1.4.a", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 1-4", "=",
      "int (-(1/N) sum log q(z_n) - H[pi]) pi(z_1:N) dz", "(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]",
-     "linearity; marginalised z_m for m != n", _prop1(0, 1), expect=EXACT, search_budget=600)
+     "linearity; marginalised z_m for m != n", _prop1(0, 1), expect=EXACT, search_budget=800)
 step("prop1.4.b", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 5-6", "=",
      "(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]", "(1/N) sum int pi log(pi/q)", "definition of H[pi]",
-     _prop1(1, 2), expect=EXACT, search_budget=600)
+     _prop1(1, 2), expect=EXACT, search_budget=1200)
 step("prop1.4.c", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 7-8", "=",
-     "(1/N) sum int pi log(pi/q)", "d_KL(pi || q)", "definition of d_KL", _prop1(2, 3), expect=EXACT, search_budget=600)
+     "(1/N) sum int pi log(pi/q)", "d_KL(pi || q)", "definition of d_KL", _prop1(2, 3), expect=EXACT, search_budget=1200)
 
 
 def _prop1_eq5():
@@ -539,7 +539,7 @@ step("prop2.4", "proposition2", SEED, "App. D proof of Prop. 2, line 4", "=", "l
      _p2_const, expect=EXACT)
 step("prop2.statement", "proposition2", SEED, "§4.1 Proposition 2", "<", "exp(d_KL(pi || q))", "w*",
      "the chain above", lambda: _p2_equality_cases(), depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True,
-     reading=STRICT, corrected=_p2_iff, search_budget=800)
+     reading=STRICT, corrected=_p2_iff, search_budget=1200)
 
 
 # ============================================================================= Lemma 1
@@ -600,7 +600,7 @@ def _lemma1_statement():
 
 step("lemma1.statement", "lemma1", SEED, "App. D Lemma 1", "<=", "|p_1:N(A^N) - q_1:N(A^N)|", "sum_n |p_n(A) - q_n(A)|",
      "induction on the lines above", _lemma1_statement,
-     depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID, statement=True, search_budget=800)
+     depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID, statement=True, search_budget=1200)
 
 
 # ============================================================================= Lemma 2
@@ -661,7 +661,7 @@ def _l2_bias():
 
 step("lemma2.4", "lemma2", SEED, "App. D proof of Lemma 2, line 5", "=", "V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2",
      "V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "definition of bias (Bias[g] = E||g - mu||)", _l2_bias, expect=LOOSE,
-     corrected=_le_rows("bias_def"), search_budget=600)
+     corrected=_le_rows("bias_def"), search_budget=1200)
 step("lemma2.statement", "lemma2", SEED, "App. D Lemma 2 (1) and (2)", "<=", "E||g||^2",
      "MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2", "bias-variance decomposition of the MSE",
      lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12), expect=VALID, statement=True)
@@ -734,14 +734,14 @@ step("theorem1.mix.1", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "=
      definition("Theorem 1 defines P^k(eta, d eta') = K^k(z, dz') with eta = z (N = 1 chain, Pi = pi)"), expect=EXACT)
 step("theorem1.mix.2", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "<=", "d_TV(K^k(z,.), pi)",
      "(1 - (N-1)/(2 w* + N - 2))^k", "Andrieu, Lee & Vihola (2018)", _t1_mix, search_examples=COSTLY, expect=VALID,
-     statement=True, search_budget=700)
+     statement=True, search_budget=1000)
 step("theorem1.mom.1", "theorem1", SEED, "App. D proof of Thm 1, variance, line 2", "=", "E[||s(z_t)||^2 | z_t-1]",
      "int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))", "Andrieu et al. (2018)", _t1_kernel_expectation,
-     search_examples=COSTLY, expect=EXACT, search_budget=500)
+     search_examples=COSTLY, expect=EXACT, search_budget=800)
 step("theorem1.mom.2", "theorem1", SEED, "App. D proof of Thm 1, variance, line 3", "<=", "int sum_n wbar_n ||s||^2 prod q",
-     "L^2 int sum_n wbar_n prod q", "Assumption 3", _t1_assumption3, expect=VALID, search_budget=500)
+     "L^2 int sum_n wbar_n prod q", "Assumption 3", _t1_assumption3, expect=VALID, search_budget=800)
 step("theorem1.mom.3", "theorem1", SEED, "App. D proof of Thm 1, variance, lines 4-5", "=", "L^2 int sum_n wbar_n prod q",
-     "L^2", "sum_n wbar_n = 1; q is a probability", _t1_normalised, expect=EXACT, statement=True, search_budget=500)
+     "L^2", "sum_n wbar_n = 1; q is a probability", _t1_normalised, expect=EXACT, statement=True, search_budget=1000)
 
 
 # ============================================================================= Lemma 3
@@ -1003,7 +1003,7 @@ step("theorem2.est", "theorem2", SEED, "App. D proof of Thm 2, estimator", "=", 
      corrected=_t2_est_corrected, search_budget=400)
 step("theorem2.6a", "theorem2", SEED, "App. D proof of Thm 2, Eq. (6) line 1", "=", "E[||g||^2 | F]",
      "MSE + 2 Bias^T ||mu|| + ||mu||^2", "Lemma 2", _t2_eq6_loose, depends=("lemma2.statement",), expect=LOOSE,
-     corrected=_le_rows("mse"), search_budget=600)
+     corrected=_le_rows("mse"), search_budget=1200)
 step("theorem2.6b", "theorem2", SEED, "App. D proof of Thm 2, Eq. (6) line 2", "<=", "MSE + 2 Bias ||mu|| + ||mu||^2",
      "MSE + 2 L Bias + ||mu||^2", "||mu|| <= L",
      lambda: sym_le(2 * _B * _MU, 2 * _B * (_MU + _DD), domain={_B: POS_DOM, _MU: POS_DOM, _DD: POS_DOM}),
@@ -1012,13 +1012,13 @@ step("theorem2.mse", "theorem2", SEED, "App. D proof of Thm 2, Cardoso et al. (2
      "4L^2 [(1+eps^2)/(N-1) V_q w + (1+eps^-2)(1+w*)^2/N^2]", "Cardoso et al. (2022, Theorem 3)",
      lambda: _t2_mse_quoted(), search_examples=COSTLY, expect=WRONG, corrected=_t2_mse_corrected, search_budget=400)
 step("theorem2.lemma3", "theorem2", SEED, "App. D proof of Thm 2, 'Lemma 3'", "=", "V_{q_def}[w]", "chi2(pi || q)",
-     "Lemma 3", _t2_lemma3_qdef, expect=WRONG, corrected=_t2_lemma3_corrected, search_budget=600)
+     "Lemma 3", _t2_lemma3_qdef, expect=WRONG, corrected=_t2_lemma3_corrected, search_budget=1200)
 step("theorem2.eps", "theorem2", SEED, "App. D proof of Thm 2, eps^2 = (N-1)^-1/2", "<=", "MSE[g | F]",
      "4L^2 [chi2/(N-1) + O(N^-3/2)]", "Cardoso et al.'s choice of eps", _t2_eps, depends=("theorem2.mse",), expect=VALID,
      search_budget=1200)
 step("theorem2.bias", "theorem2", SEED, "App. D proof of Thm 2, bias", "<=", "Bias[g | F]",
      "4L/(N-1) (chi2 + 1 + w*) (2w*/(2w*+N-2))^(t-1)", "Cardoso et al. (2022)", _t2_bias, expect=WRONG,
-     corrected=_t2_bias_corrected, search_budget=500)
+     corrected=_t2_bias_corrected, search_budget=800)
 step("theorem2.combine", "theorem2", SEED, "App. D proof of Thm 2, combining", "<=", "MSE + 2 L Bias + ||mu||^2",
      "4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1) + O(N^-3/2)]", "Eq. (6)", _t2_combine,
      depends=("theorem2.6b", "theorem2.eps", "theorem2.bias"), expect=WRONG, corrected=_t2_combine_corrected)
@@ -1152,13 +1152,13 @@ step("lemma5.1", "lemma5", SEED, "App. D proof of Lemma 5, line 1", "=", "T_n(w)
      "Eq. (3)", definition("Eq. (3) defines T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv"), expect=EXACT)
 step("lemma5.2", "lemma5", SEED, "App. D proof of Lemma 5, line 2", "<=", "int_w^oo n/v^2 lambda^(n-1)(v) dv",
      "int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv", "Lemma 4", _l5_step, depends=("lemma4.upper",), expect=WRONG,
-     corrected=_l5_corrected, search_budget=800)
+     corrected=_l5_corrected, search_budget=1200)
 step("lemma5.3", "lemma5", SEED, "App. D proof of Lemma 5, lines 3-5", "=", "n r^(n-1) int_w^oo v^-2 dv", "(n/w) r^(n-1)",
      "integration", lambda: sym_equal(n * r ** (n - 1) * sp.integrate(v ** -2, (v, w, sp.oo)), n / w * r ** (n - 1),
                                       domain={n: K_REAL, r: R_DOM, w: W_DOM}),
      expect=EXACT)
 step("lemma5.statement", "lemma5", SEED, "App. D Lemma 5", "<=", "T_n(w)", "(n/w) (1 - 1/w*)^(n-1)", "lines 1-5",
-     _l5_statement, depends=("lemma5.2",), expect=WRONG, statement=True, corrected=_l5_corrected, search_budget=800)
+     _l5_statement, depends=("lemma5.2",), expect=WRONG, statement=True, corrected=_l5_corrected, search_budget=1200)
 
 
 def _l6_rows(stated=True):
@@ -1259,19 +1259,19 @@ def _l6_defw():
 
 step("lemma6.1", "lemma6", SEED, "App. D proof of Lemma 6, line 1", "=", "E_{K^n(z,.)}[f]",
      "int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z)", "Eq. (2)", _l6_eq2,
-     depends=("eq2",), expect=EXACT, search_budget=700)
+     depends=("eq2",), expect=EXACT, search_budget=1200)
 step("lemma6.2", "lemma6", SEED, "App. D proof of Lemma 6, line 2", "<=", "int T_n(w v w') f pi + ...",
      "int n/(w v w') r^(n-1) f pi + ...", "Lemma 5", _l6_step2, depends=("lemma5.statement",), expect=WRONG,
-     corrected=_l6_corrected, search_budget=700)
+     corrected=_l6_corrected, search_budget=1200)
 step("lemma6.3", "lemma6", SEED, "App. D proof of Lemma 6, line 3", "<=", "int n/(w v w') r^(n-1) f pi",
-     "int n/w' r^(n-1) f pi", "1/(w v w') <= 1/w'", _l6_vee, expect=VALID, search_budget=700)
+     "int n/w' r^(n-1) f pi", "1/(w v w') <= 1/w'", _l6_vee, expect=VALID, search_budget=1200)
 step("lemma6.4", "lemma6", SEED, "App. D proof of Lemma 6, lines 4-5", "=", "n r^(n-1) int f/w' pi(dz')",
-     "n r^(n-1) int f q(dz')", "definition of w", _l6_defw, expect=EXACT, search_budget=700)
+     "n r^(n-1) int f q(dz')", "definition of w", _l6_defw, expect=EXACT, search_budget=1200)
 step("lemma6.5", "lemma6", SEED, "App. D proof of Lemma 6, line 6", "<=", "lambda^n(w(z)) f(z)", "(1 - 1/w*)^n f(z)",
      "Lemma 4", _l4("upper"), depends=("lemma4.upper",), expect=VALID)
 step("lemma6.statement", "lemma6", SEED, "App. D Lemma 6", "<=", "E_{K^n(z,.)}[f]", "n r^(n-1) E_q f + r^n f(z)",
      "lines 1-7", lambda: instance_check(lambda: _l6_rows(), "<=", tol=1e-12),
-     depends=("lemma6.2",), expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=700)
+     depends=("lemma6.2",), expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=1200)
 
 
 # ============================================================================= Lemma 7
@@ -1373,13 +1373,13 @@ step("lemma7.2", "lemma7", SEED, "App. D proof of Lemma 7, line 2", "<=", "||x||
                                         domain={sp.Symbol("x1"): Real(-1e6, 1e6), sp.Symbol("x2"): Real(-1e6, 1e6)}),
      expect=VALID)
 step("lemma7.3", "lemma7", SEED, "App. D proof of Lemma 7, lines 3-4", "=", "L sup_{|h|<=1} |E_P h - E_Pi h|",
-     "2 L d_TV(P^n, Pi)", "definition of d_TV", _l7_sup_h, expect=EXACT, search_budget=600)
+     "2 L d_TV(P^n, Pi)", "definition of d_TV", _l7_sup_h, expect=EXACT, search_budget=1200)
 step("lemma7.4", "lemma7", SEED, "App. D proof of Lemma 7, line 5", "=", "2 sqrt(D) L d_TV(P^n(eta_0,.), Pi)",
      "2 sqrt(D) L C rho^n", "geometric ergodicity", _l7_loose, expect=LOOSE, corrected=_l7_loose_corrected,
-     search_budget=600)
+     search_budget=1200)
 step("lemma7.statement", "lemma7", SEED, "App. D Lemma 7", "<=", "Bias[g_hat]", "2 sqrt(D) L C rho^n",
      "lines 1-5", _l7_statement, depends=("lemma7.1", "lemma7.4"), expect=WRONG, statement=True, reading=LEMMA7_E,
-     corrected=_l7_corrected, search_budget=700)
+     corrected=_l7_corrected, search_budget=1200)
 
 
 # ============================================================================= Theorem 3
@@ -1950,7 +1950,7 @@ step("theorem3.table", "theorem3", SEED, "App. D proof of Thm 3, table of state 
      corrected=_t3_table_corrected, search_budget=300)
 step("theorem3.def", "theorem3", SEED, "§4.3 Theorem 3 / App. D, definition of P^k", "=", "JSA's kernel P^k(eta, d eta')",
      "prod_n K^(N(k-1)+n)(z^(n), dz'^(n))", "the table of state transitions", _t3_def, expect=WRONG,
-     corrected=_t3_def_corrected, search_budget=500)
+     corrected=_t3_def_corrected, search_budget=800)
 step("theorem3.mix.1", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, lines 1-2", "=", "d_TV(P^k(eta,.), Pi)",
      "sup_A |int_A pi x ... x pi - K^((k-1)N+1) x ... x K^(kN)|", "definition of d_TV",
      definition("d_TV(P, Pi) = sup_A |Pi(A) - P(A)| with P^k in the product form Theorem 3 defines"),
@@ -1958,10 +1958,10 @@ step("theorem3.mix.1", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, lin
 step("theorem3.mix.2", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 3", "<=", "TV of the product measures",
      "sup_A sum_n |int_A pi - K^((k-1)N+n)|", "Lemma 1",
      lambda: _mix_lemma1("theorem3"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid,
-     search_budget=600)
+     search_budget=1000)
 step("theorem3.mix.3", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 4", "=", "sup_A sum_n |...|",
      "sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi)", "definition of d_TV", _sup_vs_sum(), expect=LOOSE,
-     corrected=_sup_vs_sum(True), search_budget=600)
+     corrected=_sup_vs_sum(True), search_budget=1200)
 step("theorem3.mix.4", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 5", "<=", "sum_n d_TV(K^((k-1)N+n), pi)",
      "sum_n r^((k-1)N+n)", "Eq. (7)", _t3_mix_sum, depends=("eq7",), expect=VALID, search_budget=600)
 step("theorem3.mix.5", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, lines 6-7", "=", "sum_n r^((k-1)N+n)",
@@ -1972,7 +1972,7 @@ step("theorem3.mix.statement", "theorem3", SEED, "§4.3 Theorem 3 (mixing)", "<=
 step("theorem3.var.1", "theorem3", SEED, "App. D proof of Thm 3, variance, line 1", "=", "E[||g||^2 | F]",
      "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2", lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
          instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
-     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=600)
+     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
 step("theorem3.var.2", "theorem3", SEED, "App. D proof of Thm 3, variance, line 2", "<=", "... + 2 Bias ||mu|| + ...",
      "... + 2 L Bias + ...", "||mu|| <= L",
      lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L, domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}), expect=VALID)
@@ -1984,13 +1984,13 @@ step("theorem3.var.4", "theorem3", SEED, "App. D proof of Thm 3, variance, lines
 step("theorem3.var.5", "theorem3", SEED, "App. D proof of Thm 3, variance, line 6", "<=", "(1/N^2) sum_n V[s_n | F]",
      "(1/N^2) sum_n E[||s_n||^2 | F]", "V <= second moment", _t3_var_le_second, expect=VALID, search_budget=600)
 step("theorem3.var.6", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 7-8", "=", "E[||s_n||^2 | F_t-1]",
-     "E_{K^n(z_t-1^(N), .)}[||s||^2]", "Markov property", _t3_markov, expect=EXACT, search_budget=500)
+     "E_{K^n(z_t-1^(N), .)}[||s||^2]", "Markov property", _t3_markov, expect=EXACT, search_budget=1000)
 step("theorem3.var.7", "theorem3", SEED, "App. D proof of Thm 3, variance, line 9", "<=", "(1/N^2) sum_n E_{K^n}||s||^2",
      "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", "Lemma 6", _t3_lemma6, depends=("lemma6.statement",),
      expect=WRONG, corrected=_t3_lemma6_corrected, search_budget=600)
 step("theorem3.var.7a", "theorem3", SEED, "App. D proof of Thm 3, variance, line 10", "<=",
      "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
-     "Assumption 3", _t3_assumption3, expect=VALID, search_budget=600)
+     "Assumption 3", _t3_assumption3, expect=VALID, search_budget=1200)
 step("theorem3.var.8", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 10-11", "=",
      "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]", "(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]", "Assumption 3; r = 1 - 1/w*",
      _t3_substitution, expect=EXACT)
@@ -2198,31 +2198,31 @@ _T4_N, _T4_W, _T4_L = sp.symbols("N w_star L", positive=True)
 
 step("theorem4.mix.1", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, lines 1-3", "<=", "d_TV(P^k(eta,.), Pi)",
      "sup_A sum_n |int_A pi - K^k(z_n, .)|", "definition of d_TV; Lemma 1",
-     lambda: _mix_lemma1("theorem4"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid, search_budget=600)
+     lambda: _mix_lemma1("theorem4"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid, search_budget=1000)
 step("theorem4.mix.2", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, line 4", "=", "sup_A sum_n |...|",
      "sum_n d_TV(K^k(z_n, .), pi)", "Equation (7) [sic]", _sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True),
-     search_budget=600)
+     search_budget=1200)
 step("theorem4.mix.3", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, lines 5-6", "<=", "sum_n d_TV(K^k, pi)",
-     "N r^k", "geometric ergodicity [Eq. (7)]", _t4_mix_sum, depends=("eq7",), expect=VALID, search_budget=600)
+     "N r^k", "geometric ergodicity [Eq. (7)]", _t4_mix_sum, depends=("eq7",), expect=VALID, search_budget=1200)
 step("theorem4.mix.statement", "theorem4", SEED, "§5.1 Theorem 4 (mixing)", "<=", "d_TV(P^k(eta,.), Pi)", "C(N) r^k, C(N) = N",
      "the chain above", _t4_mix_statement,
-     depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True, search_budget=600)
+     depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True, search_budget=1200)
 step("theorem4.var.1", "theorem4", SEED, "App. D proof of Thm 4, variance, line 1", "=", "E[||g||^2 | F]",
      "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2",
      lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
          instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
-     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=600)
+     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
 step("theorem4.var.2", "theorem4", SEED, "App. D proof of Thm 4, variance, line 3", "<=", "V + Bias^2 + 2 L Bias + ||mu||^2",
      "V + ||mu||^2 + O(r^t)", "Lemma 7", lambda: _t3_cond_bias("pmcsa"), depends=("lemma7.statement",), expect=WRONG,
-     corrected=_cond_bias_corrected("pmcsa"), search_budget=600)
+     corrected=_cond_bias_corrected("pmcsa"), search_budget=1000)
 step("theorem4.var.3", "theorem4", SEED, "App. D proof of Thm 4, variance, lines 4-6", "<=", "V[(1/N) sum_n s_n | F]",
      "(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]", "independence of the chains; V <= second moment", _t4_var_indep,
-     expect=VALID, search_budget=600)
+     expect=VALID, search_budget=1200)
 step("theorem4.var.4", "theorem4", SEED, "App. D proof of Thm 4, variance, line 7", "<=", "E_{K(z,.)}||s||^2",
      "E_q||s||^2 + r ||s(z)||^2", "Lemma 6 (n = 1)", _t4_lemma6_n1, expect=VALID)
 step("theorem4.var.4a", "theorem4", SEED, "App. D proof of Thm 4, variance, line 8", "<=",
      "(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]", "(1/N^2) sum_n [L^2 + r L^2]", "Assumption 3",
-     _t4_assumption3, expect=VALID, search_budget=600)
+     _t4_assumption3, expect=VALID, search_budget=1200)
 step("theorem4.var.5", "theorem4", SEED, "App. D proof of Thm 4, variance, lines 8-10", "=", "(L^2/N^2) sum_n (1 + r)",
      "L^2 [1/N + (1/N)(1 - 1/w*)]", "algebra",
      lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)), L ** 2 * (1 / N + (1 - 1 / w) / N),
@@ -2233,13 +2233,13 @@ step("theorem4.statement", "theorem4", SEED, "§5.1 Theorem 4 (second moment)", 
                   "counterexamples in `python -m verify theorem4`)",
            correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"),
      depends=("theorem4.var.2",), expect=WRONG, statement=True, reading=CONDITIONAL,
-     corrected=_t4_statement_corrected, search_budget=600)
+     corrected=_t4_statement_corrected, search_budget=1200)
 step("theorem3.orate", "theorem3", SEED, "App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'", "<=",
      "Bias_t^2 + 2L Bias_t (JSA, t iterations from eta_0)", "B^2 + 2L B, B = 2 L C(r, N) r^(tN) (Lemma 7): the O(r^(tN))",
-     "Lemma 7", _orate("jsa"), expect=VALID, search_budget=600)
+     "Lemma 7", _orate("jsa"), expect=VALID, search_budget=800)
 step("theorem4.orate", "theorem4", SEED, "App. D proof of Thm 4, 'the bias terms decreases in a rate of r^t'", "<=",
      "Bias_t^2 + 2L Bias_t (pMCSA, t transitions from eta_0)", "B^2 + 2L B, B = 2 L N r^t (Lemma 7): the O(r^t)",
-     "Lemma 7", _orate("pmcsa"), expect=VALID, search_budget=600)
+     "Lemma 7", _orate("pmcsa"), expect=VALID, search_budget=1000)
 
 
 # ---- H03: the bias of pMCSA is not O(r^t/N)
@@ -2298,7 +2298,7 @@ def _t4_bias_corrected():
 step("theorem4.bias_over_n", "theorem4", SEED, "App. D proof of Thm 4, variance: 'it is possible to obtain a tighter "
      "bound on the bias terms such that O(r^t/N)'", "<=", "Bias[g_t,pMCSA] (N chains started at z*, w(z*) = w*)",
      "C r^t/N with C independent of N (C = 2L, the direct (K, z) argument's constant)", "'As noted in the proof of "
-     "Theorem 3'", _t4_bias_over_n, expect=WRONG, corrected=_t4_bias_corrected, search_budget=600)
+     "Theorem 3'", _t4_bias_over_n, expect=WRONG, corrected=_t4_bias_corrected, search_budget=1200)
 # ---- findings of the independent hunt (2026-11)
 # Two independent error hunts (code sharing nothing with this toolkit) reported the errors below
 # with exact counterexamples; every lhs/rhs here is recomputed with the toolkit's own machinery
@@ -2667,7 +2667,7 @@ step("theorem4.duchi", "theorem4", SEED, "§5.1 Discussion", "=", "G^2/log(1/rho
 step("theorem4.rejections", "theorem4", SEED, "§5.1 Algorithm Description", "=",
      "V[g_t,pMCSA | F_t-1] (IMH chains, with rejections)", "V[g_t,pMCSA | F_t-1] without rejections",
      "'Since the chains are independent, the Metropolis-Hastings rejections do not affect the variance'",
-     _pmcsa_rejections, expect=WRONG, corrected=_rejections_corrected, search_budget=600)
+     _pmcsa_rejections, expect=WRONG, corrected=_rejections_corrected, search_budget=1200)
 step("alg2.proposals", "definitions", SEED, "App. B.1 Algorithm 2 vs §4.2, Table 2 and the proof of Theorem 1", "=",
      "Algorithm 2's kernel (z^(i) ~ q_def for i = 1..N: N proposals)", "the kernel of Theorem 1 and Table 2 (N - 1 proposals)",
      "Algorithm 2", _alg2_proposals, expect=WRONG, corrected=_alg2_corrected,
@@ -2681,4 +2681,4 @@ step("table4.dims", "experiments", SEED, "§6.4 Table 4, row 'airfoil'", "=", "D
 step("appc2.matern", "experiments", SEED, "App. C.2, Matern 5/2 kernel", ">=",
      "smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2", "0 (a covariance function)",
      "Matern 5/2 with ARD (Neal 1996)", _matern_psd, expect=WRONG, corrected=_matern_corrected,
-     search_budget=600)
+     search_budget=1200)
