@@ -46,6 +46,7 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     outcomes do not depend on ``workers`` (each search is seeded by its step id).
     Returns the number of steps computed."""
     import os
+    import sys
 
     from . import cache
 
@@ -64,17 +65,26 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     if not todo:
         return 0
     workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main_file and not os.path.exists(main_file):  # e.g. a script on stdin: spawned workers cannot start
+        workers = 1
     bar = _bar(len(todo), progress)
     try:
-        if workers == 1:
-            for i in todo:
+        if workers > 1:
+            try:
+                _parallel(todo, workers, bar)
+            except BrokenProcessPool:  # workers could not start (e.g. a __main__ they cannot import): serially
+                pass
+        for i in todo:  # what is still missing, in this process (the outcomes do not depend on where)
+            if STEPS[i]._outcome is None:
                 STEPS[i].run()
                 bar.update(1)
-        else:
-            _parallel(todo, workers, bar)
     finally:
         bar.close()
     return len(todo)
+
+
+from concurrent.futures.process import BrokenProcessPool  # noqa: E402
 
 
 def _parallel(todo, workers, bar) -> None:
@@ -98,7 +108,7 @@ def _parallel(todo, workers, bar) -> None:
                 bar.update(1)
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
-        for p in list(getattr(ex, "_processes", {}).values()):
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
             p.terminate()
         raise
     ex.shutdown()
