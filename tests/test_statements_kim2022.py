@@ -1,7 +1,7 @@
 """The statements of Kim et al. (NeurIPS 2022) checked as audit steps (verify/documents/kim2022/statements.py).
 
-* the findings of the independent hunt 3 encoded here (H01, H02, H09, H10, H11; and H03, H04, H05, whose
-  sentences are coverage entries checked here): the toolkit's own computation gives the hunt's numbers
+* the findings of the independent hunt 3 encoded here (H01, H02, H09, H10, H11; H03-H05 are steps of
+  proofs.py, pinned in tests/test_proofs_kim2022.py): the toolkit's own computation gives the hunt's numbers
   (typed in below with their source);
 * every check can fail: a deliberately wrong value (a planted error in the kernel, the bound or the data
   the check reads) is caught;
@@ -98,35 +98,6 @@ def test_h11_tighter_bound_depends_on_reading():
     assert b["mu"] == pytest.approx(0.88) and b["T4"] == pytest.approx(1.4411, abs=5e-5) and b["T1"] == 1.0
     assert b["T4"] <= b["T3"]  # against Theorem 3 the claim holds
     assert STEPS["statements.tighter_variance_part"].run().status == VALID
-
-
-def test_h03_pmcsa_bias_does_not_shrink_with_N():
-    K = S.F.imh_matrix(S.H_PI, S.H_Q)
-    mu = float(S.H_PI @ S.H_S)
-    for N in (1, 10, 100, 10_000):
-        assert abs(S.pmcsa_mean_score(K, S.H_S, [0] * N, 1) - mu) == pytest.approx(0.36, rel=1e-12)
-        assert abs(S.pmcsa_mean_score(K, S.H_S, [0] * N, 50) - mu) == pytest.approx(4.850675e-12, rel=1e-5)
-    ce = _ce("statements.theorem4_bias_over_N")
-    assert (ce["at"]["N"], ce["at"]["t"]) == (10, 1) and ce["lhs"] == pytest.approx(0.36) and ce["rhs"] == pytest.approx(0.12)
-    assert ce["at"]["Bias/(r^t/N)"] == pytest.approx(6.0)
-
-
-def test_h04_jsa_table_with_adapting_lambda():
-    z11, tab1, z21, tab2 = S.jsa_table_laws()
-    np.testing.assert_allclose(z11, [0.106507, 0.106507, 0.786986], atol=5e-7)
-    np.testing.assert_allclose(tab1, [0.129138, 0.127535, 0.743327], atol=5e-7)
-    np.testing.assert_allclose(z21, [0.23737, 0.21526, 0.54737], atol=5e-6)
-    np.testing.assert_allclose(tab2, [0.325166, 0.264242, 0.410592], atol=5e-7)
-    assert _ce("statements.theorem3_table_adaptive")["lhs"] == pytest.approx(0.136777, abs=5e-7)
-
-
-def test_h05_eq1_against_the_algorithms():
-    np.testing.assert_allclose(S.conditional_mean_gradient(False), [-0.324075, 0.0, 0.324075], atol=5e-7)
-    np.testing.assert_allclose(S.conditional_mean_gradient(True), [-0.466646, 0.073264, 0.393382], atol=5e-7)
-    np.testing.assert_allclose(S.mean_iterate(3, False), [0.066408, 0.048307, 2.385285], atol=5e-7)
-    np.testing.assert_allclose(S.mean_iterate(3, True), [0.134294, 0.108738, 2.256968], atol=5e-7)
-    ce = _ce("statements.eq1_indexing")
-    assert ce["lhs"] == pytest.approx(-0.466646, abs=5e-7) and ce["rhs"] == pytest.approx(-0.324075, abs=5e-7)
 
 
 def test_stored_figure1_run_numbers_are_the_csvs():

@@ -297,84 +297,11 @@ step("statements.theorem4_def", "theorem4", SEED, "§5.1 Theorem 4; App. D proof
 
 
 # ============================================================================= Theorem 3: JSA's table of transitions
-def softmax(lam):
-    e = np.exp(np.asarray(lam, float) - np.max(lam))
-    return e / e.sum()
-
-
-def softmax_score(lam, z: int) -> np.ndarray:
-    """s(lambda; z) = grad_lambda log q(z; lambda) for q = softmax(lambda): e_z - q."""
-    return np.eye(len(lam))[z] - softmax(lam)
-
-
-def jsa_adaptive_paths(pi, lam0, z0: int, N: int, gamma: float, T: int):
-    """Every path of Algorithm 5 (JSA) for T iterations with q_lambda = softmax(lambda), the IMH
-    kernel of Algorithm 3 and lambda_t = lambda_{t-1} - gamma g(lambda_{t-1}),
-    g = -(1/N) sum_n s(lambda_{t-1}; z_t^(n)): a list of (probability, [lambda_0, ..., lambda_T],
-    [[z_1^(1..N)], ..., [z_T^(1..N)]])."""
-    paths = [(1.0, [np.asarray(lam0, float)], [], int(z0))]
-    for _ in range(T):
-        new = []
-        for p, lams, zs, z in paths:
-            lam = lams[-1]
-            K = imh_box(pi, softmax(lam))
-            for seq in itertools.product(range(len(pi)), repeat=N):
-                pr, prev = p, z
-                for y in seq:
-                    pr *= K[prev, y]
-                    prev = y
-                if pr == 0.0:
-                    continue
-                g = -np.mean([softmax_score(lam, y) for y in seq], axis=0)
-                new.append((pr, lams + [lam - gamma * g], zs + [list(seq)], seq[-1]))
-        paths = new
-    return paths
-
-
-#: H04's instance (hunt 3): M = 3, pi = (.6, .3, .1), softmax q with lambda_0 = (0, 0, 2), gamma = 1, N = 2, z_0 = 2
-T3_PI, T3_LAM0, T3_Z0, T3_N, T3_GAMMA = np.array([0.6, 0.3, 0.1]), np.array([0.0, 0.0, 2.0]), 2, 2, 1.0
-
-
-def jsa_table_laws(pi=T3_PI, lam0=T3_LAM0, z0=T3_Z0, N=T3_N, gamma=T3_GAMMA):
-    """(law of z_1^(1), E K_{lambda_1}(z_0, .), law of z_2^(1), E K^(N+1)_{lambda_2}(z_0, .)): what
-    Algorithm 5 gives and what the proof of Theorem 3's table writes, the expectation over the
-    algorithm's own lambda_1, lambda_2."""
-    M = len(pi)
-    paths = jsa_adaptive_paths(pi, lam0, z0, N, gamma, 2)
-    z11, z21, tab1, tab2 = np.zeros(M), np.zeros(M), np.zeros(M), np.zeros(M)
-    for p, lams, zs, _ in paths:
-        z11[zs[0][0]] += p
-        z21[zs[1][0]] += p
-        tab1 += p * imh_box(pi, softmax(lams[1]))[z0]
-        tab2 += p * np.linalg.matrix_power(imh_box(pi, softmax(lams[2])), N + 1)[z0]
-    return z11, tab1, z21, tab2
-
-
-def _table_adaptive():
-    """The table's rows with lambda_t the iterate of Algorithm 5 (its subscripts lambda_1, lambda_2,
-    ..., lambda_k), on H04's instance: the law of z_t^(1) against the table's kernel."""
-    z11, tab1, z21, tab2 = jsa_table_laws()
-    par = {"pi": _p(T3_PI), "q": "softmax(lambda)", "lambda_0": _p(T3_LAM0), "gamma": T3_GAMMA, "N": T3_N,
-           "z_0": T3_Z0}
-    rows = [({**par, "t": 2, "law of z_2^(1)": _p(z21), "table: E K^(N+1)_lambda_2(z_0, .)": _p(tab2)},
-             0.5 * float(np.abs(z21 - tab2).sum()), 0.0, 1.0),
-            ({**par, "t": 1, "law of z_1^(1)": _p(z11), "table: E K_lambda_1(z_0, .)": _p(tab1)},
-             0.5 * float(np.abs(z11 - tab1).sum()), 0.0, 1.0)]
-    o = first_failing(rows, "=", 1e-12, "TV between Algorithm 5's law of z_t^(1) and the table's kernel")
-    if o.status == WRONG:
-        o.detail = ("with lambda updated between iterations (the table's lambda_1, lambda_2, ...), the t-th row is "
-                    "not the law of JSA's states: Algorithm 5 moves with K_lambda_{t-1}, and the law is a composition "
-                    "of different kernels, not a power of one (with lambda fixed the rows hold: "
-                    "statements.theorem3_table_fixed): " + o.detail)
-        o.correction = ("write the rows with lambda fixed (the kernel P_lambda^k of Theorem 3 is at fixed lambda): "
-                        "z_k^(n) ~ K_lambda^((k-1)N+n)(z_0, .); with lambda adapting, the law of z_t^(n) is "
-                        "K_lambda_{t-1}^n composed with the previous iterations' kernels")
-    return o
-
-
 def _table_fixed():
     """The table's rows with lambda fixed: z_k^(n) ~ K^((k-1)N+n)(z_0, .), against the marginals of
-    the exact joint law of JSA's N states (simulate.finite.jsa_joint_law)."""
+    the exact joint law of JSA's N states (simulate.finite.jsa_joint_law).  With the subscripts
+    lambda_1, lambda_2, ... read as the iterates of Algorithm 5 the rows fail (step theorem3.table of
+    :mod:`.proofs`, hunt 3's H04)."""
     rows = []
     for pi, q in finite_pairs(_fixed_pairs()):
         K = F.imh_matrix(pi, q)
@@ -398,74 +325,6 @@ step("statements.theorem3_table_fixed", "theorem3", SEED, "App. D proof of Theor
      "law of z_k^(n) (Algorithm 5, lambda fixed)", "K^((k-1)N+n)(z_0, dz_k^(n))",
      "the table of state transitions (reading: lambda fixed, as in P_lambda^k)", _table_fixed, expect=EXACT,
      reading="lambda fixed (Theorem 3's P_lambda^k)", search_budget=400)
-step("statements.theorem3_table_adaptive", "theorem3", SEED, "App. D proof of Theorem 3, table of state transitions",
-     "=", "law of z_t^(1) (Algorithm 5, lambda updated)", "E K_lambda_t^((t-1)N+1)(z_0, .) (the table's row t)",
-     "the table of state transitions (reading: lambda_t the iterates, as its subscripts write)", _table_adaptive,
-     expect=WRONG, reading="lambda_t the iterates of Algorithm 5")
-
-
-# ============================================================================= §2.2 Eq. (1) against the algorithms
-#: H05's instance (hunt 3): pi = (.6, .3, .1), softmax q, lambda_0 = (0, 0, 2.5), eta_0 = 2, gamma = 1.5, g = -s
-E1_PI, E1_LAM0, E1_ETA0, E1_GAMMA = np.array([0.6, 0.3, 0.1]), np.array([0.0, 0.0, 2.5]), 2, 1.5
-
-
-def _g_msc(lam, z):
-    return -softmax_score(lam, z)
-
-
-def mean_iterate(T: int, lagged: bool, pi=E1_PI, lam0=E1_LAM0, eta0=E1_ETA0, gamma=E1_GAMMA) -> np.ndarray:
-    """E[lambda_T], exactly (every path), of the MCGD recursion in the algorithms' indexing,
-    eta_t ~ P_{lambda_{t-1}}(eta_{t-1}, .), lambda_t = lambda_{t-1} - gamma g(lambda_{t-1}, eta_t)
-    (Algorithms 1, 4, 5), or with Eq. (1)'s lag (``lagged``): the sample used at lambda_{t-1} drawn
-    with the kernel of the parameter before it, eta_t ~ P_{lambda_{t-2}}(eta_{t-1}, .)
-    (lambda_{-1} = lambda_0); P = the IMH kernel of q_lambda = softmax(lambda), g = -s."""
-    M = len(pi)
-    states = [(1.0, np.asarray(lam0, float), np.asarray(lam0, float), int(eta0))]  # (p, lambda_{t-2}, lambda_{t-1}, eta)
-    for _ in range(T):
-        new = []
-        for p, lprev, lcur, eta in states:
-            K = imh_box(pi, softmax(lprev if lagged else lcur))
-            for y in range(M):
-                if K[eta, y] > 0:
-                    new.append((p * K[eta, y], lcur, lcur - gamma * _g_msc(lcur, y), y))
-        states = new
-    return sum(p * lc for p, _, lc, _ in states)
-
-
-def conditional_mean_gradient(lagged: bool, pi=E1_PI, lam0=E1_LAM0, gamma=E1_GAMMA, x: int = 0) -> np.ndarray:
-    """E[g | lambda_t = a, lambda_{t-1} = b, eta_{t-1} = x] with a = lambda_0 - gamma g(lambda_0, 0),
-    b = lambda_0: the sample from P_a (the algorithms) or from P_b (Eq. (1))."""
-    a, b = lam0 - gamma * _g_msc(lam0, 0), np.asarray(lam0, float)
-    K = imh_box(pi, softmax(b if lagged else a))
-    return sum(K[x, y] * _g_msc(a, y) for y in range(len(pi)))
-
-
-def _eq1():
-    par = {"pi": _p(E1_PI), "q": "softmax(lambda)", "kernel": "IMH", "g": "-s(lambda; z)", "gamma": E1_GAMMA,
-           "lambda_0": _p(E1_LAM0), "eta_0": E1_ETA0}
-    rows = []
-    ce, ca = conditional_mean_gradient(True), conditional_mean_gradient(False)
-    for i in range(3):
-        rows.append(({**par, "quantity": f"E[g | lambda_t, lambda_t-1, eta_t-1 = 0]_{i + 1}"}, float(ce[i]), float(ca[i])))
-    for T in (2, 3):
-        le, la = mean_iterate(T, True), mean_iterate(T, False)
-        for i in range(3):
-            rows.append(({**par, "quantity": f"E[lambda_{T}]_{i + 1}"}, float(le[i]), float(la[i])))
-    o = first_failing(rows, "=", 1e-12, "Eq. (1) (lhs) vs Algorithms 1, 4, 5 (rhs), exact path enumeration")
-    if o.status == WRONG:
-        o.detail = ("Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; Algorithms 1, 4, 5 and "
-                    "the proofs of Theorems 1, 3, 4 ('z_t | z_t-1, lambda_t-1 ~ K_lambda_t-1', g at lambda_t-1) draw it "
-                    "with the kernel of the parameter g is evaluated at: the two recursions differ: " + o.detail)
-        o.correction = ("eta_t ~ P_lambda_t-1(eta_t-1, .), lambda_t = lambda_t-1 - gamma_t g(lambda_t-1, eta_t) "
-                        "(the algorithms' recursion)")
-    return o
-
-
-step("statements.eq1_indexing", CLAIM, SEED, "§2.2, Eq. (1)", "=",
-     "Eq. (1): lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ P_lambda_t-1(eta_t-1, .)",
-     "the recursion of Algorithms 1, 4, 5: eta_t ~ P_lambda_t-1, lambda_t = lambda_t-1 - gamma_t g(lambda_t-1, eta_t)",
-     "§3.1: 'As shown in Equation (1), the basic ingredients of MCGD are ...'", _eq1, expect=WRONG,
-     reading="Eq. (1) is the recursion MSC, JSA and pMCSA run")
 
 
 # ============================================================================= bias terms: 1/N or not (App. D)
@@ -553,59 +412,6 @@ step("statements.theorem3_bias_conditional", "theorem3", SEED, "App. D proof of 
      "<=", "Bias[g_t,JSA | F_t-1] (the bias the proof bounds)", "(2L/N) C(r, N) r^(tN)",
      "'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'", _jsa_bias_conditional,
      corrected=_jsa_bias_conditional_corrected, search_budget=600, expect=WRONG, reading="conditional on F_{t-1}")
-
-
-def pmcsa_mean_score(K, s, xs, t: int) -> float:
-    """(1/N) sum_n E s(z_t^(n)) after t transitions of N independent chains from ``xs`` (lambda fixed)."""
-    Kt = np.linalg.matrix_power(K, t)
-    return float(np.mean([Kt[x] @ s for x in xs]))
-
-
-def _pmcsa_bias_over_N():
-    """App. D proof of Theorem 4: 'As noted in the proof of Theorem 3, it is possible to obtain a
-    tighter bound on the bias terms such that O(r^t/N)'.  pMCSA's N chains are copies of one chain:
-    the bias of their average is the average of their biases, which does not shrink with N.
-    All chains at x* (maximal weight): bias = r^t |s(x*) - mu| for every N
-    (statements.imh_worst_start); the direct (K, z) bound gives 2 L r^t, and any c r^t/N with c
-    independent of N fails once N > c / |s(x*) - mu|."""
-    K = F.imh_matrix(H_PI, H_Q)
-    r = _r(H_PI, H_Q)
-    L = float(np.abs(H_S).max())
-    mu = float(H_PI @ H_S)
-    xs_ = int(np.argmax(H_PI / H_Q))
-    rows = []
-    for t in (1, 5, 20, 50):
-        for N in (1, 10, 100, 10_000):
-            b = abs(pmcsa_mean_score(K, H_S, [xs_] * N, t) - mu)
-            rows.append(({"pi": _p(H_PI), "q": _p(H_Q), "s": _p(H_S), "r": r, "t": t, "N": N,
-                          "chains": "all at x*", "Bias/(r^t/N)": b / (r ** t / N)}, b, 2 * L * r ** t / N))
-    o = first_failing(rows, "<=", 1e-12, "unconditional bias of pMCSA's g after t transitions vs 2 L r^t / N")
-    if o.status == WRONG:
-        o.detail = ("the N chains are i.i.d. copies: the bias is r^t |s(x*) - mu| = 0.6^(t+1) here for every N, so "
-                    "Bias/(r^t/N) = 0.6 N is unbounded in N: " + o.detail)
-        o.correction = "Bias[g_t,pMCSA] <= 2 L r^t (the direct (K, z) bound); no 1/N"
-    return o
-
-
-def _pmcsa_bias_corrected():
-    """The correction: Bias[g_t,pMCSA] <= 2 L r^t after t transitions of the N chains from any states (each
-    chain's bias is at most 2 L d_TV(K^t(z, .), pi) <= 2 L r^t, Eq. (7)); no weaker than the trivial 2L."""
-    rows = []
-    for pi, q, s in _pqs():
-        K = F.imh_matrix(pi, q)
-        r, L, mu = _r(pi, q), float(np.abs(s).max()), float(pi @ s)
-        for N in free("N", [1, 10], Int(1, 64, log=True)):
-            for t in free("t", [1, 20], Int(1, 200, log=True)):
-                xs = [(7 * n) % pi.size for n in range(int(N))]
-                rows.append(({"M": pi.size, "N": int(N), "t": int(t), "r": r},
-                             abs(pmcsa_mean_score(K, s, xs, int(t)) - mu), 2 * L * r ** int(t)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="Bias[g_t,pMCSA] vs 2 L r^t")
-
-
-step("statements.theorem4_bias_over_N", "theorem4", SEED, "App. D proof of Theorem 4, variance (the bias remark)", "<=",
-     "Bias[g_t,pMCSA] (t transitions from eta_0)", "c r^t / N, c = 2L (the direct (K, z) bound's constant)",
-     "'it is possible to obtain a tighter bound on the bias terms such that O(r^t/N)'", _pmcsa_bias_over_N,
-     corrected=_pmcsa_bias_corrected, search_budget=600, expect=WRONG, reading="the bias after t transitions from eta_0, and conditionally on F_{t-1} (t = 1)")
 
 
 # ============================================================================= Lemma 7, line 2 -> 3
