@@ -1189,6 +1189,14 @@ def _l6_step2():
 L6_CORRECTION = "+ (1 - r^n - n(1-r) r^(n-1)) E_pi f, from the corrected Lemma 5"
 
 
+def _l6_statement():
+    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f, exact IMH kernels")
+    if o.status == WRONG:
+        o.correction = ("E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1)) E_pi f (Lemma 5 "
+                        "corrected); min with the trivial max f")
+    return o
+
+
 def _f_pos(s):
     """A positive test function from a searched score: f = (1 + s)/2 in [0, 1] (atoms of f at 0 reachable)."""
     return (1 + np.asarray(s, float)) / 2
@@ -1270,7 +1278,7 @@ step("lemma6.4", "lemma6", SEED, "App. D proof of Lemma 6, lines 4-5", "=", "n r
 step("lemma6.5", "lemma6", SEED, "App. D proof of Lemma 6, line 6", "<=", "lambda^n(w(z)) f(z)", "(1 - 1/w*)^n f(z)",
      "Lemma 4", _l4("upper"), depends=("lemma4.upper",), expect=VALID)
 step("lemma6.statement", "lemma6", SEED, "App. D Lemma 6", "<=", "E_{K^n(z,.)}[f]", "n r^(n-1) E_q f + r^n f(z)",
-     "lines 1-7", lambda: instance_check(lambda: _l6_rows(), "<=", tol=1e-12),
+     "lines 1-7", lambda: _l6_statement(),
      depends=("lemma6.2",), expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=1200)
 
 
