@@ -39,7 +39,7 @@ SYMBOLIC = {"cis.acc", "cis.exactvar", "cis.mitigate"}
 
 # ----------------------------------------------------------------------------- how each step is established
 def test_the_step_list_is_complete():
-    assert len(IDS) == len(set(IDS)) == 37
+    assert len(IDS) == len(set(IDS)) == 38
     assert {"msc.eq1", "pimh.cost.rb", "cis.accbound.tight", "cis.accbound.unnorm", "cis.growth.linear"} <= set(IDS)
     assert all(STEPS[sid].seed == "003" for sid in IDS)
 
@@ -89,6 +89,11 @@ def test_claim_statements_and_their_readings():
     assert STEPS["cis.accbound.unnorm"].run().status == WRONG and STEPS["cis.accbound"].run().status == VALID
     assert STEPS["cis.growth"].run().status == VALID
     assert STEPS["cis.growth.linear"].run().status == STEPS["cis.growth.formula"].run().status == WRONG
+    # cis_barker_acceptance: 'accept' as selection holds, as z_t != z_t-1 fails where q has atoms
+    assert (STEPS["cis.acc.kernel"].reading, STEPS["cis.acc.kernel"].run().status) == (C.SELECT, EXACT)
+    assert (STEPS["cis.acc.move"].reading, STEPS["cis.acc.move"].run().status) == (C.MOVE, WRONG)
+    # Eq. (1): wrong as an identity, exact as the estimator at stationarity
+    assert STEPS["msc.eq1"].run().status == WRONG and STEPS["msc.eq1.estimator"].run().status == EXACT
 
 
 # ----------------------------------------------------------------------------- readings quote 003
@@ -103,7 +108,7 @@ def _doc():
 
 def test_every_reading_quotes_003_verbatim():
     doc = _doc()
-    for cid in ("cis_variance_growth", "cis_acceptance_bound"):
+    for cid in ("cis_variance_growth", "cis_acceptance_bound", "cis_barker_acceptance"):
         for r in REGISTRY[cid].readings:
             for part in r.quote.split(" ... "):
                 assert " ".join(part.split()) in doc, (cid, r.name, part)

@@ -360,7 +360,7 @@ def _barker_finite_checks(grid, progress):
                 out.append(CheckResult(
                     "acceptance", "stated", {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
                                              "event": "z_t != z_{t-1}", "ties": "multiset contains x"},
-                    float(p_move[j]), float(barker[j]), "exact", relation="<=", tolerance=tol, primary=False,
+                    float(p_move[j]), float(barker[j]), "exact", relation="=", tolerance=tol, reading=MOVE,
                     note=(f"{tj.size} multisets contain a copy of x; selecting it gives z_t = z_(t-1), a rejection "
                           f"under 003's definition, so Eq. (acc) holds only as '<=' for them: Barker - P(z_t != x) "
                           f"= c_x w_x/(w_x + S) (largest gap {gap.max():.4g}, here) = the selection probability of "
@@ -376,13 +376,13 @@ def _barker_finite_checks(grid, progress):
                 params = {"N": N, "x": x, "w": float(w[x]), "space": space, "marginal": "z^(1:N) ~ q^N"}
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "a proposal is selected"},
-                    move + tie_mass[x], e_barker, "exact", relation="=", tolerance=mtol,
+                    move + tie_mass[x], e_barker, "exact", relation="=", tolerance=mtol, reading=SELECT,
                     note=(f"ties made explicit: 1 - K(x,x) = {move:.6g} from finite.cis_matrix ({N + 1} particles, "
                           f"quadrature error {kerr:.1e}) + E_q[P(select a copy of x)] = {tie_mass[x]:.6g} (selection "
                           f"law) against E_q[Barker] by enumerating the {len(sets)} multisets")))
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "z_t != z_{t-1}"},
-                    move, e_barker, "exact", relation="<=", tolerance=mtol, primary=False,
+                    move, e_barker, "exact", relation="=", tolerance=mtol, reading=MOVE,
                     note=(f"003's 'accept' (z_t != z_(t-1)) on a finite space: the marginal move probability falls "
                           f"short of E_q[Barker] by the tie mass {tie_mass[x]:.4g}")))
     return out
@@ -766,6 +766,25 @@ _READINGS["cis_variance_growth"] = (
     Reading(FORMULA, Q_FORMULA, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) and "
             "V_q[f_IS] = sigma^2/N (its underbraces O(N^2), O(1/N)) matches V within +-50%; consistent with the text "
             "around it", axis="'grows linearly'", select=lambda c: c.quantity == "conditional_variance", promote=True),
+)
+
+SELECT, MOVE = ("'accept': the ensemble proposal is accepted (a proposal index is selected)",
+                "'accept': z_t != z_t-1 (003's definition)")
+Q_SELECT = ("If the ensemble proposal \\(\\vz^{(1:N)}\\) is accepted, a single proposal is resampled proportionally to "
+            "the normalized weight")
+Q_MOVE = ("First, by defining \\(\\vz_t = \\vz_{t-1}\\) as ``reject'' and \\(\\vz_t \\neq \\vz_{t-1}\\) as "
+          "``accept'', it is easy to notice that the CIS kernel can be understood as an accept-reject type kernel.")
+
+_READINGS["cis_barker_acceptance"] = (
+    Reading(SELECT, Q_SELECT, "alpha(z_t-1, z^(1:N)) is the probability that the ensemble is accepted, after which a "
+            "proposal is resampled: P(a proposal index is selected); the definition of 'accept' as z_t != z_t-1 "
+            "contradicts it only where q has an atom at z_t-1 (and is contradicted by it there: resampling a copy of "
+            "z_t-1 after acceptance gives z_t = z_t-1), so neither reading is dropped", axis="'accept'",
+            select=lambda c: c.params.get("event") == "a proposal is selected"),
+    Reading(MOVE, Q_MOVE, "alpha = P(z_t != z_t-1 | z_t-1, z^(1:N)); equal to the selection probability when no "
+            "proposal equals z_t-1 (a continuous q), smaller by the selection probability of the copies otherwise",
+            axis="'accept'", select=lambda c: bool(c.params.get("ties")) or c.params.get("event") == "z_t != z_{t-1}"
+            and c.params.get("marginal") is not None),
 )
 
 UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"

@@ -48,7 +48,7 @@ from simulate import finite as F
 from simulate import kernels as Kn
 
 from . import kit
-from .checks import FORMULA, GROWS, LINEAR, UNNORMALISED  # the readings (their quotes: checks._READINGS)
+from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED  # the readings (quotes: checks._READINGS)
 from verify.audit.engine import (EXACT, VALID, WRONG, Int, Outcome, Real, free, instance_check, searchable, step,
                                  sym_equal)
 from verify.audit.engine import first_failing as _first_failing  # noqa: E402
@@ -208,7 +208,7 @@ step("cis.acc", "cis_barker_acceptance", SEED, "§CIS as IMH, Eq. (acc)", "=", "
      "1 - w(z_t-1) / (w(z_t-1) + sum_i w_i)", "algebra", _barker, expect=EXACT)
 step("cis.acc.kernel", "cis_barker_acceptance", SEED, "§CIS as IMH, Eq. (acc) and text", "=",
      "P(a proposal is selected | z_t-1, z^(1:N))", "sum_i w_i / (w_0 + sum_i w_i)", "multinomial selection",
-     _selection, expect=EXACT, statement=True, search_budget=300)
+     _selection, expect=EXACT, statement=True, reading=SELECT, search_budget=300)
 step("cis.metropolis", "cis_barker_acceptance", SEED, "§CIS as IMH, after Eq. (acc)", "=", "Barker's acceptance ratio",
      "a special case of Metropolis' acceptance ratio", "Barker (1965); Metropolis (1953)", _barker_vs_metropolis,
      expect=WRONG, corrected=_hastings, search_budget=400)
@@ -255,7 +255,7 @@ def _moves_corrected():
 
 step("cis.acc.move", "cis_barker_acceptance", SEED, "§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 "
      "as accept'", "=", "P(z_t != z_t-1 | z_t-1)", "sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))", "definition",
-     _accept_moves, expect=WRONG, corrected=_moves_corrected, search_budget=400)
+     _accept_moves, expect=WRONG, statement=True, reading=MOVE, corrected=_moves_corrected, search_budget=400)
 
 
 # ============================================================================= §Bias-variance: the variance of CIS
@@ -1157,9 +1157,32 @@ def _stationary():
     return instance_check(lambda: rows, "=", 1e-12, describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
 
 
-step("msc.eq1", "msc_estimates", SEED, "§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '='", "=",
-     "(1/T) sum_{t=1}^T f(z_t)", "E[f(z_t)]", "—", _eq1_h15, expect=WRONG, corrected=_eq1_corrected,
-     search_budget=300)
+def _eq1_estimator():
+    """Eq. (1) read as 003 introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
+    unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f for every t and T (IMH kernel; the laws p K^t by
+    repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""
+    rows = []
+    for pi, q, f in _pqf():
+        K = F.imh_matrix(pi, q)
+        f = np.asarray(f, float)
+        sc = float(np.abs(f).max())
+        for T in free("T", [1, 3, 50], T_DOM):
+            T = int(T)
+            mu, acc = pi.copy(), 0.0
+            for _ in range(T):
+                mu = mu @ K
+                acc += float(mu @ f)
+            a, b = acc / T, float(pi @ f)
+            rows.append(({"M": pi.size, "T": T, "z_0": "~ p"}, _toward(a, b, 64 * T * pi.size * U * sc), b, sc))
+    return instance_check(lambda: rows, "=", 1e-12, describe="E[(1/T) sum f(z_t)] = E_p f from a stationary start")
+
+
+step("msc.eq1", "msc_estimates", SEED, "§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
+     "identity (in expectation at finite T)", "=", "(1/T) sum_{t=1}^T f(z_t)  (or its expectation)", "E[f(z_t)]", "—",
+     _eq1_h15, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
+step("msc.eq1.estimator", "msc_estimates", SEED, "§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), "
+     "read as an estimator at stationarity", "=", "E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p", "E[f(z_t)] = E_p f",
+     "p-invariance of K", _eq1_estimator, expect=EXACT, search_budget=300)
 step("msc.eq1.tower", "msc_estimates", SEED, "§MCMC in MSC, Eq. (1), second '='", "=", "E[f(z_t)]",
      "E[E_{z_t ~ K(z_t-1, .)}[f(z_t) | z_t-1]]", "tower property", _tower, expect=EXACT, search_budget=300)
 step("imh.stationary", "msc_estimates", SEED, "§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, "
