@@ -178,3 +178,45 @@ def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
     monkeypatch.setattr(s, "_outcome", None)
     assert s.run().status == VALID and calls == [1]  # now read from the user cache under its digest
     monkeypatch.setattr(s, "_outcome", None)
+
+
+def test_digest_sees_through_lru_cache(tmp_path, monkeypatch):
+    """A memoised helper (functools.lru_cache) is part of the digest like any function."""
+    import importlib
+    import sys
+
+    from verify.audit.cache import step_digest
+    from verify.audit.engine import Step
+
+    pkg = tmp_path / "digestpkg2"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    src = "import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    return helper()\n"
+    (pkg / "mod.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def digest():
+        sys.modules.pop("digestpkg2.mod", None)
+        mod = importlib.import_module("digestpkg2.mod")
+        return step_digest(Step("x.2", "x", "001", "here", "<=", "a", "b", "why", mod.check))
+
+    d0 = digest()
+    (pkg / "mod.py").write_text(src.replace("return 1.0", "return 2.0"))
+    assert digest() != d0
+    sys.modules.pop("digestpkg2.mod", None)
+    sys.modules.pop("digestpkg2", None)
+
+
+def test_integer_domains_are_evaluated_at_50_digits():
+    """An Int domain's values reach the 50-digit evaluation as mpf: 1/N is not float64 (a proved
+    identity must not come out 'wrong' by rounding)."""
+    import sympy as sp
+
+    N = sp.Symbol("N", positive=True)
+    x = sp.Symbol("x", positive=True)
+    lhs, rhs = (1 / N + x) * 3, 3 / N + 3 * x
+    o = engine.sym_equal(sp.expand(lhs) + 0 * x, rhs + sp.Integer(0), domain={N: Int(1, 10 ** 4, log=True), x: Real(0.1, 7)})
+    assert o.status == EXACT
+    # not simplifiable by sympy's default route, but equal: the search at 50 digits finds no discrepancy
+    o = engine.sym_le(sp.sqrt(N ** 2 + 1 / N) - N, 1 / N + x * 0, domain={N: Int(1, 10 ** 4, log=True), x: Real(1, 2)})
+    assert o.status == VALID, o.detail

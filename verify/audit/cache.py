@@ -84,6 +84,8 @@ def _walk(obj, roots, seen: set, parts: list) -> None:
             _walk_value(a, roots, seen, parts)
         return
     fn = obj if isinstance(obj, types.FunctionType) else getattr(obj, "__func__", None)
+    if fn is None and isinstance(getattr(obj, "__wrapped__", None), types.FunctionType):
+        fn = obj.__wrapped__  # functools.lru_cache / cache / wraps: the function it wraps
     if not isinstance(fn, types.FunctionType):
         return
     if not _own_module(fn.__module__, roots):
@@ -108,7 +110,8 @@ def _walk(obj, roots, seen: set, parts: list) -> None:
 
 
 def _walk_value(val, roots, seen, parts) -> None:
-    if isinstance(val, (types.FunctionType, types.ModuleType, type, functools.partial, types.MethodType)):
+    if isinstance(val, (types.FunctionType, types.ModuleType, type, functools.partial, types.MethodType)) \
+            or isinstance(getattr(val, "__wrapped__", None), types.FunctionType):
         _walk(val, roots, seen, parts)
     elif isinstance(val, (int, float, str, bool, type(None))):
         parts.append(f"value {val!r}")

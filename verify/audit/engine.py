@@ -207,6 +207,7 @@ def _hyp_points(syms, domain, default, n, score):
     def probe(rng):
         count[0] += 1
         pt = {s: (domain[s](rng) if domain and s in domain else default(rng)) for s in syms}
+        pt = {s: (mpmath.mpf(v) if isinstance(v, int) else v) for s, v in pt.items()}  # 1/N at 50 digits, not float64
         with mpmath.workdps(50):
             try:
                 v, is_bad = score(pt)
@@ -248,7 +249,7 @@ def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
     def probe():
         pt = {s: free(s.name, [None], boxes[s])[0] for s in syms}
         with mpmath.workdps(50):
-            vals = {s: (int(v) if isinstance(v, int) else mpmath.mpf(v)) for s, v in pt.items()}
+            vals = {s: mpmath.mpf(v) for s, v in pt.items()}  # an Int's value as mpf: 1/N, N**2/2 stay at 50 digits
             a, b = evaluate(vals)
         return pt, a, b
 
