@@ -220,3 +220,21 @@ def test_integer_domains_are_evaluated_at_50_digits():
     # not simplifiable by sympy's default route, but equal: the search at 50 digits finds no discrepancy
     o = engine.sym_le(sp.sqrt(N ** 2 + 1 / N) - N, 1 / N + x * 0, domain={N: Int(1, 10 ** 4, log=True), x: Real(1, 2)})
     assert o.status == VALID, o.detail
+
+
+def test_cancellation_at_50_digits_is_not_a_discrepancy():
+    """a1 a2 - b1 b2 = (a1 - b1) a2 + b1 (a2 - b2) at a1 = 0, a2 = b1 = 1/2, b2 = 1e-173: both sides are
+    -5e-174, but the right one cancels 0.25 - 0.25 at 50 digits; the 150-digit confirmation clears it,
+    while a real discrepancy of the same size is still caught."""
+    import mpmath
+    import sympy as sp
+
+    a1, a2, b1, b2 = sp.symbols("a1 a2 b1 b2", nonnegative=True)
+    lhs, rhs = a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2)
+    fl, fr = sp.lambdify([a1, a2, b1, b2], lhs, "mpmath"), sp.lambdify([a1, a2, b1, b2], rhs, "mpmath")
+    pt = [mpmath.mpf(0), mpmath.mpf("0.5"), mpmath.mpf("0.5"), mpmath.mpf("1e-173")]
+    with mpmath.workdps(50):
+        assert fr(*pt) == 0 and fl(*pt) != 0  # the 50-digit evaluation alone would call it wrong
+    dom = {s: Real(0, 1) for s in (a1, a2, b1, b2)}
+    assert engine.sym_equal(lhs, rhs, domain=dom).status == EXACT
+    assert engine.sym_equal(lhs, rhs + b2 * 1e-3, domain=dom).status == WRONG

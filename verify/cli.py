@@ -98,18 +98,21 @@ def cmd_list(argv):
     if a.json:
         print(dumps(rows, indent=1))
         return 0
+    def cells(row):  # document numbers cited before the table is laid out, so that widths are measured
+        return [cite_numbers(str(x)) for x in row]
+
     if a.wide:
-        _print(table([[r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
-                       r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                       "; ".join(r["failing_readings"]) or "-", r["audit"], r["measures"] or ""] for r in rows],
-                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
-                      "final status (quick)", "failing readings", "audit", "measures"], wide=True))
+        print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
+                            r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
+                            "; ".join(r["failing_readings"]) or "-", r["audit"], r["measures"] or ""]) for r in rows],
+                    ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
+                     "final status (quick)", "failing readings", "audit", "measures"], wide=True))
     else:  # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is measured
-        _print(table([[r["claim"], cite_numbers(r["source"].split(",")[0]), r["how"] or "MISSING",
-                       r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
-                                         if r["failing_readings"] and r["empirical"] != "violated" else ""),
-                       r["audit"]] for r in rows],
-                     ["claim", "document", "how", "final status (quick)", "proof audit"]))
+        print(table([cells([r["claim"], r["source"].split(",")[0], r["how"] or "MISSING",
+                            r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
+                                              if r["failing_readings"] and r["empirical"] != "violated" else ""),
+                            r["audit"]]) for r in rows],
+                    ["claim", "document", "how", "final status (quick)", "proof audit"]))
     _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
                 f"Final statuses from the stored {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
                 f"audit statuses from the stored {core.AUDIT_DOC} (`{PROG} audit --write`). "

@@ -165,7 +165,7 @@ MAX_EXAMPLES = 10_000
 
 
 def cmd_search(argv):
-    from bounds.clikit import Parser, UsageError, number
+    from bounds.clikit import Parser, UsageError, add_wide, number, wrap
 
     from .registry import load
 
@@ -182,8 +182,12 @@ def cmd_search(argv):
     ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
     ap.add_argument("--max-examples", default="200", help=f"integer from 1 to {MAX_EXAMPLES} (default 200)")
     ap.add_argument("--json", action="store_true", help="print one JSON object (strict RFC 8259)")
+    add_wide(ap)
     a = ap.parse_args(argv)
     seed = number("--seed", a.seed, integer=True, lo=0)
+
+    def say(text=""):  # human-readable lines fit the terminal (--wide: full width)
+        print(wrap(str(text), wide=a.wide))
     M = number("--max-examples", a.max_examples, integer=True, lo=1, hi=MAX_EXAMPLES)
     try:
         bounds.get(a.claim)
@@ -196,24 +200,24 @@ def cmd_search(argv):
     res = search(a.claim, seed, M)
     res["statement_steps"] = statement_search(a.claim)
     if a.json:
-        print(dumps(res))
+        print(dumps(res))  # strict JSON, never wrapped
     else:
-        print(f"search {a.claim} over {res['space']}: {res['examples']} examples, seed {seed}, {res['elapsed_s']:.1f} s")
+        say(f"search {a.claim} over {res['space']}: {res['examples']} examples, seed {seed}, {res['elapsed_s']:.1f} s")
         if res["found"]:
-            print(f"COUNTEREXAMPLE ({res['check']}): empirical {res['empirical']:.6g} vs bound {res['bound']:.6g} "
-                  f"(relation {res['relation']})\n  at {dumps(res['counterexample'])}")
+            say(f"COUNTEREXAMPLE ({res['check']}): empirical {res['empirical']:.6g} vs bound {res['bound']:.6g} "
+                f"(relation {res['relation']})\n  at {dumps(res['counterexample'])}")
         else:
-            print("no violation found")
+            say("no violation found")
             if "closest" in res:
                 c = res["closest"]
-                print(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
-                      f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
+                say(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
+                    f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
         for r in res["statement_steps"]:
             how = r["established_by"] or "unchecked"
             if r["evaluations"]:
                 how += f", {r['evaluations']} evaluations, closest lhs/rhs " + (
                     f"{r['best_ratio']:.6g}" if r["best_ratio"] is not None else "n/a")
-            print(f"audit, statement step {r['id']}: {r['status']} ({how})")
+            say(f"audit, statement step {r['id']}: {r['status']} ({how})")
     return 1 if res["found"] else 0
 
 

@@ -373,6 +373,9 @@ def cmd_audit(argv):
     ap.add_argument("--no-cache", action="store_true",
                     help="recompute every step (default: read each step's stored outcome while the digest of the "
                          "code it depends on is unchanged; see docs/methods.md)")
+    from bounds.clikit import add_wide
+
+    add_wide(ap)
     ap.add_argument("--workers", default=None, metavar="K",
                     help="compute missing steps on K local processes (default: the number of CPUs); the outcomes "
                          "do not depend on it")
@@ -410,11 +413,14 @@ def cmd_audit(argv):
     elif a.markdown:
         print(markdown(rs))
     else:
-        print(table_text(rs))
+        from bounds.clikit import wrap
+
+        print(wrap(table_text(rs), wide=a.wide, indent="  "))
         counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
-        print("\n" + ", ".join(f"{v} {k}" for k, v in counts.items()) + f" of {len(rs)} steps; "
-              f"{sum(r['affected'] for r in rs)} affected by a wrong step; "
-              f"{sum(r['method'] == 'reading' for r in rs)} settled by reading.")
+        how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
+        print(wrap("\n" + ", ".join(f"{v} {k}" for k, v in counts.items()) + f" of {len(rs)} steps; "
+                   f"{sum(r['affected'] for r in rs)} affected by a wrong step. Established by: "
+                   + ", ".join(f"{v} {k}" for k, v in how.items() if v) + ".", wide=a.wide))
     return 0
 
 

@@ -237,6 +237,15 @@ _CONTEXT = {"budget": None, "key": ""}
 #: a symbolic relation evaluated at 50 digits: a violation found by the search counts when its
 #: relative margin exceeds this (cancellation at the extremes can eat 30 digits)
 SYM_DECISIVE = 1e-20
+#: a symbolic violation found at 50 digits is confirmed at CONFIRM_DPS digits plus the span of the
+#: inputs' magnitudes (a sum of terms 10^200 apart needs 200 more digits to cancel exactly)
+CONFIRM_DPS = 150
+
+
+def _confirm_dps(values) -> int:
+    mags = [int(mpmath.mag(mpmath.mpf(v))) for v in values if v is not None and mpmath.mpf(v) != 0]
+    span = (max(mags) - min(mags)) if mags else 0
+    return int(min(4000, CONFIRM_DPS + 0.31 * span + 2 * max((abs(m) for m in mags), default=0) * 0.31))
 
 
 def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
@@ -261,6 +270,11 @@ def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
         fa, fb = float(a), float(b)
         sc = row_score(fa, fb, relation, float(tol)) if abs(a - b) <= 1e300 else -math.inf
         bad = _bad_mp(a, b, relation, tol)
+        if bad:  # confirmed at higher precision: cancellation of 50-digit terms is not a violation
+            with mpmath.workdps(_confirm_dps(pt.values())):
+                vals = {sy: mpmath.mpf(v) for sy, v in pt.items()}
+                a2, b2 = evaluate({sy: vals[sy] for sy in syms})
+                bad = _bad_mp(a2, b2, relation, tol_of(a2, b2))
         if bad and not adversary.decisive(fa, fb, 0.0, SYM_DECISIVE):
             bad = "unresolved"  # within what 50 digits resolve after cancellation
         ratio = oriented_ratio(fa, fb, relation) if min(abs(fa), abs(fb)) > 1e-25 else None
@@ -323,9 +337,15 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     fl = sp.lambdify(syms, lhs, "mpmath")
     fr = sp.lambdify(syms, rhs, "mpmath")
 
-    def score(pt):
+    def discrepancy(pt):
         a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
-        d = abs(a - b) / max(abs(a), abs(b), mpmath.mpf(1e-300))
+        return abs(a - b) / max(abs(a), abs(b), mpmath.mpf(1e-300))
+
+    def score(pt):
+        d = discrepancy(pt)
+        if d > rel_tol:  # confirmed at higher precision: cancellation of 50-digit terms is not a discrepancy
+            with mpmath.workdps(_confirm_dps(pt.values())):
+                d = discrepancy(pt)
         return d, d > rel_tol
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.1, 5))  # noqa: E731
@@ -380,6 +400,9 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
 
     def score(pt):
         v = f(*[pt[s] for s in syms])
+        if v < -mpmath.mpf(10) ** -30:  # confirmed at higher precision (cancellation of 50-digit terms)
+            with mpmath.workdps(_confirm_dps(pt.values())):
+                v = f(*[pt[s] for s in syms])
         return -v, v < -mpmath.mpf(10) ** -30
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.01, 10))  # noqa: E731

@@ -263,7 +263,7 @@ def _optimal_corrected():
 step("osgfs.burnin", "sgfs_conclusion", SEED, "§4 Conclusion, 'guaranteeing that all the samples collected are "
      "from the posterior'", "<=", "TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
      "tau (reading: tau in [0, 0.5])", "the criterion (17)", _burnin, depends=("sgfs.17",), expect=WRONG,
-     statement=True, corrected=_burnin_corrected, search_budget=600)
+     statement=False, corrected=_burnin_corrected, search_budget=600)
 step("sgfs.17.unlikely", "sgfs_convergence_criterion", SEED, "§2.3.2, 'very unlikely that the iterates of the "
      "process pass this criterion without being reasonably close to the mode'", "<=",
      "P(pass (17) at the first check | start d0 sd from the mode), b <= 1", "alpha (readings: d0 in [2, 4], "
@@ -276,4 +276,4 @@ step("osgfs.optimal", "sgfs_conclusion", SEED, "§4 Conclusion, 'optimal in term
      "maximal rate of convergence among all continuous time MCMC algorithms'", "<=",
      "lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))", "that of any admissible k",
      "Appendix, 'we must choose the largest possible k'", _optimal, depends=("sgfs.rate",), expect=WRONG,
-     statement=True, corrected=_optimal_corrected)
+     statement=False, corrected=_optimal_corrected)
