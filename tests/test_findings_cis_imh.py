@@ -367,3 +367,13 @@ def test_planted_wrong_formulas_and_witnesses_are_caught():
     # an existence witness that does not witness: f constant gives V = 0 at every N
     rows = [({"N": N}, 0.0, 0.0) for N in (1, 2)]
     assert engine.instance_check(lambda: rows, "<", 0.0, complete=True).status == WRONG
+
+
+def test_growth_display_with_exact_ingredients(monkeypatch):
+    """The last display with its own ingredients exact: off by a factor 4.87 at N = 10 (an independent
+    recomputation found 4.87, at most 5.8 over N): wrong within a factor 2, right within 10."""
+    o = STEPS["cis.growth.formula"].run()
+    assert o.status == WRONG
+    assert o.counterexample["lhs"] == pytest.approx(4.8743, rel=1e-3)
+    monkeypatch.setattr(P, "APPROX_FACTOR", (10.0, 10.0))
+    assert P._growth_formula().status != WRONG

@@ -230,3 +230,12 @@ def test_table2_counts_p_gradients_and_the_elbo_row():
     assert all(c.verdict == "holds" for c in rep.checks)
     assert next(c for c in pg if c.quantity == "ELBO.p_grad").empirical == 5.0
     assert all(c.empirical == 0.0 for c in pg if c.quantity != "ELBO.p_grad")
+
+
+def test_comparable_on_gas_depends_on_the_gap_threshold(monkeypatch):
+    """'comparable' on gas: fails with Table 3's bolding, holds with a gap threshold at the lenient end of
+    [0.05, 0.4] (0.22 nat to the best), and fails at the strict end: the verdict changes inside the range."""
+    assert STEPS["statements.table3_gas"].run().status == WRONG
+    assert STEPS["statements.table3_gas_gap"].run().status == VALID
+    monkeypatch.setattr(S, "GAP_RANGE", (0.05, 0.05))
+    assert S._table3_gas_gap().status == WRONG

@@ -678,7 +678,8 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
                        counterexample=ce, method="instances", instances=len(rows), established_by="counterexample")
     closest = {"at": best[1][0], "lhs": best[1][1], "rhs": best[1][2]} if best[1] is not None else None
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
-        return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; largest gap {max(gaps):.4g}",
+        return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; "
+                       f"largest gap |lhs - rhs| {max(gaps):.4g}",
                        gap=f"{max(gaps):.4g}", method="instances", instances=len(rows), score=best[0],
                        best_ratio=best[2], closest=closest)
     status = EXACT if relation == "=" else VALID

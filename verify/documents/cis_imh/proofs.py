@@ -851,10 +851,12 @@ def _growth_linear():
     if o.status == WRONG:
         o.detail = ("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ N w_rest/w, "
                     "adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - f(z_t-1))]/w^2 ~ "
-                    "N pi(z_t-1) w_rest^2/w^3: the variance grows like N^3 (exponent 2.87 at N = 10, -> 3) for "
-                    "every w; with z_t-1 off supp q (w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
+                    "N pi(z_t-1) w_rest^2/w^3: where that linear term is small (here two states: V_q[w (f - f(z_t-1))] "
+                    "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q (w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
                     "vanishes when w (f - f(z_t-1)) is constant on supp q and the fluctuation of S gives N^3 again "
-                    "(exponent 2.99 at w0 = 1e4, N = 10); no threshold eta < 1.87 reads it as linear: " + o.detail)
+                    "(exponent 2.99 at w0 = 1e4, N = 10); no threshold eta < 1.87 reads it as linear.  On generic instances "
+                    "(V_q[w (f - f(z_t-1))] of order 1) the growth is linear, as the draft says; the sentence fails "
+                    "as a general statement: " + o.detail)
         o.correction = ("the variance is bounded by the acceptance rate: V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 - r(z_t-1)) "
                         "<= F^2 N/(w(z_t-1) + N), F = max |f - f(z_t-1)| (at most linear in N), but its growth exponent "
                         "is between 1 and 3 for N << w")
@@ -887,22 +889,37 @@ def _envelope():
                                                              "V <= F^2), every state")
 
 
+#: 'approx.' in the last display read as 'within a factor c', c in this range (2: +-50% the lenient way round;
+#: 10: an order of magnitude, as its underbraces 'approx. O(N^2)', 'approx. O(1/N)' speak of orders)
+APPROX_FACTOR = (2.0, 10.0)
+
+
 def _growth_formula():
-    """The last display read as a formula: V ~ (1 - r)^2 V_q[f_IS] with 1 - r = N/(w + N) and V_q[f_IS] = sigma^2/N
-    (bounds: cis_variance_growth, conditional_variance), '~' within a factor 2 (the lenient end of +-50%)."""
+    """The last display, V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS], with its own ingredients computed
+    exactly: the acceptance rate 1 - r(z_t-1) = E_q[S/(w + S)] (kit.acceptance) and the SNIS variance V_q[f_IS] of
+    the N proposals (kit.ratio_moments, the exact multinomial sum); '~' within a factor c, c over
+    :data:`APPROX_FACTOR`, the row at the strict end.  The hard two-state instance (w(z_t-1) = 1e6, z_t-1 = 0,
+    f = (0, 1)), N = 10, 100, 1000.  (An earlier version substituted V_q[f_IS] = sigma^2/N, a constant the draft does
+    not give: an independent recomputation showed that the orders-of-magnitude gap came from it.)"""
     Ns = (10, 100, 1000)
     pi, q, f, V = _growth_rows(Ns)
-    sigma2 = float(pi @ f ** 2 - (pi @ f) ** 2)
+    w = pi / q
     rows = []
     for N in Ns:
-        A = _b("cis_variance_growth", "conditional_variance", N=N, w=1e6, sigma2=sigma2)
-        rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "sigma2": sigma2, "N": N, "V exact": V[N],
-                      "approximation": A}, max(V[N] / A, A / V[N]), 2.0))
-    o = _first_failing(rows, "<=", 1e-9, "exact V vs N sigma^2/(w + N)^2")
+        acc = float(kit.acceptance(pi, q, N)[0][0])
+        vis = float(kit.ratio_moments(q, w, f, N)[1])
+        A = acc ** 2 * vis
+        rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "N": N, "V exact": V[N], "1 - r": acc,
+                      "V_q[f_IS]": vis, "(1 - r)^2 V_q[f_IS]": A}, max(V[N] / A, A / V[N]), APPROX_FACTOR[0]))
+    worst = max(r[1] for r in rows)
+    o = _first_failing(rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller")
+    o.detail += (f"; the largest factor is {worst:.3g}: the display fails for '~' read as within a factor c < "
+                 f"{worst:.3g} and holds on this instance for c >= {worst:.3g} (range {list(APPROX_FACTOR)}: the "
+                 "verdict depends on the reading)")
     if o.status == WRONG:
-        o.detail = ("the displayed approximation is off by orders of magnitude in the regime it is written for: the "
-                    "exact variance is N^3-like and far below N sigma^2/(w + N)^2 for N << w: " + o.detail)
-        o.correction = "V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress); no approximation of this form"
+        o.detail = ("with its own ingredients computed exactly the display is off by a factor of a few where proposals "
+                    "can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its label O(1/N)): " + o.detail)
+        o.correction = "V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an approximation"
     return o
 
 
@@ -935,7 +952,7 @@ step("cis.growth.linear", "cis_variance_growth", SEED, "§Parallel IMH, 'Thus, w
      "V_q[E[f | z_t-1, z^(1:N)]]", "2^(1 +- eta)  (linear growth; eta in [0.1, 1])", "approximations",
      _growth_linear, expect=WRONG, statement=True, reading=LINEAR, corrected=_envelope, search_budget=150)
 step("cis.growth.formula", "cis_variance_growth", SEED, "§Parallel IMH, last display", "=",
-     "V_q[E[f | z_t-1, z^(1:N)]]", "(1 - r(z_t-1))^2 V_q[f_IS] = (N/(w + N))^2 sigma^2/N  (approx.)",
+     "V_q[E[f | z_t-1, z^(1:N)]]", "(1 - r(z_t-1))^2 V_q[f_IS], both exact  (approx.: within a factor c in [2, 10])",
      "O(N^2) x O(1/N)", _growth_formula, expect=WRONG, statement=True, reading=FORMULA, corrected=_envelope,
      search_budget=150)
 step("cis.suppress", "cis_variance_growth", SEED, "§Bias-variance, 'IMH kernels automatic trade-off bias for variance': "

@@ -952,6 +952,34 @@ def _table3_gas():
 step("statements.table3_gas", CLAIM, SEED, "§6.3, Results", "<=", "1 (pMCSA comparable on gas)",
      "1 if pMCSA is bolded on gas", "Table 3, footnote 3", _table3_gas, expect=WRONG, reading=COMPARABLE_BOLD)
 
+#: 'comparable' as a gap in nats: at most the margin the same sentence calls domination ('dominates all other MCSA
+#: methods by roughly 0.4 nat'), so 'comparable' must be a smaller gap; the range of readings of the threshold
+COMPARABLE_GAP = "comparable = within delta nat of the best, delta below the 0.4 nat the sentence calls domination"
+GAP_RANGE = (0.05, 0.4)
+
+
+def _table3_gas_gap():
+    """§6.3 'Even on gas where pMCSA did not beat ELBO, its performance is comparable, and it dominates all other MCSA
+    methods by roughly 0.4 nat'.  Reading 'comparable' as a gap to the best entry of at most delta nat, delta in
+    :data:`GAP_RANGE` (the same sentence calls 0.4 nat domination, so 'comparable' is a smaller gap): pMCSA's gap on
+    gas is 0.22 nat to ELBO (N = 10), 0.03 to ELBO (N = 1).  Holds for delta >= 0.22, fails below: the verdict
+    changes inside the range, so 'comparable' on gas depends on the reading (with statements.table3_gas, the
+    bolding reading, which fails).  The row is at the lenient end; the detail gives the crossing."""
+    gap = round(max(_t3("gas", c) for c in TABLE3_COLS) - _t3("gas", "pMCSA"), 9)
+    # within delta of every other entry on gas (the largest of these gaps is the gap to the best)
+    rows = [({"data set": "gas", "other": c, "gap (nat)": round(_t3("gas", c) - _t3("gas", "pMCSA"), 9),
+              "delta": GAP_RANGE[1]}, round(_t3("gas", c) - _t3("gas", "pMCSA"), 9), GAP_RANGE[1])
+            for c in TABLE3_COLS if c != "pMCSA"]
+    o = instance_check(lambda: rows, "<=", tol=PRINTED, describe="pMCSA's gap to every other entry on gas",
+                       complete=True)
+    o.detail += (f"; the gap {gap:g} nat: fails for delta < {gap:g}, holds for delta >= {gap:g} (range "
+                 f"{list(GAP_RANGE)}): depends on the reading of 'comparable'")
+    return o
+
+
+step("statements.table3_gas_gap", CLAIM, SEED, "§6.3, Results", "<=", "pMCSA's gap to the best entry on gas (nat)",
+     "delta (range [0.05, 0.4])", "Table 3", _table3_gas_gap, expect=VALID, reading=COMPARABLE_GAP)
+
 #: 'better than' read with the Table's own bolding ('not enough evidence to be distinguished from the best'):
 #: dropped, the footnote itself names the best performing method by its printed value (MSC on yacht)
 DROPPED = {
@@ -1090,7 +1118,9 @@ def _appc1_params():
     if o.status == WRONG:
         o.detail = ("the printed model (z = ReLU(W_1 x), y_hat = ReLU(W_2 z), no biases) has 50 D_x + 52 parameters; "
                     "Table 3's D_lambda counts 50 (D_x + 1) + 51 + 2, i.e. biases: " + o.detail)
-        o.correction = "z = ReLU(W_1 x + b_1), y_hat = W_2 z + b_2 (linear output with biases, 50 (D_x + 1) + 53 parameters)"
+        o.correction = ("z = ReLU(W_1 x + b_1), y_hat = W_2 z + b_2 (linear output with biases, 50 (D_x + 1) + 53 "
+                        "parameters); for the other six rows of Table 3 the D_x column itself is one too large "
+                        "(table3.dims)")
     return o
 
 
