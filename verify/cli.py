@@ -411,11 +411,11 @@ def cmd_all(argv):
     shown = {r.claim: (shown_status(r.claim, r.verdict, mode)["status"] if reg[r.claim].reproduction is not None
                        else r.verdict) for r in reports}
     verdict = core.summary_status(shown.values())  # a figure claim counts with its status at the paper's settings
-    if a.write:
-        core.write_verdicts(reports, mode, seed)
     reg = _registry()
     stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].reproduction is not None
                                 for st in [stored_full_run(r.claim)] if st is not None}
+    if a.write:
+        core.write_verdicts(reports, mode, seed, stored=stored)
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      "verdicts": shown,  # a figure claim: its status at the paper's settings (stored full run)

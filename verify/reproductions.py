@@ -43,7 +43,8 @@ def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
     return {"path": shown, "mode": rec.get("mode", "?"), "verdict": rec.get("verdict", "?"),
             "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
             "sensitivity": rec.get("sensitivity", {}), "by_quantity": rec.get("by_quantity", {}),
-            "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds")}
+            "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds"),
+            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", [])}
 
 
 def stored_full_run(claim: str) -> dict | None:
