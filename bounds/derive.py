@@ -78,6 +78,26 @@ def _code_digest(code: types.CodeType, h) -> None:
             h.update(repr(c).encode())
 
 
+def _srepr(obj) -> str:
+    """``sympy.srepr`` with every symbol printed by its full assumptions (``assumptions0``, sorted),
+    not by the keywords it was created with.  Symbols that compare equal (``n`` created with
+    ``integer=True`` and with ``real=True, integer=True``) are one symbol to sympy, and which of
+    the two instances an expression holds depends on sympy's cache, i.e. on what the process
+    built before; plain srepr made the derivation keys depend on that history (``verify lemma5``
+    alone missed the cache that ``bounds cache --write`` had filled)."""
+    from sympy.printing.repr import ReprPrinter
+
+    class _Printer(ReprPrinter):
+        def _print_Symbol(self, expr):
+            d = dict(sorted(expr.assumptions0.items()))
+            if expr.is_Dummy:
+                d["dummy_index"] = expr.dummy_index
+            attr = ", ".join(f"{k}={v}" for k, v in d.items())
+            return f"{expr.__class__.__name__}({self._print(expr.name)}{', ' + attr if attr else ''})"
+
+    return _Printer().doprint(obj)
+
+
 def _key(label: str, fn, args, kwargs) -> str:
     import sympy as sp
 
@@ -90,9 +110,9 @@ def _key(label: str, fn, args, kwargs) -> str:
         for name in sorted(set(code.co_names)):
             v = glb.get(name)
             if isinstance(v, sp.Basic):
-                h.update(f"{name}={sp.srepr(v)}".encode())
-    h.update(sp.srepr(tuple(args)).encode())
-    h.update(repr(sorted((k, sp.srepr(v)) for k, v in kwargs.items())).encode())
+                h.update(f"{name}={_srepr(v)}".encode())
+    h.update(_srepr(tuple(args)).encode())
+    h.update(repr(sorted((k, _srepr(v)) for k, v in kwargs.items())).encode())
     return h.hexdigest()[:32]
 
 

@@ -382,8 +382,10 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
     assert "(D = 10, T = 600, 4 replications)" in note and "(D = 50, T = 10000, 8 replications, incomplete;" in note
     assert "is VIOLATED (not holding: msc_benefit [stated])" in note
     assert "rerun it: python -m verify figure1 --full --workers 2" in note
+    assert out.index("status at the paper's settings: VIOLATED") < out.index("smoke test's verdict:")
+    assert "\nverdict:" not in out  # the quick run's verdict is labelled as the smoke test's, never the claim's
     d = json.loads(_json_run(capsys, cli))
-    assert rc == EXIT[d["verdict"]]  # the exit status stays the quick run's own
+    assert rc == EXIT["violated"] == EXIT[d["status"]]  # the exit status is the claim's: the stored run's
     assert d["stored_full_run"]["verdict"] == "violated" and d["stored_full_run"]["complete"] is False
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path / "none")
     assert "stored_full_run" not in json.loads(_json_run(capsys, cli))

@@ -182,8 +182,16 @@ def test_depends_on_reading_exit_code_4(capsys):
     assert core.summary_status([HOLDS, HOLDS]) == HOLDS
 
 
-def test_inconclusive_exit_code_3(capsys):
-    """Figure 2's reduced run cannot decide its widest threshold reading (Monte Carlo): exit 3."""
+def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
+    """Figure 2's reduced run cannot decide its widest threshold reading (Monte Carlo): exit 3 when no stored
+    run at the paper's settings exists; with the packaged one the claim's status (and exit status) is that run's."""
+    from verify import reproductions as RP
+
+    rc = main(["figure2", "--quick", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"] == "inconclusive" and d["status"] == d["stored_full_run"]["verdict"] == "depends on reading"
+    assert rc == 4 and d["status_basis"] == "stored full run"
+    monkeypatch.setattr(RP, "DIRECTORY", tmp_path)  # no stored run: the quick run's own status
     rc = main(["figure2", "--quick", "--json"])
     assert rc == 3 and json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"
     # and a Monte Carlo check whose bound lies within the estimate's confidence interval is inconclusive

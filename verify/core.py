@@ -692,11 +692,33 @@ def register(v: Verification) -> Verification:
     return v
 
 
+#: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound is a pure
+#: function of its parameters, and a verification evaluates the same one at many checks (every state of a chain,
+#: every score), some of them through adaptive-precision mpmath
+_BOUND_VALUES: dict = {}
+
+
 def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
-    """A bound from :mod:`bounds` as a float (values outside double range saturate)."""
+    """A bound from :mod:`bounds` as a float (values outside double range saturate); memoised per process on
+    the exact parameter values (``repr`` of each, the bytes of an array: 0.1 and 0.1 + 1e-17 are different keys)."""
     import bounds
 
-    return float(bounds.get(claim_id).evaluate_form(quantity, form, **params))
+    def exact(v):  # repr of an array elides its middle: arrays are keyed by their bytes
+        if isinstance(v, np.ndarray):
+            return (v.dtype.str, v.shape, v.tobytes())
+        return (type(v).__name__, repr(v))
+
+    try:
+        key = (claim_id, quantity, form, tuple(sorted((k, exact(v)) for k, v in params.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in _BOUND_VALUES:
+        return _BOUND_VALUES[key]
+    val = float(bounds.get(claim_id).evaluate_form(quantity, form, **params))
+    if key is not None and len(_BOUND_VALUES) < 200_000:
+        _BOUND_VALUES[key] = val
+    return val
 
 
 #: relative float64 allowance of exact finite computations (sums and matrix products of a
