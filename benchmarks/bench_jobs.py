@@ -72,8 +72,10 @@ def measure(jobs, workers_list, repeats):
                         worst = max(per, key=lambda c: per[c][0])
                         cold = {"seconds": per[worst][0], "median": statistics.median(v[0] for v in per.values()),
                                 "slowest": worst, "load_before": round(os.getloadavg()[0], 2)}
-                        cached = {"seconds": max(v[1] for v in per.values()),
-                                  "median": statistics.median(v[1] for v in per.values())}
+                        worst_cached = max(per, key=lambda c: per[c][1])
+                        cached = {"seconds": per[worst_cached][1], "slowest": worst_cached,
+                                  "median": statistics.median(v[1] for v in per.values()),
+                                  "per_claim": {c: v[1] for c, v in per.items()}}
                         cold["per_claim"] = {c: v[0] for c, v in per.items()}
                 rows.append({"job": job, "workers": workers, "repeat": rep, "cold": cold, "cached": cached})
                 print(f"{job:7s} workers={workers} repeat={rep}: cold {cold['seconds']:.1f} s, "
@@ -88,7 +90,7 @@ def table(rows) -> str:
     for r in rows:
         c, k = r["cold"], r["cached"]
         cold = f"{c['seconds']:.1f}" + (f" ({c['median']:.1f}; {c['slowest']})" if "median" in c else "")
-        cached = f"{k['seconds']:.1f}" + (f" ({k['median']:.1f})" if "median" in k else "")
+        cached = f"{k['seconds']:.1f}" + (f" ({k['median']:.1f}; {k['slowest']})" if "slowest" in k else "")
         out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} | {c['load_before']} |")
     return "\n".join(out)
 
