@@ -423,3 +423,19 @@ def test_step_sizes_are_logspace_written_out():
     for lrs, n in ((LRS_20, 20), (LRS_6, 6)):
         assert len(lrs) == n and lrs[0] == 1e-3 and lrs[-1] == 1.0
         assert np.allclose(lrs, np.logspace(-3, 0, n), rtol=4e-16, atol=0)
+
+
+def test_report_readings_of_a_figure_claim_are_the_stored_runs():
+    """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail), not the
+    quick smoke test's (all hold); the quote every reading shares is shown once."""
+    from verify import report
+    from verify.core import run_verification
+
+    shown = RP.shown_status("figure1", "holds", "quick")
+    assert shown["smoke_test"] == "holds" and shown["final_readings"]
+    rep = run_verification(REGISTRY["figure1"], "quick", seed=0)
+    quick = report._readings(rep)
+    stored = report._readings(rep, shown["final_readings"])
+    assert {e["verdict"] for e in quick["entries"]} == {"holds"}
+    assert sum(e["verdict"] == "violated" for e in stored["entries"]) == 24 and len(stored["entries"]) == 27
+    assert stored["common"] and all(not q["quote"] for e in stored["entries"] for q in e["quotes"])

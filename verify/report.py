@@ -230,15 +230,24 @@ def _tightest(rep):
     return {"quantity": c.quantity, "form": c.form, "ratio": fmt_ratio(c), "params": _params(c.params)}
 
 
-def _readings(rep):
+def _readings(rep, verdicts: dict | None = None):
+    """The claim's readings with their verdicts and supporting quotes.  ``verdicts``: per-reading verdicts that
+    replace this run's (a figure claim's stored run at the paper's settings).  A quote that every reading shares
+    is shown once, as ``common`` (the readings then differ only in their thresholds)."""
     defs = {getattr(r, "name", ""): r for r in (getattr(rep, "reading_defs", ()) or ())}
     out = []
-    for name, verdict in (getattr(rep, "readings", None) or {}).items():
+    for name, verdict in (verdicts if verdicts else (getattr(rep, "readings", None) or {})).items():
         parts = [defs.get(p) for p in name.split(" + ")]
         out.append({"name": name, "verdict": verdict,
                     "quotes": [{"quote": getattr(d, "quote", ""), "meaning": getattr(d, "meaning", "")}
                                for d in parts if d is not None and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
-    return out
+    quotes = {q["quote"] for r in out for q in r["quotes"]}
+    common = ""
+    if len(out) > 1 and len(quotes) == 1 and all(r["quotes"] for r in out):
+        common = quotes.pop()
+        for r in out:
+            r["quotes"] = [{"quote": "", "meaning": q["meaning"]} for q in r["quotes"]]
+    return {"entries": out, "common": common}
 
 
 def _audit_rows():
@@ -359,7 +368,9 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 
             shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
             status = shown.get("status", rep.verdict)
-            readings = _readings(rep)
+            stored_readings = (shown.get("final_readings") or None) if shown["smoke_test"] is not None else None
+            readings = _readings(rep, stored_readings)
+            readings["basis"] = ("the stored full run at the paper's settings" if stored_readings else "")
             claims.append({
                 "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title, "source": source,
                 "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,

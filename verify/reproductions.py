@@ -154,4 +154,4 @@ def shown_status(claim: str, run_status: str, mode: str) -> dict:
     if st is None:
         return {"status": run_status, "basis": "this run", "smoke_test": None, "path": None}
     return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status, "path": st["path"],
-            "complete": st["complete"], "not_holding": st["not_holding"]}
+            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"]}
