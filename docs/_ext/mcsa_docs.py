@@ -170,16 +170,20 @@ def documents(records: dict) -> list[tuple[str, str, str, str]]:
 
 
 def status_cell(st: dict, stored: dict | None) -> str:
-    """A table cell: the committed status, and a stored full run's verdict beside it."""
+    """A table cell: the committed status (for a figure claim, its stored run's at the paper's settings), and
+    the quick smoke test's verdict after it, labelled as such."""
     cell = badge(st["status"])
     if stored is not None:
-        cell += f" quick; {badge(stored.get('verdict'))} at the paper's settings"
+        cell += " at the paper's settings"
+        if st.get("smoke_test"):
+            cell += f"; quick smoke test: {badge(st['smoke_test'])}"
     return cell
 
 
 def status_of(cid: str, verdicts: dict, audit: dict) -> dict:
     a = audit.get("claims", {}).get(cid, {})
     return {"status": verdicts.get("verdicts", {}).get(cid),
+            "smoke_test": verdicts.get("smoke_tests", {}).get(cid, {}).get("verdict"),
             "failing": verdicts.get("failing_readings", {}).get(cid, []),
             "readings": verdicts.get("final_readings", {}).get(cid, {}),
             "audit": a.get("audit", ""), "audit_status": a.get("final_status")}
@@ -192,7 +196,9 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
     out = [f"(claim-{cid})=", f"## {esc(name)}: {esc(title)}", ""]
     status_line = f"**Status:** {badge(st['status'])}"
     if st["status"] == "depends on reading" and st["failing"]:
-        status_line += " — fails under: " + "; ".join(code(f) for f in st["failing"])
+        fails = st["failing"]
+        status_line += (" — fails under: " + "; ".join(code(f) for f in fails) if len(fails) <= 6 else
+                        f" — fails under {len(fails)} of its {len(st['readings']) or '?'} readings (listed below)")
     status_line += f" (claim id {code(cid)})"
     out += [status_line, ""]
     if stored is not None:
@@ -201,7 +207,9 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
         out += [f"**Stored run at the paper's settings** ({esc(stored.get('mode', '?'))}{esc(miss)}): "
                 f"{badge(stored.get('verdict'))}"
                 + (" — not holding: " + ", ".join(code(x) for x in nh) if nh else "")
-                + ". The status above is the reduced quick run's; see {doc}`/figures`.", ""]
+                + ". The status above is this run's; see {doc}`/figures`."
+                + (f" The reduced quick run of the same code, a smoke test and not the claim's status: "
+                   f"{badge(st['smoke_test'])}." if st.get("smoke_test") else ""), ""]
     audit = st["audit"] or (getattr(v, "proof", "") or "no proof steps audited")
     out += [f"**Proof audit:** {esc(audit)}" + (" (see {doc}`/ERRATA`)" if st["audit"] else ""), ""]
     if rec:
@@ -378,7 +386,8 @@ def generate(app) -> None:
     for number, short, full, page in docs:
         cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
         lines = [f"# {esc(short)}", "", esc(full), "",
-                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}) and the proof audit "
+                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is its stored "
+                 "run at the paper's settings) and the proof audit "
                  "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` prints them. "
                  "How a status is decided: {doc}`/getting-started`.", "",
                  "{.mcsa-claims}", "| claim | status | proof audit |", "|---|---|---|"]
