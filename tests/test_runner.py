@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+
+import numpy as np
 
 import pytest
 
@@ -67,3 +70,37 @@ def test_the_digest_covers_the_claims_own_package_and_the_machinery():
     assert d == runner.code_digest("lemma5")  # same package, same code
     assert d != runner.code_digest("sgfs_exact_noise")  # another document's package
     assert len(d) == 64
+
+
+def test_non_finite_floats_survive_the_claim_cache(tmp_path, monkeypatch):
+    """A cached report keeps NaN and infinities in its rows, params and extra (strict JSON wrote them as null:
+    figure1's figure then failed in `verify report` on a warm cache)."""
+    import math
+
+    from verify import runner
+
+    x = {"a": float("nan"), "b": [1.0, float("inf"), np.float64("-inf")], "c": np.array([0.5, np.nan])}
+    back = runner._untag(json.loads(json.dumps(runner._tag(x), allow_nan=False)))
+    assert math.isnan(back["a"]) and back["b"][1] == math.inf and back["b"][2] == -math.inf
+    assert back["c"][0] == 0.5 and math.isnan(back["c"][1])
+
+
+def test_figure_claim_draws_from_a_cached_report(tmp_path, monkeypatch):
+    from verify import runner
+    from verify.plot import figure
+
+    monkeypatch.setenv("MCSA_CACHE", str(tmp_path))
+    first = runner.run_claims(["figure1"], "quick", 0, workers=1)["figure1"]
+    again = runner.run_claims(["figure1"], "quick", 0, workers=1)["figure1"]
+    nan_rows = [r for r in first.checks.rows if isinstance(r.get("c_cov"), float) and math.isnan(r["c_cov"])]
+    assert nan_rows  # the run has NaN cells (c_cov of MSC), which the cache must keep
+    assert [str(r) for r in again.checks.rows] == [str(r) for r in first.checks.rows]
+    figure(again, str(tmp_path / "f1.png"))
+    assert (tmp_path / "f1.png").stat().st_size > 10_000
+
+
+def test_a_huge_seed_keeps_the_cache_file_name_short():
+    from verify import runner
+
+    k = runner.cache_key("theorem1", "quick", 10 ** 400)
+    assert len(k) < 120 and k != runner.cache_key("theorem1", "quick", 10 ** 400 + 1)

@@ -133,6 +133,12 @@ def summarize(rep, wide: bool = False):
                         "verdict"], wide=wide)
 
 
+def _seed_text(seed) -> str:
+    """A seed as text: in full up to 20 digits, else abbreviated (``--json`` keeps it exact)."""
+    t = str(seed)
+    return t if len(t) <= 20 else f"{t[:6]}...{t[-4:]} ({len(t)} digits; --json gives it in full)"
+
+
 def print_report(rep, verbose=False, wide=False, smoke=False):
     """A claim's checks, readings and verdict.  ``smoke``: this run is the quick smoke test of a claim whose
     status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
@@ -148,7 +154,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
-          f"seed {rep.seed}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
+          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
               f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")

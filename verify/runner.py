@@ -28,13 +28,15 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from bounds.clikit import number
 
 from .resources import cache_dir  # noqa: F401  (re-exported: the claim cache's directory)
 
 PACKAGES = ("bounds", "simulate")
 #: bump when the payload's layout changes
-FORMAT = 1
+FORMAT = 2  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null
 
 
 def _files_digest(paths) -> str:
@@ -75,7 +77,10 @@ def code_digest(claim: str) -> str:
 
 def cache_key(claim: str, mode: str, seed: int) -> str:
     safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in claim)
-    return f"{safe}-{mode}-{seed}-{code_digest(claim)[:24]}"
+    s = str(seed)
+    if len(s) > 24:  # a seed of hundreds of digits would make a file name too long for the file system
+        s = "s" + hashlib.sha256(s.encode()).hexdigest()[:24]
+    return f"{safe}-{mode}-{s}-{code_digest(claim)[:24]}"
 
 
 # ----------------------------------------------------------------------------- payloads
@@ -101,6 +106,31 @@ def _unnum(x):
 _FLOATS = ("empirical", "bound", "stderr", "tolerance", "ratio", "z", "scaled_bound")
 
 
+def _tag(x):
+    """``x`` with every non-finite float (NaN, +-inf; numpy scalars and arrays included) replaced by
+    ``{"__float__": "nan" | "inf" | "-inf"}``, so that strict JSON keeps them (plain ``jsonable`` writes
+    them as null: a cached report's rows then held None where the run had NaN)."""
+    if isinstance(x, dict):
+        return {k: _tag(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_tag(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _tag(x.tolist())
+    if isinstance(x, (float, np.floating)) and not math.isfinite(float(x)):
+        return {"__float__": _num(x)}
+    return x
+
+
+def _untag(x):
+    if isinstance(x, dict):
+        if set(x) == {"__float__"}:
+            return float(x["__float__"])
+        return {k: _untag(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_untag(v) for v in x]
+    return x
+
+
 def encode(rep) -> dict:
     """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
     from bounds.clikit import jsonable
@@ -112,11 +142,11 @@ def encode(rep) -> dict:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
                                        "reading")}
         d.update({k: _num(getattr(c, k)) for k in _FLOATS})
-        d["params"] = jsonable(_jsonable(c.params))
+        d["params"] = jsonable(_tag(_jsonable(c.params)))
         checks.append(d)
     rows = getattr(rep.checks, "rows", None)
     return {"format": FORMAT, "claim": rep.claim, "seed": rep.seed, "elapsed_s": rep.elapsed_s,
-            "checks": checks, "extra": jsonable(rep.extra), "rows": jsonable(rows) if rows else None,
+            "checks": checks, "extra": jsonable(_tag(rep.extra)), "rows": jsonable(_tag(rows)) if rows else None,
             "figure": getattr(rep.checks, "figure", "") or ""}
 
 
@@ -132,15 +162,15 @@ def decode(payload: dict):
     for d in payload["checks"]:
         kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict", "reading")}
         kw.update({k: _unnum(d[k]) for k in _FLOATS})
-        kw["params"] = d["params"]
+        kw["params"] = _untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:
         from .core import CheckList
 
         checks = CheckList(checks)
-        checks.rows, checks.figure = payload["rows"], payload.get("figure", "")
+        checks.rows, checks.figure = _untag(payload["rows"]), payload.get("figure", "")
     return Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
-                  dict(payload.get("extra") or {}), tuple(v.readings), audit_statements(payload["claim"]))
+                  dict(_untag(payload.get("extra") or {})), tuple(v.readings), audit_statements(payload["claim"]))
 
 
 # ----------------------------------------------------------------------------- running
