@@ -196,6 +196,11 @@ def test_command_writes_the_report_and_exits_0(report_dir):
 
     for cid in claim_ids():
         assert cid in out  # the printed summary lists every claim
+    from bounds.clikit import terminal_width
+
+    long = [line for line in out.splitlines() if len(line) > terminal_width() and not line.startswith("report written")]
+    assert not long, long  # the summary fits the terminal (wrapped, nothing cut)
+    assert "smoke test of the same code" in out  # a figure claim's quick run is labelled as such
 
 
 def test_page_renders(page):

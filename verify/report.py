@@ -109,12 +109,14 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     atomic_write(path, render(data))
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
+    from bounds.clikit import wrap
+
     for c in data["claims"]:
         if c["status_text"] != c["status"]:
-            print(f"  {c['id']}: {c['status_text']}")
+            print(wrap(f"  {c['id']}: {c['status_text']}", indent="      "))
     cnt = Counter(c["status"] for c in data["claims"])
-    print(f"\n{len(rows)} claims ({mode}, seed {seed}) in {time.perf_counter() - t0:.1f} s: "
-          + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s)))
+    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {time.perf_counter() - t0:.1f} s: "
+               + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s))))
     print(f"report written to {path.resolve()}")
     return 0
 
