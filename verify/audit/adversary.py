@@ -185,6 +185,30 @@ class Pairs(Kind):
         return {"pi": _r6(inst[0]), "q": _r6(inst[1])}
 
 
+class PairsWith(Pairs):
+    """Finite (pi, q) of the ``pairs`` kind (same regimes and sizes) and a third vector v on the same
+    M states, described under ``key``: ``"unit"`` maps its coordinates to [-1, 1] (a score or a
+    test function), ``"law"`` to a probability vector (softmax of logits in [-4, 4])."""
+
+    def __init__(self, name: str, key: str, kind: str, text: str):
+        if kind not in ("unit", "law"):
+            raise ValueError(f"PairsWith: kind {kind!r} is not 'unit' or 'law'")
+        self.name, self.key, self.kind, self.text = name, key, kind, text
+
+    def dim(self, M, regime):
+        return super().dim(M, regime) + M
+
+    def decode(self, u, M, regime):
+        u = np.asarray(u, float)
+        d = super().dim(M, regime)
+        pi, q = super().decode(u[:d], M, regime)
+        x = u[d:d + M]
+        return pi, q, (2 * x - 1 if self.kind == "unit" else _softmax(-4 + 8 * x))
+
+    def describe(self, inst):
+        return {"pi": _r6(inst[0]), "q": _r6(inst[1]), self.key: _r6(inst[2])}
+
+
 class Discrete(Kind):
     """A discrete law of a random vector: (params, p, values, mu), K atoms in R^d."""
 

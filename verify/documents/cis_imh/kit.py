@@ -35,7 +35,7 @@ import numpy as np
 from scipy import special, stats
 
 from simulate import finite as F
-from verify.audit.adversary import Kind, Pairs, Regime, _r6, register_kind
+from verify.audit.adversary import Kind, PairsWith, Regime, _r6, register_kind
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 #: largest number of count vectors (times the work per vector) an exact sum may take in a search
@@ -43,24 +43,8 @@ WORK = 20_000
 
 
 # ============================================================================= instance kinds
-class PairF(Pairs):
-    """(pi, q, f): a finite pair of the engine's ``pairs`` kind (same regimes and sizes) and a test
-    function f in [-1, 1]^M."""
-
-    name = "cis_pqf"
-    text = "finite pi, q on M = 2, 3, 5, 8 states with f in [-1, 1]^M"
-
-    def dim(self, M, regime):
-        return super().dim(M, regime) + M
-
-    def decode(self, u, M, regime):
-        u = np.asarray(u, float)
-        d = super().dim(M, regime)
-        pi, q = super().decode(u[:d], M, regime)
-        return pi, q, 2 * u[d:d + M] - 1
-
-    def describe(self, inst):
-        return {"pi": _r6(inst[0]), "q": _r6(inst[1]), "f": _r6(inst[2])}
+#: (pi, q, f), f a test function in [-1, 1]^M
+PairF = PairsWith("cis_pqf", "f", "unit", "finite pi, q on M = 2, 3, 5, 8 states with f in [-1, 1]^M")
 
 
 class GaussPair(Kind):
@@ -141,7 +125,7 @@ def _quantiles(n: int) -> np.ndarray:
     return stats.norm.ppf((np.arange(n) + 0.5) / n)
 
 
-for _k in (PairF(), GaussPair(), LogWeights()):
+for _k in (PairF, GaussPair(), LogWeights()):
     register_kind(_k)
 
 

@@ -34,7 +34,7 @@ from simulate import finite as F
 
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
-from verify.audit.adversary import Pairs, Regime, register_kind, searching
+from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
 from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, definition, finite_pairs, fixed,
                                  free, instance_check, searchable, step, sym_equal, sym_le)
 from verify.audit.engine import first_failing as _first_failing  # noqa: E402
@@ -64,10 +64,6 @@ POS_DOM = Real(1e-9, 1e9, log=True)
 
 
 # ----------------------------------------------------------------------------- instance kinds of this document
-def _r6(x):
-    return np.round(np.asarray(x, float), 6).tolist()
-
-
 class _PairKind(Pairs):
     """Finite (pi, q) as the engine's ``pairs`` kind (atoms, w* -> infinity, q near pi, q = pi),
     optionally with a score s in [-1, 1]^M (regime "s = +-1": the corners), with its own list of

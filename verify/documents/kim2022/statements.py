@@ -33,7 +33,7 @@ import numpy as np
 import sympy as sp
 
 from simulate import finite as F
-from verify.audit.adversary import Pairs, _r6, register_kind
+from verify.audit.adversary import PairsWith, register_kind
 from verify.audit.engine import (EXACT, VALID, WRONG, Int, Real, finite_pairs, first_failing, fixed, free,
                                  instance_check, searchable, step, sym_le)
 
@@ -43,50 +43,10 @@ U = float(np.finfo(float).eps) / 2  # unit roundoff
 
 
 # ============================================================================= instance kinds
-class PairScore(Pairs):
-    """(pi, q, s): a finite pair of the engine's ``pairs`` kind (same regimes) and a scalar score
-    s in [-1, 1]^M (so L = max |s| <= 1)."""
-
-    name = "pqs"
-    text = "finite pi, q on M = 2, 3, 5, 8 states with a score s in [-1, 1]^M"
-
-    def dim(self, M, regime):
-        return super().dim(M, regime) + M
-
-    def decode(self, u, M, regime):
-        u = np.asarray(u, float)
-        d = super().dim(M, regime)
-        pi, q = super().decode(u[:d], M, regime)
-        return pi, q, 2 * u[d:d + M] - 1
-
-    def describe(self, inst):
-        return {"pi": _r6(inst[0]), "q": _r6(inst[1]), "s": _r6(inst[2])}
-
-
-class PairNu(Pairs):
-    """(pi, q, nu): a finite pair of the engine's ``pairs`` kind and a third law nu (logits in
-    [-4, 4]), the heavy-tailed component of 001 §4.1's defensive mixture."""
-
-    name = "pqnu"
-    text = "finite pi, q, nu on M = 2, 3, 5, 8 states"
-
-    def dim(self, M, regime):
-        return super().dim(M, regime) + M
-
-    def decode(self, u, M, regime):
-        u = np.asarray(u, float)
-        d = super().dim(M, regime)
-        pi, q = super().decode(u[:d], M, regime)
-        z = -4 + 8 * u[d:d + M]
-        e = np.exp(z - z.max())
-        return pi, q, e / e.sum()
-
-    def describe(self, inst):
-        return {"pi": _r6(inst[0]), "q": _r6(inst[1]), "nu": _r6(inst[2])}
-
-
-register_kind(PairScore())
-register_kind(PairNu())
+#: (pi, q, s), s a scalar score in [-1, 1]^M (so L = max |s| <= 1); (pi, q, nu), nu the heavy-tailed
+#: component of 001 §4.1's defensive mixture
+register_kind(PairsWith("pqs", "s", "unit", "finite pi, q on M = 2, 3, 5, 8 states with a score s in [-1, 1]^M"))
+register_kind(PairsWith("pqnu", "nu", "law", "finite pi, q, nu on M = 2, 3, 5, 8 states"))
 
 
 def _fixed_pairs():
