@@ -78,13 +78,9 @@ def _code_digest(code: types.CodeType, h) -> None:
             h.update(repr(c).encode())
 
 
-def _srepr(obj) -> str:
-    """``sympy.srepr`` with every symbol printed by its full assumptions (``assumptions0``, sorted),
-    not by the keywords it was created with.  Symbols that compare equal (``n`` created with
-    ``integer=True`` and with ``real=True, integer=True``) are one symbol to sympy, and which of
-    the two instances an expression holds depends on sympy's cache, i.e. on what the process
-    built before; plain srepr made the derivation keys depend on that history (``verify lemma5``
-    alone missed the cache that ``bounds cache --write`` had filled)."""
+@functools.lru_cache(maxsize=None)
+def _printer():
+    """The printer of :func:`_srepr` (built once: sympy is imported on first use only)."""
     from sympy.printing.repr import ReprPrinter
 
     class _Printer(ReprPrinter):
@@ -95,7 +91,17 @@ def _srepr(obj) -> str:
             attr = ", ".join(f"{k}={v}" for k, v in d.items())
             return f"{expr.__class__.__name__}({self._print(expr.name)}{', ' + attr if attr else ''})"
 
-    return _Printer().doprint(obj)
+    return _Printer()
+
+
+def _srepr(obj) -> str:
+    """``sympy.srepr`` with every symbol printed by its full assumptions (``assumptions0``, sorted),
+    not by the keywords it was created with.  Symbols that compare equal (``n`` created with
+    ``integer=True`` and with ``real=True, integer=True``) are one symbol to sympy, and which of
+    the two instances an expression holds depends on sympy's cache, i.e. on what the process
+    built before; plain srepr made the derivation keys depend on that history (``verify lemma5``
+    alone missed the cache that ``bounds cache --write`` had filled)."""
+    return _printer().doprint(obj)
 
 
 def _key(label: str, fn, args, kwargs) -> str:

@@ -28,7 +28,7 @@ from bounds.references import REFERENCES, cite, cite_numbers
 
 from .core import fmt, fmt_ratio
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
-from .reproductions import shown_status, stored_full_run
+from .reproductions import stored_full_run
 from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401  (cli.run_all: tests patch it)
 
 PROG = "python -m verify"
@@ -365,13 +365,14 @@ def cmd_claim(cid, argv):
     stored = stored_full_run(cid) if v.reproduction is not None and not a.full else None
     # a claim decided by an experiment at the paper's settings: its status (and exit status) is the stored full
     # run's; this --quick run is a smoke test of the same code (a user's own grid or bound scale: its own status)
-    shown = stored["verdict"] if stored is not None and not overrides and C == 1 else rep.verdict
+    from_stored = stored is not None and not overrides and C == 1
+    shown = stored["verdict"] if from_stored else rep.verdict
     if a.json:
         out = rep.as_json()
         if stored is not None:
             out["stored_full_run"] = stored
             out["status"] = shown
-            out["status_basis"] = "stored full run" if shown is stored["verdict"] else "this run"
+            out["status_basis"] = "stored full run" if from_stored else "this run"
         print(dumps(out))
     else:
         if stored is not None:
@@ -430,12 +431,11 @@ def cmd_all(argv):
         reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
     elapsed = time.perf_counter() - t0
     reg = _registry()
-    shown = {r.claim: (shown_status(r.claim, r.verdict, mode)["status"] if reg[r.claim].reproduction is not None
-                       else r.verdict) for r in reports}
-    verdict = core.summary_status(shown.values())  # a figure claim counts with its status at the paper's settings
-    reg = _registry()
     stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].reproduction is not None
                                 for st in [stored_full_run(r.claim)] if st is not None}
+    # a figure claim counts with its status at the paper's settings
+    shown = {r.claim: stored[r.claim]["verdict"] if r.claim in stored else r.verdict for r in reports}
+    verdict = core.summary_status(shown.values())
     if a.write:
         core.write_verdicts(reports, mode, seed, stored=stored)
     if a.json:
@@ -456,9 +456,8 @@ def cmd_all(argv):
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
         seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
-        seen = shown_status(r.claim, r.verdict, mode) if reg[r.claim].reproduction is not None else None
-        status = r.verdict if seen is None or seen["smoke_test"] is None else \
-            f"{seen['status']} (paper's settings, stored); quick smoke test: {r.verdict}"
+        status = r.verdict if r.claim not in stored else \
+            f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: {r.verdict}"
         document = REFERENCES[seed_doc][0] if seed_doc in REFERENCES else cite(bounds.get(r.claim).source).split(",")[0]
         rows.append([r.claim, document, status, fails, r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others])
