@@ -18,8 +18,6 @@ have two cores), only those whose tests were selected.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import importlib.util
 import json
@@ -27,15 +25,14 @@ import math
 import os
 import pathlib
 import re
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
 
 NB_DIR = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("*.ipynb"))
@@ -481,60 +478,65 @@ def kernel_dirs(tmp_path_factory):
     return [str(root)]
 
 
-async def _execute(path: pathlib.Path, kernel_dirs, workdir) -> tuple[nbformat.NotebookNode, dict]:
-    """Run ``path`` in a fresh kernel whose working directory is ``workdir`` (so nothing a notebook
-    or a library writes, e.g. Hypothesis' cache, lands in the repository), then the probe cell.
-    Returns the executed notebook (without the probe cell) and the probe."""
-    nb = nbformat.read(path, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(probe_cell(path.stem)))
-    km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
-    client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT, kernel_name=KERNEL_NAME,
-                            resources={"metadata": {"path": str(workdir)}})
+#: nbclient's limit on one cell (seconds without the cell finishing; docs/conf.py: nb_execution_timeout).  There is
+#: no limit on a whole notebook: a slow or busy machine only makes the run longer.  Every notebook is executed in a
+#: process of its own (tests/_nbrun.py), not in the test process: Jupyter's messaging used to stall now and then when
+#: the kernels were driven from the process that had run the rest of the suite (the kernel idle with every cell run,
+#: the client waiting).  A notebook whose execution makes no progress for a whole cell timeout, or whose kernel dies,
+#: is run once more in a fresh process, and that is said on stderr; a cell that raises, or a wrong probe, is never
+#: retried.
+RUNNER = pathlib.Path(__file__).resolve().parent / "_nbrun.py"
+
+
+def _nbcache():
+    """docs/_ext/nbcache.py: where the docs build finds the executions made here."""
+    spec = importlib.util.spec_from_file_location("_mcsa_nbcache", NB_DIR.parent / "docs" / "_ext" / "nbcache.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _share_with_docs(path: pathlib.Path, executed_nb) -> None:
+    """Store the execution in the docs build's jupyter-cache (keyed by the notebook's code cells and by the
+    digest of the code it imports), so that the docs show these outputs and do not run the notebook again.
+    Skipped quietly when jupyter-cache is not installed (the docs extra); the build then executes."""
     try:
-        await client.async_execute()  # raises CellExecutionError if any cell raises
-    finally:  # the kernel is ours (km given): shut it down, also when the execution is cancelled
-        with contextlib.suppress(Exception):
-            if await km.is_alive():
-                await km.shutdown_kernel(now=True)
-    probe_out = nb.cells.pop()
-    lines = [line for out in probe_out.outputs if out.get("output_type") == "stream"
-             for line in out["text"].splitlines() if line.startswith("PROBE ")]
-    assert len(lines) == 1, f"{path.name}: the probe printed {len(lines)} PROBE lines"
-    return nb, json.loads(lines[0][len("PROBE "):])
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+    except ImportError:
+        return
+    source = nbformat.read(path, as_version=4)
+    code = [c for c in source.cells if c.cell_type == "code"]
+    ran = [c for c in executed_nb.cells if c.cell_type == "code"]
+    if len(code) != len(ran):
+        return
+    for cell, done in zip(code, ran):  # outputs onto the stored notebook: its hash is what the docs build looks up
+        cell.outputs, cell.execution_count = done.outputs, done.get("execution_count")
+    cache = get_cache(str(_nbcache().cache_path()))
+    cache.cache_notebook_bundle(CacheBundleIn(source, str(path)), check_validity=False, overwrite=True)
 
 
-#: a whole notebook's execution, start-up included (each takes under 15 s on 2 busy cores: 60 s is a 4x margin).
-#: Jupyter's messaging stalls now and then when the notebooks run after the rest of the suite in one process
-#: (seen in 2 of 6 fresh-clone CI runs, always at the end of 07_explorer: the kernel had run every cell, the probe
-#: included, and was idle; no bytes were pending on any socket; the client waited past its 300 s cell timeout;
-#: never seen with this file run alone).  Such a stall is retried once, in a fresh kernel, and said on stderr; a
-#: second stall fails the notebook's tests.  A cell that raises, or a probe that is wrong, is never retried.
-NOTEBOOK_TIMEOUT = 60
-
-
-async def _execute_all(paths, kernel_dirs, workdirs):
-    gate = asyncio.Semaphore(JOBS)
-
-    async def one(path):
-        async with gate:
-            for attempt in (1, 2):
-                task = asyncio.ensure_future(_execute(path, kernel_dirs, workdirs[path.stem]))
-                done, _ = await asyncio.wait({task}, timeout=NOTEBOOK_TIMEOUT)
-                if task in done:
-                    try:
-                        return path.stem, task.result()
-                    except Exception as exc:  # reported by the notebook's own test
-                        return path.stem, exc
-                task.cancel()  # a stall: _execute shuts its kernel down on the way out
-                with contextlib.suppress(BaseException):
-                    await task
-                msg = (f"{path.name}: the execution did not finish in {NOTEBOOK_TIMEOUT} s "
-                       f"(attempt {attempt} of 2; the kernel messaging stalled)")
-                print(f"tests/test_notebooks.py: {msg}", file=sys.stderr)
-                if attempt == 2:
-                    return path.stem, TimeoutError(msg)
-
-    return dict(await asyncio.gather(*(one(p) for p in paths)))
+def _execute_one(path: pathlib.Path, kernel_dir: str, workdir: pathlib.Path):
+    """(executed notebook, probe), or the exception that its tests raise."""
+    probe = workdir / "_probe_cell.py"
+    probe.write_text(probe_cell(path.stem), encoding="utf-8")
+    out = workdir / "_result.json"
+    for attempt in (1, 2):
+        out.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, str(RUNNER), str(path), kernel_dir, KERNEL_NAME, str(workdir),
+                               str(CELL_TIMEOUT), str(probe), str(out)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if proc.returncode != 0 or not out.is_file():
+            return RuntimeError(f"{path.name}: the runner failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
+        res = json.loads(out.read_text(encoding="utf-8"))
+        if "error" not in res:
+            nb = nbformat.reads(res["notebook"], as_version=4)
+            _share_with_docs(path, nb)
+            return nb, res["probe"]
+        if res["kind"] != "stall" or attempt == 2:
+            return AssertionError(f"{path.name}: {res['error']}\n{res.get('traceback', '')}")
+        print(f"tests/test_notebooks.py: {path.name}: no progress ({res['error'][:200]}); "
+              "running it once more in a fresh kernel", file=sys.stderr)
 
 
 @pytest.fixture(scope="module")
@@ -546,7 +548,9 @@ def executed(request, kernel_dirs, tmp_path_factory):
               and hasattr(item, "callspec") and "path" in item.callspec.params}
     paths = [p for p in NOTEBOOKS if p in wanted]
     workdirs = {p.stem: tmp_path_factory.mktemp(p.stem) for p in paths}
-    return asyncio.run(_execute_all(paths, kernel_dirs, workdirs))
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        results = pool.map(lambda p: _execute_one(p, kernel_dirs[0], workdirs[p.stem]), paths)
+        return {p.stem: r for p, r in zip(paths, results)}
 
 
 def result_of(executed, path):

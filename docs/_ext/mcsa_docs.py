@@ -455,9 +455,10 @@ def generate(app) -> None:
         write(f"notebooks/{nb.name}", nb.read_bytes())
     mode_nb = app.config.nb_execution_mode
     write("fragments/notebooks-run.md",
-          (f"The notebooks were executed when this site was built (myst-nb, `nb_execution_mode = "
-           f"\"{mode_nb}\"`, at most {app.config.nb_execution_timeout} s per cell); every output below comes "
-           "from that run." if mode_nb != "off" else
+          (f"The notebooks were executed with the code this site documents (myst-nb, `nb_execution_mode = "
+           f"\"{mode_nb}\"`, at most {app.config.nb_execution_timeout} s per cell): by the test suite, whose "
+           "executions are kept in a store named by a digest of the packages' code, or by this build where the "
+           "store had none; every output below comes from that run." if mode_nb != "off" else
            "**This build did not execute the notebooks** (`nb_execution_mode = \"off\"`): only their code and text "
            "are shown. The full build (`python -m sphinx -W -b html docs docs/_build/html`) executes them.") + "\n")
     write.prune()
