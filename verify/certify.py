@@ -116,14 +116,27 @@ INSTANCE = {instance}
 
 _MAIN = '''
 
+def show(x):
+    """A side as text: exact fractions in full when short, else as 30 significant digits."""
+    if isinstance(x, Fraction) and x.denominator != 1:
+        from decimal import Decimal, localcontext
+
+        with localcontext() as ctx:
+            ctx.prec = 30
+            approx = Decimal(x.numerator) / Decimal(x.denominator)
+        text = str(x)
+        return f"{text} (= {approx:.30g})" if len(text) <= 60 else f"{approx:.30g} (an exact fraction of {len(text)} characters)"
+    return str(x)
+
+
 def main():
     lhs, rhs, violated = check(INSTANCE)
     print("certificate:", ID)
     print("shows:      ", TITLE)
     print("source:     ", SOURCE)
     print("relation:   ", RELATION)
-    print("lhs =", lhs)
-    print("rhs =", rhs)
+    print("lhs =", show(lhs))
+    print("rhs =", show(rhs))
     print("verdict:    ", "CONFIRMED (the printed relation fails here)" if violated
           else "NOT CONFIRMED (the printed relation holds here)")
     return 0 if violated else 1
