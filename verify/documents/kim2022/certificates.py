@@ -91,7 +91,9 @@ mpmath.mp.dps = 60
 
 
 def mp(x):
-    """An exact fraction as a 60-digit mpmath number."""
+    """An exact fraction (or an mpmath number) as a 60-digit mpmath number."""
+    if isinstance(x, mpmath.mpf):
+        return x
     x = Fraction(x)
     return mpmath.mpf(x.numerator) / x.denominator
 '''
@@ -950,4 +952,341 @@ cert("theorem4.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only
      VAR1)
 
 
-UNCOVERED: dict[str, str] = {}
+# ============================================================================= the softmax family (Algorithms 1, 4, 5)
+SOFTMAX = """
+def softmax(lam):
+    e = [mpmath.exp(mp(x)) for x in lam]
+    tot = sum(e)
+    return [x / tot for x in e]
+
+
+def imh_kernel_mp(pi, q):
+    \"\"\"The IMH kernel (Sec. 4.1) in 60-digit arithmetic: propose y ~ q, accept with min(1, w(y)/w(x)), w = pi/q.\"\"\"
+    w = [mp(a) / b for a, b in zip(pi, q)]
+    M = len(pi)
+    K = [[mpmath.mpf(0)] * M for _ in range(M)]
+    for x in range(M):
+        for y in range(M):
+            if y != x:
+                K[x][y] = q[y] * min(mpmath.mpf(1), w[y] / w[x])
+        K[x][x] = 1 - sum(K[x][y] for y in range(M) if y != x)
+    return K
+
+
+def g_score(lam, z):
+    \"\"\"g(lambda; z) = -s(lambda; z), s = grad_lambda log softmax(lambda)_z = e_z - softmax(lambda).\"\"\"
+    sm = softmax(lam)
+    return [-((1 if j == z else 0) - sm[j]) for j in range(len(lam))]
+"""
+
+cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use lambda_t's",
+     "§2.2 Eq. (1), against App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": "3/2", "component": 0},
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": 0, "component": 0},
+     EXACT, MP, TOL, SOFTMAX,
+     rel("E[g(lambda_t; eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1)) = the "
+         "same with eta_t ~ P_{lambda_t}(eta_t-1, .) (the algorithms), q_lambda = softmax(lambda), P the IMH kernel, "
+         "lambda_t = lambda_t-1 - gamma g(lambda_t-1; eta_t-1); violated when they differ"), """
+def check(I):
+    pi, b, x, gamma, j = frs(I["pi"]), frs(I["lambda_t-1"]), I["eta_t-1"], fr(I["gamma"]), I["component"]
+    a = [mp(bi) - mp(gamma) * gi for bi, gi in zip(b, g_score(b, x))]  # lambda_t
+    Pa, Pb = imh_kernel_mp(pi, softmax(a)), imh_kernel_mp(pi, softmax(b))
+    M = len(pi)
+    eq1 = sum(Pb[x][y] * g_score(a, y)[j] for y in range(M))
+    alg = sum(Pa[x][y] * g_score(a, y)[j] for y in range(M))
+    return eq1, alg, differ(eq1, alg)
+""")
+
+cert("theorem3.table", "With lambda updated between iterations, z_2^(1) is not distributed as K^(N+1)_lambda_2(z_0, .)",
+     "App. D, proof of Theorem 3, table of state transitions",
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_0": [0, 0, 2], "N": 2, "gamma": 1, "z_0": 2},
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_0": [0, 0, 2], "N": 2, "gamma": 0, "z_0": 2},
+     EXACT, MP, TOL, SOFTMAX,
+     rel("law of z_2^(1) under Algorithm 5 = K^(N+1)_lambda_2(z_0, .) as the table says (averaged over lambda_2); "
+         "d_TV between them = 0; violated when it is > 0"), """
+import itertools
+
+
+def mpow(K, n):
+    M = len(K)
+    R = [[mpmath.mpf(int(i == j)) for j in range(M)] for i in range(M)]
+    for _ in range(n):
+        R = [[sum(R[i][k] * K[k][j] for k in range(M)) for j in range(M)] for i in range(M)]
+    return R
+
+
+def iteration(pi, lam, z, N, gamma):
+    \"\"\"One iteration of Algorithm 5 (JSA): N IMH steps with K_lambda from z, then lambda <- lambda - gamma g,
+    g = (1/N) sum_n g(lambda; z^(n)).  Every path: (probability, path, next lambda).\"\"\"
+    K = imh_kernel_mp(pi, softmax(lam))
+    out = []
+    for path in itertools.product(range(len(pi)), repeat=N):
+        p, prev = mpmath.mpf(1), z
+        for y in path:
+            p *= K[prev][y]
+            prev = y
+        gs = [g_score(lam, y) for y in path]
+        nxt = [lam[j] - gamma * sum(g[j] for g in gs) / N for j in range(len(lam))]
+        out.append((p, path, nxt))
+    return out
+
+
+def check(I):
+    pi, N, gamma, z0 = frs(I["pi"]), I["N"], mp(fr(I["gamma"])), I["z_0"]
+    lam0 = [mp(x) for x in frs(I["lambda_0"])]
+    M = len(pi)
+    law = [mpmath.mpf(0)] * M
+    table = [mpmath.mpf(0)] * M
+    for p1, path1, lam1 in iteration(pi, lam0, z0, N, gamma):
+        for p2, path2, lam2 in iteration(pi, lam1, path1[-1], N, gamma):
+            law[path2[0]] += p1 * p2
+            row = mpow(imh_kernel_mp(pi, softmax(lam2)), N + 1)[z0]
+            for y in range(M):
+                table[y] += p1 * p2 * row[y]
+    d = sum(abs(a - b) for a, b in zip(law, table)) / 2
+    return d, 0, d > TOL
+""")
+
+cert("theorem3.def", "JSA's N states form one Markov path: their joint law is not the product of the marginals",
+     "§4.3 Theorem 3 / App. D, definition of P^k (prod_n K^(N(k-1)+n)(z^(n), dz'^(n)))",
+     {**_H10R6, "N": 3, "k": 3, "z0": 0}, {**_SAME, "N": 3, "k": 3, "z0": 0},
+     EXACT, IMH, PRODUCTS,
+     rel("JSA's kernel: law of (z^(1), ..., z^(N)) after k iterations = prod_n K^(N(k-1)+n)(z_0, .); d_TV between "
+         "them = 0; violated when it is > 0"), """
+def check(I):
+    pi, q, N, k, z0 = law(I["pi"]), law(I["q"]), I["N"], I["k"], I["z0"]
+    K = imh_kernel(pi, q)
+    start = matpow(K, (k - 1) * N)[z0]
+    marg = [matpow(K, (k - 1) * N + n)[z0] for n in range(1, N + 1)]
+    M = len(pi)
+    d = Fraction(0)
+    for tup in itertools.product(range(M), repeat=N):
+        joint = sum(start[x] * K[x][tup[0]] for x in range(M))
+        for a, b in zip(tup, tup[1:]):
+            joint *= K[a][b]
+        prod = Fraction(1)
+        for m, z in zip(marg, tup):
+            prod *= m[z]
+        d += abs(joint - prod)
+    d /= 2
+    return d, 0, d > 0
+""")
+
+# ============================================================================= conditional second moments
+PMCSA_LIMIT = """
+def check(I):
+    \"\"\"pMCSA conditionally on F_t-1, all N chains at x: E[g^2 | F] = V_{K(x,.)}[s]/N + (E_{K(x,.)} s)^2
+    (independent chains, g = -(1/N) sum_n s(z_n)); it does not depend on t, while the right side tends to
+    L^2 (2 - 1/w*)/N + ||mu||^2 as t -> oo, whatever the constant in O(r^t).\"\"\"
+    pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
+    row = imh_kernel(pi, q)[x]
+    m = dot(row, s)
+    second = dot(row, [(v - m) ** 2 for v in s]) / N + m * m
+    ws = max(weights(pi, q))
+    L, mu = max(abs(v) for v in s), dot(pi, s)
+    limit = L ** 2 * (Fraction(1, N) + Fraction(1, N) * (1 - 1 / ws)) + mu ** 2
+    return second, limit, second > limit
+"""
+_T4S = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0}
+_T4H = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 1, "x": 0}
+cert("theorem4.statement", "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t -> oo",
+     "§5.1, Theorem 4 (second moment), read conditionally on F_t-1",
+     _T4S, _T4H, EXACT, IMH,
+     rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
+         "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
+cert("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* exceeds the bound",
+     "§5.1, Theorem 4, read conditionally on F_t-1",
+     _T4S, _T4H, EXACT, IMH,
+     rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
+         "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
+
+# ============================================================================= the violated claims (their statements)
+cert("lemma4", "Lemma 4 with lambda as printed (against pi, Eq. (3)): max(1 - 1/w, 0) <= lambda(w) fails",
+     "App. D, Lemma 4, with lambda of §4.3 Eq. (3) as printed",
+     {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"], "state": 0},
+     {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "state": 0},
+     EXACT, IMH, rel("Lemma 4: max(1 - 1/w, 0) <= lambda(w) <= 1 - 1/w*, lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') "
+                     "as printed; violated when either inequality fails (the left one is shown)"), """
+def check(I):
+    pi, q, x = law(I["pi"]), law(I["q"]), I["state"]
+    w = weights(pi, q)
+    lam = sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
+    lower, upper = max(1 - 1 / w[x], Fraction(0)), 1 - 1 / max(w)
+    if lam > upper:
+        return lam, upper, True
+    return lower, lam, lower > lam
+""")
+cert("lemma5", "Lemma 5 (its statement): T_2(1) = 1 exceeds (n/w)(1 - 1/w*)^(n-1) = 0 at q = pi",
+     "App. D, Lemma 5 (T_n of Eq. (3))",
+     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 2, "state": 0},
+     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 1, "state": 0},
+     EXACT, IMH, T_N, rel("Lemma 5: T_n(w) <= (n/w) (1 - 1/w*)^(n-1); violated when lhs > rhs"), L5)
+cert("lemma6", "Lemma 6 (its statement) fails at w* = 21/20, n = 3", "App. D, Lemma 6", _L6, {**_L6, "n": 1},
+     EXACT, IMH, rel("Lemma 6: E_{K^n(z,.)}[f] <= n r^(n-1) E_q f + r^n f(z), f >= 0; violated when lhs > rhs"), L6)
+cert("lemma7", "Lemma 7 (Bias as defined, its one failing reading) fails after n = 200 IMH steps",
+     "App. D, Lemma 7 (IMH kernel: C = 1, rho = r = 1 - 1/w*, Eq. (7))",
+     {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 200, "start": 0, "C": 1},
+     {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 1, "start": 0, "C": 1},
+     EXACT, IMH, rel("Lemma 7: Bias[g_hat] = E||g_hat - E_Pi g|| <= 2 sqrt(D) L C rho^n; violated when lhs > rhs"),
+     L7_STATEMENT)
+cert("theorem2", "Theorem 2 fails in both its readings (main text and appendix O-terms) at q = pi, N = 400",
+     "§4.2 and App. D, Theorem 2, conditional on F_t-1",
+     {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 400, "t": 2, "x": 1},
+     {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2, "x": 1},
+     EXACT, MP, CIS, rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 chi2/(N-1) + "
+                         "||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + (1 + eps^-2)"
+                         "(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); violated when lhs > rhs"), """
+def check(I):
+    pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
+    _, second = msc_rb_moments(pi, q, s, x, N)
+    w = [a / b for a, b in zip(pi, q)]
+    chi2 = dot(q, [v * v for v in w]) - 1
+    L, mu, ws = max(abs(v) for v in s), dot(pi, s), max(w)
+    main = mp(4 * L ** 2 * chi2 / (N - 1) + mu ** 2)
+    gamma = Fraction(2 * ws, 2 * ws + N - 2)
+    e2 = mpmath.power(N - 1, mpmath.mpf(-1) / 2)
+    appendix = 4 * mp(L) ** 2 * (mp(chi2 / (N - 1)) + mp((chi2 + 1 + ws) * gamma ** (I["t"] - 1) / (N - 1))
+                                 + (1 + 1 / e2) * mp(1 + ws) ** 2 / N ** 2) + mp(mu) ** 2
+    rhs = max(main, appendix)
+    return mp(second), rhs, mp(second) > rhs
+""")
+cert("table1", "Table 1's SGD row fails in its three readings: error, suboptimality and averaged iterate all decay "
+     "slower than log T/T", "§2.1, Table 1, row 'SGD' (gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
+     {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]}, {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
+     EXACT, MP, rel("for each reading (E||lambda_T - lambda*||^2, E f(lambda_T) - f*, the averaged iterate's error): "
+                    "decay exponent between T and T^2 of a lower bound of it >= that of G^2 log T/T; lhs is the "
+                    "largest of the three exponents; violated when lhs < rhs (all three fail)"), """
+def check(I):
+    \"\"\"SGD on f = (1/2) E (lambda - eta)^T A (lambda - eta), A = diag(mu, L), E eta = 0: E lambda_t = (I - gamma_t A)
+    E lambda_t-1 exactly, so ||E lambda_T||^2 <= E||lambda_T||^2, f(E lambda_T) - f* <= E f(lambda_T) - f* (Jensen),
+    and the same for the averaged iterate.  prod_{t=1}^n (1 - c/t) = Gamma(n + 1 - c)/(Gamma(1 - c) n!), and
+    sum_{t=0}^n Gamma(t + a)/t! = Gamma(n + 1 + a)/(a n!) with a = 1 - c gives the averaged iterate.\"\"\"
+    mu, L, T = fr(I["mu"]), fr(I["L"]), mpmath.mpf(I["T"])
+    gamma = min(1 / (2 * L), 2 * L / mu)
+    lam0, a = frs(I["lambda_0"]), (mu, L)
+
+    def prod(c, n):
+        c = mp(c)
+        return mpmath.exp(mpmath.loggamma(n + 1 - c) - mpmath.loggamma(1 - c) - mpmath.loggamma(n + 1))
+
+    def avg(c, n):  # (1/n) sum_{t=1}^n prod(c, t)
+        c = mp(c)
+        s0 = mpmath.exp(mpmath.loggamma(n + 2 - c) - mpmath.loggamma(n + 1)) / (1 - c)  # sum_{t=0}^n Gamma(t+1-c)/t!
+        return (s0 / mpmath.gamma(1 - c) - 1) / n
+
+    def err(n):
+        return sum(mp(l0) ** 2 * prod(gamma * ai, n) ** 2 for l0, ai in zip(lam0, a))
+
+    def subopt(n):
+        return sum(mp(ai) * mp(l0) ** 2 * prod(gamma * ai, n) ** 2 for l0, ai in zip(lam0, a)) / 2
+
+    def averaged(n):
+        return sum(mp(l0) ** 2 * avg(gamma * ai, n) ** 2 for l0, ai in zip(lam0, a))
+
+    lt = mpmath.log(T)
+
+    def exponent(f):
+        return -mpmath.log(f(T ** 2) / f(T)) / lt
+
+    lhs = max(exponent(err), exponent(subopt), exponent(averaged))
+    rhs = exponent(lambda n: mpmath.log(n) / n)
+    return lhs, rhs, lhs < rhs
+""")
+
+# ============================================================================= the paper's tables, its model, §3.2
+cert("statements.table4_except_gas", "Table 4, yacht: pMCSA's test LPD (-3.31) is below JSA, MSC and MSC-RB",
+     "§6.4, Results ('Except for gas, pMCSA achieves better predictive densities than all other methods'), Table 4",
+     {"data set": "yacht", "LPD": {"ELBO N=1": "-3.63", "pMCSA": "-3.31", "JSA": "-3.29", "MSC": "-3.25",
+                                   "MSC-RB": "-3.27"}},
+     {"data set": "airfoil", "LPD": {"ELBO N=1": "-3.14", "pMCSA": "-2.63", "JSA": "-2.83", "MSC": "-2.77",
+                                     "MSC-RB": "-2.73"}},
+     EXACT, rel("pMCSA's test LPD > every other method's on the row (as printed in Table 4); violated when it is not"),
+     """
+def check(I):
+    lpd = {k: fr(v) for k, v in I["LPD"].items()}
+    best_other = max(v for k, v in lpd.items() if k != "pMCSA")
+    return lpd["pMCSA"], best_other, not lpd["pMCSA"] > best_other
+""")
+
+cert("statements.appc1_relu", "App. C.1's printed model (ReLU output, y_hat >= 0) cannot fit standardised targets "
+     "as well as a line", "App. C.1, the BNN model (output layer as printed)",
+     {"x": ["-3", "-1", "1", "3"], "y": ["-3/2", "-1/2", "1/2", "3/2"]},
+     {"x": ["-3", "-1", "1", "3"], "y": ["0", "0", "0", "0"]},
+     EXACT, rel("min over weights of the printed model's MSE (>= mean(y^2 1{y < 0}): its output is a ReLU, >= 0) <= "
+                "the MSE of the least-squares line in x; violated when lhs > rhs"), """
+def check(I):
+    x, y = frs(I["x"]), frs(I["y"])
+    n = len(x)
+    lower = sum((v * v for v in y if v < 0), Fraction(0)) / n
+    mx, my = sum(x) / n, sum(y) / n
+    sxx = sum((a - mx) ** 2 for a in x)
+    b = sum((a - mx) * (c - my) for a, c in zip(x, y)) / sxx
+    line = sum((c - my - b * (a - mx)) ** 2 for a, c in zip(x, y)) / n
+    return lower, line, lower > line
+""")
+
+cert("statements.mcgd_rho_influence", "Under mixing rate rho the error of MCGD changes at order 1/T, not 1/T^2: "
+     "T Delta_T -> 2 rho tr Sigma/(1 - rho)", "§3.2, Convergence and the Mixing Rate (Doan et al. 2020b)",
+     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "1/2", "T": 1000},
+     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "0", "T": 1000},
+     EXACT, rel("lim_T T Delta_T = 0 (what an O(1/T^2) influence of rho requires), Delta_T = E(lambda_T - lambda*)^2 "
+                "under the lazy kernel K = rho I + (1 - rho) 1 p^T minus the same at rho = 0, SGD with gains 1/t on "
+                "f = E (lambda - eta)^2/2 (lambda_T = the mean of eta_1..eta_T); violated when the limit is not 0"), """
+def check(I):
+    v, p, rho, T = frs(I["values"]), law(I["p"]), fr(I["rho"]), I["T"]
+    m = dot(p, v)
+    var = dot(p, [(a - m) ** 2 for a in v])
+    # stationary lazy chain: Cov(eta_s, eta_t) = rho^|t-s| var; lambda_T - lambda* = (1/T) sum_t (eta_t - m)
+    cross = sum((T - d) * rho ** d for d in range(1, T))  # sum_{s<t} rho^(t-s)
+    T_delta = 2 * var * cross / T  # T (E(lambda_T - m)^2 - var/T)
+    closed = 2 * var * (rho / (1 - rho) - rho * (1 - rho ** T) / (T * (1 - rho) ** 2))
+    if closed != T_delta:
+        raise AssertionError("the closed form disagrees with the direct sum")
+    limit = 2 * var * rho / (1 - rho)  # the closed form's limit T -> oo
+    return limit, 0, limit != 0
+""")
+
+cert("statements.mixing_improves", "At the inclusive-KL optimum of a mean-field family against a correlated Gaussian, "
+     "w* = oo: r = 1 at convergence, no better than at the start", "§5.1, Discussion ('the mixing rate will improve "
+     "naturally as MCSA converges'), for a misspecified family as in §6.2",
+     {"Sigma": [[1, "9/10"], ["9/10", 1]], "start_variance": 10},
+     {"Sigma": [[1, 0], [0, 2]], "start_variance": 10},
+     EXACT, MP, rel("r = 1 - 1/w* at convergence < r at the start of VI; pi = N(0, Sigma), q = N(0, D) mean-field; "
+                    "the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); the start is "
+                    "N(0, start_variance I); violated when lhs >= rhs"), """
+def r_gauss(Sig, D):
+    \"\"\"r = 1 - 1/w* for pi = N(0, Sig), q = N(0, diag(D)) in 2 dimensions, exactly: w(x) = c exp(x^T (D^-1 - Sig^-1)
+    x / 2) is unbounded (w* = oo, r = 1) iff D^-1 - Sig^-1 has a positive eigenvalue; else w* = c = sqrt(det D/det Sig).\"\"\"
+    (a, b), (_, d) = Sig
+    det = a * d - b * b
+    inv = [[d / det, -b / det], [-b / det, a / det]]
+    Q = [[1 / D[0] - inv[0][0], -inv[0][1]], [-inv[1][0], 1 / D[1] - inv[1][1]]]
+    tr, dt = Q[0][0] + Q[1][1], Q[0][0] * Q[1][1] - Q[0][1] * Q[1][0]
+    if dt < 0 or tr > 0:  # a symmetric 2 x 2 matrix has a positive eigenvalue iff det < 0 or trace > 0
+        return mpmath.mpf(1)
+    return 1 - 1 / mpmath.sqrt(mp(D[0] * D[1] / det))
+
+
+def check(I):
+    Sig = [frs(row) for row in I["Sigma"]]
+    s0 = fr(I["start_variance"])
+    at_convergence = r_gauss(Sig, [Sig[0][0], Sig[1][1]])
+    at_start = r_gauss(Sig, [s0, s0])
+    return at_convergence, at_start, not at_convergence < at_start
+""")
+
+
+UNCOVERED: dict[str, str] = {
+    "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has no constant: no finite "
+                          "instance refutes it (the conditional bias behind it is certified: theorem3.var.3, "
+                          "statements.theorem3_bias_conditional)",
+    "theorem3": "violated in both readings only through the conditional one (theorem3.statement), whose O(1/w*) term "
+                "has no constant; the joint reading alone is certified by theorem3.mix.statement",
+    "statements.qdef_benefit": "needs sup pi/q_def for a Gaussian pi against a mixture of Gaussians, which the audit "
+                               "bounds but does not compute; a reading of 'vanishes', not a finite relation",
+    "statements.table3_gas": "a reading of Table 3's typography ('comparable' = bolded): nothing to compute",
+    "statements.appc2_wording": "wording (a Student-t likelihood called a prior; 'Logistic Regression' heading): "
+                                "nothing to compute",
+    "statements.pmcsa_acceleration": "rests on the stored Figure 1 run at the paper's settings (hours of simulation), "
+                                     "not on a short computation",
+}
