@@ -85,14 +85,16 @@ def _check_instance(instance, what: str) -> None:
     except (TypeError, ValueError) as e:
         raise ValueError(f"certificate {what} is not plain JSON-able data ({e})") from None
     if not isinstance(instance, dict):
-        raise ValueError(f"certificate {what} is not a dict")
+        raise TypeError(f"certificate {what} is not a dict")
 
 
 _HEADER = '''\
 #!/usr/bin/env python3
-"""Certificate {id}: {title}
+"""Certificate {id}:
+{title}
 
-Source: {source}
+Source:
+{source}
 
 Run:  python {fname}
 Exit status 0: the violation is confirmed at INSTANCE (below); 1: it is not.
@@ -170,7 +172,10 @@ def render(cert: Certificate, instance: dict | None = None) -> str:
         raise ValueError(f"certificate {cert.id} imports {sorted(bad)}; allowed: {sorted(ALLOWED_IMPORTS)}")
     if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
         raise ValueError(f"certificate {cert.id} body defines no top-level check(INSTANCE)")
-    head = _HEADER.format(id=_doc_line(cert.id), title=_doc_line(cert.title), source=_doc_line(cert.source),
+    def para(text):
+        return textwrap.fill(_doc_line(text), width=92, initial_indent="    ", subsequent_indent="    ")
+
+    head = _HEADER.format(id=_doc_line(cert.id), title=para(cert.title), source=para(cert.source),
                           fname=script_name(cert.id), id_r=repr(cert.id), title_r=repr(cert.title),
                           source_r=repr(cert.source), instance=pprint.pformat(inst, width=100, sort_dicts=False))
     text = head + "\n\n" + body + "\n" + _MAIN
