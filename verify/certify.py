@@ -37,6 +37,7 @@ import re
 import sys
 import textwrap
 from dataclasses import dataclass
+from importlib import import_module
 from importlib.machinery import PathFinder
 
 #: the only modules a certificate's body may import (top-level names)
@@ -220,7 +221,14 @@ def _load_certificates_module(mod: str):
         return sys.modules[name]
     origin = _module_origin(name)
     if origin is None or not origin.endswith(".py"):
-        return None
+        if _module_origin(mod) is not None:  # a package on the file system without a certificates.py
+            return None
+        try:  # a package the path finder cannot see (a zip, a custom finder): import it the ordinary way
+            return import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
+                return None
+            raise
     spec = importlib.util.spec_from_file_location(name, origin)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
