@@ -490,7 +490,7 @@ def cmd_all(argv):
 
 
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,certificate,CLAIM}} ...
 
 Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) against exact and Monte Carlo computations.
 
@@ -501,6 +501,7 @@ Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanch
   {PROG} audit [CLAIM]             step-by-step proof audit
   {PROG} report                    the HTML report of every claim
   {PROG} coverage [--json]         every checkable statement of the documents and its status
+  {PROG} certificate ID|--all      self-contained scripts that rerun a wrong step or a violated claim
 
 Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict
 RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
@@ -534,6 +535,13 @@ def _coverage(argv):
     return cmd_coverage(argv)
 
 
+def _certificate(argv):
+    from .certify import main as cmd_certificate
+
+    return cmd_certificate(argv)
+
+
 def main(argv=None) -> int:
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report, "coverage": _coverage}, cmd_claim)
+                                   "report": _report, "coverage": _coverage, "certificate": _certificate},
+               cmd_claim)
