@@ -67,6 +67,7 @@ def cis_row(q, w, x, N, w_x=None):
     N + 1 particles selected with probability proportional to its weight.  Returns (K(x, .), acceptance),
     acceptance = E[sum_i w_i / (w_x + sum_i w_i)] (Eq. (acc): a proposal index is selected)."""
     M = len(q)
+    assert abs(sum(q) - 1) < 1e-12 and min(q) >= 0, "q must be a probability vector"
     wx = w[x] if w_x is None else w_x
     row = [0 * wx for _ in range(M)]
     acc = 0 * wx
@@ -86,6 +87,7 @@ def rb_moments(q, w, f, N, w0, f0):
     """Mean and variance over z^(1:N) ~ q of the Rao-Blackwellised CIS estimate
     E[f | z_t-1, z^(1:N)] = (w0 f0 + sum_i w_i f_i) / (w0 + sum_i w_i) (Eq. (exact_variance)); w0 = 0 gives
     the self-normalised IS estimate f_IS.  Also E[1 - r] with 1 - r = S/(w0 + S)."""
+    assert abs(sum(q) - 1) < 1e-12 and min(q) >= 0, "q must be a probability vector"
     m1 = m2 = acc = 0
     for c in count_vectors(N, len(q)):
         pr = multinomial(c, q)
@@ -104,6 +106,7 @@ def imh_row(p, q, x):
     """Metropolis independence sampler from x: z* ~ q accepted with probability min(1, w(z*)/w(x)), w = p/q.
     Returns (K(x, .), r(x)), r(x) = 1 - sum_y q_y min(1, w_y/w_x) the rejection probability."""
     M = len(p)
+    assert sum(p) == 1 and sum(q) == 1 and min(q) > 0, "p and q must be probability vectors, q > 0"
     w = [p[i] / q[i] for i in range(M)]
     row = [0 * p[0] for _ in range(M)]
     acc = 0 * p[0]
@@ -583,7 +586,7 @@ CERTIFICATES: list[Certificate] = [
               "when that state carries 90% of the target",
         source=f"{_DRAFT}, §Parallel IMH, 'which in general is very tight', at the state of largest weight "
                "('when w(z_t-1) is very large')",
-        instance={"p": ["9/10", "3/40", "1/40"], "q": ["9/100000", "299997/400000", "99999/400000"], "x": 0, "N": 1,
+        instance={"p": ["9/10", "3/40", "1/40"], "q": ["9/100000", "299973/400000", "99991/400000"], "x": 0, "N": 1,
                   "tau": "4/5"},
         holding={"p": ["1/10", "27/40", "9/40"], "q": ["1/100000", "299997/400000", "99999/400000"], "x": 0,
                  "N": 1, "tau": "4/5"},
