@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = {"cis_imh": "003", "elhanchi2018": "002"}
 #: the number of uncovered findings may only go down (coverage reported by the lead)
-MAX_UNCOVERED = {"cis_imh": 0, "elhanchi2018": 2}
+MAX_UNCOVERED = {"cis_imh": 0, "elhanchi2018": 1}
 
 certify = pytest.importorskip("verify.certify")
 
