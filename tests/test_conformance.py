@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import bounds
-from verify.core import VIOLATED, CheckResult, Grid, Verification, run_verification
+from verify.model import VIOLATED, CheckResult, Grid, Verification
+from verify.outcome import run_verification
 from verify.report import cached_runs, claim_ids
 from verify.testing import SCALES, Conformance, check_claim
 
@@ -119,7 +120,7 @@ def test_bad_arguments(quick):
 
 def test_power_is_decided_on_every_reading(quick):
     """The scale found breaks every reading's empirical verdict, and no looser scale does."""
-    from verify.core import rescore
+    from verify.outcome import rescore
 
     for cid in ("theorem4", "lemma7", "proposition2"):  # claims with several readings
         res = check_claim(cid, report=quick[cid], rerun=False)

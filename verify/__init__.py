@@ -13,7 +13,7 @@ no heavy library)::
 
 Claims come from the entry-point group ``mcsa_verify.claims`` (:mod:`verify.registry`);
 the toolkit's three documents are registered there exactly as a user's package is
-(``docs/own-claim.md``).  How verdicts are decided: :mod:`verify.core`.
+(``docs/own-claim.md``).  How verdicts are decided: :mod:`verify.decide`.
 
 Documents: Kim et al., "Markov Chain Score Ascent" (NeurIPS 2022); the CIS-as-IMH draft;
 El hanchi, "Stochastic gradient MCMC algorithms and their applications" (2018); see
@@ -55,7 +55,7 @@ def claims() -> tuple[str, ...]:
 
 
 def get(claim: str):
-    """The :class:`verify.core.Verification` of ``claim`` (its readings, grid, forms)."""
+    """The :class:`verify.model.Verification` of ``claim`` (its readings, grid, forms)."""
     from .registry import verifications
 
     reg = verifications()
@@ -85,10 +85,10 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 
     Returns
     -------
-    verify.core.Report
+    verify.outcome.Report
         The checks, each reading's verdict and the final status (``.verdict``).
     """
-    from .core import run_verification
+    from .outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")

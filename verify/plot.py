@@ -38,7 +38,9 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import bounds  # noqa: E402
 
-from .core import REGISTRY, VIOLATED, scale_bound  # noqa: E402
+from .decide import scale_bound  # noqa: E402
+from .model import VIOLATED  # noqa: E402
+from .registry import REGISTRY  # noqa: E402
 
 # ----------------------------------------------------------------------------- citations
 from bounds.references import cite, cite_numbers  # noqa: E402
@@ -47,7 +49,7 @@ from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 def claim_name(claim_id: str) -> str:
     """``theorem4`` -> ``Theorem 4``; the other claims by their declared name
-    (:attr:`verify.core.Verification.name`), else the id in words."""
+    (:attr:`verify.model.Verification.name`), else the id in words."""
     m = re.fullmatch(r"(proposition|lemma|theorem|table|figure)(\d+)", claim_id)
     if m:
         return f"{m.group(1).capitalize()} {m.group(2)}"
@@ -672,7 +674,7 @@ def plot_report(report, path=None, dpi: int = 130, ax=None):
 
     Parameters
     ----------
-    report : verify.core.Report
+    report : verify.outcome.Report
         A claim's run (:func:`verify.run`).
     path : str or file-like, optional
         Write the figure there (.png, .svg or .pdf) and return the path.

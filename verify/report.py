@@ -16,7 +16,7 @@ on).  The page holds:
 * provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
   versions, machine.
 
-Each claim runs once: the same :class:`~verify.core.Report` feeds its figure and its
+Each claim runs once: the same :class:`~verify.outcome.Report` feeds its figure and its
 tables.  The command prints the summary and the report's path and exits 0 once the file
 is written (2 on bad input, before any work).  ``python -m verify all`` keeps the
 checker's exit statuses (1 = a claim is violated).
@@ -181,7 +181,7 @@ def _fmt(x) -> str:
     except (TypeError, ValueError):
         s = str(x)
         return s if len(s) <= 60 else s[:57] + "…"
-    from .core import fmt
+    from .formatting import fmt
 
     return fmt(f)  # the command line's number format: 4 digits, 'n/a' for NaN, '∞'
 
@@ -192,7 +192,7 @@ def _params(p: dict) -> str:
 
 
 def _check_rows(rep):
-    from .core import group_checks
+    from .formatting import group_checks
 
     rows = []
     for g in group_checks(rep.checks):
@@ -206,7 +206,7 @@ def _check_rows(rep):
 
 
 def _worst(rep, n=5):
-    from .core import fmt_ratio
+    from .formatting import fmt_ratio
 
     def ratio(c):
         return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
@@ -222,7 +222,7 @@ def _worst(rep, n=5):
 
 
 def _tightest(rep):
-    from .core import fmt_ratio
+    from .formatting import fmt_ratio
 
     fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float) and math.isfinite(c.ratio)
            and c.relation in ("<=", "<")]
@@ -332,9 +332,10 @@ def _doc_figures():
 def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
     """{claim: Report} of one run of every registered claim, memoised in this process: the
     test suite's figure tests and report test share one quick run."""
-    from . import core
+    from .outcome import run_verification
+    from .registry import REGISTRY
 
-    return {cid: core.run_verification(core.REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
+    return {cid: run_verification(REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
 
 
 def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None,
@@ -343,7 +344,10 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     template shows."""
     import bounds
 
-    from . import core
+    from .decide import ALPHA, z_one_sided
+    from .model import DEPENDS
+    from .outcome import run_verification
+    from .registry import REGISTRY
     from .plot import claim_name
 
     t0 = time.perf_counter()
@@ -354,8 +358,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     try:
         for cid in ids:
             bar(f"{cid}: checks")
-            v = core.REGISTRY[cid]
-            rep = (reports or {}).get(cid) or core.run_verification(v, mode, seed=seed)
+            v = REGISTRY[cid]
+            rep = (reports or {}).get(cid) or run_verification(v, mode, seed=seed)
             bar(f"{cid}: figure")
             uri, err = _figure_uri(rep, dpi, mode, cache)
             try:
@@ -379,14 +383,14 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "status_text": (f"{status} at the paper's settings (stored full run); this report's reduced run, "
                                 f"a smoke test of the same code: {rep.verdict}" if shown["smoke_test"] is not None else
                                 cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
-                                             if status == core.DEPENDS and getattr(rep, "failing_readings", None)
+                                             if status == DEPENDS and getattr(rep, "failing_readings", None)
                                              else ""))),
                 "smoke_test": shown["smoke_test"],
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
-                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
-                            f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
+                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {ALPHA:g} for this claim "
+                            f"(Bonferroni over {n_mc} checks, one-sided z = {z_one_sided(ALPHA / n_mc):.2f}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
                 "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
                 "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
@@ -414,10 +418,10 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
         "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
         "audit_counts": Counter(s["status"] for s in steps),
-        "reproductions": [c for c in claims if core.REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
+        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0), "mode": mode, "seed": seed,
-        "alpha": core.ALPHA,
+        "alpha": ALPHA,
     }
 
 

@@ -135,14 +135,14 @@ def encode(rep) -> dict:
     """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
     from bounds.clikit import jsonable
 
-    from .core import _jsonable
+    from .model import params_json
 
     checks = []
     for c in rep.checks:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
                                        "reading")}
         d.update({k: _num(getattr(c, k)) for k in _FLOATS})
-        d["params"] = jsonable(_tag(_jsonable(c.params)))
+        d["params"] = jsonable(_tag(params_json(c.params)))
         checks.append(d)
     rows = getattr(rep.checks, "rows", None)
     return {"format": FORMAT, "claim": rep.claim, "seed": rep.seed, "elapsed_s": rep.elapsed_s,
@@ -152,7 +152,9 @@ def encode(rep) -> dict:
 
 def decode(payload: dict):
     """The Report of a payload, its readings and audit statements from the registry."""
-    from .core import CheckResult, Report, audit_statements
+    from .docio import audit_statements
+    from .model import CheckResult
+    from .outcome import Report
     from .registry import verifications
 
     if payload.get("format") != FORMAT:
@@ -165,7 +167,7 @@ def decode(payload: dict):
         kw["params"] = _untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:
-        from .core import CheckList
+        from .model import CheckList
 
         checks = CheckList(checks)
         checks.rows, checks.figure = _untag(payload["rows"]), payload.get("figure", "")
@@ -176,7 +178,7 @@ def decode(payload: dict):
 # ----------------------------------------------------------------------------- running
 def _run_tasks(tasks: list) -> list:
     """Run ``[(claim, mode, seed), ...]`` (a worker process: loads the registry itself)."""
-    from .core import run_verification
+    from .outcome import run_verification
     from .registry import verifications
 
     reg = verifications()

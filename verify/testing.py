@@ -17,7 +17,7 @@ What is checked, from one run of the claim's grid (plus one rerun):
    one primary check compares a finite empirical value with a finite bound; the
    report's JSON is strict (no NaN/Infinity).
 2. The checks have power: tightening every bound (``bound_scale``, re-deciding the same
-   checks with :func:`verify.core.rescore`, no recomputation) makes every reading of the
+   checks with :func:`verify.outcome.rescore`, no recomputation) makes every reading of the
    claim ``violated``.  The scales of :data:`SCALES` are tried loosest first; the first
    that breaks the claim is reported (a claim that no scale breaks cannot fail).
 3. The same seed reproduces the same result: a second run gives identical checks.
@@ -92,15 +92,16 @@ def _finite(x) -> bool:
 
 
 def _structure_problems(report) -> list[str]:
-    from . import core
-    from .core import dumps
+    from bounds.clikit import dumps
+
+    from .model import HOLDS, INCONCLUSIVE, METHODS, RELATIONS, VIOLATED
 
     checks = report.checks
     if not checks:
         return ["the run produced no checks"]
     out = []
-    for what, ok in (("method", lambda c: c.method in core.METHODS), ("relation", lambda c: c.relation in core.RELATIONS),
-                     ("verdict", lambda c: c.verdict in (core.HOLDS, core.VIOLATED, core.INCONCLUSIVE))):
+    for what, ok in (("method", lambda c: c.method in METHODS), ("relation", lambda c: c.relation in RELATIONS),
+                     ("verdict", lambda c: c.verdict in (HOLDS, VIOLATED, INCONCLUSIVE))):
         bad = [c for c in checks if not ok(c)]
         if bad:
             out.append(f"{len(bad)} check(s) with an unknown {what}, e.g. {getattr(bad[0], what)!r} "
@@ -121,7 +122,7 @@ def _structure_problems(report) -> list[str]:
 
 
 def _monte_carlo_problems(report) -> list[str]:
-    from .core import ALPHA
+    from .decide import ALPHA
 
     out = []
     mc = [c for c in report.checks if c.method == "monte-carlo"]
@@ -140,7 +141,8 @@ def _monte_carlo_problems(report) -> list[str]:
 
 def _power(report, scales) -> tuple[float | None, dict]:
     """The first scale (1, then ``scales``) at which every reading's empirical verdict is violated."""
-    from .core import VIOLATED, rescore
+    from .model import VIOLATED
+    from .outcome import rescore
 
     last = {}
     for s in (1.0, *scales):
@@ -168,14 +170,14 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
 
     Parameters
     ----------
-    claim : str or verify.core.Verification
+    claim : str or verify.model.Verification
         A registered claim id (:func:`verify.claims`) or a verification object (which need
         not be registered).
     mode : {"quick", "full"}
         The grid to run.
     seed : int
         The seed of the run(s).
-    report : verify.core.Report, optional
+    report : verify.outcome.Report, optional
         A run already made with this mode and seed, at ``bound_scale = 1`` and without grid
         overrides (e.g. from :func:`verify.report.cached_runs`): used instead of the first run.
     rerun : bool
@@ -211,7 +213,9 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
     import time
 
     from . import get
-    from .core import ALPHA, Verification, run_verification
+    from .decide import ALPHA
+    from .model import Verification
+    from .outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")

@@ -102,7 +102,8 @@ from simulate.families import MeanFieldGaussian
 from simulate.rng import unit_generator
 from simulate.targets import isotropic
 
-from verify.core import REGISTRY, CheckResult, Grid, Reading, Verification, register
+from verify.model import CheckResult, Grid, Reading, Verification
+from verify.registry import REGISTRY, register
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals
@@ -740,7 +741,7 @@ def run_variance_growth(grid, seed=0, progress=None):
 
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim.  Every reading quotes
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim.  Every reading quotes
 #: the words of 003 that support it (verbatim LaTeX, tests/test_verify_cis_imh.py checks them against the
 #: document); a reading that another sentence of 003 rules out is not declared: it is in :data:`DROPPED`
 #: with that sentence.
@@ -901,7 +902,7 @@ register(Verification(
 
 # ============================================================================= search spaces
 # (python -m verify search CLAIM: verify.search)
-from verify.core import bound_value as _bv  # noqa: E402
+from verify.registry import bound_value as _bv  # noqa: E402
 from verify.spaces import spec  # noqa: E402
 
 

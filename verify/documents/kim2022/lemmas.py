@@ -22,8 +22,9 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register,
-                   tightness_check)
+from verify.hypothesis_tools import tightness_check
+from verify.model import CheckResult, Grid, Reading, Verification, by_form, exact_tolerance
+from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope
 
 _tol = exact_tolerance
@@ -519,7 +520,7 @@ def run_table2(grid, seed=0, progress=None):
 
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _IMH_QUICK = dict(M=[3, 5], w_star=[1.5, 10.0, 100.0], n=[1, 2, 5])
 
 _IMH_FULL = dict(M=[3, 5, 8], w_star=[1.05, 1.5, 2.0, 10.0, 100.0, 1000.0], n=[1, 2, 3, 5, 10, 20])

@@ -28,8 +28,9 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register,
-                   tightness_check)
+from verify.hypothesis_tools import tightness_check
+from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
+from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
@@ -517,7 +518,7 @@ _COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1
                     N_shape=[2, 4, 8, 16, 32, 64])
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _READINGS: dict = {}
 _READINGS["theorem3"] = (
     Reading(JOINT, "d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN) (Theorem 3)",
