@@ -534,6 +534,12 @@ def _coverage(argv):
     return cmd_coverage(argv)
 
 
+def _draw(argv):
+    from .draw import cmd_draw
+
+    return cmd_draw(argv)
+
+
 def main(argv=None) -> int:
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report, "coverage": _coverage}, cmd_claim)
+                                   "report": _report, "coverage": _coverage, "draw": _draw}, cmd_claim)
