@@ -429,9 +429,7 @@ def _rc():
 
 
 def _new_figure(nrows=1, ncols=1, height=6.75):
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display: the same figure on a laptop and a server
+    # an Agg canvas of its own, outside pyplot: no backend is selected (a notebook's inline backend stays)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
