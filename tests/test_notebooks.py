@@ -720,3 +720,16 @@ CHECKS["08_tradeoff"] = [
           put("rate_ratio_md", 0, 0.9)),
 ]
 FIGURES["08_tradeoff"] = 3
+
+# 05 (teaching issue): pMCSA's beta > 1 explained -- the 1/N law at a given score scale, plus lambda_t's dependence on N
+PROBES["05_figure1_variance"].update(beta_normalised="beta_normalised", beta_scale="beta_scale")
+CHECKS["05_figure1_variance"] += [
+    Check("pMCSA's beta = beta_normalised + beta_scale in each phase (least squares is linear; 1e-9)",
+          lambda p: all(math.isclose(p["betas"]["pmcsa"][ph][0], p["beta_normalised"][ph] + p["beta_scale"][ph],
+                                     abs_tol=1e-9) for ph in ("early", "late")),
+          put("beta_scale", "late", 0.0)),
+    Check("... the normalised exponent (V / E_q||s||^2) is the 1/N law within 0.1, while beta itself exceeds 1.1 late",
+          lambda p: all(abs(p["beta_normalised"][ph] - 1) < 0.1 for ph in ("early", "late"))
+          and p["betas"]["pmcsa"]["late"][0] > 1.1 and p["beta_scale"]["late"] > 0.1,
+          put("beta_normalised", "early", 1.2)),
+]
