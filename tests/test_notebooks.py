@@ -733,3 +733,13 @@ CHECKS["05_figure1_variance"] += [
           and p["betas"]["pmcsa"]["late"][0] > 1.1 and p["beta_scale"]["late"] > 0.1,
           put("beta_normalised", "early", 1.2)),
 ]
+
+# 01 (teaching issue): Table 1 drawn with the O-constants set to 1 (said in the text) and G^2 capped at L^2
+PROBES["01_mcgd_and_mcsa"].update(G2_raw="{str(w): v for w, v in G2.items()}",
+                                  G2_capped="{str(w): v for w, v in G2_capped.items()}")
+CHECKS["01_mcgd_and_mcsa"] += [
+    Check("every G^2 used in Table 1 is min(stated bound, L^2 = 1), and the cap is active for MSC-RB at w* = 1e4",
+          lambda p: all(close(p["G2_capped"][w][s], min(1.0, p["G2_raw"][w][s]), rtol=1e-15) for w in p["G2_raw"]
+                        for s in p["G2_raw"][w]) and p["G2_raw"]["10000.0"]["MSC-RB"] > 1,
+          put("G2_capped", "10000.0", "MSC-RB", 2.0)),
+]
