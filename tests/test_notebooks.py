@@ -743,3 +743,19 @@ CHECKS["01_mcgd_and_mcsa"] += [
                         for s in p["G2_raw"][w]) and p["G2_raw"]["10000.0"]["MSC-RB"] > 1,
           put("G2_capped", "10000.0", "MSC-RB", 2.0)),
 ]
+
+# 07 (teaching issue): the panels a lecturer picks, and a log-scale w* slider reaching 1e4
+PROBES["07_explorer"].update(
+    w_star_slider="None if sliders is None else [sliders.children[1].base, sliders.children[1].max]",
+    # evaluated after slider_redraw: draws before, ticking panel (a) alone, draws after
+    panel_redraw="None if panel_picker is None else (explorer_state['draws'], setattr(panel_picker, 'value', ('a',)), "
+                 "explorer_state['draws'])",
+    projection_axes="len([ax for ax in projection.axes if ax.axison])")
+CHECKS["07_explorer"] += [
+    Check("the w* slider is logarithmic (base 10) and reaches 10^4",
+          lambda p: p["w_star_slider"] == ([10, 4] if p["widgets_available"] else None), put("w_star_slider", [10, 3])),
+    Check("picking panels redraws the figure (one more draw)",
+          lambda p: p["panel_redraw"] == ([1, None, 2] if p["widgets_available"] else None), put("panel_redraw", 2, 1)),
+    Check("draw(result, panels=('b', 'd', 'legend')) draws two panels with axes (the legend card has none)",
+          lambda p: p["projection_axes"] == 2, put("projection_axes", 5)),
+]
