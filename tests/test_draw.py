@@ -209,3 +209,11 @@ def test_step_figure_shows_the_stored_counterexample(drawn):
     assert d.marks == {"lhs": ce["lhs"], "rhs": ce["rhs"]} and d.marks["lhs"] > d.marks["rhs"]
     texts = " ".join(t.get_text() for ax in d.fig.axes for t in ax.texts)
     assert "N = 1000" in texts and "correction:" in texts
+
+
+def test_a_step_without_a_numeric_counterexample_shows_its_evidence():
+    d = D.figure("step", step_id="theorem4.statement")
+    stored = json.loads(files("verify").joinpath("data", "audit.json").read_text())["steps"]["theorem4.statement"]
+    assert stored["outcome"]["counterexample"] in (None, {}) and d.marks == {} and len(d.fig.axes) == 1
+    texts = " ".join(t.get_text() for t in d.fig.axes[0].texts).replace("\n", " ")
+    assert "evidence:" in texts and "correction:" in texts and D.title_fits(d.fig)

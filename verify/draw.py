@@ -586,25 +586,29 @@ def _num(v) -> str:
 
 def _draw_step(step_id):
     r = step_row(step_id)
-    fig, axes = _new_figure(1, 2, height=6.75)
-    text_ax, bar_ax = axes[0]
+    ce = r["counterexample"] or {}
+    numeric = isinstance(ce.get("lhs"), (int, float)) and isinstance(ce.get("rhs"), (int, float))
+    fig, axes = _new_figure(1, 2 if numeric else 1, height=6.75)
+    text_ax = axes[0][0]
     text_ax.axis("off")
     lines = [f"status: {r['status']}" + (" (affected by an earlier step)" if r["affected"] else ""),
              f"where: {r['location']}", "", "the step:", f"{r['lhs']}  {r['relation']}  {r['rhs']}", ""]
-    ce = r["counterexample"]
     if ce:
         lines += ["counterexample at:"] + [f"  {k} = {_num(v)}" for k, v in list(ce.get("at", {}).items())[:7]]
+    else:
+        lines += ["evidence: " + r["detail"]]
     if r["correction"]:
         lines += ["", "correction: " + r["correction"]]
+    width = 44 if numeric else 90
     wrapped = []
     for line in lines:
-        wrapped += textwrap.wrap(line, 44, subsequent_indent="    ") or [""]
+        wrapped += textwrap.wrap(line, width, subsequent_indent="    ") or [""]
     if len(wrapped) > 22:
         wrapped = wrapped[:21] + ["… (python -m verify audit shows the rest)"]
-    text_ax.text(0, 1, "\n".join(wrapped), va="top", ha="left", fontsize=FONT - 3, transform=text_ax.transAxes,
-                 family="DejaVu Sans")
+    text_ax.text(0, 1, "\n".join(wrapped), va="top", ha="left", fontsize=FONT - 3, transform=text_ax.transAxes)
     marks = {}
-    if ce and isinstance(ce.get("lhs"), (int, float)) and isinstance(ce.get("rhs"), (int, float)):
+    if numeric:
+        bar_ax = axes[0][1]
         lhs, rhs = float(ce["lhs"]), float(ce["rhs"])
         bars = bar_ax.bar(["left side", "right side"], [lhs, rhs], color=["C3", "C0"])
         bar_ax.bar_label(bars, [f"{lhs:.4g}", f"{rhs:.4g}"], fontsize=FONT - 1)
@@ -613,10 +617,6 @@ def _draw_step(step_id):
         if min(lhs, rhs) > 0 and max(lhs, rhs) / min(lhs, rhs) > 100:
             bar_ax.set_yscale("log")
         marks = {"lhs": lhs, "rhs": rhs}
-    else:
-        bar_ax.axis("off")
-        bar_ax.text(0.5, 0.5, textwrap.fill(f"no numeric counterexample: {r['detail']}", 40), ha="center",
-                    va="center", fontsize=FONT - 3, transform=bar_ax.transAxes)
     fit_title(fig, f"Audit step {step_id} ({r['claim']}): {r['status']}")
     return Drawing("step", fig, r, marks=marks)
 
