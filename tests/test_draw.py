@@ -217,3 +217,21 @@ def test_a_step_without_a_numeric_counterexample_shows_its_evidence():
     assert stored["outcome"]["counterexample"] in (None, {}) and d.marks == {} and len(d.fig.axes) == 1
     texts = " ".join(t.get_text() for t in d.fig.axes[0].texts).replace("\n", " ")
     assert "evidence:" in texts and "correction:" in texts and D.title_fits(d.fig)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["mixing", "--help"], ["wstar", "--help"], ["step", "--help"]])
+def test_help_names_the_kinds_and_the_exit_statuses(argv, capsys):
+    assert main(["draw", *argv]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2 bad input" in out and "70 internal error" in out and "--out" in out
+
+
+def test_an_internal_error_is_one_line_and_exit_70(monkeypatch, tmp_path, capsys):
+    def boom(*a, **k):
+        raise ZeroDivisionError("injected")
+
+    monkeypatch.setattr(D, "draw", boom)
+    assert main(["draw", "wstar", "--out", str(tmp_path / "w.png")]) == 70
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: ZeroDivisionError: injected" in err
+    assert list(tmp_path.iterdir()) == [], "the empty output file is removed"
