@@ -119,9 +119,26 @@ def __getattr__(name):
     * ``verify.report(out="out", mode="quick", seed=0, dpi=90)`` writes the HTML report of
       every claim and returns its path (:func:`verify.report.write_report`).
 
-    ``from verify.audit import rows`` and the like work as for any module."""
+    ``from verify.audit import rows`` and the like work as for any module.
+
+    The names of :data:`PUBLIC` are the documented API for writing and checking a claim
+    (``docs/own-claim.md``: ``from verify import Verification, CheckResult, Grid, register``;
+    ``verify.rescore(report, C)`` re-decides a report's checks with every bound tightened by C)
+    and for auditing a step (``verify.instance_check``, ``verify.sym_equal``); they are imported
+    from their modules on first use."""
     if name in ("search", "audit", "report"):
         from importlib import import_module
 
         return import_module(f"{__name__}.{name}")
+    if name in PUBLIC:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{PUBLIC[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: public names imported lazily from the toolkit's modules (``from verify import Verification`` works)
+PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"), "model"),
+          **dict.fromkeys(("bound_value", "register"), "registry"),
+          "group_checks": "formatting", "rescore": "outcome",
+          **dict.fromkeys(("instance_check", "sym_equal"), "audit.engine")}

@@ -547,7 +547,14 @@ def _certificate(argv):
     return cmd_certificate(argv)
 
 
+def _draw(argv):
+    from .draw import cmd_draw
+
+    return cmd_draw(argv)
+
+
 def main(argv=None) -> int:
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report, "coverage": _coverage, "certificate": _certificate},
+                                   "report": _report, "coverage": _coverage, "certificate": _certificate,
+                                   "draw": _draw},
                cmd_claim)
