@@ -34,7 +34,7 @@ from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
-             "traceback), 130 interrupted.")
+             "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
 #: at most this many values per grid override
 MAX_VALUES = 20
 #: how far past the largest value of a claim's --full grid an integer override may go: costs
