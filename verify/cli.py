@@ -145,6 +145,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     import bounds
 
     from . import core
+    from .runner import checks_text
 
     def say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=wide))
@@ -154,7 +155,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
-          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
+          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
               f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
@@ -369,6 +370,8 @@ def cmd_claim(cid, argv):
     shown = stored["verdict"] if from_stored else rep.verdict
     if a.json:
         out = rep.as_json()
+        out["cached"] = bool(getattr(rep, "cached", False))  # elapsed_s is then the original run's
+        out["computed_at"] = getattr(rep, "computed_at", None)
         if stored is not None:
             out["stored_full_run"] = stored
             out["status"] = shown

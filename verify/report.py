@@ -103,11 +103,15 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
+    elapsed = time.perf_counter() - t0  # the run time the terminal gives is the one the report's provenance gives
+    data["provenance"] = [(k, run_time_text(elapsed, data["claims"]) if k == "run time" else v)
+                          for k, v in data["provenance"]]
     from bounds.clikit import atomic_write
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
-    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
+    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}" + (" *" if c["cached"] else "")]
+            for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
     from bounds.clikit import wrap
 
@@ -115,10 +119,19 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         if c["status_text"] != c["status"]:
             print(wrap(f"  {c['id']}: {c['status_text']}", indent="      "))
     cnt = Counter(c["status"] for c in data["claims"])
-    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {time.perf_counter() - t0:.1f} s: "
+    if any(c["cached"] for c in data["claims"]):
+        print(wrap("\n* read from the cache: s is the time of the run that computed it (--no-cache recomputes)"))
+    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {run_time_text(elapsed, data['claims'])}: "
                + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s))))
     print(f"report written to {path.resolve()}")
     return 0
+
+
+def run_time_text(elapsed: float, claims: list[dict]) -> str:
+    """'93.1 s', or '5.2 s (27 of 27 claims read from the cache)': the time of this run, as the terminal and the
+    report's provenance both give it."""
+    n = sum(1 for c in claims if c.get("cached"))
+    return f"{elapsed:.1f} s" + (f" ({n} of {len(claims)} claims read from the cache)" if n else "")
 
 
 # ----------------------------------------------------------------------------- data
@@ -292,7 +305,7 @@ def _established(r) -> str:
             "reading": "by reading the text", "instances": "on fixed instances only"}.get(e, "")
 
 
-def _provenance(mode, seed, elapsed):
+def _provenance(mode, seed, elapsed, claims=()):
     import importlib.metadata as md
 
     import matplotlib
@@ -306,7 +319,7 @@ def _provenance(mode, seed, elapsed):
         version = "not installed (source tree)"
     return [("package", f"mcsa-verify {version}"), ("mode", mode), ("seed", str(seed)),
             ("date", _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")),
-            ("run time", f"{elapsed:.1f} s"),
+            ("run time", run_time_text(elapsed, list(claims))),
             ("command", "python -m verify report " + ("--full" if mode == "full" else "--quick") + f" --seed {seed}"),
             ("Python", platform.python_version()), ("numpy", numpy.__version__), ("scipy", scipy.__version__),
             ("sympy", sympy.__version__), ("matplotlib", matplotlib.__version__),
@@ -367,6 +380,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 title, source, full, assumptions, notes = v.measures, "", "", [], []
             n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
             from .reproductions import shown_status
+            from .runner import checks_text
 
             shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
             status = shown.get("status", rep.verdict)
@@ -388,7 +402,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
                             f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
-                "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
+                "elapsed": rep.elapsed_s, "cached": bool(getattr(rep, "cached", False)),
+                "checks_text": checks_text(rep), "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
                 "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
             })
             bar.update()
@@ -416,7 +431,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "audit_counts": Counter(s["status"] for s in steps),
         "reproductions": [c for c in claims if core.REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
-        "provenance": _provenance(mode, seed, time.perf_counter() - t0), "mode": mode, "seed": seed,
+        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
         "alpha": core.ALPHA,
     }
 
