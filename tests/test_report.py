@@ -284,6 +284,20 @@ def test_report_contents(report_dir):
     assert "&lt; w*" in html
 
 
+def test_report_names_documents_as_the_terminal_does(report_dir):
+    """No document number used as a name ('003's definition', '001 Eq. (3)') in what the page shows: the
+    documents are named as the terminal names them (tests/test_document_names.py has the same pattern)."""
+    import html as H
+    import re
+
+    page = (report_dir[0] / "report.html").read_text()
+    text = H.unescape(re.sub(r"<[^>]+>", " ", re.sub(r'(src|href)="data:[^"]*"', "", page)))
+    found = [text[max(0, m.start() - 40): m.end() + 30]
+             for m in re.finditer(r"(?<![\w.,])(?<!\d )00[0-4](?:'s)?(?!\w)(?!\.\d)", text)]
+    assert found == []
+    assert "the CIS-as-IMH draft" in text
+
+
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
     """One line naming the flag, exit 2, and nothing written (the checks never started)."""
     from bounds.clikit import run
