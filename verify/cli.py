@@ -145,6 +145,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     import bounds
 
     from . import core
+    from .plot import own_checks_text, z_text
     from .runner import checks_text
 
     def say(text=""):  # citations first, then fitted to the terminal
@@ -158,7 +159,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
           f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
-              f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
+              f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}).")
     say()
     _print(summarize(rep, wide))  # a table: fitted by clikit.table
     bad = [x for x in rep.checks if x.verdict != core.HOLDS]
@@ -183,7 +184,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
-    rtext = core.readings_text(rep)
+    rtext = own_checks_text(core.readings_text(rep), rep)
     if smoke:
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))

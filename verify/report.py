@@ -42,6 +42,9 @@ from bounds.references import REFERENCES, cite, cite_numbers
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
 STATUS_ORDER = ("violated", "depends on reading", "inconclusive", "holds")
+#: one colour per status, the same in the report (its CSS variables) and the docs site (docs/_static/mcsa.css,
+#: classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends; tests/test_figure_texts.py compares them)
+STATUS_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "inconclusive": "#8a6d00", "depends on reading": "#5a3fb0"}
 
 
 # ----------------------------------------------------------------------------- command line
@@ -357,7 +360,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     import bounds
 
     from . import core
-    from .plot import claim_name
+    from .plot import claim_name, z_text
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -400,7 +403,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
                 "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
-                            f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
+                            f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
                 "elapsed": rep.elapsed_s, "cached": bool(getattr(rep, "cached", False)),
                 "checks_text": checks_text(rep), "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
@@ -432,7 +435,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "reproductions": [c for c in claims if core.REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
-        "alpha": core.ALPHA,
+        "alpha": core.ALPHA, "colours": STATUS_COLOURS,
     }
 
 
