@@ -298,6 +298,37 @@ def test_report_names_documents_as_the_terminal_does(report_dir):
     assert "the CIS-as-IMH draft" in text
 
 
+def test_screenshot_records_what_it_shows(report_dir, tmp_path):
+    """`report --screenshot PNG` (the README's docs/report.png): the top of the page at 1280 x 1150 and, beside
+    it, the statuses and counts read from the page, which are the run's."""
+    import json
+    import struct
+
+    from verify.report import claim_ids, screenshot, verdicts_digest
+
+    browser()
+    png = tmp_path / "shot.png"
+    screenshot(report_dir[0] / "report.html", png, {"mode": "quick", "seed": 0})
+    raw = png.read_bytes()
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", raw[16:24]) == (1280, 1150)
+    record = json.loads((tmp_path / "shot.png.json").read_text())
+    assert list(record["statuses"]) == claim_ids()
+    from verify.report import cached_runs
+    from verify.reproductions import shown_status
+    from verify import core
+
+    runs = cached_runs("quick", 0)
+    for cid, status in record["statuses"].items():
+        v = core.REGISTRY[cid]
+        want = shown_status(cid, runs[cid].verdict, "quick").get("status", runs[cid].verdict) \
+            if v.reproduction is not None else runs[cid].verdict
+        assert status == want, cid
+    from collections import Counter
+
+    assert sorted(record["counts"]) == sorted(f"{n} {s}" for s, n in Counter(record["statuses"].values()).items())
+    assert record["verdicts_sha256"] == verdicts_digest() and (record["mode"], record["seed"]) == ("quick", 0)
+
+
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
     """One line naming the flag, exit 2, and nothing written (the checks never started)."""
     from bounds.clikit import run
@@ -309,7 +340,10 @@ def test_bad_input_exits_2_before_work(tmp_path, capsys):
     for argv, flag in ((["report", "--seed", "x", "--out", str(new)], "--seed"),
                        (["report", "--out", str(f)], "--out"),
                        (["report", "--quick", "--full", "--out", str(new)], "--full"),
-                       (["report", "--dpi", "5", "--out", str(new)], "--dpi")):
+                       (["report", "--dpi", "5", "--out", str(new)], "--dpi"),
+                       (["report", "--screenshot", str(tmp_path / "shot.jpg"), "--out", str(new)], "--screenshot"),
+                       (["report", "--screenshot", str(tmp_path / "no" / "shot.png"), "--out", str(new)],
+                        "--screenshot")):
         assert run("python -m verify", "", argv, {"report": cmd_report}, lambda c, a: 99) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and flag in err, err

@@ -63,6 +63,10 @@ def parse(argv):
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
     ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
     ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
+    ap.add_argument("--screenshot", default=None, metavar="PNG",
+                    help="also open the report in headless Chromium and save the top of the page (1280 x 1150 CSS "
+                         "pixels) as PNG, with PNG.json beside it recording what it shows (the statuses and a digest "
+                         "of verify/data/verdicts.json); the README's docs/report.png is made so")
     from .runner import add_parallel_flags, parallel_workers
 
     add_parallel_flags(ap)
@@ -74,7 +78,16 @@ def parse(argv):
 
     # validated before any work by creating it (a directory, or the .html file), as root too
     out = pathlib.Path(output_path("--out", a.out, (".html",), kind="auto"))
-    return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache
+    shot = None
+    if a.screenshot is not None:
+        from .browser import find_browser
+
+        if find_browser() is None:
+            raise UsageError("--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. "
+                             "`apt-get install -y chromium`")
+        shot = pathlib.Path(output_path("--screenshot", a.screenshot, (".png",)))
+        output_path("--screenshot", str(shot) + ".json", (".json",))
+    return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache, shot
 
 
 def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, reports: dict | None = None,
@@ -98,7 +111,7 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
 def cmd_report(argv, reports: dict | None = None) -> int:
     """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
     skips running the claims again (the test suite passes its shared quick run)."""
-    out, mode, seed, dpi, workers, cache = parse(argv)
+    out, mode, seed, dpi, workers, cache, shot = parse(argv)
     t0 = time.perf_counter()
     if reports is None:
         from .runner import run_all
@@ -127,7 +140,53 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {run_time_text(elapsed, data['claims'])}: "
                + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s))))
     print(f"report written to {path.resolve()}")
+    if shot is not None:
+        screenshot(path, shot, data)
+        print(f"screenshot written to {shot} (what it shows: {shot}.json)")
     return 0
+
+
+#: the README's hero image: the top of the report on a desktop screen (CSS pixels)
+SHOT_SIZE = (1280, 1150)
+
+
+def verdicts_digest() -> str:
+    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot of the report shows."""
+    import hashlib
+
+    from .resources import read_bytes
+
+    return hashlib.sha256(read_bytes("verdicts.json") or b"").hexdigest()
+
+
+def screenshot(html, png, data: dict) -> None:
+    """Open the report ``html`` in headless Chromium, save the top of the page (:data:`SHOT_SIZE`) as ``png``
+    and, beside it, ``png + '.json'``: the statuses and counts the page shows (read from the page itself), the
+    run's mode and seed, and the digest of verify/data/verdicts.json at that time (tests/test_hero_image.py
+    fails when the verdicts change and the image is not made again)."""
+    import json
+
+    from bounds.clikit import atomic_write
+
+    from .browser import Page, find_browser
+
+    w, h = SHOT_SIZE
+    with Page(find_browser(), width=w, height=h) as pg:
+        pg.open(pathlib.Path(html).resolve().as_uri())
+        raw = pg.screenshot(height=h)
+        shown = pg.js("""({counts: [...document.querySelectorAll('header .status')].map(e => e.textContent.trim()),
+            statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr =>
+              [tr.querySelector('a').getAttribute('href').replace('#claim-', ''),
+               tr.querySelector('.status').textContent.trim()]))})""")
+    import hashlib
+
+    record = {"source": "verify/data/verdicts.json", "verdicts_sha256": verdicts_digest(),
+              "png_sha256": hashlib.sha256(raw).hexdigest(),
+              "mode": data["mode"], "seed": data["seed"], "size": [w, h],
+              "command": f"python -m verify report --{data['mode']} --seed {data['seed']} --screenshot PNG",
+              "counts": shown["counts"], "statuses": shown["statuses"]}
+    atomic_write(png, raw)
+    atomic_write(str(png) + ".json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 def run_time_text(elapsed: float, claims: list[dict]) -> str:
