@@ -10,7 +10,11 @@ between versions and is mixed with the browser's own diagnostics (dbus, GPU).
 
 Checks: the page loads with no console error, no exception and no error log entry; every
 claim's section and figure is there and decoded; every internal link (#anchor) resolves;
-nothing but data: URIs is referenced; the screenshot is not blank.
+nothing but data: URIs is referenced; the screenshot is not blank.  The layout is measured
+on a desktop (1280 px) and on a phone (390 px, mobile emulation): the page never scrolls
+sideways, no word is split by a line break, and on the phone the summary is one card per
+claim.  ``MCSA_SCREENSHOTS=DIR`` keeps the two screenshots (report-1280.png, report-390.png)
+to look at.  The client (verify.browser) is the one ``verify report --screenshot`` uses.
 
 The browser is Debian's ``chromium`` (``bash .ci/run`` installs it with apt-get when it
 is missing).  The test is skipped only when no browser can be installed: when .ci/run
