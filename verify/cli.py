@@ -34,7 +34,7 @@ from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
-             "traceback), 130 interrupted.")
+             "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
 #: at most this many values per grid override
 MAX_VALUES = 20
 #: how far past the largest value of a claim's --full grid an integer override may go: costs
@@ -148,6 +148,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     from .decide import ALPHA, z_one_sided
     from .formatting import readings_text, status_cell
     from .model import HOLDS, VIOLATED
+    from .plot import own_checks_text, z_text
+    from .runner import checks_text
 
     def say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=wide))
@@ -157,10 +159,10 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
-          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
+          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim "
-              f"(Bonferroni over {n_mc} checks, one-sided z = {z_one_sided(ALPHA / n_mc):.2f}).")
+              f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}).")
     say()
     _print(summarize(rep, wide))  # a table: fitted by clikit.table
     bad = [x for x in rep.checks if x.verdict != HOLDS]
@@ -185,7 +187,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
-    rtext = readings_text(rep)
+    rtext = own_checks_text(readings_text(rep), rep)
     if smoke:
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))
@@ -373,6 +375,8 @@ def cmd_claim(cid, argv):
     shown = stored["verdict"] if from_stored else rep.verdict
     if a.json:
         out = rep.as_json()
+        out["cached"] = bool(getattr(rep, "cached", False))  # elapsed_s is then the original run's
+        out["computed_at"] = getattr(rep, "computed_at", None)
         if stored is not None:
             out["stored_full_run"] = stored
             out["status"] = shown

@@ -628,7 +628,7 @@ def _acc_bound_unnormalised():
                      float(acc[0]) - float(err[0]), _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
     return _first_failing(
         rows, "<=", 1e-12, "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
-        why=("003 defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): the "
+        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): the "
              "acceptance rate uses weight ratios only, the bound N/(w + N) scales with the evidence p(x) and "
              "fails when p(x) > 1 (here p(x) = 3.2): "),
         correction=("1 - r(z) <= N p(x)/(w(z) + N p(x)), i.e. N/(w + N) with the normalised weight "
@@ -1101,7 +1101,7 @@ def _eq1_h15():
         rows, "=", 1e-12, "E[(1/T) sum_t f(z_t)] vs E f(z_t) (exact IMH chain)",
         why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is f(z_1) in {0, 1}, "
              "not the number E f(z_1) = 4/5), and even its expectation (87/125) differs from E f(z_t) at every t "
-             "(4/5, 17/25, 76/125) off stationarity; read as 003 introduces it, 'the marginal estimator of f', "
+             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f', "
              "it holds as an estimator of E_p f at stationarity (imh.stationary) and as T -> oo: "),
         correction=("E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - E_p f| <= "
                     "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= r^t)"))
@@ -1161,7 +1161,7 @@ def _stationary():
 
 
 def _eq1_estimator():
-    """Eq. (1) read as 003 introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
+    """Eq. (1) read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
     unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f for every t and T (IMH kernel; the laws p K^t by
     repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""
     rows = []

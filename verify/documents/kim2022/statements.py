@@ -559,7 +559,7 @@ def _wstar_meanfield():
         sc = float(np.linalg.norm(Sig, 2))
         rows.append(({"d": d, "||Sigma||": sc}, meanfield_optimum_gap(Sig), 0.0, sc))
     o = instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="lambda_min(diag Sigma - Sigma)")
-    o.detail += (f"; at 001 §6.2's target (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
+    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
                  "< 0: w* = oo at the mean-field optimum, so r = 1 - 1/w* = 1 (and w* = inf at every recorded "
                  "iteration of every scheme in the stored full Figure 1 run, docs/figures/figure1.csv)")
     return o
