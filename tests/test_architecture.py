@@ -187,16 +187,20 @@ def _repo_sources():
     """(name, package, code) of every Python file and notebook code cell of the repository."""
     import json
 
-    skip = {".git", ".venv", "build", "dist", "_build", "node_modules"}
+    skip = {"build", "dist", "_build", "node_modules"}
+
+    def skipped(rel):  # generated or hidden: .git, .venv, .jupyter_cache (executed notebooks), checkpoints
+        return skip & set(rel.parts) or any(part.startswith(".") for part in rel.parts)
+
     for p in sorted(ROOT.rglob("*.py")):
         rel = p.relative_to(ROOT)
-        if skip & set(rel.parts) or rel == Path("verify/core.py"):
+        if skipped(rel) or rel == Path("verify/core.py"):
             continue
         pkg = ".".join(rel.parts[:-1]) if rel.parts[0] in PACKAGES else ""
         yield str(rel), pkg, p.read_text(encoding="utf-8")
     for p in sorted(ROOT.rglob("*.ipynb")):
         rel = p.relative_to(ROOT)
-        if skip & set(rel.parts) or ".ipynb_checkpoints" in rel.parts:
+        if skipped(rel):
             continue
         for i, cell in enumerate(json.loads(p.read_text(encoding="utf-8"))["cells"]):
             if cell["cell_type"] == "code":

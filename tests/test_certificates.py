@@ -111,7 +111,7 @@ def _targets_by_package():
     """{package: set of ids}: the wrong/loose audit steps and the violated claims of each registered document
     package (a step's document is its seed number; a package's seeds are those of the steps it registers)."""
     from bounds.cli import records
-    from verify import core
+    from verify import decide
     from verify.audit.engine import STEPS
     from verify.registry import entry_points, load
 
@@ -127,8 +127,8 @@ def _targets_by_package():
         claims = set()
         for cid, readings in verdicts["readings"].items():
             if cid in recs and recs[cid].get("seed") in seeds:
-                st = core.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
-                if st.status == core.VIOLATED:
+                st = decide.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
+                if st.status == decide.VIOLATED:
                     claims.add(cid)
         out[name] = (mod, steps | claims)
     return out

@@ -105,7 +105,7 @@ def test_a_claim_seeded_with_hash_is_rejected():
     """The planted non-reproducible claim: seeded with hash(kind), it gives the same checks twice in one
     process (a rerun in this process would pass it) but other checks in a second process with another
     PYTHONHASHSEED; check_claim reruns it there and rejects it, naming the check that differs."""
-    from verify.core import run_verification as rv
+    from verify.outcome import run_verification as rv
 
     v = _verification(_run_hash_seeded, "monte-carlo")
     a, b = rv(v, "quick", seed=0), rv(v, "quick", seed=0)

@@ -19,19 +19,16 @@ import json
 import math
 import pathlib
 import re
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import nbformat
 import pytest
+from notebook_kit import Check, execute, kernel_spec
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EX_DIR, SOL_DIR = ROOT / "notebooks" / "exercises", ROOT / "notebooks" / "solutions"
 EXERCISES = sorted(EX_DIR.glob("*.ipynb"))
 SOLUTIONS = sorted(SOL_DIR.glob("*.ipynb"))
 KERNEL_NAME = "mcsa-verify-exercises-python"
-CELL_TIMEOUT = 600  # seconds per cell: generous on a busy machine; there is no whole-notebook limit
 HEADING = re.compile(r"^## Exercise (\d+): (.+)$", re.MULTILINE)
 
 
@@ -75,13 +72,6 @@ def test_each_notebook_is_clean_cited_and_public(path):
 
 
 # ----------------------------------------------------------------------------- checks of the answers
-@dataclass(frozen=True)
-class Check:
-    what: str
-    holds: Callable[[dict], bool]
-    plant: Callable[[dict], None]
-
-
 def put(key, value):
     def plant(p):
         p[key] = value
@@ -233,61 +223,23 @@ def test_every_solution_has_checks():
 
 
 # ----------------------------------------------------------------------------- execution
-PROBE_CELL = """\
-import json as __json
-import numpy as __np
-
-def __plain(o):
-    if isinstance(o, __np.ndarray):
-        return o.tolist()
-    if isinstance(o, __np.generic):
-        return o.item()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise TypeError(f"not JSON: {type(o).__name__}")
-
-print("PROBE " + __json.dumps({%s}, default=__plain))
-"""
-
-
 @pytest.fixture(scope="module")
 def kernel_dirs(tmp_path_factory):
-    """A kernel spec that launches ipykernel with the running interpreter (as tests/test_notebooks.py)."""
-    root = tmp_path_factory.mktemp("kernels")
-    spec = root / KERNEL_NAME
-    spec.mkdir()
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (test interpreter)", "language": "python"}))
-    return [str(root)]
+    return kernel_spec(tmp_path_factory.mktemp("kernels"), KERNEL_NAME)
 
 
 _EXECUTED: dict = {}
 
 
 def probe_of(path, kernel_dirs, workdir) -> dict:
-    """Execute the solution once per session (fresh kernel, per-cell timeout only) and return its probe."""
+    """Execute the solution once per session (tests/notebook_kit.py: a process of its own, a fresh kernel,
+    a per-cell limit only) and return its probe."""
     if path.stem not in _EXECUTED:
-        from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import KernelManager
-        from nbclient import NotebookClient
-
-        nb = nbformat.read(path, as_version=4)
-        nb.cells.append(nbformat.v4.new_code_cell(PROBE_CELL % ", ".join(
-            f"{k!r}: ({v})" for k, v in PROBES[path.stem].items())))
-        km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
-        client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT, kernel_name=KERNEL_NAME,
-                                resources={"metadata": {"path": str(workdir)}})
-        try:
-            client.execute()
-        finally:
-            if km.is_alive():
-                km.shutdown_kernel(now=True)
-        lines = [line for out in nb.cells[-1].outputs if out.get("output_type") == "stream"
-                 for line in out["text"].splitlines() if line.startswith("PROBE ")]
-        assert len(lines) == 1
-        _EXECUTED[path.stem] = json.loads(lines[0][len("PROBE "):])
-    return _EXECUTED[path.stem]
+        _EXECUTED[path.stem] = execute(path, PROBES[path.stem], kernel_dirs, KERNEL_NAME, workdir)
+    res = _EXECUTED[path.stem]
+    if isinstance(res, BaseException):
+        raise res
+    return res[1]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.stem)

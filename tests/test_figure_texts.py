@@ -16,7 +16,8 @@ import re
 
 import pytest
 
-from verify import core
+from verify.formatting import readings_text
+from verify.registry import REGISTRY
 from verify.plot import _subtitle, make_figure, own_checks_text, z_text
 from verify.report import STATUS_COLOURS, build, cached_runs, claim_ids, render
 
@@ -55,7 +56,7 @@ def test_legend_and_text_quote_the_same_critical_z(quick):
     seen = 0
     for cid in claim_ids():
         rep = quick[cid]
-        if core.REGISTRY[cid].plot is not None:  # a reproduction's own figure
+        if REGISTRY[cid].plot is not None:  # a reproduction's own figure
             continue
         legends = [t for t in _legend_texts(make_figure(rep)) if "Monte Carlo" in t]
         if not legends:
@@ -88,7 +89,7 @@ def test_identities_and_bounds_are_told_apart(quick):
 def test_no_subtitle_starts_with_a_separator(quick):
     bad = []
     for cid in claim_ids():
-        if core.REGISTRY[cid].plot is not None:  # a reproduction's own figure: its own titles
+        if REGISTRY[cid].plot is not None:  # a reproduction's own figure: its own titles
             continue
         fig = make_figure(quick[cid])
         titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [ax.get_title() for ax in fig.axes]
@@ -105,14 +106,14 @@ def test_no_subtitle_starts_with_a_separator(quick):
 def test_a_reading_that_owns_all_checks_says_so(quick):
     for cid in claim_ids():
         rep = quick[cid]
-        text = own_checks_text(core.readings_text(rep), rep)
+        text = own_checks_text(readings_text(rep), rep)
         assert "(0 own checks)" not in text and " own checks)" not in text, (cid, text)
         if len(rep.reading_defs or ()) <= 1:
             assert f"(all {len(rep.checks)} check" in text, (cid, text)
     # the terminal prints it: a one-reading claim
     rep = quick["lemma3"]
-    assert len(rep.reading_defs or ()) <= 1 and "(0 own checks)" in core.readings_text(rep)  # what it fixes
-    assert f"(all {len(rep.checks)} checks)" in own_checks_text(core.readings_text(rep), rep)
+    assert len(rep.reading_defs or ()) <= 1 and "(0 own checks)" in readings_text(rep)  # what it fixes
+    assert f"(all {len(rep.checks)} checks)" in own_checks_text(readings_text(rep), rep)
 
 
 def test_the_terminal_prints_the_fixed_counts(quick, capsys):

@@ -20,36 +20,24 @@ from __future__ import annotations
 
 import copy
 import importlib.util
-import json
 import math
 import os
 import pathlib
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Callable
 
 import nbformat
 import pytest
+from notebook_kit import Check, execute, kernel_spec
 
 NB_DIR = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("*.ipynb"))
 KERNEL_NAME = "mcsa-verify-test-python"
-CELL_TIMEOUT = 300  # seconds, per cell (docs/conf.py: nb_execution_timeout)
 JOBS = int(os.environ.get("MCSA_NOTEBOOK_JOBS", 0)) or max(1, min(2, os.cpu_count() or 1))  # notebooks at once
 SCHEMES = ("MSC", "MSC-RB", "JSA", "pMCSA")
 
 
 # ----------------------------------------------------------------------------- checks
-@dataclass(frozen=True)
-class Check:
-    what: str                          # what is verified, and its source
-    holds: Callable[[dict], bool]      # the predicate on the probe
-    plant: Callable[[dict], None]      # puts a wrong value into (a copy of) the probe
-
-
 def at(p, *path):
     for key in path:
         p = p[key]
@@ -443,100 +431,9 @@ FIGURES = {"01_mcgd_and_mcsa": 3, "02_mixing": 4, "03_gradient_variance": 3, "04
 
 
 # ----------------------------------------------------------------------------- execution
-PROBE_CELL = """\
-import json as __json
-import numpy as __np
-
-def __plain(o):
-    if isinstance(o, __np.ndarray):
-        return o.tolist()
-    if isinstance(o, __np.generic):
-        return o.item()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise TypeError(f"not JSON: {type(o).__name__}")
-
-print("PROBE " + __json.dumps({%s}, default=__plain))
-"""
-
-
-def probe_cell(stem: str) -> str:
-    return PROBE_CELL % ", ".join(f"{name!r}: ({expr})" for name, expr in PROBES.get(stem, {}).items())
-
-
 @pytest.fixture(scope="module")
 def kernel_dirs(tmp_path_factory):
-    """A kernel spec that launches ipykernel with the running interpreter."""
-    root = tmp_path_factory.mktemp("kernels")
-    spec = root / KERNEL_NAME
-    spec.mkdir()
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (test interpreter)",
-        "language": "python",
-    }))
-    return [str(root)]
-
-
-#: nbclient's limit on one cell (seconds without the cell finishing; docs/conf.py: nb_execution_timeout).  There is
-#: no limit on a whole notebook: a slow or busy machine only makes the run longer.  Every notebook is executed in a
-#: process of its own (tests/_nbrun.py), not in the test process: Jupyter's messaging used to stall now and then when
-#: the kernels were driven from the process that had run the rest of the suite (the kernel idle with every cell run,
-#: the client waiting).  A notebook whose execution makes no progress for a whole cell timeout, or whose kernel dies,
-#: is run once more in a fresh process, and that is said on stderr; a cell that raises, or a wrong probe, is never
-#: retried.
-RUNNER = pathlib.Path(__file__).resolve().parent / "_nbrun.py"
-
-
-def _nbcache():
-    """docs/_ext/nbcache.py: where the docs build finds the executions made here."""
-    spec = importlib.util.spec_from_file_location("_mcsa_nbcache", NB_DIR.parent / "docs" / "_ext" / "nbcache.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _share_with_docs(path: pathlib.Path, executed_nb) -> None:
-    """Store the execution in the docs build's jupyter-cache (keyed by the notebook's code cells and by the
-    digest of the code it imports), so that the docs show these outputs and do not run the notebook again.
-    Skipped quietly when jupyter-cache is not installed (the docs extra); the build then executes."""
-    try:
-        from jupyter_cache import get_cache
-        from jupyter_cache.base import CacheBundleIn
-    except ImportError:
-        return
-    source = nbformat.read(path, as_version=4)
-    code = [c for c in source.cells if c.cell_type == "code"]
-    ran = [c for c in executed_nb.cells if c.cell_type == "code"]
-    if len(code) != len(ran):
-        return
-    for cell, done in zip(code, ran):  # outputs onto the stored notebook: its hash is what the docs build looks up
-        cell.outputs, cell.execution_count = done.outputs, done.get("execution_count")
-    cache = get_cache(str(_nbcache().cache_path()))
-    cache.cache_notebook_bundle(CacheBundleIn(source, str(path)), check_validity=False, overwrite=True)
-
-
-def _execute_one(path: pathlib.Path, kernel_dir: str, workdir: pathlib.Path):
-    """(executed notebook, probe), or the exception that its tests raise."""
-    probe = workdir / "_probe_cell.py"
-    probe.write_text(probe_cell(path.stem), encoding="utf-8")
-    out = workdir / "_result.json"
-    for attempt in (1, 2):
-        out.unlink(missing_ok=True)
-        proc = subprocess.run([sys.executable, str(RUNNER), str(path), kernel_dir, KERNEL_NAME, str(workdir),
-                               str(CELL_TIMEOUT), str(probe), str(out)],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
-        if proc.returncode != 0 or not out.is_file():
-            return RuntimeError(f"{path.name}: the runner failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
-        res = json.loads(out.read_text(encoding="utf-8"))
-        if "error" not in res:
-            nb = nbformat.reads(res["notebook"], as_version=4)
-            _share_with_docs(path, nb)
-            return nb, res["probe"]
-        if res["kind"] != "stall" or attempt == 2:
-            return AssertionError(f"{path.name}: {res['error']}\n{res.get('traceback', '')}")
-        print(f"tests/test_notebooks.py: {path.name}: no progress ({res['error'][:200]}); "
-              "running it once more in a fresh kernel", file=sys.stderr)
+    return kernel_spec(tmp_path_factory.mktemp("kernels"), KERNEL_NAME)
 
 
 @pytest.fixture(scope="module")
@@ -549,7 +446,8 @@ def executed(request, kernel_dirs, tmp_path_factory):
     paths = [p for p in NOTEBOOKS if p in wanted]
     workdirs = {p.stem: tmp_path_factory.mktemp(p.stem) for p in paths}
     with ThreadPoolExecutor(max_workers=JOBS) as pool:
-        results = pool.map(lambda p: _execute_one(p, kernel_dirs[0], workdirs[p.stem]), paths)
+        results = pool.map(lambda p: execute(p, PROBES.get(p.stem, {}), kernel_dirs, KERNEL_NAME, workdirs[p.stem],
+                                             share=True), paths)
         return {p.stem: r for p, r in zip(paths, results)}
 
 

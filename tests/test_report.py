@@ -319,11 +319,11 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     assert list(record["statuses"]) == claim_ids()
     from verify.report import cached_runs
     from verify.reproductions import shown_status
-    from verify import core
+    from verify.registry import REGISTRY
 
     runs = cached_runs("quick", 0)
     for cid, status in record["statuses"].items():
-        v = core.REGISTRY[cid]
+        v = REGISTRY[cid]
         want = shown_status(cid, runs[cid].verdict, "quick").get("status", runs[cid].verdict) \
             if v.reproduction is not None else runs[cid].verdict
         assert status == want, cid

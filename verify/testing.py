@@ -83,9 +83,11 @@ class Conformance:
     elapsed_s: float
     #: the PYTHONHASHSEED of the second process (None when not rerun)
     rerun_hashseed: str | None = None
+    #: why the claim was not rerun in a second process (None when it was, or when no rerun was asked)
+    not_rerun: str | None = None
 
     def __str__(self) -> str:
-        rep = ("not rerun" if self.reproducible is None else
+        rep = (self.not_rerun or "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
                 f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; verdict {self.verdict})")
@@ -239,7 +241,7 @@ def _rerun_main() -> None:  # pragma: no cover -- runs in the second process of 
     import pickle
 
     from . import get
-    from .core import run_verification
+    from .outcome import run_verification
 
     spec = pickle.loads(sys.stdin.buffer.read())
     v = spec["claim"] if not isinstance(spec["claim"], str) else get(spec["claim"])
@@ -335,17 +337,27 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                             f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} not fail "
                             f"(a check that cannot fail)")
     reproducible = hashseed = None
+    not_rerun = None
     if rerun:
         hashseed = _other_hashseed()
         spec = {"claim": claim if isinstance(claim, str) else v, "mode": mode, "seed": seed, "overrides": overrides}
-        try:
-            import pickle
+        import pickle
 
-            pickle.dumps(spec)
+        v_spec = {**spec, "claim": v}
+        try:
+            blob = pickle.dumps(v_spec)
         except Exception as e:  # noqa: BLE001 -- a local function, a lambda: said, not a traceback
-            problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
-                            f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
-        else:
+            blob = None
+            if not isinstance(claim, str):
+                problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
+                                f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
+        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__", "") == "__main__":
+            # defined in a notebook or a script: a second process cannot import it, and a fork keeps the hash key
+            not_rerun = ("not rerun in a second process: the claim's code is defined in __main__ (a notebook or a "
+                         "script); put it in a module to have its reproducibility checked across processes")
+        elif blob is not None or isinstance(claim, str):
+            if blob is not None:  # the object itself: a claim registered at run time has no entry point to find
+                spec = v_spec
             t0 = time.perf_counter()
             try:
                 other = _rerun_elsewhere(spec, hashseed)
@@ -362,4 +374,4 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         raise AssertionError(f"{v.claim}: " + "; ".join(p.replace("\n", " ") for p in problems))
     return Conformance(v.claim, mode, seed, first.verdict, len(first.checks), sum(c.primary for c in first.checks),
                        sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale, reproducible, elapsed,
-                       hashseed if reproducible is not None else None)
+                       hashseed if reproducible is not None else None, not_rerun)
