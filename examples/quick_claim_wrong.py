@@ -7,12 +7,14 @@ counterexample and exits with status 1, as `python -m verify CLAIM` does for a v
 """
 import sys
 
-from quick_claim import claim as right, tv  # the quantity and domain of the right claim
+from quick_claim import claim as right  # the quantity and domain of the right claim
+from quick_claim import tv
 
 from verify import QuickClaim
 
 claim = QuickClaim("isir_rate_wrong", bound="(1 - (N - 1)/(N - 1 + w_star))**t", quantity=tv,
-                   domain=right.domain, x="w_star", title="i-SIR mixes at rate 1 - (N - 1)/(N - 1 + w*)",
+                   domain=right.domain, x="w_star",
+                   title="i-SIR mixes at rate 1 - (N - 1)/(N - 1 + w*)",
                    source="a deliberately wrong rate (the right one: Andrieu, Lee & Vihola 2018)")
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def blocks(text: str) -> list[tuple[int, str, str | None]]:
             while k >= 0 and not lines[k].strip():
                 k -= 1
             skip = lines[k] if k >= 0 and lines[k].startswith("% skip") else None
-            out.append((i + 1, "\n".join(lines[i + 1:j]), skip))
+            out.append((i + 1, "\n".join(lines[i + 1 : j]), skip))
             i = j
         i += 1
     return out
@@ -48,7 +48,10 @@ def _installed(dist: str) -> bool:
 def test_the_page_opens_with_the_quick_claim():
     text = PAGE.read_text()
     first_code = re.search(r"^```\{?(\w+)\}?(.*)$", text, re.M)
-    assert first_code.group(1) == "literalinclude" and first_code.group(2).strip() == "../examples/quick_claim.py"
+    assert (
+        first_code.group(1) == "literalinclude"
+        and first_code.group(2).strip() == "../examples/quick_claim.py"
+    )
     assert text.index("## A claim in 20 lines") < text.index("## A claim package")
 
 
@@ -58,7 +61,9 @@ def test_no_snippet_is_abridged_and_every_skip_says_why():
     for line, code, skip in found:
         assert "..." not in code, f"docs/own-claim.md:{line}: an abridged snippet"
         if skip is not None:
-            assert SKIP.match(skip), f"docs/own-claim.md:{line}: a skip must name the package it needs: {skip!r}"
+            assert SKIP.match(skip), (
+                f"docs/own-claim.md:{line}: a skip must name the package it needs: {skip!r}"
+            )
     assert sum(skip is None for _, _, skip in found) >= 5
 
 
@@ -71,10 +76,20 @@ def test_every_snippet_runs_as_written(tmp_path):
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     script = tmp_path / "snippets.py"
     script.write_text("\n".join(parts))
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=900)
+    env = dict(
+        os.environ,
+        OPENBLAS_NUM_THREADS="1",
+        MPLBACKEND="Agg",
+        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     printed = out.stdout.splitlines()
     # the outputs the page's comments state

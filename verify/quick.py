@@ -12,14 +12,15 @@ built-in claim::
     from simulate import finite as F
     from verify import QuickClaim
 
-    def tv(M, w_star, N, t):                     # the quantity, computed exactly
+    def tv(M, w_star, N, t):  # the quantity, exact, with its error bound
         pi, q = F.hard_instance(M, w_star)
         K, err = F.cis_matrix(pi, q, N, return_error=True)
-        return F.tv_curve(K, pi, t)[-1].max(), t * err    # (value, its error bound)
+        return F.tv_curve(K, pi, t)[-1].max(), t * err
 
     claim = QuickClaim("my_rate", bound="(1 - (N - 1)/(2*w_star + N - 2))**t", quantity=tv,
-                       domain={"M": (2, 6), "w_star": (1.0, 100.0, "log"), "N": (2, 16), "t": (1, 30)})
-    sys.exit(claim.main())                       # exit status as `python -m verify CLAIM`
+                       domain={"M": (2, 6), "w_star": (1.0, 100.0, "log"), "N": (2, 16),
+                               "t": (1, 30)})
+    sys.exit(claim.main())  # exit status as `python -m verify CLAIM`
 
 The checks: every corner of the domain plus ``points`` random points (quick; the full grid
 adds interior values and more points), drawn from ``numpy.random.SeedSequence(seed)``.
@@ -120,24 +121,54 @@ class QuickClaim:
             params = []
             for name, dom in self.domain.items():
                 lo, hi, integer, log = _interval(name, dom)
-                params.append(Param(name, "--" + name.replace("_", "-"), name, f"{name} in [{lo}, {hi}]",
-                                    lower=lo, upper=hi, integer=integer, log_scale=log, sample_max=hi))
+                params.append(
+                    Param(
+                        name,
+                        "--" + name.replace("_", "-"),
+                        name,
+                        f"{name} in [{lo}, {hi}]",
+                        lower=lo,
+                        upper=hi,
+                        integer=integer,
+                        log_scale=log,
+                        sample_max=hi,
+                    )
+                )
             symbols = {p.name: p.symbol for p in params}
             try:
-                expr = sp.parse_expr(self.bound, local_dict=symbols) if isinstance(self.bound, str) else self.bound
+                expr = (
+                    sp.parse_expr(self.bound, local_dict=symbols)
+                    if isinstance(self.bound, str)
+                    else self.bound
+                )
             except (SyntaxError, TypeError, sp.SympifyError) as e:
-                raise ValueError(f"{self.id}: the bound {self.bound!r} is not a formula ({e})") from None
+                raise ValueError(
+                    f"{self.id}: the bound {self.bound!r} is not a formula ({e})"
+                ) from None
             unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in symbols)
             if unknown:
-                raise ValueError(f"{self.id}: the bound uses {', '.join(unknown)}, not in the domain")
-            what = self.what or (self.quantity.__doc__ or self.quantity_name).strip().splitlines()[0]
+                raise ValueError(
+                    f"{self.id}: the bound uses {', '.join(unknown)}, not in the domain"
+                )
+            what = (
+                self.what or (self.quantity.__doc__ or self.quantity_name).strip().splitlines()[0]
+            )
             self._cache["formula"] = Claim(
-                id=self.id, title=self.title or f"{self.quantity_name} {self.relation} {self.bound}",
-                source=Source(self.source or "stated by the user", ""), assumptions=(),
+                id=self.id,
+                title=self.title or f"{self.quantity_name} {self.relation} {self.bound}",
+                source=Source(self.source or "stated by the user", ""),
+                assumptions=(),
                 params=tuple(params),
-                quantities=(Quantity(self.quantity_name, what, self.relation,
-                                     (Form("stated", expr, f"the bound as given: {self.bound}"),)),),
-                example={p.name: p.lower for p in params})
+                quantities=(
+                    Quantity(
+                        self.quantity_name,
+                        what,
+                        self.relation,
+                        (Form("stated", expr, f"the bound as given: {self.bound}"),),
+                    ),
+                ),
+                example={p.name: p.lower for p in params},
+            )
         return self._cache["formula"]
 
     @property
@@ -158,26 +189,40 @@ class QuickClaim:
             quick = {n: _ends(self.domain[n]) for n in names} | {"points": self.points}
             full = {n: _spread(self.domain[n]) for n in names} | {"points": 8 * self.points}
             self._cache["verification"] = Verification(
-                self.id, measures=self.formula().quantities[0].description,
-                targets="corners of the domain and random points: " + ", ".join(
-                    _interval_text(n, self.domain[n]) for n in names),
-                method=self.method, forms="stated", grid=Grid(quick, full), run=self._run,
-                overrides=tuple(names) + ("points",), adjust_grid=_fix_overridden,
-                proof="a quick claim: no proof steps", name=self.title or self.id, plot=self._plot)
+                self.id,
+                measures=self.formula().quantities[0].description,
+                targets="corners of the domain and random points: "
+                + ", ".join(_interval_text(n, self.domain[n]) for n in names),
+                method=self.method,
+                forms="stated",
+                grid=Grid(quick, full),
+                run=self._run,
+                overrides=tuple(names) + ("points",),
+                adjust_grid=_fix_overridden,
+                proof="a quick claim: no proof steps",
+                name=self.title or self.id,
+                plot=self._plot,
+            )
         return self._cache["verification"]
 
     def search_space(self):
         """The :class:`verify.spaces.SearchSpec` over the whole domain (exact quantities only)."""
         from .spaces import SearchSpec
 
-        return SearchSpec(self.id, "the domain " + ", ".join(_interval_text(n, d) for n, d in self.domain.items()),
-                          self._space)
+        return SearchSpec(
+            self.id,
+            "the domain " + ", ".join(_interval_text(n, d) for n, d in self.domain.items()),
+            self._space,
+        )
 
     # ------------------------------------------------------------------ registering
     def register(self, registry=None) -> "QuickClaim":
-        """Make the claim known like an installed one (in this process): its formula to
-        :mod:`bounds`, its verification and search space to :mod:`verify`.  ``registry``
-        is accepted for a ``register(registry)`` plugin hook and not used."""
+        """Make the claim known in this process, as an installed one is.
+
+        Its formula goes to :mod:`bounds`, its verification and search space to
+        :mod:`verify`.  ``registry`` is accepted for a ``register(registry)`` plugin hook
+        and not used.
+        """
         import bounds
 
         from .core import REGISTRY, register
@@ -191,18 +236,28 @@ class QuickClaim:
         return self
 
     # ------------------------------------------------------------------ running
-    def run(self, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0, overrides: dict | None = None):
+    def run(
+        self,
+        mode: str = "quick",
+        seed: int = 0,
+        bound_scale: float = 1.0,
+        overrides: dict | None = None,
+    ):
         """Verify the claim: a :class:`verify.core.Report` (``.verdict``), as :func:`verify.run`."""
         from .core import run_verification
 
         if mode not in ("quick", "full"):
             raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
         self.register()
-        return run_verification(self.verification(), mode, seed=seed, bound_scale=bound_scale, overrides=overrides)
+        return run_verification(
+            self.verification(), mode, seed=seed, bound_scale=bound_scale, overrides=overrides
+        )
 
     def search(self, seed: int = 0, max_examples: int = 200) -> dict | None:
-        """Hypothesis search of the domain for a counterexample (:func:`verify.search.search`);
-        None for a Monte Carlo quantity (a random value is no counterexample)."""
+        """Search the domain for a counterexample with Hypothesis (:func:`verify.search.search`).
+
+        Returns None for a Monte Carlo quantity (a random value is no counterexample).
+        """
         if self.method != "exact":
             return None
         from .search import search
@@ -211,16 +266,18 @@ class QuickClaim:
         return search(self.search_space(), seed=seed, max_examples=max_examples)
 
     def figure(self, report, path: str, dpi: int = 110) -> str:
-        """The claim's figure (:func:`verify.plot.figure`): empirical against bound, violations marked."""
+        """Draw the claim's figure (:func:`verify.plot.figure`), violations marked."""
         from .plot import figure
 
         self.register()
         return figure(report, path, dpi=dpi)
 
     def main(self, argv=None) -> int:
-        """Command line of the script: run, print, search, draw; returns the exit status of
-        ``python -m verify CLAIM`` (0 holds, 1 violated, 3 inconclusive, 4 depends on reading).
-        Bad input: one line on stderr and status 2."""
+        """Run the script's command line: run, print, search, draw.
+
+        Returns the exit status of ``python -m verify CLAIM`` (0 holds, 1 violated,
+        3 inconclusive, 4 depends on reading); bad input: one line on stderr and status 2.
+        """
         import sys
 
         from bounds.clikit import UsageError
@@ -245,11 +302,17 @@ class QuickClaim:
         ap = Parser(prog=self.id, description=f"Verify {self.id}: {self.formula().title}")
         ap.add_argument("--full", action="store_true", help="the larger grid")
         ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
-        ap.add_argument("--bound-scale", default="1", help="tighten the bound by this factor (default 1)")
-        ap.add_argument("--max-examples", default="200", help="examples of the search (0: no search)")
+        ap.add_argument(
+            "--bound-scale", default="1", help="tighten the bound by this factor (default 1)"
+        )
+        ap.add_argument(
+            "--max-examples", default="200", help="examples of the search (0: no search)"
+        )
         ap.add_argument("--plot", default=None, help="write the figure there (.png, .svg, .pdf)")
         ap.add_argument("--json", action="store_true", help="print one JSON object (strict)")
-        ap.add_argument("--verbose", action="store_true", help="every check not holding, then every check")
+        ap.add_argument(
+            "--verbose", action="store_true", help="every check not holding, then every check"
+        )
         a = ap.parse_args(sys.argv[1:] if argv is None else argv)
         seed = number("--seed", a.seed, integer=True, lo=0)
         scale = number("--bound-scale", a.bound_scale, lo=0, lo_strict=True)
@@ -277,7 +340,7 @@ class QuickClaim:
         if "rng" in inspect.signature(self.quantity).parameters:
             kw["rng"] = rng
         out = self.quantity(**kw)
-        value, err = (out if isinstance(out, (tuple, list)) else (out, 0.0))
+        value, err = out if isinstance(out, (tuple, list)) else (out, 0.0)
         return float(value), float(err)
 
     def _check(self, point: dict, rng=None, label: str = ""):
@@ -286,10 +349,28 @@ class QuickClaim:
         value, err = self._value(point, rng)
         b = self.bound_at(**point)
         if self.method == "monte-carlo":
-            return CheckResult(self.quantity_name, "stated", dict(point), value, b, "monte-carlo",
-                               relation=self.relation, stderr=err, note=label)
-        return CheckResult(self.quantity_name, "stated", dict(point), value, b, "exact", relation=self.relation,
-                           tolerance=exact_tolerance(value, b, err=err), note=label)
+            return CheckResult(
+                self.quantity_name,
+                "stated",
+                dict(point),
+                value,
+                b,
+                "monte-carlo",
+                relation=self.relation,
+                stderr=err,
+                note=label,
+            )
+        return CheckResult(
+            self.quantity_name,
+            "stated",
+            dict(point),
+            value,
+            b,
+            "exact",
+            relation=self.relation,
+            tolerance=exact_tolerance(value, b, err=err),
+            note=label,
+        )
 
     def _run(self, grid, seed=0, progress=None):
         import itertools
@@ -301,19 +382,29 @@ class QuickClaim:
         ss = np.random.SeedSequence(seed)
         draw = np.random.default_rng(ss.spawn(1)[0])
         fixed = set(grid.get("fixed", ()))
-        randoms = [{n: (draw.choice(grid[n]).item() if n in fixed else _draw(self.domain[n], draw)) for n in names}
-                   for _ in range(int(_one(grid["points"])))]
+        randoms = [
+            {
+                n: (draw.choice(grid[n]).item() if n in fixed else _draw(self.domain[n], draw))
+                for n in names
+            }
+            for _ in range(int(_one(grid["points"])))
+        ]
         out = []
         streams = ss.spawn(len(corners) + len(randoms) + 1)[1:]
-        for i, (point, label) in enumerate([(p, "grid point") for p in corners] + [(p, "random point") for p in randoms]):
+        for i, (point, label) in enumerate(
+            [(p, "grid point") for p in corners] + [(p, "random point") for p in randoms]
+        ):
             if progress is not None:
                 progress(f"{self.id}: {i + 1} of {len(corners) + len(randoms)}")
             out.append(self._check(point, np.random.default_rng(streams[i]), label))
         return out
 
     def _plot(self, report, path, dpi=110):
-        """Two panels: every check's quantity against its bound (log-log, the diagonal is
-        equality), and quantity/bound against one parameter; violated checks are red crosses."""
+        """Draw two panels: each check's quantity against its bound, and their ratio.
+
+        The first is log-log (the diagonal is equality), the second against one parameter;
+        violated checks are red crosses.
+        """
         import numpy as np
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -325,9 +416,15 @@ class QuickClaim:
         FigureCanvasAgg(fig)
         ax1, ax2 = fig.subplots(1, 2)
         drawn = []
-        for bad, style in ((False, dict(marker="o", color="C0", ls="", ms=4, label="holds / inconclusive")),
-                           (True, dict(marker="x", color="red", ls="", ms=8, mew=2, label="violated"))):
-            cs = [c for c in report.checks if (c.verdict == VIOLATED) == bad and (bad or c.empirical > c.tolerance)]
+        for bad, style in (
+            (False, dict(marker="o", color="C0", ls="", ms=4, label="holds / inconclusive")),
+            (True, dict(marker="x", color="red", ls="", ms=8, mew=2, label="violated")),
+        ):
+            cs = [
+                c
+                for c in report.checks
+                if (c.verdict == VIOLATED) == bad and (bad or c.empirical > c.tolerance)
+            ]
             drawn += cs
             if not cs:
                 continue
@@ -335,23 +432,41 @@ class QuickClaim:
             e = np.array([c.empirical for c in cs], float)
             ok = (b > 0) & (e > 0)
             ax1.loglog(b[ok], e[ok], **style)
-            ax2.semilogy([c.params[x] for c in cs], np.where(b != 0, e / np.where(b != 0, b, 1), np.nan), **style)
+            ax2.semilogy(
+                [c.params[x] for c in cs],
+                np.where(b != 0, e / np.where(b != 0, b, 1), np.nan),
+                **style,
+            )
         lims = [v for c in drawn for v in (c.scaled_bound, c.empirical) if v and v > 0]
         if lims:
-            ax1.plot([min(lims), max(lims)], [min(lims), max(lims)], "k-", lw=1, label="quantity = bound")
+            ax1.plot(
+                [min(lims), max(lims)], [min(lims), max(lims)], "k-", lw=1, label="quantity = bound"
+            )
         ax2.axhline(1.0, color="k", lw=1)
         if _interval(x, self.domain[x])[3]:
             ax2.set_xscale("log")
-        hidden = sum(1 for c in report.checks if c.verdict != VIOLATED and c.empirical <= c.tolerance)
-        ax1.set(xlabel="bound" + (f" (x {report.bound_scale:g})" if report.bound_scale != 1 else ""),
-                ylabel=self.quantity_name, title=f"{self.quantity_name} against the bound ({len(report.checks)} checks"
-                + (f"; {hidden} below their error bound not drawn)" if hidden else ")"))
-        ax2.set(xlabel=x, ylabel=f"{self.quantity_name} / bound", title=f"ratio against {x} (relation {self.relation})")
+        hidden = sum(
+            1 for c in report.checks if c.verdict != VIOLATED and c.empirical <= c.tolerance
+        )
+        ax1.set(
+            xlabel="bound" + (f" (x {report.bound_scale:g})" if report.bound_scale != 1 else ""),
+            ylabel=self.quantity_name,
+            title=f"{self.quantity_name} against the bound ({len(report.checks)} checks"
+            + (f"; {hidden} below their error bound not drawn)" if hidden else ")"),
+        )
+        ax2.set(
+            xlabel=x,
+            ylabel=f"{self.quantity_name} / bound",
+            title=f"ratio against {x} (relation {self.relation})",
+        )
         for ax in (ax1, ax2):
             ax.grid(alpha=0.3)
             ax.legend(fontsize=8)
-        fig.suptitle(f"{self.id}: {report.verdict}\n{self.formula().title} ({self.source or 'stated by the user'})",
-                     fontsize=10)
+        fig.suptitle(
+            f"{self.id}: {report.verdict}\n{self.formula().title} "
+            f"({self.source or 'stated by the user'})",
+            fontsize=10,
+        )
         fig.savefig(path, dpi=dpi)
         return path
 
@@ -364,30 +479,43 @@ class QuickClaim:
 
         def evaluate(inst):
             c = self._check(inst)
-            return [(f"{c.quantity} {c.relation} bound", c.empirical, c.bound, c.relation, c.tolerance)]
+            return [
+                (f"{c.quantity} {c.relation} bound", c.empirical, c.bound, c.relation, c.tolerance)
+            ]
 
         return st.fixed_dictionaries({n: strategy(d) for n, d in self.domain.items()}), evaluate
 
 
 def _interval(name, dom):
     """``(lo, hi, integer, log)`` of a domain entry; ValueError (one line) when malformed."""
-    if not isinstance(dom, (tuple, list)) or len(dom) not in (2, 3) or (len(dom) == 3 and dom[2] != "log"):
+    if (
+        not isinstance(dom, (tuple, list))
+        or len(dom) not in (2, 3)
+        or (len(dom) == 3 and dom[2] != "log")
+    ):
         raise ValueError(f"domain of {name}: give (lo, hi) or (lo, hi, 'log'), got {dom!r}")
     lo, hi = dom[0], dom[1]
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (lo, hi)):
+    if not all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        for x in (lo, hi)
+    ):
         raise ValueError(f"domain of {name}: the ends must be finite numbers, got {dom!r}")
     if not lo <= hi:
         raise ValueError(f"domain of {name}: lo > hi in {dom!r}")
     integer = isinstance(lo, int) and isinstance(hi, int)
     log = len(dom) == 3
     if log and (integer or lo <= 0):
-        raise ValueError(f"domain of {name}: a log scale needs a positive real interval, got {dom!r}")
+        raise ValueError(
+            f"domain of {name}: a log scale needs a positive real interval, got {dom!r}"
+        )
     return lo, hi, integer, log
 
 
 def _interval_text(name, dom) -> str:
     lo, hi, integer, log = _interval(name, dom)
-    return f"{name} in {'{' if integer else '['}{lo}..{hi}{'}' if integer else ']'}" + (" (log)" if log else "")
+    return f"{name} in {'{' if integer else '['}{lo}..{hi}{'}' if integer else ']'}" + (
+        " (log)" if log else ""
+    )
 
 
 def _ends(dom) -> list:
@@ -408,7 +536,11 @@ def _draw(dom, rng):
     lo, hi, integer, log = _interval("", dom)
     if integer:
         return int(rng.integers(lo, hi + 1))
-    return float(math.exp(rng.uniform(math.log(lo), math.log(hi)))) if log else float(rng.uniform(lo, hi))
+    return (
+        float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+        if log
+        else float(rng.uniform(lo, hi))
+    )
 
 
 def _one(v):
@@ -416,7 +548,10 @@ def _one(v):
 
 
 def _fix_overridden(grid, overrides) -> None:
-    """Random points draw an overridden parameter from the values given (``--N 4``: every check at N = 4)."""
+    """Let random points draw an overridden parameter from the values given.
+
+    ``--N 4``: every check at N = 4.
+    """
     grid["fixed"] = [k for k in overrides if k != "points"]
 
 
@@ -425,8 +560,10 @@ def _search_text(res: dict) -> str:
 
     head = f"search over {res['space']}: {res['examples']} examples, seed {res['seed']}"
     if res["found"]:
-        return (f"{head}\nCOUNTEREXAMPLE ({res['check']}): {res['empirical']:.6g} vs bound {res['bound']:.6g} "
-                f"at {dumps(res['counterexample'])}")
+        return (
+            f"{head}\nCOUNTEREXAMPLE ({res['check']}): {res['empirical']:.6g} "
+            f"vs bound {res['bound']:.6g} at {dumps(res['counterexample'])}"
+        )
     close = res.get("closest")
-    tail = (f"; closest: ratio {close['ratio']:.4g} at {dumps(close['instance'])}" if close else "")
+    tail = f"; closest: ratio {close['ratio']:.4g} at {dumps(close['instance'])}" if close else ""
     return f"{head}\nno violation found{tail}"
