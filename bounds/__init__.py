@@ -23,7 +23,7 @@ import importlib
 from functools import lru_cache
 
 __all__ = ["ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source",
-           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "UnknownClaim", "add"]
+           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "UnknownClaim"]
 
 GROUP = "mcsa_verify.bounds"
 #: this distribution's entry points of GROUP (pyproject.toml), used only when its metadata
@@ -65,27 +65,11 @@ class UnknownClaim(KeyError):
         return self.args[0]
 
 
-#: builders made known by this process with :func:`add` (a plain script's claim), besides the entry points
-_ADDED: dict = {}
-
-
-def add(builders: dict) -> None:
-    """Make claims known to this process without an entry point: ``{id: builder}`` as a
-    claim module's ``BUILDERS`` (used by :class:`verify.quick.QuickClaim` for a claim run as
-    a plain script).  A builder given again for an id replaces the earlier one."""
-    replaced = any(k in _ADDED and _ADDED[k] is not b for k, b in builders.items())
-    _ADDED.update(builders)
-    _builders.cache_clear()
-    if replaced:  # a claim built from the earlier builder must not be served again
-        get.cache_clear()
-
-
 @lru_cache(maxsize=None)
 def _builders() -> dict:
     out = {}
     for m in claim_modules():
         out.update(importlib.import_module(m).BUILDERS)
-    out.update(_ADDED)
     return out
 
 
@@ -98,7 +82,6 @@ def _foreign_builders() -> dict:
     for m in claim_modules():
         if m not in own:
             out.update(importlib.import_module(m).BUILDERS)
-    out.update(_ADDED)
     return out
 
 
