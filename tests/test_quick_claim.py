@@ -203,3 +203,27 @@ def test_registered_through_the_entry_points_it_is_a_claim_like_the_others(tmp_p
     assert json.loads(ev.stdout)["bounds"]["tv"]["stated"] == pytest.approx(
         (1 - 3 / (2 * 3 + 4 - 2)) ** 2, rel=1e-12
     )
+
+
+def test_a_monte_carlo_quantity_is_decided_with_its_error_rate():
+    """E[max of n uniforms] = n/(n + 1), estimated from 4000 draws per point (seeded)."""
+    import numpy as np
+
+    from verify.quick import QuickClaim
+    from verify.testing import check_claim
+
+    def top(n, rng):
+        """Mean of the largest of n uniforms."""
+        x = rng.random((4000, n)).max(axis=1)
+        return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+
+    right = QuickClaim("quick_test_max", bound="n/(n + 1)", quantity=top, relation="=",
+                       method="monte-carlo", domain={"n": (1, 20)}, points=6)
+    res = check_claim(right.verification())
+    assert res.verdict == "holds" and res.monte_carlo == 8 and res.reproducible
+    rep = right.run(seed=3)
+    assert all(c.z is not None and c.z > 3 for c in rep.checks)  # Bonferroni over 8 checks at 1e-3
+    assert right.search() is None  # a random value is no counterexample
+    wrong = QuickClaim("quick_test_max_wrong", bound="n/(n + 2)", quantity=top, relation="=",
+                       method="monte-carlo", domain={"n": (1, 20)}, points=6)
+    assert wrong.run().verdict == "violated"
