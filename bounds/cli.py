@@ -23,7 +23,7 @@ PROG = "python -m bounds"
 #: an adaptive-precision mpmath evaluation, and a table longer than this is not read by anyone
 MAX_POINTS = 10_000
 EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
-             "error (rerun with --debug for the traceback), 130 interrupted.")
+             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
 
 
 # ----------------------------------------------------------------------------- values
@@ -138,6 +138,8 @@ def cmd_show(argv):
     if a.json:
         print(dumps(d, indent=1))
         return 0
+    from .references import cite_numbers
+
     def say(line: str = "", indent: str = "  ") -> None:  # indent: of continuation lines
         print(wrap(line, wide=a.wide, indent=indent))
 
@@ -159,7 +161,7 @@ def cmd_show(argv):
         say(f"\n{q['name']}: {q['description']}   [quantity {q['relation']} form]")
         for f in q["forms"]:
             say(f"  {f['form']:<10} {f['expr']}", indent=" " * 11)
-            say(f"  {'':<10} ({f['derivation']})", indent=" ")
+            say(f"  {'':<10} ({cite_numbers(f['derivation'])})", indent=" ")  # document numbers cited
             for dd in f["dropped"]:
                 say(f"  {'':<10} dropped O-term: {dd}", indent=" " * 16)
         for e in q["expansions"]:

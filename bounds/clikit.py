@@ -40,6 +40,7 @@ import codecs
 import contextlib
 import dataclasses
 import decimal
+import errno
 import json
 import math
 import os
@@ -54,6 +55,19 @@ from collections.abc import Callable, Iterable, Mapping
 
 OK, VIOLATED, BAD_INPUT, INCONCLUSIVE, DEPENDS_ON_READING, DIVERGED = 0, 1, 2, 3, 4, 5
 INTERNAL_ERROR, INTERRUPTED = 70, 130
+#: an output that cannot be written (a full disk, a quota, a file too large): sysexits.h EX_IOERR
+IO_ERROR = 74
+
+
+class OutputError(OSError):
+    """An output that cannot be written: :func:`run` says so in one line naming it, exit 74."""
+
+    def __init__(self, name: str, err: OSError):
+        super().__init__(err.errno, err.strerror or str(err))
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"cannot write {self.name}: {self.strerror}"
 
 EXIT_HELP = ("exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
              "3 inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error "
@@ -391,9 +405,11 @@ def atomic_write(path, data: str | bytes) -> None:
                 os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and not isinstance(e, OutputError) and e.errno in _WRITE_ERRNOS:
+            raise OutputError(path, e) from e
         raise
 
 
@@ -998,10 +1014,57 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
     (:func:`discard_unwritten_outputs`).
     """
     ascii_fallback()
+    real = sys.stdout
+    guarded = sys.stdout = _GuardedStream(real, "standard output") if real is not None else real
     try:
-        return _run(prog, usage, argv, commands, claim, errors)
+        status = _run(prog, usage, argv, commands, claim, errors)
+        if status != IO_ERROR:
+            try:  # written before the status says so (output at exit, after --help too, fails here)
+                sys.stdout.flush()
+                if getattr(guarded, "failed", None) is not None:  # a write that argparse's --help swallowed
+                    raise guarded.failed
+            except OSError as e:
+                print(f"{prog}: error: {e if isinstance(e, OutputError) else OutputError('standard output', e)}",
+                      file=sys.stderr)
+                _silence_stdout()
+                status = IO_ERROR
+        return status
     finally:
+        if sys.stdout is guarded:  # (a command that redirected stdout itself keeps its own)
+            sys.stdout = real
         discard_unwritten_outputs()
+
+
+class _GuardedStream:
+    """A text stream whose failed writes raise :class:`OutputError` naming it (standard output on a full
+    disk: exit 74 with one line, not an internal error).  Everything else is the stream's own."""
+
+    def __init__(self, stream, name: str):
+        self._stream, self._name = stream, name
+        self.failed: OutputError | None = None  # the first failed write, even if its caller swallowed it
+
+    def _fail(self, e: OSError) -> OutputError:
+        err = e if isinstance(e, OutputError) else OutputError(self._name, e)
+        if self.failed is None:
+            self.failed = err
+        return err
+
+    def write(self, s):
+        try:
+            return self._stream.write(s)
+        except OSError as e:
+            err = self._fail(e)
+            raise err from (None if err is e else e)
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError as e:
+            err = self._fail(e)
+            raise err from (None if err is e else e)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _run(prog, usage, argv, commands, claim, errors) -> int:
@@ -1054,9 +1117,28 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
     except Exception as e:  # noqa: BLE001 -- the top-level catch of issue 8
         if debug:
             raise
+        unwritable = _unwritable_output(e)
+        if unwritable is not None:
+            print(f"{prog}: error: {unwritable}", file=sys.stderr)
+            _silence_stdout()  # the unwritten rest is dropped, not retried by the interpreter's final flush
+            return IO_ERROR
         print(f"{prog}: internal error: {type(e).__name__}: {_first_line(e)}; "
               "rerun with --debug for the traceback", file=sys.stderr)
         return INTERNAL_ERROR
+
+
+#: errors of a write that cannot succeed: no space, a quota, a file too large, an I/O error
+_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, n))
+
+
+def _unwritable_output(e: BaseException) -> str | None:
+    """The one line for an output that could not be written (an :class:`OutputError`, or a failed write of a
+    named file: no space, quota, too large), or None for any other error."""
+    if isinstance(e, OutputError):
+        return str(e)
+    if isinstance(e, OSError) and e.errno in _WRITE_ERRNOS and e.errno != errno.EIO and e.filename:
+        return str(OutputError(str(e.filename), e))
+    return None
 
 
 def _report_warnings(prog, caught) -> None:

@@ -17,7 +17,7 @@ internal errors).  Output paths (``--out``, ``--cache``) are created before any 
 that cannot be written is bad input.
 
 Exit statuses: 0 success; 2 bad input (one line on stderr, before any work); 5 a run
-diverged (``run``); 70 internal error; 130 interrupted.
+diverged (``run``); 70 internal error; 74 an output cannot be written; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ PROG = "python -m simulate"
 EXIT_OK, EXIT_USAGE, EXIT_DIVERGED = clikit.OK, clikit.BAD_INPUT, clikit.DIVERGED
 EXIT_INTERNAL, EXIT_INTERRUPTED = clikit.INTERNAL_ERROR, clikit.INTERRUPTED
 EXITS = ("exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run diverged, "
-         "70 internal error, 130 interrupted")
+         "70 internal error, 74 an output cannot be written, 130 interrupted")
 
 #: tv: at most this many k are printed / computed for IMH (log-spaced beyond 100)
 TV_MAX_SHOWN = 1000

@@ -15,7 +15,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from hypothesis import HealthCheck, settings
 
-from verify.core import hypothesis_without_local_constants
+from verify.hypothesis_tools import hypothesis_without_local_constants
 
 # Hypothesis (>= 6.131) mixes literals harvested from every imported local module into its
 # draws, so a derandomized test's examples would depend on which modules the run happened

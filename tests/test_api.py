@@ -10,7 +10,10 @@ import pytest
 
 import bounds
 import verify
-from verify import core
+from verify.docio import VERDICTS_DOC
+from verify.model import STATUSES, VIOLATED
+from verify.outcome import Report
+from verify.registry import REGISTRY
 
 
 def test_importing_verify_loads_no_claim_and_no_heavy_library():
@@ -23,19 +26,19 @@ def test_importing_verify_loads_no_claim_and_no_heavy_library():
 def test_claims_lists_every_registered_claim_in_document_order():
     ids = verify.claims()
     assert ids[:2] == ("proposition1", "proposition2") and "theorem3" in ids and "figure1" in ids
-    assert set(ids) == set(core.REGISTRY)
+    assert set(ids) == set(REGISTRY)
 
 
 def test_run_returns_a_report_with_a_final_status_and_a_dataframe():
     rep = verify.run("lemma4", seed=0)
-    assert isinstance(rep, core.Report) and rep.verdict in core.STATUSES
+    assert isinstance(rep, Report) and rep.verdict in STATUSES
     df = rep.to_dataframe()
     assert len(df) == len(rep.checks) and {"quantity", "form", "empirical", "bound", "verdict"} <= set(df.columns)
     assert (df["verdict"] == [c.verdict for c in rep.checks]).all()
     md = rep._repr_markdown_()
     assert md.startswith("**lemma4**") and rep.status.text() in md
     assert "<table>" in rep._repr_html_()
-    assert verify.run("lemma4", bound_scale=1e-9).verdict == core.VIOLATED  # the check has power
+    assert verify.run("lemma4", bound_scale=1e-9).verdict == VIOLATED  # the check has power
 
 
 def test_run_refuses_a_bad_mode_and_an_unknown_claim():
@@ -80,6 +83,6 @@ def test_write_is_refused_outside_a_checkout(monkeypatch, capsys):
 def test_packaged_data_is_read_with_importlib_resources():
     from verify import resources
 
-    assert resources.read_json(core.VERDICTS_DOC)["verdicts"]["theorem3"] in core.STATUSES
+    assert resources.read_json(VERDICTS_DOC)["verdicts"]["theorem3"] in STATUSES
     assert resources.read_json("no-such-file.json") == {}
     assert resources.checkout_root() is not None  # the suite runs from a checkout

@@ -102,7 +102,7 @@ def test_the_graph_sees_function_level_imports():
     g = import_graph()
     # verify.cli imports verify.report inside a function only: the graph must see it
     assert "verify.report" in g["verify.cli"]
-    assert g["verify.documents.kim2022.theorems"] >= {"verify.core", "simulate.finite", "bounds"}
+    assert g["verify.documents.kim2022.theorems"] >= {"verify.model", "verify.registry", "simulate.finite", "bounds"}
 
 
 def test_no_import_cycle_function_level_imports_included():
@@ -158,3 +158,88 @@ def test_machinery_never_names_a_claim(path):
                 if re.fullmatch(re.escape(cid), node.value):  # a claim id used as a value
                     named.append((node.lineno, cid))
     assert named == []
+
+
+#: verify.core is a deprecated re-export for third-party code: the successors of its seven jobs
+SUCCESSORS = ("model", "decide", "formatting", "docio", "outcome", "registry", "hypothesis_tools")
+
+
+def _imports_of_verify_core(tree: ast.AST, package: str) -> list[int]:
+    """Lines of ``tree`` that import verify.core (absolute, relative from inside verify, or as
+    ``from verify import core``); ``package`` is the module's own package for relative imports."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            lines += [node.lineno for a in node.names if a.name == "verify.core" or a.name.startswith("verify.core.")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join(parts + ([node.module] if node.module else []))
+            if base == "verify.core" or base.startswith("verify.core.") or (
+                    base == "verify" and any(a.name == "core" for a in node.names)):
+                lines.append(node.lineno)
+    return lines
+
+
+def _repo_sources():
+    """(name, package, code) of every Python file and notebook code cell of the repository."""
+    import json
+
+    skip = {".git", ".venv", "build", "dist", "_build", "node_modules"}
+    for p in sorted(ROOT.rglob("*.py")):
+        rel = p.relative_to(ROOT)
+        if skip & set(rel.parts) or rel == Path("verify/core.py"):
+            continue
+        pkg = ".".join(rel.parts[:-1]) if rel.parts[0] in PACKAGES else ""
+        yield str(rel), pkg, p.read_text(encoding="utf-8")
+    for p in sorted(ROOT.rglob("*.ipynb")):
+        rel = p.relative_to(ROOT)
+        if skip & set(rel.parts) or ".ipynb_checkpoints" in rel.parts:
+            continue
+        for i, cell in enumerate(json.loads(p.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] == "code":
+                src = "".join(cell["source"])
+                code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
+                yield f"{rel}[cell {i}]", "", code
+
+
+def test_nothing_in_the_repository_imports_verify_core():
+    """verify/core.py only re-exports its successors for third-party code: every module, test,
+    example, benchmark, docs extension and notebook cell imports from the successors."""
+    found = [f"{name}:{ln}" for name, pkg, code in _repo_sources()
+             for ln in _imports_of_verify_core(ast.parse(code), pkg)]
+    assert found == []
+    assert Path(ROOT / "verify" / "core.py").read_text().count("\n") < 60
+
+
+def test_the_verify_core_detector_has_power():
+    for code, pkg in (("from verify.core import REGISTRY", ""), ("import verify.core", ""),
+                      ("from verify import audit, core", ""), ("from .core import fmt", "verify"),
+                      ("from ..core import load_doc", "verify.audit"), ("def f():\n    from . import core", "verify")):
+        assert _imports_of_verify_core(ast.parse(code), pkg) == [code.count("\n") + 1], code
+    assert _imports_of_verify_core(ast.parse("from bounds.core import Claim\nfrom .core import Param"), "bounds") == []
+
+
+def test_verify_core_still_serves_old_imports():
+    """Third-party code written against verify.core keeps working, with a DeprecationWarning."""
+    import importlib
+    import sys
+    import warnings
+
+    sys.modules.pop("verify.core", None)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        core = importlib.import_module("verify.core")
+    assert any(issubclass(x.category, DeprecationWarning) for x in w)
+    from verify import decide, model, outcome, registry
+
+    assert core.CheckResult is model.CheckResult and core.final_status is decide.final_status
+    assert core.Report is outcome.Report and core.register is registry.register
+    assert core.REGISTRY is registry.REGISTRY
+
+
+@pytest.mark.parametrize("name", SUCCESSORS)
+def test_successors_of_verify_core_are_small_rooms(name):
+    assert (ROOT / "verify" / f"{name}.py").read_text().count("\n") <= 500

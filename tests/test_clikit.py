@@ -171,3 +171,49 @@ def test_output_path(tmp_path):
                      ("/proc/nope/x.png", "does not exist"), (str(tmp_path), "must end in")]:
         with pytest.raises(K.UsageError, match=msg):
             K.output_path("--plot", bad)
+
+
+# ----------------------------------------------------------------------------- an output that cannot be written
+FULL = "/dev/full"  # every write fails with ENOSPC: a full disk
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(FULL), reason="no /dev/full on this system")
+@pytest.mark.parametrize("argv", [["verify", "list", "--json"], ["bounds", "show", "theorem3", "--json"],
+                                  ["bounds", "show", "lemma3"],  # a short output: it fails at the final flush
+                                  ["simulate", "--help"], ["bounds", "show", "--help"]])
+def test_full_disk_on_stdout_exits_74_naming_it(argv, tmp_path):
+    """`... > /dev/full`: one line naming standard output and exit 74 (EX_IOERR), not 70 'internal error'."""
+    import os
+
+    env = {**os.environ, "MCSA_CACHE": str(tmp_path)}
+    with open(FULL, "w") as full:
+        r = subprocess.run([sys.executable, "-m", *argv], stdout=full, stderr=subprocess.PIPE, text=True, env=env,
+                           timeout=600)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == K.IO_ERROR == 74, r.stderr
+    assert len(lines) == 1 and "cannot write standard output" in lines[0] and "internal error" not in r.stderr, lines
+    # the same command to a pipe is written, exit 0: the status comes from the failed write, not the command
+    ok = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, env=env, timeout=600)
+    assert ok.returncode == 0 and ok.stdout and not ok.stderr.strip(), ok.stderr
+
+
+def test_a_file_that_cannot_be_written_exits_74_naming_it(tmp_path, monkeypatch, capsys):
+    """A command's output file on a full disk (atomic_write: the write or fsync fails with ENOSPC): one line
+    naming the file, exit 74, and no temporary file left behind."""
+    import errno
+    import os
+
+    target = tmp_path / "out.json"
+
+    def fsync(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    status = K.run("prog", "", ["write"], {"write": lambda argv: K.atomic_write(target, "{}")})
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 74
+    assert len(err) == 1 and str(target) in err[0] and "No space left on device" in err[0], err
+    assert list(tmp_path.iterdir()) == []
+    # any other OSError stays an internal error (70): only a failed write is EX_IOERR
+    status = K.run("prog", "", ["read"], {"read": lambda argv: open(tmp_path / "missing.txt").read()})
+    assert status == 70 and "internal error" in capsys.readouterr().err

@@ -2,16 +2,18 @@
 
 The first run of each claim is the shared quick run (``verify.report.cached_runs("quick",
 0)``, also used by the figure and report tests): check_claim re-decides its checks at
-tightened bounds without recomputing them.  The reproducibility rerun is made for a fixed
-sample of fast claims (one exact, two with Monte Carlo checks) and for the example claim of
-``examples/mcgd-claims`` when that package is installed.
+tightened bounds without recomputing them.  The reproducibility rerun (in a second process
+with another PYTHONHASHSEED) is made for a fixed sample of fast claims (one exact, two with
+Monte Carlo checks) and for the example claim of ``examples/mcgd-claims`` when that package
+is installed.
 """
 
 import numpy as np
 import pytest
 
 import bounds
-from verify.core import VIOLATED, CheckResult, Grid, Verification, run_verification
+from verify.model import VIOLATED, CheckResult, Grid, Verification
+from verify.outcome import run_verification
 from verify.report import cached_runs, claim_ids
 from verify.testing import SCALES, Conformance, check_claim
 
@@ -42,38 +44,90 @@ def test_the_rerun_sample_is_registered_and_has_monte_carlo_checks(quick):
 
 
 # ----------------------------------------------------------------------------- broken claims
+# The run functions are module-level: check_claim reruns a claim in a second process, which imports them.
 def _verification(run, method="exact"):
     return Verification("broken_example", "a made-up quantity", "nothing", method, "stated", Grid({}, {}), run)
 
 
+def _run_cannot_fail(grid, seed=0, progress=None):
+    return [CheckResult("q", "stated", {"i": i}, 0.0, 1.0 + i, "exact") for i in range(3)]
+
+
+def _run_half(grid, seed=0, progress=None):
+    return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
+
+
+def _run_fresh_entropy(grid, seed=0, progress=None):
+    x = np.random.default_rng().normal(size=100)  # fresh OS entropy: the seed is not used
+    return [CheckResult("mean", "stated", {}, 5.0 + 1e-3 * float(x.mean()), 10.0, "monte-carlo", stderr=1e-4)]
+
+
+def _mean_check(seed, kind_key):
+    x = np.random.default_rng([seed, kind_key]).normal(size=1000)
+    return [CheckResult("mean", "stated", {"kind": "normal"}, 0.7 + 0.1 * float(x.mean()), 1.0, "monte-carlo",
+                        stderr=0.1 / np.sqrt(1000))]
+
+
+def _run_hash_seeded(grid, seed=0, progress=None):
+    """A user's claim seeded with hash(kind): the same in one process, different in another (string hashes
+    are salted per process by PYTHONHASHSEED)."""
+    return _mean_check(seed, hash("normal") & 0xFFFFFFFF)
+
+
+def _run_crc_seeded(grid, seed=0, progress=None):
+    """The same claim seeded with a stable digest of kind (zlib.crc32): the same in every process."""
+    import zlib
+
+    return _mean_check(seed, zlib.crc32(b"normal"))
+
+
 def test_a_bound_that_cannot_fail_is_rejected():
     """Empirical values of 0 against positive bounds: no tightening makes them fail."""
-    def run(grid, seed=0, progress=None):
-        return [CheckResult("q", "stated", {"i": i}, 0.0, 1.0 + i, "exact") for i in range(3)]
-
     with pytest.raises(AssertionError, match="no tightened bound is violated") as e:
-        check_claim(_verification(run))
+        check_claim(_verification(_run_cannot_fail))
     assert "\n" not in str(e.value) and str(e.value).startswith("broken_example: ")
 
 
 def test_the_same_claim_with_a_real_empirical_value_conforms_at_the_scale_that_breaks_it():
     """Positive control: empirical 0.5 against bound 1 holds at scales 0.99, 0.9, 0.5 and fails at 0.1."""
-    def run(grid, seed=0, progress=None):
-        return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
-
-    res = check_claim(_verification(run))
+    res = check_claim(_verification(_run_half))
     assert res.power_scale == 0.1 and res.verdict == "holds" and res.reproducible is True
+    assert res.rerun_hashseed and "same checks in a second process (PYTHONHASHSEED=" in str(res)
 
 
 def test_a_run_that_ignores_its_seed_is_rejected():
-    def run(grid, seed=0, progress=None):
-        x = np.random.default_rng().normal(size=100)  # fresh OS entropy: the seed is not used
-        return [CheckResult("mean", "stated", {}, 5.0 + 1e-3 * float(x.mean()), 10.0, "monte-carlo",
-                            stderr=1e-4)]
-
     with pytest.raises(AssertionError, match="not reproducible: the same seed gave different checks") as e:
-        check_claim(_verification(run, "monte-carlo"))
+        check_claim(_verification(_run_fresh_entropy, "monte-carlo"))
     assert "no tightened bound" not in str(e.value)  # it has power: only reproducibility fails
+
+
+def test_a_claim_seeded_with_hash_is_rejected():
+    """The planted non-reproducible claim: seeded with hash(kind), it gives the same checks twice in one
+    process (a rerun in this process would pass it) but other checks in a second process with another
+    PYTHONHASHSEED; check_claim reruns it there and rejects it, naming the check that differs."""
+    from verify.core import run_verification as rv
+
+    v = _verification(_run_hash_seeded, "monte-carlo")
+    a, b = rv(v, "quick", seed=0), rv(v, "quick", seed=0)
+    assert a.checks[0].empirical == b.checks[0].empirical  # one process: "reproducible"
+    with pytest.raises(AssertionError, match=r"not reproducible: the same seed gave different checks in a second "
+                                             r"process with PYTHONHASHSEED=\d+ \(check 0 \(mean, stated\) ") as e:
+        check_claim(v)
+    assert "\n" not in str(e.value) and "no tightened bound" not in str(e.value)
+    # the same claim seeded with a stable digest of kind conforms
+    res = check_claim(_verification(_run_crc_seeded, "monte-carlo"))
+    assert res.reproducible is True and res.monte_carlo == 1
+
+
+def test_a_verification_that_cannot_be_sent_to_a_second_process_is_said_so():
+    """A run function defined inside a function cannot be pickled: check_claim says why instead of passing it
+    unchecked (with rerun=False it is not rerun and not called reproducible)."""
+    def run(grid, seed=0, progress=None):
+        return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
+
+    with pytest.raises(AssertionError, match="cannot rerun in a second process: the verification cannot be pickled"):
+        check_claim(_verification(run))
+    assert check_claim(_verification(run), rerun=False).reproducible is None
 
 
 def test_a_monte_carlo_check_without_standard_error_and_a_bound_that_does_not_evaluate_are_rejected():
@@ -87,23 +141,24 @@ def test_a_monte_carlo_check_without_standard_error_and_a_bound_that_does_not_ev
     assert "without a finite standard error" in msg and "bound did not evaluate" in msg and "\n" not in msg
 
 
+CALLS = []
+
+
+def _run_counted(grid, seed=0, progress=None):
+    CALLS.append(seed)
+    return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
+
+
 def test_a_given_report_is_not_recomputed():
-    """At most two runs: none with a report and rerun=False, one with a report, two without."""
-    calls = []
-
-    def run(grid, seed=0, progress=None):
-        calls.append(seed)
-        return [CheckResult("q", "stated", {}, 0.5, 1.0, "exact")]
-
-    v = _verification(run)
+    """At most one run here: none with a report (the rerun is in a second process), one without."""
+    v = _verification(_run_counted)
     rep = run_verification(v, "quick", seed=3)
-    calls.clear()
-    assert check_claim(v, seed=3, report=rep, rerun=False).reproducible is None and calls == []
-    check_claim(v, seed=3, report=rep)
-    assert calls == [3]
-    calls.clear()
+    CALLS.clear()
+    assert check_claim(v, seed=3, report=rep, rerun=False).reproducible is None and CALLS == []
+    assert check_claim(v, seed=3, report=rep).reproducible is True
+    assert CALLS == []  # rerun in the second process, not here
     check_claim(v, seed=3)
-    assert calls == [3, 3]
+    assert CALLS == [3]
 
 
 def test_bad_arguments(quick):
@@ -119,7 +174,7 @@ def test_bad_arguments(quick):
 
 def test_power_is_decided_on_every_reading(quick):
     """The scale found breaks every reading's empirical verdict, and no looser scale does."""
-    from verify.core import rescore
+    from verify.outcome import rescore
 
     for cid in ("theorem4", "lemma7", "proposition2"):  # claims with several readings
         res = check_claim(cid, report=quick[cid], rerun=False)

@@ -13,7 +13,7 @@ import sympy as sp
 import bounds
 from bounds import paper
 from bounds import symbols as S
-from verify import core
+from verify.hypothesis_tools import TIGHTNESS_EXAMPLES, tightness_search
 from verify.documents.kim2022.lemmas import _l5_tight, _l6_tight
 from verify.documents.kim2022.theorems import _tight
 
@@ -76,16 +76,16 @@ def test_sharper_form_is_derived_and_below_the_corrected_one():
     (_tight, ("theorem4", "unconditional")),
 ])
 def test_tightness_search_finds_no_violation(make, args):
-    ratio, emp, b, params, n = core.tightness_search(*make(*args))
-    assert n == core.TIGHTNESS_EXAMPLES and 0 < ratio <= 1 + 1e-9, (args, ratio, params)
+    ratio, emp, b, params, n = tightness_search(*make(*args))
+    assert n == TIGHTNESS_EXAMPLES and 0 < ratio <= 1 + 1e-9, (args, ratio, params)
 
 
 def test_tightness_search_is_deterministic():
-    a = core.tightness_search(*_tight("theorem4", "unconditional"))
-    assert core.tightness_search(*_tight("theorem4", "unconditional"))[:3] == a[:3]  # derandomized: no seed
+    a = tightness_search(*_tight("theorem4", "unconditional"))
+    assert tightness_search(*_tight("theorem4", "unconditional"))[:3] == a[:3]  # derandomized: no seed
 
 
 def test_tightness_search_reports_a_violation_of_a_too_tight_form():
     strat, ev = _tight("theorem4", "sharper")
-    ratio, *_ = core.tightness_search(strat, lambda d: (lambda e, b, p: (e, 0.5 * b, p))(*ev(d)))
+    ratio, *_ = tightness_search(strat, lambda d: (lambda e, b, p: (e, 0.5 * b, p))(*ev(d)))
     assert ratio > 1.5

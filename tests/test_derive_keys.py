@@ -43,11 +43,11 @@ def test_a_claim_alone_finds_its_derivations_in_the_cache():
 
 
 def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
-    """verify.core.bound_value memoises a bound per process; the key is exact (an array by its bytes: its repr
+    """verify.registry.bound_value memoises a bound per process; the key is exact (an array by its bytes: its repr
     elides the middle of a long array, which would make two different arrays one key)."""
     import numpy as np
 
-    from verify import core
+    from verify import registry
 
     seen = []
 
@@ -58,13 +58,13 @@ def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
 
     import bounds
     monkeypatch.setattr(bounds, "get", lambda cid: Claim())
-    monkeypatch.setattr(core, "_BOUND_VALUES", {})
+    monkeypatch.setattr(registry, "_BOUND_VALUES", {})
     a = np.zeros(5000)
     b = a.copy()
     b[2500] = 1.0
     assert repr(a) == repr(b)
-    assert core.bound_value("c", "q", "f", x=a) == 0.0 and core.bound_value("c", "q", "f", x=b) == 1.0
-    assert core.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3
-    assert core.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3  # memoised
+    assert registry.bound_value("c", "q", "f", x=a) == 0.0 and registry.bound_value("c", "q", "f", x=b) == 1.0
+    assert registry.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3
+    assert registry.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3  # memoised
     nxt = float(np.nextafter(0.1, 1.0))
-    assert core.bound_value("c", "q", "f", x=nxt) == nxt and len(seen) == 4  # the next double is another key
+    assert registry.bound_value("c", "q", "f", x=nxt) == nxt and len(seen) == 4  # the next double is another key

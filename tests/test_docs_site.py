@@ -6,7 +6,7 @@ notebooks not executed and the claims' figures not drawn: the full build, which 
 is ``python -m sphinx -W -b html docs docs/_build/html`` (minutes; tests/test_notebooks.py
 executes the notebooks here).  Two pages, the index and the generated page of Kim et al.
 (NeurIPS 2022), and a search are opened in headless Chromium through the DevTools protocol
-(the client of tests/test_report.py): they render, MathJax typesets the formulas from the
+(verify.browser, as tests/test_report.py): they render, MathJax typesets the formulas from the
 site's own copy, the search finds the claim, the console shows no error, and nothing but
 files of the site is requested.
 
@@ -27,7 +27,9 @@ import tempfile
 
 import pytest
 
-from test_report import DevTools, browser  # the DevTools client over --remote-debugging-pipe
+from test_report import browser  # skips (or fails under CI) when no Chromium is installed
+
+from verify.browser import DevTools  # the DevTools client over --remote-debugging-pipe
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

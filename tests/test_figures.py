@@ -17,7 +17,9 @@ from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
 
-from verify.core import EXIT, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, rescore, run_verification
+from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
+from verify.outcome import rescore, run_verification
+from verify.registry import REGISTRY
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
 DATA = Path(__file__).resolve().parent.parent / "verify" / "data" / "figures"
@@ -87,7 +89,7 @@ def test_a_wrong_bound_is_reported_violated(reports, monkeypatch):
 
     monkeypatch.setattr(F, "bound_values", wrong)
     checks = F.figure1_checks(rows)
-    from verify.core import decide
+    from verify.decide import decide
 
     n = len(checks)
     bad = [decide(c, n) for c in checks if c.quantity == "pmcsa_variance" and c.params["N"] >= 16]
@@ -102,7 +104,7 @@ def test_verdicts_are_recomputed_identically_from_the_csv(reports, tmp_path):
         assert len(back) == len(rep.checks.rows)
         again = fn(back)
         n = len(again)
-        from verify.core import decide
+        from verify.decide import decide
 
         for c in again:
             decide(c, n)
@@ -134,7 +136,9 @@ def stored_rows():
 
 
 def _decided(fig, rows, readings=None):
-    from verify.core import Report, audit_statements, decide
+    from verify.decide import decide
+    from verify.docio import audit_statements
+    from verify.outcome import Report
 
     checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows, readings)
     for c in checks:
@@ -195,7 +199,8 @@ def test_every_reading_has_its_own_observation_checks_and_shares_the_bounds(stor
 def test_a_threshold_outside_the_range_still_gives_violated(stored_rows):
     """Power: the readings do not make the checks unable to fail. Over a range where every value
     fails the claim is violated; a margin no benefit reaches, or a tolerance below the range, fails."""
-    from verify.core import VIOLATED, final_status, reading_verdicts
+    from verify.decide import final_status, reading_verdicts
+    from verify.model import VIOLATED
 
     rows1, rows2 = stored_rows["figure1"], stored_rows["figure2"]
     # (iii) fails at delta = 0.1 and 0.2 whatever the premises: a range of those alone gives violated
@@ -429,7 +434,7 @@ def test_report_readings_of_a_figure_claim_are_the_stored_runs():
     """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail), not the
     quick smoke test's (all hold); the quote every reading shares is shown once."""
     from verify import report
-    from verify.core import run_verification
+    from verify.outcome import run_verification
 
     shown = RP.shown_status("figure1", "holds", "quick")
     assert shown["smoke_test"] == "holds" and shown["final_readings"]

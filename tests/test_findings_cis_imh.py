@@ -25,7 +25,7 @@ from scipy import special, stats
 from simulate import finite as F
 from verify.audit import engine
 from verify.audit.engine import EXACT, STEPS, VALID, WRONG, sym_equal
-from verify.core import REGISTRY
+from verify.registry import REGISTRY
 from verify.documents.cis_imh import checks as C
 from verify.documents.cis_imh import kit
 from verify.documents.cis_imh import proofs as P

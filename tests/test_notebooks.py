@@ -648,3 +648,118 @@ def test_explorer_sliders_or_a_note(executed):
     stored = nbformat.read(path, as_version=4)
     cell = next(c for c in stored.cells if c.cell_type == "code" and "ipywidgets" in c.source)
     assert {"hide-input", "remove-output"} <= set(cell.metadata.get("tags", []))
+
+
+# 08 -- Kim et al. 2022, §2.2 Table 1, Theorems 1-4: the trade-off (verify.draw's exact quantities) ----------------
+def _nb08_moments(w, t=100, N=16):
+    """pMCSA's and JSA's E||g_t||^2 from z*, recomputed here from simulate.finite (not through verify.draw)."""
+    import numpy as np
+
+    from simulate import finite as F
+
+    pi, q = F.hard_instance(2, w, seed=0, pi0=0.3)
+    s = F.centred_bounded_score(pi, 1.0)
+    K = F.imh_matrix(pi, q)
+    law = np.linalg.matrix_power(K, t)[0]
+    start = np.linalg.matrix_power(K, N * (t - 1))[0]
+    return (float(law @ s[:, 0] ** 2 / N + (1 - 1 / N) * float(law @ s[:, 0]) ** 2),
+            float(sum(p * F.moments_jsa(K, s, x, N).second for x, p in enumerate(start))))
+
+
+def _nb08_crossing_ok(p, rel=1e-6):
+    (a_lo, b_lo), (a_hi, b_hi) = _nb08_moments(p["w_cross"] * (1 - rel)), _nb08_moments(p["w_cross"] * (1 + rel))
+    return a_lo < b_lo and a_hi >= b_hi
+
+
+def _nb08_stationary_pmcsa(p):
+    from simulate import finite as F
+
+    out = []
+    for w in p["W_GRID"]:
+        pi, _ = F.hard_instance(2, w, seed=0, pi0=0.3)
+        out.append(float(pi @ F.centred_bounded_score(pi, 1.0)[:, 0] ** 2) / 16)
+    return out
+
+
+PROBES["08_tradeoff"] = dict(
+    W_GRID="W_GRID", rho_G2="rho_G2", stationary="stationary", stationary_winner="stationary_winner",
+    w_cross="w_cross", at_crossing="at_crossing", crossing_by_t="{str(t): w for t, w in crossing_by_t.items()}",
+    rate_ratio_md="rate_ratio_md", rate_ratio_nesterov="rate_ratio_nesterov")
+CHECKS["08_tradeoff"] = [
+    Check("at stationarity pMCSA's exact E||g||^2 is the smallest of the four schemes at every w* (N = 16)",
+          lambda p: p["stationary_winner"] == ["pMCSA"] and all(
+              p["stationary"]["pMCSA"][i] < min(p["stationary"][sc][i] for sc in SCHEMES if sc != "pMCSA")
+              for i in range(len(p["W_GRID"]))),
+          plants(put("stationary", "pMCSA", 4, 1.0), put("stationary_winner", ["JSA", "pMCSA"]))),
+    Check("... and equals E_pi s^2 / N (N independent draws from pi; rel 1e-12)",
+          lambda p: close(p["stationary"]["pMCSA"], _nb08_stationary_pmcsa(p), rtol=1e-12),
+          apply(lambda p, v: [x * 1.001 for x in v], "stationary", "pMCSA")),
+    Check("Theorems 3 and 4: JSA's rho = r^N is below pMCSA's rho = r = 1 - 1/w* at every w*",
+          lambda p: close(p["rho_G2"]["pMCSA"]["rho"], [1 - 1 / w for w in p["W_GRID"]], rtol=1e-12)
+          and all(j < m for j, m in zip(p["rho_G2"]["JSA"]["rho"], p["rho_G2"]["pMCSA"]["rho"])),
+          put("rho_G2", "JSA", "rho", 2, 0.99999)),
+    Check("the stated G^2 of pMCSA is the smallest of the four at every w* >= 5 ...",
+          lambda p: all(p["rho_G2"]["pMCSA"]["G2"][i] < min(p["rho_G2"][sc]["G2"][i] for sc in SCHEMES if sc != "pMCSA")
+                        for i, w in enumerate(p["W_GRID"]) if w >= 5),
+          put("rho_G2", "pMCSA", "G2", 3, 10.0)),
+    Check("... but at w* = 2 MSC-RB's stated G^2 is below pMCSA's (0.047 < 0.094 as the notebook says)",
+          lambda p: p["W_GRID"][0] == 2 and close(p["rho_G2"]["MSC-RB"]["G2"][0], 0.047, rtol=0.01)
+          and close(p["rho_G2"]["pMCSA"]["G2"][0], 0.094, rtol=0.01),
+          put("rho_G2", "MSC-RB", "G2", 0, 0.2)),
+    Check("the marked w* is where pMCSA's exact E||g_t||^2 from z* reaches JSA's (N = 16, t = 100; recomputed)",
+          _nb08_crossing_ok, apply(lambda p, v: v * 1.05, "w_cross")),
+    Check("at the marked w* the two exact second moments agree to 1e-9",
+          lambda p: close(p["at_crossing"]["pMCSA"], p["at_crossing"]["JSA"], rtol=1e-9),
+          apply(lambda p, v: v * 1.01, "at_crossing", "pMCSA")),
+    Check("the crossing grows with t (t = 10 .. 1000), and t = 100 gives the marked w*",
+          lambda p: (lambda c: all(a < b for a, b in zip(c, c[1:])))([p["crossing_by_t"][k] for k in
+                                                                      ("10", "30", "100", "300", "1000")])
+          and close(p["crossing_by_t"]["100"], p["w_cross"], rtol=1e-9),
+          put("crossing_by_t", "300", 100.0)),
+    Check("Table 1: pMCSA's rho-free (SGD-Nesterov) rate bound is below JSA's at every w* ...",
+          lambda p: len(p["rate_ratio_nesterov"]) == len(p["W_GRID"]) and max(p["rate_ratio_nesterov"]) < 1,
+          put("rate_ratio_nesterov", 3, 1.2)),
+    Check("... while its mirror-descent rate bound (needs rho) is above JSA's at every w*",
+          lambda p: len(p["rate_ratio_md"]) == len(p["W_GRID"]) and min(p["rate_ratio_md"]) > 1,
+          put("rate_ratio_md", 0, 0.9)),
+]
+FIGURES["08_tradeoff"] = 3
+
+# 05 (teaching issue): pMCSA's beta > 1 explained -- the 1/N law at a given score scale, plus lambda_t's dependence on N
+PROBES["05_figure1_variance"].update(beta_normalised="beta_normalised", beta_scale="beta_scale")
+CHECKS["05_figure1_variance"] += [
+    Check("pMCSA's beta = beta_normalised + beta_scale in each phase (least squares is linear; 1e-9)",
+          lambda p: all(math.isclose(p["betas"]["pmcsa"][ph][0], p["beta_normalised"][ph] + p["beta_scale"][ph],
+                                     abs_tol=1e-9) for ph in ("early", "late")),
+          put("beta_scale", "late", 0.0)),
+    Check("... the normalised exponent (V / E_q||s||^2) is the 1/N law within 0.1, while beta itself exceeds 1.1 late",
+          lambda p: all(abs(p["beta_normalised"][ph] - 1) < 0.1 for ph in ("early", "late"))
+          and p["betas"]["pmcsa"]["late"][0] > 1.1 and p["beta_scale"]["late"] > 0.1,
+          put("beta_normalised", "early", 1.2)),
+]
+
+# 01 (teaching issue): Table 1 drawn with the O-constants set to 1 (said in the text) and G^2 capped at L^2
+PROBES["01_mcgd_and_mcsa"].update(G2_raw="{str(w): v for w, v in G2.items()}",
+                                  G2_capped="{str(w): v for w, v in G2_capped.items()}")
+CHECKS["01_mcgd_and_mcsa"] += [
+    Check("every G^2 used in Table 1 is min(stated bound, L^2 = 1), and the cap is active for MSC-RB at w* = 1e4",
+          lambda p: all(close(p["G2_capped"][w][s], min(1.0, p["G2_raw"][w][s]), rtol=1e-15) for w in p["G2_raw"]
+                        for s in p["G2_raw"][w]) and p["G2_raw"]["10000.0"]["MSC-RB"] > 1,
+          put("G2_capped", "10000.0", "MSC-RB", 2.0)),
+]
+
+# 07 (teaching issue): the panels a lecturer picks, and a log-scale w* slider reaching 1e4
+PROBES["07_explorer"].update(
+    w_star_slider="None if sliders is None else [sliders.children[1].base, sliders.children[1].max]",
+    # evaluated after slider_redraw: draws before, ticking panel (a) alone, draws after
+    panel_redraw="None if panel_picker is None else (explorer_state['draws'], setattr(panel_picker, 'value', ('a',)), "
+                 "explorer_state['draws'])",
+    projection_axes="len([ax for ax in projection.axes if ax.axison])")
+CHECKS["07_explorer"] += [
+    Check("the w* slider is logarithmic (base 10) and reaches 10^4",
+          lambda p: p["w_star_slider"] == ([10, 4] if p["widgets_available"] else None), put("w_star_slider", [10, 3])),
+    Check("picking panels redraws the figure (one more draw)",
+          lambda p: p["panel_redraw"] == ([1, None, 2] if p["widgets_available"] else None), put("panel_redraw", 2, 1)),
+    Check("draw(result, panels=('b', 'd', 'legend')) draws two panels with axes (the legend card has none)",
+          lambda p: p["projection_axes"] == 2, put("projection_axes", 5)),
+]

@@ -16,7 +16,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from verify import plot as vp  # noqa: E402
-from verify.core import rescore  # noqa: E402
+from verify.outcome import rescore  # noqa: E402
 from verify.report import cached_runs, claim_ids  # noqa: E402
 
 IDS = claim_ids()

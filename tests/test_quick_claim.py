@@ -37,6 +37,21 @@ def _run(args, cwd, *extra, timeout=600):
     )
 
 
+def gap(n, x):
+    """|(1 + x/n)^n - e^x| with a float64 error bound (module level: check_claim pickles it)."""
+    import numpy as np
+
+    return abs((1 + x / n) ** n - np.exp(x)), 1e-12 * np.exp(x) * n
+
+
+def top(n, rng):
+    """Mean of the largest of n uniforms, with its standard error."""
+    import numpy as np
+
+    x = rng.random((4000, n)).max(axis=1)
+    return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+
+
 def _nonblank(path):
     return [line for line in path.read_text().splitlines() if line.strip()]
 
@@ -99,14 +114,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, argv):
 
 
 def test_the_api_conforms_and_is_reproducible():
-    import numpy as np
 
     from verify.quick import QuickClaim
     from verify.testing import check_claim
-
-    def gap(n, x):
-        """|(1 + x/n)^n - e^x|, exact enough in float64"""
-        return abs((1 + x / n) ** n - np.exp(x)), 1e-12 * np.exp(x) * n
 
     c = QuickClaim(
         "quick_test_gap",
@@ -207,15 +217,9 @@ def test_registered_through_the_entry_points_it_is_a_claim_like_the_others(tmp_p
 
 def test_a_monte_carlo_quantity_is_decided_with_its_error_rate():
     """E[max of n uniforms] = n/(n + 1), estimated from 4000 draws per point (seeded)."""
-    import numpy as np
 
     from verify.quick import QuickClaim
     from verify.testing import check_claim
-
-    def top(n, rng):
-        """Mean of the largest of n uniforms."""
-        x = rng.random((4000, n)).max(axis=1)
-        return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
 
     right = QuickClaim("quick_test_max", bound="n/(n + 1)", quantity=top, relation="=",
                        method="monte-carlo", domain={"n": (1, 20)}, points=6)

@@ -1,6 +1,6 @@
 """Readings and the one source of truth (issue 11, items 1 and 2).
 
-* :func:`verify.core.final_status` decides every claim's final status: violated only when
+* :func:`verify.decide.final_status` decides every claim's final status: violated only when
   every reading fails, 'depends on reading' (exit 4) when some hold and some fail;
 * verify/data/verdicts.json, verify/data/audit.json, docs/ERRATA.md and the audit computed now agree
   with it (cheap: no claim is re-run here; tests/test_verify.py checks that
@@ -20,8 +20,13 @@ import pathlib
 import pytest
 
 import bounds
-from verify import audit, core
-from verify.core import DEPENDS, HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, Reading, final_status
+from bounds.clikit import dumps
+from verify import audit
+from verify.decide import decide, final_status, reading_verdicts
+from verify.formatting import readings_text
+from verify.model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading
+from verify.outcome import run_verification
+from verify.registry import REGISTRY
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 A = Reading("a", "q", "m", axis="x")
@@ -40,7 +45,7 @@ B = Reading("b", "q", "m", axis="x")
 def test_final_status_rules(emp, audit_, expect, failing):
     st = final_status("x", emp, audit_, readings=(A, B))
     assert st.status == expect and st.failing == failing
-    assert core.EXIT[st.status] == {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}[expect]
+    assert EXIT[st.status] == {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}[expect]
 
 
 def test_axes_combine_into_full_readings():
@@ -52,8 +57,8 @@ def test_axes_combine_into_full_readings():
               CheckResult("q", "f", {}, 0.0, 1.0, "exact", reading="a"),
               CheckResult("q", "f", {}, 0.5, 1.0, "exact")]  # shared
     for c in checks:
-        core.decide(c, 0)
-    v = core.reading_verdicts(checks, (A, B, C, D))
+        decide(c, 0)
+    v = reading_verdicts(checks, (A, B, C, D))
     assert v == {"a + c": HOLDS, "a + d": HOLDS, "b + c": VIOLATED, "b + d": VIOLATED}
 
 
@@ -92,8 +97,8 @@ def test_audit_statement_readings_name_registered_readings():
 
 
 def test_theorem4_conditional_fails_and_the_unconditional_reading_is_dropped(capsys):
-    rep = core.run_verification(REGISTRY["theorem4"], "quick", seed=0,
-                                overrides={"N": [8], "w_star": [10.0], "t": [100]})
+    rep = run_verification(REGISTRY["theorem4"], "quick", seed=0,
+                           overrides={"N": [8], "w_star": [10.0], "t": [100]})
     worst = [c for c in rep.checks if c.quantity == "second_moment" and c.form == "stated" and c.method == "exact"
              and c.params.get("state") == "all worst" and c.params.get("score") == "s = +-L (balanced)"]
     assert worst and worst[0].empirical == pytest.approx(0.834, abs=5e-4)
@@ -104,9 +109,9 @@ def test_theorem4_conditional_fails_and_the_unconditional_reading_is_dropped(cap
     unc = [c for c in rep.checks if c.form == "unconditional"]
     assert unc and all(c.verdict == HOLDS for c in unc) and not any(c.primary for c in unc)
     assert all("dropped" in c.note for c in rep.checks if "eta_0" in str(c.params.get("state", "")))
-    d = json.loads(core.dumps(rep.as_json()))
+    d = json.loads(dumps(rep.as_json()))
     assert d["verdict"] == VIOLATED
-    assert "'unconditional from eta_0'" in core.readings_text(rep) and "is dropped" in core.readings_text(rep)
+    assert "'unconditional from eta_0'" in readings_text(rep) and "is dropped" in readings_text(rep)
 
 
 def _dropped():
@@ -137,10 +142,10 @@ def test_dropping_a_reading_decides_the_claims_it_held_them_for():
     """lemma7 held only as ||E g_hat - E_Pi g|| and lemma4 only with lambda against q: with those readings dropped
     (their definitions rule them out) both are violated; a reading check that would still hold is not primary."""
     for cid in ("lemma7", "lemma4", "theorem3"):
-        rep = core.run_verification(REGISTRY[cid], "quick", seed=0,
-                                    overrides={"w_star": [10.0]} if cid != "lemma7" else None)
+        rep = run_verification(REGISTRY[cid], "quick", seed=0,
+                               overrides={"w_star": [10.0]} if cid != "lemma7" else None)
         assert rep.verdict == VIOLATED, (cid, rep.readings)
-    rep = core.run_verification(REGISTRY["lemma7"], "quick", seed=0)
+    rep = run_verification(REGISTRY["lemma7"], "quick", seed=0)
     held = [c for c in rep.checks if c.form == "stated"]
     assert held and all(c.verdict == HOLDS and not c.primary for c in held)
 

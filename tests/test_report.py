@@ -10,7 +10,11 @@ between versions and is mixed with the browser's own diagnostics (dbus, GPU).
 
 Checks: the page loads with no console error, no exception and no error log entry; every
 claim's section and figure is there and decoded; every internal link (#anchor) resolves;
-nothing but data: URIs is referenced; the screenshot is not blank.
+nothing but data: URIs is referenced; the screenshot is not blank.  The layout is measured
+on a desktop (1280 px) and on a phone (390 px, mobile emulation): the page never scrolls
+sideways, no word is split by a line break, and on the phone the summary is one card per
+claim.  ``MCSA_SCREENSHOTS=DIR`` keeps the two screenshots (report-1280.png, report-390.png)
+to look at.  The client (verify.browser) is the one ``verify report --screenshot`` uses.
 
 The browser is Debian's ``chromium`` (``bash .ci/run`` installs it with apt-get when it
 is missing).  The test is skipped only when no browser can be installed: when .ci/run
@@ -20,33 +24,24 @@ found; under CI=true a missing browser is a failure.
 
 from __future__ import annotations
 
-import base64
-import fcntl
 import io
-import json
 import os
 import pathlib
-import select
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe", "--window-size=1280,1600", "--hide-scrollbars"]
 
 
 def browser() -> str:
-    for name in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(name)
-        if p:
-            return p
+    from verify.browser import find_browser
+
+    p = find_browser()
+    if p:
+        return p
     why = os.environ.get("MCSA_NO_BROWSER")
     if why:
         pytest.skip(f"no browser could be installed: {why}")
@@ -70,121 +65,34 @@ def report_dir():
         yield pathlib.Path(d), status, out.getvalue()
 
 
-class DevTools:
-    """A minimal Chrome DevTools protocol client over --remote-debugging-pipe."""
+def _open(report_dir, width: int, mobile: bool):
+    from verify.browser import Page
 
-    def __init__(self, exe: str, profile: str):
-        to_chrome_r, self._to_chrome = os.pipe()
-        self._from_chrome, from_chrome_w = os.pipe()
-
-        def fds():  # the browser reads commands on fd 3 and writes replies on fd 4
-            # copy above 10 first: dup2(3, 3) would keep the close-on-exec flag of a pipe that is fd 3
-            a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
-            b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-            os.close(a)
-            os.close(b)
-
-        # close_fds=False keeps fds 3 and 4 (every other descriptor Python opened is close-on-exec)
-        self.proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                     preexec_fn=fds, close_fds=False,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
-        self._buf = b""
-        self._id = 0
-        self.events: list[dict] = []
-
-    def _read(self, timeout: float) -> dict | None:
-        end = time.monotonic() + timeout
-        while b"\0" not in self._buf:
-            left = end - time.monotonic()
-            if left <= 0:
-                return None
-            r, _, _ = select.select([self._from_chrome], [], [], left)
-            if r:
-                chunk = os.read(self._from_chrome, 1 << 20)
-                if not chunk:
-                    raise RuntimeError("the browser closed the DevTools pipe")
-                self._buf += chunk
-        msg, self._buf = self._buf.split(b"\0", 1)
-        return json.loads(msg)
-
-    def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 60):
-        self._id += 1
-        msg = {"id": self._id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        os.write(self._to_chrome, json.dumps(msg).encode() + b"\0")
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            m = self._read(end - time.monotonic())
-            if m is None:
-                break
-            if m.get("id") == self._id:
-                if "error" in m:
-                    raise RuntimeError(f"{method}: {m['error']}")
-                return m.get("result", {})
-            self.events.append(m)
-        raise TimeoutError(method)
-
-    def wait_for(self, method: str, timeout: float = 60) -> dict:
-        for e in self.events:
-            if e.get("method") == method:
-                return e
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            m = self._read(end - time.monotonic())
-            if m is None:
-                break
-            self.events.append(m)
-            if m.get("method") == method:
-                return m
-        raise TimeoutError(method)
-
-    def close(self):
-        try:
-            self.send("Browser.close", timeout=10)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        os.close(self._to_chrome)
-        os.close(self._from_chrome)
+    exe = browser()
+    d, _, _ = report_dir
+    pg = Page(exe, width=width, height=1600 if not mobile else 844, mobile=mobile)
+    try:
+        pg.open((d / "report.html").as_uri())
+        shot = pg.screenshot()
+        keep = os.environ.get("MCSA_SCREENSHOTS")  # a directory: keep the screenshots to look at
+        if keep:
+            pathlib.Path(keep).mkdir(parents=True, exist_ok=True)
+            (pathlib.Path(keep) / f"report-{width}.png").write_bytes(shot)
+        yield {"js": pg.js, "events": list(pg.events), "screenshot": shot, "dir": d, "width": width}
+    finally:
+        pg.close()
 
 
 @pytest.fixture(scope="module")
 def page(report_dir):
-    exe = browser()
-    d, _, _ = report_dir
-    with tempfile.TemporaryDirectory() as profile:
-        dt = DevTools(exe, profile)
-        try:
-            targets = dt.send("Target.getTargets")["targetInfos"]
-            target = next(t for t in targets if t["type"] == "page")
-            sid = dt.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
-            for domain in ("Page", "Runtime", "Log"):
-                dt.send(f"{domain}.enable", session=sid)
-            dt.events.clear()
-            dt.send("Page.navigate", {"url": (d / "report.html").as_uri()}, session=sid)
-            dt.wait_for("Page.loadEventFired", timeout=120)
+    """The report on a desktop screen, 1280 CSS pixels wide."""
+    yield from _open(report_dir, 1280, mobile=False)
 
-            def js(expr):
-                r = dt.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
-                            session=sid)
-                if "exceptionDetails" in r:
-                    raise AssertionError(r["exceptionDetails"])
-                return r["result"].get("value")
 
-            js("Promise.all([...document.images].map(i => i.decode().catch(() => null)))")
-            shot = dt.send("Page.captureScreenshot", {"format": "png"}, session=sid)["data"]
-            yield {"js": js, "events": list(dt.events), "screenshot": base64.b64decode(shot), "dir": d}
-        finally:
-            dt.close()
+@pytest.fixture(scope="module")
+def phone(report_dir):
+    """The report on a phone, 390 CSS pixels wide (the page's viewport meta applies)."""
+    yield from _open(report_dir, 390, mobile=True)
 
 
 def test_command_writes_the_report_and_exits_0(report_dir):
@@ -224,7 +132,7 @@ def test_every_claim_has_its_section_and_figure(page):
         id: s.id,
         img: (() => { const i = s.querySelector('img.claim-figure');
                       return i ? [i.complete, i.naturalWidth, i.naturalHeight, i.src.slice(0, 22)] : null; })(),
-        summary: !!document.querySelector('#summary ~ table a[href="#' + s.id + '"]')
+        summary: !!document.querySelector('#summary-table a[href="#' + s.id + '"]')
     }))""")
     assert [s["id"] for s in found] == [f"claim-{c}" for c in ids]
     for s in found:
@@ -255,9 +163,10 @@ def test_self_contained(page):
     assert requests == []
 
 
-def test_no_console_errors(page):
+@pytest.mark.parametrize("view", ["page", "phone"])
+def test_no_console_errors(view, request):
     errors = []
-    for e in page["events"]:
+    for e in request.getfixturevalue(view)["events"]:
         m, p = e.get("method"), e.get("params", {})
         if m == "Runtime.exceptionThrown":
             errors.append(p["exceptionDetails"].get("text"))
@@ -274,22 +183,98 @@ def test_console_errors_are_seen(report_dir, tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><html><body><img src='missing.png'>"
                    "<script>console.error('boom'); undefinedFunction();</script></body></html>")
-    with tempfile.TemporaryDirectory() as profile:
-        dt = DevTools(exe, profile)
-        try:
-            target = next(t for t in dt.send("Target.getTargets")["targetInfos"] if t["type"] == "page")
-            sid = dt.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
-            for domain in ("Page", "Runtime", "Log"):
-                dt.send(f"{domain}.enable", session=sid)
-            dt.send("Page.navigate", {"url": bad.as_uri()}, session=sid)
-            dt.wait_for("Page.loadEventFired")
-            dt.send("Runtime.evaluate", {"expression": "1"}, session=sid)  # flush pending events
-            methods = [e.get("method") for e in dt.events]
-        finally:
-            dt.close()
+    from verify.browser import Page
+
+    with Page(exe) as pg:
+        pg.dt.send("Page.navigate", {"url": bad.as_uri()}, session=pg.sid)
+        pg.dt.wait_for("Page.loadEventFired")
+        pg.js("1")  # flush pending events
+        methods = [e.get("method") for e in pg.events]
     assert "Runtime.exceptionThrown" in methods
     assert "Runtime.consoleAPICalled" in methods
     assert "Log.entryAdded" in methods
+
+
+
+# ----------------------------------------------------------------------------- layout: phone and desktop
+@pytest.mark.parametrize("view", ["page", "phone"])
+def test_page_does_not_scroll_sideways(view, request):
+    """At 390 px (a phone) and 1280 px the page itself never scrolls sideways: a wide table scrolls inside
+    its own box (div.scroll, overflow-x auto), the summary reflows into cards on a phone."""
+    from verify.browser import PAGE_WIDTH_JS
+
+    pg = request.getfixturevalue(view)
+    w = pg["js"](PAGE_WIDTH_JS)
+    assert w["inner"] == pg["width"]
+    assert w["scroll"] <= w["inner"], w
+    # every element that sticks out of the viewport is inside a box that scrolls sideways
+    loose = pg["js"]("""[...document.querySelectorAll('main *, header *, nav *')].filter(e => {
+        const r = e.getBoundingClientRect();
+        if (r.right <= window.innerWidth + 0.5) return false;
+        for (let p = e.parentElement; p; p = p.parentElement)
+          if (getComputedStyle(p).overflowX === 'auto' && p.getBoundingClientRect().right <= window.innerWidth + 0.5)
+            return false;
+        return true;
+      }).map(e => e.tagName + ' ' + (e.textContent || '').trim().slice(0, 40))""")
+    assert loose == []
+
+
+@pytest.mark.parametrize("view", ["page", "phone"])
+def test_no_word_is_split_inside(view, request):
+    """No line break falls inside a word ('Lem / ma 2', 'Propo / sition') in any cell, badge or heading;
+    cells do not ask for breaks anywhere."""
+    from verify.browser import SPLIT_WORDS_JS
+
+    pg = request.getfixturevalue(view)
+    assert pg["js"](SPLIT_WORDS_JS) == []
+    styles = pg["js"]("""[...new Set([...document.querySelectorAll('td, th')].map(e => {
+        const s = getComputedStyle(e); return s.overflowWrap + '/' + s.wordBreak; }))]""")
+    assert not [x for x in styles if "anywhere" in x or "break-all" in x], styles
+
+
+def test_phone_summary_is_cards(phone):
+    """On a phone each claim of the summary is a card: every column (status and the ones after it) is on
+    screen, labelled, one under the other."""
+    rows = phone["js"]("""[...document.querySelectorAll('#summary-table tbody tr')].map(tr => {
+        const tds = [...tr.children];
+        return {display: getComputedStyle(tds[1]).display,
+                right: Math.max(...tds.map(t => t.getBoundingClientRect().right)),
+                labels: tds.slice(1).map(t => t.getAttribute('data-label')),
+                stacked: tds.every((t, i) => i === 0 || t.getBoundingClientRect().top >= tds[i - 1].getBoundingClientRect().bottom - 1)};
+      })""")
+    from verify.report import claim_ids
+
+    assert len(rows) == len(claim_ids())
+    for r in rows:
+        assert r["display"] == "block" and r["stacked"], r
+        assert r["right"] <= 390, r
+        assert r["labels"] == ["statement", "source", "status", "deciding form", "readings", "checks (Monte Carlo)",
+                               "proof audit"]
+
+
+def test_desktop_summary_is_a_table(page):
+    """At 1280 px the summary stays one table row per claim."""
+    disp = page["js"]("getComputedStyle(document.querySelector('#summary-table td:nth-child(2)')).display")
+    assert disp == "table-cell"
+
+
+def test_layout_checks_can_fail(report_dir, tmp_path):
+    """The measures see a bad layout: cells that break anywhere split words, and a wide table outside a
+    scroll box makes the page scroll sideways at 390 px."""
+    from verify.browser import PAGE_WIDTH_JS, SPLIT_WORDS_JS, Page
+
+    exe = browser()
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><head><meta name='viewport' content='width=device-width, initial-scale=1'>"
+                   "<style>td { overflow-wrap: anywhere; }</style></head><body><table><tr>"
+                   + "".join(f"<td>Proposition {i} Lemma {i}</td>" for i in range(12))
+                   + "</tr></table><pre>" + "x" * 200 + "</pre></body></html>")
+    with Page(exe, width=390, height=844, mobile=True) as pg:
+        pg.open(bad.as_uri())
+        split = pg.js(SPLIT_WORDS_JS)
+        w = pg.js(PAGE_WIDTH_JS)
+    assert split and {"Proposition", "Lemma"} & {word for word, _ in split}
+    assert w["scroll"] > w["inner"]
 
 
 def test_report_contents(report_dir):
@@ -303,6 +288,51 @@ def test_report_contents(report_dir):
     assert "&lt; w*" in html
 
 
+def test_report_names_documents_as_the_terminal_does(report_dir):
+    """No document number used as a name ('003's definition', '001 Eq. (3)') in what the page shows: the
+    documents are named as the terminal names them (tests/test_document_names.py has the same pattern)."""
+    import html as H
+    import re
+
+    page = (report_dir[0] / "report.html").read_text()
+    text = H.unescape(re.sub(r"<[^>]+>", " ", re.sub(r'(src|href)="data:[^"]*"', "", page)))
+    found = [text[max(0, m.start() - 40): m.end() + 30]
+             for m in re.finditer(r"(?<![\w.,])(?<!\d )00[0-4](?:'s)?(?!\w)(?!\.\d)", text)]
+    assert found == []
+    assert "the CIS-as-IMH draft" in text
+
+
+def test_screenshot_records_what_it_shows(report_dir, tmp_path):
+    """`report --screenshot PNG` (the README's docs/report.png): the top of the page at 1280 x 1150 and, beside
+    it, the statuses and counts read from the page, which are the run's."""
+    import json
+    import struct
+
+    from verify.report import claim_ids, screenshot, verdicts_digest
+
+    browser()
+    png = tmp_path / "shot.png"
+    screenshot(report_dir[0] / "report.html", png, {"mode": "quick", "seed": 0})
+    raw = png.read_bytes()
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", raw[16:24]) == (1280, 1150)
+    record = json.loads((tmp_path / "shot.png.json").read_text())
+    assert list(record["statuses"]) == claim_ids()
+    from verify.report import cached_runs
+    from verify.reproductions import shown_status
+    from verify import core
+
+    runs = cached_runs("quick", 0)
+    for cid, status in record["statuses"].items():
+        v = core.REGISTRY[cid]
+        want = shown_status(cid, runs[cid].verdict, "quick").get("status", runs[cid].verdict) \
+            if v.reproduction is not None else runs[cid].verdict
+        assert status == want, cid
+    from collections import Counter
+
+    assert sorted(record["counts"]) == sorted(f"{n} {s}" for s, n in Counter(record["statuses"].values()).items())
+    assert record["verdicts_sha256"] == verdicts_digest() and (record["mode"], record["seed"]) == ("quick", 0)
+
+
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
     """One line naming the flag, exit 2, and nothing written (the checks never started)."""
     from bounds.clikit import run
@@ -314,7 +344,10 @@ def test_bad_input_exits_2_before_work(tmp_path, capsys):
     for argv, flag in ((["report", "--seed", "x", "--out", str(new)], "--seed"),
                        (["report", "--out", str(f)], "--out"),
                        (["report", "--quick", "--full", "--out", str(new)], "--full"),
-                       (["report", "--dpi", "5", "--out", str(new)], "--dpi")):
+                       (["report", "--dpi", "5", "--out", str(new)], "--dpi"),
+                       (["report", "--screenshot", str(tmp_path / "shot.jpg"), "--out", str(new)], "--screenshot"),
+                       (["report", "--screenshot", str(tmp_path / "no" / "shot.png"), "--out", str(new)],
+                        "--screenshot")):
         assert run("python -m verify", "", argv, {"report": cmd_report}, lambda c, a: 99) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and flag in err, err

@@ -104,3 +104,55 @@ def test_a_huge_seed_keeps_the_cache_file_name_short():
 
     k = runner.cache_key("theorem1", "quick", 10 ** 400)
     assert len(k) < 120 and k != runner.cache_key("theorem1", "quick", 10 ** 400 + 1)
+
+
+def test_a_cached_result_says_so_with_when_and_how_long(cache, capsys):
+    """A result read from the cache says it is cached, when it was computed and how long that took: the
+    single-claim command no longer prints the first run's '... checks in 19.7 s' as this run's time."""
+    from verify.cli import main
+
+    first = runner.run_claims(IDS[:1], workers=1)[IDS[0]]
+    assert first.cached is False and first.computed_at.endswith(" UTC")
+    assert runner.checks_text(first) == f"{len(first.checks)} checks in {first.elapsed_s:.1f} s"
+    again = runner.run_claims(IDS[:1], workers=1)[IDS[0]]
+    assert again.cached is True and again.computed_at == first.computed_at and again.elapsed_s == first.elapsed_s
+    text = runner.checks_text(again)
+    assert text.startswith(f"{len(again.checks)} checks, read from the cache (computed {first.computed_at} in "
+                           f"{first.elapsed_s:.1f} s")
+    assert main([IDS[0], "--wide"]) in (0, 1, 4)
+    out = capsys.readouterr().out
+    assert f"read from the cache (computed {first.computed_at} in {first.elapsed_s:.1f} s" in out
+    assert main([IDS[0], "--json"]) in (0, 1, 4)
+    got = json.loads(capsys.readouterr().out)
+    assert got["cached"] is True and got["computed_at"] == first.computed_at
+    # --no-cache computes again: no cache note
+    assert main([IDS[0], "--wide", "--no-cache"]) in (0, 1, 4)
+    out = capsys.readouterr().out
+    assert "read from the cache" not in out and f"{len(first.checks)} checks in " in out
+
+
+def test_the_report_gives_the_run_time_the_terminal_gives(cache, tmp_path, capsys):
+    """`verify report`'s provenance states the run time the terminal printed, and how many claims came from
+    the cache; a cached claim's section says it is cached."""
+    import re
+
+    from verify.report import cmd_report, run_time_text
+
+    reps = runner.run_claims(IDS, workers=1)
+    reps = runner.run_claims(IDS, workers=1)  # read back: cached
+    assert all(r.cached for r in reps.values())
+    from verify import report as R
+
+    real_ids = R.claim_ids
+    try:
+        R.claim_ids = lambda: list(IDS)
+        assert cmd_report(["--out", str(tmp_path), "--dpi", "40"], reports=reps) == 0
+    finally:
+        R.claim_ids = real_ids
+    out = capsys.readouterr().out
+    m = re.search(r"2 claims \(quick, seed 0\) in ([0-9.]+ s \(2 of 2 claims read from the cache\))", out)
+    assert m, out
+    html = (tmp_path / "report.html").read_text()
+    assert f"<dt>run time</dt><dd>{m.group(1)}</dd>" in html
+    assert html.count("read from the cache (computed ") == 2
+    assert run_time_text(1.23, [{"cached": False}]) == "1.2 s"

@@ -195,7 +195,9 @@ def test_searched_steps_are_searched_and_cheap():
 
 # ----------------------------------------------------------------------------- claims table1 and table2
 def test_table1_fails_for_every_condition_number_above_one_under_every_reading():
-    from verify.core import HOLDS, REGISTRY, VIOLATED, rescore, run_verification
+    from verify.model import HOLDS, VIOLATED
+    from verify.outcome import rescore, run_verification
+    from verify.registry import REGISTRY
 
     rep = run_verification(REGISTRY["table1"], "quick", seed=0)
     assert rep.verdict == VIOLATED and set(rep.readings.values()) == {VIOLATED} and len(rep.readings) == 3
@@ -222,7 +224,8 @@ def test_table2_counts_p_gradients_and_the_elbo_row():
     # the counter has power: a gradient call through the target is counted
     tgt.grad_logpdf(np.zeros((5, 3)))
     assert counts["p_grad"] == 9
-    from verify.core import REGISTRY, run_verification
+    from verify.outcome import run_verification
+    from verify.registry import REGISTRY
 
     rep = run_verification(REGISTRY["table2"], "quick", seed=0, overrides={"N": [5]})
     pg = [c for c in rep.checks if c.quantity.endswith(".p_grad")]

@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 
 import bounds
-from verify import core
+from verify.decide import ALPHA, decide, summary_status, z_one_sided
+from verify.docio import verdicts_document
+from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, METHODS, RELATIONS, STATUSES, VIOLATED, CheckResult
 from verify.cli import main
-from verify.core import HOLDS, INCONCLUSIVE, REGISTRY, VIOLATED, CheckResult, decide, rescore, run_verification
+from verify.outcome import rescore, run_verification
+from verify.registry import REGISTRY
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -34,10 +37,10 @@ def test_every_claim_has_a_verification():
 def test_every_verification_runs(quick):
     for cid, rep in quick.items():
         assert rep.checks, cid
-        assert rep.verdict in core.STATUSES
+        assert rep.verdict in STATUSES
         assert any(c.primary for c in rep.checks), cid
         for c in rep.checks:
-            assert c.method in core.METHODS and c.relation in core.RELATIONS
+            assert c.method in METHODS and c.relation in RELATIONS
             assert c.verdict in (HOLDS, VIOLATED, INCONCLUSIVE)
 
 
@@ -55,7 +58,7 @@ def test_committed_verdicts_are_current(quick):
     stored = {cid: stored_full_run(cid) for cid in quick}
     stored = {cid: st for cid, st in stored.items() if st is not None}
     assert set(stored) == {"figure1", "figure2"}
-    assert committed == core.verdicts_document(quick.values(), "quick", 0, stored), \
+    assert committed == verdicts_document(quick.values(), "quick", 0, stored), \
         "regenerate with: python -m verify all --quick --write"
     # a figure claim shows its status at the paper's settings; the quick run is kept as a smoke test
     for cid, st in stored.items():
@@ -87,7 +90,7 @@ def test_expected_verdicts_on_the_seeds(quick):
         assert quick[cid].verdict == HOLDS, cid
     # cis_barker_acceptance: 'accept' as z_t != z_t-1 (003's own definition) fails where q has an atom at z_t-1
     depends = {"proposition2", "cis_variance_growth", "sgfs_stationary_covariance", "cis_barker_acceptance"}
-    assert {cid for cid, r in quick.items() if r.verdict == core.DEPENDS} == depends
+    assert {cid for cid, r in quick.items() if r.verdict == DEPENDS} == depends
     t3 = quick["theorem3"]
     assert t3.form_verdicts()["corrected"] == HOLDS
     assert any(c.verdict == VIOLATED and c.quantity == "mixing" for c in t3.checks)
@@ -123,7 +126,7 @@ def _mc(emp, se, bound, rel="<="):
 
 
 def test_monte_carlo_verdicts_and_bonferroni():
-    z1 = core.z_one_sided(core.ALPHA)  # one check
+    z1 = z_one_sided(ALPHA)  # one check
     assert decide(_mc(1.0, 0.1, 1.2), 1).verdict == HOLDS
     assert decide(_mc(1.2 + z1 * 0.1 * 1.01, 0.1, 1.2), 1).verdict == VIOLATED
     assert decide(_mc(1.25, 0.1, 1.2), 1).verdict == INCONCLUSIVE
@@ -131,7 +134,7 @@ def test_monte_carlo_verdicts_and_bonferroni():
     assert decide(_mc(1.2 + z1 * 0.1 * 1.01, 0.1, 1.2), 100).verdict == INCONCLUSIVE
     assert decide(_mc(0.5, 0.01, 0.7, ">="), 1).verdict == VIOLATED
     c = decide(_mc(1.0, 0.1, 1.0, "="), 1)
-    assert c.verdict == HOLDS and c.z == pytest.approx(core.z_one_sided(core.ALPHA / 2))
+    assert c.verdict == HOLDS and c.z == pytest.approx(z_one_sided(ALPHA / 2))
 
 
 def test_false_violation_rate_is_controlled():
@@ -187,14 +190,14 @@ def test_depends_on_reading_exit_code_4(capsys):
     """Proposition 2 holds read as '<=' (equality exactly at pi = q) and fails read as a strict '<' for every pair."""
     assert main(["proposition2", "--json"]) == 4
     d = json.loads(capsys.readouterr().out)
-    assert d["verdict"] == core.DEPENDS and d["failing_readings"] == ["strict '<' for every pair"]
+    assert d["verdict"] == DEPENDS and d["failing_readings"] == ["strict '<' for every pair"]
     assert {r["name"] for r in d["reading_definitions"]} == set(d["readings"])
     assert main(["proposition2"]) == 4
     out = capsys.readouterr().out
     assert "readings:" in out and "final status: depends on reading (fails under: strict '<'" in out
-    assert core.summary_status([HOLDS, core.DEPENDS]) == core.DEPENDS
-    assert core.summary_status([core.DEPENDS, VIOLATED]) == VIOLATED
-    assert core.summary_status([HOLDS, HOLDS]) == HOLDS
+    assert summary_status([HOLDS, DEPENDS]) == DEPENDS
+    assert summary_status([DEPENDS, VIOLATED]) == VIOLATED
+    assert summary_status([HOLDS, HOLDS]) == HOLDS
 
 
 def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
@@ -248,7 +251,7 @@ def test_list_is_the_coverage_table(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["claim"] for r in rows] == list(bounds.ids())
     assert all(r["how"] and r["measures"] and r["forms"] for r in rows)
-    assert all(r["empirical"] in core.STATUSES for r in rows)
+    assert all(r["empirical"] in STATUSES for r in rows)
     # the final status comes from the one function, as in verify/data/verdicts.json
     committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
     assert {r["claim"]: r["empirical"] for r in rows} == committed["verdicts"]

@@ -2,7 +2,7 @@
 
 Everything here is deterministic: exact computations (finite sums, quadrature with error
 estimates) and Monte Carlo with fixed seeds (seed=0), whose false-violation rate is
-bounded per claim by verify.core.ALPHA = 1e-3.
+bounded per claim by verify.decide.ALPHA = 1e-3.
 """
 
 import json
@@ -14,7 +14,9 @@ from scipy import integrate, special, stats
 
 import verify.documents.cis_imh.checks as C
 from simulate import finite as F
-from verify.core import DEPENDS, HOLDS, REGISTRY, VIOLATED, run_verification
+from verify.model import DEPENDS, HOLDS, VIOLATED
+from verify.outcome import run_verification
+from verify.registry import REGISTRY
 
 CLAIMS = ("cis_barker_acceptance", "cis_acceptance_bound", "imh_rejection_kl", "cis_variance_growth")
 

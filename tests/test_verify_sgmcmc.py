@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 import verify.documents.elhanchi2018.checks as sg
-from verify.core import REGISTRY, run_verification
+from verify.outcome import run_verification
+from verify.registry import REGISTRY
 
 CLAIMS = ("sgfs_stationary_covariance", "sgfs_exact_noise", "sgfs_admissible_k",
           "sgfs_variance_trajectory", "sgfs_autocovariance", "sgfs_convergence_criterion")

@@ -46,7 +46,9 @@ def test_all_fits_100_columns(capsys, narrow, monkeypatch):
 
 
 def test_a_huge_ratio_is_said_in_words():
-    from verify.core import CheckResult, decide, fmt_ratio
+    from verify.decide import decide
+    from verify.formatting import fmt_ratio
+    from verify.model import CheckResult
 
     c = decide(CheckResult("q", "stated", {}, 1.0, 1e-59, "exact"), 0)
     assert "59 orders of magnitude too small" in fmt_ratio(c)

@@ -13,7 +13,7 @@ no heavy library)::
 
 Claims come from the entry-point group ``mcsa_verify.claims`` (:mod:`verify.registry`);
 the toolkit's three documents are registered there exactly as a user's package is
-(``docs/own-claim.md``).  How verdicts are decided: :mod:`verify.core`.
+(``docs/own-claim.md``).  How verdicts are decided: :mod:`verify.decide`.
 
 Documents: Kim et al., "Markov Chain Score Ascent" (NeurIPS 2022); the CIS-as-IMH draft;
 El hanchi, "Stochastic gradient MCMC algorithms and their applications" (2018); see
@@ -57,7 +57,7 @@ def claims() -> tuple[str, ...]:
 
 
 def get(claim: str):
-    """The :class:`verify.core.Verification` of ``claim`` (its readings, grid, forms)."""
+    """The :class:`verify.model.Verification` of ``claim`` (its readings, grid, forms)."""
     from .registry import verifications
 
     reg = verifications()
@@ -87,10 +87,10 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 
     Returns
     -------
-    verify.core.Report
+    verify.outcome.Report
         The checks, each reading's verdict and the final status (``.verdict``).
     """
-    from .core import run_verification
+    from .outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -121,9 +121,26 @@ def __getattr__(name):
     * ``verify.report(out="out", mode="quick", seed=0, dpi=90)`` writes the HTML report of
       every claim and returns its path (:func:`verify.report.write_report`).
 
-    ``from verify.audit import rows`` and the like work as for any module."""
+    ``from verify.audit import rows`` and the like work as for any module.
+
+    The names of :data:`PUBLIC` are the documented API for writing and checking a claim
+    (``docs/own-claim.md``: ``from verify import Verification, CheckResult, Grid, register``;
+    ``verify.rescore(report, C)`` re-decides a report's checks with every bound tightened by C)
+    and for auditing a step (``verify.instance_check``, ``verify.sym_equal``); they are imported
+    from their modules on first use."""
     if name in ("search", "audit", "report"):
         from importlib import import_module
 
         return import_module(f"{__name__}.{name}")
+    if name in PUBLIC:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{PUBLIC[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: public names imported lazily from the toolkit's modules (``from verify import Verification`` works)
+PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"), "model"),
+          **dict.fromkeys(("bound_value", "register"), "registry"),
+          "group_checks": "formatting", "rescore": "outcome",
+          **dict.fromkeys(("instance_check", "sym_equal"), "audit.engine")}

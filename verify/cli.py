@@ -26,7 +26,7 @@ from bounds.clikit import (Parser as _Parser, UsageError, add_wide, dumps, numbe
                            table, wrap)
 from bounds.references import REFERENCES, cite, cite_numbers
 
-from .core import fmt, fmt_ratio
+from .formatting import fmt, fmt_ratio
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
 from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401  (cli.run_all: tests patch it)
@@ -34,7 +34,7 @@ from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
-             "traceback), 130 interrupted.")
+             "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
 #: at most this many values per grid override
 MAX_VALUES = 20
 #: how far past the largest value of a claim's --full grid an integer override may go: costs
@@ -74,20 +74,21 @@ def cmd_list(argv):
     import bounds
     from bounds.cli import records
 
-    from . import core
+    from .decide import final_status
+    from .docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 
     reg = _registry()
     recs = records()  # the bounds catalog: no claim is built
-    adoc = core.load_doc(core.AUDIT_DOC).get("claims", {})
+    adoc = load_doc(AUDIT_DOC).get("claims", {})
     audit = {k: d.get("audit", "not audited") for k, d in adoc.items()}
-    empirical = core.load_doc(core.VERDICTS_DOC).get("readings", {})
+    empirical = load_doc(VERDICTS_DOC).get("readings", {})
     rows = []
     for cid in bounds.ids():
         c = recs[cid]
         v = reg.get(cid)
         st = audit.get(cid, "not audited")
-        # the final status from the one function (verify.core.final_status), as `all` and the docs
-        fin = core.final_status(cid, empirical[cid], adoc.get(cid, {}).get("statement", {})) if cid in empirical else None
+        # the final status from the one function (verify.decide.final_status), as `all` and the docs
+        fin = final_status(cid, empirical[cid], adoc.get(cid, {}).get("statement", {})) if cid in empirical else None
         rows.append({"claim": cid, "source": c["source"], "assumptions": list(c["assumptions"]),
                      "measures": v.measures if v else None, "targets": v.targets if v else None,
                      "how": v.method if v else None, "forms": v.forms if v else None,
@@ -114,15 +115,15 @@ def cmd_list(argv):
                             r["audit"]]) for r in rows],
                     ["claim", "document", "how", "final status (quick)", "proof audit"]))
     _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
-                f"Final statuses from the stored {core.VERDICTS_DOC} (`{PROG} all --quick --write`); "
-                f"audit statuses from the stored {core.AUDIT_DOC} (`{PROG} audit --write`). "
+                f"Final statuses from the stored {VERDICTS_DOC} (`{PROG} all --quick --write`); "
+                f"audit statuses from the stored {AUDIT_DOC} (`{PROG} audit --write`). "
                 f"`{PROG} list --wide` shows every column.", wide=a.wide))
     return 0
 
 
 # ----------------------------------------------------------------------------- one claim
 def summarize(rep, wide: bool = False):
-    from .core import group_checks
+    from .formatting import group_checks
 
     rows = []
     for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
@@ -144,7 +145,11 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
     import bounds
 
-    from . import core
+    from .decide import ALPHA, z_one_sided
+    from .formatting import readings_text, status_cell
+    from .model import HOLDS, VIOLATED
+    from .plot import own_checks_text, z_text
+    from .runner import checks_text
 
     def say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=wide))
@@ -154,13 +159,13 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
-          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {len(rep.checks)} checks in {rep.elapsed_s:.1f} s")
+          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
-        say(f"Monte Carlo verdicts: false-violation rate <= {core.ALPHA:g} for this claim "
-              f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}).")
+        say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim "
+              f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}).")
     say()
     _print(summarize(rep, wide))  # a table: fitted by clikit.table
-    bad = [x for x in rep.checks if x.verdict != core.HOLDS]
+    bad = [x for x in rep.checks if x.verdict != HOLDS]
 
     def badness(x):
         return (not x.primary, -(x.ratio if x.ratio is not None and math.isfinite(x.ratio) else 1e300))
@@ -172,7 +177,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
             params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in x.params.items())
             rel = "vs"
-            if x.verdict == core.VIOLATED and x.relation != "=":
+            if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
             say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
                   f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
@@ -182,12 +187,12 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
-    rtext = core.readings_text(rep)
+    rtext = own_checks_text(readings_text(rep), rep)
     if smoke:
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))
     label = "smoke test's verdict" if smoke else "verdict"
-    print(wrap(cite_numbers(f"\n{label}: {core.status_cell(rep)} (from the readings above; the deciding form of each reading is "
+    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each reading is "
                 f"'{v.primary_form}' unless a reading names its own)   by form: "
                 + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
 
@@ -341,7 +346,8 @@ def cmd_claim(cid, argv):
 
         refused = (GridError,)  # an unreachable --scheduler: refused when connecting, before any cell runs
     plot = output_path("--plot", a.plot) if a.plot is not None else None
-    from .core import EXIT, run_verification
+    from .model import EXIT
+    from .outcome import run_verification
 
     mode = "full" if a.full else "quick"
     with progress(desc=cid, json=a.json) as bar:
@@ -350,7 +356,7 @@ def cmd_claim(cid, argv):
                 rep = run_verification(v, mode, seed=seed, bound_scale=C, overrides=overrides, progress=bar,
                                        execution=execution)
             else:  # the claim's own grid: read from the content-keyed cache when nothing changed
-                from .core import rescore
+                from .outcome import rescore
                 from .runner import run_claims
 
                 rep = run_claims([cid], mode, seed, workers=1, cache=not a.no_cache)[cid]
@@ -369,6 +375,8 @@ def cmd_claim(cid, argv):
     shown = stored["verdict"] if from_stored else rep.verdict
     if a.json:
         out = rep.as_json()
+        out["cached"] = bool(getattr(rep, "cached", False))  # elapsed_s is then the original run's
+        out["computed_at"] = getattr(rep, "computed_at", None)
         if stored is not None:
             out["stored_full_run"] = stored
             out["status"] = shown
@@ -419,13 +427,15 @@ def cmd_all(argv):
     workers = parallel_workers(a)
     import bounds
 
-    from . import core
+    from .decide import ALPHA, summary_status
+    from .docio import VERDICTS_DOC, write_verdicts
+    from .model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED
 
     mode = "full" if a.full else "quick"
     if a.write:  # refused before any work from an installed package (nothing is written into site-packages)
         from .resources import data_file
 
-        data_file(core.VERDICTS_DOC)
+        data_file(VERDICTS_DOC)
     t0 = time.perf_counter()
     with progress(desc="all", json=a.json) as bar:
         reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
@@ -435,9 +445,9 @@ def cmd_all(argv):
                                 for st in [stored_full_run(r.claim)] if st is not None}
     # a figure claim counts with its status at the paper's settings
     shown = {r.claim: stored[r.claim]["verdict"] if r.claim in stored else r.verdict for r in reports}
-    verdict = core.summary_status(shown.values())
+    verdict = summary_status(shown.values())
     if a.write:
-        core.write_verdicts(reports, mode, seed, stored=stored)
+        write_verdicts(reports, mode, seed, stored=stored)
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      "verdicts": shown,  # a figure claim: its status at the paper's settings (stored full run)
@@ -445,7 +455,7 @@ def cmd_all(argv):
                      "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
                      "stored_full_runs": stored,
                      "claims": [r.as_json() for r in reports]}))
-        return core.EXIT[verdict]
+        return EXIT[verdict]
     from bounds.cli import records
 
     recs = records()
@@ -455,7 +465,7 @@ def cmd_all(argv):
         others = ", ".join(f"{k}: {val}" for k, val in fv.items() if k != r.primary_form)
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
         seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
-        fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == core.DEPENDS else "-"
+        fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == DEPENDS else "-"
         status = r.verdict if r.claim not in stored else \
             f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: {r.verdict}"
         document = REFERENCES[seed_doc][0] if seed_doc in REFERENCES else cite(bounds.get(r.claim).source).split(",")[0]
@@ -470,7 +480,7 @@ def cmd_all(argv):
     def _say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=a.wide))
 
-    dep = [r for r in reports if r.verdict == core.DEPENDS]
+    dep = [r for r in reports if r.verdict == DEPENDS]
     if dep:
         _say("\nreadings that fail (the claim holds under the others):")
         for r in dep:
@@ -482,11 +492,11 @@ def cmd_all(argv):
             _say(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
                    + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"] else ""))
     cnt = Counter(shown.values())
-    _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(core.HOLDS, 0)} hold, {cnt.get(core.VIOLATED, 0)} "
-          f"violated, {cnt.get(core.DEPENDS, 0)} depend on reading, {cnt.get(core.INCONCLUSIVE, 0)} inconclusive. "
-          f"Monte Carlo verdicts keep the false-violation rate <= {core.ALPHA:g} per claim. "
+    _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, {cnt.get(VIOLATED, 0)} "
+          f"violated, {cnt.get(DEPENDS, 0)} depend on reading, {cnt.get(INCONCLUSIVE, 0)} inconclusive. "
+          f"Monte Carlo verdicts keep the false-violation rate <= {ALPHA:g} per claim. "
           f"`{PROG} CLAIM` shows a claim's checks and counterexamples.")
-    return core.EXIT[verdict]
+    return EXIT[verdict]
 
 
 # ----------------------------------------------------------------------------- main
@@ -541,7 +551,14 @@ def _certificate(argv):
     return cmd_certificate(argv)
 
 
+def _draw(argv):
+    from .draw import cmd_draw
+
+    return cmd_draw(argv)
+
+
 def main(argv=None) -> int:
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report, "coverage": _coverage, "certificate": _certificate},
+                                   "report": _report, "coverage": _coverage, "certificate": _certificate,
+                                   "draw": _draw},
                cmd_claim)

@@ -38,7 +38,9 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import bounds  # noqa: E402
 
-from .core import REGISTRY, VIOLATED, scale_bound  # noqa: E402
+from .decide import scale_bound  # noqa: E402
+from .model import VIOLATED  # noqa: E402
+from .registry import REGISTRY  # noqa: E402
 
 # ----------------------------------------------------------------------------- citations
 from bounds.references import cite, cite_numbers  # noqa: E402
@@ -47,7 +49,7 @@ from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 def claim_name(claim_id: str) -> str:
     """``theorem4`` -> ``Theorem 4``; the other claims by their declared name
-    (:attr:`verify.core.Verification.name`), else the id in words."""
+    (:attr:`verify.model.Verification.name`), else the id in words."""
     m = re.fullmatch(r"(proposition|lemma|theorem|table|figure)(\d+)", claim_id)
     if m:
         return f"{m.group(1).capitalize()} {m.group(2)}"
@@ -388,6 +390,60 @@ def _critical_z(report):
     return (max(zs) if zs else (max(zs2) if zs2 else None))
 
 
+def _zs(zs, zcrit) -> list[float]:
+    """Each point's critical value: its check's own z (one-sided for a bound, two-sided for an identity)."""
+    return [float(z) if z is not None and math.isfinite(z) else (zcrit or 1.96) for z in zs]
+
+
+def _z_label(zs) -> str:
+    """'± 4.13 se', or '± z se (z = 4.13, 4.28)' when a panel's points were decided with several z: the values
+    the error bars use, the same as the report's text beside the figure (:func:`z_text`)."""
+    vals = sorted({f"{z:.2f}" for z in zs}, key=float)
+    return f"± {vals[0]} se" if len(vals) == 1 else f"± z se (z = {', '.join(vals)})"
+
+
+def z_text(checks) -> str:
+    """The critical values the Monte Carlo checks were decided with, as the report states them beside the
+    figure: 'one-sided z = 4.13' for bounds, 'two-sided z = 4.28' for identities (Bonferroni over the
+    claim's Monte Carlo checks, :func:`verify.core.z_one_sided`)."""
+    mc = [c for c in checks if c.method == "monte-carlo" and c.z is not None and math.isfinite(c.z)]
+    one = sorted({f"{c.z:.2f}" for c in mc if c.relation != "="}, key=float)
+    two = sorted({f"{c.z:.2f}" for c in mc if c.relation == "="}, key=float)
+    parts = []
+    if one:
+        parts.append(f"one-sided z = {', '.join(one)}" + (" for the bounds" if two else ""))
+    if two:
+        parts.append(f"two-sided z = {', '.join(two)}" + (" for the identities" if one else ""))
+    return "; ".join(parts)
+
+
+def own_checks_text(text: str, report) -> str:
+    """``text`` (:func:`verify.core.readings_text`) with each reading's '(n own checks)' made true: a check
+    without a reading belongs to every reading, so a claim's only reading owns all its checks ('(all 24
+    checks)', not '(0 own checks)'), and a reading of several counts its own and the shared ones."""
+    defs = tuple(getattr(report, "reading_defs", ()) or ())
+    shared = sum(1 for c in report.checks if not getattr(c, "reading", ""))
+    lines = text.split("\n")
+    for r in defs:
+        own = sum(1 for c in report.checks if getattr(c, "reading", "") == r.name)
+        head, tail = f"  [{r.axis}] {r.name}:", f"({own} own checks)"
+        def n(k):
+            return f"{k} check{'' if k == 1 else 's'}"
+
+        if len(defs) <= 1:
+            new = f"(all {n(own + shared)})"
+        elif shared:
+            new = f"({n(own)} of its own, {n(shared)} shared by every reading)"
+        else:
+            new = f"({n(own)} of its own)"
+        lines = [ln[: len(ln) - len(tail)] + new if ln.startswith(head) and ln.endswith(tail) else ln
+                 for ln in lines]
+    if not defs:  # the claim's text read as printed: every check is its own
+        lines = [ln.rsplit("(", 1)[0] + f"(all {len(report.checks)} check{'' if len(report.checks) == 1 else 's'})"
+                 if ln.startswith("  [") and ln.endswith(" own checks)") else ln for ln in lines]
+    return "\n".join(lines)
+
+
 def _deciding(report, checks):
     """The claim's deciding form when this panel shows it, else None."""
     return report.primary_form if report.primary_form in {c.form for c in checks} else None
@@ -411,9 +467,9 @@ def _draw_empirical(ax, pts, zcrit, handles):
         handles.append(h)
     if mc:
         mx, my, ms, mz = zip(*sorted(mc))
-        z = zcrit or 1.96
-        h = ax.errorbar(mx, my, yerr=[z * s for s in ms], fmt="s", color="k", mfc="white", ms=6, capsize=3,
-                        zorder=6, label=f"empirical (Monte Carlo ± {z:.2f} se)")
+        zs = _zs(mz, zcrit)
+        h = ax.errorbar(mx, my, yerr=[z * s for z, s in zip(zs, ms)], fmt="s", color="k", mfc="white", ms=6,
+                        capsize=3, zorder=6, label=f"empirical (Monte Carlo {_z_label(zs)})")
         handles.append(h)
 
 
@@ -492,17 +548,22 @@ def _sweep(ax, report, q, x, checks, zcrit):
     xl = (X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x) or PARAM_SYMBOLS.get(x, x)
     ax.set_xlabel(xl, fontsize=FONT)
     ax.set_ylabel(_wrap(_quantity_label(q), 48), fontsize=FONT)
-    ax.set_title(_wrap(_fixed_text(_common(checks), x) + _reading_note(checks), 62), fontsize=FONT)
+    ax.set_title(_wrap(_subtitle(_fixed_text(_common(checks), x), _reading_note(checks)), 62), fontsize=FONT)
     return handles
 
 
 def _reading_note(checks) -> str:
-    """'; reading: …' when every check of a panel belongs to one reading of the claim, so a
+    """'reading: …' when every check of a panel belongs to one reading of the claim, so a
     panel of violations says under which reading of the text they are violations."""
     readings = {getattr(c, "reading", "") for c in checks}
     if len(readings) != 1 or not next(iter(readings)):
         return ""
-    return f"; reading: {cite_numbers(next(iter(readings)))}"
+    return f"reading: {cite_numbers(next(iter(readings)))}"
+
+
+def _subtitle(*parts: str) -> str:
+    """A panel's subtitle: its non-empty parts joined by '; ' (never a leading or a doubled separator)."""
+    return "; ".join(p.strip().strip(";").strip() for p in parts if p and p.strip().strip(";").strip())
 
 
 def _common(checks) -> dict:
@@ -580,10 +641,10 @@ def _compare(ax, report, rel, checks, zcrit):
                         label=label + (" (exact)" if all(c.method == "exact" for c in other) else ""))[0]
             handles.append(h)
         if mc:
-            z = zcrit or 1.96
+            zs = _zs([c.z for c in mc], zcrit)
             h = ax.errorbar([c.scaled_bound for c in mc], [c.empirical for c in mc],
-                            yerr=[z * c.stderr for c in mc], fmt="s", color=color, mfc="white", ms=6, capsize=3,
-                            zorder=5, label=f"{FORM_LABELS.get(f, f)}: Monte Carlo ± {z:.2f} se")
+                            yerr=[z * c.stderr for z, c in zip(zs, mc)], fmt="s", color=color, mfc="white", ms=6,
+                            capsize=3, zorder=5, label=f"{FORM_LABELS.get(f, f)}: Monte Carlo {_z_label(zs)}")
             handles.append(h)
     _mark_violations(ax, checks, None, deciding, handles, xkey=lambda c: c.scaled_bound)
     if log:
@@ -672,7 +733,7 @@ def plot_report(report, path=None, dpi: int = 130, ax=None):
 
     Parameters
     ----------
-    report : verify.core.Report
+    report : verify.outcome.Report
         A claim's run (:func:`verify.run`).
     path : str or file-like, optional
         Write the figure there (.png, .svg or .pdf) and return the path.

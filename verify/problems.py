@@ -106,7 +106,7 @@ def fit_slope(x, y, se):
 def gauss_pairs_override(grid: dict, overrides: dict) -> None:
     """``--dim`` / ``--proposal-scale`` set the isotropic Gaussian pairs ``gauss = [(D, s)]``
     of a claim's weight-line checks (every D with every s); a hook for
-    :attr:`verify.core.Verification.adjust_grid`."""
+    :attr:`verify.model.Verification.adjust_grid`."""
     if "gauss" not in grid or not ({"dim", "proposal_scale"} & set(overrides)):
         return
     dims = overrides.get("dim") or sorted({d for d, *_ in grid["gauss"]})
@@ -116,7 +116,7 @@ def gauss_pairs_override(grid: dict, overrides: dict) -> None:
 
 def gauss_pairs_check(grid: dict, overrides: dict) -> str | None:
     """Refuse pairs (D, s) whose w* = s^D is infinite or beyond double range (one line);
-    a hook for :attr:`verify.core.Verification.check_overrides`."""
+    a hook for :attr:`verify.model.Verification.check_overrides`."""
     import math
 
     pairs = grid.get("gauss") or []

@@ -3,7 +3,7 @@
 A bound about a quantity the toolkit already computes needs three things: the bound as a
 formula, a function computing the quantity, and the parameter domain.  :class:`QuickClaim`
 turns them into the same objects a document package registers -- a :class:`bounds.core.Claim`
-(the formula, with its domain), a :class:`verify.core.Verification` (the checks over a grid
+(the formula, with its domain), a :class:`verify.model.Verification` (the checks over a grid
 of the domain) and a :class:`verify.spaces.SearchSpec` (Hypothesis search over the domain)
 -- so a plain script gets the verdict, the search, the figure and the counterexamples of a
 built-in claim::
@@ -28,7 +28,7 @@ adds interior values and more points), drawn from ``numpy.random.SeedSequence(se
 (exact, with the computation's own error bound as tolerance), or, with
 ``method="monte-carlo"``, ``(mean, standard_error)``; a function taking an ``rng``
 argument gets a ``numpy.random.Generator`` seeded per point.  Verdicts are decided by the
-machinery (:func:`verify.core.decide`): exact checks against the error bound plus float64
+machinery (:func:`verify.decide.decide`): exact checks against the error bound plus float64
 rounding, Monte Carlo checks one-sided at ``alpha / m`` (Bonferroni).
 
 The same object becomes an installed plugin with two module-level lines (entry points
@@ -106,6 +106,14 @@ class QuickClaim:
         if self.x and self.x not in self.domain:
             raise ValueError(f"x={self.x!r} is not a parameter of the domain")
 
+    def __getstate__(self) -> dict:
+        """Pickle without the built objects, which are rebuilt on use.
+
+        ``check_claim`` reruns a claim in a second process this way; ``quantity`` must then
+        be importable there (a module-level function).
+        """
+        return {**self.__dict__, "_cache": {}}
+
     # ------------------------------------------------------------------ the three objects
     @property
     def quantity_name(self) -> str:
@@ -181,9 +189,9 @@ class QuickClaim:
         return float(self.formula().evaluate_form(self.quantity_name, "stated", **point))
 
     def verification(self):
-        """The claim's :class:`verify.core.Verification` (what ``register`` registers)."""
+        """The claim's :class:`verify.model.Verification` (what ``register`` registers)."""
         if "verification" not in self._cache:
-            from .core import Grid, Verification
+            from .model import Grid, Verification
 
             names = list(self.domain)
             quick = {n: _ends(self.domain[n]) for n in names} | {"points": self.points}
@@ -225,7 +233,7 @@ class QuickClaim:
         """
         import bounds
 
-        from .core import REGISTRY, register
+        from .registry import REGISTRY, register
         from .spaces import SPECS
 
         if REGISTRY.get(self.id) is not self.verification():
@@ -248,8 +256,8 @@ class QuickClaim:
         bound_scale: float = 1.0,
         overrides: dict | None = None,
     ):
-        """Verify the claim: a :class:`verify.core.Report` (``.verdict``), as :func:`verify.run`."""
-        from .core import run_verification
+        """Verify the claim, as :func:`verify.run`: a :class:`verify.outcome.Report`."""
+        from .outcome import run_verification
 
         if mode not in ("quick", "full"):
             raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -302,7 +310,7 @@ class QuickClaim:
         from bounds.clikit import Parser, dumps, number
 
         from .cli import print_report
-        from .core import EXIT
+        from .model import EXIT
 
         ap = Parser(prog=self.id, description=f"Verify {self.id}: {self.formula().title}")
         ap.add_argument("--full", action="store_true", help="the larger grid")
@@ -349,7 +357,7 @@ class QuickClaim:
         return float(value), float(err)
 
     def _check(self, point: dict, rng=None, label: str = ""):
-        from .core import CheckResult, exact_tolerance
+        from .model import CheckResult, exact_tolerance
 
         value, err = self._value(point, rng)
         b = self.bound_at(**point)
@@ -414,7 +422,7 @@ class QuickClaim:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        from .core import VIOLATED
+        from .model import VIOLATED
 
         x = self.x or list(self.domain)[-1]
         fig = Figure(figsize=(11, 4.8), layout="constrained")

@@ -9,7 +9,7 @@ A package makes claims known by declaring entry points (see ``docs/own-claim.md`
     my_claims = "my_package.claims"                  # a module that registers them
 
 Importing a ``mcsa_verify.claims`` module registers its claims with
-:func:`verify.core.register` (a :class:`verify.core.Verification` each: readings, grid,
+:func:`register` (a :class:`verify.model.Verification` each: readings, grid,
 empirical side, plot, optional search space), its search spaces with
 :func:`verify.spaces.spec` and its proof steps with :func:`verify.audit.engine.step`.
 :func:`load` imports every such module once, in entry-point order; the toolkit's own
@@ -20,6 +20,10 @@ three documents are registered through this same group by this package's
 from __future__ import annotations
 
 from importlib import import_module, metadata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Verification
 
 GROUP = "mcsa_verify.claims"
 
@@ -29,6 +33,47 @@ _OWN = (("kim2022", "verify.documents.kim2022"), ("cis_imh", "verify.documents.c
         ("elhanchi2018", "verify.documents.elhanchi2018"))
 
 _loaded: dict[str, str] = {}  # entry-point name -> module
+
+
+#: claim id -> its :class:`verify.model.Verification`, filled by :func:`register`
+REGISTRY: dict[str, Verification] = {}
+
+
+def register(v: Verification) -> Verification:
+    """Make ``v`` known under its claim id (a claim module calls this for each of its claims)."""
+    REGISTRY[v.claim] = v
+    return v
+
+
+#: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound is a pure
+#: function of its parameters, and a verification evaluates the same one at many checks (every state of a chain,
+#: every score), some of them through adaptive-precision mpmath
+_BOUND_VALUES: dict = {}
+
+
+def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
+    """A bound from :mod:`bounds` as a float (values outside double range saturate); memoised per process on
+    the exact parameter values (``repr`` of each, the bytes of an array: 0.1 and 0.1 + 1e-17 are different keys)."""
+    import numpy as np
+
+    import bounds
+
+    def exact(v):  # repr of an array elides its middle: arrays are keyed by their bytes
+        if isinstance(v, np.ndarray):
+            return (v.dtype.str, v.shape, v.tobytes())
+        return (type(v).__name__, repr(v))
+
+    try:
+        key = (claim_id, quantity, form, tuple(sorted((k, exact(v)) for k, v in params.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in _BOUND_VALUES:
+        return _BOUND_VALUES[key]
+    val = float(bounds.get(claim_id).evaluate_form(quantity, form, **params))
+    if key is not None and len(_BOUND_VALUES) < 200_000:
+        _BOUND_VALUES[key] = val
+    return val
 
 
 def entry_points(group: str = GROUP, own=_OWN) -> list[tuple[str, str]]:
@@ -69,8 +114,6 @@ def load() -> dict[str, str]:
 def verifications() -> dict:
     """``{claim id: Verification}`` of every registered claim."""
     load()
-    from .core import REGISTRY
-
     return REGISTRY
 
 

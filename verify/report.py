@@ -16,7 +16,7 @@ on).  The page holds:
 * provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
   versions, machine.
 
-Each claim runs once: the same :class:`~verify.core.Report` feeds its figure and its
+Each claim runs once: the same :class:`~verify.outcome.Report` feeds its figure and its
 tables.  The command prints the summary and the report's path and exits 0 once the file
 is written (2 on bad input, before any work).  ``python -m verify all`` keeps the
 checker's exit statuses (1 = a claim is violated).
@@ -42,6 +42,9 @@ from bounds.references import REFERENCES, cite, cite_numbers
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
 STATUS_ORDER = ("violated", "depends on reading", "inconclusive", "holds")
+#: one colour per status, the same in the report (its CSS variables) and the docs site (docs/_static/mcsa.css,
+#: classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends; tests/test_figure_texts.py compares them)
+STATUS_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "inconclusive": "#8a6d00", "depends on reading": "#5a3fb0"}
 
 
 # ----------------------------------------------------------------------------- command line
@@ -60,6 +63,10 @@ def parse(argv):
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
     ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
     ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
+    ap.add_argument("--screenshot", default=None, metavar="PNG",
+                    help="also open the report in headless Chromium and save the top of the page (1280 x 1150 CSS "
+                         "pixels) as PNG, with PNG.json beside it recording what it shows (the statuses and a digest "
+                         "of verify/data/verdicts.json); the README's docs/report.png is made so")
     from .runner import add_parallel_flags, parallel_workers
 
     add_parallel_flags(ap)
@@ -71,7 +78,16 @@ def parse(argv):
 
     # validated before any work by creating it (a directory, or the .html file), as root too
     out = pathlib.Path(output_path("--out", a.out, (".html",), kind="auto"))
-    return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache
+    shot = None
+    if a.screenshot is not None:
+        from .browser import find_browser
+
+        if find_browser() is None:
+            raise UsageError("--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. "
+                             "`apt-get install -y chromium`")
+        shot = pathlib.Path(output_path("--screenshot", a.screenshot, (".png",)))
+        output_path("--screenshot", str(shot) + ".json", (".json",))
+    return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache, shot
 
 
 def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, reports: dict | None = None,
@@ -95,7 +111,7 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
 def cmd_report(argv, reports: dict | None = None) -> int:
     """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
     skips running the claims again (the test suite passes its shared quick run)."""
-    out, mode, seed, dpi, workers, cache = parse(argv)
+    out, mode, seed, dpi, workers, cache, shot = parse(argv)
     t0 = time.perf_counter()
     if reports is None:
         from .runner import run_all
@@ -103,11 +119,15 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
+    elapsed = time.perf_counter() - t0  # the run time the terminal gives is the one the report's provenance gives
+    data["provenance"] = [(k, run_time_text(elapsed, data["claims"]) if k == "run time" else v)
+                          for k, v in data["provenance"]]
     from bounds.clikit import atomic_write
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
-    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
+    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}" + (" *" if c["cached"] else "")]
+            for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
     from bounds.clikit import wrap
 
@@ -115,10 +135,65 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         if c["status_text"] != c["status"]:
             print(wrap(f"  {c['id']}: {c['status_text']}", indent="      "))
     cnt = Counter(c["status"] for c in data["claims"])
-    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {time.perf_counter() - t0:.1f} s: "
+    if any(c["cached"] for c in data["claims"]):
+        print(wrap("\n* read from the cache: s is the time of the run that computed it (--no-cache recomputes)"))
+    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {run_time_text(elapsed, data['claims'])}: "
                + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s))))
     print(f"report written to {path.resolve()}")
+    if shot is not None:
+        screenshot(path, shot, data)
+        print(f"screenshot written to {shot} (what it shows: {shot}.json)")
     return 0
+
+
+#: the README's hero image: the top of the report on a desktop screen (CSS pixels)
+SHOT_SIZE = (1280, 1150)
+
+
+def verdicts_digest() -> str:
+    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot of the report shows."""
+    import hashlib
+
+    from .resources import read_bytes
+
+    return hashlib.sha256(read_bytes("verdicts.json") or b"").hexdigest()
+
+
+def screenshot(html, png, data: dict) -> None:
+    """Open the report ``html`` in headless Chromium, save the top of the page (:data:`SHOT_SIZE`) as ``png``
+    and, beside it, ``png + '.json'``: the statuses and counts the page shows (read from the page itself), the
+    run's mode and seed, and the digest of verify/data/verdicts.json at that time (tests/test_hero_image.py
+    fails when the verdicts change and the image is not made again)."""
+    import json
+
+    from bounds.clikit import atomic_write
+
+    from .browser import Page, find_browser
+
+    w, h = SHOT_SIZE
+    with Page(find_browser(), width=w, height=h) as pg:
+        pg.open(pathlib.Path(html).resolve().as_uri())
+        raw = pg.screenshot(height=h)
+        shown = pg.js("""({counts: [...document.querySelectorAll('header .status')].map(e => e.textContent.trim()),
+            statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr =>
+              [tr.querySelector('a').getAttribute('href').replace('#claim-', ''),
+               tr.querySelector('.status').textContent.trim()]))})""")
+    import hashlib
+
+    record = {"source": "verify/data/verdicts.json", "verdicts_sha256": verdicts_digest(),
+              "png_sha256": hashlib.sha256(raw).hexdigest(),
+              "mode": data["mode"], "seed": data["seed"], "size": [w, h],
+              "command": f"python -m verify report --{data['mode']} --seed {data['seed']} --screenshot PNG",
+              "counts": shown["counts"], "statuses": shown["statuses"]}
+    atomic_write(png, raw)
+    atomic_write(str(png) + ".json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+
+
+def run_time_text(elapsed: float, claims: list[dict]) -> str:
+    """'93.1 s', or '5.2 s (27 of 27 claims read from the cache)': the time of this run, as the terminal and the
+    report's provenance both give it."""
+    n = sum(1 for c in claims if c.get("cached"))
+    return f"{elapsed:.1f} s" + (f" ({n} of {len(claims)} claims read from the cache)" if n else "")
 
 
 # ----------------------------------------------------------------------------- data
@@ -181,7 +256,7 @@ def _fmt(x) -> str:
     except (TypeError, ValueError):
         s = str(x)
         return s if len(s) <= 60 else s[:57] + "…"
-    from .core import fmt
+    from .formatting import fmt
 
     return fmt(f)  # the command line's number format: 4 digits, 'n/a' for NaN, '∞'
 
@@ -192,7 +267,7 @@ def _params(p: dict) -> str:
 
 
 def _check_rows(rep):
-    from .core import group_checks
+    from .formatting import group_checks
 
     rows = []
     for g in group_checks(rep.checks):
@@ -206,7 +281,7 @@ def _check_rows(rep):
 
 
 def _worst(rep, n=5):
-    from .core import fmt_ratio
+    from .formatting import fmt_ratio
 
     def ratio(c):
         return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
@@ -222,7 +297,7 @@ def _worst(rep, n=5):
 
 
 def _tightest(rep):
-    from .core import fmt_ratio
+    from .formatting import fmt_ratio
 
     fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float) and math.isfinite(c.ratio)
            and c.relation in ("<=", "<")]
@@ -292,7 +367,7 @@ def _established(r) -> str:
             "reading": "by reading the text", "instances": "on fixed instances only"}.get(e, "")
 
 
-def _provenance(mode, seed, elapsed):
+def _provenance(mode, seed, elapsed, claims=()):
     import importlib.metadata as md
 
     import matplotlib
@@ -306,7 +381,7 @@ def _provenance(mode, seed, elapsed):
         version = "not installed (source tree)"
     return [("package", f"mcsa-verify {version}"), ("mode", mode), ("seed", str(seed)),
             ("date", _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")),
-            ("run time", f"{elapsed:.1f} s"),
+            ("run time", run_time_text(elapsed, list(claims))),
             ("command", "python -m verify report " + ("--full" if mode == "full" else "--quick") + f" --seed {seed}"),
             ("Python", platform.python_version()), ("numpy", numpy.__version__), ("scipy", scipy.__version__),
             ("sympy", sympy.__version__), ("matplotlib", matplotlib.__version__),
@@ -332,9 +407,10 @@ def _doc_figures():
 def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
     """{claim: Report} of one run of every registered claim, memoised in this process: the
     test suite's figure tests and report test share one quick run."""
-    from . import core
+    from .outcome import run_verification
+    from .registry import REGISTRY
 
-    return {cid: core.run_verification(core.REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
+    return {cid: run_verification(REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
 
 
 def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None,
@@ -343,8 +419,11 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     template shows."""
     import bounds
 
-    from . import core
-    from .plot import claim_name
+    from .decide import ALPHA, z_one_sided
+    from .model import DEPENDS
+    from .outcome import run_verification
+    from .registry import REGISTRY
+    from .plot import claim_name, z_text
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -354,8 +433,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     try:
         for cid in ids:
             bar(f"{cid}: checks")
-            v = core.REGISTRY[cid]
-            rep = (reports or {}).get(cid) or core.run_verification(v, mode, seed=seed)
+            v = REGISTRY[cid]
+            rep = (reports or {}).get(cid) or run_verification(v, mode, seed=seed)
             bar(f"{cid}: figure")
             uri, err = _figure_uri(rep, dpi, mode, cache)
             try:
@@ -367,6 +446,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 title, source, full, assumptions, notes = v.measures, "", "", [], []
             n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
             from .reproductions import shown_status
+            from .runner import checks_text
 
             shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
             status = shown.get("status", rep.verdict)
@@ -379,16 +459,17 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "status_text": (f"{status} at the paper's settings (stored full run); this report's reduced run, "
                                 f"a smoke test of the same code: {rep.verdict}" if shown["smoke_test"] is not None else
                                 cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
-                                             if status == core.DEPENDS and getattr(rep, "failing_readings", None)
+                                             if status == DEPENDS and getattr(rep, "failing_readings", None)
                                              else ""))),
                 "smoke_test": shown["smoke_test"],
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
-                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {core.ALPHA:g} for this claim "
-                            f"(Bonferroni over {n_mc} checks, one-sided z = {core.z_one_sided(core.ALPHA / n_mc):.2f}); "
+                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {ALPHA:g} for this claim "
+                            f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
-                "elapsed": rep.elapsed_s, "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
+                "elapsed": rep.elapsed_s, "cached": bool(getattr(rep, "cached", False)),
+                "checks_text": checks_text(rep), "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
                 "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
             })
             bar.update()
@@ -414,10 +495,10 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
         "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
         "audit_counts": Counter(s["status"] for s in steps),
-        "reproductions": [c for c in claims if core.REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
+        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
-        "provenance": _provenance(mode, seed, time.perf_counter() - t0), "mode": mode, "seed": seed,
-        "alpha": core.ALPHA,
+        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
+        "alpha": ALPHA, "colours": STATUS_COLOURS,
     }
 
 

@@ -1,6 +1,6 @@
 """Stored reproductions of a document's experiments at the paper's settings.
 
-A claim whose :class:`~verify.core.Verification` has a ``reproduction`` hook (Kim et al.
+A claim whose :class:`~verify.model.Verification` has a ``reproduction`` hook (Kim et al.
 2022's Figures 1-2 among the built-in claims) reruns its experiment at the paper's
 settings with ``python -m verify.reproductions``; its verdicts and figure are stored in
 the package (``verify/data/figures/<claim>.json`` and ``.png``, read with

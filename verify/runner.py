@@ -11,7 +11,9 @@ cache.  A result is stored under a key made of
 * the versions of Python, NumPy, SciPy, SymPy and mpmath.
 
 A rerun with nothing changed reads the stored checks; a changed digest is a different key,
-so a stale result is recomputed, never read.  Each claim's random draws come from its own
+so a stale result is recomputed, never read.  A stored result keeps when it was computed
+(``computed_at``, UTC) and how long that took (``elapsed_s``); a Report read from the cache
+has ``cached = True``, and :func:`checks_text` says so wherever a run's time is shown.  Each claim's random draws come from its own
 seeded streams, so the results are bit-identical whatever the number of workers (JSON
 keeps every float exactly).
 
@@ -135,24 +137,28 @@ def encode(rep) -> dict:
     """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
     from bounds.clikit import jsonable
 
-    from .core import _jsonable
+    from .model import params_json
 
     checks = []
     for c in rep.checks:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
                                        "reading")}
         d.update({k: _num(getattr(c, k)) for k in _FLOATS})
-        d["params"] = jsonable(_tag(_jsonable(c.params)))
+        d["params"] = jsonable(_tag(params_json(c.params)))
         checks.append(d)
     rows = getattr(rep.checks, "rows", None)
+    computed_at = getattr(rep, "computed_at", None) or _now()
     return {"format": FORMAT, "claim": rep.claim, "seed": rep.seed, "elapsed_s": rep.elapsed_s,
+            "computed_at": computed_at,
             "checks": checks, "extra": jsonable(_tag(rep.extra)), "rows": jsonable(_tag(rows)) if rows else None,
             "figure": getattr(rep.checks, "figure", "") or ""}
 
 
 def decode(payload: dict):
     """The Report of a payload, its readings and audit statements from the registry."""
-    from .core import CheckResult, Report, audit_statements
+    from .docio import audit_statements
+    from .model import CheckResult
+    from .outcome import Report
     from .registry import verifications
 
     if payload.get("format") != FORMAT:
@@ -165,18 +171,46 @@ def decode(payload: dict):
         kw["params"] = _untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:
-        from .core import CheckList
+        from .model import CheckList
 
         checks = CheckList(checks)
         checks.rows, checks.figure = _untag(payload["rows"]), payload.get("figure", "")
-    return Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
-                  dict(_untag(payload.get("extra") or {})), tuple(v.readings), audit_statements(payload["claim"]))
+    rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
+                 dict(_untag(payload.get("extra") or {})), tuple(v.readings), audit_statements(payload["claim"]))
+    rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
+    rep.cached = False
+    return rep
+
+
+def _now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _load_cached(payload):
+    """A Report read from the cache, marked so (``cached``; its ``elapsed_s`` is the original run's)."""
+    rep = decode(payload) if payload is not None else None
+    if rep is not None:
+        rep.cached = True
+    return rep
+
+
+def checks_text(rep) -> str:
+    """'2865 checks in 19.7 s', or for a result read from the cache '2865 checks, read from the cache
+    (computed 2026-11-27 14:56:02 UTC in 19.7 s)': a cached run never shows another run's time as its own."""
+    n = len(rep.checks)
+    if getattr(rep, "cached", False):
+        when = getattr(rep, "computed_at", None)
+        return (f"{n} checks, read from the cache (computed {when + ' ' if when else ''}in {rep.elapsed_s:.1f} s; "
+                "--no-cache recomputes)")
+    return f"{n} checks in {rep.elapsed_s:.1f} s"
 
 
 # ----------------------------------------------------------------------------- running
 def _run_tasks(tasks: list) -> list:
     """Run ``[(claim, mode, seed), ...]`` (a worker process: loads the registry itself)."""
-    from .core import run_verification
+    from .outcome import run_verification
     from .registry import verifications
 
     reg = verifications()
@@ -215,7 +249,7 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
     keys = [cache_key(cid, mode, seed) for cid in ids]
     results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache, workers=1 if scheduler else workers,
                          scheduler=scheduler, progress=progress, decode=decode, encode=encode,
-                         load=lambda i, p: decode(p) if p is not None else None, desc="claims", unit="claim")
+                         load=lambda i, p: _load_cached(p), desc="claims", unit="claim")
     return dict(zip(ids, results))
 
 

@@ -26,7 +26,7 @@ from simulate import finite as F
 TOL = 1e-10  # exact finite computations: float64 rounding on sums of a few hundred terms
 
 
-from .core import bound_value as _b  # noqa: E402,F401
+from .registry import bound_value as _b  # noqa: E402,F401
 from .spaces import SPECS, SearchSpec, spec  # noqa: E402,F401  (claims declare their spaces there)
 
 
@@ -126,7 +126,7 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
                 found.append((inst, row))
                 raise Violation()
 
-    from .core import hypothesis_without_local_constants
+    from .hypothesis_tools import hypothesis_without_local_constants
 
     t0 = time.perf_counter()
     try:

@@ -32,7 +32,7 @@ import json
 from collections import Counter
 from importlib import resources
 
-from .core import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
+from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 
 SEVERITIES = ("false", "gap", "slip", "loose", "note")
 #: step statuses and final statuses that need a severity

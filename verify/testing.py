@@ -8,7 +8,8 @@ claim (``tests/test_conformance.py``)::
     from verify.testing import check_claim
     print(check_claim("mcgd_average_bias"))   # or AssertionError with a one-line reason
     # mcgd_average_bias: conforms (706 checks, 386 primary, 24 Monte Carlo at alpha 0.001;
-    #   violated at bound scale 0.99; same seed, same checks; verdict holds)
+    #   violated at bound scale 0.99; same seed, same checks in a second process
+    #   (PYTHONHASHSEED=1); verdict holds)
 
 What is checked, from one run of the claim's grid (plus one rerun):
 
@@ -17,10 +18,15 @@ What is checked, from one run of the claim's grid (plus one rerun):
    one primary check compares a finite empirical value with a finite bound; the
    report's JSON is strict (no NaN/Infinity).
 2. The checks have power: tightening every bound (``bound_scale``, re-deciding the same
-   checks with :func:`verify.core.rescore`, no recomputation) makes every reading of the
+   checks with :func:`verify.outcome.rescore`, no recomputation) makes every reading of the
    claim ``violated``.  The scales of :data:`SCALES` are tried loosest first; the first
    that breaks the claim is reported (a claim that no scale breaks cannot fail).
-3. The same seed reproduces the same result: a second run gives identical checks.
+3. The same seed reproduces the same result: a second run, in a second Python process
+   with another ``PYTHONHASHSEED``, gives the same checks bit for bit (every float compared
+   by its exact binary value).  A claim whose draws depend on ``hash()`` of a string, on the
+   order of a set, on fresh OS entropy or on anything else of one process fails here.  A
+   verification object passed directly (not a registered id) must be picklable (its
+   ``run`` a module-level function) to be sent to that process.
 4. The Monte Carlo error rate is stated: every Monte Carlo check has a finite standard
    error and the critical value ``z`` it was decided with, and the report carries the
    false-violation rate ``alpha`` per claim.
@@ -29,6 +35,7 @@ What is checked, from one run of the claim's grid (plus one rerun):
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 #: bound scales tried for the power check, loosest first (1e-12: the bound is tightened by 12 orders)
@@ -57,7 +64,8 @@ class Conformance:
         The loosest ``bound_scale`` of :data:`SCALES` (or 1 when the claim already fails)
         at which every reading of the claim is violated.
     reproducible : bool or None
-        True when a second run with the same seed gave identical checks; None when not rerun.
+        True when a second run with the same seed, in a second process with another
+        ``PYTHONHASHSEED``, gave the same checks bit for bit; None when not rerun.
     elapsed_s : float
         Seconds of the run(s) made here (0 for a precomputed report not rerun).
     """
@@ -73,9 +81,12 @@ class Conformance:
     power_scale: float
     reproducible: bool | None
     elapsed_s: float
+    #: the PYTHONHASHSEED of the second process (None when not rerun)
+    rerun_hashseed: str | None = None
 
     def __str__(self) -> str:
-        rep = {True: "same seed, same checks", None: "not rerun"}[self.reproducible]
+        rep = ("not rerun" if self.reproducible is None else
+               f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
                 f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; verdict {self.verdict})")
 
@@ -92,15 +103,16 @@ def _finite(x) -> bool:
 
 
 def _structure_problems(report) -> list[str]:
-    from . import core
-    from .core import dumps
+    from bounds.clikit import dumps
+
+    from .model import HOLDS, INCONCLUSIVE, METHODS, RELATIONS, VIOLATED
 
     checks = report.checks
     if not checks:
         return ["the run produced no checks"]
     out = []
-    for what, ok in (("method", lambda c: c.method in core.METHODS), ("relation", lambda c: c.relation in core.RELATIONS),
-                     ("verdict", lambda c: c.verdict in (core.HOLDS, core.VIOLATED, core.INCONCLUSIVE))):
+    for what, ok in (("method", lambda c: c.method in METHODS), ("relation", lambda c: c.relation in RELATIONS),
+                     ("verdict", lambda c: c.verdict in (HOLDS, VIOLATED, INCONCLUSIVE))):
         bad = [c for c in checks if not ok(c)]
         if bad:
             out.append(f"{len(bad)} check(s) with an unknown {what}, e.g. {getattr(bad[0], what)!r} "
@@ -121,7 +133,7 @@ def _structure_problems(report) -> list[str]:
 
 
 def _monte_carlo_problems(report) -> list[str]:
-    from .core import ALPHA
+    from .decide import ALPHA
 
     out = []
     mc = [c for c in report.checks if c.method == "monte-carlo"]
@@ -140,7 +152,8 @@ def _monte_carlo_problems(report) -> list[str]:
 
 def _power(report, scales) -> tuple[float | None, dict]:
     """The first scale (1, then ``scales``) at which every reading's empirical verdict is violated."""
-    from .core import VIOLATED, rescore
+    from .model import VIOLATED
+    from .outcome import rescore
 
     last = {}
     for s in (1.0, *scales):
@@ -150,15 +163,89 @@ def _power(report, scales) -> tuple[float | None, dict]:
     return None, last
 
 
-def _first_difference(a, b) -> str:
-    if len(a.checks) != len(b.checks):
-        return f"{len(a.checks)} checks, then {len(b.checks)}"
-    for i, (x, y) in enumerate(zip(a.checks, b.checks)):
-        jx, jy = x.as_json(), y.as_json()
+def _exact(x):
+    """``x`` with every float as its exact binary value (``float.hex``; NaN equal to NaN), for a bit-for-bit
+    comparison of two runs' checks."""
+    if isinstance(x, dict):
+        return {str(k): _exact(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_exact(v) for v in x]
+    if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
+        return x
+    try:
+        import numpy as np
+
+        if isinstance(x, np.ndarray):
+            return _exact(x.tolist())
+        if isinstance(x, np.generic):
+            return _exact(x.item())
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(x, float):
+        return "float:" + x.hex()
+    return repr(x)
+
+
+def _check_records(report) -> list[dict]:
+    return [_exact(c.as_json()) for c in report.checks]
+
+
+def _first_difference(a: list[dict], b: list[dict], checks) -> str:
+    """The first difference between two runs' check records (:func:`_check_records`), in words."""
+    if len(a) != len(b):
+        return f"{len(a)} checks, then {len(b)}"
+    for i, (jx, jy) in enumerate(zip(a, b)):
         if jx != jy:
-            key = next(k for k in jx if jx[k] != jy.get(k))
-            return f"check {i} ({x.quantity}, {x.form}) {key}: {jx[key]!r}, then {jy[key]!r}"
+            key = next((k for k in jx if jx[k] != jy.get(k)), next(iter(set(jy) - set(jx)), "?"))
+
+            def show(v):
+                return float.fromhex(v[6:]) if isinstance(v, str) and v.startswith("float:") else v
+
+            c = checks[i]
+            return f"check {i} ({c.quantity}, {c.form}) {key}: {show(jx.get(key))!r}, then {show(jy.get(key))!r}"
     return ""
+
+
+def _other_hashseed() -> str:
+    """A PYTHONHASHSEED other than this process's: this one's plus 1 when it is set, else 1 (this process
+    then hashes with a random key, which 1 differs from)."""
+    import os
+
+    mine = os.environ.get("PYTHONHASHSEED", "")
+    return str(int(mine) % 4294967295 + 1) if mine.isdigit() else "1"
+
+
+def _rerun_elsewhere(spec: dict, hashseed: str) -> list[dict]:
+    """Run a claim in a second Python process with ``PYTHONHASHSEED=hashseed``; its check records.
+
+    ``spec``: ``{"claim": id or a picklable Verification, "mode", "seed", "overrides"}``.  The process sees
+    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same)."""
+    import os
+    import pickle
+    import subprocess
+
+    payload = pickle.dumps(spec)
+    env = {**os.environ, "PYTHONHASHSEED": hashseed,
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
+    r = subprocess.run([sys.executable, "-c", "from verify.testing import _rerun_main; _rerun_main()"],
+                       input=payload, capture_output=True, env=env)
+    if r.returncode != 0:
+        tail = r.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"the rerun in a second process failed (exit {r.returncode}): {tail[0]}")
+    return pickle.loads(r.stdout)
+
+
+def _rerun_main() -> None:  # pragma: no cover -- runs in the second process of _rerun_elsewhere
+    import pickle
+
+    from . import get
+    from .core import run_verification
+
+    spec = pickle.loads(sys.stdin.buffer.read())
+    v = spec["claim"] if not isinstance(spec["claim"], str) else get(spec["claim"])
+    rep = run_verification(v, spec["mode"], seed=spec["seed"], overrides=spec["overrides"])
+    sys.stdout.buffer.write(pickle.dumps(_check_records(rep)))
+    sys.stdout.buffer.flush()
 
 
 def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun: bool = True,
@@ -168,19 +255,20 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
 
     Parameters
     ----------
-    claim : str or verify.core.Verification
+    claim : str or verify.model.Verification
         A registered claim id (:func:`verify.claims`) or a verification object (which need
         not be registered).
     mode : {"quick", "full"}
         The grid to run.
     seed : int
         The seed of the run(s).
-    report : verify.core.Report, optional
+    report : verify.outcome.Report, optional
         A run already made with this mode and seed, at ``bound_scale = 1`` and without grid
         overrides (e.g. from :func:`verify.report.cached_runs`): used instead of the first run.
     rerun : bool
-        Run the claim (once more) to check that the same seed gives the same checks.  With
-        ``report`` given and ``rerun=False`` the claim is not run at all.
+        Run the claim once more, in a second Python process with another ``PYTHONHASHSEED``,
+        to check that the same seed gives the same checks bit for bit.  With ``report``
+        given and ``rerun=False`` the claim is not run at all.
     scales : sequence of float
         Bound scales tried for the power check, loosest first (default :data:`SCALES`).
     overrides : dict, optional
@@ -206,12 +294,14 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
     >>> from verify.testing import check_claim
     >>> print(check_claim("lemma2"))  # doctest: +SKIP
     lemma2: conforms (24 checks, 24 primary, 0 Monte Carlo at alpha 0.001; violated at bound scale 0.5; same seed,
-    same checks; verdict holds)
+    same checks in a second process (PYTHONHASHSEED=1); verdict holds)
     """
     import time
 
     from . import get
-    from .core import ALPHA, Verification, run_verification
+    from .decide import ALPHA
+    from .model import Verification
+    from .outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -244,13 +334,32 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             problems.append(f"no tightened bound is violated: at bound scale {min(scales, default=1.0):g} "
                             f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} not fail "
                             f"(a check that cannot fail)")
-    reproducible = None
+    reproducible = hashseed = None
     if rerun:
-        diff = _first_difference(first, run())
-        reproducible = not diff
-        if diff:
-            problems.append(f"not reproducible: the same seed gave different checks ({diff})")
+        hashseed = _other_hashseed()
+        spec = {"claim": claim if isinstance(claim, str) else v, "mode": mode, "seed": seed, "overrides": overrides}
+        try:
+            import pickle
+
+            pickle.dumps(spec)
+        except Exception as e:  # noqa: BLE001 -- a local function, a lambda: said, not a traceback
+            problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
+                            f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
+        else:
+            t0 = time.perf_counter()
+            try:
+                other = _rerun_elsewhere(spec, hashseed)
+            except RuntimeError as e:
+                problems.append(str(e))
+            else:
+                diff = _first_difference(_check_records(first), other, first.checks)
+                reproducible = not diff
+                if diff:
+                    problems.append(f"not reproducible: the same seed gave different checks in a second process "
+                                    f"with PYTHONHASHSEED={hashseed} ({diff})")
+            elapsed += time.perf_counter() - t0
     if problems:
         raise AssertionError(f"{v.claim}: " + "; ".join(p.replace("\n", " ") for p in problems))
     return Conformance(v.claim, mode, seed, first.verdict, len(first.checks), sum(c.primary for c in first.checks),
-                       sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale, reproducible, elapsed)
+                       sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale, reproducible, elapsed,
+                       hashseed if reproducible is not None else None)

@@ -52,7 +52,7 @@ FIGURE_SEED, FIGURE_MODE, FIGURE_DPI = 0, "quick", 80
 
 # ----------------------------------------------------------------------------- the toolkit
 def registry() -> dict:
-    """THE access to the claim registry: ``{claim id: verify.core.Verification}``, in the
+    """THE access to the claim registry: ``{claim id: verify.model.Verification}``, in the
     documents' order (the public API ``verify.claims()`` / ``verify.get(claim)``)."""
     import verify
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 
+from bounds.clikit import dumps
 from bounds.references import ORDER, REFERENCES
 
-from .. import core
-from ..registry import load
+from ..decide import final_status
+from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
+from ..model import Status
+from ..registry import REGISTRY, load
 
 from .engine import CACHE, EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, Outcome, status_with_affected
 
@@ -163,7 +166,7 @@ def claim_statuses() -> dict[str, str]:
             label += "; statement " + ("survives" if survives else "fails") + (
                 f" (read as: {'; '.join(read_as)})" if read_as and not survives else "")
         out[c] = label
-    for cid, v in core.REGISTRY.items():  # claims that declare why they have no proof to audit
+    for cid, v in REGISTRY.items():  # claims that declare why they have no proof to audit
         if v.proof:
             out.setdefault(cid, v.proof)
     return out
@@ -172,7 +175,7 @@ def claim_statuses() -> dict[str, str]:
 def statement_readings() -> dict[str, dict[str, str]]:
     """Per claim, the audit's verdict on its printed statement under each reading option
     ("" = every reading): "fails" (a statement step is wrong or loose), "survives" (exact or
-    valid) or "unchecked".  This is the audit's input to :func:`verify.core.final_status`."""
+    valid) or "unchecked".  This is the audit's input to :func:`verify.decide.final_status`."""
     out: dict[str, dict[str, str]] = {}
     for r in rows():
         if not r["statement"]:
@@ -186,15 +189,15 @@ def statement_readings() -> dict[str, dict[str, str]]:
     return out
 
 
-def final_statuses() -> dict[str, "core.Status"]:
-    """Every claim's final status from :func:`verify.core.final_status`: the audit's statement
+def final_statuses() -> dict[str, Status]:
+    """Every claim's final status from :func:`verify.decide.final_status`: the audit's statement
     verdicts computed now, the empirical per-reading verdicts from docs/verdicts.json."""
     import bounds
 
-    emp = core.load_doc(core.VERDICTS_DOC).get("readings", {})
+    emp = load_doc(VERDICTS_DOC).get("readings", {})
     load()
     stm = statement_readings()
-    return {cid: core.final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
+    return {cid: final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
 
 
 def audit_document() -> dict:
@@ -310,7 +313,7 @@ def errata_markdown() -> str:
                 out.append(f"- **Correction checked:** {r['correction_status']}")
             out.append("")
     out += ["## Final status of every claim", "",
-            "From `verify.core.final_status`, the one function every summary uses (`python -m verify all`, "
+            "From `verify.decide.final_status`, the one function every summary uses (`python -m verify all`, "
             "`python -m verify list`, docs/verdicts.json, docs/audit.json and this file): a claim is **violated** "
             "only when it fails under every reasonable reading; **depends on reading** names the readings that "
             "fail. A reading fails when its checks (docs/verdicts.json) fail or when the audit finds its printed "
@@ -388,10 +391,10 @@ def cmd_audit(argv):
     if a.write:
         from ..resources import data_file, writable
 
-        errata, adoc = writable("docs/ERRATA.md"), data_file(core.AUDIT_DOC)  # refused from an installed package
+        errata, adoc = writable("docs/ERRATA.md"), data_file(AUDIT_DOC)  # refused from an installed package
         n = ensure(None, workers)
         # not sort_keys: a counterexample's point keeps the order its check gave (the errata print it so)
-        text, doc = errata_markdown(), core.dumps(audit_document(), indent=1) + "\n"
+        text, doc = errata_markdown(), dumps(audit_document(), indent=1) + "\n"
         errata.write_text(text, encoding="utf-8")
         adoc.write_text(doc, encoding="utf-8")
         print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
@@ -409,7 +412,7 @@ def cmd_audit(argv):
         return 0
     rs = rows(a.claim)
     if a.json:
-        print(core.dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]}, default=str))
+        print(dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]}, default=str))
     elif a.markdown:
         print(markdown(rs))
     else:

@@ -188,7 +188,7 @@ def step_digest(step) -> str:
 @functools.lru_cache(maxsize=None)
 def packaged() -> dict:
     """The packaged audit's stored outcomes: step id -> {"digest": ..., "outcome": {...}}."""
-    from ..core import AUDIT_DOC, load_doc
+    from ..docio import AUDIT_DOC, load_doc
 
     steps = load_doc(AUDIT_DOC).get("steps", {})
     return {k: v for k, v in steps.items() if isinstance(v, dict) and "digest" in v and "outcome" in v}

@@ -55,7 +55,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..core import hypothesis_without_local_constants
+from ..hypothesis_tools import hypothesis_without_local_constants
 from . import adversary
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401  (re-exported for the proofs)
 
@@ -116,7 +116,7 @@ class Step:
     depends: tuple[str, ...] = ()
     expect: str = ""  # the audit's recorded status (tests pin it)
     statement: bool = False  # the claim's final statement
-    reading: str = ""  # the reading option (verify.core.Reading.name) the statement is read under; "" = all
+    reading: str = ""  # the reading option (verify.model.Reading.name) the statement is read under; "" = all
     search_examples: int | None = None  # Hypothesis examples when searched (default SEARCH_EXAMPLES)
     search_budget: int | None = None  # adversarial evaluations (default SEARCH_BUDGET / SYM_BUDGET)
     corrected: Callable[[], Outcome] | None = None  # a check of the correction, searched like the step
@@ -737,9 +737,13 @@ def status_with_affected(s: Step) -> tuple[str, bool]:
     return s.run().status, wrong_upstream(s.id)
 
 
-def first_failing(rows, relation, tol, describe="", printed=None):
+def first_failing(rows, relation, tol, describe="", printed=None, why="", correction=None):
     """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first failing row
-    (rows are ordered so that the documented instance comes first)."""
+    (rows are ordered so that the documented instance comes first).
+
+    When the outcome is ``wrong``, ``why`` (the reason the printed step fails, ending with its own separator,
+    e.g. ``": "``) is put before the detail and ``correction`` becomes the outcome's correction; either may be
+    a function of the outcome (e.g. to name its counterexample).  Other outcomes are returned as computed."""
     o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
     if o.status != WRONG:
         return o
@@ -747,4 +751,8 @@ def first_failing(rows, relation, tol, describe="", printed=None):
     one = instance_check(lambda: bad[:1], relation, tol, describe=describe)
     one.detail += f"; {len(bad)} of {len(rows)} rows fail"
     one.instances = len(rows)
+    if one.status == WRONG:
+        one.detail = (why(one) if callable(why) else why) + one.detail
+        if correction is not None:
+            one.correction = correction(one) if callable(correction) else correction
     return one

@@ -2,8 +2,8 @@
 
 Importing this module registers, exactly as the toolkit's own documents do:
 
-* a :class:`verify.core.Verification`: what is measured, the quick and full grids, the
-  run function producing :class:`verify.core.CheckResult` records, the readings;
+* a :class:`verify.model.Verification`: what is measured, the quick and full grids, the
+  run function producing :class:`verify.model.CheckResult` records, the readings;
 * a search space (:func:`verify.spaces.spec`) for ``python -m verify search``.
 
 Empirical side (:mod:`mcgd_claims.chains`)
@@ -27,7 +27,7 @@ full) ``S = sum_t P^t`` by binary powering with a rigorous float error bound.
 
 Tolerances: the float error bound of :mod:`mcgd_claims.chains` plus the effect on the
 bound of rounding delta to float64 (relative ``(n + 1/(1 - delta)) u``), through
-:func:`verify.core.exact_tolerance`.  Readings: "the time average along the chain
+:func:`verify.model.exact_tolerance`.  Readings: "the time average along the chain
 started at x" averages ``X_0..X_{n-1}`` or ``X_1..X_n``; every bias check is made under
 both.
 """
@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import CheckResult, Grid, Reading, Verification, bound_value, exact_tolerance, register
+from verify.model import CheckResult, Grid, Reading, Verification, exact_tolerance
+from verify.registry import bound_value, register
 from verify.spaces import spec
 
 from . import chains as C
@@ -157,7 +158,7 @@ def plot(report, path, dpi=130):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from verify.core import VIOLATED
+    from verify.model import VIOLATED
 
     colors = dict(zip(C.KINDS, matplotlib.colormaps["tab10"].colors))
 

@@ -103,7 +103,8 @@ from scipy import linalg, optimize, stats
 
 from simulate.rng import unit_generator
 
-from verify.core import REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, register
+from verify.model import CheckResult, Grid, Reading, Verification
+from verify.registry import REGISTRY, bound_value, register
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 
@@ -713,7 +714,7 @@ def run_convergence_criterion(grid, seed=0, progress=None):
 
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _READINGS: dict = {}
 _READINGS["sgfs_stationary_covariance"] = (
     Reading(EQUIVALENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
@@ -793,7 +794,7 @@ register(Verification(
 
 # ============================================================================= search spaces
 # (python -m verify search CLAIM: verify.search)
-from verify.core import bound_value as _b  # noqa: E402
+from verify.registry import bound_value as _b  # noqa: E402
 from verify.spaces import spec  # noqa: E402
 
 

@@ -551,7 +551,7 @@ def _criterion_var():
 def _criterion_var_corrected():
     """The correction (bounds.sgmcmc's corrected threshold with b = 1) against the variance of (1/n) sum Y_i
     from the exact linear maps (:func:`._kit.scalar_chain`: an independent computation), over the free scalars."""
-    from verify.core import bound_value
+    from verify.registry import bound_value
 
     rows = []
     for n_, Nd, S, C, G, kk in _criterion_domain():
@@ -714,12 +714,11 @@ def _stationary_iff():
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "spectral radius of I - DH": round(rho, 10),
                       "eigenvalues of the symmetric part": [round(float(e), 10) for e in sy]},
                      float(rho < 1), float(loewner)))
-    o = _first_failing(rows, "=", 0.0, "1 = holds, 0 = fails")
-    if o.status == WRONG:
-        o.detail = ("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
-                    "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: " + o.detail)
-        o.correction = "stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H D^1/2)"
-    return o
+    return _first_failing(
+        rows, "=", 0.0, "1 = holds, 0 = fails",
+        why=("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
+             "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: "),
+        correction="stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H D^1/2)")
 
 
 def _scaled_pairs(name, fixed, dom):
@@ -762,12 +761,11 @@ def _eq32_transpose():
         printed = A @ Lam @ A + 2 * Dm
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)",
                       "max |Lambda - printed|": float(np.abs(Lam - printed).max())}, float(Lam[0, 0]), float(printed[0, 0])))
-    o = _first_failing(rows, "=", 1e-9, "true stationary covariance vs the right side of (32)")
-    if o.status == WRONG:
-        o.detail = ("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H is not symmetric "
-                    "unless D and H commute (with D = (k/2) H^-1 it is scalar and the printed form holds): " + o.detail)
-        o.correction = "Lambda = (I - eps DH) Lambda (I - eps DH)^T + 2 eps D = (I - eps DH) Lambda (I - eps HD) + 2 eps D"
-    return o
+    return _first_failing(
+        rows, "=", 1e-9, "true stationary covariance vs the right side of (32)",
+        why=("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H is not symmetric "
+             "unless D and H commute (with D = (k/2) H^-1 it is scalar and the printed form holds): "),
+        correction="Lambda = (I - eps DH) Lambda (I - eps DH)^T + 2 eps D = (I - eps DH) Lambda (I - eps HD) + 2 eps D")
 
 
 def _stationary_series(A, Q):
@@ -810,10 +808,9 @@ def _eq32_series():
             Ai = Ai @ A
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)"}, float(Lam[0, 0]),
                      float(series[0, 0])))
-    o = _first_failing(rows, "=", 1e-9, "true stationary covariance vs the printed series")
-    if o.status == WRONG:
-        o.correction = "Lambda = 2 eps sum_i (I - eps DH)^i D (I - eps HD)^i (the transpose on the right)"
-    return o
+    return _first_failing(
+        rows, "=", 1e-9, "true stationary covariance vs the printed series",
+        correction="Lambda = 2 eps sum_i (I - eps DH)^i D (I - eps HD)^i (the transpose on the right)")
 
 
 def _eq32_series_corrected():
@@ -843,12 +840,10 @@ def _discretisation_error():
         err[d] = float(linalg.solve_discrete_lyapunov(A, Q)[0, 0]) - 1.0  # H^-1 = 1
     for small, big in zip(Ds, Ds[1:]):
         rows.append(({"H": 1, "D larger": big, "D smaller": small}, err[big], err[small]))
-    o = _first_failing(rows, "<=", 1e-12, "relative error of the stationary variance, larger D vs smaller D")
-    if o.status == WRONG:
-        o.detail = ("by the document's own appendix the error (k/4)/(1 - k/4), D = (k/2) H^-1, grows with D: "
-                    + o.detail)
-        o.correction = "the error increases with the sizes of D (and of Q, Gamma, grad log f): it vanishes as eps D -> 0"
-    return o
+    return _first_failing(
+        rows, "<=", 1e-12, "relative error of the stationary variance, larger D vs smaller D",
+        why="by the document's own appendix the error (k/4)/(1 - k/4), D = (k/2) H^-1, grows with D: ",
+        correction="the error increases with the sizes of D (and of Q, Gamma, grad log f): it vanishes as eps D -> 0")
 
 
 def _discretisation_corrected():
@@ -885,12 +880,11 @@ def _eq5_transpose():
     printed = M @ np.eye(2) @ M
     rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"}, float(cov[i, j]), float(printed[i, j]))
             for i in range(2) for j in range(2)]
-    o = _first_failing(rows, "=", 1e-12, "exact covariance of (D + Q) xi vs the printed B")
-    if o.status == WRONG:
-        o.detail = ("the covariance of (D + Q) xi is (D + Q) C' (D + Q)^T = (D + Q) C' (D - Q); the printed B is "
-                    "[[0, 2], [-2, 0]] here, skew and not a covariance (so '2D >= B' is meaningless): " + o.detail)
-        o.correction = "B(theta) = (N^2/|S|) [D + Q] C [D + Q]^T (the two agree for Q = 0, the case used from (7) on)"
-    return o
+    return _first_failing(
+        rows, "=", 1e-12, "exact covariance of (D + Q) xi vs the printed B",
+        why=("the covariance of (D + Q) xi is (D + Q) C' (D + Q)^T = (D + Q) C' (D - Q); the printed B is "
+             "[[0, 2], [-2, 0]] here, skew and not a covariance (so '2D >= B' is meaningless): "),
+        correction="B(theta) = (N^2/|S|) [D + Q] C [D + Q]^T (the two agree for Q = 0, the case used from (7) on)")
 
 
 def _eq5_corrected():
@@ -921,12 +915,11 @@ def _prior_counted():
     lik1 = -sp.diff(-(x - th) ** 2 / 2, th, 2)  # one datum's precision
     prior = -sp.diff(-th ** 2 / 2, th, 2)
     rows = [({"model": "x_i ~ N(theta, 1), prior N(0, 1)", "N": Nd}, float(Nd * lik1 + prior), float(Nd * (lik1 + prior)))]
-    o = _first_failing(rows, "=", 1e-12, "posterior precision vs the printed target's")
-    if o.status == WRONG:
-        o.detail = "the printed product (and Eq. (3)'s gradient) counts the prior N times: " + o.detail
-        o.correction = ("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j in S} "
-                        "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log p(theta)")
-    return o
+    return _first_failing(
+        rows, "=", 1e-12, "posterior precision vs the printed target's",
+        why="the printed product (and Eq. (3)'s gradient) counts the prior N times: ",
+        correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j in S} "
+                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log p(theta)"))
 
 
 def _prior_corrected():
@@ -967,15 +960,14 @@ def _fisher_chain(which):
                    float(np.var([float(grad1.subs({xi: v, **at})) for v in x])),  # Var_X[grad]
                    x.size * float(np.var([float(grad1.subs({xi: v, **at})) for v in x]))]  # N C
         rows = [({"x": [0, 4], "model": "N(theta, 1)", "theta": 2, "N": 2}, members[which], members[which + 1])]
-        o = _first_failing(rows, "=", 1e-12, "the chain's members on the data's empirical law")
-        if o.status == WRONG:
-            o.detail = ("a sum over the N data against a per-datum average (a factor N)",
-                        "the information identity E[-Hess] = Var[grad] holds under the model at the true parameter, not "
-                        "under the data's empirical law",
-                        "C := Var_X[U] is the per-datum variance, so Var_X[grad] = C, not N C")[which] + ": " + o.detail
-            o.correction = ("-Hess log p(x | theta) ~ N E_X[-Hess log p(X | theta)], and ~ N C only for a well-specified "
-                            "model with large N near the true parameter (C := Var_X[U] is already the per-datum variance)")
-        return o
+        return _first_failing(
+            rows, "=", 1e-12, "the chain's members on the data's empirical law",
+            why=(("a sum over the N data against a per-datum average (a factor N)",
+                  "the information identity E[-Hess] = Var[grad] holds under the model at the true parameter, not "
+                  "under the data's empirical law",
+                  "C := Var_X[U] is the per-datum variance, so Var_X[grad] = C, not N C")[which] + ": "),
+            correction=("-Hess log p(x | theta) ~ N E_X[-Hess log p(X | theta)], and ~ N C only for a well-specified "
+                        "model with large N near the true parameter (C := Var_X[U] is already the per-datum variance)"))
     return fn
 
 
@@ -1036,12 +1028,11 @@ def _clt_minibatch():
     ks, p0 = _binomial_ks(S, 1 / Nd)
     rows = [({"N": Nd, "|S|": S, "gradients": "one outlier, the rest 0", "P(minibatch mean = 0)": round(p0, 6)},
              ks, 0.0)]
-    o = _first_failing(rows, "=", 0.05, "Kolmogorov distance to the CLT normal (tolerance 0.05)")
-    if o.status == WRONG:
-        o.detail = "with a heavy-tailed or outlying gradient population |S| = 50 is far from normal: " + o.detail
-        o.correction = ("the CLT at |S| needs a light-tailed gradient population: the Kolmogorov distance is at most "
-                        "0.4748 E|U - EU|^3 / (sd^3 sqrt(|S|)) (Berry-Esseen, Shevtsova's constant), large for an outlier")
-    return o
+    return _first_failing(
+        rows, "=", 0.05, "Kolmogorov distance to the CLT normal (tolerance 0.05)",
+        why="with a heavy-tailed or outlying gradient population |S| = 50 is far from normal: ",
+        correction=("the CLT at |S| needs a light-tailed gradient population: the Kolmogorov distance is at most "
+                    "0.4748 E|U - EU|^3 / (sd^3 sqrt(|S|)) (Berry-Esseen, Shevtsova's constant), large for an outlier"))
 
 
 def _binomial_ks(S, p):
@@ -1079,12 +1070,10 @@ def _algorithm1_update():
         A = np.eye(2) - (kk / 2) * Hinv @ H
         Lam = linalg.solve_discrete_lyapunov(A, kk * Hinv)
         rows.append(({"k": round(kk, 6), "entry": "Lambda / H^-1 (1, 1)"}, float(Lam[0, 0] / Hinv[0, 0]), 1.0))
-    o = _first_failing(rows, "=", 1e-9, "stationary covariance of (7), in units of H^-1")
-    if o.status == WRONG:
-        o.detail = ("the Appendix derives (8) as the correct update; (7) overestimates the covariance by 1/(1 - k/4): "
-                    + o.detail)
-        o.correction = "update theta according to (8) (injected noise 2D - DHD): stationary covariance H^-1 (sgfs.exact)"
-    return o
+    return _first_failing(
+        rows, "=", 1e-9, "stationary covariance of (7), in units of H^-1",
+        why="the Appendix derives (8) as the correct update; (7) overestimates the covariance by 1/(1 - k/4): ",
+        correction="update theta according to (8) (injected noise 2D - DHD): stationary covariance H^-1 (sgfs.exact)")
 
 
 def _algorithm1_corrected():
@@ -1137,11 +1126,10 @@ def _iw_cholesky():
     for nu in (30, 10):
         m2, kurt = _iw_moments(nu)
         rows.append(({"Sigma": "IW(I_2, nu)", "nu": nu, "E L21^2": round(m2, 12)}, kurt, 0.0))
-    o = _first_failing(rows, "=", 1e-6, "excess kurtosis of chol(Sigma)_21")
-    if o.status == WRONG:
-        o.detail = "Bartlett's normality holds for the Wishart factor, not for the Cholesky factor of its inverse: " + o.detail
-        o.correction = "'two off-diagonal elements of its Cholesky decomposition' (not normal; heavier-tailed than normal)"
-    return o
+    return _first_failing(
+        rows, "=", 1e-6, "excess kurtosis of chol(Sigma)_21",
+        why="Bartlett's normality holds for the Wishart factor, not for the Cholesky factor of its inverse: ",
+        correction="'two off-diagonal elements of its Cholesky decomposition' (not normal; heavier-tailed than normal)")
 
 
 def _iw_corrected():
@@ -1161,11 +1149,10 @@ def _beta_update():
     g = np.random.default_rng(27)
     X = g.standard_normal((12, 3))
     rows = [({"N": 12, "p": 3}, float(np.linalg.matrix_rank(X @ X.T)), float(X.shape[0]))]
-    o = _first_failing(rows, "=", 0.0, "rank of X X^T vs its size (what the inverse needs)")
-    if o.status == WRONG:
-        o.detail = "X X^T is N x N of rank p: singular, and (X X^T)^-1 X^T is not even conformable: " + o.detail
-        o.correction = "beta^(i) = (X^T X)^-1 X^T (y - Z a^(i-1)) (the minimiser of (26) in beta)"
-    return o
+    return _first_failing(
+        rows, "=", 0.0, "rank of X X^T vs its size (what the inverse needs)",
+        why="X X^T is N x N of rank p: singular, and (X X^T)^-1 X^T is not even conformable: ",
+        correction="beta^(i) = (X^T X)^-1 X^T (y - Z a^(i-1)) (the minimiser of (26) in beta)")
 
 
 def _beta_corrected():

@@ -96,15 +96,14 @@ def _burnin():
                       "P(pass at i = n)": r["P(pass at i = n)"],
                       "mean of theta_n | pass (sd)": r["mean of theta_n | pass (sd)"]},
                      r["TV(theta_n | pass, posterior)"], TV_READING[1]))
-    o = first_failing(rows, "<=", 1e-9, describe="TV between the first stored sample and the posterior")
-    if o.status == WRONG:
-        o.detail = ("(17) is a noisy test of a Gaussian mean: from a start 3 posterior sd away it passes at the first "
-                    f"check with probability {rows[0][0]['P(pass at i = n)']:.4f}, and the sample then stored is "
-                    f"{rows[0][0]['mean of theta_n | pass (sd)']:.2f} sd off on average; §2.3.2 itself calls (17) "
-                    "'neither a sufficient nor a necessary condition': " + o.detail)
-        o.correction = ("no guarantee: (17) lowers the chance of sampling before convergence; a burn-in of a few "
-                        "autocorrelation times (4 - k)/k of the exact process is still needed")
-    return o
+    return first_failing(
+        rows, "<=", 1e-9, describe="TV between the first stored sample and the posterior",
+        why=("(17) is a noisy test of a Gaussian mean: from a start 3 posterior sd away it passes at the first "
+             f"check with probability {rows[0][0]['P(pass at i = n)']:.4f}, and the sample then stored is "
+             f"{rows[0][0]['mean of theta_n | pass (sd)']:.2f} sd off on average; §2.3.2 itself calls (17) "
+             "'neither a sufficient nor a necessary condition': "),
+        correction=("no guarantee: (17) lowers the chance of sampling before convergence; a burn-in of a few "
+                    "autocorrelation times (4 - k)/k of the exact process is still needed"))
 
 
 def _tv_normals(m1, s1, m2, s2):
@@ -169,15 +168,15 @@ def _unlikely():
         rows.append(({"close = within (posterior sd)": d0, "worst start (posterior sd)": start, **inst, "k": r["k"],
                       "n": r["n"], "P(pass at i = n)": r["P(pass at i = n)"],
                       "TV(theta_n | pass, posterior)": r["TV(theta_n | pass, posterior)"]}, r[key], alpha))
-    o = first_failing(rows, "<=", 1e-9, describe="probability of passing (17) at the first check with theta_n more "
-                                                  "than d0 sd from the mode (worst start)")
+    o = first_failing(
+        rows, "<=", 1e-9, describe="probability of passing (17) at the first check with theta_n more "
+                                   "than d0 sd from the mode (worst start)",
+        why=("with a small minibatch the gradient noise N^2 C/|S| dominates the window mean, so (17) passes "
+             "often from far away: "),
+        correction=("the probability of passing from d0 sd away is 2 Phi-type in the window mean's offset/sd ratio, "
+                    "which the gradient noise N^2 C/|S| shrinks: (17) discriminates only when h n >> N^2 C/|S|"))
     o.detail += (f"; readings: 'reasonably close' = within d0 sd, d0 in {list(CLOSE_READING)}; 'very unlikely' = "
                  f"probability <= alpha, alpha in {list(UNLIKELY_READING)}; the row uses the most lenient pair")
-    if o.status == WRONG:
-        o.detail = ("with a small minibatch the gradient noise N^2 C/|S| dominates the window mean, so (17) passes "
-                    "often from far away: " + o.detail)
-        o.correction = ("the probability of passing from d0 sd away is 2 Phi-type in the window mean's offset/sd ratio, "
-                        "which the gradient noise N^2 C/|S| shrinks: (17) discriminates only when h n >> N^2 C/|S|")
     return o
 
 
@@ -253,16 +252,14 @@ def _optimal():
         rows.append(({"setting": "strong prior", **STRONG, "c": c, "largest admissible k": kstar, "OSGFS k": k_os,
                       "admissible k": 2.0, "its injected noise": injected(2.0, **STRONG)},
                      abs(1 - k_os / 2), abs(1 - 2.0 / 2)))
-    o = first_failing(rows, "<=", 1e-12, describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible "
-                                                  "k of the same family")
-    if o.status == WRONG:
-        o.detail = ("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own analysis, read "
-                    "correctly, puts the optimum at k = min(2, largest admissible k)); §2.3.3 itself leaves Q != 0 "
-                    "open ('if there exists in that case a more optimal process ... we leave this question'): "
-                    + o.detail)
-        o.correction = ("within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the lag-one "
-                        "autocorrelation and the rate (sgfs.rate's correction); no claim about all continuous-time MCMC")
-    return o
+    return first_failing(
+        rows, "<=", 1e-12, describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible "
+                                    "k of the same family",
+        why=("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own analysis, read "
+             "correctly, puts the optimum at k = min(2, largest admissible k)); §2.3.3 itself leaves Q != 0 "
+             "open ('if there exists in that case a more optimal process ... we leave this question'): "),
+        correction=("within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the lag-one "
+                    "autocorrelation and the rate (sgfs.rate's correction); no claim about all continuous-time MCMC"))
 
 
 def _optimal_corrected():

@@ -349,14 +349,13 @@ def _eq26():
         pr, ex = printed26(m, beta, G, s, a, V), expected_nll(m, beta, G, s, a, V)
         rows.append(({"instance": "hunt H06 (N = 30, p = 2, q = 3)", "beta": beta.tolist(), "G": np.diag(G).tolist(),
                       "sigma": s, "printed - exact": pr - ex}, pr, ex))
-    o = first_failing(rows, "=", 1e-9, describe="(26) as rendered against the expected complete-data -log-likelihood")
-    if o.status == WRONG:
-        o.detail = ("the trace term stands outside 1/(2 sigma^2): printed - exact varies with the point "
-                    f"({', '.join(format(r[0]['printed - exact'], '.4f') for r in rows)}), so (26) is not the expectation "
-                    "even up to a constant: " + o.detail)
-        o.correction = ("(26) = (N+q) log sigma + 1/2 log det G + (1/(2 sigma^2)) [||y - X beta||^2 - 2 (y - X beta)^T Z a "
-                        "+ Tr((V + a a^T)(Z^T Z + G^-1))], V = sigma^2(i-1) (Z^T Z + G^-1(i-1))^-1")
-    return o
+    return first_failing(
+        rows, "=", 1e-9, describe="(26) as rendered against the expected complete-data -log-likelihood",
+        why=("the trace term stands outside 1/(2 sigma^2): printed - exact varies with the point "
+             f"({', '.join(format(r[0]['printed - exact'], '.4f') for r in rows)}), so (26) is not the expectation "
+             "even up to a constant: "),
+        correction=("(26) = (N+q) log sigma + 1/2 log det G + (1/(2 sigma^2)) [||y - X beta||^2 - 2 (y - X beta)^T Z a "
+                    "+ Tr((V + a a^T)(Z^T Z + G^-1))], V = sigma^2(i-1) (Z^T Z + G^-1(i-1))^-1"))
 
 
 def _eq26_corrected():
@@ -414,13 +413,12 @@ def _eq29():
     s_opt = _sigma_argmin(m, b, Gn, a, V)
     rows = [({"instance": "hunt H06 (N = 30, p = 2, q = 3)", "corrected (29)": sigma29(m, b, Gn, a, V, printed=False)},
              s_pr, s_opt)]
-    o = first_failing(rows, "=", 1e-6, describe="sigma^(i) of (29) as rendered against argmin_sigma of the expected "
-                                                "-log-likelihood")
-    if o.status == WRONG:
-        o.detail = "the trace term stands outside 1/(N + q): " + o.detail
-        o.correction = ("sigma^(i) = {(1/(N+q)) [||y - X beta^(i)||^2 - 2 (y - X beta^(i))^T Z a^(i-1) + "
-                        "Tr((V + a a^T)(Z^T Z + G^-1(i)))]}^(1/2)")
-    return o
+    return first_failing(
+        rows, "=", 1e-6, describe="sigma^(i) of (29) as rendered against argmin_sigma of the expected "
+                                  "-log-likelihood",
+        why="the trace term stands outside 1/(N + q): ",
+        correction=("sigma^(i) = {(1/(N+q)) [||y - X beta^(i)||^2 - 2 (y - X beta^(i))^T Z a^(i-1) + "
+                    "Tr((V + a a^T)(Z^T Z + G^-1(i)))]}^(1/2)"))
 
 
 def _eq29_corrected():
@@ -448,12 +446,11 @@ def _em_printed():
     b, G, s, hist = em(m, *START, iters=200, printed=True)
     rows = [({"instance": "hunt H06", "iteration": i + 2, "sigma at the end": s, "iterations run": len(hist)},
              hist[i + 1], hist[i]) for i in range(len(hist) - 1)]
-    o = first_failing(rows, "<=", 1e-9, describe="-log-likelihood after an iteration against the one before")
-    if o.status == WRONG:
-        o.detail = (f"EM with (29) as rendered diverges: -log-likelihood {hist[0]:.4f} after iteration 1, {hist[-1]:.4f} "
-                    f"after {len(hist)}, sigma = {s:.6g}: " + o.detail)
-        o.correction = "the corrected (29) (trace inside 1/(N + q)): the ECM updates then decrease (20) monotonically"
-    return o
+    return first_failing(
+        rows, "<=", 1e-9, describe="-log-likelihood after an iteration against the one before",
+        why=(f"EM with (29) as rendered diverges: -log-likelihood {hist[0]:.4f} after iteration 1, {hist[-1]:.4f} "
+             f"after {len(hist)}, sigma = {s:.6g}: "),
+        correction="the corrected (29) (trace inside 1/(N + q)): the ECM updates then decrease (20) monotonically")
 
 
 def _em_corrected():
@@ -523,12 +520,11 @@ def _cost_em_check(fixed_pq):
         q, p = N // 2, 2
         rows.append(({"N": N, "p": p, "q": q, "clusters": "2 observations each"}, float(ops_em(N, p, q)),
                      12.0 * max(p, q) * N))
-    o = first_failing(rows, "<=", 1e-12, describe="operation count of one EM iteration against 12 max(q, p) N")
-    if o.status == WRONG:
-        o.detail = ("the q x q inverses (Z^T Z + G^-1)^-1 and G^-1 cost ~q^3 (G^(i) of (28) is dense), which exceeds "
-                    "q N once q > sqrt(N): " + o.detail)
-        o.correction = "O(max{qN, pN} + q^3 + p^3) per iteration (Z^T Z, X^T X computed once)"
-    return o
+    return first_failing(
+        rows, "<=", 1e-12, describe="operation count of one EM iteration against 12 max(q, p) N",
+        why=("the q x q inverses (Z^T Z + G^-1)^-1 and G^-1 cost ~q^3 (G^(i) of (28) is dense), which exceeds "
+             "q N once q > sqrt(N): "),
+        correction="O(max{qN, pN} + q^3 + p^3) per iteration (Z^T Z, X^T X computed once)")
 
 
 def _cost_em_corrected():
@@ -566,11 +562,10 @@ def _cholesky_pd():
     Lm = np.array([[1.0, 0.0], [1.0, 0.0]])
     G = Lm @ Lm.T
     rows = [({"L": Lm.tolist(), "G": G.tolist()}, float(np.linalg.eigvalsh(G).min()), 0.0)]
-    o = first_failing(rows, ">", 1e-12, describe="smallest eigenvalue of G = L L^T")
-    if o.status == WRONG:
-        o.detail = "G = L L^T is positive semi-definite only (minor: it matters when the MLE of G is singular): " + o.detail
-        o.correction = "G = L L^T is positive semi-definite; positive definite iff every diagonal entry of L is nonzero"
-    return o
+    return first_failing(
+        rows, ">", 1e-12, describe="smallest eigenvalue of G = L L^T",
+        why="G = L L^T is positive semi-definite only (minor: it matters when the MLE of G is singular): ",
+        correction="G = L L^T is positive semi-definite; positive definite iff every diagonal entry of L is nonzero")
 
 
 def _cholesky_corrected():

@@ -32,11 +32,11 @@ figure2
 Readings.  Every threshold that turns the prose into a check is a reading axis (``Threshold``
 tables: each value with its supporting quote and the range it spans); the observation checks
 are made under every full reading (product over the axes) and tagged with it, and
-:func:`verify.core.final_status` gives ``violated`` only when every reading fails,
+:func:`verify.decide.final_status` gives ``violated`` only when every reading fails,
 ``depends on reading`` when the verdict changes inside the ranges.  The stored verdicts
 carry the table :func:`sensitivity_table`.
 
-Error rates.  Every check is Monte Carlo, decided by :func:`verify.core.decide` with the
+Error rates.  Every check is Monte Carlo, decided by :func:`verify.decide.decide` with the
 claim's false-violation budget alpha = 1e-3.  The budget is split: half over the bound
 checks (normal quantile at alpha/(2 n_bound)), half over the observation checks
 (Student t, or normal for figure2, at alpha/(2 n_obs), n_obs the observation checks one full
@@ -73,8 +73,9 @@ import bounds
 from bounds.clikit import jsonable
 from simulate import experiments as X
 
-from verify.core import (ALPHA, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification,
-                         combine, register, z_one_sided)
+from verify.decide import ALPHA, combine, z_one_sided
+from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
+from verify.registry import register
 
 CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", Path("out") / "figure-cache"))
 # ============================================================================ readings: the thresholds
@@ -175,7 +176,7 @@ def joint_name(combo) -> str:
 def joint_readings(axes) -> tuple[Reading, ...]:
     """The claim's readings: one option per full reading of the thresholds.
 
-    verify.core tags a check with one reading option, and a check of (iii) depends on two
+    verify.decide.assign_readings tags a check with one reading option, and a check of (iii) depends on two
     thresholds (delta and chi2-small), so the product of the threshold axes is declared as
     one axis whose options are its points; its full readings are the product's (the
     per-threshold definitions, with their quotes, are ``FIG1_AXES``/``FIG2_AXES``)."""
@@ -495,7 +496,7 @@ def _with_settings(rows, st, keys):
 
 
 def _execution(grid) -> dict:
-    """run_figure's execution options from a claim's grid (verify.core.Verification.execution)."""
+    """run_figure's execution options from a claim's grid (verify.model.Verification.execution)."""
     return {"cache_dir": grid.get("cache"), "workers": grid.get("workers", 1), "scheduler": grid.get("scheduler")}
 
 
@@ -579,7 +580,7 @@ def read_csv(path):
 def across_readings(verdicts) -> str:
     """One quantity's verdicts under the full readings -> one: the same everywhere, or
     ``depends on reading`` when it holds under some and is violated under others (as
-    :func:`verify.core.final_status` does for the claim)."""
+    :func:`verify.decide.final_status` does for the claim)."""
     vs = set(verdicts)
     if len(vs) == 1:
         return vs.pop()
@@ -887,7 +888,10 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
     table ``out/<fig>.csv`` (e.g. after a change of the readings) and redraw the figure from it."""
     import time
 
-    from verify.core import REGISTRY, Report, audit_statements, decide
+    from verify.decide import decide
+    from verify.docio import audit_statements
+    from verify.outcome import Report
+    from verify.registry import REGISTRY
 
     out = Path(out)
     data = Path(data) if data is not None else out

@@ -22,8 +22,9 @@ from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
 
-from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_form, exact_tolerance, register,
-                   tightness_check)
+from verify.hypothesis_tools import tightness_check
+from verify.model import CheckResult, Grid, Reading, Verification, by_form, exact_tolerance
+from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope
 
 _tol = exact_tolerance
@@ -207,10 +208,10 @@ def run_lemma4(grid, seed=0, progress=None):
             lam_p = F.imh_lambda(pi, q, w[x], "pi")
             out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, hi,
                                    "exact", relation="<=", tolerance=_tol(lam_p, hi), primary=False,
-                                   note="001 Eq. (3) integrates against pi(dz')"))
+                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"))
             out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, lo,
                                    "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
-                                   note="001 Eq. (3) integrates against pi(dz'); the rejection probability needs q(dz')"))
+                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection probability needs q(dz')"))
     return out
 
 
@@ -443,7 +444,7 @@ def run_table1(grid, seed=0, progress=None):
     G2 = G2.subs(bounds.get("theorem4").param("w_star").symbol, w)
     combined = sp.simplify(G2 / sp.log(1 / (1 - 1 / w)))
     dN = sp.simplify(sp.diff(combined, Nn))
-    out.append(CheckResult("001 §5.1: Duchi rate for pMCSA constant in N (d/dN of G^2/log(1/rho))", "discussion",
+    out.append(CheckResult("Kim et al. (NeurIPS 2022) §5.1: Duchi rate for pMCSA constant in N (d/dN of G^2/log(1/rho))", "discussion",
                            {"G^2": "L^2 (2 - 1/w*)/N (Thm 4, stated)", "rho": "r"},
                            float(dN.subs({Nn: 10, w: 100})), 0.0, "symbolic", relation="=", primary=False,
                            note=f"G^2/log(1/rho) = {sp.sstr(combined)} decreases in N"))
@@ -519,7 +520,7 @@ def run_table2(grid, seed=0, progress=None):
 
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _IMH_QUICK = dict(M=[3, 5], w_star=[1.5, 10.0, 100.0], n=[1, 2, 5])
 
 _IMH_FULL = dict(M=[3, 5, 8], w_star=[1.05, 1.5, 2.0, 10.0, 100.0, 1000.0], n=[1, 2, 3, 5, 10, 20])
@@ -612,7 +613,7 @@ KEPT_READINGS_REVIEW = {
         "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
                               "no sentence rules it out"),
         "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'", "no sentence rules it out")},
-    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of 001 names it") for r in SGD_READINGS},
+    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it") for r in SGD_READINGS},
 }
 
 # ============================================================================= registry

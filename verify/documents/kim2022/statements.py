@@ -344,13 +344,11 @@ def _jsa_bias_conditional():
             rhs = 2 * L / N * sum(r ** ((t - 1) * N + n) for n in range(1, N + 1))
             rows.append(({"pi": _p(H_PI), "q": _p(H_Q), "s": _p(H_S), "r": r, "N": N, "t": t, "z_t-1^(N)": "x*",
                           "(2L/N) sum_n r^n": 2 * L / N * sum(r ** n for n in range(1, N + 1))}, b, rhs))
-    o = first_failing(rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)")
-    if o.status == WRONG:
-        o.detail = ("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
-                    "(1/N) sum_n r^n |s(x*) - mu| from x*; it cannot be O(r^(tN)/N) (nor O(r^(tN)), theorem3.var.3): "
-                    + o.detail)
-        o.correction = "Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): the 1/N, without decay in t"
-    return o
+    return first_failing(
+        rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)",
+        why=("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
+             "(1/N) sum_n r^n |s(x*) - mu| from x*; it cannot be O(r^(tN)/N) (nor O(r^(tN)), theorem3.var.3): "),
+        correction="Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): the 1/N, without decay in t")
 
 
 def _jsa_bias_conditional_corrected():
@@ -445,14 +443,13 @@ def _tighter_uniform():
                 T3 = bounds.evaluate("theorem3", "second_moment", "stated", N=int(N), L=1.0, mu_norm=m, c_cov=0.0)
                 rows.append(({"N": int(N), "w_star": ws, "||mu||/L": m, "against": "Theorem 1"}, T4, 1.0))
                 rows.append(({"N": int(N), "w_star": ws, "||mu||/L": m, "against": "Theorem 3"}, T4, T3))
-    o = first_failing(rows, "<=", 1e-12, "stated bounds (main text), L = max |s|")
-    if o.status == WRONG:
-        o.detail = ("Theorem 4's stated bound exceeds Theorem 1's L^2 at N = 1 (2 - 1/w* >= 1) and at small N when ||mu|| "
-                    "is close to L (it is below L^2 iff N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)); it is below Theorem 3's for "
-                    "every N: " + o.detail)
-        o.correction = ("'a tighter bound' holds for the variance part (statements.tighter_variance_part) and, for the "
-                        "second moment, once N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)")
-    return o
+    return first_failing(
+        rows, "<=", 1e-12, "stated bounds (main text), L = max |s|",
+        why=("Theorem 4's stated bound exceeds Theorem 1's L^2 at N = 1 (2 - 1/w* >= 1) and at small N when ||mu|| "
+             "is close to L (it is below L^2 iff N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)); it is below Theorem 3's for "
+             "every N: "),
+        correction=("'a tighter bound' holds for the variance part (statements.tighter_variance_part) and, for the "
+                    "second moment, once N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)"))
 
 
 def _tighter_corrected():
@@ -562,7 +559,7 @@ def _wstar_meanfield():
         sc = float(np.linalg.norm(Sig, 2))
         rows.append(({"d": d, "||Sigma||": sc}, meanfield_optimum_gap(Sig), 0.0, sc))
     o = instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="lambda_min(diag Sigma - Sigma)")
-    o.detail += (f"; at 001 §6.2's target (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
+    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
                  "< 0: w* = oo at the mean-field optimum, so r = 1 - 1/w* = 1 (and w* = inf at every recorded "
                  "iteration of every scheme in the stored full Figure 1 run, docs/figures/figure1.csv)")
     return o
@@ -699,13 +696,12 @@ def _rho_influence():
                 fin[T] = T * (sgd_error(p, V, lazy_kernel(p, rho), gains) - sgd_error(p, V, lazy_kernel(p, 0.0), gains))
             rows.append(({**par, "rho": rho, "tr Sigma": tr, "T Delta_T at T = 100": fin[100],
                           "T Delta_T at T = 10^4": fin[10_000]}, 2 * rho * tr / (1 - rho), 0.0))
-    o = first_failing(rows, "=", 1e-12, "lim_T T Delta_T (exact, closed form) vs 0 (what O(1/T^2) requires)")
-    if o.status == WRONG:
-        o.detail = ("the influence of rho on the error is of order 1/T, with the constant 2 rho tr Sigma/(1 - rho): T "
-                    "Delta_T tends to it, not to 0: " + o.detail)
-        o.correction = ("'the influence of rho is confined to the constant of the O(1/T) term' (or: in Doan et al.'s "
-                        "bound, the rho-term is O(1/T^2), which the bound's own O(log T/T) leading term dominates)")
-    return o
+    return first_failing(
+        rows, "=", 1e-12, "lim_T T Delta_T (exact, closed form) vs 0 (what O(1/T^2) requires)",
+        why=("the influence of rho on the error is of order 1/T, with the constant 2 rho tr Sigma/(1 - rho): T "
+             "Delta_T tends to it, not to 0: "),
+        correction=("'the influence of rho is confined to the constant of the O(1/T) term' (or: in Doan et al.'s "
+                    "bound, the rho-term is O(1/T^2), which the bound's own O(log T/T) leading term dominates)"))
 
 
 step("statements.mcgd_rho_influence", CLAIM, SEED, "§3.2, Convergence and the Mixing Rate", "=",
@@ -787,18 +783,19 @@ def _sgd_stepsize():
                 rows.append(({"mu": mu, "L": L, "kappa = L/mu": kappa, "gamma": sgd_printed_gamma(mu, L), "T": T,
                               "||E lambda_T - lambda*||^2": float(e1), "G^2 log T/T": float(r1),
                               "ratio": float(e1 / r1)}, float(lhs), float(rhs)))
-    o = first_failing(rows, ">=", 1e-9, "decay exponent of ||E lambda_T - lambda*||^2 vs of G^2 log T/T, "
-                                         "between T and T^2")
-    if o.status == WRONG:
+    def why(o):  # names the failing instance
         c = o.counterexample["at"]
-        o.detail = (f"with L > mu the printed stepsize makes gamma mu = mu/(2L) < 1/2: the error decays like T^(-mu/L), "
-                    f"slower than log T/T, so its ratio to G^2 log T/T grows without bound (at mu = {c['mu']:g}, "
-                    f"L = {c['L']:g}, T = {c['T']:.3g}: ||E lambda_T - lambda*||^2 = {c['||E lambda_T - lambda*||^2']:.4g} "
-                    f"vs G^2 log T/T = {c['G^2 log T/T']:.4g}, ratio {c['ratio']:.4g}); it holds at L = mu only: "
-                    + o.detail)
-        o.correction = ("gamma >= 1/(2 mu) (e.g. gamma = 1/mu, the classical condition 2 gamma mu > 1 for gamma/t); as "
-                        "printed, 1/(2L) and 2L/mu do not even have the same units")
-    return o
+        return (f"with L > mu the printed stepsize makes gamma mu = mu/(2L) < 1/2: the error decays like T^(-mu/L), "
+                f"slower than log T/T, so its ratio to G^2 log T/T grows without bound (at mu = {c['mu']:g}, "
+                f"L = {c['L']:g}, T = {c['T']:.3g}: ||E lambda_T - lambda*||^2 = {c['||E lambda_T - lambda*||^2']:.4g} "
+                f"vs G^2 log T/T = {c['G^2 log T/T']:.4g}, ratio {c['ratio']:.4g}); it holds at L = mu only: ")
+
+    return first_failing(
+        rows, ">=", 1e-9, "decay exponent of ||E lambda_T - lambda*||^2 vs of G^2 log T/T, "
+                          "between T and T^2",
+        why=why,
+        correction=("gamma >= 1/(2 mu) (e.g. gamma = 1/mu, the classical condition 2 gamma mu > 1 for gamma/t); as "
+                    "printed, 1/(2L) and 2L/mu do not even have the same units"))
 
 
 step("table1.sgd_stepsize", "table1", SEED, "§2.1 Table 1, row 'SGD'", ">=",
@@ -964,12 +961,11 @@ def _table4_except_gas():
         best = max(others, key=others.get)
         rows.append(({"data set": ds, "pMCSA": p, "best other": best, "its LPD": others[best],
                       "higher than pMCSA": sorted(c for c, v in others.items() if v > p)}, p, others[best]))
-    o = first_failing(rows, ">", 0.0, "Table 4, every row but gas")
-    if o.status == WRONG:
-        o.detail = ("on yacht pMCSA has the lowest test LPD of the four MCSA methods (-3.31 against MSC -3.25, MSC-RB "
-                    "-3.27, JSA -3.29), and on boston it ties MSC-RB (-2.96): " + o.detail)
-        o.correction = "'Except for gas and yacht, pMCSA achieves better or equal predictive densities'"
-    return o
+    return first_failing(
+        rows, ">", 0.0, "Table 4, every row but gas",
+        why=("on yacht pMCSA has the lowest test LPD of the four MCSA methods (-3.31 against MSC -3.25, MSC-RB "
+             "-3.27, JSA -3.29), and on boston it ties MSC-RB (-2.96): "),
+        correction="'Except for gas and yacht, pMCSA achieves better or equal predictive densities'")
 
 
 step("statements.table4_except_gas", CLAIM, SEED, "§6.4, Results", ">", "pMCSA (Table 4, each data set but gas)",
@@ -1074,14 +1070,13 @@ def bnn_params_with_biases(dx: int) -> int:
 def _appc1_params():
     rows = [({"data set": ds, "D_x": dx, "with biases": bnn_params_with_biases(dx)}, float(bnn_printed_params(dx)),
              float(dl)) for ds, dl, dx in APPC1_ROWS]
-    o = first_failing(rows, "=", 0.0, "Table 3 rows whose D_x fits D_lambda")
-    if o.status == WRONG:
-        o.detail = ("the printed model (z = ReLU(W_1 x), y_hat = ReLU(W_2 z), no biases) has 50 D_x + 52 parameters; "
-                    "Table 3's D_lambda counts 50 (D_x + 1) + 51 + 2, i.e. biases: " + o.detail)
-        o.correction = ("z = ReLU(W_1 x + b_1), y_hat = W_2 z + b_2 (linear output with biases, 50 (D_x + 1) + 53 "
-                        "parameters); for the other six rows of Table 3 the D_x column itself is one too large "
-                        "(table3.dims)")
-    return o
+    return first_failing(
+        rows, "=", 0.0, "Table 3 rows whose D_x fits D_lambda",
+        why=("the printed model (z = ReLU(W_1 x), y_hat = ReLU(W_2 z), no biases) has 50 D_x + 52 parameters; "
+             "Table 3's D_lambda counts 50 (D_x + 1) + 51 + 2, i.e. biases: "),
+        correction=("z = ReLU(W_1 x + b_1), y_hat = W_2 z + b_2 (linear output with biases, 50 (D_x + 1) + 53 "
+                    "parameters); for the other six rows of Table 3 the D_x column itself is one too large "
+                    "(table3.dims)"))
 
 
 step("statements.appc1_params", "experiments", SEED, "App. C.1, the BNN model", "=",
@@ -1148,11 +1143,10 @@ def _alg5():
         for N in (4, 16):
             rows.append(({"w_star": ws, "N": N, "state": "x* (all chains / z_t-1^(N))"},
                          F.moments_jsa(K, s, 0, N).second, F.moments_pmcsa(K, s, np.zeros(N, int)).second))
-    o = first_failing(rows, "=", 1e-12, "E[||g||^2 | F_t-1]: Algorithm 5 (lhs) vs Algorithm 1 (rhs)")
-    if o.status == WRONG:
-        o.detail = "Algorithm 5 is JSA, not pMCSA: " + o.detail
-        o.correction = "'Our proposed scheme, pMCSA, is described in Algorithm 1.'"
-    return o
+    return first_failing(
+        rows, "=", 1e-12, "E[||g||^2 | F_t-1]: Algorithm 5 (lhs) vs Algorithm 1 (rhs)",
+        why="Algorithm 5 is JSA, not pMCSA: ",
+        correction="'Our proposed scheme, pMCSA, is described in Algorithm 1.'")
 
 
 step("statements.alg5_is_jsa", "theorem4", SEED, "App. D, proof of Theorem 4, first sentence", "=",

@@ -28,8 +28,9 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 
-from verify.core import (REGISTRY, CheckResult, Grid, Reading, Verification, bound_value, by_quantity, exact_tolerance, register,
-                   tightness_check)
+from verify.hypothesis_tools import tightness_check
+from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
+from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
 
 L_FINITE = 1.0
@@ -359,7 +360,7 @@ def run_theorem1(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem1", "msc", {**grid, "t": [1]}, seed)
     _progress(progress, "theorem1: shape in N")
     out += _shape_check("theorem1", "msc", grid, seed, "second", 0.0,
-                        note="001 §4.2: 'the gradient variance of MSC is insensitive to N'")
+                        note="Kim et al. (NeurIPS 2022) §4.2: 'the gradient variance of MSC is insensitive to N'")
     return out
 
 
@@ -386,7 +387,7 @@ def run_theorem2(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem2", "msc-rb", grid, seed)
     _progress(progress, "theorem2: shape in N")
     out += _shape_check("theorem2", "msc-rb", grid, seed, "variance", -1.0, x_of_N=lambda N: N - 1,
-                        note="001 §4.2: MSC-RB variance decreases as O(1/(N-1)) (chi2/(N-1))")
+                        note="Kim et al. (NeurIPS 2022) §4.2: MSC-RB variance decreases as O(1/(N-1)) (chi2/(N-1))")
     return out
 
 
@@ -413,7 +414,7 @@ def run_theorem3(grid, seed=0, progress=None):
                               for x0 in range(grid["M_joint"]))
                 out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined", params, defined, b,
                                        "exact", tolerance=_tol(defined, b), primary=True, reading=AS_DEFINED,
-                                       note="001 Thm 3 defines P^k as a product of marginals; JSA's states are not independent"))
+                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of marginals; JSA's states are not independent"))
     _progress(progress, "theorem3: exact conditional moments")
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
@@ -437,7 +438,7 @@ def run_theorem3(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem3", "jsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem3: shape in N")
     out += _shape_check("theorem3", "jsa", grid, seed, "variance", 0.0,
-                        note="001 §4.3: for w* >> N 'the variance reduction is limited by the constant 1/2 term'")
+                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the constant 1/2 term'")
     return out
 
 
@@ -504,7 +505,7 @@ def run_theorem4(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem4", "pmcsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem4: shape in N")
     out += _shape_check("theorem4", "pmcsa", grid, seed, "variance", -1.0,
-                        note="001 §5.1: pMCSA achieves an O(1/N) variance reduction at any w*")
+                        note="Kim et al. (NeurIPS 2022) §5.1: pMCSA achieves an O(1/N) variance reduction at any w*")
     return out
 
 
@@ -517,7 +518,7 @@ _COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1
                     N_shape=[2, 4, 8, 16, 32, 64])
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.core.Reading), declared with the claim
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _READINGS: dict = {}
 _READINGS["theorem3"] = (
     Reading(JOINT, "d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN) (Theorem 3)",

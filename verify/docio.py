@@ -1,0 +1,62 @@
+"""The packaged JSON documents of ``verify/data/``: reading them, the audit's statement
+verdicts, and writing ``verdicts.json`` (see :mod:`verify.resources` for where they live)."""
+
+from __future__ import annotations
+
+from bounds.clikit import dumps
+
+from .resources import data_file, read_json
+
+
+#: packaged data (verify/data/, read with importlib.resources: see verify.resources)
+VERDICTS_DOC = "verdicts.json"
+AUDIT_DOC = "audit.json"
+
+
+def audit_statements(claim_id: str) -> dict:
+    """The audit's verdict on the claim's printed statement per reading option, from the
+    packaged audit.json (kept current by tests/test_audit.py)."""
+    return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
+
+
+def load_doc(name: str) -> dict:
+    """A packaged JSON document of verify/data/ (``{}`` when missing or unreadable)."""
+    return read_json(name)
+
+
+def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None) -> dict:
+    """docs/verdicts.json: the final status of every claim (:func:`final_status`), the
+    verdict of each full reading, the failing readings and the empirical part alone.
+
+    ``stored``: claim -> its stored run at the paper's settings (``verify.reproductions.stored_full_run``).
+    Such a claim's status, readings and failing readings are the stored run's, so that every
+    reader of this document (``verify list``, the coverage table, audit.json, ERRATA.md, the
+    docs site) shows the status at the paper's settings; this run's own verdict (a quick smoke
+    test) is kept under ``smoke_tests``."""
+    stored = {cid: st for cid, st in (stored or {}).items() if st is not None}
+    verdicts = {r.claim: r.verdict for r in reports}
+    failing = {r.claim: r.failing_readings for r in reports if r.failing_readings}
+    final = {r.claim: r.readings for r in reports}
+    emp = {r.claim: r.empirical_readings for r in reports}
+    smoke = {}
+    for cid, st in stored.items():
+        if cid not in verdicts:
+            continue
+        smoke[cid] = {"verdict": verdicts[cid], "readings": emp[cid]}
+        verdicts[cid] = st["verdict"]
+        final[cid] = emp[cid] = dict(st.get("final_readings") or {})
+        failing.pop(cid, None)
+        if st.get("failing_readings"):
+            failing[cid] = list(st["failing_readings"])
+    doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing, "final_readings": final,
+           "readings": emp}
+    if smoke:
+        doc["smoke_tests"] = smoke
+    return doc
+
+
+def write_verdicts(reports, mode: str, seed: int, stored: dict | None = None) -> str:
+    """Write verify/data/verdicts.json (from a source checkout only: UsageError otherwise)."""
+    p = data_file(VERDICTS_DOC)
+    p.write_text(dumps(verdicts_document(reports, mode, seed, stored), indent=1) + "\n")
+    return str(p)

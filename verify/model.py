@@ -1,0 +1,195 @@
+"""The data model of a verification: statuses, checks, readings, grids and verifications.
+
+A :class:`Verification` turns one claim of :mod:`bounds` into a list of
+:class:`CheckResult` records: an empirical value (exact, Monte Carlo or symbolic), the
+bound it is held against, their ratio (tightness) and a verdict (decided by
+:mod:`verify.decide`).
+
+Readings
+--------
+A sentence of a seed document can often be read in more than one reasonable way: what
+``E[. | F_{t-1}]`` conditions on, normalised or unnormalised weights, what "~" or
+"linearly" allow, which parameter range the text assumes at that point.  Each claim
+lists its readings (:class:`Reading`, grouped in *axes*: one option per axis makes a
+full reading); every check belongs to one option of an axis or is shared by all of them
+(``CheckResult.reading == ""``).  A full reading's verdict combines the primary checks
+it owns with the shared ones, and the audit's verdict on the statement under that
+reading (a printed statement that fails in the audit fails that reading).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from bounds.clikit import jsonable
+
+
+HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
+DEPENDS = "depends on reading"
+STATUSES = (HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS)
+EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
+METHODS = ("exact", "monte-carlo", "symbolic")
+RELATIONS = ("<=", ">=", "=", "<", ">")
+
+
+@dataclass
+class CheckResult:
+    """One empirical value held against one bound form at one parameter point."""
+
+    quantity: str
+    form: str
+    params: dict
+    empirical: float
+    bound: float
+    method: str
+    relation: str = "<="
+    stderr: float | None = None  # Monte Carlo standard error
+    tolerance: float = 0.0  # exact checks: allowed absolute discrepancy (from error bounds)
+    primary: bool = True  # counts towards the claim verdict
+    note: str = ""
+    verdict: str = ""
+    ratio: float = float("nan")
+    z: float | None = None  # critical value used (Monte Carlo)
+    scaled_bound: float | None = None
+    reading: str = ""  # the reading (option of one axis) this check belongs to; "" = shared by all
+
+    def as_json(self) -> dict:
+        def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
+            return None if x is None else jsonable(float(x))
+
+        return {"quantity": self.quantity, "form": self.form, "params": params_json(self.params),
+                "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),
+                "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
+                "relation": self.relation, "tolerance": num(self.tolerance), "primary": self.primary,
+                "note": self.note, "reading": self.reading}
+
+
+def params_json(d):
+    """A check's parameters with NumPy scalars and arrays as plain Python values."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, (np.floating, np.integer)):
+            v = v.item()
+        elif isinstance(v, np.ndarray):
+            v = v.tolist()
+        out[k] = v
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reasonable reading of (part of) a claim's statement.
+
+    ``axis`` names what is being read (e.g. "conditioning"); the options of one axis
+    exclude each other and a full reading picks one option per axis.  ``quote`` is the
+    text read, ``meaning`` one sentence on how it is read.  ``select`` (optional) claims
+    the checks of a run that belong to this option; checks no option claims are shared.
+    """
+
+    name: str
+    quote: str
+    meaning: str
+    axis: str = "statement"
+    select: Callable[[CheckResult], bool] | None = None
+    promote: bool = False  # the checks it selects count towards its verdict even if not primary
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+
+
+#: the reading of a claim that lists no alternatives
+AS_PRINTED = Reading("as printed", "", "the statement as printed; no other reading is reasonable")
+
+
+def by_form(*forms):
+    return lambda c: c.form in forms
+
+
+def by_quantity(*quantities):
+    return lambda c: c.quantity in quantities
+
+
+@dataclass(frozen=True)
+class Status:
+    """A claim's final status with the verdict of every full reading."""
+
+    claim: str
+    status: str
+    readings: dict
+    failing: tuple[str, ...]
+
+    def text(self) -> str:
+        if self.status == DEPENDS:
+            return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
+        return self.status
+
+
+class CheckList(list):
+    """The checks of a run that also carries the run's tidy table (``rows``: e.g. an
+    experiment's per-run rows, from which its figure is drawn) and the ``figure`` it makes."""
+
+    rows: list = []
+    figure: str = ""
+
+
+@dataclass
+class Grid:
+    """Parameter grids for ``--quick`` (seconds) and ``--full`` (minutes)."""
+
+    quick: dict
+    full: dict
+
+
+@dataclass
+class Verification:
+    """How one claim is checked.
+
+    ``run(grid, seed, progress) -> list[CheckResult]`` computes the empirical side and the
+    bounds; verdicts are filled in by :func:`run_verification`.
+    """
+
+    claim: str
+    measures: str  # the empirical quantity
+    targets: str  # on which targets / spaces
+    method: str  # exact | monte-carlo | symbolic | combinations joined by '+'
+    forms: str  # which bound forms are checked (primary first)
+    grid: Grid
+    run: Callable[..., list[CheckResult]]
+    overrides: tuple[str, ...] = ()  # grid keys the command line may override
+    plot: Callable | None = None  # plot(report, path, dpi): the claim's own figure (verify.plot.figure)
+    search: object | None = None  # see verify.search
+    readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
+    #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution
+    #: options --workers, --scheduler, --cache (grid keys workers, scheduler, cache)
+    execution: bool = False
+    #: display name ("Theorem 3"); default: from the id (see verify.plot.claim_name)
+    name: str = ""
+    #: why the proof audit has no steps for this claim (e.g. "no proof in its document")
+    proof: str = ""
+    #: override key -> the other grid keys it also sets (e.g. --N sets every budget grid)
+    grid_aliases: dict = field(default_factory=dict)
+    #: adjust_grid(grid, overrides): grid entries derived from overrides (e.g. pairs (D, s) from --dim)
+    adjust_grid: Callable | None = None
+    #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
+    check_overrides: Callable | None = None
+    #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
+    #: settings and store it (verify.reproductions); the claim then has a stored full run
+    reproduction: Callable | None = None
+
+    @property
+    def primary_form(self) -> str:
+        return self.forms.split(",")[0].strip()
+
+
+#: relative float64 allowance of exact finite computations (sums and matrix products of a
+#: few thousand terms: accumulated rounding stays far below this)
+EPS_EXACT = 1e-11
+
+
+def exact_tolerance(*values, err: float = 0.0) -> float:
+    """Tolerance of an exact check: the computation's own error bound ``err`` plus float64
+    rounding relative to the magnitudes involved."""
+    return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in values])

@@ -1,0 +1,166 @@
+"""Running one claim's verification and its outcome, the :class:`Report`: every check with
+the claim-level verdicts (:func:`verify.decide.final_status`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .decide import ALPHA, assign_readings, combine, decide, final_status, reading_verdicts
+from .docio import audit_statements
+from .formatting import fmt_ratio, group_checks
+from .model import AS_PRINTED, CheckResult, Status, Verification, params_json
+
+
+@dataclass
+class Report:
+    """All checks of one claim with the claim-level verdicts.
+
+    ``verdict`` is the claim's final status (:func:`final_status`); ``readings`` maps each
+    full reading to its verdict and ``failing_readings`` names those that fail.
+    """
+
+    claim: str
+    checks: list[CheckResult]
+    seed: int
+    elapsed_s: float
+    bound_scale: float = 1.0
+    primary_form: str = ""
+    extra: dict = field(default_factory=dict)
+    reading_defs: tuple = ()  # the claim's Reading list
+    audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
+    #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
+    figure_png: Callable | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def empirical_readings(self) -> dict[str, str]:
+        return reading_verdicts(self.checks, self.reading_defs)
+
+    @property
+    def status(self) -> Status:
+        return final_status(self.claim, self.empirical_readings, self.audit, self.reading_defs)
+
+    @property
+    def verdict(self) -> str:
+        return self.status.status
+
+    @property
+    def readings(self) -> dict[str, str]:
+        return self.status.readings
+
+    @property
+    def failing_readings(self) -> list[str]:
+        return list(self.status.failing)
+
+    def form_verdicts(self) -> dict[str, str]:
+        forms = {}
+        for c in self.checks:
+            forms.setdefault(c.form, []).append(c.verdict)
+        return {f: combine(v) for f, v in forms.items()}
+
+    def to_dataframe(self):
+        """One tidy row per check: claim, quantity, form, reading, method, relation, the
+        parameters (one column each), empirical, stderr, bound, ratio, verdict, primary.
+
+        Needs pandas (``pip install "mcsa-verify[dataframe]"``)."""
+        import pandas as pd
+
+        rows = []
+        for c in self.checks:
+            row = {"claim": self.claim, "quantity": c.quantity, "form": c.form, "reading": c.reading,
+                   "method": c.method, "relation": c.relation, "empirical": c.empirical, "stderr": c.stderr,
+                   "bound": c.scaled_bound if c.scaled_bound is not None else c.bound, "ratio": c.ratio,
+                   "verdict": c.verdict, "primary": c.primary, "note": c.note}
+            for k, v in params_json(c.params).items():
+                row[f"param_{k}"] = v if not isinstance(v, (list, dict)) else str(v)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _summary_lines(self) -> list[tuple[str, str]]:
+        st = self.status
+        out = [("final status", st.text())]
+        for name, v in st.readings.items():
+            out.append((f"reading: {name}", v))
+        for g in group_checks(self.checks, by=("quantity", "form")):
+            q, f = g.key
+            out.append((f"{q} [{f}]{'' if g.primary else ' (not deciding)'}",
+                        f"{g.verdict}: {g.holds} hold, {g.violated} violated, {g.inconclusive} inconclusive"
+                        f" ({g.method}); worst ratio {fmt_ratio(g.worst)}"))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"Report(claim={self.claim!r}, verdict={self.verdict!r}, checks={len(self.checks)}, "
+                f"seed={self.seed}, readings={len(self.readings)})")
+
+    def _repr_markdown_(self) -> str:
+        lines = [f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
+                 f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
+                 "| | |", "|---|---|"]
+        lines += [f"| {k} | {v} |".replace("||", "\\|\\|") for k, v in self._summary_lines()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self._summary_lines())
+        fig = ""
+        png = self.figure_png() if self.figure_png is not None else None
+        if png:
+            import base64
+
+            fig = '<img style="max-width:100%" src="data:image/png;base64,' + base64.b64encode(png).decode("ascii") + '"/>'
+
+        return (f"<div><b>{html.escape(self.claim)}</b>: {html.escape(self.status.text())} "
+                f"({len(self.checks)} checks, seed {self.seed})<table>{rows}</table>{fig}</div>")
+
+    def as_json(self) -> dict:
+        st = self.status
+        return {"claim": self.claim, "verdict": st.status, "seed": self.seed, "elapsed_s": self.elapsed_s,
+                "bound_scale": self.bound_scale, "primary_form": self.primary_form,
+                "form_verdicts": self.form_verdicts(), "alpha": ALPHA,
+                "readings": st.readings, "failing_readings": list(st.failing),
+                "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
+                "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
+                "checks": [c.as_json() for c in self.checks], **self.extra}
+
+
+def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
+                     overrides: dict | None = None, progress=None, execution: dict | None = None) -> Report:
+    """``execution``: {workers, scheduler, cache} for a claim with ``v.execution`` (how its
+    cells run; the numbers do not depend on it)."""
+    import time
+
+    grid = dict(v.grid.quick if mode == "quick" else v.grid.full)
+    if execution:
+        if not v.execution:
+            raise KeyError(f"{v.claim} takes no execution options")
+        grid.update({k: val for k, val in execution.items() if val is not None})
+    for k, val in (overrides or {}).items():
+        if k not in v.overrides:
+            raise KeyError(k)
+        grid[k] = val
+        for alias in v.grid_aliases.get(k, ()):  # e.g. --N sets every budget grid of the claim
+            if alias in grid:
+                grid[alias] = list(val)
+    if overrides and v.adjust_grid is not None:
+        v.adjust_grid(grid, overrides)
+    t0 = time.perf_counter()
+    checks = v.run(grid, seed=seed, progress=progress)
+    assign_readings(checks, v.readings)
+    n_mc = sum(1 for c in checks if c.method == "monte-carlo")
+    for c in checks:
+        decide(c, n_mc, bound_scale)
+    return Report(v.claim, checks, seed, time.perf_counter() - t0, bound_scale, v.primary_form,
+                  reading_defs=tuple(v.readings), audit=audit_statements(v.claim))
+
+
+def rescore(report: Report, bound_scale: float) -> Report:
+    """The same checks decided again with another ``bound_scale`` (no recomputation)."""
+    import copy as _copy
+
+    checks = [_copy.copy(c) for c in report.checks]
+    n_mc = sum(1 for c in checks if c.method == "monte-carlo")
+    for c in checks:
+        decide(c, n_mc, bound_scale)
+    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale, report.primary_form,
+                  dict(report.extra), report.reading_defs, dict(report.audit))
