@@ -24,6 +24,8 @@ from __future__ import annotations
 
 __all__ = ["__version__", "claims", "get", "run", "search", "audit", "report"]
 
+from .quick import QuickClaim  # noqa: E402,F401  (a claim in a few lines; imports nothing heavy)
+
 
 def _version() -> str:
     from importlib import metadata

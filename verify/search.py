@@ -76,8 +76,9 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
 
     Parameters
     ----------
-    claim : str
-        A claim id with a search space (declared with :func:`verify.spaces.spec`).
+    claim : str or verify.spaces.SearchSpec
+        A claim id with a search space (declared with :func:`verify.spaces.spec`), or a
+        search space itself.
     seed : int
         Hypothesis seed; the same seed gives the same examples.
     max_examples : int
@@ -89,12 +90,15 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
         ``found``, ``examples``, ``space``, and the shrunk ``counterexample`` or the
         ``closest`` instance (largest empirical/bound ratio); None without a search space.
     """
-    from .registry import load
+    if isinstance(claim, SearchSpec):  # a space not registered (verify.quick.QuickClaim.search)
+        sp_, claim = claim, claim.claim
+    else:
+        from .registry import load
 
-    load()
-    if claim not in SPECS:
-        return None
-    sp_ = SPECS[claim]
+        load()
+        if claim not in SPECS:
+            return None
+        sp_ = SPECS[claim]
     found = []
     best = {"ratio": -math.inf}
     n = {"examples": 0}

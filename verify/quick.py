@@ -1,0 +1,582 @@
+"""A claim in a few lines: :class:`QuickClaim`.
+
+A bound about a quantity the toolkit already computes needs three things: the bound as a
+formula, a function computing the quantity, and the parameter domain.  :class:`QuickClaim`
+turns them into the same objects a document package registers -- a :class:`bounds.core.Claim`
+(the formula, with its domain), a :class:`verify.model.Verification` (the checks over a grid
+of the domain) and a :class:`verify.spaces.SearchSpec` (Hypothesis search over the domain)
+-- so a plain script gets the verdict, the search, the figure and the counterexamples of a
+built-in claim::
+
+    import sys
+    from simulate import finite as F
+    from verify import QuickClaim
+
+    def tv(M, w_star, N, t):  # the quantity, exact, with its error bound
+        pi, q = F.hard_instance(M, w_star)
+        K, err = F.cis_matrix(pi, q, N, return_error=True)
+        return F.tv_curve(K, pi, t)[-1].max(), t * err
+
+    claim = QuickClaim("my_rate", bound="(1 - (N - 1)/(2*w_star + N - 2))**t", quantity=tv,
+                       domain={"M": (2, 6), "w_star": (1.0, 100.0, "log"), "N": (2, 16),
+                               "t": (1, 30)})
+    sys.exit(claim.main())  # exit status as `python -m verify CLAIM`
+
+The checks: every corner of the domain plus ``points`` random points (quick; the full grid
+adds interior values and more points), drawn from ``numpy.random.SeedSequence(seed)``.
+``quantity(**point)`` returns the quantity's value (exact), or ``(value, error_bound)``
+(exact, with the computation's own error bound as tolerance), or, with
+``method="monte-carlo"``, ``(mean, standard_error)``; a function taking an ``rng``
+argument gets a ``numpy.random.Generator`` seeded per point.  Verdicts are decided by the
+machinery (:func:`verify.decide.decide`): exact checks against the error bound plus float64
+rounding, Monte Carlo checks one-sided at ``alpha / m`` (Bonferroni).
+
+The same object becomes an installed plugin with two module-level lines (entry points
+``mcsa_verify.bounds`` and ``mcsa_verify.claims``; see ``docs/own-claim.md``)::
+
+    BUILDERS = claim.builders      # the formula
+    claim.register()               # the verification and its search space
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+RELATIONS = ("<=", ">=", "=")
+QUICK_METHODS = ("exact", "monte-carlo")
+
+
+@dataclass(eq=False)
+class QuickClaim:
+    """A claim given by a formula, a quantity and a domain.
+
+    Parameters
+    ----------
+    id : str
+        The claim id (``python -m verify ID`` once registered); letters, digits, ``_``.
+    bound : str
+        The bound as a formula in the domain's parameter names, in sympy syntax
+        (``"(1 - 1/w_star)**t"``).
+    quantity : callable
+        ``quantity(**point)`` for a point of the domain: a float, or ``(value, error)``;
+        see the module docstring.
+    domain : dict
+        ``{name: (lo, hi)}``: integers when both ends are ints, else a closed real
+        interval; ``(lo, hi, "log")`` samples a positive real interval on a log scale.
+    relation : {"<=", ">=", "="}
+        Reads "quantity RELATION bound".
+    method : {"exact", "monte-carlo"}
+        How ``quantity`` computes (Monte Carlo: it returns ``(mean, standard_error)``).
+    title, source : str
+        One line on the claim; where it is stated (author, year, equation).
+    what : str
+        What the quantity is (default: the first line of ``quantity``'s docstring).
+    points : int
+        Random points of the quick grid, besides the corners of the domain (full: 8 times as many).
+    x : str
+        The parameter on the x-axis of the figure's second panel (default: the domain's last).
+    """
+
+    id: str
+    bound: str
+    quantity: Callable[..., Any]
+    domain: dict
+    relation: str = "<="
+    method: str = "exact"
+    title: str = ""
+    source: str = ""
+    what: str = ""
+    points: int = 24
+    x: str = ""
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if not self.id.isidentifier():
+            raise ValueError(f"claim id {self.id!r}: letters, digits and _ only")
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+        if self.method not in QUICK_METHODS:
+            raise ValueError(f"method must be one of {QUICK_METHODS}, got {self.method!r}")
+        if not self.domain:
+            raise ValueError("the domain names no parameter")
+        for name, dom in self.domain.items():
+            _interval(name, dom)
+        if self.x and self.x not in self.domain:
+            raise ValueError(f"x={self.x!r} is not a parameter of the domain")
+
+    def __getstate__(self) -> dict:
+        """Pickle without the built objects, which are rebuilt on use.
+
+        ``check_claim`` reruns a claim in a second process this way; ``quantity`` must then
+        be importable there (a module-level function).
+        """
+        return {**self.__dict__, "_cache": {}}
+
+    # ------------------------------------------------------------------ the three objects
+    @property
+    def quantity_name(self) -> str:
+        return getattr(self.quantity, "__name__", "quantity").strip("<>") or "quantity"
+
+    def formula(self):
+        """The claim as :class:`bounds.core.Claim`: one quantity, one form (``stated``)."""
+        if "formula" not in self._cache:
+            import sympy as sp
+
+            from bounds.core import Claim, Form, Param, Quantity, Source
+
+            params = []
+            for name, dom in self.domain.items():
+                lo, hi, integer, log = _interval(name, dom)
+                params.append(
+                    Param(
+                        name,
+                        "--" + name.replace("_", "-"),
+                        name,
+                        f"{name} in [{lo}, {hi}]",
+                        lower=lo,
+                        upper=hi,
+                        integer=integer,
+                        log_scale=log,
+                        sample_max=hi,
+                    )
+                )
+            symbols = {p.name: p.symbol for p in params}
+            try:
+                expr = (
+                    sp.parse_expr(self.bound, local_dict=symbols)
+                    if isinstance(self.bound, str)
+                    else self.bound
+                )
+            except (SyntaxError, TypeError, sp.SympifyError) as e:
+                raise ValueError(
+                    f"{self.id}: the bound {self.bound!r} is not a formula ({e})"
+                ) from None
+            unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in symbols)
+            if unknown:
+                raise ValueError(
+                    f"{self.id}: the bound uses {', '.join(unknown)}, not in the domain"
+                )
+            what = (
+                self.what or (self.quantity.__doc__ or self.quantity_name).strip().splitlines()[0]
+            )
+            self._cache["formula"] = Claim(
+                id=self.id,
+                title=self.title or f"{self.quantity_name} {self.relation} {self.bound}",
+                source=Source(self.source or "stated by the user", ""),
+                assumptions=(),
+                params=tuple(params),
+                quantities=(
+                    Quantity(
+                        self.quantity_name,
+                        what,
+                        self.relation,
+                        (Form("stated", expr, f"the bound as given: {self.bound}"),),
+                    ),
+                ),
+                example={p.name: p.lower for p in params},
+            )
+        return self._cache["formula"]
+
+    @property
+    def builders(self) -> dict:
+        """``{id: builder}``: the module-level ``BUILDERS`` of an ``mcsa_verify.bounds`` plugin."""
+        return {self.id: self.formula}
+
+    def bound_at(self, **point) -> float:
+        """The bound at one point of the domain (checked against the domain)."""
+        return float(self.formula().evaluate_form(self.quantity_name, "stated", **point))
+
+    def verification(self):
+        """The claim's :class:`verify.model.Verification` (what ``register`` registers)."""
+        if "verification" not in self._cache:
+            from .model import Grid, Verification
+
+            names = list(self.domain)
+            quick = {n: _ends(self.domain[n]) for n in names} | {"points": self.points}
+            full = {n: _spread(self.domain[n]) for n in names} | {"points": 8 * self.points}
+            self._cache["verification"] = Verification(
+                self.id,
+                measures=self.formula().quantities[0].description,
+                targets="corners of the domain and random points: "
+                + ", ".join(_interval_text(n, self.domain[n]) for n in names),
+                method=self.method,
+                forms="stated",
+                grid=Grid(quick, full),
+                run=self._run,
+                overrides=tuple(names) + ("points",),
+                adjust_grid=_fix_overridden,
+                proof="a quick claim: no proof steps",
+                name=self.title or self.id,
+                plot=self._plot,
+            )
+        return self._cache["verification"]
+
+    def search_space(self):
+        """The :class:`verify.spaces.SearchSpec` over the whole domain (exact quantities only)."""
+        from .spaces import SearchSpec
+
+        return SearchSpec(
+            self.id,
+            "the domain " + ", ".join(_interval_text(n, d) for n, d in self.domain.items()),
+            self._space,
+        )
+
+    # ------------------------------------------------------------------ registering
+    def register(self, registry=None) -> "QuickClaim":
+        """Make the claim known in this process, as an installed one is.
+
+        Its formula goes to :mod:`bounds`, its verification and search space to
+        :mod:`verify`.  ``registry`` is accepted for a ``register(registry)`` plugin hook
+        and not used.
+        """
+        import bounds
+
+        from .registry import REGISTRY, register
+        from .spaces import SPECS
+
+        if REGISTRY.get(self.id) is not self.verification():
+            # bounds has no public hook besides the entry points: the formula joins this
+            # process's table of builders (a builder given again for the id replaces it)
+            table = bounds._builders()
+            if table.get(self.id, self.formula) != self.formula:
+                bounds.get.cache_clear()
+            table[self.id] = self.formula
+            register(self.verification())
+            if self.method == "exact":
+                SPECS[self.id] = self.search_space()
+        return self
+
+    # ------------------------------------------------------------------ running
+    def run(
+        self,
+        mode: str = "quick",
+        seed: int = 0,
+        bound_scale: float = 1.0,
+        overrides: dict | None = None,
+    ):
+        """Verify the claim, as :func:`verify.run`: a :class:`verify.outcome.Report`."""
+        from .outcome import run_verification
+
+        if mode not in ("quick", "full"):
+            raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
+        self.register()
+        return run_verification(
+            self.verification(), mode, seed=seed, bound_scale=bound_scale, overrides=overrides
+        )
+
+    def search(self, seed: int = 0, max_examples: int = 200) -> dict | None:
+        """Search the domain for a counterexample with Hypothesis (:func:`verify.search.search`).
+
+        Returns None for a Monte Carlo quantity (a random value is no counterexample).
+        """
+        if self.method != "exact":
+            return None
+        from .search import search
+
+        self.register()
+        return search(self.search_space(), seed=seed, max_examples=max_examples)
+
+    def figure(self, report, path: str, dpi: int = 110) -> str:
+        """Draw the claim's figure (:func:`verify.plot.figure`), violations marked."""
+        from .plot import figure
+
+        self.register()
+        return figure(report, path, dpi=dpi)
+
+    def main(self, argv=None) -> int:
+        """Run the script's command line: run, print, search, draw.
+
+        Returns the exit status of ``python -m verify CLAIM`` (0 holds, 1 violated,
+        3 inconclusive, 4 depends on reading); bad input: one line on stderr and status 2.
+        """
+        import sys
+
+        from bounds.clikit import UsageError
+
+        try:
+            return self._main(argv)
+        except UsageError as e:
+            print(f"{self.id}: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{self.id}: interrupted", file=sys.stderr)
+            return 130
+
+    def _main(self, argv) -> int:
+        import sys
+
+        from bounds.clikit import Parser, dumps, number
+
+        from .cli import print_report
+        from .model import EXIT
+
+        ap = Parser(prog=self.id, description=f"Verify {self.id}: {self.formula().title}")
+        ap.add_argument("--full", action="store_true", help="the larger grid")
+        ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
+        ap.add_argument(
+            "--bound-scale", default="1", help="tighten the bound by this factor (default 1)"
+        )
+        ap.add_argument(
+            "--max-examples", default="200", help="examples of the search (0: no search)"
+        )
+        ap.add_argument("--plot", default=None, help="write the figure there (.png, .svg, .pdf)")
+        ap.add_argument("--json", action="store_true", help="print one JSON object (strict)")
+        ap.add_argument(
+            "--verbose", action="store_true", help="every check not holding, then every check"
+        )
+        a = ap.parse_args(sys.argv[1:] if argv is None else argv)
+        seed = number("--seed", a.seed, integer=True, lo=0)
+        scale = number("--bound-scale", a.bound_scale, lo=0, lo_strict=True)
+        m = number("--max-examples", a.max_examples, integer=True, lo=0, hi=10_000)
+        rep = self.run("full" if a.full else "quick", seed=seed, bound_scale=scale)
+        found = self.search(seed=seed, max_examples=m) if m else None
+        if a.plot:
+            self.figure(rep, a.plot)
+        if a.json:
+            print(dumps({**rep.as_json(), "search": found}))
+            return EXIT[rep.verdict]
+        print_report(rep, verbose=a.verbose)
+        if found is not None:
+            print(_search_text(found))
+        if a.plot:
+            print(f"figure written to {a.plot}")
+        return EXIT[rep.verdict]
+
+    # ------------------------------------------------------------------ internals
+    def _value(self, point: dict, rng=None) -> tuple[float, float]:
+        """``(value, error)`` of the quantity at ``point``."""
+        import inspect
+
+        kw = dict(point)
+        if "rng" in inspect.signature(self.quantity).parameters:
+            kw["rng"] = rng
+        out = self.quantity(**kw)
+        value, err = out if isinstance(out, (tuple, list)) else (out, 0.0)
+        return float(value), float(err)
+
+    def _check(self, point: dict, rng=None, label: str = ""):
+        from .model import CheckResult, exact_tolerance
+
+        value, err = self._value(point, rng)
+        b = self.bound_at(**point)
+        if self.method == "monte-carlo":
+            return CheckResult(
+                self.quantity_name,
+                "stated",
+                dict(point),
+                value,
+                b,
+                "monte-carlo",
+                relation=self.relation,
+                stderr=err,
+                note=label,
+            )
+        return CheckResult(
+            self.quantity_name,
+            "stated",
+            dict(point),
+            value,
+            b,
+            "exact",
+            relation=self.relation,
+            tolerance=exact_tolerance(value, b, err=err),
+            note=label,
+        )
+
+    def _run(self, grid, seed=0, progress=None):
+        import itertools
+
+        import numpy as np
+
+        names = list(self.domain)
+        corners = [dict(zip(names, vals)) for vals in itertools.product(*(grid[n] for n in names))]
+        ss = np.random.SeedSequence(seed)
+        draw = np.random.default_rng(ss.spawn(1)[0])
+        fixed = set(grid.get("fixed", ()))
+        randoms = [
+            {
+                n: (draw.choice(grid[n]).item() if n in fixed else _draw(self.domain[n], draw))
+                for n in names
+            }
+            for _ in range(int(_one(grid["points"])))
+        ]
+        out = []
+        streams = ss.spawn(len(corners) + len(randoms) + 1)[1:]
+        for i, (point, label) in enumerate(
+            [(p, "grid point") for p in corners] + [(p, "random point") for p in randoms]
+        ):
+            if progress is not None:
+                progress(f"{self.id}: {i + 1} of {len(corners) + len(randoms)}")
+            out.append(self._check(point, np.random.default_rng(streams[i]), label))
+        return out
+
+    def _plot(self, report, path, dpi=110):
+        """Draw two panels: each check's quantity against its bound, and their ratio.
+
+        The first is log-log (the diagonal is equality), the second against one parameter;
+        violated checks are red crosses.
+        """
+        import numpy as np
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        from .model import VIOLATED
+
+        x = self.x or list(self.domain)[-1]
+        fig = Figure(figsize=(11, 4.8), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax1, ax2 = fig.subplots(1, 2)
+        drawn = []
+        for bad, style in (
+            (False, dict(marker="o", color="C0", ls="", ms=4, label="holds / inconclusive")),
+            (True, dict(marker="x", color="red", ls="", ms=8, mew=2, label="violated")),
+        ):
+            cs = [
+                c
+                for c in report.checks
+                if (c.verdict == VIOLATED) == bad and (bad or c.empirical > c.tolerance)
+            ]
+            drawn += cs
+            if not cs:
+                continue
+            b = np.array([c.scaled_bound for c in cs], float)
+            e = np.array([c.empirical for c in cs], float)
+            ok = (b > 0) & (e > 0)
+            ax1.loglog(b[ok], e[ok], **style)
+            ax2.semilogy(
+                [c.params[x] for c in cs],
+                np.where(b != 0, e / np.where(b != 0, b, 1), np.nan),
+                **style,
+            )
+        lims = [v for c in drawn for v in (c.scaled_bound, c.empirical) if v and v > 0]
+        if lims:
+            ax1.plot(
+                [min(lims), max(lims)], [min(lims), max(lims)], "k-", lw=1, label="quantity = bound"
+            )
+        ax2.axhline(1.0, color="k", lw=1)
+        if _interval(x, self.domain[x])[3]:
+            ax2.set_xscale("log")
+        hidden = sum(
+            1 for c in report.checks if c.verdict != VIOLATED and c.empirical <= c.tolerance
+        )
+        ax1.set(
+            xlabel="bound" + (f" (x {report.bound_scale:g})" if report.bound_scale != 1 else ""),
+            ylabel=self.quantity_name,
+            title=f"{self.quantity_name} against the bound ({len(report.checks)} checks"
+            + (f"; {hidden} below their error bound not drawn)" if hidden else ")"),
+        )
+        ax2.set(
+            xlabel=x,
+            ylabel=f"{self.quantity_name} / bound",
+            title=f"ratio against {x} (relation {self.relation})",
+        )
+        for ax in (ax1, ax2):
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle(
+            f"{self.id}: {report.verdict}\n{self.formula().title} "
+            f"({self.source or 'stated by the user'})",
+            fontsize=10,
+        )
+        fig.savefig(path, dpi=dpi)
+        return path
+
+    def _space(self):
+        from hypothesis import strategies as st
+
+        def strategy(dom):
+            lo, hi, integer, _ = _interval("", dom)
+            return st.integers(lo, hi) if integer else st.floats(lo, hi, allow_nan=False)
+
+        def evaluate(inst):
+            c = self._check(inst)
+            return [
+                (f"{c.quantity} {c.relation} bound", c.empirical, c.bound, c.relation, c.tolerance)
+            ]
+
+        return st.fixed_dictionaries({n: strategy(d) for n, d in self.domain.items()}), evaluate
+
+
+def _interval(name, dom):
+    """``(lo, hi, integer, log)`` of a domain entry; ValueError (one line) when malformed."""
+    if (
+        not isinstance(dom, (tuple, list))
+        or len(dom) not in (2, 3)
+        or (len(dom) == 3 and dom[2] != "log")
+    ):
+        raise ValueError(f"domain of {name}: give (lo, hi) or (lo, hi, 'log'), got {dom!r}")
+    lo, hi = dom[0], dom[1]
+    if not all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        for x in (lo, hi)
+    ):
+        raise ValueError(f"domain of {name}: the ends must be finite numbers, got {dom!r}")
+    if not lo <= hi:
+        raise ValueError(f"domain of {name}: lo > hi in {dom!r}")
+    integer = isinstance(lo, int) and isinstance(hi, int)
+    log = len(dom) == 3
+    if log and (integer or lo <= 0):
+        raise ValueError(
+            f"domain of {name}: a log scale needs a positive real interval, got {dom!r}"
+        )
+    return lo, hi, integer, log
+
+
+def _interval_text(name, dom) -> str:
+    lo, hi, integer, log = _interval(name, dom)
+    return f"{name} in {'{' if integer else '['}{lo}..{hi}{'}' if integer else ']'}" + (
+        " (log)" if log else ""
+    )
+
+
+def _ends(dom) -> list:
+    lo, hi, _, _ = _interval("", dom)
+    return sorted({lo, hi})
+
+
+def _spread(dom) -> list:
+    """Four values from lo to hi (log-spaced on a log domain), the ends included."""
+    import numpy as np
+
+    lo, hi, integer, log = _interval("", dom)
+    xs = np.geomspace(lo, hi, 4) if log else np.linspace(lo, hi, 4)
+    return sorted({int(round(x)) for x in xs}) if integer else sorted({float(x) for x in xs})
+
+
+def _draw(dom, rng):
+    lo, hi, integer, log = _interval("", dom)
+    if integer:
+        return int(rng.integers(lo, hi + 1))
+    return (
+        float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+        if log
+        else float(rng.uniform(lo, hi))
+    )
+
+
+def _one(v):
+    return v[0] if isinstance(v, (list, tuple)) else v
+
+
+def _fix_overridden(grid, overrides) -> None:
+    """Let random points draw an overridden parameter from the values given.
+
+    ``--N 4``: every check at N = 4.
+    """
+    grid["fixed"] = [k for k in overrides if k != "points"]
+
+
+def _search_text(res: dict) -> str:
+    from bounds.clikit import dumps
+
+    head = f"search over {res['space']}: {res['examples']} examples, seed {res['seed']}"
+    if res["found"]:
+        return (
+            f"{head}\nCOUNTEREXAMPLE ({res['check']}): {res['empirical']:.6g} "
+            f"vs bound {res['bound']:.6g} at {dumps(res['counterexample'])}"
+        )
+    close = res.get("closest")
+    tail = f"; closest: ratio {close['ratio']:.4g} at {dumps(close['instance'])}" if close else ""
+    return f"{head}\nno violation found{tail}"
