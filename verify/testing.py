@@ -83,11 +83,11 @@ class Conformance:
     elapsed_s: float
     #: the PYTHONHASHSEED of the second process (None when not rerun)
     rerun_hashseed: str | None = None
-    #: why the claim was not rerun in a second process (None when it was, or when no rerun was asked)
+    #: why the claim was rerun in this process only, not in a second one (None when it was, or not rerun)
     not_rerun: str | None = None
 
     def __str__(self) -> str:
-        rep = (self.not_rerun or "not rerun" if self.reproducible is None else
+        rep = (self.not_rerun if self.not_rerun else "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
                 f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; verdict {self.verdict})")
@@ -353,8 +353,13 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                                 f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
         if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__", "") == "__main__":
             # defined in a notebook or a script: a second process cannot import it, and a fork keeps the hash key
-            not_rerun = ("not rerun in a second process: the claim's code is defined in __main__ (a notebook or a "
-                         "script); put it in a module to have its reproducibility checked across processes")
+            not_rerun = ("same seed, same checks in this process only: the claim's code is defined in __main__ "
+                         "(a notebook or a script), which a second process cannot import; put it in a module to have "
+                         "it rerun with another PYTHONHASHSEED")
+            diff = _first_difference(_check_records(first), _check_records(run()), first.checks)
+            reproducible = not diff
+            if diff:
+                problems.append(f"not reproducible: the same seed gave different checks in this process ({diff})")
         elif blob is not None or isinstance(claim, str):
             if blob is not None:  # the object itself: a claim registered at run time has no entry point to find
                 spec = v_spec
