@@ -684,7 +684,8 @@ def _title(report, width_in):
     elif len(line1) + len(deciding) + 18 <= chars:
         line1 += f" (deciding form: {deciding})"
     line1 = textwrap.shorten(line1, chars, placeholder=" …")
-    line2 = textwrap.shorten(src, chars2, placeholder=" …")
+    # the source is wrapped, not cut: a figure shown alone on a slide names its equations in full
+    line2 = "\n".join(textwrap.wrap(src, chars2, break_long_words=False, max_lines=2, placeholder=" …"))
     return line1, line2
 
 
