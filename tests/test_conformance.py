@@ -44,7 +44,8 @@ def test_the_rerun_sample_is_registered_and_has_monte_carlo_checks(quick):
 
 # ----------------------------------------------------------------------------- broken claims
 def _verification(run, method="exact"):
-    return Verification("broken_example", "a made-up quantity", "nothing", method, "stated", Grid({}, {}), run)
+    return Verification("broken_example", measures="a made-up quantity", targets="nothing", method=method,
+                        forms="stated", grid=Grid({}, {}), run=run)
 
 
 def test_a_bound_that_cannot_fail_is_rejected():

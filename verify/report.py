@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from bounds.clikit import Parser, UsageError, number, progress, table
+from mcsa_cli import Parser, UsageError, number, progress, table
 from bounds.references import REFERENCES, cite, cite_numbers
 
 PROG = "python -m verify report"
@@ -67,7 +67,7 @@ def parse(argv):
     workers = parallel_workers(a)
     seed = number("--seed", a.seed, integer=True, lo=0)
     dpi = number("--dpi", a.dpi, integer=True, lo=40, hi=300)
-    from bounds.clikit import output_path
+    from mcsa_cli import output_path
 
     # validated before any work by creating it (a directory, or the .html file), as root too
     out = pathlib.Path(output_path("--out", a.out, (".html",), kind="auto"))
@@ -78,7 +78,7 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
                  show_progress: bool = False) -> str:
     """Build the report (every registered claim, run once) and write ``out/report.html``;
     returns the path.  The Python API's :func:`verify.report`."""
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     out = pathlib.Path(out)
     if out.suffix.lower() == ".html":
@@ -103,13 +103,13 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"] for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
-    from bounds.clikit import wrap
+    from mcsa_cli import wrap
 
     for c in data["claims"]:
         if c["status_text"] != c["status"]:
