@@ -187,10 +187,10 @@ def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D
         §4.1-§5.1): ``scheme``, ``claim``, ``rho`` (per-iteration mixing rate, TV bound
         ~ C rho^k) and ``second_moment`` (bound on E[||g_t||^2 | F_{t-1}]).
     """
-    from .cli import SCHEMES, _mixing_rates
+    from .schemes import SCHEMES, mixing_rates
 
     vals = {"N": N, "w_star": w_star, "chi2": chi2, "L": L, "mu_norm": mu_norm, "t": t, "D": D}
-    rho = _mixing_rates(N, w_star)
+    rho = mixing_rates(N, w_star)
     out = []
     for scheme, cid in SCHEMES:
         c = get(cid)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import itertools
 
+from mcsa_cli import (ParagraphHelpFormatter, Parser as _Parser, UsageError, add_wide, dumps, numbers, run, short,
+                      show_param, table, wrap)
+
 from . import UnknownClaim, get, ids
-from .clikit import (ParagraphHelpFormatter, Parser as _Parser, UsageError, add_wide, dumps, numbers, run, short,
-                     show_param, table, wrap)
+from .schemes import SCHEMES, mixing_rates
 
 PROG = "python -m bounds"
 #: the largest grid evaluated in one run (the product of the list lengths): each point may need
@@ -28,7 +30,7 @@ EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before an
 
 # ----------------------------------------------------------------------------- values
 def fmt(x) -> str:
-    """A value for a table (:func:`bounds.clikit.short`): at most 6 significant digits;
+    """A value for a table (:func:`mcsa_cli.short`): at most 6 significant digits;
     '—' when absent, 'undefined' for NaN (0/0 at this point), '∞' for an infinite
     (vacuous) bound; a decimal exponent beyond 15 digits as a power of ten, 10^(-3.0103e+399)."""
     return short(x, 6, nan="undefined")
@@ -283,32 +285,9 @@ def cmd_claim(claim_id, argv):
 
 
 # ----------------------------------------------------------------------------- compare
-SCHEMES = (("MSC", "theorem1"), ("MSC-RB", "theorem2"), ("JSA", "theorem3"), ("pMCSA", "theorem4"))
 #: name: (integer, lower end, lower end excluded)
 COMPARE_FLAGS = {"N": (True, 2, False), "w_star": (False, 1, False), "chi2": (False, 0, False),
                  "L": (False, 0, True), "mu_norm": (False, 0, False), "t": (True, 1, False), "D": (True, 1, False)}
-
-
-def _mixing_rates(N, w) -> dict:
-    """Per-iteration rates rho of the four schemes (Theorems 1-4), in mpmath from the exact input."""
-    import mpmath
-
-    from .numerics import mp_arg
-
-    with mpmath.workdps(50):
-        N, w = mp_arg(N), mp_arg(w)
-        r = 1 - 1 / w
-        # MSC: 1 - (N-1)/(2w*+N-2) written without the cancellation
-        rho = {"MSC": (2 * w - 1) / (2 * w + N - 2), "MSC-RB": 2 * w / (2 * w + N - 2),
-               "JSA": r ** N, "pMCSA": r}
-    return {k: _plain(v) for k, v in rho.items()}
-
-
-def _plain(v):
-    """A float when it is one, else the mpf itself (outside the double range)."""
-    from .numerics import representable
-
-    return float(v) if representable(v) else +v
 
 
 def cmd_compare(argv):
@@ -345,7 +324,7 @@ def cmd_compare(argv):
     claims = {scheme: get(cid) for scheme, cid in SCHEMES}
     for c in claims.values():  # N >= 2, w* >= 1, L > 0, chi2 <= w* - 1, ... with the claims' domains
         c.validate({k: v for k, v in vals.items() if k in {p.name for p in c.params}})
-    rho = _mixing_rates(vals["N"], vals["w_star"])
+    rho = mixing_rates(vals["N"], vals["w_star"])
     moment = {}
     for scheme, c in claims.items():
         kw = {p.name: vals[p.name] for p in c.form_params("second_moment", a.form) if p.name in vals}

@@ -29,8 +29,8 @@ import warnings
 
 import numpy as np
 
-from bounds import clikit
-from bounds.clikit import UsageError, dumps
+import mcsa_cli as clikit
+from mcsa_cli import UsageError, dumps
 
 PROG = "python -m simulate"
 EXIT_OK, EXIT_USAGE, EXIT_DIVERGED = clikit.OK, clikit.BAD_INPUT, clikit.DIVERGED
@@ -65,7 +65,7 @@ class _Parser(clikit.Parser):
 
 
 def _typed(**domain):
-    """An argparse ``type`` parsing one value with :func:`bounds.clikit.number` (the kit the
+    """An argparse ``type`` parsing one value with :func:`mcsa_cli.number` (the kit the
     other two command lines use): exact integers of any size, the domain named in the
     message; argparse puts the flag in front ("--dim: must be an integer >= 1, got 0")."""
     def f(text):
@@ -539,6 +539,6 @@ COMMANDS = {"tv": cmd_tv, "moment": cmd_moment, "run": cmd_run, "sweep": cmd_swe
 
 
 def main(argv=None) -> int:
-    """Dispatch to a command through ``bounds.clikit.run``: bad input exits 2 with one line,
+    """Dispatch to a command through ``mcsa_cli.run``: bad input exits 2 with one line,
     internal errors 70 with one line (``--debug``: the traceback), Ctrl-C 130."""
     return clikit.run(PROG, USAGE, argv, COMMANDS)

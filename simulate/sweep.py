@@ -600,9 +600,9 @@ class SweepResult:
 
 def _atomic_write(path: str, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically with the user's umask
-    (:func:`bounds.clikit.atomic_write`: temporary file in the same directory, fsync,
+    (:func:`mcsa_cli.atomic_write`: temporary file in the same directory, fsync,
     :func:`os.replace`; removed again on any failure)."""
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     atomic_write(path, data)
 
@@ -700,9 +700,9 @@ def check_execution(workers=1, scheduler: str | None = None, cache: str | None =
     """Validate execution options before any work (:class:`GridError` naming the flag):
     ``workers`` an integer >= 1; ``scheduler`` a Dask address ``tcp://HOST:PORT`` (not with
     ``workers > 1``: the cluster has its own workers); ``cache`` a directory, created now when
-    missing (:func:`bounds.clikit.output_path`: a path that cannot be written -- /sys, a file,
+    missing (:func:`mcsa_cli.output_path`: a path that cannot be written -- /sys, a file,
     a read-only file system -- is refused, as root too; when the command goes through
-    :func:`bounds.clikit.run`, a directory created here and left empty is removed at the
+    :func:`mcsa_cli.run`, a directory created here and left empty is removed at the
     end).  Reachability of the scheduler is checked when :func:`execute` connects (before
     any task runs)."""
     check_workers(workers)
@@ -714,7 +714,7 @@ def check_execution(workers=1, scheduler: str | None = None, cache: str | None =
         if workers != 1:
             raise GridError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
     if cache is not None:
-        from bounds.clikit import UsageError, output_path
+        from mcsa_cli import UsageError, output_path
 
         try:
             output_path("--cache", os.fspath(cache), kind="dir")

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("bounds", "simulate", "verify")
+PACKAGES = ("bounds", "simulate", "verify", "mcsa_cli")
 #: the layers, top first: a module may import only from its own layer or those below it
-LAYERS = ("verify", "simulate", "bounds")
+#: (mcsa_cli, the command-line kit, sits below the three layers)
+LAYERS = ("verify", "simulate", "bounds", "mcsa_cli")
 
 
 def _modules() -> dict[str, Path]:
@@ -247,3 +248,20 @@ def test_verify_core_still_serves_old_imports():
 @pytest.mark.parametrize("name", SUCCESSORS)
 def test_successors_of_verify_core_are_small_rooms(name):
     assert (ROOT / "verify" / f"{name}.py").read_text().count("\n") <= 500
+
+
+def test_simulate_needs_nothing_from_bounds():
+    """The command-line kit lives below the layers (mcsa_cli): simulate imports nothing from bounds."""
+    assert [f"{m} -> {t}" for m, ts in import_graph().items() if m.startswith("simulate")
+            for t in ts if t.split(".")[0] == "bounds"] == []
+
+
+def test_formulas_import_no_command_line():
+    """bounds.compare and every other formula module need no command-line module: only the
+    command lines themselves (bounds.cli, bounds.__main__) import bounds.cli."""
+    g = import_graph()
+    cli = {"bounds.cli", "bounds.__main__"}
+    assert [f"{m} -> {t}" for m, ts in g.items() if m.startswith("bounds") and m not in cli
+            for t in ts if t in cli] == []
+    assert "bounds.cli" not in g["bounds"] and "bounds.schemes" in g["bounds"]
+    assert g["mcsa_cli"] == set()  # the kit imports nothing of the project

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from bounds.clikit import dumps
+from mcsa_cli import dumps
 from verify import audit
 from verify.audit import engine
 from verify.audit.engine import (EXACT, LOOSE, STEPS, UNCHECKED, VALID, WRONG, instance_check, status_with_affected,

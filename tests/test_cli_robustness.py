@@ -12,7 +12,7 @@ import pytest
 
 import bounds.cli
 import verify.cli
-from bounds.clikit import loads_strict
+from mcsa_cli import loads_strict
 
 B, V = bounds.cli.main, verify.cli.main
 
@@ -160,7 +160,7 @@ def test_verify_json_is_strict_including_infinite_bounds(capsys):
     assert V(["list", "--json"]) == 0
     rows = _strict(capsys.readouterr().out)
     assert {r["claim"] for r in rows} >= {"theorem3", "table2"}
-    from bounds.clikit import dumps
+    from mcsa_cli import dumps
 
     assert _strict(dumps({"L": float("inf"), "x": float("nan")})) == {"L": "inf", "x": None}
 

@@ -1,4 +1,4 @@
-"""bounds.clikit: the command-line kit shared by bounds, verify and simulate (in-process, < 2 s)."""
+"""mcsa_cli: the command-line kit shared by bounds, verify and simulate (in-process, < 2 s)."""
 
 import decimal
 import json
@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from bounds import clikit as K
+import mcsa_cli as K
 
 
 def strict(text):
@@ -17,7 +17,7 @@ def strict(text):
 
 
 def test_import_is_light():
-    code = ("import sys, bounds.clikit; bad = [m for m in ('sympy', 'numpy', 'mpmath', 'tqdm', 'scipy') "
+    code = ("import sys, mcsa_cli; bad = [m for m in ('sympy', 'numpy', 'mpmath', 'tqdm', 'scipy') "
             "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

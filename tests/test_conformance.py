@@ -46,7 +46,8 @@ def test_the_rerun_sample_is_registered_and_has_monte_carlo_checks(quick):
 # ----------------------------------------------------------------------------- broken claims
 # The run functions are module-level: check_claim reruns a claim in a second process, which imports them.
 def _verification(run, method="exact"):
-    return Verification("broken_example", "a made-up quantity", "nothing", method, "stated", Grid({}, {}), run)
+    return Verification("broken_example", measures="a made-up quantity", targets="nothing", method=method,
+                        forms="stated", grid=Grid({}, {}), run=run)
 
 
 def _run_cannot_fail(grid, seed=0, progress=None):

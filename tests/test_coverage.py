@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 import bounds
-from bounds.clikit import UsageError, loads_strict, run
+from mcsa_cli import UsageError, loads_strict, run
 from verify import coverage
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 import bounds
-from bounds import clikit as K
+import mcsa_cli as K
 from bounds import symbols as S
 from bounds.cli import main as bounds_main
 from simulate.cli import main as simulate_main
@@ -235,7 +235,7 @@ def test_c_locale_without_utf8_mode_gets_ascii_spellings():
     """LANG=C where Python does not switch to UTF-8 (no C.UTF-8 locale, or UTF-8 mode off).
     (bounds' catalog is read without its encoding under this locale -- a slow path reported
     to the maintainers -- so this runs the kit alone and simulate.)"""
-    code = ("import sys\nfrom bounds import clikit\nfrom simulate.cli import main as s\n"
+    code = ("import sys\nimport mcsa_cli as clikit\nfrom simulate.cli import main as s\n"
             "print(sys.stdout.encoding, file=sys.stderr)\n"
             "def show(argv):\n"  # the source in ASCII: the symbols as escapes
             "    print(clikit.table([['chi2', '\\u2264 \\u221e \\u2026', None]], ['name', 'symbols', 'none']))\n"

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bounds import clikit as K
+import mcsa_cli as K
 from simulate import sweep
 from simulate.cli import main as simulate_main
 

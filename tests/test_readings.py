@@ -20,7 +20,7 @@ import pathlib
 import pytest
 
 import bounds
-from bounds.clikit import dumps
+from mcsa_cli import dumps
 from verify import audit
 from verify.decide import decide, final_status, reading_verdicts
 from verify.formatting import readings_text

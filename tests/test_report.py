@@ -104,7 +104,7 @@ def test_command_writes_the_report_and_exits_0(report_dir):
 
     for cid in claim_ids():
         assert cid in out  # the printed summary lists every claim
-    from bounds.clikit import terminal_width
+    from mcsa_cli import terminal_width
 
     long = [line for line in out.splitlines() if len(line) > terminal_width() and not line.startswith("report written")]
     assert not long, long  # the summary fits the terminal (wrapped, nothing cut)
@@ -335,7 +335,7 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
 
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
     """One line naming the flag, exit 2, and nothing written (the checks never started)."""
-    from bounds.clikit import run
+    from mcsa_cli import run
     from verify.report import cmd_report
 
     f = tmp_path / "file"

@@ -280,7 +280,7 @@ def uncovered() -> dict[str, str]:
 # ----------------------------------------------------------------------------- command line
 def main(argv) -> int:
     """``python -m verify certificate ID [--out DIR] | --all [--out DIR] | --list``."""
-    from bounds.clikit import Parser, UsageError
+    from mcsa_cli import Parser, UsageError
 
     ap = Parser(prog="python -m verify certificate",
                 description="Write self-contained scripts that recompute a wrong/loose proof step or a "

@@ -22,7 +22,7 @@ import textwrap
 import time
 from collections import Counter
 
-from bounds.clikit import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
+from mcsa_cli import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
                            table, wrap)
 from bounds.references import REFERENCES, cite, cite_numbers
 

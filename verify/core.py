@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 
-from bounds.clikit import dumps, jsonable  # noqa: F401
+from mcsa_cli import dumps, jsonable  # noqa: F401
 
 from .decide import (ALPHA, assign_readings, combine, decide, final_status, full_readings,  # noqa: F401
                      reading_name, reading_verdicts, scale_bound, summary_status, z_one_sided)

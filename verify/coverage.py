@@ -207,7 +207,7 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
     status, claim / step, and the verdict for a checked entry or the reason for the others),
     within ``width`` columns (long cells wrap, and are cut after four lines; the quotes and
     the whole reasons are in ``--json`` and docs/COVERAGE.md)."""
-    from bounds import clikit
+    import mcsa_cli as clikit
 
     steps, claims = status_documents()
     out = []
@@ -302,7 +302,7 @@ def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -
 
 # ----------------------------------------------------------------------------- command line
 def _status_arg(text: str) -> str:
-    from bounds.clikit import UsageError
+    from mcsa_cli import UsageError
 
     s = " ".join(text.replace("-", " ").split()).lower()
     if s not in STATUSES:
@@ -323,7 +323,7 @@ def _documents() -> dict[str, str]:
 
 def _document_arg(text: str) -> str:
     """A document by its package's name ("kim2022") or its key -> its key."""
-    from bounds.clikit import UsageError
+    from mcsa_cli import UsageError
 
     names = _documents()
     if text in names:
@@ -335,8 +335,8 @@ def _document_arg(text: str) -> str:
 
 
 def cmd_coverage(argv) -> int:
-    from bounds import clikit
-    from bounds.clikit import Parser, UsageError
+    import mcsa_cli as clikit
+    from mcsa_cli import Parser, UsageError
 
     ap = Parser(prog="python -m verify coverage", description=(
         "The coverage inventory: every sentence or display of the documents that makes a mathematical or "

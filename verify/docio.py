@@ -3,7 +3,7 @@ verdicts, and writing ``verdicts.json`` (see :mod:`verify.resources` for where t
 
 from __future__ import annotations
 
-from bounds.clikit import dumps
+from mcsa_cli import dumps
 
 from .resources import data_file, read_json
 

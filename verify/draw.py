@@ -34,7 +34,7 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 
-from bounds.clikit import Parser, UsageError, number, numbers, output_path
+from mcsa_cli import Parser, UsageError, number, numbers, output_path
 
 PROG = "python -m verify draw"
 KINDS = ("mixing", "variance", "wstar", "step")

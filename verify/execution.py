@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from bounds.clikit import UsageError, number
+from mcsa_cli import UsageError, number
 
 
 #: execution options of the claims whose runs go through the sweep engine (Verification.execution)

@@ -19,20 +19,58 @@ reading (a printed statement that fails in the audit fails that reading).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import KW_ONLY, dataclass, field
+from enum import StrEnum
+from typing import Callable, Literal
 
 import numpy as np
 
-from bounds.clikit import jsonable
+from mcsa_cli import jsonable
 
 
-HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
-DEPENDS = "depends on reading"
-STATUSES = (HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS)
+class TextEnum(StrEnum):
+    """A closed set of words: each member compares, hashes, formats, prints (``repr`` too) and
+    serialises to JSON exactly as its string value, so stored documents and outputs read the same."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Verdict(TextEnum):
+    """The verdict of a check, a reading or a claim (a check is never ``DEPENDS``)."""
+
+    HOLDS = "holds"
+    VIOLATED = "violated"
+    INCONCLUSIVE = "inconclusive"
+    DEPENDS = "depends on reading"
+
+
+class Method(TextEnum):
+    """How the empirical side of a check is computed (see :mod:`verify.decide`)."""
+
+    EXACT = "exact"
+    MONTE_CARLO = "monte-carlo"
+    SYMBOLIC = "symbolic"
+
+
+class Severity(TextEnum):
+    """How much a finding matters: a false statement, a gap in a proof, a slip (a typo or an
+    index), a bound that holds but is loose, or a note."""
+
+    FALSE = "false"
+    GAP = "gap"
+    SLIP = "slip"
+    LOOSE = "loose"
+    NOTE = "note"
+
+
+HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS = Verdict
+STATUSES = tuple(Verdict)
 EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
-METHODS = ("exact", "monte-carlo", "symbolic")
-RELATIONS = ("<=", ">=", "=", "<", ">")
+METHODS = tuple(Method)
+#: how the empirical value is held against the bound
+Relation = Literal["<=", ">=", "=", "<", ">"]
+RELATIONS: tuple[Relation, ...] = ("<=", ">=", "=", "<", ">")
 
 
 @dataclass
@@ -44,13 +82,13 @@ class CheckResult:
     params: dict
     empirical: float
     bound: float
-    method: str
-    relation: str = "<="
+    method: Method | str
+    relation: Relation = "<="
     stderr: float | None = None  # Monte Carlo standard error
     tolerance: float = 0.0  # exact checks: allowed absolute discrepancy (from error bounds)
     primary: bool = True  # counts towards the claim verdict
     note: str = ""
-    verdict: str = ""
+    verdict: Verdict | str = ""  # "" until decided
     ratio: float = float("nan")
     z: float | None = None  # critical value used (Monte Carlo)
     scaled_bound: float | None = None
@@ -117,14 +155,14 @@ class Status:
     """A claim's final status with the verdict of every full reading."""
 
     claim: str
-    status: str
+    status: Verdict
     readings: dict
     failing: tuple[str, ...]
 
     def text(self) -> str:
         if self.status == DEPENDS:
             return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
-        return self.status
+        return str(self.status)
 
 
 class CheckList(list):
@@ -148,10 +186,11 @@ class Verification:
     """How one claim is checked.
 
     ``run(grid, seed, progress) -> list[CheckResult]`` computes the empirical side and the
-    bounds; verdicts are filled in by :func:`run_verification`.
+    bounds; verdicts are filled in by :func:`verify.outcome.run_verification`.
     """
 
     claim: str
+    _: KW_ONLY  # every field after the claim id is a keyword
     measures: str  # the empirical quantity
     targets: str  # on which targets / spaces
     method: str  # exact | monte-carlo | symbolic | combinations joined by '+'

@@ -293,7 +293,7 @@ class QuickClaim:
         """
         import sys
 
-        from bounds.clikit import UsageError
+        from mcsa_cli import UsageError
 
         try:
             return self._main(argv)
@@ -307,7 +307,7 @@ class QuickClaim:
     def _main(self, argv) -> int:
         import sys
 
-        from bounds.clikit import Parser, dumps, number
+        from mcsa_cli import Parser, dumps, number
 
         from .cli import print_report
         from .model import EXIT
@@ -569,7 +569,7 @@ def _fix_overridden(grid, overrides) -> None:
 
 
 def _search_text(res: dict) -> str:
-    from bounds.clikit import dumps
+    from mcsa_cli import dumps
 
     head = f"search over {res['space']}: {res['examples']} examples, seed {res['seed']}"
     if res["found"]:

@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from bounds.clikit import Parser, UsageError, number, progress, table
+from mcsa_cli import Parser, UsageError, number, progress, table
 from bounds.references import REFERENCES, cite, cite_numbers
 
 PROG = "python -m verify report"
@@ -74,7 +74,7 @@ def parse(argv):
     workers = parallel_workers(a)
     seed = number("--seed", a.seed, integer=True, lo=0)
     dpi = number("--dpi", a.dpi, integer=True, lo=40, hi=300)
-    from bounds.clikit import output_path
+    from mcsa_cli import output_path
 
     # validated before any work by creating it (a directory, or the .html file), as root too
     out = pathlib.Path(output_path("--out", a.out, (".html",), kind="auto"))
@@ -94,7 +94,7 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, r
                  show_progress: bool = False) -> str:
     """Build the report (every registered claim, run once) and write ``out/report.html``;
     returns the path.  The Python API's :func:`verify.report`."""
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     out = pathlib.Path(out)
     if out.suffix.lower() == ".html":
@@ -122,14 +122,14 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     elapsed = time.perf_counter() - t0  # the run time the terminal gives is the one the report's provenance gives
     data["provenance"] = [(k, run_time_text(elapsed, data["claims"]) if k == "run time" else v)
                           for k, v in data["provenance"]]
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}" + (" *" if c["cached"] else "")]
             for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
-    from bounds.clikit import wrap
+    from mcsa_cli import wrap
 
     for c in data["claims"]:
         if c["status_text"] != c["status"]:
@@ -166,7 +166,7 @@ def screenshot(html, png, data: dict) -> None:
     fails when the verdicts change and the image is not made again)."""
     import json
 
-    from bounds.clikit import atomic_write
+    from mcsa_cli import atomic_write
 
     from .browser import Page, find_browser
 

@@ -67,7 +67,7 @@ def reproducible() -> list[str]:
 
 def main(argv=None) -> int:
     """``python -m verify.reproductions``: rerun and store the reproductions."""
-    from bounds.clikit import Parser, UsageError
+    from mcsa_cli import Parser, UsageError
 
     from .execution import add_execution_flags, execution_options
     from .resources import checkout_root

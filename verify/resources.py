@@ -66,10 +66,10 @@ def checkout_root() -> Path | None:
 def writable(rel: str, flag: str = "--write") -> Path:
     """The path of ``rel`` (relative to the checkout root) for a generated file.
 
-    Raises :class:`bounds.clikit.UsageError` (one line, exit 2) from an installed package."""
+    Raises :class:`mcsa_cli.UsageError` (one line, exit 2) from an installed package."""
     root = checkout_root()
     if root is None:
-        from bounds.clikit import UsageError
+        from mcsa_cli import UsageError
 
         raise UsageError(f"{flag}: generated files are written into a source checkout only; this is an installed "
                          f"package (clone the repository and install it with `pip install -e .`)")

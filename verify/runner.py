@@ -32,11 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bounds.clikit import number
+from mcsa_cli import number
 
 from .resources import cache_dir  # noqa: F401  (re-exported: the claim cache's directory)
 
-PACKAGES = ("bounds", "simulate")
+PACKAGES = ("bounds", "simulate", "mcsa_cli")
 #: bump when the payload's layout changes
 FORMAT = 2  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null
 
@@ -135,7 +135,7 @@ def _untag(x):
 
 def encode(rep) -> dict:
     """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
-    from bounds.clikit import jsonable
+    from mcsa_cli import jsonable
 
     from .model import params_json
 

@@ -169,7 +169,7 @@ MAX_EXAMPLES = 10_000
 
 
 def cmd_search(argv):
-    from bounds.clikit import Parser, UsageError, add_wide, number, wrap
+    from mcsa_cli import Parser, UsageError, add_wide, number, wrap
 
     from .registry import load
 
@@ -199,7 +199,7 @@ def cmd_search(argv):
         raise UsageError(str(e)) from None
     if a.claim not in SPECS:
         raise UsageError(f"no search space is defined for {a.claim} (searchable: {', '.join(SPECS)})")
-    from bounds.clikit import dumps
+    from mcsa_cli import dumps
 
     res = search(a.claim, seed, M)
     res["statement_steps"] = statement_search(a.claim)

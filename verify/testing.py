@@ -105,7 +105,7 @@ def _finite(x) -> bool:
 
 
 def _structure_problems(report) -> list[str]:
-    from bounds.clikit import dumps
+    from mcsa_cli import dumps
 
     from .model import HOLDS, INCONCLUSIVE, METHODS, RELATIONS, VIOLATED
 

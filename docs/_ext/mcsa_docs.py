@@ -285,7 +285,7 @@ def source_key() -> str:
     import matplotlib
 
     h = hashlib.sha256(f"{FIGURE_SEED} {FIGURE_MODE} {FIGURE_DPI} {matplotlib.__version__}".encode())
-    for pkg in ("bounds", "simulate", "verify"):
+    for pkg in ("bounds", "simulate", "verify", "mcsa_cli"):
         for p in sorted((ROOT / pkg).rglob("*")):
             if p.is_file() and p.suffix in (".py", ".json", ".j2") and "__pycache__" not in p.parts:
                 h.update(str(p.relative_to(ROOT)).encode())

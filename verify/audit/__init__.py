@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from bounds.clikit import dumps
+from mcsa_cli import dumps
 from bounds.references import ORDER, REFERENCES
 
 from ..decide import final_status
@@ -359,7 +359,7 @@ def _evidence(r) -> str:
 
 
 def cmd_audit(argv):
-    from bounds.clikit import Parser as _Parser, UsageError
+    from mcsa_cli import Parser as _Parser, UsageError
 
     ap = _Parser(prog="python -m verify audit", description=(
         "Step-by-step audit of the documents' proofs: each displayed step is checked (sympy, 50-digit evaluation, "
@@ -376,14 +376,14 @@ def cmd_audit(argv):
     ap.add_argument("--no-cache", action="store_true",
                     help="recompute every step (default: read each step's stored outcome while the digest of the "
                          "code it depends on is unchanged; see docs/methods.md)")
-    from bounds.clikit import add_wide
+    from mcsa_cli import add_wide
 
     add_wide(ap)
     ap.add_argument("--workers", default=None, metavar="K",
                     help="compute missing steps on K local processes (default: the number of CPUs); the outcomes "
                          "do not depend on it")
     a = ap.parse_args(argv)
-    from bounds.clikit import number
+    from mcsa_cli import number
 
     workers = None if a.workers is None else number("--workers", a.workers, integer=True, lo=1, hi=256)
     if a.no_cache:
@@ -416,7 +416,7 @@ def cmd_audit(argv):
     elif a.markdown:
         print(markdown(rs))
     else:
-        from bounds.clikit import wrap
+        from mcsa_cli import wrap
 
         print(wrap(table_text(rs), wide=a.wide, indent="  "))
         counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}

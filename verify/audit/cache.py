@@ -33,7 +33,7 @@ from pathlib import Path
 
 #: bump when the stored outcome's layout changes
 FORMAT = 2
-_OWN = ("bounds", "simulate", "verify")
+_OWN = ("bounds", "simulate", "verify", "mcsa_cli")
 
 
 def _source(obj) -> str:

@@ -56,11 +56,23 @@ import numpy as np
 import sympy as sp
 
 from ..hypothesis_tools import hypothesis_without_local_constants
+from ..model import TextEnum
 from . import adversary
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401  (re-exported for the proofs)
 
-EXACT, VALID, LOOSE, WRONG, UNCHECKED = "exact", "valid", "loose", "wrong", "unchecked"
-STATUSES = (EXACT, VALID, LOOSE, WRONG, UNCHECKED)
+class StepStatus(TextEnum):
+    """The audit's status of one step: exact, valid, loose (printed '=' but only an inequality
+    holds), wrong (with a counterexample and the correction) or unchecked."""
+
+    EXACT = "exact"
+    VALID = "valid"
+    LOOSE = "loose"
+    WRONG = "wrong"
+    UNCHECKED = "unchecked"
+
+
+EXACT, VALID, LOOSE, WRONG, UNCHECKED = StepStatus
+STATUSES = tuple(StepStatus)
 SEVERITY = {EXACT: 0, VALID: 0, UNCHECKED: 1, LOOSE: 2, WRONG: 3}
 
 
@@ -68,7 +80,7 @@ SEVERITY = {EXACT: 0, VALID: 0, UNCHECKED: 1, LOOSE: 2, WRONG: 3}
 class Outcome:
     """What a check found: status, one-line detail, and the evidence."""
 
-    status: str
+    status: StepStatus | str
     detail: str
     counterexample: dict | None = None  # e.g. {"at": {...}, "lhs": x, "rhs": y}
     correction: str | None = None
@@ -85,7 +97,7 @@ class Outcome:
 
     def to_json(self) -> dict:
         """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
-        from bounds.clikit import jsonable
+        from mcsa_cli import jsonable
 
         import json
 
@@ -710,9 +722,10 @@ def definition(detail: str) -> Callable[[], Outcome]:
 STEPS: dict[str, Step] = {}
 
 
-def step(id, claim, seed, location, relation, lhs, rhs, justification, check, depends=(), expect="",
+def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(), expect="",
          statement=False, reading="", search_examples=None, search_budget=None, corrected=None) -> Step:
-    """Declare one displayed step (see :class:`Step`); ``corrected`` checks the correction."""
+    """Declare one displayed step (see :class:`Step`); ``corrected`` checks the correction.  Every argument
+    after ``id`` is a keyword."""
     s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends), expect, statement,
              reading, search_examples, search_budget, corrected)
     if id in STEPS:

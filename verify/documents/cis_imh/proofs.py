@@ -203,14 +203,17 @@ def _hastings():
     return instance_check(lambda: rows, "=", 1e-13, describe="Hastings' family s/(1 + 1/R), R in [1e-12, 1e12]")
 
 
-step("cis.acc", "cis_barker_acceptance", SEED, "§CIS as IMH, Eq. (acc)", "=", "sum_i w_i / (w(z_t-1) + sum_i w_i)",
-     "1 - w(z_t-1) / (w(z_t-1) + sum_i w_i)", "algebra", _barker, expect=EXACT)
-step("cis.acc.kernel", "cis_barker_acceptance", SEED, "§CIS as IMH, Eq. (acc) and text", "=",
-     "P(a proposal is selected | z_t-1, z^(1:N))", "sum_i w_i / (w_0 + sum_i w_i)", "multinomial selection",
-     _selection, expect=EXACT, statement=True, reading=SELECT, search_budget=300)
-step("cis.metropolis", "cis_barker_acceptance", SEED, "§CIS as IMH, after Eq. (acc)", "=", "Barker's acceptance ratio",
-     "a special case of Metropolis' acceptance ratio", "Barker (1965); Metropolis (1953)", _barker_vs_metropolis,
-     expect=WRONG, corrected=_hastings, search_budget=400)
+step("cis.acc", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, Eq. (acc)", relation="=",
+     lhs="sum_i w_i / (w(z_t-1) + sum_i w_i)", rhs="1 - w(z_t-1) / (w(z_t-1) + sum_i w_i)", justification="algebra",
+     check=_barker, expect=EXACT)
+step("cis.acc.kernel", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, Eq. (acc) and text",
+     relation="=", lhs="P(a proposal is selected | z_t-1, z^(1:N))", rhs="sum_i w_i / (w_0 + sum_i w_i)",
+     justification="multinomial selection", check=_selection, expect=EXACT, statement=True, reading=SELECT,
+     search_budget=300)
+step("cis.metropolis", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, after Eq. (acc)", relation="=",
+     lhs="Barker's acceptance ratio", rhs="a special case of Metropolis' acceptance ratio",
+     justification="Barker (1965); Metropolis (1953)", check=_barker_vs_metropolis, expect=WRONG, corrected=_hastings,
+     search_budget=400)
 
 
 def _accept_moves():
@@ -251,9 +254,11 @@ def _moves_corrected():
                                                             "(the Laplace sum), every state")
 
 
-step("cis.acc.move", "cis_barker_acceptance", SEED, "§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 "
-     "as accept'", "=", "P(z_t != z_t-1 | z_t-1)", "sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))", "definition",
-     _accept_moves, expect=WRONG, statement=True, reading=MOVE, corrected=_moves_corrected, search_budget=400)
+step("cis.acc.move", claim="cis_barker_acceptance", seed=SEED,
+     location="§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 "
+"as accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)", rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
+     justification="definition", check=_accept_moves, expect=WRONG, statement=True, reading=MOVE,
+     corrected=_moves_corrected, search_budget=400)
 
 
 # ============================================================================= §Bias-variance: the variance of CIS
@@ -290,18 +295,19 @@ def _total_variance_ge():
     return instance_check(lambda: rows, ">=", 1e-10, describe="V_K[f] >= V_q[E[f|.]] (the Rao-Blackwell gain >= 0)")
 
 
-step("cis.totvar", "cis_variance_growth", SEED, "§Bias-variance, Eq. (total_variance)", "=", "V_q[f | z_t-1]",
-     "V_q[E[f | z_t-1, z^(1:N)]] + E_q[V[f | z_t-1, z^(1:N)]]", "law of total variance", _total_variance,
-     search_budget=300, expect=EXACT)
-step("cis.totvar.ge", "cis_variance_growth", SEED, "§Bias-variance, Eq. (total_variance), line 2", ">=", "V_q[f | z_t-1]",
-     "V_q[E[f | z_t-1, z^(1:N)]]", "the Rao-Blackwell gain is >= 0", _total_variance_ge, search_budget=300,
-     expect=VALID)
-step("cis.exactvar", "cis_variance_growth", SEED, "§Bias-variance, Eq. (exact_variance)", "=",
-     "E[f | z_t-1, z^(1:N)]", "(1 - r(z_t-1 | z^(1:N))) f_IS + r(z_t-1 | z^(1:N)) f(z_t-1)", "definition of f_IS",
-     lambda: sym_equal((sp.Symbol("w0") * sp.Symbol("f0") + sp.Symbol("S") * sp.Symbol("fIS"))
-                       / (sp.Symbol("w0") + sp.Symbol("S")),
-                       (1 - sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S"))) * sp.Symbol("fIS")
-                       + sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S")) * sp.Symbol("f0")), expect=EXACT)
+step("cis.totvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (total_variance)",
+     relation="=", lhs="V_q[f | z_t-1]", rhs="V_q[E[f | z_t-1, z^(1:N)]] + E_q[V[f | z_t-1, z^(1:N)]]",
+     justification="law of total variance", check=_total_variance, search_budget=300, expect=EXACT)
+step("cis.totvar.ge", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (total_variance), line 2",
+     relation=">=", lhs="V_q[f | z_t-1]", rhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     justification="the Rao-Blackwell gain is >= 0", check=_total_variance_ge, search_budget=300, expect=VALID)
+step("cis.exactvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (exact_variance)",
+     relation="=", lhs="E[f | z_t-1, z^(1:N)]", rhs="(1 - r(z_t-1 | z^(1:N))) f_IS + r(z_t-1 | z^(1:N)) f(z_t-1)",
+     justification="definition of f_IS",
+     check=lambda: sym_equal((sp.Symbol("w0") * sp.Symbol("f0") + sp.Symbol("S") * sp.Symbol("fIS"))
+                             / (sp.Symbol("w0") + sp.Symbol("S")),
+                             (1 - sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S"))) * sp.Symbol("fIS")
+                             + sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S")) * sp.Symbol("f0")), expect=EXACT)
 
 
 def _relative_rows(rows, tol):
@@ -398,9 +404,10 @@ def _approx_var_corrected():
                                                              "remainder bound (exact sums over the proposal counts)")
 
 
-step("cis.approxvar", "cis_variance_growth", SEED, "§Bias-variance, Eq. (approx_var)", "=",
-     "V_q[E[f | z_t-1, z^(1:N)]]", "(1 - r(z_t-1))^2 V_q[f_IS | z_t-1]  (approximately)", "w(z_t-1) >> w(z^(i))",
-     _approx_var, expect=WRONG, corrected=_approx_var_corrected, search_budget=400)
+step("cis.approxvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (approx_var)", relation="=",
+     lhs="V_q[E[f | z_t-1, z^(1:N)]]", rhs="(1 - r(z_t-1))^2 V_q[f_IS | z_t-1]  (approximately)",
+     justification="w(z_t-1) >> w(z^(i))", check=_approx_var, expect=WRONG, corrected=_approx_var_corrected,
+     search_budget=400)
 
 
 # ============================================================================= §Bias-variance: rejection rates
@@ -516,13 +523,16 @@ def _wang_corrected():
                                                              "than the trivial 0 <= d_TV), every state")
 
 
-step("imh.neklyudov", "imh_rejection_kl", SEED, "§Bias-variance, Neklyudov et al. (2019, Thm 1)", ">=", "alpha",
-     "1 - sqrt((KL(q||p) + KL(p||q))/2)", "cited", _rejection_kl_symmetric, search_budget=400, expect=VALID)
-step("imh.rej_bound", "imh_rejection_kl", SEED, "§Bias-variance, Eq. (rej_bound)", "<=", "r = 1 - alpha",
-     "sqrt(KL(p||q)/2)", "non-negativity of the KL divergence", _rejection_kl_dropped, depends=("imh.neklyudov",),
-     expect=WRONG, statement=True, corrected=_rej_bound_corrected, search_budget=400)
-step("imh.wang", "imh_rejection_kl", SEED, "§Bias-variance, 'Is bias guaranteed to decrease?'", "<=", "r(z_t-1)",
-     "d_TV(K(z_t-1, .), p)", "Wang (2020)", _wang_atoms, expect=WRONG, corrected=_wang_corrected, search_budget=300)
+step("imh.neklyudov", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, Neklyudov et al. (2019, Thm 1)",
+     relation=">=", lhs="alpha", rhs="1 - sqrt((KL(q||p) + KL(p||q))/2)", justification="cited",
+     check=_rejection_kl_symmetric, search_budget=400, expect=VALID)
+step("imh.rej_bound", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, Eq. (rej_bound)", relation="<=",
+     lhs="r = 1 - alpha", rhs="sqrt(KL(p||q)/2)", justification="non-negativity of the KL divergence",
+     check=_rejection_kl_dropped, depends=("imh.neklyudov",), expect=WRONG, statement=True,
+     corrected=_rej_bound_corrected, search_budget=400)
+step("imh.wang", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, 'Is bias guaranteed to decrease?'",
+     relation="<=", lhs="r(z_t-1)", rhs="d_TV(K(z_t-1, .), p)", justification="Wang (2020)", check=_wang_atoms,
+     expect=WRONG, corrected=_wang_corrected, search_budget=300)
 
 
 def _cis_rejection_floor():
@@ -579,14 +589,17 @@ def _bias_corrected():
                                                              "(attained at f = sign(K(x, .) - p)), every state")
 
 
-step("imh.cis_floor", "imh_rejection_kl", SEED, "§Bias-variance, 'Rejection rate decreases as MSC converges' and 'IMH "
-     "kernels automatic trade-off' ('also holds similarly in any IMH type kernel')", "<=",
-     "r(z_t-1) of the CIS kernel (Barker, N proposals)", "sqrt((KL(q||p) + KL(p||q))/2)", "Neklyudov et al. (2019)",
-     _cis_rejection_floor, expect=WRONG, corrected=_cis_floor_corrected, search_budget=250)
-step("imh.bias_necessary", "imh_rejection_kl", SEED, "§Bias-variance, 'Is bias guaranteed to decrease?', last sentence",
-     "<=", "r(z_t-1)", "c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the bias to "
-     "decrease')", "bias <= osc(f) d_TV; r <= d_TV", _bias_needs_low_r, depends=("imh.wang",), expect=WRONG,
-     corrected=_bias_corrected, search_budget=300)
+step("imh.cis_floor", claim="imh_rejection_kl", seed=SEED,
+     location="§Bias-variance, 'Rejection rate decreases as MSC converges' and 'IMH "
+"kernels automatic trade-off' ('also holds similarly in any IMH type kernel')", relation="<=",
+     lhs="r(z_t-1) of the CIS kernel (Barker, N proposals)", rhs="sqrt((KL(q||p) + KL(p||q))/2)",
+     justification="Neklyudov et al. (2019)", check=_cis_rejection_floor, expect=WRONG, corrected=_cis_floor_corrected,
+     search_budget=250)
+step("imh.bias_necessary", claim="imh_rejection_kl", seed=SEED,
+     location="§Bias-variance, 'Is bias guaranteed to decrease?', last sentence", relation="<=", lhs="r(z_t-1)",
+     rhs="c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the bias to "
+"decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r, depends=("imh.wang",),
+     expect=WRONG, corrected=_bias_corrected, search_budget=300)
 
 
 # ============================================================================= §Parallel IMH: the acceptance bound
@@ -650,14 +663,16 @@ def _acc_bound_unnormalised_corrected():
     return instance_check(lambda: rows, "<=", 1e-12, describe="1 - r <= N p(x)/(w + N p(x)), w = p(z, x)/q(z)")
 
 
-step("cis.accbound", "cis_acceptance_bound", SEED, "§Parallel IMH, 'The variance of CIS can increase with N'", "<=",
-     "1 - r(z_t-1)", "N / (w(z_t-1) + N)  (w normalised, E_q w = 1)", "Jensen on the concave S -> S/(w + S)",
-     _acc_bound, search_budget=300, expect=VALID)
-step("cis.accbound.unnorm", "cis_acceptance_bound", SEED, "§Parallel IMH, 'The variance of CIS can increase with N', "
-     "with w(z) = p(z, x)/q(z) of §CIS as IMH", "<=", "1 - r(z_t-1)", "N / (w(z_t-1) + N)",
-     "Proposition rej_bound (not included in the draft)", _acc_bound_unnormalised, depends=("cis.accbound",),
-     expect=WRONG, statement=True, reading=UNNORMALISED, corrected=_acc_bound_unnormalised_corrected,
-     search_budget=200)
+step("cis.accbound", claim="cis_acceptance_bound", seed=SEED,
+     location="§Parallel IMH, 'The variance of CIS can increase with N'", relation="<=", lhs="1 - r(z_t-1)",
+     rhs="N / (w(z_t-1) + N)  (w normalised, E_q w = 1)", justification="Jensen on the concave S -> S/(w + S)",
+     check=_acc_bound, search_budget=300, expect=VALID)
+step("cis.accbound.unnorm", claim="cis_acceptance_bound", seed=SEED,
+     location="§Parallel IMH, 'The variance of CIS can increase with N', "
+"with w(z) = p(z, x)/q(z) of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)", rhs="N / (w(z_t-1) + N)",
+     justification="Proposition rej_bound (not included in the draft)", check=_acc_bound_unnormalised,
+     depends=("cis.accbound",), expect=WRONG, statement=True, reading=UNNORMALISED,
+     corrected=_acc_bound_unnormalised_corrected, search_budget=200)
 
 
 def _h14_pair(eps: Fraction):
@@ -738,14 +753,16 @@ def _tight_max_corrected():
     return instance_check(lambda: rows, "<=", 1e-12, describe="N/(2 (w* + N - 1)) <= 1 - r(z*) at the w*-state")
 
 
-step("cis.accbound.tight", "cis_acceptance_bound", SEED, "§Parallel IMH, 'which in general is very tight'", ">=",
-     "(1 - r(z_t-1)) / (N/(w(z_t-1) + N))  (every state)",
-     "tau = 1/2  (below the range [0.8, 0.95] read as 'very tight': it fails there too)",
-     "—", _tight_general, depends=("cis.accbound",), expect=WRONG, corrected=_tight_general_corrected,
+step("cis.accbound.tight", claim="cis_acceptance_bound", seed=SEED,
+     location="§Parallel IMH, 'which in general is very tight'", relation=">=",
+     lhs="(1 - r(z_t-1)) / (N/(w(z_t-1) + N))  (every state)",
+     rhs="tau = 1/2  (below the range [0.8, 0.95] read as 'very tight': it fails there too)", justification="—",
+     check=_tight_general, depends=("cis.accbound",), expect=WRONG, corrected=_tight_general_corrected,
      search_budget=200)
-step("cis.accbound.tight.max", "cis_acceptance_bound", SEED, "§Parallel IMH, 'which in general is very tight', read at "
-     "the state of largest weight ('when w(z_t-1) is very large')", ">=",
-     "(1 - r(z*)) / (N/(w* + N))", "tau = 0.8  ('very tight': tau in [0.8, 0.95])", "—", _tight_max,
+step("cis.accbound.tight.max", claim="cis_acceptance_bound", seed=SEED,
+     location="§Parallel IMH, 'which in general is very tight', read at "
+"the state of largest weight ('when w(z_t-1) is very large')", relation=">=", lhs="(1 - r(z*)) / (N/(w* + N))",
+     rhs="tau = 0.8  ('very tight': tau in [0.8, 0.95])", justification="—", check=_tight_max,
      depends=("cis.accbound",), expect=WRONG, corrected=_tight_max_corrected, search_budget=200)
 
 
@@ -778,13 +795,15 @@ def _mitigate():
     return sym_equal(Nmin / (wv + Nmin), a, domain={a: Real(1e-9, 1 - 1e-9), wv: Real(1.0, 1e12, log=True)})
 
 
-step("cis.acc.linear", "cis_acceptance_bound", SEED, "§Parallel IMH, 'when w(z_t-1) is very large, the acceptance rate "
-     "grows like O(N)'", "<=", "N (1 - r_1(z_t-1)) w/(w + N - 1) <= 1 - r_N(z_t-1)",
-     "N (1 - r_1(z_t-1))  (O(N), linear up to the factor w/(w + N - 1) -> 1)", "convexity; S_N increases with N", _acc_linear,
-     search_budget=300, expect=VALID)
-step("cis.mitigate", "cis_acceptance_bound", SEED, "§Bias-variance, 'This effect cannot in general be mitigated by "
-     "increasing N'", "=", "the N at which the bound N/(w + N) reaches an acceptance rate a", "a w / (1 - a)",
-     "cis.accbound", _mitigate, depends=("cis.accbound",), expect=EXACT)
+step("cis.acc.linear", claim="cis_acceptance_bound", seed=SEED,
+     location="§Parallel IMH, 'when w(z_t-1) is very large, the acceptance rate "
+"grows like O(N)'", relation="<=", lhs="N (1 - r_1(z_t-1)) w/(w + N - 1) <= 1 - r_N(z_t-1)",
+     rhs="N (1 - r_1(z_t-1))  (O(N), linear up to the factor w/(w + N - 1) -> 1)",
+     justification="convexity; S_N increases with N", check=_acc_linear, search_budget=300, expect=VALID)
+step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
+     location="§Bias-variance, 'This effect cannot in general be mitigated by "
+"increasing N'", relation="=", lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
+     rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",), expect=EXACT)
 
 
 # ============================================================================= §Parallel IMH: the variance of CIS with N
@@ -932,25 +951,32 @@ def _snis():
     return instance_check(lambda: rows, "<=", 1e-12, describe="exact SNIS variance vs E_q[w^2] osc(f)^2/N")
 
 
-step("cis.growth", "cis_variance_growth", SEED, "§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, "
-     "under specific conditions, the variance increases with N'", "<", "V_q[E[f | z_t-1, z^(1:N)]]",
-     "V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", "—", _growth_witness, expect=VALID, statement=True,
-     reading=GROWS)
-step("cis.growth.linear", "cis_variance_growth", SEED, "§Parallel IMH, 'Thus, when w(z_t-1) is very large, the "
-     "conditional variance of CIS approximately grows linearly with N'", "=", "V_q[E[f | z_t-1, z^(1:2N)]] / "
-     "V_q[E[f | z_t-1, z^(1:N)]]", "2^(1 +- eta)  (linear growth; eta in [0.1, 1])", "approximations",
-     _growth_linear, expect=WRONG, statement=True, reading=LINEAR, corrected=_envelope, search_budget=150)
-step("cis.growth.formula", "cis_variance_growth", SEED, "§Parallel IMH, last display", "=",
-     "V_q[E[f | z_t-1, z^(1:N)]]", "(1 - r(z_t-1))^2 V_q[f_IS], both exact  (approx.: within a factor c in [2, 10])",
-     "O(N^2) x O(1/N)", _growth_formula, expect=WRONG, statement=True, reading=FORMULA, corrected=_envelope,
-     search_budget=150)
-step("cis.suppress", "cis_variance_growth", SEED, "§Bias-variance, 'IMH kernels automatic trade-off bias for variance': "
-     "'variance is suppressed by rejecting most of the proposals'", "<=", "V_q[E[f | z_t-1, z^(1:N)]]",
-     "max |f - f(z_t-1)|^2 (1 - r(z_t-1)) <= max |f - f(z_t-1)|^2 N/(w + N)", "Eq. (exact_variance); (1 - r)^2 <= 1 - r",
-     _envelope, depends=("cis.accbound",), expect=VALID, search_budget=300)
-step("snis.rate", "cis_variance_growth", SEED, "§Parallel IMH, 'the variance of a SNIS estimator is known to "
-     "approximately decrease in a rate of O(1/N)'", "<=", "V_q[f_IS]", "E_q[w^2] osc(f)^2 / N", "Agapiou et al. (2017)",
-     _snis, expect=VALID, search_budget=300)
+step("cis.growth", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, "
+"under specific conditions, the variance increases with N'", relation="<", lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     rhs="V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", justification="—", check=_growth_witness, expect=VALID,
+     statement=True, reading=GROWS)
+step("cis.growth.linear", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, 'Thus, when w(z_t-1) is very large, the "
+"conditional variance of CIS approximately grows linearly with N'", relation="=", lhs="V_q[E[f | z_t-1, z^(1:2N)]] / "
+             "V_q[E[f | z_t-1, z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
+     justification="approximations", check=_growth_linear, expect=WRONG, statement=True, reading=LINEAR,
+     corrected=_envelope, search_budget=150)
+step("cis.growth.formula", claim="cis_variance_growth", seed=SEED, location="§Parallel IMH, last display", relation="=",
+     lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     rhs="(1 - r(z_t-1))^2 V_q[f_IS], both exact  (approx.: within a factor c in [2, 10])",
+     justification="O(N^2) x O(1/N)", check=_growth_formula, expect=WRONG, statement=True, reading=FORMULA,
+     corrected=_envelope, search_budget=150)
+step("cis.suppress", claim="cis_variance_growth", seed=SEED,
+     location="§Bias-variance, 'IMH kernels automatic trade-off bias for variance': "
+"'variance is suppressed by rejecting most of the proposals'", relation="<=", lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     rhs="max |f - f(z_t-1)|^2 (1 - r(z_t-1)) <= max |f - f(z_t-1)|^2 N/(w + N)",
+     justification="Eq. (exact_variance); (1 - r)^2 <= 1 - r", check=_envelope, depends=("cis.accbound",), expect=VALID,
+     search_budget=300)
+step("snis.rate", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, 'the variance of a SNIS estimator is known to "
+"approximately decrease in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]", rhs="E_q[w^2] osc(f)^2 / N",
+     justification="Agapiou et al. (2017)", check=_snis, expect=VALID, search_budget=300)
 
 
 # ============================================================================= §Parallel IMH: PIMH
@@ -1027,12 +1053,16 @@ def _pimh_conditional():
     return instance_check(lambda: rows, "=", 1e-13, describe="max |joint - K(x1, .) x K(x2, .)| = 0, probabilities")
 
 
-step("pimh.variance", "cis_variance_growth", SEED, "§Parallel IMH, 'Thus, the variance linearly decreases in an order of "
-     "O(1/N)'", "=", "V[(1/N) sum_i s(z_t^(i)) | z_t-1^(1:N)]", "(1/N^2) sum_i V[s(z_t^(i)) | z_t-1^(i)]: O(1/N)",
-     "independent chains", _pimh_variance, expect=EXACT, search_budget=300)
-step("pimh.independent", "cis_variance_growth", SEED, "§Parallel IMH, 'the estimate of Eq. (pimh) is an average of N "
-     "independent estimators'", "=", "Cov(z_t^(1), z_t^(2))", "0", "independent initial states", _pimh_dependence,
-     expect=WRONG, corrected=_pimh_conditional, search_budget=200)
+step("pimh.variance", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, 'Thus, the variance linearly decreases in an order of "
+"O(1/N)'", relation="=", lhs="V[(1/N) sum_i s(z_t^(i)) | z_t-1^(1:N)]",
+     rhs="(1/N^2) sum_i V[s(z_t^(i)) | z_t-1^(i)]: O(1/N)", justification="independent chains", check=_pimh_variance,
+     expect=EXACT, search_budget=300)
+step("pimh.independent", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, 'the estimate of Eq. (pimh) is an average of N "
+"independent estimators'", relation="=", lhs="Cov(z_t^(1), z_t^(2))", rhs="0",
+     justification="independent initial states", check=_pimh_dependence, expect=WRONG, corrected=_pimh_conditional,
+     search_budget=200)
 
 
 # ============================================================================= §Parallel IMH: convergence diagnostics
@@ -1077,12 +1107,16 @@ def _rdiag_noise():
                                                             "stationarity")
 
 
-step("rdiag.unbiased", "imh_rejection_kl", SEED, "§Parallel IMH, Convergence Diagnostics (r-diagnostic)", "=",
-     "E[rejection indicator of chain i | z_t-1^(i)]", "r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal "
-     "rejection rate')", "—", _rdiag_unbiased, expect=WRONG, corrected=_rdiag_corrected, search_budget=200)
-step("rdiag.noise", "imh_rejection_kl", SEED, "§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be "
-     "highly noisy'", "=", "sd(r-diagnostic) / r at stationarity", "sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
-     "independent Bernoulli(r) indicators", _rdiag_noise, expect=EXACT, search_budget=200)
+step("rdiag.unbiased", claim="imh_rejection_kl", seed=SEED,
+     location="§Parallel IMH, Convergence Diagnostics (r-diagnostic)", relation="=",
+     lhs="E[rejection indicator of chain i | z_t-1^(i)]",
+     rhs="r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal "
+"rejection rate')", justification="—", check=_rdiag_unbiased, expect=WRONG, corrected=_rdiag_corrected,
+     search_budget=200)
+step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
+     location="§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be "
+"highly noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity", rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
+     justification="independent Bernoulli(r) indicators", check=_rdiag_noise, expect=EXACT, search_budget=200)
 
 
 # ============================================================================= §MCMC in MSC
@@ -1180,17 +1214,21 @@ def _eq1_estimator():
     return instance_check(lambda: rows, "=", 1e-12, describe="E[(1/T) sum f(z_t)] = E_p f from a stationary start")
 
 
-step("msc.eq1", "msc_estimates", SEED, "§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
-     "identity (in expectation at finite T)", "=", "(1/T) sum_{t=1}^T f(z_t)  (or its expectation)", "E[f(z_t)]", "—",
-     _eq1_h15, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
-step("msc.eq1.estimator", "msc_estimates", SEED, "§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), "
-     "read as an estimator at stationarity", "=", "E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p", "E[f(z_t)] = E_p f",
-     "p-invariance of K", _eq1_estimator, expect=EXACT, search_budget=300)
-step("msc.eq1.tower", "msc_estimates", SEED, "§MCMC in MSC, Eq. (1), second '='", "=", "E[f(z_t)]",
-     "E[E_{z_t ~ K(z_t-1, .)}[f(z_t) | z_t-1]]", "tower property", _tower, expect=EXACT, search_budget=300)
-step("imh.stationary", "msc_estimates", SEED, "§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, "
-     "Eq. (pimh) and Convergence Diagnostics", "=", "E[f(z_t)], z_t-1 ~ p", "E_p f", "p-invariance of K", _stationary,
+step("msc.eq1", claim="msc_estimates", seed=SEED,
+     location="§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
+"identity (in expectation at finite T)", relation="=", lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
+     rhs="E[f(z_t)]", justification="—", check=_eq1_h15, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
+step("msc.eq1.estimator", claim="msc_estimates", seed=SEED,
+     location="§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), "
+"read as an estimator at stationarity", relation="=", lhs="E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p",
+     rhs="E[f(z_t)] = E_p f", justification="p-invariance of K", check=_eq1_estimator, expect=EXACT, search_budget=300)
+step("msc.eq1.tower", claim="msc_estimates", seed=SEED, location="§MCMC in MSC, Eq. (1), second '='", relation="=",
+     lhs="E[f(z_t)]", rhs="E[E_{z_t ~ K(z_t-1, .)}[f(z_t) | z_t-1]]", justification="tower property", check=_tower,
      expect=EXACT, search_budget=300)
+step("imh.stationary", claim="msc_estimates", seed=SEED,
+     location="§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, "
+"Eq. (pimh) and Convergence Diagnostics", relation="=", lhs="E[f(z_t)], z_t-1 ~ p", rhs="E_p f",
+     justification="p-invariance of K", check=_stationary, expect=EXACT, search_budget=300)
 
 
 def _kl_gradient():
@@ -1232,9 +1270,10 @@ def _kl_gradient_corrected():
     return worst
 
 
-step("msc.eq2", "msc_estimates", SEED, "§MCMC in MSC, 'MSC uses conditional estimates', Eq. (2)", "=",
-     "grad_lambda KL(q_lambda || p)", "E_{z_t ~ K(z_t-1, .)}[s(z_t; lambda) | z_t-1]  (z_t ~ p in the ideal case)",
-     "MSC", _kl_gradient, expect=WRONG, corrected=_kl_gradient_corrected)
+step("msc.eq2", claim="msc_estimates", seed=SEED, location="§MCMC in MSC, 'MSC uses conditional estimates', Eq. (2)",
+     relation="=", lhs="grad_lambda KL(q_lambda || p)",
+     rhs="E_{z_t ~ K(z_t-1, .)}[s(z_t; lambda) | z_t-1]  (z_t ~ p in the ideal case)", justification="MSC",
+     check=_kl_gradient, expect=WRONG, corrected=_kl_gradient_corrected)
 
 
 # ============================================================================= §CIS as IMH: ensembles and resampling
@@ -1286,12 +1325,15 @@ def _resample():
     return instance_check(lambda: rows, "=", tol, describe="selection law vs (1 - r) w~^(i), probabilities")
 
 
-step("cis.ensemble", "cis_barker_acceptance", SEED, "§CIS as IMH, 'Conditional Importance Sampling'", "=",
-     "the CIS kernel", "the ensemble MCMC sampler with independent proposals (Neal 2011)", "—", _ensemble,
+step("cis.ensemble", claim="cis_barker_acceptance", seed=SEED,
+     location="§CIS as IMH, 'Conditional Importance Sampling'", relation="=", lhs="the CIS kernel",
+     rhs="the ensemble MCMC sampler with independent proposals (Neal 2011)", justification="—", check=_ensemble,
      expect=EXACT, search_budget=300)
-step("cis.resample", "cis_barker_acceptance", SEED, "§CIS as IMH, 'If the ensemble proposal is accepted, a single "
-     "proposal is resampled'", "=", "P(z_t = z^(i) | z_t-1, z^(1:N), accepted)", "w(z^(i)) / sum_i w(z^(i))",
-     "multinomial selection", _resample, expect=EXACT, search_budget=300)
+step("cis.resample", claim="cis_barker_acceptance", seed=SEED,
+     location="§CIS as IMH, 'If the ensemble proposal is accepted, a single "
+"proposal is resampled'", relation="=", lhs="P(z_t = z^(i) | z_t-1, z^(1:N), accepted)",
+     rhs="w(z^(i)) / sum_i w(z^(i))", justification="multinomial selection", check=_resample, expect=EXACT,
+     search_budget=300)
 
 
 # ============================================================================= §Parallel IMH: computational cost
@@ -1351,13 +1393,15 @@ def _cost_rb_corrected():
     return instance_check(lambda: rows, "=", 0.0, describe="counters of simulate.schemes")
 
 
-step("pimh.cost.sampling", "pimh_cost", SEED, "§Parallel IMH, 'Computational Cost of PIMH', first sentence", "=",
-     "samples and p evaluations of PIMH, N chains", "those of a CIS kernel with N proposals", "—", _cost_sampling,
-     expect=EXACT, search_budget=120)
-step("pimh.cost.rb", "pimh_cost", SEED, "§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly "
-     "equal to MSC if we use Rao-Blackwellization'", "=", "score (and q) evaluations of PIMH, N chains",
-     "those of MSC-RB (CIS with N proposals)", "—", _cost_rb, expect=WRONG, corrected=_cost_rb_corrected,
-     search_budget=120)
+step("pimh.cost.sampling", claim="pimh_cost", seed=SEED,
+     location="§Parallel IMH, 'Computational Cost of PIMH', first sentence", relation="=",
+     lhs="samples and p evaluations of PIMH, N chains", rhs="those of a CIS kernel with N proposals", justification="—",
+     check=_cost_sampling, expect=EXACT, search_budget=120)
+step("pimh.cost.rb", claim="pimh_cost", seed=SEED,
+     location="§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly "
+"equal to MSC if we use Rao-Blackwellization'", relation="=", lhs="score (and q) evaluations of PIMH, N chains",
+     rhs="those of MSC-RB (CIS with N proposals)", justification="—", check=_cost_rb, expect=WRONG,
+     corrected=_cost_rb_corrected, search_budget=120)
 
 
 # ============================================================================= §Bias-variance: the initial iterations
@@ -1382,6 +1426,8 @@ def _abrupt():
     return o
 
 
-step("msc.abrupt", "cis_initial_rejection", SEED, "§Bias-variance, 'CIS has high rejection rate in the beginning': "
-     "'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... extremely large'", "<=",
-     "q_lambda_t(z_t-1) after one step of size gamma", "very small (1e-4)", "—", _abrupt, expect=VALID)
+step("msc.abrupt", claim="cis_initial_rejection", seed=SEED,
+     location="§Bias-variance, 'CIS has high rejection rate in the beginning': "
+"'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... extremely large'", relation="<=",
+     lhs="q_lambda_t(z_t-1) after one step of size gamma", rhs="very small (1e-4)", justification="—", check=_abrupt,
+     expect=VALID)

@@ -729,67 +729,66 @@ _READINGS["sgfs_stationary_covariance"] = (
 # ============================================================================= registry
 register(Verification(
     "sgfs_stationary_covariance",
-    "Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
-    "sup of the k with rho(I - eps DH) < 1",
-    "random SPD H, dimensions 1-6",
-    "exact", "stated, explicit, series",
-    Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
-         dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], eps=[1.0, 0.5, 0.1], cond=1000.0)),
-    run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)', readings=_READINGS.get('sgfs_stationary_covariance', ())))
+    measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
+             "sup of the k with rho(I - eps DH) < 1", targets="random SPD H, dimensions 1-6", method="exact",
+    forms="stated, explicit, series", grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
+                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], eps=[1.0, 0.5, 0.1], cond=1000.0)),
+    run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)',
+    readings=_READINGS.get('sgfs_stationary_covariance', ())))
 
 register(Verification(
     "sgfs_exact_noise",
-    "Lyapunov stationary covariance of the exact process (noise 2D - DHD) in units of H^-1; "
-    "the noise H^-1 - A H^-1 A^T that makes H^-1 stationary",
-    "random SPD H; D = (k/2) H^-1 and random SPD D with rho(I - DH) < 1",
-    "exact", "stated, explicit",
-    Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0, cond_D=10.0),
-         dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], random_D_frac=[0.3, 0.6, 0.9, 0.99],
-              cond=1000.0, cond_D=100.0)),
-    run_exact_noise, overrides=("k", "dim", "cond"), name='Noise of the exact process', readings=_READINGS.get('sgfs_exact_noise', ())))
+    measures="Lyapunov stationary covariance of the exact process (noise 2D - DHD) in units of H^-1; "
+             "the noise H^-1 - A H^-1 A^T that makes H^-1 stationary",
+    targets="random SPD H; D = (k/2) H^-1 and random SPD D with rho(I - DH) < 1", method="exact",
+    forms="stated, explicit",
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0, cond_D=10.0),
+              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], random_D_frac=[0.3, 0.6, 0.9, 0.99],
+                   cond=1000.0, cond_D=100.0)), run=run_exact_noise, overrides=("k", "dim", "cond"),
+    name='Noise of the exact process', readings=_READINGS.get('sgfs_exact_noise', ())))
 
 register(Verification(
     "sgfs_admissible_k",
-    "largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. (13), (15), (16); "
-    "smallest eigenvalue of the noise at those k",
-    "H = N C + G, random SPD C; G zero / isotropic / weak / strong",
-    "exact", "stated, remark",
-    Grid(dict(dim=[2, 5], N=[1000, 10000], batch=[100], priors=["zero", "isotropic", "weak", "strong"],
-              c=0.1, cond=10.0),
-         dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
-              priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)),
-    run_admissible_k, overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)', readings=_READINGS.get('sgfs_admissible_k', ())))
+    measures="largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. (13), (15), (16); "
+             "smallest eigenvalue of the noise at those k",
+    targets="H = N C + G, random SPD C; G zero / isotropic / weak / strong", method="exact", forms="stated, remark",
+    grid=Grid(dict(dim=[2, 5], N=[1000, 10000], batch=[100], priors=["zero", "isotropic", "weak", "strong"],
+                   c=0.1, cond=10.0),
+              dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
+                   priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)), run=run_admissible_k,
+    overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)',
+    readings=_READINGS.get('sgfs_admissible_k', ())))
 
 register(Verification(
     "sgfs_variance_trajectory",
-    "Var[theta_t] H along the exact process from theta_MAP (exact matrix recursion)",
-    "random SPD H, dimensions 1-6",
-    "exact", "stated, stated_sum, corrected",
-    Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], t=[0, 1, 2, 5, 20], cond=100.0),
-         dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], t=[0, 1, 2, 3, 5, 10, 50, 200],
-              cond=1000.0)),
-    run_variance_trajectory, overrides=("k", "t", "dim", "cond"), name='Variance along the exact process', readings=_READINGS.get('sgfs_variance_trajectory', ())))
+    measures="Var[theta_t] H along the exact process from theta_MAP (exact matrix recursion)",
+    targets="random SPD H, dimensions 1-6", method="exact", forms="stated, stated_sum, corrected",
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], t=[0, 1, 2, 5, 20], cond=100.0),
+              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], t=[0, 1, 2, 3, 5, 10, 50, 200],
+                   cond=1000.0)), run=run_variance_trajectory, overrides=("k", "t", "dim", "cond"),
+    name='Variance along the exact process', readings=_READINGS.get('sgfs_variance_trajectory', ())))
 
 register(Verification(
     "sgfs_autocovariance",
-    "Cov[theta_t, theta_(t-1)] H at stationarity: exact (A Lambda) and Monte Carlo (R parallel chains)",
-    "random SPD H, dimensions 1-6",
-    "exact+monte-carlo", "stated, explicit",
-    Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0], R=20000),
-         dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], cond=1000.0, mc_dim=4,
-              mc_k=[0.1, 0.5, 1.0, 3.0], R=400000)),
-    run_autocovariance, overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance', readings=_READINGS.get('sgfs_autocovariance', ())))
+    measures="Cov[theta_t, theta_(t-1)] H at stationarity: exact (A Lambda) and Monte Carlo (R parallel chains)",
+    targets="random SPD H, dimensions 1-6", method="exact+monte-carlo", forms="stated, explicit",
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0], R=20000),
+              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], cond=1000.0, mc_dim=4,
+                   mc_k=[0.1, 0.5, 1.0, 3.0], R=400000)), run=run_autocovariance,
+    overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance',
+    readings=_READINGS.get('sgfs_autocovariance', ())))
 
 register(Verification(
     "sgfs_convergence_criterion",
-    "b x sd of the mean of n successive stochastic gradients at stationarity (scalar process, simulated)",
-    "scalar quadratic target h = N C + G with Gaussian minibatch noise N(0, N^2 C/|S|)",
-    "monte-carlo", "stated, corrected",
-    Grid(dict(N=[1000], batch=[100], fisher=[0.25, 1.0, 4.0], prior=[1.0], k=[0.1], n_avg=[10], b=[1.0],
-              R=20000),
-         dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0], k=[0.05, 0.3],
-              n_avg=[3, 10], b=[0.5, 1.0], R=40000)),
-    run_convergence_criterion, overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)', readings=_READINGS.get('sgfs_convergence_criterion', ())))
+    measures="b x sd of the mean of n successive stochastic gradients at stationarity (scalar process, simulated)",
+    targets="scalar quadratic target h = N C + G with Gaussian minibatch noise N(0, N^2 C/|S|)", method="monte-carlo",
+    forms="stated, corrected",
+    grid=Grid(dict(N=[1000], batch=[100], fisher=[0.25, 1.0, 4.0], prior=[1.0], k=[0.1], n_avg=[10], b=[1.0],
+                   R=20000),
+              dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0], k=[0.05, 0.3],
+                   n_avg=[3, 10], b=[0.5, 1.0], R=40000)), run=run_convergence_criterion,
+    overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)',
+    readings=_READINGS.get('sgfs_convergence_criterion', ())))
 
 
 # ============================================================================= search spaces

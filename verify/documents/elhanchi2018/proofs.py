@@ -592,94 +592,112 @@ def _criterion_pass(corrected):
 
 
 # ============================================================================= the steps
-step("sgfs.var1", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, display 1", "=", "theta_i+1",
-     "(I - eps D H) theta_i + N(0, 2 eps D)", "quadratic log density in Eq. (7)", _var1, expect=EXACT)
-step("sgfs.stationary", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, 'has a stationary distribution iff'",
-     "=", "stationary", "-I < I - eps D H < I", "VAR(1) theory", lambda: _stationary_iff(), expect=WRONG,
+step("sgfs.var1", claim="sgfs_stationary_covariance", seed=SEED, location="Appendix, Discretization error, display 1",
+     relation="=", lhs="theta_i+1", rhs="(I - eps D H) theta_i + N(0, 2 eps D)",
+     justification="quadratic log density in Eq. (7)", check=_var1, expect=EXACT)
+step("sgfs.stationary", claim="sgfs_stationary_covariance", seed=SEED,
+     location="Appendix, Discretization error, 'has a stationary distribution iff'", relation="=", lhs="stationary",
+     rhs="-I < I - eps D H < I", justification="VAR(1) theory", check=lambda: _stationary_iff(), expect=WRONG,
      corrected=lambda: _stationary_iff_corrected())
-step("sgfs.stationary.suff", "sgfs_stationary_covariance", SEED,
-     "Appendix, Discretization error, 'has a stationary distribution iff' (the 'if' direction)", "<",
-     "spectral radius of I - eps D H when -I < I - eps D H < I", "1", "the symmetric part bounds the real eigenvalues",
-     _loewner_sufficient, expect=VALID)
-step("sgfs.k01", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, 'equivalent to k in (0, 1)'", "=",
-     "-I < I - D H < I with D = (k/2) H^-1", "k in (0, 1)", "algebra", _stationary_k, expect=WRONG,
-     statement=True, reading=EQUIVALENT, corrected=_stationary_k_corrected)
-step("sgfs.k01.suff", "sgfs_stationary_covariance", SEED,
-     "Appendix, Discretization error, 'equivalent to k in (0, 1)' (k in (0, 1) implies stationarity)", "<",
-     "spectral radius of I - D H, D = (k/2) H^-1, k in (0, 1)", "1", "|1 - k/2| < 1", _k01_sufficient, expect=VALID,
-     statement=True, reading=SUFFICIENT)
-step("sgfs.32", "sgfs_stationary_covariance", SEED, "Appendix, Eq. (32)", "=", "Lambda", "(I - eps D H) Lambda (I - eps D H) + 2 eps D",
-     "stationary covariance of a VAR(1)", lambda: _eq32_transpose(), expect=WRONG,
+step("sgfs.stationary.suff", claim="sgfs_stationary_covariance", seed=SEED,
+     location="Appendix, Discretization error, 'has a stationary distribution iff' (the 'if' direction)", relation="<",
+     lhs="spectral radius of I - eps D H when -I < I - eps D H < I", rhs="1",
+     justification="the symmetric part bounds the real eigenvalues", check=_loewner_sufficient, expect=VALID)
+step("sgfs.k01", claim="sgfs_stationary_covariance", seed=SEED,
+     location="Appendix, Discretization error, 'equivalent to k in (0, 1)'", relation="=",
+     lhs="-I < I - D H < I with D = (k/2) H^-1", rhs="k in (0, 1)", justification="algebra", check=_stationary_k,
+     expect=WRONG, statement=True, reading=EQUIVALENT, corrected=_stationary_k_corrected)
+step("sgfs.k01.suff", claim="sgfs_stationary_covariance", seed=SEED,
+     location="Appendix, Discretization error, 'equivalent to k in (0, 1)' (k in (0, 1) implies stationarity)",
+     relation="<", lhs="spectral radius of I - D H, D = (k/2) H^-1, k in (0, 1)", rhs="1",
+     justification="|1 - k/2| < 1", check=_k01_sufficient, expect=VALID, statement=True, reading=SUFFICIENT)
+step("sgfs.32", claim="sgfs_stationary_covariance", seed=SEED, location="Appendix, Eq. (32)", relation="=",
+     lhs="Lambda", rhs="(I - eps D H) Lambda (I - eps D H) + 2 eps D",
+     justification="stationary covariance of a VAR(1)", check=lambda: _eq32_transpose(), expect=WRONG,
      corrected=lambda: _eq32_corrected())
-step("sgfs.lambda", "sgfs_stationary_covariance", SEED, "Appendix, solution of Eq. (32)", "=",
-     "k eps sum_i (1 - k eps/2)^(2i) H^-1", "H^-1 / (1 - k eps/4)", "geometric series", _series_sum, expect=EXACT,
-     statement=True)
-step("sgfs.lambda.matrix", "sgfs_stationary_covariance", SEED, "Appendix, solution of Eq. (32)", "=", "Lambda (Lyapunov solve)",
-     "H^-1 / (1 - k eps/4)", "Eq. (32)", lambda: _lyapunov(), expect=EXACT)
-step("sgfs.exact", "sgfs_exact_noise", SEED, "Appendix, Derivation of the exact process", "=", "stationary covariance with noise 2D - DHD",
-     "H^-1", "Eq. (32) with Lambda = H^-1", lambda: _exact_noise(), expect=EXACT, statement=True)
-step("sgfs.11", "sgfs_admissible_k", SEED, "§2.3.1 Eq. (11)", "=", "(2D - (N^2/|S|) DCD - DHD)/k with D = (k/2) H^-1",
-     "H^-1 - (k/4)(N/|S|) H^-1 N C H^-1 - (k/4) H^-1", "substitution",
-     lambda: (lambda h, c, Nd, S: sym_equal(
-         (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c - (k / (2 * h)) ** 2 * h) / k,
-         1 / h - (k / 4) * (Nd / S) * (Nd * c) / h ** 2 - (k / 4) / h,
-         domain={h: Real(1e-6, 1e8, log=True), c: Real(1e-8, 1e4, log=True), Nd: Real(1, 1e6, log=True),
-                 S: Real(1, 1e6, log=True), k: Real(1e-6, 4.0)}))(*sp.symbols("h c N S", positive=True)),
+step("sgfs.lambda", claim="sgfs_stationary_covariance", seed=SEED, location="Appendix, solution of Eq. (32)",
+     relation="=", lhs="k eps sum_i (1 - k eps/2)^(2i) H^-1", rhs="H^-1 / (1 - k eps/4)",
+     justification="geometric series", check=_series_sum, expect=EXACT, statement=True)
+step("sgfs.lambda.matrix", claim="sgfs_stationary_covariance", seed=SEED, location="Appendix, solution of Eq. (32)",
+     relation="=", lhs="Lambda (Lyapunov solve)", rhs="H^-1 / (1 - k eps/4)", justification="Eq. (32)",
+     check=lambda: _lyapunov(), expect=EXACT)
+step("sgfs.exact", claim="sgfs_exact_noise", seed=SEED, location="Appendix, Derivation of the exact process",
+     relation="=", lhs="stationary covariance with noise 2D - DHD", rhs="H^-1",
+     justification="Eq. (32) with Lambda = H^-1", check=lambda: _exact_noise(), expect=EXACT, statement=True)
+step("sgfs.11", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (11)", relation="=",
+     lhs="(2D - (N^2/|S|) DCD - DHD)/k with D = (k/2) H^-1", rhs="H^-1 - (k/4)(N/|S|) H^-1 N C H^-1 - (k/4) H^-1",
+     justification="substitution", check=lambda: (lambda h, c, Nd, S: sym_equal(
+                                             (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c - (k / (2 * h)) ** 2 * h) / k,
+                                             1 / h - (k / 4) * (Nd / S) * (Nd * c) / h ** 2 - (k / 4) / h,
+                                             domain={h: Real(1e-6, 1e8, log=True), c: Real(1e-8, 1e4, log=True), Nd: Real(1, 1e6, log=True),
+                                                     S: Real(1, 1e6, log=True), k: Real(1e-6, 4.0)}))(*sp.symbols("h c N S", positive=True)),
      expect=EXACT)
-step("sgfs.12", "sgfs_admissible_k", SEED, "§2.3.1 Eq. (12)", ">=", "H^-1", "H^-1 N C H^-1", "H >= N C and congruence",
-     _eq12, expect=VALID)
-step("sgfs.12.iff", "sgfs_admissible_k", SEED, "§2.3.1 Eq. (12), the two equivalences", "=",
-     "sign of lambda_min(H - N C)", "sign of lambda_min(H^-1 - H^-1 N C H^-1)", "congruence (Sylvester's law of inertia)",
-     _eq12_iff, expect=VALID)
-step("sgfs.13", "sgfs_admissible_k", SEED, "§2.3.1 Eq. (13)", ">=", "2D - (N^2/|S|) DCD - DHD at k = 4|S|/(N+|S|)", "0",
-     "Eq. (12)", _admissible("13"), depends=("sgfs.12",), expect=VALID, statement=True)
-step("sgfs.weak", "sgfs_admissible_k", SEED, "§2.3.1.1 Weak prior", "<=", "total noise", "~ 2 |S|/N Var[theta | x]",
-     "k = 4|S|/(N + |S|)", _weak_prior_noise, expect=WRONG, corrected=_weak_prior_corrected)
-step("sgfs.14", "sgfs_admissible_k", SEED, "§2.3.1.1 Eq. (14)", "=", "D with k = 4|S|/(N+|S|), H = N C",
-     "2|S|/((N + |S|) N) C^-1", "substitution",
-     lambda: (lambda S, Nd, c: sym_equal((4 * S / (Nd + S)) / 2 / (Nd * c), 2 * S / ((Nd + S) * Nd) / c,
-                                         domain={S: Real(1, 1e6, log=True), Nd: Real(1, 1e6, log=True),
-                                                 c: Real(1e-8, 1e4, log=True)}))(*sp.symbols("S N c", positive=True)),
+step("sgfs.12", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (12)", relation=">=", lhs="H^-1",
+     rhs="H^-1 N C H^-1", justification="H >= N C and congruence", check=_eq12, expect=VALID)
+step("sgfs.12.iff", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (12), the two equivalences",
+     relation="=", lhs="sign of lambda_min(H - N C)", rhs="sign of lambda_min(H^-1 - H^-1 N C H^-1)",
+     justification="congruence (Sylvester's law of inertia)", check=_eq12_iff, expect=VALID)
+step("sgfs.13", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (13)", relation=">=",
+     lhs="2D - (N^2/|S|) DCD - DHD at k = 4|S|/(N+|S|)", rhs="0", justification="Eq. (12)", check=_admissible("13"),
+     depends=("sgfs.12",), expect=VALID, statement=True)
+step("sgfs.weak", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.1 Weak prior", relation="<=",
+     lhs="total noise", rhs="~ 2 |S|/N Var[theta | x]", justification="k = 4|S|/(N + |S|)", check=_weak_prior_noise,
+     expect=WRONG, corrected=_weak_prior_corrected)
+step("sgfs.14", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.1 Eq. (14)", relation="=",
+     lhs="D with k = 4|S|/(N+|S|), H = N C", rhs="2|S|/((N + |S|) N) C^-1", justification="substitution",
+     check=lambda: (lambda S, Nd, c: sym_equal((4 * S / (Nd + S)) / 2 / (Nd * c), 2 * S / ((Nd + S) * Nd) / c,
+                                               domain={S: Real(1, 1e6, log=True), Nd: Real(1, 1e6, log=True),
+                                                       c: Real(1e-8, 1e4, log=True)}))(*sp.symbols("S N c", positive=True)),
      expect=EXACT)
-step("sgfs.15", "sgfs_admissible_k", SEED, "§2.3.1.2 Eq. (15)", ">=", "noise at k = 4r/(r + N/|S|)", "0",
-     "Weyl's inequality", _admissible("15"), expect=VALID, statement=True)
-step("sgfs.15.algebra", "sgfs_admissible_k", SEED, "§2.3.1.2 Eq. (15), second line", "=",
-     "(1 - k/4) r >= (k/4) N/|S|", "k <= 4r/(r + N/|S|)", "algebra",
-     lambda: sym_equal(sp.solve(sp.Eq((1 - k / 4) * sp.Symbol("r", positive=True), (k / 4) * sp.Symbol("a", positive=True)), k)[0],
-                       4 * sp.Symbol("r", positive=True) / (sp.Symbol("r", positive=True) + sp.Symbol("a", positive=True)),
-                       domain={sp.Symbol("r", positive=True): Real(1e-8, 1e8, log=True),
-                               sp.Symbol("a", positive=True): Real(1.0, 1e6, log=True)}), expect=EXACT)
-step("sgfs.strong", "sgfs_admissible_k", SEED, "§2.3.1.2 after Eq. (15)", ">", "r (strong prior)", "1",
-     "'For strong priors, r > 1'", _strong_prior, expect=WRONG, corrected=_strong_prior_corrected)
-step("sgfs.16", "sgfs_admissible_k", SEED, "§2.3.1.2 Eq. (16)", "<=", "k = min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}",
-     "an admissible k", "Eqs. (13), (15)", _admissible("16"), depends=("sgfs.13", "sgfs.15"), expect=VALID)
-step("sgfs.vart.sum", "sgfs_variance_trajectory", SEED, "Appendix, Maximizing the rate of convergence", "=", "Var[theta_t]",
-     "(k - k^2/4) sum_{i=0}^{t} (1 - k/2)^(2i) H^-1", "propagating the noise", _var_trajectory(True), expect=WRONG,
+step("sgfs.15", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (15)", relation=">=",
+     lhs="noise at k = 4r/(r + N/|S|)", rhs="0", justification="Weyl's inequality", check=_admissible("15"),
+     expect=VALID, statement=True)
+step("sgfs.15.algebra", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (15), second line", relation="=",
+     lhs="(1 - k/4) r >= (k/4) N/|S|", rhs="k <= 4r/(r + N/|S|)", justification="algebra",
+     check=lambda: sym_equal(sp.solve(sp.Eq((1 - k / 4) * sp.Symbol("r", positive=True), (k / 4) * sp.Symbol("a", positive=True)), k)[0],
+                             4 * sp.Symbol("r", positive=True) / (sp.Symbol("r", positive=True) + sp.Symbol("a", positive=True)),
+                             domain={sp.Symbol("r", positive=True): Real(1e-8, 1e8, log=True),
+                                     sp.Symbol("a", positive=True): Real(1.0, 1e6, log=True)}), expect=EXACT)
+step("sgfs.strong", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 after Eq. (15)", relation=">",
+     lhs="r (strong prior)", rhs="1", justification="'For strong priors, r > 1'", check=_strong_prior, expect=WRONG,
+     corrected=_strong_prior_corrected)
+step("sgfs.16", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (16)", relation="<=",
+     lhs="k = min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}", rhs="an admissible k", justification="Eqs. (13), (15)",
+     check=_admissible("16"), depends=("sgfs.13", "sgfs.15"), expect=VALID)
+step("sgfs.vart.sum", claim="sgfs_variance_trajectory", seed=SEED,
+     location="Appendix, Maximizing the rate of convergence", relation="=", lhs="Var[theta_t]",
+     rhs="(k - k^2/4) sum_{i=0}^{t} (1 - k/2)^(2i) H^-1", justification="propagating the noise",
+     check=_var_trajectory(True), expect=WRONG, corrected=_var_trajectory_corrected)
+step("sgfs.vart", claim="sgfs_variance_trajectory", seed=SEED, location="Appendix, Maximizing the rate of convergence",
+     relation="=", lhs="Var[theta_t]", rhs="[1 - (1 - k/2)^t] H^-1", justification="geometric sum",
+     check=_var_trajectory(False), depends=("sgfs.vart.sum",), expect=WRONG, statement=True,
      corrected=_var_trajectory_corrected)
-step("sgfs.vart", "sgfs_variance_trajectory", SEED, "Appendix, Maximizing the rate of convergence", "=", "Var[theta_t]",
-     "[1 - (1 - k/2)^t] H^-1", "geometric sum", _var_trajectory(False), depends=("sgfs.vart.sum",), expect=WRONG,
-     statement=True, corrected=_var_trajectory_corrected)
-step("sgfs.rate", "sgfs_variance_trajectory", SEED, "Appendix, 'maximizing k corresponds to maximizing the rate'", "<=",
-     "|1 - k/2| at the largest admissible k", "|1 - k/2| at any smaller admissible k", "the rate (1 - k/2)",
-     _largest_k, expect=WRONG, corrected=_largest_k_corrected)
-step("sgfs.autocov.mid", "sgfs_autocovariance", SEED, "Appendix, Minimizing auto-covariance, middle term", "=",
-     "Cov[theta_t, theta_t-1]", "E[(k/2 theta_t-1 + w_t-1)^T theta_t-1]", "the update equation", _autocov_intermediate,
+step("sgfs.rate", claim="sgfs_variance_trajectory", seed=SEED,
+     location="Appendix, 'maximizing k corresponds to maximizing the rate'", relation="<=",
+     lhs="|1 - k/2| at the largest admissible k", rhs="|1 - k/2| at any smaller admissible k",
+     justification="the rate (1 - k/2)", check=_largest_k, expect=WRONG, corrected=_largest_k_corrected)
+step("sgfs.autocov.mid", claim="sgfs_autocovariance", seed=SEED,
+     location="Appendix, Minimizing auto-covariance, middle term", relation="=", lhs="Cov[theta_t, theta_t-1]",
+     rhs="E[(k/2 theta_t-1 + w_t-1)^T theta_t-1]", justification="the update equation", check=_autocov_intermediate,
      expect=WRONG, corrected=lambda: _autocov())
-step("sgfs.autocov", "sgfs_autocovariance", SEED, "Appendix, Minimizing auto-covariance", "=", "Cov[theta_t, theta_t-1]",
-     "(1 - k/2) H^-1", "stationarity", lambda: _autocov(), expect=EXACT, statement=True)
-step("sgfs.17.clt", "sgfs_convergence_criterion", SEED, "§2.3.2, first displays", "=",
-     "(1/n) sum Y_i - (1/n) sum grad log p(theta_i)", "N(0, N^2 C/(n|S|))", "Eq. (4), independent minibatches",
-     lambda: _criterion_clt(), expect=EXACT)
-step("sgfs.17.grad", "sgfs_convergence_criterion", SEED, "§2.3.2, 'Now:'", "=", "grad log p(theta | x)",
-     "(theta - theta_MAP)^T H", "quadratic approximation", _criterion_sign, expect=WRONG,
-     corrected=_criterion_sign_corrected)
-step("sgfs.17.var", "sgfs_convergence_criterion", SEED, "§2.3.2, 'and finally'", "=", "Var[(1/n) sum Y_i]",
-     "(1/n)(N C + G) + N^2/(|S| n)", "theta ~ N(theta_MAP, H^-1) independently", _criterion_var,
-     depends=("sgfs.17.grad",), expect=WRONG, corrected=_criterion_var_corrected)
-step("sgfs.17", "sgfs_convergence_criterion", SEED, "§2.3.2 Eq. (17)", "=",
-     "P(|(1/n) sum Y_i| <= b sqrt(diag[(1/n)(N C + G) + N^2/(n|S|)])) at stationarity",
-     "2 Phi(b) - 1 (the threshold as b standard deviations)", "the display above", lambda: _criterion_pass(False),
-     depends=("sgfs.17.var",), expect=WRONG, statement=True, corrected=lambda: _criterion_pass(True))
+step("sgfs.autocov", claim="sgfs_autocovariance", seed=SEED, location="Appendix, Minimizing auto-covariance",
+     relation="=", lhs="Cov[theta_t, theta_t-1]", rhs="(1 - k/2) H^-1", justification="stationarity",
+     check=lambda: _autocov(), expect=EXACT, statement=True)
+step("sgfs.17.clt", claim="sgfs_convergence_criterion", seed=SEED, location="§2.3.2, first displays", relation="=",
+     lhs="(1/n) sum Y_i - (1/n) sum grad log p(theta_i)", rhs="N(0, N^2 C/(n|S|))",
+     justification="Eq. (4), independent minibatches", check=lambda: _criterion_clt(), expect=EXACT)
+step("sgfs.17.grad", claim="sgfs_convergence_criterion", seed=SEED, location="§2.3.2, 'Now:'", relation="=",
+     lhs="grad log p(theta | x)", rhs="(theta - theta_MAP)^T H", justification="quadratic approximation",
+     check=_criterion_sign, expect=WRONG, corrected=_criterion_sign_corrected)
+step("sgfs.17.var", claim="sgfs_convergence_criterion", seed=SEED, location="§2.3.2, 'and finally'", relation="=",
+     lhs="Var[(1/n) sum Y_i]", rhs="(1/n)(N C + G) + N^2/(|S| n)",
+     justification="theta ~ N(theta_MAP, H^-1) independently", check=_criterion_var, depends=("sgfs.17.grad",),
+     expect=WRONG, corrected=_criterion_var_corrected)
+step("sgfs.17", claim="sgfs_convergence_criterion", seed=SEED, location="§2.3.2 Eq. (17)", relation="=",
+     lhs="P(|(1/n) sum Y_i| <= b sqrt(diag[(1/n)(N C + G) + N^2/(n|S|)])) at stationarity",
+     rhs="2 Phi(b) - 1 (the threshold as b standard deviations)", justification="the display above",
+     check=lambda: _criterion_pass(False), depends=("sgfs.17.var",), expect=WRONG, statement=True,
+     corrected=lambda: _criterion_pass(True))
 
 
 # ---- findings of the independent hunt (2026-11)
@@ -1172,33 +1190,42 @@ def _beta_corrected():
     return instance_check(lambda: rows, "=", TOL, describe="gradient of (26) in beta at the corrected (27)")
 
 
-step("sgfs.32.series", "sgfs_stationary_covariance", SEED, "Appendix, Discretization error, series after Eq. (32)", "=",
-     "Lambda", "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i", "solution of Eq. (32)", _eq32_series,
+step("sgfs.32.series", claim="sgfs_stationary_covariance", seed=SEED,
+     location="Appendix, Discretization error, series after Eq. (32)", relation="=", lhs="Lambda",
+     rhs="2 eps sum_i (I - eps DH)^i D (I - eps DH)^i", justification="solution of Eq. (32)", check=_eq32_series,
      depends=("sgfs.32",), expect=WRONG, corrected=_eq32_series_corrected)
-step("sgfs.discretisation", "sgfs_stationary_covariance", SEED, "§2.1.2, 'inversely proportional to the sizes of D'", "<=",
-     "discretisation error at a larger D", "discretisation error at a smaller D", "—", _discretisation_error,
-     expect=WRONG, corrected=_discretisation_corrected)
-step("sgfs.eq5", "sgmcmc_recipe", SEED, "§2.1.3 Eq. (5)", "=", "Cov[(D + Q) xi], Cov xi = (N^2/|S|) C",
-     "B = (N^2/|S|) [D + Q] C [D + Q]", "the noise of Eq. (4) through (2)", _eq5_transpose, expect=WRONG,
-     corrected=_eq5_corrected)
-step("sgfs.prior", "sgmcmc_recipe", SEED, "§2.1.3, 'p(theta|x) = prod_i p(x_i|theta) p(theta)', and Eq. (3)", "=",
-     "posterior precision -Hess log p(theta | x)", "the printed product's precision", "Bayes' rule", _prior_counted,
-     expect=WRONG, corrected=_prior_corrected)
-step("sgfs.fisher.1", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, first '='", "=", "-Hess log p(theta | x)",
-     "E_X[-Hess log p(theta | X)]", "—", _fisher_chain(0), expect=WRONG, corrected=_fisher_sum_corrected)
-step("sgfs.fisher.2", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, second '='", "=", "E_X[-Hess log p(theta | X)]",
-     "Var_X[grad log p(theta | X)]", "information identity", _fisher_chain(1), expect=WRONG,
-     corrected=_logistic_information(False))
-step("sgfs.fisher.3", "sgmcmc_recipe", SEED, "§2.3.1, Fisher-identity chain, third '='", "=", "Var_X[grad log p(theta | X)]",
-     "N C", "C := Var_X[U]", _fisher_chain(2), expect=WRONG, corrected=_logistic_information(True))
-step("sgfs.clt50", "sgmcmc_recipe", SEED, "§2.2, 'assumption 1 holds almost always for |S| >= 50'", "=",
-     "law of the minibatch mean (|S| = 50)", "its CLT normal (Kolmogorov distance ~ 0)", "CLT", _clt_minibatch,
-     expect=WRONG, corrected=_clt_corrected, search_budget=600)
-step("osgfs.update", "osgfs_algorithm", SEED, "§2.3.3 Algorithm 1, line 8 ('update theta according to (7)')", "=",
-     "stationary Var[theta] of the update Algorithm 1 runs", "H^-1 (the posterior's; the exact process (8))",
-     "Appendix, Derivation of the exact process", _algorithm1_update, expect=WRONG, corrected=_algorithm1_corrected)
-step("lmm.27", "lmm_em", SEED, "§3.3.2.2 Eq. (27)", "=", "rank(X X^T), X N x p", "N (for (X X^T)^-1 in beta^(i) = "
-     "(X X^T)^-1 X^T (y - Z a))", "minimising (26) in beta", _beta_update, expect=WRONG, corrected=_beta_corrected)
-step("fig3.cholesky", "hierarchical_model", SEED, "§3.2, Figure 3 caption", "=",
-     "excess kurtosis of chol(Sigma)_21, Sigma ~ IW(I_2, nu)", "0 ('normally distributed')", "—", _iw_cholesky,
-     expect=WRONG, corrected=_iw_corrected, search_budget=100)
+step("sgfs.discretisation", claim="sgfs_stationary_covariance", seed=SEED,
+     location="§2.1.2, 'inversely proportional to the sizes of D'", relation="<=",
+     lhs="discretisation error at a larger D", rhs="discretisation error at a smaller D", justification="—",
+     check=_discretisation_error, expect=WRONG, corrected=_discretisation_corrected)
+step("sgfs.eq5", claim="sgmcmc_recipe", seed=SEED, location="§2.1.3 Eq. (5)", relation="=",
+     lhs="Cov[(D + Q) xi], Cov xi = (N^2/|S|) C", rhs="B = (N^2/|S|) [D + Q] C [D + Q]",
+     justification="the noise of Eq. (4) through (2)", check=_eq5_transpose, expect=WRONG, corrected=_eq5_corrected)
+step("sgfs.prior", claim="sgmcmc_recipe", seed=SEED,
+     location="§2.1.3, 'p(theta|x) = prod_i p(x_i|theta) p(theta)', and Eq. (3)", relation="=",
+     lhs="posterior precision -Hess log p(theta | x)", rhs="the printed product's precision",
+     justification="Bayes' rule", check=_prior_counted, expect=WRONG, corrected=_prior_corrected)
+step("sgfs.fisher.1", claim="sgmcmc_recipe", seed=SEED, location="§2.3.1, Fisher-identity chain, first '='",
+     relation="=", lhs="-Hess log p(theta | x)", rhs="E_X[-Hess log p(theta | X)]", justification="—",
+     check=_fisher_chain(0), expect=WRONG, corrected=_fisher_sum_corrected)
+step("sgfs.fisher.2", claim="sgmcmc_recipe", seed=SEED, location="§2.3.1, Fisher-identity chain, second '='",
+     relation="=", lhs="E_X[-Hess log p(theta | X)]", rhs="Var_X[grad log p(theta | X)]",
+     justification="information identity", check=_fisher_chain(1), expect=WRONG, corrected=_logistic_information(False))
+step("sgfs.fisher.3", claim="sgmcmc_recipe", seed=SEED, location="§2.3.1, Fisher-identity chain, third '='",
+     relation="=", lhs="Var_X[grad log p(theta | X)]", rhs="N C", justification="C := Var_X[U]", check=_fisher_chain(2),
+     expect=WRONG, corrected=_logistic_information(True))
+step("sgfs.clt50", claim="sgmcmc_recipe", seed=SEED, location="§2.2, 'assumption 1 holds almost always for |S| >= 50'",
+     relation="=", lhs="law of the minibatch mean (|S| = 50)", rhs="its CLT normal (Kolmogorov distance ~ 0)",
+     justification="CLT", check=_clt_minibatch, expect=WRONG, corrected=_clt_corrected, search_budget=600)
+step("osgfs.update", claim="osgfs_algorithm", seed=SEED,
+     location="§2.3.3 Algorithm 1, line 8 ('update theta according to (7)')", relation="=",
+     lhs="stationary Var[theta] of the update Algorithm 1 runs", rhs="H^-1 (the posterior's; the exact process (8))",
+     justification="Appendix, Derivation of the exact process", check=_algorithm1_update, expect=WRONG,
+     corrected=_algorithm1_corrected)
+step("lmm.27", claim="lmm_em", seed=SEED, location="§3.3.2.2 Eq. (27)", relation="=", lhs="rank(X X^T), X N x p",
+     rhs="N (for (X X^T)^-1 in beta^(i) = "
+"(X X^T)^-1 X^T (y - Z a))", justification="minimising (26) in beta", check=_beta_update, expect=WRONG,
+     corrected=_beta_corrected)
+step("fig3.cholesky", claim="hierarchical_model", seed=SEED, location="§3.2, Figure 3 caption", relation="=",
+     lhs="excess kurtosis of chol(Sigma)_21, Sigma ~ IW(I_2, nu)", rhs="0 ('normally distributed')", justification="—",
+     check=_iw_cholesky, expect=WRONG, corrected=_iw_corrected, search_budget=100)

@@ -271,20 +271,26 @@ def _optimal_corrected():
 
 
 # ----------------------------------------------------------------------------- the steps
-step("osgfs.burnin", "sgfs_conclusion", SEED, "§4 Conclusion, 'guaranteeing that all the samples collected are "
-     "from the posterior'", "<=", "TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
-     "tau (reading: tau in [0, 0.5])", "the criterion (17)", _burnin, depends=("sgfs.17",), expect=WRONG,
-     statement=False, corrected=_burnin_corrected, search_budget=600)
-step("sgfs.17.unlikely", "sgfs_convergence_criterion", SEED, "§2.3.2, 'very unlikely that the iterates of the "
-     "process pass this criterion without being reasonably close to the mode'", "<=",
-     "max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= 1", "alpha (readings: d0 in [2, 4], "
-     "alpha in [0.01, 0.05])", "the components of the window mean have a large mean far from the mode", _unlikely,
-     expect=WRONG)
-step("sgfs.17.n", "sgfs_convergence_criterion", SEED, "§2.3.2, 'A reasonable choice would be 1/k, so that the "
-     "process is given enough iterates to explore the posterior'", "<=", "corr(theta_0, theta_n), n = 1/k",
-     "tau (reading: tau in [0.05, 0.5])", "—", _window_length, expect=WRONG, corrected=_window_length_corrected)
-step("osgfs.optimal", "sgfs_conclusion", SEED, "§4 Conclusion, 'optimal in terms of reduced autocorrelation and "
-     "maximal rate of convergence among all continuous time MCMC algorithms'", "<=",
-     "lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))", "that of any admissible k",
-     "Appendix, 'we must choose the largest possible k'", _optimal, depends=("sgfs.rate",), expect=WRONG,
-     statement=False, corrected=_optimal_corrected)
+step("osgfs.burnin", claim="sgfs_conclusion", seed=SEED,
+     location="§4 Conclusion, 'guaranteeing that all the samples collected are "
+"from the posterior'", relation="<=", lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
+     rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin, depends=("sgfs.17",),
+     expect=WRONG, statement=False, corrected=_burnin_corrected, search_budget=600)
+step("sgfs.17.unlikely", claim="sgfs_convergence_criterion", seed=SEED,
+     location="§2.3.2, 'very unlikely that the iterates of the "
+"process pass this criterion without being reasonably close to the mode'", relation="<=",
+     lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= 1",
+     rhs="alpha (readings: d0 in [2, 4], "
+"alpha in [0.01, 0.05])", justification="the components of the window mean have a large mean far from the mode",
+     check=_unlikely, expect=WRONG)
+step("sgfs.17.n", claim="sgfs_convergence_criterion", seed=SEED,
+     location="§2.3.2, 'A reasonable choice would be 1/k, so that the "
+"process is given enough iterates to explore the posterior'", relation="<=", lhs="corr(theta_0, theta_n), n = 1/k",
+     rhs="tau (reading: tau in [0.05, 0.5])", justification="—", check=_window_length, expect=WRONG,
+     corrected=_window_length_corrected)
+step("osgfs.optimal", claim="sgfs_conclusion", seed=SEED,
+     location="§4 Conclusion, 'optimal in terms of reduced autocorrelation and "
+"maximal rate of convergence among all continuous time MCMC algorithms'", relation="<=",
+     lhs="lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))", rhs="that of any admissible k",
+     justification="Appendix, 'we must choose the largest possible k'", check=_optimal, depends=("sgfs.rate",),
+     expect=WRONG, statement=False, corrected=_optimal_corrected)

@@ -583,46 +583,61 @@ def _cholesky_corrected():
 
 # ----------------------------------------------------------------------------- the steps
 C = "lmm_em"
-step("lmm.19", C, SEED, "§3.3.2 Eq. (19)", "=", "log p(y | beta, G, sigma) (mu integrated out)",
-     "log N(y; X beta, sigma^2 (Z G Z^T + I_N))", "mu and eps multivariate normal", _eq19, expect=EXACT)
-step("lmm.20", C, SEED, "§3.3.2.1 Eq. (20)", "=", "-log P(y | beta, G, sigma) - N/2 log 2 pi",
-     "N log sigma + 1/2 log det D + (y - X beta)^T D^-1 (y - X beta)/(2 sigma^2)", "Eq. (19)", _eq20,
-     depends=("lmm.19",), expect=EXACT)
-step("lmm.21", C, SEED, "§3.3.2.1 Eq. (21)", "=", "d(20)/d beta at beta(D)", "0", "setting the gradient to 0",
-     _eq21_22("21"), depends=("lmm.20",), expect=EXACT)
-step("lmm.22", C, SEED, "§3.3.2.1 Eq. (22)", "=", "d(20)/d sigma at sigma(D)", "0", "setting the gradient to 0",
-     _eq21_22("22"), depends=("lmm.20",), expect=EXACT)
-step("lmm.23", C, SEED, "§3.3.2.1 Eq. (23)", "=", "(20) at beta(D), sigma(D) minus (23)", "N/2 - N/2 log N (a constant)",
-     "replacing (21) and (22) in (20)", _eq23, depends=("lmm.21", "lmm.22"), expect=EXACT)
-step("lmm.24", C, SEED, "§3.3.2.1 Eq. (24)", "=", "d(23)/d vech(L) (finite differences)", "the printed gradient",
-     "matrix calculus", _eq24, depends=("lmm.23",), expect=EXACT, search_budget=300)
-step("lmm.woodbury", C, SEED, "§3.3.2.1, Woodbury's identity", "=", "Lambda = (Z G Z^T + I_N)^-1",
-     "I_N - Z (G^-1 + Z^T Z)^-1 Z^T", "Woodbury's matrix identity", _woodbury, expect=EXACT)
-step("lmm.cost.grad", C, SEED, "§3.3.2.1, 'asymptotic complexity of the computation of the gradient'", "<=",
-     "multiplications of Eq. (24) (Lambda Z first, Woodbury)", "O(max{q N^2, p N^2})", "operation count",
-     _cost_gradient, expect=VALID)
-step("lmm.chol", C, SEED, "§3.3.2.1, 'ensures that G remains positive definite'", ">", "lambda_min(L L^T)", "0",
-     "Cholesky parametrisation", _cholesky_pd, expect=WRONG, corrected=_cholesky_corrected)
-step("lmm.posterior", C, SEED, "§3.3.2.2, 'It is shown in [2] that'", "=", "law of mu | y, beta, G, sigma",
-     "N(a, sigma^2 (Z^T Z + G^-1)^-1)", "Jiang (2007), ch. 1", _posterior_mu, expect=EXACT)
-step("lmm.26", C, SEED, "§3.3.2.2 Eq. (26)", "=", "(26) as rendered (trace outside 1/(2 sigma^2))",
-     "E[-log P(y, mu | beta, G, sigma)], mu ~ N(a, V) (up to a constant)", "expectation of a quadratic form", _eq26,
-     depends=("lmm.posterior",), expect=WRONG, corrected=_eq26_corrected)
-step("lmm.28", C, SEED, "§3.3.2.2 Eq. (28)", "=", "G^(i) = (V + a a^T)/sigma^2(i-1)",
-     "argmin over G of E[-log P(y, mu | beta, G, sigma^(i-1))]", "minimising (26) in G", _eq28, depends=("lmm.26",),
-     expect=EXACT)
-step("lmm.29", C, SEED, "§3.3.2.2 Eq. (29)", "=", "sigma^(i) as rendered (trace outside 1/(N+q))",
-     "argmin over sigma of E[-log P(y, mu | beta^(i), G^(i), sigma)]", "minimising (26) in sigma", _eq29,
-     depends=("lmm.26",), expect=WRONG, corrected=_eq29_corrected, statement=False)
-step("lmm.em", C, SEED, "§3.3.2.2, 'the update equations for the EM algorithm' (27)-(29)", "<=",
-     "-log-likelihood (20) after EM iteration i + 1", "after iteration i", "EM's monotonicity", _em_printed,
-     depends=("lmm.27", "lmm.29"), expect=WRONG, corrected=_em_corrected, search_budget=200)
-step("lmm.cost.em", C, SEED, "§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
-     "(p, q fixed, N -> infinity)", "<=", "multiplications of one EM iteration / (max(q, p) N) at 2N", "its value at N",
-     "operation count", _cost_em(True), expect=VALID)
-step("lmm.cost.em.q", C, SEED, "§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
-     "(q growing with N: small clusters)", "<=", "multiplications of one EM iteration", "12 max(q, p) N",
-     "operation count", _cost_em(False), expect=WRONG, corrected=_cost_em_corrected)
-step("lmm.em.cheaper", C, SEED, "§3.3.2.2, 'For large N, the EM algorithm can be much more efficient than first "
-     "order and quasi-Newton methods per iteration'", "<=", "N x (EM count / gradient count), N >= max(p, q)^3",
-     "2", "operation counts", _em_cheaper, expect=VALID)
+step("lmm.19", claim=C, seed=SEED, location="§3.3.2 Eq. (19)", relation="=",
+     lhs="log p(y | beta, G, sigma) (mu integrated out)", rhs="log N(y; X beta, sigma^2 (Z G Z^T + I_N))",
+     justification="mu and eps multivariate normal", check=_eq19, expect=EXACT)
+step("lmm.20", claim=C, seed=SEED, location="§3.3.2.1 Eq. (20)", relation="=",
+     lhs="-log P(y | beta, G, sigma) - N/2 log 2 pi",
+     rhs="N log sigma + 1/2 log det D + (y - X beta)^T D^-1 (y - X beta)/(2 sigma^2)", justification="Eq. (19)",
+     check=_eq20, depends=("lmm.19",), expect=EXACT)
+step("lmm.21", claim=C, seed=SEED, location="§3.3.2.1 Eq. (21)", relation="=", lhs="d(20)/d beta at beta(D)", rhs="0",
+     justification="setting the gradient to 0", check=_eq21_22("21"), depends=("lmm.20",), expect=EXACT)
+step("lmm.22", claim=C, seed=SEED, location="§3.3.2.1 Eq. (22)", relation="=", lhs="d(20)/d sigma at sigma(D)", rhs="0",
+     justification="setting the gradient to 0", check=_eq21_22("22"), depends=("lmm.20",), expect=EXACT)
+step("lmm.23", claim=C, seed=SEED, location="§3.3.2.1 Eq. (23)", relation="=",
+     lhs="(20) at beta(D), sigma(D) minus (23)", rhs="N/2 - N/2 log N (a constant)",
+     justification="replacing (21) and (22) in (20)", check=_eq23, depends=("lmm.21", "lmm.22"), expect=EXACT)
+step("lmm.24", claim=C, seed=SEED, location="§3.3.2.1 Eq. (24)", relation="=",
+     lhs="d(23)/d vech(L) (finite differences)", rhs="the printed gradient", justification="matrix calculus",
+     check=_eq24, depends=("lmm.23",), expect=EXACT, search_budget=300)
+step("lmm.woodbury", claim=C, seed=SEED, location="§3.3.2.1, Woodbury's identity", relation="=",
+     lhs="Lambda = (Z G Z^T + I_N)^-1", rhs="I_N - Z (G^-1 + Z^T Z)^-1 Z^T", justification="Woodbury's matrix identity",
+     check=_woodbury, expect=EXACT)
+step("lmm.cost.grad", claim=C, seed=SEED,
+     location="§3.3.2.1, 'asymptotic complexity of the computation of the gradient'", relation="<=",
+     lhs="multiplications of Eq. (24) (Lambda Z first, Woodbury)", rhs="O(max{q N^2, p N^2})",
+     justification="operation count", check=_cost_gradient, expect=VALID)
+step("lmm.chol", claim=C, seed=SEED, location="§3.3.2.1, 'ensures that G remains positive definite'", relation=">",
+     lhs="lambda_min(L L^T)", rhs="0", justification="Cholesky parametrisation", check=_cholesky_pd, expect=WRONG,
+     corrected=_cholesky_corrected)
+step("lmm.posterior", claim=C, seed=SEED, location="§3.3.2.2, 'It is shown in [2] that'", relation="=",
+     lhs="law of mu | y, beta, G, sigma", rhs="N(a, sigma^2 (Z^T Z + G^-1)^-1)", justification="Jiang (2007), ch. 1",
+     check=_posterior_mu, expect=EXACT)
+step("lmm.26", claim=C, seed=SEED, location="§3.3.2.2 Eq. (26)", relation="=",
+     lhs="(26) as rendered (trace outside 1/(2 sigma^2))",
+     rhs="E[-log P(y, mu | beta, G, sigma)], mu ~ N(a, V) (up to a constant)",
+     justification="expectation of a quadratic form", check=_eq26, depends=("lmm.posterior",), expect=WRONG,
+     corrected=_eq26_corrected)
+step("lmm.28", claim=C, seed=SEED, location="§3.3.2.2 Eq. (28)", relation="=", lhs="G^(i) = (V + a a^T)/sigma^2(i-1)",
+     rhs="argmin over G of E[-log P(y, mu | beta, G, sigma^(i-1))]", justification="minimising (26) in G", check=_eq28,
+     depends=("lmm.26",), expect=EXACT)
+step("lmm.29", claim=C, seed=SEED, location="§3.3.2.2 Eq. (29)", relation="=",
+     lhs="sigma^(i) as rendered (trace outside 1/(N+q))",
+     rhs="argmin over sigma of E[-log P(y, mu | beta^(i), G^(i), sigma)]", justification="minimising (26) in sigma",
+     check=_eq29, depends=("lmm.26",), expect=WRONG, corrected=_eq29_corrected, statement=False)
+step("lmm.em", claim=C, seed=SEED, location="§3.3.2.2, 'the update equations for the EM algorithm' (27)-(29)",
+     relation="<=", lhs="-log-likelihood (20) after EM iteration i + 1", rhs="after iteration i",
+     justification="EM's monotonicity", check=_em_printed, depends=("lmm.27", "lmm.29"), expect=WRONG,
+     corrected=_em_corrected, search_budget=200)
+step("lmm.cost.em", claim=C, seed=SEED,
+     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
+"(p, q fixed, N -> infinity)", relation="<=", lhs="multiplications of one EM iteration / (max(q, p) N) at 2N",
+     rhs="its value at N", justification="operation count", check=_cost_em(True), expect=VALID)
+step("lmm.cost.em.q", claim=C, seed=SEED,
+     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
+"(q growing with N: small clusters)", relation="<=", lhs="multiplications of one EM iteration", rhs="12 max(q, p) N",
+     justification="operation count", check=_cost_em(False), expect=WRONG, corrected=_cost_em_corrected)
+step("lmm.em.cheaper", claim=C, seed=SEED,
+     location="§3.3.2.2, 'For large N, the EM algorithm can be much more efficient than first "
+"order and quasi-Newton methods per iteration'", relation="<=", lhs="N x (EM count / gradient count), N >= max(p, q)^3",
+     rhs="2", justification="operation counts", check=_em_cheaper, expect=VALID)

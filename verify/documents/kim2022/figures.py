@@ -70,7 +70,7 @@ import numpy as np
 from scipy import stats
 
 import bounds
-from bounds.clikit import jsonable
+from mcsa_cli import jsonable
 from simulate import experiments as X
 
 from verify.decide import ALPHA, combine, z_one_sided
@@ -850,22 +850,20 @@ def _reproduce(fig):
 # ============================================================================ registry
 register(Verification(
     "figure1",
-    "tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each theorem's "
-    "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
-    "the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
-    "monte-carlo", "moment, corrected, stated",
-    Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
-    run_figure1, plot=plot_figure1, execution=True, reproduction=_reproduce("figure1"),
-    readings=joint_readings(FIG1_AXES)))
+    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each theorem's "
+             "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
+    method="monte-carlo", forms="moment, corrected, stated",
+    grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)), run=run_figure1, plot=plot_figure1,
+    execution=True, reproduction=_reproduce("figure1"), readings=joint_readings(FIG1_AXES)))
 register(Verification(
     "figure2",
-    "final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
-    "the fraction of converged runs per scheme and optimizer",
-    "the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
-    "monte-carlo", "stated",
-    Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
-    run_figure2, plot=plot_figure2, execution=True, reproduction=_reproduce("figure2"),
-    readings=joint_readings(FIG2_AXES)))
+    measures="final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
+             "the fraction of converged runs per scheme and optimizer",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
+    method="monte-carlo", forms="stated",
+    grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)), run=run_figure2, plot=plot_figure2,
+    execution=True, reproduction=_reproduce("figure2"), readings=joint_readings(FIG2_AXES)))
 
 
 # ============================================================================ regenerate docs/figures

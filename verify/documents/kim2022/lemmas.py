@@ -617,51 +617,60 @@ KEPT_READINGS_REVIEW = {
 }
 
 # ============================================================================= registry
-register(Verification("proposition1", "E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
-                      "pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q", "exact+monte-carlo", "stated",
-                      Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
-                           dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)], wishart_dim=10,
-                                R=200000)),
-                      run_proposition1, readings=_READINGS.get('proposition1', ())))
-register(Verification("proposition2", "exact w* and KL(pi||q)", "Gaussian pairs (closed forms); random finite pairs",
-                      "exact", "stated",
-                      Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
-                           dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
-                                M=[2, 3, 6, 12], pairs=10)),
-                      run_proposition2, readings=_READINGS.get('proposition2', ())))
-register(Verification("lemma1", "exact TV of product measures (all sets, and product sets A^N)", "random finite spaces",
-                      "exact", "stated", Grid(dict(M=[2, 3], N=[1, 2, 3, 4]), dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
-                      run_lemma1, overrides=("N",), readings=_READINGS.get('lemma1', ())))
-register(Verification("lemma2", "exact second moment, variance, bias, MSE of discrete random vectors",
-                      "random discrete distributions in R^d", "exact", "stated",
-                      Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run_lemma2, readings=_READINGS.get('lemma2', ())))
-register(Verification("lemma3", "V_q[w] by adaptive quadrature with its error estimate", "pi = N(0,1), q = N(m, s^2)",
-                      "exact", "stated",
-                      Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
-                           dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
-                      run_lemma3, readings=_READINGS.get('lemma3', ())))
-register(Verification("lemma4", "IMH rejection probability lambda(w) at every state, exactly",
-                      "finite spaces with w* attained at a known state", "exact", "stated",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma4, overrides=("w_star",), readings=_READINGS.get('lemma4', ())))
-register(Verification("lemma5", "T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
-                      "finite spaces", "exact", "stated, corrected",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma5, overrides=("n", "w_star"), readings=_READINGS.get('lemma5', ())))
-register(Verification("lemma6", "E_{K^n(z,.)}[f] by exact matrix powers", "finite spaces; q = pi",
-                      "exact", "stated, corrected",
-                      Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run_lemma6, overrides=("n", "w_star"), readings=_READINGS.get('lemma6', ())))
-register(Verification("lemma7", "bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L", "finite spaces, IMH kernel (C = 1, rho = r)",
-                      "exact", "stated", Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
-                      run_lemma7, overrides=("n",), readings=_READINGS.get('lemma7', ())))
-register(Verification("table1", "decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact lower "
-                      "bounds of the error at condition numbers L/mu > 1; symbolic structure",
-                      "pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic MCSA "
-                      "instances with Hessian diag(mu, L)", "monte-carlo+exact+symbolic",
-                      "stated", Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
-                                 dict(D=10, N=16, R=256, T_min=100, T_max=20000, kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
-                      run_table1, proof="no proof in its document", readings=_READINGS.get('table1', ())))
-register(Verification("table2", "evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
-                      "path-derivative ELBO gradient, per iteration", "every MCSA scheme; ELBO", "exact", "stated",
-                      Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])), run_table2, overrides=("N",), proof="no proof in its document", readings=_READINGS.get('table2', ())))
+register(Verification("proposition1",
+                      measures="E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
+                      targets="pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q",
+                      method="exact+monte-carlo", forms="stated",
+                      grid=Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
+                                dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)], wishart_dim=10,
+                                     R=200000)), run=run_proposition1, readings=_READINGS.get('proposition1', ())))
+register(Verification("proposition2", measures="exact w* and KL(pi||q)",
+                      targets="Gaussian pairs (closed forms); random finite pairs", method="exact", forms="stated",
+                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
+                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
+                                     M=[2, 3, 6, 12], pairs=10)), run=run_proposition2,
+                      readings=_READINGS.get('proposition2', ())))
+register(Verification("lemma1", measures="exact TV of product measures (all sets, and product sets A^N)",
+                      targets="random finite spaces", method="exact", forms="stated",
+                      grid=Grid(dict(M=[2, 3], N=[1, 2, 3, 4]), dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
+                      run=run_lemma1, overrides=("N",), readings=_READINGS.get('lemma1', ())))
+register(Verification("lemma2", measures="exact second moment, variance, bias, MSE of discrete random vectors",
+                      targets="random discrete distributions in R^d", method="exact", forms="stated",
+                      grid=Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run=run_lemma2,
+                      readings=_READINGS.get('lemma2', ())))
+register(Verification("lemma3", measures="V_q[w] by adaptive quadrature with its error estimate",
+                      targets="pi = N(0,1), q = N(m, s^2)", method="exact", forms="stated",
+                      grid=Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
+                                dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
+                      run=run_lemma3, readings=_READINGS.get('lemma3', ())))
+register(Verification("lemma4", measures="IMH rejection probability lambda(w) at every state, exactly",
+                      targets="finite spaces with w* attained at a known state", method="exact", forms="stated",
+                      grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma4, overrides=("w_star",),
+                      readings=_READINGS.get('lemma4', ())))
+register(Verification("lemma5", measures="T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
+                      targets="finite spaces", method="exact", forms="stated, corrected",
+                      grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma5, overrides=("n", "w_star"),
+                      readings=_READINGS.get('lemma5', ())))
+register(Verification("lemma6", measures="E_{K^n(z,.)}[f] by exact matrix powers", targets="finite spaces; q = pi",
+                      method="exact", forms="stated, corrected", grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)),
+                      run=run_lemma6, overrides=("n", "w_star"), readings=_READINGS.get('lemma6', ())))
+register(Verification("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L",
+                      targets="finite spaces, IMH kernel (C = 1, rho = r)", method="exact", forms="stated",
+                      grid=Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])), run=run_lemma7,
+                      overrides=("n",), readings=_READINGS.get('lemma7', ())))
+register(Verification("table1",
+                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact lower "
+                     "bounds of the error at condition numbers L/mu > 1; symbolic structure",
+                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic MCSA "
+                              "instances with Hessian diag(mu, L)", method="monte-carlo+exact+symbolic", forms="stated",
+                      grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
+                            dict(D=10, N=16, R=256, T_min=100, T_max=20000, kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
+                      run=run_table1, proof="no proof in its document", readings=_READINGS.get('table1', ())))
+register(Verification("table2", measures="evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
+                               "path-derivative ELBO gradient, per iteration", targets="every MCSA scheme; ELBO",
+                      method="exact", forms="stated", grid=Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])),
+                      run=run_table2, overrides=("N",), proof="no proof in its document",
+                      readings=_READINGS.get('table2', ())))
 
 
 # ============================================================================= search spaces

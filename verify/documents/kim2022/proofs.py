@@ -368,17 +368,21 @@ def _eq1_corrected():
     return instance_check(lambda: rows, "=", 1e-12, describe="E[lambda_3]: corrected Eq. (1) vs Algorithm 4")
 
 
-step("eq1.index", "definitions", SEED, "§2.2 Eq. (1) vs App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
-     "=", "E[g(lambda_t, eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1))",
-     "the same with the sample drawn by the kernel of the parameter g is evaluated at (Algorithms 1, 4, 5)",
-     "Eq. (1): 'lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ P_lambda_t-1(eta_t-1, .)'",
-     _eq1_index, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
-step("eq2", "definitions", SEED, "§4.3 Eq. (2)", "=", "K^n(z, dz')", "T_n(w(z) v w(z')) pi(dz') + lambda^n(w(z)) delta_z(dz')",
-     "Smith & Tierney (1996)", _eq2, depends=("eq3",), expect=EXACT, search_budget=1200)
-step("eq3", "definitions", SEED, "§4.3 Eq. (3)", "=", "lambda(w)", "int_{R(w)} (1 - w(z')/w) pi(dz')",
-     "definition (Smith & Tierney 1996)", _eq3, expect=WRONG, corrected=_eq3_corrected, search_budget=1200)
-step("eq7", "definitions", SEED, "App. D proof of Thm 3, Eq. (7)", "<=", "d_TV(K^k(z,.), pi)", "r^k",
-     "Mengersen & Tweedie (1996); Wang (2022)", _eq7, expect=VALID, search_budget=1200)
+step("eq1.index", claim="definitions", seed=SEED,
+     location="§2.2 Eq. (1) vs App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)", relation="=",
+     lhs="E[g(lambda_t, eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1))",
+     rhs="the same with the sample drawn by the kernel of the parameter g is evaluated at (Algorithms 1, 4, 5)",
+     justification="Eq. (1): 'lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ P_lambda_t-1(eta_t-1, .)'",
+     check=_eq1_index, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
+step("eq2", claim="definitions", seed=SEED, location="§4.3 Eq. (2)", relation="=", lhs="K^n(z, dz')",
+     rhs="T_n(w(z) v w(z')) pi(dz') + lambda^n(w(z)) delta_z(dz')", justification="Smith & Tierney (1996)", check=_eq2,
+     depends=("eq3",), expect=EXACT, search_budget=1200)
+step("eq3", claim="definitions", seed=SEED, location="§4.3 Eq. (3)", relation="=", lhs="lambda(w)",
+     rhs="int_{R(w)} (1 - w(z')/w) pi(dz')", justification="definition (Smith & Tierney 1996)", check=_eq3,
+     expect=WRONG, corrected=_eq3_corrected, search_budget=1200)
+step("eq7", claim="definitions", seed=SEED, location="App. D proof of Thm 3, Eq. (7)", relation="<=",
+     lhs="d_TV(K^k(z,.), pi)", rhs="r^k", justification="Mengersen & Tweedie (1996); Wang (2022)", check=_eq7,
+     expect=VALID, search_budget=1200)
 
 
 # ============================================================================= Proposition 1
@@ -422,14 +426,15 @@ def _prop1(i, j):
                                   describe="pi = N(0,1), q = N(m, s^2), exact Gauss-Hermite rules")
 
 
-step("prop1.4.a", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 1-4", "=",
-     "int (-(1/N) sum log q(z_n) - H[pi]) pi(z_1:N) dz", "(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]",
-     "linearity; marginalised z_m for m != n", _prop1(0, 1), expect=EXACT, search_budget=800)
-step("prop1.4.b", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 5-6", "=",
-     "(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]", "(1/N) sum int pi log(pi/q)", "definition of H[pi]",
-     _prop1(1, 2), expect=EXACT, search_budget=1200)
-step("prop1.4.c", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (4) lines 7-8", "=",
-     "(1/N) sum int pi log(pi/q)", "d_KL(pi || q)", "definition of d_KL", _prop1(2, 3), expect=EXACT, search_budget=1200)
+step("prop1.4.a", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 1-4", relation="=",
+     lhs="int (-(1/N) sum log q(z_n) - H[pi]) pi(z_1:N) dz", rhs="(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]",
+     justification="linearity; marginalised z_m for m != n", check=_prop1(0, 1), expect=EXACT, search_budget=800)
+step("prop1.4.b", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 5-6", relation="=",
+     lhs="(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]", rhs="(1/N) sum int pi log(pi/q)",
+     justification="definition of H[pi]", check=_prop1(1, 2), expect=EXACT, search_budget=1200)
+step("prop1.4.c", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 7-8", relation="=",
+     lhs="(1/N) sum int pi log(pi/q)", rhs="d_KL(pi || q)", justification="definition of d_KL", check=_prop1(2, 3),
+     expect=EXACT, search_budget=1200)
 
 
 def _prop1_eq5():
@@ -455,11 +460,12 @@ def _prop1_leibniz():
     return o
 
 
-step("prop1.5", "proposition1", SEED, "App. D proof of Prop. 1, Eq. (5)", "=", "grad_lambda f(lambda, eta)",
-     "-(1/N) sum s(z_n; lambda) = g(lambda, eta)", "differentiation", _prop1_eq5, expect=EXACT)
-step("prop1.grad", "proposition1", SEED, "App. D proof of Prop. 1, last display", "=",
-     "grad_lambda E_Pi[f]", "E_Pi[grad_lambda f] = E_Pi[g]", "Leibniz rule; Eq. (5)", _prop1_leibniz,
-     expect=EXACT, statement=True)
+step("prop1.5", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (5)", relation="=",
+     lhs="grad_lambda f(lambda, eta)", rhs="-(1/N) sum s(z_n; lambda) = g(lambda, eta)",
+     justification="differentiation", check=_prop1_eq5, expect=EXACT)
+step("prop1.grad", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, last display", relation="=",
+     lhs="grad_lambda E_Pi[f]", rhs="E_Pi[grad_lambda f] = E_Pi[g]", justification="Leibniz rule; Eq. (5)",
+     check=_prop1_leibniz, expect=EXACT, statement=True)
 
 
 # ============================================================================= Proposition 2
@@ -524,32 +530,35 @@ def _p2_iff():
     return o
 
 
-step("prop2.1", "proposition2", SEED, "App. D proof of Prop. 2, line 1", "=", "d_KL(pi || q)", "E_pi[log pi/q]",
-     "definition of d_KL", definition("the definition of d_KL(pi || q) = E_pi[log pi/q]"), expect=EXACT)
-step("prop2.2", "proposition2", SEED, "App. D proof of Prop. 2, line 2", "<=", "E_pi[log pi/q]", "log E_pi[pi/q]",
-     "Jensen's inequality", _jensen, expect=VALID)
-step("prop2.3", "proposition2", SEED, "App. D proof of Prop. 2, line 3", "<=", "log E_pi[pi/q]", "log E_pi[w*]",
-     "w <= w*", _p2_wstar, expect=VALID)
-step("prop2.4", "proposition2", SEED, "App. D proof of Prop. 2, line 4", "=", "log E_pi[w*]", "log w*", "E_pi 1 = 1",
-     _p2_const, expect=EXACT)
-step("prop2.statement", "proposition2", SEED, "§4.1 Proposition 2", "<", "exp(d_KL(pi || q))", "w*",
-     "the chain above", lambda: _p2_equality_cases(), depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True,
-     reading=STRICT, corrected=_p2_iff, search_budget=1200)
+step("prop2.1", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 1", relation="=",
+     lhs="d_KL(pi || q)", rhs="E_pi[log pi/q]", justification="definition of d_KL",
+     check=definition("the definition of d_KL(pi || q) = E_pi[log pi/q]"), expect=EXACT)
+step("prop2.2", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 2", relation="<=",
+     lhs="E_pi[log pi/q]", rhs="log E_pi[pi/q]", justification="Jensen's inequality", check=_jensen, expect=VALID)
+step("prop2.3", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 3", relation="<=",
+     lhs="log E_pi[pi/q]", rhs="log E_pi[w*]", justification="w <= w*", check=_p2_wstar, expect=VALID)
+step("prop2.4", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 4", relation="=",
+     lhs="log E_pi[w*]", rhs="log w*", justification="E_pi 1 = 1", check=_p2_const, expect=EXACT)
+step("prop2.statement", claim="proposition2", seed=SEED, location="§4.1 Proposition 2", relation="<",
+     lhs="exp(d_KL(pi || q))", rhs="w*", justification="the chain above", check=lambda: _p2_equality_cases(),
+     depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True, reading=STRICT, corrected=_p2_iff,
+     search_budget=1200)
 
 
 # ============================================================================= Lemma 1
 a1, a2, b1, b2 = sp.symbols("a1 a2 b1 b2", nonnegative=True)
 _unit = {s: U_DOM for s in (a1, a2, b1, b2)}
-step("lemma1.1", "lemma1", SEED, "App. D proof of Lemma 1, line 1", "=", "|p1(A) p_2:N(A^N-1) - q1(A) q_2:N(A^N-1)|",
-     "|(p1(A) - q1(A)) p_2:N + q1(A) (p_2:N - q_2:N)|", "adding and subtracting q1(A) p_2:N",
-     lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit), expect=EXACT)
-step("lemma1.2", "lemma1", SEED, "App. D proof of Lemma 1, line 2", "<=", "|(a1 - b1) a2 + b1 (a2 - b2)|",
-     "|a1 - b1| a2 + b1 |a2 - b2|", "triangle inequality",
-     lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), domain=_unit),
+step("lemma1.1", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 1", relation="=",
+     lhs="|p1(A) p_2:N(A^N-1) - q1(A) q_2:N(A^N-1)|", rhs="|(p1(A) - q1(A)) p_2:N + q1(A) (p_2:N - q_2:N)|",
+     justification="adding and subtracting q1(A) p_2:N",
+     check=lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit), expect=EXACT)
+step("lemma1.2", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 2", relation="<=",
+     lhs="|(a1 - b1) a2 + b1 (a2 - b2)|", rhs="|a1 - b1| a2 + b1 |a2 - b2|", justification="triangle inequality",
+     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), domain=_unit),
      expect=VALID)
-step("lemma1.3", "lemma1", SEED, "App. D proof of Lemma 1, line 3", "<=", "|a1 - b1| a2 + b1 |a2 - b2|",
-     "|a1 - b1| + |a2 - b2|", "p_n(A), q_n(A) <= 1",
-     lambda: sym_le(sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), sp.Abs(a1 - b1) + sp.Abs(a2 - b2), domain=_unit),
+step("lemma1.3", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 3", relation="<=",
+     lhs="|a1 - b1| a2 + b1 |a2 - b2|", rhs="|a1 - b1| + |a2 - b2|", justification="p_n(A), q_n(A) <= 1",
+     check=lambda: sym_le(sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), sp.Abs(a1 - b1) + sp.Abs(a2 - b2), domain=_unit),
      expect=VALID)
 
 
@@ -593,9 +602,10 @@ def _lemma1_statement():
     return o
 
 
-step("lemma1.statement", "lemma1", SEED, "App. D Lemma 1", "<=", "|p_1:N(A^N) - q_1:N(A^N)|", "sum_n |p_n(A) - q_n(A)|",
-     "induction on the lines above", _lemma1_statement,
-     depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID, statement=True, search_budget=1200)
+step("lemma1.statement", claim="lemma1", seed=SEED, location="App. D Lemma 1", relation="<=",
+     lhs="|p_1:N(A^N) - q_1:N(A^N)|", rhs="sum_n |p_n(A) - q_n(A)|", justification="induction on the lines above",
+     check=_lemma1_statement, depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID, statement=True,
+     search_budget=1200)
 
 
 # ============================================================================= Lemma 2
@@ -635,14 +645,16 @@ def _le_rows(which):
     return lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2(which)()], "<=", 1e-12)
 
 
-step("lemma2.1", "lemma2", SEED, "App. D proof of Lemma 2, line 1", "=", "E||g||^2", "V g + ||E g||^2",
-     "decomposition", lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("decomp")()], "=", 1e-12), expect=EXACT)
-step("lemma2.2", "lemma2", SEED, "App. D proof of Lemma 2, lines 2-3", "=", "V g + ||E g - mu + mu||^2",
-     "V g + ||E g - mu||^2 + 2 (E g - mu)^T mu + ||mu||^2", "expanded quadratic",
-     lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("expand")()], "=", 1e-12), expect=EXACT)
-step("lemma2.3", "lemma2", SEED, "App. D proof of Lemma 2, line 4", "<=", "... + 2 (E g - mu)^T mu + ...",
-     "... + 2 ||E g - mu|| ||mu|| + ...", "Cauchy-Schwarz",
-     lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("cs")()], "<=", 1e-12), expect=VALID)
+step("lemma2.1", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 1", relation="=", lhs="E||g||^2",
+     rhs="V g + ||E g||^2", justification="decomposition",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("decomp")()], "=", 1e-12), expect=EXACT)
+step("lemma2.2", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, lines 2-3", relation="=",
+     lhs="V g + ||E g - mu + mu||^2", rhs="V g + ||E g - mu||^2 + 2 (E g - mu)^T mu + ||mu||^2",
+     justification="expanded quadratic",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("expand")()], "=", 1e-12), expect=EXACT)
+step("lemma2.3", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 4", relation="<=",
+     lhs="... + 2 (E g - mu)^T mu + ...", rhs="... + 2 ||E g - mu|| ||mu|| + ...", justification="Cauchy-Schwarz",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("cs")()], "<=", 1e-12), expect=VALID)
 
 
 def _l2_bias():
@@ -654,12 +666,14 @@ def _l2_bias():
     return o
 
 
-step("lemma2.4", "lemma2", SEED, "App. D proof of Lemma 2, line 5", "=", "V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2",
-     "V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "definition of bias (Bias[g] = E||g - mu||)", _l2_bias, expect=LOOSE,
+step("lemma2.4", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 5", relation="=",
+     lhs="V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2", rhs="V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2",
+     justification="definition of bias (Bias[g] = E||g - mu||)", check=_l2_bias, expect=LOOSE,
      corrected=_le_rows("bias_def"), search_budget=1200)
-step("lemma2.statement", "lemma2", SEED, "App. D Lemma 2 (1) and (2)", "<=", "E||g||^2",
-     "MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2", "bias-variance decomposition of the MSE",
-     lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12), expect=VALID, statement=True)
+step("lemma2.statement", claim="lemma2", seed=SEED, location="App. D Lemma 2 (1) and (2)", relation="<=",
+     lhs="E||g||^2", rhs="MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2", justification="bias-variance decomposition of the MSE",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12), expect=VALID,
+     statement=True)
 
 
 # ============================================================================= Theorem 1
@@ -724,19 +738,23 @@ def _t1_normalised():
     return instance_check(lambda: rows, "=", tol=1e-12, describe="proposal multisets enumerated")
 
 
-step("theorem1.mix.1", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "=", "d_TV(P^k(eta,.), Pi)",
-     "d_TV(K^k(z,.), pi)", "P = K (eta = z)",
-     definition("Theorem 1 defines P^k(eta, d eta') = K^k(z, dz') with eta = z (N = 1 chain, Pi = pi)"), expect=EXACT)
-step("theorem1.mix.2", "theorem1", SEED, "App. D proof of Thm 1, ergodicity", "<=", "d_TV(K^k(z,.), pi)",
-     "(1 - (N-1)/(2 w* + N - 2))^k", "Andrieu, Lee & Vihola (2018)", _t1_mix, search_examples=COSTLY, expect=VALID,
-     statement=True, search_budget=1000)
-step("theorem1.mom.1", "theorem1", SEED, "App. D proof of Thm 1, variance, line 2", "=", "E[||s(z_t)||^2 | z_t-1]",
-     "int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))", "Andrieu et al. (2018)", _t1_kernel_expectation,
-     search_examples=COSTLY, expect=EXACT, search_budget=800)
-step("theorem1.mom.2", "theorem1", SEED, "App. D proof of Thm 1, variance, line 3", "<=", "int sum_n wbar_n ||s||^2 prod q",
-     "L^2 int sum_n wbar_n prod q", "Assumption 3", _t1_assumption3, expect=VALID, search_budget=800)
-step("theorem1.mom.3", "theorem1", SEED, "App. D proof of Thm 1, variance, lines 4-5", "=", "L^2 int sum_n wbar_n prod q",
-     "L^2", "sum_n wbar_n = 1; q is a probability", _t1_normalised, expect=EXACT, statement=True, search_budget=1000)
+step("theorem1.mix.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity", relation="=",
+     lhs="d_TV(P^k(eta,.), Pi)", rhs="d_TV(K^k(z,.), pi)", justification="P = K (eta = z)",
+     check=definition("Theorem 1 defines P^k(eta, d eta') = K^k(z, dz') with eta = z (N = 1 chain, Pi = pi)"),
+     expect=EXACT)
+step("theorem1.mix.2", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity", relation="<=",
+     lhs="d_TV(K^k(z,.), pi)", rhs="(1 - (N-1)/(2 w* + N - 2))^k", justification="Andrieu, Lee & Vihola (2018)",
+     check=_t1_mix, search_examples=COSTLY, expect=VALID, statement=True, search_budget=1000)
+step("theorem1.mom.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, line 2", relation="=",
+     lhs="E[||s(z_t)||^2 | z_t-1]", rhs="int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))",
+     justification="Andrieu et al. (2018)", check=_t1_kernel_expectation, search_examples=COSTLY, expect=EXACT,
+     search_budget=800)
+step("theorem1.mom.2", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, line 3", relation="<=",
+     lhs="int sum_n wbar_n ||s||^2 prod q", rhs="L^2 int sum_n wbar_n prod q", justification="Assumption 3",
+     check=_t1_assumption3, expect=VALID, search_budget=800)
+step("theorem1.mom.3", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, lines 4-5", relation="=",
+     lhs="L^2 int sum_n wbar_n prod q", rhs="L^2", justification="sum_n wbar_n = 1; q is a probability",
+     check=_t1_normalised, expect=EXACT, statement=True, search_budget=1000)
 
 
 # ============================================================================= Lemma 3
@@ -749,8 +767,9 @@ def _l3():
     return instance_check(lambda: rows, "=", tol=1e-12)
 
 
-step("lemma3.1", "lemma3", SEED, "App. D proof of Lemma 3", "=", "V_q w = E_q[(w - E_q w)^2]", "int (pi/q - 1)^2 q(dz)",
-     "E_q w = 1", _l3, expect=EXACT, statement=True)
+step("lemma3.1", claim="lemma3", seed=SEED, location="App. D proof of Lemma 3", relation="=",
+     lhs="V_q w = E_q[(w - E_q w)^2]", rhs="int (pi/q - 1)^2 q(dz)", justification="E_q w = 1", check=_l3, expect=EXACT,
+     statement=True)
 
 
 # ============================================================================= Theorem 2
@@ -993,34 +1012,37 @@ def _t2_rearrange():
 
 
 _B, _MU, _DD = sp.symbols("B mu d", positive=True)
-step("theorem2.est", "theorem2", SEED, "App. D proof of Thm 2, estimator", "=", "g_t,MSC-RB",
-     "-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1)", "Rao-Blackwellised CIS", _t2_sign, expect=WRONG,
-     corrected=_t2_est_corrected, search_budget=400)
-step("theorem2.6a", "theorem2", SEED, "App. D proof of Thm 2, Eq. (6) line 1", "=", "E[||g||^2 | F]",
-     "MSE + 2 Bias^T ||mu|| + ||mu||^2", "Lemma 2", _t2_eq6_loose, depends=("lemma2.statement",), expect=LOOSE,
-     corrected=_le_rows("mse"), search_budget=1200)
-step("theorem2.6b", "theorem2", SEED, "App. D proof of Thm 2, Eq. (6) line 2", "<=", "MSE + 2 Bias ||mu|| + ||mu||^2",
-     "MSE + 2 L Bias + ||mu||^2", "||mu|| <= L",
-     lambda: sym_le(2 * _B * _MU, 2 * _B * (_MU + _DD), domain={_B: POS_DOM, _MU: POS_DOM, _DD: POS_DOM}),
+step("theorem2.est", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, estimator", relation="=",
+     lhs="g_t,MSC-RB", rhs="-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1)", justification="Rao-Blackwellised CIS",
+     check=_t2_sign, expect=WRONG, corrected=_t2_est_corrected, search_budget=400)
+step("theorem2.6a", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 1", relation="=",
+     lhs="E[||g||^2 | F]", rhs="MSE + 2 Bias^T ||mu|| + ||mu||^2", justification="Lemma 2", check=_t2_eq6_loose,
+     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("mse"), search_budget=1200)
+step("theorem2.6b", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 2", relation="<=",
+     lhs="MSE + 2 Bias ||mu|| + ||mu||^2", rhs="MSE + 2 L Bias + ||mu||^2", justification="||mu|| <= L",
+     check=lambda: sym_le(2 * _B * _MU, 2 * _B * (_MU + _DD), domain={_B: POS_DOM, _MU: POS_DOM, _DD: POS_DOM}),
      expect=VALID)
-step("theorem2.mse", "theorem2", SEED, "App. D proof of Thm 2, Cardoso et al. (2022, Thm 3)", "<=", "MSE[g | F]",
-     "4L^2 [(1+eps^2)/(N-1) V_q w + (1+eps^-2)(1+w*)^2/N^2]", "Cardoso et al. (2022, Theorem 3)",
-     lambda: _t2_mse_quoted(), search_examples=COSTLY, expect=WRONG, corrected=_t2_mse_corrected, search_budget=400)
-step("theorem2.lemma3", "theorem2", SEED, "App. D proof of Thm 2, 'Lemma 3'", "=", "V_{q_def}[w]", "chi2(pi || q)",
-     "Lemma 3", _t2_lemma3_qdef, expect=WRONG, corrected=_t2_lemma3_corrected, search_budget=1200)
-step("theorem2.eps", "theorem2", SEED, "App. D proof of Thm 2, eps^2 = (N-1)^-1/2", "<=", "MSE[g | F]",
-     "4L^2 [chi2/(N-1) + O(N^-3/2)]", "Cardoso et al.'s choice of eps", _t2_eps, depends=("theorem2.mse",), expect=VALID,
-     search_budget=1200)
-step("theorem2.bias", "theorem2", SEED, "App. D proof of Thm 2, bias", "<=", "Bias[g | F]",
-     "4L/(N-1) (chi2 + 1 + w*) (2w*/(2w*+N-2))^(t-1)", "Cardoso et al. (2022)", _t2_bias, expect=WRONG,
-     corrected=_t2_bias_corrected, search_budget=800)
-step("theorem2.combine", "theorem2", SEED, "App. D proof of Thm 2, combining", "<=", "MSE + 2 L Bias + ||mu||^2",
-     "4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1) + O(N^-3/2)]", "Eq. (6)", _t2_combine,
-     depends=("theorem2.6b", "theorem2.eps", "theorem2.bias"), expect=WRONG, corrected=_t2_combine_corrected)
-step("theorem2.rearrange", "theorem2", SEED, "App. D proof of Thm 2, last line", "=",
-     "4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1)]",
-     "4L^2 [(1+gamma^(t-1)) chi2/(N-1) + gamma^(t-1)/(N-1) + gamma^(t-1) w*/(N-1)]", "algebra", _t2_rearrange,
-     expect=EXACT)
+step("theorem2.mse", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Cardoso et al. (2022, Thm 3)",
+     relation="<=", lhs="MSE[g | F]", rhs="4L^2 [(1+eps^2)/(N-1) V_q w + (1+eps^-2)(1+w*)^2/N^2]",
+     justification="Cardoso et al. (2022, Theorem 3)", check=lambda: _t2_mse_quoted(), search_examples=COSTLY,
+     expect=WRONG, corrected=_t2_mse_corrected, search_budget=400)
+step("theorem2.lemma3", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, 'Lemma 3'", relation="=",
+     lhs="V_{q_def}[w]", rhs="chi2(pi || q)", justification="Lemma 3", check=_t2_lemma3_qdef, expect=WRONG,
+     corrected=_t2_lemma3_corrected, search_budget=1200)
+step("theorem2.eps", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, eps^2 = (N-1)^-1/2", relation="<=",
+     lhs="MSE[g | F]", rhs="4L^2 [chi2/(N-1) + O(N^-3/2)]", justification="Cardoso et al.'s choice of eps",
+     check=_t2_eps, depends=("theorem2.mse",), expect=VALID, search_budget=1200)
+step("theorem2.bias", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, bias", relation="<=",
+     lhs="Bias[g | F]", rhs="4L/(N-1) (chi2 + 1 + w*) (2w*/(2w*+N-2))^(t-1)", justification="Cardoso et al. (2022)",
+     check=_t2_bias, expect=WRONG, corrected=_t2_bias_corrected, search_budget=800)
+step("theorem2.combine", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, combining", relation="<=",
+     lhs="MSE + 2 L Bias + ||mu||^2", rhs="4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1) + O(N^-3/2)]",
+     justification="Eq. (6)", check=_t2_combine, depends=("theorem2.6b", "theorem2.eps", "theorem2.bias"), expect=WRONG,
+     corrected=_t2_combine_corrected)
+step("theorem2.rearrange", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, last line", relation="=",
+     lhs="4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1)]",
+     rhs="4L^2 [(1+gamma^(t-1)) chi2/(N-1) + gamma^(t-1)/(N-1) + gamma^(t-1) w*/(N-1)]", justification="algebra",
+     check=_t2_rearrange, expect=EXACT)
 
 
 def _t2_main_text():
@@ -1068,12 +1090,13 @@ def _t2_second_corrected():
     return instance_check(lambda: rows, "<=", tol=tol, describe="exact MSC-RB second moment; " + CIS_CAP_TEXT)
 
 
-step("theorem2.main", "theorem2", SEED, "§4.2 Theorem 2 (main text)", "<=", "E[||g_t,MSC-RB||^2 | F_t-1]",
-     "4L^2 [chi2/(N-1)] + ||mu||^2", "Cardoso et al. (2022); the O-terms of App. D are not printed here",
-     _t2_main_text, expect=WRONG, statement=True, reading=MAIN_TEXT, corrected=_t2_second_corrected, search_budget=400)
-step("theorem2.statement", "theorem2", SEED, "App. D Theorem 2", "<=", "E[||g_t,MSC-RB||^2 | F_t-1]",
-     "4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2", "the chain above",
-     lambda: _t2_appendix_statement(),
+step("theorem2.main", claim="theorem2", seed=SEED, location="§4.2 Theorem 2 (main text)", relation="<=",
+     lhs="E[||g_t,MSC-RB||^2 | F_t-1]", rhs="4L^2 [chi2/(N-1)] + ||mu||^2",
+     justification="Cardoso et al. (2022); the O-terms of App. D are not printed here", check=_t2_main_text,
+     expect=WRONG, statement=True, reading=MAIN_TEXT, corrected=_t2_second_corrected, search_budget=400)
+step("theorem2.statement", claim="theorem2", seed=SEED, location="App. D Theorem 2", relation="<=",
+     lhs="E[||g_t,MSC-RB||^2 | F_t-1]", rhs="4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2",
+     justification="the chain above", check=lambda: _t2_appendix_statement(),
      depends=("theorem2.combine", "theorem2.lemma3", "theorem2.est", "theorem2.mse"), expect=WRONG, statement=True,
      reading=APPENDIX, corrected=_t2_second_corrected, search_budget=400)
 
@@ -1093,10 +1116,12 @@ def _l4(which):
     return fn
 
 
-step("lemma4.lower", "lemma4", SEED, "App. D Lemma 4 (left)", "<=", "max(1 - 1/w, 0)", "lambda(w)",
-     "Smith & Tierney (1996, proof of Thm 3)", _l4("lower"), depends=("eq3",), expect=VALID, statement=True)
-step("lemma4.upper", "lemma4", SEED, "App. D Lemma 4 (right)", "<=", "lambda(w)", "1 - 1/w*  (for w <= w*)",
-     "Smith & Tierney (1996, proof of Thm 3)", _l4("upper"), depends=("eq3",), expect=VALID, statement=True)
+step("lemma4.lower", claim="lemma4", seed=SEED, location="App. D Lemma 4 (left)", relation="<=", lhs="max(1 - 1/w, 0)",
+     rhs="lambda(w)", justification="Smith & Tierney (1996, proof of Thm 3)", check=_l4("lower"), depends=("eq3",),
+     expect=VALID, statement=True)
+step("lemma4.upper", claim="lemma4", seed=SEED, location="App. D Lemma 4 (right)", relation="<=", lhs="lambda(w)",
+     rhs="1 - 1/w*  (for w <= w*)", justification="Smith & Tierney (1996, proof of Thm 3)", check=_l4("upper"),
+     depends=("eq3",), expect=VALID, statement=True)
 
 
 def _l5_step():
@@ -1143,17 +1168,19 @@ def _l5_corrected():
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact T_n on finite spaces, every state")
 
 
-step("lemma5.1", "lemma5", SEED, "App. D proof of Lemma 5, line 1", "=", "T_n(w)", "int_w^oo n/v^2 lambda^(n-1)(v) dv",
-     "Eq. (3)", definition("Eq. (3) defines T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv"), expect=EXACT)
-step("lemma5.2", "lemma5", SEED, "App. D proof of Lemma 5, line 2", "<=", "int_w^oo n/v^2 lambda^(n-1)(v) dv",
-     "int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv", "Lemma 4", _l5_step, depends=("lemma4.upper",), expect=WRONG,
-     corrected=_l5_corrected, search_budget=1200)
-step("lemma5.3", "lemma5", SEED, "App. D proof of Lemma 5, lines 3-5", "=", "n r^(n-1) int_w^oo v^-2 dv", "(n/w) r^(n-1)",
-     "integration", lambda: sym_equal(n * r ** (n - 1) * sp.integrate(v ** -2, (v, w, sp.oo)), n / w * r ** (n - 1),
-                                      domain={n: K_REAL, r: R_DOM, w: W_DOM}),
-     expect=EXACT)
-step("lemma5.statement", "lemma5", SEED, "App. D Lemma 5", "<=", "T_n(w)", "(n/w) (1 - 1/w*)^(n-1)", "lines 1-5",
-     _l5_statement, depends=("lemma5.2",), expect=WRONG, statement=True, corrected=_l5_corrected, search_budget=1200)
+step("lemma5.1", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 1", relation="=", lhs="T_n(w)",
+     rhs="int_w^oo n/v^2 lambda^(n-1)(v) dv", justification="Eq. (3)",
+     check=definition("Eq. (3) defines T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv"), expect=EXACT)
+step("lemma5.2", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 2", relation="<=",
+     lhs="int_w^oo n/v^2 lambda^(n-1)(v) dv", rhs="int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv", justification="Lemma 4",
+     check=_l5_step, depends=("lemma4.upper",), expect=WRONG, corrected=_l5_corrected, search_budget=1200)
+step("lemma5.3", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, lines 3-5", relation="=",
+     lhs="n r^(n-1) int_w^oo v^-2 dv", rhs="(n/w) r^(n-1)", justification="integration",
+     check=lambda: sym_equal(n * r ** (n - 1) * sp.integrate(v ** -2, (v, w, sp.oo)), n / w * r ** (n - 1),
+                             domain={n: K_REAL, r: R_DOM, w: W_DOM}), expect=EXACT)
+step("lemma5.statement", claim="lemma5", seed=SEED, location="App. D Lemma 5", relation="<=", lhs="T_n(w)",
+     rhs="(n/w) (1 - 1/w*)^(n-1)", justification="lines 1-5", check=_l5_statement, depends=("lemma5.2",), expect=WRONG,
+     statement=True, corrected=_l5_corrected, search_budget=1200)
 
 
 def _l6_rows(stated=True):
@@ -1260,21 +1287,24 @@ def _l6_defw():
     return instance_check(lambda: rows, "=", tol=1e-12)
 
 
-step("lemma6.1", "lemma6", SEED, "App. D proof of Lemma 6, line 1", "=", "E_{K^n(z,.)}[f]",
-     "int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z)", "Eq. (2)", _l6_eq2,
-     depends=("eq2",), expect=EXACT, search_budget=1200)
-step("lemma6.2", "lemma6", SEED, "App. D proof of Lemma 6, line 2", "<=", "int T_n(w v w') f pi + ...",
-     "int n/(w v w') r^(n-1) f pi + ...", "Lemma 5", _l6_step2, depends=("lemma5.statement",), expect=WRONG,
-     corrected=_l6_corrected, search_budget=1200)
-step("lemma6.3", "lemma6", SEED, "App. D proof of Lemma 6, line 3", "<=", "int n/(w v w') r^(n-1) f pi",
-     "int n/w' r^(n-1) f pi", "1/(w v w') <= 1/w'", _l6_vee, expect=VALID, search_budget=1200)
-step("lemma6.4", "lemma6", SEED, "App. D proof of Lemma 6, lines 4-5", "=", "n r^(n-1) int f/w' pi(dz')",
-     "n r^(n-1) int f q(dz')", "definition of w", _l6_defw, expect=EXACT, search_budget=1200)
-step("lemma6.5", "lemma6", SEED, "App. D proof of Lemma 6, line 6", "<=", "lambda^n(w(z)) f(z)", "(1 - 1/w*)^n f(z)",
-     "Lemma 4", _l4("upper"), depends=("lemma4.upper",), expect=VALID)
-step("lemma6.statement", "lemma6", SEED, "App. D Lemma 6", "<=", "E_{K^n(z,.)}[f]", "n r^(n-1) E_q f + r^n f(z)",
-     "lines 1-7", lambda: _l6_statement(),
-     depends=("lemma6.2",), expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=1200)
+step("lemma6.1", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 1", relation="=",
+     lhs="E_{K^n(z,.)}[f]", rhs="int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z)", justification="Eq. (2)",
+     check=_l6_eq2, depends=("eq2",), expect=EXACT, search_budget=1200)
+step("lemma6.2", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 2", relation="<=",
+     lhs="int T_n(w v w') f pi + ...", rhs="int n/(w v w') r^(n-1) f pi + ...", justification="Lemma 5",
+     check=_l6_step2, depends=("lemma5.statement",), expect=WRONG, corrected=_l6_corrected, search_budget=1200)
+step("lemma6.3", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 3", relation="<=",
+     lhs="int n/(w v w') r^(n-1) f pi", rhs="int n/w' r^(n-1) f pi", justification="1/(w v w') <= 1/w'", check=_l6_vee,
+     expect=VALID, search_budget=1200)
+step("lemma6.4", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, lines 4-5", relation="=",
+     lhs="n r^(n-1) int f/w' pi(dz')", rhs="n r^(n-1) int f q(dz')", justification="definition of w", check=_l6_defw,
+     expect=EXACT, search_budget=1200)
+step("lemma6.5", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 6", relation="<=",
+     lhs="lambda^n(w(z)) f(z)", rhs="(1 - 1/w*)^n f(z)", justification="Lemma 4", check=_l4("upper"),
+     depends=("lemma4.upper",), expect=VALID)
+step("lemma6.statement", claim="lemma6", seed=SEED, location="App. D Lemma 6", relation="<=", lhs="E_{K^n(z,.)}[f]",
+     rhs="n r^(n-1) E_q f + r^n f(z)", justification="lines 1-7", check=lambda: _l6_statement(), depends=("lemma6.2",),
+     expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=1200)
 
 
 # ============================================================================= Lemma 7
@@ -1368,21 +1398,23 @@ def _l7_corrected():
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
-step("lemma7.1", "lemma7", SEED, "App. D proof of Lemma 7, line 1", "=", "Bias[g_hat] (= E||g_hat - E_Pi g||)",
-     "||E_{P^n} g - E_Pi g||", "definition", _l7_def, expect=WRONG)
-step("lemma7.2", "lemma7", SEED, "App. D proof of Lemma 7, line 2", "<=", "||x||_2", "sqrt(D) ||x||_inf",
-     "norm inequality", lambda: sym_le(sp.sqrt(sp.Symbol("x1") ** 2 + sp.Symbol("x2") ** 2),
-                                        sp.sqrt(2) * sp.Max(sp.Abs(sp.Symbol("x1")), sp.Abs(sp.Symbol("x2"))),
-                                        domain={sp.Symbol("x1"): Real(-1e6, 1e6), sp.Symbol("x2"): Real(-1e6, 1e6)}),
-     expect=VALID)
-step("lemma7.3", "lemma7", SEED, "App. D proof of Lemma 7, lines 3-4", "=", "L sup_{|h|<=1} |E_P h - E_Pi h|",
-     "2 L d_TV(P^n, Pi)", "definition of d_TV", _l7_sup_h, expect=EXACT, search_budget=1200)
-step("lemma7.4", "lemma7", SEED, "App. D proof of Lemma 7, line 5", "=", "2 sqrt(D) L d_TV(P^n(eta_0,.), Pi)",
-     "2 sqrt(D) L C rho^n", "geometric ergodicity", _l7_loose, expect=LOOSE, corrected=_l7_loose_corrected,
-     search_budget=1200)
-step("lemma7.statement", "lemma7", SEED, "App. D Lemma 7", "<=", "Bias[g_hat]", "2 sqrt(D) L C rho^n",
-     "lines 1-5", _l7_statement, depends=("lemma7.1", "lemma7.4"), expect=WRONG, statement=True, reading=LEMMA7_E,
-     corrected=_l7_corrected, search_budget=1200)
+step("lemma7.1", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 1", relation="=",
+     lhs="Bias[g_hat] (= E||g_hat - E_Pi g||)", rhs="||E_{P^n} g - E_Pi g||", justification="definition", check=_l7_def,
+     expect=WRONG)
+step("lemma7.2", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 2", relation="<=", lhs="||x||_2",
+     rhs="sqrt(D) ||x||_inf", justification="norm inequality",
+     check=lambda: sym_le(sp.sqrt(sp.Symbol("x1") ** 2 + sp.Symbol("x2") ** 2),
+                           sp.sqrt(2) * sp.Max(sp.Abs(sp.Symbol("x1")), sp.Abs(sp.Symbol("x2"))),
+                           domain={sp.Symbol("x1"): Real(-1e6, 1e6), sp.Symbol("x2"): Real(-1e6, 1e6)}), expect=VALID)
+step("lemma7.3", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, lines 3-4", relation="=",
+     lhs="L sup_{|h|<=1} |E_P h - E_Pi h|", rhs="2 L d_TV(P^n, Pi)", justification="definition of d_TV",
+     check=_l7_sup_h, expect=EXACT, search_budget=1200)
+step("lemma7.4", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 5", relation="=",
+     lhs="2 sqrt(D) L d_TV(P^n(eta_0,.), Pi)", rhs="2 sqrt(D) L C rho^n", justification="geometric ergodicity",
+     check=_l7_loose, expect=LOOSE, corrected=_l7_loose_corrected, search_budget=1200)
+step("lemma7.statement", claim="lemma7", seed=SEED, location="App. D Lemma 7", relation="<=", lhs="Bias[g_hat]",
+     rhs="2 sqrt(D) L C rho^n", justification="lines 1-5", check=_l7_statement, depends=("lemma7.1", "lemma7.4"),
+     expect=WRONG, statement=True, reading=LEMMA7_E, corrected=_l7_corrected, search_budget=1200)
 
 
 # ============================================================================= Theorem 3
@@ -1944,67 +1976,81 @@ def _t3_table_corrected():
     return instance_check(lambda: rows, "=", 1e-12, describe="exact enumeration")
 
 
-step("theorem3.table", "theorem3", SEED, "App. D proof of Thm 3, table of state transitions", "=",
-     "law of z_k^(n) under Algorithm 5 (e.g. z_2^(1))", "K^((k-1)N+n)_lambda_k(z_0, dz_k^(n)) (e.g. K^(N+1)_lambda_2(z_0, .))",
-     "'The state transitions of the Markov chain samples z^(1:N) are visualized as'", _t3_table, expect=WRONG,
-     corrected=_t3_table_corrected, search_budget=300)
-step("theorem3.def", "theorem3", SEED, "§4.3 Theorem 3 / App. D, definition of P^k", "=", "JSA's kernel P^k(eta, d eta')",
-     "prod_n K^(N(k-1)+n)(z^(n), dz'^(n))", "the table of state transitions", _t3_def, expect=WRONG,
-     corrected=_t3_def_corrected, search_budget=800)
-step("theorem3.mix.1", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, lines 1-2", "=", "d_TV(P^k(eta,.), Pi)",
-     "sup_A |int_A pi x ... x pi - K^((k-1)N+1) x ... x K^(kN)|", "definition of d_TV",
-     definition("d_TV(P, Pi) = sup_A |Pi(A) - P(A)| with P^k in the product form Theorem 3 defines"),
+step("theorem3.table", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, table of state transitions",
+     relation="=", lhs="law of z_k^(n) under Algorithm 5 (e.g. z_2^(1))",
+     rhs="K^((k-1)N+n)_lambda_k(z_0, dz_k^(n)) (e.g. K^(N+1)_lambda_2(z_0, .))",
+     justification="'The state transitions of the Markov chain samples z^(1:N) are visualized as'", check=_t3_table,
+     expect=WRONG, corrected=_t3_table_corrected, search_budget=300)
+step("theorem3.def", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 / App. D, definition of P^k", relation="=",
+     lhs="JSA's kernel P^k(eta, d eta')", rhs="prod_n K^(N(k-1)+n)(z^(n), dz'^(n))",
+     justification="the table of state transitions", check=_t3_def, expect=WRONG, corrected=_t3_def_corrected,
+     search_budget=800)
+step("theorem3.mix.1", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, lines 1-2",
+     relation="=", lhs="d_TV(P^k(eta,.), Pi)", rhs="sup_A |int_A pi x ... x pi - K^((k-1)N+1) x ... x K^(kN)|",
+     justification="definition of d_TV",
+     check=definition("d_TV(P, Pi) = sup_A |Pi(A) - P(A)| with P^k in the product form Theorem 3 defines"),
      depends=("theorem3.def",), expect=EXACT)
-step("theorem3.mix.2", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 3", "<=", "TV of the product measures",
-     "sup_A sum_n |int_A pi - K^((k-1)N+n)|", "Lemma 1",
-     lambda: _mix_lemma1("theorem3"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid,
+step("theorem3.mix.2", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 3", relation="<=",
+     lhs="TV of the product measures", rhs="sup_A sum_n |int_A pi - K^((k-1)N+n)|", justification="Lemma 1",
+     check=lambda: _mix_lemma1("theorem3"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid,
      search_budget=1000)
-step("theorem3.mix.3", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 4", "=", "sup_A sum_n |...|",
-     "sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi)", "definition of d_TV", _sup_vs_sum(), expect=LOOSE,
-     corrected=_sup_vs_sum(True), search_budget=1200)
-step("theorem3.mix.4", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, line 5", "<=", "sum_n d_TV(K^((k-1)N+n), pi)",
-     "sum_n r^((k-1)N+n)", "Eq. (7)", _t3_mix_sum, depends=("eq7",), expect=VALID, search_budget=600)
-step("theorem3.mix.5", "theorem3", SEED, "App. D proof of Thm 3, ergodicity, lines 6-7", "=", "sum_n r^((k-1)N+n)",
-     "r^(kN) r^-N (r - r^(N+1))/(1 - r)", "geometric sum", _t3_sum_closed, expect=EXACT)
-step("theorem3.mix.statement", "theorem3", SEED, "§4.3 Theorem 3 (mixing)", "<=", "d_TV(P^k(eta,.), Pi) for JSA",
-     "C(r, N) r^(kN)", "the chain above", _t3_mix_statement,
+step("theorem3.mix.3", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 4", relation="=",
+     lhs="sup_A sum_n |...|", rhs="sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi)", justification="definition of d_TV",
+     check=_sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True), search_budget=1200)
+step("theorem3.mix.4", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 5", relation="<=",
+     lhs="sum_n d_TV(K^((k-1)N+n), pi)", rhs="sum_n r^((k-1)N+n)", justification="Eq. (7)", check=_t3_mix_sum,
+     depends=("eq7",), expect=VALID, search_budget=600)
+step("theorem3.mix.5", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, lines 6-7",
+     relation="=", lhs="sum_n r^((k-1)N+n)", rhs="r^(kN) r^-N (r - r^(N+1))/(1 - r)", justification="geometric sum",
+     check=_t3_sum_closed, expect=EXACT)
+step("theorem3.mix.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (mixing)", relation="<=",
+     lhs="d_TV(P^k(eta,.), Pi) for JSA", rhs="C(r, N) r^(kN)", justification="the chain above", check=_t3_mix_statement,
      depends=("theorem3.def",), expect=WRONG, statement=True, reading=JOINT, corrected=_t3_marginals, search_budget=600)
-step("theorem3.var.1", "theorem3", SEED, "App. D proof of Thm 3, variance, line 1", "=", "E[||g||^2 | F]",
-     "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2", lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
-         instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
+step("theorem3.var.1", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 1", relation="=",
+     lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
+     check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
+instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
      depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem3.var.2", "theorem3", SEED, "App. D proof of Thm 3, variance, line 2", "<=", "... + 2 Bias ||mu|| + ...",
-     "... + 2 L Bias + ...", "||mu|| <= L",
-     lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L, domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}), expect=VALID)
-step("theorem3.var.3", "theorem3", SEED, "App. D proof of Thm 3, variance, line 3", "<=", "V + Bias^2 + 2 L Bias + ||mu||^2",
-     "V + ||mu||^2 + O(r^(tN))", "Lemma 7", lambda: _t3_cond_bias("jsa"), depends=("lemma7.statement",), expect=WRONG,
+step("theorem3.var.2", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 2", relation="<=",
+     lhs="... + 2 Bias ||mu|| + ...", rhs="... + 2 L Bias + ...", justification="||mu|| <= L",
+     check=lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L, domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}),
+     expect=VALID)
+step("theorem3.var.3", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 3", relation="<=",
+     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^(tN))", justification="Lemma 7",
+     check=lambda: _t3_cond_bias("jsa"), depends=("lemma7.statement",), expect=WRONG,
      corrected=_cond_bias_corrected("jsa"), search_budget=600)
-step("theorem3.var.4", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 4-5", "=", "V[(1/N) sum_n s_n | F]",
-     "(1/N^2) sum_n V[s_n | F] + C_cov", "variance of a sum", _t3_var_sum, expect=EXACT, search_budget=500)
-step("theorem3.var.5", "theorem3", SEED, "App. D proof of Thm 3, variance, line 6", "<=", "(1/N^2) sum_n V[s_n | F]",
-     "(1/N^2) sum_n E[||s_n||^2 | F]", "V <= second moment", _t3_var_le_second, expect=VALID, search_budget=600)
-step("theorem3.var.6", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 7-8", "=", "E[||s_n||^2 | F_t-1]",
-     "E_{K^n(z_t-1^(N), .)}[||s||^2]", "Markov property", _t3_markov, expect=EXACT, search_budget=1000)
-step("theorem3.var.7", "theorem3", SEED, "App. D proof of Thm 3, variance, line 9", "<=", "(1/N^2) sum_n E_{K^n}||s||^2",
-     "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", "Lemma 6", _t3_lemma6, depends=("lemma6.statement",),
-     expect=WRONG, corrected=_t3_lemma6_corrected, search_budget=600)
-step("theorem3.var.7a", "theorem3", SEED, "App. D proof of Thm 3, variance, line 10", "<=",
-     "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
-     "Assumption 3", _t3_assumption3, expect=VALID, search_budget=1200)
-step("theorem3.var.8", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 10-11", "=",
-     "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]", "(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]", "Assumption 3; r = 1 - 1/w*",
-     _t3_substitution, expect=EXACT)
-step("theorem3.var.9", "theorem3", SEED, "App. D proof of Thm 3, variance, line 12", "=",
-     "sum_n [n r^(n-1) + r^n]", "(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)", "closed form", _t3_closed_form, expect=WRONG,
-     corrected=_t3_closed_form_corrected)
-step("theorem3.var.10", "theorem3", SEED, "App. D proof of Thm 3, variance, lines 13-14", "=", "(L^2/N^2) sum_n [...]",
-     "L^2 [1/2 + 3/(2N) + O(1/w*)]", "Laurent series at w* -> oo", _t3_laurent, expect=EXACT, search_budget=800)
-step("theorem3.statement", "theorem3", SEED, "§4.3 Theorem 3 (second moment)", "<=", "E[||g_t,JSA||^2 | F_t-1]",
-     "L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2", "the chain above",
-     fixed(WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact counterexamples in "
-                  "`python -m verify theorem3`); the variance part survives only because the stated "
-                  "1/2 + 3/(2N) exceeds the trivial 1/N",
-           correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
+step("theorem3.var.4", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 4-5", relation="=",
+     lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n V[s_n | F] + C_cov", justification="variance of a sum",
+     check=_t3_var_sum, expect=EXACT, search_budget=500)
+step("theorem3.var.5", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 6", relation="<=",
+     lhs="(1/N^2) sum_n V[s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | F]", justification="V <= second moment",
+     check=_t3_var_le_second, expect=VALID, search_budget=600)
+step("theorem3.var.6", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 7-8", relation="=",
+     lhs="E[||s_n||^2 | F_t-1]", rhs="E_{K^n(z_t-1^(N), .)}[||s||^2]", justification="Markov property",
+     check=_t3_markov, expect=EXACT, search_budget=1000)
+step("theorem3.var.7", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 9", relation="<=",
+     lhs="(1/N^2) sum_n E_{K^n}||s||^2", rhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
+     justification="Lemma 6", check=_t3_lemma6, depends=("lemma6.statement",), expect=WRONG,
+     corrected=_t3_lemma6_corrected, search_budget=600)
+step("theorem3.var.7a", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 10", relation="<=",
+     lhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", rhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
+     justification="Assumption 3", check=_t3_assumption3, expect=VALID, search_budget=1200)
+step("theorem3.var.8", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 10-11",
+     relation="=", lhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]", rhs="(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]",
+     justification="Assumption 3; r = 1 - 1/w*", check=_t3_substitution, expect=EXACT)
+step("theorem3.var.9", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 12", relation="=",
+     lhs="sum_n [n r^(n-1) + r^n]", rhs="(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)", justification="closed form",
+     check=_t3_closed_form, expect=WRONG, corrected=_t3_closed_form_corrected)
+step("theorem3.var.10", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 13-14",
+     relation="=", lhs="(L^2/N^2) sum_n [...]", rhs="L^2 [1/2 + 3/(2N) + O(1/w*)]",
+     justification="Laurent series at w* -> oo", check=_t3_laurent, expect=EXACT, search_budget=800)
+step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (second moment)", relation="<=",
+     lhs="E[||g_t,JSA||^2 | F_t-1]", rhs="L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
+     justification="the chain above",
+     check=fixed(WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact counterexamples in "
+                        "`python -m verify theorem3`); the variance part survives only because the stated "
+                        "1/2 + 3/(2N) exceeds the trivial 1/N",
+                 correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
      depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True, reading=CONDITIONAL,
      corrected=_t3_statement_corrected, search_budget=500)
 
@@ -2196,50 +2242,59 @@ def _t4_statement_corrected():
 
 _T4_N, _T4_W, _T4_L = sp.symbols("N w_star L", positive=True)
 
-step("theorem4.mix.1", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, lines 1-3", "<=", "d_TV(P^k(eta,.), Pi)",
-     "sup_A sum_n |int_A pi - K^k(z_n, .)|", "definition of d_TV; Lemma 1",
-     lambda: _mix_lemma1("theorem4"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid, search_budget=1000)
-step("theorem4.mix.2", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, line 4", "=", "sup_A sum_n |...|",
-     "sum_n d_TV(K^k(z_n, .), pi)", "Equation (7) [sic]", _sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True),
-     search_budget=1200)
-step("theorem4.mix.3", "theorem4", SEED, "App. D proof of Thm 4, ergodicity, lines 5-6", "<=", "sum_n d_TV(K^k, pi)",
-     "N r^k", "geometric ergodicity [Eq. (7)]", _t4_mix_sum, depends=("eq7",), expect=VALID, search_budget=1200)
-step("theorem4.mix.statement", "theorem4", SEED, "§5.1 Theorem 4 (mixing)", "<=", "d_TV(P^k(eta,.), Pi)", "C(N) r^k, C(N) = N",
-     "the chain above", _t4_mix_statement,
+step("theorem4.mix.1", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, lines 1-3",
+     relation="<=", lhs="d_TV(P^k(eta,.), Pi)", rhs="sup_A sum_n |int_A pi - K^k(z_n, .)|",
+     justification="definition of d_TV; Lemma 1", check=lambda: _mix_lemma1("theorem4"), depends=("lemma1.statement",),
+     expect=WRONG, corrected=_hybrid, search_budget=1000)
+step("theorem4.mix.2", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, line 4", relation="=",
+     lhs="sup_A sum_n |...|", rhs="sum_n d_TV(K^k(z_n, .), pi)", justification="Equation (7) [sic]",
+     check=_sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True), search_budget=1200)
+step("theorem4.mix.3", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, lines 5-6",
+     relation="<=", lhs="sum_n d_TV(K^k, pi)", rhs="N r^k", justification="geometric ergodicity [Eq. (7)]",
+     check=_t4_mix_sum, depends=("eq7",), expect=VALID, search_budget=1200)
+step("theorem4.mix.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (mixing)", relation="<=",
+     lhs="d_TV(P^k(eta,.), Pi)", rhs="C(N) r^k, C(N) = N", justification="the chain above", check=_t4_mix_statement,
      depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True, search_budget=1200)
-step("theorem4.var.1", "theorem4", SEED, "App. D proof of Thm 4, variance, line 1", "=", "E[||g||^2 | F]",
-     "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2",
-     lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
-         instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
+step("theorem4.var.1", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 1", relation="=",
+     lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
+     check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
+               instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
      depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem4.var.2", "theorem4", SEED, "App. D proof of Thm 4, variance, line 3", "<=", "V + Bias^2 + 2 L Bias + ||mu||^2",
-     "V + ||mu||^2 + O(r^t)", "Lemma 7", lambda: _t3_cond_bias("pmcsa"), depends=("lemma7.statement",), expect=WRONG,
+step("theorem4.var.2", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 3", relation="<=",
+     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^t)", justification="Lemma 7",
+     check=lambda: _t3_cond_bias("pmcsa"), depends=("lemma7.statement",), expect=WRONG,
      corrected=_cond_bias_corrected("pmcsa"), search_budget=1000)
-step("theorem4.var.3", "theorem4", SEED, "App. D proof of Thm 4, variance, lines 4-6", "<=", "V[(1/N) sum_n s_n | F]",
-     "(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]", "independence of the chains; V <= second moment", _t4_var_indep,
-     expect=VALID, search_budget=1200)
-step("theorem4.var.4", "theorem4", SEED, "App. D proof of Thm 4, variance, line 7", "<=", "E_{K(z,.)}||s||^2",
-     "E_q||s||^2 + r ||s(z)||^2", "Lemma 6 (n = 1)", _t4_lemma6_n1, expect=VALID)
-step("theorem4.var.4a", "theorem4", SEED, "App. D proof of Thm 4, variance, line 8", "<=",
-     "(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]", "(1/N^2) sum_n [L^2 + r L^2]", "Assumption 3",
-     _t4_assumption3, expect=VALID, search_budget=1200)
-step("theorem4.var.5", "theorem4", SEED, "App. D proof of Thm 4, variance, lines 8-10", "=", "(L^2/N^2) sum_n (1 + r)",
-     "L^2 [1/N + (1/N)(1 - 1/w*)]", "algebra",
-     lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)), L ** 2 * (1 / N + (1 - 1 / w) / N),
-                       domain={L: POS_DOM, N: N_REAL, w: W_DOM}), expect=EXACT)
-step("theorem4.statement", "theorem4", SEED, "§5.1 Theorem 4 (second moment)", "<=", "E[||g_t,pMCSA||^2 | F_t-1]",
-     "L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2", "the chain above",
-     fixed(WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is large (exact "
-                  "counterexamples in `python -m verify theorem4`)",
-           correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"),
-     depends=("theorem4.var.2",), expect=WRONG, statement=True, reading=CONDITIONAL,
-     corrected=_t4_statement_corrected, search_budget=1200)
-step("theorem3.orate", "theorem3", SEED, "App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'", "<=",
-     "Bias_t^2 + 2L Bias_t (JSA, t iterations from eta_0)", "B^2 + 2L B, B = 2 L C(r, N) r^(tN) (Lemma 7): the O(r^(tN))",
-     "Lemma 7", _orate("jsa"), expect=VALID, search_budget=800)
-step("theorem4.orate", "theorem4", SEED, "App. D proof of Thm 4, 'the bias terms decreases in a rate of r^t'", "<=",
-     "Bias_t^2 + 2L Bias_t (pMCSA, t transitions from eta_0)", "B^2 + 2L B, B = 2 L N r^t (Lemma 7): the O(r^t)",
-     "Lemma 7", _orate("pmcsa"), expect=VALID, search_budget=1000)
+step("theorem4.var.3", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, lines 4-6",
+     relation="<=", lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]",
+     justification="independence of the chains; V <= second moment", check=_t4_var_indep, expect=VALID,
+     search_budget=1200)
+step("theorem4.var.4", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 7", relation="<=",
+     lhs="E_{K(z,.)}||s||^2", rhs="E_q||s||^2 + r ||s(z)||^2", justification="Lemma 6 (n = 1)", check=_t4_lemma6_n1,
+     expect=VALID)
+step("theorem4.var.4a", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 8", relation="<=",
+     lhs="(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]", rhs="(1/N^2) sum_n [L^2 + r L^2]",
+     justification="Assumption 3", check=_t4_assumption3, expect=VALID, search_budget=1200)
+step("theorem4.var.5", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, lines 8-10",
+     relation="=", lhs="(L^2/N^2) sum_n (1 + r)", rhs="L^2 [1/N + (1/N)(1 - 1/w*)]", justification="algebra",
+     check=lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)), L ** 2 * (1 / N + (1 - 1 / w) / N),
+                             domain={L: POS_DOM, N: N_REAL, w: W_DOM}), expect=EXACT)
+step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (second moment)", relation="<=",
+     lhs="E[||g_t,pMCSA||^2 | F_t-1]", rhs="L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
+     justification="the chain above",
+     check=fixed(WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is large (exact "
+                        "counterexamples in `python -m verify theorem4`)",
+                 correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",), expect=WRONG,
+     statement=True, reading=CONDITIONAL, corrected=_t4_statement_corrected, search_budget=1200)
+step("theorem3.orate", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'", relation="<=",
+     lhs="Bias_t^2 + 2L Bias_t (JSA, t iterations from eta_0)",
+     rhs="B^2 + 2L B, B = 2 L C(r, N) r^(tN) (Lemma 7): the O(r^(tN))", justification="Lemma 7", check=_orate("jsa"),
+     expect=VALID, search_budget=800)
+step("theorem4.orate", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, 'the bias terms decreases in a rate of r^t'", relation="<=",
+     lhs="Bias_t^2 + 2L Bias_t (pMCSA, t transitions from eta_0)",
+     rhs="B^2 + 2L B, B = 2 L N r^t (Lemma 7): the O(r^t)", justification="Lemma 7", check=_orate("pmcsa"),
+     expect=VALID, search_budget=1000)
 
 
 # ---- H03: the bias of pMCSA is not O(r^t/N)
@@ -2294,10 +2349,13 @@ def _t4_bias_corrected():
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA bias")
 
 
-step("theorem4.bias_over_n", "theorem4", SEED, "App. D proof of Thm 4, variance: 'it is possible to obtain a tighter "
-     "bound on the bias terms such that O(r^t/N)'", "<=", "Bias[g_t,pMCSA] (N chains started at z*, w(z*) = w*)",
-     "C r^t/N with C independent of N (C = 2L, the direct (K, z) argument's constant)", "'As noted in the proof of "
-     "Theorem 3'", _t4_bias_over_n, expect=WRONG, corrected=_t4_bias_corrected, search_budget=1200)
+step("theorem4.bias_over_n", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance: 'it is possible to obtain a tighter "
+"bound on the bias terms such that O(r^t/N)'", relation="<=",
+     lhs="Bias[g_t,pMCSA] (N chains started at z*, w(z*) = w*)",
+     rhs="C r^t/N with C independent of N (C = 2L, the direct (K, z) argument's constant)",
+     justification="'As noted in the proof of "
+"Theorem 3'", check=_t4_bias_over_n, expect=WRONG, corrected=_t4_bias_corrected, search_budget=1200)
 # ---- findings of the independent hunt (2026-11)
 # Two independent error hunts (code sharing nothing with this toolkit) reported the errors below
 # with exact counterexamples; every lhs/rhs here is recomputed with the toolkit's own machinery
@@ -2640,32 +2698,35 @@ def _matern_corrected():
 
 
 
-step("theorem3.discussion", "theorem3", SEED, "§4.3 and §4.3 Discussion (Theorem 3)", ">=",
-     "(1/N^2) sum_n V[s(z_t^(n)) | F_t-1]  (C_cov ~ 0, large w*)",
-     "L^2 (1/2 + 3/(2N)): 'the variance reduction is limited by the constant 1/2 term'", "Theorem 3's Laurent series",
-     _t3_discussion, depends=("theorem3.var.10",), expect=WRONG,
+step("theorem3.discussion", claim="theorem3", seed=SEED, location="§4.3 and §4.3 Discussion (Theorem 3)", relation=">=",
+     lhs="(1/N^2) sum_n V[s(z_t^(n)) | F_t-1]  (C_cov ~ 0, large w*)",
+     rhs="L^2 (1/2 + 3/(2N)): 'the variance reduction is limited by the constant 1/2 term'",
+     justification="Theorem 3's Laurent series", check=_t3_discussion, depends=("theorem3.var.10",), expect=WRONG,
      corrected=_t3_discussion_corrected, search_budget=600)
-step("theorem2.gamma", "theorem2", SEED, "§4.2 Theorem 2 (and App. D), definition of gamma", "=",
-     "the mixing rate of the Rao-Blackwellized CIS kernel (Theorem 1)", "gamma = 2w*/(2w* + N - 2)", "—",
-     _gamma_rate, expect=LOOSE, corrected=_gamma_corrected)
-step("theorem4.duchi", "theorem4", SEED, "§5.1 Discussion", "=", "G^2/log(1/rho) with Theorem 4's G^2, rho at N",
-     "the same at N = 1 ('the combined rate is constant with respect to N since it cancels out')",
-     "Table 1 (Duchi et al. 2012); Theorem 4", _duchi_cancels, expect=WRONG, corrected=_duchi_corrected)
-step("theorem4.rejections", "theorem4", SEED, "§5.1 Algorithm Description", "=",
-     "V[g_t,pMCSA | F_t-1] (IMH chains, with rejections)", "V[g_t,pMCSA | F_t-1] without rejections",
-     "'Since the chains are independent, the Metropolis-Hastings rejections do not affect the variance'",
-     _pmcsa_rejections, expect=WRONG, corrected=_rejections_corrected, search_budget=1200)
-step("alg2.proposals", "definitions", SEED, "App. B.1 Algorithm 2 vs §4.2, Table 2 and the proof of Theorem 1", "=",
-     "Algorithm 2's kernel (z^(i) ~ q_def for i = 1..N: N proposals)", "the kernel of Theorem 1 and Table 2 (N - 1 proposals)",
-     "Algorithm 2", _alg2_proposals, expect=WRONG, corrected=_alg2_corrected,
-     search_budget=500)
-step("table3.dims", "experiments", SEED, "§6.3 Table 3, columns D_lambda and D_x", "=", "D_lambda (as printed)",
-     "dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x", "App. C.1", _tables_dim, expect=WRONG,
-     corrected=_table3_corrected)
-step("table4.dims", "experiments", SEED, "§6.4 Table 4, row 'airfoil'", "=", "D_lambda (as printed)",
-     "dim z = N_train + D_x + 4 (App. C.2)", "App. C.2", _table4_dim, expect=WRONG,
-     corrected=_table4_corrected)
-step("appc2.matern", "experiments", SEED, "App. C.2, Matern 5/2 kernel", ">=",
-     "smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2", "0 (a covariance function)",
-     "Matern 5/2 with ARD (Neal 1996)", _matern_psd, expect=WRONG, corrected=_matern_corrected,
+step("theorem2.gamma", claim="theorem2", seed=SEED, location="§4.2 Theorem 2 (and App. D), definition of gamma",
+     relation="=", lhs="the mixing rate of the Rao-Blackwellized CIS kernel (Theorem 1)",
+     rhs="gamma = 2w*/(2w* + N - 2)", justification="—", check=_gamma_rate, expect=LOOSE, corrected=_gamma_corrected)
+step("theorem4.duchi", claim="theorem4", seed=SEED, location="§5.1 Discussion", relation="=",
+     lhs="G^2/log(1/rho) with Theorem 4's G^2, rho at N",
+     rhs="the same at N = 1 ('the combined rate is constant with respect to N since it cancels out')",
+     justification="Table 1 (Duchi et al. 2012); Theorem 4", check=_duchi_cancels, expect=WRONG,
+     corrected=_duchi_corrected)
+step("theorem4.rejections", claim="theorem4", seed=SEED, location="§5.1 Algorithm Description", relation="=",
+     lhs="V[g_t,pMCSA | F_t-1] (IMH chains, with rejections)", rhs="V[g_t,pMCSA | F_t-1] without rejections",
+     justification="'Since the chains are independent, the Metropolis-Hastings rejections do not affect the variance'",
+     check=_pmcsa_rejections, expect=WRONG, corrected=_rejections_corrected, search_budget=1200)
+step("alg2.proposals", claim="definitions", seed=SEED,
+     location="App. B.1 Algorithm 2 vs §4.2, Table 2 and the proof of Theorem 1", relation="=",
+     lhs="Algorithm 2's kernel (z^(i) ~ q_def for i = 1..N: N proposals)",
+     rhs="the kernel of Theorem 1 and Table 2 (N - 1 proposals)", justification="Algorithm 2", check=_alg2_proposals,
+     expect=WRONG, corrected=_alg2_corrected, search_budget=500)
+step("table3.dims", claim="experiments", seed=SEED, location="§6.3 Table 3, columns D_lambda and D_x", relation="=",
+     lhs="D_lambda (as printed)", rhs="dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x",
+     justification="App. C.1", check=_tables_dim, expect=WRONG, corrected=_table3_corrected)
+step("table4.dims", claim="experiments", seed=SEED, location="§6.4 Table 4, row 'airfoil'", relation="=",
+     lhs="D_lambda (as printed)", rhs="dim z = N_train + D_x + 4 (App. C.2)", justification="App. C.2",
+     check=_table4_dim, expect=WRONG, corrected=_table4_corrected)
+step("appc2.matern", claim="experiments", seed=SEED, location="App. C.2, Matern 5/2 kernel", relation=">=",
+     lhs="smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2", rhs="0 (a covariance function)",
+     justification="Matern 5/2 with ARD (Neal 1996)", check=_matern_psd, expect=WRONG, corrected=_matern_corrected,
      search_budget=1200)

@@ -139,13 +139,13 @@ def _invariance_imh():
                           describe="max_y |(pi K)(y) - pi(y)|, K the literal Algorithm 3 box")
 
 
-step("statements.cis_invariance", CLAIM, SEED, "§1; §4.2; App. B.1 Algorithm 2", "=",
-     "pi K_CIS (K: Algorithm 2 with N proposals, multinomial resampling)", "pi",
-     "'The Markov chain kernel K_lambda_t(z_t, .) is pi-invariant (Robert & Casella, 2004)'", _invariance_cis,
-     expect=EXACT, search_budget=600)
-step("statements.imh_invariance", CLAIM, SEED, "§1; §4.3; App. B.1 Algorithm 3", "=",
-     "pi K_IMH (K: Algorithm 3, alpha = min(wbar(z*)/wbar(z_t-1), 1))", "pi",
-     "'The Markov chain kernel K_lambda_t(z_t, .) is pi-invariant'", _invariance_imh, expect=EXACT)
+step("statements.cis_invariance", claim=CLAIM, seed=SEED, location="§1; §4.2; App. B.1 Algorithm 2", relation="=",
+     lhs="pi K_CIS (K: Algorithm 2 with N proposals, multinomial resampling)", rhs="pi",
+     justification="'The Markov chain kernel K_lambda_t(z_t, .) is pi-invariant (Robert & Casella, 2004)'",
+     check=_invariance_cis, expect=EXACT, search_budget=600)
+step("statements.imh_invariance", claim=CLAIM, seed=SEED, location="§1; §4.3; App. B.1 Algorithm 3", relation="=",
+     lhs="pi K_IMH (K: Algorithm 3, alpha = min(wbar(z*)/wbar(z_t-1), 1))", rhs="pi",
+     justification="'The Markov chain kernel K_lambda_t(z_t, .) is pi-invariant'", check=_invariance_imh, expect=EXACT)
 
 
 def _worst_start():
@@ -173,9 +173,9 @@ def _worst_start():
                           describe="the n-step law from a state of maximal weight, and the bias of s")
 
 
-step("statements.imh_worst_start", CLAIM, SEED, "§1; §2.2; §4.1", "=", "K^n(x*, .), x* a state of weight w*",
-     "(1 - r^n) pi + r^n delta_{x*}; bias of s: r^n |s(x*) - E_pi s|",
-     "Smith & Tierney (1996), Eq. (2) at w(z) = w*", _worst_start, expect=EXACT, search_budget=900)
+step("statements.imh_worst_start", claim=CLAIM, seed=SEED, location="§1; §2.2; §4.1", relation="=",
+     lhs="K^n(x*, .), x* a state of weight w*", rhs="(1 - r^n) pi + r^n delta_{x*}; bias of s: r^n |s(x*) - E_pi s|",
+     justification="Smith & Tierney (1996), Eq. (2) at w(z) = w*", check=_worst_start, expect=EXACT, search_budget=900)
 
 
 def _cis_stay():
@@ -193,8 +193,9 @@ def _cis_stay():
     return instance_check(lambda: rows, ">=", tol=1e-12, describe="K_CIS(x*, x*) (exact, plus its error bound)")
 
 
-step("statements.cis_stay", CLAIM, SEED, "§4.1", ">=", "K_CIS(x*, x*), N particles", "w*/(w* + N - 1)",
-     "Jensen on E[w*/(w* + sum_{j<N} w_j)], E_q w = 1", _cis_stay, expect=VALID, search_budget=300)
+step("statements.cis_stay", claim=CLAIM, seed=SEED, location="§4.1", relation=">=", lhs="K_CIS(x*, x*), N particles",
+     rhs="w*/(w* + N - 1)", justification="Jensen on E[w*/(w* + sum_{j<N} w_j)], E_q w = 1", check=_cis_stay,
+     expect=VALID, search_budget=300)
 
 
 # ============================================================================= §4.3 Discussion: C_cov >= 0
@@ -213,9 +214,10 @@ def _ccov():
     return instance_check(lambda: rows, ">=", tol=64 * U * 64, describe="C_cov given z_t-1, every start")
 
 
-step("statements.jsa_ccov_nonneg", CLAIM, SEED, "§4.3, Discussion", ">=",
-     "C_cov = (2/N^2) sum_{n>m} Cov(s(z_t^(n)), s(z_t^(m)) | F_t-1)", "0",
-     "'the covariance term C_cov will be positive, only increasing variance'", _ccov, expect=VALID, search_budget=600)
+step("statements.jsa_ccov_nonneg", claim=CLAIM, seed=SEED, location="§4.3, Discussion", relation=">=",
+     lhs="C_cov = (2/N^2) sum_{n>m} Cov(s(z_t^(n)), s(z_t^(m)) | F_t-1)", rhs="0",
+     justification="'the covariance term C_cov will be positive, only increasing variance'", check=_ccov, expect=VALID,
+     search_budget=600)
 
 
 # ============================================================================= Theorem 4: P^k of Algorithm 1
@@ -250,10 +252,11 @@ def _theorem4_def():
                           describe="law of Algorithm 1's N-tuple after k steps vs prod_n K^k(z^(n), .)")
 
 
-step("statements.theorem4_def", "theorem4", SEED, "§5.1 Theorem 4; App. D proof of Theorem 4, ergodicity", "=",
-     "law of Algorithm 1's (z^(1), ..., z^(N)) after k iterations (lambda fixed)",
-     "K^k(z^(1), dz'^(1)) ... K^k(z^(N), dz'^(N))", "'the chains are independent'", _theorem4_def,
-     expect=EXACT, search_budget=400)
+step("statements.theorem4_def", claim="theorem4", seed=SEED,
+     location="§5.1 Theorem 4; App. D proof of Theorem 4, ergodicity", relation="=",
+     lhs="law of Algorithm 1's (z^(1), ..., z^(N)) after k iterations (lambda fixed)",
+     rhs="K^k(z^(1), dz'^(1)) ... K^k(z^(N), dz'^(N))", justification="'the chains are independent'",
+     check=_theorem4_def, expect=EXACT, search_budget=400)
 
 
 # ============================================================================= Theorem 3: JSA's table of transitions
@@ -281,10 +284,11 @@ def _table_fixed():
                           describe="marginals of JSA's joint law vs K^((k-1)N+n)(z_0, .), lambda fixed")
 
 
-step("statements.theorem3_table_fixed", "theorem3", SEED, "App. D proof of Theorem 3, table of state transitions", "=",
-     "law of z_k^(n) (Algorithm 5, lambda fixed)", "K^((k-1)N+n)(z_0, dz_k^(n))",
-     "the table of state transitions (reading: lambda fixed, as in P_lambda^k)", _table_fixed, expect=EXACT,
-     reading="lambda fixed (Theorem 3's P_lambda^k)", search_budget=400)
+step("statements.theorem3_table_fixed", claim="theorem3", seed=SEED,
+     location="App. D proof of Theorem 3, table of state transitions", relation="=",
+     lhs="law of z_k^(n) (Algorithm 5, lambda fixed)", rhs="K^((k-1)N+n)(z_0, dz_k^(n))",
+     justification="the table of state transitions (reading: lambda fixed, as in P_lambda^k)", check=_table_fixed,
+     expect=EXACT, reading="lambda fixed (Theorem 3's P_lambda^k)", search_budget=400)
 
 
 # ============================================================================= bias terms: 1/N or not (App. D)
@@ -321,10 +325,12 @@ def _jsa_bias_over_N():
                           describe="unconditional bias of JSA's g after t iterations from every z_0")
 
 
-step("statements.theorem3_bias_over_N", "theorem3", SEED, "App. D proof of Theorem 3, variance (the bias remark)", "<=",
-     "Bias[g_t,JSA] (t iterations from z_0, lambda fixed)", "(2L/N) C(r, N) r^(tN) = (2L/N) sum_n r^((t-1)N+n)",
-     "'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'", _jsa_bias_over_N,
-     expect=VALID, reading="the bias after t iterations from eta_0 (lambda fixed)", search_budget=600)
+step("statements.theorem3_bias_over_N", claim="theorem3", seed=SEED,
+     location="App. D proof of Theorem 3, variance (the bias remark)", relation="<=",
+     lhs="Bias[g_t,JSA] (t iterations from z_0, lambda fixed)", rhs="(2L/N) C(r, N) r^(tN) = (2L/N) sum_n r^((t-1)N+n)",
+     justification="'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'",
+     check=_jsa_bias_over_N, expect=VALID, reading="the bias after t iterations from eta_0 (lambda fixed)",
+     search_budget=600)
 
 
 def _jsa_bias_conditional():
@@ -366,10 +372,12 @@ def _jsa_bias_conditional_corrected():
     return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="Bias[g_t,JSA | F_t-1] vs (2L/N) sum_n r^n")
 
 
-step("statements.theorem3_bias_conditional", "theorem3", SEED, "App. D proof of Theorem 3, variance (the bias remark)",
-     "<=", "Bias[g_t,JSA | F_t-1] (the bias the proof bounds)", "(2L/N) C(r, N) r^(tN)",
-     "'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'", _jsa_bias_conditional,
-     corrected=_jsa_bias_conditional_corrected, search_budget=600, expect=WRONG, reading="conditional on F_{t-1}")
+step("statements.theorem3_bias_conditional", claim="theorem3", seed=SEED,
+     location="App. D proof of Theorem 3, variance (the bias remark)", relation="<=",
+     lhs="Bias[g_t,JSA | F_t-1] (the bias the proof bounds)", rhs="(2L/N) C(r, N) r^(tN)",
+     justification="'a tighter bound on the bias terms such that O(r^(tN)/N), if we directly use (K, z)'",
+     check=_jsa_bias_conditional, corrected=_jsa_bias_conditional_corrected, search_budget=600, expect=WRONG,
+     reading="conditional on F_{t-1}")
 
 
 # ============================================================================= Lemma 7, line 2 -> 3
@@ -394,9 +402,9 @@ def _lemma7_sup():
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="P, Pi finite laws; ||g(x)||_2 = L = 1")
 
 
-step("statements.lemma7_sup", "lemma7", SEED, "App. D proof of Lemma 7, line 2 -> 3", "<=",
-     "sqrt(D) ||E_P^n g - E_Pi g||_inf", "sqrt(D) L sup_{|h|<=1} |E_P^n h - E_Pi h|",
-     "||g||_inf <= ||g||_2 <= L", _lemma7_sup, expect=VALID, search_budget=600)
+step("statements.lemma7_sup", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 2 -> 3", relation="<=",
+     lhs="sqrt(D) ||E_P^n g - E_Pi g||_inf", rhs="sqrt(D) L sup_{|h|<=1} |E_P^n h - E_Pi h|",
+     justification="||g||_inf <= ||g||_2 <= L", check=_lemma7_sup, expect=VALID, search_budget=600)
 
 
 # ============================================================================= Abstract: 'a tighter bound on the gradient variance'
@@ -471,18 +479,19 @@ def _tighter_corrected():
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="stated bounds, L = 1")
 
 
-step("statements.tighter_uniform", CLAIM, SEED, "Abstract; §1 Contribution ❸", "<=",
-     "Theorem 4's stated bound L^2 (1/N)(2 - 1/w*) + ||mu||^2 (O(r^t) dropped)",
-     "Theorem 1's L^2 and Theorem 3's L^2 (1/2 + 3/(2N)) + ||mu||^2", "Theorems 1, 3, 4", _tighter_uniform,
-     corrected=_tighter_corrected, search_budget=600, expect=WRONG, reading=UNIFORM)
+step("statements.tighter_uniform", claim=CLAIM, seed=SEED, location="Abstract; §1 Contribution ❸", relation="<=",
+     lhs="Theorem 4's stated bound L^2 (1/N)(2 - 1/w*) + ||mu||^2 (O(r^t) dropped)",
+     rhs="Theorem 1's L^2 and Theorem 3's L^2 (1/2 + 3/(2N)) + ||mu||^2", justification="Theorems 1, 3, 4",
+     check=_tighter_uniform, corrected=_tighter_corrected, search_budget=600, expect=WRONG, reading=UNIFORM)
 
 _N2, _W = sp.Symbol("N", positive=True, integer=True), sp.Symbol("w_star", positive=True)
-step("statements.tighter_variance_part", CLAIM, SEED, "Abstract; §1 Contribution ❸; §5.1", "<=",
-     "L^2 (2 - 1/w*)/N (Theorem 4's variance part)", "min(L^2, L^2 (1/2 + 3/(2N))) (Theorems 1 and 3), N >= 2",
-     "Theorems 1, 3, 4 (L = 1 by homogeneity)",
-     lambda: sym_le((2 - 1 / _W) / _N2, sp.Min(1, sp.Rational(1, 2) + sp.Rational(3, 2) / _N2), symbols=[_N2, _W],
-                    domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}),
-     expect=VALID, reading=VARIANCE_PART)
+step("statements.tighter_variance_part", claim=CLAIM, seed=SEED, location="Abstract; §1 Contribution ❸; §5.1",
+     relation="<=", lhs="L^2 (2 - 1/w*)/N (Theorem 4's variance part)",
+     rhs="min(L^2, L^2 (1/2 + 3/(2N))) (Theorems 1 and 3), N >= 2",
+     justification="Theorems 1, 3, 4 (L = 1 by homogeneity)",
+     check=lambda: sym_le((2 - 1 / _W) / _N2, sp.Min(1, sp.Rational(1, 2) + sp.Rational(3, 2) / _N2), symbols=[_N2, _W],
+                          domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}), expect=VALID,
+     reading=VARIANCE_PART)
 
 
 # ============================================================================= §4.1-§4.2: w*, defensive mixtures, chi2
@@ -502,8 +511,9 @@ def _chi2_kl():
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q")
 
 
-step("statements.chi2_kl", CLAIM, SEED, "§4.2, after Theorem 2", "<=", "exp(d_KL(pi || q))", "1 + d_chi2(pi || q)",
-     "Agapiou et al. (2017)", _chi2_kl, expect=VALID)
+step("statements.chi2_kl", claim=CLAIM, seed=SEED, location="§4.2, after Theorem 2", relation="<=",
+     lhs="exp(d_KL(pi || q))", rhs="1 + d_chi2(pi || q)", justification="Agapiou et al. (2017)", check=_chi2_kl,
+     expect=VALID)
 
 
 def qdef_sides(pi, q, nu, a):
@@ -524,15 +534,15 @@ def _qdef():
     return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q, nu")
 
 
-step("statements.qdef_w_star", CLAIM, SEED, "§4.1, defensive mixture", "<=", "w*(q_def) = sup pi/(alpha q + (1-alpha) nu)",
-     "sup(pi/nu)/(1 - alpha) < oo", "0 < alpha < 1, sup pi/nu < oo", _qdef, expect=VALID)
+step("statements.qdef_w_star", claim=CLAIM, seed=SEED, location="§4.1, defensive mixture", relation="<=",
+     lhs="w*(q_def) = sup pi/(alpha q + (1-alpha) nu)", rhs="sup(pi/nu)/(1 - alpha) < oo",
+     justification="0 < alpha < 1, sup pi/nu < oo", check=_qdef, expect=VALID)
 
-step("statements.theorem1_marginal", "theorem1", SEED, "§4.2, Discussion of Theorem 1", "<=",
-     "1 - (N - 1)/(2 w*)", "1 - (N - 1)/(2w* + N - 2), Theorem 1's rate",
-     "'Although the mixing rate does improve with N, when w* is large ..., this will be marginal'",
-     lambda: sym_le(1 - (_N2 - 1) / (2 * _W), 1 - (_N2 - 1) / (2 * _W + _N2 - 2), symbols=[_N2, _W],
-                    domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}),
-     expect=VALID)
+step("statements.theorem1_marginal", claim="theorem1", seed=SEED, location="§4.2, Discussion of Theorem 1",
+     relation="<=", lhs="1 - (N - 1)/(2 w*)", rhs="1 - (N - 1)/(2w* + N - 2), Theorem 1's rate",
+     justification="'Although the mixing rate does improve with N, when w* is large ..., this will be marginal'",
+     check=lambda: sym_le(1 - (_N2 - 1) / (2 * _W), 1 - (_N2 - 1) / (2 * _W + _N2 - 2), symbols=[_N2, _W],
+                          domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}), expect=VALID)
 
 
 def meanfield_optimum_gap(Sigma) -> float:
@@ -565,10 +575,11 @@ def _wstar_meanfield():
     return o
 
 
-step("statements.wstar_meanfield", CLAIM, SEED, "§3.2; §4.1 (ii); §6.2 Setup", "<=",
-     "lambda_min(diag(Sigma) - Sigma) (the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
-     "0 (so w* = sup pi/q = oo unless Sigma is diagonal)", "moment matching; Gaussian weight ratio bounded iff S >= Sigma",
-     _wstar_meanfield, expect=VALID)
+step("statements.wstar_meanfield", claim=CLAIM, seed=SEED, location="§3.2; §4.1 (ii); §6.2 Setup", relation="<=",
+     lhs="lambda_min(diag(Sigma) - Sigma) (the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
+     rhs="0 (so w* = sup pi/q = oo unless Sigma is diagonal)",
+     justification="moment matching; Gaussian weight ratio bounded iff S >= Sigma", check=_wstar_meanfield,
+     expect=VALID)
 
 
 def strong_convexity_sides(A, v, R, c):
@@ -596,9 +607,9 @@ def _bounded_variance():
     return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
 
 
-step("statements.bounded_variance", CLAIM, SEED, "§3.2, Gradient Bound G", "<=", "mu^2 ||lambda - lambda*||^2",
-     "E||g(lambda, eta)||^2 (unbounded in lambda: no G^2 bounds it)", "strong convexity (Nguyen et al., 2018)",
-     _bounded_variance, expect=VALID)
+step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gradient Bound G", relation="<=",
+     lhs="mu^2 ||lambda - lambda*||^2", rhs="E||g(lambda, eta)||^2 (unbounded in lambda: no G^2 bounds it)",
+     justification="strong convexity (Nguyen et al., 2018)", check=_bounded_variance, expect=VALID)
 
 
 # ============================================================================= §1, §3.2, Table 1: MCGD on an exact instance
@@ -672,10 +683,10 @@ def _lazy_error():
                           describe="T E||lambda_T - lambda*||^2: exact recursion vs closed form")
 
 
-step("statements.mcgd_lazy_error", CLAIM, SEED, "§1; §3.2", "=",
-     "T E||lambda_T - lambda*||^2 (SGD, gamma_t = 1/(a t), stationary chain with mixing rate rho)",
-     "tr Sigma [(1 + rho)/(1 - rho) - 2 rho (1 - rho^T)/(T (1 - rho)^2)]  (rate 1/T for every rho < 1)",
-     "Doan et al. (2020a,b); Duchi et al. (2012)", _lazy_error, expect=EXACT, search_budget=200)
+step("statements.mcgd_lazy_error", claim=CLAIM, seed=SEED, location="§1; §3.2", relation="=",
+     lhs="T E||lambda_T - lambda*||^2 (SGD, gamma_t = 1/(a t), stationary chain with mixing rate rho)",
+     rhs="tr Sigma [(1 + rho)/(1 - rho) - 2 rho (1 - rho^T)/(T (1 - rho)^2)]  (rate 1/T for every rho < 1)",
+     justification="Doan et al. (2020a,b); Duchi et al. (2012)", check=_lazy_error, expect=EXACT, search_budget=200)
 
 
 def _rho_influence():
@@ -704,10 +715,12 @@ def _rho_influence():
                     "bound, the rho-term is O(1/T^2), which the bound's own O(log T/T) leading term dominates)"))
 
 
-step("statements.mcgd_rho_influence", CLAIM, SEED, "§3.2, Convergence and the Mixing Rate", "=",
-     "lim_T T Delta_T, Delta_T = E||lambda_T - lambda*||^2 (mixing rate rho) - E||lambda_T - lambda*||^2 (rho = 0)",
-     "0 ('the influence of rho decreases in a rate of O(1/T^2)')", "Doan et al. (2020b)", _rho_influence,
-     depends=("statements.mcgd_lazy_error",), expect=WRONG, reading="the influence of rho on the error of MCGD")
+step("statements.mcgd_rho_influence", claim=CLAIM, seed=SEED, location="§3.2, Convergence and the Mixing Rate",
+     relation="=",
+     lhs="lim_T T Delta_T, Delta_T = E||lambda_T - lambda*||^2 (mixing rate rho) - E||lambda_T - lambda*||^2 (rho = 0)",
+     rhs="0 ('the influence of rho decreases in a rate of O(1/T^2)')", justification="Doan et al. (2020b)",
+     check=_rho_influence, depends=("statements.mcgd_lazy_error",), expect=WRONG,
+     reading="the influence of rho on the error of MCGD")
 
 
 # ---- Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate O(G^2 log T/T)
@@ -798,10 +811,10 @@ def _sgd_stepsize():
                     "printed, 1/(2L) and 2L/mu do not even have the same units"))
 
 
-step("table1.sgd_stepsize", "table1", SEED, "§2.1 Table 1, row 'SGD'", ">=",
-     "decay exponent of E||lambda_T - lambda*||^2 (SGD, gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
-     "decay exponent of G^2 log T / T (the row's rate)", "Doan et al. (2020b), Theorems 1-2", _sgd_stepsize,
-     expect=WRONG, statement=True)
+step("table1.sgd_stepsize", claim="table1", seed=SEED, location="§2.1 Table 1, row 'SGD'", relation=">=",
+     lhs="decay exponent of E||lambda_T - lambda*||^2 (SGD, gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
+     rhs="decay exponent of G^2 log T / T (the row's rate)", justification="Doan et al. (2020b), Theorems 1-2",
+     check=_sgd_stepsize, expect=WRONG, statement=True)
 
 
 # ============================================================================= §6.3-§6.4 against Tables 3-4 (the printed numbers)
@@ -837,8 +850,9 @@ def _table3_best():
     return instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3, every row", complete=True)
 
 
-step("statements.table3_best", CLAIM, SEED, "§6.3, Results", "<=", "the best of JSA, MSC, MSC-RB (Table 3)",
-     "pMCSA (Table 3)", "Table 3", _table3_best, expect=VALID)
+step("statements.table3_best", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
+     lhs="the best of JSA, MSC, MSC-RB (Table 3)", rhs="pMCSA (Table 3)", justification="Table 3", check=_table3_best,
+     expect=VALID)
 
 COMPARABLE_BOLD = "comparable = bolded, footnote 3 ('not enough evidence to be distinguished from the best')"
 
@@ -861,9 +875,9 @@ def _table3_comparable():
     return instance_check(lambda: rows, "<=", tol=0.0, describe="Table 3's bold entries", complete=True)
 
 
-step("statements.table3_comparable", CLAIM, SEED, "§6.3, Results", "<=",
-     "pMCSA: half the data sets; JSA, MSC, MSC-RB: the number bolded", "pMCSA: the number bolded; others: half",
-     "Table 3, footnote 3", _table3_comparable, expect=VALID, reading=COMPARABLE_BOLD)
+step("statements.table3_comparable", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
+     lhs="pMCSA: half the data sets; JSA, MSC, MSC-RB: the number bolded", rhs="pMCSA: the number bolded; others: half",
+     justification="Table 3, footnote 3", check=_table3_comparable, expect=VALID, reading=COMPARABLE_BOLD)
 
 
 def _table3_numbers():
@@ -883,10 +897,10 @@ def _table3_numbers():
     return instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3", complete=True)
 
 
-step("statements.table3_numbers", CLAIM, SEED, "§6.3, Results", "<=",
-     "|pMCSA - ELBO (N = 10) - 0.29 (airfoil), 0.48 (energy)|; |margin on gas over JSA, MSC, MSC-RB - 0.4|",
-     "0.005 (two decimals); 0.02 ('roughly', range [0.02, 0.1])", "Table 3", _table3_numbers, expect=VALID,
-     reading="ELBO with the budget N = 10 (§6.1)")
+step("statements.table3_numbers", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
+     lhs="|pMCSA - ELBO (N = 10) - 0.29 (airfoil), 0.48 (energy)|; |margin on gas over JSA, MSC, MSC-RB - 0.4|",
+     rhs="0.005 (two decimals); 0.02 ('roughly', range [0.02, 0.1])", justification="Table 3", check=_table3_numbers,
+     expect=VALID, reading="ELBO with the budget N = 10 (§6.1)")
 
 
 def _table3_gas():
@@ -906,8 +920,9 @@ def _table3_gas():
     return o
 
 
-step("statements.table3_gas", CLAIM, SEED, "§6.3, Results", "<=", "1 (pMCSA comparable on gas)",
-     "1 if pMCSA is bolded on gas", "Table 3, footnote 3", _table3_gas, expect=WRONG, reading=COMPARABLE_BOLD)
+step("statements.table3_gas", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
+     lhs="1 (pMCSA comparable on gas)", rhs="1 if pMCSA is bolded on gas", justification="Table 3, footnote 3",
+     check=_table3_gas, expect=WRONG, reading=COMPARABLE_BOLD)
 
 #: 'comparable' as a gap in nats: at most the margin the same sentence calls domination ('dominates all other MCSA
 #: methods by roughly 0.4 nat'), so 'comparable' must be a smaller gap; the range of readings of the threshold
@@ -934,8 +949,9 @@ def _table3_gas_gap():
     return o
 
 
-step("statements.table3_gas_gap", CLAIM, SEED, "§6.3, Results", "<=", "pMCSA's gap to the best entry on gas (nat)",
-     "delta (range [0.05, 0.4])", "Table 3", _table3_gas_gap, expect=VALID, reading=COMPARABLE_GAP)
+step("statements.table3_gas_gap", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
+     lhs="pMCSA's gap to the best entry on gas (nat)", rhs="delta (range [0.05, 0.4])", justification="Table 3",
+     check=_table3_gas_gap, expect=VALID, reading=COMPARABLE_GAP)
 
 #: 'better than' read with the Table's own bolding ('not enough evidence to be distinguished from the best'):
 #: dropped, the footnote itself names the best performing method by its printed value (MSC on yacht)
@@ -968,8 +984,9 @@ def _table4_except_gas():
         correction="'Except for gas and yacht, pMCSA achieves better or equal predictive densities'")
 
 
-step("statements.table4_except_gas", CLAIM, SEED, "§6.4, Results", ">", "pMCSA (Table 4, each data set but gas)",
-     "every other method (ELBO, JSA, MSC, MSC-RB)", "Table 4", _table4_except_gas, expect=WRONG)
+step("statements.table4_except_gas", claim=CLAIM, seed=SEED, location="§6.4, Results", relation=">",
+     lhs="pMCSA (Table 4, each data set but gas)", rhs="every other method (ELBO, JSA, MSC, MSC-RB)",
+     justification="Table 4", check=_table4_except_gas, expect=WRONG)
 
 
 def _table4_gas():
@@ -980,8 +997,9 @@ def _table4_gas():
     return instance_check(lambda: rows, "<", tol=0.0, describe="Table 4, gas", complete=True)
 
 
-step("statements.table4_gas", CLAIM, SEED, "§6.4, Results", "<", "every MCSA method; JSA, MSC, MSC-RB",
-     "ELBO; pMCSA (Table 4, gas)", "Table 4", _table4_gas, expect=VALID)
+step("statements.table4_gas", claim=CLAIM, seed=SEED, location="§6.4, Results", relation="<",
+     lhs="every MCSA method; JSA, MSC, MSC-RB", rhs="ELBO; pMCSA (Table 4, gas)", justification="Table 4",
+     check=_table4_gas, expect=VALID)
 
 
 # ============================================================================= §7: 'sigma^2/N (sigma is the variance ...)'
@@ -1012,9 +1030,9 @@ def _s7_variance():
     return instance_check(lambda: rows, "=", tol=64 * U * 4096, describe="N-tuples enumerated")
 
 
-step("statements.s7_variance", CLAIM, SEED, "§7, Beyond the KL Divergence", "=",
-     "V[g_pMCSA] at stationarity", "V_pi[s]/N", "independence of the N chains", _s7_variance, expect=EXACT,
-     reading="sigma^2 the variance (sigma the standard deviation)", search_budget=400)
+step("statements.s7_variance", claim=CLAIM, seed=SEED, location="§7, Beyond the KL Divergence", relation="=",
+     lhs="V[g_pMCSA] at stationarity", rhs="V_pi[s]/N", justification="independence of the N chains",
+     check=_s7_variance, expect=EXACT, reading="sigma^2 the variance (sigma the standard deviation)", search_budget=400)
 
 
 def _s7_literal():
@@ -1046,9 +1064,10 @@ def _s7_literal():
     return o
 
 
-step("statements.s7_sigma", CLAIM, SEED, "§7, Beyond the KL Divergence", "=",
-     "sigma^2/N with 'sigma ... the variance of the score over the posterior'", "V[g_pMCSA] at stationarity",
-     "independence of the N chains", _s7_literal, expect=WRONG, reading="sigma the variance (as the parenthesis says)")
+step("statements.s7_sigma", claim=CLAIM, seed=SEED, location="§7, Beyond the KL Divergence", relation="=",
+     lhs="sigma^2/N with 'sigma ... the variance of the score over the posterior'", rhs="V[g_pMCSA] at stationarity",
+     justification="independence of the N chains", check=_s7_literal, expect=WRONG,
+     reading="sigma the variance (as the parenthesis says)")
 
 
 # ============================================================================= App. C.1: the BNN as printed
@@ -1079,9 +1098,9 @@ def _appc1_params():
                     "(table3.dims)"))
 
 
-step("statements.appc1_params", "experiments", SEED, "App. C.1, the BNN model", "=",
-     "parameters of the printed model (W_1, W_2, lambda, gamma)", "Table 3's D_lambda", "App. C.1; Table 3",
-     _appc1_params, expect=WRONG)
+step("statements.appc1_params", claim="experiments", seed=SEED, location="App. C.1, the BNN model", relation="=",
+     lhs="parameters of the printed model (W_1, W_2, lambda, gamma)", rhs="Table 3's D_lambda",
+     justification="App. C.1; Table 3", check=_appc1_params, expect=WRONG)
 
 
 def bnn_standardised_data(n: int = 2000, dx: int = 6, seed: int = 0):
@@ -1113,21 +1132,22 @@ def _appc1_relu():
     return o
 
 
-step("statements.appc1_relu", "experiments", SEED, "App. C.1, the BNN model", "<=",
-     "min over weights of the printed model's MSE (>= mean(y^2 1{y<0}))",
-     "MSE of a least-squares line in one feature (in the Hernandez-Lobato & Adams model)",
-     "'We use the BNN model of Hernandez-Lobato & Adams (2015)'; z-standardised targets", _appc1_relu, expect=WRONG)
+step("statements.appc1_relu", claim="experiments", seed=SEED, location="App. C.1, the BNN model", relation="<=",
+     lhs="min over weights of the printed model's MSE (>= mean(y^2 1{y<0}))",
+     rhs="MSE of a least-squares line in one feature (in the Hernandez-Lobato & Adams model)",
+     justification="'We use the BNN model of Hernandez-Lobato & Adams (2015)'; z-standardised targets",
+     check=_appc1_relu, expect=WRONG)
 
-step("statements.appc2_wording", "experiments", SEED, "App. C.2, first sentence and heading", "=",
-     "'a student-t prior with a latent Gaussian process prior' (App. C.2 heading: 'Logistic Regression')",
-     "the displayed model: y_i ~ student-t(f(x_i), sigma_y, nu), a Student-t likelihood, regression (§6.4)",
-     "App. C.2's display; §6.4 'Robust Gaussian Process Regression'",
-     fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), sigma_y, "
-                  "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while the model and "
-                  "§6.4 are regression with real-valued targets (minor: wording)",
-           correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian process "
-                      "prior'; heading 'Robust Gaussian Process Regression'"),
-     expect=WRONG)
+step("statements.appc2_wording", claim="experiments", seed=SEED, location="App. C.2, first sentence and heading",
+     relation="=",
+     lhs="'a student-t prior with a latent Gaussian process prior' (App. C.2 heading: 'Logistic Regression')",
+     rhs="the displayed model: y_i ~ student-t(f(x_i), sigma_y, nu), a Student-t likelihood, regression (§6.4)",
+     justification="App. C.2's display; §6.4 'Robust Gaussian Process Regression'",
+     check=fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), sigma_y, "
+                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while the model and "
+                        "§6.4 are regression with real-valued targets (minor: wording)",
+                 correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian process "
+                            "prior'; heading 'Robust Gaussian Process Regression'"), expect=WRONG)
 
 
 # ============================================================================= App. D: 'pMCSA, is described in Algorithm 5'
@@ -1149,9 +1169,9 @@ def _alg5():
         correction="'Our proposed scheme, pMCSA, is described in Algorithm 1.'")
 
 
-step("statements.alg5_is_jsa", "theorem4", SEED, "App. D, proof of Theorem 4, first sentence", "=",
-     "the scheme of Algorithm 5", "pMCSA (Algorithm 1, Theorem 4)", "'pMCSA, is described in Algorithm 5'", _alg5,
-     expect=WRONG)
+step("statements.alg5_is_jsa", claim="theorem4", seed=SEED, location="App. D, proof of Theorem 4, first sentence",
+     relation="=", lhs="the scheme of Algorithm 5", rhs="pMCSA (Algorithm 1, Theorem 4)",
+     justification="'pMCSA, is described in Algorithm 5'", check=_alg5, expect=WRONG)
 
 
 # ============================================================================= §5.2: 'dominated by that of evaluating p(z, x)'
@@ -1182,35 +1202,39 @@ def _cost_q_dominated():
                           complete=True)
 
 
-step("statements.cost_q_dominated", CLAIM, SEED, "§5.2, Cost of Sampling Proposals", "<=",
-     "k x cost of one evaluation of log q (mean-field), k = 100", "cost of one evaluation of log p(z, x) (App. C models)",
-     "'this added cost is minimal since it is dominated by that of evaluating p(z, x)'", _cost_q_dominated,
-     expect=VALID)
+step("statements.cost_q_dominated", claim=CLAIM, seed=SEED, location="§5.2, Cost of Sampling Proposals", relation="<=",
+     lhs="k x cost of one evaluation of log q (mean-field), k = 100",
+     rhs="cost of one evaluation of log p(z, x) (App. C models)",
+     justification="'this added cost is minimal since it is dominated by that of evaluating p(z, x)'",
+     check=_cost_q_dominated, expect=VALID)
 
 
 # ============================================================================= readings settled from computed steps
 MISSPECIFIED = "a misspecified family, as in §6.2 (mean-field q, correlated Gaussian pi)"
 
-step("statements.mixing_improves", CLAIM, SEED, "§5.1, Discussion", "<",
-     "r = 1 - 1/w* at (and near) convergence", "r at the start of VI ('the mixing rate will improve naturally as MCSA "
-     "converges')", "§4.1: 'w* will be large (i) in the initial steps of VI and (ii) under model misspecification'",
-     fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at the "
-                  "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative eigenvalue), so "
-                  "r = 1 at convergence as at the start: the global mixing rate never improves (the stored full "
-                  "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that contains "
-                  "pi (w* -> 1 as q -> pi) the sentence holds",
-           correction="'the mixing rate improves as MCSA converges when the variational family can match pi's tails; "
-                      "under misspecification w* can stay infinite'"),
-     depends=("statements.wstar_meanfield",), expect=WRONG, reading=MISSPECIFIED)
+step("statements.mixing_improves", claim=CLAIM, seed=SEED, location="§5.1, Discussion", relation="<",
+     lhs="r = 1 - 1/w* at (and near) convergence",
+     rhs="r at the start of VI ('the mixing rate will improve naturally as MCSA "
+"converges')",
+     justification="§4.1: 'w* will be large (i) in the initial steps of VI and (ii) under model misspecification'",
+     check=fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at the "
+                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative eigenvalue), so "
+                        "r = 1 at convergence as at the start: the global mixing rate never improves (the stored full "
+                        "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that contains "
+                        "pi (w* -> 1 as q -> pi) the sentence holds",
+                 correction="'the mixing rate improves as MCSA converges when the variational family can match pi's tails; "
+                            "under misspecification w* can stay infinite'"), depends=("statements.wstar_meanfield",),
+     expect=WRONG, reading=MISSPECIFIED)
 
-step("statements.qdef_benefit", CLAIM, SEED, "§4.1", "<",
-     "the defensive mixture's benefit for mixing at convergence (r(q) - r(q_def))", "its benefit in the initial steps",
-     "'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda converges'",
-     fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at the "
-                  "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - alpha) < oo "
-                  "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a family that "
-                  "contains pi the plain kernel's r -> 0 and the benefit does vanish",
-           correction="'this benefit vanishes as lambda converges when q(.; lambda) can match pi's tails'"),
+step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relation="<",
+     lhs="the defensive mixture's benefit for mixing at convergence (r(q) - r(q_def))",
+     rhs="its benefit in the initial steps",
+     justification="'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda converges'",
+     check=fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at the "
+                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - alpha) < oo "
+                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a family that "
+                        "contains pi the plain kernel's r -> 0 and the benefit does vanish",
+                 correction="'this benefit vanishes as lambda converges when q(.; lambda) can match pi's tails'"),
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG, reading=MISSPECIFIED)
 
 
@@ -1250,11 +1274,11 @@ def _acceleration(k):
     return check
 
 
-step("statements.pmcsa_acceleration", CLAIM, SEED, "§5.1, Discussion", ">=",
-     "iterations to KL* + tau at N = 8 / at N = 128 (pMCSA, stored full Figure 1 run)", "k = 2",
-     "'In practice, however, we observe that increasing N accelerates convergence quite dramatically'",
-     _acceleration(2.0), expect=WRONG, reading="dramatically: k = 2 (range [1.5, 4])")
-step("statements.pmcsa_acceleration_lenient", CLAIM, SEED, "§5.1, Discussion", ">=",
-     "iterations to KL* + tau at N = 8 / at N = 128 (pMCSA, stored full Figure 1 run)", "k = 1.5",
-     "'In practice, however, we observe that increasing N accelerates convergence quite dramatically'",
-     _acceleration(1.5), expect=VALID, reading="dramatically: k = 1.5 (range [1.5, 4])")
+step("statements.pmcsa_acceleration", claim=CLAIM, seed=SEED, location="§5.1, Discussion", relation=">=",
+     lhs="iterations to KL* + tau at N = 8 / at N = 128 (pMCSA, stored full Figure 1 run)", rhs="k = 2",
+     justification="'In practice, however, we observe that increasing N accelerates convergence quite dramatically'",
+     check=_acceleration(2.0), expect=WRONG, reading="dramatically: k = 2 (range [1.5, 4])")
+step("statements.pmcsa_acceleration_lenient", claim=CLAIM, seed=SEED, location="§5.1, Discussion", relation=">=",
+     lhs="iterations to KL* + tau at N = 8 / at N = 128 (pMCSA, stored full Figure 1 run)", rhs="k = 1.5",
+     justification="'In practice, however, we observe that increasing N accelerates convergence quite dramatically'",
+     check=_acceleration(1.5), expect=VALID, reading="dramatically: k = 1.5 (range [1.5, 4])")

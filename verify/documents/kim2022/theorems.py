@@ -550,32 +550,40 @@ _READINGS["theorem2"] += (
 
 
 register(Verification(
-    "theorem1", "exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; MSC's N-scaling",
-    "finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
-    "exact+monte-carlo", "explicit, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)], dim=[5]),
-         dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
-    run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
-    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
+    "theorem1",
+    measures="exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; MSC's N-scaling",
+    targets="finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
+    method="exact+monte-carlo", forms="explicit, stated",
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)], dim=[5]),
+              dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
+    run=run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"),
+    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, adjust_grid=gauss_pairs_override,
+    check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
 register(Verification(
-    "theorem2", "exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
-    "finite spaces; N(0, I) with Student-t q", "exact+monte-carlo", "explicit, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]), dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
-    run_theorem2, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, readings=_READINGS.get('theorem2', ())))
+    "theorem2",
+    measures="exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
+    targets="finite spaces; N(0, I) with Student-t q", method="exact+monte-carlo", forms="explicit, stated",
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]), dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
+    run=run_theorem2, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    readings=_READINGS.get('theorem2', ())))
 register(Verification(
-    "theorem3", "exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's N-scaling",
-    "finite spaces; N(0, I) with Student-t and Gaussian q", "exact+monte-carlo", "explicit, moment, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
-         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3, N_mc=[2, 8, 32])),
-    run_theorem3, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, readings=_READINGS.get('theorem3', ())))
+    "theorem3",
+    measures="exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's N-scaling",
+    targets="finite spaces; N(0, I) with Student-t and Gaussian q", method="exact+monte-carlo",
+    forms="explicit, moment, stated",
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
+              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3, N_mc=[2, 8, 32])),
+    run=run_theorem3, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    readings=_READINGS.get('theorem3', ())))
 register(Verification(
-    "theorem4", "exact joint TV of N independent IMH chains; single-chain TV on the weight line; exact and MC moments",
-    "finite spaces; isotropic Gaussian weight line; N(0, I) with Student-t and Gaussian q",
-    "exact+monte-carlo", "explicit, moment, stated",
-    Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)], dim=[5]),
-         dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
-              gauss=[(5, 1.5), (50, 1.05)], dim=[5, 50])),
-    run_theorem4, overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    "theorem4",
+    measures="exact joint TV of N independent IMH chains; single-chain TV on the weight line; exact and MC moments",
+    targets="finite spaces; isotropic Gaussian weight line; N(0, I) with Student-t and Gaussian q",
+    method="exact+monte-carlo", forms="explicit, moment, stated",
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)], dim=[5]),
+              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
+                   gauss=[(5, 1.5), (50, 1.05)], dim=[5, 50])), run=run_theorem4,
+    overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
     adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem4', ())))
 
 
