@@ -48,8 +48,19 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
         failing.pop(cid, None)
         if st.get("failing_readings"):
             failing[cid] = list(st["failing_readings"])
+    from .severity import fields
+
+    rules = {}
+    for r in reports:
+        st = r.status
+        d = {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings") and v}
+        if r.claim in stored:
+            d = {k: v for k, v in (stored[r.claim].get("reading_rules") or {}).items() if v}
+        if d:
+            rules[r.claim] = d
     doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing, "final_readings": final,
-           "readings": emp}
+           "readings": emp, "reading_rules": rules,
+           "severity": {cid: f for cid, v in verdicts.items() for f in [fields("claims", cid, v)] if f}}
     if smoke:
         doc["smoke_tests"] = smoke
     return doc

@@ -29,6 +29,9 @@ from bounds.clikit import jsonable
 
 HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
 DEPENDS = "depends on reading"
+#: the verdict of a full reading that cannot decide anything on the run (reading rule 3:
+#: its premise is never met, or too few cases qualify to decide its comparison)
+DEGENERATE = "degenerate"
 STATUSES = (HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS)
 EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = ("exact", "monte-carlo", "symbolic")
@@ -95,9 +98,25 @@ class Reading:
     axis: str = "statement"
     select: Callable[[CheckResult], bool] | None = None
     promote: bool = False  # the checks it selects count towards its verdict even if not primary
+    #: reading rule 2: the hedge of the sentence, quoted ("one expects", "approximately", ...);
+    #: the reading is the lenient one the hedge allows, and a claim that holds under it holds
+    hedge: str = ""
+    #: reading rule 6: the sentence of the document that rules this reading out in so many
+    #: words ("necessary", "equivalent to", the printed strict sign); it cannot be the holding reading
+    ruled_out: str = ""
+    #: reading rule 3: degenerate(checks of this reading) -> "" or why the run cannot decide it
+    #: (premise never met, too few qualifying cases); a degenerate reading is excluded
+    degenerate: Callable[[list], str] | None = None
+    #: reading rule 1: the severity entry (step or claim id) where the document's contradiction
+    #: that supports this reading and another is recorded once
+    see: str = ""
 
     def as_json(self) -> dict:
-        return {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+        out = {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+        for k in ("hedge", "ruled_out", "see"):
+            if getattr(self, k):
+                out[k] = getattr(self, k)
+        return out
 
 
 #: the reading of a claim that lists no alternatives
@@ -120,11 +139,22 @@ class Status:
     status: str
     readings: dict
     failing: tuple[str, ...]
+    #: full readings excluded as degenerate (rule 3), ruled out by the document (rule 6),
+    #: failing only when read strictly while the hedged reading holds (rule 2)
+    degenerate: tuple[str, ...] = ()
+    ruled_out: tuple[str, ...] = ()
+    strict_only: tuple[str, ...] = ()
+    #: where the contradiction behind the readings is recorded (rule 1), each once
+    see: tuple[str, ...] = ()
 
     def text(self) -> str:
         if self.status == DEPENDS:
             return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
         return self.status
+
+    def as_json(self) -> dict:
+        return {"status": self.status, "failing_readings": list(self.failing), "degenerate": list(self.degenerate),
+                "ruled_out": list(self.ruled_out), "strict_only": list(self.strict_only), "see": list(self.see)}
 
 
 class CheckList(list):

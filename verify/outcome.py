@@ -52,6 +52,14 @@ class Report:
     def failing_readings(self) -> list[str]:
         return list(self.status.failing)
 
+    def severity_fields(self) -> dict:
+        """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
+        claim's final status (verify.severity; None-valued when it holds)."""
+        from .severity import fields
+
+        f = fields("claims", self.claim, self.verdict)
+        return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+
     def form_verdicts(self) -> dict[str, str]:
         forms = {}
         for c in self.checks:
@@ -79,6 +87,16 @@ class Report:
     def _summary_lines(self) -> list[tuple[str, str]]:
         st = self.status
         out = [("final status", st.text())]
+        sev = self.severity_fields()
+        if sev["severity"]:
+            from .severity import reason_line
+
+            out.append(("severity", reason_line(sev)))
+        for what, names in (("degenerate (excluded, rule 3)", st.degenerate),
+                            ("ruled out by the document (rule 6)", st.ruled_out),
+                            ("fails only read strictly (rule 2: the hedged reading holds)", st.strict_only)):
+            if names:
+                out.append((what, "; ".join(names)))
         for name, v in st.readings.items():
             out.append((f"reading: {name}", v))
         for g in group_checks(self.checks, by=("quantity", "form")):
@@ -119,6 +137,8 @@ class Report:
                 "bound_scale": self.bound_scale, "primary_form": self.primary_form,
                 "form_verdicts": self.form_verdicts(), "alpha": ALPHA,
                 "readings": st.readings, "failing_readings": list(st.failing),
+                "reading_rules": {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings")},
+                **self.severity_fields(),
                 "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
                 "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}

@@ -44,7 +44,8 @@ def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
             "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
             "sensitivity": rec.get("sensitivity", {}), "by_quantity": rec.get("by_quantity", {}),
             "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds"),
-            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", [])}
+            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", []),
+            "reading_rules": rec.get("reading_rules", {}), "degenerate_why": rec.get("degenerate_why", {})}
 
 
 def stored_full_run(claim: str) -> dict | None:

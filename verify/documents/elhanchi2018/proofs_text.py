@@ -411,21 +411,6 @@ def _running_c_unbiased():
                           complete=True)
 
 
-def _running_c_empirical():
-    rows = _running_c(0)
-    o = instance_check(lambda: rows, "<=", 1e-12, printed="=", describe="E[running C] against C (covariance of the "
-                                                                         "minibatch's empirical law)", complete=True)
-    if o.status == LOOSE:
-        r = rows[0]
-        o.counterexample = {"at": r[0], "lhs": r[1], "rhs": r[2]}
-        o.established_by = "counterexample"
-        o.detail = ("reading 'cov := the empirical covariance' as the covariance of the minibatch's empirical law "
-                    "(denominator |S|): the running estimate is biased low by (|S| - 1)/|S| (negligible at |S| = 10 000): "
-                    + o.detail)
-        o.correction = "cov with denominator |S| - 1 (unbiased), or C = (|S|/(|S| - 1)) x the running average"
-    return o
-
-
 # ============================================================================= §3.2 conjugacy
 def _conjugate():
     """§3.2 'the sampling of mu and Sigma is done directly using the conjugate prior property': with theta_i ~
@@ -720,9 +705,6 @@ step("sgfs.17.b", "sgfs_convergence_criterion", SEED, "§2.3.2, 'The smaller the
 step("osgfs.C", "osgfs_algorithm", SEED, "§2.3.3 Algorithm 1, line 7 (cov with denominator |S| - 1)", "=",
      "E[running estimate of C]", "C = Var_X[U]", "unbiased minibatch covariances", _running_c_unbiased, expect=EXACT,
      reading="cov unbiased")
-step("osgfs.C.empirical", "osgfs_algorithm", SEED, "§2.3.3 Algorithm 1, line 7 ('cov := ... the empirical covariance', "
-     "denominator |S|)", "=", "E[running estimate of C]", "C = Var_X[U]", "the minibatch's empirical covariance",
-     _running_c_empirical, expect=LOOSE, reading="cov of the empirical law")
 step("sgfs.lambda.linear", "sgfs_stationary_covariance", SEED, "Appendix, 'approaches 1 linearly as eps -> 0'", "=",
      "1/(1 - k eps/4)", "1 + (k/4) eps + (k eps/4)^2/(1 - k eps/4)", "expansion in eps", _linear_in_eps, expect=EXACT)
 step("sgfs.dhd", "sgfs_exact_noise", SEED, "Appendix, Derivation of the exact process, 'Setting Lambda = H^-1, we get "

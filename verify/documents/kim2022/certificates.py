@@ -1224,27 +1224,6 @@ def check(I):
     return lower, line, lower > line
 """)
 
-cert("statements.mcgd_rho_influence", "Under mixing rate rho the error of MCGD changes at order 1/T, not 1/T^2: "
-     "T Delta_T -> 2 rho tr Sigma/(1 - rho)", "§3.2, Convergence and the Mixing Rate (Doan et al. 2020b)",
-     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "1/2", "T": 1000},
-     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "0", "T": 1000},
-     EXACT, rel("lim_T T Delta_T = 0 (what an O(1/T^2) influence of rho requires), Delta_T = E(lambda_T - lambda*)^2 "
-                "under the lazy kernel K = rho I + (1 - rho) 1 p^T minus the same at rho = 0, SGD with gains 1/t on "
-                "f = E (lambda - eta)^2/2 (lambda_T = the mean of eta_1..eta_T); violated when the limit is not 0"), """
-def check(I):
-    v, p, rho, T = frs(I["values"]), law(I["p"]), fr(I["rho"]), I["T"]
-    m = dot(p, v)
-    var = dot(p, [(a - m) ** 2 for a in v])
-    # stationary lazy chain: Cov(eta_s, eta_t) = rho^|t-s| var; lambda_T - lambda* = (1/T) sum_t (eta_t - m)
-    cross = sum((T - d) * rho ** d for d in range(1, T))  # sum_{s<t} rho^(t-s)
-    T_delta = 2 * var * cross / T  # T (E(lambda_T - m)^2 - var/T)
-    closed = 2 * var * (rho / (1 - rho) - rho * (1 - rho ** T) / (T * (1 - rho) ** 2))
-    if closed != T_delta:
-        raise AssertionError("the closed form disagrees with the direct sum")
-    limit = 2 * var * rho / (1 - rho)  # the closed form's limit T -> oo
-    return limit, 0, limit != 0
-""")
-
 cert("statements.mixing_improves", "At the inclusive-KL optimum of a mean-field family against a correlated Gaussian, "
      "w* = oo: r = 1 at convergence, no better than at the start", "§5.1, Discussion ('the mixing rate will improve "
      "naturally as MCSA converges'), for a misspecified family as in §6.2",
