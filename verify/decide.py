@@ -161,9 +161,18 @@ def reading_verdicts(checks, readings) -> dict[str, str]:
     out = {}
     for combo in full_readings(readings):
         names = {r.name for r in combo}
-        own = [c.verdict for c in checks if c.primary and (c.reading == "" or c.reading in names)]
+        own = [statement_verdict(c) for c in checks if c.primary and (c.reading == "" or c.reading in names)]
         out[reading_name(combo)] = DEGENERATE if reading_name(combo) in why else combine(own)
     return out
+
+
+def statement_verdict(check: CheckResult) -> str:
+    """What a check says about the printed statement (reading rule 4): a violated bound with the
+    proof's explicit constants (``check.proof``) is a gap of the proof, not a violation of the
+    statement, so it decides nothing (inconclusive); when it holds, the statement it implies holds."""
+    if check.proof and check.verdict == VIOLATED:
+        return INCONCLUSIVE
+    return check.verdict
 
 
 def degenerate_reasons(checks, readings) -> dict[str, str]:

@@ -58,6 +58,9 @@ class CheckResult:
     z: float | None = None  # critical value used (Monte Carlo)
     scaled_bound: float | None = None
     reading: str = ""  # the reading (option of one axis) this check belongs to; "" = shared by all
+    #: reading rule 4: the bound carries the proof's explicit constants (Verification.proof_forms);
+    #: its violation is a gap of the proof, not a violation of the statement
+    proof: bool = False
 
     def as_json(self) -> dict:
         def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
@@ -67,7 +70,7 @@ class CheckResult:
                 "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),
                 "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
                 "relation": self.relation, "tolerance": num(self.tolerance), "primary": self.primary,
-                "note": self.note, "reading": self.reading}
+                "note": self.note, "reading": self.reading, **({"proof": True} if self.proof else {})}
 
 
 def params_json(d):
@@ -205,6 +208,9 @@ class Verification:
     adjust_grid: Callable | None = None
     #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
     check_overrides: Callable | None = None
+    #: reading rule 4: the forms whose bounds are the proof's explicit constants (not the statement's):
+    #: their checks can support 'holds', but their violation is a gap of the proof (verify.decide)
+    proof_forms: tuple[str, ...] = ()
     #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
     #: settings and store it (verify.reproductions); the claim then has a stored full run
     reproduction: Callable | None = None

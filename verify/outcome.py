@@ -52,6 +52,32 @@ class Report:
     def failing_readings(self) -> list[str]:
         return list(self.status.failing)
 
+    def decisive(self) -> CheckResult | None:
+        """Reading rule 5: the counterexample that decides the final status (None when it holds):
+        the deciding check violated furthest beyond its bound among the readings that fail,
+        never one of a degenerate or ruled-out reading, nor one of a reading the hedge excuses."""
+        st = self.status
+        if not st.failing:
+            return None
+        names = {o for full in st.failing for o in full.split(" + ")}
+
+        def excess(c):  # how far beyond the bound (ratio oriented so that > 1 is a violation)
+            r = c.ratio if c.ratio is not None and c.ratio == c.ratio else 1.0
+            return r if c.relation in ("<=", "<", "=") else (1 / r if r else float("inf"))
+
+        cands = [c for c in self.checks if c.verdict == "violated" and c.primary and not c.proof
+                 and (c.reading == "" or c.reading in names)]
+        return max(cands, key=excess) if cands else None
+
+    def decisive_step(self) -> dict | None:
+        """Rule 5, when the audit decides: the statement step failing a failing reading (docio.decisive_step)."""
+        from .docio import decisive_step
+
+        st = self.status
+        if not st.failing:
+            return None
+        return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")})
+
     def severity_fields(self) -> dict:
         """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
         claim's final status (verify.severity; None-valued when it holds)."""
@@ -139,6 +165,9 @@ class Report:
                 "readings": st.readings, "failing_readings": list(st.failing),
                 "reading_rules": {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings")},
                 **self.severity_fields(),
+                "decisive": (lambda d: d.as_json() if d is not None else None)(self.decisive()),
+                "decisive_step": (lambda d: {k: d.get(k) for k in ("id", "status", "reading")} | {
+                    "counterexample": (d.get("outcome") or {}).get("counterexample")} if d else None)(self.decisive_step()),
                 "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
                 "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}
@@ -167,6 +196,8 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
     t0 = time.perf_counter()
     checks = v.run(grid, seed=seed, progress=progress)
     assign_readings(checks, v.readings)
+    for c in checks:
+        c.proof = c.proof or c.form in v.proof_forms
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)

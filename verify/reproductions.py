@@ -155,4 +155,5 @@ def shown_status(claim: str, run_status: str, mode: str) -> dict:
     if st is None:
         return {"status": run_status, "basis": "this run", "smoke_test": None, "path": None}
     return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status, "path": st["path"],
-            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"]}
+            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"],
+            "reading_rules": st.get("reading_rules", {}), "degenerate_why": st.get("degenerate_why", {})}

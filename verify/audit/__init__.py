@@ -223,7 +223,8 @@ def audit_document() -> dict:
                        "ruled_out_readings": list(st.ruled_out) if st else [],
                        "strict_only_readings": list(st.strict_only) if st else [],
                        **_claim_severity(cid, st.status if st else None)}
-    steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "affected": r["affected"], "method": r["method"],
+    steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "statement": r["statement"],
+                       "affected": r["affected"], "method": r["method"],
                        "instances": r["instances"], "reading": r["reading"], "established_by": r["established_by"],
                        "evaluations": r["evaluations"], "best_ratio": r["best_ratio"],
                        "severity": r["severity"], "severity_reason": r["severity_reason"],
