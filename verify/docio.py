@@ -19,7 +19,7 @@ def audit_statements(claim_id: str) -> dict:
     return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
-def decisive_step(claim_id: str, options) -> dict | None:
+def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | None:
     """Reading rule 5: the audit's statement step that fails ``claim_id``'s printed statement under
     one of the reading ``options`` ("" = every reading), with its counterexample (from the packaged
     audit.json); the one with a counterexample first; None when the audit fails none."""
@@ -27,7 +27,9 @@ def decisive_step(claim_id: str, options) -> dict | None:
     hits = [{"id": sid, **st} for sid, st in steps.items()
             if st.get("claim") == claim_id and st.get("statement") and st.get("status") in ("wrong", "loose")
             and st.get("reading", "") in set(options) | {""}]
-    hits.sort(key=lambda st: (not (st.get("outcome") or {}).get("counterexample"), st["status"] != "wrong", st["id"]))
+    # the step where the claim's erratum is recorded (its severity's ``see``) first, then one with a counterexample
+    hits.sort(key=lambda st: (st["id"] != prefer, not (st.get("outcome") or {}).get("counterexample"),
+                              st["status"] != "wrong", st["id"]))
     return hits[0] if hits else None
 
 

@@ -76,7 +76,8 @@ class Report:
         st = self.status
         if not st.failing:
             return None
-        return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")})
+        return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")},
+                             prefer=self.severity_fields().get("see"))
 
     def severity_fields(self) -> dict:
         """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
