@@ -1,7 +1,7 @@
 """Severity: the referee's judgement of each finding, a second axis beside the status.
 
 Every audit step whose status is ``wrong`` or ``loose`` and every claim whose final status
-is ``violated`` or ``depends on reading`` gets one severity (docs/severity-rules.md):
+is ``violated`` or ``depends on reading`` gets one severity (docs/methods.md, section 11):
 
 ``false``  false under every reading the document supports, including its evident intent;
 ``gap``    a proof step fails but the result it serves survives (the reason gives the repair);
