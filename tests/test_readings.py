@@ -84,10 +84,13 @@ def test_summaries_agree_with_final_status():
         assert adoc["claims"][cid]["failing_readings"] == list(st.failing), cid
         assert verdicts.get("failing_readings", {}).get(cid, []) == list(st.failing), cid
         assert f"| `{cid}` | {st.status} |" in errata, cid
-    # the claims issue 11 found on one list only are decided by the same function; proposition2 keeps both
-    # readings (no sentence rules out '<=' or '<'); lemma7 lost its holding reading (see test_dropped_readings...)
-    for cid in ("proposition2", "cis_variance_growth", "sgfs_stationary_covariance"):
-        assert now[cid].status == DEPENDS, (cid, now[cid])
+    # the claims issue 11 found on one list only are decided by the same function, with the reading rules of
+    # issue 23: proposition2's '<=' is ruled out by its own strict sign and El hanchi's 'sufficient' by 'necessary'
+    # (rule 6), cis_variance_growth holds under its hedge (rule 2), lemma4/lemma7 keep both sides (rule 1)
+    expect = {"proposition2": (VIOLATED, "ruled_out"), "sgfs_stationary_covariance": (VIOLATED, "ruled_out"),
+              "cis_variance_growth": (HOLDS, "strict_only"), "lemma4": (DEPENDS, "see"), "lemma7": (DEPENDS, "see")}
+    for cid, (status, rule) in expect.items():
+        assert now[cid].status == status and getattr(now[cid], rule), (cid, now[cid])
 
 
 def test_audit_statement_readings_name_registered_readings():
