@@ -911,6 +911,15 @@ CERTIFICATES: list[Certificate] = [
         holding={"H": _H2, "k": "1/2"},
         body=_body(_NUM, _LA, _K01)),
     Certificate(
+        id="sgfs_stationary_covariance",
+        title="the claim 'stationary if and only if k in (0, 1)' (Appendix; §2.3.1: 'necessary for convergence'): "
+              "with D = (k/2) H^-1, eps = 1 the VAR(1) is stationary at k = 3, outside (0, 1)",
+        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and only if ... "
+               "equivalent to k in (0, 1)'",
+        instance={"H": _H2, "k": 3},
+        holding={"H": _H2, "k": "1/2"},
+        body=_body(_NUM, _LA, _K01)),
+    Certificate(
         id="sgfs.32",
         title="Eq. (32) drops a transpose: at the true stationary covariance its right side is 2.09 against "
               "Lambda_11 = 10.53",

@@ -830,6 +830,18 @@ def check(I):
     return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
 ''')
 
+cert("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): exp(KL(pi || q)) < w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
+     "§4.1, Proposition 2",
+     {"pi": [1, 0], "q": ["1/2", "1/2"]}, {"pi": ["3/5", "2/5"], "q": ["1/2", "1/2"]},
+     EXACT, MP, TOL, rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"), '''
+def check(I):
+    pi, q = law(I["pi"]), law(I["q"])
+    kl = sum(mp(p) * mpmath.log(mp(p / b)) for p, b in zip(pi, q) if p > 0)
+    lhs = mpmath.exp(kl)
+    rhs = mp(max(p / b for p, b in zip(pi, q) if p > 0))
+    return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
+''')
+
 cert("appc2.matern", "With r the squared distance, App. C.2's kernel has a Gram matrix with a negative eigenvalue",
      "App. C.2, the Matern 5/2 kernel (r = sum_i (x_i - x'_i)^2 / l_i^2 as printed)",
      {"points": ["0", "3/5", "6/5"], "l": 1, "sigma_f": 1}, {"points": ["0", "3", "6"], "l": 1, "sigma_f": 1},
