@@ -111,7 +111,8 @@ def _targets_by_package():
     """{package: set of ids}: the wrong/loose audit steps and the violated claims of each registered document
     package (a step's document is its seed number; a package's seeds are those of the steps it registers)."""
     from bounds.cli import records
-    from verify import core
+    from verify import decide
+    from verify import model
     from verify.audit.engine import STEPS
     from verify.registry import entry_points, load
 
@@ -127,10 +128,10 @@ def _targets_by_package():
         claims, depends = set(), set()
         for cid, readings in verdicts["readings"].items():
             if cid in recs and recs[cid].get("seed") in seeds:
-                st = core.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
-                if st.status == core.VIOLATED:
+                st = decide.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
+                if st.status == model.VIOLATED:
                     claims.add(cid)
-                elif st.status == core.DEPENDS:  # may be certified: its failing reading (issue 23, rule 1)
+                elif st.status == model.DEPENDS:  # may be certified: its failing reading (issue 23, rule 1)
                     depends.add(cid)
         out[name] = (mod, steps | claims, depends)
     return out

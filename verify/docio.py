@@ -62,8 +62,6 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
         failing.pop(cid, None)
         if st.get("failing_readings"):
             failing[cid] = list(st["failing_readings"])
-    from .severity import fields
-
     rules = {}
     for r in reports:
         st = r.status
@@ -74,7 +72,7 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
             rules[r.claim] = d
     doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing, "final_readings": final,
            "readings": emp, "reading_rules": rules,
-           "severity": {cid: f for cid, v in verdicts.items() for f in [fields("claims", cid, v)] if f}}
+           "severity": {r.claim: f for r in reports for f in [r.severity_fields(verdicts[r.claim])] if f["severity"]}}
     if smoke:
         doc["smoke_tests"] = smoke
     return doc

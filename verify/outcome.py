@@ -79,12 +79,13 @@ class Report:
         return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")},
                              prefer=self.severity_fields().get("see"))
 
-    def severity_fields(self) -> dict:
+    def severity_fields(self, status: str | None = None) -> dict:
         """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
-        claim's final status (verify.severity; None-valued when it holds)."""
+        claim's final status (or of ``status``: a figure claim's at the paper's settings;
+        verify.severity; None-valued when it holds)."""
         from .severity import fields
 
-        f = fields("claims", self.claim, self.verdict)
+        f = fields("claims", self.claim, status or self.verdict)
         return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
 
     def form_verdicts(self) -> dict[str, str]:

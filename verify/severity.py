@@ -51,10 +51,15 @@ ENTRY_KEYS = {"steps": ("severity", "reason", "quote", "see"),
               "claims": ("severity", "reason", "quote", "see", "status_should_be", "why_status")}
 
 
-def _packages() -> tuple[str, ...]:
-    from .coverage import DOCUMENT_PACKAGES
+#: the coverage inventory's sections file of a document package (verify.coverage.SECTIONS), which names its document
+SECTIONS_FILE = "coverage_sections.json"
 
-    return DOCUMENT_PACKAGES
+
+def _packages() -> tuple[str, ...]:
+    """The registered document packages (the ``mcsa_verify.claims`` entry points, verify.registry), in order."""
+    from .registry import entry_points
+
+    return tuple(mod for _, mod in entry_points())
 
 
 def _file(package: str, name: str):
@@ -75,9 +80,7 @@ def load(packages=None) -> dict[str, dict]:
 
 def document_of(package: str) -> str:
     """The document key (``"001"``) of a document package, from its coverage sections."""
-    from .coverage import SECTIONS
-
-    return json.loads(_file(package, SECTIONS).read_text(encoding="utf-8"))["document"]
+    return json.loads(_file(package, SECTIONS_FILE).read_text(encoding="utf-8"))["document"]
 
 
 def lookup(data: dict[str, dict], kind: str, ident: str) -> dict | None:
