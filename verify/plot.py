@@ -685,6 +685,12 @@ def _title(report, width_in):
         line1 += f" (deciding form: {deciding})"
     line1 = textwrap.shorten(line1, chars, placeholder=" …")
     line2 = textwrap.shorten(src, chars2, placeholder=" …")
+    dec = report.decisive() if hasattr(report, "decisive") else None
+    if dec is not None:  # reading rule 5: the counterexample that decides the status comes first
+        rel = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!="}.get(dec.relation, "vs")
+        bound = dec.scaled_bound if dec.scaled_bound is not None else dec.bound
+        line2 = textwrap.shorten(cite_numbers(f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, "
+                                              f"{rel} the bound {bound:.4g}; {src}"), chars2, placeholder=" …")
     return line1, line2
 
 
