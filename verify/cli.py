@@ -559,7 +559,13 @@ def cmd_all(argv):
     from .severity import count_text
 
     _say("\nseverity of the claims that do not hold: "
-         + count_text(_severity_of(c, v)["severity"] for c, v in shown.items()) + ".")
+         + count_text(_severity_of(c, v)["severity"] for c, v in shown.items()) + " (false first):")
+    from .severity import order_key
+
+    for c, v in sorted(shown.items(), key=lambda kv: order_key(_severity_of(*kv)["severity"])):
+        f = _severity_of(c, v)
+        if f["severity"]:
+            _say(f"  {c} ({v}): {_severity_text(f)}")
     cnt = Counter(shown.values())
     _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, {cnt.get(VIOLATED, 0)} "
           f"violated, {cnt.get(DEPENDS, 0)} depend on reading, {cnt.get(INCONCLUSIVE, 0)} inconclusive. "
