@@ -112,6 +112,7 @@ def _targets_by_package():
     package (a step's document is its seed number; a package's seeds are those of the steps it registers)."""
     from bounds.cli import records
     from verify import decide
+    from verify import model
     from verify.audit.engine import STEPS
     from verify.registry import entry_points, load
 
@@ -124,13 +125,15 @@ def _targets_by_package():
         seeds = {st.seed for st in STEPS.values() if getattr(st.check, "__module__", "").startswith(mod + ".")}
         steps = {sid for sid, st in STEPS.items() if st.seed in seeds
                  and audit["steps"].get(sid, {}).get("status") in ("wrong", "loose")}
-        claims = set()
+        claims, depends = set(), set()
         for cid, readings in verdicts["readings"].items():
             if cid in recs and recs[cid].get("seed") in seeds:
                 st = decide.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
-                if st.status == decide.VIOLATED:
+                if st.status == model.VIOLATED:
                     claims.add(cid)
-        out[name] = (mod, steps | claims)
+                elif st.status == model.DEPENDS:  # may be certified: its failing reading (issue 23, rule 1)
+                    depends.add(cid)
+        out[name] = (mod, steps | claims, depends)
     return out
 
 
@@ -139,14 +142,15 @@ TARGETS = _targets_by_package()
 
 @pytest.mark.parametrize("package", sorted(TARGETS))
 def test_coverage(package):
-    mod, targets = TARGETS[package]
+    mod, targets, optional = TARGETS[package]
     loaded = dict(certify.modules())
     if package not in loaded:
         pytest.skip(f"{mod} has no certificates module yet: its {len(targets)} targets are all uncovered")
     m = loaded[package]
     ids = {c.id for c in m.CERTIFICATES}
     uncovered = getattr(m, "UNCOVERED", {})
-    assert ids <= targets, f"certificates for ids that are not wrong/loose/violated: {sorted(ids - targets)}"
+    assert ids <= targets | optional, \
+        f"certificates for ids that are not wrong/loose/violated/depends on reading: {sorted(ids - targets - optional)}"
     assert not ids & set(uncovered), f"both certified and uncovered: {sorted(ids & set(uncovered))}"
     assert set(uncovered) <= targets, f"UNCOVERED names non-targets: {sorted(set(uncovered) - targets)}"
     assert all(isinstance(r, str) and len(r.strip()) > 10 for r in uncovered.values()), "every UNCOVERED needs a reason"

@@ -153,13 +153,29 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_
     rows = stored_rows[fig]
     stored = json.loads((DATA / f"{fig}.json").read_text())
     rep = _decided(fig, rows)
-    assert F.verdict_summary(rep.checks) == stored["by_quantity"]
+    assert F.verdict_summary(rep.checks, rep.status.degenerate) == stored["by_quantity"]
     assert rep.verdict == stored["verdict"]
     assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
     assert F._sensitivity(fig, rep.checks) == stored["sensitivity"]
     assert len(stored["final_readings"]) == math.prod(len(a) for a in (F.FIG1_AXES if fig == "figure1" else F.FIG2_AXES))
     F._LAST[fig] = rows
     REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))  # the figure is drawn from the table alone
+
+
+def test_figure2_tau_1_nat_is_degenerate_on_the_stored_run(stored_rows):
+    """Reading rule 3 on the stored full run: at tau = 1 nat only 295 of 6400 runs converge, and only JSA and
+    pMCSA have an Adam comparison with >= 5 converged runs in each arm (MSC: 0 of 400 Adam runs, MSC-RB: 2), where
+    the majority needs 3 schemes; the other thresholds decide, and the claim holds."""
+    rep = _decided("figure2", stored_rows["figure2"])
+    st = rep.status
+    assert st.status == "holds" and st.degenerate == ("tau=1 nat; majority (3 of 4)",) and st.failing == ()
+    why = F.figure2_degenerate([c for c in rep.checks if c.reading == st.degenerate[0]])
+    assert "2 of 4 schemes (jsa, pmcsa)" in why and "295 of 6400 runs converge" in why
+    assert "msc 13/1600" in why
+    # the test can say 'not degenerate': the same checks with enough converged runs decide
+    planted = [dataclasses.replace(c, params={**c.params, "qualifying": [50, 50]})
+               if c.quantity == "adam_stability (per scheme)" else c for c in rep.checks if c.reading == st.degenerate[0]]
+    assert F.figure2_degenerate(planted) == ""
 
 
 @pytest.mark.parametrize("fig, axes", [("figure1", F.FIG1_AXES), ("figure2", F.FIG2_AXES)])

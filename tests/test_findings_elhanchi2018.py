@@ -300,11 +300,19 @@ def test_h12_exact_subset_variances():
 @pytest.mark.parametrize("sid, status", [
     ("osgfs.burnin", WRONG), ("osgfs.optimal", WRONG), ("lmm.26", WRONG), ("lmm.29", WRONG), ("lmm.em", WRONG),
     ("sgfs.eq4.subset", LOOSE), ("sgfs.eq4.replacement", EXACT), ("lmm.cost.em", VALID), ("lmm.cost.em.q", WRONG),
-    ("osgfs.C", EXACT), ("osgfs.C.empirical", LOOSE), ("glmm.gh.31", WRONG), ("glmm.gh.31.large", VALID),
-    ("sgfs.k01.suff", VALID),
+    ("osgfs.C", EXACT), ("glmm.gh.31", WRONG), ("glmm.gh.31.large", VALID),
+    ("sgfs.k01.suff", VALID), ("sgfs.rate", VALID),
     ("sgfs.stationary.suff", VALID), ("sgfs.12.iff", VALID), ("lmm.28", EXACT), ("sgfs.17.clt", EXACT)])
 def test_pinned_statuses(sid, status):
     assert STEPS[sid].run().status == status == STEPS[sid].expect
+
+
+def test_false_alarms_are_gone():
+    """Issue 23's false alarms: 'empirical covariance' is the |S| - 1 one (osgfs.C), so no step reads it as the
+    empirical law's; sgfs.rate holds on the stated range k in (0, 1) (the k > 2 failure is sgfs.k01's)."""
+    assert "osgfs.C.empirical" not in STEPS
+    o = STEPS["sgfs.rate"].run()
+    assert o.status == VALID and o.instances and "(0, 1)" in o.detail
 
 
 def test_gauss_hermite_fractions_count_near_exact_cases_for_30():

@@ -84,10 +84,13 @@ def test_summaries_agree_with_final_status():
         assert adoc["claims"][cid]["failing_readings"] == list(st.failing), cid
         assert verdicts.get("failing_readings", {}).get(cid, []) == list(st.failing), cid
         assert f"| `{cid}` | {st.status} |" in errata, cid
-    # the claims issue 11 found on one list only are decided by the same function; proposition2 keeps both
-    # readings (no sentence rules out '<=' or '<'); lemma7 lost its holding reading (see test_dropped_readings...)
-    for cid in ("proposition2", "cis_variance_growth", "sgfs_stationary_covariance"):
-        assert now[cid].status == DEPENDS, (cid, now[cid])
+    # the claims issue 11 found on one list only are decided by the same function, with the reading rules of
+    # issue 23: proposition2's '<=' is ruled out by its own strict sign and El hanchi's 'sufficient' by 'necessary'
+    # (rule 6), cis_variance_growth holds under its hedge (rule 2), lemma4/lemma7 keep both sides (rule 1)
+    expect = {"proposition2": (VIOLATED, "ruled_out"), "sgfs_stationary_covariance": (VIOLATED, "ruled_out"),
+              "cis_variance_growth": (HOLDS, "strict_only"), "lemma4": (DEPENDS, "see"), "lemma7": (DEPENDS, "see")}
+    for cid, (status, rule) in expect.items():
+        assert now[cid].status == status and getattr(now[cid], rule), (cid, now[cid])
 
 
 def test_audit_statement_readings_name_registered_readings():
@@ -121,10 +124,11 @@ def _dropped():
 
 
 def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
-    from verify.documents.kim2022 import lemmas, theorems
+    from verify.documents.kim2022 import theorems
 
     dropped = _dropped()
-    assert set(dropped) == {"theorem3", "theorem4", "lemma2", "lemma4", "lemma5", "lemma7"}
+    # lemma4 and lemma7 keep both sides of their document's contradiction (reading rule 1): nothing dropped
+    assert set(dropped) == {"theorem3", "theorem4", "lemma2", "lemma5"}
     for cid, rows in dropped.items():
         kept = {r.name for r in REGISTRY[cid].readings}
         for name, meaning, support, ruled_out in rows:
@@ -134,20 +138,20 @@ def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
             assert any("dropped" in r.meaning for r in REGISTRY[cid].readings), cid
     assert theorems.DROPPED_READINGS["theorem4"][0][0] == theorems.UNCONDITIONAL
     assert "F_t is the sigma-field" in theorems.DROPPED_READINGS["theorem3"][0][3]
-    assert "defined as Bias[g_hat] = E||g_hat - E_Pi g||" in lemmas.DROPPED_READINGS["lemma7"][0][3]
-    assert "pi(d z')" in lemmas.DROPPED_READINGS["lemma4"][0][3]
 
 
-def test_dropping_a_reading_decides_the_claims_it_held_them_for():
-    """lemma7 held only as ||E g_hat - E_Pi g|| and lemma4 only with lambda against q: with those readings dropped
-    (their definitions rule them out) both are violated; a reading check that would still hold is not primary."""
-    for cid in ("lemma7", "lemma4", "theorem3"):
+def test_a_contradiction_keeps_both_sides_lemma4_lemma7():
+    """Reading rule 1 on the registered claims: Eq. (3) (against pi) contradicts the source the text cites (against
+    q), Lemma 7's definition of Bias contradicts its proof's first line; each claim keeps both readings, holds under
+    one and fails under the other, and names the erratum once (``see``)."""
+    for cid, see in (("lemma4", "eq3"), ("lemma7", "lemma7.1")):
         rep = run_verification(REGISTRY[cid], "quick", seed=0,
                                overrides={"w_star": [10.0]} if cid != "lemma7" else None)
-        assert rep.verdict == VIOLATED, (cid, rep.readings)
-    rep = run_verification(REGISTRY["lemma7"], "quick", seed=0)
-    held = [c for c in rep.checks if c.form == "stated"]
-    assert held and all(c.verdict == HOLDS and not c.primary for c in held)
+        st = rep.status
+        assert st.status == DEPENDS and len(st.failing) == 1 and st.see == (see,), (cid, st)
+        assert sorted(st.readings.values()) == [HOLDS, VIOLATED], (cid, st.readings)
+    rep = run_verification(REGISTRY["theorem3"], "quick", seed=0, overrides={"w_star": [10.0]})
+    assert rep.verdict == VIOLATED, rep.readings
 
 
 def test_registry_covers_the_claims_with_readings():

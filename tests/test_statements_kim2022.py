@@ -19,7 +19,7 @@ import pytest
 import sympy as sp
 
 from verify.audit import engine
-from verify.audit.engine import EXACT, STEPS, VALID, WRONG, Int, Real, sym_le
+from verify.audit.engine import EXACT, STEPS, UNCHECKED, VALID, WRONG, Int, Real, sym_le
 from verify.documents.kim2022 import statements as S
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -131,8 +131,15 @@ def test_statuses_of_the_steps_without_search():
                         ("statements.cost_q_dominated", VALID), ("statements.pmcsa_acceleration_lenient", VALID),
                         ("statements.pmcsa_acceleration", WRONG), ("statements.table3_gas", WRONG),
                         ("statements.alg5_is_jsa", WRONG), ("statements.theorem3_bias_conditional", WRONG),
-                        ("statements.mcgd_rho_influence", WRONG)):
+                        ("statements.mcgd_rho_influence", UNCHECKED)):
         assert _check(sid).status == status, sid
+
+
+def test_rho_influence_is_unchecked_a_cited_bound():
+    """§3.2 reports a term of Doan et al. (2020b)'s bound, not in the document: unchecked, with the toy
+    chain's order-1/T influence kept as a remark (a false alarm as a finding; issue 23)."""
+    o = _check("statements.mcgd_rho_influence")
+    assert o.status == UNCHECKED and "Doan et al. (2020b)" in o.detail and "order 1/T" in o.detail
 
 
 @pytest.mark.parametrize("sid,target,planted", [

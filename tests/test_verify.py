@@ -80,16 +80,18 @@ def test_power_a_small_bound_scale_gives_violated(quick, cid):
 def test_expected_verdicts_on_the_seeds(quick):
     """The findings the toolkit reports (see docs/ERRATA.md); a change here needs an explanation."""
     violated = {cid for cid, r in quick.items() if r.verdict == VIOLATED}
-    # 2026-11: table1 (hunt 3 H01: the SGD row's stepsize fails for L > mu); lemma4, lemma7, theorem3, theorem4
-    # (readings the documents' definitions rule out were dropped: lambda of Eq. (3) is defined against pi,
-    # Bias as E||.||, F_t as the iterates' sigma-field); cis_acceptance_bound (003 defines w unnormalised)
-    assert violated == {"lemma4", "lemma5", "lemma6", "lemma7", "imh_rejection_kl", "sgfs_variance_trajectory",
+    # 2026-11: table1 (hunt 3 H01: the SGD row's stepsize fails for L > mu); theorem3, theorem4 (F_t is the
+    # iterates' sigma-field); cis_acceptance_bound (003 defines w unnormalised).  Issue 23's reading rules:
+    # proposition2 (its strict '<' rules out '<=') and sgfs_stationary_covariance ('necessary', 'if and only if'
+    # rule out 'sufficient') are violated (rule 6); lemma4 and lemma7 keep both sides of their document's
+    # contradiction and depend on reading (rule 1); cis_variance_growth holds under its hedge (rule 2)
+    assert violated == {"proposition2", "lemma5", "lemma6", "imh_rejection_kl", "sgfs_variance_trajectory",
                         "sgfs_convergence_criterion", "theorem2", "theorem3", "theorem4", "table1",
-                        "cis_acceptance_bound"}
-    for cid in ("theorem1", "lemma2", "lemma3", "table2", "sgfs_exact_noise"):
+                        "cis_acceptance_bound", "sgfs_stationary_covariance"}
+    for cid in ("theorem1", "lemma2", "lemma3", "table2", "sgfs_exact_noise", "cis_variance_growth"):
         assert quick[cid].verdict == HOLDS, cid
     # cis_barker_acceptance: 'accept' as z_t != z_t-1 (003's own definition) fails where q has an atom at z_t-1
-    depends = {"proposition2", "cis_variance_growth", "sgfs_stationary_covariance", "cis_barker_acceptance"}
+    depends = {"lemma4", "lemma7", "cis_barker_acceptance"}
     assert {cid for cid, r in quick.items() if r.verdict == DEPENDS} == depends
     t3 = quick["theorem3"]
     assert t3.form_verdicts()["corrected"] == HOLDS
@@ -187,17 +189,34 @@ def test_claim_json_schema_and_exit_codes(capsys):
 
 
 def test_depends_on_reading_exit_code_4(capsys):
-    """Proposition 2 holds read as '<=' (equality exactly at pi = q) and fails read as a strict '<' for every pair."""
-    assert main(["proposition2", "--json"]) == 4
+    """Lemma 7 holds with Bias = ||E g_hat - E_Pi g|| (its proof's first line, Theorems 3-4) and fails with the
+    definition's E||g_hat - E_Pi g||: the document contradicts itself, both sides are kept (reading rule 1)."""
+    from verify.documents.kim2022.lemmas import LEMMA7_E
+
+    assert main(["lemma7", "--json"]) == 4
     d = json.loads(capsys.readouterr().out)
-    assert d["verdict"] == DEPENDS and d["failing_readings"] == ["strict '<' for every pair"]
+    assert d["verdict"] == DEPENDS and d["failing_readings"] == [LEMMA7_E]
+    assert d["severity"] == "slip" and d["see"] == "lemma7.1" and d["reading_rules"]["see"] == ["lemma7.1"]
     assert {r["name"] for r in d["reading_definitions"]} == set(d["readings"])
-    assert main(["proposition2"]) == 4
+    assert main(["lemma7"]) == 4
     out = capsys.readouterr().out
-    assert "readings:" in out and "final status: depends on reading (fails under: strict '<'" in out
+    # the headline (rule 5): status, severity with its deciding sentence, then the decisive counterexample
+    head = out.split("measures:")[0]
+    assert "final status: depends on reading (fails under: Bias = E||g_hat" in head
+    assert "severity slip:" in head and "deciding sentence" in head and "decisive counterexample" in head
+    assert "readings:" in out
     assert summary_status([HOLDS, DEPENDS]) == DEPENDS
     assert summary_status([DEPENDS, VIOLATED]) == VIOLATED
     assert summary_status([HOLDS, HOLDS]) == HOLDS
+
+
+def test_a_ruled_out_reading_cannot_hold_proposition2(capsys):
+    """Proposition 2's strict '<' rules out reading it as '<=' (rule 6): violated, severity loose, exit 1."""
+    assert main(["proposition2", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"] == VIOLATED and d["severity"] == "loose"
+    assert d["reading_rules"]["ruled_out"] == ["'<=' (equality exactly at pi = q)"]
+    assert d["decisive"]["reading"] == "strict '<' for every pair" and d["decisive_step"]["id"] == "prop2.statement"
 
 
 def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
@@ -207,8 +226,9 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
 
     rc = main(["figure2", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert d["verdict"] == "inconclusive" and d["status"] == d["stored_full_run"]["verdict"] == "depends on reading"
-    assert rc == 4 and d["status_basis"] == "stored full run"
+    # at the paper's settings the tau = 1 nat reading is degenerate (rule 3) and the others hold
+    assert d["verdict"] == "inconclusive" and d["status"] == d["stored_full_run"]["verdict"] == "holds"
+    assert rc == 0 and d["status_basis"] == "stored full run"
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path)  # no stored run: the quick run's own status
     rc = main(["figure2", "--quick", "--json"])
     assert rc == 3 and json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"

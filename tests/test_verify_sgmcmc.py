@@ -27,7 +27,7 @@ from verify.registry import REGISTRY
 
 CLAIMS = ("sgfs_stationary_covariance", "sgfs_exact_noise", "sgfs_admissible_k",
           "sgfs_variance_trajectory", "sgfs_autocovariance", "sgfs_convergence_criterion")
-EXPECTED = {"sgfs_stationary_covariance": "depends on reading", "sgfs_exact_noise": "holds", "sgfs_admissible_k": "holds",
+EXPECTED = {"sgfs_stationary_covariance": "violated", "sgfs_exact_noise": "holds", "sgfs_admissible_k": "holds",
             "sgfs_variance_trajectory": "violated", "sgfs_autocovariance": "holds",
             "sgfs_convergence_criterion": "violated"}
 
@@ -58,9 +58,11 @@ def test_quick_verdicts(reports, claim):
 
 def test_printed_range_readings(reports):
     """'equivalent to k in (0, 1)' fails as an equivalence (sup k = 4) and holds as a
-    sufficient condition: the claim depends on the reading."""
+    sufficient condition, which the report rules out ('necessary', 'if and only if'): by reading rule 6
+    the claim is violated."""
     rep = reports["sgfs_stationary_covariance"]
     assert rep.readings == {sg.EQUIVALENT: "violated", sg.SUFFICIENT: "holds"}
+    assert rep.verdict == "violated" and rep.status.ruled_out == (sg.SUFFICIENT,)
     suff = [c for c in rep.checks if c.quantity == sg.SUFFICIENT_Q]
     assert suff and all(c.verdict == "holds" and c.empirical > 3.99 for c in suff)
 

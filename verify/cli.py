@@ -95,7 +95,8 @@ def cmd_list(argv):
                      "readings": [r.name for r in v.readings] if v else [],
                      "empirical": fin.status if fin else "not run",
                      "failing_readings": list(fin.failing) if fin else [],
-                     "audit": st if isinstance(st, str) else str(st)})
+                     "audit": st if isinstance(st, str) else str(st),
+                     **_severity_of(cid, fin.status if fin else None)})
     if a.json:
         print(dumps(rows, indent=1))
         return 0
@@ -105,20 +106,40 @@ def cmd_list(argv):
     if a.wide:
         print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
                             r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                            "; ".join(r["failing_readings"]) or "-", r["audit"], r["measures"] or ""]) for r in rows],
+                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"] or ""])
+                     for r in rows],
                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
-                     "final status (quick)", "failing readings", "audit", "measures"], wide=True))
+                     "final status (quick)", "failing readings", "severity", "audit", "measures"], wide=True))
     else:  # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is measured
         print(table([cells([r["claim"], r["source"].split(",")[0], r["how"] or "MISSING",
                             r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
                                               if r["failing_readings"] and r["empirical"] != "violated" else ""),
-                            r["audit"]]) for r in rows],
-                    ["claim", "document", "how", "final status (quick)", "proof audit"]))
+                            r["severity"] or "-", r["audit"]]) for r in rows],
+                    ["claim", "document", "how", "final status (quick)", "severity", "proof audit"]))
+    from .severity import count_text
+
+    _print(wrap(f"\nseverity of the {sum(bool(r['severity']) for r in rows)} claims that do not hold: "
+                + count_text(r["severity"] for r in rows) + ".", wide=a.wide))
     _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
                 f"Final statuses from the stored {VERDICTS_DOC} (`{PROG} all --quick --write`); "
                 f"audit statuses from the stored {AUDIT_DOC} (`{PROG} audit --write`). "
                 f"`{PROG} list --wide` shows every column.", wide=a.wide))
     return 0
+
+
+def _severity_of(cid: str, status: str | None) -> dict:
+    """A claim's severity fields for its final status (verify.severity; None-valued when it holds)."""
+    from .severity import fields
+
+    f = fields("claims", cid, status) if status is not None else {}
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+
+
+def _severity_text(r: dict) -> str:
+    """'-' or the severity with its reason and deciding quote (verify.severity.reason_line)."""
+    from .severity import reason_line
+
+    return reason_line(r) if r.get("severity") else "-"
 
 
 # ----------------------------------------------------------------------------- one claim
@@ -158,6 +179,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     v = _registry()[rep.claim]
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
+    say(headline(rep, smoke))
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
           f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
@@ -170,7 +192,10 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     def badness(x):
         return (not x.primary, -(x.ratio if x.ratio is not None and math.isfinite(x.ratio) else 1e300))
 
+    dec = rep.decisive()
     shown = bad if verbose else sorted(bad, key=badness)[:8]
+    if dec is not None:  # rule 5: the decisive counterexample first
+        shown = [dec] + [x for x in shown if x is not dec]
     if shown:
         say("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
@@ -195,6 +220,41 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each reading is "
                 f"'{v.primary_form}' unless a reading names its own)   by form: "
                 + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
+
+
+def _num(x) -> str:
+    return fmt(float(x)) if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)
+
+
+def headline(rep, smoke=False) -> str:
+    """The first line after the title (reading rule 5): the final status, its severity with the
+    reason, and the counterexample that decides it."""
+    from .severity import reason_line
+
+    st = rep.status
+    sev = rep.severity_fields()
+    out = f"{'smoke test' if smoke else 'final status'}: {st.text()}"
+    if sev["severity"] and not smoke:
+        out += f"\nseverity {reason_line(sev)}"
+    step = rep.decisive_step()
+    dec = rep.decisive()
+    if step is not None:  # the audit fails the printed statement: its counterexample decides (rule 4: a family)
+        ce = (step.get("outcome") or {}).get("counterexample")
+        at = ", ".join(f"{k}={v}" for k, v in (ce or {}).get("at", {}).items())
+        out += (f"\ndecisive counterexample (audit step {step['id']}, {step['status']}"
+                + (f", read as: {step['reading']}" if step.get("reading") else "") + ")"
+                + (f": lhs {_num(ce.get('lhs'))} vs rhs {_num(ce.get('rhs'))} at {at}" if ce else "")
+                + f"; `python -m verify audit {rep.claim}` shows it")
+    if dec is not None:
+        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in dec.params.items())
+        rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
+        out += (f"\n{'supporting' if step is not None else 'decisive'} counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
+                f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
+    for what, names in (("degenerate, excluded (rule 3)", st.degenerate), ("ruled out by the document (rule 6)", st.ruled_out),
+                        ("fails only read strictly, the hedged reading holds (rule 2)", st.strict_only)):
+        if names:
+            out += f"\n{what}: {'; '.join(names)}"
+    return out
 
 
 def add_run_flags(ap):
@@ -454,7 +514,11 @@ def cmd_all(argv):
                      "run_verdicts": {r.claim: r.verdict for r in reports},  # this run's own (quick: smoke tests)
                      "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
                      "stored_full_runs": stored,
-                     "claims": [r.as_json() for r in reports]}))
+                     "severity": {cid: f for cid, v in shown.items() for f in [_severity_of(cid, v)] if f["severity"]},
+                     # each row: the run's own record, then the final status shown (a figure claim: at the
+                     # paper's settings) and its severity
+                     "claims": [{**r.as_json(), "final_status": shown[r.claim], **_severity_of(r.claim, shown[r.claim])}
+                                for r in reports]}))
         return EXIT[verdict]
     from bounds.cli import records
 
@@ -469,14 +533,15 @@ def cmd_all(argv):
         status = r.verdict if r.claim not in stored else \
             f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: {r.verdict}"
         document = REFERENCES[seed_doc][0] if seed_doc in REFERENCES else cite(bounds.get(r.claim).source).split(",")[0]
+        sev = _severity_of(r.claim, shown[r.claim])["severity"] or "-"
         rows.append([r.claim, document, status, fails, r.primary_form, str(len(r.checks)),
-                     str(n_mc), f"{r.elapsed_s:.1f}", others])
+                     str(n_mc), f"{r.elapsed_s:.1f}", others, sev])
     if a.wide:
         _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC",
-                            "s", "other forms"], wide=True))
+                            "s", "other forms", "severity"], wide=True))
     else:  # what fits 100 columns; --wide adds the failing-reading counts, forms and times
-        _print(table([[r[0], r[1], r[2], r[5], r[6]] for r in rows],
-                     ["claim", "document", "final status", "checks", "MC"]))
+        _print(table([[r[0], r[1], r[2], r[9], r[5], r[6]] for r in rows],
+                     ["claim", "document", "final status", "severity", "checks", "MC"]))
     def _say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=a.wide))
 
@@ -491,6 +556,16 @@ def cmd_all(argv):
         for cid, st in stored.items():
             _say(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
                    + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"] else ""))
+    from .severity import count_text
+
+    _say("\nseverity of the claims that do not hold: "
+         + count_text(_severity_of(c, v)["severity"] for c, v in shown.items()) + " (false first):")
+    from .severity import order_key
+
+    for c, v in sorted(shown.items(), key=lambda kv: order_key(_severity_of(*kv)["severity"])):
+        f = _severity_of(c, v)
+        if f["severity"]:
+            _say(f"  {c} ({v}): {_severity_text(f)}")
     cnt = Counter(shown.values())
     _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, {cnt.get(VIOLATED, 0)} "
           f"violated, {cnt.get(DEPENDS, 0)} depend on reading, {cnt.get(INCONCLUSIVE, 0)} inconclusive. "

@@ -119,12 +119,32 @@ def status_documents() -> tuple[dict[str, str], dict[str, str]]:
 def verdict(entry: dict, steps: dict, claims: dict) -> str | None:
     """What the referenced claim and step say now: ``"violated; step wrong"``; None when
     the entry references neither."""
+    from .severity import fields
+
     parts = []
     if entry.get("claim"):
-        parts.append(claims.get(entry["claim"], "no verdict recorded"))
+        st = claims.get(entry["claim"], "no verdict recorded")
+        sev = fields("claims", entry["claim"], st).get("severity")
+        parts.append(st + (f" ({sev})" if sev else ""))
     if entry.get("step"):
-        parts.append(f"step {steps.get(entry['step'], 'not in the audit')}")
+        st = steps.get(entry["step"], "not in the audit")
+        sev = fields("steps", entry["step"], st).get("severity")
+        parts.append(f"step {st}" + (f" ({sev})" if sev else ""))
     return "; ".join(parts) or None
+
+
+def severity_counts(entries: list[dict], steps: dict, claims: dict) -> str:
+    """The severities of the findings (wrong/loose steps, claims that do not hold) the entries
+    reference, each finding once, as '2 false, 1 slip' (verify.severity.count_text)."""
+    from .severity import count_text, fields
+
+    found = {}
+    for e in entries:
+        if e.get("claim"):
+            found[("claims", e["claim"])] = fields("claims", e["claim"], claims.get(e["claim"], "")).get("severity")
+        if e.get("step"):
+            found[("steps", e["step"])] = fields("steps", e["step"], steps.get(e["step"], "")).get("severity")
+    return count_text(found.values())
 
 
 # ----------------------------------------------------------------------------- validation
@@ -216,7 +236,8 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
         by_doc.setdefault(e["document"], []).append(e)
     for doc, es in by_doc.items():
         c = counts(es)[doc]
-        out.append(clikit.wrap(f"{cite(doc)}: {len(es)} entries; " + ", ".join(f"{c[s]} {s}" for s in STATUSES),
+        out.append(clikit.wrap(f"{cite(doc)}: {len(es)} entries; " + ", ".join(f"{c[s]} {s}" for s in STATUSES)
+                               + f"; findings referenced, by severity: {severity_counts(es, steps, claims)}",
                                width=width, indent=""))
         out.append("")
         body = [[e["status"], e["location"], _check_cell(e),
@@ -270,12 +291,14 @@ def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -
            "content) or **out of scope** (needs data or trained models that cannot be had offline). Quotes are "
            "verbatim up to whitespace.", "",
            "## Counts", "",
-           "| document | " + " | ".join(STATUSES) + " | total |",
-           "|---|" + "---|" * (len(STATUSES) + 1)]
+           "| document | " + " | ".join(STATUSES) + " | total | findings referenced, by severity |",
+           "|---|" + "---|" * (len(STATUSES) + 2)]
     for doc, es in by_doc.items():
         c = counts(es)[doc]
-        out.append(f"| {cite(doc)} | " + " | ".join(str(c[s]) for s in STATUSES) + f" | {len(es)} |")
-    out.append("| all | " + " | ".join(str(total[s]) for s in STATUSES) + f" | {len(entries)} |")
+        out.append(f"| {cite(doc)} | " + " | ".join(str(c[s]) for s in STATUSES)
+                   + f" | {len(es)} | {severity_counts(es, steps, claims)} |")
+    out.append("| all | " + " | ".join(str(total[s]) for s in STATUSES)
+               + f" | {len(entries)} | {severity_counts(entries, steps, claims)} |")
     out.append("")
     for doc, es in by_doc.items():
         out += [f"## {cite(doc)}", "", REFERENCES.get(doc, (doc, ""))[1], ""]

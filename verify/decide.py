@@ -25,7 +25,11 @@ Final status
 :func:`final_status` is the one function that turns the per-reading verdicts into a
 claim's final status: ``violated`` only when every reasonable reading fails,
 ``holds`` when every reading holds, ``depends on reading`` when some hold and some fail
-(the failing ones are named), ``inconclusive`` otherwise.  ``Report.verdict``,
+(the failing ones are named), ``inconclusive`` otherwise.  The reading rules of
+docs/methods.md apply first: a degenerate reading (rule 3) and a reading the document rules
+out in so many words (rule 6) are set aside (and named in the :class:`Status`), and a claim
+that holds under the lenient reading its hedge allows holds (rule 2); the readings of a
+self-contradicting document are all kept (rule 1), their erratum named once (``see``).  ``Report.verdict``,
 ``python -m verify all/list``, docs/verdicts.json, docs/audit.json and docs/ERRATA.md
 all use it (tests/test_readings.py checks that they agree).
 """
@@ -37,7 +41,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .model import AS_PRINTED, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
+from .model import AS_PRINTED, DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
 from .registry import REGISTRY
 
 
@@ -151,12 +155,36 @@ def reading_name(combo) -> str:
 
 
 def reading_verdicts(checks, readings) -> dict[str, str]:
-    """The empirical verdict of each full reading: its own primary checks and the shared ones."""
+    """The empirical verdict of each full reading: its own primary checks and the shared ones;
+    ``degenerate`` when an option's ``degenerate`` test finds the run cannot decide it (rule 3)."""
+    why = degenerate_reasons(checks, readings)
     out = {}
     for combo in full_readings(readings):
         names = {r.name for r in combo}
-        own = [c.verdict for c in checks if c.primary and (c.reading == "" or c.reading in names)]
-        out[reading_name(combo)] = combine(own)
+        own = [statement_verdict(c) for c in checks if c.primary and (c.reading == "" or c.reading in names)]
+        out[reading_name(combo)] = DEGENERATE if reading_name(combo) in why else combine(own)
+    return out
+
+
+def statement_verdict(check: CheckResult) -> str:
+    """What a check says about the printed statement (reading rule 4): a violated bound with the
+    proof's explicit constants (``check.proof``) is a gap of the proof, not a violation of the
+    statement, so it decides nothing (inconclusive); when it holds, the statement it implies holds."""
+    if check.proof and check.verdict == VIOLATED:
+        return INCONCLUSIVE
+    return check.verdict
+
+
+def degenerate_reasons(checks, readings) -> dict[str, str]:
+    """Reading rule 3: full reading -> why the run cannot decide it (its premise is never met,
+    or too few cases qualify), from the ``degenerate`` test of its options; {} when none is."""
+    out = {}
+    for combo in full_readings(readings):
+        names = {r.name for r in combo}
+        own = [c for c in checks if c.reading == "" or c.reading in names]
+        why = "; ".join(w for w in (r.degenerate(own) for r in combo if r.degenerate is not None) if w)
+        if why:
+            out[reading_name(combo)] = why
     return out
 
 
@@ -184,9 +212,23 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
         elif verdict is None:  # audit only: a surviving statement is not an empirical 'holds'
             verdict = INCONCLUSIVE
         merged[name] = verdict
-    vs = list(merged.values())
-    failing = tuple(k for k, val in merged.items() if val == VIOLATED)
-    if vs and all(x == HOLDS for x in vs):
+    combos = {reading_name(c): c for c in full_readings(readings)}
+    # rule 3: a degenerate reading decides nothing
+    degenerate = tuple(k for k, val in merged.items() if val == DEGENERATE)
+    live = {k: val for k, val in merged.items() if val != DEGENERATE}
+    # rule 6: a reading the document rules out in so many words cannot be the holding reading
+    ruled = tuple(k for k in live if any(r.ruled_out for r in combos[k]))
+    decisive = {k: val for k, val in live.items() if k not in ruled} or live
+    if decisive is live:
+        ruled = ()
+    vs = list(decisive.values())
+    failing = tuple(k for k, val in decisive.items() if val == VIOLATED)
+    # rule 2: a hedged sentence holds when it holds under the lenient reading its hedge allows
+    hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k]) for k, val in decisive.items())
+    strict_only = ()
+    if hedged_holds:
+        status, strict_only, failing = HOLDS, failing, ()
+    elif vs and all(x == HOLDS for x in vs):
         status = HOLDS
     elif vs and all(x == VIOLATED for x in vs):
         status = VIOLATED
@@ -194,7 +236,9 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
         status = DEPENDS
     else:
         status = INCONCLUSIVE
-    return Status(claim_id, status, merged, failing)
+    # rule 1: the contradiction behind the readings, recorded once
+    see = tuple(dict.fromkeys(r.see for c in combos.values() for r in c if r.see))
+    return Status(claim_id, status, merged, failing, degenerate, ruled, strict_only, see)
 
 
 def assign_readings(checks, readings) -> None:

@@ -19,6 +19,20 @@ def audit_statements(claim_id: str) -> dict:
     return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
+def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | None:
+    """Reading rule 5: the audit's statement step that fails ``claim_id``'s printed statement under
+    one of the reading ``options`` ("" = every reading), with its counterexample (from the packaged
+    audit.json); the one with a counterexample first; None when the audit fails none."""
+    steps = load_doc(AUDIT_DOC).get("steps", {})
+    hits = [{"id": sid, **st} for sid, st in steps.items()
+            if st.get("claim") == claim_id and st.get("statement") and st.get("status") in ("wrong", "loose")
+            and st.get("reading", "") in set(options) | {""}]
+    # the step where the claim's erratum is recorded (its severity's ``see``) first, then one with a counterexample
+    hits.sort(key=lambda st: (st["id"] != prefer, not (st.get("outcome") or {}).get("counterexample"),
+                              st["status"] != "wrong", st["id"]))
+    return hits[0] if hits else None
+
+
 def load_doc(name: str) -> dict:
     """A packaged JSON document of verify/data/ (``{}`` when missing or unreadable)."""
     return read_json(name)
@@ -48,8 +62,17 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
         failing.pop(cid, None)
         if st.get("failing_readings"):
             failing[cid] = list(st["failing_readings"])
+    rules = {}
+    for r in reports:
+        st = r.status
+        d = {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings") and v}
+        if r.claim in stored:
+            d = {k: v for k, v in (stored[r.claim].get("reading_rules") or {}).items() if v}
+        if d:
+            rules[r.claim] = d
     doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing, "final_readings": final,
-           "readings": emp}
+           "readings": emp, "reading_rules": rules,
+           "severity": {r.claim: f for r in reports for f in [r.severity_fields(verdicts[r.claim])] if f["severity"]}}
     if smoke:
         doc["smoke_tests"] = smoke
     return doc

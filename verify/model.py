@@ -66,6 +66,9 @@ class Severity(TextEnum):
 
 HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS = Verdict
 STATUSES = tuple(Verdict)
+#: the verdict of a full reading that cannot decide anything on the run (reading rule 3: its premise is never
+#: met, or too few cases qualify to decide its comparison); a reading's verdict only, never a check's or a claim's
+DEGENERATE = "degenerate"
 EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = tuple(Method)
 #: how the empirical value is held against the bound
@@ -93,6 +96,9 @@ class CheckResult:
     z: float | None = None  # critical value used (Monte Carlo)
     scaled_bound: float | None = None
     reading: str = ""  # the reading (option of one axis) this check belongs to; "" = shared by all
+    #: reading rule 4: the bound carries the proof's explicit constants (Verification.proof_forms);
+    #: its violation is a gap of the proof, not a violation of the statement
+    proof: bool = False
 
     def as_json(self) -> dict:
         def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
@@ -102,7 +108,7 @@ class CheckResult:
                 "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),
                 "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
                 "relation": self.relation, "tolerance": num(self.tolerance), "primary": self.primary,
-                "note": self.note, "reading": self.reading}
+                "note": self.note, "reading": self.reading, **({"proof": True} if self.proof else {})}
 
 
 def params_json(d):
@@ -133,9 +139,25 @@ class Reading:
     axis: str = "statement"
     select: Callable[[CheckResult], bool] | None = None
     promote: bool = False  # the checks it selects count towards its verdict even if not primary
+    #: reading rule 2: the hedge of the sentence, quoted ("one expects", "approximately", ...);
+    #: the reading is the lenient one the hedge allows, and a claim that holds under it holds
+    hedge: str = ""
+    #: reading rule 6: the sentence of the document that rules this reading out in so many
+    #: words ("necessary", "equivalent to", the printed strict sign); it cannot be the holding reading
+    ruled_out: str = ""
+    #: reading rule 3: degenerate(checks of this reading) -> "" or why the run cannot decide it
+    #: (premise never met, too few qualifying cases); a degenerate reading is excluded
+    degenerate: Callable[[list], str] | None = None
+    #: reading rule 1: the severity entry (step or claim id) where the document's contradiction
+    #: that supports this reading and another is recorded once
+    see: str = ""
 
     def as_json(self) -> dict:
-        return {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+        out = {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
+        for k in ("hedge", "ruled_out", "see"):
+            if getattr(self, k):
+                out[k] = getattr(self, k)
+        return out
 
 
 #: the reading of a claim that lists no alternatives
@@ -158,11 +180,22 @@ class Status:
     status: Verdict
     readings: dict
     failing: tuple[str, ...]
+    #: full readings excluded as degenerate (rule 3), ruled out by the document (rule 6),
+    #: failing only when read strictly while the hedged reading holds (rule 2)
+    degenerate: tuple[str, ...] = ()
+    ruled_out: tuple[str, ...] = ()
+    strict_only: tuple[str, ...] = ()
+    #: where the contradiction behind the readings is recorded (rule 1), each once
+    see: tuple[str, ...] = ()
 
     def text(self) -> str:
         if self.status == DEPENDS:
             return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
         return str(self.status)
+
+    def as_json(self) -> dict:
+        return {"status": self.status, "failing_readings": list(self.failing), "degenerate": list(self.degenerate),
+                "ruled_out": list(self.ruled_out), "strict_only": list(self.strict_only), "see": list(self.see)}
 
 
 class CheckList(list):
@@ -214,6 +247,9 @@ class Verification:
     adjust_grid: Callable | None = None
     #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
     check_overrides: Callable | None = None
+    #: reading rule 4: the forms whose bounds are the proof's explicit constants (not the statement's):
+    #: their checks can support 'holds', but their violation is a gap of the proof (verify.decide)
+    proof_forms: tuple[str, ...] = ()
     #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
     #: settings and store it (verify.reproductions); the claim then has a stored full run
     reproduction: Callable | None = None

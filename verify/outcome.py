@@ -52,6 +52,42 @@ class Report:
     def failing_readings(self) -> list[str]:
         return list(self.status.failing)
 
+    def decisive(self) -> CheckResult | None:
+        """Reading rule 5: the counterexample that decides the final status (None when it holds):
+        the deciding check violated furthest beyond its bound among the readings that fail,
+        never one of a degenerate or ruled-out reading, nor one of a reading the hedge excuses."""
+        st = self.status
+        if not st.failing:
+            return None
+        names = {o for full in st.failing for o in full.split(" + ")}
+
+        def excess(c):  # how far beyond the bound (ratio oriented so that > 1 is a violation)
+            r = c.ratio if c.ratio is not None and c.ratio == c.ratio else 1.0
+            return r if c.relation in ("<=", "<", "=") else (1 / r if r else float("inf"))
+
+        cands = [c for c in self.checks if c.verdict == "violated" and c.primary and not c.proof
+                 and (c.reading == "" or c.reading in names)]
+        return max(cands, key=excess) if cands else None
+
+    def decisive_step(self) -> dict | None:
+        """Rule 5, when the audit decides: the statement step failing a failing reading (docio.decisive_step)."""
+        from .docio import decisive_step
+
+        st = self.status
+        if not st.failing:
+            return None
+        return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")},
+                             prefer=self.severity_fields().get("see"))
+
+    def severity_fields(self, status: str | None = None) -> dict:
+        """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
+        claim's final status (or of ``status``: a figure claim's at the paper's settings;
+        verify.severity; None-valued when it holds)."""
+        from .severity import fields
+
+        f = fields("claims", self.claim, status or self.verdict)
+        return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+
     def form_verdicts(self) -> dict[str, str]:
         forms = {}
         for c in self.checks:
@@ -79,6 +115,16 @@ class Report:
     def _summary_lines(self) -> list[tuple[str, str]]:
         st = self.status
         out = [("final status", st.text())]
+        sev = self.severity_fields()
+        if sev["severity"]:
+            from .severity import reason_line
+
+            out.append(("severity", reason_line(sev)))
+        for what, names in (("degenerate (excluded, rule 3)", st.degenerate),
+                            ("ruled out by the document (rule 6)", st.ruled_out),
+                            ("fails only read strictly (rule 2: the hedged reading holds)", st.strict_only)):
+            if names:
+                out.append((what, "; ".join(names)))
         for name, v in st.readings.items():
             out.append((f"reading: {name}", v))
         for g in group_checks(self.checks, by=("quantity", "form")):
@@ -119,6 +165,11 @@ class Report:
                 "bound_scale": self.bound_scale, "primary_form": self.primary_form,
                 "form_verdicts": self.form_verdicts(), "alpha": ALPHA,
                 "readings": st.readings, "failing_readings": list(st.failing),
+                "reading_rules": {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings")},
+                **self.severity_fields(),
+                "decisive": (lambda d: d.as_json() if d is not None else None)(self.decisive()),
+                "decisive_step": (lambda d: {k: d.get(k) for k in ("id", "status", "reading")} | {
+                    "counterexample": (d.get("outcome") or {}).get("counterexample")} if d else None)(self.decisive_step()),
                 "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
                 "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}
@@ -147,6 +198,8 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
     t0 = time.perf_counter()
     checks = v.run(grid, seed=seed, progress=progress)
     assign_readings(checks, v.readings)
+    for c in checks:
+        c.proof = c.proof or c.form in v.proof_forms
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)

@@ -684,7 +684,13 @@ def _title(report, width_in):
     elif len(line1) + len(deciding) + 18 <= chars:
         line1 += f" (deciding form: {deciding})"
     line1 = textwrap.shorten(line1, chars, placeholder=" …")
-    # the source is wrapped, not cut: a figure shown alone on a slide names its equations in full
+    dec = report.decisive() if hasattr(report, "decisive") else None
+    if dec is not None:  # reading rule 5: the counterexample that decides the status comes first
+        rel = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!="}.get(dec.relation, "vs")
+        bound = dec.scaled_bound if dec.scaled_bound is not None else dec.bound
+        src = cite_numbers(f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, "
+                           f"{rel} the bound {bound:.4g}; {src}")
+    # wrapped, not cut: a figure shown alone on a slide names its counterexample and its equations in full
     line2 = "\n".join(textwrap.wrap(src, chars2, break_long_words=False, max_lines=2, placeholder=" …"))
     return line1, line2
 

@@ -353,7 +353,29 @@ def _step(r):
             "printed": f"{r['lhs']}  {r['relation']}  {r['rhs']}", "justification": r["justification"],
             "detail": r["detail"], "method": r["method"], "counterexample": _ce_text(r["counterexample"]),
             "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"],
-            "established": _established(r), "correction_status": r.get("correction_status") or ""}
+            "established": _established(r), "correction_status": r.get("correction_status") or "",
+            "severity": r.get("severity") or "", "severity_line": _severity_line(r),
+            "certificate": r.get("certificate") or ""}
+
+
+def _severity_line(f: dict) -> str:
+    from .severity import reason_line
+
+    return reason_line(f) if f.get("severity") else ""
+
+
+def _decisive(rep) -> str:
+    """Reading rule 5: the counterexample that decides the final status, as one line."""
+    step = rep.decisive_step() if hasattr(rep, "decisive_step") else None
+    if step is not None:
+        ce = (step.get("outcome") or {}).get("counterexample")
+        return (f"audit step {step['id']} ({step['status']}" + (f", read as: {step['reading']}" if step.get("reading") else "")
+                + ")" + (": " + _ce_text(ce) if ce else ""))
+    c = rep.decisive() if hasattr(rep, "decisive") else None
+    if c is None:
+        return ""
+    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical {_fmt(c.empirical)} "
+            f"against the bound {_fmt(c.scaled_bound)} ({c.relation}) at {_params(c.params)}")
 
 
 def _established(r) -> str:
@@ -450,6 +472,14 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 
             shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
             status = shown.get("status", rep.verdict)
+            from .severity import fields as _sev_fields
+
+            sev = _sev_fields("claims", cid, status)
+            st_obj = rep.status
+            rules = [(what, "; ".join(names)) for what, names in (
+                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate") or st_obj.degenerate),
+                ("ruled out by the document (rule 6)", st_obj.ruled_out),
+                ("fails only read strictly; the hedged reading holds (rule 2)", st_obj.strict_only)) if names]
             stored_readings = (shown.get("final_readings") or None) if shown["smoke_test"] is not None else None
             readings = _readings(rep, stored_readings)
             readings["basis"] = ("the stored full run at the paper's settings" if stored_readings else "")
@@ -462,6 +492,9 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                                              if status == DEPENDS and getattr(rep, "failing_readings", None)
                                              else ""))),
                 "smoke_test": shown["smoke_test"],
+                "severity": sev.get("severity") or "", "severity_line": _severity_line(sev),
+                "certificate": sev.get("certificate") or "", "rules": rules,
+                "decisive": _decisive(rep) if shown["smoke_test"] is None else "",
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
@@ -485,16 +518,28 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         bar.update()
     finally:
         bar.close()
+    from .severity import SEVERITIES, MEANING, order_key
+
     errata = []
-    for prefix in ("001", "003", "002"):
-        group = [s for s in steps if s["seed"].startswith(prefix) and s["status"] in ("wrong", "loose")]
-        if group:
-            errata.append({"document": REFERENCES[prefix][1], "short": REFERENCES[prefix][0], "steps": group})
+    for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
+        for prefix in ("001", "003", "002"):
+            group = [s for s in steps if s["seed"].startswith(prefix) and s["status"] in ("wrong", "loose")
+                     and s["severity"] == sev]
+            if group:
+                errata.append({"document": REFERENCES[prefix][1], "short": REFERENCES[prefix][0], "steps": group,
+                               "severity": sev, "meaning": MEANING.get(sev, "no severity recorded")})
+    findings = [s for s in steps if s["status"] in ("wrong", "loose")]
+    severity_counts = [(sv, n) for sv in SEVERITIES
+                       for n in [sum(s["severity"] == sv for s in findings)] if n]
+    claim_severity_counts = [(sv, n) for sv in SEVERITIES for n in [sum(c["severity"] == sv for c in claims)] if n]
+    claims_by_severity = sorted((c for c in claims if c["severity"]), key=lambda c: order_key(c["severity"]))
     counts = Counter(c["status"] for c in claims)
     return {
         "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
         "summary_counts": [(s, counts[s]) for s in STATUS_ORDER if counts.get(s)],
         "audit_counts": Counter(s["status"] for s in steps),
+        "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
+        "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,

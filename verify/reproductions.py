@@ -44,7 +44,8 @@ def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
             "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
             "sensitivity": rec.get("sensitivity", {}), "by_quantity": rec.get("by_quantity", {}),
             "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds"),
-            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", [])}
+            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", []),
+            "reading_rules": rec.get("reading_rules", {}), "degenerate_why": rec.get("degenerate_why", {})}
 
 
 def stored_full_run(claim: str) -> dict | None:
@@ -154,4 +155,5 @@ def shown_status(claim: str, run_status: str, mode: str) -> dict:
     if st is None:
         return {"status": run_status, "basis": "this run", "smoke_test": None, "path": None}
     return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status, "path": st["path"],
-            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"]}
+            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"],
+            "reading_rules": st.get("reading_rules", {}), "degenerate_why": st.get("degenerate_why", {})}

@@ -1,7 +1,7 @@
 """Severity: the referee's judgement of each finding, a second axis beside the status.
 
 Every audit step whose status is ``wrong`` or ``loose`` and every claim whose final status
-is ``violated`` or ``depends on reading`` gets one severity (docs/severity-rules.md):
+is ``violated`` or ``depends on reading`` gets one severity (docs/methods.md, section 11):
 
 ``false``  false under every reading the document supports, including its evident intent;
 ``gap``    a proof step fails but the result it serves survives (the reason gives the repair);
@@ -35,6 +35,13 @@ from importlib import resources
 from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 
 SEVERITIES = ("false", "gap", "slip", "loose", "note")
+#: one line per severity (docs/methods.md)
+MEANING = {"false": "false under every reading the document supports, including its evident intent",
+           "gap": "a proof step fails but the result it serves survives (the reason gives the repair)",
+           "slip": "a typo, notation, index, cross-reference or bracket slip; the intended version, evident "
+                   "from the document, holds",
+           "loose": "true but weaker than printed ('=' that is only '<=', a constant off on the safe side)",
+           "note": "hedged or heuristic prose that fails only when read strictly; not an error"}
 #: step statuses and final statuses that need a severity
 FINDING_STEP_STATUSES = ("wrong", "loose")
 FINDING_CLAIM_STATUSES = (VIOLATED, DEPENDS)
@@ -44,10 +51,15 @@ ENTRY_KEYS = {"steps": ("severity", "reason", "quote", "see"),
               "claims": ("severity", "reason", "quote", "see", "status_should_be", "why_status")}
 
 
-def _packages() -> tuple[str, ...]:
-    from .coverage import DOCUMENT_PACKAGES
+#: the coverage inventory's sections file of a document package (verify.coverage.SECTIONS), which names its document
+SECTIONS_FILE = "coverage_sections.json"
 
-    return DOCUMENT_PACKAGES
+
+def _packages() -> tuple[str, ...]:
+    """The registered document packages (the ``mcsa_verify.claims`` entry points, verify.registry), in order."""
+    from .registry import entry_points
+
+    return tuple(mod for _, mod in entry_points())
 
 
 def _file(package: str, name: str):
@@ -68,9 +80,7 @@ def load(packages=None) -> dict[str, dict]:
 
 def document_of(package: str) -> str:
     """The document key (``"001"``) of a document package, from its coverage sections."""
-    from .coverage import SECTIONS
-
-    return json.loads(_file(package, SECTIONS).read_text(encoding="utf-8"))["document"]
+    return json.loads(_file(package, SECTIONS_FILE).read_text(encoding="utf-8"))["document"]
 
 
 def lookup(data: dict[str, dict], kind: str, ident: str) -> dict | None:
@@ -164,3 +174,67 @@ def quote_problems(data: dict[str, dict], texts: dict[str, str], package_documen
                 if _norm(e.get("quote", "")) not in text:
                     out.append(f"{kind[:-1]} {i}: quote not in document {package_document[p]}: {e.get('quote', '')[:60]!r}")
     return out
+
+
+# ----------------------------------------------------------------------------- in the outputs
+_LOADED: dict | None = None
+
+
+def loaded() -> dict[str, dict]:
+    """:func:`load` once per process (every output reads the same data)."""
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = load()
+    return _LOADED
+
+
+def certificate_names() -> set[str]:
+    """The ids (steps and claims) that have a certificate (``python -m verify certificate ID``)."""
+    try:
+        from .certify import certificates
+
+        return set(certificates())
+    except Exception:  # a broken certificates module must not hide the findings; tests catch it
+        return set()
+
+
+_CERTS: set | None = None
+
+
+def fields(kind: str, ident: str, status: str | None = None) -> dict:
+    """The severity of a step (``kind="steps"``) or claim (``"claims"``) as the outputs show it:
+    ``severity``, ``severity_reason``, ``severity_quote``, ``see`` and ``certificate`` (the
+    command that writes its certificate, or None).  {} when ``status`` is not a finding's
+    (a step not wrong/loose, a claim that holds) or no severity is recorded."""
+    global _CERTS
+    if status is not None and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES):
+        return {}
+    e = lookup(loaded(), kind, ident)
+    if e is None:
+        return {}
+    if _CERTS is None:
+        _CERTS = certificate_names()
+    return {"severity": e["severity"], "severity_reason": e["reason"], "severity_quote": e["quote"],
+            "see": e.get("see"),
+            "certificate": f"python -m verify certificate {ident}" if ident in _CERTS else None}
+
+
+def count_text(severities) -> str:
+    """'2 false, 1 gap, ...' in the fixed order (false first), only the severities present."""
+    c = Counter(s for s in severities if s)
+    return ", ".join(f"{c[s]} {s}" for s in SEVERITIES if c[s]) or "none"
+
+
+def reason_line(f: dict) -> str:
+    """The one-line reason of a severity with its deciding quote."""
+    if not f:
+        return ""
+    q = " ".join(f["severity_quote"].split())
+    q = q if len(q) <= 160 else q[:157] + "..."
+    return f"{f['severity']}: {f['severity_reason']} (deciding sentence: \"{q}\")" + (
+        f" [recorded once at {f['see']}]" if f.get("see") else "")
+
+
+def order_key(severity: str | None) -> int:
+    """Sort key: false, then gap, then the rest (slip, loose, note), then none."""
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)

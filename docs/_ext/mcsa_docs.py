@@ -186,7 +186,20 @@ def status_of(cid: str, verdicts: dict, audit: dict) -> dict:
             "smoke_test": verdicts.get("smoke_tests", {}).get(cid, {}).get("verdict"),
             "failing": verdicts.get("failing_readings", {}).get(cid, []),
             "readings": verdicts.get("final_readings", {}).get(cid, {}),
-            "audit": a.get("audit", ""), "audit_status": a.get("final_status")}
+            "audit": a.get("audit", ""), "audit_status": a.get("final_status"),
+            "severity": verdicts.get("severity", {}).get(cid) or {}}
+
+
+SEVERITY_ORDER = ("false", "gap", "slip", "loose", "note")
+
+
+def severity_text(sev: dict) -> str:
+    """'**Severity:** false — reason (deciding sentence: “quote”); certificate'; '' when none."""
+    if not sev.get("severity"):
+        return ""
+    q = " ".join(sev.get("severity_quote", "").split())
+    return (f"**Severity:** `{sev['severity']}` — {esc(sev.get('severity_reason', ''))} (deciding sentence: "
+            f"{code(q[:200])})" + (f"; certificate: {code(sev['certificate'])}" if sev.get("certificate") else ""))
 
 
 def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, figure_note: str,
@@ -201,6 +214,8 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
                         f" — fails under {len(fails)} of its {len(st['readings']) or '?'} readings (listed below)")
     status_line += f" (claim id {code(cid)})"
     out += [status_line, ""]
+    if severity_text(st.get("severity") or {}):
+        out += [severity_text(st["severity"]), ""]
     if stored is not None:
         miss = "" if stored.get("complete", True) else " (incomplete: some cells missing)"
         nh = stored.get("not_holding") or []
@@ -390,10 +405,11 @@ def generate(app) -> None:
                  "run at the paper's settings) and the proof audit "
                  "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` prints them. "
                  "How a status is decided: {doc}`/getting-started`.", "",
-                 "{.mcsa-claims}", "| claim | status | proof audit |", "|---|---|---|"]
+                 "{.mcsa-claims}", "| claim | status | severity | proof audit |", "|---|---|---|---|"]
         for c in cids:
             lines.append(f"| {{ref}}`{display_name(c, reg[c])} <claim-{c}>` | "
                          f"{status_cell(statuses[c], stored.get(c, (None, None))[0])} | "
+                         f"{statuses[c]['severity'].get('severity') or '—'} | "
                          f"{esc(statuses[c]['audit'] or '—')} |")
         lines.append("")
         for c in cids:
@@ -407,6 +423,8 @@ def generate(app) -> None:
     unknown = sum(1 for st in statuses.values() if st["status"] not in STATUS_ORDER)
     if unknown:  # e.g. claims of another installed package: verdicts.json covers the toolkit's own
         summary += f", {unknown} without a committed status"
+    sev_counts = [(s, sum(1 for st in statuses.values() if st["severity"].get("severity") == s)) for s in SEVERITY_ORDER]
+    summary += "; by severity: " + (", ".join(f"{n} {s}" for s, n in sev_counts if n) or "none")
     lines = ["# Claims", "",
              f"{len(reg)} claims from {len(docs)} documents: {esc(summary)} "
              f"(`verify/data/verdicts.json`, {esc(mode)}). *holds*: every check of the deciding form holds; "
@@ -416,11 +434,12 @@ def generate(app) -> None:
     for number, short, full, page in docs:
         cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
         lines += [f"## {esc(short)}", "", f"{{doc}}`All of its claims, with their formulas <documents/{page}>`", "",
-                  "{.mcsa-claims}", "| claim | title | status | proof audit |", "|---|---|---|---|"]
+                  "{.mcsa-claims}", "| claim | title | status | severity | proof audit |", "|---|---|---|---|---|"]
         for c in cids:
             title = records[c]["title"] if records[c] else reg[c].measures
             lines.append(f"| {{ref}}`{display_name(c, reg[c])} <claim-{c}>` | {esc(title)} | "
                          f"{status_cell(statuses[c], stored.get(c, (None, None))[0])} | "
+                         f"{statuses[c]['severity'].get('severity') or '—'} | "
                          f"{esc(statuses[c]['audit'] or '—')} |")
         lines.append("")
     lines += ["```{toctree}", ":hidden:", ""] + [f"documents/{page}" for *_, page in docs] + ["```", ""]

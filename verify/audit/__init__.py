@@ -144,8 +144,17 @@ def rows(claim: str | None = None, workers: int | None = None):
                     "counterexample": o.counterexample, "correction": o.correction, "gap": o.gap,
                     "depends": list(s.depends), "reading": s.reading, "instances": o.instances,
                     "established_by": o.established_by, "evaluations": o.evaluations, "best_ratio": o.best_ratio,
-                    "regimes": o.regimes, "closest": o.closest, "correction_status": o.correction_status})
+                    "regimes": o.regimes, "closest": o.closest, "correction_status": o.correction_status,
+                    **_severity(s.id, st)})
     return out
+
+
+def _severity(step_id: str, status: str) -> dict:
+    """A wrong/loose step's severity fields (verify.severity.fields), None-valued otherwise."""
+    from ..severity import fields
+
+    f = fields("steps", step_id, status)
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
 
 
 def claim_statuses() -> dict[str, str]:
@@ -209,13 +218,27 @@ def audit_document() -> dict:
         st = fin.get(cid)
         claims[cid] = {"audit": labels.get(cid, "no proof in its document"), "statement": stm.get(cid, {}),
                        "final_status": st.status if st else None,
-                       "failing_readings": list(st.failing) if st else []}
-    steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "affected": r["affected"], "method": r["method"],
+                       "failing_readings": list(st.failing) if st else [],
+                       "degenerate_readings": list(st.degenerate) if st else [],
+                       "ruled_out_readings": list(st.ruled_out) if st else [],
+                       "strict_only_readings": list(st.strict_only) if st else [],
+                       **_claim_severity(cid, st.status if st else None)}
+    steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "statement": r["statement"],
+                       "affected": r["affected"], "method": r["method"],
                        "instances": r["instances"], "reading": r["reading"], "established_by": r["established_by"],
                        "evaluations": r["evaluations"], "best_ratio": r["best_ratio"],
+                       "severity": r["severity"], "severity_reason": r["severity_reason"],
+                       "severity_quote": r["severity_quote"], "see": r["see"], "certificate": r["certificate"],
                        "digest": STEPS[r["id"]].digest, "outcome": STEPS[r["id"]].run().to_json()}
              for r in rows()}
     return {"claims": claims, "steps": steps}
+
+
+def _claim_severity(cid: str, status: str | None) -> dict:
+    from ..severity import fields
+
+    f = fields("claims", cid, status) if status is not None else {}
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
 
 
 def _num(v):
@@ -243,6 +266,12 @@ def table_text(rs) -> str:
         lines.append(f"{r['id']:<{w}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  [{r['method']}]")
         lines.append(f"{'':<{w}}    {r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]")
         lines.append(f"{'':<{w}}    -> {r['detail']}")
+        if r.get("severity"):
+            from ..severity import reason_line
+
+            lines.append(f"{'':<{w}}    severity {reason_line(r)}")
+            if r.get("certificate"):
+                lines.append(f"{'':<{w}}    certificate: {r['certificate']}")
         if r["counterexample"]:
             lines.append(f"{'':<{w}}    counterexample {_fmt_ce(r['counterexample'])}")
         if r["correction"]:
@@ -251,7 +280,7 @@ def table_text(rs) -> str:
 
 
 def markdown(rs) -> str:
-    out = ["| step | status | relation (as printed) | justification | finding |", "|---|---|---|---|---|"]
+    out = ["| step | status | severity | relation (as printed) | justification | finding |", "|---|---|---|---|---|---|"]
     for r in rs:
         st = r["status"] + (" (affected)" if r["affected"] else "")
         rel = f"`{r['lhs']}` {r['relation']} `{r['rhs']}`".replace("|", "\\|")
@@ -260,7 +289,8 @@ def markdown(rs) -> str:
             find += "; counterexample " + _fmt_ce(r["counterexample"]).replace("|", "\\|")
         if r["correction"]:
             find += "; correction: " + r["correction"].replace("|", "\\|")
-        out.append(f"| {r['id']} ({r['location']}) | {st} | {rel} | {r['justification']} | {find} |")
+        sev = r.get("severity") or "—"
+        out.append(f"| {r['id']} ({r['location']}) | {st} | {sev} | {rel} | {r['justification']} | {find} |")
     return "\n".join(out)
 
 
@@ -289,39 +319,67 @@ def errata_markdown() -> str:
              "substitutions, steps whose consequence another step computes), the rest computed.",
            ""]
     statuses = claim_statuses()
+    from ..severity import MEANING, SEVERITIES, count_text, order_key, reason_line
+
+    out += ["Findings by severity (the referee's judgement, `verify/documents/*/severity.json`; docs/methods.md "
+            "gives the five severities and the six reading rules): "
+            + count_text(r["severity"] for r in bad) + ".", ""]
     for seed_prefix in ORDER:
         group = [r for r in bad if r["seed"].startswith(seed_prefix)]
-        if not group:
+        if group:
+            out.append(f"- {REFERENCES[seed_prefix][0]}: {count_text(r['severity'] for r in group)}")
+    out.append("")
+    for sev in (*SEVERITIES, None):
+        in_sev = [r for r in bad if r["severity"] == sev]
+        if not in_sev:
             continue
-        out += [f"## {REFERENCES[seed_prefix][1]}", ""]
-        for r in group:
-            out.append(f"### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}")
-            out.append("")
-            out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
-            out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: {r['justification']}")
-            out.append(f"- **Finding:** {r['detail']}")
-            if r["counterexample"]:
-                out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")
-            if r["gap"]:
-                out.append(f"- **Gap:** {r['gap']}")
-            if r["reading"]:
-                out.append(f"- **Reading:** the statement read as: {r['reading']}")
-            out.append(f"- **Established by:** {_evidence(r)}")
-            if r["correction"]:
-                out.append(f"- **Correction:** {r['correction']}")
-            if r["correction_status"]:
-                out.append(f"- **Correction checked:** {r['correction_status']}")
-            out.append("")
+        out += [f"## Severity `{sev}`: {MEANING[sev]}" if sev else "## No severity recorded", ""]
+        for seed_prefix in ORDER:
+            group = [r for r in in_sev if r["seed"].startswith(seed_prefix)]
+            if not group:
+                continue
+            out += [f"### {REFERENCES[seed_prefix][1]}", ""]
+            for r in group:
+                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, {sev or 'no severity'}")
+                out.append("")
+                if sev:
+                    out.append(f"- **Severity:** {reason_line(r)}")
+                out.append(f"- **Certificate:** `{r['certificate']}`" if r["certificate"] else "- **Certificate:** none")
+                out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
+                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: {r['justification']}")
+                out.append(f"- **Finding:** {r['detail']}")
+                if r["counterexample"]:
+                    out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")
+                if r["gap"]:
+                    out.append(f"- **Gap:** {r['gap']}")
+                if r["reading"]:
+                    out.append(f"- **Reading:** the statement read as: {r['reading']}")
+                out.append(f"- **Established by:** {_evidence(r)}")
+                if r["correction"]:
+                    out.append(f"- **Correction:** {r['correction']}")
+                if r["correction_status"]:
+                    out.append(f"- **Correction checked:** {r['correction_status']}")
+                out.append("")
     out += ["## Final status of every claim", "",
             "From `verify.decide.final_status`, the one function every summary uses (`python -m verify all`, "
             "`python -m verify list`, docs/verdicts.json, docs/audit.json and this file): a claim is **violated** "
             "only when it fails under every reasonable reading; **depends on reading** names the readings that "
             "fail. A reading fails when its checks (docs/verdicts.json) fail or when the audit finds its printed "
             "statement wrong.", "",
-            "| claim | final status | failing readings | audit |", "|---|---|---|---|"]
-    for cid, st in final_statuses().items():
+            "| claim | final status | severity | failing readings | audit |", "|---|---|---|---|---|"]
+    from ..severity import fields as _fields
+
+    fins = final_statuses()
+    sev_of = {cid: _fields("claims", cid, st.status) for cid, st in fins.items()}
+    for cid, st in sorted(fins.items(), key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
         fail = "; ".join(st.failing) or "—"
-        out.append(f"| `{cid}` | {st.status} | {fail} | {statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|"))
+        extra = "".join(f" ({what}: {'; '.join(names)})" for what, names in
+                        (("degenerate, excluded", st.degenerate), ("ruled out by the document", st.ruled_out),
+                         ("fails only read strictly; the hedged reading holds", st.strict_only)) if names)
+        sev = sev_of[cid]
+        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`" if sev.get("certificate") else "")) if sev else "—"
+        out.append(f"| `{cid}` | {st.status} | {sev_text} | {fail}{extra} | "
+                   f"{statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|").replace("\n", " "))
     out += ["", "## How each step was established", "",
             "**proof**: sympy decides the relation on its domain, or it is exact over a complete finite class; "
             "**search**: it survived the adversarial search (evaluations of the relation, the largest lhs/rhs "
@@ -421,6 +479,10 @@ def cmd_audit(argv):
         print(wrap(table_text(rs), wide=a.wide, indent="  "))
         counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
+        from ..severity import count_text
+
+        print(wrap(f"\nseverity of the {sum(r['status'] in (WRONG, LOOSE) for r in rs)} wrong/loose steps: "
+                   + count_text(r.get("severity") for r in rs if r["status"] in (WRONG, LOOSE)) + ".", wide=a.wide))
         print(wrap("\n" + ", ".join(f"{v} {k}" for k, v in counts.items()) + f" of {len(rs)} steps; "
                    f"{sum(r['affected'] for r in rs)} affected by a wrong step. Established by: "
                    + ", ".join(f"{v} {k}" for k, v in how.items() if v) + ".", wide=a.wide))

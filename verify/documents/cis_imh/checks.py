@@ -763,7 +763,10 @@ _READINGS["cis_variance_growth"] = (
             "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can increase', is weaker, not contrary)",
             axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ N^a for N <<")),
     Reading(GROWS, Q_GROWS, "the section's claim: V increases with N under some conditions (w(z_t-1) large); the rate "
-            "is not asserted; not ruled out by the sentence on linear growth, which is stronger", axis="'grows linearly'"),
+            "is not asserted; not ruled out by the sentence on linear growth, which is stronger", axis="'grows linearly'",
+            # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only where the
+            # linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the display's defect: step cis.approxvar)
+            hedge="the conditional variance of CIS approximately grows linearly with \\(N\\)", see="cis.approxvar"),
     Reading(FORMULA, Q_FORMULA, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound the "
             "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's constant for the "
             "underbrace O(1/N); the draft gives none) matches V within +-50%.  With the display's ingredients computed "

@@ -252,22 +252,6 @@ def printed(k, t):
     return 1 - (1 - k / 2) ** t
 '''
 
-_RATE = '''
-RELATION = ("printed: 'maximizing k corresponds to maximizing the rate' (the rate factor and lag-one autocorrelation "
-            "|1 - k/2|): |1 - k*/2| at the largest admissible k* <= |1 - k/2| at a smaller admissible k; violated when "
-            "lhs > rhs")
-
-
-def check(I):
-    N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
-    h = N * C + G
-    # injected noise of Eq. (8), scalar: 2D - (N^2/|S|) D C D - D h D >= 0 with D = k/(2h)  <=>  k <= 4h/(h + N^2 C/|S|)
-    kstar = 4 * h / (h + N * N * C / S)
-    k = Q(I["k_small"])
-    Dk = k / (2 * h)
-    assert 0 < k <= kstar and 2 * Dk - N * N / S * Dk * C * Dk - Dk * h * Dk >= 0, "k_small must be admissible"
-    return float(abs(1 - kstar / 2)), float(abs(1 - k / 2)), abs(1 - kstar / 2) > abs(1 - k / 2)
-'''
 
 _AUTOCOV = '''
 RELATION = ("printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + w_t-1) "
@@ -657,34 +641,6 @@ def check(I):
     return lhs, rhs, lhs != rhs and lhs <= rhs
 '''
 
-_RUNNING_C = '''
-import itertools
-
-RELATION = ("printed (Algorithm 1, line 7): C = (1 - 1/i) C + (1/i) cov(gradients), cov the empirical covariance "
-            "(denominator |S|), minibatches of |S| draws with replacement; E[running C after 2 iterations] against "
-            "C = Var_X[U]; a loose step: confirmed when '=' fails and '<=' holds")
-
-
-def cov(v):
-    m = sum(v) / len(v)
-    return sum((a - m) ** 2 for a in v) / len(v)
-
-
-def check(I):
-    u = [Q(v) for v in I["u"]]
-    N, S = len(u), int(I["S"])
-    mean = sum(u) / N
-    C = sum((v - mean) ** 2 for v in u) / N
-    tot, cnt = Fraction(0), 0
-    for b1 in itertools.product(range(N), repeat=S):
-        c1 = cov([u[i] for i in b1])
-        for b2 in itertools.product(range(N), repeat=S):
-            c2 = cov([u[i] for i in b2])
-            tot += Fraction(1, 2) * c1 + Fraction(1, 2) * c2  # i = 1: C = c1; i = 2: (1 - 1/2) C + (1/2) c2
-            cnt += 1
-    lhs = tot / cnt
-    return lhs, C, lhs != C and lhs <= C
-'''
 
 _RANK27 = '''
 RELATION = ("printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) invertible: "
@@ -955,6 +911,15 @@ CERTIFICATES: list[Certificate] = [
         holding={"H": _H2, "k": "1/2"},
         body=_body(_NUM, _LA, _K01)),
     Certificate(
+        id="sgfs_stationary_covariance",
+        title="the claim 'stationary if and only if k in (0, 1)' (Appendix; §2.3.1: 'necessary for convergence'): "
+              "with D = (k/2) H^-1, eps = 1 the VAR(1) is stationary at k = 3, outside (0, 1)",
+        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and only if ... "
+               "equivalent to k in (0, 1)'",
+        instance={"H": _H2, "k": 3},
+        holding={"H": _H2, "k": "1/2"},
+        body=_body(_NUM, _LA, _K01)),
+    Certificate(
         id="sgfs.32",
         title="Eq. (32) drops a transpose: at the true stationary covariance its right side is 2.09 against "
               "Lambda_11 = 10.53",
@@ -984,13 +949,6 @@ CERTIFICATES: list[Certificate] = [
         instance={"H": _H2, "k": "1", "t": 1},
         holding={"H": _H2, "k": "1", "t": 0},
         body=_body(_NUM, _LA, _VART_CLOSED)),
-    Certificate(
-        id="sgfs.rate",
-        title="with a strong prior the largest admissible k (3.64) has autocorrelation |1 - k/2| = 0.82, k = 2 has 0",
-        source=f"{_APP}, Maximizing the rate of convergence: 'maximizing k corresponds to maximizing the rate'",
-        instance={"N": 1000, "S": 100, "C": 1, "G": 100000, "k_small": 2},
-        holding={"N": 1000, "S": 100, "C": 1, "G": 1, "k_small": "1/10"},
-        body=_body(_NUM, _RATE)),
     Certificate(
         id="sgfs.autocov.mid",
         title="the middle term of the autocovariance display has coefficient k/2 where the update gives 1 - k/2 "
@@ -1147,14 +1105,6 @@ CERTIFICATES: list[Certificate] = [
         instance={"u": [-2, -1, 1, 2, 5, 7], "S": 5},
         holding={"u": [-2, -1, 1, 2, 5, 7], "S": 1},
         body=_body(_NUM, _SUBSET)),
-    Certificate(
-        id="osgfs.C.empirical",
-        title="the running estimate of C with the empirical covariance (denominator |S|) is biased low: "
-              "E = 5/4 against C = 5/2 at |S| = 2",
-        source=f"{_DOC}, §2.3.3, Algorithm 1, line 7 and the definition of cov",
-        instance={"u": [-2, -1, 1, 2], "S": 2},
-        holding={"u": [1, 1, 1, 1], "S": 2},
-        body=_body(_NUM, _RUNNING_C)),
     Certificate(
         id="lmm.27",
         title="Eq. (27) inverts X X^T, an N x N matrix of rank p < N (rank 3 against N = 12)",

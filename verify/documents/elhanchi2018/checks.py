@@ -722,7 +722,11 @@ _READINGS["sgfs_stationary_covariance"] = (
             axis="printed range", select=lambda c: c.quantity == "stationarity_k_max" and c.form == "stated"),
     Reading(SUFFICIENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
             "the range as the one the report works in: every k in (0, 1) gives a stationary process "
-            "(the covariance formula Eq. (32) is checked under both readings)", axis="printed range"),
+            "(the covariance formula Eq. (32) is checked under both readings)", axis="printed range",
+            # rule 6: the report says three times that the range is necessary, not merely sufficient
+            ruled_out="Appendix: 'This process has a stationary distribution if and only if: -I < (I - eps DH) < I "
+                      "... the above condition is equivalent to k in (0, 1)'; §2.3.1, of Eq. (10): 'The restriction "
+                      "on the values of k is necessary for convergence'"),
 )
 
 

@@ -411,21 +411,6 @@ def _running_c_unbiased():
                           complete=True)
 
 
-def _running_c_empirical():
-    rows = _running_c(0)
-    o = instance_check(lambda: rows, "<=", 1e-12, printed="=", describe="E[running C] against C (covariance of the "
-                                                                         "minibatch's empirical law)", complete=True)
-    if o.status == LOOSE:
-        r = rows[0]
-        o.counterexample = {"at": r[0], "lhs": r[1], "rhs": r[2]}
-        o.established_by = "counterexample"
-        o.detail = ("reading 'cov := the empirical covariance' as the covariance of the minibatch's empirical law "
-                    "(denominator |S|): the running estimate is biased low by (|S| - 1)/|S| (negligible at |S| = 10 000): "
-                    + o.detail)
-        o.correction = "cov with denominator |S| - 1 (unbiased), or C = (|S|/(|S| - 1)) x the running average"
-    return o
-
-
 # ============================================================================= §3.2 conjugacy
 def _conjugate():
     """§3.2 'the sampling of mu and Sigma is done directly using the conjugate prior property': with theta_i ~
@@ -738,11 +723,6 @@ step("osgfs.C", claim="osgfs_algorithm", seed=SEED,
      location="§2.3.3 Algorithm 1, line 7 (cov with denominator |S| - 1)", relation="=", lhs="E[running estimate of C]",
      rhs="C = Var_X[U]", justification="unbiased minibatch covariances", check=_running_c_unbiased, expect=EXACT,
      reading="cov unbiased")
-step("osgfs.C.empirical", claim="osgfs_algorithm", seed=SEED,
-     location="§2.3.3 Algorithm 1, line 7 ('cov := ... the empirical covariance', "
-"denominator |S|)", relation="=", lhs="E[running estimate of C]", rhs="C = Var_X[U]",
-     justification="the minibatch's empirical covariance", check=_running_c_empirical, expect=LOOSE,
-     reading="cov of the empirical law")
 step("sgfs.lambda.linear", claim="sgfs_stationary_covariance", seed=SEED,
      location="Appendix, 'approaches 1 linearly as eps -> 0'", relation="=", lhs="1/(1 - k eps/4)",
      rhs="1 + (k/4) eps + (k eps/4)^2/(1 - k eps/4)", justification="expansion in eps", check=_linear_in_eps,

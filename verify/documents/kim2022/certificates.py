@@ -830,6 +830,18 @@ def check(I):
     return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
 ''')
 
+cert("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): exp(KL(pi || q)) < w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
+     "§4.1, Proposition 2",
+     {"pi": [1, 0], "q": ["1/2", "1/2"]}, {"pi": ["3/5", "2/5"], "q": ["1/2", "1/2"]},
+     EXACT, MP, TOL, rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"), '''
+def check(I):
+    pi, q = law(I["pi"]), law(I["q"])
+    kl = sum(mp(p) * mpmath.log(mp(p / b)) for p, b in zip(pi, q) if p > 0)
+    lhs = mpmath.exp(kl)
+    rhs = mp(max(p / b for p, b in zip(pi, q) if p > 0))
+    return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
+''')
+
 cert("appc2.matern", "With r the squared distance, App. C.2's kernel has a Gram matrix with a negative eigenvalue",
      "App. C.2, the Matern 5/2 kernel (r = sum_i (x_i - x'_i)^2 / l_i^2 as printed)",
      {"points": ["0", "3/5", "6/5"], "l": 1, "sigma_f": 1}, {"points": ["0", "3", "6"], "l": 1, "sigma_f": 1},
@@ -1222,27 +1234,6 @@ def check(I):
     b = sum((a - mx) * (c - my) for a, c in zip(x, y)) / sxx
     line = sum((c - my - b * (a - mx)) ** 2 for a, c in zip(x, y)) / n
     return lower, line, lower > line
-""")
-
-cert("statements.mcgd_rho_influence", "Under mixing rate rho the error of MCGD changes at order 1/T, not 1/T^2: "
-     "T Delta_T -> 2 rho tr Sigma/(1 - rho)", "§3.2, Convergence and the Mixing Rate (Doan et al. 2020b)",
-     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "1/2", "T": 1000},
-     {"values": [-1, 1], "p": ["1/2", "1/2"], "rho": "0", "T": 1000},
-     EXACT, rel("lim_T T Delta_T = 0 (what an O(1/T^2) influence of rho requires), Delta_T = E(lambda_T - lambda*)^2 "
-                "under the lazy kernel K = rho I + (1 - rho) 1 p^T minus the same at rho = 0, SGD with gains 1/t on "
-                "f = E (lambda - eta)^2/2 (lambda_T = the mean of eta_1..eta_T); violated when the limit is not 0"), """
-def check(I):
-    v, p, rho, T = frs(I["values"]), law(I["p"]), fr(I["rho"]), I["T"]
-    m = dot(p, v)
-    var = dot(p, [(a - m) ** 2 for a in v])
-    # stationary lazy chain: Cov(eta_s, eta_t) = rho^|t-s| var; lambda_T - lambda* = (1/T) sum_t (eta_t - m)
-    cross = sum((T - d) * rho ** d for d in range(1, T))  # sum_{s<t} rho^(t-s)
-    T_delta = 2 * var * cross / T  # T (E(lambda_T - m)^2 - var/T)
-    closed = 2 * var * (rho / (1 - rho) - rho * (1 - rho ** T) / (T * (1 - rho) ** 2))
-    if closed != T_delta:
-        raise AssertionError("the closed form disagrees with the direct sum")
-    limit = 2 * var * rho / (1 - rho)  # the closed form's limit T -> oo
-    return limit, 0, limit != 0
 """)
 
 cert("statements.mixing_improves", "At the inclusive-KL optimum of a mean-field family against a correlated Gaussian, "

@@ -73,8 +73,8 @@ import bounds
 from mcsa_cli import jsonable
 from simulate import experiments as X
 
-from verify.decide import ALPHA, combine, z_one_sided
-from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
+from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
+from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
 from verify.registry import register
 
 CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", Path("out") / "figure-cache"))
@@ -173,7 +173,7 @@ def joint_name(combo) -> str:
     return "; ".join(t.name for t in combo)
 
 
-def joint_readings(axes) -> tuple[Reading, ...]:
+def joint_readings(axes, degenerate=None) -> tuple[Reading, ...]:
     """The claim's readings: one option per full reading of the thresholds.
 
     verify.decide.assign_readings tags a check with one reading option, and a check of (iii) depends on two
@@ -182,7 +182,41 @@ def joint_readings(axes) -> tuple[Reading, ...]:
     per-threshold definitions, with their quotes, are ``FIG1_AXES``/``FIG2_AXES``)."""
     axis = " x ".join(a[0].axis for a in axes)
     return tuple(Reading(joint_name(c), " | ".join(dict.fromkeys(t.quote for t in c)),
-                         "; ".join(f"{t.axis}: {t.name}" for t in c), axis=axis) for c in joint(axes))
+                         "; ".join(f"{t.axis}: {t.name}" for t in c), axis=axis, degenerate=degenerate)
+                 for c in joint(axes))
+
+
+#: reading rule 3 for Figure 2: the per-scheme comparisons are ratio tests of two binomial proportions
+#: with a delta-method (normal) standard error, valid only when each arm has at least this many
+#: qualifying (converged) runs: the textbook condition n p >= 5 of the normal approximation
+MIN_QUALIFYING = 5
+
+
+def figure2_degenerate(checks) -> str:
+    """Reading rule 3 (docs/methods.md): "" when the reading's converged runs suffice to decide
+    "most MCSA methods seem to be the most stable with ADAM" (Kim et al. 2022, §6.2), else why not.
+
+    A scheme is decidable when at least one of its Adam comparisons has ``MIN_QUALIFYING``
+    converged runs in each arm; the reading is degenerate when fewer schemes are decidable than
+    its majority needs (the ``adam_stability`` check's ``needed``)."""
+    per, need, total = defaultdict(list), None, {}
+    for c in checks:
+        if c.quantity == "adam_stability (per scheme)" and "qualifying" in c.params:
+            per[c.params["scheme"]].append(tuple(c.params["qualifying"]))
+        elif c.quantity == "adam_stability":
+            need = c.params.get("needed")
+        elif c.quantity == "pmcsa_breadth" and "qualifying" in c.params:
+            (kp, np_), (ko, no) = c.params["qualifying"]
+            total["pmcsa"], total[c.params["scheme"].split(" vs ")[1]] = (kp, np_), (ko, no)
+    if need is None or not per:
+        return ""
+    ok = sorted(s for s, ks in per.items() if any(min(k) >= MIN_QUALIFYING for k in ks))
+    if len(ok) >= need:
+        return ""
+    runs = sum(t[0] for t in total.values()), sum(t[1] for t in total.values())
+    return (f"too few converged runs to decide: {len(ok)} of {len(per)} schemes ({', '.join(ok) or 'none'}) have an "
+            f"Adam comparison with >= {MIN_QUALIFYING} converged runs in each arm, {need} are needed; "
+            f"{runs[0]} of {runs[1]} runs converge (" + ", ".join(f"{s} {k}/{n}" for s, (k, n) in total.items()) + ")")
 
 
 def chi2_small(chi2: float, Ns, threshold: Threshold) -> bool:
@@ -445,7 +479,8 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                 continue
             ko, no = cnt[(other,)]
             ratio, se = _ratio(kp, n_p, ko, no)
-            out.append(CheckResult("pmcsa_breadth", "stated", {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}"},
+            out.append(CheckResult("pmcsa_breadth", "stated", {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}",
+                                                               "qualifying": [[kp, n_p], [ko, no]]},
                                    ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
                                    note=f"fraction of converged runs ({tau_t.name}) over all optimizers and step sizes"))
     per_scheme = []
@@ -459,7 +494,8 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                 ko, no = cnt[(s, o)]
                 ratio, se = _ratio(ka, na, ko, no)
                 c = CheckResult("adam_stability (per scheme)", "stated",
-                                {"scheme": s, "optimizer": f"adam vs {o}", "converged": f"{ka}/{na} vs {ko}/{no}"},
+                                {"scheme": s, "optimizer": f"adam vs {o}", "converged": f"{ka}/{na} vs {ko}/{no}",
+                                 "qualifying": [ka, ko]},
                                 ratio, 1.0, "monte-carlo", ">=", stderr=se, primary=False, reading=name,
                                 note=f"fraction of converged runs ({tau_t.name}) over step sizes and replicates")
                 out.append(c)
@@ -587,11 +623,14 @@ def across_readings(verdicts) -> str:
     return DEPENDS if {HOLDS, VIOLATED} <= vs else INCONCLUSIVE
 
 
-def verdict_summary(checks) -> dict:
+def verdict_summary(checks, exclude=()) -> dict:
     """Verdicts by quantity (what verify/data/figures/<fig>.json stores): per full reading
-    the combined verdict of the quantity's checks, then :func:`across_readings`."""
+    the combined verdict of the quantity's checks, then :func:`across_readings`; the readings
+    in ``exclude`` (degenerate, rule 3) are left out."""
     by = defaultdict(lambda: defaultdict(list))
     for c in checks:
+        if c.reading in exclude:
+            continue
         by[(c.quantity, c.form, c.primary)][c.reading].append(c.verdict)
     return {f"{q} [{f}]" + ("" if p else " (not deciding)"): across_readings([combine(v) for v in per.values()])
             for (q, f, p), per in sorted(by.items())}
@@ -608,10 +647,14 @@ def sensitivity_table(checks, axes) -> dict:
         own = [c for c in checks if c.reading in ("", name)]
         q = {k: v for k, v in verdict_summary(own).items() if "(not deciding)" not in k and "variance [" not in k}
         per[name] = {"verdict": combine([c.verdict for c in own if c.primary]), "by_quantity": q}
+        why = degenerate_reasons(own, [r for r in _declared_readings(axes) if r.name == name])
+        if why:
+            per[name]["verdict"], per[name]["degenerate"] = DEGENERATE, why[name]
     by_value = {}
     for i, axis in enumerate(axes):
-        by_value[axis[0].axis] = {t.name: across_readings([per[joint_name(c)]["verdict"] for c in joint(axes)
-                                                           if c[i] is t]) for t in axis}
+        by_value[axis[0].axis] = {t.name: across_readings([v for c in joint(axes) if c[i] is t
+                                                           for v in [per[joint_name(c)]["verdict"]]
+                                                           if v != DEGENERATE] or [DEGENERATE]) for t in axis}
     thresholds = {axis[0].axis: {"values": [t.name for t in axis], "quote": axis[0].quote, "range": axis[0].why}
                   for axis in axes}
     return {"readings": per, "by_value": by_value, "thresholds": thresholds}
@@ -649,11 +692,17 @@ def _series(rows, scheme, N, key, transform=None):
 
 
 def _verdict_line(report, names):
+    """Each observation's verdict across the readings; a degenerate reading (rule 3) is left out and
+    named after the line, so that the figure's headline matches the claim's final status (rule 5)."""
+    st = report.status
     by = defaultdict(lambda: defaultdict(list))
     for c in report.checks:
-        if c.primary:
+        if c.primary and c.reading not in st.degenerate:
             by[c.quantity][c.reading].append(c.verdict)
-    return "   ".join(f"{lab}: {across_readings([combine(v) for v in by[q].values()])}" for q, lab in names if q in by)
+    line = "   ".join(f"{lab}: {across_readings([combine(v) for v in by[q].values()])}" for q, lab in names if q in by)
+    if st.degenerate:
+        line += "   (degenerate, excluded: " + "; ".join(st.degenerate) + ")"
+    return line
 
 
 def plot_figure1(report, path, dpi=130):
@@ -863,10 +912,17 @@ register(Verification(
     targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
     method="monte-carlo", forms="stated",
     grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)), run=run_figure2, plot=plot_figure2,
-    execution=True, reproduction=_reproduce("figure2"), readings=joint_readings(FIG2_AXES)))
+    execution=True, reproduction=_reproduce("figure2"), readings=joint_readings(FIG2_AXES, degenerate=figure2_degenerate)))
 
 
 # ============================================================================ regenerate docs/figures
+def _declared_readings(axes):
+    """The declared readings of the figure claim whose threshold axes are ``axes``."""
+    from verify.registry import REGISTRY
+
+    return REGISTRY["figure1" if axes is FIG1_AXES else "figure2"].readings
+
+
 def _sensitivity(fig, checks) -> dict:
     """The sensitivity table of a figure's decided checks over its thresholds' ranges."""
     return sensitivity_table(checks, FIG1_AXES if fig == "figure1" else FIG2_AXES)
@@ -934,8 +990,10 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                  for k in have}
         doc = {"claim": fig, "mode": mode, "settings": dataclasses.asdict(st), "complete": not missing,
                "missing_cells": [list(c) for c in missing], "verdict": rep.verdict, "alpha": ALPHA,
-               "by_quantity": verdict_summary(rep.checks), "cell_wall_s": walls,
+               "by_quantity": verdict_summary(rep.checks, rep.status.degenerate), "cell_wall_s": walls,
                "final_readings": dict(rep.readings), "failing_readings": list(rep.failing_readings),
+               "reading_rules": {k: v for k, v in rep.status.as_json().items() if k not in ("status", "failing_readings")},
+               "degenerate_why": degenerate_reasons(rep.checks, rep.reading_defs),
                "sensitivity": _sensitivity(fig, rep.checks),
                "total_cell_wall_s": sum(walls.values())}
         (data / f"{fig}.json").write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")

@@ -200,7 +200,7 @@ def run_lemma4(grid, seed=0, progress=None):
                                    note="lambda(w) integrated against q equals IMH's rejection probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
-            imh = "lambda integrated against q (the IMH rejection probability, the dropped reading): shown, not deciding"
+            imh = "lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the cited source gives)"
             out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
             out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi),
@@ -340,8 +340,7 @@ def run_lemma7(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r, "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b), primary=False,
-                                       note="||E g_hat - E_Pi g||, the dropped reading of Bias (see DROPPED_READINGS): "
-                                            "shown, not deciding"))
+                                       note="||E g_hat - E_Pi g||, the bias the proof bounds (line 1) and Theorems 3-4 use"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
                 out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
@@ -534,12 +533,20 @@ STRICT = "strict '<' for every pair"
 LAMBDA_IMH, LAMBDA_PRINTED = "lambda = IMH rejection probability", "lambda as printed in Eq. (3) (against pi)"
 
 LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
+LEMMA7_NORM = "Bias = ||E g_hat - E_Pi g|| (as the proof and Theorems 3-4 use it)"
+
+_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof of "
+                "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney (1996)'")
 
 _READINGS = {
     "proposition2": (
         Reading("'<=' (equality exactly at pi = q)", "exp(d_KL(pi || q)) < w*",
                 "the strict sign read as '<=', strict whenever w is not constant on the support of pi",
-                axis="relation", select=by_form("stated")),
+                axis="relation", select=by_form("stated"),
+                # rule 6: the printed strict sign rules '<=' out; the proof's '<=' proves less, it is no
+                # second reading (rule 1 does not apply: '<' implies '<=')
+                ruled_out="Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*' (strict; the proof ends in '<=', "
+                          "which proves less and does not contradict it)"),
         Reading(STRICT, "exp(d_KL(pi || q)) < w*",
                 "the strict inequality as printed, for every pi and q (including pi = q)",
                 axis="relation", select=by_form("strict"), promote=True)),
@@ -557,10 +564,13 @@ _READINGS = {
                 select=lambda c: c.quantity == "second_moment_variance"),),
     "lemma4": (
         Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in Equation (3)'",
-                "lambda(w) computed literally from Eq. (3), integrating against pi; the reading 'lambda = IMH rejection "
-                "probability' (against q, Smith & Tierney's) is dropped: Eq. (3) defines lambda with pi(dz'), and "
-                "Lemma 4 bounds 'lambda(.) in Equation (3)' (see DROPPED_READINGS)", axis="lambda",
-                select=by_form("printed-eq3"), promote=True),),
+                "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
+                select=by_form("printed-eq3"), promote=True, see="eq3"),
+        # rule 1: Eq. (3) contradicts the source the text and the proof cite; both sides are kept
+        Reading(LAMBDA_IMH, _IMH_SUPPORT,
+                "lambda(w) the IMH rejection probability, integrating against q as Smith & Tierney's kernel does "
+                "(the source §4.3 and the proof of Lemma 4 cite); Eq. (3)'s pi(dz') contradicts it (erratum eq3)",
+                axis="lambda", select=by_form("stated"), promote=True, see="eq3")),
     "lemma5": (
         Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation (3)'",
                 "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with lambda the IMH "
@@ -574,10 +584,13 @@ _READINGS = {
                         "the rate bounds the mean squared distance of the averaged iterate (1/T) sum_t lambda_t"))),
     "lemma7": (
         Reading(LEMMA7_E, "The bias of g_hat, defined as Bias[g_hat] = E||g_hat - E_Pi g|| (Lemma 7)",
-                "the bias as the expected norm, as Lemma 7 (and Lemma 2) define it; the reading Bias = "
-                "||E g_hat - E_Pi g|| (proof of Lemma 7, line 1), under which the bound holds, is dropped: both "
-                "definitions rule it out (see DROPPED_READINGS)", axis="bias",
-                select=by_form("as-written"), promote=True),),
+                "the bias as the expected norm, as Lemma 7 (and Lemma 2) define it", axis="bias",
+                select=by_form("as-written"), promote=True, see="lemma7.1"),
+        # rule 1: the definition contradicts the proof's first line and the use in Theorems 3-4; both are kept
+        Reading(LEMMA7_NORM, "proof of Lemma 7, line 1: 'Bias[g_hat] = ||E_{P^n(eta_0, .)} g - E_Pi g||_2'",
+                "the bias as the norm of the mean error, which the proof bounds and Theorems 3-4 use; the "
+                "definition's E||.|| contradicts it (erratum lemma7.1)", axis="bias",
+                select=by_form("stated"), promote=True, see="lemma7.1")),
 }
 
 
@@ -589,15 +602,10 @@ _BIAS_DEFS = ("Lemma 2: 'the bias is denoted as Bias[g] = E||g - mu||_2'; Lemma 
               "Bias[g_hat] = E||g_hat - E_Pi g||'")
 _EQ3 = ("Eq. (3): 'lambda(w) = int_{R(w)} (1 - w(z')/w) pi(d z')', the definition Lemmas 4-5 refer to "
         "('lambda(.) in Equation (3)', 'T_n(.) in Equation (3)')")
-_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof of "
-                "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney (1996)'")
 DROPPED_READINGS = {
     "lemma2": [("Bias = ||E g - mu||", "the bias as the norm of the mean error",
                 "proof of Lemma 2, line 5: '... = V g + Bias[g]^2 + 2 Bias[g] ||mu||_2 + ||mu||_2^2  (Definition of "
                 "bias)', after ||E g - mu||_2^2", _BIAS_DEFS)],
-    "lemma7": [("Bias = ||E g_hat - E_Pi g||", "the bias as the norm of the mean error, which the proof bounds",
-                "proof of Lemma 7, line 1: 'Bias[g_hat] = ||E_{P^n(eta_0, .)} g - E_Pi g||_2'", _BIAS_DEFS)],
-    "lemma4": [(LAMBDA_IMH, "lambda(w) the IMH rejection probability (integral against q)", _IMH_SUPPORT, _EQ3)],
     "lemma5": [(LAMBDA_IMH, "T_n from lambda the IMH rejection probability", _IMH_SUPPORT, _EQ3)],
 }
 
@@ -607,7 +615,7 @@ KEPT_READINGS_REVIEW = {
     "proposition2": {
         "'<=' (equality exactly at pi = q)": ("proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is "
                                               "bounded below exponentially by the inclusive KL'",
-                                              "only the statement's own '<' differs; no other sentence rules it out"),
+                                              "the statement's own strict '<' rules it out (rule 6)"),
         STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'", "no sentence rules it out")},
     "lemma1": {
         "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",

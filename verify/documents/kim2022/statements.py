@@ -34,8 +34,8 @@ import sympy as sp
 
 from simulate import finite as F
 from verify.audit.adversary import PairsWith, register_kind
-from verify.audit.engine import (EXACT, VALID, WRONG, Int, Real, finite_pairs, first_failing, fixed, free,
-                                 instance_check, searchable, step, sym_le)
+from verify.audit.engine import (EXACT, UNCHECKED, VALID, WRONG, Int, Outcome, Real, finite_pairs, first_failing,
+                                 fixed, free, instance_check, searchable, step, sym_le)
 
 SEED = "001"  # Kim et al. (NeurIPS 2022)
 CLAIM = "statements"  # sentences of 001 that are not a numbered result
@@ -691,35 +691,26 @@ step("statements.mcgd_lazy_error", claim=CLAIM, seed=SEED, location="§1; §3.2"
 
 def _rho_influence():
     """001 §3.2: 'in the result of Doan et al. (2020b), the influence of rho decreases in a rate of
-    O(1/T^2)'.  Read as the influence of rho on the error itself: Delta_T = E||lambda_T - lambda*||^2
-    under mixing rate rho minus the same with i.i.d. sampling (rho = 0).  From the identity of
-    statements.mcgd_lazy_error, T Delta_T = tr Sigma [2 rho/(1 - rho) - 2 rho (1 - rho^T)/(T (1 - rho)^2)]
-    -> 2 rho tr Sigma/(1 - rho) > 0: Delta_T is of order 1/T, the leading order of the error, not
-    O(1/T^2) (which needs T Delta_T -> 0).  (Read as a statement about the terms of Doan et al.'s
-    bound it cannot be checked here: the bound is not in the document.)"""
-    rows = []
-    for par, p, V, _ in _discrete_fixed()[:2]:
-        tr = float(p @ ((V - p @ V) ** 2).sum(1))
-        for rho in (0.5, 0.9):
-            fin = {}
-            for T in (100, 10_000):
-                gains = np.ones((T, V.shape[1])) / np.arange(1, T + 1)[:, None]
-                fin[T] = T * (sgd_error(p, V, lazy_kernel(p, rho), gains) - sgd_error(p, V, lazy_kernel(p, 0.0), gains))
-            rows.append(({**par, "rho": rho, "tr Sigma": tr, "T Delta_T at T = 100": fin[100],
-                          "T Delta_T at T = 10^4": fin[10_000]}, 2 * rho * tr / (1 - rho), 0.0))
-    return first_failing(
-        rows, "=", 1e-12, "lim_T T Delta_T (exact, closed form) vs 0 (what O(1/T^2) requires)",
-        why=("the influence of rho on the error is of order 1/T, with the constant 2 rho tr Sigma/(1 - rho): T "
-             "Delta_T tends to it, not to 0: "),
-        correction=("'the influence of rho is confined to the constant of the O(1/T) term' (or: in Doan et al.'s "
-                    "bound, the rho-term is O(1/T^2), which the bound's own O(log T/T) leading term dominates)"))
+    O(1/T^2)'.  The sentence reports a term of a cited bound (Doan et al. 2020b), which is not in
+    the document: unchecked.  What the toy chain of statements.mcgd_lazy_error shows is kept as a
+    remark: the influence of rho on the error itself, Delta_T = E||lambda_T - lambda*||^2 (mixing
+    rate rho) minus the same at rho = 0, has T Delta_T -> 2 rho tr Sigma/(1 - rho) (order 1/T)."""
+    par, p, V, _ = _discrete_fixed()[0]
+    tr = float(p @ ((V - p @ V) ** 2).sum(1))
+    rho, T = 0.5, 10_000
+    gains = np.ones((T, V.shape[1])) / np.arange(1, T + 1)[:, None]
+    td = T * (sgd_error(p, V, lazy_kernel(p, rho), gains) - sgd_error(p, V, lazy_kernel(p, 0.0), gains))
+    return Outcome(UNCHECKED, "the sentence reports a term of Doan et al. (2020b)'s bound, which is not in the document; "
+                   f"remark: on the toy chain the influence of rho on the error itself is of order 1/T (rho = {rho}, "
+                   f"T = {T}: T Delta_T = {td:.6g}, limit 2 rho tr Sigma/(1 - rho) = {2 * rho * tr / (1 - rho):.6g})",
+                   method="none")
 
 
 step("statements.mcgd_rho_influence", claim=CLAIM, seed=SEED, location="§3.2, Convergence and the Mixing Rate",
      relation="=",
      lhs="lim_T T Delta_T, Delta_T = E||lambda_T - lambda*||^2 (mixing rate rho) - E||lambda_T - lambda*||^2 (rho = 0)",
      rhs="0 ('the influence of rho decreases in a rate of O(1/T^2)')", justification="Doan et al. (2020b)",
-     check=_rho_influence, depends=("statements.mcgd_lazy_error",), expect=WRONG,
+     check=_rho_influence, depends=("statements.mcgd_lazy_error",), expect=UNCHECKED,
      reading="the influence of rho on the error of MCGD")
 
 

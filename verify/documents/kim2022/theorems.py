@@ -683,3 +683,10 @@ def _t4():
             out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=", TOL))
         return out
     return strat, ev
+
+
+# reading rule 4 (docs/methods.md): the 'explicit' form of Theorems 1-4 carries every constant of the proof (the
+# bounds catalog: "explicit (every constant from the proof)"); its violation is a gap of the proof, not of the
+# O(.) statement, which is refuted by a family along which the O-terms vanish (the audit's statement steps)
+for _cid in ("theorem1", "theorem2", "theorem3", "theorem4"):
+    REGISTRY[_cid].proof_forms = ("explicit",)
