@@ -196,13 +196,18 @@ def figure2_degenerate(checks) -> str:
     """Reading rule 3 (docs/methods.md): "" when the reading's converged runs suffice to decide
     "most MCSA methods seem to be the most stable with ADAM" (Kim et al. 2022, §6.2), else why not.
 
-    A scheme is decidable when at least one of its Adam comparisons has ``MIN_QUALIFYING``
-    converged runs in each arm; the reading is degenerate when fewer schemes are decidable than
-    its majority needs (the ``adam_stability`` check's ``needed``)."""
+    A scheme is decidable when at least one of its Adam comparisons is decided by the data: it has
+    ``MIN_QUALIFYING`` converged runs in each arm (the normal approximation the check uses is valid),
+    or Fisher's exact test on its two arms (converged / not, Adam against the other optimizer)
+    rejects equal rates at the claim's level, Bonferroni over the comparisons (few converged runs
+    can still decide a comparison: 2 of 400 against 31 of 400 does).  The reading is degenerate
+    when fewer schemes are decidable than its majority needs (the ``adam_stability`` check's
+    ``needed``)."""
     per, need, total = defaultdict(list), None, {}
     for c in checks:
         if c.quantity == "adam_stability (per scheme)" and "qualifying" in c.params:
-            per[c.params["scheme"]].append(tuple(c.params["qualifying"]))
+            (ka, na), (ko, no) = (tuple(int(x) for x in arm.split("/")) for arm in c.params["converged"].split(" vs "))
+            per[c.params["scheme"]].append(((ka, na), (ko, no)))
         elif c.quantity == "adam_stability":
             need = c.params.get("needed")
         elif c.quantity == "pmcsa_breadth" and "qualifying" in c.params:
@@ -210,7 +215,19 @@ def figure2_degenerate(checks) -> str:
             total["pmcsa"], total[c.params["scheme"].split(" vs ")[1]] = (kp, np_), (ko, no)
     if need is None or not per:
         return ""
-    ok = sorted(s for s, ks in per.items() if any(min(k) >= MIN_QUALIFYING for k in ks))
+    from scipy.stats import fisher_exact
+
+    from verify.decide import ALPHA
+
+    level = ALPHA / max(1, sum(len(v) for v in per.values()))
+
+    def decided(arms):
+        (ka, na), (ko, no) = arms
+        if min(ka, ko) >= MIN_QUALIFYING:
+            return True
+        return fisher_exact([[ka, na - ka], [ko, no - ko]]).pvalue < level
+
+    ok = sorted(s for s, ks in per.items() if any(decided(k) for k in ks))
     if len(ok) >= need:
         return ""
     runs = sum(t[0] for t in total.values()), sum(t[1] for t in total.values())
