@@ -536,7 +536,8 @@ as decimal strings. JSON output is strict RFC 8259: NaN is null, infinities are 
 Tables fit the terminal (--wide: full width); they show 6 significant digits (--json: exact).
 `{PROG} CLAIM --help` lists a claim's parameters.
 
-{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.
+{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
+prints the package version.
 """
 
 
