@@ -52,6 +52,10 @@ SCALED_EXP = 60
 SCALED_STEP = 30
 #: the precision tried directly at a point with an extreme input before scaling
 EXTREME_DPS = 240
+#: integer parameters up to this are substituted into a form that gave no trusted value
+SUBST_MAX = 64
+#: the precision ceiling at the scaled points (inputs within 1e+-(300 + 60))
+SCALED_MAX_DPS = 2048
 
 
 class PrecisionError(ArithmeticError):
@@ -454,6 +458,23 @@ class Evaluator:
         return lambdify(self.args, self.expr, "mpmath", rounding=True)
 
     def mp(self, *scalars, nudge=None, k_hint=None):
+        """:meth:`mp_point`; where it finds no trusted value and an integer parameter is given, the
+        same with the integers substituted into the expression first: sympy then cancels terms
+        that vanish identically at those integers (Lemma 6's 1 - r^n - n (1-r) r^(n-1) at n = 1),
+        whose rounding residue no precision removes when it is multiplied by an extreme input."""
+        try:
+            return self.mp_point(*scalars, nudge=nudge, k_hint=k_hint)
+        except PrecisionError:
+            sub = {a: int(x) for a, x in zip(self.args, scalars)
+                   if a.is_integer and (_is_int(x) or float(x).is_integer()) and abs(int(x)) <= SUBST_MAX}
+            e2 = self.expr.subs(sub) if sub else self.expr
+            if e2 == self.expr:
+                raise
+            keep = [i for i, a in enumerate(self.args) if a not in sub]
+            ev2 = Evaluator(e2, tuple(self.args[i] for i in keep))
+            return ev2.mp_point(*[scalars[i] for i in keep], nudge=[nudge[i] for i in keep] if nudge else None)
+
+    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS):
         """Adaptive-precision mpmath value at one point.
 
         ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
@@ -469,7 +490,7 @@ class Evaluator:
         """
         span = max((input_span(x) for x in scalars), default=1)
         extreme = any(abs(decimal_exponent(x)) > EXTREME_EXP for x in scalars if not _is_int(x))
-        max_dps = EXTREME_DPS if extreme else MP_MAX_DPS
+        max_dps = EXTREME_DPS if extreme else max_dps
         err = None
         try:
             val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp, k_hint=k_hint, max_dps=max_dps)
@@ -490,6 +511,22 @@ class Evaluator:
                         return +lims[1]
                     if abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0]) * mpmath.mpf(10) ** -5:
                         return mpmath.mpf(0)  # the limit is 0: the value shrinks with the nudge
+        # a removable singularity inside the domain (0/0 where 1 - k/2 = 0 divides): the limit,
+        # taken from both sides (every real argument moved up, then down) and required to agree
+        real = [not _is_int(x) for x in scalars]
+        if any(real):
+            with mpmath.workdps(max(120, span + 60)):
+                sides = []
+                for sgn in (1, -1):
+                    lims = []
+                    for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
+                        pt = [mp_arg(x) + sgn * h * max(1, abs(mp_arg(x))) if rl else mp_arg(x)
+                              for x, rl in zip(scalars, real)]
+                        lims.append(_mpf(self._mp, pt))
+                    sides.append(lims)
+                vals = [v for lims in sides for v in lims]
+                if all(mpmath.isfinite(v) for v in vals) and all(_close(vals[0], v) for v in vals):
+                    return +vals[-1]
         if err is not None:
             raise err
         raise PrecisionError("no finite value or one-sided limit at this point")
@@ -522,7 +559,7 @@ class Evaluator:
                                       Emin=decimal.MIN_EMIN)
                 pt[i] = ctx.scaleb(d, -sh if exps[i] > 0 else sh)
             try:
-                vals.append(self.mp(*pt, nudge=nudge))
+                vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS))
             except PrecisionError:
                 raise PrecisionError("no value could be trusted at this extreme input (not even with it "
                                      "scaled toward 1)") from None
