@@ -474,7 +474,7 @@ class Evaluator:
             ev2 = Evaluator(e2, tuple(self.args[i] for i in keep))
             return ev2.mp_point(*[scalars[i] for i in keep], nudge=[nudge[i] for i in keep] if nudge else None)
 
-    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS):
+    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS, scale: bool = True):
         """Adaptive-precision mpmath value at one point.
 
         ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
@@ -490,7 +490,7 @@ class Evaluator:
         """
         span = max((input_span(x) for x in scalars), default=1)
         extreme = any(abs(decimal_exponent(x)) > EXTREME_EXP for x in scalars if not _is_int(x))
-        max_dps = EXTREME_DPS if extreme else max_dps
+        max_dps = EXTREME_DPS if extreme and scale else max_dps
         err = None
         try:
             val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp, k_hint=k_hint, max_dps=max_dps)
@@ -498,10 +498,11 @@ class Evaluator:
                 return val
         except PrecisionError as e:
             err = e
-        if extreme:
+        if extreme and scale:
             return self._scaled(scalars, nudge)
-        if nudge and any(nudge):
-            with mpmath.workdps(max(120, 2 * span + 60)):
+        nudgeable = 3 * span + 60 <= MP_MAX_DPS  # else the nudged values could not be resolved
+        if nudge and any(nudge) and nudgeable:
+            with mpmath.workdps(max(120, 3 * span + 60)):
                 lims = []
                 for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
                     pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x, d in zip(scalars, nudge)]
@@ -514,8 +515,8 @@ class Evaluator:
         # a removable singularity inside the domain (0/0 where 1 - k/2 = 0 divides): the limit,
         # taken from both sides (every real argument moved up, then down) and required to agree
         real = [not _is_int(x) for x in scalars]
-        if any(real):
-            with mpmath.workdps(max(120, span + 60)):
+        if any(real) and nudgeable:
+            with mpmath.workdps(max(120, 3 * span + 60)):
                 sides = []
                 for sgn in (1, -1):
                     lims = []
@@ -549,7 +550,13 @@ class Evaluator:
         exps = [None if _is_int(x) else decimal_exponent(x) for x in scalars]
         ext = [i for i, e in enumerate(exps) if e is not None and abs(e) > EXTREME_EXP]
         m = min(abs(exps[i]) for i in ext)
-        shifts = [m - SCALED_EXP - SCALED_STEP * j for j in (0, 1, 2)]
+        # the scaled inputs stay 60 decades beyond every other input, so that what dominates at the
+        # point dominates at the scaled points too
+        others = [abs(decimal_exponent(x)) for i, x in enumerate(scalars) if i not in ext]
+        target = max([SCALED_EXP] + [e + SCALED_EXP for e in others])
+        if target >= m:
+            raise PrecisionError("no value could be trusted at this point (inputs of very different magnitudes)")
+        shifts = [m - target - SCALED_STEP * j for j in (0, 1, 2)]
         vals = []
         for sh in shifts:
             pt = list(scalars)
@@ -559,7 +566,7 @@ class Evaluator:
                                       Emin=decimal.MIN_EMIN)
                 pt[i] = ctx.scaleb(d, -sh if exps[i] > 0 else sh)
             try:
-                vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS))
+                vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
             except PrecisionError:
                 raise PrecisionError("no value could be trusted at this extreme input (not even with it "
                                      "scaled toward 1)") from None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import decimal
 import json
-import os
 import subprocess
 import sys
 from decimal import Decimal
@@ -514,8 +513,6 @@ def test_values_match_an_independent_reference_over_the_whole_domain(cid):
               suppress_health_check=list(HealthCheck))
     @given(_point(claim))
     def check(pt):
-        if os.environ.get("EXTREMES_DEBUG"):
-            print(cid, pt, flush=True)
         span = max(len(v.as_tuple().digits) for v in pt.values() if isinstance(v, Decimal))  \
             if any(isinstance(v, Decimal) for v in pt.values()) else 17
         with mpmath.workdps(DPS + 2 * min(span, 300)):
