@@ -135,11 +135,23 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
     **params
         The claim's parameters (``N``, ``w_star``, ``L``, ...), as in its source.
 
+        Each a number or a string of a decimal number, read exactly (``w_star="1e400"``,
+        ``w_star="1.000000000001"``), as the command line reads it.
+
     Returns
     -------
     float or dict
         The value of one form, or ``{(quantity, form): value}`` (None where a form needs
-        a parameter that was not given).
+        a parameter that was not given).  A value outside the double range (below about
+        2.2e-308 or above 1.8e308 in magnitude) is an ``mpmath.mpf``, never rounded to 0
+        or inf.
+
+    Raises
+    ------
+    bounds.ParamError
+        A parameter outside its domain (the message names the argument, e.g. ``w_star``).
+    bounds.numerics.PrecisionError
+        No value can be trusted at this point (one line).
 
     Examples
     --------
@@ -149,7 +161,9 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
     """
     claim = get(claim_id)
     if quantity is not None and form is not None:
-        return float(claim.evaluate_form(quantity, form, **params))
+        return _number(claim.evaluate_form(quantity, form, exact=True, **params))
+    params = claim.exact(params)
+    claim.validate({k: v for k, v in params.items() if k in {p.name for p in claim.params}})
     out = {}
     for q in claim.quantities:
         if quantity is not None and q.name != quantity:
@@ -157,11 +171,22 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
         for f in q.forms:
             if form is not None and f.name != form:
                 continue
-            try:
-                out[(q.name, f.name)] = float(claim.evaluate_form(q.name, f.name, **params))
-            except (KeyError, TypeError, ValueError, LookupError):
+            if claim.missing(q.name, f.name, claim.with_defaults(params)):
                 out[(q.name, f.name)] = None
+                continue
+            out[(q.name, f.name)] = _number(claim.evaluate_form(q.name, f.name, exact=True, **params))
     return out
+
+
+def _number(v):
+    """One value of ``evaluate_form(..., exact=True)``: a float, or the mpf itself outside the double range."""
+    import numpy as np
+
+    if isinstance(v, np.ndarray):
+        v = v.item() if v.size == 1 else v
+    if isinstance(v, np.ndarray):
+        return v
+    return v if not isinstance(v, (float, int, np.floating)) else float(v)
 
 
 def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D=None) -> list[dict]:
@@ -185,7 +210,8 @@ def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D
     list of dict
         One dict per scheme (MSC, MSC-RB, JSA, pMCSA: Theorems 1-4 of Kim et al. 2022,
         §4.1-§5.1): ``scheme``, ``claim``, ``rho`` (per-iteration mixing rate, TV bound
-        ~ C rho^k) and ``second_moment`` (bound on E[||g_t||^2 | F_{t-1}]).
+        ~ C rho^k) and ``second_moment`` (bound on E[||g_t||^2 | F_{t-1}]); floats, or
+        ``mpmath.mpf`` outside the double range.  Parameters may be decimal strings.
     """
     from .schemes import SCHEMES, mixing_rates
 
@@ -195,6 +221,6 @@ def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D
     for scheme, cid in SCHEMES:
         c = get(cid)
         kw = {p.name: vals[p.name] for p in c.form_params("second_moment", form) if vals.get(p.name) is not None}
-        out.append({"scheme": scheme, "claim": cid, "rho": float(rho[scheme]),
-                    "second_moment": float(c.evaluate_form("second_moment", form, **kw))})
+        out.append({"scheme": scheme, "claim": cid, "rho": rho[scheme],
+                    "second_moment": _number(c.evaluate_form("second_moment", form, exact=True, **kw))})
     return out

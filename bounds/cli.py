@@ -225,13 +225,39 @@ def evaluate_grid(c, given: dict[str, list]):
         col = np.empty(len(grid), dtype=object)
         col[:] = [g[i] for g in grid]
         cols[n] = col
-    res = c.evaluate(exact=True, **cols)
+    res = c.evaluate(exact=True, flag=True, **cols)
     return names, grid, cols, res
+
+
+def parse_early(claim_id, argv) -> None:
+    """Parse first (issue 24 §2): an unknown claim or a bad flag is answered from the catalog
+    (no sympy), before the claim is built.  The flags are the claim's parameters as the catalog
+    lists them (:func:`list_record`), so this parser accepts exactly what :func:`claim_parser`
+    accepts; ``--help`` and a stale catalog go the full way."""
+    cat = _catalog()
+    if cat is None:
+        return
+    if claim_id not in cat:
+        from . import _unknown
+
+        known = ids()  # the catalog's, and users' claims from their entry points
+        if claim_id not in known:
+            raise _unknown(claim_id, known)
+        return
+    if any(x in ("-h", "--help") or x.startswith("--help=") for x in argv):
+        return
+    ap = _Parser(prog=f"{PROG} {claim_id}")
+    for flag in cat[claim_id]["params"]:
+        ap.add_argument(flag)
+    ap.add_argument("--json", action="store_true")
+    add_wide(ap)
+    ap.parse_args(argv)
 
 
 def cmd_claim(claim_id, argv):
     import numpy as np
 
+    parse_early(claim_id, argv)
     c = get(claim_id)
     a = claim_parser(c).parse_args(argv)
     given = parse_values(c, a)
@@ -323,12 +349,12 @@ def cmd_compare(argv):
         raise UsageError("--form explicit needs --t and --D")
     claims = {scheme: get(cid) for scheme, cid in SCHEMES}
     for c in claims.values():  # N >= 2, w* >= 1, L > 0, chi2 <= w* - 1, ... with the claims' domains
-        c.validate({k: v for k, v in vals.items() if k in {p.name for p in c.params}})
+        c.validate({k: v for k, v in vals.items() if k in {p.name for p in c.params}}, flag=True)
     rho = mixing_rates(vals["N"], vals["w_star"])
     moment = {}
     for scheme, c in claims.items():
         kw = {p.name: vals[p.name] for p in c.form_params("second_moment", a.form) if p.name in vals}
-        moment[scheme] = _value(c.evaluate_form("second_moment", a.form, exact=True, **kw))
+        moment[scheme] = _value(c.evaluate_form("second_moment", a.form, exact=True, flag=True, **kw))
     by_mix = sorted(rho, key=lambda s: rho[s])
     by_mom = sorted(moment, key=lambda s: moment[s])
     notes = ["JSA's mixing bound is for the product of its marginals; the joint law of its N "
@@ -491,22 +517,29 @@ as decimal strings. JSON output is strict RFC 8259: NaN is null, infinities are 
 Tables fit the terminal (--wide: full width); they show 6 significant digits (--json: exact).
 `{PROG} CLAIM --help` lists a claim's parameters.
 
-{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.
+{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
+prints the package version.
 """
 
 
-def _bad_input_errors():
-    from .core import ParamError
-    from .numerics import PrecisionError
+class _BadInputErrors:
+    """The bad-input exceptions for :func:`bounds.clikit.run`, read when an exception is caught:
+    ParamError and PrecisionError once their modules are loaded (they import sympy; before
+    that neither can have been raised), so that parsing needs neither."""
 
-    return ParamError, PrecisionError
+    def __iter__(self):
+        import sys
+
+        yield UnknownClaim
+        if f"{__package__}.core" in sys.modules:
+            yield sys.modules[f"{__package__}.core"].ParamError
+        if f"{__package__}.numerics" in sys.modules:
+            yield sys.modules[f"{__package__}.numerics"].PrecisionError
 
 
 def main(argv=None) -> int:
     import sys
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    light = bool(argv) and argv[0] in ("list", "show", "-h", "--help")
-    errors = (UnknownClaim,) if light and _catalog() is not None else (UnknownClaim, *_bad_input_errors())
     return run(PROG, USAGE, argv, {"list": cmd_list, "show": cmd_show, "compare": cmd_compare,
-                                   "cache": cmd_cache}, cmd_claim, errors=errors)
+                                   "cache": cmd_cache}, cmd_claim, errors=_BadInputErrors())

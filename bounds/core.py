@@ -77,6 +77,9 @@ class Param:
     sample_max: float = 1e4
     #: sample on a log scale (positive parameters spanning decades)
     log_scale: bool = False
+    #: the largest value evaluated (integers: :data:`INT_LIMIT` unless set; real numbers are
+    #: limited to magnitudes in [1e-100000, 1e100000] and :data:`MAX_DIGITS` digits)
+    limit: int | None = None
 
     @cached_property
     def symbol(self) -> sp.Symbol:
@@ -101,13 +104,15 @@ class Param:
         kind = " (integer)" if self.integer else ""
         return f"{lo}{self.label}{hi}{kind}"
 
-    def check(self, value) -> None:
+    def check(self, value, flag: bool = False) -> None:
         """Raise :class:`ParamError` (one line) when ``value`` is outside the domain.
 
         ``value`` may be a float, an int of any size or a :class:`decimal.Decimal` (exact
-        command-line input, also beyond the double range); comparisons are exact.
+        command-line input, also beyond the double range); comparisons are exact.  The
+        message names the Python argument (``w_star``), or with ``flag=True`` the
+        command-line flag (``--w-star``).
         """
-        where = f"{self.flag} ({self.label})"
+        where = f"{self.flag if flag else self.name} ({self.label})"
         if isinstance(value, (decimal.Decimal, int)) and not isinstance(value, bool):
             v = decimal.Decimal(value)
             shown = str(value) if isinstance(value, int) and abs(value) < 10 ** 15 else f"{v:g}" if isinstance(value, int) else str(v)
@@ -128,6 +133,50 @@ class Param:
             raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
         if self.upper is not None and (v > self.upper or (self.upper_strict and v == self.upper)):
             raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
+        if self.integer:
+            top = self.limit if self.limit is not None else INT_LIMIT
+            if abs(v) > top:
+                raise ParamError(f"{where}: at most {top:.0e} is evaluated, got {shown}")
+            return
+        d = v if isinstance(v, decimal.Decimal) else decimal.Decimal(v)
+        if d != 0 and not (-MAX_EXP <= d.adjusted() <= MAX_EXP):
+            raise ParamError(f"{where}: numbers with decimal exponents from -{MAX_EXP} to {MAX_EXP} are "
+                             f"evaluated, got {shown}")
+        if isinstance(value, decimal.Decimal) and len(value.as_tuple().digits) > MAX_DIGITS:
+            raise ParamError(f"{where}: at most {MAX_DIGITS} significant digits are evaluated, "
+                             f"got {len(value.as_tuple().digits)}")
+
+    def exact(self, value, flag: bool = False):
+        """``value`` as evaluated: a string of a decimal number (``"1e400"``,
+        ``"1.000000000001"``) becomes an exact :class:`decimal.Decimal` (an ``int`` for an
+        integer parameter), as the command line reads it; other values are returned as they are.
+        Raises :class:`ParamError` naming the argument for a string that is not a number."""
+        if isinstance(value, np.ndarray) and value.dtype.kind in "USO":
+            out = np.empty(value.shape, dtype=object)
+            for idx, x in np.ndenumerate(value):
+                out[idx] = self.exact(x, flag)
+            return out
+        if isinstance(value, (list, tuple)):
+            return self.exact(np.array(value, dtype=object), flag)
+        if not isinstance(value, (str, np.str_)):
+            return value
+        text = str(value).strip()
+        try:
+            d = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            d = None
+        if d is None or not text:
+            raise ParamError(f"{self.flag if flag else self.name} ({self.label}) must be a number, got {text!r}")
+        if self.integer and d.is_finite() and d == d.to_integral_value():
+            return int(d)
+        return d
+
+
+#: the largest integer parameter evaluated, unless the parameter sets its own ``limit``
+INT_LIMIT = 10 ** 12
+#: real parameters: decimal exponents within +-MAX_EXP, at most MAX_DIGITS significant digits
+MAX_EXP = 100000
+MAX_DIGITS = 2000
 
 
 def _fmt(x: float) -> str:
@@ -307,13 +356,20 @@ class Claim:
             out.append((c, syms, lambdify(syms, c.relation, "numpy")))
         return tuple(out)
 
-    def validate(self, values: dict[str, np.ndarray]) -> None:
-        """Check domains and cross-parameter constraints; raise ParamError (one line)."""
+    def exact(self, values: dict, flag: bool = False) -> dict:
+        """The values with decimal strings read exactly (:meth:`Param.exact`)."""
+        names = {p.name for p in self.params}
+        return {k: (self.param(k).exact(v, flag) if k in names else v) for k, v in values.items()}
+
+    def validate(self, values: dict[str, np.ndarray], flag: bool = False) -> None:
+        """Check domains and cross-parameter constraints; raise ParamError (one line) naming
+        the Python argument, or with ``flag=True`` the command-line flag."""
+        values = self.exact(values, flag)
         for name, arr in values.items():
             p = self.param(name)
             a = np.asarray(arr)
             for v in np.atleast_1d(a if a.dtype == object else a.astype(float)).ravel():
-                p.check(v)
+                p.check(v, flag)
         for c, syms, f in self._constraint_functions:
             if not all(s.name in values for s in syms):
                 continue
@@ -332,23 +388,28 @@ class Claim:
     def missing(self, quantity: str, form: str, values: dict) -> tuple[Param, ...]:
         return tuple(p for p in self.form_params(quantity, form) if p.name not in values)
 
-    def evaluate_form(self, quantity: str, form: str, exact: bool = False, **values):
-        """Evaluate one form on broadcast parameter arrays (defaults filled in)."""
-        values = self.with_defaults(values)
+    def evaluate_form(self, quantity: str, form: str, exact: bool = False, flag: bool = False, **values):
+        """Evaluate one form on broadcast parameter arrays (defaults filled in).
+
+        Values may be floats, ints, :class:`decimal.Decimal` or decimal strings (read
+        exactly, as the command line reads them).  With ``exact=True`` a value outside the
+        double range is an ``mpf``.  Errors name the Python arguments (``flag=True``: the
+        command-line flags)."""
+        values = self.exact(self.with_defaults(values), flag)
         ev, names = self.evaluator(quantity, form)
         miss = [n for n in names if n not in values]
         if miss:
             raise ParamError(
                 f"{self.id}.{quantity}.{form} needs "
-                + ", ".join(self.param(n).flag for n in miss)
+                + ", ".join(self.param(n).flag if flag else self.param(n).name for n in miss)
             )
-        self.validate({n: values[n] for n in names})
+        self.validate({n: values[n] for n in names}, flag)
         return ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
 
     def mp_value(self, quantity: str, form: str, **values):
         """The form at one point in adaptive-precision mpmath (one-sided limits on
         domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`)."""
-        values = self.with_defaults(values)
+        values = self.exact(self.with_defaults(values))
         ev, names = self.evaluator(quantity, form)
         point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n]) for n in names]
         nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
@@ -360,11 +421,12 @@ class Claim:
         return [(None, None) if self.param(n).integer else (self.param(n).lower, self.param(n).upper)
                 for n in names]
 
-    def evaluate(self, exact: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
-        """Evaluate every form whose parameters are given; others map to ``None``."""
-        values = self.with_defaults(values)
+    def evaluate(self, exact: bool = False, flag: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
+        """Evaluate every form whose parameters are given; others map to ``None``.
+        Values and errors as in :meth:`evaluate_form`."""
+        values = self.exact(self.with_defaults(values), flag)
         mine = {k: v for k, v in values.items() if k in {p.name for p in self.params}}
-        self.validate(mine)
+        self.validate(mine, flag)
         shape = np.broadcast_shapes(*[np.shape(v) for v in mine.values()]) if mine else ()
         out: dict[str, dict[str, np.ndarray | None]] = {}
         for q in self.quantities:

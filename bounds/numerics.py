@@ -43,8 +43,52 @@ MP_MAX_DPS = 8192
 MP_AGREE_DIGITS = 20
 
 
+#: an input whose decimal exponent exceeds this in magnitude is "extreme": where the value
+#: cannot be resolved at :data:`MP_MAX_DPS` digits it is found by scaling (:meth:`Evaluator.mp`)
+EXTREME_EXP = 300
+#: the scaled evaluation puts the least extreme input at 10^(+-SCALED_EXP), and SCALED_STEP,
+#: 2 SCALED_STEP decades beyond
+SCALED_EXP = 60
+SCALED_STEP = 30
+#: the precision tried directly at a point with an extreme input before scaling
+EXTREME_DPS = 240
+#: integer parameters up to this are substituted into a form that gave no trusted value
+SUBST_MAX = 64
+#: the precision ceiling at the scaled points (inputs within 1e+-(300 + 60))
+SCALED_MAX_DPS = 2048
+
+
 class PrecisionError(ArithmeticError):
     """mpmath could not reach a stable value below :data:`MP_MAX_DPS` digits."""
+
+
+def input_span(x) -> int:
+    """Decimal digits needed to hold ``x`` exactly relative to 1: its significant digits plus
+    the magnitude of its decimal exponent (``1e20000`` -> 20001, ``1.000000000001`` -> 13).
+    While the working precision is below this, ``1 - 1/x`` or ``x - 1`` may round to a wrong
+    value in a way that every precision up to it repeats."""
+    if isinstance(x, bool):
+        return 1
+    if isinstance(x, (int, np.integer)):
+        return len(str(abs(int(x))))
+    if isinstance(x, str):
+        x = decimal.Decimal(x)
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite() or x == 0:
+            return 1
+        return len(x.as_tuple().digits) + abs(x.adjusted())
+    f = float(x)
+    if not math.isfinite(f) or f == 0:
+        return 1
+    return 17 + abs(math.floor(math.log10(abs(f))))
+
+
+def decimal_exponent(x) -> int:
+    """floor(log10 |x|) of an exact input (0 for 0)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return len(str(abs(int(x)))) - 1 if x else 0
+    d = x if isinstance(x, decimal.Decimal) else decimal.Decimal(str(x) if isinstance(x, str) else float(x))
+    return d.adjusted() if d.is_finite() and d != 0 else 0
 
 
 def rounding_multiplier(expr: sp.Expr) -> sp.Expr:
@@ -61,6 +105,48 @@ def rounding_multiplier(expr: sp.Expr) -> sp.Expr:
     return _K(sp.sympify(expr))
 
 
+class KDiv(sp.Function):
+    """``a / b`` in a rounding multiplier, but 0 where ``a`` is 0: a sum whose terms are all
+    exactly zero carries no rounding error (plain ``0/0`` would make ``K`` NaN, and every
+    precision untrusted, at e.g. ``r - r^(N+1)`` with ``r = 0``)."""
+
+    nargs = 2
+
+
+class KMul(sp.Function):
+    """``a * b`` in a rounding multiplier, but 0 where ``a`` is 0 (``0 * log 0``: an exact
+    exponent contributes nothing, whatever the base)."""
+
+    nargs = 2
+
+
+def _kdiv_np(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        return np.where(a == 0, 0.0, a / b)
+
+
+def _kmul_np(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        return np.where(a == 0, 0.0, a * b)
+
+
+def _kdiv_mp(a, b):
+    if a == 0:
+        return mpmath.mpf(0)
+    if b == 0:
+        return mpmath.inf
+    return a / b
+
+
+def _kmul_mp(a, b):
+    return mpmath.mpf(0) if a == 0 else a * b
+
+
+_K_FUNCS = {"numpy": {"KDiv": _kdiv_np, "KMul": _kmul_np}, "mpmath": {"KDiv": _kdiv_mp, "KMul": _kmul_mp}}
+
+
 def _K(e: sp.Expr) -> sp.Expr:
     if e.is_Integer or e is sp.S.Zero:
         return sp.S.Zero
@@ -68,10 +154,15 @@ def _K(e: sp.Expr) -> sp.Expr:
         return sp.S.One
     if e.is_Symbol:
         return sp.S.Zero if e.is_integer else sp.S.One
+    if isinstance(e, (sp.Add, sp.Mul)) and e.is_integer:
+        # integer arithmetic (exponents such as N + 1, N (k - 1)): exact in mpmath; in floats
+        # an exponent above 2^53 is off by a relative 1e-16, which moves a value inside the
+        # double range (|exponent log r| < 745) by less than 1e-13
+        return sp.S.Zero
     if isinstance(e, sp.Add):
         n = len(e.args)
         num = sp.Add(*[sp.Abs(a) * (_K(a) + (n - 1)) for a in e.args])
-        return num / sp.Abs(e)
+        return KDiv(num, sp.Abs(e))
     if isinstance(e, sp.Mul):
         return sp.Add(*[_K(a) for a in e.args]) + (len(e.args) - 1)
     if isinstance(e, sp.Pow):
@@ -82,7 +173,7 @@ def _K(e: sp.Expr) -> sp.Expr:
             if x.is_Integer and abs(int(x)) > 1:
                 steps = int(abs(int(x))).bit_length()
             return sp.Abs(x) * kb + steps
-        return sp.Abs(x) * kb + sp.Abs(x * sp.log(b)) * _K(x) + 1
+        return sp.Abs(x) * kb + KMul(_K(x), sp.Abs(x * sp.log(b))) + 1
     if isinstance(e, (sp.Max, sp.Min)):
         return sp.Add(*[_K(a) for a in e.args])
     if isinstance(e, sp.Abs):
@@ -129,6 +220,36 @@ def mp_arg(x):
     return mpmath.mpf(float(x))
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def _as_decimal(x) -> decimal.Decimal:
+    """An exact Decimal of an input: ints and Decimals as they are, floats as the double they are."""
+    if isinstance(x, decimal.Decimal):
+        return x
+    if isinstance(x, str):
+        return decimal.Decimal(x)
+    if _is_int(x):
+        return decimal.Decimal(int(x))
+    return decimal.Decimal(float(x))
+
+
+def exact_double(x) -> bool:
+    """True when ``x`` is a double, or an int / Decimal that one double holds exactly."""
+    if isinstance(x, (float, np.floating)) or isinstance(x, bool):
+        return True
+    try:
+        f = float(x)
+    except (OverflowError, ValueError):
+        return False
+    if not math.isfinite(f):
+        return False
+    if _is_int(x):
+        return int(f) == int(x)
+    return decimal.Decimal(f) == _as_decimal(x)
+
+
 def not_a_double(x) -> bool:
     """True when the double nearest to ``x`` is inf or a zero although ``x`` is not 0, i.e.
     when float arithmetic cannot even represent the input."""
@@ -145,7 +266,8 @@ def _close(a, b) -> bool:
     return abs(a - b) <= scale * mpmath.mpf(10) ** (-MP_AGREE_DIGITS)
 
 
-def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: float | None = None):
+def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: float | None = None,
+                max_dps: int = MP_MAX_DPS):
     """Evaluate ``func(*args)`` in mpmath at a precision the result can trust.
 
     ``kfunc`` is the mpmath-lambdified :func:`rounding_multiplier` of the same
@@ -162,6 +284,8 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
     result is still accepted only if a run at twice the precision agrees.  Otherwise (and if
     they do not agree) the doubling search above runs.
     """
+    if not all(exact_double(a) for a in args):
+        k_hint = None  # a float evaluation at inputs no double holds says nothing about K here
     if k_hint is not None and math.isfinite(k_hint) and 0 <= k_hint * EPS < 0.5:
         dps = max(start_dps, math.ceil(MP_AGREE_DIGITS + 5 + math.log10(2 * max(k_hint, 1.0))))
         with mpmath.workdps(dps):
@@ -173,7 +297,7 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
                 return +val2
     dps = start_dps
     history = []
-    while dps <= MP_MAX_DPS:
+    while dps <= max_dps:
         with mpmath.workdps(dps):
             margs = [mp_arg(a) for a in args]
             val = _mpf(func, margs)
@@ -189,18 +313,22 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
         history.append((dps, val, k))
         dps *= 2
     # K stayed infinite: a sub-expression is exactly zero at these inputs (e.g. r = 1 - 1/w*
-    # at w* = 1), which no precision changes.  Accept a value stable over the last doublings.
-    last = [v for _, v, _ in history[-4:]]
-    if len(last) == 4 and all(mpmath.isfinite(v) for v in last) and all(_close(last[0], v) for v in last):
+    # at w* = 1), which no precision changes.  Accept a value stable over the last doublings --
+    # but only when those precisions held every input exactly: below that, ``1 - 1/w*`` at
+    # w* = 1e20000 rounds to 1 at every precision tried, and a stable value is a wrong one.
+    span = max((input_span(a) for a in args), default=1)
+    last = [v for d, v, _ in history if d >= span + MP_START_DPS][-3:]
+    if len(last) == 3 and all(mpmath.isfinite(v) for v in last) and all(_close(last[0], v) for v in last):
         return +last[-1]
     # An exact zero reached by cancellation: at every one of the last precisions the
     # value is below the rounding level of its terms (|val| * K ~ sum |terms|).
-    tail = history[-3:]
+    tail = [h for h in history[-3:] if h[0] >= span + MP_START_DPS]
     if len(tail) == 3 and all(mpmath.isfinite(v) and mpmath.isfinite(kk) and
                               (v == 0 or kk * mpmath.mpf(10) ** (-d) > mpmath.mpf(10) ** -10)
                               for d, v, kk in tail):
         return mpmath.mpf(0)
-    raise PrecisionError(f"no trusted value below {MP_MAX_DPS} digits (last {history[-1][1] if history else None})")
+    raise PrecisionError(f"no value could be trusted with up to {max_dps} significant digits (an overflow, "
+                         "or a cancellation deeper than that)")
 
 
 def _mpf(func, margs):
@@ -234,8 +362,21 @@ def _lambda_source(args: tuple, expr, module: str) -> str:
 
 @memo
 def _rounding_source(args: tuple, expr, module: str) -> str:
-    """Source of the lambdified :func:`rounding_multiplier` of ``expr``."""
+    """Source of the lambdified :func:`rounding_multiplier` of ``expr`` (with :class:`KDiv` and
+    :class:`KMul`, resolved by :func:`lambdify`; integer sums and products exact)."""
     return inspect.getsource(sp.lambdify(args, rounding_multiplier(expr), modules=module))
+
+
+#: |x| above which exp(x) is not evaluated: its decimal exponent would exceed 4e6, and
+#: mpmath would need as many digits of log 2 to place it (minutes, then memory)
+EXP_ARG_MAX = 10 ** 7
+
+
+def _bounded_exp(x):
+    """mpmath's exp, refusing arguments beyond :data:`EXP_ARG_MAX` (OverflowError: no value)."""
+    if abs(x) > EXP_ARG_MAX:
+        raise OverflowError("exp argument beyond the evaluated range")
+    return mpmath.exp(x)
 
 
 def _resolve(name: str, module: str):
@@ -245,6 +386,8 @@ def _resolve(name: str, module: str):
     NumPy submodule, about 0.3 s)."""
     import functools
 
+    if name in _K_FUNCS.get(module, {}):
+        return _K_FUNCS[module][name]
     if module == "numpy":
         if name in np.linalg.__all__:
             return getattr(np.linalg, name)
@@ -253,6 +396,8 @@ def _resolve(name: str, module: str):
         if name == "I":
             return 1j
     elif module == "mpmath":
+        if name == "exp":
+            return _bounded_exp
         if not name.startswith("_") and hasattr(mpmath, name):
             return getattr(mpmath, name)
     if name == "reduce":
@@ -277,7 +422,7 @@ def lambdify(args, expr, module: str = "numpy", rounding: bool = False):
         return ns["_lambdifygenerated"]
     except (SyntaxError, NameError, KeyError, StopIteration):
         target = rounding_multiplier(expr) if rounding else expr
-        return sp.lambdify(args, target, modules=module)
+        return sp.lambdify(args, target, modules=[_K_FUNCS.get(module, {}), module])
 
 
 @dataclass
@@ -313,6 +458,23 @@ class Evaluator:
         return lambdify(self.args, self.expr, "mpmath", rounding=True)
 
     def mp(self, *scalars, nudge=None, k_hint=None):
+        """:meth:`mp_point`; where it finds no trusted value and an integer parameter is given, the
+        same with the integers substituted into the expression first: sympy then cancels terms
+        that vanish identically at those integers (Lemma 6's 1 - r^n - n (1-r) r^(n-1) at n = 1),
+        whose rounding residue no precision removes when it is multiplied by an extreme input."""
+        try:
+            return self.mp_point(*scalars, nudge=nudge, k_hint=k_hint)
+        except PrecisionError:
+            sub = {a: int(x) for a, x in zip(self.args, scalars)
+                   if a.is_integer and (_is_int(x) or float(x).is_integer()) and abs(int(x)) <= SUBST_MAX}
+            e2 = self.expr.subs(sub) if sub else self.expr
+            if e2 == self.expr:
+                raise
+            keep = [i for i, a in enumerate(self.args) if a not in sub]
+            ev2 = Evaluator(e2, tuple(self.args[i] for i in keep))
+            return ev2.mp_point(*[scalars[i] for i in keep], nudge=[nudge[i] for i in keep] if nudge else None)
+
+    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS, scale: bool = True):
         """Adaptive-precision mpmath value at one point.
 
         ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
@@ -320,27 +482,111 @@ class Evaluator:
         ``w* = 1``, a removable singularity of the closed form), the value is the
         one-sided limit, taken by moving those arguments 1e-40 and 1e-50 (relative)
         into the domain and requiring both to agree to 20 digits.
+
+        Where an input is extreme (``|log10 x| >`` :data:`EXTREME_EXP`, e.g. ``w* = 1e20000``)
+        and no precision up to :data:`MP_MAX_DPS` resolves the cancellation it causes
+        (``1 - r^N`` with ``r = 1 - 1/w*``), the value is found by scaling, see :meth:`_scaled`.
+        Raises :class:`PrecisionError` when none of these gives a trusted value.
         """
+        span = max((input_span(x) for x in scalars), default=1)
+        extreme = any(abs(decimal_exponent(x)) > EXTREME_EXP for x in scalars if not _is_int(x))
+        max_dps = EXTREME_DPS if extreme and scale else max_dps
+        err = None
         try:
-            val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp, k_hint=k_hint)
+            val = mp_evaluate(self._mp, scalars, kfunc=self._k_mp, k_hint=k_hint, max_dps=max_dps)
             if mpmath.isfinite(val):
                 return val
-        except PrecisionError:
-            if not nudge or not any(nudge):
-                raise
-        if not nudge or not any(nudge):
-            return val
-        with mpmath.workdps(120):
-            lims = []
-            for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
-                pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x, d in zip(scalars, nudge)]
-                lims.append(_mpf(self._mp, pt))
-            if all(mpmath.isfinite(v) for v in lims):
-                if _close(lims[0], lims[1]):
-                    return +lims[1]
-                if abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0]) * mpmath.mpf(10) ** -5:
-                    return mpmath.mpf(0)  # the limit is 0: the value shrinks with the nudge
-        raise PrecisionError(f"no finite value or one-sided limit at {scalars}")
+        except PrecisionError as e:
+            err = e
+        if extreme and scale:
+            return self._scaled(scalars, nudge)
+        nudgeable = 3 * span + 60 <= MP_MAX_DPS  # else the nudged values could not be resolved
+        if nudge and any(nudge) and nudgeable:
+            with mpmath.workdps(max(120, 3 * span + 60)):
+                lims = []
+                for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
+                    pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x, d in zip(scalars, nudge)]
+                    lims.append(_mpf(self._mp, pt))
+                if all(mpmath.isfinite(v) for v in lims):
+                    if _close(lims[0], lims[1]):
+                        return +lims[1]
+                    if abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0]) * mpmath.mpf(10) ** -5:
+                        return mpmath.mpf(0)  # the limit is 0: the value shrinks with the nudge
+        # a removable singularity inside the domain (0/0 where 1 - k/2 = 0 divides): the limit,
+        # taken from both sides (every real argument moved up, then down) and required to agree
+        real = [not _is_int(x) for x in scalars]
+        if any(real) and nudgeable:
+            with mpmath.workdps(max(120, 3 * span + 60)):
+                sides = []
+                for sgn in (1, -1):
+                    lims = []
+                    for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
+                        pt = [mp_arg(x) + sgn * h * max(1, abs(mp_arg(x))) if rl else mp_arg(x)
+                              for x, rl in zip(scalars, real)]
+                        lims.append(_mpf(self._mp, pt))
+                    sides.append(lims)
+                vals = [v for lims in sides for v in lims]
+                if all(mpmath.isfinite(v) for v in vals) and all(_close(vals[0], v) for v in vals):
+                    return +vals[-1]
+        if err is not None:
+            raise err
+        raise PrecisionError("no finite value or one-sided limit at this point")
+
+    def _scaled(self, scalars, nudge=None):
+        """The value at a point with extreme inputs, from the same form at scaled inputs.
+
+        Every extreme input is moved toward 1 by the same factor 10^s (``w* = 1e20000`` to
+        ``1e60``, ``1e90``, ``1e120``; an input below 1e-300 up likewise), exactly (decimal
+        scaling).  Far from 1 each form is a power law in that factor to 35 digits and more
+        (the corrections are powers of 1/w*, of k, ... times at most (k N)^j <= 1e21^j):
+        ``log10 |f|`` is linear in ``s``.
+        The slope is read from the three scaled points; it must be the same rational number
+        (denominator <= 12: 0 for a limit such as N, -1 for a 1/w* term, 2 for L^2) on both
+        pairs to 12 digits, the three values must have one sign, and the value at the point is
+        the nearest scaled one times 10^(-slope s).  Otherwise :class:`PrecisionError`.
+        """
+        from fractions import Fraction
+
+        exps = [None if _is_int(x) else decimal_exponent(x) for x in scalars]
+        ext = [i for i, e in enumerate(exps) if e is not None and abs(e) > EXTREME_EXP]
+        m = min(abs(exps[i]) for i in ext)
+        # the scaled inputs stay 60 decades beyond every other input, so that what dominates at the
+        # point dominates at the scaled points too
+        others = [abs(decimal_exponent(x)) for i, x in enumerate(scalars) if i not in ext]
+        target = max([SCALED_EXP] + [e + SCALED_EXP for e in others])
+        if target >= m:
+            raise PrecisionError("no value could be trusted at this point (inputs of very different magnitudes)")
+        shifts = [m - target - SCALED_STEP * j for j in (0, 1, 2)]
+        vals = []
+        for sh in shifts:
+            pt = list(scalars)
+            for i in ext:
+                d = _as_decimal(scalars[i])
+                ctx = decimal.Context(prec=len(d.as_tuple().digits) + 2, Emax=decimal.MAX_EMAX,
+                                      Emin=decimal.MIN_EMIN)
+                pt[i] = ctx.scaleb(d, -sh if exps[i] > 0 else sh)
+            try:
+                vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
+            except PrecisionError:
+                raise PrecisionError("no value could be trusted at this extreme input (not even with it "
+                                     "scaled toward 1)") from None
+        if all(v == 0 for v in vals):
+            return mpmath.mpf(0)
+        signs = {mpmath.sign(v) for v in vals}
+        if len(signs) != 1 or 0 in signs:
+            raise PrecisionError("the value at this extreme input could not be found by scaling "
+                                 "(it is not a power law of the extreme input)")
+        with mpmath.workdps(60):
+            logs = [mpmath.log10(abs(v)) for v in vals]
+            b01 = (logs[0] - logs[1]) / (shifts[0] - shifts[1])
+            b12 = (logs[1] - logs[2]) / (shifts[1] - shifts[2])
+            bq = Fraction(float(b01)).limit_denominator(12)
+            q = mpmath.mpf(bq.numerator) / bq.denominator
+            if abs(b01 - q) > 1e-12 or abs(b12 - q) > 1e-12:
+                raise PrecisionError("the value at this extreme input could not be found by scaling "
+                                     "(it is not a power law of the extreme input)")
+        with mpmath.workdps(MP_AGREE_DIGITS + 10):
+            return vals[2] * mpmath.power(10, -q * shifts[2])
 
     def __call__(self, *arrays, exact: bool = False, boundaries=None):
         """Evaluate on broadcast arrays.

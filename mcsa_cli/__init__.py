@@ -1004,7 +1004,8 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
     """Dispatch ``argv[0]`` to ``commands``; any other word is a claim id passed to ``claim``
     (or, without ``claim``, an unknown command).
 
-    Returns the exit status: the command's own; 0 for ``--help``; 2 for :class:`UsageError`
+    Returns the exit status: the command's own; 0 for ``--help`` and ``--version`` (the
+    package version, :func:`package_version`); 2 for :class:`UsageError`
     and for ``errors`` (the callers' bad-input exceptions), one line on stderr; 70 for any
     other exception (one line; ``--debug`` anywhere in argv re-raises it); 130 on Ctrl-C.
     Numeric RuntimeWarnings never reach the user raw: they are collected and, if any
@@ -1067,6 +1068,16 @@ class _GuardedStream:
         return getattr(self._stream, name)
 
 
+def package_version() -> str:
+    """This distribution's version (``verify.__version__``), from its installed metadata."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("mcsa-verify")
+    except metadata.PackageNotFoundError:  # a bare source tree
+        return "0+unknown"
+
+
 def _run(prog, usage, argv, commands, claim, errors) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
@@ -1082,6 +1093,9 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
                 raise UsageError(f"a command is required ({_either(what)}); see `{prog} --help`")
             if argv[0] in ("-h", "--help"):
                 print(wrap(usage))
+                return OK
+            if argv[0] == "--version":
+                print(f"{prog} {package_version()}")
                 return OK
             cmd, rest = argv[0], argv[1:]
             if cmd in commands:

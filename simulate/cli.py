@@ -529,7 +529,8 @@ targets with known w*.
   {PROG} sweep --scheme msc,pmcsa --optimizer sgd,adam --lr 0.01,0.1 --N 4 --dim 5 \\
       --iters 50 --replicates 2 --workers 2 --cache sweep-cache --out results.csv
 `{PROG} COMMAND --help` for the options.  Every command takes --threads K (BLAS threads
-per process, default 1), --wide (full-width text and tables) and --debug.
+per process, default 1), --wide (full-width text and tables) and --debug.  `{PROG} --version`
+prints the package version.
 
 Exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run
 diverged (run), 70 internal error, 130 interrupted.

@@ -59,10 +59,13 @@ def test_issue_example_huge_w_star_is_finite_and_correct(capsys):
 
 
 def test_values_outside_double_range_are_decimal_strings(capsys):
-    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1", "--json")
+    # k is at most 1e9 (issue 24); sum_{n=1}^{10} 0.999^((k-1) 10 + n) = 1.8271751629293857e-4345117 (mpmath, 50 digits)
+    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e9", "--L", "1", "--json")
     d = json.loads(out)
     v = d["bounds"]["mixing"]["explicit"]
-    assert isinstance(v, str) and v.startswith("6.684116820326") and v.endswith("e-4345117740")
+    assert isinstance(v, str) and v.startswith("1.827175162929") and v.endswith("e-4345117")
+    rc, _, err = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1", "--json")
+    assert rc == 2 and "--k" in err and "1e+09" in err
 
 
 def test_comma_lists_give_a_grid(capsys):

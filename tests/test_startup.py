@@ -101,3 +101,62 @@ def test_cached_lambdified_code_matches_sympy():
     pts = [np.array([2.0, 10.0]), np.array([1.5, 100.0]), np.array([3.0, 7.0]), np.array([1.0, 2.0]),
            np.array([0.0, 0.5]), np.array([0.0, 0.1]), np.array([1.0, 4.0])][: len(ev.args)]
     np.testing.assert_array_equal(lambdify(ev.args, ev.expr, "numpy")(*pts), fresh(*pts))
+
+
+# ----------------------------------------------------------------------------- issue 24 §2
+#: a child that runs one command line in-process and then says which heavy libraries it loaded
+_PROBE = ("import runpy, sys; sys.argv = [{mod!r}] + {argv!r}\n"
+          "try:\n    runpy.run_module({mod!r}, run_name='__main__')\n"
+          "except SystemExit as e:\n    code = e.code\n"
+          "print('status', code, 'sympy' in sys.modules, 'scipy' in sys.modules, file=sys.stderr)\n")
+
+
+def _probe(mod, argv):
+    r = subprocess.run([sys.executable, "-c", _PROBE.format(mod=mod, argv=list(argv))], capture_output=True,
+                       text=True)
+    *err, last = r.stderr.strip().splitlines()
+    return r.stdout, err, last.split()
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("mod, argv, says", [
+    ("verify", ["theorem3", "--sed", "3"], "unrecognized arguments: --sed 3"),
+    ("verify", ["theorm3"], "did you mean 'theorem3'"),
+    ("verify", ["theorem3", "--quick", "--full"], "not allowed with"),
+    ("bounds", ["theorem3", "--sed", "3"], "unrecognized arguments: --sed 3"),
+    ("bounds", ["theorm3", "--N", "3"], "did you mean 'theorem3'"),
+    ("simulate", ["tv", "--kernel", "imh", "--dim", "2", "--proposal-scale", "1.5", "--steps", "2", "--sed", "3"],
+     "unrecognized arguments: --sed 3"),
+    ("simulate", ["--bogus"], "expected a command"),
+])
+def test_a_bad_flag_or_an_unknown_claim_is_answered_before_sympy_or_scipy(mod, argv, says):
+    out, err, (_, status, sympy_loaded, scipy_loaded) = _probe(mod, argv)
+    assert status == "2" and out == "" and len(err) == 1 and says in err[0], err
+    assert (sympy_loaded, scipy_loaded) == ("False", "False"), f"{mod} {argv} imported sympy/scipy before its error"
+
+
+def test_the_probe_sees_heavy_imports():  # the check above can fail: a run that works imports them
+    _, _, (_, status, sympy_loaded, _) = _probe("bounds", ["theorem3", "--N", "10", "--w-star", "2", "--L", "1"])
+    assert status == "0" and sympy_loaded == "True"
+
+
+@pytest.mark.parametrize("mod", ["bounds", "simulate", "verify"])
+def test_version(mod):
+    import verify
+
+    r = subprocess.run([sys.executable, "-m", mod, "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.strip() == f"python -m {mod} {verify.__version__}"
+
+
+def test_the_cli_index_is_the_registry():
+    """verify/data/cli_index.json (read to answer bad input early) equals what the registry says;
+    regenerate with: python -c 'from verify.cli import write_cli_index; write_cli_index()'"""
+    import json
+
+    from verify import cli
+
+    stored = json.loads(cli._index_path().read_text(encoding="utf-8"))
+    assert stored == json.loads(cli.dumps(cli.cli_index()))

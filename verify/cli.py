@@ -26,7 +26,6 @@ from mcsa_cli import (Parser as _Parser, UsageError, add_wide, dumps, number, nu
                            table, wrap)
 from bounds.references import REFERENCES, cite, cite_numbers
 
-from .formatting import fmt, fmt_ratio
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
 from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401  (cli.run_all: tests patch it)
@@ -43,6 +42,72 @@ MAX_VALUES = 20
 HEADROOM = {"k": 100, "t": 100, "n": 100, "mc_k": 100, "dim": 10}
 #: grid keys that count things (when a claim's grid does not show it)
 INTEGER_KEYS = ("N", "n", "k", "t", "dim", "R", "batch", "n_avg", "mc_k")
+
+
+def fmt(x) -> str:  # verify.formatting's, imported when used: it loads scipy.stats
+    from .formatting import fmt as _fmt
+
+    return _fmt(x)
+
+
+def fmt_ratio(x) -> str:
+    from .formatting import fmt_ratio as _fmt_ratio
+
+    return _fmt_ratio(x)
+
+
+#: a light index of the registry (the entry points, the claims that have a verification, every
+#: grid-override key), so that an unknown claim or a bad flag is answered before the documents
+#: (sympy, scipy) are imported (issue 24 §2); written by :func:`write_cli_index`, checked
+#: against the registry by tests/test_startup.py
+CLI_INDEX = "cli_index.json"
+
+
+def cli_index() -> dict:
+    """The index as the registry gives it now (imports every document)."""
+    from .registry import entry_points
+
+    return {"entry_points": [name for name, _ in entry_points()], "claims": sorted(_registry()),
+            "override_keys": override_keys()}
+
+
+def _index_path():
+    from pathlib import Path
+
+    return Path(__file__).with_name("data") / CLI_INDEX
+
+
+def write_cli_index() -> None:
+    _index_path().write_text(dumps(cli_index(), indent=1) + "\n", encoding="utf-8")
+
+
+def parse_early(cid, argv) -> None:
+    """Parse before the documents load: an unknown claim (from the bounds catalog) or a flag no
+    claim parser accepts raises :class:`UsageError` with the message the full parser gives.
+    With another package's claims installed, or no index, nothing is checked here."""
+    import json
+
+    from .registry import entry_points
+
+    try:
+        idx = json.loads(_index_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if [name for name, _ in entry_points()] != idx.get("entry_points"):
+        return
+    if cid not in idx["claims"]:
+        import bounds
+
+        known = bounds.ids()
+        if cid not in known:
+            raise UsageError(str(bounds._unknown(cid, known)))
+        raise UsageError(f"{cid} has no verification")
+    if any(x in ("-h", "--help") or x.startswith("--help=") for x in argv):
+        return
+    from types import SimpleNamespace
+
+    light = SimpleNamespace(measures="", targets="", method="", forms="", overrides=(), execution=False)
+    claim_parser(cid, light, keys=idx["override_keys"]).parse_args(argv)
 
 
 def _registry():
@@ -337,7 +402,7 @@ def override_keys() -> list[str]:
     return sorted({k for w in _registry().values() for k in w.overrides})
 
 
-def claim_parser(cid, v):
+def claim_parser(cid, v, keys=None):
     ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
         f"Verify {cid}: {v.measures}\non: {v.targets}\nhow: {v.method}; forms: {v.forms}\n\n"
         "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte Carlo checks "
@@ -361,7 +426,7 @@ def claim_parser(cid, v):
     ap.add_argument("--no-cache", action="store_true",
                     help="recompute (default: read the result from the cache when the claim's code, its grid, the "
                          "seed and the library versions are unchanged)")
-    for key in override_keys():
+    for key in (override_keys() if keys is None else keys):
         ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
                         help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
     add_execution_flags(ap, shown=v.execution)
@@ -369,6 +434,7 @@ def claim_parser(cid, v):
 
 
 def cmd_claim(cid, argv):
+    parse_early(cid, argv)
     reg = _registry()
     if cid not in reg:
         import bounds
@@ -592,7 +658,8 @@ Final statuses: holds, violated, inconclusive, depends on reading. JSON output i
 RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
 options.
 
-{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error.
+{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
+prints the package version.
 """
 
 
