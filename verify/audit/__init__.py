@@ -343,7 +343,8 @@ def errata_markdown() -> str:
                 out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, {sev or 'no severity'}")
                 out.append("")
                 if sev:
-                    out.append(f"- **Severity:** {reason_line(r)}")
+                    # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as text
+                    out.append("- **Severity:** " + reason_line(r).replace("[", "\\[").replace("]", "\\]"))
                 out.append(f"- **Certificate:** `{r['certificate']}`" if r["certificate"] else "- **Certificate:** none")
                 out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
                 out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: {r['justification']}")
