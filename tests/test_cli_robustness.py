@@ -141,7 +141,7 @@ def _strict(out):
 @pytest.mark.parametrize("argv", [
     ["list", "--json"],
     ["show", "theorem3", "--json"],
-    ["theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1", "--json"],
+    ["theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e9", "--L", "1", "--json"],
     ["theorem4", "--N", "2,3", "--w-star", "1,2", "--k", "1", "--t", "1", "--D", "1", "--L", "1", "--json"],
     ["compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1", "--json"],
     ["lemma3", "--m", "0", "--s", "0.75,1", "--json"],
