@@ -167,7 +167,13 @@ def test_verify_json_is_strict_including_infinite_bounds(capsys):
 
 # ----------------------------------------------------------------------------- exact parameters
 def test_theorem4_exact_parameters_reach_mpmath(capsys):
-    """Issue 8 item 6: 7.36e-12000000000001, not 1.36e-11999961392684 (w* rounded to a double)."""
+    """Issue 8 item 6: 7.36e-12000000000001, not 1.36e-11999961392684 (w* rounded to a double).
+    Issue 24 limits k to 1e9: k = 1e12 is now refused in one line, and the value check below
+    (kept for reference, not run) is outside the domain; k = 1e9 values are checked in
+    tests/test_bounds_cli.py and tests/test_bounds_extremes.py."""
+    assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--L", "1"]) == 2
+    assert "--k" in capsys.readouterr().err
+    return
     assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1",
               "--L", "1", "--json"]) == 0
     d = _strict(capsys.readouterr().out)
@@ -212,6 +218,10 @@ def test_w_star_beyond_the_double_range(capsys):
 
 
 def test_compare_with_a_huge_budget_says_something_true(capsys):
+    # issue 24: N is at most 1e12; a larger budget is refused in one line
+    assert B(["compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1", "--json"]) == 2
+    assert "--N" in capsys.readouterr().err
+    return
     assert B(["compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1", "--json"]) == 0
     d = _strict(capsys.readouterr().out)
     rho = {x["scheme"]: x["rho"] for x in d["mixing_rate"]}
