@@ -47,6 +47,9 @@ def build(out: pathlib.Path, *options: str) -> subprocess.CompletedProcess:
     """Build the site from a copy of docs/ (without its generated files) into ``out``."""
     src = out.parent / "src"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated", "__pycache__"))
+    # pages include files of the repository beside docs/ (docs/own-claim.md: ../examples/...)
+    shutil.copytree(ROOT / "examples", out.parent / "examples",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(out.parent / "doctrees"),
            "-D", f"mcsa_root={ROOT}", *options, str(src), str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
