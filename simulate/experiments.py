@@ -45,8 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import divergences as dv
-from . import optim
+from . import divergences as dv, optim
 from .families import MeanFieldGaussian
 from .kernels import ChainState
 from .rng import Streams

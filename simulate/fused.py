@@ -63,7 +63,6 @@ from .kernels import ChainState, StepInfo, normalised_weights, select_index
 from .targets import Gaussian
 
 
-
 def applies(scheme) -> bool:
     """The fused path covers a mean-field Gaussian q proposing from itself on a Gaussian pi."""
     return (isinstance(scheme.family, MeanFieldGaussian) and scheme.proposal is scheme.family

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from verify.audit import adversary, engine
+from verify.audit import engine
 from verify.audit.engine import EXACT, VALID, WRONG, Int, Real, finite_pairs, free, instance_check, searched_run
 
 
@@ -110,7 +110,7 @@ def test_workers_do_not_change_outcomes(monkeypatch):
     parallel = {}
     for i in ids:
         monkeypatch.setattr(STEPS[i], "_outcome", None)
-    from verify.audit import _parallel, _bar
+    from verify.audit import _bar, _parallel
 
     bar = _bar(len(ids), False)
     _parallel(ids, 2, bar)

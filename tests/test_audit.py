@@ -17,8 +17,18 @@ import sympy as sp
 from mcsa_cli import dumps
 from verify import audit
 from verify.audit import engine
-from verify.audit.engine import (EXACT, LOOSE, STEPS, UNCHECKED, VALID, WRONG, instance_check, status_with_affected,
-                                 sym_equal, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    STEPS,
+    UNCHECKED,
+    VALID,
+    WRONG,
+    instance_check,
+    status_with_affected,
+    sym_equal,
+    sym_le,
+)
 from verify.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

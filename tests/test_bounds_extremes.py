@@ -24,8 +24,7 @@ from decimal import Decimal
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import bounds
 from bounds.core import ParamError

@@ -12,12 +12,10 @@ test functions; the empirical values must respect the bounds.
 Claims with a search space in :mod:`verify.search` reuse its strategy and exact evaluation.
 """
 
-import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import bounds
 from simulate import finite as F

@@ -1,7 +1,6 @@
 """mcsa_cli: the command-line kit shared by bounds, verify and simulate (in-process, < 2 s)."""
 
 import decimal
-import json
 import subprocess
 import sys
 

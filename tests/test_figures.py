@@ -16,7 +16,6 @@ from simulate import experiments as X
 from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
-
 from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
 from verify.outcome import rescore, run_verification
 from verify.registry import REGISTRY

@@ -20,15 +20,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from scipy import special, stats
+from scipy import special
 
 from simulate import finite as F
 from verify.audit import engine
 from verify.audit.engine import EXACT, STEPS, VALID, WRONG, sym_equal
+from verify.documents.cis_imh import checks as C, kit, proofs as P
 from verify.registry import REGISTRY
-from verify.documents.cis_imh import checks as C
-from verify.documents.cis_imh import kit
-from verify.documents.cis_imh import proofs as P
 
 IDS = re.findall(r'^step\("([^"]+)"', pathlib.Path(P.__file__).read_text(), re.M)
 #: existence statements, proved by exact witnesses (instance_check(..., complete=True))

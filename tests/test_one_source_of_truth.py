@@ -18,7 +18,7 @@ import pytest
 
 from verify import severity
 from verify.decide import final_status
-from verify.model import DEPENDS, HOLDS, VIOLATED
+from verify.model import DEPENDS, VIOLATED
 from verify.registry import REGISTRY
 from verify.reproductions import stored_full_run
 

@@ -317,9 +317,9 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", raw[16:24]) == (1280, 1150)
     record = json.loads((tmp_path / "shot.png.json").read_text())
     assert list(record["statuses"]) == claim_ids()
+    from verify.registry import REGISTRY
     from verify.report import cached_runs
     from verify.reproductions import shown_status
-    from verify.registry import REGISTRY
 
     runs = cached_runs("quick", 0)
     for cid, status in record["statuses"].items():

@@ -22,9 +22,20 @@ import textwrap
 import time
 from collections import Counter
 
-from mcsa_cli import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
-                           table, wrap)
 from bounds.references import REFERENCES, cite, cite_numbers
+from mcsa_cli import (
+    Parser as _Parser,
+    UsageError,
+    add_wide,
+    dumps,
+    number,
+    numbers,
+    output_path,
+    progress,
+    run,
+    table,
+    wrap,
+)
 
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
@@ -231,7 +242,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
     import bounds
 
-    from .decide import ALPHA, z_one_sided
+    from .decide import ALPHA
     from .formatting import readings_text, status_cell
     from .model import HOLDS, VIOLATED
     from .plot import own_checks_text, z_text

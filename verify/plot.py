@@ -38,13 +38,16 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import bounds  # noqa: E402
 
+# ----------------------------------------------------------------------------- citations
+from bounds.references import (  # noqa: E402
+    cite,
+    cite_numbers,
+    doc_number as seed_prefix,  # noqa: E402
+)
+
 from .decide import scale_bound  # noqa: E402
 from .model import VIOLATED  # noqa: E402
 from .registry import REGISTRY  # noqa: E402
-
-# ----------------------------------------------------------------------------- citations
-from bounds.references import cite, cite_numbers  # noqa: E402
-from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 
 def claim_name(claim_id: str) -> str:

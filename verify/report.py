@@ -36,8 +36,8 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from mcsa_cli import Parser, UsageError, number, progress, table
 from bounds.references import REFERENCES, cite, cite_numbers
+from mcsa_cli import Parser, UsageError, number, progress, table
 
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
@@ -441,11 +441,11 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     template shows."""
     import bounds
 
-    from .decide import ALPHA, z_one_sided
+    from .decide import ALPHA
     from .model import DEPENDS
     from .outcome import run_verification
-    from .registry import REGISTRY
     from .plot import claim_name, z_text
+    from .registry import REGISTRY
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -518,7 +518,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         bar.update()
     finally:
         bar.close()
-    from .severity import SEVERITIES, MEANING, order_key
+    from .severity import MEANING, SEVERITIES, order_key
 
     errata = []
     for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest

@@ -16,12 +16,9 @@ import math
 import time
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings, target
-from hypothesis import seed as hseed
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st, target
 
 import bounds
-from simulate import finite as F
 
 TOL = 1e-10  # exact finite computations: float64 rounding on sums of a few hundred terms
 

@@ -33,7 +33,6 @@ their verifications), :func:`status_documents` (the committed statuses) and
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shutil
 from pathlib import Path

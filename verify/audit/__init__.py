@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 
-from mcsa_cli import dumps
 from bounds.references import ORDER, REFERENCES
+from mcsa_cli import dumps
 
 from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
-
 from .engine import CACHE, EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, Outcome, status_with_affected
 
 
@@ -387,7 +386,7 @@ def errata_markdown() -> str:
             "runs, one per regime); **counterexample**: an exact instance breaks it; **definition**: the line "
             "restates a definition; **reading**: settled by reading (a substitution, or a cited result whose "
             "consequence another step computes).", "",
-            f"Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
+            "Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
                                     for e in ESTABLISHED if any(r['established_by'] == e for r in rs)) + ".", "",
             "| step | status | established by | evaluations | largest lhs/rhs | regimes |", "|---|---|---|---|---|---|"]
     for r in rs:

@@ -60,6 +60,7 @@ from ..model import TextEnum
 from . import adversary
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401  (re-exported for the proofs)
 
+
 class StepStatus(TextEnum):
     """The audit's status of one step: exact, valid, loose (printed '=' but only an inequality
     holds), wrong (with a counterexample and the correction) or unchecked."""
@@ -97,9 +98,9 @@ class Outcome:
 
     def to_json(self) -> dict:
         """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
-        from mcsa_cli import jsonable
-
         import json
+
+        from mcsa_cli import jsonable
 
         d = asdict(self)
         d.pop("score", None)
@@ -204,8 +205,7 @@ def _hyp_points(syms, domain, default, n, score):
     Random instance that Hypothesis controls: derandomized, shrinkable).  ``score(pt)``
     returns ``(value, bad)``; the search steers towards large values and stops at (and
     shrinks) the first bad point.  Returns ``(worst value, its point, points tried, bad point)``."""
-    from hypothesis import HealthCheck, Phase, given, settings, target
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, Phase, given, settings, strategies as st, target
 
     best = {"v": None, "pt": None}
     bad, count = [], [0]

@@ -95,15 +95,12 @@ import numpy as np
 from scipy import integrate, optimize, special, stats
 
 import bounds
-from simulate import divergences as dv
-from simulate import finite as F
-from simulate import kernels as Kn
+from simulate import divergences as dv, finite as F, kernels as Kn
 from simulate.families import MeanFieldGaussian
 from simulate.rng import unit_generator
 from simulate.targets import isotropic
-
 from verify.model import CheckResult, Grid, Reading, Verification
-from verify.registry import REGISTRY, register
+from verify.registry import register
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals

@@ -44,14 +44,24 @@ import sympy as sp
 from scipy import special
 
 import bounds
-from simulate import finite as F
-from simulate import kernels as Kn
+from simulate import finite as F, kernels as Kn
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    first_failing as _first_failing,  # noqa: E402
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+)
 
 from . import kit
 from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED  # the readings (quotes: checks._READINGS)
-from verify.audit.engine import (EXACT, VALID, WRONG, Int, Outcome, Real, free, instance_check, searchable, step,
-                                 sym_equal)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 SEED = "003"  # the CIS-as-IMH draft
 U = kit.U

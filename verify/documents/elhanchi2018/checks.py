@@ -102,9 +102,8 @@ import numpy as np
 from scipy import linalg, optimize, stats
 
 from simulate.rng import unit_generator
-
 from verify.model import CheckResult, Grid, Reading, Verification
-from verify.registry import REGISTRY, bound_value, register
+from verify.registry import bound_value, register
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 

@@ -19,11 +19,24 @@ import numpy as np
 import sympy as sp
 from scipy import linalg, stats
 
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    first_failing as _first_failing,  # noqa: E402
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
+
 from ._kit import U, admissible_k_scalar, fixed_pairs, kappa, matrix_identity, n2, scalar_chain, sym, tol
 from .checks import EQUIVALENT, SUFFICIENT
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, free, instance_check, searchable,
-                                 step, sym_equal, sym_le)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)

@@ -21,9 +21,10 @@ import math
 import numpy as np
 from scipy import stats
 
+from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
+
 from ._kit import admissible_k_scalar, scalar_chain
 from .proofs import N_DATA, S_FRAC, _batch
-from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
 
 SEED = "002"  # El hanchi (2018)
 

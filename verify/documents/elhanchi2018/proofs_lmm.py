@@ -26,10 +26,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import linalg, optimize, stats
+from scipy import optimize, stats
 
-from ._kit import U, fixed_lmms, make_lmm, n2, sym
-from verify.audit.engine import EXACT, LOOSE, VALID, WRONG, Int, Real, first_failing, free, instance_check, searchable, step
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Real,
+    first_failing,
+    free,
+    instance_check,
+    searchable,
+    step,
+)
+
+from ._kit import U, fixed_lmms, n2, sym
 
 SEED = "002"  # El hanchi (2018)
 TOL = 64 * U

@@ -18,10 +18,24 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
-from ._kit import U, kappa, matrix_identity, n2, sym
-from .proofs import EPS, K_STAT, N_DATA, S_FRAC, TOL, _instances
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, first_failing, free, instance_check,
-                                 searchable, step, sym_equal, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    VALID,
+    WRONG,
+    Int,
+    Real,
+    first_failing,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
+
+from ._kit import kappa, matrix_identity
+from .proofs import EPS, TOL, _instances
 
 SEED = "002"  # El hanchi (2018)
 k, eps = sp.symbols("k epsilon", positive=True)
@@ -622,8 +636,8 @@ def _gh_31_large():
 
 # ============================================================================= §2.3.2 the criterion's monotonicity in b
 def _pass_probability(d0, b, N, S, C, G):
-    from .proofs_conclusion import k16, window_n
     from ._kit import scalar_chain
+    from .proofs_conclusion import k16, window_n
 
     kk = k16(N, S, C, G)
     n = window_n(kk)

@@ -10,4 +10,4 @@ Variational Inference with Markovian Gradients", NeurIPS 2022.
 The formulas are in :mod:`bounds.paper` and :mod:`bounds.experiments`.
 """
 
-from . import lemmas, theorems, figures, proofs, statements  # noqa: F401  (registers the claims, spaces and steps)
+from . import figures, lemmas, proofs, statements, theorems  # noqa: F401  (registers the claims, spaces and steps)

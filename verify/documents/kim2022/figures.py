@@ -59,10 +59,10 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import textwrap
 import json
 import math
 import os
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -72,7 +72,6 @@ from scipy import stats
 import bounds
 from mcsa_cli import jsonable
 from simulate import experiments as X
-
 from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
 from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
 from verify.registry import register
@@ -814,7 +813,7 @@ def plot_figure1(report, path, dpi=130):
                                   ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 large"),
                                   ("mscrb_benefit_chi2_small", "(iii) chi2 small"), ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
-    fig.suptitle(f"Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)" + (f", D = {D:g}" if D else "")
+    fig.suptitle("Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)" + (f", D = {D:g}" if D else "")
                  + f" — {len(Ns)} budgets, {reps} replications, T = {T}; {_verdict_label('figure1', D, T)}: "
                  f"{report.verdict}\n{line}\n"
                  "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, $L=\\infty$: "

@@ -8,24 +8,20 @@ target, and Table 1's SGD rate by simulation on a strongly convex instance.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 
 import bounds
-from simulate import divergences as dv
-from simulate import finite as F
+from simulate import divergences as dv, finite as F, optim
 from simulate.families import MeanFieldGaussian
 from simulate.kernels import ChainState
 from simulate.rng import Streams, unit_generator
 from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
-from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
-
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_form, exact_tolerance
-from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope
+from verify.registry import bound_value, register
 
 _tol = exact_tolerance
 _b = bound_value
@@ -806,7 +802,6 @@ def _l2():
 
 @spec("proposition2", "finite pi, q on 2-6 states")
 def _p2():
-    from hypothesis import strategies as st
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 

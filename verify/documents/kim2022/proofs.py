@@ -31,13 +31,29 @@ import sympy as sp
 from scipy.special import gammaln
 
 from simulate import finite as F
+from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    definition,
+    finite_pairs,
+    first_failing as _first_failing,  # noqa: E402
+    fixed,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
 
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
-from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, definition, finite_pairs, fixed,
-                                 free, instance_check, searchable, step, sym_equal, sym_le)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "001"  # Kim et al. (NeurIPS 2022)
@@ -2594,7 +2610,7 @@ def _duchi_cancels():
 
     rows = []
     for ws in (10.0, 100.0):
-        for NN in (10, 100):  
+        for NN in (10, 100):
             rho = 1 - 1 / ws
             g2 = lambda n: bounds.evaluate("theorem4", "variance", "stated", N=n, w_star=ws, L=1.0)  # noqa: E731
             rows.append(({"w_star": ws, "N": NN, "L": 1, "mu": 0}, g2(NN) / np.log(1 / rho), g2(1) / np.log(1 / rho)))

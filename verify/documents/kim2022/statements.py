@@ -34,8 +34,23 @@ import sympy as sp
 
 from simulate import finite as F
 from verify.audit.adversary import PairsWith, register_kind
-from verify.audit.engine import (EXACT, UNCHECKED, VALID, WRONG, Int, Outcome, Real, finite_pairs, first_failing,
-                                 fixed, free, instance_check, searchable, step, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    UNCHECKED,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    finite_pairs,
+    first_failing,
+    fixed,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_le,
+)
 
 SEED = "001"  # Kim et al. (NeurIPS 2022)
 CLAIM = "statements"  # sentences of 001 that are not a numbered result

@@ -27,11 +27,10 @@ from simulate.estimators import conditional_moments
 from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
-
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
-from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
+from verify.registry import REGISTRY, bound_value, register
 
 L_FINITE = 1.0
 _tol = exact_tolerance
