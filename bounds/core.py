@@ -42,7 +42,8 @@ ASSUMPTIONS: dict[str, str] = {
     "DIFF": "differentiation under the integral (Leibniz rule) is allowed",
     "GAUSS": "Gaussian target and Gaussian variational family",
     "BOUNDED-F": "the test function is bounded: ||g|| <= L",
-    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi 2018 Eq. 6)",
+    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi "
+            "2018 Eq. 6)",
     "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (El hanchi 2018 Eq. 9)",
     "PRECOND": "preconditioner D = (k/2) H^-1 (El hanchi 2018 Eq. 10)",
     "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (El hanchi 2018 Eq. 4)",

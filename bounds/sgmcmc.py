@@ -63,7 +63,8 @@ def sgfs_stationary_covariance() -> Claim:
         assumptions=("QUAD", "PRECOND"),
         params=(S.k_frac, S.eps),
         quantities=(
-            Quantity("covariance_ratio", "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient noise)",
+            Quantity("covariance_ratio", "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient "
+                                         "noise)",
                      "=", (Form("stated", printed, "printed: 1/(1 - k eps/4)"),
                            Form("explicit", solved, "Eq. (32) solved by sympy"),
                            Form("series", series_sum, "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i, summed by sympy")),

@@ -191,7 +191,8 @@ def test_digest_sees_through_lru_cache(tmp_path, monkeypatch):
     pkg = tmp_path / "digestpkg2"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    src = "import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    return helper()\n"
+    src = ("import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    "
+        "return helper()\n")
     (pkg / "mod.py").write_text(src)
     monkeypatch.syspath_prepend(str(tmp_path))
 

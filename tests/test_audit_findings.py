@@ -55,7 +55,8 @@ HUNT = [
     ("cis.acc.move", WRONG, Fraction(1, 4), Fraction(1, 2), 1e-12,
      "hunt 023 H003-05: q = p uniform on {a, b}, z0 = a, N = 1: P(z_t != z_t-1) = 1/4, alpha = 1/2"),
     ("imh.cis_floor", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-02: q = p, N = 1: rejection 1/(N+1) = 1/2, KL = 0"),
-    ("imh.bias_necessary", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-07: Barker, q = p = (1/2, 1/2), f = 1: r = 1/2, bias 0"),
+    ("imh.bias_necessary", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-07: Barker, q = p = (1/2, 1/2), f = 1: r = "
+        "1/2, bias 0"),
     ("msc.eq2", WRONG, Fraction(1, 2), -1, 1e-12,
      "hunt 023 H003-09: q = N(1, 1), p = N(0, 2): grad KL(q || p) = 1/2, E_p[s] = -1"),
     ("pimh.independent", WRONG, 2.345e-2, 0.0, 1e-3, "hunt 023 H003-12: Cov(z_2^(1), z_2^(2)) = 2.345e-2"),

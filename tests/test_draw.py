@@ -84,7 +84,8 @@ BAD = [
     (["mixing", "--N", "1000", "--out", "{tmp}/x.png"], "--N: at most 64 is supported"),
     (["mixing", "--w-star", "0.5", "--out", "{tmp}/x.png"], "--w-star: must be a number >= 1, got 0.5"),
     (["mixing", "--N", "2,4,8", "--w-star", "2,3,4", "--out", "{tmp}/x.png"], "at most 6 panels"),
-    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"], ("--schemes: must be a comma list of MSC, MSC-RB, JSA, "
+    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"], ("--schemes: must be a comma list of MSC, MSC-RB, "
+        "JSA, "
                                                                    "pMCSA, got SGD")),
     (["variance", "--t", "0", "--out", "{tmp}/x.png"], "--t: must be an integer >= 1, got 0"),
     (["variance", "--pi0", "0.7", "--out", "{tmp}/x.png"], "--pi0: must be a number with 0 < x <= 0.5, got 0.7"),

@@ -99,7 +99,8 @@ def test_run_reports_kl_rejection_and_table2_costs(capsys):
     (["tv", "--kernel", "cis", "--dim", "3", "--proposal-scale", "1.5", "--steps", "3"], "needs --N"),
     (["tv", "--kernel", "imh", "--dim", "3", "--proposal-scale", "1.5", "--steps", "3", "--start", "best"], "start"),
     (["moment", "--scheme", "msc", "--dim", "3", "--proposal-scale", "1.5", "--N", "1"], "N >= 2"),
-    (["moment", "--scheme", "pmcsa", "--dim", "x", "--proposal-scale", "1.5", "--N", "3"], "--dim: must be an integer >= 1, got x"),
+    (["moment", "--scheme", "pmcsa", "--dim", "x", "--proposal-scale", "1.5", "--N", "3"], "--dim: must be an integer "
+        ">= 1, got x"),
     (["run", "--scheme", "pmcsa", "--dim", "4", "--N", "3", "--iters", "5", "--optimizer", "adagrad", "--lr", "0.1"],
      "invalid choice"),
     (["run", "--scheme", "pmcsa", "--dim", "4", "--N", "3", "--iters", "5", "--optimizer", "sgd", "--lr", "-1"], "--lr"),

@@ -293,7 +293,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))
     label = "smoke test's verdict" if smoke else "verdict"
-    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each reading is "
+    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each "
+                            f"reading is "
                 f"'{v.primary_form}' unless a reading names its own)   by form: "
                 + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
 
@@ -324,7 +325,8 @@ def headline(rep, smoke=False) -> str:
     if dec is not None:
         params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in dec.params.items())
         rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
-        out += (f"\n{'supporting' if step is not None else 'decisive'} counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
+        out += (f"\n{'supporting' if step is not None else 'decisive'} "
+                f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
                 f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
     for what, names in (("degenerate, excluded (rule 3)", st.degenerate), ("ruled out by the document (rule 6)", st.ruled_out),
                         ("fails only read strictly, the hedged reading holds (rule 2)", st.strict_only)):
@@ -398,7 +400,8 @@ def parse_override(cid, v, key, raw) -> list:
         items = [x.strip() for x in str(raw).split(",")]
         bad = [x for x in items if x not in rule["choices"]]
         if bad or not items:
-            raise UsageError(f"{flag}: must be a comma list of {', '.join(rule['choices'])}, got {bad[0] if bad else raw!r}")
+            raise UsageError(f"{flag}: must be a comma list of {', '.join(rule['choices'])}, got "
+                             f"{bad[0] if bad else raw!r}")
         return items
     vals = numbers(flag, raw, max_items=MAX_VALUES, **rule)
     return [int(x) if rule["integer"] else float(x) for x in vals]

@@ -635,7 +635,8 @@ def _compare(ax, report, rel, checks, zcrit):
     for i, f in enumerate(forms):
         fc = [c for c in checks if c.form == f]
         color = FORM_STYLE.get(f, ("C9", "-"))[0] if f != deciding else "k"
-        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + f": {len(fc)} check{'s' if len(fc) != 1 else ''}"
+        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + (f": {len(fc)} "
+            f"check{'s' if len(fc) != 1 else ''}")
         mc = [c for c in fc if c.method == "monte-carlo" and c.stderr]
         other = [c for c in fc if not (c.method == "monte-carlo" and c.stderr)]
         if other:

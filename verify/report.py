@@ -374,7 +374,8 @@ def _decisive(rep) -> str:
     c = rep.decisive() if hasattr(rep, "decisive") else None
     if c is None:
         return ""
-    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical {_fmt(c.empirical)} "
+    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical "
+            f"{_fmt(c.empirical)} "
             f"against the bound {_fmt(c.scaled_bound)} ({c.relation}) at {_params(c.params)}")
 
 

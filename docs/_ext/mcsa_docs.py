@@ -400,7 +400,8 @@ def generate(app) -> None:
     for number, short, full, page in docs:
         cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
         lines = [f"# {esc(short)}", "", esc(full), "",
-                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is its stored "
+                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is "
+                 f"its stored "
                  "run at the paper's settings) and the proof audit "
                  "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` prints them. "
                  "How a status is decided: {doc}`/getting-started`.", "",

@@ -339,13 +339,15 @@ def errata_markdown() -> str:
                 continue
             out += [f"### {REFERENCES[seed_prefix][1]}", ""]
             for r in group:
-                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, {sev or 'no severity'}")
+                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
+                           f"{sev or 'no severity'}")
                 out.append("")
                 if sev:
                     out.append(f"- **Severity:** {reason_line(r)}")
                 out.append(f"- **Certificate:** `{r['certificate']}`" if r["certificate"] else "- **Certificate:** none")
                 out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
-                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: {r['justification']}")
+                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
+                           f"{r['justification']}")
                 out.append(f"- **Finding:** {r['detail']}")
                 if r["counterexample"]:
                     out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")
@@ -392,7 +394,8 @@ def errata_markdown() -> str:
     for r in rs:
         regs = len(r["regimes"]) if r["regimes"] else "—"
         out.append(f"| `{r['id']}` | {r['status']} | {r['established_by'] or '—'} | "
-                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | {regs} |")
+                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | "
+                   f"{regs} |")
     out.append("")
     return "\n".join(out)
 

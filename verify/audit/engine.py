@@ -313,7 +313,8 @@ def _search_text(res, boxes=None) -> str:
     if res.best_ratio is not None:
         best = f"largest lhs/rhs {res.best_ratio:.6g}"
     elif res.best_row is not None:
-        best = f"no row with both sides above the resolution; closest lhs = {res.best_row[1]:.6g}, rhs = {res.best_row[2]:.6g}"
+        best = (f"no row with both sides above the resolution; closest lhs = {res.best_row[1]:.6g}, rhs = "
+            f"{res.best_row[2]:.6g}")
     else:
         best = "no evaluation on the domain"
     unres = ""
@@ -686,7 +687,8 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
         ce = {"at": p, "lhs": a, "rhs": b}
         if scale != 1.0:
             ce["scale"] = scale
-        return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs {b:.6g})",
+        return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs "
+                              f"{b:.6g})",
                        counterexample=ce, method="instances", instances=len(rows), established_by="counterexample")
     closest = {"at": best[1][0], "lhs": best[1][1], "rhs": best[1][2]} if best[1] is not None else None
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:

@@ -651,7 +651,8 @@ def _acc_bound_unnormalised():
                      float(acc[0]) - float(err[0]), _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
     return _first_failing(
         rows, "<=", 1e-12, "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
-        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): the "
+        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): "
+             "the "
              "acceptance rate uses weight ratios only, the bound N/(w + N) scales with the evidence p(x) and "
              "fails when p(x) > 1 (here p(x) = 3.2): "),
         correction=("1 - r(z) <= N p(x)/(w(z) + N p(x)), i.e. N/(w + N) with the normalised weight "
@@ -793,7 +794,8 @@ def _acc_linear():
                 a = float(aN[x])
                 rows.append(({**p, "side": "lower"}, lo, _toward(a, lo, e) if a < lo else a))
                 rows.append(({**p, "side": "upper"}, _toward(a, hi, e) if a > hi else a, hi))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear in "
+    return instance_check(lambda: rows, "<=", 1e-12, describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear "
+        "in "
                                                              "N up to the factor w/(w + N - 1) -> 1 as w -> oo")
 
 
@@ -871,7 +873,8 @@ def _growth_linear():
         why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ N w_rest/w, "
              "adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - f(z_t-1))]/w^2 ~ "
              "N pi(z_t-1) w_rest^2/w^3: where that linear term is small (here two states: V_q[w (f - f(z_t-1))] "
-             "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q (w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
+             "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q "
+             "(w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
              "vanishes when w (f - f(z_t-1)) is constant on supp q and the fluctuation of S gives N^3 again "
              "(exponent 2.99 at w0 = 1e4, N = 10); no threshold eta < 1.87 reads it as linear.  On generic instances "
              "(V_q[w (f - f(z_t-1))] of order 1) the growth is linear, as the draft says; the sentence fails "
@@ -934,7 +937,8 @@ def _growth_formula():
         rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller",
         why=("with its own ingredients computed exactly the display is off by a factor of a few where proposals "
              "can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its label O(1/N)): "),
-        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an approximation")
+        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an "
+                   "approximation")
     o.detail += (f"; the largest factor is {worst:.3g}: the display fails for '~' read as within a factor c < "
                  f"{worst:.3g} and holds on this instance for c >= {worst:.3g} (range {list(APPROX_FACTOR)}: the "
                  "verdict depends on the reading)")
@@ -1145,7 +1149,8 @@ def _eq1_h15():
         rows, "=", 1e-12, "E[(1/T) sum_t f(z_t)] vs E f(z_t) (exact IMH chain)",
         why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is f(z_1) in {0, 1}, "
              "not the number E f(z_1) = 4/5), and even its expectation (87/125) differs from E f(z_t) at every t "
-             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f', "
+             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal "
+             "estimator of f', "
              "it holds as an estimator of E_p f at stationarity (imh.stationary) and as T -> oo: "),
         correction=("E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - E_p f| <= "
                     "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= r^t)"))

@@ -115,7 +115,8 @@ def _stationary_k():
             if abs(rho - 1) < 64 * H.shape[0] * U * kappa(H) * max(1.0, kk) or abs(kk - 1) < 1e-12:
                 continue  # on the boundary within rounding: not an instance either side decides
             rows.append(({"k": kk, "eps": 1, "dim": H.shape[0], "spectral radius": rho}, float(rho < 1), float(kk < 1)))
-    o = instance_check(lambda: rows, "=", 0.0, describe="spectral radius of I - DH < 1 (stationary) vs the printed k < 1")
+    o = instance_check(lambda: rows, "=", 0.0, describe="spectral radius of I - DH < 1 (stationary) vs the printed k "
+                                                        "< 1")
     if o.status == WRONG:
         o.detail = "the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = 0): " + o.detail
         o.correction = "k in (0, 4/eps); for eps = 1, k in (0, 4)"
@@ -349,10 +350,12 @@ def _strong_prior():
     H = NC + G
     Hinv = np.linalg.inv(H)
     rr = np.linalg.eigvalsh(Hinv).min() / np.linalg.eigvalsh(Hinv @ NC @ Hinv).max()
-    return Outcome(WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), yet r = {rr:.4g} < 1",
+    return Outcome(WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), yet r = "
+                          f"{rr:.4g} < 1",
                    counterexample={"at": {"NC": "diag(1, 100)", "G": "I"}, "lhs": float(rr), "rhs": 1.0},
                    correction="r >= lambda_min(H)^2 / (lambda_max(H) lambda_max(N C)): r > 1 once lambda_min(H)^2 > "
-                              "lambda_max(H) lambda_max(N C) (e.g. G = g I with g > 1.62 lambda_max(N C)); a prior strong "
+                              "lambda_max(H) lambda_max(N C) (e.g. G = g I with g > 1.62 lambda_max(N C)); a prior "
+                              "strong "
                               "in some directions only does not suffice when N C is ill-conditioned", method="instances")
 
 
@@ -440,7 +443,8 @@ def _largest_k():
                     for f in free("k/k_top", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
                         rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
                                      abs(1 - top / 2), abs(1 - f * top / 2)))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at the largest k in (0, 1) against any smaller k")
+    return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at the largest k in (0, 1) against any "
+        "smaller k")
 
 
 def _largest_k_corrected():
@@ -561,7 +565,8 @@ def _criterion_var():
         rows.append(({"n": n_, "N": Nd, "S": S, "C": C, "G": G, "k": kk}, window_mean_sd(n_, Nd, S, C, G, kk) ** 2,
                      h / n_ + Nd ** 2 / (n_ * S)))
     o = instance_check(lambda: rows, "=", 1e-9, describe="exact stationary covariance of the scalar process")
-    o.correction = ("Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) rho^(d-1) + n sigma^2], "
+    o.correction = ("Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) rho^(d-1) + n "
+                    "sigma^2], "
                     "rho = 1 - k/2, h = NC + G, sigma^2 = N^2 C/|S| (bounds: sgfs_convergence_criterion, corrected)")
     return o
 
@@ -754,7 +759,8 @@ def _stationary_iff():
         rows, "=", 0.0, "1 = holds, 0 = fails",
         why=("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
              "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: "),
-        correction="stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H D^1/2)")
+        correction="stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H "
+                   "D^1/2)")
 
 
 def _scaled_pairs(name, fixed, dom):
@@ -954,8 +960,10 @@ def _prior_counted():
     return _first_failing(
         rows, "=", 1e-12, "posterior precision vs the printed target's",
         why="the printed product (and Eq. (3)'s gradient) counts the prior N times: ",
-        correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j in S} "
-                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log p(theta)"))
+        correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j "
+                    "in S} "
+                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log "
+                    "p(theta)"))
 
 
 def _prior_corrected():

@@ -810,13 +810,15 @@ def plot_figure1(report, path, dpi=130):
     T = max(r["t"] for r in rows)
     reps = len({r["replicate"] for r in rows})
     line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"), ("pmcsa_lowest_variance", "(i) lowest"),
-                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 large"),
+                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 "
+                                      "large"),
                                   ("mscrb_benefit_chi2_small", "(iii) chi2 small"), ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
     fig.suptitle("Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)" + (f", D = {D:g}" if D else "")
                  + f" — {len(Ns)} budgets, {reps} replications, T = {T}; {_verdict_label('figure1', D, T)}: "
                  f"{report.verdict}\n{line}\n"
-                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, $L=\\infty$: "
+                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, "
+                 "$L=\\infty$: "
                  "the bounds drawn are the proofs' moment forms (Thm 3, 4) and ours for CIS (MSC, MSC-RB)"
                  + (f"\n{textwrap.fill(report.extra['incomplete'], 45 * len(schemes))}"
                     if report.extra.get("incomplete") else ""),
@@ -915,9 +917,11 @@ def _reproduce(fig):
 # ============================================================================ registry
 register(Verification(
     "figure1",
-    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each theorem's "
+    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each "
+             "theorem's "
              "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
-    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field "
+            "Gaussian q",
     method="monte-carlo", forms="moment, corrected, stated",
     grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)), run=run_figure1, plot=plot_figure1,
     execution=True, reproduction=_reproduce("figure1"), readings=joint_readings(FIG1_AXES)))

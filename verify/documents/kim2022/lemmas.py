@@ -155,7 +155,8 @@ def run_lemma2(grid, seed=0, progress=None):
             b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2, mu_norm=mu_n)
             out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated", {**par, "bias": "||E g - mu||"},
                                    second, b, "exact", tolerance=_tol(second, b), primary=False,
-                                   note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not deciding"))
+                                   note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not "
+                                        "deciding"))
     return out
 
 
@@ -196,7 +197,8 @@ def run_lemma4(grid, seed=0, progress=None):
                                    note="lambda(w) integrated against q equals IMH's rejection probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
-            imh = "lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the cited source gives)"
+            imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the "
+                "cited source gives)")
             out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
             out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi),
@@ -207,7 +209,8 @@ def run_lemma4(grid, seed=0, progress=None):
                                    note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"))
             out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, lo,
                                    "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
-                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection probability needs q(dz')"))
+                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection "
+                                        "probability needs q(dz')"))
     return out
 
 
@@ -336,12 +339,14 @@ def run_lemma7(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r, "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b), primary=False,
-                                       note="||E g_hat - E_Pi g||, the bias the proof bounds (line 1) and Theorems 3-4 use"))
+                                       note="||E g_hat - E_Pi g||, the bias the proof bounds (line 1) and Theorems "
+                                            "3-4 use"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
                 out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
                                        tolerance=_tol(as_written, b), primary=False,
-                                       note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat - E_Pi g||"))
+                                       note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat "
+                                            "- E_Pi g||"))
                 b1 = _b("lemma7", "bias", "stated", D=1, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias (without sqrt(D))", "sharper", {**par, "D used in bound": 1}, emp, b1,
                                        "exact", tolerance=_tol(emp, b1), primary=False,
@@ -380,7 +385,8 @@ def _table1_sgd_exact(grid):
                                         "G^2 log T/T at T_2": float(sgd_rate(mu, L, T2)),
                                         "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0"},
                                        emp, rate, "exact", relation=">=", tolerance=1e-9, reading=reading,
-                                       note=f"{measure} is a lower bound of the reading's error, exact (Gamma products); "
+                                       note=f"{measure} is a lower bound of the reading's error, exact (Gamma "
+                                            f"products); "
                                             "its decay exponent must reach the rate's"))
     return out
 
@@ -531,7 +537,8 @@ LAMBDA_IMH, LAMBDA_PRINTED = "lambda = IMH rejection probability", "lambda as pr
 LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
 LEMMA7_NORM = "Bias = ||E g_hat - E_Pi g|| (as the proof and Theorems 3-4 use it)"
 
-_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof of "
+_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof "
+                "of "
                 "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney (1996)'")
 
 _READINGS = {
@@ -559,7 +566,8 @@ _READINGS = {
                 "see DROPPED_READINGS; under it ❶ holds too)", axis="bias",
                 select=lambda c: c.quantity == "second_moment_variance"),),
     "lemma4": (
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in Equation (3)'",
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in "
+                                "Equation (3)'",
                 "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
                 select=by_form("printed-eq3"), promote=True, see="eq3"),
         # rule 1: Eq. (3) contradicts the source the text and the proof cite; both sides are kept
@@ -568,7 +576,8 @@ _READINGS = {
                 "(the source §4.3 and the proof of Lemma 4 cite); Eq. (3)'s pi(dz') contradicts it (erratum eq3)",
                 axis="lambda", select=by_form("stated"), promote=True, see="eq3")),
     "lemma5": (
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation (3)'",
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation "
+                                "(3)'",
                 "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with lambda the IMH "
                 "rejection probability is dropped (see DROPPED_READINGS; Lemma 5 fails under it too)", axis="lambda"),),
     "table1": tuple(Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate "
@@ -663,9 +672,11 @@ register(Verification("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, |
                       grid=Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])), run=run_lemma7,
                       overrides=("n",), readings=_READINGS.get('lemma7', ())))
 register(Verification("table1",
-                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact lower "
+                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact "
+                               "lower "
                      "bounds of the error at condition numbers L/mu > 1; symbolic structure",
-                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic MCSA "
+                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic "
+                              "MCSA "
                               "instances with Hessian diag(mu, L)", method="monte-carlo+exact+symbolic", forms="stated",
                       grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
                             dict(D=10, N=16, R=256, T_min=100, T_max=20000, kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),

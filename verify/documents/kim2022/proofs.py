@@ -276,7 +276,8 @@ def _eq3_corrected():
         K = F.imh_matrix(pi, q)
         for x in range(pi.size):
             rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"), float(K[x, x] - q[x])))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="lambda against q vs K(z, {z}) - q(z) of the exact IMH matrix")
+    return instance_check(lambda: rows, "=", tol=1e-12, describe="lambda against q vs K(z, {z}) - q(z) of the exact "
+        "IMH matrix")
 
 
 def _eq7():
@@ -728,7 +729,8 @@ def _t1_kernel_expectation():
 
 
 def _t1_assumption3():
-    """int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n wbar_n prod q, L = max |s|."""
+    ("""int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n wbar_n prod q, L = """
+        """max |s|.""")
     rows = []
     for pi, q, s in _scored(SCORED_CIS, count=6):
         M = pi.size
@@ -884,7 +886,8 @@ def _t2_lemma3_qdef():
     rhs = float(((pi / q - 1) ** 2 * q).sum())
     return Outcome(WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not chi2(pi || q)",
                    counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs, "rhs": rhs},
-                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive mixture",
+                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive "
+                              "mixture",
                    method="instances")
 
 
@@ -975,7 +978,8 @@ def _t2_bias():
     o = instance_check(lambda: rows, "<=", tol=1e-10, describe="conditional bias given F_t-1 at the worst state")
     if o.status == WRONG:
         o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: " + o.detail)
-        o.correction = "a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) needs the unconditional reading"
+        o.correction = ("a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) "
+            "needs the unconditional reading")
     return o
 
 
@@ -1219,7 +1223,8 @@ def _l6_rows(stated=True):
 
 
 def _l6_step2():
-    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v w') <= 1/w'")
+    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v "
+        "w') <= 1/w'")
     o.correction = L6_CORRECTION
     return o
 
@@ -1447,8 +1452,9 @@ def _t3_def():
     o = instance_check(lambda: rows, "=", tol=1e-12, describe="law of JSA's (z^(1..N)) vs the product of its marginals")
     if o.status == WRONG:
         o.detail = "JSA's N states form one Markov path, not independent draws: " + o.detail
-        o.correction = "P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a path law); " \
-                       "its stationary law is the path law of K, not pi^N"
+        o.correction = ("P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a path "
+                        "law); "
+                        "its stationary law is the path law of K, not pi^N")
     return o
 
 
@@ -1547,7 +1553,8 @@ def _t3_sum_closed():
 
 
 def _t3_mix_sum():
-    """sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n r^((k-1)N+n), N and k up to 10^4."""
+    ("""sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n r^((k-1)N+n), N and k up to """
+        """10^4.""")
     rows = []
     for pi, q in _pairs(count=8):
         K = F.imh_matrix(pi, q)
@@ -1694,7 +1701,8 @@ def _t3_lemma6():
                 lhs = sum(np.linalg.matrix_power(K, j)[x] @ s2 for j in range(1, NN + 1)) / NN ** 2
                 rhs = sum(j * rr ** (j - 1) * (q @ s2) + rr ** j * s2[x] for j in range(1, NN + 1)) / NN ** 2
                 rows.append(({"w_star": ws, "N": NN, "x": x}, lhs, rhs))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| = 1")
+    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| "
+        "= 1")
     o.correction = ("(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2 "
                     "+ (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected E_pi term; L^2/N is the "
                     "trivial bound)")
@@ -1719,7 +1727,8 @@ def _t3_lemma6_corrected():
 
 
 def _t3_assumption3():
-    """(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2], L = max |s|."""
+    ("""(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2], L = """
+        """max |s|.""")
     rows = []
     for pi, q, s in _scored():
         rr = 1 - 1 / float((pi / q).max())
@@ -1782,7 +1791,8 @@ def _t3_laurent():
         return o
     o.status = EXACT
     seq = "" if searching() else _t3_laurent_sequences()
-    o.detail = ("the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= N^2/2 + 3N/2 "
+    o.detail = ("the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= N^2/2 + "
+                "3N/2 "
                 "- sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so L^2 [1/2 + 3/(2N) + "
                 "O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq + ": " + o.detail)
     return o
@@ -1805,7 +1815,8 @@ def _t3_sum_direct(NN, wv):
 
 
 def _t3_gap(NN, wv):
-    """N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - 1/w*, without cancellation."""
+    ("""N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - 1/w*, without """
+        """cancellation.""")
     lr = np.log1p(-1 / wv) if wv > 1 else -1e300  # log r
     j = np.arange(1, NN + 1, dtype=float)
     return float((j * -np.expm1((j - 1) * lr) - np.expm1(j * lr)).sum())
@@ -1848,7 +1859,8 @@ def _t3_var_sum():
 
 
 def _t3_var_le_second():
-    """(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ K^n(z_t-1, .), N up to 10^4."""
+    ("""(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ K^n(z_t-1, .), N up to """
+        """10^4.""")
     rows = []
     for pi, q, s in _scored():
         K = F.imh_matrix(pi, q)
@@ -1880,7 +1892,8 @@ def _t3_markov():
 
 
 def _t3_substitution():
-    """Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed form (sympy), r = 1 - 1/w*."""
+    ("""Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed form (sympy), r = 1 - """
+        """1/w*.""")
     nn = sp.Symbol("n", integer=True, positive=True)
 
     def closed(expr):
@@ -2134,7 +2147,8 @@ def _orate(scheme):
         o = instance_check(lambda: _orate_rows(scheme), "<=", tol=1e-12, describe="exact unconditional bias")
         if o.status in (EXACT, VALID) and not searching():
             kept = "L^2 (2 - 1/w*)/N" if scheme == "pmcsa" else "L^2 (1/2 + 3/(2N))"
-            o.detail = (f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it falls below the "
+            o.detail = (f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it falls below "
+                        f"the "
                         f"kept {kept} only from {_orate_sequences(scheme)}"
                         + (" -- t* grows like w* ln N: the constant C(N) = N of Lemma 7 (the exact bias has no factor "
                            "N, see theorem4.bias_over_n)" if scheme == "pmcsa" else
@@ -2153,7 +2167,8 @@ def _t4_lemma6_n1():
         f = s ** 2
         for x in range(pi.size):
             rows.append(({"M": pi.size, "x": x}, float(K[x] @ f), float(q @ f + rr * f[x])))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="Lemma 6 with n = 1 (where it is correct), f = ||s||^2")
+    return instance_check(lambda: rows, "<=", tol=1e-12, describe="Lemma 6 with n = 1 (where it is correct), f = "
+        "||s||^2")
 
 
 def _starts(pi, q, NN):
@@ -2618,7 +2633,8 @@ def _duchi_cancels():
         rows, "=", 1e-9, "G^2/log(1/rho) with Theorem 4's G^2 and rho",
         why=("read with Table 1's Mirror Descent row and Theorem 4's G^2 and rho, nothing cancels: the factor "
              "falls like 1/N (mu = 0): "),
-        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like 1/N while ||mu|| << L)")
+        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like 1/N while ||mu|| << "
+                   "L)")
 
 
 def _pmcsa_rejections():

@@ -441,7 +441,8 @@ def stated_bounds(pi, q, s, N: int) -> dict:
 H11_CASES = ((H_PI, H_Q, H_S, 1),
              (np.array([0.9, 0.05, 0.05]), np.array([0.6, 0.2, 0.2]), np.array([1.0, -0.2, -0.2]), 2))
 
-TIGHTER_QUOTE = ("Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter bound on the "
+TIGHTER_QUOTE = ("Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter bound on "
+                 "the "
                  "gradient variance'; §1 ❸: 'achieves lower gradient variance (Theorem 4)'")
 UNIFORM, VARIANCE_PART = "uniformly: Theorem 4's stated bound below Theorems 1 and 3's", \
     "the variance part, N >= 2: L^2 (2 - 1/w*)/N against L^2 and L^2 (1/2 + 3/(2N))"
@@ -584,7 +585,8 @@ def _wstar_meanfield():
         sc = float(np.linalg.norm(Sig, 2))
         rows.append(({"d": d, "||Sigma||": sc}, meanfield_optimum_gap(Sig), 0.0, sc))
     o = instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="lambda_min(diag Sigma - Sigma)")
-    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
+    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = "
+                 f"{meanfield_optimum_gap(_wishart(50)):.4g} "
                  "< 0: w* = oo at the mean-field optimum, so r = 1 - 1/w* = 1 (and w* = inf at every recorded "
                  "iteration of every scheme in the stored full Figure 1 run, docs/figures/figure1.csv)")
     return o
@@ -619,7 +621,8 @@ def _bounded_variance():
             for c in free("c", [0.0, 1.0], Real(0.0, 10.0)):
                 rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c},
                              *strong_convexity_sides(A, v, R, c)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
+    return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr "
+        "A^2")
 
 
 step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gradient Bound G", relation="<=",
@@ -715,7 +718,8 @@ def _rho_influence():
     rho, T = 0.5, 10_000
     gains = np.ones((T, V.shape[1])) / np.arange(1, T + 1)[:, None]
     td = T * (sgd_error(p, V, lazy_kernel(p, rho), gains) - sgd_error(p, V, lazy_kernel(p, 0.0), gains))
-    return Outcome(UNCHECKED, "the sentence reports a term of Doan et al. (2020b)'s bound, which is not in the document; "
+    return Outcome(UNCHECKED, "the sentence reports a term of Doan et al. (2020b)'s bound, which is not in the "
+                              "document; "
                    f"remark: on the toy chain the influence of rho on the error itself is of order 1/T (rho = {rho}, "
                    f"T = {T}: T Delta_T = {td:.6g}, limit 2 rho tr Sigma/(1 - rho) = {2 * rho * tr / (1 - rho):.6g})",
                    method="none")
@@ -1064,7 +1068,8 @@ def _s7_literal():
               "printed sigma^2/N": str(printed), "exact V[g]": str(Vg)}, float(printed), float(Vg))]
     o = instance_check(lambda: rows, "=", tol=1e-15)
     if o.status == WRONG:
-        o.detail = ("with sigma the variance, as the parenthesis defines it, sigma^2/N is V_pi[s]^2/N, not the variance "
+        o.detail = ("with sigma the variance, as the parenthesis defines it, sigma^2/N is V_pi[s]^2/N, not the "
+                    "variance "
                     "V_pi[s]/N of pMCSA at stationarity: " + o.detail)
         o.correction = "'sigma^2/N (sigma^2 is the variance of the score over the posterior)'"
     return o
@@ -1149,10 +1154,13 @@ step("statements.appc2_wording", claim="experiments", seed=SEED, location="App. 
      lhs="'a student-t prior with a latent Gaussian process prior' (App. C.2 heading: 'Logistic Regression')",
      rhs="the displayed model: y_i ~ student-t(f(x_i), sigma_y, nu), a Student-t likelihood, regression (§6.4)",
      justification="App. C.2's display; §6.4 'Robust Gaussian Process Regression'",
-     check=fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), sigma_y, "
-                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while the model and "
+     check=fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), "
+                        "sigma_y, "
+                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while "
+                        "the model and "
                         "§6.4 are regression with real-valued targets (minor: wording)",
-                 correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian process "
+                 correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian "
+                            "process "
                             "prior'; heading 'Robust Gaussian Process Regression'"), expect=WRONG)
 
 
@@ -1223,22 +1231,30 @@ step("statements.mixing_improves", claim=CLAIM, seed=SEED, location="§5.1, Disc
      rhs="r at the start of VI ('the mixing rate will improve naturally as MCSA "
 "converges')",
      justification="§4.1: 'w* will be large (i) in the initial steps of VI and (ii) under model misspecification'",
-     check=fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at the "
-                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative eigenvalue), so "
+     check=fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at "
+                        "the "
+                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative "
+                        "eigenvalue), so "
                         "r = 1 at convergence as at the start: the global mixing rate never improves (the stored full "
-                        "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that contains "
+                        "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that "
+                        "contains "
                         "pi (w* -> 1 as q -> pi) the sentence holds",
-                 correction="'the mixing rate improves as MCSA converges when the variational family can match pi's tails; "
+                 correction="'the mixing rate improves as MCSA converges when the variational family can match pi's "
+                            "tails; "
                             "under misspecification w* can stay infinite'"), depends=("statements.wstar_meanfield",),
      expect=WRONG, reading=MISSPECIFIED)
 
 step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relation="<",
      lhs="the defensive mixture's benefit for mixing at convergence (r(q) - r(q_def))",
      rhs="its benefit in the initial steps",
-     justification="'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda converges'",
-     check=fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at the "
-                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - alpha) < oo "
-                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a family that "
+     justification="'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda "
+                   "converges'",
+     check=fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at "
+                        "the "
+                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - "
+                        "alpha) < oo "
+                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a "
+                        "family that "
                         "contains pi the plain kernel's r -> 0 and the benefit does vanish",
                  correction="'this benefit vanishes as lambda converges when q(.; lambda) can match pi's tails'"),
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG, reading=MISSPECIFIED)

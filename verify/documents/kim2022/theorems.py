@@ -197,9 +197,12 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
 #: 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of the stated one, a reading
 #: with a range; the shape checks are made at both ends (violated over the whole range iff the lenient one is)
 SHAPE_TOL = (0.05, 0.25)
-SHAPE_WHY = ("'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, 0.25]: over the "
-             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at the strict end, 1.7-2.4 at "
-             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told apart from a real trend; violated "
+SHAPE_WHY = ("'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, 0.25]: "
+             "over the "
+             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at the strict end, "
+             "1.7-2.4 at "
+             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told apart from a real "
+             "trend; violated "
              "over the whole range iff the lenient check is, 'depends on reading' if only the strict one is")
 
 
@@ -236,7 +239,8 @@ KEPT_READINGS_REVIEW = {
         AS_DEFINED: ("Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), dz'^(1)) ...'",
                      "no sentence rules it out"),
         CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
-                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3), a "
+                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3), "
+                      "a "
                       "finding, not a definition")},
     "theorem4": {CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
                                "the proof's 'the bias terms decreases in a rate of r^t' is false under it "
@@ -413,7 +417,8 @@ def run_theorem3(grid, seed=0, progress=None):
                               for x0 in range(grid["M_joint"]))
                 out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined", params, defined, b,
                                        "exact", tolerance=_tol(defined, b), primary=True, reading=AS_DEFINED,
-                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of marginals; JSA's states are not independent"))
+                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of "
+                                            "marginals; JSA's states are not independent"))
     _progress(progress, "theorem3: exact conditional moments")
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
@@ -437,7 +442,8 @@ def run_theorem3(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem3", "jsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem3: shape in N")
     out += _shape_check("theorem3", "jsa", grid, seed, "variance", 0.0,
-                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the constant 1/2 term'")
+                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the "
+                             "constant 1/2 term'")
     return out
 
 
@@ -454,7 +460,8 @@ def run_theorem4(grid, seed=0, progress=None):
             for k in grid["k"]:
                 Kk = np.linalg.matrix_power(K, k)
                 emp = max(F.tv_joint(F.product_law([Kk[x] for x in xs]), Pi) for xs in starts)
-                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "all-worst / spread"}
+                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "all-worst / "
+                    "spread"}
                 for form in ("explicit", "stated"):
                     b = _b("theorem4", "mixing", form, N=N, w_star=w, k=k)
                     out.append(CheckResult("mixing", form, params, emp, b, "exact", tolerance=_tol(emp, b)))
