@@ -68,7 +68,8 @@ def measure(jobs, workers_list, repeats):
                     else:
                         per = {}
                         for c in _claims():
-                            per[c] = (_run(["-m", "verify", c], cache)["seconds"], _run(["-m", "verify", c], cache)["seconds"])
+                            per[c] = (_run(["-m", "verify", c], cache)["seconds"],
+                                      _run(["-m", "verify", c], cache)["seconds"])
                         worst = max(per, key=lambda c: per[c][0])
                         cold = {"seconds": per[worst][0], "median": statistics.median(v[0] for v in per.values()),
                                 "slowest": worst, "load_before": round(os.getloadavg()[0], 2)}

@@ -116,7 +116,8 @@ class Param:
         where = f"{self.flag if flag else self.name} ({self.label})"
         if isinstance(value, (decimal.Decimal, int)) and not isinstance(value, bool):
             v = decimal.Decimal(value)
-            shown = str(value) if isinstance(value, int) and abs(value) < 10 ** 15 else f"{v:g}" if isinstance(value, int) else str(v)
+            shown = str(value) if isinstance(value, int) and abs(value) < 10 ** 15 else f"{v:g}" if isinstance(value,
+                    int) else str(v)
             nan, finite = v.is_nan(), v.is_finite()
             is_int = finite and v == v.to_integral_value()
         else:

@@ -78,7 +78,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
-           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read", "cache_store"]
+           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read",
+               "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adam")
@@ -612,7 +613,8 @@ def _versions() -> dict:
 
     import scipy
 
-    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(), "numpy": np.__version__,
+    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(),
+           "numpy": np.__version__,
            "scipy": scipy.__version__}
     for mod in ("arviz_stats", "dask", "distributed"):
         m = sys.modules.get(mod)

@@ -102,7 +102,8 @@ def test_a_fixed_sample_recomputes_to_its_stored_outcome(sid, monkeypatch):
 def test_no_step_is_valid_on_fixed_instances_alone():
     """exact / valid only by proof, by surviving the adversarial search, or as a definition."""
     loose_ends = [(sid, s.run().established_by) for sid, s in STEPS.items()
-                  if s.run().status in (EXACT, VALID) and s.run().established_by not in ("proof", "search", "definition")]
+                  if s.run().status in (EXACT, VALID)
+                      and s.run().established_by not in ("proof", "search", "definition")]
     assert not loose_ends, loose_ends
 
 

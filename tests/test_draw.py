@@ -56,7 +56,8 @@ def test_a_title_too_long_is_wrapped_not_cut(drawn):
     fig = drawn["wstar"].fig
     D.fit_title(fig, "a title far too long for one line of a slide " * 6)
     assert D.title_fits(fig) and "\n" in fig.get_suptitle()
-    assert fig.get_suptitle().replace("\n", " ").split() == ("a title far too long for one line of a slide " * 6).split()
+    assert fig.get_suptitle().replace("\n",
+                                      " ").split() == ("a title far too long for one line of a slide " * 6).split()
     D.fit_title(fig, "restored")
 
 
@@ -141,7 +142,8 @@ def test_the_marked_wstar_is_where_pmcsa_advantage_vanishes(drawn):
     assert crossing_is_right(w, 16, 100)
     # the drawn curves agree with the independent values, and cross between the grid points around w
     pm, jsa = np.array([_independent_second_moments(16, 100, x) for x in d.data["w"]]).T
-    assert np.allclose(d.data["exact"]["pMCSA"], pm, rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa, rtol=1e-10)
+    assert np.allclose(d.data["exact"]["pMCSA"], pm, rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa,
+                                                                                 rtol=1e-10)
     i = int(np.searchsorted(d.data["w"], w))
     assert pm[i - 1] < jsa[i - 1] and pm[i] >= jsa[i]
 

@@ -82,7 +82,8 @@ def test_every_002_correction_survives_its_own_check():
     for sid in DOC:
         o = STEPS[sid].run()
         if STEPS[sid].corrected is not None and o.correction is not None:
-            assert o.correction_status and o.correction_status.startswith(("survived", "proved")), (sid, o.correction_status)
+            assert o.correction_status and o.correction_status.startswith(("survived", "proved")), (sid,
+                                                                                                    o.correction_status)
 
 
 # ----------------------------------------------------------------------------- power: planted errors are caught

@@ -248,7 +248,8 @@ def test_phone_summary_is_cards(phone):
     for r in rows:
         assert r["display"] == "block" and r["stacked"], r
         assert r["right"] <= 390, r
-        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form", "readings", "checks (Monte Carlo)",
+        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form", "readings",
+                               "checks (Monte Carlo)",
                                "proof audit"]
 
 

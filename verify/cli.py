@@ -182,7 +182,8 @@ def cmd_list(argv):
     if a.wide:
         print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
                             r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"] or ""])
+                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"]
+                                or ""])
                      for r in rows],
                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
                      "final status (quick)", "failing readings", "severity", "audit", "measures"], wide=True))
@@ -281,7 +282,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
             say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
-                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
+                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}"
+                      + (f" — {x.note}" if x.note else ""))
     if verbose:
         say("\nall checks:")
         for x in rep.checks:
@@ -328,7 +330,8 @@ def headline(rep, smoke=False) -> str:
         out += (f"\n{'supporting' if step is not None else 'decisive'} "
                 f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
                 f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
-    for what, names in (("degenerate, excluded (rule 3)", st.degenerate), ("ruled out by the document (rule 6)", st.ruled_out),
+    for what, names in (("degenerate, excluded (rule 3)", st.degenerate),
+                        ("ruled out by the document (rule 6)", st.ruled_out),
                         ("fails only read strictly, the hedged reading holds (rule 2)", st.strict_only)):
         if names:
             out += f"\n{what}: {'; '.join(names)}"
@@ -389,7 +392,8 @@ def override_rule(cid, v, key) -> dict:
             top = min(caps)
             rule["limit"] = max(top, 1) * HEADROOM.get(key, 1)
             rule["limit_why"] = (f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
-                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases else " budget"))
+                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases
+                                    else " budget"))
     return rule
 
 

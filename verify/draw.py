@@ -74,7 +74,8 @@ def _parser(kind: str) -> Parser:
         ap.add_argument("step_id", metavar="STEP_ID", help="an audit step id (python -m verify audit lists them)")
     else:
         ap.add_argument("--N", default=None, metavar="N[,N...]",
-                        help="budget(s) N (integers 2.." + str(MAX_N) + ")" + (", one value" if kind == "wstar" else ""))
+                        help="budget(s) N (integers 2.." + str(MAX_N) + ")"
+                            + (", one value" if kind == "wstar" else ""))
         ap.add_argument("--w-star", default=None, metavar="W[,W...]",
                         help="the largest importance weight w* >= 1" + (
                             ": the range LO,HI of the horizontal axis" if kind == "wstar" else " (a list)"))

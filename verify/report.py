@@ -126,7 +126,8 @@ def cmd_report(argv, reports: dict | None = None) -> int:
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
-    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}" + (" *" if c["cached"] else "")]
+    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"
+             + (" *" if c["cached"] else "")]
             for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
     from mcsa_cli import wrap
@@ -317,7 +318,8 @@ def _readings(rep, verdicts: dict | None = None):
         parts = [defs.get(p) for p in name.split(" + ")]
         out.append({"name": name, "verdict": verdict,
                     "quotes": [{"quote": getattr(d, "quote", ""), "meaning": getattr(d, "meaning", "")}
-                               for d in parts if d is not None and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
+                               for d in parts if d is not None
+                                   and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
     quotes = {q["quote"] for r in out for q in r["quotes"]}
     common = ""
     if len(out) > 1 and len(quotes) == 1 and all(r["quotes"] for r in out):
@@ -369,7 +371,8 @@ def _decisive(rep) -> str:
     step = rep.decisive_step() if hasattr(rep, "decisive_step") else None
     if step is not None:
         ce = (step.get("outcome") or {}).get("counterexample")
-        return (f"audit step {step['id']} ({step['status']}" + (f", read as: {step['reading']}" if step.get("reading") else "")
+        return (f"audit step {step['id']} ({step['status']}"
+                + (f", read as: {step['reading']}" if step.get("reading") else "")
                 + ")" + (": " + _ce_text(ce) if ce else ""))
     c = rep.decisive() if hasattr(rep, "decisive") else None
     if c is None:
@@ -478,7 +481,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             sev = _sev_fields("claims", cid, status)
             st_obj = rep.status
             rules = [(what, "; ".join(names)) for what, names in (
-                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate") or st_obj.degenerate),
+                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate")
+                 or st_obj.degenerate),
                 ("ruled out by the document (rule 6)", st_obj.ruled_out),
                 ("fails only read strictly; the hedged reading holds (rule 2)", st_obj.strict_only)) if names]
             stored_readings = (shown.get("final_readings") or None) if shown["smoke_test"] is not None else None
@@ -541,7 +545,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "audit_counts": Counter(s["status"] for s in steps),
         "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
         "claims_by_severity": claims_by_severity,
-        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
+        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
+            "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,

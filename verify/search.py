@@ -137,7 +137,8 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
         return {"claim": claim, "found": True, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
                 "space": sp_.space, "counterexample": _show(inst), "check": label, "empirical": emp, "bound": b,
                 "relation": rel}
-    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed, "space": sp_.space}
+    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
+           "space": sp_.space}
     if "row" in best:
         label, emp, b, rel, tol = best["row"]
         out.update(closest={"instance": _show(best["inst"]), "check": label, "empirical": emp, "bound": b,

@@ -351,7 +351,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             if not isinstance(claim, str):
                 problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
                                 f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
-        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__", "") == "__main__":
+        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
+                                                                 "") == "__main__":
             # defined in a notebook or a script: a second process cannot import it, and a fork keeps the hash key
             not_rerun = ("same seed, same checks in this process only: the claim's code is defined in __main__ "
                          "(a notebook or a script), which a second process cannot import; put it in a module to have "

@@ -423,7 +423,8 @@ def generate(app) -> None:
     unknown = sum(1 for st in statuses.values() if st["status"] not in STATUS_ORDER)
     if unknown:  # e.g. claims of another installed package: verdicts.json covers the toolkit's own
         summary += f", {unknown} without a committed status"
-    sev_counts = [(s, sum(1 for st in statuses.values() if st["severity"].get("severity") == s)) for s in SEVERITY_ORDER]
+    sev_counts = [(s, sum(1 for st in statuses.values() if st["severity"].get("severity") == s))
+                  for s in SEVERITY_ORDER]
     summary += "; by severity: " + (", ".join(f"{n} {s}" for s, n in sev_counts if n) or "none")
     lines = ["# Claims", "",
              f"{len(reg)} claims from {len(docs)} documents: {esc(summary)} "

@@ -279,7 +279,8 @@ def table_text(rs) -> str:
 
 
 def markdown(rs) -> str:
-    out = ["| step | status | severity | relation (as printed) | justification | finding |", "|---|---|---|---|---|---|"]
+    out = ["| step | status | severity | relation (as printed) | justification | finding |",
+           "|---|---|---|---|---|---|"]
     for r in rs:
         st = r["status"] + (" (affected)" if r["affected"] else "")
         rel = f"`{r['lhs']}` {r['relation']} `{r['rhs']}`".replace("|", "\\|")
@@ -344,7 +345,8 @@ def errata_markdown() -> str:
                 out.append("")
                 if sev:
                     out.append(f"- **Severity:** {reason_line(r)}")
-                out.append(f"- **Certificate:** `{r['certificate']}`" if r["certificate"] else "- **Certificate:** none")
+                out.append(f"- **Certificate:** `{r['certificate']}`"
+                           if r["certificate"] else "- **Certificate:** none")
                 out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
                 out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
                            f"{r['justification']}")
@@ -372,13 +374,15 @@ def errata_markdown() -> str:
 
     fins = final_statuses()
     sev_of = {cid: _fields("claims", cid, st.status) for cid, st in fins.items()}
-    for cid, st in sorted(fins.items(), key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
+    for cid, st in sorted(fins.items(),
+                          key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
         fail = "; ".join(st.failing) or "—"
         extra = "".join(f" ({what}: {'; '.join(names)})" for what, names in
                         (("degenerate, excluded", st.degenerate), ("ruled out by the document", st.ruled_out),
                          ("fails only read strictly; the hedged reading holds", st.strict_only)) if names)
         sev = sev_of[cid]
-        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`" if sev.get("certificate") else "")) if sev else "—"
+        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
+                                        if sev.get("certificate") else "")) if sev else "—"
         out.append(f"| `{cid}` | {st.status} | {sev_text} | {fail}{extra} | "
                    f"{statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|").replace("\n", " "))
     out += ["", "## How each step was established", "",

@@ -370,7 +370,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
         return Outcome(WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
                               f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point "
                               f"Hypothesis found and shrank",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+                                       "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     if proved:
         return Outcome(EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to 50 digits",
@@ -427,7 +428,8 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
             v = f(*[bad[s] for s in syms])
         return Outcome(WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
                               f"{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+                                       "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     status = VALID if printed != "=" else LOOSE
     if proved:
@@ -564,7 +566,8 @@ def _search_pairs(check, max_examples, kind="pairs"):
         n[0] += o.instances or 1
         if o.status == WRONG:
             if o.counterexample is not None:
-                o.counterexample = {**o.counterexample, "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
+                o.counterexample = {**o.counterexample,
+                                    "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
             found.append(o)
             raise _Found()
 

@@ -765,7 +765,8 @@ _READINGS["cis_variance_growth"] = (
             axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ "
                 "N^a for N <<")),
     Reading(GROWS, Q_GROWS, "the section's claim: V increases with N under some conditions (w(z_t-1) large); the rate "
-            "is not asserted; not ruled out by the sentence on linear growth, which is stronger", axis="'grows linearly'",
+            "is not asserted; not ruled out by the sentence on linear growth, which is stronger",
+                axis="'grows linearly'",
             # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only where the
             # linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the display's defect: step cis.approxvar)
             hedge="the conditional variance of CIS approximately grows linearly with \\(N\\)", see="cis.approxvar"),
@@ -774,7 +775,8 @@ _READINGS["cis_variance_growth"] = (
             "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's constant for the "
             "underbrace O(1/N); the draft gives none) matches V within +-50%.  With the display's ingredients computed "
             "exactly (audit step cis.growth.formula) the gap is a factor up to 5.9: wrong within a factor 2, right "
-            "within an order of magnitude", axis="'grows linearly'", select=lambda c: c.quantity == "conditional_variance", promote=True),
+            "within an order of magnitude", axis="'grows linearly'",
+                select=lambda c: c.quantity == "conditional_variance", promote=True),
 )
 
 SELECT, MOVE = ("'accept': the ensemble proposal is accepted (a proposal index is selected)",
@@ -889,7 +891,8 @@ register(Verification(
               "dim": [1, 2, 3, 5, 10, 50], "proposal_scale": [0.5, 0.9, 0.95, 1.01, 1.05, 1.1, 1.3, 2.0]},
     ),
     run=run_rejection_kl,
-    overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)', readings=_READINGS.get('imh_rejection_kl', ()),
+    overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)',
+        readings=_READINGS.get('imh_rejection_kl', ()),
 ))
 
 register(Verification(
@@ -938,7 +941,8 @@ def _cab():
             p = p * np.prod([qq ** ci for qq, ci in zip(q, c)])
             S = sum(ci * wi for ci, wi in zip(c, w))
             acc += p * S / (w[x] + S)
-        return [("acceptance_rate", float(acc), _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
+        return [("acceptance_rate", float(acc),
+                 _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
     return strat, ev
 
 
@@ -964,5 +968,6 @@ def _irk():
         kl = float(np.log(s) + (1 + m ** 2) / (2 * s ** 2) - 0.5)
         klr = float(-np.log(s) + (s ** 2 + m ** 2) / 2 - 0.5)
         return [("rejection_rate", 1 - acc, _bv("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
-                ("rejection_rate_symmetric", 1 - acc, _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
+                ("rejection_rate_symmetric", 1 - acc,
+                 _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
     return strat, ev

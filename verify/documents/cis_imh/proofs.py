@@ -345,7 +345,8 @@ def _approx_var_rows():
             for n_prop in (1, 4):
                 m = [Fraction(0)] * 5  # E[E[f|.]], E[E[f|.]^2], E[r], E[f_IS], E[f_IS^2]
                 for c in F._compositions(n_prop, 2):
-                    pr = Fraction(math.factorial(n_prop), math.factorial(c[0]) * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
+                    pr = Fraction(math.factorial(n_prop),
+                                  math.factorial(c[0]) * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
                     S = c[0] * w[0] + c[1] * w[1]
                     T = c[0] * w[0] * f[0] + c[1] * w[1] * f[1]
                     est, rej, fis = T / (w0 + S), Fraction(w0) / (w0 + S), T / S  # f0 = 0
@@ -353,7 +354,8 @@ def _approx_var_rows():
                         m[i] += pr * v
                 exact = m[1] - m[0] ** 2
                 approx = (1 - m[2]) ** 2 * (m[4] - m[3] ** 2)
-                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0, "w(z_t-1)": w0, "N": n_prop,
+                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0, "w(z_t-1)": w0,
+                              "N": n_prop,
                               "sides": "times w(z_t-1)^2"}, float(exact * w0 ** 2), float(approx * w0 ** 2)))
     return rows
 
@@ -363,7 +365,8 @@ def _approx_var():
     if o.status == WRONG:
         o.detail = ("1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken out of the "
                     "variance (and the approximation ignores f(z_t-1)): the exact variance differs by a factor 9/4 as "
-                    "w0 -> oo (f = (0, 1)), and is > 0 where the approximation is 0 (f constant on supp q): " + o.detail)
+                    "w0 -> oo (f = (0, 1)), and is > 0 where the approximation is 0 (f constant on supp q): "
+                        + o.detail)
         o.correction = ("V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp q, "
                         "w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 F^2 / w(z_t-1)^3 "
                         "(checked; the constant 2 survives the search) and, proved by Cauchy-Schwarz on "
@@ -489,7 +492,8 @@ def _barker_row(p, q, x, n_prop=1):
 def _wang_atoms():
     """r(z) <= d_TV(K(z, .), p) on finite spaces (p has atoms), Metropolis and CIS/Barker kernels."""
     rows = []
-    for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1), ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
+    for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1),
+                          ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
                           ("CIS/Barker, 1 proposal", (0.5, 0.5), (0.5, 0.5), 0)):
         p, q = np.array(p), np.array(q)
         r, tv = (_metropolis_row if kind.startswith("Metropolis") else _barker_row)(p, q, x)
@@ -709,7 +713,8 @@ def _tight_general():
     """'which in general is very tight', read over every state: acceptance/bound >= tau; 'very tight' is read as
     tau in [0.8, 0.95]; the check uses tau = 1/2 (a factor 2, more lenient than the range), so failing here fails
     the whole range."""
-    inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1), ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
+    inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1),
+            ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
             ("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 5)]
     return _first_failing(
         _tightness_rows(inst, 0.5), ">=", 1e-12, "exact acceptance / N/(w + N)",
@@ -866,7 +871,8 @@ def _growth_linear():
     for w0, N in ((1e4, 10), (1e6, 100)):
         v1 = kit.ratio_moments(qo, wo, fo, N, w0=w0)[1]
         v2 = kit.ratio_moments(qo, wo, fo, 2 * N, w0=w0)[1]
-        rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0, "f - f(z_t-1)": [0.01, 1.0],
+        rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0,
+                      "f - f(z_t-1)": [0.01, 1.0],
                       "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1, 4.0))
     return _first_failing(
         rows, "<=", 1e-9, "V(2N)/V(N) at states of weight 1e4..1e6 (exact sums)",
@@ -1204,7 +1210,8 @@ def _stationary():
             Nu = kit.feasible_N(pi, q, int(N))
             K, kerr = kit.kernel(pi, q, Nu)
             a, b = float(pi @ K @ f), float(pi @ f)
-            rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu}, _toward(a, b, 2 * pi.size * kerr * sc),
+            rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu},
+                         _toward(a, b, 2 * pi.size * kerr * sc),
                          b, sc))
     return instance_check(lambda: rows, "=", 1e-12, describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
 

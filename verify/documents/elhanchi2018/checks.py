@@ -735,7 +735,8 @@ register(Verification(
     measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
              "sup of the k with rho(I - eps DH) < 1", targets="random SPD H, dimensions 1-6", method="exact",
     forms="stated, explicit, series", grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
-                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], eps=[1.0, 0.5, 0.1], cond=1000.0)),
+                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
+                                                     eps=[1.0, 0.5, 0.1], cond=1000.0)),
     run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)',
     readings=_READINGS.get('sgfs_stationary_covariance', ())))
 
@@ -813,7 +814,8 @@ def _svt():
         a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
         for _ in range(t):
             v = a * a * v + noise
-        return [("variance_ratio (stated)", v, _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
+        return [("variance_ratio (stated)", v,
+                 _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
     return strat, ev
 
 

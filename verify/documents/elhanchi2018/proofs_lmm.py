@@ -324,7 +324,8 @@ def _woodbury():
         for _, G, _ in _points(m):
             W = np.eye(Z.shape[0]) - Z @ np.linalg.solve(np.linalg.inv(G) + Z.T @ Z, Z.T)
             Li = np.linalg.inv(Dmat(m, G))
-            sc = (1 + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z))) * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G))
+            sc = (1
+                  + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z))) * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G))
             rows.append(({"N": Z.shape[0], "q": Z.shape[1]}, float(np.abs(W - Li).max()), 0.0, sc))
     return instance_check(lambda: rows, "=", TOL, describe="Woodbury's Lambda against inv(Z G Z^T + I)")
 
@@ -344,7 +345,8 @@ def _posterior_mu():
             cov = s ** 2 * G - Cmy @ np.linalg.solve(Sy, Cmy.T)
             sc = (n2(s ** 2 * G) + np.linalg.norm(mean) + 1e-300) * np.linalg.cond(Sy) * np.linalg.cond(G)
             rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "mean"}, float(np.abs(a - mean).max()), 0.0, sc))
-            rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "covariance"}, float(np.abs(V - cov).max()), 0.0, sc))
+            rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "covariance"}, float(np.abs(V - cov).max()), 0.0,
+                         sc))
     return instance_check(lambda: rows, "=", TOL, describe="the quoted posterior of mu against Gaussian conditioning")
 
 
@@ -589,7 +591,8 @@ def _cholesky_corrected():
         for d in (2, 3, 5):
             Lm = np.tril(g.standard_normal((d, d)), -1) + t * np.eye(d)
             G = Lm @ Lm.T
-            rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)), t ** (2 * d) * np.linalg.cond(G)))
+            rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)),
+                         t ** (2 * d) * np.linalg.cond(G)))
     return instance_check(lambda: rows, "=", 1e-6, describe="det(L L^T) against prod L_ii^2 (> 0)")
 
 

@@ -67,7 +67,8 @@ def run_proposition1(grid, seed=0, progress=None):
         out.append(CheckResult(f"gradient[{j}] (Wishart target)", "stated",
                                {"D": D, "component": j, "R": grid["R"], "space": tgt.name},
                                float(G[:, j].mean()), grad, "monte-carlo", relation="=",
-                               stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])), tolerance=1e-6 * max(1, abs(grad)),
+                               stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])),
+                                   tolerance=1e-6 * max(1, abs(grad)),
                                note="MC mean of -s(z), z ~ pi, vs central difference of the closed-form KL"))
     return out
 
@@ -153,7 +154,8 @@ def run_lemma2(grid, seed=0, progress=None):
             # with the bias of the proof, ||E g - mu||
             bias2 = float(np.linalg.norm(mean - mu))
             b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2, mu_norm=mu_n)
-            out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated", {**par, "bias": "||E g - mu||"},
+            out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated",
+                                   {**par, "bias": "||E g - mu||"},
                                    second, b, "exact", tolerance=_tol(second, b), primary=False,
                                    note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not "
                                         "deciding"))
@@ -192,22 +194,27 @@ def run_lemma4(grid, seed=0, progress=None):
             # independent: the IMH rejection probability 1 - sum_y q_y min(1, w_y / w_x)
             rej = 1 - float(q @ np.minimum(1.0, w / w[x]))
             par = {"M": M, "w_star": w_star, "state": x, "w": float(w[x])}
-            out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej, "exact", relation="=",
+            out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej, "exact",
+                                   relation="=",
                                    tolerance=_tol(lam_q), primary=False,
                                    note="lambda(w) integrated against q equals IMH's rejection probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
             imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the "
                 "cited source gives)")
-            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo),
+            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=",
+                                   tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
-            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi),
+            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=",
+                                   tolerance=_tol(lam_q, hi),
                                    primary=False, note=imh))
             lam_p = F.imh_lambda(pi, q, w[x], "pi")
-            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, hi,
+            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p,
+                                   hi,
                                    "exact", relation="<=", tolerance=_tol(lam_p, hi), primary=False,
                                    note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"))
-            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, lo,
+            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p,
+                                   lo,
                                    "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
                                    note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection "
                                         "probability needs q(dz')"))
@@ -271,7 +278,8 @@ def _l5_tight():
         w = pi / q
         x = d["x"] % pi.size
         T = F.imh_T(pi, q, d["n"], float(w[x]))
-        par = {"n": d["n"], "w": float(w[x]), "w_star": float(w.max()), "pi": pi.round(6).tolist(), "q": q.round(6).tolist()}
+        par = {"n": d["n"], "w": float(w[x]), "w_star": float(w.max()), "pi": pi.round(6).tolist(),
+               "q": q.round(6).tolist()}
         return T, _b("lemma5", "T_n", "corrected", n=d["n"], w=float(w[x]), w_star=float(w.max())), par
     return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3)}), ev
 
@@ -343,7 +351,8 @@ def run_lemma7(grid, seed=0, progress=None):
                                             "3-4 use"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
-                out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
+                out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b,
+                                       "exact",
                                        tolerance=_tol(as_written, b), primary=False,
                                        note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat "
                                             "- E_Pi g||"))
@@ -626,7 +635,8 @@ KEPT_READINGS_REVIEW = {
         "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
                               "no sentence rules it out"),
         "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'", "no sentence rules it out")},
-    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it") for r in SGD_READINGS},
+    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it")
+               for r in SGD_READINGS},
 }
 
 # ============================================================================= registry
@@ -639,8 +649,10 @@ register(Verification("proposition1",
                                      R=200000)), run=run_proposition1, readings=_READINGS.get('proposition1', ())))
 register(Verification("proposition2", measures="exact w* and KL(pi||q)",
                       targets="Gaussian pairs (closed forms); random finite pairs", method="exact", forms="stated",
-                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
-                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
+                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6],
+                                     pairs=3),
+                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0),
+                                            (100, 1.05, 0.1)],
                                      M=[2, 3, 6, 12], pairs=10)), run=run_proposition2,
                       readings=_READINGS.get('proposition2', ())))
 register(Verification("lemma1", measures="exact TV of product measures (all sets, and product sets A^N)",
@@ -706,7 +718,8 @@ def _l5():
         w = pi / q
         x = d["x"] % pi.size
         T = F.imh_T(pi, q, d["n"], float(w[x]))
-        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=", TOL)]
+        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=",
+                 TOL)]
     return strat, ev
 
 
@@ -806,8 +819,10 @@ def _l2():
         bias = float(p @ np.linalg.norm(vals - mu, axis=1))
         mse = float(p @ ((vals - mu) ** 2).sum(1))
         mn = float(np.linalg.norm(mu))
-        return [("second_moment_variance", second, _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
-                ("second_moment_mse", second, _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
+        return [("second_moment_variance", second,
+                 _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
+                ("second_moment_mse", second,
+                 _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
     return strat, ev
 
 

@@ -571,7 +571,8 @@ step("lemma1.1", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, l
      check=lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit), expect=EXACT)
 step("lemma1.2", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 2", relation="<=",
      lhs="|(a1 - b1) a2 + b1 (a2 - b2)|", rhs="|a1 - b1| a2 + b1 |a2 - b2|", justification="triangle inequality",
-     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), domain=_unit),
+     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2),
+                          domain=_unit),
      expect=VALID)
 step("lemma1.3", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 3", relation="<=",
      lhs="|a1 - b1| a2 + b1 |a2 - b2|", rhs="|a1 - b1| + |a2 - b2|", justification="p_n(A), q_n(A) <= 1",
@@ -885,7 +886,8 @@ def _t2_lemma3_qdef():
     lhs = float(qdef @ (ww - 1) ** 2)
     rhs = float(((pi / q - 1) ** 2 * q).sum())
     return Outcome(WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not chi2(pi || q)",
-                   counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs, "rhs": rhs},
+                   counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
+                                   "rhs": rhs},
                    correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive "
                               "mixture",
                    method="instances")
@@ -898,7 +900,8 @@ def _t2_lemma3_corrected():
         for alpha in free("alpha", (1.0, 0.7, 0.01), Real(1e-6, 1.0, log=True)):
             qd = alpha * q + (1 - alpha) / pi.size
             wd = pi / qd
-            rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2), float((pi ** 2 / qd).sum() - 1),
+            rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2),
+                         float((pi ** 2 / qd).sum() - 1),
                          float(qd @ wd ** 2)))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="defensive mixtures with a uniform nu")
 
@@ -977,7 +980,8 @@ def _t2_bias():
                              4 / (NN - 1) * (chi + 1 + ws) * gam ** (tt - 1)))
     o = instance_check(lambda: rows, "<=", tol=1e-10, describe="conditional bias given F_t-1 at the worst state")
     if o.status == WRONG:
-        o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: " + o.detail)
+        o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: "
+                    + o.detail)
         o.correction = ("a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) "
             "needs the unconditional reading")
     return o
@@ -1151,7 +1155,8 @@ def _l5_step():
     d = sp.factor(sp.simplify(lhs - rhs))
     return Outcome(WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 - 1/v. "
                           f"At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
-                   counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)), "rhs": float(rhs.subs(w, 2))},
+                   counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
+                                   "rhs": float(rhs.subs(w, 2))},
                    correction=L5_CORRECTION, method="symbolic")
 
 
@@ -1343,7 +1348,8 @@ def _l7_def():
     used = float(np.linalg.norm(Kn[0] @ gvec - Epi))
     return Outcome(WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; the "
                           "former does not vanish at stationarity",
-                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]}, "lhs": as_defined, "rhs": used},
+                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]}, "lhs": as_defined,
+                                   "rhs": used},
                    correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the theorems use)",
                    method="instances")
 
@@ -1475,7 +1481,8 @@ def _t3_def_corrected():
                 for j in range(NN):
                     marg = joint.sum(axis=tuple(i for i in range(NN) if i != j))
                     ref = (base @ np.linalg.matrix_power(K, j + 1))[0]
-                    rows.append(({"M": M, "N": NN, "k": kk, "n": j + 1, "check": "marginal"}, float(np.abs(marg - ref).max()),
+                    rows.append(({"M": M, "N": NN, "k": kk, "n": j + 1, "check": "marginal"},
+                                 float(np.abs(marg - ref).max()),
                                  0.0, float(kk * NN * M)))
                 mix = sum(pi[x] * F.jsa_joint_law(K, x, NN, kk) for x in range(M))  # z_0 ~ pi
                 rows.append(({"M": M, "N": NN, "k": kk, "check": "z_0 ~ pi: the stationary path law, not pi^N"},
@@ -1606,7 +1613,8 @@ def _t3_marginals():
                     tv.append(float(F.tv_rows(P, pi).max()))
                     b.append(rr ** ((kk - 1) * NN + j))
                 i = _worst(tv, b)
-                rows.append(({"M": pi.size, "N": NN, "k": kk, "n": i + 1}, tv[i], b[i], _pow_tol(kk * NN, pi.size) / 1e-12))
+                rows.append(({"M": pi.size, "N": NN, "k": kk, "n": i + 1}, tv[i], b[i],
+                             _pow_tol(kk * NN, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
@@ -1627,7 +1635,8 @@ def _cond_bias_rows(scheme):
                 B = lambda tt: 2 * NN * rr ** tt  # noqa: E731
             bias = float(np.linalg.norm(m.mean))  # mu = 0
             for tt in (1, 20, 200):
-                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias ** 2 + 2 * bias, B(tt) ** 2 + 2 * B(tt)))
+                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias ** 2 + 2 * bias, B(tt) ** 2
+                             + 2 * B(tt)))
     return rows
 
 
@@ -1738,7 +1747,8 @@ def _t3_assumption3():
             a, b = j * rr ** (j - 1), rr ** j
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "N": NN, "x": x},
-                             float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2, float((a + b).sum()) * L_ ** 2 / NN ** 2))
+                             float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2,
+                                 float((a + b).sum()) * L_ ** 2 / NN ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
 
@@ -1852,7 +1862,8 @@ def _t3_var_sum():
                     A.append(K @ A[-1])  # A[j] = K^j s
                 Es = [P[j] @ s for j in range(1, NN + 1)]
                 V = sum(P[j] @ s ** 2 - Es[j - 1] ** 2 for j in range(1, NN + 1))
-                cov = sum(P[a] @ (s * A[b - a]) - Es[a - 1] * Es[b - 1] for a in range(1, NN + 1) for b in range(a + 1, NN + 1))
+                cov = sum(P[a] @ (s * A[b - a]) - Es[a - 1] * Es[b - 1] for a in range(1, NN + 1)
+                          for b in range(a + 1, NN + 1))
                 rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2, L2 * NN ** 2))
     return instance_check(lambda: rows, "=", 1e-12, describe="JSA paths on finite spaces; residual relative to "
                                                            "L^2 N^2 (the N^2 products that cancel)")
@@ -2267,7 +2278,8 @@ def _t4_statement_corrected():
         L_, mu = float(np.abs(s).max()), abs(float(pi @ s))
         for NN in free("N", (1, 2, 9), Int(1, 10 ** 4, log=True)):
             m = F.moments_pmcsa(K, s, _starts(pi, q, NN))
-            rows.append(({"M": pi.size, "N": NN}, m.second, min(L_ ** 2, L_ ** 2 * (1 + rr) / NN + (mu + 2 * L_ * rr) ** 2)))
+            rows.append(({"M": pi.size, "N": NN}, m.second,
+                         min(L_ ** 2, L_ ** 2 * (1 + rr) / NN + (mu + 2 * L_ * rr) ** 2)))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA moments")
 
 
@@ -2413,7 +2425,8 @@ def _product_step_rows(scheme):
         for a in range(pi.size):
             for b in range(pi.size):
                 laws = [K[a], second[b]]
-                rows.append(({"pi": [round(float(x), 6) for x in pi], "q": [round(float(x), 6) for x in q], "N": 2, "k": 1,
+                rows.append(({"pi": [round(float(x), 6) for x in pi], "q": [round(float(x), 6) for x in q], "N": 2,
+                              "k": 1,
                               "start states (1-based)": [a + 1, b + 1]},
                              F.tv_joint(F.product_law(laws), F.product_law([pi, pi])), _common_set_sup(laws, pi)))
     return rows
@@ -2445,7 +2458,8 @@ def _t2_at_q_eq_pi_rows():
         m = F.moments_msc_rb(pi, pi, s, 0, NN)
         e2 = (NN - 1) ** -0.5
         bound = 4 * ((1 + e2) / (NN - 1) * 0.0 + (1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2)
-        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0, "w_star": 1}, m.second, bound))
+        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0, "w_star": 1}, m.second,
+                     bound))
     return rows
 
 
@@ -2550,7 +2564,8 @@ def _table4_dim():
     """Table 4 (robust GP, App. C.2): dim z = N_train (latent f) + D_x (ell_i) + 4 (sigma_f, epsilon, nu, sigma_y)."""
     table4 = (("yacht", 287, 6, 277), ("airfoil", 353, 6, 1352), ("boston", 472, 13, 455), ("energy", 703, 8, 691),
               ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
-    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx, nt in table4]
+    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx,
+            nt in table4]
     return _first_failing(
         rows, "=", 0.0, "Table 4 rows",
         why="every other row fits N_train + D_x + 4 exactly; 353 is Table 3's airfoil value: ",
@@ -2648,7 +2663,8 @@ def _pmcsa_rejections():
     exact_pi = np.tile(pi, (2, 1))  # a kernel without rejections: every row is pi
     for NN in (10, 100):
         rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN, "states": "all chains at state 1"},
-                     F.moments_pmcsa(K, s, np.zeros(NN, int)).variance, F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
+                     F.moments_pmcsa(K, s, np.zeros(NN, int)).variance,
+                         F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
     return _first_failing(
         rows, "=", 1e-12, "exact conditional variances",
         why=("independence removes the cross-covariances, not the effect of rejections on each chain's "
