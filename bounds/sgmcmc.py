@@ -10,7 +10,7 @@ matrices by ``python -m verify``.
 Notation clash: 002's ``N`` is the number of data points (``--n-data`` here) and its
 ``k`` a step-size fraction (``--k`` here, a real number), and ``r`` in Eq. (15) is an
 eigenvalue ratio (``--eig-ratio``).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

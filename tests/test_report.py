@@ -241,7 +241,7 @@ def test_phone_summary_is_cards(phone):
                 right: Math.max(...tds.map(t => t.getBoundingClientRect().right)),
                 labels: tds.slice(1).map(t => t.getAttribute('data-label')),
                 stacked: tds.every((t, i) => i === 0 || t.getBoundingClientRect().top >= tds[i - 1].getBoundingClientRect().bottom - 1)};
-      })""")
+      })""")  # noqa: E501
     from verify.report import claim_ids
 
     assert len(rows) == len(claim_ids())

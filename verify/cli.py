@@ -678,7 +678,7 @@ options.
 
 {EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
 prints the package version.
-"""
+"""  # noqa: E501
 
 
 def _search(argv):

@@ -19,7 +19,7 @@ keeps every float exactly).
 
 The cache lives in ``$MCSA_CACHE`` (default ``~/.cache/mcsa-verify``); ``MCSA_CACHE=off``
 or ``--no-cache`` switches it off.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

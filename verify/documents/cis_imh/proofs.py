@@ -827,7 +827,7 @@ step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
 def _growth_witness():
     """'The variance of CIS can increase with N' (an existence statement): an exact rational witness.  pi = (3/10, 7/10),
     q = (3/10000, 9997/10000) (w(0) = 1000), z_t-1 = 0, f = (0, 1) (a coordinate of the softmax score, up to
-    sign and shift): V_q[E[f | z_t-1, z^(1:N)]] for N = 1..5 by the exact sum over the proposal counts."""
+    sign and shift): V_q[E[f | z_t-1, z^(1:N)]] for N = 1..5 by the exact sum over the proposal counts."""  # noqa: E501
     pi = [Fraction(3, 10), Fraction(7, 10)]
     q = [Fraction(3, 10000), Fraction(9997, 10000)]
     w = [a / b for a, b in zip(pi, q)]
@@ -851,7 +851,7 @@ def _growth_witness():
 
 def _growth_rows(N_list, w=1e6):
     """Hard instance on two states (w(0) = w, pi(0) = 0.3), z_t-1 = 0, f = (0, 1): V(N) by simulate.finite.moments_msc_rb
-    (the exact sum)."""
+    (the exact sum)."""  # noqa: E501
     pi, q = F.hard_instance(2, w, seed=0)
     f = np.array([0.0, 1.0])
     return pi, q, f, {N: F.moments_msc_rb(pi, q, f, 0, N + 1).variance for N in N_list}
@@ -1142,7 +1142,7 @@ step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
 # ============================================================================= §MCMC in MSC
 def _eq1_h15():
     """Eq. (1)'s first '=' read as an identity in expectation at finite T: E[(1/T) sum_t f(z_t)] = E f(z_t).  Exact
-    IMH chain (simulate.finite.imh_matrix) with pi = (1/2, 3/10, 1/5), q = (1/5, 3/10, 1/2), z_0 = 0, f = 1{0}, T = 3."""
+    IMH chain (simulate.finite.imh_matrix) with pi = (1/2, 3/10, 1/5), q = (1/5, 3/10, 1/2), z_0 = 0, f = 1{0}, T = 3."""  # noqa: E501
     pi, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
     K = F.imh_matrix(pi, q)
     f = np.array([1.0, 0.0, 0.0])
@@ -1219,7 +1219,7 @@ def _stationary():
 def _eq1_estimator():
     """Eq. (1) read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
     unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f for every t and T (IMH kernel; the laws p K^t by
-    repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""
+    repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""  # noqa: E501
     rows = []
     for pi, q, f in _pqf():
         K = F.imh_matrix(pi, q)

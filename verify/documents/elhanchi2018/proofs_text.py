@@ -616,7 +616,7 @@ def _gh_31():
     logistic model.  Reading: 'one expects' = on most cases (a majority of :data:`GH_GRID`), for every cluster size
     from pairs (I = 2: §3.3.1 stresses small clusters, and the rule matters where Laplace fails, at small I) up to
     100 (a complete finite class).  It fails at I = 2 (12 of 42), 3 (21 of 42) and 5 (23 of 47); for I >= 10 see glmm.gh.31.large.  Not on every
-    cluster either: I = 6, 6 successes, b0 = 1.43, g = 5.64, n = 9 gives 0.0186 on (31) against 0.0061 on (30)."""
+    cluster either: I = 6, 6 successes, b0 = 1.43, g = 5.64, n = 9 gives 0.0186 on (31) against 0.0061 on (30)."""  # noqa: E501
     rows = _gh_fractions((2, 3, 5, 10, 20, 50, 100))
     return first_failing(
         rows, ">", 0.0, describe="fraction of the grid where the rule does better on (31)",

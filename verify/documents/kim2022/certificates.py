@@ -990,7 +990,7 @@ def g_score(lam, z):
     \"\"\"g(lambda; z) = -s(lambda; z), s = grad_lambda log softmax(lambda)_z = e_z - softmax(lambda).\"\"\"
     sm = softmax(lam)
     return [-((1 if j == z else 0) - sm[j]) for j in range(len(lam))]
-"""
+"""  # noqa: E501
 
 cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
                   "lambda_t's",
@@ -1270,7 +1270,7 @@ def check(I):
     at_convergence = r_gauss(Sig, [Sig[0][0], Sig[1][1]])
     at_start = r_gauss(Sig, [s0, s0])
     return at_convergence, at_start, not at_convergence < at_start
-""")
+""")  # noqa: E501
 
 
 UNCOVERED: dict[str, str] = {

@@ -1952,7 +1952,7 @@ _H04_PI, _H04_LAM0, _H04_N, _H04_GAMMA, _H04_Z0 = (0.6, 0.3, 0.1), (0.0, 0.0, 2.
 
 def _jsa_iteration(pi, lam, z_start, NN, gamma):
     """One iteration of Algorithm 5 (IMH kernel K_lambda with proposal softmax(lambda), g = -(1/N) sum_n s(lambda; z^(n)),
-    lambda_t = lambda_t-1 - gamma g(lambda_t-1)) from (lambda, z_start): [(probability, path z^(1..N), next lambda)]."""
+    lambda_t = lambda_t-1 - gamma g(lambda_t-1)) from (lambda, z_start): [(probability, path z^(1..N), next lambda)]."""  # noqa: E501
     joint = F.jsa_joint_law(F.imh_matrix(pi, _softmax(lam)), z_start, NN, 1)
     out = []
     for path in itertools.product(range(pi.size), repeat=NN):
@@ -2707,7 +2707,7 @@ def _rejections_corrected():
 
 def _alg2_corrected():
     """Algorithm 2 corrected (N - 1 proposals, weights over i = 0..N-1), enumerated (simulate.finite.
-    cis_matrix_enumerate), against the kernel of Theorem 1 (cis_matrix, N particles); N with C(N + M - 2, M - 1) <= 600."""
+    cis_matrix_enumerate), against the kernel of Theorem 1 (cis_matrix, N particles); N with C(N + M - 2, M - 1) <= 600."""  # noqa: E501
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=6):
         for NN in free("N", (2, 4), N_DOM):
