@@ -92,7 +92,8 @@ def table(rows) -> str:
         c, k = r["cold"], r["cached"]
         cold = f"{c['seconds']:.1f}" + (f" ({c['median']:.1f}; {c['slowest']})" if "median" in c else "")
         cached = f"{k['seconds']:.1f}" + (f" ({k['median']:.1f}; {k['slowest']})" if "slowest" in k else "")
-        out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} | {c['load_before']} |")
+        out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} "
+                   f"| {c['load_before']} |")
     return "\n".join(out)
 
 

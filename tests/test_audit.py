@@ -154,7 +154,8 @@ def test_affected_marks_follow_dependencies():
 def test_errata_file_is_what_the_audit_produces_now():
     committed = (ROOT / "docs" / "ERRATA.md").read_text()
     assert committed == audit.errata_markdown(), "regenerate with: python -m verify audit --write"
-    assert json.loads((ROOT / "verify" / "data" / "audit.json").read_text()) == json.loads(dumps(audit.audit_document()))
+    assert (json.loads((ROOT / "verify" / "data" / "audit.json").read_text())
+            == json.loads(dumps(audit.audit_document())))
     for sid, s in STEPS.items():
         if s.run().status in (WRONG, LOOSE):
             assert f"`{sid}`" in committed

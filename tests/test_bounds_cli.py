@@ -20,7 +20,7 @@ def test_list_shows_every_claim_with_its_source(capsys):
     rc, out, _ = run(capsys, "list", "--wide")  # one line per claim (the default wraps to fit)
     assert rc == 0
     for c in bounds.all_claims():
-        line = next(l for l in out.splitlines() if l.startswith(c.id + " "))
+        line = next(ln for ln in out.splitlines() if ln.startswith(c.id + " "))
         assert str(c.source) in line  # the bibliographic citation, with its location
         assert "Kim et al. (NeurIPS 2022)" in line or "CIS-as-IMH draft" in line or "El hanchi (2018)" in line
     rc, out, _ = run(capsys, "list", "--json")

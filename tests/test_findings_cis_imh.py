@@ -244,7 +244,7 @@ def test_acceptance_kernel_and_moments_against_enumeration():
     val, e2 = C.acceptance_laplace(C.finite_law(pi, q), pi / q, [2000])  # the adaptive quadrature of checks.py
     assert np.abs(acc - val[:, 0]).max() <= err.max() + e2.max()
     pi, q = g.dirichlet(np.ones(3), 2)  # the Gauss-Legendre rule against the exact sum where both apply
-    I, E = F._cis_laplace_sum(pi / q, q, 29)
+    I, E = F._cis_laplace_sum(pi / q, q, 29)  # noqa: E741 -- I is the document's notation
     fast = kit._acceptance_gl(pi, q, pi / q, 30)
     assert np.abs(fast[0] - 30 * (I @ pi)).max() <= fast[1].max() + 30 * E.max()
     # SNIS and off-support moments against a direct enumeration of the proposal tuples

@@ -154,7 +154,8 @@ class Report:
         if png:
             import base64
 
-            fig = '<img style="max-width:100%" src="data:image/png;base64,' + base64.b64encode(png).decode("ascii") + '"/>'
+            fig = ('<img style="max-width:100%" src="data:image/png;base64,'
+                   + base64.b64encode(png).decode("ascii") + '"/>')
 
         return (f"<div><b>{html.escape(self.claim)}</b>: {html.escape(self.status.text())} "
                 f"({len(self.checks)} checks, seed {self.seed})<table>{rows}</table>{fig}</div>")

@@ -60,7 +60,8 @@ def _machinery_digest() -> str:
     import scipy
     import sympy
 
-    versions = f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}|{mpmath.__version__}"
+    versions = (f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}"
+                f"|{mpmath.__version__}")
     return hashlib.sha256((_files_digest(files) + versions).encode()).hexdigest()
 
 

@@ -90,7 +90,8 @@ class Conformance:
         rep = (self.not_rerun if self.not_rerun else "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
-                f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; verdict {self.verdict})")
+                f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; "
+                f"verdict {self.verdict})")
 
 
 def _number(x) -> bool:

@@ -11,8 +11,6 @@ fails when the committed files differ.
 
 from __future__ import annotations
 
-import json
-
 from bounds.references import ORDER, REFERENCES
 from mcsa_cli import dumps
 

@@ -252,7 +252,7 @@ def _moves_corrected():
             Nu = kit.feasible_N(pi, q, int(N))
             K, kerr = kit.kernel(pi, q, Nu)
             res = F._cis_laplace_sum(pi / q, q, Nu - 1)
-            I, E = res
+            I, E = res  # noqa: E741 -- I is the document's notation
             acc = Nu * (I @ pi)
             tie = Nu * pi * np.diag(I)
             err = Nu * (E @ pi) + Nu * pi * np.diag(E) + kerr * (pi.size + 1)
@@ -823,7 +823,7 @@ step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
      rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",), expect=EXACT)
 
 
-# ============================================================================= §Parallel IMH: the variance of CIS with N
+# ============================================================================ §Parallel IMH: the variance of CIS with N
 def _growth_witness():
     """'The variance of CIS can increase with N' (an existence statement): an exact rational witness.  pi = (3/10, 7/10),
     q = (3/10000, 9997/10000) (w(0) = 1000), z_t-1 = 0, f = (0, 1) (a coordinate of the softmax score, up to

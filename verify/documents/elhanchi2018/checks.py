@@ -191,7 +191,7 @@ def _precond_process(F: Frame, k: float, eps: float = 1.0, exact_noise: bool = T
     Hinv, e_inv = _inverse(F)
     D = (k / 2) * Hinv
     eD = (k / 2) * e_inv
-    I = np.eye(F.d)
+    I = np.eye(F.d)  # noqa: E741 -- I is the document's notation
     A = I - eps * D @ F.H
     nD = _n2(D)
     a_w = eps * eD + math.sqrt(F.kappa) * F.g * (1 + eps * nD * F.nH)
@@ -516,7 +516,8 @@ def run_admissible_k(grid, seed=0, progress=None):
             out.append(CheckResult(
                 qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=", tolerance=ktol,
                 note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the literal "
-                     f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); Eq. ({eq}) claims its k is admissible"))
+                     f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
+                     f"Eq. ({eq}) claims its k is admissible"))
             W, tau, _ = _noise(H, C, N, S, kf)
             lmin = float(np.linalg.eigvalsh(W)[0])
             out.append(CheckResult(

@@ -275,7 +275,8 @@ def _admissible(which, k_factor=1.0):
                         G = gw * G0
                         H = Nd * C + G
                         Hinv = np.linalg.inv(sym(H))
-                        r = float(np.linalg.eigvalsh(Hinv).min() / np.linalg.eigvalsh(sym(Hinv @ (Nd * C) @ Hinv)).max())
+                        r = float(np.linalg.eigvalsh(Hinv).min()
+                                  / np.linalg.eigvalsh(sym(Hinv @ (Nd * C) @ Hinv)).max())
                         k13, k15 = 4 * S / (Nd + S), 4 * r / (r + Nd / S)
                         ks = {"13": [k13], "15": [k15]}.get(which)
                         if ks is None:
@@ -653,7 +654,8 @@ step("sgfs.exact", claim="sgfs_exact_noise", seed=SEED, location="Appendix, Deri
 step("sgfs.11", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (11)", relation="=",
      lhs="(2D - (N^2/|S|) DCD - DHD)/k with D = (k/2) H^-1", rhs="H^-1 - (k/4)(N/|S|) H^-1 N C H^-1 - (k/4) H^-1",
      justification="substitution", check=lambda: (lambda h, c, Nd, S: sym_equal(
-                                             (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c - (k / (2 * h)) ** 2 * h) / k,
+                                             (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c
+                                              - (k / (2 * h)) ** 2 * h) / k,
                                              1 / h - (k / 4) * (Nd / S) * (Nd * c) / h ** 2 - (k / 4) / h,
                                              domain={h: Real(1e-6, 1e8, log=True), c: Real(1e-8, 1e4, log=True),
                                                      Nd: Real(1, 1e6, log=True),
@@ -1221,7 +1223,7 @@ def _beta_corrected():
 
     rows = []
     for m in searchable("lmm", fixed_lmms()):
-        X, Z, y, G, s = m["X"], m["Z"], m["y"], m["G"], m["sigma"]
+        X, Z, y, G = m["X"], m["Z"], m["y"], m["G"]
         a = np.linalg.solve(Z.T @ Z + np.linalg.inv(G), Z.T @ (y - X @ m["beta"]))
         b = np.linalg.solve(X.T @ X, X.T @ (y - Z @ a))
         grad = X.T @ (y - X @ b - Z @ a)

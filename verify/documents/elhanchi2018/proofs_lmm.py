@@ -153,7 +153,7 @@ def hunt_lmm():
     in cluster i mod 3), X = [1, x] with x ~ N(0, 1), beta = (1, -0.5), G = diag(2, 1, 0.5), sigma = 0.7; numpy
     Generator(PCG64(3)) drawing x, then mu ~ N(0, sigma^2 G) (multivariate_normal), then the N(0, 1) errors."""
     g = np.random.default_rng(3)
-    N, p, q = 30, 2, 3
+    N, q = 30, 3  # p = 2 fixed effects: the columns of X = [1, x]
     x = g.normal(size=N)
     X = np.column_stack([np.ones(N), x])
     Z = np.zeros((N, q))
@@ -324,8 +324,8 @@ def _woodbury():
         for _, G, _ in _points(m):
             W = np.eye(Z.shape[0]) - Z @ np.linalg.solve(np.linalg.inv(G) + Z.T @ Z, Z.T)
             Li = np.linalg.inv(Dmat(m, G))
-            sc = (1
-                  + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z))) * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G))
+            sc = ((1 + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z)))
+                  * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G)))
             rows.append(({"N": Z.shape[0], "q": Z.shape[1]}, float(np.abs(W - Li).max()), 0.0, sc))
     return instance_check(lambda: rows, "=", TOL, describe="Woodbury's Lambda against inv(Z G Z^T + I)")
 

@@ -474,7 +474,7 @@ def _iw_logpdf(Sig, nu, Phi):
 
 
 # ============================================================================= §3.3.3.1 quadrature remarks
-def laplace_error(I, ones, b0, g):
+def laplace_error(I, ones, b0, g):  # noqa: E741 -- I is the document's notation
     """Relative error of Laplace's approximation of one cluster's integral of (30): I Bernoulli(sigmoid(b0 + mu))
     observations with ``ones`` successes, mu ~ N(0, g); the exact integral by adaptive quadrature around the mode."""
     def h(mu):
@@ -503,7 +503,7 @@ def _laplace_order():
         for fr in free("fraction of successes", [0.3, 0.9], Real(0.02, 0.98)):
             for b0 in free("b0", [0.0, 1.0], Real(-2.0, 2.0)):
                 for g in free("g", [1.0], Real(0.1, 10.0, log=True)):
-                    I = int(math.ceil(m / (fr * (1 - fr))))
+                    I = int(math.ceil(m / (fr * (1 - fr))))  # noqa: E741 -- I is the document's notation
                     ones = int(round(fr * I))
                     e1 = laplace_error(I, ones, b0, g)
                     e4 = laplace_error(4 * I, 4 * ones, b0, g)
@@ -555,7 +555,7 @@ def _gh_grid():
                           complete=True)
 
 
-def _gh_cluster(I, ones, b0, g, gnew, n):
+def _gh_cluster(I, ones, b0, g, gnew, n):  # noqa: E741 -- I is the document's notation
     """Relative errors of n-point Gauss-Hermite (weight the random effect's N(0, g) prior) on one cluster's (30)
     and (31) (the E-step value E_{mu | y, old}[log P(y, mu | new)], a ratio of two rules), against quadrature."""
     def ll(mu):
@@ -595,7 +595,7 @@ def _gh_fractions(sizes):
     the rule is nearly exact on (30) only counts for (30): leaving such cases out (as an earlier version did, at
     1e-6) tilted I = 5 to a majority for (31) that an independent recomputation did not find."""
     rows = []
-    for I in sizes:
+    for I in sizes:  # noqa: E741 -- I is the document's notation
         better, worse = 0, 0
         for n, fr, b0, g in itertools.product(*GH_GRID.values()):
             ones = int(round(fr * I))

@@ -423,8 +423,8 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
                 va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
                 d = a.mean() - b.mean()
                 se = math.sqrt(va + vb)
-                dof = (va
-                       + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0 else len(a) + len(b) - 2
+                dof = ((va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0
+                       else len(a) + len(b) - 2)
                 ratio = math.exp(d)
                 obs.append(CheckResult("pmcsa_lowest_variance", "stated",
                                        {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase, "dof": float(dof),
@@ -501,7 +501,8 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                                    {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}",
                                                                "qualifying": [[kp, n_p], [ko, no]]},
                                    ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
-                                   note=f"fraction of converged runs ({tau_t.name}) over all optimizers and step sizes"))
+                                   note=f"fraction of converged runs ({tau_t.name}) "
+                                        "over all optimizers and step sizes"))
     per_scheme = []
     if "adam" in opts:
         for s in schemes:

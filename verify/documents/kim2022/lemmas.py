@@ -454,7 +454,8 @@ def run_table1(grid, seed=0, progress=None):
     G2 = G2.subs(bounds.get("theorem4").param("w_star").symbol, w)
     combined = sp.simplify(G2 / sp.log(1 / (1 - 1 / w)))
     dN = sp.simplify(sp.diff(combined, Nn))
-    out.append(CheckResult("Kim et al. (NeurIPS 2022) §5.1: Duchi rate for pMCSA constant in N (d/dN of G^2/log(1/rho))", "discussion",
+    out.append(CheckResult("Kim et al. (NeurIPS 2022) §5.1: Duchi rate for pMCSA constant in N "
+                           "(d/dN of G^2/log(1/rho))", "discussion",
                            {"G^2": "L^2 (2 - 1/w*)/N (Thm 4, stated)", "rho": "r"},
                            float(dN.subs({Nn: 10, w: 100})), 0.0, "symbolic", relation="=", primary=False,
                            note=f"G^2/log(1/rho) = {sp.sstr(combined)} decreases in N"))
@@ -632,7 +633,8 @@ KEPT_READINGS_REVIEW = {
                                               "the statement's own strict '<' rules it out (rule 6)"),
         STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'", "no sentence rules it out")},
     "lemma1": {
-        "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
+        "sup over all sets": ("proofs of Theorems 3-4: "
+                              "'d_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
                               "no sentence rules it out"),
         "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'", "no sentence rules it out")},
     "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it")

@@ -1261,7 +1261,8 @@ def _l6_corrected():
         for nn in free("n", (1, 2, 3, 10), K_DOM):
             Kn = np.linalg.matrix_power(K, nn)
             for x in range(pi.size):
-                b = nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x] + (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f)
+                b = (nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x]
+                     + (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f))
                 rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(min(f.max(), b)),
                              _pow_tol(nn, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
@@ -1729,7 +1730,8 @@ def _t3_lemma6_corrected():
             j = np.arange(1, NN + 1)
             _, m2 = _jsa_terms_all(K, s, NN)
             for x in range(pi.size):
-                b = (j * rr ** (j - 1) * (q @ f) + rr ** j * f[x] + (1 - rr ** j - j * (1 - rr) * rr ** (j - 1)) * (pi @ f)).sum()
+                b = (j * rr ** (j - 1) * (q @ f) + rr ** j * f[x]
+                     + (1 - rr ** j - j * (1 - rr) * rr ** (j - 1)) * (pi @ f)).sum()
                 rows.append(({"M": pi.size, "N": NN, "x": x}, float(m2[:, x].sum()) / NN ** 2,
                              min(L_ ** 2 / NN, float(b) / NN ** 2), L_ ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")

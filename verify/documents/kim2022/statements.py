@@ -369,7 +369,8 @@ def _jsa_bias_conditional():
         rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)",
         why=("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
              "(1/N) sum_n r^n |s(x*) - mu| from x*; it cannot be O(r^(tN)/N) (nor O(r^(tN)), theorem3.var.3): "),
-        correction="Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): the 1/N, without decay in t")
+        correction="Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): "
+                   "the 1/N, without decay in t")
 
 
 def _jsa_bias_conditional_corrected():
@@ -422,7 +423,7 @@ step("statements.lemma7_sup", claim="lemma7", seed=SEED, location="App. D proof 
      justification="||g||_inf <= ||g||_2 <= L", check=_lemma7_sup, expect=VALID, search_budget=600)
 
 
-# ============================================================================= Abstract: 'a tighter bound on the gradient variance'
+# ================================================================= Abstract: 'a tighter bound on the gradient variance'
 def stated_bounds(pi, q, s, N: int) -> dict:
     """The stated second-moment bounds of Theorems 1, 3, 4 (main text, O-terms and C_cov >= 0 dropped,
     the reading most favourable to pMCSA) for the finite instance (pi, q, s): L = max |s|."""
@@ -593,7 +594,8 @@ def _wstar_meanfield():
 
 
 step("statements.wstar_meanfield", claim=CLAIM, seed=SEED, location="§3.2; §4.1 (ii); §6.2 Setup", relation="<=",
-     lhs="lambda_min(diag(Sigma) - Sigma) (the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
+     lhs="lambda_min(diag(Sigma) - Sigma) "
+         "(the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
      rhs="0 (so w* = sup pi/q = oo unless Sigma is diagonal)",
      justification="moment matching; Gaussian weight ratio bounded iff S >= Sigma", check=_wstar_meanfield,
      expect=VALID)
@@ -630,7 +632,7 @@ step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gra
      justification="strong convexity (Nguyen et al., 2018)", check=_bounded_variance, expect=VALID)
 
 
-# ============================================================================= §1, §3.2, Table 1: MCGD on an exact instance
+# ========================================================================= §1, §3.2, Table 1: MCGD on an exact instance
 def lazy_kernel(p, rho: float) -> np.ndarray:
     """K = rho I + (1 - rho) 1 p^T: stay with probability rho, else draw from p.  K^n = rho^n I +
     (1 - rho^n) 1 p^T, so d_TV(K^n(x, .), p) = rho^n (1 - p_x) <= rho^n: Assumption 1 with C = 1
@@ -827,7 +829,7 @@ step("table1.sgd_stepsize", claim="table1", seed=SEED, location="§2.1 Table 1, 
      check=_sgd_stepsize, expect=WRONG, statement=True)
 
 
-# ============================================================================= §6.3-§6.4 against Tables 3-4 (the printed numbers)
+# =================================================================== §6.3-§6.4 against Tables 3-4 (the printed numbers)
 #: Table 3 (BNN, test LPD, higher is better): data set -> (ELBO N=1, ELBO N=10, pMCSA, JSA, MSC, MSC-RB), and the
 #: columns printed in bold ('not enough evidence to be distinguished from the best performing method', footnote 3)
 TABLE3 = {"yacht": (-2.45, -2.44, -2.49, -3.00, -2.98, -2.98), "concrete": (-3.25, -3.24, -3.20, -3.33, -3.32, -3.33),
@@ -1012,7 +1014,7 @@ step("statements.table4_gas", claim=CLAIM, seed=SEED, location="§6.4, Results",
      check=_table4_gas, expect=VALID)
 
 
-# ============================================================================= §7: 'sigma^2/N (sigma is the variance ...)'
+# ========================================================================== §7: 'sigma^2/N (sigma is the variance ...)'
 def pmcsa_stationary_variance(pi, s, N: int) -> float:
     """V[g] of pMCSA at stationarity (the N chains' states i.i.d. from pi), by enumerating every
     N-tuple of states (exact)."""
@@ -1164,7 +1166,7 @@ step("statements.appc2_wording", claim="experiments", seed=SEED, location="App. 
                             "prior'; heading 'Robust Gaussian Process Regression'"), expect=WRONG)
 
 
-# ============================================================================= App. D: 'pMCSA, is described in Algorithm 5'
+# ========================================================================= App. D: 'pMCSA, is described in Algorithm 5'
 def _alg5():
     """Algorithm 5 (JSA: N sequential IMH steps from z_t-1^(N)) against Algorithm 1 (pMCSA: one step
     of each of N chains), the same state entering the iteration: the conditional second moments of
@@ -1188,7 +1190,7 @@ step("statements.alg5_is_jsa", claim="theorem4", seed=SEED, location="App. D, pr
      justification="'pMCSA, is described in Algorithm 5'", check=_alg5, expect=WRONG)
 
 
-# ============================================================================= §5.2: 'dominated by that of evaluating p(z, x)'
+# ====================================================================== §5.2: 'dominated by that of evaluating p(z, x)'
 #: 'dominated' read as a factor k in [2, 100]; checked at the strict end
 COST_K = 100
 
@@ -1260,7 +1262,7 @@ step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relati
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG, reading=MISSPECIFIED)
 
 
-# ============================================================================= §5.1: 'increasing N accelerates convergence quite dramatically'
+# ====================================================== §5.1: 'increasing N accelerates convergence quite dramatically'
 #: the stored full run of Figure 1 (docs/figures/figure1.csv: 001 §6.2's target, D = 50, nu = 500, ADAM 0.01, 8
 #: replications): per scheme and convergence tolerance tau (over figure2's range 1 nat .. 10 KL*: 1, KL*, 2 KL*,
 #: 5 KL*, 10 KL*; KL* = 1.1897 for this target), the median
