@@ -55,7 +55,7 @@ from .targets import wishart_target
 try:  # the sweep helper's diagnostics (rejection rate, R-hat, ESS via arviz-stats)
     from .diagnostics import Window
 except ImportError:  # pragma: no cover - before it lands
-    Window = None
+    Window = None  # type: ignore[misc, assignment]
 
 OPTIMIZER_NAMES = ("sgd", "momentum", "nesterov", "adam")
 

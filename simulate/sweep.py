@@ -523,7 +523,7 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
     unknown = set(grid) - set(GRID_KEYS)
     if unknown:
         raise GridError(f"unknown grid parameter(s) {', '.join(sorted(unknown))}; allowed: {', '.join(GRID_KEYS)}")
-    axes = {}
+    axes: dict[str, list] = {}
     for k, default in GRID_KEYS.items():
         if k not in grid:
             if default is None:
