@@ -23,44 +23,17 @@ import warnings
 
 from mcsa_cli import dumps, jsonable  # noqa: F401
 
-from .decide import (  # noqa: F401
-                     ALPHA,
-                     assign_readings,
-                     combine,
-                     decide,
-                     final_status,
-                     full_readings,
-                     reading_name,
-                     reading_verdicts,
-                     scale_bound,
-                     summary_status,
-                     z_one_sided,
-)
-from .docio import AUDIT_DOC, VERDICTS_DOC, audit_statements, load_doc, verdicts_document, write_verdicts  # noqa: F401
+from .decide import (ALPHA, assign_readings, combine, decide, final_status, full_readings,  # noqa: F401
+                     reading_name, reading_verdicts, scale_bound, summary_status, z_one_sided)
+from .docio import (AUDIT_DOC, VERDICTS_DOC, audit_statements, load_doc, verdicts_document,  # noqa: F401
+                    write_verdicts)
 from .formatting import CheckGroup, fmt, fmt_ratio, group_checks, readings_text, status_cell  # noqa: F401
-from .hypothesis_tools import TIGHTNESS_EXAMPLES, hypothesis_without_local_constants, tightness_check, tightness_search  # noqa: F401
-from .model import (  # noqa: F401
-                     AS_PRINTED,
-                     DEPENDS,
-                     EPS_EXACT,
-                     EXIT,
-                     HOLDS,
-                     INCONCLUSIVE,
-                     METHODS,
-                     RELATIONS,
-                     STATUSES,
-                     VIOLATED,
-                     CheckList,
-                     CheckResult,
-                     Grid,
-                     Reading,
-                     Status,
-                     Verification,
-                     by_form,
-                     by_quantity,
-                     exact_tolerance,
-                     params_json as _jsonable,  # noqa: F401
-)
+from .hypothesis_tools import (TIGHTNESS_EXAMPLES, hypothesis_without_local_constants,  # noqa: F401
+                               tightness_check, tightness_search)
+from .model import (AS_PRINTED, DEPENDS, EPS_EXACT, EXIT, HOLDS, INCONCLUSIVE, METHODS,  # noqa: F401
+                    RELATIONS, STATUSES, VIOLATED, CheckList, CheckResult, Grid, Reading, Status,
+                    Verification, by_form, by_quantity, exact_tolerance)
+from .model import params_json as _jsonable  # noqa: F401
 from .outcome import Report, rescore, run_verification  # noqa: F401
 from .registry import REGISTRY, bound_value, register  # noqa: F401
 
