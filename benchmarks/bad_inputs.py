@@ -82,7 +82,8 @@ bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "9", "--L", "1"
 bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "explicit")
 bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "moment")
 bad("bounds", "compare", "--N", "inf", "--w-star", "5", "--chi2", "1", "--L", "1")
-odd("bounds", 0, "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1", "--L", "1")
+odd("bounds", 0, "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1", "--L",
+    "1")
 odd("bounds", 0, "theorem1", "--N", "10", "--w-star", "1e400", "--k", "5", "--L", "1", "--json")
 odd("bounds", 0, "compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1")
 odd("bounds", 0, "theorem3", "--N", "1,2", "--w-star", "1", "--k", "3", "--L", "1")

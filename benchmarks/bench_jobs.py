@@ -68,7 +68,8 @@ def measure(jobs, workers_list, repeats):
                     else:
                         per = {}
                         for c in _claims():
-                            per[c] = (_run(["-m", "verify", c], cache)["seconds"], _run(["-m", "verify", c], cache)["seconds"])
+                            per[c] = (_run(["-m", "verify", c], cache)["seconds"],
+                                      _run(["-m", "verify", c], cache)["seconds"])
                         worst = max(per, key=lambda c: per[c][0])
                         cold = {"seconds": per[worst][0], "median": statistics.median(v[0] for v in per.values()),
                                 "slowest": worst, "load_before": round(os.getloadavg()[0], 2)}
@@ -91,7 +92,8 @@ def table(rows) -> str:
         c, k = r["cold"], r["cached"]
         cold = f"{c['seconds']:.1f}" + (f" ({c['median']:.1f}; {c['slowest']})" if "median" in c else "")
         cached = f"{k['seconds']:.1f}" + (f" ({k['median']:.1f}; {k['slowest']})" if "slowest" in k else "")
-        out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} | {c['load_before']} |")
+        out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} "
+                   f"| {c['load_before']} |")
     return "\n".join(out)
 
 

@@ -473,7 +473,8 @@ class JaxImpl:
                 parts = jnp.concatenate([x0[:, None], z], 1)
                 es = jnp.concatenate([e0[:, None], eps], 1)
                 lps = jnp.concatenate([lpx, lpz], -1)
-                take = lambda a: jnp.take_along_axis(a, idx[:, None, None], 1)[:, 0]
+                def take(a):
+                    return jnp.take_along_axis(a, idx[:, None, None], 1)[:, 0]
                 x = take(parts)[:, None]
                 lpx = jnp.take_along_axis(lps, idx[:, None], 1)
                 if name == "msc":
@@ -919,7 +920,8 @@ def print_table(res):
             + f", {t['scheme_over_floor_stacked_cpu']:.2f}" for n, t in tg.items()))
     checks = {n: s["check"] for n, s in res["schemes"].items() if "check" in s}
     if checks:
-        fmt = lambda d: "/".join(f"{d[k]:.0e}" for k in ("grad", "lam", "position"))
+        def fmt(d):
+            return "/".join(f"{d[k]:.0e}" for k in ("grad", "lam", "position"))
         print(f"check, same random numbers as the library for {next(iter(checks.values()))['iterations']} "
               "iterations, max |difference| in grad/lambda/positions: " + "; ".join(
                   f"{n}: loop {fmt(v['loop_max_abs_diff'])}"

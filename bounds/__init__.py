@@ -164,7 +164,7 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
         return _number(claim.evaluate_form(quantity, form, exact=True, **params))
     params = claim.exact(params)
     claim.validate({k: v for k, v in params.items() if k in {p.name for p in claim.params}})
-    out = {}
+    out: dict[tuple[str, str], object] = {}
     for q in claim.quantities:
         if quantity is not None and q.name != quantity:
             continue

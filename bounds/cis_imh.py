@@ -5,7 +5,7 @@ N proposals), whereas 001 and :mod:`simulate` count N particles.  The claims bel
 003's convention; ``--N`` means the number of proposals here.  Weights are normalised
 (E_q w = 1); 003 writes unnormalised weights p(z, x)/q(z), for which the acceptance
 bound reads N Z / (w + N Z) with Z the evidence.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

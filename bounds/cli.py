@@ -14,8 +14,19 @@ from __future__ import annotations
 
 import itertools
 
-from mcsa_cli import (ParagraphHelpFormatter, Parser as _Parser, UsageError, add_wide, dumps, numbers, run, short,
-                      show_param, table, wrap)
+from mcsa_cli import (
+    ParagraphHelpFormatter,
+    Parser as _Parser,
+    UsageError,
+    add_wide,
+    dumps,
+    numbers,
+    run,
+    short,
+    show_param,
+    table,
+    wrap,
+)
 
 from . import UnknownClaim, get, ids
 from .schemes import SCHEMES, mixing_rates
@@ -25,7 +36,8 @@ PROG = "python -m bounds"
 #: an adaptive-precision mpmath evaluation, and a table longer than this is not read by anyone
 MAX_POINTS = 10_000
 EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
-             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
+             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 "
+             "interrupted.")
 
 
 # ----------------------------------------------------------------------------- values
@@ -101,7 +113,6 @@ def claim_description(c, latex: bool = False) -> dict:
     import sympy as sp
 
     from .core import ASSUMPTIONS
-
     from .symbols import latex as to_latex
 
     render = to_latex if latex else sp.sstr
@@ -400,6 +411,7 @@ def fresh_derivation():
     Returns ``(entries, catalog, results)``: the srepr'd derivations, the catalog, and
     the fresh results by key."""
     import bounds
+
     from . import derive
     from .core import ASSUMPTIONS
 

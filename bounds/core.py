@@ -42,7 +42,8 @@ ASSUMPTIONS: dict[str, str] = {
     "DIFF": "differentiation under the integral (Leibniz rule) is allowed",
     "GAUSS": "Gaussian target and Gaussian variational family",
     "BOUNDED-F": "the test function is bounded: ||g|| <= L",
-    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi 2018 Eq. 6)",
+    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi "
+            "2018 Eq. 6)",
     "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (El hanchi 2018 Eq. 9)",
     "PRECOND": "preconditioner D = (k/2) H^-1 (El hanchi 2018 Eq. 10)",
     "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (El hanchi 2018 Eq. 4)",
@@ -113,9 +114,11 @@ class Param:
         command-line flag (``--w-star``).
         """
         where = f"{self.flag if flag else self.name} ({self.label})"
+        v: decimal.Decimal | float
         if isinstance(value, (decimal.Decimal, int)) and not isinstance(value, bool):
             v = decimal.Decimal(value)
-            shown = str(value) if isinstance(value, int) and abs(value) < 10 ** 15 else f"{v:g}" if isinstance(value, int) else str(v)
+            shown = (str(value) if isinstance(value, int) and abs(value) < 10 ** 15
+                     else f"{v:g}" if isinstance(value, int) else str(v))
             nan, finite = v.is_nan(), v.is_finite()
             is_int = finite and v == v.to_integral_value()
         else:
@@ -135,7 +138,7 @@ class Param:
             raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
         if self.integer:
             top = self.limit if self.limit is not None else INT_LIMIT
-            if abs(v) > top:
+            if abs(v) > top:  # type: ignore[operator]  # v: a Decimal or a float, either compares with an int
                 raise ParamError(f"{where}: at most {top:.0e} is evaluated, got {shown}")
             return
         d = v if isinstance(v, decimal.Decimal) else decimal.Decimal(v)

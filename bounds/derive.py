@@ -166,7 +166,7 @@ def memo(fn=None, *, label: str | None = None):
         _used[key] = (name, res)
         return res
 
-    wrapper.uncached = fn
+    wrapper.uncached = fn  # type: ignore[attr-defined]  # a function attribute: the derivation without the cache
     return wrapper
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import assume
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 
 from .core import Claim, Param, ParamError
 

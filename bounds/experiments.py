@@ -77,7 +77,8 @@ def figure1() -> Claim:
                            "Theorem 4's moment form (Lemma 6 with n = 1, true for every w*; r = 1 when w* = inf)"),)),
             Quantity("jsa_variance", "tr Cov(g_JSA) across independent chains", "<=",
                      (Form("moment", (_sum_nr * eqs + _sum_r * sps) / Ns ** 2 + ccs,
-                           "Theorem 3's moment form: (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + C_cov"),
+                           "Theorem 3's moment form: (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + "
+                           "C_cov"),
                       Form("corrected", (_sum_nr * eqs + _sum_c * epis + _sum_r * sps) / Ns ** 2 + ccs,
                            "as moment with the corrected Lemma 6: + (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2"))),
             Quantity("msc_variance", "tr Cov(g_MSC) across independent chains", "<=",

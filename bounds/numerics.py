@@ -19,13 +19,12 @@ Numerical Algorithms*, 2nd ed., §3.3) applied to the expression tree.
 
 from __future__ import annotations
 
+import builtins
 import decimal
+import inspect
 import math
 from dataclasses import dataclass
 from functools import cached_property
-
-import builtins
-import inspect
 
 import mpmath
 import numpy as np

@@ -135,7 +135,8 @@ def lemma1() -> Claim:
         assumptions=(),
         params=(S.N, S.tv),
         quantities=(
-            Quantity("product_tv", "|(p_1 x ... x p_N)(A^N) - (q_1 x ... x q_N)(A^N)| with every d_TV(p_n, q_n) = delta",
+            Quantity("product_tv",
+                     "|(p_1 x ... x p_N)(A^N) - (q_1 x ... x q_N)(A^N)| with every d_TV(p_n, q_n) = delta",
                      "<=", (Form("stated", Ns * S.tv.symbol, "sum_n delta_n with equal factors"),)),
         ),
         notes=("Printed for product sets A^N only; the theorems apply it to arbitrary sets of "
@@ -365,9 +366,11 @@ def theorem3() -> Claim:
                            "E||s_n||^2 <= L^2 (Lemma 6 fails for n >= 2; corrected it is never below L^2) and "
                            "the one-step bias ||E[g|F]|| <= ||mu|| + (2L/N) sum_n r^n; capped at the trivial "
                            "E||g||^2 <= L^2 (||g|| <= L)"),
-                      Form("sharper", sp.Min(sharper_second_moment(Ls ** 2 / Ns + ccs, mus + one_step_bias)[0], Ls ** 2),
+                      Form("sharper",
+                           sp.Min(sharper_second_moment(Ls ** 2 / Ns + ccs, mus + one_step_bias)[0], Ls ** 2),
                            "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N + C_cov, ||E g|| <= min(L, ||mu|| + "
-                           "(2L/N) sum_n r^n): L^2/N + C_cov + (1 - 1/N) min(L, ||mu|| + (2L/N) sum_n r^n)^2, capped at L^2"),
+                           "(2L/N) sum_n r^n): L^2/N + C_cov + (1 - 1/N) min(L, ||mu|| + (2L/N) sum_n r^n)^2, capped "
+                           "at L^2"),
                       Form("unconditional", stated_var + (mus + 2 * Ls / Ns * r ** (Ns * (ts - 1)) * SUM_R) ** 2,
                            "the printed bound read over the trajectory from eta_0 (lambda fixed): V <= L^2/N + C_cov "
                            "<= L^2 (1/2 + 3/(2N)) + C_cov, and the O(r^(tN)) as the bias after t iterations, "
@@ -455,7 +458,8 @@ def table1() -> Claim:
         assumptions=("A1", "MCGD"),
         params=(S.G, S.rho.with_domain(lower_strict=True), S.T, S.c_rate),
         quantities=(
-            Quantity("mirror_descent", "optimality gap of mirror descent, gamma_t = gamma/sqrt(t) (Duchi et al. 2012, Cor. 3.5)",
+            Quantity("mirror_descent", "optimality gap of mirror descent, gamma_t = gamma/sqrt(t) (Duchi et al. 2012, "
+                                       "Cor. 3.5)",
                      "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts) / (sp.log(1 / rh) * sp.sqrt(Ts)),
                                  "c G^2 log T / (log(1/rho) sqrt(T))"),)),
             Quantity("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",

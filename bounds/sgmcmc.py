@@ -10,7 +10,7 @@ matrices by ``python -m verify``.
 Notation clash: 002's ``N`` is the number of data points (``--n-data`` here) and its
 ``k`` a step-size fraction (``--k`` here, a real number), and ``r`` in Eq. (15) is an
 eigenvalue ratio (``--eig-ratio``).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def sgfs_stationary_covariance() -> Claim:
         assumptions=("QUAD", "PRECOND"),
         params=(S.k_frac, S.eps),
         quantities=(
-            Quantity("covariance_ratio", "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient noise)",
+            Quantity("covariance_ratio", "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient "
+                                         "noise)",
                      "=", (Form("stated", printed, "printed: 1/(1 - k eps/4)"),
                            Form("explicit", solved, "Eq. (32) solved by sympy"),
                            Form("series", series_sum, "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i, summed by sympy")),

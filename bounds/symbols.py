@@ -10,7 +10,7 @@ import sympy as sp
 
 from .core import Param
 
-P = {}
+P: dict[str, Param] = {}
 
 
 def _p(name, flag, label, description, **kw) -> Param:

@@ -7,8 +7,7 @@ counterexample and exits with status 1, as `python -m verify CLAIM` does for a v
 """
 import sys
 
-from quick_claim import claim as right  # the quantity and domain of the right claim
-from quick_claim import tv
+from quick_claim import claim as right, tv  # the quantity and domain of the right claim
 
 from verify import QuickClaim
 

@@ -164,6 +164,7 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
         raise UsageError(f"{flag}: must be {want}, got {s or repr(s)}")
     if d.is_infinite():
         raise UsageError(f"{flag}: must be finite ({want}), got {s}")
+    value: int | decimal.Decimal
     if integer:
         if d != d.to_integral_value():
             raise UsageError(f"{flag}: must be {want}, got {s}")
@@ -725,8 +726,8 @@ def show_param(x, max_chars: int = 24, digits: int = 6) -> str:
         return s[:max_chars - 1] + marker()
     if not d.is_finite() or d == 0:
         return s
-    sign, ds, _ = d.as_tuple()
-    ds = "".join(map(str, ds)).rstrip("0") or "0"
+    sign, digit_tuple, _ = d.as_tuple()
+    ds = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     mant = ds[0] + ("." + ds[1:digits] if len(ds) > 1 else "")
     cut = marker() if len(ds) > digits else ""
     e = d.adjusted()
@@ -1000,7 +1001,7 @@ def _first_line(e: BaseException) -> str:
 
 def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]], int]],
         claim: Callable[[str, list[str]], int] | None = None,
-        errors: tuple[type[BaseException], ...] = ()) -> int:
+        errors: Iterable[type[BaseException]] = ()) -> int:
     """Dispatch ``argv[0]`` to ``commands``; any other word is a claim id passed to ``claim``
     (or, without ``claim``, an unknown command).
 
@@ -1021,8 +1022,8 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
         status = _run(prog, usage, argv, commands, claim, errors)
         if status != IO_ERROR:
             try:  # written before the status says so (output at exit, after --help too, fails here)
-                sys.stdout.flush()
-                if getattr(guarded, "failed", None) is not None:  # a write that argparse's --help swallowed
+                sys.stdout.flush()  # type: ignore[union-attr]  # None only when Python has no stdout
+                if guarded is not None and guarded.failed is not None:  # a write that argparse's --help swallowed
                     raise guarded.failed
             except OSError as e:
                 print(f"{prog}: error: {e if isinstance(e, OutputError) else OutputError('standard output', e)}",
@@ -1087,7 +1088,7 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
         with warnings.catch_warnings(record=not debug) as caught_:
             if not debug:
                 warnings.simplefilter("always", RuntimeWarning)
-                caught = caught_
+                caught = caught_  # type: ignore[assignment]  # a list: record=True here
             if not argv:
                 what = [*commands, "a claim id"] if claim is not None else list(commands)
                 raise UsageError(f"a command is required ({_either(what)}); see `{prog} --help`")

@@ -122,7 +122,7 @@ class Window:
         self.group = group
         self.span = max(1, int(span))
         self.thin = max(1, -(-self.span // max(1, int(max_draws))))
-        self._draws = deque(maxlen=max(1, self.span // self.thin))
+        self._draws: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=max(1, self.span // self.thin))
         self._n_total = 0
         self._start()
 

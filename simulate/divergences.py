@@ -16,6 +16,7 @@ maximises ``log pi(z) - log q(z)`` from many starts and reports how well the sta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import optimize
@@ -146,8 +147,8 @@ def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None, ft
     ``grad_log_w(z)`` is the gradient of log w.  ``bound_check(z)`` (optional) returns
     True when log w keeps increasing along a ray (w* = inf), which is then reported.
     """
-    best = None
-    vals = []
+    best: Any = None  # scipy's OptimizeResult
+    vals: Any = []
     for z0 in np.atleast_2d(starts):
         res = optimize.minimize(lambda z: -(log_pi(z) - log_q(z)), z0, jac=lambda z: -grad_log_w(z),
                                 method="L-BFGS-B", options={"ftol": ftol, "gtol": 1e-10, "maxiter": 5000})

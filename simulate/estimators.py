@@ -124,14 +124,15 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         tot = smean.sum(0)
         c_cov = float(cc.mean() - (tot @ tot - np.einsum("np,np->", smean, smean)) / N ** 2)
         c_cov_se = float(cc.std(ddof=1) / np.sqrt(R))
-        a = np.concatenate(a_vals)
-        diag = float(a.mean() - np.einsum("np,np->", smean, smean) / N ** 2)
-        diag_se = float(a.std(ddof=1) / np.sqrt(R))
+        a_all = np.concatenate(a_vals)
+        diag = float(a_all.mean() - np.einsum("np,np->", smean, smean) / N ** 2)
+        diag_se = float(a_all.std(ddof=1) / np.sqrt(R))
     return MomentEstimate(
         R=R, second=float(sq.mean()), second_se=float(sq.std(ddof=1) / np.sqrt(R)),
         variance=float(variance), variance_se=float(dsq.std(ddof=1) / np.sqrt(R)),
         bias_sq=bias_sq, cross=float(-2 * b @ mu), mu_sq=float(mu @ mu), mean_g=mean_g,
-        c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se, rejection=float(np.concatenate(rejs).sum() / R))
+        c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se,
+            rejection=float(np.concatenate(rejs).sum() / R))
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):

@@ -45,8 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import divergences as dv
-from . import optim
+from . import divergences as dv, optim
 from .families import MeanFieldGaussian
 from .kernels import ChainState
 from .rng import Streams
@@ -56,7 +55,7 @@ from .targets import wishart_target
 try:  # the sweep helper's diagnostics (rejection rate, R-hat, ESS via arviz-stats)
     from .diagnostics import Window
 except ImportError:  # pragma: no cover - before it lands
-    Window = None
+    Window = None  # type: ignore[misc, assignment]
 
 OPTIMIZER_NAMES = ("sgd", "momentum", "nesterov", "adam")
 
@@ -85,7 +84,10 @@ class Figure1Settings:
 
 
 #: the step sizes of Figure 2, logspace(-3, 0, 20), as the stored full run used them (to the last bit)
-LRS_20 = (0.001, 0.0014384498882876629, 0.00206913808111479, 0.002976351441631319, 0.004281332398719396, 0.006158482110660267, 0.008858667904100823, 0.012742749857031334, 0.018329807108324356, 0.026366508987303583, 0.0379269019073225, 0.05455594781168517, 0.07847599703514611, 0.11288378916846883, 0.1623776739188721, 0.23357214690901212, 0.3359818286283781, 0.4832930238571752, 0.6951927961775606, 1.0)
+LRS_20 = (0.001, 0.0014384498882876629, 0.00206913808111479, 0.002976351441631319, 0.004281332398719396,
+          0.006158482110660267, 0.008858667904100823, 0.012742749857031334, 0.018329807108324356, 0.026366508987303583,
+              0.0379269019073225, 0.05455594781168517, 0.07847599703514611, 0.11288378916846883, 0.1623776739188721,
+                  0.23357214690901212, 0.3359818286283781, 0.4832930238571752, 0.6951927961775606, 1.0)
 #: logspace(-3, 0, 6), the quick run's step sizes
 LRS_6 = (0.001, 0.003981071705534973, 0.015848931924611134, 0.0630957344480193, 0.25118864315095796, 1.0)
 

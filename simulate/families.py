@@ -17,6 +17,7 @@ E_q ||s||^2 in closed form.  Parameters are arrays ``(..., P)``; positions
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaln
@@ -363,7 +364,7 @@ class DefensiveMixture:
     Used as the kernels' proposal; the gradient still uses the score of plain q.
     """
 
-    family: object
+    family: Any  # a variational family (duck-typed: dim, noise_spec, sample, logpdf, score)
     alpha: float = 0.9
     heavy: MultivariateT | None = None
 
@@ -378,7 +379,8 @@ class DefensiveMixture:
         return self.family.dim
 
     def noise_spec(self, prefix: tuple) -> dict:
-        return {**self.family.noise_spec(prefix), **self.heavy.noise_spec(prefix), "pick": ("uniform/mix", prefix)}
+        return {**self.family.noise_spec(prefix), **self.heavy.noise_spec(prefix),  # type: ignore[union-attr]
+                "pick": ("uniform/mix", prefix)}  # (heavy is set in __post_init__)
 
     def sample(self, lam, noise):
         zq = self.family.sample(lam, noise)

@@ -219,7 +219,7 @@ def cis_matrix(pi, q, N: int, return_error: bool = False, method: str = "auto"):
             raise FiniteSpaceError(f"the exact sum for N = {N} and these weights is more work than "
                                    f"CIS_SUM_WORK_MAX; use method='quadrature'")
         return _cis_quadrature(pi, q, N, return_error)
-    I, I_err = laplace  # (M, M): I(w_x + w_y) and its error bound
+    I, I_err = laplace  # noqa: E741 -- the document's I; (M, M): I(w_x + w_y) and its error bound
     K = (N - 1) * pi[None, :] * I
     E = (N - 1) * pi[None, :] * I_err + 3 * _EPS * K
     np.fill_diagonal(K, 0.0)
@@ -299,7 +299,7 @@ def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
         half = CIS_BOX_SD * (sd + 1.0)
         lo = np.maximum(0, np.floor(mean - half)).astype(np.int64)
         hi = np.minimum(n, np.ceil(mean + half)).astype(np.int64)
-        n_box = math.prod(int(h - l + 1) for h, l in zip(hi[:-1], lo[:-1]))
+        n_box = math.prod(int(h - b + 1) for h, b in zip(hi[:-1], lo[:-1]))
         if n_box * (K + n_pairs) > CIS_SUM_WORK_MAX:
             return None
         lo[-1], hi[-1] = 0, n
@@ -320,8 +320,8 @@ def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
     # sums (_BLOCK - 1 eps) and fsum (1/2 ulp)
     mag = float((g_n + g_c + Cf @ np.abs(logQ)).max())
     delta = ((2 * K + 8) * mag + n * w.size + K + 30 + _BLOCK) * _EPS
-    pairs = [(k, l) for k in range(K) for l in range(k, K) if u[k] + u[l] > 0]
-    a = np.array([u[k] + u[l] for k, l in pairs])
+    pairs = [(k, j2) for k in range(K) for j2 in range(k, K) if u[k] + u[j2] > 0]
+    a = np.array([u[k] + u[j2] for k, j2 in pairs])
     I_u = np.zeros((K, K))
     err_u = np.zeros((K, K))
     if a.size:
@@ -336,10 +336,10 @@ def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
         # every log-probability (of log n!), the largest for large n; the bound stays 3 delta
         P_in = math.fsum(p.tolist())
         s_min = n * float(u.min())  # every left-out term is below tau / (a + s_min)
-        for i, (k, l) in enumerate(pairs):
+        for i, (k, j2) in enumerate(pairs):
             val = math.fsum(blocks[i].tolist()) / P_in
-            I_u[k, l] = I_u[l, k] = val
-            err_u[k, l] = err_u[l, k] = (3 * delta + 2 * tau) * val + tau / (a[i] + s_min)
+            I_u[k, j2] = I_u[j2, k] = val
+            err_u[k, j2] = err_u[j2, k] = (3 * delta + 2 * tau) * val + tau / (a[i] + s_min)
     return I_u[np.ix_(inv, inv)], err_u[np.ix_(inv, inv)]
 
 

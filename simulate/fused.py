@@ -63,7 +63,6 @@ from .kernels import ChainState, StepInfo, normalised_weights, select_index
 from .targets import Gaussian
 
 
-
 def applies(scheme) -> bool:
     """The fused path covers a mean-field Gaussian q proposing from itself on a Gaussian pi."""
     return (isinstance(scheme.family, MeanFieldGaussian) and scheme.proposal is scheme.family
@@ -460,5 +459,6 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     return new, StepInfo(g, rejection, counts, new.position if want_states else None)
 
 
-PATHS = {"msc": lambda *a: msc(*a[:4], False, a[4]), "msc-rb": lambda *a: msc(*a[:4], True, a[4]),
+PATHS = {"msc": lambda *a: msc(*a[:4], False, a[4]),  # type: ignore[call-arg]  # a[:4]: 4 arguments
+         "msc-rb": lambda *a: msc(*a[:4], True, a[4]),  # type: ignore[call-arg]
          "jsa": jsa, "pmcsa": pmcsa}

@@ -191,5 +191,5 @@ def make(name: str, lr, schedule: str = "constant", **hyper) -> Optimizer:
     except ValueError:
         raise ValueError("the learning rate must be a positive number (or one positive number per row)") from None
     sched = SCHEDULES[schedule](lr)
-    sched.lr = lr  # the per-row check in init() reads it
+    sched.lr = lr  # type: ignore[attr-defined]  # a function attribute: the per-row check in init() reads it
     return OPTIMIZERS[name](sched, **hyper)

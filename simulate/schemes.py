@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -89,11 +90,11 @@ class Scheme:
     """
 
     name: str
-    target: object
-    family: object
+    target: Any  # duck-typed (a simulate.targets object)
+    family: Any  # duck-typed (a simulate.families object)
     N: int
     optimizer: Optimizer | None = None
-    proposal: object = None
+    proposal: Any = None
     fast: bool = True
 
     def __post_init__(self):

@@ -78,7 +78,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
-           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read", "cache_store"]
+           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read",
+               "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adam")
@@ -522,7 +523,7 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
     unknown = set(grid) - set(GRID_KEYS)
     if unknown:
         raise GridError(f"unknown grid parameter(s) {', '.join(sorted(unknown))}; allowed: {', '.join(GRID_KEYS)}")
-    axes = {}
+    axes: dict[str, list] = {}
     for k, default in GRID_KEYS.items():
         if k not in grid:
             if default is None:
@@ -612,7 +613,8 @@ def _versions() -> dict:
 
     import scipy
 
-    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(), "numpy": np.__version__,
+    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(),
+           "numpy": np.__version__,
            "scipy": scipy.__version__}
     for mod in ("arviz_stats", "dask", "distributed"):
         m = sys.modules.get(mod)

@@ -602,11 +602,11 @@ def _log1m_phi(pair: IsotropicPair, theta):
     edges = np.union1d(np.sqrt(y_edges / cs2), np.arange(r_lo, r_top, 0.25))
     edges = np.union1d(edges, [r_lo, r_top])
     rho, wq = _gauss_panels(edges, 12)
-    l = lws - cs2 * rho ** 2
+    ell = lws - cs2 * rho ** 2
     log_w_nodes = np.log(wq) + _log_chi2_cdf(rho ** 2, D) + math.log(2 * cs2) + np.log(rho)
     chunk = max(1, 4_000_000 // rho.size)
     for i in range(0, theta.size, chunk):
-        z = theta[i:i + chunk, None] + l[None, :]
+        z = theta[i:i + chunk, None] + ell[None, :]
         with np.errstate(over="ignore"):
             terms = z - np.exp(z) + log_w_nodes[None, :]
         out[i:i + chunk] = special.logsumexp(terms, axis=1)

@@ -14,12 +14,13 @@ import textwrap
 import numpy as np
 import pytest
 
-from verify.audit import adversary, engine
+from verify.audit import engine
 from verify.audit.engine import EXACT, VALID, WRONG, Int, Real, finite_pairs, free, instance_check, searched_run
 
 
 def _pairs_check(rel_fn, relation="<=", fixed=None):
-    fixed = fixed or [(np.array([0.2, 0.3, 0.5]), np.array([0.3, 0.3, 0.4])), (np.array([0.5, 0.5]), np.array([0.4, 0.6]))]
+    fixed = fixed or [(np.array([0.2, 0.3, 0.5]), np.array([0.3, 0.3, 0.4])),
+                      (np.array([0.5, 0.5]), np.array([0.4, 0.6]))]
 
     def check():
         rows = [({"M": p.size}, *rel_fn(p, q)) for p, q in finite_pairs(fixed)]
@@ -63,7 +64,8 @@ def test_a_true_relation_survives_with_its_evidence():
     assert o.status == VALID and o.established_by == "search"
     assert o.evaluations >= 500 and o.best_ratio is not None and o.best_ratio <= 1 + 1e-9
     names = {r["regime"] for r in o.regimes}
-    assert any("atoms" in n for n in names) and any("w* -> inf" in n for n in names) and any("q = pi" in n for n in names)
+    assert any("atoms" in n for n in names) and any("w* -> inf" in n for n in names) and any("q = pi" in n
+                                                                                             for n in names)
     assert any("M = 8" in n for n in names)
 
 
@@ -110,7 +112,7 @@ def test_workers_do_not_change_outcomes(monkeypatch):
     parallel = {}
     for i in ids:
         monkeypatch.setattr(STEPS[i], "_outcome", None)
-    from verify.audit import _parallel, _bar
+    from verify.audit import _bar, _parallel
 
     bar = _bar(len(ids), False)
     _parallel(ids, 2, bar)
@@ -191,7 +193,8 @@ def test_digest_sees_through_lru_cache(tmp_path, monkeypatch):
     pkg = tmp_path / "digestpkg2"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    src = "import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    return helper()\n"
+    src = ("import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    "
+        "return helper()\n")
     (pkg / "mod.py").write_text(src)
     monkeypatch.syspath_prepend(str(tmp_path))
 
@@ -215,7 +218,8 @@ def test_integer_domains_are_evaluated_at_50_digits():
     N = sp.Symbol("N", positive=True)
     x = sp.Symbol("x", positive=True)
     lhs, rhs = (1 / N + x) * 3, 3 / N + 3 * x
-    o = engine.sym_equal(sp.expand(lhs) + 0 * x, rhs + sp.Integer(0), domain={N: Int(1, 10 ** 4, log=True), x: Real(0.1, 7)})
+    o = engine.sym_equal(sp.expand(lhs) + 0 * x, rhs + sp.Integer(0),
+                         domain={N: Int(1, 10 ** 4, log=True), x: Real(0.1, 7)})
     assert o.status == EXACT
     # not simplifiable by sympy's default route, but equal: the search at 50 digits finds no discrepancy
     o = engine.sym_le(sp.sqrt(N ** 2 + 1 / N) - N, 1 / N + x * 0, domain={N: Int(1, 10 ** 4, log=True), x: Real(1, 2)})

@@ -17,8 +17,18 @@ import sympy as sp
 from mcsa_cli import dumps
 from verify import audit
 from verify.audit import engine
-from verify.audit.engine import (EXACT, LOOSE, STEPS, UNCHECKED, VALID, WRONG, instance_check, status_with_affected,
-                                 sym_equal, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    STEPS,
+    UNCHECKED,
+    VALID,
+    WRONG,
+    instance_check,
+    status_with_affected,
+    sym_equal,
+    sym_le,
+)
 from verify.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -92,7 +102,8 @@ def test_a_fixed_sample_recomputes_to_its_stored_outcome(sid, monkeypatch):
 def test_no_step_is_valid_on_fixed_instances_alone():
     """exact / valid only by proof, by surviving the adversarial search, or as a definition."""
     loose_ends = [(sid, s.run().established_by) for sid, s in STEPS.items()
-                  if s.run().status in (EXACT, VALID) and s.run().established_by not in ("proof", "search", "definition")]
+                  if s.run().status in (EXACT, VALID)
+                      and s.run().established_by not in ("proof", "search", "definition")]
     assert not loose_ends, loose_ends
 
 
@@ -143,7 +154,8 @@ def test_affected_marks_follow_dependencies():
 def test_errata_file_is_what_the_audit_produces_now():
     committed = (ROOT / "docs" / "ERRATA.md").read_text()
     assert committed == audit.errata_markdown(), "regenerate with: python -m verify audit --write"
-    assert json.loads((ROOT / "verify" / "data" / "audit.json").read_text()) == json.loads(dumps(audit.audit_document()))
+    assert (json.loads((ROOT / "verify" / "data" / "audit.json").read_text())
+            == json.loads(dumps(audit.audit_document())))
     for sid, s in STEPS.items():
         if s.run().status in (WRONG, LOOSE):
             assert f"`{sid}`" in committed

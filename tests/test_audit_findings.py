@@ -54,8 +54,10 @@ HUNT = [
     ("cis.metropolis", WRONG, Fraction(1, 2), 1, 1e-12, "hunt 023 H003-08: R = 1: Barker 1/2, Metropolis 1"),
     ("cis.acc.move", WRONG, Fraction(1, 4), Fraction(1, 2), 1e-12,
      "hunt 023 H003-05: q = p uniform on {a, b}, z0 = a, N = 1: P(z_t != z_t-1) = 1/4, alpha = 1/2"),
-    ("imh.cis_floor", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-02: q = p, N = 1: rejection 1/(N+1) = 1/2, KL = 0"),
-    ("imh.bias_necessary", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-07: Barker, q = p = (1/2, 1/2), f = 1: r = 1/2, bias 0"),
+    ("imh.cis_floor", WRONG, Fraction(1, 2), 0, 1e-12,
+     "hunt 023 H003-02: q = p, N = 1: rejection 1/(N+1) = 1/2, KL = 0"),
+    ("imh.bias_necessary", WRONG, Fraction(1, 2), 0, 1e-12, "hunt 023 H003-07: Barker, q = p = (1/2, 1/2), f = 1: r = "
+        "1/2, bias 0"),
     ("msc.eq2", WRONG, Fraction(1, 2), -1, 1e-12,
      "hunt 023 H003-09: q = N(1, 1), p = N(0, 2): grad KL(q || p) = 1/2, E_p[s] = -1"),
     ("pimh.independent", WRONG, 2.345e-2, 0.0, 1e-3, "hunt 023 H003-12: Cov(z_2^(1), z_2^(2)) = 2.345e-2"),
@@ -148,7 +150,8 @@ def test_f8_theorem3_form_exact():
     assert tv_prod > common
     o, ce = _ce("theorem3.mix.2")
     assert o.status == WRONG and ce["at"]["start states (1-based)"] == [3, 1]
-    assert ce["lhs"] == pytest.approx(float(tv_prod), rel=1e-12) and ce["rhs"] == pytest.approx(float(common), rel=1e-12)
+    assert ce["lhs"] == pytest.approx(float(tv_prod), rel=1e-12) and ce["rhs"] == pytest.approx(float(common),
+                                                                                                rel=1e-12)
     assert ce["lhs"] <= sum(float(sum(abs(law[i] - pi[i]) for i in range(3)) / 2) for law in laws)  # the correction
 
 
@@ -199,7 +202,8 @@ def test_f7_discussion_numbers():
     assert bounds.evaluate("theorem3", "variance", "explicit", N=100, w_star=10.0, L=1.0, c_cov=0.0) == pytest.approx(
         0.0109, abs=5e-5)
     # correction: without C_cov the variance is <= L^2/N; exact JSA on a finite instance (w* = 100, N = 50)
-    m = F.moments_jsa(F.imh_matrix(np.array([0.5, 0.5]), np.array([1 / 200, 199 / 200])), np.array([[1.0], [-1.0]]), 0, 50)
+    m = F.moments_jsa(F.imh_matrix(np.array([0.5, 0.5]), np.array([1 / 200, 199 / 200])), np.array([[1.0], [-1.0]]), 0,
+                      50)
     assert m.variance - m.c_cov <= 1 / 50
 
 
@@ -207,7 +211,8 @@ def test_f19_gamma_is_a_looser_rate():
     o, ce = _ce("theorem2.gamma")
     assert o.status == LOOSE
     N, ws = ce["at"]["N"], ce["at"]["w_star"]
-    assert ce["lhs"] == pytest.approx((2 * ws - 1) / (2 * ws + N - 2)) and ce["rhs"] == pytest.approx(2 * ws / (2 * ws + N - 2))
+    assert ce["lhs"] == pytest.approx((2 * ws - 1) / (2 * ws + N - 2)) and ce["rhs"] == pytest.approx(2 * ws / (2 * ws
+            + N - 2))
 
 
 def test_f20_duchi_factor_scales_like_one_over_n():

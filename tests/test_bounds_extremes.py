@@ -24,8 +24,7 @@ from decimal import Decimal
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import bounds
 from bounds.core import ParamError
@@ -348,7 +347,8 @@ REF = {
                          ("second_moment_mse", "stated"): p["mse"] + 2 * p["bias"] * p["mu_norm"] + p["mu_norm"] ** 2},
     # chi2(N(0,1) || N(m, s^2)) = int pi^2/q - 1 = s^2/sqrt(2s^2 - 1) exp(m^2/(2s^2 - 1)) - 1
     "lemma3": lambda p: {("weight_variance", "stated"):
-                         p["s"] ** 2 / mpmath.sqrt(2 * p["s"] ** 2 - 1) * _exp(p["m"] ** 2 / (2 * p["s"] ** 2 - 1)) - 1},
+                         p["s"] ** 2 / mpmath.sqrt(2 * p["s"] ** 2 - 1)
+                         * _exp(p["m"] ** 2 / (2 * p["s"] ** 2 - 1)) - 1},
     "lemma4": lambda p: {("lambda_lower", "stated"): max(1 - 1 / p["w"], 0),
                          ("lambda_upper", "stated"): (p["w_star"] - 1) / p["w_star"]},
     "lemma5": _ref_lemma5,

@@ -11,8 +11,7 @@
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import bounds
 from bounds.domain import points

@@ -5,8 +5,8 @@ out by hand, or direct sums in exact rational arithmetic (``fractions.Fraction``
 follow the proof's displayed sums term by term.
 """
 
-from fractions import Fraction as F
 import math
+from fractions import Fraction as F
 
 import numpy as np
 import pytest

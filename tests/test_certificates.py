@@ -111,8 +111,7 @@ def _targets_by_package():
     """{package: set of ids}: the wrong/loose audit steps and the violated claims of each registered document
     package (a step's document is its seed number; a package's seeds are those of the steps it registers)."""
     from bounds.cli import records
-    from verify import decide
-    from verify import model
+    from verify import decide, model
     from verify.audit.engine import STEPS
     from verify.registry import entry_points, load
 

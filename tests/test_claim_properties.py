@@ -12,12 +12,10 @@ test functions; the empirical values must respect the bounds.
 Claims with a search space in :mod:`verify.search` reuse its strategy and exact evaluation.
 """
 
-import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import bounds
 from simulate import finite as F
@@ -81,7 +79,8 @@ def test_theorem3_corrected_and_marginal_mixing(pq, N, k, x, s):
     w = float((pi / q).max())
     m = F.moments_jsa(K, s, x, N)
     mu = min(1.0, abs(float(pi @ s[:, 0])))
-    assert m.second <= b("theorem3", "second_moment", "corrected", N=N, w_star=w, L=1.0, mu_norm=mu, c_cov=m.c_cov) + 1e-10
+    assert m.second <= b("theorem3", "second_moment", "corrected", N=N, w_star=w, L=1.0, mu_norm=mu,
+                         c_cov=m.c_cov) + 1e-10
     assert m.variance <= b("theorem3", "variance", "corrected", N=N, L=1.0, c_cov=m.c_cov) + 1e-10
     # each marginal of JSA's k-th sweep mixes at r^((k-1)N + n) (Eq. 7): the bound holds per marginal
     r = 1 - 1 / w
@@ -220,7 +219,8 @@ def test_proposition1_and_lemma3_by_quadrature(m, s):  # chi2 finite needs s^2 >
     logq = -0.5 * ((x - m) / s) ** 2 - np.log(s)
     logpi = -0.5 * x ** 2
     assert float(wt @ (logpi - logq)) == pytest.approx(b("proposition1", "objective", "stated", m=m, s=s), abs=1e-12)
-    assert float(wt @ (-(x - m) / s ** 2)) == pytest.approx(b("proposition1", "gradient_m", "stated", m=m, s=s), abs=1e-12)
+    assert float(wt @ (-(x - m) / s ** 2)) == pytest.approx(b("proposition1", "gradient_m", "stated", m=m, s=s),
+                                                            abs=1e-12)
     from scipy import integrate, stats
 
     val = integrate.quad(lambda z: np.exp(2 * stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s)), -np.inf, np.inf,

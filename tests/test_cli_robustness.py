@@ -2,11 +2,9 @@
 parameters, exit statuses.  In-process through main(argv); bad inputs are refused before any
 work, so the whole file runs in about 10 s (most of it in the few real evaluations)."""
 
-import json
 import math
 import subprocess
 import sys
-from decimal import Decimal
 
 import mpmath
 import pytest

@@ -1,7 +1,6 @@
 """mcsa_cli: the command-line kit shared by bounds, verify and simulate (in-process, < 2 s)."""
 
 import decimal
-import json
 import subprocess
 import sys
 
@@ -66,7 +65,8 @@ def test_number_accepts(text, kw, expected):
     ("0", dict(lo=0, lo_strict=True), "--N: must be a number > 0, got 0"),
     ("1e400", dict(), "--N: 1e400 is outside the double range"),
     ("1e-400", dict(lo=0, lo_strict=True), "--N: 1e-400 is outside the double range"),
-    ("2000", dict(integer=True, lo=2, limit=1000, limit_why="memory"), "--N: at most 1000 is supported (memory), got 2000"),
+    ("2000", dict(integer=True, lo=2, limit=1000, limit_why="memory"), "--N: at most 1000 is supported (memory), got "
+        "2000"),
 ])
 def test_number_refuses_in_one_line(text, kw, message):
     with pytest.raises(K.UsageError) as e:

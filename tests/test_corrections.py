@@ -11,11 +11,10 @@ import pytest
 import sympy as sp
 
 import bounds
-from bounds import paper
-from bounds import symbols as S
-from verify.hypothesis_tools import TIGHTNESS_EXAMPLES, tightness_search
+from bounds import paper, symbols as S
 from verify.documents.kim2022.lemmas import _l5_tight, _l6_tight
 from verify.documents.kim2022.theorems import _tight
+from verify.hypothesis_tools import TIGHTNESS_EXAMPLES, tightness_search
 
 RNG = np.random.default_rng(11)
 

@@ -26,7 +26,6 @@ import sys
 import tempfile
 
 import pytest
-
 from test_report import browser  # skips (or fails under CI) when no Chromium is installed
 
 from verify.browser import DevTools  # the DevTools client over --remote-debugging-pipe

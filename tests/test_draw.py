@@ -56,7 +56,8 @@ def test_a_title_too_long_is_wrapped_not_cut(drawn):
     fig = drawn["wstar"].fig
     D.fit_title(fig, "a title far too long for one line of a slide " * 6)
     assert D.title_fits(fig) and "\n" in fig.get_suptitle()
-    assert fig.get_suptitle().replace("\n", " ").split() == ("a title far too long for one line of a slide " * 6).split()
+    assert fig.get_suptitle().replace("\n",
+                                      " ").split() == ("a title far too long for one line of a slide " * 6).split()
     D.fit_title(fig, "restored")
 
 
@@ -84,7 +85,8 @@ BAD = [
     (["mixing", "--N", "1000", "--out", "{tmp}/x.png"], "--N: at most 64 is supported"),
     (["mixing", "--w-star", "0.5", "--out", "{tmp}/x.png"], "--w-star: must be a number >= 1, got 0.5"),
     (["mixing", "--N", "2,4,8", "--w-star", "2,3,4", "--out", "{tmp}/x.png"], "at most 6 panels"),
-    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"], ("--schemes: must be a comma list of MSC, MSC-RB, JSA, "
+    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"], ("--schemes: must be a comma list of MSC, MSC-RB, "
+        "JSA, "
                                                                    "pMCSA, got SGD")),
     (["variance", "--t", "0", "--out", "{tmp}/x.png"], "--t: must be an integer >= 1, got 0"),
     (["variance", "--pi0", "0.7", "--out", "{tmp}/x.png"], "--pi0: must be a number with 0 < x <= 0.5, got 0.7"),
@@ -140,7 +142,8 @@ def test_the_marked_wstar_is_where_pmcsa_advantage_vanishes(drawn):
     assert crossing_is_right(w, 16, 100)
     # the drawn curves agree with the independent values, and cross between the grid points around w
     pm, jsa = np.array([_independent_second_moments(16, 100, x) for x in d.data["w"]]).T
-    assert np.allclose(d.data["exact"]["pMCSA"], pm, rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa, rtol=1e-10)
+    assert np.allclose(d.data["exact"]["pMCSA"], pm, rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa,
+                                                                                 rtol=1e-10)
     i = int(np.searchsorted(d.data["w"], w))
     assert pm[i - 1] < jsa[i - 1] and pm[i] >= jsa[i]
 

@@ -17,8 +17,8 @@ import re
 import pytest
 
 from verify.formatting import readings_text
-from verify.registry import REGISTRY
 from verify.plot import _subtitle, make_figure, own_checks_text, z_text
+from verify.registry import REGISTRY
 from verify.report import STATUS_COLOURS, build, cached_runs, claim_ids, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -16,7 +16,6 @@ from simulate import experiments as X
 from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
-
 from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
 from verify.outcome import rescore, run_verification
 from verify.registry import REGISTRY
@@ -157,7 +156,8 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_
     assert rep.verdict == stored["verdict"]
     assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
     assert F._sensitivity(fig, rep.checks) == stored["sensitivity"]
-    assert len(stored["final_readings"]) == math.prod(len(a) for a in (F.FIG1_AXES if fig == "figure1" else F.FIG2_AXES))
+    assert len(stored["final_readings"]) == math.prod(len(a)
+                                                      for a in (F.FIG1_AXES if fig == "figure1" else F.FIG2_AXES))
     F._LAST[fig] = rows
     REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))  # the figure is drawn from the table alone
 
@@ -246,7 +246,8 @@ def test_no_threshold_is_written_outside_the_reading_definitions(stored_rows):
     for fn in (F.figure1_checks, F._figure2_reading, F.figure2_checks, F.chi2_small, F.w_star_small,
                F.converged, F.tau_of, F.benefit_exponent, F._phase_runs):
         consts = {n.value for n in ast.walk(ast.parse(inspect.getsource(fn).lstrip()))
-                  if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)}
+                  if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+                      and not isinstance(n.value, bool)}
         assert not consts & declared, (fn.__name__, consts & declared)
     # the checks use the threshold they are given, whatever its value
     rows = stored_rows["figure2"]
@@ -425,7 +426,8 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
     from verify import cli
     from verify.report import cached_runs
 
-    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: list(cached_runs("quick", seed).values()))
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
+                        **kw: list(cached_runs("quick", seed).values()))
     cli.main(["all", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert set(d["stored_full_runs"]) == {"figure1", "figure2"}

@@ -20,15 +20,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from scipy import special, stats
+from scipy import special
 
 from simulate import finite as F
 from verify.audit import engine
 from verify.audit.engine import EXACT, STEPS, VALID, WRONG, sym_equal
+from verify.documents.cis_imh import checks as C, kit, proofs as P
 from verify.registry import REGISTRY
-from verify.documents.cis_imh import checks as C
-from verify.documents.cis_imh import kit
-from verify.documents.cis_imh import proofs as P
 
 IDS = re.findall(r'^step\("([^"]+)"', pathlib.Path(P.__file__).read_text(), re.M)
 #: existence statements, proved by exact witnesses (instance_check(..., complete=True))
@@ -246,7 +244,7 @@ def test_acceptance_kernel_and_moments_against_enumeration():
     val, e2 = C.acceptance_laplace(C.finite_law(pi, q), pi / q, [2000])  # the adaptive quadrature of checks.py
     assert np.abs(acc - val[:, 0]).max() <= err.max() + e2.max()
     pi, q = g.dirichlet(np.ones(3), 2)  # the Gauss-Legendre rule against the exact sum where both apply
-    I, E = F._cis_laplace_sum(pi / q, q, 29)
+    I, E = F._cis_laplace_sum(pi / q, q, 29)  # noqa: E741 -- I is the document's notation
     fast = kit._acceptance_gl(pi, q, pi / q, 30)
     assert np.abs(fast[0] - 30 * (I @ pi)).max() <= fast[1].max() + 30 * E.max()
     # SNIS and off-support moments against a direct enumeration of the proposal tuples
@@ -262,7 +260,8 @@ def test_acceptance_kernel_and_moments_against_enumeration():
         vals, probs = np.array(vals), np.array(probs)
         mean = probs @ vals
         mean_k, var_k, _, _ = kit.ratio_moments(q2, w2, f2, N, w0=w0)
-        assert mean_k == pytest.approx(mean, rel=1e-13) and var_k == pytest.approx(probs @ (vals - mean) ** 2, rel=1e-12)
+        assert mean_k == pytest.approx(mean, rel=1e-13) and var_k == pytest.approx(probs @ (vals - mean) ** 2,
+                                                                                   rel=1e-12)
 
 
 def test_selection_law_by_bisection_resolves_tiny_probabilities():

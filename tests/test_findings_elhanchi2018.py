@@ -16,11 +16,7 @@ import pytest
 
 from verify.audit import adversary
 from verify.audit.engine import EXACT, LOOSE, STEPS, VALID, WRONG
-from verify.documents.elhanchi2018 import _kit
-from verify.documents.elhanchi2018 import proofs as P
-from verify.documents.elhanchi2018 import proofs_conclusion as Cn
-from verify.documents.elhanchi2018 import proofs_lmm as L
-from verify.documents.elhanchi2018 import proofs_text as T
+from verify.documents.elhanchi2018 import _kit, proofs as P, proofs_conclusion as Cn, proofs_lmm as L, proofs_text as T
 from verify.registry import load
 
 load()
@@ -86,7 +82,8 @@ def test_every_002_correction_survives_its_own_check():
     for sid in DOC:
         o = STEPS[sid].run()
         if STEPS[sid].corrected is not None and o.correction is not None:
-            assert o.correction_status and o.correction_status.startswith(("survived", "proved")), (sid, o.correction_status)
+            assert o.correction_status and o.correction_status.startswith(("survived", "proved")), (sid,
+                                                                                                    o.correction_status)
 
 
 # ----------------------------------------------------------------------------- power: planted errors are caught

@@ -100,7 +100,7 @@ def mp_two_weight_kernel(pi, q, N, dps=40):
             terms.append(t)
             S.append(c * u0 + (n - c) * u1)
             t = t * (n - c) / (c + 1) * Q0 / Q1
-        I = {}  # I(a) for the three distinct a = w_x + w_y
+        I = {}  # noqa: E741 -- the document's I; I(a) for the three distinct a = w_x + w_y
         K = np.zeros((4, 4))
         for x in range(4):
             for y in range(4):

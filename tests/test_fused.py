@@ -9,7 +9,7 @@ iterations those differences feed back through lambda: lambda and positions are 
 at 1e-12, log pi (of size ~100) at 1e-11 (observed: a few 1e-15).  Decisions (acceptances, CIS selections) must agree exactly: they
 differ only when a uniform falls within ~1e-15 of the threshold (probability of order
 1e-13 per decision here, never seen).
-"""
+"""  # noqa: E501
 
 import numpy as np
 import pytest

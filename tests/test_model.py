@@ -9,10 +9,20 @@ import json
 import pytest
 
 from mcsa_cli import dumps
-from verify.audit.engine import STATUSES as STEP_STATUSES
-from verify.audit.engine import WRONG, StepStatus, step
-from verify.model import (DEPENDS, HOLDS, METHODS, STATUSES, VIOLATED, CheckResult, Grid, Method, Severity, Verdict,
-                          Verification)
+from verify.audit.engine import STATUSES as STEP_STATUSES, WRONG, StepStatus, step
+from verify.model import (
+    DEPENDS,
+    HOLDS,
+    METHODS,
+    STATUSES,
+    VIOLATED,
+    CheckResult,
+    Grid,
+    Method,
+    Severity,
+    Verdict,
+    Verification,
+)
 
 
 def test_verdicts_read_as_their_words():

@@ -131,7 +131,8 @@ CHECKS["02_mixing"] = [
     Check("finite space: TV <= r^k from every start",
           lambda p: le([max(row) for row in p["tv4"]], _rk(p)), put("tv4", 0, 1, 1.0)),
     Check("Theorem 1 (Andrieu-Lee-Vihola) holds for CIS at N = 2, 8, 32 (within the quadrature's error bound)",
-          lambda p: len(p["cis"]) == 3 and all(le(c["tv"], [b + c["error"] for b in c["bound"]]) for c in p["cis"].values()),
+          lambda p: len(p["cis"]) == 3
+              and all(le(c["tv"], [b + c["error"] for b in c["bound"]]) for c in p["cis"].values()),
           apply(lambda p, v: 1.5 * p["cis"]["8"]["bound"][3], "cis", "8", "tv", 3)),
     Check("... and at k = 10 without that allowance: exact / bound <= 1",
           lambda p: len(p["cis_ratio_k10"]) == 3 and max(p["cis_ratio_k10"].values()) <= 1.0,
@@ -174,7 +175,8 @@ CHECKS["03_gradient_variance"] = [
               for d in p["exact_var"].values()),
           apply(lambda p, v: v * 1.001, "exact_var", "typical state", "pMCSA", 3)),
     Check("... at the worst state V_32 = V_1 / 32 (rel 1e-9)",
-          lambda p: p["Ns"][-1] == 32 and close(p["exact_var"][WORST]["pMCSA"][-1], p["exact_var"][WORST]["pMCSA"][0] / 32,
+          lambda p: p["Ns"][-1] == 32
+              and close(p["exact_var"][WORST]["pMCSA"][-1], p["exact_var"][WORST]["pMCSA"][0] / 32,
                                                 rtol=1e-9),
           apply(lambda p, v: v * 1.01, "exact_var", WORST, "pMCSA", -1)),
     Check("JSA's conditional variance at the worst state grows with N (V_32 > V_1)",
@@ -342,7 +344,8 @@ def _reference(p):
     Pi = F.product_law([pi] * N)
     return {"pMCSA_t1": F.moments_pmcsa(K, s, np.zeros(N, int)).second, "JSA_t1": F.moments_jsa(K, s, 0, N).second,
             "pMCSA_stationary": float(pi @ s[:, 0] ** 2) / N,
-            "pMCSA_tv": [F.tv_joint(F.product_law([np.linalg.matrix_power(K, k)[0]] * N), Pi) for k in res["mixing"]["k"]]}
+            "pMCSA_tv": [F.tv_joint(F.product_law([np.linalg.matrix_power(K, k)[0]] * N), Pi)
+                         for k in res["mixing"]["k"]]}
 
 
 PROBES["07_explorer"] = dict(

@@ -18,7 +18,7 @@ import pytest
 
 from verify import severity
 from verify.decide import final_status
-from verify.model import DEPENDS, HOLDS, VIOLATED
+from verify.model import DEPENDS, VIOLATED
 from verify.registry import REGISTRY
 from verify.reproductions import stored_full_run
 
@@ -81,7 +81,8 @@ def test_errata_and_audit_steps_carry_the_severity():
         assert s["severity"] == f.get("severity") and s["certificate"] == f.get("certificate"), sid
         if s["status"] in ("wrong", "loose"):
             assert f, f"{sid}: a finding without a severity"
-            assert f"#### `{sid}` — {s['status']}" in ERRATA and f", {f['severity']}\n" in ERRATA.split(f"#### `{sid}` — ")[1][:80]
+            assert (f"#### `{sid}` — {s['status']}" in ERRATA
+                    and f", {f['severity']}\n" in ERRATA.split(f"#### `{sid}` — ")[1][:80])
     # ERRATA is grouped by severity, false first
     heads = [ln.split("`")[1] for ln in ERRATA.splitlines() if ln.startswith("## Severity `")]
     assert heads == [s for s in severity.SEVERITIES if s in heads] and heads[0] == "false"

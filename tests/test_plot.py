@@ -20,7 +20,8 @@ from verify.outcome import rescore  # noqa: E402
 from verify.report import cached_runs, claim_ids  # noqa: E402
 
 IDS = claim_ids()
-INTERNAL = ("001 ", "002 ", "003 ", "second_moment", "w_star", "mu_norm", "eq_s2", "s_prev2", "k_frac", "t_iter", ".txt", "001_", "002_",
+INTERNAL = ("001 ", "002 ", "003 ", "second_moment", "w_star", "mu_norm", "eq_s2", "s_prev2", "k_frac", "t_iter",
+            ".txt", "001_", "002_",
             "003_", "(primary)", "no parameter sweep")
 
 

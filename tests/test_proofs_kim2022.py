@@ -329,7 +329,8 @@ def test_equalities_planted_with_an_offset_are_caught():
                   domain={NN: P.N_REAL, ws: P.W_DOM, c: P.U_DOM}).status == WRONG
     # theorem2.gamma's correction reversed: gamma <= Theorem 1's rate
     Nn, W = P._T4_N, P._T4_W
-    assert sym_le(2 * W / (2 * W + Nn - 2), (2 * W - 1) / (2 * W + Nn - 2), domain={Nn: P.N_REAL, W: P.W_DOM}).status == WRONG
+    assert sym_le(2 * W / (2 * W + Nn - 2), (2 * W - 1) / (2 * W + Nn - 2),
+                  domain={Nn: P.N_REAL, W: P.W_DOM}).status == WRONG
     # theorem4.var.5 with 1/N^2 for 1/N
     L_ = P.L
     assert sym_equal(L_ ** 2 / N_ ** 2 * N_ * (2 - 1 / w_), L_ ** 2 * (1 / N_ ** 2 + (1 - 1 / w_) / N_),

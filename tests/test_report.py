@@ -241,14 +241,15 @@ def test_phone_summary_is_cards(phone):
                 right: Math.max(...tds.map(t => t.getBoundingClientRect().right)),
                 labels: tds.slice(1).map(t => t.getAttribute('data-label')),
                 stacked: tds.every((t, i) => i === 0 || t.getBoundingClientRect().top >= tds[i - 1].getBoundingClientRect().bottom - 1)};
-      })""")
+      })""")  # noqa: E501
     from verify.report import claim_ids
 
     assert len(rows) == len(claim_ids())
     for r in rows:
         assert r["display"] == "block" and r["stacked"], r
         assert r["right"] <= 390, r
-        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form", "readings", "checks (Monte Carlo)",
+        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form", "readings",
+                               "checks (Monte Carlo)",
                                "proof audit"]
 
 
@@ -317,9 +318,9 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", raw[16:24]) == (1280, 1150)
     record = json.loads((tmp_path / "shot.png.json").read_text())
     assert list(record["statuses"]) == claim_ids()
+    from verify.registry import REGISTRY
     from verify.report import cached_runs
     from verify.reproductions import shown_status
-    from verify.registry import REGISTRY
 
     runs = cached_runs("quick", 0)
     for cid, status in record["statuses"].items():

@@ -20,8 +20,7 @@ import itertools
 import numpy as np
 import pytest
 
-from simulate import finite as F
-from simulate import kernels, schemes
+from simulate import finite as F, kernels, schemes
 from simulate.kernels import ChainState
 from simulate.schemes import Scheme
 

@@ -10,13 +10,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from scipy import integrate, special, stats
 
-from simulate import divergences as dv
-from simulate import finite as F
-from simulate import optim
+from simulate import divergences as dv, finite as F, optim
 from simulate.estimators import conditional_moments
 from simulate.families import DefensiveMixture, FullRankGaussian, MeanFieldGaussian, StudentT
 from simulate.kernels import ChainState, cis_step, draw_noise, imh_step

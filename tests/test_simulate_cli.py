@@ -17,7 +17,8 @@ def run(capsys, *argv):
 
 
 def test_tv_json_keys_and_exact_worst_start(capsys):
-    rc, out, _ = run(capsys, "tv", "--kernel", "imh", "--dim", "10", "--proposal-scale", "1.5", "--steps", "5", "--json")
+    rc, out, _ = run(capsys, "tv", "--kernel", "imh", "--dim", "10", "--proposal-scale", "1.5", "--steps", "5",
+                     "--json")
     d = json.loads(out)
     assert rc == 0 and {"tv", "w_star", "error_bound"} <= set(d)
     r = 1 - 1 / 1.5 ** 10
@@ -99,10 +100,12 @@ def test_run_reports_kl_rejection_and_table2_costs(capsys):
     (["tv", "--kernel", "cis", "--dim", "3", "--proposal-scale", "1.5", "--steps", "3"], "needs --N"),
     (["tv", "--kernel", "imh", "--dim", "3", "--proposal-scale", "1.5", "--steps", "3", "--start", "best"], "start"),
     (["moment", "--scheme", "msc", "--dim", "3", "--proposal-scale", "1.5", "--N", "1"], "N >= 2"),
-    (["moment", "--scheme", "pmcsa", "--dim", "x", "--proposal-scale", "1.5", "--N", "3"], "--dim: must be an integer >= 1, got x"),
+    (["moment", "--scheme", "pmcsa", "--dim", "x", "--proposal-scale", "1.5", "--N", "3"], "--dim: must be an integer "
+        ">= 1, got x"),
     (["run", "--scheme", "pmcsa", "--dim", "4", "--N", "3", "--iters", "5", "--optimizer", "adagrad", "--lr", "0.1"],
      "invalid choice"),
-    (["run", "--scheme", "pmcsa", "--dim", "4", "--N", "3", "--iters", "5", "--optimizer", "sgd", "--lr", "-1"], "--lr"),
+    (["run", "--scheme", "pmcsa", "--dim", "4", "--N", "3", "--iters", "5", "--optimizer", "sgd", "--lr", "-1"],
+     "--lr"),
     (["fly"], "unknown command"),
     ([], "a command is required"),
 ])

@@ -118,7 +118,8 @@ def test_stored_figure1_run_numbers_are_the_csvs():
             for N, want in ((8, t8), (128, t128)):
                 reach = []
                 for rep in sorted({r["replicate"] for r in rows}):
-                    kl = {r["t"]: r["kl"] for r in rows if r["scheme"] == scheme and r["N"] == N and r["replicate"] == rep}
+                    kl = {r["t"]: r["kl"] for r in rows if r["scheme"] == scheme and r["N"] == N
+                          and r["replicate"] == rep}
                     reach.append(next((t for t in ts if kl[t] <= kl_min + tau_exact), math.inf))
                 assert np.median(reach) == want, (scheme, tau, N)
     assert all(not math.isfinite(r["w_star"]) for r in rows)  # w* = inf at every recorded iteration (wstar_meanfield)
@@ -145,7 +146,10 @@ def test_rho_influence_is_unchecked_a_cited_bound():
 @pytest.mark.parametrize("sid,target,planted", [
     # kernels: a planted error in the box breaks pi-invariance
     ("statements.cis_invariance", "cis_box",
-     lambda f: lambda pi, q, n: f(pi, q, n) @ np.diag(np.r_[1.02, np.ones(len(pi) - 1)]) / (f(pi, q, n) @ np.r_[1.02, np.ones(len(pi) - 1)])[:, None]),
+     lambda f: lambda pi, q,
+         n: f(pi, q,
+              n) @ np.diag(np.r_[1.02, np.ones(len(pi) - 1)]) / (f(pi, q, n) @ np.r_[1.02, np.ones(len(pi) - 1)])[:,
+                      None]),
     ("statements.imh_invariance", "imh_box", lambda f: lambda pi, q: f(q, pi)),  # targets q instead of pi
     ("statements.imh_worst_start", "_r", lambda f: lambda pi, q: 0.9 * f(pi, q)),
     ("statements.theorem4_def", "_pmcsa_tuple_law", lambda f: lambda K, xs, k: f(K, xs, k + 1)),

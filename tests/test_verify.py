@@ -11,14 +11,13 @@ import pathlib
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import bounds
+from verify.cli import main
 from verify.decide import ALPHA, decide, summary_status, z_one_sided
 from verify.docio import verdicts_document
 from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, METHODS, RELATIONS, STATUSES, VIOLATED, CheckResult
-from verify.cli import main
 from verify.outcome import rescore, run_verification
 from verify.registry import REGISTRY
 

@@ -139,7 +139,8 @@ def test_gaussian_acceptance_against_direct_quadrature():
     lw, _ = pair.state_log_weight("median")
     val, err = C.acceptance_laplace(pair.law(), [math.exp(lw)], [1])
     c2 = pair.c * pair.s ** 2  # under q: log W = D log s - c s^2 Y, Y ~ chi2_D
-    f = lambda y: stats.chi2.pdf(y, 3) * special.expit(pair.log_w_star - c2 * y - lw)  # W/(w + W)
+    def f(y):  # W/(w + W)
+        return stats.chi2.pdf(y, 3) * special.expit(pair.log_w_star - c2 * y - lw)
     direct, derr = integrate.quad(f, 0, np.inf, epsabs=1e-14, epsrel=1e-12)
     assert abs(val[0, 0] - direct) <= err[0, 0] + derr + 1e-13
 

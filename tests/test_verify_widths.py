@@ -39,7 +39,8 @@ def test_all_fits_100_columns(capsys, narrow, monkeypatch):
     from verify import cli
     from verify.report import cached_runs
 
-    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: list(cached_runs("quick", seed).values()))
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
+                        **kw: list(cached_runs("quick", seed).values()))
     cli.main(["all", "--quick"])
     out = capsys.readouterr().out
     assert _width(out) <= 100 and "figure1" in out

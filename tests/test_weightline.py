@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from simulate import finite
-from simulate import weightline as wl
+from simulate import finite, weightline as wl
 
 EPS = np.finfo(float).eps
 

@@ -147,7 +147,7 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
-'''
+'''  # noqa: E501
 
 
 def _doc_line(text: str) -> str:

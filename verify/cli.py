@@ -22,9 +22,20 @@ import textwrap
 import time
 from collections import Counter
 
-from mcsa_cli import (Parser as _Parser, UsageError, add_wide, dumps, number, numbers, output_path, progress, run,
-                           table, wrap)
 from bounds.references import REFERENCES, cite, cite_numbers
+from mcsa_cli import (
+    Parser as _Parser,
+    UsageError,
+    add_wide,
+    dumps,
+    number,
+    numbers,
+    output_path,
+    progress,
+    run,
+    table,
+    wrap,
+)
 
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
@@ -171,7 +182,8 @@ def cmd_list(argv):
     if a.wide:
         print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
                             r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"] or ""])
+                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"]
+                                or ""])
                      for r in rows],
                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
                      "final status (quick)", "failing readings", "severity", "audit", "measures"], wide=True))
@@ -231,7 +243,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
     import bounds
 
-    from .decide import ALPHA, z_one_sided
+    from .decide import ALPHA
     from .formatting import readings_text, status_cell
     from .model import HOLDS, VIOLATED
     from .plot import own_checks_text, z_text
@@ -270,7 +282,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
             say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
-                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}" + (f" — {x.note}" if x.note else ""))
+                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}"
+                      + (f" — {x.note}" if x.note else ""))
     if verbose:
         say("\nall checks:")
         for x in rep.checks:
@@ -282,7 +295,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))
     label = "smoke test's verdict" if smoke else "verdict"
-    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each reading is "
+    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each "
+                            f"reading is "
                 f"'{v.primary_form}' unless a reading names its own)   by form: "
                 + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
 
@@ -313,9 +327,11 @@ def headline(rep, smoke=False) -> str:
     if dec is not None:
         params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in dec.params.items())
         rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
-        out += (f"\n{'supporting' if step is not None else 'decisive'} counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
+        out += (f"\n{'supporting' if step is not None else 'decisive'} "
+                f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
                 f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
-    for what, names in (("degenerate, excluded (rule 3)", st.degenerate), ("ruled out by the document (rule 6)", st.ruled_out),
+    for what, names in (("degenerate, excluded (rule 3)", st.degenerate),
+                        ("ruled out by the document (rule 6)", st.ruled_out),
                         ("fails only read strictly, the hedged reading holds (rule 2)", st.strict_only)):
         if names:
             out += f"\n{what}: {'; '.join(names)}"
@@ -376,7 +392,8 @@ def override_rule(cid, v, key) -> dict:
             top = min(caps)
             rule["limit"] = max(top, 1) * HEADROOM.get(key, 1)
             rule["limit_why"] = (f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
-                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases else " budget"))
+                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases
+                                    else " budget"))
     return rule
 
 
@@ -387,7 +404,8 @@ def parse_override(cid, v, key, raw) -> list:
         items = [x.strip() for x in str(raw).split(",")]
         bad = [x for x in items if x not in rule["choices"]]
         if bad or not items:
-            raise UsageError(f"{flag}: must be a comma list of {', '.join(rule['choices'])}, got {bad[0] if bad else raw!r}")
+            raise UsageError(f"{flag}: must be a comma list of {', '.join(rule['choices'])}, got "
+                             f"{bad[0] if bad else raw!r}")
         return items
     vals = numbers(flag, raw, max_items=MAX_VALUES, **rule)
     return [int(x) if rule["integer"] else float(x) for x in vals]
@@ -660,7 +678,7 @@ options.
 
 {EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
 prints the package version.
-"""
+"""  # noqa: E501
 
 
 def _search(argv):

@@ -44,7 +44,6 @@ from scipy import stats
 from .model import AS_PRINTED, DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
 from .registry import REGISTRY
 
-
 ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
 
 

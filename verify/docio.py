@@ -7,7 +7,6 @@ from mcsa_cli import dumps
 
 from .resources import data_file, read_json
 
-
 #: packaged data (verify/data/, read with importlib.resources: see verify.resources)
 VERDICTS_DOC = "verdicts.json"
 AUDIT_DOC = "audit.json"

@@ -74,7 +74,8 @@ def _parser(kind: str) -> Parser:
         ap.add_argument("step_id", metavar="STEP_ID", help="an audit step id (python -m verify audit lists them)")
     else:
         ap.add_argument("--N", default=None, metavar="N[,N...]",
-                        help="budget(s) N (integers 2.." + str(MAX_N) + ")" + (", one value" if kind == "wstar" else ""))
+                        help="budget(s) N (integers 2.." + str(MAX_N) + ")"
+                            + (", one value" if kind == "wstar" else ""))
         ap.add_argument("--w-star", default=None, metavar="W[,W...]",
                         help="the largest importance weight w* >= 1" + (
                             ": the range LO,HI of the horizontal axis" if kind == "wstar" else " (a list)"))
@@ -83,7 +84,8 @@ def _parser(kind: str) -> Parser:
         ap.add_argument("--pi0", default="0.3", metavar="P",
                         help="target mass of the worst state z* (0 < P <= 0.5; default 0.3)")
         if kind == "mixing":
-            ap.add_argument("--k", default=None, metavar="KMAX", help="the largest k drawn (default: until N r^k < 1e-3)")
+            ap.add_argument("--k", default=None, metavar="KMAX", help="the largest k drawn (default: until N r^k < "
+                "1e-3)")
         else:
             ap.add_argument("--t", default=None, metavar="T", help="the MCGD iteration t (default 100)")
     ap.add_argument("--out", required=True, metavar="FILE", help="the figure: a .png, .pdf or .svg path")
@@ -127,7 +129,8 @@ def parse(argv) -> tuple[str, dict]:
         if a.step_id not in ids:
             near = [i for i in ids if a.step_id.lower() in i.lower()][:5]
             raise UsageError(f"unknown audit step {a.step_id!r}" + (f"; did you mean {', '.join(near)}?" if near else
-                                                                   f" (`python -m verify audit` lists the {len(ids)} steps)"))
+                                                                   f" (`python -m verify audit` lists the {len(ids)} "
+                                                                   f"steps)"))
         opts["step_id"] = a.step_id
     else:
         d = DEFAULTS[kind]

@@ -9,7 +9,6 @@ import argparse
 
 from mcsa_cli import UsageError, number
 
-
 #: execution options of the claims whose runs go through the sweep engine (Verification.execution)
 EXECUTION_FLAGS = ("workers", "scheduler", "cache")
 

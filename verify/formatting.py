@@ -96,7 +96,8 @@ def readings_text(report) -> str:
         lines.append(f"  [{r.axis}] {r.name}:{q} — {r.meaning} ({n} own checks)")
     st = report.status
     for name, v in st.readings.items():
-        src = " (audit: statement fails)" if any(report.audit.get(o) == "fails" for o in [""] + name.split(" + ")) else ""
+        src = " (audit: statement fails)" if any(report.audit.get(o) == "fails"
+                                                 for o in [""] + name.split(" + ")) else ""
         lines.append(f"  => {name}: {v}{src}")
     lines.append(f"final status: {st.text()}")
     return "\n".join(lines)

@@ -154,7 +154,8 @@ class Report:
         if png:
             import base64
 
-            fig = '<img style="max-width:100%" src="data:image/png;base64,' + base64.b64encode(png).decode("ascii") + '"/>'
+            fig = ('<img style="max-width:100%" src="data:image/png;base64,'
+                   + base64.b64encode(png).decode("ascii") + '"/>')
 
         return (f"<div><b>{html.escape(self.claim)}</b>: {html.escape(self.status.text())} "
                 f"({len(self.checks)} checks, seed {self.seed})<table>{rows}</table>{fig}</div>")
@@ -169,7 +170,8 @@ class Report:
                 **self.severity_fields(),
                 "decisive": (lambda d: d.as_json() if d is not None else None)(self.decisive()),
                 "decisive_step": (lambda d: {k: d.get(k) for k in ("id", "status", "reading")} | {
-                    "counterexample": (d.get("outcome") or {}).get("counterexample")} if d else None)(self.decisive_step()),
+                    "counterexample": (d.get("outcome") or {}).get("counterexample")} if d
+                        else None)(self.decisive_step()),
                 "empirical_readings": self.empirical_readings, "audit_statement": dict(self.audit),
                 "reading_definitions": [r.as_json() for r in (self.reading_defs or (AS_PRINTED,))],
                 "checks": [c.as_json() for c in self.checks], **self.extra}

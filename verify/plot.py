@@ -38,13 +38,16 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import bounds  # noqa: E402
 
+# ----------------------------------------------------------------------------- citations
+from bounds.references import (  # noqa: E402
+    cite,
+    cite_numbers,
+    doc_number as seed_prefix,  # noqa: E402
+)
+
 from .decide import scale_bound  # noqa: E402
 from .model import VIOLATED  # noqa: E402
 from .registry import REGISTRY  # noqa: E402
-
-# ----------------------------------------------------------------------------- citations
-from bounds.references import cite, cite_numbers  # noqa: E402
-from bounds.references import doc_number as seed_prefix  # noqa: E402
 
 
 def claim_name(claim_id: str) -> str:
@@ -632,7 +635,8 @@ def _compare(ax, report, rel, checks, zcrit):
     for i, f in enumerate(forms):
         fc = [c for c in checks if c.form == f]
         color = FORM_STYLE.get(f, ("C9", "-"))[0] if f != deciding else "k"
-        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + f": {len(fc)} check{'s' if len(fc) != 1 else ''}"
+        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + (f": {len(fc)} "
+            f"check{'s' if len(fc) != 1 else ''}")
         mc = [c for c in fc if c.method == "monte-carlo" and c.stderr]
         other = [c for c in fc if not (c.method == "monte-carlo" and c.stderr)]
         if other:

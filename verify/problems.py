@@ -58,7 +58,8 @@ def student_t_problem(D: int = 3, scale: float = 1.5, nu: float = 5.0, loc: floa
 
     grid = np.linspace(-12, 12, 48001)
     i = int(np.argmax(log_w1(grid)))
-    res = optimize.minimize_scalar(lambda z: -log_w1(z), bracket=(grid[max(i - 1, 0)], grid[i], grid[min(i + 1, grid.size - 1)]),
+    res = optimize.minimize_scalar(lambda z: -log_w1(z),
+                                   bracket=(grid[max(i - 1, 0)], grid[i], grid[min(i + 1, grid.size - 1)]),
                                    tol=1e-14)
     z1, lw1 = float(res.x), float(-res.fun)
     acc = abs(lw1 - float(log_w1(grid[i]))) if lw1 < log_w1(grid[i]) else 0.0

@@ -36,8 +36,8 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from mcsa_cli import Parser, UsageError, number, progress, table
 from bounds.references import REFERENCES, cite, cite_numbers
+from mcsa_cli import Parser, UsageError, number, progress, table
 
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
@@ -126,7 +126,8 @@ def cmd_report(argv, reports: dict | None = None) -> int:
 
     path = out if out.suffix.lower() == ".html" and not out.is_dir() else out / "report.html"
     atomic_write(path, render(data))
-    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}" + (" *" if c["cached"] else "")]
+    rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"
+             + (" *" if c["cached"] else "")]
             for c in data["claims"]]
     print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
     from mcsa_cli import wrap
@@ -317,7 +318,8 @@ def _readings(rep, verdicts: dict | None = None):
         parts = [defs.get(p) for p in name.split(" + ")]
         out.append({"name": name, "verdict": verdict,
                     "quotes": [{"quote": getattr(d, "quote", ""), "meaning": getattr(d, "meaning", "")}
-                               for d in parts if d is not None and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
+                               for d in parts if d is not None
+                                   and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
     quotes = {q["quote"] for r in out for q in r["quotes"]}
     common = ""
     if len(out) > 1 and len(quotes) == 1 and all(r["quotes"] for r in out):
@@ -369,12 +371,14 @@ def _decisive(rep) -> str:
     step = rep.decisive_step() if hasattr(rep, "decisive_step") else None
     if step is not None:
         ce = (step.get("outcome") or {}).get("counterexample")
-        return (f"audit step {step['id']} ({step['status']}" + (f", read as: {step['reading']}" if step.get("reading") else "")
+        return (f"audit step {step['id']} ({step['status']}"
+                + (f", read as: {step['reading']}" if step.get("reading") else "")
                 + ")" + (": " + _ce_text(ce) if ce else ""))
     c = rep.decisive() if hasattr(rep, "decisive") else None
     if c is None:
         return ""
-    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical {_fmt(c.empirical)} "
+    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical "
+            f"{_fmt(c.empirical)} "
             f"against the bound {_fmt(c.scaled_bound)} ({c.relation}) at {_params(c.params)}")
 
 
@@ -441,11 +445,11 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     template shows."""
     import bounds
 
-    from .decide import ALPHA, z_one_sided
+    from .decide import ALPHA
     from .model import DEPENDS
     from .outcome import run_verification
-    from .registry import REGISTRY
     from .plot import claim_name, z_text
+    from .registry import REGISTRY
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -477,7 +481,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             sev = _sev_fields("claims", cid, status)
             st_obj = rep.status
             rules = [(what, "; ".join(names)) for what, names in (
-                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate") or st_obj.degenerate),
+                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate")
+                 or st_obj.degenerate),
                 ("ruled out by the document (rule 6)", st_obj.ruled_out),
                 ("fails only read strictly; the hedged reading holds (rule 2)", st_obj.strict_only)) if names]
             stored_readings = (shown.get("final_readings") or None) if shown["smoke_test"] is not None else None
@@ -518,7 +523,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         bar.update()
     finally:
         bar.close()
-    from .severity import SEVERITIES, MEANING, order_key
+    from .severity import MEANING, SEVERITIES, order_key
 
     errata = []
     for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
@@ -540,7 +545,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "audit_counts": Counter(s["status"] for s in steps),
         "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
         "claims_by_severity": claims_by_severity,
-        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None], "doc_figures": _doc_figures(),
+        "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
+            "doc_figures": _doc_figures(),
         "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,

@@ -105,7 +105,8 @@ def main(argv=None) -> int:
             out, data_dir = root / "docs" / "figures", root / "verify" / "data" / FIGURES
         if a.from_csv:
             if a.cached_only:
-                raise UsageError("--from-csv: not used with --cached-only (nothing is simulated or read from the cache)")
+                raise UsageError("--from-csv: not used with --cached-only "
+                                 "(nothing is simulated or read from the cache)")
             for cid in (claims if a.claim == "all" else [a.claim]):
                 if not (out / f"{cid}.csv").is_file():
                     raise UsageError(f"--from-csv: no stored table {out / f'{cid}.csv'}")

@@ -19,7 +19,7 @@ keeps every float exactly).
 
 The cache lives in ``$MCSA_CACHE`` (default ``~/.cache/mcsa-verify``); ``MCSA_CACHE=off``
 or ``--no-cache`` switches it off.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def _machinery_digest() -> str:
     import scipy
     import sympy
 
-    versions = f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}|{mpmath.__version__}"
+    versions = (f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}"
+                f"|{mpmath.__version__}")
     return hashlib.sha256((_files_digest(files) + versions).encode()).hexdigest()
 
 

@@ -16,12 +16,9 @@ import math
 import time
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings, target
-from hypothesis import seed as hseed
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st, target
 
 import bounds
-from simulate import finite as F
 
 TOL = 1e-10  # exact finite computations: float64 rounding on sums of a few hundred terms
 
@@ -140,7 +137,8 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
         return {"claim": claim, "found": True, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
                 "space": sp_.space, "counterexample": _show(inst), "check": label, "empirical": emp, "bound": b,
                 "relation": rel}
-    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed, "space": sp_.space}
+    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
+           "space": sp_.space}
     if "row" in best:
         label, emp, b, rel, tol = best["row"]
         out.update(closest={"instance": _show(best["inst"]), "check": label, "empirical": emp, "bound": b,

@@ -172,7 +172,8 @@ def quote_problems(data: dict[str, dict], texts: dict[str, str], package_documen
         for kind in ("steps", "claims"):
             for i, e in d.get(kind, {}).items():
                 if _norm(e.get("quote", "")) not in text:
-                    out.append(f"{kind[:-1]} {i}: quote not in document {package_document[p]}: {e.get('quote', '')[:60]!r}")
+                    out.append(f"{kind[:-1]} {i}: quote not in document {package_document[p]}: "
+                               f"{e.get('quote', '')[:60]!r}")
     return out
 
 

@@ -90,7 +90,8 @@ class Conformance:
         rep = (self.not_rerun if self.not_rerun else "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
-                f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; verdict {self.verdict})")
+                f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; "
+                f"verdict {self.verdict})")
 
 
 def _number(x) -> bool:
@@ -351,7 +352,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             if not isinstance(claim, str):
                 problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
                                 f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
-        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__", "") == "__main__":
+        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
+                                                                 "") == "__main__":
             # defined in a notebook or a script: a second process cannot import it, and a fork keeps the hash key
             not_rerun = ("same seed, same checks in this process only: the claim's code is defined in __main__ "
                          "(a notebook or a script), which a second process cannot import; put it in a module to have "

@@ -33,7 +33,6 @@ their verifications), :func:`status_documents` (the committed statuses) and
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shutil
 from pathlib import Path
@@ -401,7 +400,8 @@ def generate(app) -> None:
     for number, short, full, page in docs:
         cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
         lines = [f"# {esc(short)}", "", esc(full), "",
-                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is its stored "
+                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is "
+                 f"its stored "
                  "run at the paper's settings) and the proof audit "
                  "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` prints them. "
                  "How a status is decided: {doc}`/getting-started`.", "",
@@ -423,7 +423,8 @@ def generate(app) -> None:
     unknown = sum(1 for st in statuses.values() if st["status"] not in STATUS_ORDER)
     if unknown:  # e.g. claims of another installed package: verdicts.json covers the toolkit's own
         summary += f", {unknown} without a committed status"
-    sev_counts = [(s, sum(1 for st in statuses.values() if st["severity"].get("severity") == s)) for s in SEVERITY_ORDER]
+    sev_counts = [(s, sum(1 for st in statuses.values() if st["severity"].get("severity") == s))
+                  for s in SEVERITY_ORDER]
     summary += "; by severity: " + (", ".join(f"{n} {s}" for s, n in sev_counts if n) or "none")
     lines = ["# Claims", "",
              f"{len(reg)} claims from {len(docs)} documents: {esc(summary)} "

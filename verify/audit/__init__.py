@@ -11,16 +11,13 @@ fails when the committed files differ.
 
 from __future__ import annotations
 
-import json
-
-from mcsa_cli import dumps
 from bounds.references import ORDER, REFERENCES
+from mcsa_cli import dumps
 
 from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
-
 from .engine import CACHE, EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, Outcome, status_with_affected
 
 
@@ -280,7 +277,8 @@ def table_text(rs) -> str:
 
 
 def markdown(rs) -> str:
-    out = ["| step | status | severity | relation (as printed) | justification | finding |", "|---|---|---|---|---|---|"]
+    out = ["| step | status | severity | relation (as printed) | justification | finding |",
+           "|---|---|---|---|---|---|"]
     for r in rs:
         st = r["status"] + (" (affected)" if r["affected"] else "")
         rel = f"`{r['lhs']}` {r['relation']} `{r['rhs']}`".replace("|", "\\|")
@@ -340,14 +338,17 @@ def errata_markdown() -> str:
                 continue
             out += [f"### {REFERENCES[seed_prefix][1]}", ""]
             for r in group:
-                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, {sev or 'no severity'}")
+                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
+                           f"{sev or 'no severity'}")
                 out.append("")
                 if sev:
                     # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as text
-                    out.append("- **Severity:** " + reason_line(r).replace("[", "\\[").replace("]", "\\]"))
-                out.append(f"- **Certificate:** `{r['certificate']}`" if r["certificate"] else "- **Certificate:** none")
+                    out.append("- **Severity:** " + reason_line(r).replace("[", "\[").replace("]", "\]"))
+                out.append(f"- **Certificate:** `{r['certificate']}`"
+                           if r["certificate"] else "- **Certificate:** none")
                 out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
-                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: {r['justification']}")
+                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
+                           f"{r['justification']}")
                 out.append(f"- **Finding:** {r['detail']}")
                 if r["counterexample"]:
                     out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")
@@ -372,13 +373,15 @@ def errata_markdown() -> str:
 
     fins = final_statuses()
     sev_of = {cid: _fields("claims", cid, st.status) for cid, st in fins.items()}
-    for cid, st in sorted(fins.items(), key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
+    for cid, st in sorted(fins.items(),
+                          key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
         fail = "; ".join(st.failing) or "—"
         extra = "".join(f" ({what}: {'; '.join(names)})" for what, names in
                         (("degenerate, excluded", st.degenerate), ("ruled out by the document", st.ruled_out),
                          ("fails only read strictly; the hedged reading holds", st.strict_only)) if names)
         sev = sev_of[cid]
-        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`" if sev.get("certificate") else "")) if sev else "—"
+        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
+                                        if sev.get("certificate") else "")) if sev else "—"
         out.append(f"| `{cid}` | {st.status} | {sev_text} | {fail}{extra} | "
                    f"{statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|").replace("\n", " "))
     out += ["", "## How each step was established", "",
@@ -388,13 +391,14 @@ def errata_markdown() -> str:
             "runs, one per regime); **counterexample**: an exact instance breaks it; **definition**: the line "
             "restates a definition; **reading**: settled by reading (a substitution, or a cited result whose "
             "consequence another step computes).", "",
-            f"Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
+            "Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
                                     for e in ESTABLISHED if any(r['established_by'] == e for r in rs)) + ".", "",
             "| step | status | established by | evaluations | largest lhs/rhs | regimes |", "|---|---|---|---|---|---|"]
     for r in rs:
         regs = len(r["regimes"]) if r["regimes"] else "—"
         out.append(f"| `{r['id']}` | {r['status']} | {r['established_by'] or '—'} | "
-                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | {regs} |")
+                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | "
+                   f"{regs} |")
     out.append("")
     return "\n".join(out)
 

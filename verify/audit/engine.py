@@ -60,6 +60,7 @@ from ..model import TextEnum
 from . import adversary
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401  (re-exported for the proofs)
 
+
 class StepStatus(TextEnum):
     """The audit's status of one step: exact, valid, loose (printed '=' but only an inequality
     holds), wrong (with a counterexample and the correction) or unchecked."""
@@ -97,9 +98,9 @@ class Outcome:
 
     def to_json(self) -> dict:
         """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
-        from mcsa_cli import jsonable
-
         import json
+
+        from mcsa_cli import jsonable
 
         d = asdict(self)
         d.pop("score", None)
@@ -204,8 +205,7 @@ def _hyp_points(syms, domain, default, n, score):
     Random instance that Hypothesis controls: derandomized, shrinkable).  ``score(pt)``
     returns ``(value, bad)``; the search steers towards large values and stops at (and
     shrinks) the first bad point.  Returns ``(worst value, its point, points tried, bad point)``."""
-    from hypothesis import HealthCheck, Phase, given, settings, target
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, Phase, given, settings, strategies as st, target
 
     best = {"v": None, "pt": None}
     bad, count = [], [0]
@@ -313,7 +313,8 @@ def _search_text(res, boxes=None) -> str:
     if res.best_ratio is not None:
         best = f"largest lhs/rhs {res.best_ratio:.6g}"
     elif res.best_row is not None:
-        best = f"no row with both sides above the resolution; closest lhs = {res.best_row[1]:.6g}, rhs = {res.best_row[2]:.6g}"
+        best = (f"no row with both sides above the resolution; closest lhs = {res.best_row[1]:.6g}, rhs = "
+            f"{res.best_row[2]:.6g}")
     else:
         best = "no evaluation on the domain"
     unres = ""
@@ -369,7 +370,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
         return Outcome(WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
                               f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point "
                               f"Hypothesis found and shrank",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+                                       "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     if proved:
         return Outcome(EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to 50 digits",
@@ -426,7 +428,8 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
             v = f(*[bad[s] for s in syms])
         return Outcome(WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
                               f"{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a), "rhs": float(b)},
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+                                       "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     status = VALID if printed != "=" else LOOSE
     if proved:
@@ -563,7 +566,8 @@ def _search_pairs(check, max_examples, kind="pairs"):
         n[0] += o.instances or 1
         if o.status == WRONG:
             if o.counterexample is not None:
-                o.counterexample = {**o.counterexample, "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
+                o.counterexample = {**o.counterexample,
+                                    "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
             found.append(o)
             raise _Found()
 
@@ -686,7 +690,8 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
         ce = {"at": p, "lhs": a, "rhs": b}
         if scale != 1.0:
             ce["scale"] = scale
-        return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs {b:.6g})",
+        return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs "
+                              f"{b:.6g})",
                        counterexample=ce, method="instances", instances=len(rows), established_by="counterexample")
     closest = {"at": best[1][0], "lhs": best[1][1], "rhs": best[1][2]} if best[1] is not None else None
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:

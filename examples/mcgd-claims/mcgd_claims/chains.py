@@ -176,7 +176,7 @@ def window_sum(Pf: np.ndarray, n: int, first: int = 0):
     accumulated as logarithms (``log1p``), so that an ``e`` of 1e-15 keeps its digits.
     """
     m = Pf.shape[0]
-    I = np.eye(m)
+    I = np.eye(m)  # noqa: E741 -- I is the document's notation
     lg, lu = math.log1p(gamma(m)), math.log1p(U)
     A, S = I.copy(), np.zeros((m, m))
     la = ls = 0.0  # log rho_A, log rho_S

@@ -154,7 +154,6 @@ def plot(report, path, dpi=130):
     bound for one chain of each family; every primary check's empirical/bound ratio; d(t)
     against delta^t.  Violated checks (e.g. under ``--bound-scale``) are red crosses."""
     import matplotlib
-
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

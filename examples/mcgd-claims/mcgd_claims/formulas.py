@@ -50,7 +50,8 @@ def mcgd_average_bias():
     for key, text in ASSUMPTIONS.items():
         KNOWN.setdefault(key, text)
 
-    n = Param("n", "--n", "n", "number of terms of the time average", lower=1, integer=True, sample_max=1e7, log_scale=True)
+    n = Param("n", "--n", "n", "number of terms of the time average", lower=1, integer=True, sample_max=1e7,
+              log_scale=True)
     delta = Param("delta", "--delta", "delta", "Dobrushin's coefficient max_{x,y} ||P(x,.) - P(y,.)||_TV",
                   lower=0, upper=1, upper_strict=True)
     f_sup = Param("f_sup", "--f-sup", "||f||", "sup norm of the test function, max |f|", lower=0)

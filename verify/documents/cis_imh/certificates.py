@@ -180,7 +180,7 @@ def check(I):
     R = Q(I["R"])
     lhs, rhs = R / (1 + R), min(Fraction(1), R)
     return lhs, rhs, lhs != rhs
-'''
+'''  # noqa: E501
 
 _MOVE = '''
 RELATION = "printed: P(z_t != z_t-1 | z_t-1) = sum_i w_i / (w(z_t-1) + sum_i w_i) (Eq. (acc)); violated when they differ"
@@ -191,7 +191,7 @@ def check(I):
     row, acc = cis_row(q, w, x, N)
     lhs = 1 - row[x]
     return lhs, acc, lhs != acc
-'''
+'''  # noqa: E501
 
 _APPROXVAR = '''
 RELATION = ("printed: V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS] (Eq. (approx_var)) in the regime "
@@ -374,7 +374,7 @@ def check(I):
     e12 = sum(pr for (z, _), pr in law.items() if z[0] == 1 and z[1] == 1)
     cov = e12 - e1 * e2
     return cov, 0.0, abs(cov) > 1e-12
-'''
+'''  # noqa: E501
 
 _RDIAG = '''
 RELATION = ("printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection rate "

@@ -95,15 +95,12 @@ import numpy as np
 from scipy import integrate, optimize, special, stats
 
 import bounds
-from simulate import divergences as dv
-from simulate import finite as F
-from simulate import kernels as Kn
+from simulate import divergences as dv, finite as F, kernels as Kn
 from simulate.families import MeanFieldGaussian
 from simulate.rng import unit_generator
 from simulate.targets import isotropic
-
 from verify.model import CheckResult, Grid, Reading, Verification
-from verify.registry import REGISTRY, register
+from verify.registry import register
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals
@@ -363,7 +360,8 @@ def _barker_finite_checks(grid, progress):
                                              "event": "z_t != z_{t-1}", "ties": "multiset contains x"},
                     float(p_move[j]), float(barker[j]), "exact", relation="=", tolerance=tol, reading=MOVE,
                     note=(f"{tj.size} multisets contain a copy of x; selecting it gives z_t = z_(t-1), a rejection "
-                          f"under the CIS-as-IMH draft's definition, so Eq. (acc) holds only as '<=' for them: Barker - P(z_t != x) "
+                          f"under the CIS-as-IMH draft's definition, so Eq. (acc) holds only as '<=' for them: Barker "
+                          f"- P(z_t != x) "
                           f"= c_x w_x/(w_x + S) (largest gap {gap.max():.4g}, here) = the selection probability of "
                           f"the copies (agreement {np.abs(gap - p_tie[tj]).max():.1e}); probability zero for a "
                           f"continuous q")))
@@ -384,7 +382,8 @@ def _barker_finite_checks(grid, progress):
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "z_t != z_{t-1}"},
                     move, e_barker, "exact", relation="=", tolerance=mtol, reading=MOVE,
-                    note=(f"the CIS-as-IMH draft's 'accept' (z_t != z_(t-1)) on a finite space: the marginal move probability falls "
+                    note=(f"the CIS-as-IMH draft's 'accept' (z_t != z_(t-1)) on a finite space: the marginal move "
+                          f"probability falls "
                           f"short of E_q[Barker] by the tie mass {tie_mass[x]:.4g}")))
     return out
 
@@ -672,7 +671,8 @@ def run_variance_growth(grid, seed=0, progress=None):
             "conditional_variance: exponent a in V ~ N^a for N << w", "stated",
             {**base, "N": [int(n) for n in Ns], "fit": "least squares of log V on log N"},
             slope, 1.0, "exact", relation="=", tolerance=form_dev + se_fit + dslope,
-            note=(f"the CIS-as-IMH draft: 'when w(z_(t-1)) is very large, the conditional variance of CIS approximately grows "
+            note=(f"the CIS-as-IMH draft: 'when w(z_(t-1)) is very large, the conditional variance of CIS "
+                  f"approximately grows "
                   f"linearly with N'; exact V = {', '.join(f'{v:.4g}' for v in vals)}; tolerance = "
                   f"2 N_max/(w+N_max) = {form_dev:.4f} (the stated form's own departure from exponent 1 on "
                   f"this range) + residual se {se_fit:.2g} + {dslope:.1e} (quadrature); V/(N V_q[w(f-f(z))]/w^2) "
@@ -760,18 +760,23 @@ Q_FORMULA = ("\\Vsub{q_{\\vlambda}}{ \\E{ f \\mid \\vz_{t-1}\\,\\vz^{(1:N)} } } 
 
 _READINGS["cis_variance_growth"] = (
     Reading(LINEAR, Q_LINEAR, "for N << w the exponent a of V ~ N^a is 1 within the approximation's own departure; "
-            "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can increase', is weaker, not contrary)",
-            axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ N^a for N <<")),
+            "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can increase', is weaker, not "
+            "contrary)",
+            axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ "
+                "N^a for N <<")),
     Reading(GROWS, Q_GROWS, "the section's claim: V increases with N under some conditions (w(z_t-1) large); the rate "
-            "is not asserted; not ruled out by the sentence on linear growth, which is stronger", axis="'grows linearly'",
+            "is not asserted; not ruled out by the sentence on linear growth, which is stronger",
+                axis="'grows linearly'",
             # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only where the
             # linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the display's defect: step cis.approxvar)
             hedge="the conditional variance of CIS approximately grows linearly with \\(N\\)", see="cis.approxvar"),
-    Reading(FORMULA, Q_FORMULA, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound the "
+    Reading(FORMULA, Q_FORMULA, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound "
+                                "the "
             "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's constant for the "
             "underbrace O(1/N); the draft gives none) matches V within +-50%.  With the display's ingredients computed "
             "exactly (audit step cis.growth.formula) the gap is a factor up to 5.9: wrong within a factor 2, right "
-            "within an order of magnitude", axis="'grows linearly'", select=lambda c: c.quantity == "conditional_variance", promote=True),
+            "within an order of magnitude", axis="'grows linearly'",
+                select=lambda c: c.quantity == "conditional_variance", promote=True),
 )
 
 SELECT, MOVE = ("'accept': the ensemble proposal is accepted (a proposal index is selected)",
@@ -795,7 +800,8 @@ _READINGS["cis_barker_acceptance"] = (
 
 UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"
 
-NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", "w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines it"
+NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", ("w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines "
+    "it")
 
 #: the bound (003, §Parallel IMH) and the definition of w it uses (003, §CIS as IMH)
 Q_ACC_BOUND = "1 - r\\,(\\vz_{t-1}) \\leq \\frac{N}{ w\\,(\\vz_{t-1}) + N},"
@@ -804,7 +810,8 @@ Q_W_DEF = ("where \\(w(\\vz) = \\nicefrac{p(\\vz,\\vx)}{q_{\\vlambda}(\\vz)}\\) 
 
 _READINGS["cis_acceptance_bound"] = (
     Reading(UNNORMALISED, Q_ACC_BOUND + " ... " + Q_W_DEF,
-            "w(z) = p(z, x)/q(z) = p(x) p(z | x)/q(z), the CIS-as-IMH draft's only definition of w: the acceptance rate is unchanged "
+            "w(z) = p(z, x)/q(z) = p(x) p(z | x)/q(z), the CIS-as-IMH draft's only definition of w: the acceptance "
+            "rate is unchanged "
             "by the evidence p(x), the printed bound is not (checked at p(x) = 0.1 and 10 on the first instance)",
             axis="weights"),
 )
@@ -815,12 +822,14 @@ DROPPED = {
         "reading": NORMALISED,
         "would read": "w in N/(w + N) as the normalised weight p(z | x)/q(z) (E_q w = 1), under which the bound holds "
                       "(Jensen; cis.accbound)",
-        "support": "none in the rendered draft: the CIS-as-IMH draft never writes p(z | x)/q(z) as w; its only 'normalized weight' is "
+        "support": "none in the rendered draft: the CIS-as-IMH draft never writes p(z | x)/q(z) as w; its only "
+                   "'normalized weight' is "
                    "the self-normalised w~^(i) = w(z^(i))/sum_i w(z^(i)) of §CIS as IMH; the argument around the bound "
                    "compares w with N ('w(z_t) can easily be large by many orders of magnitude'), which suggests the "
                    "author meant it",
         "ruled out by": Q_W_DEF,
-        "why": "The CIS-as-IMH draft defines w(z) = p(z, x)/q(z) and calls it the unnormalized importance weight; the bound uses the "
+        "why": "The CIS-as-IMH draft defines w(z) = p(z, x)/q(z) and calls it the unnormalized importance weight; the "
+               "bound uses the "
                "same symbol without redefining it.  The normalised bound is the correction "
                "(cis.accbound.unnorm's correction: N p(x)/(w + N p(x)))",
     }],
@@ -882,7 +891,8 @@ register(Verification(
               "dim": [1, 2, 3, 5, 10, 50], "proposal_scale": [0.5, 0.9, 0.95, 1.01, 1.05, 1.1, 1.3, 2.0]},
     ),
     run=run_rejection_kl,
-    overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)', readings=_READINGS.get('imh_rejection_kl', ()),
+    overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)',
+        readings=_READINGS.get('imh_rejection_kl', ()),
 ))
 
 register(Verification(
@@ -931,7 +941,8 @@ def _cab():
             p = p * np.prod([qq ** ci for qq, ci in zip(q, c)])
             S = sum(ci * wi for ci, wi in zip(c, w))
             acc += p * S / (w[x] + S)
-        return [("acceptance_rate", float(acc), _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
+        return [("acceptance_rate", float(acc),
+                 _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
     return strat, ev
 
 
@@ -957,5 +968,6 @@ def _irk():
         kl = float(np.log(s) + (1 + m ** 2) / (2 * s ** 2) - 0.5)
         klr = float(-np.log(s) + (s ** 2 + m ** 2) / 2 - 0.5)
         return [("rejection_rate", 1 - acc, _bv("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
-                ("rejection_rate_symmetric", 1 - acc, _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
+                ("rejection_rate_symmetric", 1 - acc,
+                 _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
     return strat, ev

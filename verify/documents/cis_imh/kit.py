@@ -172,7 +172,7 @@ def acceptance(pi, q, N: int):
     N = int(N)
     res = F._cis_laplace_sum(w, q, N - 1) if laplace_sum_feasible(w, q, N - 1) else None
     if res is not None:
-        I, E = res
+        I, E = res  # noqa: E741 -- I is the document's notation
         acc = N * (I @ pi)
         err = N * (E @ pi) + 8 * (pi.size + 4) * U * np.maximum(acc, 1e-300)
         return acc, err, "exact multinomial sum"

@@ -44,14 +44,24 @@ import sympy as sp
 from scipy import special
 
 import bounds
-from simulate import finite as F
-from simulate import kernels as Kn
+from simulate import finite as F, kernels as Kn
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    first_failing as _first_failing,  # noqa: E402
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+)
 
 from . import kit
 from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED  # the readings (quotes: checks._READINGS)
-from verify.audit.engine import (EXACT, VALID, WRONG, Int, Outcome, Real, free, instance_check, searchable, step,
-                                 sym_equal)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 SEED = "003"  # the CIS-as-IMH draft
 U = kit.U
@@ -242,7 +252,7 @@ def _moves_corrected():
             Nu = kit.feasible_N(pi, q, int(N))
             K, kerr = kit.kernel(pi, q, Nu)
             res = F._cis_laplace_sum(pi / q, q, Nu - 1)
-            I, E = res
+            I, E = res  # noqa: E741 -- I is the document's notation
             acc = Nu * (I @ pi)
             tie = Nu * pi * np.diag(I)
             err = Nu * (E @ pi) + Nu * pi * np.diag(E) + kerr * (pi.size + 1)
@@ -335,7 +345,8 @@ def _approx_var_rows():
             for n_prop in (1, 4):
                 m = [Fraction(0)] * 5  # E[E[f|.]], E[E[f|.]^2], E[r], E[f_IS], E[f_IS^2]
                 for c in F._compositions(n_prop, 2):
-                    pr = Fraction(math.factorial(n_prop), math.factorial(c[0]) * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
+                    pr = Fraction(math.factorial(n_prop),
+                                  math.factorial(c[0]) * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
                     S = c[0] * w[0] + c[1] * w[1]
                     T = c[0] * w[0] * f[0] + c[1] * w[1] * f[1]
                     est, rej, fis = T / (w0 + S), Fraction(w0) / (w0 + S), T / S  # f0 = 0
@@ -343,7 +354,8 @@ def _approx_var_rows():
                         m[i] += pr * v
                 exact = m[1] - m[0] ** 2
                 approx = (1 - m[2]) ** 2 * (m[4] - m[3] ** 2)
-                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0, "w(z_t-1)": w0, "N": n_prop,
+                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0, "w(z_t-1)": w0,
+                              "N": n_prop,
                               "sides": "times w(z_t-1)^2"}, float(exact * w0 ** 2), float(approx * w0 ** 2)))
     return rows
 
@@ -353,7 +365,8 @@ def _approx_var():
     if o.status == WRONG:
         o.detail = ("1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken out of the "
                     "variance (and the approximation ignores f(z_t-1)): the exact variance differs by a factor 9/4 as "
-                    "w0 -> oo (f = (0, 1)), and is > 0 where the approximation is 0 (f constant on supp q): " + o.detail)
+                    "w0 -> oo (f = (0, 1)), and is > 0 where the approximation is 0 (f constant on supp q): "
+                        + o.detail)
         o.correction = ("V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp q, "
                         "w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 F^2 / w(z_t-1)^3 "
                         "(checked; the constant 2 survives the search) and, proved by Cauchy-Schwarz on "
@@ -479,7 +492,8 @@ def _barker_row(p, q, x, n_prop=1):
 def _wang_atoms():
     """r(z) <= d_TV(K(z, .), p) on finite spaces (p has atoms), Metropolis and CIS/Barker kernels."""
     rows = []
-    for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1), ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
+    for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1),
+                          ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
                           ("CIS/Barker, 1 proposal", (0.5, 0.5), (0.5, 0.5), 0)):
         p, q = np.array(p), np.array(q)
         r, tv = (_metropolis_row if kind.startswith("Metropolis") else _barker_row)(p, q, x)
@@ -641,7 +655,8 @@ def _acc_bound_unnormalised():
                      float(acc[0]) - float(err[0]), _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
     return _first_failing(
         rows, "<=", 1e-12, "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
-        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): the "
+        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): "
+             "the "
              "acceptance rate uses weight ratios only, the bound N/(w + N) scales with the evidence p(x) and "
              "fails when p(x) > 1 (here p(x) = 3.2): "),
         correction=("1 - r(z) <= N p(x)/(w(z) + N p(x)), i.e. N/(w + N) with the normalised weight "
@@ -698,7 +713,8 @@ def _tight_general():
     """'which in general is very tight', read over every state: acceptance/bound >= tau; 'very tight' is read as
     tau in [0.8, 0.95]; the check uses tau = 1/2 (a factor 2, more lenient than the range), so failing here fails
     the whole range."""
-    inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1), ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
+    inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1),
+            ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
             ("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 5)]
     return _first_failing(
         _tightness_rows(inst, 0.5), ">=", 1e-12, "exact acceptance / N/(w + N)",
@@ -783,7 +799,8 @@ def _acc_linear():
                 a = float(aN[x])
                 rows.append(({**p, "side": "lower"}, lo, _toward(a, lo, e) if a < lo else a))
                 rows.append(({**p, "side": "upper"}, _toward(a, hi, e) if a > hi else a, hi))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear in "
+    return instance_check(lambda: rows, "<=", 1e-12, describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear "
+        "in "
                                                              "N up to the factor w/(w + N - 1) -> 1 as w -> oo")
 
 
@@ -806,11 +823,11 @@ step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
      rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",), expect=EXACT)
 
 
-# ============================================================================= §Parallel IMH: the variance of CIS with N
+# ============================================================================ §Parallel IMH: the variance of CIS with N
 def _growth_witness():
     """'The variance of CIS can increase with N' (an existence statement): an exact rational witness.  pi = (3/10, 7/10),
     q = (3/10000, 9997/10000) (w(0) = 1000), z_t-1 = 0, f = (0, 1) (a coordinate of the softmax score, up to
-    sign and shift): V_q[E[f | z_t-1, z^(1:N)]] for N = 1..5 by the exact sum over the proposal counts."""
+    sign and shift): V_q[E[f | z_t-1, z^(1:N)]] for N = 1..5 by the exact sum over the proposal counts."""  # noqa: E501
     pi = [Fraction(3, 10), Fraction(7, 10)]
     q = [Fraction(3, 10000), Fraction(9997, 10000)]
     w = [a / b for a, b in zip(pi, q)]
@@ -834,7 +851,7 @@ def _growth_witness():
 
 def _growth_rows(N_list, w=1e6):
     """Hard instance on two states (w(0) = w, pi(0) = 0.3), z_t-1 = 0, f = (0, 1): V(N) by simulate.finite.moments_msc_rb
-    (the exact sum)."""
+    (the exact sum)."""  # noqa: E501
     pi, q = F.hard_instance(2, w, seed=0)
     f = np.array([0.0, 1.0])
     return pi, q, f, {N: F.moments_msc_rb(pi, q, f, 0, N + 1).variance for N in N_list}
@@ -854,14 +871,16 @@ def _growth_linear():
     for w0, N in ((1e4, 10), (1e6, 100)):
         v1 = kit.ratio_moments(qo, wo, fo, N, w0=w0)[1]
         v2 = kit.ratio_moments(qo, wo, fo, 2 * N, w0=w0)[1]
-        rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0, "f - f(z_t-1)": [0.01, 1.0],
+        rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0,
+                      "f - f(z_t-1)": [0.01, 1.0],
                       "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1, 4.0))
     return _first_failing(
         rows, "<=", 1e-9, "V(2N)/V(N) at states of weight 1e4..1e6 (exact sums)",
         why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ N w_rest/w, "
              "adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - f(z_t-1))]/w^2 ~ "
              "N pi(z_t-1) w_rest^2/w^3: where that linear term is small (here two states: V_q[w (f - f(z_t-1))] "
-             "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q (w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
+             "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q "
+             "(w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
              "vanishes when w (f - f(z_t-1)) is constant on supp q and the fluctuation of S gives N^3 again "
              "(exponent 2.99 at w0 = 1e4, N = 10); no threshold eta < 1.87 reads it as linear.  On generic instances "
              "(V_q[w (f - f(z_t-1))] of order 1) the growth is linear, as the draft says; the sentence fails "
@@ -924,7 +943,8 @@ def _growth_formula():
         rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller",
         why=("with its own ingredients computed exactly the display is off by a factor of a few where proposals "
              "can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its label O(1/N)): "),
-        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an approximation")
+        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an "
+                   "approximation")
     o.detail += (f"; the largest factor is {worst:.3g}: the display fails for '~' read as within a factor c < "
                  f"{worst:.3g} and holds on this instance for c >= {worst:.3g} (range {list(APPROX_FACTOR)}: the "
                  "verdict depends on the reading)")
@@ -1122,7 +1142,7 @@ step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
 # ============================================================================= §MCMC in MSC
 def _eq1_h15():
     """Eq. (1)'s first '=' read as an identity in expectation at finite T: E[(1/T) sum_t f(z_t)] = E f(z_t).  Exact
-    IMH chain (simulate.finite.imh_matrix) with pi = (1/2, 3/10, 1/5), q = (1/5, 3/10, 1/2), z_0 = 0, f = 1{0}, T = 3."""
+    IMH chain (simulate.finite.imh_matrix) with pi = (1/2, 3/10, 1/5), q = (1/5, 3/10, 1/2), z_0 = 0, f = 1{0}, T = 3."""  # noqa: E501
     pi, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
     K = F.imh_matrix(pi, q)
     f = np.array([1.0, 0.0, 0.0])
@@ -1135,7 +1155,8 @@ def _eq1_h15():
         rows, "=", 1e-12, "E[(1/T) sum_t f(z_t)] vs E f(z_t) (exact IMH chain)",
         why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is f(z_1) in {0, 1}, "
              "not the number E f(z_1) = 4/5), and even its expectation (87/125) differs from E f(z_t) at every t "
-             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f', "
+             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal "
+             "estimator of f', "
              "it holds as an estimator of E_p f at stationarity (imh.stationary) and as T -> oo: "),
         correction=("E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - E_p f| <= "
                     "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= r^t)"))
@@ -1189,7 +1210,8 @@ def _stationary():
             Nu = kit.feasible_N(pi, q, int(N))
             K, kerr = kit.kernel(pi, q, Nu)
             a, b = float(pi @ K @ f), float(pi @ f)
-            rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu}, _toward(a, b, 2 * pi.size * kerr * sc),
+            rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu},
+                         _toward(a, b, 2 * pi.size * kerr * sc),
                          b, sc))
     return instance_check(lambda: rows, "=", 1e-12, describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
 
@@ -1197,7 +1219,7 @@ def _stationary():
 def _eq1_estimator():
     """Eq. (1) read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
     unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f for every t and T (IMH kernel; the laws p K^t by
-    repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""
+    repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""  # noqa: E501
     rows = []
     for pi, q, f in _pqf():
         K = F.imh_matrix(pi, q)

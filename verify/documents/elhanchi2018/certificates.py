@@ -168,7 +168,7 @@ def check(I):
     ev = np.linalg.eigvalsh(Sym)
     loewner = bool(ev.min() > -1 and ev.max() < 1)
     return int(stationary), int(loewner), stationary != loewner
-'''
+'''  # noqa: E501
 
 _K01 = '''
 RELATION = ("printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, 1); "
@@ -238,7 +238,7 @@ def check(I):
         V = add(mm(A, V, T(A)), noise)
     c = printed(k, t)
     return float(V[0][0] / Hi[0][0]), float(c), V != scal(c, Hi)
-'''
+'''  # noqa: E501
 
 _VART_SUM = _VART.replace("FORM", "(k - k^2/4) sum_{i=0}^{t} (1 - k/2)^(2i)") + '''
 
@@ -301,7 +301,7 @@ def check(I):
     A = add(eye(n), mm(D, H), -1)
     L = var1_stationary(A, add(scal(2, D), mm(D, H, D), -dhd))
     return float(L[0][0] / Hi[0][0]), 1.0, L != Hi
-'''
+'''  # noqa: E501
 
 # ============================================================================= §2.3.1 admissible k
 _WEAK = '''
@@ -331,7 +331,7 @@ def check(I):
     lmax = np.linalg.eigvalsh(f(mm(Hi, NC, Hi))).max()
     r = float(lmin / lmax)
     return r, 1.0, r <= 1
-'''
+'''  # noqa: E501
 
 _OPTIMAL = '''
 RELATION = ("printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of convergence'; "
@@ -397,7 +397,7 @@ def check(I):
     thr = b * math.sqrt(float((N * C + G) / n + N * N / (n * S)))
     p = 2 * Phi(thr / math.sqrt(float(vY))) - 1
     return p, 2 * Phi(b) - 1, abs(p - (2 * Phi(b) - 1)) > 1e-9
-'''
+'''  # noqa: E501
 
 _CRIT_SD = '''
 RELATION = ("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard deviations of the "
@@ -412,7 +412,7 @@ def check(I):
     exact = b * math.sqrt(float(vY))
     thr = b * math.sqrt(float((N * C + G) / n + N * N / (n * S)))
     return exact, thr, abs(exact - thr) > 1e-9 * thr
-'''
+'''  # noqa: E501
 
 _WINDOW_N = '''
 RELATION = ("printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as corr(theta_0, theta_n) "
@@ -429,7 +429,7 @@ def check(I):
     mt, my, ctt, cty, cyy = window_moments(I2, n, 0, v0)
     corr = ctt(0, n) / v0  # stationary: Var theta_n = Var theta_0
     return float(corr), float(tau), corr > tau
-'''
+'''  # noqa: E501
 
 _FIRST_CHECK = '''
 import numpy as np
@@ -510,7 +510,7 @@ def check(I):
     tv = 0.5 * trapz(np.abs(dens / P - post), grid)
     tau = float(Q(I["tau"]))
     return tv, tau, tv > tau
-'''
+'''  # noqa: E501
 
 _UNLIKELY = '''
 RELATION = ("printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being reasonably "
@@ -700,7 +700,7 @@ def nll20(I, beta, G, s):
     D = Z @ G @ Z.T + np.eye(len(y))
     r = y - X @ beta
     return len(y) * np.log(s) + 0.5 * np.linalg.slogdet(D)[1] + r @ np.linalg.solve(D, r) / (2 * s ** 2)
-"""
+"""  # noqa: E501
 
 _LMM26 = """
 RELATION = ("printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, sigma)], "

@@ -102,9 +102,8 @@ import numpy as np
 from scipy import linalg, optimize, stats
 
 from simulate.rng import unit_generator
-
 from verify.model import CheckResult, Grid, Reading, Verification
-from verify.registry import REGISTRY, bound_value, register
+from verify.registry import bound_value, register
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 
@@ -192,7 +191,7 @@ def _precond_process(F: Frame, k: float, eps: float = 1.0, exact_noise: bool = T
     Hinv, e_inv = _inverse(F)
     D = (k / 2) * Hinv
     eD = (k / 2) * e_inv
-    I = np.eye(F.d)
+    I = np.eye(F.d)  # noqa: E741 -- I is the document's notation
     A = I - eps * D @ F.H
     nD = _n2(D)
     a_w = eps * eD + math.sqrt(F.kappa) * F.g * (1 + eps * nD * F.nH)
@@ -517,7 +516,8 @@ def run_admissible_k(grid, seed=0, progress=None):
             out.append(CheckResult(
                 qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=", tolerance=ktol,
                 note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the literal "
-                     f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); Eq. ({eq}) claims its k is admissible"))
+                     f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
+                     f"Eq. ({eq}) claims its k is admissible"))
             W, tau, _ = _noise(H, C, N, S, kf)
             lmin = float(np.linalg.eigvalsh(W)[0])
             out.append(CheckResult(
@@ -736,7 +736,8 @@ register(Verification(
     measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
              "sup of the k with rho(I - eps DH) < 1", targets="random SPD H, dimensions 1-6", method="exact",
     forms="stated, explicit, series", grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
-                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], eps=[1.0, 0.5, 0.1], cond=1000.0)),
+                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
+                                                     eps=[1.0, 0.5, 0.1], cond=1000.0)),
     run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)',
     readings=_READINGS.get('sgfs_stationary_covariance', ())))
 
@@ -814,7 +815,8 @@ def _svt():
         a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
         for _ in range(t):
             v = a * a * v + noise
-        return [("variance_ratio (stated)", v, _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
+        return [("variance_ratio (stated)", v,
+                 _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
     return strat, ev
 
 

@@ -19,11 +19,24 @@ import numpy as np
 import sympy as sp
 from scipy import linalg, stats
 
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    first_failing as _first_failing,  # noqa: E402
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
+
 from ._kit import U, admissible_k_scalar, fixed_pairs, kappa, matrix_identity, n2, scalar_chain, sym, tol
 from .checks import EQUIVALENT, SUFFICIENT
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, free, instance_check, searchable,
-                                 step, sym_equal, sym_le)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)
@@ -102,7 +115,8 @@ def _stationary_k():
             if abs(rho - 1) < 64 * H.shape[0] * U * kappa(H) * max(1.0, kk) or abs(kk - 1) < 1e-12:
                 continue  # on the boundary within rounding: not an instance either side decides
             rows.append(({"k": kk, "eps": 1, "dim": H.shape[0], "spectral radius": rho}, float(rho < 1), float(kk < 1)))
-    o = instance_check(lambda: rows, "=", 0.0, describe="spectral radius of I - DH < 1 (stationary) vs the printed k < 1")
+    o = instance_check(lambda: rows, "=", 0.0, describe="spectral radius of I - DH < 1 (stationary) vs the printed k "
+                                                        "< 1")
     if o.status == WRONG:
         o.detail = "the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = 0): " + o.detail
         o.correction = "k in (0, 4/eps); for eps = 1, k in (0, 4)"
@@ -196,7 +210,8 @@ def _lyapunov(ratio=None):
                 c = 1 / (1 - ke / 4) if ratio is None else ratio(ke)
                 rows.append(({"k eps": ke, "eps": e, "dim": d}, float(np.abs(Lam - c * Hinv).max()), 0.0,
                              _lyap_scale(H, abs(1 - ke / 2), c)))
-    return instance_check(lambda: rows, "=", TOL, describe="discrete Lyapunov solves, max |Lambda - H^-1/(1 - k eps/4)|")
+    return instance_check(lambda: rows, "=", TOL,
+                          describe="discrete Lyapunov solves, max |Lambda - H^-1/(1 - k eps/4)|")
 
 
 def _exact_noise(dhd=1.0):
@@ -260,7 +275,8 @@ def _admissible(which, k_factor=1.0):
                         G = gw * G0
                         H = Nd * C + G
                         Hinv = np.linalg.inv(sym(H))
-                        r = float(np.linalg.eigvalsh(Hinv).min() / np.linalg.eigvalsh(sym(Hinv @ (Nd * C) @ Hinv)).max())
+                        r = float(np.linalg.eigvalsh(Hinv).min()
+                                  / np.linalg.eigvalsh(sym(Hinv @ (Nd * C) @ Hinv)).max())
                         k13, k15 = 4 * S / (Nd + S), 4 * r / (r + Nd / S)
                         ks = {"13": [k13], "15": [k15]}.get(which)
                         if ks is None:
@@ -336,11 +352,14 @@ def _strong_prior():
     H = NC + G
     Hinv = np.linalg.inv(H)
     rr = np.linalg.eigvalsh(Hinv).min() / np.linalg.eigvalsh(Hinv @ NC @ Hinv).max()
-    return Outcome(WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), yet r = {rr:.4g} < 1",
+    return Outcome(WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), yet r = "
+                          f"{rr:.4g} < 1",
                    counterexample={"at": {"NC": "diag(1, 100)", "G": "I"}, "lhs": float(rr), "rhs": 1.0},
                    correction="r >= lambda_min(H)^2 / (lambda_max(H) lambda_max(N C)): r > 1 once lambda_min(H)^2 > "
-                              "lambda_max(H) lambda_max(N C) (e.g. G = g I with g > 1.62 lambda_max(N C)); a prior strong "
-                              "in some directions only does not suffice when N C is ill-conditioned", method="instances")
+                              "lambda_max(H) lambda_max(N C) (e.g. G = g I with g > 1.62 lambda_max(N C)); a prior "
+                              "strong "
+                              "in some directions only does not suffice when N C is ill-conditioned",
+                                  method="instances")
 
 
 def _strong_prior_corrected():
@@ -427,7 +446,8 @@ def _largest_k():
                     for f in free("k/k_top", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
                         rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
                                      abs(1 - top / 2), abs(1 - f * top / 2)))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at the largest k in (0, 1) against any smaller k")
+    return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at the largest k in (0, 1) against any "
+        "smaller k")
 
 
 def _largest_k_corrected():
@@ -543,12 +563,14 @@ def _criterion_var():
     rows = []
     from simulate.sgfs import window_mean_sd
 
-    for n_, Nd, S, C, G, kk in ((10, 1000, 100, 1.0, 1.0, 0.1), (10, 1000, 100, 0.5, 10.0, 0.05), (50, 200, 20, 2.0, 0.0, 0.2)):
+    for n_, Nd, S, C, G, kk in ((10, 1000, 100, 1.0, 1.0, 0.1), (10, 1000, 100, 0.5, 10.0, 0.05),
+                                (50, 200, 20, 2.0, 0.0, 0.2)):
         h = Nd * C + G
         rows.append(({"n": n_, "N": Nd, "S": S, "C": C, "G": G, "k": kk}, window_mean_sd(n_, Nd, S, C, G, kk) ** 2,
                      h / n_ + Nd ** 2 / (n_ * S)))
     o = instance_check(lambda: rows, "=", 1e-9, describe="exact stationary covariance of the scalar process")
-    o.correction = ("Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) rho^(d-1) + n sigma^2], "
+    o.correction = ("Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) rho^(d-1) + n "
+                    "sigma^2], "
                     "rho = 1 - k/2, h = NC + G, sigma^2 = N^2 C/|S| (bounds: sgfs_convergence_criterion, corrected)")
     return o
 
@@ -632,10 +654,13 @@ step("sgfs.exact", claim="sgfs_exact_noise", seed=SEED, location="Appendix, Deri
 step("sgfs.11", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (11)", relation="=",
      lhs="(2D - (N^2/|S|) DCD - DHD)/k with D = (k/2) H^-1", rhs="H^-1 - (k/4)(N/|S|) H^-1 N C H^-1 - (k/4) H^-1",
      justification="substitution", check=lambda: (lambda h, c, Nd, S: sym_equal(
-                                             (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c - (k / (2 * h)) ** 2 * h) / k,
+                                             (2 * k / (2 * h) - (Nd ** 2 / S) * (k / (2 * h)) ** 2 * c
+                                              - (k / (2 * h)) ** 2 * h) / k,
                                              1 / h - (k / 4) * (Nd / S) * (Nd * c) / h ** 2 - (k / 4) / h,
-                                             domain={h: Real(1e-6, 1e8, log=True), c: Real(1e-8, 1e4, log=True), Nd: Real(1, 1e6, log=True),
-                                                     S: Real(1, 1e6, log=True), k: Real(1e-6, 4.0)}))(*sp.symbols("h c N S", positive=True)),
+                                             domain={h: Real(1e-6, 1e8, log=True), c: Real(1e-8, 1e4, log=True),
+                                                     Nd: Real(1, 1e6, log=True),
+                                                     S: Real(1, 1e6, log=True),
+                                                         k: Real(1e-6, 4.0)}))(*sp.symbols("h c N S", positive=True)),
      expect=EXACT)
 step("sgfs.12", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (12)", relation=">=", lhs="H^-1",
      rhs="H^-1 N C H^-1", justification="H >= N C and congruence", check=_eq12, expect=VALID)
@@ -652,15 +677,18 @@ step("sgfs.14", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.1 Eq. (1
      lhs="D with k = 4|S|/(N+|S|), H = N C", rhs="2|S|/((N + |S|) N) C^-1", justification="substitution",
      check=lambda: (lambda S, Nd, c: sym_equal((4 * S / (Nd + S)) / 2 / (Nd * c), 2 * S / ((Nd + S) * Nd) / c,
                                                domain={S: Real(1, 1e6, log=True), Nd: Real(1, 1e6, log=True),
-                                                       c: Real(1e-8, 1e4, log=True)}))(*sp.symbols("S N c", positive=True)),
+                                                       c: Real(1e-8, 1e4, log=True)}))(*sp.symbols("S N c",
+                                                                                                   positive=True)),
      expect=EXACT)
 step("sgfs.15", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (15)", relation=">=",
      lhs="noise at k = 4r/(r + N/|S|)", rhs="0", justification="Weyl's inequality", check=_admissible("15"),
      expect=VALID, statement=True)
 step("sgfs.15.algebra", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (15), second line", relation="=",
      lhs="(1 - k/4) r >= (k/4) N/|S|", rhs="k <= 4r/(r + N/|S|)", justification="algebra",
-     check=lambda: sym_equal(sp.solve(sp.Eq((1 - k / 4) * sp.Symbol("r", positive=True), (k / 4) * sp.Symbol("a", positive=True)), k)[0],
-                             4 * sp.Symbol("r", positive=True) / (sp.Symbol("r", positive=True) + sp.Symbol("a", positive=True)),
+     check=lambda: sym_equal(sp.solve(sp.Eq((1 - k / 4) * sp.Symbol("r", positive=True),
+                                            (k / 4) * sp.Symbol("a", positive=True)), k)[0],
+                             4 * sp.Symbol("r",
+                                     positive=True) / (sp.Symbol("r", positive=True) + sp.Symbol("a", positive=True)),
                              domain={sp.Symbol("r", positive=True): Real(1e-8, 1e8, log=True),
                                      sp.Symbol("a", positive=True): Real(1.0, 1e6, log=True)}), expect=EXACT)
 step("sgfs.strong", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 after Eq. (15)", relation=">",
@@ -741,7 +769,8 @@ def _stationary_iff():
         rows, "=", 0.0, "1 = holds, 0 = fails",
         why=("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
              "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: "),
-        correction="stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H D^1/2)")
+        correction="stationary iff every eigenvalue of eps D H lies in (0, 2) (D > 0; they are real: D H ~ D^1/2 H "
+                   "D^1/2)")
 
 
 def _scaled_pairs(name, fixed, dom):
@@ -783,7 +812,8 @@ def _eq32_transpose():
         Lam = linalg.solve_discrete_lyapunov(A, 2 * Dm)
         printed = A @ Lam @ A + 2 * Dm
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)",
-                      "max |Lambda - printed|": float(np.abs(Lam - printed).max())}, float(Lam[0, 0]), float(printed[0, 0])))
+                      "max |Lambda - printed|": float(np.abs(Lam - printed).max())}, float(Lam[0, 0]),
+                          float(printed[0, 0])))
     return _first_failing(
         rows, "=", 1e-9, "true stationary covariance vs the right side of (32)",
         why=("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H is not symmetric "
@@ -901,7 +931,8 @@ def _eq5_transpose():
     xs = [s * math.sqrt(2.0) * e for e in np.eye(2) for s in (1.0, -1.0)]
     cov = sum(0.25 * np.outer(M @ x, M @ x) for x in xs)
     printed = M @ np.eye(2) @ M
-    rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"}, float(cov[i, j]), float(printed[i, j]))
+    rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"}, float(cov[i, j]),
+             float(printed[i, j]))
             for i in range(2) for j in range(2)]
     return _first_failing(
         rows, "=", 1e-12, "exact covariance of (D + Q) xi vs the printed B",
@@ -937,12 +968,15 @@ def _prior_counted():
     Nd = 100
     lik1 = -sp.diff(-(x - th) ** 2 / 2, th, 2)  # one datum's precision
     prior = -sp.diff(-th ** 2 / 2, th, 2)
-    rows = [({"model": "x_i ~ N(theta, 1), prior N(0, 1)", "N": Nd}, float(Nd * lik1 + prior), float(Nd * (lik1 + prior)))]
+    rows = [({"model": "x_i ~ N(theta, 1), prior N(0, 1)", "N": Nd}, float(Nd * lik1 + prior),
+             float(Nd * (lik1 + prior)))]
     return _first_failing(
         rows, "=", 1e-12, "posterior precision vs the printed target's",
         why="the printed product (and Eq. (3)'s gradient) counts the prior N times: ",
-        correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j in S} "
-                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log p(theta)"))
+        correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j "
+                    "in S} "
+                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | theta) - Hess log "
+                    "p(theta)"))
 
 
 def _prior_corrected():
@@ -1018,7 +1052,8 @@ def _logistic_information(N_factor):
             var = second - np.outer(m, m)
             sc = float(np.einsum("i,ij,ik->jk", p, np.abs(vals), np.abs(vals)).max())
             for Nd in Ns:
-                rows += [({"N": Nd, "entry": f"({a + 1}, {b + 1})"}, float(Nd * info[a, b]), float(Nd * var[a, b]), Nd * sc)
+                rows += [({"N": Nd, "entry": f"({a + 1}, {b + 1})"}, float(Nd * info[a, b]), float(Nd * var[a, b]),
+                          Nd * sc)
                          for a in range(vals.shape[1]) for b in range(vals.shape[1])]
         return instance_check(lambda: rows, "=", TOL, describe="N E[-Hess] against N Var[grad] at the true parameter")
     return fn
@@ -1118,8 +1153,10 @@ def _algorithm1_corrected():
                         A = np.eye(d) - Dm @ H
                         total = sym(Dm @ ((Nd * Nd / S) * C) @ Dm + Q_eta)
                         Lam = linalg.solve_discrete_lyapunov(A, total)
-                        rows.append(({"d": d, "N": Nd, "|S|": S, "g": gw, "k": kk}, float(np.abs(Lam - Hinv).max()), 0.0,
-                                     _lyap_scale(H, abs(1 - kk / 2)) * (1 + n2(Dm @ ((Nd * Nd / S) * C) @ Dm) / n2(Hinv))))
+                        rows.append(({"d": d, "N": Nd, "|S|": S, "g": gw, "k": kk}, float(np.abs(Lam - Hinv).max()),
+                                     0.0,
+                                     _lyap_scale(H, abs(1 - kk / 2)) * (1
+                                             + n2(Dm @ ((Nd * Nd / S) * C) @ Dm) / n2(Hinv))))
     return instance_check(lambda: rows, "=", TOL, describe="stationary covariance of (8) with its gradient noise")
 
 
@@ -1186,7 +1223,7 @@ def _beta_corrected():
 
     rows = []
     for m in searchable("lmm", fixed_lmms()):
-        X, Z, y, G, s = m["X"], m["Z"], m["y"], m["G"], m["sigma"]
+        X, Z, y, G = m["X"], m["Z"], m["y"], m["G"]
         a = np.linalg.solve(Z.T @ Z + np.linalg.inv(G), Z.T @ (y - X @ m["beta"]))
         b = np.linalg.solve(X.T @ X, X.T @ (y - Z @ a))
         grad = X.T @ (y - X @ b - Z @ a)

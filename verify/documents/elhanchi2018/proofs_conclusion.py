@@ -21,9 +21,10 @@ import math
 import numpy as np
 from scipy import stats
 
+from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
+
 from ._kit import admissible_k_scalar, scalar_chain
 from .proofs import N_DATA, S_FRAC, _batch
-from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
 
 SEED = "002"  # El hanchi (2018)
 
@@ -202,7 +203,8 @@ def _window_length():
     if o.status == WRONG:
         o.detail = ("n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - k)/k: the last "
                     "iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> 0): " + o.detail)
-        o.correction = ("n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau = 0.25); "
+        o.correction = ("n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau = "
+                        "0.25); "
                         "the window then spans about one autocorrelation time")
     return o
 

@@ -26,10 +26,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import linalg, optimize, stats
+from scipy import optimize, stats
 
-from ._kit import U, fixed_lmms, make_lmm, n2, sym
-from verify.audit.engine import EXACT, LOOSE, VALID, WRONG, Int, Real, first_failing, free, instance_check, searchable, step
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Real,
+    first_failing,
+    free,
+    instance_check,
+    searchable,
+    step,
+)
+
+from ._kit import U, fixed_lmms, n2, sym
 
 SEED = "002"  # El hanchi (2018)
 TOL = 64 * U
@@ -141,7 +153,7 @@ def hunt_lmm():
     in cluster i mod 3), X = [1, x] with x ~ N(0, 1), beta = (1, -0.5), G = diag(2, 1, 0.5), sigma = 0.7; numpy
     Generator(PCG64(3)) drawing x, then mu ~ N(0, sigma^2 G) (multivariate_normal), then the N(0, 1) errors."""
     g = np.random.default_rng(3)
-    N, p, q = 30, 2, 3
+    N, q = 30, 3  # p = 2 fixed effects: the columns of X = [1, x]
     x = g.normal(size=N)
     X = np.column_stack([np.ones(N), x])
     Z = np.zeros((N, q))
@@ -312,7 +324,8 @@ def _woodbury():
         for _, G, _ in _points(m):
             W = np.eye(Z.shape[0]) - Z @ np.linalg.solve(np.linalg.inv(G) + Z.T @ Z, Z.T)
             Li = np.linalg.inv(Dmat(m, G))
-            sc = (1 + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z))) * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G))
+            sc = ((1 + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z)))
+                  * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G)))
             rows.append(({"N": Z.shape[0], "q": Z.shape[1]}, float(np.abs(W - Li).max()), 0.0, sc))
     return instance_check(lambda: rows, "=", TOL, describe="Woodbury's Lambda against inv(Z G Z^T + I)")
 
@@ -332,7 +345,8 @@ def _posterior_mu():
             cov = s ** 2 * G - Cmy @ np.linalg.solve(Sy, Cmy.T)
             sc = (n2(s ** 2 * G) + np.linalg.norm(mean) + 1e-300) * np.linalg.cond(Sy) * np.linalg.cond(G)
             rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "mean"}, float(np.abs(a - mean).max()), 0.0, sc))
-            rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "covariance"}, float(np.abs(V - cov).max()), 0.0, sc))
+            rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "covariance"}, float(np.abs(V - cov).max()), 0.0,
+                         sc))
     return instance_check(lambda: rows, "=", TOL, describe="the quoted posterior of mu against Gaussian conditioning")
 
 
@@ -577,7 +591,8 @@ def _cholesky_corrected():
         for d in (2, 3, 5):
             Lm = np.tril(g.standard_normal((d, d)), -1) + t * np.eye(d)
             G = Lm @ Lm.T
-            rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)), t ** (2 * d) * np.linalg.cond(G)))
+            rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)),
+                         t ** (2 * d) * np.linalg.cond(G)))
     return instance_check(lambda: rows, "=", 1e-6, describe="det(L L^T) against prod L_ii^2 (> 0)")
 
 

@@ -18,10 +18,24 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
-from ._kit import U, kappa, matrix_identity, n2, sym
-from .proofs import EPS, K_STAT, N_DATA, S_FRAC, TOL, _instances
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, first_failing, free, instance_check,
-                                 searchable, step, sym_equal, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    VALID,
+    WRONG,
+    Int,
+    Real,
+    first_failing,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
+
+from ._kit import kappa, matrix_identity
+from .proofs import EPS, TOL, _instances
 
 SEED = "002"  # El hanchi (2018)
 k, eps = sp.symbols("k epsilon", positive=True)
@@ -460,7 +474,7 @@ def _iw_logpdf(Sig, nu, Phi):
 
 
 # ============================================================================= §3.3.3.1 quadrature remarks
-def laplace_error(I, ones, b0, g):
+def laplace_error(I, ones, b0, g):  # noqa: E741 -- I is the document's notation
     """Relative error of Laplace's approximation of one cluster's integral of (30): I Bernoulli(sigmoid(b0 + mu))
     observations with ``ones`` successes, mu ~ N(0, g); the exact integral by adaptive quadrature around the mode."""
     def h(mu):
@@ -489,7 +503,7 @@ def _laplace_order():
         for fr in free("fraction of successes", [0.3, 0.9], Real(0.02, 0.98)):
             for b0 in free("b0", [0.0, 1.0], Real(-2.0, 2.0)):
                 for g in free("g", [1.0], Real(0.1, 10.0, log=True)):
-                    I = int(math.ceil(m / (fr * (1 - fr))))
+                    I = int(math.ceil(m / (fr * (1 - fr))))  # noqa: E741 -- I is the document's notation
                     ones = int(round(fr * I))
                     e1 = laplace_error(I, ones, b0, g)
                     e4 = laplace_error(4 * I, 4 * ones, b0, g)
@@ -541,7 +555,7 @@ def _gh_grid():
                           complete=True)
 
 
-def _gh_cluster(I, ones, b0, g, gnew, n):
+def _gh_cluster(I, ones, b0, g, gnew, n):  # noqa: E741 -- I is the document's notation
     """Relative errors of n-point Gauss-Hermite (weight the random effect's N(0, g) prior) on one cluster's (30)
     and (31) (the E-step value E_{mu | y, old}[log P(y, mu | new)], a ratio of two rules), against quadrature."""
     def ll(mu):
@@ -581,7 +595,7 @@ def _gh_fractions(sizes):
     the rule is nearly exact on (30) only counts for (30): leaving such cases out (as an earlier version did, at
     1e-6) tilted I = 5 to a majority for (31) that an independent recomputation did not find."""
     rows = []
-    for I in sizes:
+    for I in sizes:  # noqa: E741 -- I is the document's notation
         better, worse = 0, 0
         for n, fr, b0, g in itertools.product(*GH_GRID.values()):
             ones = int(round(fr * I))
@@ -602,7 +616,7 @@ def _gh_31():
     logistic model.  Reading: 'one expects' = on most cases (a majority of :data:`GH_GRID`), for every cluster size
     from pairs (I = 2: §3.3.1 stresses small clusters, and the rule matters where Laplace fails, at small I) up to
     100 (a complete finite class).  It fails at I = 2 (12 of 42), 3 (21 of 42) and 5 (23 of 47); for I >= 10 see glmm.gh.31.large.  Not on every
-    cluster either: I = 6, 6 successes, b0 = 1.43, g = 5.64, n = 9 gives 0.0186 on (31) against 0.0061 on (30)."""
+    cluster either: I = 6, 6 successes, b0 = 1.43, g = 5.64, n = 9 gives 0.0186 on (31) against 0.0061 on (30)."""  # noqa: E501
     rows = _gh_fractions((2, 3, 5, 10, 20, 50, 100))
     return first_failing(
         rows, ">", 0.0, describe="fraction of the grid where the rule does better on (31)",
@@ -622,8 +636,8 @@ def _gh_31_large():
 
 # ============================================================================= §2.3.2 the criterion's monotonicity in b
 def _pass_probability(d0, b, N, S, C, G):
-    from .proofs_conclusion import k16, window_n
     from ._kit import scalar_chain
+    from .proofs_conclusion import k16, window_n
 
     kk = k16(N, S, C, G)
     n = window_n(kk)

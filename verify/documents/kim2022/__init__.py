@@ -10,4 +10,7 @@ Variational Inference with Markovian Gradients", NeurIPS 2022.
 The formulas are in :mod:`bounds.paper` and :mod:`bounds.experiments`.
 """
 
+# the import order is the registration order of the claims, spaces and steps
+# isort: off
 from . import lemmas, theorems, figures, proofs, statements  # noqa: F401  (registers the claims, spaces and steps)
+# isort: on

@@ -566,7 +566,8 @@ def check(I):
     return with_rejections, without, with_rejections != without
 ''')
 
-cert("statements.alg5_is_jsa", "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments differ",
+cert("statements.alg5_is_jsa", "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments "
+                               "differ",
      "App. D, proof of Theorem 4, first sentence ('pMCSA, is described in Algorithm 5')",
      {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 4, "x": 0},
@@ -830,7 +831,8 @@ def check(I):
     return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
 ''')
 
-cert("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): exp(KL(pi || q)) < w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
+cert("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): exp(KL(pi || q)) < "
+                     "w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
      "§4.1, Proposition 2",
      {"pi": [1, 0], "q": ["1/2", "1/2"]}, {"pi": ["3/5", "2/5"], "q": ["1/2", "1/2"]},
      EXACT, MP, TOL, rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"), '''
@@ -988,14 +990,16 @@ def g_score(lam, z):
     \"\"\"g(lambda; z) = -s(lambda; z), s = grad_lambda log softmax(lambda)_z = e_z - softmax(lambda).\"\"\"
     sm = softmax(lam)
     return [-((1 if j == z else 0) - sm[j]) for j in range(len(lam))]
-"""
+"""  # noqa: E501
 
-cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use lambda_t's",
+cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
+                  "lambda_t's",
      "§2.2 Eq. (1), against App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
      {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": "3/2", "component": 0},
      {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": 0, "component": 0},
      EXACT, MP, TOL, SOFTMAX,
-     rel("E[g(lambda_t; eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1)) = the "
+     rel("E[g(lambda_t; eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1)) = "
+         "the "
          "same with eta_t ~ P_{lambda_t}(eta_t-1, .) (the algorithms), q_lambda = softmax(lambda), P the IMH kernel, "
          "lambda_t = lambda_t-1 - gamma g(lambda_t-1; eta_t-1); violated when they differ"), """
 def check(I):
@@ -1100,12 +1104,14 @@ def check(I):
 """
 _T4S = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0}
 _T4H = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 1, "x": 0}
-cert("theorem4.statement", "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t -> oo",
+cert("theorem4.statement", "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t "
+                           "-> oo",
      "§5.1, Theorem 4 (second moment), read conditionally on F_t-1",
      _T4S, _T4H, EXACT, IMH,
      rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
          "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
-cert("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* exceeds the bound",
+cert("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* exceeds the "
+                 "bound",
      "§5.1, Theorem 4, read conditionally on F_t-1",
      _T4S, _T4H, EXACT, IMH,
      rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
@@ -1144,7 +1150,8 @@ cert("theorem2", "Theorem 2 fails in both its readings (main text and appendix O
      "§4.2 and App. D, Theorem 2, conditional on F_t-1",
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 400, "t": 2, "x": 1},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2, "x": 1},
-     EXACT, MP, CIS, rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 chi2/(N-1) + "
+     EXACT, MP, CIS, rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 chi2/(N-1) "
+                         "+ "
                          "||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + (1 + eps^-2)"
                          "(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); violated when lhs > rhs"), """
 def check(I):
@@ -1263,11 +1270,12 @@ def check(I):
     at_convergence = r_gauss(Sig, [Sig[0][0], Sig[1][1]])
     at_start = r_gauss(Sig, [s0, s0])
     return at_convergence, at_start, not at_convergence < at_start
-""")
+""")  # noqa: E501
 
 
 UNCOVERED: dict[str, str] = {
-    "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has no constant: no finite "
+    "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has no constant: no "
+                          "finite "
                           "instance refutes it (the conditional bias behind it is certified: theorem3.var.3, "
                           "statements.theorem3_bias_conditional)",
     "theorem3": "violated in both readings only through the conditional one (theorem3.statement), whose O(1/w*) term "

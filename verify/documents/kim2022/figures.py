@@ -59,10 +59,10 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import textwrap
 import json
 import math
 import os
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -72,7 +72,6 @@ from scipy import stats
 import bounds
 from mcsa_cli import jsonable
 from simulate import experiments as X
-
 from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
 from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
 from verify.registry import register
@@ -397,7 +396,8 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
                                reading=joint_name(combo),
                                note=("beta = -d log V/d log N, least squares over runs; "
                                      + ("benefits: beta >= delta" if rel == ">=" else "no benefit: beta <= delta")
-                                     + (f"; premise not met ({premise_note}): shown, not deciding" if not premise else ""))))
+                                     + (f"; premise not met ({premise_note}): shown, not deciding" if not premise
+                                        else ""))))
 
     for phase in _phases(rows):
         for combo in readings:
@@ -423,7 +423,8 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
                 va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
                 d = a.mean() - b.mean()
                 se = math.sqrt(va + vb)
-                dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0 else len(a) + len(b) - 2
+                dof = ((va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0
+                       else len(a) + len(b) - 2)
                 ratio = math.exp(d)
                 obs.append(CheckResult("pmcsa_lowest_variance", "stated",
                                        {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase, "dof": float(dof),
@@ -496,10 +497,12 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                 continue
             ko, no = cnt[(other,)]
             ratio, se = _ratio(kp, n_p, ko, no)
-            out.append(CheckResult("pmcsa_breadth", "stated", {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}",
+            out.append(CheckResult("pmcsa_breadth", "stated",
+                                   {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}",
                                                                "qualifying": [[kp, n_p], [ko, no]]},
                                    ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
-                                   note=f"fraction of converged runs ({tau_t.name}) over all optimizers and step sizes"))
+                                   note=f"fraction of converged runs ({tau_t.name}) "
+                                        "over all optimizers and step sizes"))
     per_scheme = []
     if "adam" in opts:
         for s in schemes:
@@ -811,13 +814,17 @@ def plot_figure1(report, path, dpi=130):
     T = max(r["t"] for r in rows)
     reps = len({r["replicate"] for r in rows})
     line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"), ("pmcsa_lowest_variance", "(i) lowest"),
-                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 large"),
-                                  ("mscrb_benefit_chi2_small", "(iii) chi2 small"), ("jsa_benefit_while_w_star_large", "(iv)")])
+                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 "
+                                      "large"),
+                                  ("mscrb_benefit_chi2_small", "(iii) chi2 small"),
+                                      ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
-    fig.suptitle(f"Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)" + (f", D = {D:g}" if D else "")
+    fig.suptitle("Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)"
+                 + (f", D = {D:g}" if D else "")
                  + f" — {len(Ns)} budgets, {reps} replications, T = {T}; {_verdict_label('figure1', D, T)}: "
                  f"{report.verdict}\n{line}\n"
-                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, $L=\\infty$: "
+                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, "
+                 "$L=\\infty$: "
                  "the bounds drawn are the proofs' moment forms (Thm 3, 4) and ours for CIS (MSC, MSC-RB)"
                  + (f"\n{textwrap.fill(report.extra['incomplete'], 45 * len(schemes))}"
                     if report.extra.get("incomplete") else ""),
@@ -886,7 +893,8 @@ def plot_figure2(report, path, dpi=130):
     hs = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s], label=SCHEME_LABEL[s]) for s in schemes]
     hs += [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
            Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
-           Line2D([], [], color="k", lw=1, ls="--", label=r"converged: $d_{KL}\leq$ KL* + $\tau$, " + TAUS[len(TAUS) // 2].name
+           Line2D([], [], color="k", lw=1, ls="--", label=r"converged: $d_{KL}\leq$ KL* + $\tau$, "
+                  + TAUS[len(TAUS) // 2].name
                   + f" (range: {', '.join(t.name for t in TAUS)})"),
            Line2D([], [], color="0.5", lw=0.8, ls=":", label="KL* (best mean-field)")]
     if any_div:
@@ -916,9 +924,11 @@ def _reproduce(fig):
 # ============================================================================ registry
 register(Verification(
     "figure1",
-    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each theorem's "
+    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each "
+             "theorem's "
              "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
-    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field Gaussian q",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field "
+            "Gaussian q",
     method="monte-carlo", forms="moment, corrected, stated",
     grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)), run=run_figure1, plot=plot_figure1,
     execution=True, reproduction=_reproduce("figure1"), readings=joint_readings(FIG1_AXES)))
@@ -929,7 +939,8 @@ register(Verification(
     targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
     method="monte-carlo", forms="stated",
     grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)), run=run_figure2, plot=plot_figure2,
-    execution=True, reproduction=_reproduce("figure2"), readings=joint_readings(FIG2_AXES, degenerate=figure2_degenerate)))
+    execution=True, reproduction=_reproduce("figure2"),
+        readings=joint_readings(FIG2_AXES, degenerate=figure2_degenerate)))
 
 
 # ============================================================================ regenerate docs/figures
@@ -1009,7 +1020,8 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                "missing_cells": [list(c) for c in missing], "verdict": rep.verdict, "alpha": ALPHA,
                "by_quantity": verdict_summary(rep.checks, rep.status.degenerate), "cell_wall_s": walls,
                "final_readings": dict(rep.readings), "failing_readings": list(rep.failing_readings),
-               "reading_rules": {k: v for k, v in rep.status.as_json().items() if k not in ("status", "failing_readings")},
+               "reading_rules": {k: v for k,
+                                 v in rep.status.as_json().items() if k not in ("status", "failing_readings")},
                "degenerate_why": degenerate_reasons(rep.checks, rep.reading_defs),
                "sensitivity": _sensitivity(fig, rep.checks),
                "total_cell_wall_s": sum(walls.values())}

@@ -8,24 +8,20 @@ target, and Table 1's SGD rate by simulation on a strongly convex instance.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 
 import bounds
-from simulate import divergences as dv
-from simulate import finite as F
+from simulate import divergences as dv, finite as F, optim
 from simulate.families import MeanFieldGaussian
 from simulate.kernels import ChainState
 from simulate.rng import Streams, unit_generator
 from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
-from simulate import optim
 from simulate.targets import Gaussian, isotropic, wishart_target
-
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_form, exact_tolerance
-from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope
+from verify.registry import bound_value, register
 
 _tol = exact_tolerance
 _b = bound_value
@@ -71,7 +67,8 @@ def run_proposition1(grid, seed=0, progress=None):
         out.append(CheckResult(f"gradient[{j}] (Wishart target)", "stated",
                                {"D": D, "component": j, "R": grid["R"], "space": tgt.name},
                                float(G[:, j].mean()), grad, "monte-carlo", relation="=",
-                               stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])), tolerance=1e-6 * max(1, abs(grad)),
+                               stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])),
+                                   tolerance=1e-6 * max(1, abs(grad)),
                                note="MC mean of -s(z), z ~ pi, vs central difference of the closed-form KL"))
     return out
 
@@ -157,9 +154,11 @@ def run_lemma2(grid, seed=0, progress=None):
             # with the bias of the proof, ||E g - mu||
             bias2 = float(np.linalg.norm(mean - mu))
             b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2, mu_norm=mu_n)
-            out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated", {**par, "bias": "||E g - mu||"},
+            out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated",
+                                   {**par, "bias": "||E g - mu||"},
                                    second, b, "exact", tolerance=_tol(second, b), primary=False,
-                                   note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not deciding"))
+                                   note="the dropped reading Bias = ||E g - mu|| (see DROPPED_READINGS): shown, not "
+                                        "deciding"))
     return out
 
 
@@ -195,23 +194,30 @@ def run_lemma4(grid, seed=0, progress=None):
             # independent: the IMH rejection probability 1 - sum_y q_y min(1, w_y / w_x)
             rej = 1 - float(q @ np.minimum(1.0, w / w[x]))
             par = {"M": M, "w_star": w_star, "state": x, "w": float(w[x])}
-            out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej, "exact", relation="=",
+            out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej, "exact",
+                                   relation="=",
                                    tolerance=_tol(lam_q), primary=False,
                                    note="lambda(w) integrated against q equals IMH's rejection probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
-            imh = "lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the cited source gives)"
-            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=", tolerance=_tol(lam_q, lo),
+            imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: the reading the "
+                "cited source gives)")
+            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=",
+                                   tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
-            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=", tolerance=_tol(lam_q, hi),
+            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=",
+                                   tolerance=_tol(lam_q, hi),
                                    primary=False, note=imh))
             lam_p = F.imh_lambda(pi, q, w[x], "pi")
-            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, hi,
+            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p,
+                                   hi,
                                    "exact", relation="<=", tolerance=_tol(lam_p, hi), primary=False,
                                    note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"))
-            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p, lo,
+            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)", "printed-eq3", par, lam_p,
+                                   lo,
                                    "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
-                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection probability needs q(dz')"))
+                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz'); the rejection "
+                                        "probability needs q(dz')"))
     return out
 
 
@@ -272,7 +278,8 @@ def _l5_tight():
         w = pi / q
         x = d["x"] % pi.size
         T = F.imh_T(pi, q, d["n"], float(w[x]))
-        par = {"n": d["n"], "w": float(w[x]), "w_star": float(w.max()), "pi": pi.round(6).tolist(), "q": q.round(6).tolist()}
+        par = {"n": d["n"], "w": float(w[x]), "w_star": float(w.max()), "pi": pi.round(6).tolist(),
+               "q": q.round(6).tolist()}
         return T, _b("lemma5", "T_n", "corrected", n=d["n"], w=float(w[x]), w_star=float(w.max())), par
     return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10), "x": st.integers(0, 3)}), ev
 
@@ -340,12 +347,15 @@ def run_lemma7(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r, "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias", "stated", par, emp, b, "exact", tolerance=_tol(emp, b), primary=False,
-                                       note="||E g_hat - E_Pi g||, the bias the proof bounds (line 1) and Theorems 3-4 use"))
+                                       note="||E g_hat - E_Pi g||, the bias the proof bounds (line 1) and Theorems "
+                                            "3-4 use"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay in n
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
-                out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b, "exact",
+                out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par, as_written, b,
+                                       "exact",
                                        tolerance=_tol(as_written, b), primary=False,
-                                       note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat - E_Pi g||"))
+                                       note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the proof bounds ||E g_hat "
+                                            "- E_Pi g||"))
                 b1 = _b("lemma7", "bias", "stated", D=1, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias (without sqrt(D))", "sharper", {**par, "D used in bound": 1}, emp, b1,
                                        "exact", tolerance=_tol(emp, b1), primary=False,
@@ -384,7 +394,8 @@ def _table1_sgd_exact(grid):
                                         "G^2 log T/T at T_2": float(sgd_rate(mu, L, T2)),
                                         "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0"},
                                        emp, rate, "exact", relation=">=", tolerance=1e-9, reading=reading,
-                                       note=f"{measure} is a lower bound of the reading's error, exact (Gamma products); "
+                                       note=f"{measure} is a lower bound of the reading's error, exact (Gamma "
+                                            f"products); "
                                             "its decay exponent must reach the rate's"))
     return out
 
@@ -443,7 +454,8 @@ def run_table1(grid, seed=0, progress=None):
     G2 = G2.subs(bounds.get("theorem4").param("w_star").symbol, w)
     combined = sp.simplify(G2 / sp.log(1 / (1 - 1 / w)))
     dN = sp.simplify(sp.diff(combined, Nn))
-    out.append(CheckResult("Kim et al. (NeurIPS 2022) §5.1: Duchi rate for pMCSA constant in N (d/dN of G^2/log(1/rho))", "discussion",
+    out.append(CheckResult("Kim et al. (NeurIPS 2022) §5.1: Duchi rate for pMCSA constant in N "
+                           "(d/dN of G^2/log(1/rho))", "discussion",
                            {"G^2": "L^2 (2 - 1/w*)/N (Thm 4, stated)", "rho": "r"},
                            float(dN.subs({Nn: 10, w: 100})), 0.0, "symbolic", relation="=", primary=False,
                            note=f"G^2/log(1/rho) = {sp.sstr(combined)} decreases in N"))
@@ -535,7 +547,8 @@ LAMBDA_IMH, LAMBDA_PRINTED = "lambda = IMH rejection probability", "lambda as pr
 LEMMA7_E = "Bias = E||g_hat - E_Pi g|| (as defined)"
 LEMMA7_NORM = "Bias = ||E g_hat - E_Pi g|| (as the proof and Theorems 3-4 use it)"
 
-_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof of "
+_IMH_SUPPORT = ("§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; proof "
+                "of "
                 "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney (1996)'")
 
 _READINGS = {
@@ -563,7 +576,8 @@ _READINGS = {
                 "see DROPPED_READINGS; under it ❶ holds too)", axis="bias",
                 select=lambda c: c.quantity == "second_moment_variance"),),
     "lemma4": (
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in Equation (3)'",
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in "
+                                "Equation (3)'",
                 "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
                 select=by_form("printed-eq3"), promote=True, see="eq3"),
         # rule 1: Eq. (3) contradicts the source the text and the proof cite; both sides are kept
@@ -572,7 +586,8 @@ _READINGS = {
                 "(the source §4.3 and the proof of Lemma 4 cite); Eq. (3)'s pi(dz') contradicts it (erratum eq3)",
                 axis="lambda", select=by_form("stated"), promote=True, see="eq3")),
     "lemma5": (
-        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation (3)'",
+        Reading(LAMBDA_PRINTED, "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in Equation "
+                                "(3)'",
                 "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with lambda the IMH "
                 "rejection probability is dropped (see DROPPED_READINGS; Lemma 5 fails under it too)", axis="lambda"),),
     "table1": tuple(Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate "
@@ -618,10 +633,12 @@ KEPT_READINGS_REVIEW = {
                                               "the statement's own strict '<' rules it out (rule 6)"),
         STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'", "no sentence rules it out")},
     "lemma1": {
-        "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
+        "sup over all sets": ("proofs of Theorems 3-4: "
+                              "'d_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
                               "no sentence rules it out"),
         "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'", "no sentence rules it out")},
-    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it") for r in SGD_READINGS},
+    "table1": {r: ("Table 1's column 'Rate' names no quantity", "no sentence of Kim et al. (NeurIPS 2022) names it")
+               for r in SGD_READINGS},
 }
 
 # ============================================================================= registry
@@ -634,8 +651,10 @@ register(Verification("proposition1",
                                      R=200000)), run=run_proposition1, readings=_READINGS.get('proposition1', ())))
 register(Verification("proposition2", measures="exact w* and KL(pi||q)",
                       targets="Gaussian pairs (closed forms); random finite pairs", method="exact", forms="stated",
-                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6], pairs=3),
-                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0), (100, 1.05, 0.1)],
+                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)], M=[3, 6],
+                                     pairs=3),
+                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0),
+                                            (100, 1.05, 0.1)],
                                      M=[2, 3, 6, 12], pairs=10)), run=run_proposition2,
                       readings=_READINGS.get('proposition2', ())))
 register(Verification("lemma1", measures="exact TV of product measures (all sets, and product sets A^N)",
@@ -667,9 +686,11 @@ register(Verification("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, |
                       grid=Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])), run=run_lemma7,
                       overrides=("n",), readings=_READINGS.get('lemma7', ())))
 register(Verification("table1",
-                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact lower "
+                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); exact "
+                               "lower "
                      "bounds of the error at condition numbers L/mu > 1; symbolic structure",
-                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic MCSA "
+                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); quadratic "
+                              "MCSA "
                               "instances with Hessian diag(mu, L)", method="monte-carlo+exact+symbolic", forms="stated",
                       grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
                             dict(D=10, N=16, R=256, T_min=100, T_max=20000, kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
@@ -699,7 +720,8 @@ def _l5():
         w = pi / q
         x = d["x"] % pi.size
         T = F.imh_T(pi, q, d["n"], float(w[x]))
-        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=", TOL)]
+        return [("T_n (stated)", T, _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())), "<=",
+                 TOL)]
     return strat, ev
 
 
@@ -799,14 +821,15 @@ def _l2():
         bias = float(p @ np.linalg.norm(vals - mu, axis=1))
         mse = float(p @ ((vals - mu) ** 2).sum(1))
         mn = float(np.linalg.norm(mu))
-        return [("second_moment_variance", second, _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
-                ("second_moment_mse", second, _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
+        return [("second_moment_variance", second,
+                 _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias, mu_norm=mn), "<=", TOL),
+                ("second_moment_mse", second,
+                 _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=", TOL)]
     return strat, ev
 
 
 @spec("proposition2", "finite pi, q on 2-6 states")
 def _p2():
-    from hypothesis import strategies as st
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 

@@ -31,13 +31,29 @@ import sympy as sp
 from scipy.special import gammaln
 
 from simulate import finite as F
+from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    definition,
+    finite_pairs,
+    first_failing as _first_failing,  # noqa: E402
+    fixed,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+    sym_le,
+)
 
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
-from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
-from verify.audit.engine import (EXACT, LOOSE, VALID, WRONG, Int, Outcome, Real, definition, finite_pairs, fixed,
-                                 free, instance_check, searchable, step, sym_equal, sym_le)
-from verify.audit.engine import first_failing as _first_failing  # noqa: E402
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "001"  # Kim et al. (NeurIPS 2022)
@@ -260,7 +276,8 @@ def _eq3_corrected():
         K = F.imh_matrix(pi, q)
         for x in range(pi.size):
             rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"), float(K[x, x] - q[x])))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="lambda against q vs K(z, {z}) - q(z) of the exact IMH matrix")
+    return instance_check(lambda: rows, "=", tol=1e-12, describe="lambda against q vs K(z, {z}) - q(z) of the exact "
+        "IMH matrix")
 
 
 def _eq7():
@@ -554,7 +571,8 @@ step("lemma1.1", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, l
      check=lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit), expect=EXACT)
 step("lemma1.2", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 2", relation="<=",
      lhs="|(a1 - b1) a2 + b1 (a2 - b2)|", rhs="|a1 - b1| a2 + b1 |a2 - b2|", justification="triangle inequality",
-     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), domain=_unit),
+     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2),
+                          domain=_unit),
      expect=VALID)
 step("lemma1.3", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 3", relation="<=",
      lhs="|a1 - b1| a2 + b1 |a2 - b2|", rhs="|a1 - b1| + |a2 - b2|", justification="p_n(A), q_n(A) <= 1",
@@ -712,7 +730,8 @@ def _t1_kernel_expectation():
 
 
 def _t1_assumption3():
-    """int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n wbar_n prod q, L = max |s|."""
+    ("""int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n wbar_n prod q, L = """
+        """max |s|.""")
     rows = []
     for pi, q, s in _scored(SCORED_CIS, count=6):
         M = pi.size
@@ -867,8 +886,10 @@ def _t2_lemma3_qdef():
     lhs = float(qdef @ (ww - 1) ** 2)
     rhs = float(((pi / q - 1) ** 2 * q).sum())
     return Outcome(WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not chi2(pi || q)",
-                   counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs, "rhs": rhs},
-                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive mixture",
+                   counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
+                                   "rhs": rhs},
+                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive "
+                              "mixture",
                    method="instances")
 
 
@@ -879,7 +900,8 @@ def _t2_lemma3_corrected():
         for alpha in free("alpha", (1.0, 0.7, 0.01), Real(1e-6, 1.0, log=True)):
             qd = alpha * q + (1 - alpha) / pi.size
             wd = pi / qd
-            rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2), float((pi ** 2 / qd).sum() - 1),
+            rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2),
+                         float((pi ** 2 / qd).sum() - 1),
                          float(qd @ wd ** 2)))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="defensive mixtures with a uniform nu")
 
@@ -958,8 +980,10 @@ def _t2_bias():
                              4 / (NN - 1) * (chi + 1 + ws) * gam ** (tt - 1)))
     o = instance_check(lambda: rows, "<=", tol=1e-10, describe="conditional bias given F_t-1 at the worst state")
     if o.status == WRONG:
-        o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: " + o.detail)
-        o.correction = "a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) needs the unconditional reading"
+        o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: "
+                    + o.detail)
+        o.correction = ("a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) "
+            "needs the unconditional reading")
     return o
 
 
@@ -1131,7 +1155,8 @@ def _l5_step():
     d = sp.factor(sp.simplify(lhs - rhs))
     return Outcome(WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 - 1/v. "
                           f"At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
-                   counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)), "rhs": float(rhs.subs(w, 2))},
+                   counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
+                                   "rhs": float(rhs.subs(w, 2))},
                    correction=L5_CORRECTION, method="symbolic")
 
 
@@ -1203,7 +1228,8 @@ def _l6_rows(stated=True):
 
 
 def _l6_step2():
-    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v w') <= 1/w'")
+    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v "
+        "w') <= 1/w'")
     o.correction = L6_CORRECTION
     return o
 
@@ -1235,7 +1261,8 @@ def _l6_corrected():
         for nn in free("n", (1, 2, 3, 10), K_DOM):
             Kn = np.linalg.matrix_power(K, nn)
             for x in range(pi.size):
-                b = nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x] + (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f)
+                b = (nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x]
+                     + (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f))
                 rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(min(f.max(), b)),
                              _pow_tol(nn, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
@@ -1322,7 +1349,8 @@ def _l7_def():
     used = float(np.linalg.norm(Kn[0] @ gvec - Epi))
     return Outcome(WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; the "
                           "former does not vanish at stationarity",
-                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]}, "lhs": as_defined, "rhs": used},
+                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]}, "lhs": as_defined,
+                                   "rhs": used},
                    correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the theorems use)",
                    method="instances")
 
@@ -1431,8 +1459,9 @@ def _t3_def():
     o = instance_check(lambda: rows, "=", tol=1e-12, describe="law of JSA's (z^(1..N)) vs the product of its marginals")
     if o.status == WRONG:
         o.detail = "JSA's N states form one Markov path, not independent draws: " + o.detail
-        o.correction = "P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a path law); " \
-                       "its stationary law is the path law of K, not pi^N"
+        o.correction = ("P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a path "
+                        "law); "
+                        "its stationary law is the path law of K, not pi^N")
     return o
 
 
@@ -1453,7 +1482,8 @@ def _t3_def_corrected():
                 for j in range(NN):
                     marg = joint.sum(axis=tuple(i for i in range(NN) if i != j))
                     ref = (base @ np.linalg.matrix_power(K, j + 1))[0]
-                    rows.append(({"M": M, "N": NN, "k": kk, "n": j + 1, "check": "marginal"}, float(np.abs(marg - ref).max()),
+                    rows.append(({"M": M, "N": NN, "k": kk, "n": j + 1, "check": "marginal"},
+                                 float(np.abs(marg - ref).max()),
                                  0.0, float(kk * NN * M)))
                 mix = sum(pi[x] * F.jsa_joint_law(K, x, NN, kk) for x in range(M))  # z_0 ~ pi
                 rows.append(({"M": M, "N": NN, "k": kk, "check": "z_0 ~ pi: the stationary path law, not pi^N"},
@@ -1531,7 +1561,8 @@ def _t3_sum_closed():
 
 
 def _t3_mix_sum():
-    """sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n r^((k-1)N+n), N and k up to 10^4."""
+    ("""sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n r^((k-1)N+n), N and k up to """
+        """10^4.""")
     rows = []
     for pi, q in _pairs(count=8):
         K = F.imh_matrix(pi, q)
@@ -1583,7 +1614,8 @@ def _t3_marginals():
                     tv.append(float(F.tv_rows(P, pi).max()))
                     b.append(rr ** ((kk - 1) * NN + j))
                 i = _worst(tv, b)
-                rows.append(({"M": pi.size, "N": NN, "k": kk, "n": i + 1}, tv[i], b[i], _pow_tol(kk * NN, pi.size) / 1e-12))
+                rows.append(({"M": pi.size, "N": NN, "k": kk, "n": i + 1}, tv[i], b[i],
+                             _pow_tol(kk * NN, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
@@ -1604,7 +1636,8 @@ def _cond_bias_rows(scheme):
                 B = lambda tt: 2 * NN * rr ** tt  # noqa: E731
             bias = float(np.linalg.norm(m.mean))  # mu = 0
             for tt in (1, 20, 200):
-                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias ** 2 + 2 * bias, B(tt) ** 2 + 2 * B(tt)))
+                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias ** 2 + 2 * bias, B(tt) ** 2
+                             + 2 * B(tt)))
     return rows
 
 
@@ -1678,7 +1711,8 @@ def _t3_lemma6():
                 lhs = sum(np.linalg.matrix_power(K, j)[x] @ s2 for j in range(1, NN + 1)) / NN ** 2
                 rhs = sum(j * rr ** (j - 1) * (q @ s2) + rr ** j * s2[x] for j in range(1, NN + 1)) / NN ** 2
                 rows.append(({"w_star": ws, "N": NN, "x": x}, lhs, rhs))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| = 1")
+    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| "
+        "= 1")
     o.correction = ("(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2 "
                     "+ (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected E_pi term; L^2/N is the "
                     "trivial bound)")
@@ -1696,14 +1730,16 @@ def _t3_lemma6_corrected():
             j = np.arange(1, NN + 1)
             _, m2 = _jsa_terms_all(K, s, NN)
             for x in range(pi.size):
-                b = (j * rr ** (j - 1) * (q @ f) + rr ** j * f[x] + (1 - rr ** j - j * (1 - rr) * rr ** (j - 1)) * (pi @ f)).sum()
+                b = (j * rr ** (j - 1) * (q @ f) + rr ** j * f[x]
+                     + (1 - rr ** j - j * (1 - rr) * rr ** (j - 1)) * (pi @ f)).sum()
                 rows.append(({"M": pi.size, "N": NN, "x": x}, float(m2[:, x].sum()) / NN ** 2,
                              min(L_ ** 2 / NN, float(b) / NN ** 2), L_ ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _t3_assumption3():
-    """(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2], L = max |s|."""
+    ("""(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2], L = """
+        """max |s|.""")
     rows = []
     for pi, q, s in _scored():
         rr = 1 - 1 / float((pi / q).max())
@@ -1713,7 +1749,8 @@ def _t3_assumption3():
             a, b = j * rr ** (j - 1), rr ** j
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "N": NN, "x": x},
-                             float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2, float((a + b).sum()) * L_ ** 2 / NN ** 2))
+                             float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2,
+                                 float((a + b).sum()) * L_ ** 2 / NN ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
 
@@ -1766,7 +1803,8 @@ def _t3_laurent():
         return o
     o.status = EXACT
     seq = "" if searching() else _t3_laurent_sequences()
-    o.detail = ("the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= N^2/2 + 3N/2 "
+    o.detail = ("the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= N^2/2 + "
+                "3N/2 "
                 "- sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so L^2 [1/2 + 3/(2N) + "
                 "O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq + ": " + o.detail)
     return o
@@ -1789,7 +1827,8 @@ def _t3_sum_direct(NN, wv):
 
 
 def _t3_gap(NN, wv):
-    """N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - 1/w*, without cancellation."""
+    ("""N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - 1/w*, without """
+        """cancellation.""")
     lr = np.log1p(-1 / wv) if wv > 1 else -1e300  # log r
     j = np.arange(1, NN + 1, dtype=float)
     return float((j * -np.expm1((j - 1) * lr) - np.expm1(j * lr)).sum())
@@ -1825,14 +1864,16 @@ def _t3_var_sum():
                     A.append(K @ A[-1])  # A[j] = K^j s
                 Es = [P[j] @ s for j in range(1, NN + 1)]
                 V = sum(P[j] @ s ** 2 - Es[j - 1] ** 2 for j in range(1, NN + 1))
-                cov = sum(P[a] @ (s * A[b - a]) - Es[a - 1] * Es[b - 1] for a in range(1, NN + 1) for b in range(a + 1, NN + 1))
+                cov = sum(P[a] @ (s * A[b - a]) - Es[a - 1] * Es[b - 1] for a in range(1, NN + 1)
+                          for b in range(a + 1, NN + 1))
                 rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2, L2 * NN ** 2))
     return instance_check(lambda: rows, "=", 1e-12, describe="JSA paths on finite spaces; residual relative to "
                                                            "L^2 N^2 (the N^2 products that cancel)")
 
 
 def _t3_var_le_second():
-    """(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ K^n(z_t-1, .), N up to 10^4."""
+    ("""(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ K^n(z_t-1, .), N up to """
+        """10^4.""")
     rows = []
     for pi, q, s in _scored():
         K = F.imh_matrix(pi, q)
@@ -1864,7 +1905,8 @@ def _t3_markov():
 
 
 def _t3_substitution():
-    """Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed form (sympy), r = 1 - 1/w*."""
+    ("""Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed form (sympy), r = 1 - """
+        """1/w*.""")
     nn = sp.Symbol("n", integer=True, positive=True)
 
     def closed(expr):
@@ -1912,7 +1954,7 @@ _H04_PI, _H04_LAM0, _H04_N, _H04_GAMMA, _H04_Z0 = (0.6, 0.3, 0.1), (0.0, 0.0, 2.
 
 def _jsa_iteration(pi, lam, z_start, NN, gamma):
     """One iteration of Algorithm 5 (IMH kernel K_lambda with proposal softmax(lambda), g = -(1/N) sum_n s(lambda; z^(n)),
-    lambda_t = lambda_t-1 - gamma g(lambda_t-1)) from (lambda, z_start): [(probability, path z^(1..N), next lambda)]."""
+    lambda_t = lambda_t-1 - gamma g(lambda_t-1)) from (lambda, z_start): [(probability, path z^(1..N), next lambda)]."""  # noqa: E501
     joint = F.jsa_joint_law(F.imh_matrix(pi, _softmax(lam)), z_start, NN, 1)
     out = []
     for path in itertools.product(range(pi.size), repeat=NN):
@@ -2118,7 +2160,8 @@ def _orate(scheme):
         o = instance_check(lambda: _orate_rows(scheme), "<=", tol=1e-12, describe="exact unconditional bias")
         if o.status in (EXACT, VALID) and not searching():
             kept = "L^2 (2 - 1/w*)/N" if scheme == "pmcsa" else "L^2 (1/2 + 3/(2N))"
-            o.detail = (f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it falls below the "
+            o.detail = (f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it falls below "
+                        f"the "
                         f"kept {kept} only from {_orate_sequences(scheme)}"
                         + (" -- t* grows like w* ln N: the constant C(N) = N of Lemma 7 (the exact bias has no factor "
                            "N, see theorem4.bias_over_n)" if scheme == "pmcsa" else
@@ -2137,7 +2180,8 @@ def _t4_lemma6_n1():
         f = s ** 2
         for x in range(pi.size):
             rows.append(({"M": pi.size, "x": x}, float(K[x] @ f), float(q @ f + rr * f[x])))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="Lemma 6 with n = 1 (where it is correct), f = ||s||^2")
+    return instance_check(lambda: rows, "<=", tol=1e-12, describe="Lemma 6 with n = 1 (where it is correct), f = "
+        "||s||^2")
 
 
 def _starts(pi, q, NN):
@@ -2236,7 +2280,8 @@ def _t4_statement_corrected():
         L_, mu = float(np.abs(s).max()), abs(float(pi @ s))
         for NN in free("N", (1, 2, 9), Int(1, 10 ** 4, log=True)):
             m = F.moments_pmcsa(K, s, _starts(pi, q, NN))
-            rows.append(({"M": pi.size, "N": NN}, m.second, min(L_ ** 2, L_ ** 2 * (1 + rr) / NN + (mu + 2 * L_ * rr) ** 2)))
+            rows.append(({"M": pi.size, "N": NN}, m.second,
+                         min(L_ ** 2, L_ ** 2 * (1 + rr) / NN + (mu + 2 * L_ * rr) ** 2)))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA moments")
 
 
@@ -2382,7 +2427,8 @@ def _product_step_rows(scheme):
         for a in range(pi.size):
             for b in range(pi.size):
                 laws = [K[a], second[b]]
-                rows.append(({"pi": [round(float(x), 6) for x in pi], "q": [round(float(x), 6) for x in q], "N": 2, "k": 1,
+                rows.append(({"pi": [round(float(x), 6) for x in pi], "q": [round(float(x), 6) for x in q], "N": 2,
+                              "k": 1,
                               "start states (1-based)": [a + 1, b + 1]},
                              F.tv_joint(F.product_law(laws), F.product_law([pi, pi])), _common_set_sup(laws, pi)))
     return rows
@@ -2414,7 +2460,8 @@ def _t2_at_q_eq_pi_rows():
         m = F.moments_msc_rb(pi, pi, s, 0, NN)
         e2 = (NN - 1) ** -0.5
         bound = 4 * ((1 + e2) / (NN - 1) * 0.0 + (1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2)
-        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0, "w_star": 1}, m.second, bound))
+        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0, "w_star": 1}, m.second,
+                     bound))
     return rows
 
 
@@ -2519,7 +2566,8 @@ def _table4_dim():
     """Table 4 (robust GP, App. C.2): dim z = N_train (latent f) + D_x (ell_i) + 4 (sigma_f, epsilon, nu, sigma_y)."""
     table4 = (("yacht", 287, 6, 277), ("airfoil", 353, 6, 1352), ("boston", 472, 13, 455), ("energy", 703, 8, 691),
               ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
-    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx, nt in table4]
+    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx,
+            nt in table4]
     return _first_failing(
         rows, "=", 0.0, "Table 4 rows",
         why="every other row fits N_train + D_x + 4 exactly; 353 is Table 3's airfoil value: ",
@@ -2594,7 +2642,7 @@ def _duchi_cancels():
 
     rows = []
     for ws in (10.0, 100.0):
-        for NN in (10, 100):  
+        for NN in (10, 100):
             rho = 1 - 1 / ws
             g2 = lambda n: bounds.evaluate("theorem4", "variance", "stated", N=n, w_star=ws, L=1.0)  # noqa: E731
             rows.append(({"w_star": ws, "N": NN, "L": 1, "mu": 0}, g2(NN) / np.log(1 / rho), g2(1) / np.log(1 / rho)))
@@ -2602,7 +2650,8 @@ def _duchi_cancels():
         rows, "=", 1e-9, "G^2/log(1/rho) with Theorem 4's G^2 and rho",
         why=("read with Table 1's Mirror Descent row and Theorem 4's G^2 and rho, nothing cancels: the factor "
              "falls like 1/N (mu = 0): "),
-        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like 1/N while ||mu|| << L)")
+        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like 1/N while ||mu|| << "
+                   "L)")
 
 
 def _pmcsa_rejections():
@@ -2616,7 +2665,8 @@ def _pmcsa_rejections():
     exact_pi = np.tile(pi, (2, 1))  # a kernel without rejections: every row is pi
     for NN in (10, 100):
         rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN, "states": "all chains at state 1"},
-                     F.moments_pmcsa(K, s, np.zeros(NN, int)).variance, F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
+                     F.moments_pmcsa(K, s, np.zeros(NN, int)).variance,
+                         F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
     return _first_failing(
         rows, "=", 1e-12, "exact conditional variances",
         why=("independence removes the cross-covariances, not the effect of rejections on each chain's "
@@ -2659,7 +2709,7 @@ def _rejections_corrected():
 
 def _alg2_corrected():
     """Algorithm 2 corrected (N - 1 proposals, weights over i = 0..N-1), enumerated (simulate.finite.
-    cis_matrix_enumerate), against the kernel of Theorem 1 (cis_matrix, N particles); N with C(N + M - 2, M - 1) <= 600."""
+    cis_matrix_enumerate), against the kernel of Theorem 1 (cis_matrix, N particles); N with C(N + M - 2, M - 1) <= 600."""  # noqa: E501
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=6):
         for NN in free("N", (2, 4), N_DOM):

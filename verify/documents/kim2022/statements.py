@@ -34,8 +34,23 @@ import sympy as sp
 
 from simulate import finite as F
 from verify.audit.adversary import PairsWith, register_kind
-from verify.audit.engine import (EXACT, UNCHECKED, VALID, WRONG, Int, Outcome, Real, finite_pairs, first_failing,
-                                 fixed, free, instance_check, searchable, step, sym_le)
+from verify.audit.engine import (
+    EXACT,
+    UNCHECKED,
+    VALID,
+    WRONG,
+    Int,
+    Outcome,
+    Real,
+    finite_pairs,
+    first_failing,
+    fixed,
+    free,
+    instance_check,
+    searchable,
+    step,
+    sym_le,
+)
 
 SEED = "001"  # Kim et al. (NeurIPS 2022)
 CLAIM = "statements"  # sentences of 001 that are not a numbered result
@@ -354,7 +369,8 @@ def _jsa_bias_conditional():
         rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)",
         why=("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
              "(1/N) sum_n r^n |s(x*) - mu| from x*; it cannot be O(r^(tN)/N) (nor O(r^(tN)), theorem3.var.3): "),
-        correction="Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): the 1/N, without decay in t")
+        correction="Bias[g_t,JSA | F_t-1] <= (2L/N) sum_n r^n = (2L/N) r (1 - r^N)/(1 - r): "
+                   "the 1/N, without decay in t")
 
 
 def _jsa_bias_conditional_corrected():
@@ -407,7 +423,7 @@ step("statements.lemma7_sup", claim="lemma7", seed=SEED, location="App. D proof 
      justification="||g||_inf <= ||g||_2 <= L", check=_lemma7_sup, expect=VALID, search_budget=600)
 
 
-# ============================================================================= Abstract: 'a tighter bound on the gradient variance'
+# ================================================================= Abstract: 'a tighter bound on the gradient variance'
 def stated_bounds(pi, q, s, N: int) -> dict:
     """The stated second-moment bounds of Theorems 1, 3, 4 (main text, O-terms and C_cov >= 0 dropped,
     the reading most favourable to pMCSA) for the finite instance (pi, q, s): L = max |s|."""
@@ -426,7 +442,8 @@ def stated_bounds(pi, q, s, N: int) -> dict:
 H11_CASES = ((H_PI, H_Q, H_S, 1),
              (np.array([0.9, 0.05, 0.05]), np.array([0.6, 0.2, 0.2]), np.array([1.0, -0.2, -0.2]), 2))
 
-TIGHTER_QUOTE = ("Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter bound on the "
+TIGHTER_QUOTE = ("Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter bound on "
+                 "the "
                  "gradient variance'; §1 ❸: 'achieves lower gradient variance (Theorem 4)'")
 UNIFORM, VARIANCE_PART = "uniformly: Theorem 4's stated bound below Theorems 1 and 3's", \
     "the variance part, N >= 2: L^2 (2 - 1/w*)/N against L^2 and L^2 (1/2 + 3/(2N))"
@@ -569,14 +586,16 @@ def _wstar_meanfield():
         sc = float(np.linalg.norm(Sig, 2))
         rows.append(({"d": d, "||Sigma||": sc}, meanfield_optimum_gap(Sig), 0.0, sc))
     o = instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="lambda_min(diag Sigma - Sigma)")
-    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = {meanfield_optimum_gap(_wishart(50)):.4g} "
+    o.detail += (f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min = "
+                 f"{meanfield_optimum_gap(_wishart(50)):.4g} "
                  "< 0: w* = oo at the mean-field optimum, so r = 1 - 1/w* = 1 (and w* = inf at every recorded "
                  "iteration of every scheme in the stored full Figure 1 run, docs/figures/figure1.csv)")
     return o
 
 
 step("statements.wstar_meanfield", claim=CLAIM, seed=SEED, location="§3.2; §4.1 (ii); §6.2 Setup", relation="<=",
-     lhs="lambda_min(diag(Sigma) - Sigma) (the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
+     lhs="lambda_min(diag(Sigma) - Sigma) "
+         "(the mean-field inclusive-KL optimum S = diag Sigma against pi = N(m, Sigma))",
      rhs="0 (so w* = sup pi/q = oo unless Sigma is diagonal)",
      justification="moment matching; Gaussian weight ratio bounded iff S >= Sigma", check=_wstar_meanfield,
      expect=VALID)
@@ -604,7 +623,8 @@ def _bounded_variance():
             for c in free("c", [0.0, 1.0], Real(0.0, 10.0)):
                 rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c},
                              *strong_convexity_sides(A, v, R, c)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
+    return instance_check(lambda: rows, "<=", tol=64 * U * 64, describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr "
+        "A^2")
 
 
 step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gradient Bound G", relation="<=",
@@ -612,7 +632,7 @@ step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gra
      justification="strong convexity (Nguyen et al., 2018)", check=_bounded_variance, expect=VALID)
 
 
-# ============================================================================= §1, §3.2, Table 1: MCGD on an exact instance
+# ========================================================================= §1, §3.2, Table 1: MCGD on an exact instance
 def lazy_kernel(p, rho: float) -> np.ndarray:
     """K = rho I + (1 - rho) 1 p^T: stay with probability rho, else draw from p.  K^n = rho^n I +
     (1 - rho^n) 1 p^T, so d_TV(K^n(x, .), p) = rho^n (1 - p_x) <= rho^n: Assumption 1 with C = 1
@@ -700,7 +720,8 @@ def _rho_influence():
     rho, T = 0.5, 10_000
     gains = np.ones((T, V.shape[1])) / np.arange(1, T + 1)[:, None]
     td = T * (sgd_error(p, V, lazy_kernel(p, rho), gains) - sgd_error(p, V, lazy_kernel(p, 0.0), gains))
-    return Outcome(UNCHECKED, "the sentence reports a term of Doan et al. (2020b)'s bound, which is not in the document; "
+    return Outcome(UNCHECKED, "the sentence reports a term of Doan et al. (2020b)'s bound, which is not in the "
+                              "document; "
                    f"remark: on the toy chain the influence of rho on the error itself is of order 1/T (rho = {rho}, "
                    f"T = {T}: T Delta_T = {td:.6g}, limit 2 rho tr Sigma/(1 - rho) = {2 * rho * tr / (1 - rho):.6g})",
                    method="none")
@@ -808,7 +829,7 @@ step("table1.sgd_stepsize", claim="table1", seed=SEED, location="§2.1 Table 1, 
      check=_sgd_stepsize, expect=WRONG, statement=True)
 
 
-# ============================================================================= §6.3-§6.4 against Tables 3-4 (the printed numbers)
+# =================================================================== §6.3-§6.4 against Tables 3-4 (the printed numbers)
 #: Table 3 (BNN, test LPD, higher is better): data set -> (ELBO N=1, ELBO N=10, pMCSA, JSA, MSC, MSC-RB), and the
 #: columns printed in bold ('not enough evidence to be distinguished from the best performing method', footnote 3)
 TABLE3 = {"yacht": (-2.45, -2.44, -2.49, -3.00, -2.98, -2.98), "concrete": (-3.25, -3.24, -3.20, -3.33, -3.32, -3.33),
@@ -993,7 +1014,7 @@ step("statements.table4_gas", claim=CLAIM, seed=SEED, location="§6.4, Results",
      check=_table4_gas, expect=VALID)
 
 
-# ============================================================================= §7: 'sigma^2/N (sigma is the variance ...)'
+# ========================================================================== §7: 'sigma^2/N (sigma is the variance ...)'
 def pmcsa_stationary_variance(pi, s, N: int) -> float:
     """V[g] of pMCSA at stationarity (the N chains' states i.i.d. from pi), by enumerating every
     N-tuple of states (exact)."""
@@ -1049,7 +1070,8 @@ def _s7_literal():
               "printed sigma^2/N": str(printed), "exact V[g]": str(Vg)}, float(printed), float(Vg))]
     o = instance_check(lambda: rows, "=", tol=1e-15)
     if o.status == WRONG:
-        o.detail = ("with sigma the variance, as the parenthesis defines it, sigma^2/N is V_pi[s]^2/N, not the variance "
+        o.detail = ("with sigma the variance, as the parenthesis defines it, sigma^2/N is V_pi[s]^2/N, not the "
+                    "variance "
                     "V_pi[s]/N of pMCSA at stationarity: " + o.detail)
         o.correction = "'sigma^2/N (sigma^2 is the variance of the score over the posterior)'"
     return o
@@ -1134,14 +1156,17 @@ step("statements.appc2_wording", claim="experiments", seed=SEED, location="App. 
      lhs="'a student-t prior with a latent Gaussian process prior' (App. C.2 heading: 'Logistic Regression')",
      rhs="the displayed model: y_i ~ student-t(f(x_i), sigma_y, nu), a Student-t likelihood, regression (§6.4)",
      justification="App. C.2's display; §6.4 'Robust Gaussian Process Regression'",
-     check=fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), sigma_y, "
-                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while the model and "
+     check=fixed(WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ student-t(f(x_i), "
+                        "sigma_y, "
+                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic Regression' while "
+                        "the model and "
                         "§6.4 are regression with real-valued targets (minor: wording)",
-                 correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian process "
+                 correction="'robust Gaussian process regression with a Student-t likelihood and a latent Gaussian "
+                            "process "
                             "prior'; heading 'Robust Gaussian Process Regression'"), expect=WRONG)
 
 
-# ============================================================================= App. D: 'pMCSA, is described in Algorithm 5'
+# ========================================================================= App. D: 'pMCSA, is described in Algorithm 5'
 def _alg5():
     """Algorithm 5 (JSA: N sequential IMH steps from z_t-1^(N)) against Algorithm 1 (pMCSA: one step
     of each of N chains), the same state entering the iteration: the conditional second moments of
@@ -1165,7 +1190,7 @@ step("statements.alg5_is_jsa", claim="theorem4", seed=SEED, location="App. D, pr
      justification="'pMCSA, is described in Algorithm 5'", check=_alg5, expect=WRONG)
 
 
-# ============================================================================= §5.2: 'dominated by that of evaluating p(z, x)'
+# ====================================================================== §5.2: 'dominated by that of evaluating p(z, x)'
 #: 'dominated' read as a factor k in [2, 100]; checked at the strict end
 COST_K = 100
 
@@ -1208,28 +1233,36 @@ step("statements.mixing_improves", claim=CLAIM, seed=SEED, location="§5.1, Disc
      rhs="r at the start of VI ('the mixing rate will improve naturally as MCSA "
 "converges')",
      justification="§4.1: 'w* will be large (i) in the initial steps of VI and (ii) under model misspecification'",
-     check=fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at the "
-                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative eigenvalue), so "
+     check=fixed(WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) w* = oo at "
+                        "the "
+                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has a negative "
+                        "eigenvalue), so "
                         "r = 1 at convergence as at the start: the global mixing rate never improves (the stored full "
-                        "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that contains "
+                        "Figure 1 run has w* = inf at every recorded iteration of every scheme).  With a family that "
+                        "contains "
                         "pi (w* -> 1 as q -> pi) the sentence holds",
-                 correction="'the mixing rate improves as MCSA converges when the variational family can match pi's tails; "
+                 correction="'the mixing rate improves as MCSA converges when the variational family can match pi's "
+                            "tails; "
                             "under misspecification w* can stay infinite'"), depends=("statements.wstar_meanfield",),
      expect=WRONG, reading=MISSPECIFIED)
 
 step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relation="<",
      lhs="the defensive mixture's benefit for mixing at convergence (r(q) - r(q_def))",
      rhs="its benefit in the initial steps",
-     justification="'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda converges'",
-     check=fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at the "
-                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - alpha) < oo "
-                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a family that "
+     justification="'While these tricks help escape slowly mixing regions, this benefit quickly vanishes as lambda "
+                   "converges'",
+     check=fixed(WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = oo, r = 1 at "
+                        "the "
+                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* <= sup(pi/nu)/(1 - "
+                        "alpha) < oo "
+                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda converges.  With a "
+                        "family that "
                         "contains pi the plain kernel's r -> 0 and the benefit does vanish",
                  correction="'this benefit vanishes as lambda converges when q(.; lambda) can match pi's tails'"),
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG, reading=MISSPECIFIED)
 
 
-# ============================================================================= §5.1: 'increasing N accelerates convergence quite dramatically'
+# ====================================================== §5.1: 'increasing N accelerates convergence quite dramatically'
 #: the stored full run of Figure 1 (docs/figures/figure1.csv: 001 §6.2's target, D = 50, nu = 500, ADAM 0.01, 8
 #: replications): per scheme and convergence tolerance tau (over figure2's range 1 nat .. 10 KL*: 1, KL*, 2 KL*,
 #: 5 KL*, 10 KL*; KL* = 1.1897 for this target), the median

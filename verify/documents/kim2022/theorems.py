@@ -27,11 +27,10 @@ from simulate.estimators import conditional_moments
 from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
-
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
-from verify.registry import REGISTRY, bound_value, register
 from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
+from verify.registry import REGISTRY, bound_value, register
 
 L_FINITE = 1.0
 _tol = exact_tolerance
@@ -55,7 +54,8 @@ def _cis_mixing_checks(claim, grid, forms):
                 emp = float(tv[k - 1].max())
                 for form in forms:
                     b = _b(claim, "mixing", form, N=N, w_star=w, k=k)
-                    out.append(CheckResult("mixing", form, {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M']}",
+                    out.append(CheckResult("mixing", form,
+                                           {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M']}",
                                                             "start": "worst of all states"},
                                            emp, b, "exact", tolerance=_tol(emp, b, err=k * err * grid["M"])))
     return out
@@ -165,7 +165,8 @@ def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment
                                               est.second_se, c_cov=est.c_cov or 0.0, extra={**extra, "t": t},
                                               first_t=t == grid["t"][0])
                 if "variance" in quantities:
-                    emp, se = (est.diag_var, est.diag_var_se) if est.diag_var is not None else (est.variance, est.variance_se)
+                    emp, se = (est.diag_var, est.diag_var_se) if est.diag_var is not None else (est.variance,
+                                                                                                est.variance_se)
                     forms = ("stated", "explicit", "moment") if label == "student-t" else ("moment",)
                     out += _moment_checks(claim, "variance", emp, {**base, "t": 1}, forms,
                                           note + ("; V - C_cov compared with the bound at C_cov = 0"
@@ -198,9 +199,12 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
 #: 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of the stated one, a reading
 #: with a range; the shape checks are made at both ends (violated over the whole range iff the lenient one is)
 SHAPE_TOL = (0.05, 0.25)
-SHAPE_WHY = ("'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, 0.25]: over the "
-             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at the strict end, 1.7-2.4 at "
-             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told apart from a real trend; violated "
+SHAPE_WHY = ("'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, 0.25]: "
+             "over the "
+             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at the strict end, "
+             "1.7-2.4 at "
+             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told apart from a real "
+             "trend; violated "
              "over the whole range iff the lenient check is, 'depends on reading' if only the strict one is")
 
 
@@ -237,7 +241,8 @@ KEPT_READINGS_REVIEW = {
         AS_DEFINED: ("Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), dz'^(1)) ...'",
                      "no sentence rules it out"),
         CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
-                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3), a "
+                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3), "
+                      "a "
                       "finding, not a definition")},
     "theorem4": {CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
                                "the proof's 'the bias terms decreases in a rate of r^t' is false under it "
@@ -330,7 +335,8 @@ def _tight(claim, form):
         c = bounds.get(claim)
         names = {p.name for p in c.form_params("second_moment", form)}
         b = _b(claim, "second_moment", form, **{k: v for k, v in kw.items() if k in names})
-        par = {**{k: v for k, v in kw.items() if k in names}, "state": xs.tolist() if claim == "theorem4" else int(xs[0]),
+        par = {**{k: v for k, v in kw.items() if k in names}, "state": xs.tolist() if claim == "theorem4"
+               else int(xs[0]),
                "pi": pi.round(6).tolist(), "q": q.round(6).tolist(), "s": s[:, 0].round(6).tolist()}
         return second, b, par
     return strat, ev
@@ -378,7 +384,8 @@ def run_theorem2(grid, seed=0, progress=None):
                     params = _finite_moment_params(pi, q, s, w, N, t, x)
                     new = _moment_checks("theorem2", "second_moment", mom.second, params, ("explicit", "stated"),
                                          "MSC-RB at a fixed state; |s| <= L, E_pi s = 0",
-                                         extra={"space": f"finite M={grid['M']}", "state": int(x), "score": score, "t": t},
+                                         extra={"space": f"finite M={grid['M']}", "state": int(x), "score": score,
+                                                "t": t},
                                          first_t=t == grid["t"][0])
                     for c_ in new:
                         c_.tolerance += mom.error
@@ -414,7 +421,8 @@ def run_theorem3(grid, seed=0, progress=None):
                               for x0 in range(grid["M_joint"]))
                 out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined", params, defined, b,
                                        "exact", tolerance=_tol(defined, b), primary=True, reading=AS_DEFINED,
-                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of marginals; JSA's states are not independent"))
+                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of "
+                                            "marginals; JSA's states are not independent"))
     _progress(progress, "theorem3: exact conditional moments")
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
@@ -430,7 +438,8 @@ def run_theorem3(grid, seed=0, progress=None):
                                           "exact JSA moments at a fixed z_{t-1}; C_cov exact", c_cov=m.c_cov,
                                           extra={**label, "t": t}, first_t=t == grid["t"][0])
                 params = _finite_moment_params(pi, q, s, w, N, 1, x)
-                out += _moment_checks("theorem3", "variance", m.variance, params, ("stated", "explicit", "moment", "corrected"),
+                out += _moment_checks("theorem3", "variance", m.variance, params,
+                                      ("stated", "explicit", "moment", "corrected"),
                                       "exact JSA variance; C_cov exact", c_cov=m.c_cov, extra=label)
     _progress(progress, "theorem3: tightness of the corrected forms (Hypothesis)")
     out += _tightness("theorem3", ("corrected", "sharper", "unconditional"))
@@ -438,7 +447,8 @@ def run_theorem3(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem3", "jsa", grid, seed, quantities=("second_moment", "variance"))
     _progress(progress, "theorem3: shape in N")
     out += _shape_check("theorem3", "jsa", grid, seed, "variance", 0.0,
-                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the constant 1/2 term'")
+                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the "
+                             "constant 1/2 term'")
     return out
 
 
@@ -455,7 +465,8 @@ def run_theorem4(grid, seed=0, progress=None):
             for k in grid["k"]:
                 Kk = np.linalg.matrix_power(K, k)
                 emp = max(F.tv_joint(F.product_law([Kk[x] for x in xs]), Pi) for xs in starts)
-                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "all-worst / spread"}
+                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "all-worst / "
+                    "spread"}
                 for form in ("explicit", "stated"):
                     b = _b("theorem4", "mixing", form, N=N, w_star=w, k=k)
                     out.append(CheckResult("mixing", form, params, emp, b, "exact", tolerance=_tol(emp, b)))
@@ -470,7 +481,8 @@ def run_theorem4(grid, seed=0, progress=None):
                 for k in grid["k"]:
                     b = _b("theorem4", "mixing", "explicit", N=1, w_star=float(res.w_star), k=k)
                     out.append(CheckResult("mixing", "explicit", {"N": 1, "w_star": float(res.w_star), "k": k,
-                                                                  "space": f"N(0,I_{D}) vs N(0,{s:g}^2 I)", "start": start},
+                                                                  "space": f"N(0,I_{D}) vs N(0,{s:g}^2 I)",
+                                                                      "start": start},
                                            float(res.tv[k - 1]), b, "exact",
                                            tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
                                            note="Eq. (7) d_TV(K^k(z,.), pi) <= r^k, one chain (N = 1); " + res.method))
@@ -513,7 +525,8 @@ def run_theorem4(grid, seed=0, progress=None):
 _COMMON_QUICK = dict(M=4, w_star=[1.1, 2.0, 10.0, 100.0], k=[1, 2, 5, 10, 20], t=[1, 10, 100],
                      t_problem=(3, 1.5, 5.0), g_problem=(3, 1.5), shape_problem=(6, 3.0, 5.0), R=2048,
                      N_shape=[2, 4, 8, 16])
-_COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1, 2, 3, 5, 10, 20, 50, 100], t=[1, 5, 10, 50, 200],
+_COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1, 2, 3, 5, 10, 20, 50, 100],
+                    t=[1, 5, 10, 50, 200],
                     t_problem=(5, 1.5, 5.0), g_problem=(5, 1.3), shape_problem=(6, 3.0, 5.0), R=16384,
                     N_shape=[2, 4, 8, 16, 32, 64])
 
@@ -555,7 +568,8 @@ register(Verification(
     targets="finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
     method="exact+monte-carlo", forms="explicit, stated",
     grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)], dim=[5]),
-              dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64], gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
+              dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64],
+                   gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
     run=run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"),
     grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, adjust_grid=gauss_pairs_override,
     check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
@@ -563,7 +577,8 @@ register(Verification(
     "theorem2",
     measures="exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
     targets="finite spaces; N(0, I) with Student-t q", method="exact+monte-carlo", forms="explicit, stated",
-    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]), dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]),
+              dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
     run=run_theorem2, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
     readings=_READINGS.get('theorem2', ())))
 register(Verification(
@@ -605,7 +620,8 @@ def _t1():
         K = F.cis_matrix(pi, q, d["N"])
         tv = F.tv_curve(K, pi, d["k"])[-1].max()
         w = float((pi / q).max())
-        return [("mixing (explicit)", float(tv), _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]), "<=", 1e-9)]
+        return [("mixing (explicit)", float(tv), _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]),
+                 "<=", 1e-9)]
     return strat, ev
 
 
@@ -626,7 +642,8 @@ def _t2():
         w = float((pi / q).max())
         chi2 = min(float((pi ** 2 / q).sum() - 1), w - 1)  # 1 + chi2 = E_pi w <= w* (clip rounding)
         kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))), chi2=max(chi2, 0.0))
-        return [("second_moment (explicit)", m.second, _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8 + m.error)]
+        return [("second_moment (explicit)", m.second, _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8
+                 + m.error)]
     return strat, ev
 
 
@@ -680,7 +697,8 @@ def _t4():
         if pi.size ** N <= 729:
             Kk = np.linalg.matrix_power(K, d["k"])
             tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
-            out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=", TOL))
+            out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=",
+                        TOL))
         return out
     return strat, ev
 
