@@ -343,7 +343,7 @@ def errata_markdown() -> str:
                 out.append("")
                 if sev:
                     # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as text
-                    out.append("- **Severity:** " + reason_line(r).replace("[", "\[").replace("]", "\]"))
+                    out.append("- **Severity:** " + reason_line(r).replace("[", r"\[").replace("]", r"\]"))
                 out.append(f"- **Certificate:** `{r['certificate']}`"
                            if r["certificate"] else "- **Certificate:** none")
                 out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
