@@ -119,6 +119,10 @@ class Param:
             v = decimal.Decimal(value)
             shown = (str(value) if isinstance(value, int) and abs(value) < 10 ** 15
                      else f"{v:g}" if isinstance(value, int) else str(v))
+            if len(shown) > 24:  # a 40-digit value is echoed by its first digits and its exponent
+                from mcsa_cli import show_param
+
+                shown = show_param(v)
             nan, finite = v.is_nan(), v.is_finite()
             is_int = finite and v == v.to_integral_value()
         else:

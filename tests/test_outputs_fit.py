@@ -128,18 +128,23 @@ def test_huge_typed_parameters_are_abbreviated_with_the_marker():
 
 
 def test_compare_at_a_huge_N_prints_short_numbers(capsys, columns):
+    """N at the top of the parsed domain (1e12; issue 24): JSA's r^N = 2^-(1e12) is printed to 6 digits with its
+    exact exponent, every line within the terminal."""
     columns(100)
-    rc = bounds_main(["compare", "--N", "1e400", "--w-star", "2", "--chi2", "0.5", "--L", "1"])
+    rc = bounds_main(["compare", "--N", "1e12", "--w-star", "2", "--chi2", "0.5", "--L", "1"])
     out = capsys.readouterr().out
     assert rc == 0 and widest(out) <= 100
-    assert "10^(-3.0103e+399)" in out and not re.search(r"\d{12}", out)
+    assert "1.04425e-301029995664" in out and not re.search(r"\d{7}e", out)
 
 
-def test_claim_table_echoes_a_huge_N_abbreviated(capsys, columns):
+def test_claim_table_echoes_a_large_N_and_refuses_a_huge_one(capsys, columns):
     columns(100)
-    rc = bounds_main(["theorem1", "--N", "4," + "9" * 40, "--w-star", "2", "--k", "3", "--L", "1"])
+    rc = bounds_main(["theorem1", "--N", "4,999999999999", "--w-star", "2", "--k", "3", "--L", "1"])
     out = capsys.readouterr().out
-    assert rc == 0 and "9.99999…e39" in out and "9" * 12 not in out and widest(out) <= 100
+    assert rc == 0 and "999999999999" in out and widest(out) <= 100
+    assert bounds_main(["theorem1", "--N", "4," + "9" * 40, "--w-star", "2", "--k", "3", "--L", "1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "at most 1e+12" in err and "9" * 40 not in err
 
 
 # ----------------------------------------------------------------------------- the commands
@@ -222,12 +227,12 @@ def test_ascii_terminal_gets_ascii_spellings_not_exit_70():
     code = ("import sys\nfrom bounds.cli import main as b\nfrom simulate.cli import main as s\n"
             "print(sys.stdout.encoding, file=sys.stderr)\n"
             "r = [b(['list']), b(['show', 'theorem3']), "
-            "b(['compare', '--N', '1e400', '--w-star', '2', '--chi2', '0.5', '--L', '1']), "
+            "b(['compare', '--N', '1e12', '--w-star', '2', '--chi2', '0.5', '--L', '1']), "
             "b(['theorem1', '--N', '4', '--w-star', '2', '--k', '3']), "
             "s(['tv', '--kernel', 'imh', '--dim', '3', '--proposal-scale', '1.5', '--steps', '3'])]\n"
             "sys.exit(max(r))")
     out = _ascii_run(code, {"PYTHONIOENCODING": "ascii"})
-    assert "Sec. 4.3 Theorem 3" in out and "1 <= N" in out and "10^(-3.0103e+399)" in out
+    assert "Sec. 4.3 Theorem 3" in out and "1 <= N" in out and "1.04425e-301029995664" in out
     assert "\\u" not in out and "?" not in out.replace("? ", "")
 
 

@@ -29,6 +29,7 @@ This module names no claim and no document: everything document-specific is in t
 from __future__ import annotations
 
 import json
+import pathlib
 from collections import Counter
 from importlib import resources
 
@@ -66,6 +67,13 @@ def _file(package: str, name: str):
     """A data file of ``package``, found from its parent package so that the document
     package is not imported (importing it registers its claims)."""
     parent, _, child = package.rpartition(".")
+    if not parent:  # a top-level plugin module or package (a user's): found by its spec, not imported
+        from importlib.util import find_spec
+
+        spec = find_spec(package)
+        if spec is None or not spec.submodule_search_locations:  # a plain module carries no data files
+            return pathlib.Path("/nonexistent") / name
+        return pathlib.Path(next(iter(spec.submodule_search_locations))) / name
     return resources.files(parent).joinpath(child, name)
 
 

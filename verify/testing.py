@@ -154,13 +154,26 @@ def _monte_carlo_problems(report) -> list[str]:
 
 
 def _power(report, scales) -> tuple[float | None, dict]:
-    """The first scale (1, then ``scales``) at which every reading's empirical verdict is violated."""
-    from .model import VIOLATED
+    """The first scale (1, then ``scales``) at which every reading's checks are violated.
+
+    A reading's checks are its primary ones with their own verdicts: a check with the proof's explicit
+    constants that fails counts here (it can fail, which is what is tested), although by reading rule 4 it
+    decides a gap of the proof, not the statement's status.  Degenerate readings (rule 3) decide nothing
+    and are left out."""
+    from .decide import combine, full_readings, reading_name
+    from .model import DEGENERATE, VIOLATED
     from .outcome import rescore
 
-    last = {}
+    last: dict = {}
     for s in (1.0, *scales):
-        last = (report if s == 1.0 else rescore(report, s)).empirical_readings
+        rep = report if s == 1.0 else rescore(report, s)
+        skip = {k for k, v in (rep.empirical_readings or {}).items() if v == DEGENERATE}
+        last = {}
+        for combo in full_readings(rep.reading_defs or ()):
+            name, names = reading_name(combo), {r.name for r in combo}
+            if name not in skip:
+                last[name] = combine([c.verdict for c in rep.checks
+                                      if c.primary and (c.reading == "" or c.reading in names)])
         if last and all(v == VIOLATED for v in last.values()):
             return s, last
     return None, last
