@@ -82,10 +82,13 @@ bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "9", "--L", "1"
 bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "explicit")
 bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "moment")
 bad("bounds", "compare", "--N", "inf", "--w-star", "5", "--chi2", "1", "--L", "1")
-odd("bounds", 0, "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1", "--L",
+odd("bounds", 0, "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D", "1", "--L",
     "1")
 odd("bounds", 0, "theorem1", "--N", "10", "--w-star", "1e400", "--k", "5", "--L", "1", "--json")
-odd("bounds", 0, "compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1")
+odd("bounds", 0, "compare", "--N", "1e12", "--w-star", "10", "--chi2", "1", "--L", "1")
+# beyond the evaluated domain (N <= 1e12, k and t <= 1e9): refused in one line
+bad("bounds", "compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1")
+bad("bounds", "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1", "--L", "1")
 odd("bounds", 0, "theorem3", "--N", "1,2", "--w-star", "1", "--k", "3", "--L", "1")
 odd("bounds", 0, "list")
 odd("bounds", 0, "show", "theorem3")
