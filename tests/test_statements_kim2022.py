@@ -192,15 +192,13 @@ def test_planted_errors_in_the_symbolic_statements_are_caught():
     assert sym_le(1 - (N - 1) / (4 * w), 1 - (N - 1) / (2 * w + N - 2), symbols=[N, w], domain=dom).status == WRONG
 
 
-def test_searched_steps_are_searched_and_cheap():
-    """A few of the new steps recomputed with their search: established by the search, within the budget."""
-    import time
-
+def test_searched_steps_are_searched_within_their_budget():
+    """A few of the new steps recomputed with their search: established by the search, within its evaluation budget
+    (their cost is measured in benchmarks/, not here)."""
     for sid in ("statements.imh_worst_start", "statements.jsa_ccov_nonneg", "statements.theorem3_bias_over_N"):
-        t0 = time.perf_counter()
         o = STEPS[sid].compute()
         assert o.established_by == "search" and o.evaluations >= 100 and o.status in (EXACT, VALID), (sid, o.detail)
-        assert time.perf_counter() - t0 < 10, sid
+        assert o.evaluations <= 2 * STEPS[sid].search_budget, (sid, o.evaluations)
     assert engine.STEPS["statements.imh_worst_start"].search_budget == 900
 
 

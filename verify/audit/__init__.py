@@ -206,6 +206,11 @@ def final_statuses() -> dict[str, Status]:
     return {cid: final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
 
 
+def _md_cell(text: str) -> str:
+    """One Markdown table cell: on one line, every '|' escaped (a lone one too, as in 'E[. | F]')."""
+    return str(text).replace("\n", " ").replace("|", "\\|")
+
+
 def audit_document() -> dict:
     """docs/audit.json: per claim the step summary, the statement verdict per reading and the
     final status; per step its status and the number of instances it was checked on."""
@@ -382,8 +387,8 @@ def errata_markdown() -> str:
         sev = sev_of[cid]
         sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
                                         if sev.get("certificate") else "")) if sev else "—"
-        out.append(f"| `{cid}` | {st.status} | {sev_text} | {fail}{extra} | "
-                   f"{statuses.get(cid, 'no proof in its document')} |".replace("||", "\\|\\|").replace("\n", " "))
+        cells = (f"`{cid}`", st.status, sev_text, fail + extra, statuses.get(cid, "no proof in its document"))
+        out.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
     out += ["", "## How each step was established", "",
             "**proof**: sympy decides the relation on its domain, or it is exact over a complete finite class; "
             "**search**: it survived the adversarial search (evaluations of the relation, the largest lhs/rhs "

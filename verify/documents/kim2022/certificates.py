@@ -1278,8 +1278,6 @@ UNCOVERED: dict[str, str] = {
                           "finite "
                           "instance refutes it (the conditional bias behind it is certified: theorem3.var.3, "
                           "statements.theorem3_bias_conditional)",
-    "theorem3": "violated in both readings only through the conditional one (theorem3.statement), whose O(1/w*) term "
-                "has no constant; the joint reading alone is certified by theorem3.mix.statement",
     "statements.qdef_benefit": "needs sup pi/q_def for a Gaussian pi against a mixture of Gaussians, which the audit "
                                "bounds but does not compute; a reading of 'vanishes', not a finite relation",
     "statements.table3_gas": "a reading of Table 3's typography ('comparable' = bolded): nothing to compute",

@@ -217,22 +217,14 @@ UNCONDITIONAL_NOTE = ("exact E||g_t||^2 averaged over the trajectory from eta_0 
                       "(the chains' law after t transitions)")
 
 
-#: readings dropped because a sentence of 001 rules them out: claim -> [(reading, meaning, the quote that supported
-#: it, the sentence that rules it out)]; the kept reading's meaning names it, so `verify CLAIM` shows it
+#: Table 1's notation, which fixes what E[. | F_{t-1}] conditions on
 F_T_DEF = ("Table 1, notation: 'F_t is the sigma-field formed by the iterates eta_t up to the t-th MCGD iteration'")
-DROPPED_READINGS = {
-    cid: [(UNCONDITIONAL,
-           "the expectation runs over the trajectory from eta_0 with lambda fixed; the O(r^t) terms are the bias after "
-           "t transitions",
-           "proof of Theorem %s: 'As shown in Lemma 7, the bias terms decreases in a rate of r^%s' (Lemma 7: "
-           "eta ~ P^n(eta_0, .), n steps from eta_0)" % (num, rate),
-           f"{F_T_DEF}; the statement's own 'E[... | F_{{t-1}}]'; proof of Theorem {num}: {proof_line}")]
-    for cid, num, rate, proof_line in (
-        ("theorem3", "3", "tN", "'= (1/N^2) sum_n E[||s(lambda; z_t^(n))||_2^2 | z_t-1^(N), lambda_t-1] + C_cov' "
-                                "(the variance conditional on the state entering the iteration)"),
-        ("theorem4", "4", "t", "'V[g_t,pMCSA | F_t-1] = V[(1/N) sum_n s(lambda; z_t^(n)) | z_t-1^(1:N), lambda_t-1]'"))
-}
-#: the readings kept after the same search: claim -> {reading: (support, what the search found)}
+#: reading rule 1 (docs/methods.md): the document contradicts itself on the conditioning of Theorems 3 and 4; the
+#: statements condition on F_{t-1}, the proofs bound the bias with Lemma 7, t steps from eta_0. Both sides have
+#: support, both readings are kept, and the contradiction is recorded once, at the proof step (severity.json)
+CONDITIONING_SEE = "theorem3.var.3"
+#: the readings kept after the search for readings the document supports: claim -> {reading: (support, what the
+#: search found)}
 KEPT_READINGS_REVIEW = {
     "theorem3": {
         JOINT: ("proof of Theorem 3: 'the n-step transition kernel for the vector of the Markov-chain samples eta = "
@@ -240,28 +232,39 @@ KEPT_READINGS_REVIEW = {
                 "JSA's law, checked by theorem3.def)"),
         AS_DEFINED: ("Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), dz'^(1)) ...'",
                      "no sentence rules it out"),
-        CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
-                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3), "
-                      "a "
-                      "finding, not a definition")},
-    "theorem4": {CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; Table 1's notation of F_t",
-                               "the proof's 'the bias terms decreases in a rate of r^t' is false under it "
-                               "(theorem4.var.2), a finding, not a definition")},
+        CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
+                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3)"),
+        UNCONDITIONAL: ("proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of r^(tN)' "
+                        "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
+                        "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' contradicts it "
+                        "(rule 1: both kept, recorded once at theorem3.var.3)")},
+    "theorem4": {
+        CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
+                      "the proof's 'the bias terms decreases in a rate of r^t' is false under it (theorem4.var.2)"),
+        UNCONDITIONAL: ("proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t' "
+                        "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
+                        "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' contradicts it "
+                        "(rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem2": {APPENDIX: ("App. D, Theorem 2 with its O-terms", "no sentence rules it out"),
                  MAIN_TEXT: ("§4.2, Theorem 2 without them", "no sentence rules it out")},
 }
-DROPPED_NOTE = ("the reading 'unconditional from eta_0' is dropped (ruled out by " + F_T_DEF + " and the proof's "
-                "conditioning on the chains' states at t - 1): shown, not deciding")
 
 
-def _conditioning_readings(statement, explicit_note=""):
+def _conditioning_readings(statement, proof_quote, explicit_note=""):
+    """Reading rule 1: the statement's E[. | F_{t-1}] and the proof's Lemma 7 (t steps from eta_0) contradict
+    each other; each side is a reading of the O(r^t)-type term, both kept."""
     return (Reading(CONDITIONAL, statement,
                     "the bound holds for E[.|F_{t-1}] whatever F_{t-1} is: at every fixed state of the chains "
-                    "(every state, Monte Carlo at a stationary draw and at the argmax of w). The reading "
-                    "'unconditional from eta_0' (over the trajectory from eta_0, the O(r^t) terms as the bias after t "
-                    "transitions, supported by the proof's use of Lemma 7) is dropped: " + F_T_DEF + ", and the "
-                    "proof conditions the variance on the chains' states at t - 1" + explicit_note,
-                    axis="conditioning", select=by_quantity("second_moment", "variance")),)
+                    "(every state, Monte Carlo at a stationary draw and at the argmax of w), as " + F_T_DEF
+                    + " and the proof's conditioning of the variance on the chains' states at t - 1 read it"
+                    + explicit_note, axis="conditioning", select=by_quantity("second_moment", "variance"),
+                    see=CONDITIONING_SEE),
+            Reading(UNCONDITIONAL, proof_quote,
+                    "the expectation runs over the trajectory from eta_0 with lambda fixed, and the O(.) term is the "
+                    "bias after t iterations, as the proof's appeal to Lemma 7 (n steps from eta_0) reads it: the "
+                    "printed bound with that bias written out (the 'unconditional' form) against the exact "
+                    "second moment of the chains' law after t iterations from every start",
+                    axis="conditioning", see=CONDITIONING_SEE))
 
 
 def _jsa_moments_from(K, s, p0, N):
@@ -293,8 +296,8 @@ def _unconditional_jsa(K, pi, q, s, w, N, grid, score):
             second, c_cov = _jsa_moments_from(K, s, P[x0], N)
             out += _moment_checks("theorem3", "second_moment", second,
                                   _finite_moment_params(pi, q, s, w, N, t, x0), UNCONDITIONAL_FORMS,
-                                  UNCONDITIONAL_NOTE + "; C_cov of the same law; " + DROPPED_NOTE, c_cov=c_cov,
-                                  primary_forms=(),
+                                  UNCONDITIONAL_NOTE + "; C_cov of the same law", c_cov=c_cov,
+                                  primary_forms=("unconditional",), reading=UNCONDITIONAL,
                                   extra={"space": f"finite M={grid['M']}", "state": f"eta_0 at state {x0}",
                                          "score": score, "t": t})
     return out
@@ -500,8 +503,9 @@ def run_theorem4(grid, seed=0, progress=None):
                     um = F.moments_pmcsa(np.linalg.matrix_power(K, t), s, xs)
                     out += _moment_checks("theorem4", "second_moment", um.second,
                                           _finite_moment_params(pi, q, s, w, N, t, xs), UNCONDITIONAL_FORMS,
-                                          UNCONDITIONAL_NOTE + "; " + DROPPED_NOTE,
-                                          extra={**lab, "state": f"eta_0 = {label}", "t": t}, primary_forms=())
+                                          UNCONDITIONAL_NOTE,
+                                          extra={**lab, "state": f"eta_0 = {label}", "t": t},
+                                          primary_forms=("unconditional",), reading=UNCONDITIONAL)
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, xs)
                     out += _moment_checks("theorem4", "second_moment", m.second, params,
@@ -540,10 +544,12 @@ _READINGS["theorem3"] = (
     Reading(AS_DEFINED, "P^k(eta, d eta') = prod_n K^(N(k-1)+n)(z^(n), dz'^(n)) (proof of Theorem 3)",
             "P^k as the proof defines it: the product of the N states' marginal laws", axis="mixing law"),
 ) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
+                           "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of r^(tN)'",
                            "; the 'explicit' form is reported but rests on Lemma 6, which fails for n >= 2")
 
 _READINGS["theorem4"] = _conditioning_readings(
-    "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2")
+    "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
+    "proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t'")
 
 for _cid, _q in (("theorem1", "E[||g_t,MSC||^2 | F_{t-1}] <= L^2"),
                  ("theorem2", "E[||g_t,MSC-RB||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] "
