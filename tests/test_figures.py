@@ -165,12 +165,16 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_
 def test_figure2_tau_1_nat_is_decided_on_the_stored_run(stored_rows):
     """Reading rule 3 on the stored full run: at tau = 1 nat only 295 of 6400 runs converge, yet the data decide
     three schemes' Adam comparisons (JSA and pMCSA with >= 5 converged runs in each arm; MSC-RB by Fisher's exact
-    test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the majority: the reading is not degenerate, it
-    fails, and the claim depends on the reading.  MSC alone (0 of 400 against 7 of 400) is not decided."""
+    test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the majority: the reading is not degenerate, and
+    it fails.  The sentence is hedged ('Overall, most ... seem'), so by reading rule 2 the claim holds under the
+    lenient end of the tau range and tau = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
+    against 7 of 400) is not decided."""
     rep = _decided("figure2", stored_rows["figure2"])
     st = rep.status
     name = "tau=1 nat; majority (3 of 4)"
-    assert st.status == "depends on reading" and st.degenerate == () and st.failing == (name,)
+    assert st.status == "holds" and st.degenerate == () and st.failing == () and st.strict_only == (name,)
+    assert st.readings[name] == "violated" and st.readings["tau=max(1,KL*); majority (3 of 4)"] == "holds"
+    assert all(r.hedge == F.FIG2_HEDGE for r in REGISTRY["figure2"].readings)
     mine = [c for c in rep.checks if c.reading == name]
     assert F.figure2_degenerate(mine) == ""
     # the test can say 'degenerate': with MSC-RB's Adam-vs-SGD comparison as thin as MSC's, two schemes decide
