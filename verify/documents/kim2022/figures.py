@@ -727,7 +727,15 @@ def _verdict_line(report, names):
     for c in report.checks:
         if c.primary and c.reading not in st.degenerate:
             by[c.quantity][c.reading].append(c.verdict)
-    line = "   ".join(f"{lab}: {across_readings([combine(v) for v in by[q].values()])}" for q, lab in names if q in by)
+    def verdict(q):
+        v = across_readings([combine(v) for v in by[q].values()])
+        if st.strict_only and v == "depends on reading":  # rule 2: the hedged sentence holds when read leniently
+            lenient = [combine(vs) for r, vs in by[q].items() if r not in st.strict_only]
+            if lenient and all(x == "holds" for x in lenient):
+                return "holds (fails only read strictly: " + "; ".join(st.strict_only) + ")"
+        return v
+
+    line = "   ".join(f"{lab}: {verdict(q)}" for q, lab in names if q in by)
     if st.degenerate:
         line += "   (degenerate, excluded: " + "; ".join(st.degenerate) + ")"
     return line
