@@ -31,6 +31,14 @@ REFERENCES = {
 ORDER = ("001", "003", "002")
 
 
+def position(document) -> int:
+    """Sort key of a document key (or a source) in the bibliography's order; a document not in it
+    (a user's) after every listed one.  Documents are presented in this order; plugins are
+    loaded in their entry points' order (bounds.plugins), whatever it is."""
+    key = doc_number(document) if document is not None else None
+    return ORDER.index(key) if key in ORDER else len(ORDER)
+
+
 def doc_number(source) -> str:
     """The document number of a source, a Source-like object or a text starting with it."""
     return str(getattr(source, "seed", source))[:3]
