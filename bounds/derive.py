@@ -25,8 +25,8 @@ the catalog is out of date; ``tests/test_startup.py`` runs it.  Setting the envi
 variable ``MCSA_DERIVE_CACHE=off`` switches the cache off for a process.
 
 This module is a leaf: it imports nothing from :mod:`bounds` but the standard-library
-:mod:`bounds.plugins` (sympy only when a derivation runs), so the claim modules, :mod:`bounds.numerics` and the package can all
-use it without an import cycle.
+:mod:`bounds.plugins` (sympy only when a derivation runs), so the claim modules,
+:mod:`bounds.numerics` and the package can all use it without an import cycle.
 """
 
 from __future__ import annotations

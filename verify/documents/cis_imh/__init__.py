@@ -7,6 +7,7 @@ and exact computations in ``kit``).  The formulas are in :mod:`bounds.cis_imh`.
 
 
 def register(registry) -> None:
-    """The plugin hook (entry point ``mcsa_verify.claims``, ``cis_imh = "verify.documents.cis_imh:register"``):
+    """The plugin hook (entry point ``mcsa_verify.claims``:
+    ``cis_imh = "verify.documents.cis_imh:register"``);
     the submodules register this document's claims, search spaces and proof steps, in this order."""
     registry.include(".checks", ".kit", ".proofs")

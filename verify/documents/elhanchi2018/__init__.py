@@ -10,6 +10,7 @@ scales.  The formulas are in :mod:`bounds.sgmcmc`.
 
 
 def register(registry) -> None:
-    """The plugin hook (entry point ``mcsa_verify.claims``, ``elhanchi2018 = "verify.documents.elhanchi2018:register"``):
+    """The plugin hook (entry point ``mcsa_verify.claims``:
+    ``elhanchi2018 = "verify.documents.elhanchi2018:register"``);
     the submodules register this document's claims, search spaces and proof steps, in this order."""
     registry.include(".checks", ".proofs", ".proofs_conclusion", ".proofs_lmm", ".proofs_text")

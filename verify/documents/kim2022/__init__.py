@@ -12,6 +12,7 @@ The formulas are in :mod:`bounds.paper` and :mod:`bounds.experiments`.
 
 
 def register(registry) -> None:
-    """The plugin hook (entry point ``mcsa_verify.claims``, ``kim2022 = "verify.documents.kim2022:register"``):
+    """The plugin hook (entry point ``mcsa_verify.claims``:
+    ``kim2022 = "verify.documents.kim2022:register"``);
     the submodules register this document's claims, search spaces and proof steps, in this order."""
     registry.include(".lemmas", ".theorems", ".figures", ".proofs", ".statements")
