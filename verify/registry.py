@@ -38,7 +38,7 @@ from bounds.plugins import CLAIMS_GROUP as GROUP, Plugin, discover
 if TYPE_CHECKING:
     from .model import Verification
 
-_loaded: dict[str, str] = {}  # entry-point name -> module
+_loaded: dict[str, str] = {}  # module -> entry-point name, of the plugins loaded
 
 
 #: claim id -> its :class:`verify.model.Verification`, filled by :func:`register`
@@ -174,12 +174,12 @@ def load() -> dict[str, str]:
     ``{entry-point name: module}``.  A plugin that fails to load raises: a broken plugin
     is an error to see, not a claim to drop silently."""
     for p in plugins():
-        if p.name not in _loaded:
+        if p.module not in _loaded:  # one load per module (two packages may use one entry-point name)
             hook = _hook(p)
             if hook is not None:
                 hook(Registry(p))
-            _loaded[p.name] = p.module
-    return dict(_loaded)
+            _loaded[p.module] = p.name
+    return {name: module for module, name in _loaded.items()}
 
 
 def verifications() -> dict:
