@@ -8,12 +8,14 @@
 Importing :mod:`bounds` is cheap: sympy is imported only when a claim is built, and the
 claim modules only when a claim of theirs is asked for.  Claim modules (a ``BUILDERS =
 {id: builder}`` dict each) are found through the entry-point group ``mcsa_verify.bounds``
-(:func:`claim_modules`): this package's own documents and any user's package alike.
+(:func:`claim_modules`, :mod:`bounds.plugins`): this package's own documents and any user's
+package alike, with no list of documents here.  :func:`add_builder` makes one more claim
+known in this process (a claim registered by a script, :class:`verify.QuickClaim`).
 
 Public API: :func:`get` (a claim), :func:`ids`, :func:`evaluate` (one form at given
-parameters), :func:`compare` (the four MCSA schemes side by side).  Claims are
-built lazily and cached; the expensive sympy derivations come from a checked cache
-(see :mod:`bounds.derive`).  See :mod:`bounds.core` for the data model and
+parameters), :func:`compare` (the four MCSA schemes side by side), :func:`add_builder`.
+Claims are built lazily and cached; the expensive sympy derivations come from a checked
+cache (see :mod:`bounds.derive`).  See :mod:`bounds.core` for the data model and
 :mod:`bounds.numerics` for evaluation.
 """
 
@@ -22,41 +24,32 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
+from .plugins import BOUNDS_GROUP as GROUP
+
 __all__ = ["ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source",
-           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "UnknownClaim"]
-
-GROUP = "mcsa_verify.bounds"
-#: this distribution's entry points of GROUP (pyproject.toml), used only when its metadata
-#: is not installed (a bare source tree on PYTHONPATH)
-_OWN = (("kim2022", "bounds.paper"), ("cis_imh", "bounds.cis_imh"), ("elhanchi2018", "bounds.sgmcmc"),
-        ("kim2022_experiments", "bounds.experiments"))
+           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "add_builder", "UnknownClaim"]
 
 
-def claim_modules(group: str = GROUP, own=_OWN) -> tuple[str, ...]:
-    """Modules of the entry-point group ``group``: this distribution's first (in its
-    documents' order), then other installed packages'."""
-    from importlib import metadata
+def claim_modules(group: str = GROUP) -> tuple[str, ...]:
+    """Modules of the entry-point group ``group`` (:func:`bounds.plugins.discover`), not imported."""
+    from .plugins import discover
 
-    order = {mod: i for i, (_, mod) in enumerate(own)}
-    try:
-        mine = [e.value.split(":")[0].strip() for e in metadata.distribution("mcsa-verify").entry_points
-                if e.group == group]
-    except metadata.PackageNotFoundError:
-        mine = []
-    mine = sorted(mine or [m for _, m in own], key=lambda m: order.get(m, len(order)))
-    others = [e.value.split(":")[0].strip() for e in metadata.entry_points(group=group)]
-    return tuple(dict.fromkeys(mine + [m for m in others if m not in mine]))
+    return tuple(p.module for p in discover(group))
+
 
 _CORE_NAMES = ("ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source")
 
 
-def __getattr__(name):  # PEP 562: the data model is imported on first use (it imports sympy)
+def __getattr__(name):  # PEP 562: the data model and the submodules are imported on first use (sympy)
     if name in _CORE_NAMES:
         from . import core
 
         return getattr(core, name)
-    if name in ("paper", "cis_imh", "sgmcmc", "experiments"):  # this package's claim modules
-        return importlib.import_module(f"{__name__}.{name}")
+    if not name.startswith("_"):
+        from importlib.util import find_spec
+
+        if find_spec(f"{__name__}.{name}") is not None:  # a submodule: bounds.paper, bounds.numerics, ...
+            return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -65,37 +58,74 @@ class UnknownClaim(KeyError):
         return self.args[0]
 
 
+#: builders added in this process (:func:`add_builder`): claim id -> builder
+_ADDED: dict = {}
+
+
+def _module_builders(modules) -> dict:
+    """``{id: builder}`` of the claim modules ``modules`` (imported), the modules taken in the
+    bibliography's order of their documents (a module's ``SEED``; bounds.references.position),
+    otherwise in entry-point order."""
+    from .references import position
+
+    mods = [importlib.import_module(m) for m in modules]
+    out = {}
+    for mod in sorted(mods, key=lambda mod: position(getattr(mod, "SEED", None))):
+        out.update(mod.BUILDERS)
+    return out
+
+
 @lru_cache(maxsize=None)
+def _registered_builders() -> dict:
+    return _module_builders(claim_modules())
+
+
 def _builders() -> dict:
-    out = {}
-    for m in claim_modules():
-        out.update(importlib.import_module(m).BUILDERS)
-    return out
+    """``{id: builder}`` of every claim: the registered claim modules', then :func:`add_builder`'s."""
+    return {**_registered_builders(), **_ADDED}
 
 
-def _foreign_builders() -> dict:
-    """Builders of the claim modules that are not in this package's catalog."""
-    from .derive import CATALOG_MODULES
+def add_builder(claim_id: str, builder) -> None:
+    """Make the claim ``claim_id`` known in this process: ``builder()`` returns its
+    :class:`bounds.core.Claim`.  The public way to add a claim besides the entry points (a
+    plugin's ``register(registry)`` hook, :meth:`verify.QuickClaim.register`); a builder given
+    again for the id replaces the first, and the claim is then built afresh.
 
-    own = {f"{__name__}.{m}" for m in CATALOG_MODULES}
-    out = {}
-    for m in claim_modules():
-        if m not in own:
-            out.update(importlib.import_module(m).BUILDERS)
-    return out
+    Parameters
+    ----------
+    claim_id : str
+        The id used everywhere (``bounds.get(claim_id)``, ``python -m bounds CLAIM``).
+    builder : callable
+        Takes no argument and returns a :class:`bounds.core.Claim` with this id.
+    """
+    if not callable(builder):
+        raise TypeError(f"the builder of {claim_id!r} is not callable")
+    if _builders().get(claim_id, builder) != builder:
+        get.cache_clear()
+    _ADDED[claim_id] = builder
+
+
+def _uncatalogued_builders() -> dict:
+    """Builders of the claims the current catalog does not hold: claim modules registered
+    since it was written, and :func:`add_builder`'s."""
+    from .derive import catalogued_modules
+
+    covered = catalogued_modules()
+    return {**_module_builders([m for m in claim_modules() if m not in covered]), **_ADDED}
 
 
 def ids() -> tuple[str, ...]:
-    """Claim ids in source order: 001, then 003, then 002, then the experiments.
+    """Claim ids: the documents in the bibliography's order (001, then 003, then 002; a
+    user's after), each in its claim modules' order, then claims added by :func:`add_builder`.
 
     Read from the checked catalog (:func:`bounds.derive.catalog`, no sympy) when it is
-    current; otherwise the claim modules are imported.
+    current; the claim modules it does not cover are imported.
     """
     from .derive import catalog
 
     cat = catalog()
     if cat is not None:
-        return tuple(cat) + tuple(k for k in _foreign_builders() if k not in cat)
+        return tuple(cat) + tuple(k for k in _uncatalogued_builders() if k not in cat)
     return tuple(_builders())
 
 

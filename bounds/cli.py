@@ -76,7 +76,7 @@ def list_record(c) -> dict:
 def records() -> dict:
     """``{claim id: list_record}``: from the catalog when current, else by building the claims."""
     cat = _catalog()
-    if cat is not None:  # this package's claims from the catalog; users' claims built (entry points)
+    if cat is not None:  # the catalogued claims; those of modules registered since are built
         return {**cat, **{i: list_record(get(i)) for i in ids() if i not in cat}}
     return {i: list_record(get(i)) for i in ids()}
 
@@ -428,7 +428,7 @@ def fresh_derivation():
         used = derive.used()
         entries = {k: {"op": label, "text": derive.describe(res), "result": derive.encode(res)}
                    for k, (label, res) in sorted(used.items())}
-        cat = {"sources": derive.source_digests(), "assumptions": dict(ASSUMPTIONS),
+        cat = {"sources": derive.source_digests(), "modules": derive.module_digests(), "assumptions": dict(ASSUMPTIONS),
                "claims": {c.id: claim_record(c) for c in claims}}
         return entries, cat, {k: res for k, (_, res) in used.items()}
     finally:
@@ -462,8 +462,9 @@ def cache_problems() -> list[str]:
     for k in sorted(set(have) - set(entries)):
         problems.append(f"unused entry: {have[k].get('op')} ({k})")
     old = data.get("catalog") or {}
-    if old.get("sources") != cat["sources"]:
-        changed = sorted(n for n in cat["sources"] if (old.get("sources") or {}).get(n) != cat["sources"][n])
+    if old.get("sources") != cat["sources"] or old.get("modules") != cat["modules"]:
+        now, was = {**cat["sources"], **cat["modules"]}, {**(old.get("sources") or {}), **(old.get("modules") or {})}
+        changed = sorted(n for n in set(now) | set(was) if was.get(n) != now.get(n))
         problems.append("catalog: generated from other versions of " + ", ".join(changed))
     elif json.loads(dumps(cat)) != old:
         problems.append("catalog: differs from the claims as built now")

@@ -24,9 +24,9 @@ exits 1 when a cached entry differs from the fresh derivation, is missing or unu
 the catalog is out of date; ``tests/test_startup.py`` runs it.  Setting the environment
 variable ``MCSA_DERIVE_CACHE=off`` switches the cache off for a process.
 
-This module is a leaf: it imports nothing from :mod:`bounds` (sympy only when a
-derivation runs), so the claim modules, :mod:`bounds.numerics` and the package can all
-use it without an import cycle.
+This module is a leaf: it imports nothing from :mod:`bounds` but the standard-library
+:mod:`bounds.plugins` (sympy only when a derivation runs), so the claim modules,
+:mod:`bounds.numerics` and the package can all use it without an import cycle.
 """
 
 from __future__ import annotations
@@ -41,14 +41,10 @@ import types
 from pathlib import Path
 
 PATH = Path(__file__).with_name("_derived.json")  # package data, beside this module in a wheel too
-#: this distribution's own claim modules, whose claims the catalog lists (the files it is
-#: digested from).  Claims are *registered* through the "mcsa_verify.bounds" entry points
-#: (:func:`bounds.claim_modules`), these among them; a user's modules are not in the catalog
-#: and are imported when the claim ids are asked for.
-CATALOG_MODULES = ("paper", "cis_imh", "sgmcmc", "experiments")
 HERE = Path(__file__).resolve().parent
 
-#: files whose content the catalog depends on (besides CATALOG_MODULES)
+#: files of this package whose content the catalog depends on, besides the claim modules (the
+#: registered ``mcsa_verify.bounds`` entry points, bounds.plugins; digested by module name)
 CATALOG_INPUTS = ("__init__.py", "core.py", "symbols.py", "series.py", "derive.py", "cli.py")
 
 _enabled = os.environ.get("MCSA_DERIVE_CACHE", "on").lower() not in ("off", "0", "no")
@@ -189,24 +185,47 @@ solve = _sympy("solve")
 
 
 # ----------------------------------------------------------------------------- catalog
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+
+
 def source_digests() -> dict[str, str]:
-    names = [f"{m}.py" for m in CATALOG_MODULES] + list(CATALOG_INPUTS)
+    """``{file name: digest}`` of :data:`CATALOG_INPUTS` (this package's machinery)."""
+    return {n: _digest(HERE / n) for n in CATALOG_INPUTS if (HERE / n).exists()}
+
+
+def module_digests() -> dict[str, str]:
+    """``{module: digest of its file}`` of every registered claim module (entry-point group
+    ``mcsa_verify.bounds``, found by :func:`bounds.plugins.discover` without importing them)."""
+    from .plugins import BOUNDS_GROUP, discover
+
     out = {}
-    for n in names:
-        p = HERE / n
-        if p.exists():
-            out[n] = hashlib.sha256(p.read_bytes()).hexdigest()[:32]
+    for p in discover(BOUNDS_GROUP):
+        f = p.source_file()
+        if f is not None and f.is_file():
+            out[p.module] = _digest(f)
     return out
 
 
 @functools.lru_cache(maxsize=1)
 def _catalog_cached():
+    """The stored catalog when current: the machinery's files unchanged, and every claim module it
+    was written from still registered and unchanged (modules registered since are not in it)."""
     if not _enabled:
         return None
     cat = _load().get("catalog")
-    if not cat or cat.get("sources") != source_digests():
+    if not cat or cat.get("sources") != source_digests() or not isinstance(cat.get("modules"), dict):
+        return None
+    now = module_digests()
+    if any(now.get(m) != d for m, d in cat["modules"].items()):
         return None
     return cat
+
+
+def catalogued_modules() -> frozenset[str]:
+    """The claim modules the current catalog holds the claims of (empty when it is not current)."""
+    cat = _catalog_cached()
+    return frozenset() if cat is None else frozenset(cat["modules"])
 
 
 def catalog() -> dict | None:

@@ -31,6 +31,35 @@ REFERENCES = {
 ORDER = ("001", "003", "002")
 
 
+def position(document) -> int:
+    """Sort key of a document key (or a source) in the bibliography's order; a document not in it
+    (a user's) after every listed one.  Documents are presented in this order; plugins are
+    loaded in their entry points' order (bounds.plugins), whatever it is."""
+    key = doc_number(document) if document is not None else None
+    return ORDER.index(key) if key in ORDER else len(ORDER)
+
+
+def document_key(seed) -> str:
+    """The document a source's seed names: its number when the bibliography lists it ("001 ..." ->
+    "001"), else the seed itself (a user's document, e.g. "Levin & Peres (2017)")."""
+    number = doc_number(seed)
+    return number if number in REFERENCES else str(getattr(seed, "seed", seed))
+
+
+def documents(seeds) -> list[str]:
+    """The documents (:func:`document_key`) of ``seeds`` in presentation order: the bibliography's
+    first, then the others (users' documents) sorted."""
+    keys = {document_key(s) for s in seeds}
+    return [k for k in ORDER if k in keys] + sorted(keys - set(ORDER))
+
+
+def citation(key: str, full: bool = False) -> str:
+    """The short (or full) citation of a document key; a document the bibliography does not
+    list (a user's) is cited by its key."""
+    short, long = REFERENCES.get(key, (key, key))
+    return long if full else short
+
+
 def doc_number(source) -> str:
     """The document number of a source, a Source-like object or a text starting with it."""
     return str(getattr(source, "seed", source))[:3]

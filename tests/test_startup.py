@@ -63,14 +63,19 @@ def test_a_stored_entry_is_used_only_for_its_own_key(monkeypatch):
 def test_catalog_is_ignored_when_a_source_changed(monkeypatch):
     assert derive.catalog() is not None, "stale catalog: python -m bounds cache --write"
     assert list(derive.catalog()) == list(bounds._builders())
-    digests = derive.source_digests()
-    monkeypatch.setattr(derive, "source_digests", lambda: {**digests, "paper.py": "0" * 32})
-    derive._catalog_cached.cache_clear()
-    try:
-        assert derive.catalog() is None
-        assert bounds.ids() == tuple(bounds._builders())  # built from the modules instead
-    finally:
-        derive._catalog_cached.cache_clear()
+    digests, modules = derive.source_digests(), derive.module_digests()
+    assert "bounds.paper" in modules  # the registered claim modules, found through their entry points
+    for name, patch in (("source_digests", lambda: {**digests, "core.py": "0" * 32}),
+                        ("module_digests", lambda: {**modules, "bounds.paper": "0" * 32}),
+                        ("module_digests", lambda: {m: d for m, d in modules.items() if m != "bounds.paper"})):
+        with monkeypatch.context() as m:
+            m.setattr(derive, name, patch)  # a changed file, a changed claim module, a module no longer registered
+            derive._catalog_cached.cache_clear()
+            try:
+                assert derive.catalog() is None
+                assert bounds.ids() == tuple(bounds._builders())  # built from the modules instead
+            finally:
+                derive._catalog_cached.cache_clear()
 
 
 def test_catalog_records_match_the_claims():

@@ -2,7 +2,9 @@
 
 ``python -m verify coverage [--json | --write] [--document DOC] [--status STATUS]``
 
-Each document package (:data:`DOCUMENT_PACKAGES`) holds two data files:
+Each registered document package (the ``mcsa_verify.claims`` entry points,
+:func:`verify.registry.plugins`: the toolkit's documents and any user's package alike) may
+carry two data files:
 
 ``coverage.json``
     one object per sentence or display of the document that makes a mathematical or
@@ -43,9 +45,6 @@ from pathlib import Path
 
 from bounds.references import REFERENCES
 
-#: the packages holding an inventory (kept in one place: the claim registry will replace it)
-DOCUMENT_PACKAGES = ("verify.documents.kim2022", "verify.documents.cis_imh", "verify.documents.elhanchi2018")
-
 INVENTORY = "coverage.json"
 SECTIONS = "coverage_sections.json"
 
@@ -63,23 +62,31 @@ WIDTH = 100
 
 # ----------------------------------------------------------------------------- data
 def _package_file(package: str, name: str):
-    """A data file of ``package`` through :mod:`importlib.resources`, found from the parent
-    package so that the document package itself is not imported (importing it registers
-    its claims, which takes seconds of sympy)."""
-    parent, _, child = package.rpartition(".")
-    if not parent:
-        return resources.files(package).joinpath(name)
-    return resources.files(parent).joinpath(child, name)
+    """A data file of a registered document package, found without importing the package
+    (:meth:`bounds.plugins.Plugin.data_file`); None when it carries none."""
+    from .severity import _file
+
+    return _file(package, name)
 
 
 def _read(package: str, name: str):
-    return json.loads(_package_file(package, name).read_text(encoding="utf-8"))
+    f = _package_file(package, name)
+    if f is None:
+        raise FileNotFoundError(f"{package} carries no {name}")
+    return json.loads(f.read_text(encoding="utf-8"))
+
+
+def packages() -> tuple[str, ...]:
+    """The registered document packages that carry an inventory (both files), in the plugins' order."""
+    from .registry import plugins
+
+    return tuple(p.module for p in plugins() if p.data_file(INVENTORY) and p.data_file(SECTIONS))
 
 
 def load() -> list[dict]:
-    """Every inventory entry, document by document (in :data:`DOCUMENT_PACKAGES` order)."""
+    """Every inventory entry, document by document (in :func:`packages` order)."""
     out = []
-    for p in DOCUMENT_PACKAGES:
+    for p in packages():
         out += _read(p, INVENTORY)
     return out
 
@@ -87,7 +94,7 @@ def load() -> list[dict]:
 def sections() -> dict[str, list[dict]]:
     """Document key -> the sections walked, in document order."""
     out = {}
-    for p in DOCUMENT_PACKAGES:
+    for p in packages():
         d = _read(p, SECTIONS)
         out[d["document"]] = list(d["sections"])
     return out
@@ -166,8 +173,8 @@ def problems(entries: list[dict], walked: dict[str, list[dict]]) -> list[str]:
         if not isinstance(e, dict) or tuple(e) != KEYS:
             out.append(f"{where}: keys must be exactly {', '.join(KEYS)} in that order")
             continue
-        if e["document"] not in REFERENCES:
-            out.append(f"{where}: unknown document {e['document']!r}")
+        if e["document"] not in walked:  # a document is known when a registered package walks it
+            out.append(f"{where}: unknown document {e['document']!r} (no coverage_sections.json names it)")
         for k in ("location", "quote"):
             if not isinstance(e[k], str) or not e[k].strip() or "\n" in e[k]:
                 out.append(f"{where}: {k} must be a non-empty single line")
@@ -336,7 +343,7 @@ def _status_arg(text: str) -> str:
 def _documents() -> dict[str, str]:
     """Package name ("kim2022") -> document key, for every readable inventory."""
     names = {}
-    for p in DOCUMENT_PACKAGES:
+    for p in packages():
         try:
             names[p.rpartition(".")[2]] = _read(p, SECTIONS)["document"]
         except (OSError, ValueError, KeyError):

@@ -227,25 +227,20 @@ class QuickClaim:
     def register(self, registry=None) -> "QuickClaim":
         """Make the claim known in this process, as an installed one is.
 
-        Its formula goes to :mod:`bounds`, its verification and search space to
-        :mod:`verify`.  ``registry`` is accepted for a ``register(registry)`` plugin hook
-        and not used.
+        Its formula goes to :mod:`bounds` (:func:`bounds.add_builder`), its verification and
+        search space to :mod:`verify`.  ``registry`` is the :class:`verify.registry.Registry`
+        a ``register(registry)`` plugin hook is given (a plugin module's hook is one line,
+        ``def register(registry): claim.register(registry)``); without it, this process's.
         """
-        import bounds
+        from .registry import REGISTRY, Registry
 
-        from .registry import REGISTRY, register
-        from .spaces import SPECS
-
+        reg = registry if registry is not None else Registry()
         if REGISTRY.get(self.id) is not self.verification():
-            # bounds has no public hook besides the entry points: the formula joins this
-            # process's table of builders (a builder given again for the id replaces it)
-            table = bounds._builders()
-            if table.get(self.id, self.formula) != self.formula:
-                bounds.get.cache_clear()
-            table[self.id] = self.formula
-            register(self.verification())
+            reg.add_builder(self.id, self.formula)
+            reg.add(self.verification())
             if self.method == "exact":
-                SPECS[self.id] = self.search_space()
+                space = self.search_space()
+                reg.search_space(self.id, space.space, space.factory)
         return self
 
     # ------------------------------------------------------------------ running

@@ -1,38 +1,44 @@
 """The claim registry: every claim, built-in or a user's, is found the same way.
 
-A package makes claims known by declaring entry points (see ``docs/own-claim.md``)::
+A package makes claims known by declaring entry points (docs/own-claim.md; discovery is
+:func:`bounds.plugins.discover`, the one place that reads them)::
 
     [project.entry-points."mcsa_verify.bounds"]      # the formulas (layer bounds)
-    my_bounds = "my_package.bounds"                  # a module with BUILDERS = {id: builder}
+    my_doc = "my_package.formulas"                   # a module with BUILDERS = {id: builder}
 
     [project.entry-points."mcsa_verify.claims"]      # the verifications (layer verify)
-    my_claims = "my_package.claims"                  # a module that registers them
+    my_doc = "my_package:register"                   # a register(registry) hook
 
-Importing a ``mcsa_verify.claims`` module registers its claims with
-:func:`register` (a :class:`verify.model.Verification` each: readings, grid,
-empirical side, plot, optional search space), its search spaces with
-:func:`verify.spaces.spec` and its proof steps with :func:`verify.audit.engine.step`.
-:func:`load` imports every such module once, in entry-point order; the toolkit's own
-three documents are registered through this same group by this package's
-``pyproject.toml``, with nothing privileged.  Importing this module loads nothing.
+:func:`load` calls every ``mcsa_verify.claims`` hook once, in entry-point order, with a
+:class:`Registry`: the hook adds its document's verifications (:meth:`Registry.add`, a
+:class:`verify.model.Verification` each: readings, grid, empirical side, plot), imports the
+modules that declare its search spaces (:func:`verify.spaces.spec`) and proof steps
+(:func:`verify.audit.engine.step`) with :meth:`Registry.include`, and may add formulas
+(:meth:`Registry.add_builder`).  The package the entry point names also carries the
+document's data files (``coverage.json``, ``coverage_sections.json``, ``severity.json``),
+which :mod:`verify.coverage` and :mod:`verify.severity` find through the same entry points.
+
+The toolkit's own three documents are registered through this same group by this package's
+``pyproject.toml`` (``verify.documents.<doc>:register``), with nothing privileged and no list
+of them here.  An entry point naming a plain module (``my_doc = "my_package.claims"``) still
+works: a module that defines its own ``register`` function has it called, and any other module
+is only imported, its registrations made by import side effect (deprecated; a
+DeprecationWarning says so).  Hypothesis's ``hypothesis`` entry-point group is the model.
+Importing this module loads nothing.
 """
 
 from __future__ import annotations
 
-from importlib import import_module, metadata
+import warnings
+from importlib import import_module
 from typing import TYPE_CHECKING
+
+from bounds.plugins import CLAIMS_GROUP as GROUP, Plugin, discover
 
 if TYPE_CHECKING:
     from .model import Verification
 
-GROUP = "mcsa_verify.claims"
-
-#: the entry points this distribution declares in pyproject.toml, used only when its
-#: metadata is not installed (running from a bare source tree with PYTHONPATH)
-_OWN = (("kim2022", "verify.documents.kim2022"), ("cis_imh", "verify.documents.cis_imh"),
-        ("elhanchi2018", "verify.documents.elhanchi2018"))
-
-_loaded: dict[str, str] = {}  # entry-point name -> module
+_loaded: dict[str, str] = {}  # module -> entry-point name, of the plugins loaded
 
 
 #: claim id -> its :class:`verify.model.Verification`, filled by :func:`register`
@@ -76,39 +82,104 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
     return val
 
 
-def entry_points(group: str = GROUP, own=_OWN) -> list[tuple[str, str]]:
-    """``[(name, module)]`` of ``group``: this distribution's first, then other packages'."""
-    eps = list(metadata.entry_points(group=group))
-    try:
-        has_own = any(e.group == group for e in metadata.distribution("mcsa-verify").entry_points)
-    except metadata.PackageNotFoundError:
-        has_own = False
-    out = [] if has_own else list(own)
+#: the data file of a document package that names its document (verify.coverage): ``{"document": key, ...}``
+SECTIONS_FILE = "coverage_sections.json"
 
-    def dist(e):
-        return getattr(getattr(e, "dist", None), "name", "") or ""
 
-    order = {name: i for i, (name, _) in enumerate(own)}
-    # ours first, in the documents' order; then other packages' in metadata order
-    eps.sort(key=lambda e: (dist(e).replace("_", "-").lower() != "mcsa-verify", order.get(e.name, len(order))))
-    out += [(e.name, e.value.split(":")[0].strip()) for e in eps]
-    seen, uniq = set(), []
-    for name, mod in out:
-        if mod not in seen:
-            seen.add(mod)
-            uniq.append((name, mod))
-    return uniq
+def document_of(plugin: Plugin) -> str | None:
+    """The document key a plugin's package names in its ``coverage_sections.json`` (``"001"``), or None."""
+    import json
+
+    f = plugin.data_file(SECTIONS_FILE)
+    if f is None:
+        return None
+    doc = json.loads(f.read_text(encoding="utf-8")).get("document")
+    return doc if isinstance(doc, str) else None
+
+
+def plugins() -> tuple[Plugin, ...]:
+    """The registered document plugins (entry-point group ``mcsa_verify.claims``): in the
+    bibliography's order of the documents they name (bounds.references.position; a plugin
+    naming none, or one not in the bibliography, after), otherwise in entry-point order.
+    Loading, the coverage inventory, the severity data and the certificates follow it."""
+    from bounds.references import position
+
+    return tuple(sorted(discover(GROUP), key=lambda p: position(document_of(p))))
+
+
+def entry_points() -> list[tuple[str, str]]:
+    """``[(name, module)]`` of :func:`plugins`."""
+    return [(p.name, p.module) for p in plugins()]
+
+
+class Registry:
+    """What a plugin's ``register(registry)`` hook is given: the ways to make things known.
+
+    ``plugin`` is the :class:`bounds.plugins.Plugin` being loaded (None when a script registers
+    a claim directly, :meth:`verify.QuickClaim.register`).
+    """
+
+    def __init__(self, plugin: Plugin | None = None):
+        self.plugin = plugin
+
+    def add(self, verification: Verification) -> Verification:
+        """Register a :class:`verify.model.Verification` under its claim id."""
+        return register(verification)
+
+    def include(self, *modules: str) -> None:
+        """Import modules that declare search spaces (``@spec``), proof steps (``step(...)``),
+        instance kinds or verifications; a relative name (``".proofs"``) is taken in the
+        plugin's package.  The order is the order of registration."""
+        package = None
+        if self.plugin is not None:
+            package = self.plugin.module if self.plugin.package_dir() else self.plugin.module.rpartition(".")[0]
+        for m in modules:
+            import_module(m, package if m.startswith(".") else None)
+
+    def add_builder(self, claim_id: str, builder) -> None:
+        """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`); a document's
+        formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``."""
+        import bounds
+
+        bounds.add_builder(claim_id, builder)
+
+    def search_space(self, claim_id: str, space: str, factory) -> None:
+        """Register ``claim_id``'s search space (what the decorator ``@verify.spaces.spec(claim_id, space)``
+        does): ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line."""
+        from .spaces import spec
+
+        spec(claim_id, space)(factory)
+
+
+def _hook(plugin: Plugin):
+    """The ``register(registry)`` callable of a plugin, or None for a plain module (imported:
+    its registrations were made by import side effects)."""
+    obj = plugin.load()
+    if plugin.attr is not None:
+        if not callable(obj):
+            raise TypeError(f"entry point {plugin.name} = {plugin.value}: {plugin.attr} is not callable")
+        return obj
+    fn = getattr(obj, "register", None)
+    if callable(fn) and getattr(fn, "__module__", None) == obj.__name__:  # its own hook, not an imported name
+        return fn
+    warnings.warn(f"entry point {plugin.name} = {plugin.value} ({plugin.group}) names a module that registers "
+                  f"on import; name a register(registry) hook instead ({plugin.module}:register); "
+                  "see docs/own-claim.md", DeprecationWarning, stacklevel=3)
+    return None
 
 
 def load() -> dict[str, str]:
-    """Import every claim module of the ``mcsa_verify.claims`` group (once); returns
-    ``{entry-point name: module}``.  A module that fails to import raises: a broken
-    plugin is an error to see, not a claim to drop silently."""
-    for name, mod in entry_points():
-        if name not in _loaded:
-            import_module(mod)
-            _loaded[name] = mod
-    return dict(_loaded)
+    """Load every plugin of the ``mcsa_verify.claims`` group (once): call its
+    ``register(registry)`` hook, or import its module (deprecated).  Returns
+    ``{entry-point name: module}``.  A plugin that fails to load raises: a broken plugin
+    is an error to see, not a claim to drop silently."""
+    for p in plugins():
+        if p.module not in _loaded:  # one load per module (two packages may use one entry-point name)
+            hook = _hook(p)
+            if hook is not None:
+                hook(Registry(p))
+            _loaded[p.module] = p.name
+    return {name: module for module, name in _loaded.items()}
 
 
 def verifications() -> dict:

@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from bounds.references import REFERENCES, cite, cite_numbers
+from bounds.references import ORDER, REFERENCES, citation, cite, cite_numbers, document_key, documents
 from mcsa_cli import Parser, UsageError, number, progress, table
 
 PROG = "python -m verify report"
@@ -527,11 +527,11 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 
     errata = []
     for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
-        for prefix in ("001", "003", "002"):
-            group = [s for s in steps if s["seed"].startswith(prefix) and s["status"] in ("wrong", "loose")
+        for doc in documents(s["seed"] for s in steps):  # the bibliography's order, then users' documents
+            group = [s for s in steps if document_key(s["seed"]) == doc and s["status"] in ("wrong", "loose")
                      and s["severity"] == sev]
             if group:
-                errata.append({"document": REFERENCES[prefix][1], "short": REFERENCES[prefix][0], "steps": group,
+                errata.append({"document": citation(doc, full=True), "short": citation(doc), "steps": group,
                                "severity": sev, "meaning": MEANING.get(sev, "no severity recorded")})
     findings = [s for s in steps if s["status"] in ("wrong", "loose")]
     severity_counts = [(sv, n) for sv in SEVERITIES
@@ -547,7 +547,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
             "doc_figures": _doc_figures(),
-        "references": [(k, *REFERENCES[k]) for k in ("001", "003", "002")],
+        "references": [(k, *REFERENCES[k]) for k in ORDER],
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,
     }

@@ -29,9 +29,7 @@ This module names no claim and no document: everything document-specific is in t
 from __future__ import annotations
 
 import json
-import pathlib
 from collections import Counter
-from importlib import resources
 
 from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 
@@ -52,29 +50,26 @@ ENTRY_KEYS = {"steps": ("severity", "reason", "quote", "see"),
               "claims": ("severity", "reason", "quote", "see", "status_should_be", "why_status")}
 
 
-#: the coverage inventory's sections file of a document package (verify.coverage.SECTIONS), which names its document
-SECTIONS_FILE = "coverage_sections.json"
+def _plugins() -> dict:
+    """package -> its :class:`bounds.plugins.Plugin`: the registered document plugins (verify.registry.plugins)."""
+    from .registry import plugins
+
+    return {p.module: p for p in plugins()}
 
 
 def _packages() -> tuple[str, ...]:
-    """The registered document packages (the ``mcsa_verify.claims`` entry points, verify.registry), in order."""
-    from .registry import entry_points
-
-    return tuple(mod for _, mod in entry_points())
+    """The registered document packages (the ``mcsa_verify.claims`` entry points), in order."""
+    return tuple(_plugins())
 
 
 def _file(package: str, name: str):
-    """A data file of ``package``, found from its parent package so that the document
-    package is not imported (importing it registers its claims)."""
-    parent, _, child = package.rpartition(".")
-    if not parent:  # a top-level plugin module or package (a user's): found by its spec, not imported
-        from importlib.util import find_spec
+    """A data file of a registered document package, found without importing the package (importing it
+    registers nothing now, but its parents' imports stay cheap); None when it carries no such file (a plain
+    module plugin carries none)."""
+    from bounds.plugins import CLAIMS_GROUP, Plugin
 
-        spec = find_spec(package)
-        if spec is None or not spec.submodule_search_locations:  # a plain module carries no data files
-            return pathlib.Path("/nonexistent") / name
-        return pathlib.Path(next(iter(spec.submodule_search_locations))) / name
-    return resources.files(parent).joinpath(child, name)
+    plugin = _plugins().get(package) or Plugin(package, CLAIMS_GROUP, package)
+    return plugin.data_file(name)
 
 
 def load(packages=None) -> dict[str, dict]:
@@ -82,13 +77,17 @@ def load(packages=None) -> dict[str, dict]:
     out = {}
     for p in packages or _packages():
         f = _file(p, FILE)
-        out[p] = json.loads(f.read_text(encoding="utf-8")) if f.is_file() else {"steps": {}, "claims": {}}
+        out[p] = json.loads(f.read_text(encoding="utf-8")) if f is not None else {"steps": {}, "claims": {}}
     return out
 
 
-def document_of(package: str) -> str:
-    """The document key (``"001"``) of a document package, from its coverage sections."""
-    return json.loads(_file(package, SECTIONS_FILE).read_text(encoding="utf-8"))["document"]
+def document_of(package: str) -> str | None:
+    """The document key (``"001"``) of a document package, from its coverage sections (None without them)."""
+    from bounds.plugins import CLAIMS_GROUP, Plugin
+
+    from .registry import document_of as doc
+
+    return doc(_plugins().get(package) or Plugin(package, CLAIMS_GROUP, package))
 
 
 def lookup(data: dict[str, dict], kind: str, ident: str) -> dict | None:

@@ -11,7 +11,7 @@ fails when the committed files differ.
 
 from __future__ import annotations
 
-from bounds.references import ORDER, REFERENCES
+from bounds.references import citation, document_key, documents
 from mcsa_cli import dumps
 
 from ..decide import final_status
@@ -327,21 +327,21 @@ def errata_markdown() -> str:
     out += ["Findings by severity (the referee's judgement, `verify/documents/*/severity.json`; docs/methods.md "
             "gives the five severities and the six reading rules): "
             + count_text(r["severity"] for r in bad) + ".", ""]
-    for seed_prefix in ORDER:
-        group = [r for r in bad if r["seed"].startswith(seed_prefix)]
-        if group:
-            out.append(f"- {REFERENCES[seed_prefix][0]}: {count_text(r['severity'] for r in group)}")
+    docs = documents(r["seed"] for r in bad)  # the bibliography's order, then users' documents
+    for doc in docs:
+        group = [r for r in bad if document_key(r["seed"]) == doc]
+        out.append(f"- {citation(doc)}: {count_text(r['severity'] for r in group)}")
     out.append("")
     for sev in (*SEVERITIES, None):
         in_sev = [r for r in bad if r["severity"] == sev]
         if not in_sev:
             continue
         out += [f"## Severity `{sev}`: {MEANING[sev]}" if sev else "## No severity recorded", ""]
-        for seed_prefix in ORDER:
-            group = [r for r in in_sev if r["seed"].startswith(seed_prefix)]
+        for doc in docs:
+            group = [r for r in in_sev if document_key(r["seed"]) == doc]
             if not group:
                 continue
-            out += [f"### {REFERENCES[seed_prefix][1]}", ""]
+            out += [f"### {citation(doc, full=True)}", ""]
             for r in group:
                 out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
                            f"{sev or 'no severity'}")

@@ -1,10 +1,10 @@
-"""The verification of ``mcgd_average_bias`` (entry-point group ``mcsa_verify.claims``).
+"""The verification of ``mcgd_average_bias``: what the package's ``register(registry)`` hook
+(entry-point group ``mcsa_verify.claims``, :func:`mcgd_claims.register`) registers, exactly as
+the toolkit's own documents do.  Importing this module registers nothing:
 
-Importing this module registers, exactly as the toolkit's own documents do:
-
-* a :class:`verify.model.Verification`: what is measured, the quick and full grids, the
-  run function producing :class:`verify.model.CheckResult` records, the readings;
-* a search space (:func:`verify.spaces.spec`) for ``python -m verify search``.
+* :data:`VERIFICATION`, a :class:`verify.model.Verification`: what is measured, the quick and
+  full grids, the run function producing :class:`verify.model.CheckResult` records, the readings;
+* :func:`search_space` (described by :data:`SPACE`) for ``python -m verify search``.
 
 Empirical side (:mod:`mcgd_claims.chains`)
 ------------------------------------------
@@ -37,8 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from verify.model import CheckResult, Grid, Reading, Verification, exact_tolerance
-from verify.registry import bound_value, register
-from verify.spaces import spec
+from verify.registry import bound_value
 
 from . import chains as C
 from .formulas import CLAIM
@@ -221,7 +220,7 @@ READINGS = (
             "average f(X_1), ..., f(X_n): the first step is taken before averaging", axis="averaging window"),
 )
 
-register(Verification(
+VERIFICATION = Verification(
     CLAIM,
     measures="worst bias of the time average over starts x and f; d(t) = max_x ||P^t(x,.) - pi||_TV",
     targets="random finite chains: dense, sparse, Metropolis, rank-one, nearly reducible, two-state",
@@ -229,14 +228,15 @@ register(Verification(
     grid=Grid(QUICK, FULL), run=run,
     overrides=("kinds", "m", "n", "t", "mc_n", "R", "chains"),
     readings=READINGS, name="Time-average bias (Dobrushin)", plot=plot,
-    proof="assembled from textbook lemmas (Levin & Peres 2017, §4.4); the steps are in mcgd_claims.formulas",
     check_overrides=check_overrides,
-))
+)
 
 
 # ----------------------------------------------------------------------------- search space
-@spec(CLAIM, "chains of 2-5 states, n <= 2000")
-def _space():
+SPACE = "chains of 2-5 states, n <= 2000"
+
+
+def search_space():
     """Integer transition weights 0-50 (zeros allowed: transient and absorbing states), n in
     1..2000, both windows; each instance checks the worst start and worst f against the
     stated and explicit forms and d(n) against delta^n, exactly."""

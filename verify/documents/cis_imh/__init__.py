@@ -5,4 +5,9 @@ its acceptance ratio and rate bounds, the variance of CIS with N, parallel IMH c
 and exact computations in ``kit``).  The formulas are in :mod:`bounds.cis_imh`.
 """
 
-from . import checks, kit, proofs  # noqa: F401  (registers the claims, spaces, instance kinds and steps)
+
+def register(registry) -> None:
+    """The plugin hook (entry point ``mcsa_verify.claims``:
+    ``cis_imh = "verify.documents.cis_imh:register"``);
+    the submodules register this document's claims, search spaces and proof steps, in this order."""
+    registry.include(".checks", ".kit", ".proofs")

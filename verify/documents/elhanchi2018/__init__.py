@@ -8,4 +8,9 @@ recipe of §2.1, the mixed models of §3.3 and the Conclusion.
 scales.  The formulas are in :mod:`bounds.sgmcmc`.
 """
 
-from . import checks, proofs, proofs_conclusion, proofs_lmm, proofs_text  # noqa: F401  (registers the claims, spaces and steps)
+
+def register(registry) -> None:
+    """The plugin hook (entry point ``mcsa_verify.claims``:
+    ``elhanchi2018 = "verify.documents.elhanchi2018:register"``);
+    the submodules register this document's claims, search spaces and proof steps, in this order."""
+    registry.include(".checks", ".proofs", ".proofs_conclusion", ".proofs_lmm", ".proofs_text")
