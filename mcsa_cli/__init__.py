@@ -763,6 +763,40 @@ def _fold(word: str, w: int, cell_len) -> str:
     return "\n".join(lines)
 
 
+def _count_lines(lens: list[int], w: int) -> int:
+    """The lines a greedy wrap at width ``w`` gives words of lengths ``lens`` (one space
+    between words; a word longer than ``w`` counts the lines its pieces take)."""
+    n, used = 0, w
+    for x in lens:
+        if used + 1 + x <= w:
+            used += 1 + x
+        else:
+            k = max(1, -(-x // max(w, 1)))
+            n, used = n + k, x - (k - 1) * w
+    return max(n, 1)
+
+
+def _lines_needed(cols: list[list[list[int]]], lo: list[int], hi: list[int], room: int,
+                  max_lines: int) -> list[int]:
+    """The narrowest widths (between ``lo`` and ``hi``) at which no cell takes more than
+    ``L`` lines, for the fewest ``L`` up to ``max_lines`` whose widths fit ``room``
+    (``cols``: per column, per cell, its words' lengths); ``lo`` when none fit."""
+    for L in range(1, max_lines + 1):
+        need = []
+        for col, a, b in zip(cols, lo, hi):
+            if any(_count_lines(c, b) > L for c in col):
+                break
+            while a < b:  # the line count falls as the width grows
+                mid = (a + b) // 2
+                a, b = (a, mid) if all(_count_lines(c, mid) <= L for c in col) else (mid + 1, b)
+            need.append(a)
+            if sum(need) > room:
+                break
+        else:
+            return need
+    return list(lo)
+
+
 def _distribute(lo: list[int], hi: list[int], room: int) -> list[int]:
     """Widths between ``lo`` and ``hi`` that add up to ``room`` (at most ``sum(hi)``, at
     least ``sum(lo)``): each column gets its minimum plus a share of the spare room in
@@ -790,12 +824,13 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
     (``key=False``: it wraps like the others).  When the words do not fit, columns are left
     out -- first those named in ``optional`` (header names, in that order), then the others
     from the right, never the first -- and a line under the table names them and says that
-    ``see`` (the ``--wide`` flag of :func:`add_wide`) shows them.  Widths between a column's
-    longest word and its longest cell share the room as CSS's automatic table layout does
-    (:func:`_distribute`).  A cell that would need more than ``max_lines`` lines is cut after a whole word
-    and ends in :func:`marker` (``…``, ``~`` on an ASCII terminal), and a line says so.
-    ``wide=True``: every column, every cell whole on one line, whatever the width.  Cells
-    are shown as stdout can print them (:func:`text`).
+    ``see`` (the ``--wide`` flag of :func:`add_wide`) shows them.  The widths are the
+    narrowest at which the tallest cell takes the fewest lines (:func:`_lines_needed`), the
+    room left shared as CSS's automatic table layout does (:func:`_distribute`).  A cell
+    that would need more than ``max_lines`` lines is cut after a whole word and ends in
+    :func:`marker` (``…``, ``~`` on an ASCII terminal), and a line says so.  ``wide=True``:
+    every column, every cell whole on one line, whatever the width.  Cells are shown as
+    stdout can print them (:func:`text`).
     """
     from rich.cells import cell_len
     from rich.console import Console
@@ -832,7 +867,9 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
                 break
             keep.remove(order.pop(0))
         room = max(limit - 2 * (len(keep) - 1), 0)
-        fitted = _distribute([lo[i] for i in keep], [natural[i] for i in keep], room)
+        lens = [[[cell_len(w) for w in c.split()] for c in cols[i]] for i in keep]
+        least = _lines_needed(lens, [lo[i] for i in keep], [natural[i] for i in keep], room, max_lines)
+        fitted = _distribute(least, [natural[i] for i in keep], room)
         widths = [0] * n
         for i, w in zip(keep, fitted):
             widths[i] = w
