@@ -101,7 +101,8 @@ def cmd_list(argv):
         return ", ".join(f"{q}[{'/'.join(f)}]" for q, f in qs.items())
 
     rows = [[r["id"], r["source"], ", ".join(r["assumptions"]) or "-", quantities(r)] for r in recs]
-    print(table(rows, ["claim", "source", "assumptions", "quantities [forms]"], wide=a.wide))
+    print(table(rows, ["claim", "source", "assumptions", "quantities [forms]"], wide=a.wide,
+                optional=["assumptions", "source"]))
     used = {a_ for r in recs for a_ in r["assumptions"]}
     print(wrap(f"\n{len(recs)} claims. Assumptions:\n" + "\n".join(
         f"  {k}: {v}" for k, v in _assumptions().items() if k in used), wide=a.wide))

@@ -2,7 +2,8 @@
 ``python -m simulate``.
 
 Importing this module imports only the standard library (no sympy, no numpy, no
-tqdm until a progress bar is actually shown), so any command line can use it.
+tqdm until a progress bar is actually shown, no rich until a table is laid out), so any
+command line can use it.
 
 * :class:`UsageError` -- bad input; :func:`run` prints it as one line on stderr, exit 2.
 * :class:`Parser` -- :class:`argparse.ArgumentParser` whose errors raise :class:`UsageError`
@@ -13,8 +14,9 @@ tqdm until a progress bar is actually shown), so any command line can use it.
   argv shows the traceback instead); Ctrl-C exits 130.
 * :func:`dumps` -- strict RFC 8259 JSON (NaN -> null, +/-inf -> "inf"/"-inf"; numpy and
   mpmath numbers converted; values outside the double range as decimal strings).
-* :func:`table` -- a plain-text table that fits the terminal (cells wrap; a cell cut short
-  ends in a visible marker); :func:`add_wide` adds ``--wide`` (everything, unwrapped);
+* :func:`table` -- a plain-text table laid out by rich that fits the terminal (cells wrap
+  at spaces, no word is split; columns that do not fit are left out and named; a cell cut
+  short ends in a visible marker); :func:`add_wide` adds ``--wide`` (everything, unwrapped);
   :func:`wrap` fits prose lines; :func:`progress` -- a tqdm bar on stderr that is silent
   when stderr is not a terminal or under ``--json``.
 * :func:`short` -- a number in at most 6 significant digits (tables); :func:`show_param`
@@ -41,6 +43,7 @@ import contextlib
 import dataclasses
 import decimal
 import errno
+import io
 import json
 import math
 import os
@@ -739,188 +742,179 @@ def cell(x) -> str:
     return "—" if x is None else str(x)
 
 
-class _CellWrapper(textwrap.TextWrapper):
-    """Lines break at spaces, and also after ``/ , ; [`` (``mixing[stated/explicit]``)
-    before a word is cut anywhere."""
-
-    _breaks = re.compile(r"(\s+|(?<=[/,;\[])(?=[^\s/,;\[]))")
-
-    def _split(self, text_):
-        return [c for c in self._breaks.split(text_) if c]
-
-
-def _wrap_cell(c: str, w: int) -> list[str]:
-    if len(c) <= w:
-        return [c]
-    return _CellWrapper(width=w, break_long_words=True, break_on_hyphens=False).wrap(c) or [""]
-
-
 _WHITESPACE = str.maketrans({c: " " for c in "\t\n\x0b\x0c\r"})
+#: a word longer than its column may break after these list separators, and nowhere else
+_PIECE = re.compile(r"[^/,+\[]*[/,+\[]+|[^/,+\[]+")
 
 
-def _chunks(c: str) -> tuple[list[int], list[bool]]:
-    """The lengths of the pieces :class:`_CellWrapper` breaks ``c`` into, and which are
-    blank (for :func:`_count_lines`)."""
-    parts = [x for x in _CellWrapper._breaks.split(c.expandtabs().translate(_WHITESPACE)) if x]
-    return [len(x) for x in parts], [not x.strip() for x in parts]
+def _pieces(word: str) -> list[str]:
+    """``word`` cut after each ``/``, ``,``, ``+`` and ``[``: ``a[b/c],`` -> ``a[``, ``b/``, ``c],``."""
+    return _PIECE.findall(word)
 
 
-def _count_lines(size: int, chunks: tuple[list[int], list[bool]], width: int, stop: int = 1 << 30) -> int:
-    """``len(_wrap_cell(c, width))`` for a cell of ``size`` characters without building its
-    lines: textwrap's greedy filling (``TextWrapper._wrap_chunks`` with drop_whitespace and
-    break_long_words) on the chunk lengths; :func:`_fit` asks it for every column at many
-    widths.  Counting stops beyond ``stop`` lines."""
-    if size <= width:
-        return 1
-    lens, blank = chunks
-    n = len(lens)
-    i, head, lines = 0, (lens[0] if lens else 0), 0  # head: what is left of chunk i
-    while i < n:
-        used = items = 0
-        last_blank = False
-        if lines and (blank[i] or head == 0):  # a line does not start with a blank
-            i += 1
-            if i == n:
-                break
-            head = lens[i]
-        while i < n and used + head <= width:
-            used += head
-            items += 1
-            last_blank = blank[i] or head == 0
-            i += 1
-            if i < n:
-                head = lens[i]
-        if i < n and head > width:  # a word longer than a line: cut
-            piece = min(max(width - used, 1 if width < 1 else 0), head)
-            items += 1
-            last_blank = blank[i] or piece == 0
-            head -= piece
-        if items and last_blank:
-            items -= 1
-        if items:
-            lines += 1
-            if lines > stop:
-                break
-    return max(lines, 1)
+def _fold(word: str, w: int, cell_len) -> str:
+    """A word longer than ``w`` as lines of at most ``w`` (when its pieces allow), broken
+    only after ``/``, ``,``, ``+`` or ``[`` (greedy)."""
+    lines = [""]
+    for p in _pieces(word):
+        if lines[-1] and cell_len(lines[-1] + p) > w:
+            lines.append("")
+        lines[-1] += p
+    return "\n".join(lines)
 
 
-def _fit(columns: list[list[str]], natural: list[int], limit: int, sep: int, max_lines: int) -> list[int]:
-    """Column widths within ``limit``: one character at a time, the column that adds the
-    fewest wrapped lines to the table gives one up (ties: the widest), a cell cut short
-    (more than ``max_lines`` lines) counting as 1000 lines.  Columns narrower
-    than 12 characters (numbers, short codes) and the first column (the row's key) are
-    narrowed only when nothing else helps; none below 6, and none below its longest word
-    of up to 12 characters (a number) unless the table cannot fit otherwise.  Then a column
-    with a cut cell widens until the cell is whole, when the others can spare the
-    characters.  A table of more columns than fit at 6 characters each stays wider."""
-    widths = list(natural)
-    n = len(widths)
-    rows = len(columns[0]) if columns else 0
-    memo: dict = {}
-    # no column narrower than its longest word of up to 12 characters (a number is never split)
-    whole = [max((len(t) for c in col[1:] for t in c.split() if len(t) <= 12), default=0) for col in columns]
-
-    pieces = [[_chunks(c) if len(c) > 6 else None for c in col] for col in columns]
-
-    def heights(i, w):
-        if (i, w) not in memo:
-            memo[i, w] = [k if k <= max_lines else 1000
-                          for k in (_count_lines(len(c), p, w, max_lines) for c, p in zip(columns[i], pieces[i]))]
-        return memo[i, w]
-
-    def table_height(ws):
-        hs = [heights(i, ws[i]) for i in range(n)]
-        return sum(max(h[r] for h in hs) for r in range(rows))
-
-    def total():
-        return sum(widths) + sep * (n - 1)
-
-    for floor, protect_first, keep_words in ((12, True, True), (12, False, True), (6, True, True),
-                                             (6, False, True), (6, False, False)):
-        while total() > limit:
-            can = [i for i in range(n) if widths[i] > min(natural[i], max(floor, whole[i] if keep_words else 0))
-                   and not (protect_first and i == 0)]
-            if not can:
-                break
-
-            # far from the limit, several characters at a time (fewer widths to try)
-            step = max(1, (total() - limit) // (3 * n))
-
-            def cost(i):
-                trial = list(widths)
-                trial[i] -= min(step, widths[i] - min(natural[i], max(floor, whole[i] if keep_words else 0)))
-                return (table_height(trial), -widths[i], i)
-
-            i = min(can, key=cost)
-            widths[i] -= min(step, widths[i] - min(natural[i], max(floor, whole[i] if keep_words else 0)))
-    # a column with a cell cut short widens until it is whole, if the others can spare it
-    for i in range(n):
-        if max(heights(i, widths[i]), default=0) < 1000:
-            continue
-        need = next((w for w in range(widths[i] + 1, natural[i] + 1) if max(heights(i, w)) < 1000), None)
-        donors = [j for j in range(n) if j != i and max(heights(j, widths[j]), default=0) < 1000]
-        if need is None or sum(widths[j] - min(natural[j], 6) for j in donors) < need - widths[i]:
-            continue
-        trial = list(widths)
-        for _ in range(need - widths[i]):
-            can = [j for j in donors if trial[j] > min(natural[j], 6) and max(heights(j, trial[j] - 1)) < 1000]
-            if not can:
-                break
-
-            def cost(j):
-                t = list(trial)
-                t[j] -= 1
-                return (j == 0, table_height(t), -trial[j])  # the key column last
-
-            trial[min(can, key=cost)] -= 1
+def _count_lines(lens: list[int], w: int) -> int:
+    """The lines a greedy wrap at width ``w`` gives words of lengths ``lens`` (one space
+    between words; a word longer than ``w`` counts the lines its pieces take)."""
+    n, used = 0, w
+    for x in lens:
+        if used + 1 + x <= w:
+            used += 1 + x
         else:
-            trial[i] = need
-            widths = trial
+            k = max(1, -(-x // max(w, 1)))
+            n, used = n + k, x - (k - 1) * w
+    return max(n, 1)
+
+
+def _lines_needed(cols: list[list[list[int]]], lo: list[int], hi: list[int], room: int,
+                  max_lines: int) -> list[int]:
+    """The narrowest widths (between ``lo`` and ``hi``) at which no cell takes more than
+    ``L`` lines, for the fewest ``L`` up to ``max_lines`` whose widths fit ``room``
+    (``cols``: per column, per cell, its words' lengths); ``lo`` when none fit."""
+    for L in range(1, max_lines + 1):
+        need = []
+        for col, a, b in zip(cols, lo, hi):
+            if any(_count_lines(c, b) > L for c in col):
+                break
+            while a < b:  # the line count falls as the width grows
+                mid = (a + b) // 2
+                a, b = (a, mid) if all(_count_lines(c, mid) <= L for c in col) else (mid + 1, b)
+            need.append(a)
+            if sum(need) > room:
+                break
+        else:
+            return need
+    return list(lo)
+
+
+def _distribute(lo: list[int], hi: list[int], room: int) -> list[int]:
+    """Widths between ``lo`` and ``hi`` that add up to ``room`` (at most ``sum(hi)``, at
+    least ``sum(lo)``): each column gets its minimum plus a share of the spare room in
+    proportion to what more it could use, ``hi - lo`` (the automatic table layout of CSS 2.1,
+    section 17.5.2.2), the rounding remainder to the largest fractions."""
+    spare, want = max(room - sum(lo), 0), [h - m for m, h in zip(lo, hi)]
+    if spare >= sum(want):
+        return list(hi)
+    share = [spare * x / sum(want) for x in want]
+    widths = [m + int(x) for m, x in zip(lo, share)]
+    for i in sorted(range(len(lo)), key=lambda i: int(share[i]) - share[i])[:room - sum(widths)]:
+        widths[i] += 1
     return widths
 
 
 def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, *, wide: bool = False,
-          max_lines: int = 6) -> str:
-    """Columns padded to their widest cell, two spaces apart, a dashed line under the header.
+          max_lines: int = 6, optional: Iterable[str] = (), see: str = "--wide", key: bool = True) -> str:
+    """Columns padded to their widest cell, two spaces apart, a dashed line under the header,
+    laid out by Rich (:class:`rich.table.Table`, no colour, no box characters).
 
     The table fits ``width`` columns (default :func:`terminal_width`: the terminal's, 100
-    when unknown): when it would be wider, the widest columns narrow and their cells wrap
-    onto continuation lines (the other cells of the row left blank); a cell that would
-    need more than ``max_lines`` lines is cut and ends in :func:`marker` (``…``, ``~`` on
-    an ASCII terminal), and a last line says so.  ``wide=True`` (the ``--wide`` flag, see
-    :func:`add_wide`): every cell whole on one line, whatever the width.  Cells are shown
-    as stdout can print them (:func:`text`).
+    when unknown).  No word is ever split: cells wrap at spaces only (a word longer than
+    any width its column can get breaks after ``/``, ``,``, ``+`` or ``[``, and nowhere
+    else), and the first column (the row's key: a claim or step id) is never wrapped
+    (``key=False``: it wraps like the others).  When the words do not fit, columns are left
+    out -- first those named in ``optional`` (header names, in that order), then the others
+    from the right, never the first -- and a line under the table names them and says that
+    ``see`` (the ``--wide`` flag of :func:`add_wide`) shows them.  The widths are the
+    narrowest at which the tallest cell takes the fewest lines (:func:`_lines_needed`), the
+    room left shared as CSS's automatic table layout does (:func:`_distribute`).  A cell
+    that would need more than ``max_lines`` lines is cut after a whole word and ends in
+    :func:`marker` (``…``, ``~`` on an ASCII terminal), and a line says so.  ``wide=True``:
+    every column, every cell whole on one line, whatever the width.  Cells are shown as
+    stdout can print them (:func:`text`).
     """
-    header = [text(cell(h)) for h in header]
-    rows = [[text(cell(c)) for c in r] for r in rows]
-    natural = [max(len(c) for c in col) for col in zip(header, *rows)] if header else []
-    limit = None if wide else (width or terminal_width())
-    widths = natural if limit is None or sum(natural) + 2 * max(0, len(natural) - 1) <= limit \
-        else _fit([list(col) for col in zip(header, *rows)], natural, limit, 2, max_lines)
-    mark = marker()
-    cut = [False]
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
-    def pieces(c: str, w: int) -> list[str]:
-        ls = _wrap_cell(c, w)
+    head = [text(cell(h)).translate(_WHITESPACE) for h in header]
+    n = len(head)
+    body = [([text(cell(c)).translate(_WHITESPACE) for c in r] + [""] * n)[:n] for r in rows]
+    cols = [[h] + [r[i] for r in body] for i, h in enumerate(head)]
+    natural = [max(cell_len(c) for c in col) for col in cols]
+    limit = None if wide else (width or terminal_width())
+    keep, widths = list(range(n)), list(natural)
+    if limit is not None and sum(natural) + 2 * (n - 1) > limit:
+        # the narrowest a column can be: its longest word (the key column: its longest cell);
+        # failing that, its longest piece of a word between breaks after / , + [
+        words = [max((cell_len(w) for c in col for w in c.split()), default=0) for col in cols]
+        pieces = [max((cell_len(p) for c in col for w in c.split() for p in _pieces(w)), default=0) for col in cols]
+        if key:
+            words[0] = pieces[0] = natural[0]
+        opt = [i for name in optional for i in range(1, n) if head[i] == name]
+        order = list(dict.fromkeys(opt + list(range(n - 1, 0, -1))))  # left out first .. last
+
+        def fits(lo):
+            return sum(lo[i] for i in keep) + 2 * (len(keep) - 1) <= limit
+
+        while True:
+            lo = list(words)  # words whole; else the columns that gain most break words after / , +
+            for i in sorted(keep, key=lambda i: pieces[i] - words[i]):
+                if fits(lo):
+                    break
+                lo[i] = pieces[i]
+            if fits(lo) or not order:  # (nothing left to leave out: the narrowest, wider than the terminal)
+                break
+            keep.remove(order.pop(0))
+        room = max(limit - 2 * (len(keep) - 1), 0)
+        lens = [[[cell_len(w) for w in c.split()] for c in cols[i]] for i in keep]
+        least = _lines_needed(lens, [lo[i] for i in keep], [natural[i] for i in keep], room, max_lines)
+        fitted = _distribute(least, [natural[i] for i in keep], room)
+        widths = [0] * n
+        for i, w in zip(keep, fitted):
+            widths[i] = w
+    mark = marker()
+    cut = False
+    console = Console(file=io.StringIO(), width=max(limit or 1, 1), color_system=None, force_terminal=False,
+                      force_jupyter=False, highlight=False, emoji=False, markup=False, legacy_windows=False,
+                      no_color=True)
+
+    def lines(c: str, w: int) -> list[str]:
+        nonlocal cut
+        if wide or cell_len(c) <= w:
+            return [c]
+        c = re.sub(r"\S+", lambda m: _fold(m.group(), w, cell_len) if cell_len(m.group()) > w else m.group(), c)
+        ls = [line.plain.rstrip() for line in Text(c).wrap(console, w, overflow="fold")] or [""]
         if len(ls) > max_lines:
-            ls = ls[:max_lines]
-            ls[-1] = (ls[-1] if len(ls[-1]) < w else ls[-1][:w - 1]) + mark
-            cut[0] = True
+            ls, last = ls[:max_lines], ls[max_lines - 1]
+            while last and cell_len(last) + cell_len(mark) > w:  # cut after a whole word
+                last = last.rsplit(" ", 1)[0] if " " in last.strip() else ""
+            ls[-1] = last + mark
+            cut = True
         return ls
 
-    def lines(r) -> list[str]:
-        cols = [pieces(c, w) for c, w in zip(r, widths)]
-        height = max((len(p) for p in cols), default=1)
-        return ["  ".join((p[k] if k < len(p) else "").ljust(w) for p, w in zip(cols, widths)).rstrip()
-                for k in range(height)]
-
-    out = lines(header) + ["  ".join("-" * w for w in widths)]
-    for r in rows:
-        out += lines(r)
-    if cut[0]:
-        out.append(wrap(f"({mark} marks a cell cut to fit {limit} columns; --wide shows every cell whole)",
-                        width=limit, indent=" "))
-    return "\n".join(out)
+    grid = Table(box=None, show_header=False, show_edge=False, pad_edge=False, padding=(0, 2, 0, 0),
+                 expand=False)
+    for i in keep:
+        grid.add_column(no_wrap=True, overflow="ignore", width=widths[i])
+    for r in [head, None, *body]:
+        if r is None:  # the dashed rule under the header
+            grid.add_row(*("-" * widths[i] for i in keep))
+        else:
+            grid.add_row(*(Text("\n".join(lines(r[i], widths[i]))) for i in keep))
+    total = sum(widths[i] for i in keep) + 2 * (len(keep) - 1)
+    console.file, console.width = io.StringIO(), max(total, 1) + 1
+    console.print(grid)
+    result = [line.rstrip() for line in console.file.getvalue().split("\n")[:-1]]
+    left_out = [head[i] for i in range(n) if i not in keep]
+    if left_out:
+        result.append(wrap(f"({len(left_out)} of {n} columns left out to fit {limit} columns: "
+                           f"{', '.join(left_out)}; {see} shows {'it' if len(left_out) == 1 else 'them'})",
+                           width=limit, indent=" "))
+    if cut:
+        result.append(wrap(f"({mark} marks a cell cut to fit {limit} columns; {see} shows every cell whole)",
+                           width=limit, indent=" "))
+    return "\n".join(result)
 
 
 # ----------------------------------------------------------------------------- progress

@@ -65,3 +65,23 @@ def test_audit_and_search_fit_100_columns(argv, capsys):
     main(argv + ["--wide"])
     wide = capsys.readouterr().out
     assert max(len(line) for line in wide.splitlines()) > 100  # --wide: one line per entry, nothing wrapped
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_all_fits_without_splitting_a_word(width, capsys, monkeypatch):
+    """`verify all --quick` (the quick run shared with test_all_fits_100_columns): every line
+    within the width, no word of a cell split (tests/test_tables.py's check against the same
+    output unfitted), every claim id whole at the start of its row."""
+    from test_tables import HUGE, assert_fits, assert_no_word_split, first_words, run_at
+
+    from verify import cli
+    from verify.report import cached_runs
+
+    reports = list(cached_runs("quick", 0).values())
+    monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: reports)
+    with monkeypatch.context() as m:
+        unfitted = run_at(cli.main, ["all", "--quick"], HUGE, m, capsys)
+    out = run_at(cli.main, ["all", "--quick"], width, monkeypatch, capsys)
+    assert_fits(out, width)
+    assert_no_word_split(out, unfitted)
+    assert {r.claim for r in reports} <= first_words(out)

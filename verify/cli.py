@@ -192,7 +192,8 @@ def cmd_list(argv):
                             r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
                                               if r["failing_readings"] and r["empirical"] != "violated" else ""),
                             r["severity"] or "-", r["audit"]]) for r in rows],
-                    ["claim", "document", "how", "final status (quick)", "severity", "proof audit"]))
+                    ["claim", "document", "how", "final status (quick)", "severity", "proof audit"],
+                    optional=["how", "document", "proof audit"]))  # on a narrow terminal: status and severity
     from .severity import count_text
 
     _print(wrap(f"\nseverity of the {sum(bool(r['severity']) for r in rows)} claims that do not hold: "
@@ -625,7 +626,8 @@ def cmd_all(argv):
                             "s", "other forms", "severity"], wide=True))
     else:  # what fits 100 columns; --wide adds the failing-reading counts, forms and times
         _print(table([[r[0], r[1], r[2], r[9], r[5], r[6]] for r in rows],
-                     ["claim", "document", "final status", "severity", "checks", "MC"]))
+                     ["claim", "document", "final status", "severity", "checks", "MC"],
+                     optional=["document", "MC", "checks"]))  # on a narrow terminal: status and severity
     def _say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=a.wide))
 

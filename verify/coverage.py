@@ -250,7 +250,7 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
         body = [[e["status"], e["location"], _check_cell(e),
                  verdict(e, steps, claims) if e["status"] == "checked" else _short_reason(e["reason"])] for e in es]
         out.append(clikit.table(body, ["status", "location", "claim / step", "verdict / reason"], width=width,
-                                max_lines=4))
+                                max_lines=4, optional=["location"], see="--json", key=False))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -129,7 +129,7 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     rows = [[c["id"], c["status"], c["deciding"], str(c["n_checks"]), f"{c['elapsed']:.1f}"
              + (" *" if c["cached"] else "")]
             for c in data["claims"]]
-    print(table(rows, ["claim", "status", "deciding form", "checks", "s"]))
+    print(table(rows, ["claim", "status", "deciding form", "checks", "s"], see="the report"))
     from mcsa_cli import wrap
 
     for c in data["claims"]:

@@ -260,24 +260,36 @@ def _fmt_ce(ce):
     return f"at {at}: lhs = {ce['lhs']:.6g}, rhs = {ce['rhs']:.6g}"
 
 
-def table_text(rs) -> str:
-    lines = []
+def table_text(rs, width: int | None = None) -> str:
+    """The steps as the terminal shows them: a step's id, status and location on one line,
+    its relation and findings on the lines below, aligned after the longest id when
+    ``width`` (the terminal's; None: unlimited) leaves their longest word room to wrap
+    there (:func:`mcsa_cli.wrap` continues a line 2 more characters in), else indented by 4
+    so that no word is cut."""
     w = max(len(r["id"]) for r in rs)
+    details = []
     for r in rs:
-        flag = " (affected)" if r["affected"] else ""
-        lines.append(f"{r['id']:<{w}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  [{r['method']}]")
-        lines.append(f"{'':<{w}}    {r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]")
-        lines.append(f"{'':<{w}}    -> {r['detail']}")
+        d = [f"{r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]", f"-> {r['detail']}"]
         if r.get("severity"):
             from ..severity import reason_line
 
-            lines.append(f"{'':<{w}}    severity {reason_line(r)}")
+            d.append(f"severity {reason_line(r)}")
             if r.get("certificate"):
-                lines.append(f"{'':<{w}}    certificate: {r['certificate']}")
+                d.append(f"certificate: {r['certificate']}")
         if r["counterexample"]:
-            lines.append(f"{'':<{w}}    counterexample {_fmt_ce(r['counterexample'])}")
+            d.append(f"counterexample {_fmt_ce(r['counterexample'])}")
         if r["correction"]:
-            lines.append(f"{'':<{w}}    correction: {r['correction']}")
+            d.append(f"correction: {r['correction']}")
+        details.append(d)
+    longest = max((len(t) for d in details for line in d for t in line.split()), default=0)
+    aligned = width is None or width - (w + 4 + 2) >= max(longest, 40)
+    pad = w if aligned else 0
+    lines = []
+    for r, d in zip(rs, details):
+        flag = " (affected)" if r["affected"] else ""
+        lines.append(f"{r['id']:<{pad}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  "
+                     f"[{r['method']}]")
+        lines += [f"{'':<{pad}}    {line}" for line in d]
     return "\n".join(lines)
 
 
@@ -484,9 +496,9 @@ def cmd_audit(argv):
     elif a.markdown:
         print(markdown(rs))
     else:
-        from mcsa_cli import wrap
+        from mcsa_cli import terminal_width, wrap
 
-        print(wrap(table_text(rs), wide=a.wide, indent="  "))
+        print(wrap(table_text(rs, None if a.wide else terminal_width()), wide=a.wide, indent="  "))
         counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
         from ..severity import count_text
