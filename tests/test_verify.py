@@ -227,9 +227,10 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
 
     rc = main(["figure2", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
-    # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others hold
-    assert d["verdict"] == "inconclusive" and d["status"] == d["stored_full_run"]["verdict"] == "depends on reading"
-    assert rc == 4 and d["status_basis"] == "stored full run"
+    # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others hold; the
+    # sentence is hedged, so the claim holds (rule 2)
+    assert d["verdict"] == "inconclusive" and d["status"] == d["stored_full_run"]["verdict"] == "holds"
+    assert rc == 0 and d["status_basis"] == "stored full run"
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path)  # no stored run: the quick run's own status
     rc = main(["figure2", "--quick", "--json"])
     assert rc == 3 and json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"
