@@ -18,15 +18,13 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
+from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
     EXACT,
     LOOSE,
     VALID,
     WRONG,
-    Int,
-    Real,
     first_failing,
-    free,
     instance_check,
     searchable,
     step,
