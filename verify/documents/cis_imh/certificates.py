@@ -16,21 +16,19 @@ one per kind of computation:
   the outer by adaptive quadrature;
 * small one-off computations (counting, a score-function gradient).
 
-This module imports only :mod:`verify.certify` (it is loaded without the document package).
+This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+without the document package).
 """
 
 from __future__ import annotations
 
 from verify.certify import Certificate
+from verify.documents._certkit import PROPOSALS, exact_number
 
 _DRAFT = "CIS-as-IMH draft ('Inclusive Variational Inference with Independent Metropolis-Hastings')"
 
 # ============================================================================= shared pieces
-_NUM = '''
-def Q(x):
-    """An exact number: int, "p/q" string or decimal string -> Fraction."""
-    return Fraction(x) if not isinstance(x, float) else Fraction(repr(x))
-
+_NUM = exact_number("Q") + '''
 
 def QV(v):
     return [Q(x) for x in v]
@@ -40,27 +38,7 @@ def fl(x):
     return float(x)
 '''
 
-_CIS = '''
-def count_vectors(N, M):
-    """All (c_1..c_M) with c_i >= 0, sum c_i = N: the proposals' counts per state."""
-    if M == 1:
-        yield (N,)
-        return
-    for c in range(N + 1):
-        for rest in count_vectors(N - c, M - 1):
-            yield (c,) + rest
-
-
-def multinomial(c, q):
-    """P(counts = c) for N = sum c i.i.d. draws from q."""
-    coef = math.factorial(sum(c))
-    for ci in c:
-        coef //= math.factorial(ci)
-    pr = coef
-    for ci, qi in zip(c, q):
-        pr = pr * qi ** ci
-    return pr
-
+_CIS = PROPOSALS + '''
 
 def cis_row(q, w, x, N, w_x=None):
     """The draft's CIS kernel from z_t-1 = x (its weight w_x, default w[x]): N proposals i.i.d. q, one of the
@@ -71,8 +49,7 @@ def cis_row(q, w, x, N, w_x=None):
     wx = w[x] if w_x is None else w_x
     row = [0 * wx for _ in range(M)]
     acc = 0 * wx
-    for c in count_vectors(N, M):
-        pr = multinomial(c, q)
+    for c, pr in proposals(q, N):
         if pr == 0:
             continue
         S = sum(ci * wi for ci, wi in zip(c, w))
@@ -89,8 +66,7 @@ def rb_moments(q, w, f, N, w0, f0):
     the self-normalised IS estimate f_IS.  Also E[1 - r] with 1 - r = S/(w0 + S)."""
     assert abs(sum(q) - 1) < 1e-12 and min(q) >= 0, "q must be a probability vector"
     m1 = m2 = acc = 0
-    for c in count_vectors(N, len(q)):
-        pr = multinomial(c, q)
+    for c, pr in proposals(q, N):
         if pr == 0:
             continue
         S = sum(ci * wi for ci, wi in zip(c, w))

@@ -14,21 +14,19 @@ kind of computation:
 * ``_FINITE``: exact expectations over minibatches and data sets (fractions, enumeration);
 * small one-off computations (ranks, eigenvalues, binomial laws, quadratures).
 
-This module imports only :mod:`verify.certify` (it is loaded without the document package).
+This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+without the document package).
 """
 
 from __future__ import annotations
 
 from verify.certify import Certificate
+from verify.documents._certkit import exact_number
 
 _DOC = "El hanchi (2018), 'Stochastic gradient MCMC algorithms and their applications'"
 
 # ============================================================================= shared pieces
-_NUM = '''
-def Q(x):
-    """An exact number: int, "p/q" string or decimal string -> Fraction."""
-    return Fraction(x) if not isinstance(x, float) else Fraction(repr(x))
-
+_NUM = exact_number("Q") + '''
 
 def QM(A):
     return [[Q(v) for v in row] for row in A]

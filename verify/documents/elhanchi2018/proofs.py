@@ -53,6 +53,15 @@ def _spd(g, d, scale=1.0):
     return scale * (A @ A.T + d * np.eye(d))
 
 
+def _stationary(H, k, eps):
+    """(H^-1, A, Lambda) of the process (2) with D = (k/2) H^-1: A = I - eps D H and the stationary covariance
+    Lambda = A Lambda A^T + 2 eps D (Lyapunov solve)."""
+    Hinv = np.linalg.inv(H)
+    Dm = (k / 2) * Hinv
+    A = np.eye(H.shape[0]) - eps * Dm @ H
+    return Hinv, A, linalg.solve_discrete_lyapunov(A, 2 * eps * Dm)
+
+
 def _instances(n=8, seed=2):
     """SPD H: fixed ones of sizes 1, 2, 3, 5; one searched instance while the engine searches."""
     g = np.random.default_rng(seed)
@@ -201,10 +210,7 @@ def _lyapunov(ratio=None):
             kk = ke / e
             for H, _ in _instances():
                 d = H.shape[0]
-                Hinv = np.linalg.inv(H)
-                Dm = (kk / 2) * Hinv
-                A = np.eye(d) - e * Dm @ H
-                Lam = linalg.solve_discrete_lyapunov(A, 2 * e * Dm)
+                Hinv, A, Lam = _stationary(H, kk, e)
                 c = 1 / (1 - ke / 4) if ratio is None else ratio(ke)
                 rows.append(({"k eps": ke, "eps": e, "dim": d}, float(np.abs(Lam - c * Hinv).max()), 0.0,
                              _lyap_scale(H, abs(1 - ke / 2), c)))
@@ -976,25 +982,32 @@ def _prior_counted():
                     "p(theta)"))
 
 
+def _gaussian_data():
+    """The data of §2.1.3's Gaussian model checks: the atoms of a discrete law the search chooses (theta = its
+    mean mu), model x ~ N(theta, s^2 I), prior N(0, tau^2 I), s^2 and tau^2 free; yields (data, mu, s^2, tau^2)."""
+    for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2}, np.full(3, 1 / 3),
+                                                        np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
+                                                        np.array([0.5, 0.2]))]):
+        for s2 in free("s^2", [1.0], Real(1e-3, 1e3, log=True)):
+            for tau2 in free("tau^2", [100.0], Real(1e-3, 1e6, log=True)):
+                yield vals, mu, s2, tau2
+
+
 def _prior_corrected():
     """The correction: grad^S = (N/|S|) sum_{j in S} grad log p(x_j | theta) + grad log p(theta) (|S| draws with
     replacement) has expectation grad log p(theta | x) = sum_i grad log p(x_i | theta) + grad log p(theta), the
     gradient of Bayes' posterior; exact expectation over the data's empirical law, model x ~ N(theta, s^2 I),
     prior N(0, tau^2 I), data = the atoms of a discrete law the search chooses, theta its mu."""
     rows = []
-    for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2}, np.full(3, 1 / 3),
-                                                        np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
-                                                        np.array([0.5, 0.2]))]):
-        for s2 in free("s^2", [1.0], Real(1e-3, 1e3, log=True)):
-            for tau2 in free("tau^2", [100.0], Real(1e-3, 1e6, log=True)):
-                Nd = vals.shape[0]
-                gl = (vals - mu) / s2  # grad log p(x_i | theta), one row per datum
-                gp = -mu / tau2
-                full = gl.sum(0) + gp
-                mean_sg = Nd * gl.mean(0) + gp  # E over one uniform draw (|S| draws: the same mean)
-                sc = (np.abs(gl).sum(0).max() + np.abs(gp).max()) * Nd
-                rows += [({"component": j, "s^2": s2, "tau^2": tau2}, float(mean_sg[j]), float(full[j]), sc)
-                         for j in range(vals.shape[1])]
+    for vals, mu, s2, tau2 in _gaussian_data():
+        Nd = vals.shape[0]
+        gl = (vals - mu) / s2  # grad log p(x_i | theta), one row per datum
+        gp = -mu / tau2
+        full = gl.sum(0) + gp
+        mean_sg = Nd * gl.mean(0) + gp  # E over one uniform draw (|S| draws: the same mean)
+        sc = (np.abs(gl).sum(0).max() + np.abs(gp).max()) * Nd
+        rows += [({"component": j, "s^2": s2, "tau^2": tau2}, float(mean_sg[j]), float(full[j]), sc)
+                 for j in range(vals.shape[1])]
     return instance_check(lambda: rows, "=", TOL, describe="E[grad^S] against the posterior's gradient")
 
 
