@@ -47,3 +47,13 @@ def proposals(q, n):
             p = p * qi ** ci
         yield c, p
 '''
+
+
+def rel(text: str) -> str:
+    """The piece stating the printed relation and what violates it: the script's ``RELATION``."""
+    return f"RELATION = {text!r}\n"
+
+
+def body(*pieces: str) -> str:
+    """A certificate's body: its pieces in order, two blank lines apart."""
+    return "\n".join(p.strip("\n") + "\n\n" for p in pieces)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.certify import Certificate
-from verify.documents._certkit import PROPOSALS, exact_number
+from verify.documents._certkit import PROPOSALS, body, exact_number, rel
 
 DOC = "Kim, Oh, Gardner, Dieng & Kim (2022), \"Markov Chain Score Ascent\", NeurIPS 2022"
 
@@ -210,12 +210,6 @@ def loose(lhs, rhs):
 '''
 
 
-def body(*pieces: str) -> str:
-    return "\n".join(p.strip("\n") + "\n\n" for p in pieces)
-
-
-def rel(text: str) -> str:
-    return f"RELATION = {text!r}\n"
 
 
 CERTIFICATES: list[Certificate] = []
