@@ -696,8 +696,8 @@ step("sgfs.small", claim="sgfs_admissible_k", seed=SEED,
      lhs="half-life of the exact process at k = 4|S|/(N + |S|)", rhs="log 2 (1 - f^2)/(4 f), f = |S|/N",
      justification="Appendix's recursion", check=_small_noise, expect=VALID)
 step("sgfs.14.mandt", claim="sgfs_admissible_k", seed=SEED,
-     location="§2.3.1.1, 'the same update equation proposed by (Mandt et al., "
-              "2017)'", relation="=", lhs="lim_{|S|/N -> 0} (14)'s preconditioner / Mandt et al.'s", rhs="1",
+     location="§2.3.1.1, 'the same update equation proposed by (Mandt et al., 2017)'", relation="=",
+     lhs="lim_{|S|/N -> 0} (14)'s preconditioner / Mandt et al.'s", rhs="1",
      justification="Mandt et al. (2017), Theorem 2", check=_mandt, expect=EXACT)
 step("sgfs.14.sgfs", claim="sgfs_admissible_k", seed=SEED,
      location="§2.3.1.1, 'a special case of stochastic gradient fisher scoring'", relation="=",
