@@ -105,8 +105,8 @@ def sgd(schedule: Schedule) -> Optimizer:
     return Optimizer("sgd", init, update)
 
 
-def momentum(schedule: Schedule, beta=0.9) -> Optimizer:
-    """Heavy ball: v <- beta v + g; step = gamma v.  ``beta``: a number or one per row."""
+def _heavy_ball(name: str, schedule: Schedule, beta, direction) -> Optimizer:
+    """The momentum family: v <- beta v + g; step = gamma direction(g, v, beta)."""
     beta = _rows(beta, "beta", 0.0, 1.0)
 
     def init(params):
@@ -116,25 +116,19 @@ def momentum(schedule: Schedule, beta=0.9) -> Optimizer:
     def update(grad, state):
         t = state.t + 1
         v = beta * state.m + grad
-        return schedule(t) * v, OptState(t, v)
+        return schedule(t) * direction(grad, v, beta), OptState(t, v)
 
-    return Optimizer("momentum", init, update)
+    return Optimizer(name, init, update)
+
+
+def momentum(schedule: Schedule, beta=0.9) -> Optimizer:
+    """Heavy ball: v <- beta v + g; step = gamma v.  ``beta``: a number or one per row."""
+    return _heavy_ball("momentum", schedule, beta, lambda g, v, b: v)
 
 
 def nesterov(schedule: Schedule, beta=0.9) -> Optimizer:
     """Nesterov momentum (the Sutskever et al. 2013 form): step = gamma (g + beta v)."""
-    beta = _rows(beta, "beta", 0.0, 1.0)
-
-    def init(params):
-        _check_rows(params, getattr(schedule, "lr", None), beta)
-        return OptState(0, np.zeros_like(params))
-
-    def update(grad, state):
-        t = state.t + 1
-        v = beta * state.m + grad
-        return schedule(t) * (grad + beta * v), OptState(t, v)
-
-    return Optimizer("nesterov", init, update)
+    return _heavy_ball("nesterov", schedule, beta, lambda g, v, b: g + b * v)
 
 
 def adam(schedule: Schedule, b1=0.9, b2=0.999, eps=1e-8) -> Optimizer:

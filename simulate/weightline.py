@@ -128,34 +128,33 @@ def _log_gammainc_series(a, z):
     return -z + a * np.log(z) - special.gammaln(a) + np.log(total)
 
 
-def _log_chi2_sf(x, D):
-    """log P(chi2_D > x), vectorised, no underflow (x >= 0)."""
+def _log_chi2_tail(x, D, upper):
+    """log P(chi2_D > x) (``upper``) or log P(chi2_D <= x), vectorised, no underflow (x >= 0).
+
+    The wanted tail T is read as log1p(-C) of its complement C while C < 1/2, else as log T;
+    where T underflows, from the continued fraction (upper) or the series (lower) in logs."""
     x = np.asarray(x, dtype=float)
     xs = np.atleast_1d(x)
     a, z = 0.5 * D, 0.5 * xs
     P = special.gammainc(a, z)
     Q = special.gammaincc(a, z)
+    T, C = (Q, P) if upper else (P, Q)
     with np.errstate(divide="ignore"):
-        out = np.where(P < 0.5, np.log1p(-P), np.log(Q))
-    bad = (Q <= 1e-290) & (P >= 0.5) & np.isfinite(z)
+        out = np.where(C < 0.5, np.log1p(-C), np.log(T))
+    bad = (T <= 1e-290) & (C >= 0.5) & (np.isfinite(z) if upper else (z > 0))
     if np.any(bad):
-        out[bad] = _log_gammaincc_cf(a, z[bad])
+        out[bad] = (_log_gammaincc_cf if upper else _log_gammainc_series)(a, z[bad])
     return out.reshape(x.shape)
+
+
+def _log_chi2_sf(x, D):
+    """log P(chi2_D > x), vectorised, no underflow (x >= 0)."""
+    return _log_chi2_tail(x, D, upper=True)
 
 
 def _log_chi2_cdf(x, D):
     """log P(chi2_D <= x), vectorised, no underflow (x >= 0; -inf at x = 0)."""
-    x = np.asarray(x, dtype=float)
-    xs = np.atleast_1d(x)
-    a, z = 0.5 * D, 0.5 * xs
-    P = special.gammainc(a, z)
-    Q = special.gammaincc(a, z)
-    with np.errstate(divide="ignore"):
-        out = np.where(Q < 0.5, np.log1p(-Q), np.log(P))
-    bad = (P <= 1e-290) & (Q >= 0.5) & (z > 0)
-    if np.any(bad):
-        out[bad] = _log_gammainc_series(a, z[bad])
-    return out.reshape(x.shape)
+    return _log_chi2_tail(x, D, upper=False)
 
 
 def _chi2_quantile(p, D, upper=False):
@@ -255,11 +254,8 @@ class IsotropicPair:
 
 
 def _check_D_s(D, s):
-    try:
-        Di = operator.index(D)
-    except TypeError:
-        raise ValueError(f"D must be an integer >= 1, got {D!r}") from None
-    if isinstance(D, bool) or Di < 1:
+    _check_int(D, "D", 1)
+    if isinstance(D, bool):
         raise ValueError(f"D must be an integer >= 1, got {D!r}")
     try:
         sf = float(s)
@@ -320,14 +316,21 @@ class TVResult:
     log_one_minus_tv: np.ndarray | None = field(default=None, compare=False)
 
 
-def _check_steps(steps):
+def _check_int(value, name: str, least: int, too_small: str | None = None) -> int:
+    """``value`` as an int >= ``least``; ValueError otherwise (``too_small``: the message for
+    an integer below ``least``, default the same as for a non-integer)."""
+    msg = f"{name} must be an integer >= {least}, got {value!r}"
     try:
-        k = operator.index(steps)
+        k = operator.index(value)
     except TypeError:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}") from None
-    if k < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+        raise ValueError(msg) from None
+    if k < least:
+        raise ValueError(too_small or msg)
     return k
+
+
+def _check_steps(steps):
+    return _check_int(steps, "steps", 1)
 
 
 def _check_log_w0(pair, log_w0):
@@ -667,12 +670,7 @@ def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float, grid: int | N
     ESTIMATE: max_k |TV(grid) - TV(2 grid)| plus the mass defect
     ``|a_k + int f_k dpi - 1|`` of the finer run (not a rigorous bound).
     """
-    try:
-        Ni = operator.index(N)
-    except TypeError:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}") from None
-    if Ni < 2:
-        raise ValueError(f"CIS needs N >= 2 particles, got N = {N!r}")
+    Ni = _check_int(N, "N", 2, f"CIS needs N >= 2 particles, got N = {N!r}")
     steps = _check_steps(steps)
     lw0 = _check_log_w0(pair, log_w0)
     grid = DEFAULT_GRID if grid is None else operator.index(grid)

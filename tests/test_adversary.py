@@ -8,6 +8,7 @@ Cache: a step's digest follows the code it depends on; a changed digest is recom
 
 from __future__ import annotations
 
+import contextlib
 import json
 import textwrap
 
@@ -122,17 +123,39 @@ def test_workers_do_not_change_outcomes(monkeypatch):
     assert json.dumps(serial, sort_keys=True) == json.dumps(parallel, sort_keys=True)
 
 
-def test_digest_follows_the_code(tmp_path, monkeypatch):
-    """A step's digest changes when a function its check calls changes, not when unrelated code does."""
+@contextlib.contextmanager
+def _digest_of(tmp_path, monkeypatch, name):
+    """A package ``name`` under tmp_path whose module ``mod`` is rewritten by ``write(src)``;
+    ``digest()`` imports it afresh and returns the digest of a step checking with ``mod.check``.
+    Both modules are forgotten on leaving."""
     import importlib
     import sys
 
     from verify.audit.cache import step_digest
     from verify.audit.engine import Step
 
-    pkg = tmp_path / "digestpkg"
+    pkg = tmp_path / name
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def write(src):
+        (pkg / "mod.py").write_text(src)
+
+    def digest():
+        sys.modules.pop(f"{name}.mod", None)
+        mod = importlib.import_module(f"{name}.mod")
+        return step_digest(Step("x.1", "x", "001", "here", "<=", "a", "b", "why", mod.check))
+
+    try:
+        yield write, digest
+    finally:
+        sys.modules.pop(f"{name}.mod", None)
+        sys.modules.pop(name, None)
+
+
+def test_digest_follows_the_code(tmp_path, monkeypatch):
+    """A step's digest changes when a function its check calls changes, not when unrelated code does."""
     src = textwrap.dedent("""
         def helper():
             return 1.0
@@ -143,21 +166,13 @@ def test_digest_follows_the_code(tmp_path, monkeypatch):
         def check():
             return helper()
     """)
-    (pkg / "mod.py").write_text(src)
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def digest():
-        sys.modules.pop("digestpkg.mod", None)
-        mod = importlib.import_module("digestpkg.mod")
-        return step_digest(Step("x.1", "x", "001", "here", "<=", "a", "b", "why", mod.check))
-
-    d0 = digest()
-    (pkg / "mod.py").write_text(src.replace("return 2.0", "return 3.0"))  # unrelated function
-    assert digest() == d0
-    (pkg / "mod.py").write_text(src.replace("return 1.0", "return 1.5"))  # the helper the check calls
-    assert digest() != d0
-    sys.modules.pop("digestpkg.mod", None)
-    sys.modules.pop("digestpkg", None)
+    with _digest_of(tmp_path, monkeypatch, "digestpkg") as (write, digest):
+        write(src)
+        d0 = digest()
+        write(src.replace("return 2.0", "return 3.0"))  # unrelated function
+        assert digest() == d0
+        write(src.replace("return 1.0", "return 1.5"))  # the helper the check calls
+        assert digest() != d0
 
 
 def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
@@ -184,30 +199,13 @@ def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
 
 def test_digest_sees_through_lru_cache(tmp_path, monkeypatch):
     """A memoised helper (functools.lru_cache) is part of the digest like any function."""
-    import importlib
-    import sys
-
-    from verify.audit.cache import step_digest
-    from verify.audit.engine import Step
-
-    pkg = tmp_path / "digestpkg2"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
     src = ("import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    "
         "return helper()\n")
-    (pkg / "mod.py").write_text(src)
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def digest():
-        sys.modules.pop("digestpkg2.mod", None)
-        mod = importlib.import_module("digestpkg2.mod")
-        return step_digest(Step("x.2", "x", "001", "here", "<=", "a", "b", "why", mod.check))
-
-    d0 = digest()
-    (pkg / "mod.py").write_text(src.replace("return 1.0", "return 2.0"))
-    assert digest() != d0
-    sys.modules.pop("digestpkg2.mod", None)
-    sys.modules.pop("digestpkg2", None)
+    with _digest_of(tmp_path, monkeypatch, "digestpkg2") as (write, digest):
+        write(src)
+        d0 = digest()
+        write(src.replace("return 1.0", "return 2.0"))
+        assert digest() != d0
 
 
 def test_integer_domains_are_evaluated_at_50_digits():

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from audit_kit import imh_fraction
 from scipy import linalg
 
 from simulate import finite as F
@@ -100,19 +101,6 @@ def test_every_encoded_finding_is_listed():
 
 
 # ----------------------------------------------------------------------------- Kim et al. (NeurIPS 2022)
-def _imh_fraction(pi, q):
-    """The IMH transition matrix in exact rationals (independent of simulate.finite)."""
-    M = len(pi)
-    w = [p / r for p, r in zip(pi, q)]
-    K = [[Fraction(0)] * M for _ in range(M)]
-    for x in range(M):
-        for y in range(M):
-            if y != x:
-                K[x][y] = q[y] * min(Fraction(1), w[y] / w[x])
-        K[x][x] = 1 - sum(K[x])
-    return K
-
-
 def _common_sup(laws, pi):
     import itertools
 
@@ -124,7 +112,7 @@ def _common_sup(laws, pi):
 def test_f8_theorem4_exact_and_the_conclusion_still_holds():
     pi = [Fraction(1, 10), Fraction(11, 20), Fraction(7, 20)]
     q = [Fraction(1, 1000), Fraction(1, 2), Fraction(499, 1000)]
-    K = _imh_fraction(pi, q)
+    K = imh_fraction(pi, q)
     laws = [K[1], K[2]]  # chains at states 2 and 3
     tv_prod = sum(abs(laws[0][a] * laws[1][b] - pi[a] * pi[b]) for a in range(3) for b in range(3)) / 2
     assert tv_prod == Fraction(2435511, 11000000) and _common_sup(laws, pi) == Fraction(99, 500)
@@ -142,7 +130,7 @@ def test_f8_theorem3_form_exact():
     """The same error in Theorem 3's form (p_n = K^((k-1)N+n)(z^(n), .)); instance found for this encoding."""
     pi = [Fraction(8, 100), Fraction(1, 100), Fraction(91, 100)]
     q = [Fraction(2, 10), Fraction(2, 10000), Fraction(7998, 10000)]
-    K = _imh_fraction(pi, q)
+    K = imh_fraction(pi, q)
     K2 = [[sum(K[i][k] * K[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
     laws = [K[2], K2[0]]  # z^(1) = state 3 one step, z^(2) = state 1 two steps
     tv_prod = sum(abs(laws[0][a] * laws[1][b] - pi[a] * pi[b]) for a in range(3) for b in range(3)) / 2

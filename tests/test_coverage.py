@@ -8,12 +8,11 @@ when ``MCSA_SEEDS`` names the folder holding them (one text file per document, n
 """
 
 import copy
-import glob
 import json
-import os
 import pathlib
 
 import pytest
+from documents_kit import seed_texts
 
 import bounds
 from mcsa_cli import UsageError, loads_strict, run
@@ -164,21 +163,8 @@ def test_terminal_table_fits_100_columns(entries, capsys):
     assert not any(line.startswith(("not checked", "not checkable", "out of scope")) for line in out.splitlines())
 
 
-def _seed_texts():
-    folder = os.environ.get("MCSA_SEEDS")
-    if not folder:
-        pytest.skip("MCSA_SEEDS is not set: the quotes are checked against the documents only when it names "
-                    "the folder that holds them")
-    texts = {}
-    for d in coverage.counts(coverage.load()):
-        found = sorted(glob.glob(os.path.join(folder, f"{d}_*.txt")))
-        assert found, f"no text for document {d} in {folder}"
-        texts[d] = _norm(pathlib.Path(found[0]).read_text(encoding="utf-8"))
-    return texts
-
-
 def test_every_quote_is_verbatim_in_its_document(entries):
-    texts = _seed_texts()
+    texts = {d: _norm(t) for d, t in seed_texts(coverage.counts(coverage.load())).items()}
     missing = [(e["document"], e["location"], e["quote"][:60]) for e in entries
                if _norm(e["quote"]) not in texts[e["document"]]]
     assert missing == []

@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
+from audit_kit import imh_fraction, run_step
 
 from simulate import finite as F
 from verify.audit.engine import EXACT, LOOSE, STEPS, VALID, WRONG, Real, searched_run, sym_equal, sym_le
@@ -39,15 +40,10 @@ def test_the_step_list_is_complete():
 
 @pytest.mark.parametrize("sid", IDS)
 def test_exact_and_valid_steps_are_established(sid):
-    s = STEPS[sid]
-    o = s.run()
-    assert o.status == s.expect, (sid, o.status, o.detail)
+    s, o = run_step(sid)
     if o.status in (EXACT, VALID):
         assert o.established_by in ("proof", "search", "definition"), (sid, o.established_by)
         assert (o.established_by == "definition") == (sid in DEFINITIONS), sid
-    if o.established_by == "search":
-        assert o.evaluations >= 100 and o.regimes and "adversarial search" in o.detail, sid
-        assert o.best_ratio is None or o.best_ratio <= 1 + 1e-6, (sid, o.best_ratio)
     if o.status in (WRONG, LOOSE) and o.correction and sid not in NOT_COMPUTABLE:
         assert s.corrected is not None, f"{sid}: its correction is not checked"
         assert o.correction_status.startswith(("proved", "survived")), (sid, o.correction_status)
@@ -106,18 +102,6 @@ def test_h04_the_table_holds_with_lambda_frozen(monkeypatch):
     assert P._t3_table().status == EXACT
 
 
-def _imh_fraction(pi, q):
-    M = len(pi)
-    w_ = [a / b for a, b in zip(pi, q)]
-    K = [[Fraction(0)] * M for _ in range(M)]
-    for x in range(M):
-        for y in range(M):
-            if y != x:
-                K[x][y] = q[y] * min(Fraction(1), w_[y] / w_[x])
-        K[x][x] = 1 - sum(K[x])
-    return K
-
-
 def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
     """H03: pi = (.5, .3, .2), q = (.2, .3, .5), s = (1, -.5, .25): w* = 5/2, r = 3/5, z* = state 1; in exact
     rationals K^t(z*, .) = (1 - r^t) pi + r^t delta_z*, so the bias of the average of N chains is r^t |s(z*) - mu|
@@ -126,7 +110,7 @@ def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
     q = [Fraction(1, 5), Fraction(3, 10), Fraction(1, 2)]
     s = [Fraction(1), Fraction(-1, 2), Fraction(1, 4)]
     r = Fraction(3, 5)
-    K = _imh_fraction(pi, q)
+    K = imh_fraction(pi, q)
     row = [Fraction(1), Fraction(0), Fraction(0)]
     mu = sum(a * b for a, b in zip(pi, s))
     for t in range(1, 6):

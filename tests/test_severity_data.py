@@ -9,12 +9,11 @@ the recorded status and says why.  The quotes are checked against the documents 
 """
 
 import copy
-import glob
 import json
-import os
 import pathlib
 
 import pytest
+from documents_kit import seed_texts
 
 import bounds
 from verify import severity as S
@@ -127,22 +126,9 @@ def test_see_points_to_a_finding_and_status_judgements_are_few(data, recorded):
     assert not changes, f"status judgements not applied: {changes}"
 
 
-def _seed_texts(pkg_doc):
-    folder = os.environ.get("MCSA_SEEDS")
-    if not folder:
-        pytest.skip("MCSA_SEEDS is not set: the quotes are checked against the documents only when it names "
-                    "the folder that holds them")
-    texts = {}
-    for doc in set(pkg_doc.values()):
-        found = sorted(glob.glob(os.path.join(folder, f"{doc}_*.txt")))
-        assert found, f"no text for document {doc} in {folder}"
-        texts[doc] = pathlib.Path(found[0]).read_text(encoding="utf-8")
-    return texts
-
-
 def test_every_quote_is_verbatim_in_its_document(data, documents):
     pkg_doc = documents[2]
-    texts = _seed_texts(pkg_doc)
+    texts = seed_texts(set(pkg_doc.values()))
     assert S.quote_problems(data, texts, pkg_doc) == []
     # the check can fail: a quote altered by one character is not found
     d = copy.deepcopy(data)

@@ -44,19 +44,29 @@ RESOLUTION_FLOOR = 1e-300
 
 
 @dataclass(frozen=True)
-class Real:
-    """A real parameter on [lo, hi] (log scale when ``log``), e.g. ``Real(1, 1e12, log=True)`` for w*."""
+class _Box:
+    """A parameter's range [lo, hi], searched on the log scale when ``log``."""
 
     lo: float
     hi: float
     log: bool = False
+
+    def _from_unit(self, u: float) -> float:
+        """u in [0, 1] (clipped) mapped onto [lo, hi], linearly or on the log scale."""
+        u = min(1.0, max(0.0, float(u)))
+        if self.log:
+            return math.exp(math.log(self.lo) + u * (math.log(self.hi) - math.log(self.lo)))
+        return self.lo + u * (self.hi - self.lo)
+
+
+@dataclass(frozen=True)
+class Real(_Box):
+    """A real parameter on [lo, hi] (log scale when ``log``), e.g. ``Real(1, 1e12, log=True)`` for w*."""
+
     integer = False
 
     def decode(self, u: float) -> float:
-        u = min(1.0, max(0.0, float(u)))
-        if self.log:
-            return float(math.exp(math.log(self.lo) + u * (math.log(self.hi) - math.log(self.lo))))
-        return float(self.lo + u * (self.hi - self.lo))
+        return float(self._from_unit(u))
 
     def __call__(self, rng):
         """A draw from a ``random.Random`` (Hypothesis' controlled randoms), at 50 digits."""
@@ -69,21 +79,13 @@ class Real:
 
 
 @dataclass(frozen=True)
-class Int:
+class Int(_Box):
     """An integer parameter on [lo, hi] (log scale when ``log``), e.g. ``Int(2, 10**4, log=True)`` for N."""
 
-    lo: int
-    hi: int
-    log: bool = False
     integer = True
 
     def decode(self, u: float) -> int:
-        u = min(1.0, max(0.0, float(u)))
-        if self.log:
-            x = math.exp(math.log(self.lo) + u * (math.log(self.hi) - math.log(self.lo)))
-        else:
-            x = self.lo + u * (self.hi - self.lo)
-        return int(min(self.hi, max(self.lo, round(x))))
+        return int(min(self.hi, max(self.lo, round(self._from_unit(u)))))
 
     def __call__(self, rng):
         return self.decode(rng.random())

@@ -327,6 +327,17 @@ def _search_text(res, boxes=None) -> str:
             f"(differential evolution + Nelder-Mead; regimes: {regs}); {best}{unres}")
 
 
+def _search_found(res, boxes, count: int, what) -> Outcome:
+    """WRONG at the adversarial search's first counterexample (pt, lhs, rhs); ``what(lhs, rhs)``
+    opens the message, the Hypothesis points ``count`` are added to the search's evaluations."""
+    pt, a, b = res.found[0]
+    return _attach_search(Outcome(WRONG, f"{what(a, b)} at a point the adversarial search found",
+                                  counterexample={"at": {str(k): float(v) for k, v in pt.items()},
+                                                  "lhs": float(a), "rhs": float(b)},
+                                  method="search", instances=count + res.evaluations,
+                                  established_by="counterexample"), res, boxes)
+
+
 def _attach_search(o: Outcome, res, boxes=None) -> Outcome:
     o.evaluations = res.evaluations
     o.best_ratio = res.best_ratio
@@ -383,14 +394,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "=",
                              lambda a, b: rel_tol * max(abs(a), abs(b), mpmath.mpf(1e-300)))
     if res.found is not None:
-        (pt, a, b), _ = res.found[0], res.found[1]
-        return _attach_search(Outcome(WRONG, f"differs: relative discrepancy "
-                                             f"{float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point the "
-                                             f"adversarial search found",
-                                      counterexample={"at": {str(k): float(v) for k, v in pt.items()},
-                                                      "lhs": float(a), "rhs": float(b)},
-                                      method="search", instances=count + res.evaluations,
-                                      established_by="counterexample"), res, boxes)
+        return _search_found(res, boxes, count, lambda a, b: f"differs: relative discrepancy "
+                             f"{float(abs(a - b) / max(abs(a), abs(b))):.3g}")
     o = Outcome(EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
                        f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}", method="hypothesis+search",
                 instances=count + res.evaluations, established_by="search")
@@ -439,13 +444,7 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "<=",
                              lambda a, b: mpmath.mpf(10) ** -30)
     if res.found is not None:
-        (pt, a, b) = res.found[0]
-        return _attach_search(Outcome(WRONG, f"violated: rhs - lhs = {float(b - a):.4g} at a point the adversarial "
-                                             f"search found",
-                                      counterexample={"at": {str(k): float(v) for k, v in pt.items()},
-                                                      "lhs": float(a), "rhs": float(b)},
-                                      method="search", instances=count + res.evaluations,
-                                      established_by="counterexample"), res, boxes)
+        return _search_found(res, boxes, count, lambda a, b: f"violated: rhs - lhs = {float(b - a):.4g}")
     o = Outcome(status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
                         f"{float(-worst) if worst is not None else float('nan'):.3g})",
                 gap=None, method="hypothesis+search", instances=count + res.evaluations,

@@ -45,20 +45,8 @@ from scipy import special
 
 import bounds
 from simulate import finite as F, kernels as Kn
-from verify.audit.engine import (
-    EXACT,
-    VALID,
-    WRONG,
-    Int,
-    Outcome,
-    Real,
-    first_failing as _first_failing,  # noqa: E402
-    free,
-    instance_check,
-    searchable,
-    step,
-    sym_equal,
-)
+from verify.audit.adversary import Int, Real, free
+from verify.audit.engine import EXACT, VALID, WRONG, Outcome, first_failing, instance_check, searchable, step, sym_equal
 
 from . import kit
 from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED  # the readings (quotes: checks._READINGS)
@@ -193,7 +181,7 @@ def _selection():
 def _barker_vs_metropolis():
     """Barker's acceptance R/(1 + R) against Metropolis' min(1, R), R = w(z*)/w(z_t-1)."""
     rows = [({"R": R}, R / (1 + R), min(1.0, R)) for R in (1.0, 3.0, 1 / 3)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "acceptance probabilities",
         why=("the two rules differ at every R > 0 (Barker's is smaller), so neither is a special case of the "
              "other: "),
@@ -234,7 +222,7 @@ def _accept_moves():
         K = F.cis_matrix(p, p, n_prop + 1)
         acc, _, _ = kit.acceptance(p, p, n_prop)
         rows.append(({"p": "q = (1/2, 1/2)", "z_t-1": "a", "N": n_prop}, 1 - float(K[0, 0]), float(acc[0])))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "exact CIS kernels",
         why=("a proposal can equal z_t-1 when q has an atom there, so 'z_t != z_t-1' is rarer than 'a proposal is "
              "selected': "),
@@ -324,7 +312,7 @@ def _relative_rows(rows, tol):
     """Rows compared relative to the larger side (a relative difference above ``tol`` fails); the
     counterexample and the detail give the sides themselves."""
     scaled = [(p, a / max(abs(a), abs(b)), b / max(abs(a), abs(b))) for p, a, b in rows]
-    o = _first_failing(scaled, "=", tol)
+    o = first_failing(scaled, "=", tol)
     if o.status == WRONG:
         p, a, b = next(r for r in rows if r[0] is o.counterexample["at"])
         o = Outcome(WRONG, f"fails on an exact instance: relative difference {abs(a - b) / max(abs(a), abs(b)):.3g} > "
@@ -460,7 +448,7 @@ def _rejection_kl_dropped():
         r, e = kit.gauss_rejection(1, m, s)
         kpq, _ = kit.gauss_kl(1, m, s)
         rows.append(({"p": "N(0, 1)", "q": f"N({m:g}, {s:g}^2)", "m": m, "s": s}, r - e, math.sqrt(kpq / 2)))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "Gaussian pairs",
         why=("dropping the non-negative KL(q||p) makes the right-hand side smaller, so the bound does not "
              "follow: "),
@@ -498,7 +486,7 @@ def _wang_atoms():
         p, q = np.array(p), np.array(q)
         r, tv = (_metropolis_row if kind.startswith("Metropolis") else _barker_row)(p, q, x)
         rows.append(({"kernel": kind, "p": [float(v) for v in p], "q": [float(v) for v in q], "x (0-based)": x}, r, tv))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "finite spaces (p has atoms)",
         why=("the relation needs p({z}) = 0 (K(z, .) has an atom of mass >= r(z) at z): true on continuous "
              "targets, false on spaces with atoms: "),
@@ -557,7 +545,7 @@ def _cis_rejection_floor():
         acc, _, _ = kit.acceptance(p, p, n_prop)
         rows.append(({"kernel": "CIS/Barker", "p": "q = (1/2, 1/2)", "N proposals": n_prop, "KL": 0},
                      1 - float(acc[0]), 0.0))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "exact CIS rejection at q = p",
         why=("Neklyudov et al.'s bound is for the Metropolis rule min(1, R); Barker's rule rejects more: at q = p "
              "the CIS rejection is 1/(N + 1), not 0: "),
@@ -589,7 +577,7 @@ def _bias_needs_low_r():
         rows.append(({"kernel": "CIS/Barker, 1 proposal", "p": "q = " + str([round(float(v), 6) for v in p]),
                       "f": [float(v) for v in f],
                       "z_t-1": 0}, 1 - float(acc[0]), abs(float(K[0] @ f - p @ f))))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "r(z_t-1) vs the bias |E_K f - E_p f| (zero)",
         why=("from bias <= osc(f) d_TV and r <= d_TV, a low r is necessary for a small d_TV, not for a small bias "
              "of a given f: "),
@@ -653,7 +641,7 @@ def _acc_bound_unnormalised():
         rows.append(({"model": "z in {0,1}, p(z) = 1/2, x|z ~ N(mu_z, 0.01), mu = (0, 0.1), x = 0", "q": [0.9, 0.1],
                       "p(x)": Z, "z_t-1": 0, "w(z_t-1) = p(z, x)/q(z)": float(wt[0]), "N": N},
                      float(acc[0]) - float(err[0]), _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
         why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): "
              "the "
@@ -716,7 +704,7 @@ def _tight_general():
     inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1),
             ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
             ("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 5)]
-    return _first_failing(
+    return first_failing(
         _tightness_rows(inst, 0.5), ">=", 1e-12, "exact acceptance / N/(w + N)",
         why=("Jensen's bound is tight only when S = sum_i w(z^(i)) concentrates; at a state whose weight is "
              "small next to a state q rarely proposes, the ratio is ~ E_p[w/(w + W)] -> 0 (0.003 at "
@@ -748,7 +736,7 @@ def _tight_max():
     for pi0 in (0.9, 0.99):
         pi, q = F.hard_instance(3, 1e4, seed=0, pi0=pi0)
         inst.append((f"hard_instance(3, w* = 1e4, pi0 = {pi0})", pi, q, 0, 1))
-    return _first_failing(
+    return first_failing(
         _tightness_rows(inst, 0.8), ">=", 1e-12, "exact acceptance / N/(w + N) at the w*-state",
         why=("at the state of largest weight the ratio is about 1 - pi(z)/2 for N << w: it falls to 1/2 as the "
              "state carries the target's mass (a proposal equal to it is accepted with probability 1/2 only): "),
@@ -874,7 +862,7 @@ def _growth_linear():
         rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0,
                       "f - f(z_t-1)": [0.01, 1.0],
                       "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1, 4.0))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-9, "V(2N)/V(N) at states of weight 1e4..1e6 (exact sums)",
         why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ N w_rest/w, "
              "adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - f(z_t-1))]/w^2 ~ "
@@ -939,7 +927,7 @@ def _growth_formula():
         rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "N": N, "V exact": V[N], "1 - r": acc,
                       "V_q[f_IS]": vis, "(1 - r)^2 V_q[f_IS]": A}, max(V[N] / A, A / V[N]), APPROX_FACTOR[0]))
     worst = max(r[1] for r in rows)
-    o = _first_failing(
+    o = first_failing(
         rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller",
         why=("with its own ingredients computed exactly the display is off by a factor of a few where proposals "
              "can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its label O(1/N)): "),
@@ -1044,7 +1032,7 @@ def _pimh_dependence():
     cov = law[1, 1] - e1 * e2
     rows = [({"p": [0.2, 0.8], "q_lambda": "Bernoulli(sigmoid(lambda))", "lambda_0": lam0, "gamma": gam, "N": 2, "t": 2,
               "z_0": "i.i.d. Bernoulli(1/2)"}, float(cov), 0.0)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "exact joint law of the two chains at t = 2",
         why=("every chain moves with q_lambda_t, and lambda_t depends on all chains' past states, so the chains "
              "are dependent (independent initial states do not make the estimators independent): "),
@@ -1094,7 +1082,7 @@ def _rdiag_unbiased():
     rz = [F.imh_lambda(p, q, float(w[x])) for x in range(2)]
     marginal = float(p @ rz)
     rows = [({"p": [0.5, 0.5], "q": [0.9, 0.1], "chains at": x}, rz[x], marginal) for x in range(2)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "E[rejection indicator | chain at x] vs r",
         why="the rejection indicator is unbiased for r only when the chain's state is p-distributed: ",
         correction=("unbiased at stationarity: E_{z ~ p}[r(z)] = 1 - int int alpha(z*, z) q(z*) p(z) = r; before "
@@ -1151,7 +1139,7 @@ def _eq1_h15():
     avg = sum(Ef) / 3
     rows = [({"pi": [0.5, 0.3, 0.2], "q": [0.2, 0.3, 0.5], "z_0": 0, "f": "1{z = 0}", "T": 3, "t": t + 1}, avg, Ef[t])
             for t in range(3)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "E[(1/T) sum_t f(z_t)] vs E f(z_t) (exact IMH chain)",
         why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is f(z_1) in {0, 1}, "
              "not the number E f(z_1) = 4/5), and even its expectation (87/125) differs from E f(z_t) at every t "
@@ -1268,7 +1256,7 @@ def _kl_gradient():
         grad_kl_qp = float(wt @ (log_ratio * (zq - lam)))
         e_p_s = float(wt @ (math.sqrt(2.0) * x - lam))  # z ~ p = N(0, 2)
         rows.append(({"q": "N(lambda, 1)", "p": "N(0, 2)", "lambda": lam}, grad_kl_qp, e_p_s))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-10, "Gaussian instances, Gauss-Hermite",
         why=("the section targets the inclusive KL(p || q_lambda), whose gradient is -E_p[s]; even in the ideal "
              "case z_t ~ p the right-hand side is not grad KL(q_lambda || p): "),
@@ -1392,7 +1380,7 @@ def _cost_rb():
         pc, rc = _counts("pmcsa", N), _counts("msc-rb", N + 1)
         for k in ("score", "q_eval", "q_sample", "p_eval"):
             rows.append(({"N": N, "count": k, "PIMH": pc[k], "MSC-RB (N proposals)": rc[k]}, pc[k], rc[k]))
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.0, "counters of simulate.schemes (pmcsa, N chains; msc-rb, N + 1 particles)",
         why=("the Rao-Blackwellised estimate (1 - r) f_IS + r f(z_t-1) (Eq. (exact_variance)) needs the score at "
              "all N + 1 particles (lambda changes every iteration, so s(z_t-1; lambda_t) is not cached), and the "

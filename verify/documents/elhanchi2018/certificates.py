@@ -14,21 +14,19 @@ kind of computation:
 * ``_FINITE``: exact expectations over minibatches and data sets (fractions, enumeration);
 * small one-off computations (ranks, eigenvalues, binomial laws, quadratures).
 
-This module imports only :mod:`verify.certify` (it is loaded without the document package).
+This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+without the document package).
 """
 
 from __future__ import annotations
 
 from verify.certify import Certificate
+from verify.documents._certkit import body, exact_number, rel
 
 _DOC = "El hanchi (2018), 'Stochastic gradient MCMC algorithms and their applications'"
 
 # ============================================================================= shared pieces
-_NUM = '''
-def Q(x):
-    """An exact number: int, "p/q" string or decimal string -> Fraction."""
-    return Fraction(x) if not isinstance(x, float) else Fraction(repr(x))
-
+_NUM = exact_number("Q") + '''
 
 def QM(A):
     return [[Q(v) for v in row] for row in A]
@@ -153,12 +151,10 @@ def window_mean_law(I, theta0_mean=0, stationary=True):
 '''
 
 # ============================================================================= VAR(1) of the Appendix
-_STATIONARY = '''
-RELATION = ("printed: the VAR(1) theta' = (I - eps D H) theta + N(0, 2 eps D) has a stationary distribution iff "
-            "-I < I - eps D H < I (Loewner order; for the non-symmetric I - eps D H read on its symmetric part); "
-            "lhs = 1 if stationary (spectral radius < 1), rhs = 1 if the printed condition holds; violated when they differ")
-
-
+_STATIONARY = rel("printed: the VAR(1) theta' = (I - eps D H) theta + N(0, 2 eps D) has a stationary "
+                  "distribution iff -I < I - eps D H < I (Loewner order; for the non-symmetric I - eps D H "
+                  "read on its symmetric part); lhs = 1 if stationary (spectral radius < 1), rhs = 1 if the "
+                  "printed condition holds; violated when they differ") + '''
 def check(I):
     import numpy as np
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
@@ -168,14 +164,11 @@ def check(I):
     ev = np.linalg.eigvalsh(Sym)
     loewner = bool(ev.min() > -1 and ev.max() < 1)
     return int(stationary), int(loewner), stationary != loewner
-'''  # noqa: E501
+'''
 
-_K01 = '''
-RELATION = ("printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, 1); "
-            "lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, 1); violated "
-            "when they differ")
-
-
+_K01 = rel("printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, 1); "
+           "lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, 1); "
+           "violated when they differ") + '''
 def check(I):
     H, k = QM(I["H"]), Q(I["k"])
     D = scal(k / 2, inv(H))
@@ -184,11 +177,8 @@ def check(I):
     return int(stationary), int(0 < k < 1), stationary != (0 < k < 1)
 '''
 
-_EQ32 = '''
-RELATION = ("printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary covariance "
-            "Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ")
-
-
+_EQ32 = rel("printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
+            "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -197,12 +187,9 @@ def check(I):
     return float(L[0][0]), float(printed[0][0]), L != printed
 '''
 
-_SERIES = '''
-RELATION = ("printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, 1) shown "
-            "(series summed until its terms fall below 1e-30); violated when it differs from the stationary covariance "
-            "by more than 1e-9 relative")
-
-
+_SERIES = rel("printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, 1) "
+              "shown (series summed until its terms fall below 1e-30); violated when it differs from the "
+              "stationary covariance by more than 1e-9 relative") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -221,11 +208,9 @@ def check(I):
     return float(L[0][0]), float(S[0, 0]), float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max())
 '''
 
-_VART = '''
-RELATION = ("printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals the printed "
-            "multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; violated when the matrices differ")
-
-
+_VART = rel("printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals the "
+            "printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; violated "
+            "when the matrices differ") + '''
 def check(I):
     H, k, t = QM(I["H"]), Q(I["k"]), int(I["t"])
     n = len(H)
@@ -238,7 +223,7 @@ def check(I):
         V = add(mm(A, V, T(A)), noise)
     c = printed(k, t)
     return float(V[0][0] / Hi[0][0]), float(c), V != scal(c, Hi)
-'''  # noqa: E501
+'''
 
 _VART_SUM = _VART.replace("FORM", "(k - k^2/4) sum_{i=0}^{t} (1 - k/2)^(2i)") + '''
 
@@ -253,11 +238,8 @@ def printed(k, t):
 '''
 
 
-_AUTOCOV = '''
-RELATION = ("printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + w_t-1) "
-            "theta_t-1] at stationarity of the exact process, scalar H; violated when they differ")
-
-
+_AUTOCOV = rel("printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + "
+               "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when they differ") + '''
 def check(I):
     k, H = Q(I["k"]), Q(I["H"])
     D = k / (2 * H)
@@ -269,12 +251,10 @@ def check(I):
     return true, middle, true != middle
 '''
 
-_DISCRETISATION = '''
-RELATION = ("printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of D'; process (7) "
-            "theta' = (1 - D H) theta + N(0, 2 D), scalar: relative error of its stationary variance against H^-1, at "
-            "the larger D (lhs) and the smaller D (rhs); violated when lhs > rhs")
-
-
+_DISCRETISATION = rel("printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of "
+                      "D'; process (7) theta' = (1 - D H) theta + N(0, 2 D), scalar: relative error of its "
+                      "stationary variance against H^-1, at the larger D (lhs) and the smaller D (rhs); "
+                      "violated when lhs > rhs") + '''
 def err(D, H):
     a = 1 - D * H
     v = 2 * D / (1 - a * a)
@@ -287,12 +267,10 @@ def check(I):
     return float(err(Dl, H)), float(err(Ds, H)), err(Dl, H) > err(Ds, H)
 '''
 
-_UPDATE = '''
-RELATION = ("printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be the "
-            "posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s injected noise add up "
-            "to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1")
-
-
+_UPDATE = rel("printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be "
+              "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s "
+              "injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
+              "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1") + '''
 def check(I):
     H, k, dhd = QM(I["H"]), Q(I["k"]), Q(I["dhd"])
     n = len(H)
@@ -301,14 +279,11 @@ def check(I):
     A = add(eye(n), mm(D, H), -1)
     L = var1_stationary(A, add(scal(2, D), mm(D, H, D), -dhd))
     return float(L[0][0] / Hi[0][0]), 1.0, L != Hi
-'''  # noqa: E501
+'''
 
 # ============================================================================= §2.3.1 admissible k
-_WEAK = '''
-RELATION = ("printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at "
-            "k = 4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated when lhs > rhs")
-
-
+_WEAK = rel("printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at k = "
+            "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated when lhs > rhs") + '''
 def check(I):
     N, S = Q(I["N"]), Q(I["S"])
     k = 4 * S / (N + S)
@@ -316,11 +291,8 @@ def check(I):
     return total, 2 * S / N, total > 2 * S / N
 '''
 
-_STRONG = '''
-RELATION = ("printed (§2.3.1.2): 'For strong priors, r > 1', r = lambda_min(H^-1)/lambda_max(H^-1 N C H^-1), H = N C + G; "
-            "here G matches N C in a direction; violated when r <= 1")
-
-
+_STRONG = rel("printed (§2.3.1.2): 'For strong priors, r > 1', r = lambda_min(H^-1)/lambda_max(H^-1 N C "
+              "H^-1), H = N C + G; here G matches N C in a direction; violated when r <= 1") + '''
 def check(I):
     import numpy as np
     NC, G = QM(I["NC"]), QM(I["G"])
@@ -331,14 +303,11 @@ def check(I):
     lmax = np.linalg.eigvalsh(f(mm(Hi, NC, Hi))).max()
     r = float(lmin / lmax)
     return r, 1.0, r <= 1
-'''  # noqa: E501
+'''
 
-_OPTIMAL = '''
-RELATION = ("printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of convergence'; "
-            "within its own family (D = (k/2) H^-1, Q = 0) the lag-one autocorrelation |1 - k/2| at its k of Eq. (16) "
-            "against an admissible k = f x 4 max{...}; violated when lhs > rhs")
-
-
+_OPTIMAL = rel("printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of "
+               "convergence'; within its own family (D = (k/2) H^-1, Q = 0) the lag-one autocorrelation |1 - "
+               "k/2| at its k of Eq. (16) against an admissible k = f x 4 max{...}; violated when lhs > rhs") + '''
 def check(I):
     N, S, C, G, c, f = (Q(I[x]) for x in ("N", "S", "C", "G", "c", "f"))
     h = N * C + G
@@ -352,12 +321,9 @@ def check(I):
 '''
 
 # ============================================================================= §2.3.2 the convergence criterion
-_GRAD = '''
-RELATION = ("printed (§2.3.2, 'Now:'): grad log p(theta | x) ~ (theta - theta_MAP)^T H for the quadratic (6); scalar, "
-            "the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an exact central difference "
-            "(exact for a quadratic); violated when they differ")
-
-
+_GRAD = rel("printed (§2.3.2, 'Now:'): grad log p(theta | x) ~ (theta - theta_MAP)^T H for the quadratic (6); "
+            "scalar, the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an exact "
+            "central difference (exact for a quadratic); violated when they differ") + '''
 def check(I):
     h, th, m = Q(I["h"]), Q(I["theta"]), Q(I["theta_MAP"])
     logp = lambda x: -(x - m) * h * (x - m) / 2
@@ -367,11 +333,8 @@ def check(I):
     return grad, printed, grad != printed
 '''
 
-_CRIT_VAR = '''
-RELATION = ("printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at stationarity "
-            "(scalar, exact process (8)); violated when they differ")
-
-
+_CRIT_VAR = rel("printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at "
+                "stationarity (scalar, exact process (8)); violated when they differ") + '''
 def check(I):
     n = int(I["n"])
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
@@ -380,12 +343,10 @@ def check(I):
     return float(vY), float(printed), vY != printed
 '''
 
-_CRIT_PASS = '''
-RELATION = ("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard deviations of the "
-            "window mean, so a stationary window passes with probability 2 Phi(b) - 1; lhs = the exact pass probability "
-            "(normal window mean, exact variance); violated when they differ by more than 1e-9")
-
-
+_CRIT_PASS = rel("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
+                 "deviations of the window mean, so a stationary window passes with probability 2 Phi(b) - 1; "
+                 "lhs = the exact pass probability (normal window mean, exact variance); violated when they "
+                 "differ by more than 1e-9") + '''
 def Phi(x):
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
@@ -397,14 +358,11 @@ def check(I):
     thr = b * math.sqrt(float((N * C + G) / n + N * N / (n * S)))
     p = 2 * Phi(thr / math.sqrt(float(vY))) - 1
     return p, 2 * Phi(b) - 1, abs(p - (2 * Phi(b) - 1)) > 1e-9
-'''  # noqa: E501
+'''
 
-_CRIT_SD = '''
-RELATION = ("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard deviations of the "
-            "window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact sd, rhs = the printed threshold; violated "
-            "when they differ by more than 1e-9 relative")
-
-
+_CRIT_SD = rel("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
+               "deviations of the window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact sd, rhs = "
+               "the printed threshold; violated when they differ by more than 1e-9 relative") + '''
 def check(I):
     n, b = int(I["n"]), float(Q(I["b"]))
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
@@ -412,13 +370,10 @@ def check(I):
     exact = b * math.sqrt(float(vY))
     thr = b * math.sqrt(float((N * C + G) / n + N * N / (n * S)))
     return exact, thr, abs(exact - thr) > 1e-9 * thr
-'''  # noqa: E501
+'''
 
-_WINDOW_N = '''
-RELATION = ("printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as corr(theta_0, theta_n) "
-            "<= tau at stationarity (exact process); violated when lhs > tau")
-
-
+_WINDOW_N = rel("printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as "
+                "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs > tau") + '''
 def check(I):
     k, tau = Q(I["k"]), Q(I["tau"])
     n = math.ceil(1 / k)
@@ -429,7 +384,7 @@ def check(I):
     mt, my, ctt, cty, cyy = window_moments(I2, n, 0, v0)
     corr = ctt(0, n) / v0  # stationary: Var theta_n = Var theta_0
     return float(corr), float(tau), corr > tau
-'''  # noqa: E501
+'''
 
 _FIRST_CHECK = '''
 import numpy as np
@@ -499,25 +454,19 @@ def trapz(y, x):
     return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2)
 '''
 
-_BURNIN = '''
-RELATION = ("printed (§4): the criterion (17) 'guarantees that all the samples collected are from the posterior'; "
-            "read as TV(law of the first stored sample theta_n, posterior) <= tau, start theta_0 = 'start' posterior sd "
-            "from the mode; violated when lhs > tau")
-
-
+_BURNIN = rel("printed (§4): the criterion (17) 'guarantees that all the samples collected are from the "
+              "posterior'; read as TV(law of the first stored sample theta_n, posterior) <= tau, start "
+              "theta_0 = 'start' posterior sd from the mode; violated when lhs > tau") + '''
 def check(I):
     P, dens, post, grid, _ = first_check(I)
     tv = 0.5 * trapz(np.abs(dens / P - post), grid)
     tau = float(Q(I["tau"]))
     return tv, tau, tv > tau
-'''  # noqa: E501
+'''
 
-_UNLIKELY = '''
-RELATION = ("printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being reasonably "
-            "close to the mode'; read as P(pass at the first check i = n and |theta_n| > d0 posterior sd) <= alpha; "
-            "violated when lhs > alpha")
-
-
+_UNLIKELY = rel("printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being "
+                "reasonably close to the mode'; read as P(pass at the first check i = n and |theta_n| > d0 "
+                "posterior sd) <= alpha; violated when lhs > alpha") + '''
 def check(I):
     P, dens, post, grid, sd_post = first_check(I)
     far = float(Q(I["d0"])) * sd_post
@@ -527,12 +476,9 @@ def check(I):
 '''
 
 # ============================================================================= §2.1-2.3 finite identities
-_EQ5 = '''
-RELATION = ("printed (Eq. (5)): the noise (D + Q) xi, Cov xi = C', has covariance B = [D + Q] C' [D + Q]; lhs, rhs: "
-            "entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), Cov xi = I = C') and of "
-            "the printed B; violated when the matrices differ")
-
-
+_EQ5 = rel("printed (Eq. (5)): the noise (D + Q) xi, Cov xi = C', has covariance B = [D + Q] C' [D + Q]; lhs, "
+           "rhs: entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), Cov xi = I = "
+           "C') and of the printed B; violated when the matrices differ") + '''
 def check(I):
     D, Qm = QM(I["D"]), QM(I["Q"])
     M = add(D, Qm)
@@ -547,12 +493,10 @@ def check(I):
     return cov[0][0], printed[0][0], cov != printed
 '''
 
-_PRIOR = '''
-RELATION = ("printed (§2.1.3): p(theta | x) = prod_i p(x_i | theta) p(theta); lhs: the posterior precision "
-            "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed product; x_i ~ N(theta, 1), "
-            "prior N(0, 1), exact second differences (exact for these quadratics); violated when they differ")
-
-
+_PRIOR = rel("printed (§2.1.3): p(theta | x) = prod_i p(x_i | theta) p(theta); lhs: the posterior precision "
+             "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed product; x_i ~ "
+             "N(theta, 1), prior N(0, 1), exact second differences (exact for these quadratics); violated "
+             "when they differ") + '''
 def check(I):
     xs = [Q(v) for v in I["x"]]
     loglik = lambda t, x: -(x - t) ** 2 / 2
@@ -564,12 +508,10 @@ def check(I):
     return prec(post), prec(printed), prec(post) != prec(printed)
 '''
 
-_FISHER = '''
-RELATION = ("printed (§2.3.1): -Hess log p(theta|x) = E_X[-Hess log p(theta|X)] = Var_X[grad log p(theta|X)] = N C, "
-            "C := Var_X[U]; model x ~ N(theta, 1), flat prior, X the data's empirical law; the member MEMBER; exact "
-            "differences (exact for this quadratic); violated when the two sides differ")
-
-
+_FISHER = rel("printed (§2.3.1): -Hess log p(theta|x) = E_X[-Hess log p(theta|X)] = Var_X[grad log "
+              "p(theta|X)] = N C, C := Var_X[U]; model x ~ N(theta, 1), flat prior, X the data's empirical "
+              "law; the member MEMBER; exact differences (exact for this quadratic); violated when the two "
+              "sides differ") + '''
 def members(I):
     xs, th = [Q(v) for v in I["x"]], Q(I["theta"])
     N = len(xs)
@@ -590,12 +532,10 @@ def check(I):
     return m[j], m[j + 1], m[j] != m[j + 1]
 '''
 
-_CLT = '''
-RELATION = ("printed (§2.2): 'assumption 1 [the CLT for the minibatch gradient] holds almost always for |S| >= 50'; "
-            "population of per-datum gradients (integer values with multiplicities), |S| draws with replacement: the "
-            "Kolmogorov distance between the exact law of the minibatch sum and its CLT normal; violated when > tol")
-
-
+_CLT = rel("printed (§2.2): 'assumption 1 [the CLT for the minibatch gradient] holds almost always for |S| >= "
+           "50'; population of per-datum gradients (integer values with multiplicities), |S| draws with "
+           "replacement: the Kolmogorov distance between the exact law of the minibatch sum and its CLT "
+           "normal; violated when > tol") + '''
 def check(I):
     import numpy as np
     pop = [(int(v), int(m)) for v, m in I["population"]]
@@ -620,11 +560,10 @@ def check(I):
     return ks, tol, ks > tol
 '''
 
-_SUBSET = '''
+_SUBSET = rel("printed (Eq. (4), S a random subset of {1..N}, §2.1.3): Cov[grad^S log p - grad log p] = "
+              "(N^2/|S|) C, C = Var_X[U]; exact over every subset of size |S|; a loose step: confirmed when "
+              "'=' fails and '<=' holds") + '''
 import itertools
-
-RELATION = ("printed (Eq. (4), S a random subset of {1..N}, §2.1.3): Cov[grad^S log p - grad log p] = (N^2/|S|) C, "
-            "C = Var_X[U]; exact over every subset of size |S|; a loose step: confirmed when '=' fails and '<=' holds")
 
 
 def check(I):
@@ -642,22 +581,17 @@ def check(I):
 '''
 
 
-_RANK27 = '''
-RELATION = ("printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) invertible: "
-            "lhs = rank(X X^T), rhs = N; violated when rank < N")
-
-
+_RANK27 = rel("printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) "
+              "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N") + '''
 def check(I):
     X = QM(I["X"])
     r = rank(mm(X, T(X)))
     return r, len(X), r < len(X)
 '''
 
-_CHOL = '''
-RELATION = ("printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive definite': "
-            "lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 eigenvalue from trace and det)")
-
-
+_CHOL = rel("printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive "
+            "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 eigenvalue "
+            "from trace and det)") + '''
 def check(I):
     L = QM(I["L"])
     G = mm(L, T(L))
@@ -702,13 +636,10 @@ def nll20(I, beta, G, s):
     return len(y) * np.log(s) + 0.5 * np.linalg.slogdet(D)[1] + r @ np.linalg.solve(D, r) / (2 * s ** 2)
 """  # noqa: E501
 
-_LMM26 = """
-RELATION = ("printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, sigma)], "
-            "mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a constant); lhs = (printed - exact) at "
-            "point 1 minus (printed - exact) at point 2 (a constant offset cancels), rhs = 0; violated when lhs != 0 "
-            "beyond 1e-9 relative")
-
-
+_LMM26 = rel("printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, "
+             "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a constant); lhs = "
+             "(printed - exact) at point 1 minus (printed - exact) at point 2 (a constant offset cancels), "
+             "rhs = 0; violated when lhs != 0 beyond 1e-9 relative") + """
 def printed26(I, beta, G, s, a, V):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -740,13 +671,10 @@ def check(I):
     return float(lhs), 0.0, abs(lhs) > 1e-9 * max(d[0][1], d[1][1])
 """
 
-_LMM_EM = """
-RELATION = ("printed (§3.3.2.2): 'the update equations for the EM algorithm' (27)-(29) (with (27) read as "
-            "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not increase the "
-            "-log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after iteration it (0: at the start); "
-            "violated when lhs > rhs")
-
-
+_LMM_EM = rel("printed (§3.3.2.2): 'the update equations for the EM algorithm' (27)-(29) (with (27) read as "
+              "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not increase the "
+              "-log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after iteration it (0: at the "
+              "start); violated when lhs > rhs") + """
 def em_step(I, beta, G, s):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -768,13 +696,12 @@ def check(I):
     return float(hist[-1]), float(hist[-2]), hist[-1] > hist[-2] + 1e-12 * abs(hist[-2])
 """
 
-_LMM29 = """
+_LMM29 = rel("printed (Eq. (29)): sigma^(i) minimises the expected complete-data -log-likelihood in sigma at "
+             "(beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = (29) as "
+             "rendered, rhs = the argmin found numerically (bounded Brent search on log sigma) of the "
+             "expectation computed from the moments of mu; violated when they differ by more than 1e-6 "
+             "relative") + """
 from scipy import optimize
-
-RELATION = ("printed (Eq. (29)): sigma^(i) minimises the expected complete-data -log-likelihood in sigma at "
-            "(beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = (29) as rendered, "
-            "rhs = the argmin found numerically (bounded Brent search on log sigma) of the expectation computed from "
-            "the moments of mu; violated when they differ by more than 1e-6 relative")
 
 
 def expected(I, beta, G, s, a, V):
@@ -803,18 +730,16 @@ def check(I):
     return printed, best, abs(printed - best) > 1e-6 * best
 """
 
-_GH31 = """
+_GH31 = rel("printed (§3.3.3.1): 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
+            "(31)' than (30), read (hedged) as: on a majority of a grid of rules and parameters; one cluster "
+            "of I observations of a random-intercept logistic model, n-point rule with the random effect's "
+            "N(0, g) prior as weight, relative errors against adaptive quadrature (relative tolerance 1e-13); "
+            "cases where both errors are below 'tie' are left out; lhs = fraction of cases with error on (31) "
+            "<= error on (30); violated when lhs <= 1/2") + """
 import itertools
 
 import numpy as np
 from scipy import integrate
-
-RELATION = ("printed (§3.3.3.1): 'One expects the Gauss-Hermite Quadrature to perform better in evaluating (31)' "
-            "than (30), read (hedged) as: on a majority of a grid of rules and parameters; one cluster of I "
-            "observations of a random-intercept logistic model, n-point rule with the random effect's N(0, g) prior "
-            "as weight, relative errors against adaptive quadrature (relative tolerance 1e-13); cases where both "
-            "errors are below 'tie' are left out; lhs = fraction of cases with error on (31) <= error on (30); "
-            "violated when lhs <= 1/2")
 
 
 def errors(I, ones, b0, g, gnew, n):
@@ -851,14 +776,12 @@ def check(I):
     return frac, Fraction(1, 2), frac <= Fraction(1, 2)
 """
 
-_IW_CHOL = """
+_IW_CHOL = rel("printed (Figure 3 caption): the two off-diagonal elements of the Cholesky factor of Sigma ~ "
+               "IW(I_2, nu) 'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 for a "
+               "normal), M = Sigma or, for comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: W = A A^T, A "
+               "lower triangular, a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1), so chol(W)_21 = a21 and chol(Sigma)_21 "
+               "= -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional quadrature; violated when |lhs| > tol") + """
 from scipy import integrate, special
-
-RELATION = ("printed (Figure 3 caption): the two off-diagonal elements of the Cholesky factor of Sigma ~ IW(I_2, nu) "
-            "'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 for a normal), M = Sigma or, for "
-            "comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: W = A A^T, A lower triangular, a21 ~ N(0, 1), a22^2 ~ "
-            "chi2_(nu-1), so chol(W)_21 = a21 and chol(Sigma)_21 = -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional "
-            "quadrature; violated when |lhs| > tol")
 
 
 def check(I):
@@ -881,9 +804,6 @@ def check(I):
 """
 
 
-def _body(*pieces: str) -> str:
-    return "\n".join(p.strip("\n") + "\n" for p in pieces)
-
 
 _NC_D = [[1, 0], [0, "1/100"]]
 _NC_H = [[1, 9], [9, 100]]
@@ -901,7 +821,7 @@ CERTIFICATES: list[Certificate] = [
                "-I < I - eps D H < I'",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
-        body=_body(_NUM, _LA, _STATIONARY)),
+        body=body(_NUM, _LA, _STATIONARY)),
     Certificate(
         id="sgfs.k01",
         title="with D = (k/2) H^-1 the VAR(1) is stationary at k = 2 (I - DH = 0): stationarity is k in (0, 4), "
@@ -909,7 +829,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_APP}, Discretization error: 'the above condition is equivalent to k in (0, 1)'",
         instance={"H": _H2, "k": 2},
         holding={"H": _H2, "k": "1/2"},
-        body=_body(_NUM, _LA, _K01)),
+        body=body(_NUM, _LA, _K01)),
     Certificate(
         id="sgfs_stationary_covariance",
         title="the claim 'stationary if and only if k in (0, 1)' (Appendix; §2.3.1: 'necessary for convergence'): "
@@ -918,7 +838,7 @@ CERTIFICATES: list[Certificate] = [
                "equivalent to k in (0, 1)'",
         instance={"H": _H2, "k": 3},
         holding={"H": _H2, "k": "1/2"},
-        body=_body(_NUM, _LA, _K01)),
+        body=body(_NUM, _LA, _K01)),
     Certificate(
         id="sgfs.32",
         title="Eq. (32) drops a transpose: at the true stationary covariance its right side is 2.09 against "
@@ -926,14 +846,14 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_APP}, Discretization error, Eq. (32)",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
-        body=_body(_NUM, _LA, _EQ32)),
+        body=body(_NUM, _LA, _EQ32)),
     Certificate(
         id="sgfs.32.series",
         title="the series solution after Eq. (32) (no transpose) sums to 5.86 against Lambda_11 = 10.53",
         source=f"{_APP}, Discretization error, the series solution of Eq. (32)",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
-        body=_body(_NUM, _LA, _SERIES)),
+        body=body(_NUM, _LA, _SERIES)),
     Certificate(
         id="sgfs.vart.sum",
         title="the printed Var[theta_t] sum has one term too many: at t = 0 it gives 0.99 H^-1 for the "
@@ -941,14 +861,14 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_APP}, Maximizing the rate of convergence, first '='",
         instance={"H": _H2, "k": "9/5", "t": 0},
         holding={"H": _H2, "k": "2", "t": 1},
-        body=_body(_NUM, _LA, _VART_SUM)),
+        body=body(_NUM, _LA, _VART_SUM)),
     Certificate(
         id="sgfs.vart",
         title="Var[theta_t] = [1 - (1 - k/2)^(2t)] H^-1, not [1 - (1 - k/2)^t] H^-1: 0.75 against 0.5 at k = 1, t = 1",
         source=f"{_APP}, Maximizing the rate of convergence, second '='",
         instance={"H": _H2, "k": "1", "t": 1},
         holding={"H": _H2, "k": "1", "t": 0},
-        body=_body(_NUM, _LA, _VART_CLOSED)),
+        body=body(_NUM, _LA, _VART_CLOSED)),
     Certificate(
         id="sgfs.autocov.mid",
         title="the middle term of the autocovariance display has coefficient k/2 where the update gives 1 - k/2 "
@@ -956,7 +876,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_APP}, Minimizing auto-covariance, the middle term",
         instance={"k": "1/4", "H": 1},
         holding={"k": "1", "H": 1},
-        body=_body(_NUM, _AUTOCOV)),
+        body=body(_NUM, _AUTOCOV)),
     Certificate(
         id="sgfs.discretisation",
         title="the discretisation error of (7) grows with D (0.0256 at D = 1/20 against 0.0025 at D = 1/200), "
@@ -964,7 +884,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.1.2: the error 'is inversely proportional to the sizes of D'",
         instance={"H": 1, "D_small": "1/200", "D_large": "1/20"},
         holding={"H": 1, "D_small": "1/20", "D_large": "1/20"},
-        body=_body(_NUM, _DISCRETISATION)),
+        body=body(_NUM, _DISCRETISATION)),
     Certificate(
         id="osgfs.update",
         title="Algorithm 1 updates by (7), whose stationary covariance is H^-1/(1 - k/4), not the posterior's H^-1",
@@ -972,21 +892,21 @@ CERTIFICATES: list[Certificate] = [
                "the exact process",
         instance={"H": _H2, "k": "1/10", "dhd": 0},
         holding={"H": _H2, "k": "1/10", "dhd": 1},
-        body=_body(_NUM, _LA, _UPDATE)),
+        body=body(_NUM, _LA, _UPDATE)),
     Certificate(
         id="sgfs.weak",
         title="at k = 4|S|/(N + |S|) the total noise is ~ 4|S|/N Var[theta | x], twice the printed 2|S|/N",
         source=f"{_DOC}, §2.3.1.1 Weak prior",
         instance={"N": 1000, "S": 10},
         holding={"N": 1000, "S": 1000},
-        body=_body(_NUM, _WEAK)),
+        body=body(_NUM, _WEAK)),
     Certificate(
         id="sgfs.strong",
         title="a prior G = I as strong as N C in one direction still gives r = 0.0396 < 1",
         source=f"{_DOC}, §2.3.1.2 Strong prior, after Eq. (15): 'For strong priors, r > 1'",
         instance={"NC": [[1, 0], [0, 100]], "G": [[1, 0], [0, 1]]},
         holding={"NC": [[1, 0], [0, 100]], "G": [[1000, 0], [0, 1000]]},
-        body=_body(_NUM, _LA, _STRONG)),
+        body=body(_NUM, _LA, _STRONG)),
     Certificate(
         id="osgfs.optimal",
         title="in §3.1's Skin Segmentation setting OSGFS's k = 0.1 (Eq. (16), c = 0.1) has autocorrelation 0.95; "
@@ -994,14 +914,14 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §4 Conclusion: 'optimal in terms of reduced autocorrelation and maximal rate of convergence'",
         instance={"N": 245057, "S": 10000, "C": 1, "G": "1/100", "c": "1/10", "f": "99/100"},
         holding={"N": 245057, "S": 10000, "C": 1, "G": "1/100", "c": "1/2", "f": "99/100"},
-        body=_body(_NUM, _OPTIMAL)),
+        body=body(_NUM, _OPTIMAL)),
     Certificate(
         id="sgfs.17.grad",
         title="the gradient of the quadratic log density is -H (theta - theta_MAP): the sign is lost",
         source=f"{_DOC}, §2.3.2, display after 'Now:'",
         instance={"h": "1/10", "theta": "1/10", "theta_MAP": 0},
         holding={"h": "1/10", "theta": 0, "theta_MAP": 0},
-        body=_body(_NUM, _GRAD)),
+        body=body(_NUM, _GRAD)),
     Certificate(
         id="sgfs.17.var",
         title="the window mean's stationary variance is 1456.3, not the printed (NC + G)/n + N^2/(|S| n) = 1100.1 "
@@ -1009,14 +929,14 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.3.2, display after 'and finally'",
         instance={"n": 10, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10"},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10"},
-        body=_body(_NUM, _CHAIN, _CRIT_VAR)),
+        body=body(_NUM, _CHAIN, _CRIT_VAR)),
     Certificate(
         id="sgfs.17",
         title="a stationary window passes (17) with b = 1 with probability 0.906, not 2 Phi(1) - 1 = 0.683",
         source=f"{_DOC}, §2.3.2, Eq. (17)",
         instance={"n": 10, "N": 1000, "S": 100, "C": "1/4", "G": 1, "k": "1/10", "b": 1},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10", "b": 1},
-        body=_body(_NUM, _CHAIN, _CRIT_PASS)),
+        body=body(_NUM, _CHAIN, _CRIT_PASS)),
     Certificate(
         id="sgfs_convergence_criterion",
         title="the threshold of (17) is not b standard deviations of the stationary window mean: 32.02 against "
@@ -1024,7 +944,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.3.2, Eq. (17) and the displays before it",
         instance={"n": 10, "N": 1000, "S": 100, "C": "1/4", "G": 1, "k": "1/10", "b": 1},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10", "b": 1},
-        body=_body(_NUM, _CHAIN, _CRIT_SD)),
+        body=body(_NUM, _CHAIN, _CRIT_SD)),
     Certificate(
         id="sgfs.17.n",
         title="n = 1/k iterates leave corr(theta_0, theta_n) = 0.606 at k = 1/1000 (about a quarter of the "
@@ -1033,7 +953,7 @@ CERTIFICATES: list[Certificate] = [
                "explore the posterior'",
         instance={"k": "1/1000", "tau": "1/2", "N": 1000, "S": 100, "C": 1, "G": 1},
         holding={"k": "9/10", "tau": "1/2", "N": 1000, "S": 1000, "C": 1, "G": 1},
-        body=_body(_NUM, _CHAIN, _WINDOW_N)),
+        body=body(_NUM, _CHAIN, _WINDOW_N)),
     Certificate(
         id="osgfs.burnin",
         title="from a start 3 posterior sd away the first sample Algorithm 1 stores is at TV 0.75 from the posterior",
@@ -1041,7 +961,7 @@ CERTIFICATES: list[Certificate] = [
                "the samples collected are from the posterior'",
         instance={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 3, "tau": "1/2"},
         holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 0, "tau": "1/2"},
-        body=_body(_NUM, _CHAIN, _FIRST_CHECK, _BURNIN)),
+        body=body(_NUM, _CHAIN, _FIRST_CHECK, _BURNIN)),
     Certificate(
         id="sgfs.17.unlikely",
         title="with |S| = 50 of N = 10^5 a chain started 5 sd away passes (17) at the first check while more than "
@@ -1051,7 +971,7 @@ CERTIFICATES: list[Certificate] = [
         instance={"N": 100000, "S": 50, "C": 1, "G": "1/100", "c": "1/10", "b": 1, "start": 5, "d0": 4,
                   "alpha": "1/20"},
         holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 5, "d0": 4, "alpha": "1/20"},
-        body=_body(_NUM, _CHAIN, _FIRST_CHECK, _UNLIKELY)),
+        body=body(_NUM, _CHAIN, _FIRST_CHECK, _UNLIKELY)),
     Certificate(
         id="sgfs.eq5",
         title="Eq. (5)'s B = [D + Q] C [D + Q] misses a transpose: skew, not the noise covariance (entry (1, 1): "
@@ -1059,7 +979,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.1.3, Eq. (5)",
         instance={"D": [[1, 0], [0, 1]], "Q": [[0, 1], [-1, 0]]},
         holding={"D": [[1, 0], [0, 1]], "Q": [[0, 0], [0, 0]]},
-        body=_body(_NUM, _LA, _EQ5)),
+        body=body(_NUM, _LA, _EQ5)),
     Certificate(
         id="sgfs.prior",
         title="the printed posterior prod_i p(x_i | theta) p(theta) counts the prior N times (precision 200 "
@@ -1067,28 +987,28 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.1.3: 'p(theta|x) = prod_i p(x_i|theta) p(theta)', and Eq. (3)",
         instance={"x": [f"{i}/10" for i in range(100)]},
         holding={"x": ["1/2"]},
-        body=_body(_NUM, _PRIOR)),
+        body=body(_NUM, _PRIOR)),
     Certificate(
         id="sgfs.fisher.1",
         title="-Hess log p(theta|x) is a sum over the data, E_X[-Hess] a per-datum average: 2 against 1",
         source=f"{_DOC}, §2.3.1, the Fisher-identity chain, first '='",
         instance={"x": [0, 4], "theta": 2},
         holding={"x": [3], "theta": 2},
-        body=_body(_NUM, _FISHER.replace("MEMBER", "-Hess = E_X[-Hess]").replace("WHICH", "0"))),
+        body=body(_NUM, _FISHER.replace("MEMBER", "-Hess = E_X[-Hess]").replace("WHICH", "0"))),
     Certificate(
         id="sgfs.fisher.2",
         title="under the data's empirical law E_X[-Hess] = 1 but Var_X[grad] = 4",
         source=f"{_DOC}, §2.3.1, the Fisher-identity chain, second '='",
         instance={"x": [0, 4], "theta": 2},
         holding={"x": [1, 3], "theta": 2},
-        body=_body(_NUM, _FISHER.replace("MEMBER", "E_X[-Hess] = Var_X[grad]").replace("WHICH", "1"))),
+        body=body(_NUM, _FISHER.replace("MEMBER", "E_X[-Hess] = Var_X[grad]").replace("WHICH", "1"))),
     Certificate(
         id="sgfs.fisher.3",
         title="C := Var_X[U] is already the per-datum variance: Var_X[grad] = C = 4, not N C = 8",
         source=f"{_DOC}, §2.3.1, the Fisher-identity chain, third '='",
         instance={"x": [0, 4], "theta": 2},
         holding={"x": [3], "theta": 2},
-        body=_body(_NUM, _FISHER.replace("MEMBER", "Var_X[grad] = N C").replace("WHICH", "2"))),
+        body=body(_NUM, _FISHER.replace("MEMBER", "Var_X[grad] = N C").replace("WHICH", "2"))),
     Certificate(
         id="sgfs.clt50",
         title="with one outlying gradient among N = 10^4 the minibatch of |S| = 50 is far from its CLT normal "
@@ -1096,7 +1016,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.2: 'assumption 1 holds almost always for |S| >= 50'",
         instance={"population": [[1, 1], [0, 9999]], "S": 50, "tol": "1/20"},
         holding={"population": [[v, 1] for v in range(100)], "S": 50, "tol": "1/20"},
-        body=_body(_NUM, _CLT)),
+        body=body(_NUM, _CLT)),
     Certificate(
         id="sgfs.eq4.subset",
         title="for S a random subset the minibatch noise covariance is (N^2/|S|) C (N - |S|)/(N - 1): 72/5 "
@@ -1104,7 +1024,7 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.1.3, Eq. (4) ('where S ⊂ {{1, ..., N}} is random')",
         instance={"u": [-2, -1, 1, 2, 5, 7], "S": 5},
         holding={"u": [-2, -1, 1, 2, 5, 7], "S": 1},
-        body=_body(_NUM, _SUBSET)),
+        body=body(_NUM, _SUBSET)),
     Certificate(
         id="lmm.27",
         title="Eq. (27) inverts X X^T, an N x N matrix of rank p < N (rank 3 against N = 12)",
@@ -1112,7 +1032,7 @@ CERTIFICATES: list[Certificate] = [
         instance={"X": [[1, 0, 2], [0, 1, -1], [1, 1, 1], [2, -1, 0], [0, 3, 1], [1, 2, -2], [-1, 0, 1], [3, 1, 0],
                         [0, -2, 2], [1, 1, -1], [2, 0, 3], [-1, 2, 1]]},
         holding={"X": [[1, 0, 2], [0, 1, -1], [1, 1, 0]]},
-        body=_body(_NUM, _LA, _RANK27)),
+        body=body(_NUM, _LA, _RANK27)),
     Certificate(
         id="lmm.chol",
         title="G = L L^T with a zero diagonal entry of L is singular (smallest eigenvalue 0): only semi-definite",
@@ -1120,7 +1040,7 @@ CERTIFICATES: list[Certificate] = [
                "definite'",
         instance={"L": [[1, 0], [1, 0]]},
         holding={"L": [[1, 0], [1, 1]]},
-        body=_body(_NUM, _LA, _CHOL)),
+        body=body(_NUM, _LA, _CHOL)),
 ]
 
 _LMM_DATA = {
@@ -1139,7 +1059,7 @@ CERTIFICATES += [
                                           {"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]], "sigma": 2}]},
         holding={**_LMM_DATA, "points": [{"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]], "sigma": "0.8"},
                                          {"beta": [1, "-0.5"], "G": [["1.5", 0], [0, "0.8"]], "sigma": "0.8"}]},
-        body=_body(_NUM, _LMM, _LMM26)),
+        body=body(_NUM, _LMM, _LMM26)),
     Certificate(
         id="lmm.em",
         title="EM with (29) as rendered increases the -log-likelihood (20): 9.108 after iteration 2 against 5.947 "
@@ -1147,7 +1067,7 @@ CERTIFICATES += [
         source=f"{_DOC}, §3.3.2.2, Eqs. (27)-(29): 'the update equations for the EM algorithm'",
         instance={**_LMM_DATA, "it": 1},
         holding={**_LMM_DATA, "sigma0": "0.001", "it": 1},
-        body=_body(_NUM, _LMM, _LMM_EM)),
+        body=body(_NUM, _LMM, _LMM_EM)),
     Certificate(
         id="lmm.29",
         title="sigma^(i) of Eq. (29) as rendered (trace outside 1/(N + q)) is not the minimiser of the expected "
@@ -1155,7 +1075,7 @@ CERTIFICATES += [
         source=f"{_DOC}, §3.3.2.2, Eq. (29)",
         instance=dict(_LMM_DATA),
         holding={**_LMM_DATA, "Z": [[] for _ in _LMM_DATA["y"]], "G0": []},
-        body=_body(_NUM, _LMM, _LMM29)),
+        body=body(_NUM, _LMM, _LMM29)),
     Certificate(
         id="glmm.gh.31",
         title="for clusters of two observations the Gauss-Hermite rule does better on (31) in only 12 of 42 cases "
@@ -1165,14 +1085,14 @@ CERTIFICATES += [
                                    "g": ["0.5", 5]}, "g_new_factor": "3/2", "tie": "1e-10"},
         holding={"I": 20, "grid": {"n": [3, 5, 10, 20], "fraction": ["0.1", "0.5", "0.9"], "b0": [0, "1.5"],
                                    "g": ["0.5", 5]}, "g_new_factor": "3/2", "tie": "1e-10"},
-        body=_body(_NUM, _GH31)),
+        body=body(_NUM, _GH31)),
     Certificate(
         id="fig3.cholesky",
         title="the Cholesky off-diagonal of Sigma ~ IW(I_2, 30) is not normal: excess kurtosis 0.489",
         source=f"{_DOC}, §3.2, Figure 3 caption",
         instance={"nu": 30, "matrix": "Sigma", "tol": "1e-6"},
         holding={"nu": 30, "matrix": "W", "tol": "1e-6"},
-        body=_body(_NUM, _IW_CHOL)),
+        body=body(_NUM, _IW_CHOL)),
 ]
 
 # the violated claims established by an audit statement step reuse that step's script

@@ -137,6 +137,14 @@ def random_spd(rng: np.random.Generator, d: int, cond: float, scale: float = 1.0
     return _sym((Q * ev) @ Q.T)
 
 
+def _target(seed, unit, stream: str, d: int, cond: float):
+    """The target of a check: H = :func:`random_spd` (d, cond) from the unit's generator, its
+    :class:`Frame` and the frame's condition number."""
+    H = random_spd(unit_generator(seed, unit, stream), d, cond)
+    F = Frame(H)
+    return H, F, F.kappa
+
+
 def _kappa(H) -> float:
     ev = np.linalg.eigvalsh(H)
     return float(ev[-1] / ev[0])
@@ -313,10 +321,7 @@ def run_stationary_covariance(grid, seed=0, progress=None):
     out = []
     cond = grid["cond"]
     for d in grid["dim"]:
-        rng = unit_generator(seed, d, "sgfs/stationary/H")
-        H = random_spd(rng, d, cond)
-        F = Frame(H)
-        kap = F.kappa
+        H, F, kap = _target(seed, d, "sgfs/stationary/H", d, cond)
         _progress(progress, f"{claim}: d={d}")
         for eps in grid["eps"]:
             for k in grid["k"]:
@@ -371,10 +376,7 @@ def run_exact_noise(grid, seed=0, progress=None):
     cond = grid["cond"]
     for d in grid["dim"]:
         _progress(progress, f"{claim}: d={d}")
-        rng = unit_generator(seed, d, "sgfs/exact_noise/H")
-        H = random_spd(rng, d, cond)
-        F = Frame(H)
-        kap = F.kappa
+        H, F, kap = _target(seed, d, "sgfs/exact_noise/H", d, cond)
         for k in grid["k"]:
             D, A, Q, a_w, q_w = _precond_process(F, k)
             Lam, err = _lyapunov(F, A, Q, a_w, q_w)
@@ -569,10 +571,7 @@ def run_variance_trajectory(grid, seed=0, progress=None):
     ts = sorted(set(int(t) for t in grid["t"]))
     for d in grid["dim"]:
         _progress(progress, f"{claim}: d={d}")
-        rng = unit_generator(seed, d, "sgfs/trajectory/H")
-        H = random_spd(rng, d, grid["cond"])
-        F = Frame(H)
-        kap = F.kappa
+        H, F, kap = _target(seed, d, "sgfs/trajectory/H", d, grid["cond"])
         for k in grid["k"]:
             traj = _trajectory(F, k, max(ts))
             for t in ts:
@@ -595,10 +594,7 @@ def run_autocovariance(grid, seed=0, progress=None):
     out = []
     for d in grid["dim"]:
         _progress(progress, f"{claim}: exact d={d}")
-        rng = unit_generator(seed, d, "sgfs/autocov/H")
-        H = random_spd(rng, d, grid["cond"])
-        F = Frame(H)
-        kap = F.kappa
+        H, F, kap = _target(seed, d, "sgfs/autocov/H", d, grid["cond"])
         for k in grid["k"]:
             D, A, Q, a_w, q_w = _precond_process(F, k)
             Lam, err = _lyapunov(F, A, Q, a_w, q_w)
@@ -615,10 +611,7 @@ def run_autocovariance(grid, seed=0, progress=None):
                          f"||skew|| = {skew:.2g}"))
     # Monte Carlo: R independent chains of the exact process, burnt in from theta_MAP = 0
     d = grid["mc_dim"]
-    rng = unit_generator(seed, 10_000 + d, "sgfs/autocov/H")
-    H = random_spd(rng, d, grid["cond"])
-    F = Frame(H)
-    kap = F.kappa
+    H, F, kap = _target(seed, 10_000 + d, "sgfs/autocov/H", d, grid["cond"])
     R = int(grid["R"])
     for j, k in enumerate(grid["mc_k"]):
         _progress(progress, f"{claim}: Monte Carlo d={d} k={k} R={R}")
@@ -731,17 +724,21 @@ _READINGS["sgfs_stationary_covariance"] = (
 
 
 # ============================================================================= registry
-register(Verification(
+def _register(claim: str, **fields) -> None:
+    """Register the verification of ``claim`` with the readings declared for it above."""
+    register(Verification(claim, readings=_READINGS.get(claim, ()), **fields))
+
+
+_register(
     "sgfs_stationary_covariance",
     measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
              "sup of the k with rho(I - eps DH) < 1", targets="random SPD H, dimensions 1-6", method="exact",
     forms="stated, explicit, series", grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
                                                 dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
                                                      eps=[1.0, 0.5, 0.1], cond=1000.0)),
-    run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)',
-    readings=_READINGS.get('sgfs_stationary_covariance', ())))
+    run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)')
 
-register(Verification(
+_register(
     "sgfs_exact_noise",
     measures="Lyapunov stationary covariance of the exact process (noise 2D - DHD) in units of H^-1; "
              "the noise H^-1 - A H^-1 A^T that makes H^-1 stationary",
@@ -750,9 +747,9 @@ register(Verification(
     grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0, cond_D=10.0),
               dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], random_D_frac=[0.3, 0.6, 0.9, 0.99],
                    cond=1000.0, cond_D=100.0)), run=run_exact_noise, overrides=("k", "dim", "cond"),
-    name='Noise of the exact process', readings=_READINGS.get('sgfs_exact_noise', ())))
+    name='Noise of the exact process')
 
-register(Verification(
+_register(
     "sgfs_admissible_k",
     measures="largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. (13), (15), (16); "
              "smallest eigenvalue of the noise at those k",
@@ -761,29 +758,27 @@ register(Verification(
                    c=0.1, cond=10.0),
               dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
                    priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)), run=run_admissible_k,
-    overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)',
-    readings=_READINGS.get('sgfs_admissible_k', ())))
+    overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)')
 
-register(Verification(
+_register(
     "sgfs_variance_trajectory",
     measures="Var[theta_t] H along the exact process from theta_MAP (exact matrix recursion)",
     targets="random SPD H, dimensions 1-6", method="exact", forms="stated, stated_sum, corrected",
     grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], t=[0, 1, 2, 5, 20], cond=100.0),
               dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], t=[0, 1, 2, 3, 5, 10, 50, 200],
                    cond=1000.0)), run=run_variance_trajectory, overrides=("k", "t", "dim", "cond"),
-    name='Variance along the exact process', readings=_READINGS.get('sgfs_variance_trajectory', ())))
+    name='Variance along the exact process')
 
-register(Verification(
+_register(
     "sgfs_autocovariance",
     measures="Cov[theta_t, theta_(t-1)] H at stationarity: exact (A Lambda) and Monte Carlo (R parallel chains)",
     targets="random SPD H, dimensions 1-6", method="exact+monte-carlo", forms="stated, explicit",
     grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0], R=20000),
               dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], cond=1000.0, mc_dim=4,
                    mc_k=[0.1, 0.5, 1.0, 3.0], R=400000)), run=run_autocovariance,
-    overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance',
-    readings=_READINGS.get('sgfs_autocovariance', ())))
+    overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance')
 
-register(Verification(
+_register(
     "sgfs_convergence_criterion",
     measures="b x sd of the mean of n successive stochastic gradients at stationarity (scalar process, simulated)",
     targets="scalar quadratic target h = N C + G with Gaussian minibatch noise N(0, N^2 C/|S|)", method="monte-carlo",
@@ -792,8 +787,7 @@ register(Verification(
                    R=20000),
               dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0], k=[0.05, 0.3],
                    n_avg=[3, 10], b=[0.5, 1.0], R=40000)), run=run_convergence_criterion,
-    overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)',
-    readings=_READINGS.get('sgfs_convergence_criterion', ())))
+    overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)')
 
 
 # ============================================================================= search spaces

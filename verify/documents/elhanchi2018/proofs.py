@@ -19,15 +19,13 @@ import numpy as np
 import sympy as sp
 from scipy import linalg, stats
 
+from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
     EXACT,
     VALID,
     WRONG,
-    Int,
     Outcome,
-    Real,
-    first_failing as _first_failing,  # noqa: E402
-    free,
+    first_failing,
     instance_check,
     searchable,
     step,
@@ -53,6 +51,15 @@ G_W = Real(1e-8, 1e8, log=True)  # the weight of the prior's Hessian G against i
 def _spd(g, d, scale=1.0):
     A = g.standard_normal((d, d))
     return scale * (A @ A.T + d * np.eye(d))
+
+
+def _stationary(H, k, eps):
+    """(H^-1, A, Lambda) of the process (2) with D = (k/2) H^-1: A = I - eps D H and the stationary covariance
+    Lambda = A Lambda A^T + 2 eps D (Lyapunov solve)."""
+    Hinv = np.linalg.inv(H)
+    Dm = (k / 2) * Hinv
+    A = np.eye(H.shape[0]) - eps * Dm @ H
+    return Hinv, A, linalg.solve_discrete_lyapunov(A, 2 * eps * Dm)
 
 
 def _instances(n=8, seed=2):
@@ -203,10 +210,7 @@ def _lyapunov(ratio=None):
             kk = ke / e
             for H, _ in _instances():
                 d = H.shape[0]
-                Hinv = np.linalg.inv(H)
-                Dm = (kk / 2) * Hinv
-                A = np.eye(d) - e * Dm @ H
-                Lam = linalg.solve_discrete_lyapunov(A, 2 * e * Dm)
+                Hinv, A, Lam = _stationary(H, kk, e)
                 c = 1 / (1 - ke / 4) if ratio is None else ratio(ke)
                 rows.append(({"k eps": ke, "eps": e, "dim": d}, float(np.abs(Lam - c * Hinv).max()), 0.0,
                              _lyap_scale(H, abs(1 - ke / 2), c)))
@@ -431,21 +435,29 @@ def _var_trajectory_corrected():
     return instance_check(lambda: rows, "=", TOL, describe="Var[theta_t] by the recursion against 1 - (1 - k/2)^(2t)")
 
 
+def _scalar_case(N, frac, C, G, G_max):
+    """The scalar quadratic case's free N (:data:`N_DATA`), |S|/N (:data:`S_FRAC`; |S| by :func:`_batch`),
+    C in [1e-4, 1e4] and G in [1e-6, G_max] (both log scale), each fixed at the given lists normally;
+    yields (N, |S|, C, G)."""
+    for Nd in free("N", N, N_DATA):
+        for fr in free("|S|/N", frac, S_FRAC):
+            S = _batch(Nd, fr)
+            for Cv in free("C", C, Real(1e-4, 1e4, log=True)):
+                for Gv in free("G", G, Real(1e-6, G_max, log=True)):
+                    yield Nd, S, Cv, Gv
+
+
 def _largest_k():
     """Appendix: 'maximizing k corresponds to maximizing the rate', on the range the report states for k,
     (0, 1) ((10), the Appendix; (16) caps k at c < 1): |1 - k/2| at the largest k of the range (min(k*, 1),
     k* the largest admissible k of (8), scalar case) against any smaller k of it; N, |S|/N, C, G, k/k_top free.
     (Beyond k = 2, where |1 - k/2| grows again, the range itself is the finding: step sgfs.k01.)"""
     rows = []
-    for Nd in free("N", [1000, 100], N_DATA):
-        for fr in free("|S|/N", [0.1, 1.0], S_FRAC):
-            S = _batch(Nd, fr)
-            for C in free("C", [1.0], Real(1e-4, 1e4, log=True)):
-                for G in free("G", [1.0, 1e5], Real(1e-6, 1e10, log=True)):
-                    top = min(1.0, admissible_k_scalar(Nd, S, C, G))
-                    for f in free("k/k_top", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
-                        rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
-                                     abs(1 - top / 2), abs(1 - f * top / 2)))
+    for Nd, S, C, G in _scalar_case([1000, 100], [0.1, 1.0], [1.0], [1.0, 1e5], 1e10):
+        top = min(1.0, admissible_k_scalar(Nd, S, C, G))
+        for f in free("k/k_top", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
+            rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
+                         abs(1 - top / 2), abs(1 - f * top / 2)))
     return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at the largest k in (0, 1) against any "
         "smaller k")
 
@@ -454,17 +466,12 @@ def _largest_k_corrected():
     """The correction: k_c = min(2, k*) (k* the largest admissible k of (8), scalar case) minimises |1 - k/2|
     over the admissible (0, k*]: |1 - k_c/2| <= |1 - k/2| for every admissible k; N, |S|/N, C, G, k/k* free."""
     rows = []
-    for Nd in free("N", [1000, 100], N_DATA):
-        for fr in free("|S|/N", [0.1, 1.0], S_FRAC):
-            S = _batch(Nd, fr)
-            for C in free("C", [1.0], Real(1e-4, 1e4, log=True)):
-                for G in free("G", [1.0, 1e5], Real(1e-6, 1e10, log=True)):
-                    ks = admissible_k_scalar(Nd, S, C, G)
-                    kc = min(2.0, ks)
-                    for f in free("k/k*", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
-                        kk = f * ks
-                        rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": kk, "k*": ks}, abs(1 - kc / 2),
-                                     abs(1 - kk / 2)))
+    for Nd, S, C, G in _scalar_case([1000, 100], [0.1, 1.0], [1.0], [1.0, 1e5], 1e10):
+        ks = admissible_k_scalar(Nd, S, C, G)
+        kc = min(2.0, ks)
+        for f in free("k/k*", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
+            kk = f * ks
+            rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": kk, "k*": ks}, abs(1 - kc / 2), abs(1 - kk / 2)))
     return instance_check(lambda: rows, "<=", 1e-12, describe="|1 - k/2| at min(2, k*) against any admissible k")
 
 
@@ -504,13 +511,9 @@ def _criterion_domain():
     """The free scalars of the criterion's checks: n, N, |S|/N, C, G and k as a fraction of the admissible k*
     (Eq. (8), scalar case); yields (n, N, S, C, G, k)."""
     for n_ in free("n", [10, 3], Int(1, 300, log=True)):
-        for Nd in free("N", [1000, 200], N_DATA):
-            for fr in free("|S|/N", [0.1, 0.01], S_FRAC):
-                S = _batch(Nd, fr)
-                for C in free("C", [1.0, 0.25], Real(1e-4, 1e4, log=True)):
-                    for G in free("G", [1.0], Real(1e-6, 1e8, log=True)):
-                        for f in free("k/k*", [0.1], Real(1e-6, 1.0)):
-                            yield int(n_), Nd, S, C, G, f * admissible_k_scalar(Nd, S, C, G)
+        for Nd, S, C, G in _scalar_case([1000, 200], [0.1, 0.01], [1.0, 0.25], [1.0], 1e8):
+            for f in free("k/k*", [0.1], Real(1e-6, 1.0)):
+                yield int(n_), Nd, S, C, G, f * admissible_k_scalar(Nd, S, C, G)
 
 
 def _window(n_, Nd, S, C, G, kk):
@@ -765,7 +768,7 @@ def _stationary_iff():
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "spectral radius of I - DH": round(rho, 10),
                       "eigenvalues of the symmetric part": [round(float(e), 10) for e in sy]},
                      float(rho < 1), float(loewner)))
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.0, "1 = holds, 0 = fails",
         why=("I - eps D H is not symmetric when D and H do not commute, and the Loewner order is the wrong test: "
              "stationary (spectral radius 0.9 < 1) although the symmetric part has eigenvalues +-4.545: "),
@@ -814,7 +817,7 @@ def _eq32_transpose():
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)",
                       "max |Lambda - printed|": float(np.abs(Lam - printed).max())}, float(Lam[0, 0]),
                           float(printed[0, 0])))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-9, "true stationary covariance vs the right side of (32)",
         why=("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H is not symmetric "
              "unless D and H commute (with D = (k/2) H^-1 it is scalar and the printed form holds): "),
@@ -861,7 +864,7 @@ def _eq32_series():
             Ai = Ai @ A
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)"}, float(Lam[0, 0]),
                      float(series[0, 0])))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-9, "true stationary covariance vs the printed series",
         correction="Lambda = 2 eps sum_i (I - eps DH)^i D (I - eps HD)^i (the transpose on the right)")
 
@@ -893,7 +896,7 @@ def _discretisation_error():
         err[d] = float(linalg.solve_discrete_lyapunov(A, Q)[0, 0]) - 1.0  # H^-1 = 1
     for small, big in zip(Ds, Ds[1:]):
         rows.append(({"H": 1, "D larger": big, "D smaller": small}, err[big], err[small]))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "relative error of the stationary variance, larger D vs smaller D",
         why="by the document's own appendix the error (k/4)/(1 - k/4), D = (k/2) H^-1, grows with D: ",
         correction="the error increases with the sizes of D (and of Q, Gamma, grad log f): it vanishes as eps D -> 0")
@@ -934,7 +937,7 @@ def _eq5_transpose():
     rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"}, float(cov[i, j]),
              float(printed[i, j]))
             for i in range(2) for j in range(2)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "exact covariance of (D + Q) xi vs the printed B",
         why=("the covariance of (D + Q) xi is (D + Q) C' (D + Q)^T = (D + Q) C' (D - Q); the printed B is "
              "[[0, 2], [-2, 0]] here, skew and not a covariance (so '2D >= B' is meaningless): "),
@@ -970,7 +973,7 @@ def _prior_counted():
     prior = -sp.diff(-th ** 2 / 2, th, 2)
     rows = [({"model": "x_i ~ N(theta, 1), prior N(0, 1)", "N": Nd}, float(Nd * lik1 + prior),
              float(Nd * (lik1 + prior)))]
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "posterior precision vs the printed target's",
         why="the printed product (and Eq. (3)'s gradient) counts the prior N times: ",
         correction=("p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = (N/|S|) sum_{j "
@@ -979,25 +982,32 @@ def _prior_counted():
                     "p(theta)"))
 
 
+def _gaussian_data():
+    """The data of §2.1.3's Gaussian model checks: the atoms of a discrete law the search chooses (theta = its
+    mean mu), model x ~ N(theta, s^2 I), prior N(0, tau^2 I), s^2 and tau^2 free; yields (data, mu, s^2, tau^2)."""
+    for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2}, np.full(3, 1 / 3),
+                                                        np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
+                                                        np.array([0.5, 0.2]))]):
+        for s2 in free("s^2", [1.0], Real(1e-3, 1e3, log=True)):
+            for tau2 in free("tau^2", [100.0], Real(1e-3, 1e6, log=True)):
+                yield vals, mu, s2, tau2
+
+
 def _prior_corrected():
     """The correction: grad^S = (N/|S|) sum_{j in S} grad log p(x_j | theta) + grad log p(theta) (|S| draws with
     replacement) has expectation grad log p(theta | x) = sum_i grad log p(x_i | theta) + grad log p(theta), the
     gradient of Bayes' posterior; exact expectation over the data's empirical law, model x ~ N(theta, s^2 I),
     prior N(0, tau^2 I), data = the atoms of a discrete law the search chooses, theta its mu."""
     rows = []
-    for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2}, np.full(3, 1 / 3),
-                                                        np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
-                                                        np.array([0.5, 0.2]))]):
-        for s2 in free("s^2", [1.0], Real(1e-3, 1e3, log=True)):
-            for tau2 in free("tau^2", [100.0], Real(1e-3, 1e6, log=True)):
-                Nd = vals.shape[0]
-                gl = (vals - mu) / s2  # grad log p(x_i | theta), one row per datum
-                gp = -mu / tau2
-                full = gl.sum(0) + gp
-                mean_sg = Nd * gl.mean(0) + gp  # E over one uniform draw (|S| draws: the same mean)
-                sc = (np.abs(gl).sum(0).max() + np.abs(gp).max()) * Nd
-                rows += [({"component": j, "s^2": s2, "tau^2": tau2}, float(mean_sg[j]), float(full[j]), sc)
-                         for j in range(vals.shape[1])]
+    for vals, mu, s2, tau2 in _gaussian_data():
+        Nd = vals.shape[0]
+        gl = (vals - mu) / s2  # grad log p(x_i | theta), one row per datum
+        gp = -mu / tau2
+        full = gl.sum(0) + gp
+        mean_sg = Nd * gl.mean(0) + gp  # E over one uniform draw (|S| draws: the same mean)
+        sc = (np.abs(gl).sum(0).max() + np.abs(gp).max()) * Nd
+        rows += [({"component": j, "s^2": s2, "tau^2": tau2}, float(mean_sg[j]), float(full[j]), sc)
+                 for j in range(vals.shape[1])]
     return instance_check(lambda: rows, "=", TOL, describe="E[grad^S] against the posterior's gradient")
 
 
@@ -1017,7 +1027,7 @@ def _fisher_chain(which):
                    float(np.var([float(grad1.subs({xi: v, **at})) for v in x])),  # Var_X[grad]
                    x.size * float(np.var([float(grad1.subs({xi: v, **at})) for v in x]))]  # N C
         rows = [({"x": [0, 4], "model": "N(theta, 1)", "theta": 2, "N": 2}, members[which], members[which + 1])]
-        return _first_failing(
+        return first_failing(
             rows, "=", 1e-12, "the chain's members on the data's empirical law",
             why=(("a sum over the N data against a per-datum average (a factor N)",
                   "the information identity E[-Hess] = Var[grad] holds under the model at the true parameter, not "
@@ -1086,7 +1096,7 @@ def _clt_minibatch():
     ks, p0 = _binomial_ks(S, 1 / Nd)
     rows = [({"N": Nd, "|S|": S, "gradients": "one outlier, the rest 0", "P(minibatch mean = 0)": round(p0, 6)},
              ks, 0.0)]
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.05, "Kolmogorov distance to the CLT normal (tolerance 0.05)",
         why="with a heavy-tailed or outlying gradient population |S| = 50 is far from normal: ",
         correction=("the CLT at |S| needs a light-tailed gradient population: the Kolmogorov distance is at most "
@@ -1128,7 +1138,7 @@ def _algorithm1_update():
         A = np.eye(2) - (kk / 2) * Hinv @ H
         Lam = linalg.solve_discrete_lyapunov(A, kk * Hinv)
         rows.append(({"k": round(kk, 6), "entry": "Lambda / H^-1 (1, 1)"}, float(Lam[0, 0] / Hinv[0, 0]), 1.0))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-9, "stationary covariance of (7), in units of H^-1",
         why="the Appendix derives (8) as the correct update; (7) overestimates the covariance by 1/(1 - k/4): ",
         correction="update theta according to (8) (injected noise 2D - DHD): stationary covariance H^-1 (sgfs.exact)")
@@ -1186,7 +1196,7 @@ def _iw_cholesky():
     for nu in (30, 10):
         m2, kurt = _iw_moments(nu)
         rows.append(({"Sigma": "IW(I_2, nu)", "nu": nu, "E L21^2": round(m2, 12)}, kurt, 0.0))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-6, "excess kurtosis of chol(Sigma)_21",
         why="Bartlett's normality holds for the Wishart factor, not for the Cholesky factor of its inverse: ",
         correction="'two off-diagonal elements of its Cholesky decomposition' (not normal; heavier-tailed than normal)")
@@ -1209,7 +1219,7 @@ def _beta_update():
     g = np.random.default_rng(27)
     X = g.standard_normal((12, 3))
     rows = [({"N": 12, "p": 3}, float(np.linalg.matrix_rank(X @ X.T)), float(X.shape[0]))]
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.0, "rank of X X^T vs its size (what the inverse needs)",
         why="X X^T is N x N of rank p: singular, and (X X^T)^-1 X^T is not even conformable: ",
         correction="beta^(i) = (X^T X)^-1 X^T (y - Z a^(i-1)) (the minimiser of (26) in beta)")

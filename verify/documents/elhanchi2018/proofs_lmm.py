@@ -28,18 +28,8 @@ import math
 import numpy as np
 from scipy import optimize, stats
 
-from verify.audit.engine import (
-    EXACT,
-    VALID,
-    WRONG,
-    Int,
-    Real,
-    first_failing,
-    free,
-    instance_check,
-    searchable,
-    step,
-)
+from verify.audit.adversary import Int, Real, free
+from verify.audit.engine import EXACT, VALID, WRONG, first_failing, instance_check, searchable, step
 
 from ._kit import U, fixed_lmms, n2, sym
 

@@ -18,15 +18,13 @@ import numpy as np
 import sympy as sp
 from scipy import integrate, optimize, special, stats
 
+from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
     EXACT,
     LOOSE,
     VALID,
     WRONG,
-    Int,
-    Real,
     first_failing,
-    free,
     instance_check,
     searchable,
     step,
@@ -35,7 +33,7 @@ from verify.audit.engine import (
 )
 
 from ._kit import kappa, matrix_identity
-from .proofs import EPS, TOL, _instances
+from .proofs import EPS, TOL, _gaussian_data, _instances, _stationary
 
 SEED = "002"  # El hanchi (2018)
 k, eps = sp.symbols("k epsilon", positive=True)
@@ -83,17 +81,12 @@ def _noise_proportional():
     extremely correlated when the size of the gradient is small': the lag-one autocorrelation of the VAR(1) of (2)
     in the quadratic case, D = (k/2) H^-1 (Cov[theta_(t+1), theta_t] Cov[theta_t]^-1 from the Lyapunov solve),
     against 1 - k eps/2 (-> 1 as eps -> 0, linearly); eps in [1e-4, 1], k eps in (0, 4), SPD H the search chooses."""
-    from scipy import linalg
-
     rows = []
     for e in free("eps", [1.0, 0.01], EPS):
         for kk in free("k", [0.1, 1.0], Real(1e-3, 4.0 - 1e-6)):
             for H, _ in _instances():
                 d = H.shape[0]
-                Hinv = np.linalg.inv(H)
-                Dm = (kk / 2) * Hinv
-                A = np.eye(d) - e * Dm @ H
-                Lam = linalg.solve_discrete_lyapunov(A, 2 * e * Dm)
+                Hinv, A, Lam = _stationary(H, kk, e)
                 R = A @ Lam @ np.linalg.inv(Lam)  # the lag-one regression (autocorrelation) matrix
                 rho = abs(1 - kk * e / 2)
                 rows.append(({"eps": e, "k": kk, "dim": d}, float(np.abs(R - (1 - kk * e / 2) * np.eye(d)).max()), 0.0,
@@ -108,17 +101,13 @@ def _mean_gradient():
     x ~ N(theta, s^2 I), prior N(0, tau^2 I), data the atoms of a discrete law the search chooses (theta = its mu),
     X uniform over the data."""
     rows = []
-    for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2}, np.full(3, 1 / 3),
-                                                        np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
-                                                        np.array([0.5, 0.2]))]):
-        for s2 in free("s^2", [1.0], Real(1e-3, 1e3, log=True)):
-            for tau2 in free("tau^2", [100.0], Real(1e-3, 1e6, log=True)):
-                Nd = vals.shape[0]
-                per = (vals - mu) / s2 - mu / tau2  # grad (log p(x_i | theta) + log p(theta)), one row per datum
-                lhs = per.sum(0) / Nd  # (1/N) grad log of the printed product
-                rhs = np.mean(per, axis=0)  # E_X[U] under the uniform law on the data
-                sc = float(np.abs(per).max())
-                rows += [({"component": j}, float(lhs[j]), float(rhs[j]), sc) for j in range(vals.shape[1])]
+    for vals, mu, s2, tau2 in _gaussian_data():
+        Nd = vals.shape[0]
+        per = (vals - mu) / s2 - mu / tau2  # grad (log p(x_i | theta) + log p(theta)), one row per datum
+        lhs = per.sum(0) / Nd  # (1/N) grad log of the printed product
+        rhs = np.mean(per, axis=0)  # E_X[U] under the uniform law on the data
+        sc = float(np.abs(per).max())
+        rows += [({"component": j}, float(lhs[j]), float(rhs[j]), sc) for j in range(vals.shape[1])]
     return instance_check(lambda: rows, "=", TOL, describe="(1/N) grad log p against E_X[U]")
 
 
@@ -678,7 +667,7 @@ step("recipe.eq1", claim=R, seed=SEED, location="§2.1.1 Eq. (1)", relation="=",
      check=_fokker_planck, expect=EXACT)
 step("recipe.noise", claim=R, seed=SEED,
      location="§2.1.2, 'the total noise is directly proportional to eps ... shrinking eps to zero makes "
-"successive samples extremely correlated'", relation="=",
+              "successive samples extremely correlated'", relation="=",
      lhs="lag-one autocorrelation of the VAR(1) of (2), D = (k/2) H^-1", rhs="(1 - k eps/2) I -> I as eps -> 0",
      justification="Lyapunov solve", check=_noise_proportional, expect=EXACT)
 step("recipe.mean", claim=R, seed=SEED, location="§2.1.3, '(1/N) grad log p(theta|x) = E_X[U(theta)]'", relation="=",
@@ -707,8 +696,8 @@ step("sgfs.small", claim="sgfs_admissible_k", seed=SEED,
      lhs="half-life of the exact process at k = 4|S|/(N + |S|)", rhs="log 2 (1 - f^2)/(4 f), f = |S|/N",
      justification="Appendix's recursion", check=_small_noise, expect=VALID)
 step("sgfs.14.mandt", claim="sgfs_admissible_k", seed=SEED,
-     location="§2.3.1.1, 'the same update equation proposed by (Mandt et al., "
-"2017)'", relation="=", lhs="lim_{|S|/N -> 0} (14)'s preconditioner / Mandt et al.'s", rhs="1",
+     location="§2.3.1.1, 'the same update equation proposed by (Mandt et al., 2017)'", relation="=",
+     lhs="lim_{|S|/N -> 0} (14)'s preconditioner / Mandt et al.'s", rhs="1",
      justification="Mandt et al. (2017), Theorem 2", check=_mandt, expect=EXACT)
 step("sgfs.14.sgfs", claim="sgfs_admissible_k", seed=SEED,
      location="§2.3.1.1, 'a special case of stochastic gradient fisher scoring'", relation="=",
@@ -716,14 +705,16 @@ step("sgfs.14.sgfs", claim="sgfs_admissible_k", seed=SEED,
      justification="Ahn et al. (2012)", check=_sgfs, expect=EXACT)
 step("sgfs.14.nonstat", claim="sgfs_admissible_k", seed=SEED,
      location="§2.3.1.1 and Appendix, '(14) might not even have a stationary "
-"distribution' / 'we can have DH >= 2I'", relation=">", lhs="spectral radius of I - DH, D of (14), strong prior",
+              "distribution' / 'we can have DH >= 2I'",
+     relation=">", lhs="spectral radius of I - DH, D of (14), strong prior",
      rhs="1", justification="eig(DH) = (k/2)(1 + g/N)", check=_eq14_nonstationary, expect=VALID)
 step("sgfs.r1", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2, 'When r = 1, we recover the bound (13)'",
      relation="=", lhs="4r/(r + N/|S|) at r = 1", rhs="4|S|/(N + |S|)", justification="substitution", check=_r_equals_1,
      expect=EXACT)
 step("sgfs.16.gain", claim="sgfs_admissible_k", seed=SEED,
      location="§2.3.1.2, 'can dramatically increase the convergence ... very large "
-"datasets with strong priors'", relation="=", lhs="lim_{|S|/N -> 0} t_1/2(k of (13)) / t_1/2(k of (15)), G = gamma N C",
+              "datasets with strong priors'",
+     relation="=", lhs="lim_{|S|/N -> 0} t_1/2(k of (13)) / t_1/2(k of (15)), G = gamma N C",
      rhs="1 + gamma", justification="r = 1 + gamma", check=_dramatic_gain, expect=EXACT)
 step("sgfs.16.slow", claim="sgfs_admissible_k", seed=SEED,
      location="§2.3.1.2, 'the convergence can be very slow if |S| << N'", relation="=",
@@ -743,11 +734,11 @@ step("sgfs.lambda.linear", claim="sgfs_stationary_covariance", seed=SEED,
      expect=EXACT)
 step("sgfs.dhd", claim="sgfs_exact_noise", seed=SEED,
      location="Appendix, Derivation of the exact process, 'Setting Lambda = H^-1, we get "
-"DHD = 0'", relation="=", lhs="residual of (32) at Lambda = H^-1", rhs="-eps^2 D H D",
+              "DHD = 0'", relation="=", lhs="residual of (32) at Lambda = H^-1", rhs="-eps^2 D H D",
      justification="Eq. (32) with the transpose", check=_dhd, expect=EXACT)
 step("hier.conjugate", claim="hierarchical_model", seed=SEED,
      location="§3.2, 'the sampling of mu and Sigma is done directly using the "
-"conjugate prior property'", relation="=", lhs="log p(mu, Sigma | theta_1..K) + const",
+              "conjugate prior property'", relation="=", lhs="log p(mu, Sigma | theta_1..K) + const",
      rhs="log NIW(mu, Sigma; updated parameters)", justification="normal-inverse-Wishart conjugacy", check=_conjugate,
      expect=EXACT, search_budget=300)
 G3 = "glmm_methods"
@@ -757,7 +748,7 @@ step("glmm.laplace", claim=G3, seed=SEED,
      justification="Laplace's method", check=_laplace_order, expect=EXACT, search_budget=300)
 step("glmm.gh", claim=G3, seed=SEED,
      location="§3.3.3.1, Gauss-Hermite, 'If f(x) is a polynomial of degree <= 2n-1, this approximation is "
-"exact'", relation="=", lhs="n-point Gauss-Hermite rule on x^m, m <= 2n - 1", rhs="int x^m e^(-x^2) dx",
+              "exact'", relation="=", lhs="n-point Gauss-Hermite rule on x^m, m <= 2n - 1", rhs="int x^m e^(-x^2) dx",
      justification="Gaussian quadrature", check=_gh_exact, expect=EXACT)
 step("glmm.gh.sharp", claim=G3, seed=SEED, location="§3.3.3.1, Gauss-Hermite (degree 2n is not exact)", relation="=",
      lhs="error of the n-point rule on x^(2n)", rhs="n! sqrt(pi)/2^n (> 0)", justification="the quadrature remainder",
@@ -768,13 +759,15 @@ step("glmm.gh.grid", claim=G3, seed=SEED,
      check=_gh_grid, expect=EXACT, reading="roots = evaluation points")
 step("glmm.gh.31", claim=G3, seed=SEED,
      location="§3.3.3.1, 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
-"(31)' (every cluster size, pairs included)", relation=">", lhs="per cluster size, the fraction of a grid of rules and "
+              "(31)' (every cluster size, pairs included)",
+     relation=">", lhs="per cluster size, the fraction of a grid of rules and "
              "parameters where the rule's error on (31) is below that on (30)", rhs="1/2",
      justification="log P is nearly polynomial", check=_gh_31, expect=WRONG,
      reading="one expects = on most cases, clusters of any size", statement=False, corrected=_gh_31_large)
 step("glmm.gh.31.large", claim=G3, seed=SEED,
      location="§3.3.3.1, 'One expects the Gauss-Hermite Quadrature to perform better in "
-"evaluating (31)' (clusters of 10 or more)", relation=">",
+              "evaluating (31)' (clusters of 10 or more)", relation=">",
      lhs="per cluster size I >= 10, the fraction of the grid where the "
-"rule's error on (31) is below that on (30)", rhs="1/2", justification="log P is nearly polynomial", check=_gh_31_large,
+         "rule's error on (31) is below that on (30)",
+     rhs="1/2", justification="log P is nearly polynomial", check=_gh_31_large,
      expect=VALID, reading="one expects = on most cases, clusters of 10 or more", statement=False)

@@ -16,7 +16,8 @@ are built from a few shared pieces (one per kind of computation):
 ``MOMENTS`` first and second moments of a vector-valued discrete law (Lemma 2's quantities);
 ``MP``      mpmath at 60 significant digits, for closed forms with logarithms and roots.
 
-This module imports only :mod:`verify.certify` (it is loaded without the document package).
+This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+without the document package).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.certify import Certificate
+from verify.documents._certkit import PROPOSALS, body, exact_number, rel
 
 DOC = "Kim, Oh, Gardner, Dieng & Kim (2022), \"Markov Chain Score Ascent\", NeurIPS 2022"
 
@@ -58,15 +60,7 @@ def centred(pi):
 
 
 # ============================================================================= shared pieces
-EXACT = '''
-def fr(x):
-    """A number of the instance as an exact fraction ("p/q" strings, integers, decimal literals)."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, float):
-        return Fraction(repr(x))
-    return Fraction(x)
-
+EXACT = exact_number("fr") + '''
 
 def frs(xs):
     return [fr(x) for x in xs]
@@ -145,28 +139,7 @@ def r_of(pi, q):
     return 1 - 1 / max(weights(pi, q))
 '''
 
-CIS = '''
-from math import factorial
-
-
-def compositions(n, M):
-    """Every (c_1, ..., c_M) >= 0 with sum n."""
-    if M == 1:
-        yield (n,)
-        return
-    for first in range(n + 1):
-        for rest in compositions(n - first, M - 1):
-            yield (first, *rest)
-
-
-def proposals(q, n):
-    """The multisets of n i.i.d. proposals from q: (counts, probability), exactly."""
-    for c in compositions(n, len(q)):
-        p = Fraction(factorial(n))
-        for qi, ci in zip(q, c):
-            p = p * qi ** ci / factorial(ci)
-        yield c, p
-
+CIS = PROPOSALS + '''
 
 def cis_kernel(pi, q, N):
     """The CIS kernel with N particles (Kim et al. 2022, Sec. 4.2, App. B): the current state x and N - 1
@@ -237,12 +210,6 @@ def loose(lhs, rhs):
 '''
 
 
-def body(*pieces: str) -> str:
-    return "\n".join(p.strip("\n") + "\n\n" for p in pieces)
-
-
-def rel(text: str) -> str:
-    return f"RELATION = {text!r}\n"
 
 
 CERTIFICATES: list[Certificate] = []
@@ -253,17 +220,33 @@ def cert(id, title, where, instance, holding, *pieces):
                                     body=body(*pieces)))
 
 
+def again(id, title, where, of):
+    """The certificate ``of`` (declared above) again, for another target whose failure is the same: the same
+    instance, holding instance and script."""
+    c = next(c for c in CERTIFICATES if c.id == of)
+    CERTIFICATES.append(Certificate(id=id, title=title, source=src(where), instance=c.instance, holding=c.holding,
+                                    body=c.body))
+
+
 # ============================================================================= IMH: finite-state kernels
+#: lambda of Eq. (3) integrated against pi as printed (Eq. (3) and Lemma 4), and its instances
+LAMBDA_PRINTED = '''
+def lambda_printed(pi, q, x):
+    """lambda(w) at w = w(x) as printed in Eq. (3): int_{R(w)} (1 - w(z')/w) pi(dz'), R(w) = {z': w(z') < w}."""
+    w = weights(pi, q)
+    return sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
+'''
+_EQ3 = {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"], "state": 0}
+_EQ3_HOLDS = {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "state": 0}
 cert("eq3", "lambda(w) of Eq. (3), integrated against pi as printed, is not the IMH rejection probability",
-     "§4.3 Eq. (3) (after Smith & Tierney 1996)",
-     {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"], "state": 0},
-     {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "state": 0},
-     EXACT, IMH, rel("Eq. (3): lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') = the rejection probability at a state of "
-                     "weight w, R(w) = {z': w(z') < w}; violated when they differ"), '''
+     "§4.3 Eq. (3) (after Smith & Tierney 1996)", _EQ3, _EQ3_HOLDS,
+     EXACT, IMH, LAMBDA_PRINTED,
+     rel("Eq. (3): lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') = the rejection probability at a state of "
+         "weight w, R(w) = {z': w(z') < w}; violated when they differ"), '''
 def check(I):
     pi, q, x = law(I["pi"]), law(I["q"]), I["state"]
     w = weights(pi, q)
-    printed = sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
+    printed = lambda_printed(pi, q, x)
     rejection = 1 - sum(q[y] * min(Fraction(1), w[y] / w[x]) for y in range(len(pi)))
     return printed, rejection, printed != rejection
 ''')
@@ -831,18 +814,9 @@ def check(I):
     return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
 ''')
 
-cert("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): exp(KL(pi || q)) < "
-                     "w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
-     "§4.1, Proposition 2",
-     {"pi": [1, 0], "q": ["1/2", "1/2"]}, {"pi": ["3/5", "2/5"], "q": ["1/2", "1/2"]},
-     EXACT, MP, TOL, rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"), '''
-def check(I):
-    pi, q = law(I["pi"]), law(I["q"])
-    kl = sum(mp(p) * mpmath.log(mp(p / b)) for p, b in zip(pi, q) if p > 0)
-    lhs = mpmath.exp(kl)
-    rhs = mp(max(p / b for p, b in zip(pi, q) if p > 0))
-    return lhs, rhs, not (lhs < rhs and differ(lhs, rhs))
-''')
+again("proposition2", "Proposition 2 as printed (strict '<', which rules out reading it as '<='): "
+                      "exp(KL(pi || q)) < w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
+      "§4.1, Proposition 2", of="prop2.statement")
 
 cert("appc2.matern", "With r the squared distance, App. C.2's kernel has a Gram matrix with a negative eigenvalue",
      "App. C.2, the Matern 5/2 kernel (r = sum_i (x_i - x'_i)^2 / l_i^2 as printed)",
@@ -958,11 +932,8 @@ cert("theorem3.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only
      EXACT, MP, MOMENTS, TOL, LOOSE,
      rel("E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2, Bias = ||E g - mu||; confirmed when '<' holds strictly"),
      VAR1)
-cert("theorem4.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
-     "App. D, proof of Theorem 4, variance, line 1 (Lemma 2)", _LAW2, _ATOM,
-     EXACT, MP, MOMENTS, TOL, LOOSE,
-     rel("E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2, Bias = ||E g - mu||; confirmed when '<' holds strictly"),
-     VAR1)
+again("theorem4.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
+      "App. D, proof of Theorem 4, variance, line 1 (Lemma 2)", of="theorem3.var.1")
 
 
 # ============================================================================= the softmax family (Algorithms 1, 4, 5)
@@ -1110,36 +1081,28 @@ cert("theorem4.statement", "Conditionally on F_t-1 pMCSA's second moment from x*
      _T4S, _T4H, EXACT, IMH,
      rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
          "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
-cert("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* exceeds the "
-                 "bound",
-     "§5.1, Theorem 4, read conditionally on F_t-1",
-     _T4S, _T4H, EXACT, IMH,
-     rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
-         "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
+again("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* "
+                  "exceeds the bound",
+      "§5.1, Theorem 4, read conditionally on F_t-1", of="theorem4.statement")
 
 # ============================================================================= the violated claims (their statements)
 cert("lemma4", "Lemma 4 with lambda as printed (against pi, Eq. (3)): max(1 - 1/w, 0) <= lambda(w) fails",
-     "App. D, Lemma 4, with lambda of §4.3 Eq. (3) as printed",
-     {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"], "state": 0},
-     {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "state": 0},
-     EXACT, IMH, rel("Lemma 4: max(1 - 1/w, 0) <= lambda(w) <= 1 - 1/w*, lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') "
-                     "as printed; violated when either inequality fails (the left one is shown)"), """
+     "App. D, Lemma 4, with lambda of §4.3 Eq. (3) as printed", _EQ3, _EQ3_HOLDS,
+     EXACT, IMH, LAMBDA_PRINTED,
+     rel("Lemma 4: max(1 - 1/w, 0) <= lambda(w) <= 1 - 1/w*, lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') "
+         "as printed; violated when either inequality fails (the left one is shown)"), """
 def check(I):
     pi, q, x = law(I["pi"]), law(I["q"]), I["state"]
     w = weights(pi, q)
-    lam = sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
+    lam = lambda_printed(pi, q, x)
     lower, upper = max(1 - 1 / w[x], Fraction(0)), 1 - 1 / max(w)
     if lam > upper:
         return lam, upper, True
     return lower, lam, lower > lam
 """)
-cert("lemma5", "Lemma 5 (its statement): T_2(1) = 1 exceeds (n/w)(1 - 1/w*)^(n-1) = 0 at q = pi",
-     "App. D, Lemma 5 (T_n of Eq. (3))",
-     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 2, "state": 0},
-     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 1, "state": 0},
-     EXACT, IMH, T_N, rel("Lemma 5: T_n(w) <= (n/w) (1 - 1/w*)^(n-1); violated when lhs > rhs"), L5)
-cert("lemma6", "Lemma 6 (its statement) fails at w* = 21/20, n = 3", "App. D, Lemma 6", _L6, {**_L6, "n": 1},
-     EXACT, IMH, rel("Lemma 6: E_{K^n(z,.)}[f] <= n r^(n-1) E_q f + r^n f(z), f >= 0; violated when lhs > rhs"), L6)
+again("lemma5", "Lemma 5 (its statement): T_2(1) = 1 exceeds (n/w)(1 - 1/w*)^(n-1) = 0 at q = pi",
+      "App. D, Lemma 5 (T_n of Eq. (3))", of="lemma5.statement")
+again("lemma6", "Lemma 6 (its statement) fails at w* = 21/20, n = 3", "App. D, Lemma 6", of="lemma6.statement")
 cert("lemma7", "Lemma 7 (Bias as defined, its one failing reading) fails after n = 200 IMH steps",
      "App. D, Lemma 7 (IMH kernel: C = 1, rho = r = 1 - 1/w*, Eq. (7))",
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 200, "start": 0, "C": 1},

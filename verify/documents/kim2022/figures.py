@@ -120,9 +120,10 @@ _CHI2_WHY = ("chi2 matters through chi2/(N-1) (Theorem 2): 'small' relative to t
              "every budget) through N_max (for the largest) to 10 N_max (within an order of magnitude of it). "
              "'chi2 finite' alone is ruled out by the same discussion ('large on challenging problems where the "
              "chi2 divergence is large': a finite chi2 of 10^3 N is large)")
+#: the range of a budget-relative threshold k: N_min, N_max, 10 N_max (as functions of the budgets Ns)
+_BUDGET_RANGE = (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)), ("10Nmax", lambda Ns: 10 * max(Ns)))
 CHI2_SMALL = tuple(Threshold("chi2 has become small", f"1+chi2<={name}", fn, _CHI2_Q, _CHI2_WHY)
-                   for name, fn in (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)),
-                                    ("10Nmax", lambda Ns: 10 * max(Ns))))
+                   for name, fn in _BUDGET_RANGE)
 
 _W_Q = ("Kim et al. (NeurIPS 2022), §4.3 Theorem 3: d_TV <= C(r, N) r^(kN), r = 1 - 1/w*, and the variance "
         "term O(1/w* + r^(tN)); 'in the large w* regime, JSA will perform poorly, and the variance reduction by "
@@ -131,9 +132,7 @@ _W_WHY = ("JSA's N IMH steps per iteration contract by r^N <= exp(-N/w*) (Theore
           "budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the paper's Gaussian "
           "pair w* = inf at every iteration (a mean-field q is never wider than a full-rank pi), so every value "
           "of the range reads (iv)'s premise the same way there")
-W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY)
-                for name, fn in (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)),
-                                 ("10Nmax", lambda Ns: 10 * max(Ns))))
+W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY) for name, fn in _BUDGET_RANGE)
 
 _CONV_Q = ("Kim et al. (NeurIPS 2022), §6.2: 'Clearly, pMCSA successfully converges for the broadest variety of "
            "optimizer settings. Overall, most MCSA methods seem to be the most stable with ADAM'; Figure 2: "

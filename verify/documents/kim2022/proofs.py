@@ -31,20 +31,17 @@ import sympy as sp
 from scipy.special import gammaln
 
 from simulate import finite as F
-from verify.audit.adversary import Pairs, Regime, _r6, register_kind, searching
+from verify.audit.adversary import Int, Pairs, Real, Regime, _r6, free, register_kind, searching
 from verify.audit.engine import (
     EXACT,
     LOOSE,
     VALID,
     WRONG,
-    Int,
     Outcome,
-    Real,
     definition,
     finite_pairs,
-    first_failing as _first_failing,  # noqa: E402
+    first_failing,
     fixed,
-    free,
     instance_check,
     searchable,
     step,
@@ -358,7 +355,7 @@ def _eq1_rows():
 
 
 def _eq1_index():
-    return _first_failing(
+    return first_failing(
         _eq1_rows(), "=", 1e-12, "exact enumeration, softmax family, IMH kernel, gamma = 1.5",
         why=("Eq. (1) draws the sample used at lambda_t with the kernel of lambda_{t-1}; Algorithms 1, 4 and 5 "
              "(and the proofs of Theorems 1, 3, 4: 'z_t | z_t-1, lambda_t-1 ~ K_lambda_t-1(z_t-1, .)', g at "
@@ -1591,7 +1588,7 @@ def _t3_mix_statement():
         C = rr * (1 - rr ** NN) / (rr ** NN * (1 - rr))
         rows.append(({"pi": _r6(pi), "q": _r6(q), "w_star": 10, "N": NN, "k": kk, "z_0": 1},
                      F.tv_joint(joint, F.product_law([pi] * NN)), C * rr ** (kk * NN)))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-12, "exact JSA path law",
         why=("JSA's joint law converges to the path law of K, not to Pi = pi^N: its TV to Pi does not vanish; "
              "the bound holds for each marginal (and for the product of the marginals): "),
@@ -1984,7 +1981,7 @@ def _t3_table_rows():
 
 
 def _t3_table():
-    return _first_failing(
+    return first_failing(
         _t3_table_rows(), "=", 1e-12, "d_TV(exact law, the table's), every path of Algorithm 5 enumerated",
         why=("in Algorithm 5 the moves of iteration t use K_lambda_t-1 and lambda changes between iterations, so "
              "the law of z_k^(n) is a composition of different kernels, not K^((k-1)N+n)_lambda_k (the table holds "
@@ -2369,7 +2366,7 @@ def _t4_bias_rows():
 
 
 def _t4_bias_over_n():
-    return _first_failing(
+    return first_failing(
         _t4_bias_rows(), "<=", 1e-12, "exact pMCSA bias, all chains at z*",
         why=("pMCSA's chains are independent copies: the bias of their average is the average of their biases, "
              "and from z* (K^t(z*, .) = (1 - r^t) pi + r^t delta_z*) Bias_t = r^t |s(z*) - mu| for every N, so "
@@ -2468,7 +2465,7 @@ def _t2_at_q_eq_pi_rows():
 def _t2_mse_quoted():
     """Cardoso et al.'s MSE bound as quoted: on the searched instances (_t2_mse) and at q = pi for large N."""
     rows = _t2_at_q_eq_pi_rows()
-    o = _first_failing(
+    o = first_failing(
         rows[2:] + rows[:2], "<=", 1e-9, "MSC-RB at q = pi, exact (MSE = 1/N)",
         why=("the self-normalised IS bound (Agapiou et al. 2017, Thm 2.1) has E_q[w^2] = 1 + chi2, not V_q[w] = "
              "chi2: at q = pi the MSE is 1/N while the quoted bound is O(N^-3/2); "),
@@ -2495,7 +2492,7 @@ def _t2_appendix_statement():
         rows.append(({**at, "rhs": "bounds' explicit form (the factor 2 of 2 L Bias restored)"}, m.second,
                      bounds.evaluate("theorem2", "second_moment", "explicit", N=NN, w_star=1.0, chi2=0.0, t=tt, L=1.0,
                                      mu_norm=0.0)))
-    return _first_failing(
+    return first_failing(
         rows, "<=", 1e-9, "MSC-RB at q = pi, exact (E||g||^2 = 1/N)",
         why=("inherits the quoted MSE bound's V_q[w] (theorem2.mse): at q = pi the leading term 4L^2 chi2/(N-1) "
              "vanishes, the O-terms are O(N^-3/2), the exact second moment is 1/N: "),
@@ -2510,7 +2507,7 @@ def _p2_equality_cases():
         ww = F.weights(pi, q)
         kl = float(np.sum(np.where(pi > 0, pi * np.log(np.where(pi > 0, ww, 1.0)), 0.0)))
         rows.append(({"pi, q": label}, float(np.exp(kl)), float(ww.max())))
-    return _first_failing(
+    return first_failing(
         rows, "<", 1e-12, "equality cases",
         why="equality exp(KL) = w* holds whenever w = pi/q is constant on supp(pi), not only at pi = q: ",
         correction=("exp(d_KL(pi || q)) <= w*, with equality iff w = pi/q is constant on supp(pi) (Jensen is "
@@ -2534,7 +2531,7 @@ def _t3_discussion():
     m = F.moments_jsa(F.imh_matrix(pi, q), np.array([[1.0], [-1.0]]), 0, 50)
     rows.append(({"w_star": 100, "N": 50, "pi": [0.5, 0.5], "q": [0.005, 0.995], "s": [1, -1], "z_t-1": "w*",
                   "lhs": "exact (1/N^2) sum_n V[s(z_t^(n)) | F_t-1]"}, m.variance - m.c_cov, 0.5 + 1.5 / 50))
-    return _first_failing(
+    return first_failing(
         rows, ">=", 1e-12, "L = 1, C_cov = 0",
         why=("the 1/2 is an artefact of the Laurent step taken at fixed N as w* -> oo (it dominates only while "
              "N << w*); without C_cov the variance obeys (1/N^2) sum_n V[s_n | F] <= L^2/N for any kernel "
@@ -2552,7 +2549,7 @@ def _tables_dim():
     rows = [({"data set": name, "D_x": dx, "implied D_x": (dl - 103) / 50}, float(dl), float(50 * (dx + 1) + 51 + 2))
             for name, dl, dx in table3]
     bad = [r[0]["data set"] for r in rows if r[1] != r[2]]
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.0, "Table 3 rows",
         why=(f"{len(bad)} of {len(rows)} rows disagree ({', '.join(bad)}); model-free: airfoil and yacht have "
              "the same D_x = 6 but D_lambda 353 and 403, concrete and energy the same D_lambda = 503 but D_x 8 "
@@ -2568,7 +2565,7 @@ def _table4_dim():
               ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
     rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx,
             nt in table4]
-    return _first_failing(
+    return first_failing(
         rows, "=", 0.0, "Table 4 rows",
         why="every other row fits N_train + D_x + 4 exactly; 353 is Table 3's airfoil value: ",
         correction="airfoil D_lambda = 1352 + 6 + 4 = 1362 (1361 with airfoil's 5 features)")
@@ -2589,7 +2586,7 @@ def _matern_psd():
         X = np.array(pts)[:, None]
         rows.append(({"points": [round(p, 6) for p in pts] if len(pts) <= 3 else "0, 0.3, ..., 11.7 (40)", "l": 1,
                       "sigma_f": 1}, float(np.linalg.eigvalsh(_matern_printed(X)).min()), 0.0))
-    return _first_failing(
+    return first_failing(
         rows, ">=", 1e-12, "smallest eigenvalue of the Gram matrix, kernel as printed",
         why="with r the squared distance the function is not positive definite: ",
         correction="r = sqrt(sum_i (x_i - x'_i)^2 / l_i^2) (the Matern 5/2 kernel); amplitude sigma_f^2")
@@ -2607,7 +2604,7 @@ def _alg2_proposals():
             x = int(np.argmax(pi / q))
             rows.append(({"pi": [round(float(v), 6) for v in pi], "q": [round(float(v), 6) for v in q], "N": NN,
                           "entry": "K(z*, z*), z* of weight w*"}, float(as_printed[x, x]), float(analysed[x, x])))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "exact CIS kernels: N + 1 particles vs N particles",
         why=("Algorithm 2 as printed is the CIS kernel with N + 1 particles (its rate would be "
              "1 - N/(2w* + N - 1)), not the kernel of Theorem 1 and Table 2 (N - 1 proposals): "),
@@ -2646,7 +2643,7 @@ def _duchi_cancels():
             rho = 1 - 1 / ws
             g2 = lambda n: bounds.evaluate("theorem4", "variance", "stated", N=n, w_star=ws, L=1.0)  # noqa: E731
             rows.append(({"w_star": ws, "N": NN, "L": 1, "mu": 0}, g2(NN) / np.log(1 / rho), g2(1) / np.log(1 / rho)))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-9, "G^2/log(1/rho) with Theorem 4's G^2 and rho",
         why=("read with Table 1's Mirror Descent row and Theorem 4's G^2 and rho, nothing cancels: the factor "
              "falls like 1/N (mu = 0): "),
@@ -2667,7 +2664,7 @@ def _pmcsa_rejections():
         rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN, "states": "all chains at state 1"},
                      F.moments_pmcsa(K, s, np.zeros(NN, int)).variance,
                          F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
-    return _first_failing(
+    return first_failing(
         rows, "=", 1e-12, "exact conditional variances",
         why=("independence removes the cross-covariances, not the effect of rejections on each chain's "
              "conditional variance (Theorem 4's own bound carries the rejection term L^2 (1 - 1/w*)/N): "),

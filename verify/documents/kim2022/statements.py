@@ -33,19 +33,16 @@ import numpy as np
 import sympy as sp
 
 from simulate import finite as F
-from verify.audit.adversary import PairsWith, register_kind
+from verify.audit.adversary import Int, PairsWith, Real, free, register_kind
 from verify.audit.engine import (
     EXACT,
     UNCHECKED,
     VALID,
     WRONG,
-    Int,
     Outcome,
-    Real,
     finite_pairs,
     first_failing,
     fixed,
-    free,
     instance_check,
     searchable,
     step,
