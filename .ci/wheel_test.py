@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(cmd, cwd=None, env=None, check=True):
     r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if check and r.returncode != 0:
-        sys.stderr.write(f"wheel test: {' '.join(map(str, cmd))} exited {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-4000:]}\n")
+        sys.stderr.write(f"wheel test: {' '.join(map(str, cmd))} exited {r.returncode}\n"
+                         f"{r.stdout[-2000:]}\n{r.stderr[-4000:]}\n")
         raise SystemExit(1)
     return r
 
@@ -77,7 +78,8 @@ def main() -> int:
                     if wa["verdicts"].get(k) != v or wa["run_verdicts"].get(k) != expected_runs.get(k)}
             problems.append(f"verify all --quick: statuses differ from the checkout's (wheel, checkout): {diff}")
         for c in wa["claims"]:
-            if not c["audit_statement"] and any(x["claim"] == c["claim"] and x["audit"].find("statement") >= 0 for x in cl):
+            if not c["audit_statement"] and any(x["claim"] == c["claim"] and x["audit"].find("statement") >= 0
+                                                for x in cl):
                 problems.append(f"verify all --quick: {c['claim']} has no audit statement from the wheel")
         if "stored_full_runs" in wa and not wa["stored_full_runs"] and any(
                 x["claim"] == "figure1" for x in cl):  # the stored reproductions travel with the wheel
@@ -87,7 +89,8 @@ def main() -> int:
         problems.append(f"verify report exited {r.returncode}: {r.stderr[-500:]}")
     r = run([str(vpy), "-m", "verify", "audit", "--write"], cwd=work, env=env, check=False)
     if r.returncode != 2 or r.stderr.count("\n") != 1:
-        problems.append(f"verify audit --write from the wheel: exit {r.returncode} (want 2, one line): {r.stderr[-300:]}")
+        problems.append(f"verify audit --write from the wheel: exit {r.returncode} (want 2, one line): "
+                        f"{r.stderr[-300:]}")
     site_pkgs = Path(vsite)
     if (site_pkgs / "docs").exists():
         problems.append("verify audit --write created docs/ inside site-packages")

@@ -23,7 +23,6 @@ import bounds
 from mcsa_cli import dumps
 from verify import audit
 from verify.decide import decide, final_status, reading_verdicts
-from verify.formatting import readings_text
 from verify.model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading
 from verify.outcome import run_verification
 from verify.registry import REGISTRY

@@ -81,7 +81,8 @@ def test_expected_verdicts_on_the_seeds(quick):
     violated = {cid for cid, r in quick.items() if r.verdict == VIOLATED}
     # 2026-11: table1 (hunt 3 H01: the SGD row's stepsize fails for L > mu); cis_acceptance_bound (003 defines w
     # unnormalised); theorem3 and theorem4 depend on reading (rule 1: the statements condition on F_{t-1}, the
-    # proofs read the O(r^t) with Lemma 7 from eta_0; conditionally they fail, from eta_0 they hold).  Issue 23's reading rules:
+    # proofs read the O(r^t) with Lemma 7 from eta_0; conditionally they fail, from eta_0 they hold).
+    # Issue 23's reading rules:
     # proposition2 (its strict '<' rules out '<=') and sgfs_stationary_covariance ('necessary', 'if and only if'
     # rule out 'sufficient') are violated (rule 6); lemma4 and lemma7 keep both sides of their document's
     # contradiction and depend on reading (rule 1); cis_variance_growth holds under its hedge (rule 2)
