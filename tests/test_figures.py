@@ -17,7 +17,7 @@ from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
 from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
-from verify.outcome import rescore, run_verification
+from verify.outcome import rescore
 from verify.registry import REGISTRY
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
