@@ -44,7 +44,8 @@ os.environ.setdefault("COLUMNS", "100")  # tables printed in-process fit the sam
 
 # With ``--dist loadfile`` a test file runs whole on one worker, and xdist hands files out in the order
 # collected (addopts: --no-loadscope-reorder; its default order, most tests first, hands long files with
-# few tests, e.g. test_figures.py, out late, where one of them can be left running alone at the end).  The longest files go first (CPU seconds of
+# few tests, e.g. test_figures.py, out late, where one of them can be left running alone at the end).  The
+# longest files go first (CPU seconds of
 # each file alone, measured on the 2-core machine, issue 24 §5), every other file after them in its
 # usual order: the short files then fill the gaps at the end, and the suite's wall time approaches its
 # CPU time over the cores.  Only the order changes; pytest --random-order still shuffles.
