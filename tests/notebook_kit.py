@@ -12,12 +12,22 @@ driven from the test process itself, where Jupyter's messaging stalled now and t
 the suite had run (the kernel idle with every cell run, the client waiting); a run that makes no
 progress for a whole cell timeout, or whose kernel dies, is repeated once in a fresh process and said
 on stderr.  A cell that raises, or a wrong probe, is never retried.
+
+An execution is kept (:func:`_stored_run`) beside the docs build's jupyter-cache, in the directory named by the
+digest of the packages' code and the numerical libraries' versions (docs/_ext/nbcache.py), under a key made of
+the notebook file, the probe cell, this runner and the interpreter's and Jupyter's versions.  A later run with
+none of these changed takes the kept execution (the same code at the same seeds computes the same outputs) and
+says so on stderr; the checks and plants are evaluated again on its probe.  ``MCSA_NOTEBOOK_CACHE=off`` executes
+every notebook anyway; a fresh clone has no store and executes them all.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.util
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -102,12 +112,44 @@ def _share_with_docs(path: pathlib.Path, executed_nb) -> None:
     cache.cache_notebook_bundle(CacheBundleIn(source, str(path)), check_validity=False, overwrite=True)
 
 
+def _stored_run(path: pathlib.Path, probe_source: str) -> pathlib.Path | None:
+    """Where an execution of ``path`` with this probe is kept: ``<jupyter-cache dir>/test-runs/<name>.json``,
+    the directory named by the code digest (docs/_ext/nbcache.py), the name by the notebook's bytes, the
+    probe cell, this runner (tests/_nbrun.py) and the versions of Python and of the Jupyter machinery.
+    None when ``MCSA_NOTEBOOK_CACHE`` is off."""
+    if os.environ.get("MCSA_NOTEBOOK_CACHE", "on").lower() in ("off", "0", "no"):
+        return None
+    h = hashlib.sha256()
+    for part in (path.read_bytes(), probe_source.encode(), RUNNER.read_bytes(), sys.version.encode()):
+        h.update(part + b"\0")
+    for dist in ("nbformat", "nbclient", "ipykernel", "jupyter_client"):
+        try:
+            h.update(f"{dist} {importlib.metadata.version(dist)}\n".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{dist} -\n".encode())
+    return _nbcache().cache_path() / "test-runs" / f"{path.parent.name}-{path.stem}-{h.hexdigest()[:16]}.json"
+
+
 def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], kernel_name: str,
             workdir: pathlib.Path, share: bool = False):
     """(executed notebook, probe), or the exception that its tests raise; ``share``: store the
-    execution for the docs build (see :func:`_share_with_docs`)."""
+    execution for the docs build (see :func:`_share_with_docs`).  A successful execution is kept
+    (:func:`_stored_run`) and taken instead of executing again while nothing it depends on changed."""
     probe = workdir / "_probe_cell.py"
     probe.write_text(probe_cell(probes), encoding="utf-8")
+    stored = _stored_run(path, probe_cell(probes))
+    if stored is not None and stored.is_file():
+        try:
+            res = json.loads(stored.read_text(encoding="utf-8"))
+            nb = nbformat.reads(res["notebook"], as_version=4)
+        except (OSError, ValueError, KeyError):  # unreadable: executed again below (and stored anew)
+            pass
+        else:
+            print(f"tests/notebook_kit.py: {path.name}: the execution kept in {stored.parent} "
+                  "(MCSA_NOTEBOOK_CACHE=off executes it again)", file=sys.stderr)
+            if share:
+                _share_with_docs(path, nb)
+            return nb, res["probe"]
     out = workdir / "_result.json"
     for attempt in (1, 2):
         out.unlink(missing_ok=True)
@@ -121,6 +163,11 @@ def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], 
             nb = nbformat.reads(res["notebook"], as_version=4)
             if share:
                 _share_with_docs(path, nb)
+            if stored is not None:  # written whole, then renamed: a concurrent reader never sees half a file
+                stored.parent.mkdir(parents=True, exist_ok=True)
+                tmp = stored.with_name(f"{stored.name}.{os.getpid()}.tmp")
+                tmp.write_text(json.dumps({"notebook": res["notebook"], "probe": res["probe"]}), encoding="utf-8")
+                tmp.replace(stored)
             return nb, res["probe"]
         if res["kind"] != "stall" or attempt == 2:
             return AssertionError(f"{path.name}: {res['error']}\n{res.get('traceback', '')}")

@@ -17,7 +17,7 @@ from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
 from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
-from verify.outcome import rescore, run_verification
+from verify.outcome import rescore
 from verify.registry import REGISTRY
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
@@ -27,7 +27,12 @@ from verify import reproductions as RP  # noqa: E402
 
 @pytest.fixture(scope="module")
 def reports():
-    return {f: run_verification(REGISTRY[f], "quick", seed=0) for f in ("figure1", "figure2")}
+    """figure1's and figure2's run_verification(REGISTRY[f], "quick", seed=0), taken from the quick run of every
+    claim that this file (test_verify_all_lists_...) and the figure, report and verify tests share in this process
+    (verify.report.cached_runs, memoised)."""
+    from verify.report import cached_runs
+
+    return {f: cached_runs("quick", 0)[f] for f in ("figure1", "figure2")}
 
 
 def _strict(s):
@@ -455,15 +460,14 @@ def test_step_sizes_are_logspace_written_out():
         assert np.allclose(lrs, np.logspace(-3, 0, n), rtol=4e-16, atol=0)
 
 
-def test_report_readings_of_a_figure_claim_are_the_stored_runs():
+def test_report_readings_of_a_figure_claim_are_the_stored_runs(reports):
     """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail), not the
     quick smoke test's (all hold); the quote every reading shares is shown once."""
     from verify import report
-    from verify.outcome import run_verification
 
     shown = RP.shown_status("figure1", "holds", "quick")
     assert shown["smoke_test"] == "holds" and shown["final_readings"]
-    rep = run_verification(REGISTRY["figure1"], "quick", seed=0)
+    rep = reports["figure1"]  # run_verification(REGISTRY["figure1"], "quick", seed=0)
     quick = report._readings(rep)
     stored = report._readings(rep, shown["final_readings"])
     assert {e["verdict"] for e in quick["entries"]} == {"holds"}

@@ -18,15 +18,19 @@ from verify.cli import main
 from verify.decide import ALPHA, decide, summary_status, z_one_sided
 from verify.docio import verdicts_document
 from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, METHODS, RELATIONS, STATUSES, VIOLATED, CheckResult
-from verify.outcome import rescore, run_verification
+from verify.outcome import rescore
 from verify.registry import REGISTRY
+from verify.report import cached_runs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
 def quick():
-    return {cid: run_verification(REGISTRY[cid], "quick", seed=0) for cid in bounds.ids() if cid in REGISTRY}
+    """Every claim's quick run at seed 0: the run the figure and report tests share in this process
+    (verify.report.cached_runs, memoised), i.e. run_verification(REGISTRY[cid], "quick", seed=0)."""
+    runs = cached_runs("quick", 0)
+    return {cid: runs[cid] for cid in bounds.ids() if cid in REGISTRY}
 
 
 def test_every_claim_has_a_verification():
