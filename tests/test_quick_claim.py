@@ -20,6 +20,22 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _claims_registered_here_stay_here():
+    """The claims a test of this file registers (``QuickClaim.register``) live in this process's
+    registries; they are removed after the test, so that a later test file on the same worker
+    (pytest-xdist hands out whole files) sees only the installed claims."""
+    import bounds
+    from verify import registry, spaces
+
+    saved = [(d, dict(d)) for d in (bounds._ADDED, registry.REGISTRY, registry._BOUND_VALUES, spaces.SPECS)]
+    yield
+    for d, copy in saved:
+        d.clear()
+        d.update(copy)
+    bounds.get.cache_clear()
+
+
 def _env(*extra):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
     env["PYTHONPATH"] = os.pathsep.join([*map(str, extra), str(ROOT), env.get("PYTHONPATH", "")])
