@@ -10,12 +10,12 @@ terminal's `bounds show`.  The report's HTML is checked by tests/test_report.py 
 
 from __future__ import annotations
 
-import ast
 import json
 import pathlib
 import re
 
 import pytest
+from documents_kit import code_strings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: a document number used as a name ("003's definition", "as 003 defines it", "001 §4.2"): 000-004 standing
@@ -60,17 +60,9 @@ def test_reading_names_and_meanings():
 
 def _literals(path: pathlib.Path):
     """The string literals of a module that are not docstrings (f-string parts included)."""
-    tree = ast.parse(path.read_text())
-    docs = set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body:
-            first = n.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
-            if not re.fullmatch(r"00[0-4]", n.value):  # a document's key, not text
-                yield n.lineno, n.value
+    for line, text in code_strings(path):
+        if not re.fullmatch(r"00[0-4]", text):  # a document's key, not text
+            yield line, text
 
 
 def test_strings_the_claims_show():

@@ -9,7 +9,6 @@
   errata, and ``python -m verify coverage`` and ``python -m verify audit`` show them.
 """
 
-import ast
 import json
 import os
 import subprocess
@@ -19,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from documents_kit import code_strings
 
 from bounds import plugins
 
@@ -91,20 +91,6 @@ def test_an_uninstalled_source_tree_is_read_from_its_pyproject(monkeypatch):
     assert plugins._source_tree() is None  # installed here: the metadata is read
 
 
-def _strings(path: Path):
-    """The string constants of a module that are not docstrings (code, not prose)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            yield node.lineno, node.value
-
-
 def test_no_list_of_builtin_documents_in_the_machinery():
     """No string of the machinery names a registered document (its entry-point name or module):
     the six privileged lists of issue 25 are gone and stay gone."""
@@ -118,7 +104,7 @@ def test_no_list_of_builtin_documents_in_the_machinery():
             f = f.resolve()
             if f in documents or any(d in f.parents for d in dirs):
                 continue  # a document's own code
-            for line, s in _strings(f):
+            for line, s in code_strings(f):
                 hit = [n for n in names if n in s]
                 if hit:
                     bad.append(f"{f.relative_to(ROOT)}:{line}: {hit} in {s[:60]!r}")
