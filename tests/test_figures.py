@@ -157,7 +157,7 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_
     rows = stored_rows[fig]
     stored = json.loads((DATA / f"{fig}.json").read_text())
     rep = _decided(fig, rows)
-    assert F.verdict_summary(rep.checks, rep.status.degenerate) == stored["by_quantity"]
+    assert F.verdict_summary(rep.checks, rep.status.degenerate, rep.status.strict_only) == stored["by_quantity"]
     assert rep.verdict == stored["verdict"]
     assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
     assert F._sensitivity(fig, rep.checks) == stored["sensitivity"]

@@ -650,16 +650,29 @@ def across_readings(verdicts) -> str:
     return DEPENDS if {HOLDS, VIOLATED} <= vs else INCONCLUSIVE
 
 
-def verdict_summary(checks, exclude=()) -> dict:
+def quantity_verdict(per_reading: dict, strict_only=()) -> str:
+    """One quantity's verdict from ``{full reading: verdict}``: :func:`across_readings`, except that
+    (reading rule 2) a quantity that fails only under the readings in ``strict_only`` (the claim's
+    hedged sentence read strictly) and holds under every other holds."""
+    v = across_readings(per_reading.values())
+    lenient = [x for r, x in per_reading.items() if r not in strict_only]
+    if v == DEPENDS and strict_only and lenient and all(x == HOLDS for x in lenient):
+        return HOLDS
+    return v
+
+
+def verdict_summary(checks, exclude=(), strict_only=()) -> dict:
     """Verdicts by quantity (what verify/data/figures/<fig>.json stores): per full reading
-    the combined verdict of the quantity's checks, then :func:`across_readings`; the readings
-    in ``exclude`` (degenerate, rule 3) are left out."""
+    the combined verdict of the quantity's checks, then :func:`quantity_verdict`; the readings
+    in ``exclude`` (degenerate, rule 3) are left out, those in ``strict_only`` (rule 2) decide
+    only where no lenient reading does."""
     by = defaultdict(lambda: defaultdict(list))
     for c in checks:
         if c.reading in exclude:
             continue
         by[(c.quantity, c.form, c.primary)][c.reading].append(c.verdict)
-    return {f"{q} [{f}]" + ("" if p else " (not deciding)"): across_readings([combine(v) for v in per.values()])
+    return {f"{q} [{f}]" + ("" if p else " (not deciding)"):
+            quantity_verdict({r: combine(v) for r, v in per.items()}, strict_only)
             for (q, f, p), per in sorted(by.items())}
 
 
@@ -727,11 +740,10 @@ def _verdict_line(report, names):
         if c.primary and c.reading not in st.degenerate:
             by[c.quantity][c.reading].append(c.verdict)
     def verdict(q):
-        v = across_readings([combine(v) for v in by[q].values()])
-        if st.strict_only and v == "depends on reading":  # rule 2: the hedged sentence holds when read leniently
-            lenient = [combine(vs) for r, vs in by[q].items() if r not in st.strict_only]
-            if lenient and all(x == "holds" for x in lenient):
-                return "holds (fails only read strictly: " + "; ".join(st.strict_only) + ")"
+        per = {r: combine(v) for r, v in by[q].items()}
+        v = quantity_verdict(per, st.strict_only)
+        if v == HOLDS and VIOLATED in per.values():  # rule 2: say under which reading it fails
+            return f"{v} (fails only read strictly: " + "; ".join(st.strict_only) + ")"
         return v
 
     line = "   ".join(f"{lab}: {verdict(q)}" for q, lab in names if q in by)
@@ -1033,7 +1045,8 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                  for k in have}
         doc = {"claim": fig, "mode": mode, "settings": dataclasses.asdict(st), "complete": not missing,
                "missing_cells": [list(c) for c in missing], "verdict": rep.verdict, "alpha": ALPHA,
-               "by_quantity": verdict_summary(rep.checks, rep.status.degenerate), "cell_wall_s": walls,
+               "by_quantity": verdict_summary(rep.checks, rep.status.degenerate, rep.status.strict_only),
+               "cell_wall_s": walls,
                "final_readings": dict(rep.readings), "failing_readings": list(rep.failing_readings),
                "reading_rules": {k: v for k,
                                  v in rep.status.as_json().items() if k not in ("status", "failing_readings")},
