@@ -36,8 +36,8 @@ def compositions(n, M):
 
 
 def proposals(q, n):
-    """The multisets of n i.i.d. proposals from q: (counts c, probability n!/prod c_i! prod q_i^c_i), exactly
-    for exact q (the integer coefficient first, then the powers of q in order)."""
+    """The multisets of n i.i.d. proposals from q: (counts c, probability n!/prod c_i! prod
+    q_i^c_i), exactly for exact q (the integer coefficient first, then the powers of q in order)."""
     for c in compositions(n, len(q)):
         coef = math.factorial(n)
         for ci in c:

@@ -3,8 +3,8 @@ Metropolis-Hastings", unpublished draft section): one self-contained script per 
 and per violated claim (see :mod:`verify.certify`).
 
 Each body recomputes both sides from the draft's own definitions, written afresh here (nothing of
-the toolkit's kernels, bounds or audit code is used).  The bodies are built from a few shared pieces,
-one per kind of computation:
+the toolkit's kernels, bounds or audit code is used).  The bodies are built from a few shared
+pieces, one per kind of computation:
 
 * ``_NUM``: exact numbers (``"p/q"`` strings -> :class:`fractions.Fraction`);
 * ``_CIS``: the CIS kernel of the draft (current state z_t-1 and N proposals z^(1:N) ~ q, one of the
@@ -41,9 +41,10 @@ def fl(x):
 _CIS = PROPOSALS + '''
 
 def cis_row(q, w, x, N, w_x=None):
-    """The draft's CIS kernel from z_t-1 = x (its weight w_x, default w[x]): N proposals i.i.d. q, one of the
-    N + 1 particles selected with probability proportional to its weight.  Returns (K(x, .), acceptance),
-    acceptance = E[sum_i w_i / (w_x + sum_i w_i)] (Eq. (acc): a proposal index is selected)."""
+    """The draft's CIS kernel from z_t-1 = x (its weight w_x, default w[x]): N proposals i.i.d. q,
+    one of the N + 1 particles selected with probability proportional to its weight.  Returns (K(x,
+    .), acceptance), acceptance = E[sum_i w_i / (w_x + sum_i w_i)] (Eq. (acc): a proposal index is
+    selected)."""
     M = len(q)
     assert abs(sum(q) - 1) < 1e-12 and min(q) >= 0, "q must be a probability vector"
     wx = w[x] if w_x is None else w_x
@@ -61,9 +62,9 @@ def cis_row(q, w, x, N, w_x=None):
 
 
 def rb_moments(q, w, f, N, w0, f0):
-    """Mean and variance over z^(1:N) ~ q of the Rao-Blackwellised CIS estimate
-    E[f | z_t-1, z^(1:N)] = (w0 f0 + sum_i w_i f_i) / (w0 + sum_i w_i) (Eq. (exact_variance)); w0 = 0 gives
-    the self-normalised IS estimate f_IS.  Also E[1 - r] with 1 - r = S/(w0 + S)."""
+    """Mean and variance over z^(1:N) ~ q of the Rao-Blackwellised CIS estimate E[f | z_t-1,
+    z^(1:N)] = (w0 f0 + sum_i w_i f_i) / (w0 + sum_i w_i) (Eq. (exact_variance)); w0 = 0 gives the
+    self-normalised IS estimate f_IS.  Also E[1 - r] with 1 - r = S/(w0 + S)."""
     assert abs(sum(q) - 1) < 1e-12 and min(q) >= 0, "q must be a probability vector"
     m1 = m2 = acc = 0
     for c, pr in proposals(q, N):
@@ -79,8 +80,9 @@ def rb_moments(q, w, f, N, w0, f0):
 
 _IMH = '''
 def imh_row(p, q, x):
-    """Metropolis independence sampler from x: z* ~ q accepted with probability min(1, w(z*)/w(x)), w = p/q.
-    Returns (K(x, .), r(x)), r(x) = 1 - sum_y q_y min(1, w_y/w_x) the rejection probability."""
+    """Metropolis independence sampler from x: z* ~ q accepted with probability min(1, w(z*)/w(x)),
+    w = p/q. Returns (K(x, .), r(x)), r(x) = 1 - sum_y q_y min(1, w_y/w_x) the rejection
+    probability."""
     M = len(p)
     assert sum(p) == 1 and sum(q) == 1 and min(q) > 0, "p and q must be probability vectors, q > 0"
     w = [p[i] / q[i] for i in range(M)]
@@ -101,10 +103,11 @@ mp.mp.dps = 50
 
 
 def gauss_imh_rejection(m, s):
-    """Marginal rejection rate of the Metropolis IMH kernel at stationarity, target p = N(0, 1), proposal
-    q = N(m, s^2): r = 1 - int p(x) int q(y) min(1, w(y)/w(x)) dy dx, w = p/q.  For fixed x the inner integral is
-    q(B) + p(B^c)/w(x), B = {y : w(y) >= w(x)}; log w(y) - log w(x) = (y - x)(a (y + x) + b) with
-    a = (1/s^2 - 1)/2, b = -m/s^2, so B is bounded by the roots x and -x - b/a (normal CDFs, exact)."""
+    """Marginal rejection rate of the Metropolis IMH kernel at stationarity, target p = N(0, 1),
+    proposal q = N(m, s^2): r = 1 - int p(x) int q(y) min(1, w(y)/w(x)) dy dx, w = p/q.  For fixed x
+    the inner integral is q(B) + p(B^c)/w(x), B = {y : w(y) >= w(x)}; log w(y) - log w(x) = (y -
+    x)(a (y + x) + b) with a = (1/s^2 - 1)/2, b = -m/s^2, so B is bounded by the roots x and -x -
+    b/a (normal CDFs, exact)."""
     m, s = mp.mpf(m), mp.mpf(s)
     a = (1 / s ** 2 - 1) / 2
     b = -m / s ** 2
@@ -217,7 +220,8 @@ _ACC_UNNORM = rel("printed: 1 - r(z_t-1) <= N / (w(z_t-1) + N) with w(z) = p(z, 
 def check(I):
     prior, mu, q = I["prior"], I["mu"], I["q"]
     sigma, xo, z, N = mp.mpf(I["sigma"]), mp.mpf(I["x_obs"]), int(I["z"]), int(I["N"])
-    joint = [mp.mpf(Q(a).numerator) / Q(a).denominator * mp.npdf(xo, mp.mpf(Q(m).numerator) / Q(m).denominator, sigma)
+    joint = [mp.mpf(Q(a).numerator) / Q(a).denominator
+             * mp.npdf(xo, mp.mpf(Q(m).numerator) / Q(m).denominator, sigma)
              for a, m in zip(prior, mu)]
     qq = [mp.mpf(Q(v).numerator) / Q(v).denominator for v in q]
     w = [j / b for j, b in zip(joint, qq)]  # w(z) = p(z, x)/q(z)
@@ -291,7 +295,8 @@ def imh_matrix(p, lam):
 def check(I):
     p = [float(Q(v)) for v in I["p"]]
     lam0, gam, T, N = float(I["lambda0"]), float(I["gamma"]), int(I["t"]), int(I["N"])
-    # exact law over the chains' histories: states (z^(1..N)), lambda_t = lambda_t-1 + gamma mean_i s(z_t^(i); lambda_t-1)
+    # exact law over the chains' histories: states (z^(1..N)), lambda_t = lambda_t-1 + gamma mean_i
+    # s(z_t^(i); lambda_t-1)
     law = {}
     for z0 in itertools.product((0, 1), repeat=N):
         law[(z0, lam0)] = law.get((z0, lam0), 0.0) + 0.5 ** N
@@ -313,7 +318,7 @@ def check(I):
     e12 = sum(pr for (z, _), pr in law.items() if z[0] == 1 and z[1] == 1)
     cov = e12 - e1 * e2
     return cov, 0.0, abs(cov) > 1e-12
-'''  # noqa: E501
+'''
 
 _RDIAG = rel("printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection "
              "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they differ") + '''
@@ -351,9 +356,11 @@ def check(I):
     logq = lambda z, l: -(z - l) ** 2 / (2 * sq ** 2) - mp.log(sq * mp.sqrt(2 * mp.pi))
     logp = lambda z: -z ** 2 / (2 * vp) - mp.log(mp.sqrt(2 * mp.pi * vp))
     score = lambda z: mp.diff(lambda l: logq(z, l), lam)  # s(z; lambda) = d/dlambda log q_lambda(z)
-    # KL(q_l || p) = int q_l (log q_l - log p); its derivative in l by central differences of the quadrature
-    # (step 1e-8, error O(1e-16) on this smooth function) - the definition itself, no score identity assumed
-    kl = lambda l: mp.quad(lambda z: mp.exp(logq(z, l)) * (logq(z, l) - logp(z)), [-mp.inf, l, mp.inf])
+    # KL(q_l || p) = int q_l (log q_l - log p); its derivative in l by central differences of the
+    # quadrature (step 1e-8, error O(1e-16) on this smooth function) - the definition itself, no
+    # score identity assumed
+    kl = lambda l: mp.quad(lambda z: mp.exp(logq(z, l)) * (logq(z, l) - logp(z)),
+                           [-mp.inf, l, mp.inf])
     h = mp.mpf(10) ** -8
     lhs = (kl(lam + h) - kl(lam - h)) / (2 * h)
     rhs = mp.quad(lambda z: mp.exp(logp(z)) * score(z), [-mp.inf, 0, mp.inf])
@@ -391,9 +398,9 @@ class Model:
 
 
 def pimh_iteration(m, lam, chains):
-    """One PIMH iteration (§Parallel IMH): each chain makes one IMH step with q_lambda; the gradient is the
-    average of the scores at the N new states (Eq. (pimh)).  lambda changed since the last iteration, so q is
-    re-evaluated at the current states; p at the current states is cached."""
+    """One PIMH iteration (§Parallel IMH): each chain makes one IMH step with q_lambda; the gradient
+    is the average of the scores at the N new states (Eq. (pimh)).  lambda changed since the last
+    iteration, so q is re-evaluated at the current states; p at the current states is cached."""
     new = []
     for z, lp in chains:
         y = m.sample(lam)
@@ -405,8 +412,9 @@ def pimh_iteration(m, lam, chains):
 
 
 def msc_rb_iteration(m, lam, state, n_prop):
-    """One MSC iteration with the CIS kernel (N proposals and the current state) and the Rao-Blackwellised
-    estimate (1 - r) f_IS + r f(z_t-1) = sum_j w_j s(z_j) / sum_j w_j over all N + 1 particles."""
+    """One MSC iteration with the CIS kernel (N proposals and the current state) and the
+    Rao-Blackwellised estimate (1 - r) f_IS + r f(z_t-1) = sum_j w_j s(z_j) / sum_j w_j over all N +
+    1 particles."""
     z0, lp0 = state
     parts = [(z0, lp0)] + [(y, m.logp(y)) for y in (m.sample(lam) for _ in range(n_prop))]
     lw = [lp - m.logq(z, lam) for z, lp in parts]

@@ -7,10 +7,12 @@ the toolkit's kits, bounds or audit code is used).  The bodies are built from sh
 kind of computation:
 
 * ``_NUM``, ``_LA``: exact rationals and exact linear algebra (Gauss-Jordan on fractions; the
-  stationary covariance of a VAR(1) x' = A x + e from the Kronecker system (I - A (x) A) vec L = vec Q);
+  stationary covariance of a VAR(1) x' = A x + e from the Kronecker system
+  (I - A (x) A) vec L = vec Q);
 * ``_CHAIN``: the scalar quadratic-case process of §2.3 (theta_MAP = 0, h = N C + G, D = k/(2h),
-  stochastic gradient Y_i = -h theta_(i-1) + xi_i with Var xi = N^2 C/|S| (Eq. (4)), injected noise of
-  Eq. (8)): exact means and covariances of the iterates and gradients (a recursion, no sampling);
+  stochastic gradient Y_i = -h theta_(i-1) + xi_i with Var xi = N^2 C/|S| (Eq. (4)), injected
+  noise of Eq. (8)): exact means and covariances of the iterates and gradients (a recursion, no
+  sampling);
 * ``_FINITE``: exact expectations over minibatches and data sets (fractions, enumeration);
 * small one-off computations (ranks, eigenvalues, binomial laws, quadratures).
 
@@ -40,7 +42,8 @@ def eye(n):
 def mm(*Ms):
     out = Ms[0]
     for B in Ms[1:]:
-        out = [[sum(out[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))] for i in range(len(out))]
+        out = [[sum(out[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))]
+               for i in range(len(out))]
     return out
 
 
@@ -92,7 +95,8 @@ def var1_stationary(A, Qm):
     """The stationary covariance L of x' = A x + e, Cov e = Qm: L = A L A^T + Qm, solved exactly as
     (I - A (x) A) vec(L) = vec(Qm) (row-major vec)."""
     n = len(A)
-    K = [[Fraction(int(i == j)) - A[i // n][j // n] * A[i % n][j % n] for j in range(n * n)] for i in range(n * n)]
+    K = [[Fraction(int(i == j)) - A[i // n][j // n] * A[i % n][j % n] for j in range(n * n)]
+         for i in range(n * n)]
     v = mm(inv(K), [[Qm[i // n][i % n]] for i in range(n * n)])
     return [[v[i * n + j][0] for j in range(n)] for i in range(n)]
 
@@ -115,16 +119,18 @@ def chain_params(I):
 
 
 def window_moments(I, n, theta0_mean, theta0_var):
-    """theta_i = a theta_(i-1) + D xi_i + eta_i (a = 1 - k/2: theta + D(-h theta + xi) + eta), Y_i = -h theta_(i-1)
-    + xi_i.  Returns (means of theta_0..n, of Y_1..n; covariances cov_tt[i][j], cov_ty[i][j] = Cov(theta_i, Y_j),
-    cov_yy[i][j]) by the exact recursion (works with fractions or floats)."""
+    """theta_i = a theta_(i-1) + D xi_i + eta_i (a = 1 - k/2: theta + D(-h theta + xi) + eta), Y_i =
+    -h theta_(i-1) + xi_i.  Returns (means of theta_0..n, of Y_1..n; covariances cov_tt[i][j],
+    cov_ty[i][j] = Cov(theta_i, Y_j), cov_yy[i][j]) by the exact recursion (works with fractions or
+    floats)."""
     h, D, sx2, v_eta = chain_params(I)
     a = 1 - D * h
     mt = [theta0_mean]
     for i in range(n):
         mt.append(a * mt[-1])
     my = [None] + [-h * mt[i - 1] for i in range(1, n + 1)]
-    # Cov(theta_i, theta_j), i <= j: a^(j-i) Var theta_i; Var theta_i = a^2 Var theta_(i-1) + D^2 sx2 + v_eta
+    # Cov(theta_i, theta_j), i <= j: a^(j-i) Var theta_i; Var theta_i = a^2 Var theta_(i-1) + D^2
+    # sx2 + v_eta
     vt = [theta0_var]
     for i in range(n):
         vt.append(a * a * vt[-1] + D * D * sx2 + v_eta)
@@ -132,14 +138,16 @@ def window_moments(I, n, theta0_mean, theta0_var):
     # Cov(xi_i, theta_j) = D sx2 a^(j-i) for j >= i, else 0
     cxt = lambda i, j: D * sx2 * a ** (j - i) if j >= i else 0
     def cyy(i, j):
-        return (h * h * ctt(i - 1, j - 1) - h * cxt(j, i - 1) - h * cxt(i, j - 1) + (sx2 if i == j else 0))
+        return (h * h * ctt(i - 1, j - 1) - h * cxt(j, i - 1) - h * cxt(i, j - 1)
+                + (sx2 if i == j else 0))
     def cty(i, j):  # Cov(theta_i, Y_j) = -h Cov(theta_i, theta_(j-1)) + Cov(theta_i, xi_j)
         return -h * ctt(i, j - 1) + cxt(j, i)
     return mt, my, ctt, cty, cyy
 
 
 def window_mean_law(I, theta0_mean=0, stationary=True):
-    """Mean and variance of (1/n) sum_i Y_i (and of theta_n, and their covariance) for the exact process."""
+    """Mean and variance of (1/n) sum_i Y_i (and of theta_n, and their covariance) for the exact
+    process."""
     h, D, sx2, v_eta = chain_params(I)
     n = int(I["n"])
     v0 = (D * D * sx2 + v_eta) / (1 - (1 - D * h) ** 2) if stationary else 0
@@ -205,7 +213,8 @@ def check(I):
             break
         P = P @ Af
     Lf = np.array([[float(v) for v in r] for r in L])
-    return float(L[0][0]), float(S[0, 0]), float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max())
+    return (float(L[0][0]), float(S[0, 0]),
+            float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max()))
 '''
 
 _VART = rel("printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals the "
@@ -316,8 +325,10 @@ def check(I):
     k_os = min(c, bound)                        # Eq. (16)
     k_alt = f * bound
     D = k_alt / (2 * h)
-    assert 2 * D - N * N / S * D * C * D - D * h * D >= 0, "the alternative k must be admissible (Eq. (8))"
-    return float(abs(1 - k_os / 2)), float(abs(1 - k_alt / 2)), abs(1 - k_os / 2) > abs(1 - k_alt / 2)
+    admissible = 2 * D - N * N / S * D * C * D - D * h * D >= 0
+    assert admissible, "the alternative k must be admissible (Eq. (8))"
+    return (float(abs(1 - k_os / 2)), float(abs(1 - k_alt / 2)),
+            abs(1 - k_os / 2) > abs(1 - k_alt / 2))
 '''
 
 # ============================================================================= §2.3.2 the convergence criterion
@@ -401,11 +412,13 @@ def k16(N, S, C, G, c):
 
 
 def first_check(I):
-    """Algorithm 1 from theta_0 = start x the posterior sd (deterministic), k from Eq. (16), n = ceil(1/k): the exact
-    joint normal law of theta_n and the window mean (1/n) sum_i Y_i (floats).  Returns (P(pass at i = n), density
-    grid of theta_n given the pass, posterior density on the grid, the grid)."""
+    """Algorithm 1 from theta_0 = start x the posterior sd (deterministic), k from Eq. (16), n =
+    ceil(1/k): the exact joint normal law of theta_n and the window mean (1/n) sum_i Y_i (floats).
+    Returns (P(pass at i = n), density grid of theta_n given the pass, posterior density on the
+    grid, the grid)."""
     N, S, C, G, c, b = (Q(I[x]) for x in ("N", "S", "C", "G", "c", "b"))
-    k = k16(N, S, C, G, c)                  # exact: the admissibility of Eq. (8) is decided in rationals
+    # exact: the admissibility of Eq. (8) is decided in rationals
+    k = k16(N, S, C, G, c)
     n = math.ceil(1 / k)
     I2 = {"N": I["N"], "S": I["S"], "C": I["C"], "G": I["G"], "k": str(k), "n": n}
     h, D, sx2, v_eta = (float(v) for v in chain_params(I2))
@@ -424,7 +437,8 @@ def first_check(I):
     Ii, Jj = np.meshgrid(J, J, indexing="ij")
     lo = np.minimum(Ii - 1, Jj - 1)
     ctt = a ** np.abs(Ii - Jj) * vt[lo]                # Cov(theta_(i-1), theta_(j-1))
-    cxt_ji = np.where(Ii - 1 >= Jj, D * sx2 * a ** np.clip(Ii - 1 - Jj, 0, None), 0.0)   # Cov(xi_j, theta_(i-1))
+    # Cov(xi_j, theta_(i-1))
+    cxt_ji = np.where(Ii - 1 >= Jj, D * sx2 * a ** np.clip(Ii - 1 - Jj, 0, None), 0.0)
     cyy = h * h * ctt - h * cxt_ji - h * cxt_ji.T + sx2 * (Ii == Jj)
     mY, vY = float(my.mean()), float(cyy.sum()) / n ** 2
     # Cov(theta_n, Y_j) = -h Cov(theta_n, theta_(j-1)) + Cov(theta_n, xi_j)
@@ -443,7 +457,9 @@ def first_check(I):
     erf = np.vectorize(math.erf)
     if sv > 1e-12 * sY:
         cp = 0.5 * (erf((thr - mu) / (sv * math.sqrt(2))) - erf((-thr - mu) / (sv * math.sqrt(2))))
-    else:  # no injected noise left (k at the admissible bound): the window mean is a function of theta_n
+    else:
+        # no injected noise left (k at the admissible bound): the window mean is a function of
+        # theta_n
         cp = (np.abs(mu) <= thr).astype(float)
     dens = np.exp(-0.5 * ((grid - mth) / st) ** 2) / (st * math.sqrt(2 * math.pi)) * cp
     post = np.exp(-0.5 * (grid / sd_post) ** 2) / (sd_post * math.sqrt(2 * math.pi))
@@ -522,7 +538,8 @@ def members(I):
     g = [grad(x) for x in xs]
     mean_g = sum(g) / N
     var_g = sum((v - mean_g) ** 2 for v in g) / N          # Var_X under the empirical law
-    C = var_g                                              # C := Var_X[U] (flat prior: U = grad log p(X | theta))
+    # C := Var_X[U] (flat prior: U = grad log p(X | theta))
+    C = var_g
     return [-sum(hess(x) for x in xs), sum(-hess(x) for x in xs) / N, var_g, N * C]
 
 
@@ -555,7 +572,8 @@ def check(I):
     cdf = np.cumsum(law)
     Phi = np.vectorize(lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2))))
     norm = Phi((support - S * mean) / math.sqrt(S * var))
-    ks = float(max(np.abs(cdf - norm).max(), np.abs(np.concatenate([[0.0], cdf[:-1]]) - norm).max()))
+    ks = float(max(np.abs(cdf - norm).max(),
+                   np.abs(np.concatenate([[0.0], cdf[:-1]]) - norm).max()))
     tol = float(Q(I["tol"]))
     return ks, tol, ks > tol
 '''
@@ -622,19 +640,22 @@ def model(I):
 
 
 def estep(I, beta0, G0, s0):
-    # the posterior of mu quoted in §3.3.2.2 (from [2]): N(a, s0^2 (Z^T Z + G0^-1)^-1), a = (Z^T Z + G0^-1)^-1 Z^T (y - X beta0)
+    # the posterior of mu quoted in §3.3.2.2 (from [2]): N(a, s0^2 (Z^T Z + G0^-1)^-1), a = (Z^T Z +
+    # G0^-1)^-1 Z^T (y - X beta0)
     X, Z, y = model(I)
     P = np.linalg.inv(Z.T @ Z + np.linalg.inv(G0))
     return P @ Z.T @ (y - X @ beta0), s0 ** 2 * P
 
 
 def nll20(I, beta, G, s):
-    # Eq. (20): N log sigma + 1/2 log det D + (y - X beta)^T D^-1 (y - X beta)/(2 sigma^2), D = Z G Z^T + I_N
+    # Eq. (20): N log sigma + 1/2 log det D + (y - X beta)^T D^-1 (y - X beta)/(2 sigma^2), D = Z G
+    # Z^T + I_N
     X, Z, y = model(I)
     D = Z @ G @ Z.T + np.eye(len(y))
     r = y - X @ beta
-    return len(y) * np.log(s) + 0.5 * np.linalg.slogdet(D)[1] + r @ np.linalg.solve(D, r) / (2 * s ** 2)
-"""  # noqa: E501
+    return (len(y) * np.log(s) + 0.5 * np.linalg.slogdet(D)[1]
+            + r @ np.linalg.solve(D, r) / (2 * s ** 2))
+"""
 
 _LMM26 = rel("printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, "
              "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a constant); lhs = "
@@ -644,20 +665,23 @@ def printed26(I, beta, G, s, a, V):
     X, Z, y = model(I)
     N, q = Z.shape
     r = y - X @ beta
-    return ((N + q) * np.log(s) + 0.5 * np.linalg.slogdet(G)[1] + (r @ r - 2 * r @ Z @ a) / (2 * s ** 2)
+    return ((N + q) * np.log(s) + 0.5 * np.linalg.slogdet(G)[1]
+            + (r @ r - 2 * r @ Z @ a) / (2 * s ** 2)
             + np.trace((V + np.outer(a, a)) @ (Z.T @ Z + np.linalg.inv(G))))
 
 
 def exact(I, beta, G, s, a, V):
-    # model (18)-(19): y = X beta + Z mu + eps, eps ~ N(0, s^2 I_N), mu ~ N(0, s^2 G); -log P(y, mu) without the
-    # constant (N + q)/2 log 2 pi, its expectation over mu ~ N(a, V) from the first two moments of mu
+    # model (18)-(19): y = X beta + Z mu + eps, eps ~ N(0, s^2 I_N), mu ~ N(0, s^2 G); -log P(y, mu)
+    # without the constant (N + q)/2 log 2 pi, its expectation over mu ~ N(a, V) from the first two
+    # moments of mu
     X, Z, y = model(I)
     N, q = Z.shape
     r = y - X @ beta - Z @ a
     Gi = np.linalg.inv(G)
     E_res = r @ r + np.trace(Z @ V @ Z.T)        # E ||y - X beta - Z mu||^2
     E_pen = a @ Gi @ a + np.trace(Gi @ V)        # E mu^T G^-1 mu
-    return N * np.log(s) + E_res / (2 * s ** 2) + q * np.log(s) + 0.5 * np.linalg.slogdet(G)[1] + E_pen / (2 * s ** 2)
+    return (N * np.log(s) + E_res / (2 * s ** 2) + q * np.log(s) + 0.5 * np.linalg.slogdet(G)[1]
+            + E_pen / (2 * s ** 2))
 
 
 def check(I):
@@ -683,7 +707,8 @@ def em_step(I, beta, G, s):
     Gn = (V + np.outer(a, a)) / s ** 2                                 # (28)
     r = y - X @ b
     tr = np.trace((V + np.outer(a, a)) @ (Z.T @ Z + np.linalg.inv(Gn)))
-    sn = math.sqrt((r @ r - 2 * r @ Z @ a) / (N + q) + tr)             # (29) as rendered: trace outside 1/(N + q)
+    # (29) as rendered: trace outside 1/(N + q)
+    sn = math.sqrt((r @ r - 2 * r @ Z @ a) / (N + q) + tr)
     return b, Gn, sn
 
 
@@ -705,7 +730,8 @@ from scipy import optimize
 
 
 def expected(I, beta, G, s, a, V):
-    # E_{mu ~ N(a, V)}[-log P(y, mu | beta, G, sigma)] without the constant; y = X beta + Z mu + eps (Eqs. (18)-(19))
+    # E_{mu ~ N(a, V)}[-log P(y, mu | beta, G, sigma)] without the constant; y = X beta + Z mu + eps
+    # (Eqs. (18)-(19))
     X, Z, y = model(I)
     N, q = Z.shape
     r = y - X @ beta - Z @ a
@@ -724,8 +750,9 @@ def check(I):
     r = y - X @ b
     tr = np.trace((V + np.outer(a, a)) @ (Z.T @ Z + np.linalg.inv(Gn))) if q else 0.0
     printed = math.sqrt((r @ r - 2 * r @ Z @ a) / (N + q) + tr)        # (29) as rendered
-    res = optimize.minimize_scalar(lambda ls: expected(I, b, Gn, math.exp(ls), a, V), bounds=(-20.0, 20.0),
-                                   method="bounded", options={"xatol": 1e-12})
+    res = optimize.minimize_scalar(lambda ls: expected(I, b, Gn, math.exp(ls), a, V),
+                                   bounds=(-20.0, 20.0), method="bounded",
+                                   options={"xatol": 1e-12})
     best = math.exp(res.x)
     return printed, best, abs(printed - best) > 1e-6 * best
 """
@@ -747,16 +774,20 @@ def errors(I, ones, b0, g, gnew, n):
         z = b0 + mu
         return -ones * np.logaddexp(0.0, -z) - (I - ones) * np.logaddexp(0.0, z)
     prior = lambda u: math.exp(-u * u / (2 * g)) / math.sqrt(2 * math.pi * g)
-    logP = lambda u: ll(u) - u * u / (2 * gnew) - math.log(2 * math.pi * gnew) / 2   # log P(y, mu | new G)
+    # log P(y, mu | new G)
+    logP = lambda u: ll(u) - u * u / (2 * gnew) - math.log(2 * math.pi * gnew) / 2
     s = math.sqrt(g)
-    ref = lambda f: integrate.quad(lambda u: f(u) * prior(u), -60 * s, 60 * s, points=[-3 * s, 0.0, 3 * s],
-                                   epsabs=0, epsrel=1e-13, limit=800)[0]
+    ref = lambda f: integrate.quad(lambda u: f(u) * prior(u), -60 * s, 60 * s,
+                                   points=[-3 * s, 0.0, 3 * s], epsabs=0, epsrel=1e-13,
+                                   limit=800)[0]
     x, w = np.polynomial.hermite.hermgauss(n)     # int e^(-x^2) f(x) dx ~ sum w f(x)
     nodes = math.sqrt(2 * g) * x
     gh = lambda f: math.fsum(wi * f(v) for wi, v in zip(w, nodes)) / math.sqrt(math.pi)
     L = lambda u: math.exp(ll(u))
-    e30, q30 = ref(L), gh(L)                                        # (30): int P(y | mu) P(mu | G) dmu
-    e31 = ref(lambda u: logP(u) * L(u)) / e30                      # (31): E_{mu | y, old}[log P(y, mu | new)]
+    # (30): int P(y | mu) P(mu | G) dmu
+    e30, q30 = ref(L), gh(L)
+    # (31): E_{mu | y, old}[log P(y, mu | new)]
+    e31 = ref(lambda u: logP(u) * L(u)) / e30
     q31 = gh(lambda u: logP(u) * L(u)) / q30
     return abs(q30 / e30 - 1), abs(q31 / e31 - 1)
 
@@ -788,16 +819,18 @@ def check(I):
     nu, tol = float(Q(I["nu"])), float(Q(I["tol"]))
     k = nu - 1
     lg = special.gammaln(k / 2) + (k / 2) * math.log(2)
-    chi = lambda u: math.exp((k / 2 - 1) * math.log(u) - u / 2 - lg)      # chi2_(nu-1) density of u = a22^2
+    # chi2_(nu-1) density of u = a22^2
+    chi = lambda u: math.exp((k / 2 - 1) * math.log(u) - u / 2 - lg)
     phi = lambda a: math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
     if I["matrix"] == "Sigma":
-        L = lambda a, u: a / (math.sqrt(u) * math.sqrt(a * a + u))          # |chol(Sigma)_21| (odd in a21)
+        # |chol(Sigma)_21| (odd in a21)
+        L = lambda a, u: a / (math.sqrt(u) * math.sqrt(a * a + u))
     else:
         L = lambda a, u: a                                                  # chol(W)_21 = a21
     m = []
     for p in (2, 4):  # even moments: twice the integral over a21 > 0
-        v, _ = integrate.dblquad(lambda a, u: 2 * phi(a) * chi(u) * L(a, u) ** p, 0, math.inf, 0, math.inf,
-                                 epsabs=1e-14, epsrel=1e-12)
+        v, _ = integrate.dblquad(lambda a, u: 2 * phi(a) * chi(u) * L(a, u) ** p,
+                                 0, math.inf, 0, math.inf, epsabs=1e-14, epsrel=1e-12)
         m.append(v)
     kurt = m[1] / m[0] ** 2 - 3
     return kurt, 0.0, abs(kurt) > tol

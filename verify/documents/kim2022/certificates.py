@@ -41,9 +41,10 @@ def q_(x) -> str:
 
 
 def hard(w_star, rest, pi0="3/10"):
-    """A (pi, q) pair of the hard kind (App. D's proofs are tight there): pi_0 = pi0, q_0 = pi0/w*, the other
-    states share 1 - q_0 in proportion to pi, so sup pi/q = w* is attained at state 0.  ``rest`` are the other
-    states' pi (summing to 1 - pi0).  Exact; returned as "p/q" strings."""
+    """A (pi, q) pair of the hard kind (App. D's proofs are tight there): pi_0 = pi0,
+    q_0 = pi0/w*, the other states share 1 - q_0 in proportion to pi, so sup pi/q = w* is attained
+    at state 0.  ``rest`` are the other states' pi (summing to 1 - pi0).  Exact; returned as "p/q"
+    strings."""
     p0, ws = Fraction(pi0), Fraction(w_star)
     rest = [Fraction(x) for x in rest]
     assert sum(rest) + p0 == 1
@@ -142,8 +143,9 @@ def r_of(pi, q):
 CIS = PROPOSALS + '''
 
 def cis_kernel(pi, q, N):
-    """The CIS kernel with N particles (Kim et al. 2022, Sec. 4.2, App. B): the current state x and N - 1
-    proposals z ~ q; the next state is particle i with probability w_i / sum_j w_j, w = pi/q."""
+    """The CIS kernel with N particles (Kim et al. 2022, Sec. 4.2, App. B): the current state x and
+    N - 1 proposals z ~ q; the next state is particle i with probability w_i / sum_j w_j, w =
+    pi/q."""
     w = [a / b for a, b in zip(pi, q)]
     M = len(pi)
     K = [[Fraction(0)] * M for _ in range(M)]
@@ -160,9 +162,10 @@ def cis_kernel(pi, q, N):
 
 
 def msc_rb_moments(pi, q, s, x, N, printed_sign=False):
-    """E[g | z_t-1 = x] and E[g^2 | z_t-1 = x] of the Rao-Blackwellised MSC estimator (Kim et al. 2022, Sec.
-    4.2) for a scalar score s: g = -sum_n wbar_n s(z^(n)), z^(1) = x, z^(2..N) ~ q i.i.d., wbar_n = w_n/sum w.
-    printed_sign: the estimator as printed in App. D, -sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z^(1))."""
+    """E[g | z_t-1 = x] and E[g^2 | z_t-1 = x] of the Rao-Blackwellised MSC estimator (Kim et al.
+    2022, Sec. 4.2) for a scalar score s: g = -sum_n wbar_n s(z^(n)), z^(1) = x, z^(2..N) ~ q
+    i.i.d., wbar_n = w_n/sum w. printed_sign: the estimator as printed in App. D, -sum_{n>=2} wbar_n
+    s(z^(n)) + wbar_1 s(z^(1))."""
     w = [a / b for a, b in zip(pi, q)]
     m1 = m2 = Fraction(0)
     for c, p in proposals(q, N - 1):
@@ -181,8 +184,9 @@ def vnorm(v):
 
 
 def moments(I):
-    """Lemma 2's quantities for a discrete law of vectors g (atoms I["values"], weights I["p"]) and a
-    vector mu: E||g||^2, V g = E||g - E g||^2, ||E g - mu||, Bias = E||g - mu|| (as defined), ||mu||."""
+    """Lemma 2's quantities for a discrete law of vectors g (atoms I["values"], weights I["p"]) and
+    a vector mu: E||g||^2, V g = E||g - E g||^2, ||E g - mu||, Bias = E||g - mu|| (as defined),
+    ||mu||."""
     p, vals, mu = law(I["p"]), [frs(v) for v in I["values"]], frs(I["mu"])
     d = len(mu)
     Eg = [sum(pi * v[j] for pi, v in zip(p, vals)) for j in range(d)]
@@ -191,8 +195,8 @@ def moments(I):
     mse = sum(pi * sum((v[j] - mu[j]) ** 2 for j in range(d)) for pi, v in zip(p, vals))
     bias_norm = vnorm([Eg[j] - mu[j] for j in range(d)])
     bias_def = sum(mp(pi) * vnorm([v[j] - mu[j] for j in range(d)]) for pi, v in zip(p, vals))
-    return {"second": mp(second), "V": mp(V), "mse": mp(mse), "bias_norm": bias_norm, "bias_def": bias_def,
-            "mu": vnorm(mu)}
+    return {"second": mp(second), "V": mp(V), "mse": mp(mse), "bias_norm": bias_norm,
+            "bias_def": bias_def, "mu": vnorm(mu)}
 '''
 
 TOL = '''
@@ -205,7 +209,8 @@ def differ(a, b):
 
 LOOSE = '''
 def loose(lhs, rhs):
-    """A line printed '=' that is only '<=': confirmed when lhs < rhs (so '=' fails and '<=' holds)."""
+    """A line printed '=' that is only '<=': confirmed when lhs < rhs (so '=' fails and '<='
+    holds)."""
     return differ(lhs, rhs) and lhs < rhs
 '''
 
@@ -232,7 +237,8 @@ def again(id, title, where, of):
 #: lambda of Eq. (3) integrated against pi as printed (Eq. (3) and Lemma 4), and its instances
 LAMBDA_PRINTED = '''
 def lambda_printed(pi, q, x):
-    """lambda(w) at w = w(x) as printed in Eq. (3): int_{R(w)} (1 - w(z')/w) pi(dz'), R(w) = {z': w(z') < w}."""
+    """lambda(w) at w = w(x) as printed in Eq. (3): int_{R(w)} (1 - w(z')/w) pi(dz'), R(w) = {z':
+    w(z') < w}."""
     w = weights(pi, q)
     return sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
 '''
@@ -274,7 +280,8 @@ def check(I):
     m = dot(pi, g)
     bias = sum(p * abs(gi - m) for p, gi in zip(row, g))  # Bias[g_hat] = E||g_hat - E_Pi g||, D = 1
     L = max(abs(x) for x in g)
-    rhs = 2 * L * fr(I["C"]) * r_of(pi, q) ** I["n"]  # 2 sqrt(D) L C rho^n, rho = r (Eq. (7)), D = 1
+    # 2 sqrt(D) L C rho^n, rho = r (Eq. (7)), D = 1
+    rhs = 2 * L * fr(I["C"]) * r_of(pi, q) ** I["n"]
     return bias, rhs, bias > rhs
 '''
 cert("lemma7.statement", "Lemma 7 with Bias as defined fails: the expected norm does not vanish at stationarity",
@@ -300,9 +307,10 @@ def check(I):
 
 T_N = '''
 def T_n(pi, q, n, wv):
-    """T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv (Eq. (3) and App. D, Lemma 5), lambda(v) = int_{R(v)} (1 - w(z')/v)
-    q(dz') the rejection probability (Smith & Tierney 1996).  On a finite space lambda(v) = A - B/v between
-    consecutive weights (A = q(R), B = pi(R)), so each piece is int n (A - B u)^(n-1) du over u = 1/v, exactly."""
+    """T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv (Eq. (3) and App. D, Lemma 5), lambda(v) =
+    int_{R(v)} (1 - w(z')/v) q(dz') the rejection probability (Smith & Tierney 1996).  On a finite
+    space lambda(v) = A - B/v between consecutive weights (A = q(R), B = pi(R)), so each piece is
+    int n (A - B u)^(n-1) du over u = 1/v, exactly."""
     w = weights(pi, q)
     cuts = sorted({x for x in w if x > wv})
     lo, total = wv, Fraction(0)
@@ -448,8 +456,8 @@ cert("theorem3.mix.statement", "JSA's N-tuple does not converge to pi^N: its TV 
      EXACT, IMH, PRODUCTS, rel("Theorem 3: d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN), Pi = pi^N, "
                                "C(r, N) r^(kN) = sum_n r^((k-1)N+n); violated when lhs > rhs"), '''
 def check(I):
-    """JSA (Algorithm 5, lambda fixed): iteration k runs N IMH steps from the last state of iteration k - 1;
-    the N-tuple of iteration k is a path started from K^((k-1)N)(z0, .)."""
+    """JSA (Algorithm 5, lambda fixed): iteration k runs N IMH steps from the last state of
+    iteration k - 1; the N-tuple of iteration k is a path started from K^((k-1)N)(z0, .)."""
     pi, q, N, k = law(I["pi"]), law(I["q"]), I["N"], I["k"]
     K = imh_kernel(pi, q)
     start = matpow(K, (k - 1) * N)[I["z0"]]
@@ -478,7 +486,8 @@ def check(I):
     mu, L, r = dot(pi, s), max(abs(v) for v in s), r_of(pi, q)
     if I["scheme"] == "jsa":
         bias = abs(sum(dot(matpow(K, n)[x], s) for n in range(1, N + 1)) / N - mu)
-        B = 2 * L * sum(r ** ((t - 1) * N + n) for n in range(1, N + 1))  # Lemma 7: 2 L C(r, N) r^(tN)
+        # Lemma 7: 2 L C(r, N) r^(tN)
+        B = 2 * L * sum(r ** ((t - 1) * N + n) for n in range(1, N + 1))
     else:
         bias = abs(dot(K[x], s) - mu)
         B = 2 * L * N * r ** t  # Lemma 7 for the N independent chains after t steps: 2 L N r^t
@@ -612,7 +621,8 @@ def check(I):
 
 T2_SECOND = '''
 def check(I):
-    """E[g^2 | z_t-1] of MSC-RB, exact, against Theorem 2's right side (L = max |s|, chi2 = E_q w^2 - 1)."""
+    """E[g^2 | z_t-1] of MSC-RB, exact, against Theorem 2's right side (L = max |s|, chi2 = E_q w^2
+    - 1)."""
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     _, second = msc_rb_moments(pi, q, s, x, N)
     w = [a / b for a, b in zip(pi, q)]
@@ -620,10 +630,13 @@ def check(I):
     L, mu, ws = max(abs(v) for v in s), dot(pi, s), max(w)
     if I["form"] == "main text":
         rhs = mp(4 * L ** 2 * chi2 / (N - 1) + mu ** 2)
-    else:  # the appendix, O-terms written out as the proof's last line plus the quoted (1 + eps^-2)(1 + w*)^2/N^2
+    else:
+        # the appendix, O-terms written out as the proof's last line plus the quoted (1 + eps^-2)(1
+        # + w*)^2/N^2
         gamma = Fraction(2 * ws, 2 * ws + N - 2)
         e2 = mpmath.power(N - 1, mpmath.mpf(-1) / 2)
-        rhs = 4 * mp(L) ** 2 * (mp(chi2 / (N - 1)) + mp((chi2 + 1 + ws) * gamma ** (I["t"] - 1) / (N - 1))
+        rhs = 4 * mp(L) ** 2 * (mp(chi2 / (N - 1))
+                                + mp((chi2 + 1 + ws) * gamma ** (I["t"] - 1) / (N - 1))
                                 + (1 + 1 / e2) * mp(1 + ws) ** 2 / N ** 2) + mp(mu) ** 2
     return mp(second), rhs, mp(second) > rhs
 '''
@@ -830,7 +843,8 @@ def check(I):
     for i in range(n):
         for j in range(n):
             r = mp((x[i] - x[j]) ** 2 / l ** 2)  # as printed: the squared scaled distance
-            G[i, j] = mp(sf) * (1 + mpmath.sqrt(5) * r + mpmath.mpf(5) / 3 * r ** 2) * mpmath.exp(-mpmath.sqrt(5) * r)
+            G[i, j] = (mp(sf) * (1 + mpmath.sqrt(5) * r + mpmath.mpf(5) / 3 * r ** 2)
+                       * mpmath.exp(-mpmath.sqrt(5) * r))
     ev = mpmath.eigsy(G)[0]
     lam = min(ev[i] for i in range(n))
     return lam, 0, lam < 0
@@ -848,7 +862,8 @@ def check(I):
     else:
         r = 1 - 1 / mp(fr(I["w_star"]))
         rN = r ** N
-        s = (1 - (N + 1) * rN + N * rN * r) / (1 - r) ** 2 + r * (1 - rN) / (1 - r)  # geometric sums
+        # geometric sums
+        s = (1 - (N + 1) * rN + N * rN * r) / (1 - r) ** 2 + r * (1 - rN) / (1 - r)
     lhs = s / mpmath.mpf(N) ** 2
     rhs = mpmath.mpf(1) / 2 + mpmath.mpf(3) / (2 * N)
     return lhs, rhs, lhs < rhs and abs(lhs - rhs) > mpmath.mpf(10) ** -40
@@ -879,9 +894,11 @@ def check(I):
     gamma = min(1 / (2 * L), 2 * L / mu)
     lam0 = frs(I["lambda_0"])
 
-    def prod(c, n):  # prod_{t=1}^n (1 - c/t) = Gamma(n + 1 - c) / (Gamma(1 - c) Gamma(n + 1)), 0 < c < 1
+    # prod_{t=1}^n (1 - c/t) = Gamma(n + 1 - c) / (Gamma(1 - c) Gamma(n + 1)), 0 < c < 1
+    def prod(c, n):
         c = mp(c)
-        return mpmath.exp(mpmath.loggamma(n + 1 - c) - mpmath.loggamma(1 - c) - mpmath.loggamma(n + 1))
+        return mpmath.exp(mpmath.loggamma(n + 1 - c) - mpmath.loggamma(1 - c)
+                          - mpmath.loggamma(n + 1))
 
     def err(n):
         return sum(mp(l0) ** 2 * prod(gamma * a, n) ** 2 for l0, a in zip(lam0, (mu, L)))
@@ -945,7 +962,8 @@ def softmax(lam):
 
 
 def imh_kernel_mp(pi, q):
-    \"\"\"The IMH kernel (Sec. 4.1) in 60-digit arithmetic: propose y ~ q, accept with min(1, w(y)/w(x)), w = pi/q.\"\"\"
+    \"\"\"The IMH kernel (Sec. 4.1) in 60-digit arithmetic: propose y ~ q, accept with min(1,
+    w(y)/w(x)), w = pi/q.\"\"\"
     w = [mp(a) / b for a, b in zip(pi, q)]
     M = len(pi)
     K = [[mpmath.mpf(0)] * M for _ in range(M)]
@@ -958,10 +976,11 @@ def imh_kernel_mp(pi, q):
 
 
 def g_score(lam, z):
-    \"\"\"g(lambda; z) = -s(lambda; z), s = grad_lambda log softmax(lambda)_z = e_z - softmax(lambda).\"\"\"
+    \"\"\"g(lambda; z) = -s(lambda; z), s = grad_lambda log softmax(lambda)_z = e_z -
+    softmax(lambda).\"\"\"
     sm = softmax(lam)
     return [-((1 if j == z else 0) - sm[j]) for j in range(len(lam))]
-"""  # noqa: E501
+"""
 
 cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
                   "lambda_t's",
@@ -974,7 +993,8 @@ cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of 
          "same with eta_t ~ P_{lambda_t}(eta_t-1, .) (the algorithms), q_lambda = softmax(lambda), P the IMH kernel, "
          "lambda_t = lambda_t-1 - gamma g(lambda_t-1; eta_t-1); violated when they differ"), """
 def check(I):
-    pi, b, x, gamma, j = frs(I["pi"]), frs(I["lambda_t-1"]), I["eta_t-1"], fr(I["gamma"]), I["component"]
+    pi, b, x = frs(I["pi"]), frs(I["lambda_t-1"]), I["eta_t-1"]
+    gamma, j = fr(I["gamma"]), I["component"]
     a = [mp(bi) - mp(gamma) * gi for bi, gi in zip(b, g_score(b, x))]  # lambda_t
     Pa, Pb = imh_kernel_mp(pi, softmax(a)), imh_kernel_mp(pi, softmax(b))
     M = len(pi)
@@ -1002,8 +1022,9 @@ def mpow(K, n):
 
 
 def iteration(pi, lam, z, N, gamma):
-    \"\"\"One iteration of Algorithm 5 (JSA): N IMH steps with K_lambda from z, then lambda <- lambda - gamma g,
-    g = (1/N) sum_n g(lambda; z^(n)).  Every path: (probability, path, next lambda).\"\"\"
+    \"\"\"One iteration of Algorithm 5 (JSA): N IMH steps with K_lambda from z, then lambda <-
+    lambda - gamma g, g = (1/N) sum_n g(lambda; z^(n)).  Every path: (probability, path, next
+    lambda).\"\"\"
     K = imh_kernel_mp(pi, softmax(lam))
     out = []
     for path in itertools.product(range(len(pi)), repeat=N):
@@ -1061,9 +1082,10 @@ def check(I):
 # ============================================================================= conditional second moments
 PMCSA_LIMIT = """
 def check(I):
-    \"\"\"pMCSA conditionally on F_t-1, all N chains at x: E[g^2 | F] = V_{K(x,.)}[s]/N + (E_{K(x,.)} s)^2
-    (independent chains, g = -(1/N) sum_n s(z_n)); it does not depend on t, while the right side tends to
-    L^2 (2 - 1/w*)/N + ||mu||^2 as t -> oo, whatever the constant in O(r^t).\"\"\"
+    \"\"\"pMCSA conditionally on F_t-1, all N chains at x: E[g^2 | F] = V_{K(x,.)}[s]/N +
+    (E_{K(x,.)} s)^2 (independent chains, g = -(1/N) sum_n s(z_n)); it does not depend on t, while
+    the right side tends to L^2 (2 - 1/w*)/N + ||mu||^2 as t -> oo, whatever the constant in
+    O(r^t).\"\"\"
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     row = imh_kernel(pi, q)[x]
     m = dot(row, s)
@@ -1126,7 +1148,8 @@ def check(I):
     main = mp(4 * L ** 2 * chi2 / (N - 1) + mu ** 2)
     gamma = Fraction(2 * ws, 2 * ws + N - 2)
     e2 = mpmath.power(N - 1, mpmath.mpf(-1) / 2)
-    appendix = 4 * mp(L) ** 2 * (mp(chi2 / (N - 1)) + mp((chi2 + 1 + ws) * gamma ** (I["t"] - 1) / (N - 1))
+    appendix = 4 * mp(L) ** 2 * (mp(chi2 / (N - 1))
+                                 + mp((chi2 + 1 + ws) * gamma ** (I["t"] - 1) / (N - 1))
                                  + (1 + 1 / e2) * mp(1 + ws) ** 2 / N ** 2) + mp(mu) ** 2
     rhs = max(main, appendix)
     return mp(second), rhs, mp(second) > rhs
@@ -1138,21 +1161,24 @@ cert("table1", "Table 1's SGD row fails in its three readings: error, suboptimal
                     "decay exponent between T and T^2 of a lower bound of it >= that of G^2 log T/T; lhs is the "
                     "largest of the three exponents; violated when lhs < rhs (all three fail)"), """
 def check(I):
-    \"\"\"SGD on f = (1/2) E (lambda - eta)^T A (lambda - eta), A = diag(mu, L), E eta = 0: E lambda_t = (I - gamma_t A)
-    E lambda_t-1 exactly, so ||E lambda_T||^2 <= E||lambda_T||^2, f(E lambda_T) - f* <= E f(lambda_T) - f* (Jensen),
-    and the same for the averaged iterate.  prod_{t=1}^n (1 - c/t) = Gamma(n + 1 - c)/(Gamma(1 - c) n!), and
-    sum_{t=0}^n Gamma(t + a)/t! = Gamma(n + 1 + a)/(a n!) with a = 1 - c gives the averaged iterate.\"\"\"
+    \"\"\"SGD on f = (1/2) E (lambda - eta)^T A (lambda - eta), A = diag(mu, L), E eta = 0: E
+    lambda_t = (I - gamma_t A) E lambda_t-1 exactly, so ||E lambda_T||^2 <= E||lambda_T||^2, f(E
+    lambda_T) - f* <= E f(lambda_T) - f* (Jensen), and the same for the averaged iterate.
+    prod_{t=1}^n (1 - c/t) = Gamma(n + 1 - c)/(Gamma(1 - c) n!), and sum_{t=0}^n Gamma(t + a)/t! =
+    Gamma(n + 1 + a)/(a n!) with a = 1 - c gives the averaged iterate.\"\"\"
     mu, L, T = fr(I["mu"]), fr(I["L"]), mpmath.mpf(I["T"])
     gamma = min(1 / (2 * L), 2 * L / mu)
     lam0, a = frs(I["lambda_0"]), (mu, L)
 
     def prod(c, n):
         c = mp(c)
-        return mpmath.exp(mpmath.loggamma(n + 1 - c) - mpmath.loggamma(1 - c) - mpmath.loggamma(n + 1))
+        return mpmath.exp(mpmath.loggamma(n + 1 - c) - mpmath.loggamma(1 - c)
+                          - mpmath.loggamma(n + 1))
 
     def avg(c, n):  # (1/n) sum_{t=1}^n prod(c, t)
         c = mp(c)
-        s0 = mpmath.exp(mpmath.loggamma(n + 2 - c) - mpmath.loggamma(n + 1)) / (1 - c)  # sum_{t=0}^n Gamma(t+1-c)/t!
+        # sum_{t=0}^n Gamma(t+1-c)/t!
+        s0 = mpmath.exp(mpmath.loggamma(n + 2 - c) - mpmath.loggamma(n + 1)) / (1 - c)
         return (s0 / mpmath.gamma(1 - c) - 1) / n
 
     def err(n):
@@ -1215,14 +1241,16 @@ cert("statements.mixing_improves", "At the inclusive-KL optimum of a mean-field 
                     "the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); the start is "
                     "N(0, start_variance I); violated when lhs >= rhs"), """
 def r_gauss(Sig, D):
-    \"\"\"r = 1 - 1/w* for pi = N(0, Sig), q = N(0, diag(D)) in 2 dimensions, exactly: w(x) = c exp(x^T (D^-1 - Sig^-1)
-    x / 2) is unbounded (w* = oo, r = 1) iff D^-1 - Sig^-1 has a positive eigenvalue; else w* = c = sqrt(det D/det Sig).\"\"\"
+    \"\"\"r = 1 - 1/w* for pi = N(0, Sig), q = N(0, diag(D)) in 2 dimensions, exactly: w(x) = c
+    exp(x^T (D^-1 - Sig^-1) x / 2) is unbounded (w* = oo, r = 1) iff D^-1 - Sig^-1 has a positive
+    eigenvalue; else w* = c = sqrt(det D/det Sig).\"\"\"
     (a, b), (_, d) = Sig
     det = a * d - b * b
     inv = [[d / det, -b / det], [-b / det, a / det]]
     Q = [[1 / D[0] - inv[0][0], -inv[0][1]], [-inv[1][0], 1 / D[1] - inv[1][1]]]
     tr, dt = Q[0][0] + Q[1][1], Q[0][0] * Q[1][1] - Q[0][1] * Q[1][0]
-    if dt < 0 or tr > 0:  # a symmetric 2 x 2 matrix has a positive eigenvalue iff det < 0 or trace > 0
+    if dt < 0 or tr > 0:
+        # a symmetric 2 x 2 matrix has a positive eigenvalue iff det < 0 or trace > 0
         return mpmath.mpf(1)
     return 1 - 1 / mpmath.sqrt(mp(D[0] * D[1] / det))
 
@@ -1233,7 +1261,7 @@ def check(I):
     at_convergence = r_gauss(Sig, [Sig[0][0], Sig[1][1]])
     at_start = r_gauss(Sig, [s0, s0])
     return at_convergence, at_start, not at_convergence < at_start
-""")  # noqa: E501
+""")
 
 
 UNCOVERED: dict[str, str] = {
