@@ -402,30 +402,41 @@ def run_theorem2(grid, seed=0, progress=None):
 
 
 # ============================================================================= Theorem 3
-def run_theorem3(grid, seed=0, progress=None):
-    out = []
-    _progress(progress, "theorem3: exact joint law of JSA's N states")
+def _joint_cases(grid):
+    """The instances of the joint mixing checks of Theorems 3 and 4: for each N and w*, the hard
+    (pi, q) pair of that w* (App. D's proofs are tight there), its IMH kernel K and pi^N."""
     for N in grid["N_joint"]:
         for w in grid["w_star"]:
             pi, q = F.hard_instance(grid["M_joint"], w, seed=grid.get("instance_seed", 0))
-            K = F.imh_matrix(pi, q)
-            Pi = F.product_law([pi] * N)
-            for k in grid["k"]:
-                b = _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k)
-                bs = _b("theorem3", "mixing", "stated", N=N, w_star=w, k=k)
-                worst = max(F.tv_joint(F.jsa_joint_law(K, x0, N, k), Pi) for x0 in range(grid["M_joint"]))
-                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "worst of all"}
-                out.append(CheckResult("mixing", "explicit", params, worst, b, "exact", tolerance=_tol(worst, b),
-                                       note="TV of the joint law of (z^(1..N)) after k iterations to pi^N"))
-                out.append(CheckResult("mixing", "stated", params, worst, bs, "exact", tolerance=_tol(worst, bs)))
-                # the kernel as *defined* in Theorem 3: a product of marginals K^(N(k-1)+n)
-                defined = max(F.tv_joint(F.product_law([np.linalg.matrix_power(K, N * (k - 1) + n)[x0]
-                                                        for n in range(1, N + 1)]), Pi)
-                              for x0 in range(grid["M_joint"]))
-                out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined", params, defined, b,
-                                       "exact", tolerance=_tol(defined, b), primary=True, reading=AS_DEFINED,
-                                       note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a product of "
-                                            "marginals; JSA's states are not independent"))
+            yield N, w, F.imh_matrix(pi, q), F.product_law([pi] * N)
+
+
+def run_theorem3(grid, seed=0, progress=None):
+    out = []
+    _progress(progress, "theorem3: exact joint law of JSA's N states")
+    for N, w, K, Pi in _joint_cases(grid):
+        for k in grid["k"]:
+            b = _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k)
+            bs = _b("theorem3", "mixing", "stated", N=N, w_star=w, k=k)
+            worst = max(F.tv_joint(F.jsa_joint_law(K, x0, N, k), Pi)
+                        for x0 in range(grid["M_joint"]))
+            params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}",
+                      "start": "worst of all"}
+            out.append(CheckResult("mixing", "explicit", params, worst, b, "exact",
+                                   tolerance=_tol(worst, b),
+                                   note="TV of the joint law of (z^(1..N)) after k iterations to "
+                                        "pi^N"))
+            out.append(CheckResult("mixing", "stated", params, worst, bs, "exact",
+                                   tolerance=_tol(worst, bs)))
+            # the kernel as *defined* in Theorem 3: a product of marginals K^(N(k-1)+n)
+            defined = max(F.tv_joint(F.product_law([np.linalg.matrix_power(K, N * (k - 1) + n)[x0]
+                                                    for n in range(1, N + 1)]), Pi)
+                          for x0 in range(grid["M_joint"]))
+            out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined",
+                                   params, defined, b, "exact", tolerance=_tol(defined, b),
+                                   primary=True, reading=AS_DEFINED,
+                                   note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a "
+                                        "product of marginals; JSA's states are not independent"))
     _progress(progress, "theorem3: exact conditional moments")
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
@@ -459,20 +470,17 @@ def run_theorem3(grid, seed=0, progress=None):
 def run_theorem4(grid, seed=0, progress=None):
     out = []
     _progress(progress, "theorem4: exact joint TV of N independent IMH chains")
-    for N in grid["N_joint"]:
-        for w in grid["w_star"]:
-            pi, q = F.hard_instance(grid["M_joint"], w, seed=grid.get("instance_seed", 0))
-            K = F.imh_matrix(pi, q)
-            Pi = F.product_law([pi] * N)
-            starts = [tuple([0] * N), tuple(range(N)) if N <= grid["M_joint"] else tuple([0] * N)]
-            for k in grid["k"]:
-                Kk = np.linalg.matrix_power(K, k)
-                emp = max(F.tv_joint(F.product_law([Kk[x] for x in xs]), Pi) for xs in starts)
-                params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}", "start": "all-worst / "
-                    "spread"}
-                for form in ("explicit", "stated"):
-                    b = _b("theorem4", "mixing", form, N=N, w_star=w, k=k)
-                    out.append(CheckResult("mixing", form, params, emp, b, "exact", tolerance=_tol(emp, b)))
+    for N, w, K, Pi in _joint_cases(grid):
+        starts = [tuple([0] * N), tuple(range(N)) if N <= grid["M_joint"] else tuple([0] * N)]
+        for k in grid["k"]:
+            Kk = np.linalg.matrix_power(K, k)
+            emp = max(F.tv_joint(F.product_law([Kk[x] for x in xs]), Pi) for xs in starts)
+            params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}",
+                      "start": "all-worst / spread"}
+            for form in ("explicit", "stated"):
+                b = _b("theorem4", "mixing", form, N=N, w_star=w, k=k)
+                out.append(CheckResult("mixing", form, params, emp, b, "exact",
+                                       tolerance=_tol(emp, b)))
     if grid.get("gauss"):
         from simulate import weightline as wl
 
