@@ -432,22 +432,25 @@ _T3MIX = {"scheme": "theorem3", "pi": ["2/25", "1/100", "91/100"], "q": ["1/5", 
 _T4MIX = {"scheme": "theorem4", "pi": ["1/10", "11/20", "7/20"], "q": ["1/1000", "1/2", "499/1000"], "N": 2, "k": 1,
           "starts": [1, 2]}
 _SAME = {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"]}
-cert("theorem3.mix.2", "TV of JSA's product law exceeds the common-set supremum the proof bounds it by",
-     "App. D, proof of Theorem 3, ergodicity, line 3 (Lemma 1)", _T3MIX, {**_T3MIX, **_SAME},
-     EXACT, IMH, PRODUCTS, rel("d_TV(prod_n p_n, pi^N) <= sup_A sum_n |pi(A) - p_n(A)| (one common A), "
-                               "p_n = K^((k-1)N+n)(z^(n), .); violated when lhs > rhs"), MIX_LE)
-cert("theorem4.mix.1", "TV of pMCSA's product law exceeds the common-set supremum the proof bounds it by",
-     "App. D, proof of Theorem 4, ergodicity, lines 1-3 (Lemma 1)", _T4MIX, {**_T4MIX, **_SAME},
-     EXACT, IMH, PRODUCTS, rel("d_TV(prod_n p_n, pi^N) <= sup_A sum_n |pi(A) - p_n(A)| (one common A), "
-                               "p_n = K^k(z_n, .); violated when lhs > rhs"), MIX_LE)
-cert("theorem3.mix.3", "One common set A gives less than the sum of the terms' own TV distances: '=' is '<='",
-     "App. D, proof of Theorem 3, ergodicity, line 4", _T3MIX, {**_T3MIX, **_SAME},
-     EXACT, IMH, PRODUCTS, rel("sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV(p_n, pi); confirmed when '<' holds "
-                               "strictly"), MIX_LOOSE)
-cert("theorem4.mix.2", "One common set A gives less than the sum of the terms' own TV distances: '=' is '<='",
-     "App. D, proof of Theorem 4, ergodicity, line 4", _T4MIX, {**_T4MIX, **_SAME},
-     EXACT, IMH, PRODUCTS, rel("sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV(K^k(z_n, .), pi); confirmed when '<' holds "
-                               "strictly"), MIX_LOOSE)
+#: the ergodicity proofs of Theorems 3 and 4 take the same two steps (Lemma 1, then one common set
+#: A for all N terms): (theorem, instance, sampler, p_n, the steps' ids and lines)
+_MIX_PROOFS = (("3", _T3MIX, "JSA", "K^((k-1)N+n)(z^(n), .)", "mix.2", "line 3", "mix.3", "line 4"),
+               ("4", _T4MIX, "pMCSA", "K^k(z_n, .)", "mix.1", "lines 1-3", "mix.2", "line 4"))
+for _t, _inst, _alg, _p_n, _le, _le_line, _, _ in _MIX_PROOFS:
+    cert(f"theorem{_t}.{_le}",
+         f"TV of {_alg}'s product law exceeds the common-set supremum the proof bounds it by",
+         f"App. D, proof of Theorem {_t}, ergodicity, {_le_line} (Lemma 1)",
+         _inst, {**_inst, **_SAME},
+         EXACT, IMH, PRODUCTS,
+         rel("d_TV(prod_n p_n, pi^N) <= sup_A sum_n |pi(A) - p_n(A)| (one common A), "
+             f"p_n = {_p_n}; violated when lhs > rhs"), MIX_LE)
+for _t, _inst, _, _p_n, _, _, _loose, _loose_line in _MIX_PROOFS:
+    cert(f"theorem{_t}.{_loose}",
+         "One common set A gives less than the sum of the terms' own TV distances: '=' is '<='",
+         f"App. D, proof of Theorem {_t}, ergodicity, {_loose_line}", _inst, {**_inst, **_SAME},
+         EXACT, IMH, PRODUCTS,
+         rel(f"sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV({'p_n' if _t == '3' else _p_n}, pi); "
+             "confirmed when '<' holds strictly"), MIX_LOOSE)
 
 _H10R6 = {"pi": ["3/10", "656009/1000000", "43991/1000000"], "q": ["3/100", "909041/1000000", "60959/1000000"]}
 cert("theorem3.mix.statement", "JSA's N-tuple does not converge to pi^N: its TV stays ~0.38 while the bound vanishes",
@@ -781,38 +784,39 @@ def check(I):
 ''')
 
 # ---- the tables of §6.3-6.4 and App. C
+def _count(n: str, table_first: bool = True) -> str:
+    """The piece comparing a model's number of parameters, the expression ``n`` in the instance I,
+    with its table's D_lambda (lhs the table's when ``table_first``); violated when they differ."""
+    sides = 'I["D_lambda"], n' if table_first else 'n, I["D_lambda"]'
+    return f"""
+def check(I):
+    n = {n}
+    lhs, rhs = {sides}
+    return lhs, rhs, lhs != rhs
+"""
+
+
 cert("table3.dims", "Table 3's airfoil row: D_lambda = 353 does not fit D_x = 6 (one network has 50 (D_x + 1) + 53)",
      "§6.3, Table 3 (columns D_lambda and D_x) and App. C.1",
      {"data set": "airfoil", "D_lambda": 353, "D_x": 6, "hidden": 50},
      {"data set": "yacht", "D_lambda": 403, "D_x": 6, "hidden": 50},
      EXACT, rel("D_lambda (Table 3) = dim z of App. C.1's network = H (D_x + 1) + (H + 1) + 2 (H = 50 hidden units "
-                "with biases, output weights and bias, lambda, gamma); violated when they differ"), '''
-def check(I):
-    H, dx = I["hidden"], I["D_x"]
-    dim = H * (dx + 1) + (H + 1) + 2
-    return I["D_lambda"], dim, I["D_lambda"] != dim
-''')
+                "with biases, output weights and bias, lambda, gamma); violated when they differ"),
+     _count('I["hidden"] * (I["D_x"] + 1) + (I["hidden"] + 1) + 2'))
 cert("table4.dims", "Table 4's airfoil row: D_lambda = 353 is not N_train + D_x + 4 = 1362",
      "§6.4, Table 4, row 'airfoil', and App. C.2",
      {"data set": "airfoil", "D_lambda": 353, "D_x": 6, "N_train": 1352},
      {"data set": "yacht", "D_lambda": 287, "D_x": 6, "N_train": 277},
      EXACT, rel("D_lambda (Table 4) = dim z of App. C.2's model = N_train (latent f) + D_x (length scales) + 4 "
-                "(sigma_f, epsilon, nu, sigma_y); violated when they differ"), '''
-def check(I):
-    dim = I["N_train"] + I["D_x"] + 4
-    return I["D_lambda"], dim, I["D_lambda"] != dim
-''')
+                "(sigma_f, epsilon, nu, sigma_y); violated when they differ"),
+     _count('I["N_train"] + I["D_x"] + 4'))
 cert("statements.appc1_params", "App. C.1's printed BNN (no biases) has 352 parameters on yacht, Table 3 says 403",
      "App. C.1, the BNN model, against Table 3",
      {"data set": "yacht", "D_x": 6, "hidden": 50, "D_lambda": 403},
      {"data set": "yacht", "D_x": 6, "hidden": 50, "D_lambda": 352},
      EXACT, rel("parameters of the printed model (W_1: H x D_x, W_2: H, lambda, gamma) = Table 3's D_lambda; violated "
-                "when they differ"), '''
-def check(I):
-    H, dx = I["hidden"], I["D_x"]
-    count = H * dx + H + 2
-    return count, I["D_lambda"], count != I["D_lambda"]
-''')
+                "when they differ"),
+     _count('I["hidden"] * I["D_x"] + I["hidden"] + 2', table_first=False))
 
 # ============================================================================= mpmath closed forms
 cert("prop2.statement", "exp(KL(pi || q)) < w* fails with equality: pi = (1, 0), q = (1/2, 1/2)",
