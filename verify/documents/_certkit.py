@@ -13,8 +13,8 @@ from __future__ import annotations
 
 
 def exact_number(name: str) -> str:
-    """The piece defining ``name(x)``: a number of the instance as an exact fraction (``"p/q"`` strings,
-    integers, decimal strings; a float by its shortest repr, so ``0.1`` is 1/10)."""
+    """The piece defining ``name(x)``: a number of the instance as an exact fraction (``"p/q"``
+    strings, integers, decimal strings; a float by its shortest repr, so ``0.1`` is 1/10)."""
     return f'''
 def {name}(x):
     """A number of the instance as an exact fraction ("p/q" strings, integers, decimal literals)."""
@@ -22,8 +22,8 @@ def {name}(x):
 '''
 
 
-#: the multisets of n i.i.d. proposals from a finite law q, with their multinomial probabilities (exact):
-#: how the CIS kernels of both documents are enumerated
+#: the multisets of n i.i.d. proposals from a finite law q, with their multinomial probabilities
+#: (exact): how the CIS kernels of both documents are enumerated
 PROPOSALS = '''
 def compositions(n, M):
     """Every (c_1, ..., c_M) >= 0 with sum n: the counts per state of n proposals."""
