@@ -275,11 +275,8 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
     for e in entries:
         by_doc.setdefault(e["document"], []).append(e)
     steps, claims = statuses(entries)
-    cells = {doc: [(e["status"], e["location"], _check_cell(e),
-                    verdict(e, steps, claims) if e["status"] == "checked"
-                    else _short_reason(e["reason"])) for e in es]
-             for doc, es in by_doc.items()}
-    tables = {doc: clikit.table(rows, COLUMNS, width=width, max_lines=4, see="--json", key=False)
+    cells = {doc: table_rows(es, steps, claims) for doc, es in by_doc.items()}
+    tables = {doc: clikit.table(rows, COLUMNS, width=width, max_lines=4, see="--json")
               for doc, rows in cells.items()}
     if not all(_shows_every_column(t) for t in tables.values()):
         tables = {doc: clikit.table(_stacked_rows(rows), STACKED, width=width, max_lines=4,
@@ -296,6 +293,14 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
             out.append(clikit.wrap(f"reference: {ref[1]}", width=width, indent=""))
         out += ["", tables[doc], ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def table_rows(entries: list[dict], steps: dict, claims: dict) -> list[tuple[str, str, str, str]]:
+    """The cells of :data:`COLUMNS` per entry: the verdict of a checked entry, the reason of
+    the others."""
+    return [(e["status"], e["location"], _check_cell(e),
+             verdict(e, steps, claims) if e["status"] == "checked" else _short_reason(e["reason"]))
+            for e in entries]
 
 
 def _shows_every_column(table: str) -> bool:
