@@ -5,12 +5,26 @@ Each claim's :class:`bounds.core.Source` names its document by number ("001", "0
 equation, theorem).  A user only ever sees the citation: :func:`cite` turns a source into
 ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4``.  The full list is in docs/references.md.
 
+A user's document package supplies the references of its own documents the way it supplies its
+coverage inventory: a data file ``references.json`` beside its modules (docs/own-claim.md), found
+through the entry points without importing the package (:func:`plugin_references`)::
+
+    {"Levin & Peres (2017)": {"short": "Levin & Peres (2017)",
+                              "full": "David A. Levin and Yuval Peres. Markov Chains and ..."}}
+
+Each key is a document key as the package's claims (``Source(key, where)``), proof steps
+(``seed=key``) and coverage inventory (``"document": key``) name it.  :func:`cite`,
+:func:`citation` and :func:`reference` then cite it as they cite the bibliography's documents.
+
 Standard library only, so that command lines can cite without importing sympy.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 #: document number -> (short citation, full bibliographic reference)
 REFERENCES = {
@@ -54,10 +68,82 @@ def documents(seeds) -> list[str]:
 
 
 def citation(key: str, full: bool = False) -> str:
-    """The short (or full) citation of a document key; a document the bibliography does not
-    list (a user's) is cited by its key."""
-    short, long = REFERENCES.get(key, (key, key))
+    """The short (or full) citation of a document key (:func:`reference`); a document that
+    neither the bibliography nor a package's ``references.json`` lists is cited by its key."""
+    short, long = reference(key) or (key, key)
     return long if full else short
+
+
+#: the data file of a document package that holds the references of its documents
+REFERENCES_FILE = "references.json"
+
+
+def reference(key: str) -> tuple[str, str] | None:
+    """``(short citation, full reference)`` of a document key: the bibliography's
+    (:data:`REFERENCES`), else the one a registered package supplies
+    (:func:`plugin_references`); None when neither has it."""
+    return REFERENCES.get(key) or plugin_references().get(key)
+
+
+@functools.lru_cache(maxsize=1)
+def plugin_references() -> dict[str, tuple[str, str]]:
+    """Document key -> ``(short citation, full reference)`` from the ``references.json`` of
+    every registered document package (entry-point groups ``mcsa_verify.claims`` and
+    ``mcsa_verify.bounds``, :func:`bounds.plugins.discover`), read without importing them.
+
+    A file that breaks the format raises :class:`ValueError` naming it (a broken plugin is an
+    error to see): an object of ``{key: {"short": text, "full": text}}``, single-line texts,
+    no key of the bibliography's own documents, a key given two different references by two
+    packages.  Read once per process (``plugin_references.cache_clear()`` reads again)."""
+    from .plugins import BOUNDS_GROUP, CLAIMS_GROUP, discover
+
+    out: dict[str, tuple[str, str]] = {}
+    seen: set[str] = set()
+    for p in (*discover(CLAIMS_GROUP), *discover(BOUNDS_GROUP)):
+        f = p.data_file(REFERENCES_FILE)
+        if f is None or str(f) in seen:
+            continue
+        seen.add(str(f))
+        for key, ref in read_references(f).items():
+            if out.get(key, ref) != ref:
+                raise ValueError(f"{f}: {key!r} is given another reference by an earlier package: "
+                                 f"{out[key][0]!r}")
+            out[key] = ref
+    return out
+
+
+def read_references(path) -> dict[str, tuple[str, str]]:
+    """The references of one ``references.json`` (format: :func:`plugin_references`), checked."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not readable as JSON ({e})") from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"{path}: must be a non-empty object {{document key: {{\"short\": ..., "
+                         "\"full\": ...}}")
+    out = {}
+    for key, ref in data.items():
+        if not key.strip() or "\n" in key:
+            raise ValueError(f"{path}: a document key must be a non-empty single line, got {key!r}")
+        if key in REFERENCES or doc_number(key) in REFERENCES:
+            raise ValueError(f"{path}: {key!r} is a key of the bibliography's own documents "
+                             f"({', '.join(ORDER)}); name the document otherwise")
+        if not isinstance(ref, dict) or sorted(ref) != ["full", "short"]:
+            raise ValueError(f"{path}: {key!r} must map to {{\"short\": ..., \"full\": ...}}")
+        for k in ("short", "full"):
+            if not isinstance(ref[k], str) or not ref[k].strip() or "\n" in ref[k]:
+                raise ValueError(f"{path}: {key!r}: {k!r} must be a non-empty single line")
+        out[key] = (ref["short"], ref["full"])
+    return out
+
+
+def bibliography(seeds=()) -> list[tuple[str, str, str]]:
+    """``[(key, short citation, full reference)]``: the bibliography's documents in its order,
+    then those of ``seeds`` (document keys, seeds or sources) that a package's
+    ``references.json`` cites, sorted (what a report's list of references shows)."""
+    own = [(k, *REFERENCES[k]) for k in ORDER]
+    users = sorted({document_key(s) for s in seeds} - set(REFERENCES))
+    return own + [(k, *plugin_references()[k]) for k in users if k in plugin_references()]
 
 
 def doc_number(source) -> str:
@@ -76,8 +162,11 @@ _NUMBER = re.compile(r"(?<![\w.])(00[123])(?!\w)(?!\.\d)")
 
 def cite(source, full: bool = False) -> str:
     """A claim's source as a bibliographic reference with its location kept:
-    ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D``."""
-    short, long = REFERENCES.get(doc_number(source), (str(getattr(source, "seed", source)), ""))
+    ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D``.  A user's document is cited
+    by the reference its package supplies (:func:`reference`), else by its key."""
+    seed = str(getattr(source, "seed", source))
+    short, long = (REFERENCES.get(doc_number(source)) or plugin_references().get(seed)
+                   or (seed, ""))
     where = getattr(source, "where", "")
     ref = long.rstrip(".") if full and long else short
     return f"{ref}{', ' + where if where else ''}"

@@ -82,3 +82,59 @@ def test_search_finds_the_bound_attained_but_not_exceeded(capsys):
     res = json.loads(capsys.readouterr().out)
     assert res["found"] is False and res["examples"] == 40
     assert 0.5 < res["closest"]["ratio"] <= 1 + 1e-9
+
+
+# ------------------------------------------------------------- what a document package carries
+def test_its_references_cite_its_documents_everywhere():
+    """The package's references.json (found through its entry point, not imported) cites its two
+    documents: the book its claim's Source names and the README its proof steps and coverage
+    inventory name; both keys are the package's own (bounds.references)."""
+    import bounds
+    from bounds import references
+
+    refs = references.plugin_references()
+    assert set(refs) >= {"Levin & Peres (2017)", "mcgd-claims README"}
+    source = bounds.get(CLAIM).source
+    where = "§4.4, Lemmas 4.10-4.11 and Proposition 4.5, summed over t"
+    assert references.cite(source) == f"Levin & Peres (2017), {where}"
+    full = references.cite(source, full=True)
+    assert full.startswith("David A. Levin and Yuval Peres") and "Mixing Times" in full
+    assert full.endswith(f", {where}")
+    readme = references.citation("mcgd-claims README", full=True)
+    assert readme.startswith("mcgd-claims README, “Derivation”") and readme != "mcgd-claims README"
+    keys = [k for k, _, _ in references.bibliography([source, "mcgd-claims README", "001"])]
+    assert keys == [*references.ORDER, "Levin & Peres (2017)", "mcgd-claims README"]
+
+
+def test_coverage_finds_its_steps_in_the_audit_and_cites_its_document(capsys):
+    """Its inventory's steps are declared by the package (proofs.py), not stored in the toolkit's
+    audit: the coverage audits them now and shows their statuses, never 'step not in the audit'."""
+    from verify.coverage import cmd_coverage
+
+    assert cmd_coverage(["--document", "mcgd_claims", "--json"]) == 0
+    rows = {r["location"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["Derivation, line (2)"]["verdict"] == "step exact"
+    # line (3): the audit's status and the package's severity.json's judgement
+    assert rows["Derivation, line (3)"]["verdict"] == "step loose (loose)"
+    assert all(r["document"] == "mcgd-claims README" for r in rows.values())
+    assert cmd_coverage(["--document", "mcgd_claims"]) == 0
+    text = capsys.readouterr().out
+    assert "not in the audit" not in text and "step loose (loose)" in text
+    assert "reference: mcgd-claims README, “Derivation”" in " ".join(text.split())
+
+
+def test_the_report_cites_its_sources_and_shows_its_steps():
+    """The report's entry for the claim: the full reference of its source, its audited steps, and
+    its erratum under the README's full reference."""
+    from verify import report
+
+    data = report.build(ids=[CLAIM], cache=False)
+    c = data["claims"][0]
+    assert c["source"].startswith("Levin & Peres (2017), §4.4")
+    assert c["source_full"].startswith("David A. Levin and Yuval Peres")
+    steps = [(s["id"], s["status"]) for s in c["steps"]]
+    assert steps == [("mcgd.sum", "exact"), ("mcgd.sum.shortcut", "loose")]
+    errata = [e for e in data["errata"] if e["short"] == "mcgd-claims README"]
+    assert errata and errata[0]["document"].startswith("mcgd-claims README, “Derivation”")
+    html = report.render(data)
+    assert "David A. Levin and Yuval Peres" in html and "mcgd-claims README, “Derivation”" in html

@@ -11,7 +11,8 @@ contraction coefficient (Levin & Peres, *Markov Chains and Mixing Times*, 2nd ed
 ``chains``    the exact finite-chain computations they use.
 
 and the data files of a document package, beside them: ``coverage.json`` and
-``coverage_sections.json`` (the coverage inventory) and ``severity.json`` (errata).
+``coverage_sections.json`` (the coverage inventory), ``severity.json`` (errata) and
+``references.json`` (the references of the documents it cites, bounds.references).
 
 The entry point ``mcsa_verify.claims`` names :func:`register`; importing the package
 imports nothing heavy and registers nothing.
