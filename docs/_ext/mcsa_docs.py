@@ -153,15 +153,15 @@ def slug(text: str) -> str:
 def documents(records: dict) -> list[tuple[str, str, str, str]]:
     """``[(number, short citation, full reference, page name)]`` in the references'
     order, then any other document a registered claim comes from."""
-    from bounds.references import ORDER, REFERENCES
+    from bounds.references import ORDER, reference
 
     numbers = list(ORDER) + sorted({r["document"] for r in records.values() if r} - set(ORDER))
     out = []
     for n in numbers:
         if not any(r and r["document"] == n for r in records.values()):
             continue
-        short, full = REFERENCES.get(n, (n, "Claims registered by an installed package (entry points "
-                                             "mcsa_verify.bounds and mcsa_verify.claims)."))
+        short, full = reference(n) or (n, "Claims registered by an installed package (entry "
+                                       "points mcsa_verify.bounds and mcsa_verify.claims).")
         out.append((n, short, full, slug(short)))
     if any(r is None for r in records.values()):
         out.append(("", "Other claims", "Claims without formulas in the bounds library.", "other-claims"))
