@@ -65,7 +65,8 @@ _ADDED: dict = {}
 def _module_builders(modules) -> dict:
     """``{id: builder}`` of the claim modules ``modules`` (imported), the modules taken in the
     bibliography's order of their documents (a module's ``SEED``; bounds.references.position),
-    otherwise in entry-point order."""
+    otherwise in entry-point order.
+    """
     from .references import position
 
     mods = [importlib.import_module(m) for m in modules]
@@ -107,7 +108,8 @@ def add_builder(claim_id: str, builder) -> None:
 
 def _uncatalogued_builders() -> dict:
     """Builders of the claims the current catalog does not hold: claim modules registered
-    since it was written, and :func:`add_builder`'s."""
+    since it was written, and :func:`add_builder`'s.
+    """
     from .derive import catalogued_modules
 
     covered = catalogued_modules()

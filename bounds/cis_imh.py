@@ -30,10 +30,10 @@ def cis_barker_acceptance() -> Claim:
         assumptions=(),
         params=(S.w, w_sum),
         quantities=(
-            Quantity("acceptance", "P(z_t != z_{t-1} | z_{t-1}, z^(1:N))", "=",
-                     (Form("stated", Sv / (wv + Sv), "sum_i w_i / (w(z_{t-1}) + sum_i w_i)"),)),
-            Quantity("rejection", "r(z_{t-1} | z^(1:N)) = 1 - acceptance", "=",
-                     (Form("stated", wv / (wv + Sv), "w(z_{t-1}) / (w(z_{t-1}) + sum_i w_i)"),)),
+            Quantity.stated("acceptance", "P(z_t != z_{t-1} | z_{t-1}, z^(1:N))", "=",
+                            Sv / (wv + Sv), "sum_i w_i / (w(z_{t-1}) + sum_i w_i)"),
+            Quantity.stated("rejection", "r(z_{t-1} | z^(1:N)) = 1 - acceptance", "=",
+                            wv / (wv + Sv), "w(z_{t-1}) / (w(z_{t-1}) + sum_i w_i)"),
         ),
         kind="identity",
         notes=("'Accept' means z_t != z_{t-1}; on a finite space a proposal equal to the current "
@@ -52,8 +52,9 @@ def cis_acceptance_bound() -> Claim:
         assumptions=("NORM",),
         params=(N_prop, S.w),
         quantities=(
-            Quantity("acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
-                     (Form("stated", Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),)),
+            Quantity.stated(
+                "acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
+                Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),
         ),
         notes=("The catalogued form takes normalised weights (E_q w = 1).  Read with the CIS-as-IMH draft's only "
                "definition of w, p(z, x)/q(z) (the unnormalized weight), the printed bound is N/(p(x) w + N) and fails "
@@ -98,10 +99,12 @@ def cis_variance_growth() -> Claim:
         assumptions=("NORM",),
         params=(N_prop, S.w, S.sigma2),
         quantities=(
-            Quantity("conditional_variance", "V_q[E[f | z_{t-1}, z^(1:N)]] at a state of weight w", "~",
-                     (Form("stated", approx, "(1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N), V[f_IS] = sigma^2/N"),)),
-            Quantity("growth_regime_max_N", "N below which the approximation increases with N", "=",
-                     (Form("stated", growth_end, "root of d/dN of the approximation (sympy)"),)),
+            Quantity.stated(
+                "conditional_variance", "V_q[E[f | z_{t-1}, z^(1:N)]] at a state of weight w", "~",
+                approx, "(1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N), V[f_IS] = sigma^2/N"),
+            Quantity.stated(
+                "growth_regime_max_N", "N below which the approximation increases with N", "=",
+                growth_end, "root of d/dN of the approximation (sympy)"),
         ),
         kind="approximation",
         notes=("The approximation grows with N only for N < w(z_{t-1}); '~ linear' needs N << w.",),

@@ -157,7 +157,8 @@ class Param:
         """``value`` as evaluated: a string of a decimal number (``"1e400"``,
         ``"1.000000000001"``) becomes an exact :class:`decimal.Decimal` (an ``int`` for an
         integer parameter), as the command line reads it; other values are returned as they are.
-        Raises :class:`ParamError` naming the argument for a string that is not a number."""
+        Raises :class:`ParamError` naming the argument for a string that is not a number.
+        """
         if isinstance(value, np.ndarray) and value.dtype.kind in "USO":
             out = np.empty(value.shape, dtype=object)
             for idx, x in np.ndenumerate(value):
@@ -195,7 +196,8 @@ def _fmt(x: float) -> str:
 @dataclass(frozen=True)
 class Source:
     """Where a claim is printed: document number ("001", see :mod:`bounds.references`) and
-    location (section, equation, ...).  ``str()`` is the bibliographic citation."""
+    location (section, equation, ...).  ``str()`` is the bibliographic citation.
+    """
 
     seed: str
     where: str
@@ -256,6 +258,27 @@ class Quantity:
     relation: str
     forms: tuple[Form, ...]
     expansions: tuple[Expansion, ...] = ()
+
+    @classmethod
+    def stated(cls, name: str, description: str, relation: str, expr: sp.Expr,
+               derivation: str) -> Quantity:
+        """Build a quantity with one form, the printed one (``"stated"``).
+
+        Parameters
+        ----------
+        name, description, relation : str
+            As the fields of the same names.
+        expr : sympy.Expr
+            The printed formula.
+        derivation : str
+            How the formula is obtained (where it is printed, what it follows from).
+
+        Returns
+        -------
+        Quantity
+            ``Quantity(name, description, relation, (Form("stated", expr, derivation),))``.
+        """
+        return cls(name, description, relation, (Form("stated", expr, derivation),))
 
     def form(self, name: str) -> Form:
         for f in self.forms:
@@ -370,7 +393,8 @@ class Claim:
 
     def validate(self, values: dict[str, np.ndarray], flag: bool = False) -> None:
         """Check domains and cross-parameter constraints; raise ParamError (one line) naming
-        the Python argument, or with ``flag=True`` the command-line flag."""
+        the Python argument, or with ``flag=True`` the command-line flag.
+        """
         values = self.exact(values, flag)
         for name, arr in values.items():
             p = self.param(name)
@@ -401,7 +425,8 @@ class Claim:
         Values may be floats, ints, :class:`decimal.Decimal` or decimal strings (read
         exactly, as the command line reads them).  With ``exact=True`` a value outside the
         double range is an ``mpf``.  Errors name the Python arguments (``flag=True``: the
-        command-line flags)."""
+        command-line flags).
+        """
         values = self.exact(self.with_defaults(values), flag)
         ev, names = self.evaluator(quantity, form)
         miss = [n for n in names if n not in values]
@@ -415,7 +440,8 @@ class Claim:
 
     def mp_value(self, quantity: str, form: str, **values):
         """The form at one point in adaptive-precision mpmath (one-sided limits on
-        domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`)."""
+        domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`).
+        """
         values = self.exact(self.with_defaults(values))
         ev, names = self.evaluator(quantity, form)
         point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n]) for n in names]
@@ -430,7 +456,8 @@ class Claim:
 
     def evaluate(self, exact: bool = False, flag: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
         """Evaluate every form whose parameters are given; others map to ``None``.
-        Values and errors as in :meth:`evaluate_form`."""
+        Values and errors as in :meth:`evaluate_form`.
+        """
         values = self.exact(self.with_defaults(values), flag)
         mine = {k: v for k, v in values.items() if k in {p.name for p in self.params}}
         self.validate(mine, flag)
@@ -514,7 +541,8 @@ LATEX_NAMES = {
 def latex(expr) -> str:
     """``expr`` as LaTeX in the documents' notation (:data:`LATEX_NAMES`: ``w^{*}``,
     ``\\|\\boldsymbol{\\mu}\\|_{2}``, ``C_{\\mathrm{cov}}``, ...) through sympy's printer
-    option ``symbol_names``; the sympy symbols themselves keep their code names."""
+    option ``symbol_names``; the sympy symbols themselves keep their code names.
+    """
     expr = sp.sympify(expr)
     names = {s: LATEX_NAMES[s.name] for s in expr.atoms(sp.Symbol) if s.name in LATEX_NAMES}
     return sp.latex(expr, symbol_names=names)

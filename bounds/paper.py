@@ -65,7 +65,8 @@ def sharper_second_moment(var_part, bias_bound):
     <= (L^2 - ||m_bar||^2)/N + C_cov (Jensen: mean ||m_n||^2 >= ||m_bar||^2), so
     E||g||^2 <= f(||m_bar||) with f(m) = m^2 (1 - 1/N) + var_part, increasing in m; hence
     E||g||^2 <= f(b) for any b >= ||E g||, taken as min(L, bias bound).  Derived here (the
-    monotonicity is checked by sympy in tests/test_corrections.py)."""
+    monotonicity is checked by sympy in tests/test_corrections.py).
+    """
     m = sp.Symbol("m_bar", nonnegative=True)
     f = m ** 2 * (1 - 1 / Ns) + var_part
     return f.subs(m, sp.Min(Ls, bias_bound)), f, m
@@ -94,8 +95,8 @@ def proposition1() -> Claim:
         assumptions=("INV", "DIFF"),
         params=(S.m, S.s),
         quantities=(
-            Quantity("objective", "E_Pi[f(lambda, eta)] for pi = N(0,1), q = N(m, s^2)", "=",
-                     (Form("stated", kl, "d_KL(pi||q), integrated in closed form by sympy"),)),
+            Quantity.stated("objective", "E_Pi[f(lambda, eta)] for pi = N(0,1), q = N(m, s^2)", "=",
+                            kl, "d_KL(pi||q), integrated in closed form by sympy"),
             Quantity("gradient_m", "E_Pi[g]_m, the m-component of the MCGD gradient", "=",
                      (Form("stated", sp.simplify(sp.diff(kl, m)), "d/dm of the closed-form KL"),
                       Form("explicit", eg_m, "-E_pi[d/dm log q], integrated by sympy"))),
@@ -119,8 +120,8 @@ def proposition2() -> Claim:
         assumptions=("NORM",),
         params=(S.kl,),
         quantities=(
-            Quantity("w_star_lower", "w* = sup_z pi(z)/q(z), bounded below", ">",
-                     (Form("stated", sp.exp(kl), "Jensen: KL = E_pi log w <= log E_pi w <= log w*"),)),
+            Quantity.stated("w_star_lower", "w* = sup_z pi(z)/q(z), bounded below", ">",
+                            sp.exp(kl), "Jensen: KL = E_pi log w <= log E_pi w <= log w*"),
         ),
         notes=("Printed with a strict '<'; equality holds at pi = q (KL = 0, w* = 1).",),
         example={"kl": 1.0},
@@ -157,8 +158,8 @@ def lemma2() -> Claim:
             Quantity("second_moment_variance", "E||g||^2 (Lemma 2, first inequality)", "<=",
                      (Form("stated", V + Bi ** 2 + 2 * Bi * mus + mus ** 2,
                            "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2"),)),
-            Quantity("second_moment_mse", "E||g||^2 (Lemma 2, second inequality)", "<=",
-                     (Form("stated", M + 2 * Bi * mus + mus ** 2, "MSE + 2 Bias ||mu|| + ||mu||^2"),)),
+            Quantity.stated("second_moment_mse", "E||g||^2 (Lemma 2, second inequality)", "<=",
+                            M + 2 * Bi * mus + mus ** 2, "MSE + 2 Bias ||mu|| + ||mu||^2"),
         ),
         example={"variance": 1.0, "bias": 0.2, "mse": 1.04, "mu_norm": 0.5},
     )
@@ -178,8 +179,8 @@ def lemma3() -> Claim:
         assumptions=("NORM",),
         params=(S.m, S.s),
         quantities=(
-            Quantity("weight_variance", "V_q[w(z)] for pi = N(0,1), q = N(m, s^2)", "=",
-                     (Form("stated", c2, "chi2(pi||q) = int pi^2/q - 1, integrated by sympy"),)),
+            Quantity.stated("weight_variance", "V_q[w(z)] for pi = N(0,1), q = N(m, s^2)", "=",
+                            c2, "chi2(pi||q) = int pi^2/q - 1, integrated by sympy"),
         ),
         constraints=(Constraint(2 * s ** 2 > 1, "chi2(N(0,1)||N(m,s^2)) is finite only for s^2 > 1/2"),),
         kind="identity",
@@ -196,10 +197,11 @@ def lemma4() -> Claim:
         assumptions=("A2", "NORM"),
         params=(S.w, S.w_star),
         quantities=(
-            Quantity("lambda_lower", "lambda(w): probability that IMH rejects at a state of weight w", ">=",
-                     (Form("stated", sp.Max(1 - 1 / wv, 0), "Lemma 4, left"),)),
-            Quantity("lambda_upper", "lambda(w)", "<=",
-                     (Form("stated", r, "Lemma 4, right: 1 - 1/w*"),)),
+            Quantity.stated(
+                "lambda_lower", "lambda(w): probability that IMH rejects at a state of weight w",
+                ">=", sp.Max(1 - 1 / wv, 0), "Lemma 4, left"),
+            Quantity.stated("lambda_upper", "lambda(w)", "<=",
+                            r, "Lemma 4, right: 1 - 1/w*"),
         ),
         definitions=DEF_R,
         constraints=(Constraint(wv <= ws, "w <= w* must hold (w* is the supremum of w)"),),
@@ -462,10 +464,11 @@ def table1() -> Claim:
                                        "Cor. 3.5)",
                      "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts) / (sp.log(1 / rh) * sp.sqrt(Ts)),
                                  "c G^2 log T / (log(1/rho) sqrt(T))"),)),
-            Quantity("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",
-                     (Form("stated", c * Gs ** 2 * sp.log(Ts) / sp.sqrt(Ts), "c G^2 log T / sqrt(T)"),)),
-            Quantity("sgd", "rate of SGD with gamma_t = gamma/t (Doan et al. 2020b, Thms 1-2)", "<=",
-                     (Form("stated", c * Gs ** 2 * sp.log(Ts) / Ts, "c G^2 log T / T"),)),
+            Quantity.stated("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",
+                            c * Gs ** 2 * sp.log(Ts) / sp.sqrt(Ts), "c G^2 log T / sqrt(T)"),
+            Quantity.stated(
+                "sgd", "rate of SGD with gamma_t = gamma/t (Doan et al. 2020b, Thms 1-2)", "<=",
+                c * Gs ** 2 * sp.log(Ts) / Ts, "c G^2 log T / T"),
         ),
         kind="calculator",
         notes=("Rates are O(.) statements: c is the unknown constant (default 1).",),

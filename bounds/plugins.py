@@ -63,7 +63,8 @@ class Plugin:
 
     def package_dir(self) -> Path | None:
         """The directory of the plugin's package, found without importing it (its parent
-        packages are imported); None for a plain module, which carries no data files."""
+        packages are imported); None for a plain module, which carries no data files.
+        """
         from importlib.util import find_spec
 
         try:
@@ -95,7 +96,8 @@ class Plugin:
 @functools.lru_cache(maxsize=1)
 def _source_tree() -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
     """``(distribution, ((group, name, value), ...))`` from the ``pyproject.toml`` of the source tree
-    this module was imported from, when that distribution is not installed; else None."""
+    this module was imported from, when that distribution is not installed; else None.
+    """
     pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
     try:
         import tomllib

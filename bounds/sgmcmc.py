@@ -113,12 +113,13 @@ def sgfs_admissible_k() -> Claim:
         assumptions=("QUAD", "SPD", "PRECOND", "CLT"),
         params=(S.n_data, S.batch, S.eig_ratio, S.c_max),
         quantities=(
-            Quantity("k_max_13", "largest k with 2D - (N^2/|S|) DCD - DHD >= 0 guaranteed by Eq. (12)", "<=",
-                     (Form("stated", k13, "Eq. (13): k <= 4|S|/(N + |S|)"),)),
-            Quantity("k_max_15", "largest k guaranteed by the eigenvalue argument", "<=",
-                     (Form("stated", k15, "Eq. (15): k <= 4r/(r + N/|S|)"),)),
-            Quantity("k_16", "the k chosen by Eq. (16)", "<=",
-                     (Form("stated", k16, "Eq. (16): min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}"),)),
+            Quantity.stated(
+                "k_max_13", "largest k with 2D - (N^2/|S|) DCD - DHD >= 0 guaranteed by Eq. (12)",
+                "<=", k13, "Eq. (13): k <= 4|S|/(N + |S|)"),
+            Quantity.stated("k_max_15", "largest k guaranteed by the eigenvalue argument", "<=",
+                            k15, "Eq. (15): k <= 4r/(r + N/|S|)"),
+            Quantity.stated("k_16", "the k chosen by Eq. (16)", "<=",
+                            k16, "Eq. (16): min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}"),
         ),
         constraints=(Constraint(Sb <= Nd, "the minibatch cannot exceed the data: |S| <= N"),),
         notes=("'For strong priors, r > 1' (after Eq. 15) is not implied: with an ill-conditioned "

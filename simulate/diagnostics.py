@@ -142,7 +142,8 @@ class Window:
 
     def summary(self, rhat_ess: bool = True) -> dict:
         """Summarise, and start a new averaging period for r and grad_norm.
-        ``rhat_ess=False``: skip R-hat and ESS this time (NaN; they cost ArviZ calls)."""
+        ``rhat_ess=False``: skip R-hat and ESS this time (NaN; they cost ArviZ calls).
+        """
         if self._n == 0:
             raise ValueError("no iteration since the last summary")
         r = self._rej / self._n

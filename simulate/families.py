@@ -41,14 +41,16 @@ def sqnorm(x: np.ndarray) -> np.ndarray:
     order fixed by D alone, with the same SIMD lanes whether the row is aligned or not; so
     a row's value depends neither on how many rows there are nor on where the row sits
     (BLAS ddot kernels of some older CPUs peel elements to align, which would make it
-    depend on the row's address)."""
+    depend on the row's address).
+    """
     return np.einsum("...i,...i->...", x, x)
 
 
 def _stack(M: np.ndarray, ndim: int) -> np.ndarray:
     """Matrices M (*batch, D, D) with axes inserted before the last two, so that
     ``x @ _stack(M, x.ndim)`` for x (*batch, *extra, n, D) is a stacked product: one
-    (n, D) @ (D, D) matmul per batch entry, a shape independent of the batch size."""
+    (n, D) @ (D, D) matmul per batch entry, a shape independent of the batch size.
+    """
     return M.reshape(M.shape[:-2] + (1,) * max(0, ndim - M.ndim) + M.shape[-2:])
 
 
@@ -210,7 +212,8 @@ class FullRankGaussian:
 
     def score(self, lam, z):
         """d log q / dm = L^-T eps; d log q / dL = tril(L^-T eps eps^T - L^-T), the
-        diagonal times L_ii (log-diagonal parameterisation)."""
+        diagonal times L_ii (log-diagonal parameterisation).
+        """
         m, L, Linv, eps = self._whiten(lam, z)
         one = z.ndim == m.ndim
         e = eps[..., None, :] if one else eps

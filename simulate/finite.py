@@ -84,7 +84,8 @@ def _split_quad(f, rates, epsrel: float = 1e-13):
     """int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
     ``rates``: the interval is split at the time scales 1/rate (from 0.1/rate to 64/rate), so
     that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
-    Returns (value, error estimate)."""
+    Returns (value, error estimate).
+    """
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     pts = np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0, 64.0)])) if r.size else np.array([1.0])
     pts = pts[np.isfinite(pts) & (pts > 0)]
@@ -115,7 +116,8 @@ def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
     (the last, infinite one mapped by t = a + u / (1 - u)), for a vectorised integrand
     ``fvec(t array) -> (len(t), k)``.  The 48-node and 24-node results must agree to ``rel``
     of the largest component (their difference is the error returned); otherwise None, and
-    the caller uses the adaptive quadrature."""
+    the caller uses the adaptive quadrature.
+    """
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     if not r.size:
         return None
@@ -146,7 +148,8 @@ def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
 
 def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13, rates=()) -> Quadrature:
     """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
-    time scales 1/rate of its exponentials (:func:`_split_quad`)."""
+    time scales 1/rate of its exponentials (:func:`_split_quad`).
+    """
 
     def f(t):
         return (t ** weight_power) * make(t) if weight_power else make(t)
@@ -165,7 +168,8 @@ def _logsumexp_1d(a):
     (the largest terms taken out of the sum: ``log1p(s / m) + log(m) + max``), without the ~1 ms
     of array-API dispatch per call that dominated the quadrature of :func:`cis_matrix_quadrature`
     (its integrand is called some 50 000 times).  Where that value is not finite, the direct
-    ``log(sum(exp(a)))``, as scipy."""
+    ``log(sum(exp(a)))``, as scipy.
+    """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_max = np.maximum.reduce(a, keepdims=True)
         mask = a == a_max
@@ -760,7 +764,8 @@ def centred_bounded_score(pi, L: float) -> np.ndarray:
 
 def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
     """lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
-    probability at a state of weight w) or mu = pi (001 Eq. (3) as printed)."""
+    probability at a state of weight w) or mu = pi (001 Eq. (3) as printed).
+    """
     pi, q = check_pair(pi, q)
     w = pi / q
     mu = q if measure == "q" else pi

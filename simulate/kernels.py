@@ -65,7 +65,8 @@ class StepInfo(NamedTuple):
     counts per replicate this iteration; states (R, n, D): the states g was built from
     (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
     the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
-    ``Scheme.step`` asks them not to form it)."""
+    ``Scheme.step`` asks them not to form it).
+    """
 
     grad: np.ndarray
     rejection: np.ndarray
@@ -77,7 +78,8 @@ class StepInfo(NamedTuple):
 class IMHInfo(NamedTuple):
     """accepted: (B, C) moved to the proposal; log weights of current and proposal;
     logq_new: log q_def of the new state (reusable while lambda is unchanged);
-    counts: per replicate row."""
+    counts: per replicate row.
+    """
 
     accepted: np.ndarray
     log_w_current: np.ndarray
@@ -89,7 +91,8 @@ class IMHInfo(NamedTuple):
 class CISInfo(NamedTuple):
     """selected: (B, C) particle index (0 = the current state, a 'rejection');
     weights: (B, C, N) normalised importance weights; particles: (B, C, N, D);
-    log_weights: (B, C, N); counts: per replicate row."""
+    log_weights: (B, C, N); counts: per replicate row.
+    """
 
     selected: np.ndarray
     weights: np.ndarray

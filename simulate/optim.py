@@ -66,7 +66,8 @@ class Optimizer(NamedTuple):
 
 def _rows(x, name: str, lo: float, hi: float, lo_open: bool = False):
     """A hyper-parameter as a float or as an (R, 1) column (one value per row), checked
-    to lie in [lo, hi) (or (lo, hi) with ``lo_open``)."""
+    to lie in [lo, hi) (or (lo, hi) with ``lo_open``).
+    """
     a = np.asarray(x, dtype=float)
     if a.ndim > 1 or a.size == 0:
         raise ValueError(f"{name} must be a number or a 1-D array with one value per replicate row")
@@ -87,7 +88,8 @@ def _check_rows(params, *hyper):
 
 def _pow(b, t: int):
     """b ** t with Python's float power for each value, so a row's value is the same
-    whether ``b`` is a number or a per-row column (np.power may use other code)."""
+    whether ``b`` is a number or a per-row column (np.power may use other code).
+    """
     if isinstance(b, float):
         return b ** t
     return np.array([float(v) ** t for v in b.ravel()]).reshape(b.shape)
@@ -171,7 +173,8 @@ def make(name: str, lr, schedule: str = "constant", **hyper) -> Optimizer:
 
     ``lr`` and the optimiser's keyword hyper-parameters (``HYPER[name]``: ``beta`` for
     momentum/nesterov; ``b1``, ``b2``, ``eps`` for adam) are numbers or 1-D arrays with
-    one value per replicate row (see the module docstring)."""
+    one value per replicate row (see the module docstring).
+    """
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose from {', '.join(OPTIMIZERS)}")
     if schedule not in SCHEDULES:

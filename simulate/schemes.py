@@ -175,7 +175,8 @@ class Scheme:
         """One MCGD transition from ``chains`` under ``lam`` and its gradient estimate.
 
         ``want_states=False`` lets the fused paths skip forming ``StepInfo.states``
-        (and MSC-RB's ``weights``), which :meth:`step` does not need."""
+        (and MSC-RB's ``weights``), which :meth:`step` does not need.
+        """
         if self._use_fused():
             return fused.PATHS[self.name](self, lam, chains, streams, want_states)
         return getattr(self, "_" + self.name.replace("-", "_"))(lam, chains, streams)

@@ -79,7 +79,8 @@ class Gaussian:
         row b's values do not depend on how many rows share the batch.  A 2-D z (n, D) is
         one (n, D) @ (D, D) product: BLAS may pick its kernel, and so its summation
         order, from n, and row values can then differ in the last bit between batch sizes;
-        pass (n, 1, D) (or (R, C, D)) where that matters."""
+        pass (n, 1, D) (or (R, C, D)) where that matters.
+        """
         y = (np.asarray(z) - self.mean) @ self.prec_chol
         return self.log_norm - 0.5 * sqnorm(y)
 
@@ -88,7 +89,8 @@ class Gaussian:
 
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
         """Draws of shape (*shape, D) from one generator (not a batch-invariant path:
-        the schemes draw from :class:`simulate.rng.Streams` instead)."""
+        the schemes draw from :class:`simulate.rng.Streams` instead).
+        """
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         eps = rng.standard_normal((*shape, self.dim))
         return self.mean + eps @ self.chol.T

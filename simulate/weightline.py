@@ -132,7 +132,8 @@ def _log_chi2_tail(x, D, upper):
     """log P(chi2_D > x) (``upper``) or log P(chi2_D <= x), vectorised, no underflow (x >= 0).
 
     The wanted tail T is read as log1p(-C) of its complement C while C < 1/2, else as log T;
-    where T underflows, from the continued fraction (upper) or the series (lower) in logs."""
+    where T underflows, from the continued fraction (upper) or the series (lower) in logs.
+    """
     x = np.asarray(x, dtype=float)
     xs = np.atleast_1d(x)
     a, z = 0.5 * D, 0.5 * xs
@@ -318,7 +319,8 @@ class TVResult:
 
 def _check_int(value, name: str, least: int, too_small: str | None = None) -> int:
     """``value`` as an int >= ``least``; ValueError otherwise (``too_small``: the message for
-    an integer below ``least``, default the same as for a non-integer)."""
+    an integer below ``least``, default the same as for a non-integer).
+    """
     msg = f"{name} must be an integer >= {least}, got {value!r}"
     try:
         k = operator.index(value)

@@ -127,7 +127,8 @@ def __getattr__(name):
     (``docs/own-claim.md``: ``from verify import Verification, CheckResult, Grid, register``;
     ``verify.rescore(report, C)`` re-decides a report's checks with every bound tightened by C)
     and for auditing a step (``verify.instance_check``, ``verify.sym_equal``); they are imported
-    from their modules on first use."""
+    from their modules on first use.
+    """
     if name in ("search", "audit", "report"):
         from importlib import import_module
 

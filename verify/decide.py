@@ -128,7 +128,8 @@ def combine(verdicts: list[str]) -> str:
 
 def summary_status(statuses) -> str:
     """Claims -> the status of a whole run (``verify all``): violated if any claim is,
-    else depends on reading if any claim does, holds if all do, else inconclusive."""
+    else depends on reading if any claim does, holds if all do, else inconclusive.
+    """
     statuses = list(statuses)
     if not statuses:
         return INCONCLUSIVE
@@ -155,7 +156,8 @@ def reading_name(combo) -> str:
 
 def reading_verdicts(checks, readings) -> dict[str, str]:
     """The empirical verdict of each full reading: its own primary checks and the shared ones;
-    ``degenerate`` when an option's ``degenerate`` test finds the run cannot decide it (rule 3)."""
+    ``degenerate`` when an option's ``degenerate`` test finds the run cannot decide it (rule 3).
+    """
     why = degenerate_reasons(checks, readings)
     out = {}
     for combo in full_readings(readings):
@@ -168,7 +170,8 @@ def reading_verdicts(checks, readings) -> dict[str, str]:
 def statement_verdict(check: CheckResult) -> str:
     """What a check says about the printed statement (reading rule 4): a violated bound with the
     proof's explicit constants (``check.proof``) is a gap of the proof, not a violation of the
-    statement, so it decides nothing (inconclusive); when it holds, the statement it implies holds."""
+    statement, so it decides nothing (inconclusive); when it holds, the statement it implies holds.
+    """
     if check.proof and check.verdict == VIOLATED:
         return INCONCLUSIVE
     return check.verdict
@@ -176,7 +179,8 @@ def statement_verdict(check: CheckResult) -> str:
 
 def degenerate_reasons(checks, readings) -> dict[str, str]:
     """Reading rule 3: full reading -> why the run cannot decide it (its premise is never met,
-    or too few cases qualify), from the ``degenerate`` test of its options; {} when none is."""
+    or too few cases qualify), from the ``degenerate`` test of its options; {} when none is.
+    """
     out = {}
     for combo in full_readings(readings):
         names = {r.name for r in combo}

@@ -30,7 +30,8 @@ from mcsa_cli import jsonable
 
 class TextEnum(StrEnum):
     """A closed set of words: each member compares, hashes, formats, prints (``repr`` too) and
-    serialises to JSON exactly as its string value, so stored documents and outputs read the same."""
+    serialises to JSON exactly as its string value, so stored documents and outputs read the same.
+    """
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -55,7 +56,8 @@ class Method(TextEnum):
 
 class Severity(TextEnum):
     """How much a finding matters: a false statement, a gap in a proof, a slip (a typo or an
-    index), a bound that holds but is loose, or a note."""
+    index), a bound that holds but is loose, or a note.
+    """
 
     FALSE = "false"
     GAP = "gap"
@@ -200,7 +202,8 @@ class Status:
 
 class CheckList(list):
     """The checks of a run that also carries the run's tidy table (``rows``: e.g. an
-    experiment's per-run rows, from which its figure is drawn) and the ``figure`` it makes."""
+    experiment's per-run rows, from which its figure is drawn) and the ``figure`` it makes.
+    """
 
     rows: list = []
     figure: str = ""
@@ -266,5 +269,6 @@ EPS_EXACT = 1e-11
 
 def exact_tolerance(*values, err: float = 0.0) -> float:
     """Tolerance of an exact check: the computation's own error bound ``err`` plus float64
-    rounding relative to the magnitudes involved."""
+    rounding relative to the magnitudes involved.
+    """
     return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in values])

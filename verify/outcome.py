@@ -1,5 +1,6 @@
 """Running one claim's verification and its outcome, the :class:`Report`: every check with
-the claim-level verdicts (:func:`verify.decide.final_status`)."""
+the claim-level verdicts (:func:`verify.decide.final_status`).
+"""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ class Report:
     def decisive(self) -> CheckResult | None:
         """Reading rule 5: the counterexample that decides the final status (None when it holds):
         the deciding check violated furthest beyond its bound among the readings that fail,
-        never one of a degenerate or ruled-out reading, nor one of a reading the hedge excuses."""
+        never one of a degenerate or ruled-out reading, nor one of a reading the hedge excuses.
+        """
         st = self.status
         if not st.failing:
             return None
@@ -82,7 +84,8 @@ class Report:
     def severity_fields(self, status: str | None = None) -> dict:
         """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
         claim's final status (or of ``status``: a figure claim's at the paper's settings;
-        verify.severity; None-valued when it holds)."""
+        verify.severity; None-valued when it holds).
+        """
         from .severity import fields
 
         f = fields("claims", self.claim, status or self.verdict)
@@ -98,7 +101,8 @@ class Report:
         """One tidy row per check: claim, quantity, form, reading, method, relation, the
         parameters (one column each), empirical, stderr, bound, ratio, verdict, primary.
 
-        Needs pandas (``pip install "mcsa-verify[dataframe]"``)."""
+        Needs pandas (``pip install "mcsa-verify[dataframe]"``).
+        """
         import pandas as pd
 
         rows = []
@@ -180,7 +184,8 @@ class Report:
 def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
                      overrides: dict | None = None, progress=None, execution: dict | None = None) -> Report:
     """``execution``: {workers, scheduler, cache} for a claim with ``v.execution`` (how its
-    cells run; the numbers do not depend on it)."""
+    cells run; the numbers do not depend on it).
+    """
     import time
 
     grid = dict(v.grid.quick if mode == "quick" else v.grid.full)

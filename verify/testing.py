@@ -159,7 +159,8 @@ def _power(report, scales) -> tuple[float | None, dict]:
     A reading's checks are its primary ones with their own verdicts: a check with the proof's explicit
     constants that fails counts here (it can fail, which is what is tested), although by reading rule 4 it
     decides a gap of the proof, not the statement's status.  Degenerate readings (rule 3) decide nothing
-    and are left out."""
+    and are left out.
+    """
     from .decide import combine, full_readings, reading_name
     from .model import DEGENERATE, VIOLATED
     from .outcome import rescore
@@ -181,7 +182,8 @@ def _power(report, scales) -> tuple[float | None, dict]:
 
 def _exact(x):
     """``x`` with every float as its exact binary value (``float.hex``; NaN equal to NaN), for a bit-for-bit
-    comparison of two runs' checks."""
+    comparison of two runs' checks.
+    """
     if isinstance(x, dict):
         return {str(k): _exact(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -224,7 +226,8 @@ def _first_difference(a: list[dict], b: list[dict], checks) -> str:
 
 def _other_hashseed() -> str:
     """A PYTHONHASHSEED other than this process's: this one's plus 1 when it is set, else 1 (this process
-    then hashes with a random key, which 1 differs from)."""
+    then hashes with a random key, which 1 differs from).
+    """
     import os
 
     mine = os.environ.get("PYTHONHASHSEED", "")
@@ -235,7 +238,8 @@ def _rerun_elsewhere(spec: dict, hashseed: str) -> list[dict]:
     """Run a claim in a second Python process with ``PYTHONHASHSEED=hashseed``; its check records.
 
     ``spec``: ``{"claim": id or a picklable Verification, "mode", "seed", "overrides"}``.  The process sees
-    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same)."""
+    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same).
+    """
     import os
     import pickle
     import subprocess
