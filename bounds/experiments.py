@@ -62,6 +62,19 @@ _sum_c = Ns - _sum_r - (1 - _R) * _sum_nr  # sum_n (1 - r^n - n (1-r) r^(n-1)), 
 
 
 def figure1() -> Claim:
+    """Build the claim ``figure1``.
+
+    Figure 1: gradient variance of MSC, MSC-RB, JSA and pMCSA along a run, against each
+    theorem's bound.
+
+    Source: Kim et al. (NeurIPS 2022), §6.2 'Gradient Variance', Figure 1; Theorems 1-4
+    (§4.2-§5.1).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("figure1")`` calls this once and caches it.
+    """
     d = delta.symbol
     cis_moment = sps + (Ns - 1) * eqs
     obs = "001 §6.2 'Gradient Variance'"
@@ -126,6 +139,18 @@ def figure1() -> Claim:
 
 
 def figure2() -> Claim:
+    """Build the claim ``figure2``.
+
+    Figure 2: final KL(pi||q) against step size for four optimizers; which schemes and
+    optimizers converge.
+
+    Source: Kim et al. (NeurIPS 2022), §6.2 'Robustness Against Optimizers', Figure 2.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("figure2")`` calls this once and caches it.
+    """
     km, ta = kl_min.symbol, tau.symbol
     one = sp.Integer(1) + 0 * ta
     return Claim(

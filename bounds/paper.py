@@ -35,7 +35,7 @@ CHI2_LE_W = Constraint(S.chi2.symbol <= S.w_star.symbol - 1,
 
 @derive.memo
 def closed_sum(term: sp.Expr, lower, upper) -> sp.Expr:
-    """Closed form of sum_{n=lower}^{upper} term, generic branch (r != 1).
+    """Sum ``term`` over n from ``lower`` to ``upper`` in closed form, generic branch (r != 1).
 
     ``Sum.doit`` returns a Piecewise whose ``Eq(r, 1)`` branch is excluded by
     Assumption 2 (w* < oo, so r < 1); we keep the generic branch.
@@ -59,7 +59,7 @@ C_RN = derive.simplify(JSA_MIX / r ** (ks * Ns))
 
 
 def sharper_second_moment(var_part, bias_bound):
-    """A second-moment bound from E||g||^2 = ||E g||^2 + V with V <= var_part - ||E g||^2 / N.
+    """Bound the second moment by E||g||^2 = ||E g||^2 + V with V <= var_part - ||E g||^2 / N.
 
     For g = -(1/N) sum_n s_n with ||s_n|| <= L: V = (1/N^2) sum_n (E||s_n||^2 - ||m_n||^2) + C_cov
     <= (L^2 - ||m_bar||^2)/N + C_cov (Jensen: mean ||m_n||^2 >= ||m_bar||^2), so
@@ -79,6 +79,17 @@ def lemma7_bias(C, rho, n):
 
 # ------------------------------------------------------------------------------------
 def proposition1() -> Claim:
+    """Build the claim ``proposition1``.
+
+    MCSA is MCGD: E_Pi f = KL(pi||q) and E_Pi g = grad KL(pi||q).
+
+    Source: Kim et al. (NeurIPS 2022), §3.1 Proposition 1; App. D Eqs. (4)-(5).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("proposition1")`` calls this once and caches it.
+    """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
     pi = sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)
@@ -112,6 +123,17 @@ def proposition1() -> Claim:
 
 
 def proposition2() -> Claim:
+    """Build the claim ``proposition2``.
+
+    w* is bounded below exponentially by the inclusive KL: exp(KL(pi||q)) < w*.
+
+    Source: Kim et al. (NeurIPS 2022), §4.1 Proposition 2; proof App. D.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("proposition2")`` calls this once and caches it.
+    """
     kl = S.kl.symbol
     return Claim(
         id="proposition2",
@@ -129,6 +151,15 @@ def proposition2() -> Claim:
 
 
 def lemma1() -> Claim:
+    """Build the claim ``lemma1``: TV of product measures is at most the sum of the factors' TVs.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 1.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma1")`` calls this once and caches it.
+    """
     return Claim(
         id="lemma1",
         title="TV of product measures is at most the sum of the factors' TVs",
@@ -147,6 +178,17 @@ def lemma1() -> Claim:
 
 
 def lemma2() -> Claim:
+    """Build the claim ``lemma2``.
+
+    Second moment of a biased estimator via variance, bias and ||mu||.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 2.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma2")`` calls this once and caches it.
+    """
     V, Bi, M = S.variance.symbol, S.bias.symbol, S.mse.symbol
     return Claim(
         id="lemma2",
@@ -166,6 +208,15 @@ def lemma2() -> Claim:
 
 
 def lemma3() -> Claim:
+    """Build the claim ``lemma3``: Variance of the importance weight equals chi2(pi || q).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 3.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma3")`` calls this once and caches it.
+    """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
     logw = -z ** 2 / 2 + (z - m) ** 2 / (2 * s ** 2) + sp.log(s)  # log pi - log q
@@ -189,6 +240,17 @@ def lemma3() -> Claim:
 
 
 def lemma4() -> Claim:
+    """Build the claim ``lemma4``.
+
+    IMH rejection probability lambda(w) lies in [max(1 - 1/w, 0), 1 - 1/w*].
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 4; Eq. (3).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma4")`` calls this once and caches it.
+    """
     wv = S.w.symbol
     return Claim(
         id="lemma4",
@@ -210,6 +272,15 @@ def lemma4() -> Claim:
 
 
 def lemma5() -> Claim:
+    """Build the claim ``lemma5``: Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 5; Eq. (3).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma5")`` calls this once and caches it.
+    """
     wv, nv = S.w.symbol, S.n.symbol
     # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
     # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
@@ -238,6 +309,17 @@ def lemma5() -> Claim:
 
 
 def lemma6() -> Claim:
+    """Build the claim ``lemma6``.
+
+    n-step IMH expectation of a positive f: <= n r^(n-1) E_q f + r^n f(z).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 6; Eqs. (2)-(3).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma6")`` calls this once and caches it.
+    """
     nv = S.n.symbol
     # corrected Lemma 5 inside Eq. (2): T_n(w v w') <= n r^(n-1)/w' + (1 - r^n - n r^(n-1)/w*)
     c_n = sp.expand(1 - r ** nv - nv * r ** (nv - 1) * (1 - r))
@@ -263,6 +345,17 @@ def lemma6() -> Claim:
 
 
 def lemma7() -> Claim:
+    """Build the claim ``lemma7``.
+
+    Bias of a bounded function of a geometrically ergodic chain: <= 2 sqrt(D) L C rho^n.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 7.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("lemma7")`` calls this once and caches it.
+    """
     return Claim(
         id="lemma7",
         title="Bias of a bounded function of a geometrically ergodic chain: <= 2 sqrt(D) L C rho^n",
@@ -280,6 +373,17 @@ def lemma7() -> Claim:
 
 # ------------------------------------------------------------------------------------
 def theorem1() -> Claim:
+    """Build the claim ``theorem1``.
+
+    MSC (CIS / i-SIR kernel): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 1; proof App. D.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("theorem1")`` calls this once and caches it.
+    """
     rate = 1 - (Ns - 1) / (2 * ws + Ns - 2)
     return Claim(
         id="theorem1",
@@ -300,6 +404,17 @@ def theorem1() -> Claim:
 
 
 def theorem2() -> Claim:
+    """Build the claim ``theorem2``.
+
+    MSC-RB (Rao-Blackwellised CIS): gradient second moment (Cardoso et al. 2022).
+
+    Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 2; App. D Eq. (6).
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("theorem2")`` calls this once and caches it.
+    """
     eps2 = (Ns - 1) ** sp.Rational(-1, 2)  # Cardoso et al.'s choice epsilon^2 = (N-1)^(-1/2)
     mse = 4 * Ls ** 2 * ((1 + eps2) / (Ns - 1) * chis + (1 + 1 / eps2) / Ns ** 2 * (1 + ws) ** 2)
     bias = 4 * Ls / (Ns - 1) * (chis + 1 + ws) * gamma ** (ts - 1)
@@ -333,6 +448,15 @@ def theorem2() -> Claim:
 
 
 def theorem3() -> Claim:
+    """Build the claim ``theorem3``: JSA (sequential IMH): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §4.3 Theorem 3; proof App. D.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("theorem3")`` calls this once and caches it.
+    """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(C_RN, r ** Ns, ts)  # Lemma 7 with Theorem 3's mixing constants
     bias_terms = B ** 2 + 2 * Ls * B
@@ -404,6 +528,17 @@ def theorem3() -> Claim:
 
 
 def theorem4() -> Claim:
+    """Build the claim ``theorem4``.
+
+    pMCSA (N parallel IMH chains): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("theorem4")`` calls this once and caches it.
+    """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(Ns, r, ts)  # Lemma 7 with C(N) = N, rho = r (Theorem 4's mixing)
     bias_terms = B ** 2 + 2 * Ls * B
@@ -452,6 +587,15 @@ def theorem4() -> Claim:
 
 # ------------------------------------------------------------------------------------
 def table1() -> Claim:
+    """Build the claim ``table1``: MCGD convergence rates (Duchi 2012; Doan et al. 2020a, 2020b).
+
+    Source: Kim et al. (NeurIPS 2022), §2.2 Table 1.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("table1")`` calls this once and caches it.
+    """
     Gs, rh, Ts, c = S.G.symbol, S.rho.symbol, S.T.symbol, S.c_rate.symbol
     return Claim(
         id="table1",
@@ -488,6 +632,17 @@ TABLE2_COLUMNS = ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad")
 
 
 def table2() -> Claim:
+    """Build the claim ``table2``.
+
+    Per-iteration computational costs of ELBO, MSC, MSC-RB, JSA and pMCSA.
+
+    Source: Kim et al. (NeurIPS 2022), §5.2 Table 2.
+
+    Returns
+    -------
+    Claim
+        The claim; ``bounds.get("table2")`` calls this once and caches it.
+    """
     qs = []
     for scheme, row in TABLE2_ROWS.items():
         for col, e in zip(TABLE2_COLUMNS, row):

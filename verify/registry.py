@@ -49,7 +49,18 @@ REGISTRY: dict[str, Verification] = {}
 
 
 def register(v: Verification) -> Verification:
-    """Make ``v`` known under its claim id (a claim module calls this for each of its claims)."""
+    """Make ``v`` known under its claim id (:meth:`Registry.add` calls this).
+
+    Parameters
+    ----------
+    v : verify.model.Verification
+        The claim's verification; one registered under the same id before is replaced.
+
+    Returns
+    -------
+    verify.model.Verification
+        ``v`` itself.
+    """
     REGISTRY[v.claim] = v
     return v
 
@@ -61,8 +72,28 @@ _BOUND_VALUES: dict = {}
 
 
 def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
-    """A bound from :mod:`bounds` as a float (values outside double range saturate); memoised per process on
-    the exact parameter values (``repr`` of each, the bytes of an array: 0.1 and 0.1 + 1e-17 are different keys).
+    """Evaluate a bound of :mod:`bounds` as a float (values outside double range saturate).
+
+    The value is memoised per process on the exact parameter values (``repr`` of each, the bytes
+    of an array: 0.1 and 0.1 + 1e-17 are different keys); a bound is a pure function of them.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim (:func:`bounds.ids`), e.g. ``"theorem3"``.
+    quantity, form : str
+        The bounded quantity and the form of its bound (``"second_moment"``, ``"stated"``).
+    **params
+        The claim's parameters, as :meth:`bounds.core.Claim.evaluate_form` takes them.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    bounds.ParamError
+        A parameter outside its domain, or one the form needs that is not given.
     """
     import numpy as np
 
@@ -91,7 +122,10 @@ SECTIONS_FILE = "coverage_sections.json"
 
 
 def document_of(plugin: Plugin) -> str | None:
-    """The document key a plugin's package names in its ``coverage_sections.json`` (``"001"``), or None."""
+    """Read the document key a plugin's package names in its ``coverage_sections.json``.
+
+    Returns None when the package has no such file or names no document.
+    """
     import json
 
     f = plugin.data_file(SECTIONS_FILE)
@@ -102,10 +136,12 @@ def document_of(plugin: Plugin) -> str | None:
 
 
 def plugins() -> tuple[Plugin, ...]:
-    """The registered document plugins (entry-point group ``mcsa_verify.claims``): in the
-    bibliography's order of the documents they name (bounds.references.position; a plugin
-    naming none, or one not in the bibliography, after), otherwise in entry-point order.
-    Loading, the coverage inventory, the severity data and the certificates follow it.
+    """List the registered document plugins (entry-point group ``mcsa_verify.claims``).
+
+    They come in the bibliography's order of the documents they name
+    (bounds.references.position; a plugin naming none, or one not in the bibliography, after),
+    otherwise in entry-point order.  Loading, the coverage inventory, the severity data and the
+    certificates follow it.
     """
     from bounds.references import position
 
@@ -113,7 +149,7 @@ def plugins() -> tuple[Plugin, ...]:
 
 
 def entry_points() -> list[tuple[str, str]]:
-    """``[(name, module)]`` of :func:`plugins`."""
+    """List ``(name, module)`` of each of :func:`plugins`."""
     return [(p.name, p.module) for p in plugins()]
 
 
@@ -132,9 +168,11 @@ class Registry:
         return register(verification)
 
     def include(self, *modules: str) -> None:
-        """Import modules that declare search spaces (``@spec``), proof steps (``step(...)``),
-        instance kinds or verifications; a relative name (``".proofs"``) is taken in the
-        plugin's package.  The order is the order of registration.
+        """Import modules that declare search spaces, proof steps, instance kinds or verifications.
+
+        Search spaces are declared with ``@spec``, proof steps with ``step(...)``.  A relative
+        name (``".proofs"``) is taken in the plugin's package.  The order is the order of
+        registration.
         """
         package = None
         if self.plugin is not None:
@@ -143,16 +181,18 @@ class Registry:
             _included.append(import_module(m, package if m.startswith(".") else None).__name__)
 
     def add_builder(self, claim_id: str, builder) -> None:
-        """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`); a document's
-        formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``.
+        """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`).
+
+        A document's formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``.
         """
         import bounds
 
         bounds.add_builder(claim_id, builder)
 
     def search_space(self, claim_id: str, space: str, factory) -> None:
-        """Register ``claim_id``'s search space (what the decorator ``@verify.spaces.spec(claim_id, space)``
-        does): ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
+        """Register ``claim_id``'s search space, as ``@verify.spaces.spec(claim_id, space)`` does.
+
+        ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
         """
         from .spaces import spec
 
@@ -238,8 +278,10 @@ def _steps() -> dict:
 
 
 def _tables() -> tuple[dict, ...]:
-    """The process-wide tables a registration writes to: verifications, search spaces, proof
-    steps, added formulas."""
+    """Return the process-wide tables a registration writes to.
+
+    They are the verifications, the search spaces, the proof steps and the added formulas.
+    """
     import bounds
 
     from .spaces import SPECS
@@ -248,8 +290,10 @@ def _tables() -> tuple[dict, ...]:
 
 
 def _forget(claims: set[str], steps=()) -> None:
-    """Remove ``claims`` from every table and ``steps`` from the proof steps; clear the caches
-    that hold them (the built claims, memoised bound values)."""
+    """Remove ``claims`` from every table and ``steps`` from the proof steps.
+
+    The caches that hold them (the built claims, memoised bound values) are cleared.
+    """
     import bounds
 
     from .spaces import SPECS
@@ -265,8 +309,9 @@ def _forget(claims: set[str], steps=()) -> None:
 
 
 def _hook(plugin: Plugin):
-    """The ``register(registry)`` callable of a plugin, or None for a plain module (imported:
-    its registrations were made by import side effects).
+    """Return the ``register(registry)`` callable of a plugin.
+
+    None for a plain module (imported: its registrations were made by import side effects).
     """
     obj = plugin.load()
     if plugin.attr is not None:
@@ -283,10 +328,16 @@ def _hook(plugin: Plugin):
 
 
 def load() -> dict[str, str]:
-    """Load every plugin of the ``mcsa_verify.claims`` group (once): call its
-    ``register(registry)`` hook, or import its module (deprecated).  Returns
-    ``{entry-point name: module}``.  A plugin that fails to load raises: a broken plugin
-    is an error to see, not a claim to drop silently.
+    """Load every plugin of the ``mcsa_verify.claims`` group, once.
+
+    Each plugin's ``register(registry)`` hook is called, or its module imported (deprecated).
+    A plugin that fails to load raises: a broken plugin is an error to see, not a claim to
+    drop silently.
+
+    Returns
+    -------
+    dict
+        ``{entry-point name: module}`` of the plugins loaded.
     """
     for p in plugins():
         if p.module not in _loaded:  # one load per module (two packages may use one entry-point name)
