@@ -40,7 +40,7 @@ def _as_cov(S, D):
 
 
 def log_w_star(mu, Sigma, m, S) -> float:
-    """log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite."""
+    """Compute log w* = log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite."""
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     diff = S - Sigma
@@ -51,7 +51,7 @@ def log_w_star(mu, Sigma, m, S) -> float:
 
 
 def argmax_weight(mu, Sigma, m, S) -> np.ndarray:
-    """The z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m)."""
+    """Find the z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m)."""
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     return mu + Sigma @ np.linalg.solve(S - Sigma, mu - m)
@@ -102,6 +102,8 @@ def chi2(mu, Sigma, m, S) -> float:
 
 @dataclass(frozen=True)
 class Divergences:
+    """Divergences of pi from a Gaussian q: w* (Kim et al. 2022, Assumption 2), KLs, chi2."""
+
     log_w_star: float
     w_star: float
     kl_inclusive: float
@@ -109,6 +111,7 @@ class Divergences:
     chi2: float
 
     def as_dict(self) -> dict:
+        """Return the fields as JSON numbers (None where not finite)."""
         return {k: (None if not np.isfinite(v) else float(v)) for k, v in self.__dict__.items()}
 
 

@@ -53,6 +53,7 @@ class MomentEstimate:
     rejection: float = 0.0
 
     def as_dict(self) -> dict:
+        """Return the fields as plain Python numbers (``mean_g`` left out)."""
         d = {k: v for k, v in self.__dict__.items() if k != "mean_g"}
         return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in d.items()}
 

@@ -39,10 +39,13 @@ from scipy.special import gammaln
 
 
 class FiniteSpaceError(ValueError):
+    """A finite-space input that is not a valid pair of distributions (one line, no traceback)."""
+
     pass
 
 
 def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
+    """Check that pi and q are probability vectors of one length with q > 0 where pi > 0."""
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(q, dtype=float)
     if pi.ndim != 1 or pi.shape != q.shape or pi.size < 1:
@@ -55,6 +58,7 @@ def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weights(pi, q) -> np.ndarray:
+    """Return the importance weights w = pi / q (Kim et al. 2022, Assumption 2: w* = max w)."""
     pi, q = check_pair(pi, q)
     return pi / q
 
@@ -81,7 +85,9 @@ class Quadrature:
 
 
 def _split_quad(f, rates, epsrel: float = 1e-13):
-    """int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
+    """Integrate f over [0, oo) when f is a sum of decaying exponentials.
+
+    int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
     ``rates``: the interval is split at the time scales 1/rate (from 0.1/rate to 64/rate), so
     that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
     Returns (value, error estimate).
@@ -112,7 +118,9 @@ _GL_NODES = {n: np.polynomial.legendre.leggauss(n) for n in (24, 48)}
 
 
 def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
-    """int_0^oo f(t) dt by fixed Gauss-Legendre rules on the pieces of :func:`_split_quad`
+    """Integrate f over [0, oo) by fixed Gauss-Legendre rules, or return None.
+
+    int_0^oo f(t) dt by fixed Gauss-Legendre rules on the pieces of :func:`_split_quad`
     (the last, infinite one mapped by t = a + u / (1 - u)), for a vectorised integrand
     ``fvec(t array) -> (len(t), k)``.  The 48-node and 24-node results must agree to ``rel``
     of the largest component (their difference is the error returned); otherwise None, and
@@ -147,7 +155,9 @@ def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
 
 
 def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13, rates=()) -> Quadrature:
-    """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
+    """Integrate t^p F(t) over [0, oo) for a vector integrand ``make(t)``.
+
+    int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
     time scales 1/rate of its exponentials (:func:`_split_quad`).
     """
 
@@ -159,12 +169,14 @@ def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-1
 
 
 def _log_phi(t, q, w):
-    """log phi(t) = log sum_z q_z exp(-t w_z), stable for large t."""
+    """Compute log phi(t) = log sum_z q_z exp(-t w_z), stable for large t."""
     return _logsumexp_1d(np.log(q) - t * w)
 
 
 def _logsumexp_1d(a):
-    """``scipy.special.logsumexp(a)`` of a 1-D float array, with the arithmetic of scipy 1.17's own
+    """Compute ``scipy.special.logsumexp(a)`` of a 1-D float array without scipy's dispatch.
+
+    ``scipy.special.logsumexp(a)`` of a 1-D float array, with the arithmetic of scipy 1.17's own
     (the largest terms taken out of the sum: ``log1p(s / m) + log(m) + max``), without the ~1 ms
     of array-API dispatch per call that dominated the quadrature of :func:`cis_matrix_quadrature`
     (its integrand is called some 50 000 times).  Where that value is not finite, the direct
@@ -295,7 +307,9 @@ _BLOCK = 16  # terms summed in plain floating point before math.fsum takes the b
 
 
 def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
-    """``I(w_x + w_y)`` for every (x, y) as the exact multinomial sum of :func:`cis_matrix`,
+    """Compute ``I(w_x + w_y)`` for every (x, y) by the exact multinomial sum, or return None.
+
+    ``I(w_x + w_y)`` for every (x, y) as the exact multinomial sum of :func:`cis_matrix`,
     with an error bound per entry; None if it is more work than CIS_SUM_WORK_MAX.
 
     Weights within 8 ulp of each other (float noise, e.g. from normalising) count as one
@@ -630,7 +644,7 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
 
 
 def _msc_rb_sum(pi, q, s, x: int, N: int):
-    """The exact multinomial sum of :func:`moments_msc_rb`, or None if it is too much work."""
+    """Compute the exact multinomial sum of :func:`moments_msc_rb` (None if it is too much work)."""
     M, d = pi.size, s.shape[1]
     n = N - 1
     if math.comb(n + M - 1, M - 1) * (d + 2) > MSC_RB_SUM_WORK_MAX:
@@ -753,7 +767,7 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
 
 
 def centred_bounded_score(pi, L: float) -> np.ndarray:
-    """A scalar test 'score' with |s| <= L, E_pi s = 0 and s = L at state 0 (needs pi_0 <= 1/2)."""
+    """Build a scalar test score: |s| <= L, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2)."""
     pi = np.asarray(pi, float)
     if pi[0] > 0.5:
         raise FiniteSpaceError("needs pi_0 <= 1/2")
@@ -763,7 +777,9 @@ def centred_bounded_score(pi, L: float) -> np.ndarray:
 
 
 def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
-    """lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
+    """Compute the IMH rejection probability lambda(w) at a state of weight w.
+
+    lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
     probability at a state of weight w) or mu = pi (001 Eq. (3) as printed).
     """
     pi, q = check_pair(pi, q)
@@ -817,4 +833,5 @@ def product_law(rows: list[np.ndarray]) -> np.ndarray:
 
 
 def tv_joint(P: np.ndarray, Q: np.ndarray) -> float:
+    """Compute the total variation distance of two joint distributions (arrays of one shape)."""
     return 0.5 * float(np.abs(P - Q).sum())

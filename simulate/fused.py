@@ -64,13 +64,15 @@ from .targets import Gaussian
 
 
 def applies(scheme) -> bool:
-    """The fused path covers a mean-field Gaussian q proposing from itself on a Gaussian pi."""
+    """Say whether the fused path covers the scheme (a mean-field Gaussian q proposing itself)."""
     return (isinstance(scheme.family, MeanFieldGaussian) and scheme.proposal is scheme.family
             and isinstance(scheme.target, Gaussian))
 
 
 def unpack(family: MeanFieldGaussian, lam: np.ndarray):
-    """m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
+    """Compute m, sigma and d sigma / d omega of a mean-field Gaussian for rows (R, D).
+
+    m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
     family's own (overflow-safe, elementwise) formulas, so sigma and the positions
     m + sigma eps are bit-identical to the generic path's.
 
@@ -102,7 +104,9 @@ def unpack(family: MeanFieldGaussian, lam: np.ndarray):
 
 
 def chain_sums(x: np.ndarray):
-    """(sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
+    """Sum x and x^2 over the chain axis in chain order, for x (N, R, D).
+
+    (sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
     (x^2 formed exactly as np.square does).
 
     Two calls where :data:`EINSUM_IN_ORDER` (NumPy's reduction over the outer axis and
@@ -131,7 +135,7 @@ TRIANGULAR = True  # per-replicate BLAS trmm where Lp is lower triangular (else 
 
 
 def _trmm(target: Gaussian):
-    """scipy's BLAS dtrmm when the target's Lp is lower triangular (a Cholesky factor), else None."""
+    """Return scipy's BLAS dtrmm when the target's Lp is lower triangular (Cholesky), else None."""
     tri = target.__dict__.get("_fused_trmm")
     if tri is None:
         Lp = target.prec_chol
@@ -146,7 +150,9 @@ def _trmm(target: Gaussian):
 
 
 def _product(target: Gaussian, zc: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate with the
+    """Compute (z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate.
+
+    (z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate with the
     same arguments' shapes and strides whatever R is: when Lp is lower triangular, a
     triangular product (dtrmm, half the flops) of the replicate's (n, D) block in place in
     zc; else a stacked (n, D) @ (D, D) gemm into y.  Returns the array holding the product.
@@ -161,7 +167,7 @@ def _product(target: Gaussian, zc: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _log_pi(target: Gaussian, eps, sig, b, zc, y):
-    """log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
+    """Compute log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
 
     z - mu = sigma eps + b; (z - mu) Lp by :func:`_product` (one BLAS call per replicate,
     the same call whatever R is).
@@ -183,7 +189,9 @@ def _residual(x, m, sig):
 
 
 def _grad(S1, S2, wsum, scale, sig, dsig):
-    """g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
+    """Form the gradient g = -scale sum_j c_j s(e_j) from weighted sums of the noise.
+
+    g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
     [-scale S1/sigma, -(scale S2 - scale wsum) sigma'/sigma].
 
     The bits of (S1 (1/sigma)) scale and ((S2 scale) - wsum) ((1/sigma) sigma'), negated,
@@ -222,7 +230,9 @@ def _weighted(c, eps, e0, c0, sq_buf):
 
 
 def _einsum_adds_in_order() -> bool:
-    """Whether this NumPy's ``einsum("rn,rnd->rd")``, ``einsum("nrd,nrd->rd")`` and
+    """Probe whether NumPy's einsum and add.reduce sum in order, without fused multiply-add.
+
+    Whether this NumPy's ``einsum("rn,rnd->rd")``, ``einsum("nrd,nrd->rd")`` and
     ``np.add.reduce(x, axis=0)`` are the in-order sums over n (n = 0, 1, ...) of separately
     rounded products (no fused multiply-add, no reordering), i.e. the plain ufunc loops
     :func:`_held_sums` and the loop of :func:`chain_sums` write out.  Probed once on fixed
@@ -250,7 +260,9 @@ SPARSE_FRACTION = 0.25  # JSA: held counts sparser than this are summed by :func
 
 
 def _held_sums(c, eps, e0, c0):
-    """:func:`_weighted` for sparse weights (JSA's held-step counts: most proposals are
+    """Compute :func:`_weighted` for sparse weights, touching only the nonzero terms.
+
+    :func:`_weighted` for sparse weights (JSA's held-step counts: most proposals are
     rejected, so most c_n are 0), touching only the nonzero terms.
 
     Bit for bit what :func:`_weighted` gives where :data:`EINSUM_IN_ORDER`: its einsum
@@ -287,7 +299,9 @@ def _held_sums(c, eps, e0, c0):
 
 
 def _move(chains: ChainState, rows, m, sig, eps_sel, logp_sel) -> ChainState:
-    """The single-chain state with rows ``rows`` moved to m + sigma eps_sel (as the
+    """Move the rows ``rows`` of a single-chain state to m + sigma eps_sel.
+
+    The single-chain state with rows ``rows`` moved to m + sigma eps_sel (as the
     generic ``family.sample`` forms it, so positions are bit-identical).
     """
     pos = chains.position.copy()
@@ -396,7 +410,7 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
 
 # ----------------------------------------------------------------------------- pMCSA
 def pmcsa(scheme, lam, chains, streams, want_states: bool):
-    """pMCSA (Algorithm 1): one IMH step on each of N chains, sharing work between kernel and score.
+    """Run one pMCSA iteration (Kim et al. 2022, Algorithm 1): one IMH step on each of N chains.
 
     With z* = m + sigma eps and x the current state, the IMH log acceptance ratio is
     [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2, e_x = (x - m)/sigma.  The new
