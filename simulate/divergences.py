@@ -68,7 +68,7 @@ def kl(mu0, S0, mu1, S1) -> float:
 
 
 def kl_inclusive(mu, Sigma, m, S) -> float:
-    """KL(pi || q), the objective of MCSA (001 §2.1)."""
+    """KL(pi || q), the objective of MCSA (Kim et al. 2022, §2.1)."""
     return kl(mu, Sigma, m, S)
 
 

@@ -137,7 +137,9 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):
-    """001 Figure 1: tr Cov of g over independent chains, each taking one transition.
+    """Compute Figure 1's variance: tr Cov of g over independent chains, one transition each.
+
+    The quantity of Kim et al. 2022, §6.2, Figure 1.
 
     ``population`` holds the chains of P independent copies (rows); each takes one
     transition under ``lam`` and the trace of the empirical covariance of the P gradient

@@ -394,7 +394,9 @@ class MultivariateT:
 
 @dataclass(frozen=True)
 class DefensiveMixture:
-    """q_def(z; lambda) = alpha q(z; lambda) + (1 - alpha) nu(z) (001 §4.1, Hesterberg 1995).
+    """q_def(z; lambda) = alpha q(z; lambda) + (1 - alpha) nu(z) (Kim et al. 2022, §4.1).
+
+    The defensive mixture of Hesterberg (1995).
 
     Used as the kernels' proposal; the gradient still uses the score of plain q.
     """

@@ -208,8 +208,8 @@ def cis_matrix(pi, q, N: int, return_error: bool = False, method: str = "auto"):
     """i-SIR / CIS transition matrix with N particles (current + N - 1 proposals).
 
     Off-diagonal entries are ``K(x, y) = (N-1) pi_y I(w_x + w_y)`` with
-    ``I(a) = int_0^oo exp(-t a) phi(t)^(N-2) dt`` (``docs/methods.md`` §2-§3; 001 Algorithm 2
-    with the N of Theorem 1); the diagonal is one minus the row sum.
+    ``I(a) = int_0^oo exp(-t a) phi(t)^(N-2) dt`` (``docs/methods.md`` §2-§3; Kim et al. 2022,
+    Algorithm 2 with the N of Theorem 1); the diagonal is one minus the row sum.
 
     ``phi(t) = sum_k Q_k exp(-t u_k)`` is a finite exponential sum over the distinct weights
     ``u_k`` (``Q_k`` = proposal mass of weight ``u_k``), so the multinomial expansion of
@@ -481,7 +481,7 @@ def stationarity_defect(K: np.ndarray, pi) -> float:
 
 
 def smith_tierney_power(pi, q, n: int, lam_measure: str = "q") -> np.ndarray:
-    """n-step IMH kernel from Smith & Tierney's formula, 001 Eqs. (2)-(3).
+    """n-step IMH kernel from Smith & Tierney's formula, Kim et al. 2022, Eqs. (2)-(3).
 
     ``K^n(z, .) = T_n(w(z) v w(.)) pi(.) + lambda^n(w(z)) delta_z``,
     ``T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv``,
@@ -543,8 +543,8 @@ class Moments:
     """Exact conditional moments of a gradient estimate g given F_{t-1}.
 
     ``second`` = E[||g||^2 | F], ``mean`` = E[g | F] (a d-vector), ``variance`` =
-    ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of 001
-    Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
+    ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of Kim et al.
+    2022, Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
     """
 
     second: float
@@ -780,7 +780,7 @@ def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
     """Compute the IMH rejection probability lambda(w) at a state of weight w.
 
     lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
-    probability at a state of weight w) or mu = pi (001 Eq. (3) as printed).
+    probability at a state of weight w) or mu = pi (Kim et al. 2022, Eq. (3) as printed).
     """
     pi, q = check_pair(pi, q)
     w = pi / q

@@ -41,12 +41,12 @@ def constant(lr: float) -> Schedule:
 
 
 def inverse_sqrt(lr: float) -> Schedule:
-    """gamma_t = gamma / sqrt(t) (001 Table 1, mirror descent)."""
+    """gamma_t = gamma / sqrt(t) (Kim et al. 2022, Table 1, mirror descent)."""
     return lambda t: lr / np.sqrt(t)
 
 
 def inverse(lr: float) -> Schedule:
-    """gamma_t = gamma / t (001 Table 1, SGD of Doan et al. 2020b)."""
+    """gamma_t = gamma / t (Kim et al. 2022, Table 1, SGD of Doan et al. 2020b)."""
     return lambda t: lr / t
 
 

@@ -115,8 +115,8 @@ def isotropic(D: int, mean=0.0, sd: float = 1.0) -> Gaussian:
 def wishart_target(D: int, nu: int = 500, seed: int = 0) -> Gaussian:
     """Build the paper's target: Sigma ~ Wishart(D + nu, diag(1/D, ..., D/D)), mu ~ N(0, I).
 
-    001 §6.2 ('full-rank covariances sampled from Wishart distribution with nu degrees of
-    freedom'); the scale matrix and D + nu follow the authors' code as summarised in
+    Kim et al. 2022, §6.2 ('full-rank covariances sampled from Wishart distribution with nu
+    degrees of freedom'); the scale matrix and D + nu follow the authors' code as summarised in
     docs/methods.md §8.  One fixed target per (D, nu, seed).
     """
     if D < 1 or nu < 0:

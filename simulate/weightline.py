@@ -370,7 +370,7 @@ def imh_lambda(pair: IsotropicPair, log_v) -> np.ndarray:
     """Rejection probability of IMH at a state of weight v (Smith-Tierney lambda).
 
     ``lambda(v) = int_{w <= v} (1 - w/v) q(dz) = P_q(W <= v) - P_pi(W <= v)/v``
-    (integrated against q; 001 Eq. (3) prints pi, which is a typo).  For ``v >= w*``
+    (integrated against q; Kim et al. 2022, Eq. (3) prints pi, which is a typo).  For ``v >= w*``
     it is ``1 - 1/v``.  Vectorised over ``log_v``.
     """
     return np.exp(imh_log_lambda(pair, log_v))
@@ -458,7 +458,7 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     for steps = 10^9): the n-step formula needs no iteration, so the cost depends on the
     number of n asked for, not on their size.  ``tv[i]`` is then TV at ``at[i]``.
 
-    Smith & Tierney (001 Eqs. (2)-(3), lambda against q), in x-coordinates (module
+    Smith & Tierney (Kim et al. 2022, Eqs. (2)-(3), lambda against q), in x-coordinates (module
     docstring): with ``x_m = min(x0, x1)``, ``I_n(x1) = r^n``,
     ``TV_n = int (1 - T_n(max(w0, v)))_+ pi_W(dv) = (r^n - I_n(x_m)) + int_0^{x_m} g_n F``
     (``F = P(chi2_D <= .)``; no cancellation when TV is small) and
