@@ -106,12 +106,17 @@ class Window:
     skips them: NaN).
     ``summary()`` returns per-replicate arrays ``(R,)``:
 
-    ``r``            mean rejection rate (the draft's r-diagnostic)
-    ``grad_norm``    mean ||g_t||
-    ``rhat_z``       R-hat of log pi(z) over the replicate's N chains (``per_replicate``,
-                     pMCSA) or across the R replicate chains (the same value in every row)
-    ``ess_z``        bulk ESS of the same draws (all chains together)
-    ``rhat_lambda``  max over coordinates of split R-hat of lambda across the R replicates
+    ``r``
+        mean rejection rate (the CIS-as-IMH draft's r-diagnostic)
+    ``grad_norm``
+        mean ||g_t||
+    ``rhat_z``
+        R-hat of log pi(z) over the replicate's N chains (``per_replicate``, pMCSA) or across
+        the R replicate chains (the same value in every row)
+    ``ess_z``
+        bulk ESS of the same draws (all chains together)
+    ``rhat_lambda``
+        max over coordinates of split R-hat of lambda across the R replicates
 
     ``group=G``: the rows are consecutive groups of G replicates of different runs (e.g. a
     batch of step sizes); diagnostics across replicates are taken within each group.

@@ -130,7 +130,7 @@ class NumericalWStar:
 
     ``spread`` is the gap between the best and the worst of the converged starts that
     landed within ``tol`` of the best point; ``grad_norm`` the gradient norm of log w at
-    the best point; ``accuracy`` a first-order estimate of |log w* - value|:
+    the best point; ``accuracy`` a first-order estimate of ``|log w* - value|``:
     grad_norm^2 / (2 * curvature) plus the optimiser tolerance.  ``agreeing`` counts the
     starts that reached the best value to within 1e-8.
     """

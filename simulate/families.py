@@ -110,7 +110,7 @@ class MeanFieldGaussian:
         return m, sig, sig
 
     def noise_spec(self, prefix: tuple) -> dict:
-        """Random primitives for samples of shape (*prefix, D): {name: (stream kind, shape)}."""
+        """Random primitives for samples of shape ``(*prefix, D)``: ``{name: (stream kind, shape)}``."""
         return {"eps": ("normal", (*prefix, self.dim))}
 
     def sample(self, lam, noise) -> np.ndarray:
@@ -190,7 +190,7 @@ class FullRankGaussian:
         return m, L
 
     def noise_spec(self, prefix: tuple) -> dict:
-        """Name the random primitives of a sample: standard normals of shape (*prefix, D)."""
+        """Name the random primitives of a sample: standard normals of shape ``(*prefix, D)``."""
         return {"eps": ("normal", (*prefix, self.dim))}
 
     # Reproducibility: every product below is a *stacked* matmul whose per-call shape is

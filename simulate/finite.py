@@ -458,7 +458,7 @@ def cis_matrix_enumerate(pi, q, N: int, exact: bool = False):
 
 # ----------------------------------------------------------------------------- mixing
 def tv_rows(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """d_TV(P[x, .], pi) = 1/2 sum_y |P[x, y] - pi_y| for every row x."""
+    """Compute d_TV(P[x, .], pi) = 1/2 sum_y ``|P[x, y] - pi_y|`` for every row x."""
     return 0.5 * np.abs(P - pi[None, :]).sum(axis=-1)
 
 
@@ -475,7 +475,7 @@ def tv_curve(K: np.ndarray, pi, steps: int, starts=None) -> np.ndarray:
 
 
 def stationarity_defect(K: np.ndarray, pi) -> float:
-    """max_y |(pi K)_y - pi_y|: zero for a pi-invariant kernel."""
+    """Compute max_y ``|(pi K)_y - pi_y|``: zero for a pi-invariant kernel."""
     pi = np.asarray(pi, dtype=float)
     return float(np.abs(pi @ K - pi).max())
 
@@ -624,10 +624,12 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
     proposals on the M states, ``g(c) = -(w_x s_x + sum_i c_i w_i s_i) / (w_x + c . w)``
     (C(N + M - 2, M - 1) count vectors; used when at most :data:`MSC_RB_SUM_WORK_MAX` work).
     ``method="quadrature"``: with 1/c^2 = int_0^oo t e^(-t c) dt and phi(t) = E_q e^(-t W),
-    m1(t) = E_q[W s e^(-tW)], m2(t) = E_q[W^2 ||s||^2 e^(-tW)]:
-    E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
-                                + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
-    E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+    m1(t) = E_q[W s e^(-tW)], m2(t) = E_q[W^2 ||s||^2 e^(-tW)]::
+
+        E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
+                                    + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
+        E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+
     ``method="auto"`` (default): the sum when feasible, else the quadrature.
     """
     pi, q = check_pair(pi, q)
@@ -767,7 +769,7 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
 
 
 def centred_bounded_score(pi, L: float) -> np.ndarray:
-    """Build a scalar test score: |s| <= L, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2)."""
+    """Build a scalar test score: ``|s| <= L``, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2)."""
     pi = np.asarray(pi, float)
     if pi[0] > 0.5:
         raise FiniteSpaceError("needs pi_0 <= 1/2")

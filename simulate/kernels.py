@@ -115,7 +115,7 @@ class CISInfo(NamedTuple):
 
 
 def draw_noise(proposal, streams, prefix: tuple) -> dict:
-    """Draw the proposal's random primitives for samples of shape (rows, *prefix, D)."""
+    """Draw the proposal's random primitives for samples of shape ``(rows, *prefix, D)``."""
     return {name: streams.take(kind, shape) for name, (kind, shape) in proposal.noise_spec(prefix).items()}
 
 

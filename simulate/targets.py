@@ -93,9 +93,9 @@ class Gaussian:
         return -(np.asarray(z) - self.mean) @ self.precision
 
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
-        """Draw samples of shape (*shape, D) from one generator.
+        """Draw samples of shape ``(*shape, D)`` from one generator.
 
-        Draws of shape (*shape, D) from one generator (not a batch-invariant path:
+        Draws of shape ``(*shape, D)`` from one generator (not a batch-invariant path:
         the schemes draw from :class:`simulate.rng.Streams` instead).
         """
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)

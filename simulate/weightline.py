@@ -672,7 +672,7 @@ def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float, grid: int | N
     ``TV_k = (1/2)[a_k + int |f_k - 1| dpi_W]``, with ``grid`` (default
     :data:`DEFAULT_GRID`) composite Gauss-Legendre nodes in ``||Z||``.  The returned
     curve is computed with ``2 * grid`` nodes; ``error_bound`` is an a-posteriori
-    ESTIMATE: max_k |TV(grid) - TV(2 grid)| plus the mass defect
+    ESTIMATE: max_k ``|TV(grid) - TV(2 grid)|`` plus the mass defect
     ``|a_k + int f_k dpi - 1|`` of the finer run (not a rigorous bound).
     """
     Ni = _check_int(N, "N", 2, f"CIS needs N >= 2 particles, got N = {N!r}")

@@ -44,7 +44,8 @@ from scipy import stats
 from .model import AS_PRINTED, DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
 from .registry import REGISTRY
 
-ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
+#: false-violation rate per claim of the Monte Carlo verdicts (Bonferroni over its checks)
+ALPHA = 1e-3
 
 
 def z_one_sided(alpha: float) -> float:
