@@ -56,7 +56,7 @@ def _array_stats():
 def rhat(x, chain_axis: int = 0, draw_axis: int = 1, method: str = "rank") -> np.ndarray:
     """Compute R-hat over the chain axis (ArviZ); other axes are batch axes.
 
-    R-hat by ArviZ; other axes are batch axes.  ``method="rank"``: rank-normalised split
+    ``method="rank"``: rank-normalised split
     R-hat (Vehtari et al. 2021); ``"split"``: split R-hat (Gelman et al. 2013, BDA3 §11.4),
     about 12x cheaper.
 

@@ -43,8 +43,8 @@ def _unit_key(unit) -> tuple:
 def unit_generator(seed: int, unit, kind: str) -> np.random.Generator:
     """Return the generator of (seed, unit, kind).
 
-    The generator of (seed, unit, kind): ``SeedSequence(seed, spawn_key=(*unit, crc32(kind)))``;
-    ``unit`` is an int (the usual case) or a tuple of ints.
+    It draws from ``SeedSequence(seed, spawn_key=(*unit, crc32(kind)))``; ``unit`` is an int
+    (the usual case) or a tuple of ints.
     """
     ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(*_unit_key(unit), _kind_key(kind)))
     return np.random.Generator(np.random.PCG64(ss))

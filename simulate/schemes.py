@@ -111,7 +111,7 @@ class Scheme:
 
     @property
     def n_chains(self) -> int:
-        """C: chains carried per replicate (pMCSA N, the others 1)."""
+        """The number C of chains carried per replicate (pMCSA N, the others 1)."""
         return self.N if self.name == "pmcsa" else 1
 
     @property
@@ -124,7 +124,7 @@ class Scheme:
              units=None) -> RunState:
         """Return the initial run state: lambda_0, the chains' first states and the streams.
 
-        Initial run state; chains start from draws of q(lambda_0) (``start='q'``), of
+        The chains start from draws of q(lambda_0) (``start='q'``), of
         the target (``'target'``), or at given positions (an array (C, D) or (R, C, D)).
 
         Random streams: row r's numbers (initial draws and every later iteration's) come

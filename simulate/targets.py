@@ -95,8 +95,8 @@ class Gaussian:
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
         """Draw samples of shape ``(*shape, D)`` from one generator.
 
-        Draws of shape ``(*shape, D)`` from one generator (not a batch-invariant path:
-        the schemes draw from :class:`simulate.rng.Streams` instead).
+        This is not a batch-invariant path: the schemes draw from :class:`simulate.rng.Streams`
+        instead.
         """
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         eps = rng.standard_normal((*shape, self.dim))
