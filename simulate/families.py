@@ -110,7 +110,7 @@ class MeanFieldGaussian:
         return m, sig, sig
 
     def noise_spec(self, prefix: tuple) -> dict:
-        """Random primitives for samples of shape ``(*prefix, D)``: ``{name: (stream kind, shape)}``."""
+        """Name the random primitives of samples ``(*prefix, D)``: ``{name: (kind, shape)}``."""
         return {"eps": ("normal", (*prefix, self.dim))}
 
     def sample(self, lam, noise) -> np.ndarray:

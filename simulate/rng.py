@@ -124,7 +124,7 @@ class Streams:
             raise ValueError(f"unknown stream kind {kind!r}")
 
     def take(self, kind: str, shape: tuple[int, ...] = ()) -> np.ndarray:
-        """Return the next draw of ``kind`` for every row, shape ``(rows, *shape)``, from its stream."""
+        """Return the next draw of ``kind`` for every row, shape ``(rows, *shape)``."""
         key = (kind, tuple(shape))
         buf = self._bufs.get(key)
         if buf is None or buf.pos == buf.data.shape[1]:
