@@ -27,11 +27,6 @@ def cis_barker_acceptance() -> Claim:
     CIS acceptance probability given the proposals is Barker's ratio.
 
     Source: CIS-as-IMH draft, §CIS as IMH, Eq. (acc).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("cis_barker_acceptance")`` calls this once and caches it.
     """
     wv, Sv = S.w.symbol, w_sum.symbol
     return Claim(
@@ -60,11 +55,6 @@ def cis_acceptance_bound() -> Claim:
     CIS acceptance rate at a state of weight w: 1 - r(z) <= N / (w(z) + N).
 
     Source: CIS-as-IMH draft, §Bias-variance, acceptance bound below Prop. rej_bound.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("cis_acceptance_bound")`` calls this once and caches it.
     """
     Nv, wv = S.N.symbol, S.w.symbol
     return Claim(
@@ -89,11 +79,6 @@ def imh_rejection_kl() -> Claim:
     """Build the claim ``imh_rejection_kl``: Marginal IMH rejection rate bounded by KL divergences.
 
     Source: CIS-as-IMH draft, §Bias-variance, Eq. (rej_bound) (cites Neklyudov et al. 2019).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("imh_rejection_kl")`` calls this once and caches it.
     """
     kl, klr = S.kl.symbol, S.kl_rev.symbol
     return Claim(
@@ -122,11 +107,6 @@ def cis_variance_growth() -> Claim:
     CIS conditional variance can grow with N when w(z_{t-1}) is large.
 
     Source: CIS-as-IMH draft, §Parallel IMH, 'The variance of CIS can increase with N'.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("cis_variance_growth")`` calls this once and caches it.
     """
     Nv, wv, s2 = S.N.symbol, S.w.symbol, S.sigma2.symbol
     acc = Nv / (wv + Nv)  # the acceptance-rate bound, 'very tight'

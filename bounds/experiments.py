@@ -69,11 +69,6 @@ def figure1() -> Claim:
 
     Source: Kim et al. (NeurIPS 2022), §6.2 'Gradient Variance', Figure 1; Theorems 1-4
     (§4.2-§5.1).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("figure1")`` calls this once and caches it.
     """
     d = delta.symbol
     cis_moment = sps + (Ns - 1) * eqs
@@ -145,11 +140,6 @@ def figure2() -> Claim:
     optimizers converge.
 
     Source: Kim et al. (NeurIPS 2022), §6.2 'Robustness Against Optimizers', Figure 2.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("figure2")`` calls this once and caches it.
     """
     km, ta = kl_min.symbol, tau.symbol
     one = sp.Integer(1) + 0 * ta

@@ -84,11 +84,6 @@ def proposition1() -> Claim:
     MCSA is MCGD: E_Pi f = KL(pi||q) and E_Pi g = grad KL(pi||q).
 
     Source: Kim et al. (NeurIPS 2022), §3.1 Proposition 1; App. D Eqs. (4)-(5).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("proposition1")`` calls this once and caches it.
     """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
@@ -128,11 +123,6 @@ def proposition2() -> Claim:
     w* is bounded below exponentially by the inclusive KL: exp(KL(pi||q)) < w*.
 
     Source: Kim et al. (NeurIPS 2022), §4.1 Proposition 2; proof App. D.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("proposition2")`` calls this once and caches it.
     """
     kl = S.kl.symbol
     return Claim(
@@ -154,11 +144,6 @@ def lemma1() -> Claim:
     """Build the claim ``lemma1``: TV of product measures is at most the sum of the factors' TVs.
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 1.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma1")`` calls this once and caches it.
     """
     return Claim(
         id="lemma1",
@@ -183,11 +168,6 @@ def lemma2() -> Claim:
     Second moment of a biased estimator via variance, bias and ||mu||.
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 2.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma2")`` calls this once and caches it.
     """
     V, Bi, M = S.variance.symbol, S.bias.symbol, S.mse.symbol
     return Claim(
@@ -211,11 +191,6 @@ def lemma3() -> Claim:
     """Build the claim ``lemma3``: Variance of the importance weight equals chi2(pi || q).
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 3.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma3")`` calls this once and caches it.
     """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
@@ -245,11 +220,6 @@ def lemma4() -> Claim:
     IMH rejection probability lambda(w) lies in [max(1 - 1/w, 0), 1 - 1/w*].
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 4; Eq. (3).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma4")`` calls this once and caches it.
     """
     wv = S.w.symbol
     return Claim(
@@ -275,11 +245,6 @@ def lemma5() -> Claim:
     """Build the claim ``lemma5``: Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1).
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 5; Eq. (3).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma5")`` calls this once and caches it.
     """
     wv, nv = S.w.symbol, S.n.symbol
     # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
@@ -314,11 +279,6 @@ def lemma6() -> Claim:
     n-step IMH expectation of a positive f: <= n r^(n-1) E_q f + r^n f(z).
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 6; Eqs. (2)-(3).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma6")`` calls this once and caches it.
     """
     nv = S.n.symbol
     # corrected Lemma 5 inside Eq. (2): T_n(w v w') <= n r^(n-1)/w' + (1 - r^n - n r^(n-1)/w*)
@@ -350,11 +310,6 @@ def lemma7() -> Claim:
     Bias of a bounded function of a geometrically ergodic chain: <= 2 sqrt(D) L C rho^n.
 
     Source: Kim et al. (NeurIPS 2022), App. D Lemma 7.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("lemma7")`` calls this once and caches it.
     """
     return Claim(
         id="lemma7",
@@ -378,11 +333,6 @@ def theorem1() -> Claim:
     MSC (CIS / i-SIR kernel): mixing rate and gradient second moment.
 
     Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 1; proof App. D.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("theorem1")`` calls this once and caches it.
     """
     rate = 1 - (Ns - 1) / (2 * ws + Ns - 2)
     return Claim(
@@ -409,11 +359,6 @@ def theorem2() -> Claim:
     MSC-RB (Rao-Blackwellised CIS): gradient second moment (Cardoso et al. 2022).
 
     Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 2; App. D Eq. (6).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("theorem2")`` calls this once and caches it.
     """
     eps2 = (Ns - 1) ** sp.Rational(-1, 2)  # Cardoso et al.'s choice epsilon^2 = (N-1)^(-1/2)
     mse = 4 * Ls ** 2 * ((1 + eps2) / (Ns - 1) * chis + (1 + 1 / eps2) / Ns ** 2 * (1 + ws) ** 2)
@@ -451,11 +396,6 @@ def theorem3() -> Claim:
     """Build the claim ``theorem3``: JSA (sequential IMH): mixing rate and gradient second moment.
 
     Source: Kim et al. (NeurIPS 2022), §4.3 Theorem 3; proof App. D.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("theorem3")`` calls this once and caches it.
     """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(C_RN, r ** Ns, ts)  # Lemma 7 with Theorem 3's mixing constants
@@ -533,11 +473,6 @@ def theorem4() -> Claim:
     pMCSA (N parallel IMH chains): mixing rate and gradient second moment.
 
     Source: Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("theorem4")`` calls this once and caches it.
     """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(Ns, r, ts)  # Lemma 7 with C(N) = N, rho = r (Theorem 4's mixing)
@@ -590,11 +525,6 @@ def table1() -> Claim:
     """Build the claim ``table1``: MCGD convergence rates (Duchi 2012; Doan et al. 2020a, 2020b).
 
     Source: Kim et al. (NeurIPS 2022), §2.2 Table 1.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("table1")`` calls this once and caches it.
     """
     Gs, rh, Ts, c = S.G.symbol, S.rho.symbol, S.T.symbol, S.c_rate.symbol
     return Claim(
@@ -637,11 +567,6 @@ def table2() -> Claim:
     Per-iteration computational costs of ELBO, MSC, MSC-RB, JSA and pMCSA.
 
     Source: Kim et al. (NeurIPS 2022), §5.2 Table 2.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("table2")`` calls this once and caches it.
     """
     qs = []
     for scheme, row in TABLE2_ROWS.items():

@@ -55,11 +55,6 @@ def sgfs_stationary_covariance() -> Claim:
     Stationary covariance of the discretised process: Lambda = H^-1 / (1 - k eps/4).
 
     Source: El hanchi (2018), Appendix, Discretization error, Eq. (32).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_stationary_covariance")`` calls this once and caches it.
     """
     a = 1 - k * eps / 2  # I - eps D H in units of I
     # Eq. (32) in units of H^-1: Lambda = a^2 Lambda + 2 eps D, 2 eps D = k eps H^-1
@@ -97,11 +92,6 @@ def sgfs_exact_noise() -> Claim:
     Exact-process noise 2D - DHD gives the stationary covariance H^-1.
 
     Source: El hanchi (2018), Appendix, Derivation of the exact process.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_exact_noise")`` calls this once and caches it.
     """
     a = 1 - k / 2
     q = sp.Symbol("Q", real=True)
@@ -130,11 +120,6 @@ def sgfs_admissible_k() -> Claim:
     Admissible k for a positive semi-definite injected noise (Eqs. 13, 15, 16).
 
     Source: El hanchi (2018), §2.3.1 Eqs. (11)-(16).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_admissible_k")`` calls this once and caches it.
     """
     k13 = 4 * Sb / (Nd + Sb)
     k15 = 4 * er / (er + Nd / Sb)
@@ -167,11 +152,6 @@ def sgfs_variance_trajectory() -> Claim:
     Var[theta_t] along the exact process started at theta_MAP.
 
     Source: El hanchi (2018), Appendix, Maximizing the rate of convergence.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_variance_trajectory")`` calls this once and caches it.
     """
     a = 1 - k / 2
     noise = k - k ** 2 / 4  # 2D - DHD in units of H^-1
@@ -200,11 +180,6 @@ def sgfs_autocovariance() -> Claim:
     Lag-one autocovariance of the exact process: (1 - k/2) H^-1.
 
     Source: El hanchi (2018), Appendix, Minimizing auto-covariance.
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_autocovariance")`` calls this once and caches it.
     """
     a = 1 - k / 2
     lam = 1  # stationary covariance of the exact process, units of H^-1
@@ -232,11 +207,6 @@ def sgfs_convergence_criterion() -> Claim:
     Convergence criterion (17): |mean of n stochastic gradients| <= b sd.
 
     Source: El hanchi (2018), §2.3.2 Eq. (17).
-
-    Returns
-    -------
-    Claim
-        The claim; ``bounds.get("sgfs_convergence_criterion")`` calls this once and caches it.
     """
     n, C, G, b = S.n_avg.symbol, S.fisher.symbol, S.prior.symbol, S.b.symbol
     h = Nd * C + G
