@@ -54,7 +54,10 @@ def __getattr__(name):  # PEP 562: the data model and the submodules are importe
 
 
 class UnknownClaim(KeyError):
-    def __str__(self) -> str:  # one line, for the command line
+    """A claim id that no plugin registers; the message suggests the nearest known id."""
+
+    def __str__(self) -> str:
+        """Return the message alone, one line for the command line (no ``KeyError`` quotes)."""
         return self.args[0]
 
 
@@ -63,9 +66,11 @@ _ADDED: dict = {}
 
 
 def _module_builders(modules) -> dict:
-    """``{id: builder}`` of the claim modules ``modules`` (imported), the modules taken in the
-    bibliography's order of their documents (a module's ``SEED``; bounds.references.position),
-    otherwise in entry-point order."""
+    """Collect ``{id: builder}`` of the claim modules ``modules`` (imported).
+
+    The modules are taken in the bibliography's order of their documents (a module's ``SEED``;
+    bounds.references.position), otherwise in entry-point order.
+    """
     from .references import position
 
     mods = [importlib.import_module(m) for m in modules]
@@ -86,10 +91,12 @@ def _builders() -> dict:
 
 
 def add_builder(claim_id: str, builder) -> None:
-    """Make the claim ``claim_id`` known in this process: ``builder()`` returns its
-    :class:`bounds.core.Claim`.  The public way to add a claim besides the entry points (a
-    plugin's ``register(registry)`` hook, :meth:`verify.QuickClaim.register`); a builder given
-    again for the id replaces the first, and the claim is then built afresh.
+    """Make the claim ``claim_id`` known in this process.
+
+    ``builder()`` returns its :class:`bounds.core.Claim`.  The public way to add a claim
+    besides the entry points (a plugin's ``register(registry)`` hook,
+    :meth:`verify.QuickClaim.register`); a builder given again for the id replaces the first,
+    and the claim is then built afresh.
 
     Parameters
     ----------
@@ -106,8 +113,10 @@ def add_builder(claim_id: str, builder) -> None:
 
 
 def _uncatalogued_builders() -> dict:
-    """Builders of the claims the current catalog does not hold: claim modules registered
-    since it was written, and :func:`add_builder`'s."""
+    """Collect the builders of the claims the current catalog does not hold.
+
+    These are the claim modules registered since it was written, and :func:`add_builder`'s.
+    """
     from .derive import catalogued_modules
 
     covered = catalogued_modules()
@@ -115,11 +124,17 @@ def _uncatalogued_builders() -> dict:
 
 
 def ids() -> tuple[str, ...]:
-    """Claim ids: the documents in the bibliography's order (001, then 003, then 002; a
-    user's after), each in its claim modules' order, then claims added by :func:`add_builder`.
+    """List every claim id.
 
-    Read from the checked catalog (:func:`bounds.derive.catalog`, no sympy) when it is
-    current; the claim modules it does not cover are imported.
+    The documents come in the bibliography's order (Kim et al. 2022, then the CIS-as-IMH draft,
+    then El hanchi 2018; a user's after), each in its claim modules' order, then the claims
+    added by :func:`add_builder`.  Read from the checked catalog (:func:`bounds.derive.catalog`,
+    no sympy) when it is current; the claim modules it does not cover are imported.
+
+    Returns
+    -------
+    tuple of str
+        The claim ids, e.g. ``("proposition1", "proposition2", ..., "theorem3", ...)``.
     """
     from .derive import catalog
 
@@ -139,7 +154,23 @@ def _unknown(claim_id: str, known) -> UnknownClaim:
 
 @lru_cache(maxsize=None)
 def get(claim_id: str):
-    """The claim with this id (built on first use)."""
+    """Return the claim with this id, built on first use and cached.
+
+    Parameters
+    ----------
+    claim_id : str
+        A claim id (:func:`ids`), e.g. ``"theorem3"``.
+
+    Returns
+    -------
+    bounds.core.Claim
+        The claim's formulas, parameters and source (section, equation).
+
+    Raises
+    ------
+    bounds.UnknownClaim
+        No registered claim has this id (the message names the nearest one).
+    """
     builders = _builders()
     try:
         builder = builders[claim_id]
@@ -149,6 +180,12 @@ def get(claim_id: str):
 
 
 def all_claims() -> tuple:
+    """Build every claim of :func:`ids`, in that order (imports sympy and every claim module).
+
+    Returns
+    -------
+    tuple of bounds.core.Claim
+    """
     return tuple(get(i) for i in ids())
 
 
@@ -220,7 +257,7 @@ def _number(v):
 
 
 def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D=None) -> list[dict]:
-    """The four MCSA schemes side by side at one point, as ``python -m bounds compare``.
+    """Compare the four MCSA schemes at one point, as ``python -m bounds compare``.
 
     Parameters
     ----------

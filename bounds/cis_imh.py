@@ -22,6 +22,12 @@ N_prop = S.N.with_domain(description="number of CIS proposals (the CIS-as-IMH dr
 
 
 def cis_barker_acceptance() -> Claim:
+    """Build the claim ``cis_barker_acceptance``.
+
+    CIS acceptance probability given the proposals is Barker's ratio.
+
+    Source: CIS-as-IMH draft, §CIS as IMH, Eq. (acc).
+    """
     wv, Sv = S.w.symbol, w_sum.symbol
     return Claim(
         id="cis_barker_acceptance",
@@ -30,10 +36,10 @@ def cis_barker_acceptance() -> Claim:
         assumptions=(),
         params=(S.w, w_sum),
         quantities=(
-            Quantity("acceptance", "P(z_t != z_{t-1} | z_{t-1}, z^(1:N))", "=",
-                     (Form("stated", Sv / (wv + Sv), "sum_i w_i / (w(z_{t-1}) + sum_i w_i)"),)),
-            Quantity("rejection", "r(z_{t-1} | z^(1:N)) = 1 - acceptance", "=",
-                     (Form("stated", wv / (wv + Sv), "w(z_{t-1}) / (w(z_{t-1}) + sum_i w_i)"),)),
+            Quantity.stated("acceptance", "P(z_t != z_{t-1} | z_{t-1}, z^(1:N))", "=",
+                            Sv / (wv + Sv), "sum_i w_i / (w(z_{t-1}) + sum_i w_i)"),
+            Quantity.stated("rejection", "r(z_{t-1} | z^(1:N)) = 1 - acceptance", "=",
+                            wv / (wv + Sv), "w(z_{t-1}) / (w(z_{t-1}) + sum_i w_i)"),
         ),
         kind="identity",
         notes=("'Accept' means z_t != z_{t-1}; on a finite space a proposal equal to the current "
@@ -44,6 +50,12 @@ def cis_barker_acceptance() -> Claim:
 
 
 def cis_acceptance_bound() -> Claim:
+    """Build the claim ``cis_acceptance_bound``.
+
+    CIS acceptance rate at a state of weight w: 1 - r(z) <= N / (w(z) + N).
+
+    Source: CIS-as-IMH draft, §Bias-variance, acceptance bound below Prop. rej_bound.
+    """
     Nv, wv = S.N.symbol, S.w.symbol
     return Claim(
         id="cis_acceptance_bound",
@@ -52,8 +64,9 @@ def cis_acceptance_bound() -> Claim:
         assumptions=("NORM",),
         params=(N_prop, S.w),
         quantities=(
-            Quantity("acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
-                     (Form("stated", Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),)),
+            Quantity.stated(
+                "acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
+                Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),
         ),
         notes=("The catalogued form takes normalised weights (E_q w = 1).  Read with the CIS-as-IMH draft's only "
                "definition of w, p(z, x)/q(z) (the unnormalized weight), the printed bound is N/(p(x) w + N) and fails "
@@ -63,6 +76,10 @@ def cis_acceptance_bound() -> Claim:
 
 
 def imh_rejection_kl() -> Claim:
+    """Build the claim ``imh_rejection_kl``: Marginal IMH rejection rate bounded by KL divergences.
+
+    Source: CIS-as-IMH draft, §Bias-variance, Eq. (rej_bound) (cites Neklyudov et al. 2019).
+    """
     kl, klr = S.kl.symbol, S.kl_rev.symbol
     return Claim(
         id="imh_rejection_kl",
@@ -85,6 +102,12 @@ def imh_rejection_kl() -> Claim:
 
 
 def cis_variance_growth() -> Claim:
+    """Build the claim ``cis_variance_growth``.
+
+    CIS conditional variance can grow with N when w(z_{t-1}) is large.
+
+    Source: CIS-as-IMH draft, §Parallel IMH, 'The variance of CIS can increase with N'.
+    """
     Nv, wv, s2 = S.N.symbol, S.w.symbol, S.sigma2.symbol
     acc = Nv / (wv + Nv)  # the acceptance-rate bound, 'very tight'
     var_is = s2 / Nv  # SNIS variance ~ sigma^2 / N
@@ -98,10 +121,12 @@ def cis_variance_growth() -> Claim:
         assumptions=("NORM",),
         params=(N_prop, S.w, S.sigma2),
         quantities=(
-            Quantity("conditional_variance", "V_q[E[f | z_{t-1}, z^(1:N)]] at a state of weight w", "~",
-                     (Form("stated", approx, "(1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N), V[f_IS] = sigma^2/N"),)),
-            Quantity("growth_regime_max_N", "N below which the approximation increases with N", "=",
-                     (Form("stated", growth_end, "root of d/dN of the approximation (sympy)"),)),
+            Quantity.stated(
+                "conditional_variance", "V_q[E[f | z_{t-1}, z^(1:N)]] at a state of weight w", "~",
+                approx, "(1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N), V[f_IS] = sigma^2/N"),
+            Quantity.stated(
+                "growth_regime_max_N", "N below which the approximation increases with N", "=",
+                growth_end, "root of d/dN of the approximation (sympy)"),
         ),
         kind="approximation",
         notes=("The approximation grows with N only for N < w(z_{t-1}); '~ linear' needs N << w.",),

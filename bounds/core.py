@@ -84,6 +84,7 @@ class Param:
 
     @cached_property
     def symbol(self) -> sp.Symbol:
+        """The sympy symbol of the parameter: real, integer and positive as its domain says."""
         assumptions = {"real": True}
         if self.integer:
             assumptions["integer"] = True
@@ -94,12 +95,24 @@ class Param:
         return sp.Symbol(self.name, **assumptions)
 
     def with_domain(self, **changes) -> "Param":
+        """Return a copy with other fields (a narrower domain), sharing this sympy symbol.
+
+        Parameters
+        ----------
+        **changes
+            Fields to replace (``lower``, ``upper``, ``description``, ...).
+
+        Returns
+        -------
+        Param
+        """
         new = dataclasses.replace(self, **changes)
         # a narrower domain must not change the sympy symbol shared across claims
         new.__dict__["symbol"] = self.symbol
         return new
 
     def domain_text(self) -> str:
+        """Write the domain in words, e.g. ``"2 ≤ N (integer)"``."""
         lo = "" if self.lower is None else f"{_fmt(self.lower)} {'<' if self.lower_strict else '≤'} "
         hi = "" if self.upper is None else f" {'<' if self.upper_strict else '≤'} {_fmt(self.upper)}"
         kind = " (integer)" if self.integer else ""
@@ -154,10 +167,17 @@ class Param:
                              f"got {len(value.as_tuple().digits)}")
 
     def exact(self, value, flag: bool = False):
-        """``value`` as evaluated: a string of a decimal number (``"1e400"``,
-        ``"1.000000000001"``) becomes an exact :class:`decimal.Decimal` (an ``int`` for an
-        integer parameter), as the command line reads it; other values are returned as they are.
-        Raises :class:`ParamError` naming the argument for a string that is not a number."""
+        """Read ``value`` as it is evaluated.
+
+        A string of a decimal number (``"1e400"``, ``"1.000000000001"``) becomes an exact
+        :class:`decimal.Decimal` (an ``int`` for an integer parameter), as the command line
+        reads it; other values are returned as they are.
+
+        Raises
+        ------
+        ParamError
+            A string that is not a number (the message names the argument).
+        """
         if isinstance(value, np.ndarray) and value.dtype.kind in "USO":
             out = np.empty(value.shape, dtype=object)
             for idx, x in np.ndenumerate(value):
@@ -194,13 +214,17 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a claim is printed: document number ("001", see :mod:`bounds.references`) and
-    location (section, equation, ...).  ``str()`` is the bibliographic citation."""
+    """Where a claim is printed: a document and a location in it.
+
+    ``seed`` is the document's key in the bibliography (:mod:`bounds.references`), ``where``
+    the section, equation or theorem.  ``str()`` is the bibliographic citation.
+    """
 
     seed: str
     where: str
 
     def __str__(self) -> str:
+        """Cite the source, e.g. ``"Kim et al. (NeurIPS 2022), §4.3 Theorem 3"``."""
         from .references import cite
 
         return cite(self)
@@ -257,7 +281,29 @@ class Quantity:
     forms: tuple[Form, ...]
     expansions: tuple[Expansion, ...] = ()
 
+    @classmethod
+    def stated(cls, name: str, description: str, relation: str, expr: sp.Expr,
+               derivation: str) -> Quantity:
+        """Build a quantity with one form, the printed one (``"stated"``).
+
+        Parameters
+        ----------
+        name, description, relation : str
+            As the fields of the same names.
+        expr : sympy.Expr
+            The printed formula.
+        derivation : str
+            How the formula is obtained (where it is printed, what it follows from).
+
+        Returns
+        -------
+        Quantity
+            ``Quantity(name, description, relation, (Form("stated", expr, derivation),))``.
+        """
+        return cls(name, description, relation, (Form("stated", expr, derivation),))
+
     def form(self, name: str) -> Form:
+        """Return the form called ``name``; raise ``KeyError`` if there is none."""
         for f in self.forms:
             if f.name == name:
                 return f
@@ -265,6 +311,7 @@ class Quantity:
 
     @property
     def form_names(self) -> tuple[str, ...]:
+        """The names of the forms, in order (``("stated", "explicit")``)."""
         return tuple(f.name for f in self.forms)
 
 
@@ -288,6 +335,7 @@ class Claim:
     example: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self):
+        """Check the assumptions are known, the parameters distinct and every symbol declared."""
         for a in self.assumptions:
             if a not in ASSUMPTIONS:
                 raise KeyError(f"{self.id}: unknown assumption {a}")
@@ -303,12 +351,14 @@ class Claim:
 
     # ------------------------------------------------------------------ structure
     def param(self, name: str) -> Param:
+        """Return the parameter called ``name``; raise ``KeyError`` if there is none."""
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(f"{self.id} has no parameter {name!r}")
 
     def quantity(self, name: str) -> Quantity:
+        """Return the quantity called ``name``; raise ``KeyError`` if there is none."""
         for q in self.quantities:
             if q.name == name:
                 return q
@@ -325,6 +375,7 @@ class Claim:
         return e
 
     def form_params(self, quantity: str, form: str) -> tuple[Param, ...]:
+        """Return the parameters one form depends on (after substituting the definitions)."""
         expr = self.resolve(self.quantity(quantity).form(form).expr)
         used = {s.name for s in expr.free_symbols}
         return tuple(p for p in self.params if p.name in used)
@@ -352,6 +403,7 @@ class Claim:
         return out
 
     def evaluator(self, quantity: str, form: str) -> tuple[Evaluator, tuple[str, ...]]:
+        """Return the compiled form (:class:`bounds.numerics.Evaluator`) and its argument names."""
         return self._evaluators[(quantity, form)]
 
     @cached_property
@@ -364,13 +416,19 @@ class Claim:
         return tuple(out)
 
     def exact(self, values: dict, flag: bool = False) -> dict:
-        """The values with decimal strings read exactly (:meth:`Param.exact`)."""
+        """Read the decimal strings among ``values`` exactly (:meth:`Param.exact`)."""
         names = {p.name for p in self.params}
         return {k: (self.param(k).exact(v, flag) if k in names else v) for k, v in values.items()}
 
     def validate(self, values: dict[str, np.ndarray], flag: bool = False) -> None:
-        """Check domains and cross-parameter constraints; raise ParamError (one line) naming
-        the Python argument, or with ``flag=True`` the command-line flag."""
+        """Check domains and cross-parameter constraints.
+
+        Raises
+        ------
+        ParamError
+            A value outside its domain or a constraint broken (one line naming the Python
+            argument, or with ``flag=True`` the command-line flag).
+        """
         values = self.exact(values, flag)
         for name, arr in values.items():
             p = self.param(name)
@@ -386,6 +444,7 @@ class Claim:
                 raise ParamError(f"{self.id}: {c.message}")
 
     def with_defaults(self, values: dict) -> dict:
+        """Return ``values`` with the defaults of the parameters not given filled in."""
         out = dict(values)
         for p in self.params:
             if p.name not in out and p.default is not None:
@@ -393,6 +452,7 @@ class Claim:
         return out
 
     def missing(self, quantity: str, form: str, values: dict) -> tuple[Param, ...]:
+        """Return the parameters a form needs that ``values`` does not give."""
         return tuple(p for p in self.form_params(quantity, form) if p.name not in values)
 
     def evaluate_form(self, quantity: str, form: str, exact: bool = False, flag: bool = False, **values):
@@ -401,7 +461,8 @@ class Claim:
         Values may be floats, ints, :class:`decimal.Decimal` or decimal strings (read
         exactly, as the command line reads them).  With ``exact=True`` a value outside the
         double range is an ``mpf``.  Errors name the Python arguments (``flag=True``: the
-        command-line flags)."""
+        command-line flags).
+        """
         values = self.exact(self.with_defaults(values), flag)
         ev, names = self.evaluator(quantity, form)
         miss = [n for n in names if n not in values]
@@ -414,8 +475,11 @@ class Claim:
         return ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
 
     def mp_value(self, quantity: str, form: str, **values):
-        """The form at one point in adaptive-precision mpmath (one-sided limits on
-        domain boundaries, see :meth:`bounds.numerics.Evaluator.mp`)."""
+        """Evaluate the form at one point in adaptive-precision mpmath.
+
+        On a domain boundary the value is the one-sided limit
+        (:meth:`bounds.numerics.Evaluator.mp`).
+        """
         values = self.exact(self.with_defaults(values))
         ev, names = self.evaluator(quantity, form)
         point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n]) for n in names]
@@ -430,7 +494,9 @@ class Claim:
 
     def evaluate(self, exact: bool = False, flag: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
         """Evaluate every form whose parameters are given; others map to ``None``.
-        Values and errors as in :meth:`evaluate_form`."""
+
+        Values and errors as in :meth:`evaluate_form`.
+        """
         values = self.exact(self.with_defaults(values), flag)
         mine = {k: v for k, v in values.items() if k in {p.name for p in self.params}}
         self.validate(mine, flag)
@@ -448,6 +514,7 @@ class Claim:
         return out
 
     def latex(self, quantity: str, form: str) -> str:
+        """Write one form as LaTeX with sympy's own symbol names (:func:`latex`: the papers')."""
         return sp.latex(self.quantity(quantity).form(form).expr)
 
     def _repr_markdown_(self) -> str:
@@ -467,6 +534,7 @@ class Claim:
         return "\n".join(lines)
 
     def pretty(self, quantity: str, form: str) -> str:
+        """Write one form as a one-line sympy string (``sympy.sstr``)."""
         return sp.sstr(self.quantity(quantity).form(form).expr)
 
 
@@ -512,9 +580,12 @@ LATEX_NAMES = {
 
 
 def latex(expr) -> str:
-    """``expr`` as LaTeX in the documents' notation (:data:`LATEX_NAMES`: ``w^{*}``,
-    ``\\|\\boldsymbol{\\mu}\\|_{2}``, ``C_{\\mathrm{cov}}``, ...) through sympy's printer
-    option ``symbol_names``; the sympy symbols themselves keep their code names."""
+    r"""Write ``expr`` as LaTeX in the documents' notation.
+
+    The names are :data:`LATEX_NAMES` (``w^{*}``, ``\|\boldsymbol{\mu}\|_{2}``,
+    ``C_{\mathrm{cov}}``, ...), passed through sympy's printer option ``symbol_names``; the
+    sympy symbols themselves keep their code names.
+    """
     expr = sp.sympify(expr)
     names = {s: LATEX_NAMES[s.name] for s in expr.atoms(sp.Symbol) if s.name in LATEX_NAMES}
     return sp.latex(expr, symbol_names=names)

@@ -62,6 +62,14 @@ _sum_c = Ns - _sum_r - (1 - _R) * _sum_nr  # sum_n (1 - r^n - n (1-r) r^(n-1)), 
 
 
 def figure1() -> Claim:
+    """Build the claim ``figure1``.
+
+    Figure 1: gradient variance of MSC, MSC-RB, JSA and pMCSA along a run, against each
+    theorem's bound.
+
+    Source: Kim et al. (NeurIPS 2022), §6.2 'Gradient Variance', Figure 1; Theorems 1-4
+    (§4.2-§5.1).
+    """
     d = delta.symbol
     cis_moment = sps + (Ns - 1) * eqs
     obs = "001 §6.2 'Gradient Variance'"
@@ -88,17 +96,24 @@ def figure1() -> Claim:
             Quantity("mscrb_variance", "tr Cov(g_MSC-RB) across independent chains", "<=",
                      (Form("moment", cis_moment,
                            "ours (Theorem 2 needs L = inf): Jensen on sum_i wbar_i s_i, then as for MSC"),)),
-            Quantity("pmcsa_benefit", "(i) pMCSA consistently benefits from increasing N: -d log V/d log N", ">=",
-                     (Form("stated", d, obs + " (i); Theorem 4: V = O(1/N), exponent 1"),)),
-            Quantity("pmcsa_lowest_variance", "(i) pMCSA has the lowest variance overall: V_pMCSA / V_other", "<=",
-                     (Form("stated", sp.Integer(1) + 0 * d, obs + " (i)"),)),
-            Quantity("msc_benefit", "(ii) MSC does not benefit from increasing N whatsoever: -d log V/d log N", "<=",
-                     (Form("stated", d, obs + " (ii); Theorem 1: L^2, no N"),)),
-            Quantity("mscrb_benefit_chi2_large", "(iii) MSC-RB does not benefit much from N while chi2(pi||q) is large",
-                     "<=",
-                     (Form("stated", d, obs + " (iii)"),)),
-            Quantity("mscrb_benefit_chi2_small", "(iii) MSC-RB benefits from N once chi2(pi||q) has become small", ">=",
-                     (Form("stated", d, obs + " (iii); Theorem 2: 4 L^2 chi2/(N-1)"),)),
+            Quantity.stated(
+                "pmcsa_benefit",
+                "(i) pMCSA consistently benefits from increasing N: -d log V/d log N", ">=", d,
+                obs + " (i); Theorem 4: V = O(1/N), exponent 1"),
+            Quantity.stated("pmcsa_lowest_variance",
+                            "(i) pMCSA has the lowest variance overall: V_pMCSA / V_other", "<=",
+                            sp.Integer(1) + 0 * d, obs + " (i)"),
+            Quantity.stated(
+                "msc_benefit",
+                "(ii) MSC does not benefit from increasing N whatsoever: -d log V/d log N", "<=", d,
+                obs + " (ii); Theorem 1: L^2, no N"),
+            Quantity.stated(
+                "mscrb_benefit_chi2_large",
+                "(iii) MSC-RB does not benefit much from N while chi2(pi||q) is large", "<=", d,
+                obs + " (iii)"),
+            Quantity.stated("mscrb_benefit_chi2_small",
+                            "(iii) MSC-RB benefits from N once chi2(pi||q) has become small", ">=",
+                            d, obs + " (iii); Theorem 2: 4 L^2 chi2/(N-1)"),
             Quantity("jsa_benefit_while_w_star_large", "(iv) JSA does not benefit from N until w* has become small",
                      "<=", (Form("stated", d, obs + " (iv); Theorem 3: L^2 (1/2 + 3/(2N)) for w* >> N"),)),
         ),
@@ -119,6 +134,13 @@ def figure1() -> Claim:
 
 
 def figure2() -> Claim:
+    """Build the claim ``figure2``.
+
+    Figure 2: final KL(pi||q) against step size for four optimizers; which schemes and
+    optimizers converge.
+
+    Source: Kim et al. (NeurIPS 2022), §6.2 'Robustness Against Optimizers', Figure 2.
+    """
     km, ta = kl_min.symbol, tau.symbol
     one = sp.Integer(1) + 0 * ta
     return Claim(
@@ -128,16 +150,20 @@ def figure2() -> Claim:
         assumptions=("GAUSS",),
         params=(kl_min, tau),
         quantities=(
-            Quantity("final_kl", "KL(pi||q(lambda_T)) of a converged run (closed form); a diverged run has none", "<=",
-                     (Form("stated", km + ta, "convergence criterion: within tau nats of the best mean-field KL"),)),
-            Quantity("pmcsa_breadth",
-                     "'pMCSA successfully converges for the broadest variety of optimizer settings': "
-                     "p_pMCSA / p_other, p the fraction of converged runs over all optimizers and step sizes", ">=",
-                     (Form("stated", one, "pMCSA converges at least as often as every other scheme"),)),
-            Quantity("adam_stability",
-                     "'most MCSA methods seem to be the most stable with ADAM': p_Adam / p_other optimizer, per "
-                     "scheme; 'most' = at least 3 of the 4 schemes", ">=",
-                     (Form("stated", one, "Adam converges at least as often as every other optimizer"),)),
+            Quantity.stated(
+                "final_kl",
+                "KL(pi||q(lambda_T)) of a converged run (closed form); a diverged run has none",
+                "<=", km + ta, "convergence criterion: within tau nats of the best mean-field KL"),
+            Quantity.stated(
+                "pmcsa_breadth",
+                "'pMCSA successfully converges for the broadest variety of optimizer settings': "
+                "p_pMCSA / p_other, p the fraction of converged runs over all optimizers and step"
+                " sizes", ">=", one, "pMCSA converges at least as often as every other scheme"),
+            Quantity.stated(
+                "adam_stability",
+                "'most MCSA methods seem to be the most stable with ADAM': p_Adam / p_other "
+                "optimizer, per scheme; 'most' = at least 3 of the 4 schemes", ">=", one,
+                "Adam converges at least as often as every other optimizer"),
         ),
         kind="bound",
         notes=("KL* = (1/2) [sum_d log Sigma_dd - log det Sigma], attained at m = mu, sigma_d^2 = Sigma_dd "

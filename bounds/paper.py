@@ -35,7 +35,7 @@ CHI2_LE_W = Constraint(S.chi2.symbol <= S.w_star.symbol - 1,
 
 @derive.memo
 def closed_sum(term: sp.Expr, lower, upper) -> sp.Expr:
-    """Closed form of sum_{n=lower}^{upper} term, generic branch (r != 1).
+    """Sum ``term`` over n from ``lower`` to ``upper`` in closed form, generic branch (r != 1).
 
     ``Sum.doit`` returns a Piecewise whose ``Eq(r, 1)`` branch is excluded by
     Assumption 2 (w* < oo, so r < 1); we keep the generic branch.
@@ -59,13 +59,14 @@ C_RN = derive.simplify(JSA_MIX / r ** (ks * Ns))
 
 
 def sharper_second_moment(var_part, bias_bound):
-    """A second-moment bound from E||g||^2 = ||E g||^2 + V with V <= var_part - ||E g||^2 / N.
+    """Bound the second moment by E||g||^2 = ||E g||^2 + V with V <= var_part - ||E g||^2 / N.
 
     For g = -(1/N) sum_n s_n with ||s_n|| <= L: V = (1/N^2) sum_n (E||s_n||^2 - ||m_n||^2) + C_cov
     <= (L^2 - ||m_bar||^2)/N + C_cov (Jensen: mean ||m_n||^2 >= ||m_bar||^2), so
     E||g||^2 <= f(||m_bar||) with f(m) = m^2 (1 - 1/N) + var_part, increasing in m; hence
     E||g||^2 <= f(b) for any b >= ||E g||, taken as min(L, bias bound).  Derived here (the
-    monotonicity is checked by sympy in tests/test_corrections.py)."""
+    monotonicity is checked by sympy in tests/test_corrections.py).
+    """
     m = sp.Symbol("m_bar", nonnegative=True)
     f = m ** 2 * (1 - 1 / Ns) + var_part
     return f.subs(m, sp.Min(Ls, bias_bound)), f, m
@@ -78,6 +79,12 @@ def lemma7_bias(C, rho, n):
 
 # ------------------------------------------------------------------------------------
 def proposition1() -> Claim:
+    """Build the claim ``proposition1``.
+
+    MCSA is MCGD: E_Pi f = KL(pi||q) and E_Pi g = grad KL(pi||q).
+
+    Source: Kim et al. (NeurIPS 2022), §3.1 Proposition 1; App. D Eqs. (4)-(5).
+    """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
     pi = sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)
@@ -94,8 +101,8 @@ def proposition1() -> Claim:
         assumptions=("INV", "DIFF"),
         params=(S.m, S.s),
         quantities=(
-            Quantity("objective", "E_Pi[f(lambda, eta)] for pi = N(0,1), q = N(m, s^2)", "=",
-                     (Form("stated", kl, "d_KL(pi||q), integrated in closed form by sympy"),)),
+            Quantity.stated("objective", "E_Pi[f(lambda, eta)] for pi = N(0,1), q = N(m, s^2)", "=",
+                            kl, "d_KL(pi||q), integrated in closed form by sympy"),
             Quantity("gradient_m", "E_Pi[g]_m, the m-component of the MCGD gradient", "=",
                      (Form("stated", sp.simplify(sp.diff(kl, m)), "d/dm of the closed-form KL"),
                       Form("explicit", eg_m, "-E_pi[d/dm log q], integrated by sympy"))),
@@ -111,6 +118,12 @@ def proposition1() -> Claim:
 
 
 def proposition2() -> Claim:
+    """Build the claim ``proposition2``.
+
+    w* is bounded below exponentially by the inclusive KL: exp(KL(pi||q)) < w*.
+
+    Source: Kim et al. (NeurIPS 2022), §4.1 Proposition 2; proof App. D.
+    """
     kl = S.kl.symbol
     return Claim(
         id="proposition2",
@@ -119,8 +132,8 @@ def proposition2() -> Claim:
         assumptions=("NORM",),
         params=(S.kl,),
         quantities=(
-            Quantity("w_star_lower", "w* = sup_z pi(z)/q(z), bounded below", ">",
-                     (Form("stated", sp.exp(kl), "Jensen: KL = E_pi log w <= log E_pi w <= log w*"),)),
+            Quantity.stated("w_star_lower", "w* = sup_z pi(z)/q(z), bounded below", ">",
+                            sp.exp(kl), "Jensen: KL = E_pi log w <= log E_pi w <= log w*"),
         ),
         notes=("Printed with a strict '<'; equality holds at pi = q (KL = 0, w* = 1).",),
         example={"kl": 1.0},
@@ -128,6 +141,10 @@ def proposition2() -> Claim:
 
 
 def lemma1() -> Claim:
+    """Build the claim ``lemma1``: TV of product measures is at most the sum of the factors' TVs.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 1.
+    """
     return Claim(
         id="lemma1",
         title="TV of product measures is at most the sum of the factors' TVs",
@@ -146,6 +163,12 @@ def lemma1() -> Claim:
 
 
 def lemma2() -> Claim:
+    """Build the claim ``lemma2``.
+
+    Second moment of a biased estimator via variance, bias and ||mu||.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 2.
+    """
     V, Bi, M = S.variance.symbol, S.bias.symbol, S.mse.symbol
     return Claim(
         id="lemma2",
@@ -157,14 +180,18 @@ def lemma2() -> Claim:
             Quantity("second_moment_variance", "E||g||^2 (Lemma 2, first inequality)", "<=",
                      (Form("stated", V + Bi ** 2 + 2 * Bi * mus + mus ** 2,
                            "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2"),)),
-            Quantity("second_moment_mse", "E||g||^2 (Lemma 2, second inequality)", "<=",
-                     (Form("stated", M + 2 * Bi * mus + mus ** 2, "MSE + 2 Bias ||mu|| + ||mu||^2"),)),
+            Quantity.stated("second_moment_mse", "E||g||^2 (Lemma 2, second inequality)", "<=",
+                            M + 2 * Bi * mus + mus ** 2, "MSE + 2 Bias ||mu|| + ||mu||^2"),
         ),
         example={"variance": 1.0, "bias": 0.2, "mse": 1.04, "mu_norm": 0.5},
     )
 
 
 def lemma3() -> Claim:
+    """Build the claim ``lemma3``: Variance of the importance weight equals chi2(pi || q).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 3.
+    """
     z = sp.Symbol("z", real=True)
     m, s = S.m.symbol, S.s.symbol
     logw = -z ** 2 / 2 + (z - m) ** 2 / (2 * s ** 2) + sp.log(s)  # log pi - log q
@@ -178,8 +205,8 @@ def lemma3() -> Claim:
         assumptions=("NORM",),
         params=(S.m, S.s),
         quantities=(
-            Quantity("weight_variance", "V_q[w(z)] for pi = N(0,1), q = N(m, s^2)", "=",
-                     (Form("stated", c2, "chi2(pi||q) = int pi^2/q - 1, integrated by sympy"),)),
+            Quantity.stated("weight_variance", "V_q[w(z)] for pi = N(0,1), q = N(m, s^2)", "=",
+                            c2, "chi2(pi||q) = int pi^2/q - 1, integrated by sympy"),
         ),
         constraints=(Constraint(2 * s ** 2 > 1, "chi2(N(0,1)||N(m,s^2)) is finite only for s^2 > 1/2"),),
         kind="identity",
@@ -188,6 +215,12 @@ def lemma3() -> Claim:
 
 
 def lemma4() -> Claim:
+    """Build the claim ``lemma4``.
+
+    IMH rejection probability lambda(w) lies in [max(1 - 1/w, 0), 1 - 1/w*].
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 4; Eq. (3).
+    """
     wv = S.w.symbol
     return Claim(
         id="lemma4",
@@ -196,10 +229,11 @@ def lemma4() -> Claim:
         assumptions=("A2", "NORM"),
         params=(S.w, S.w_star),
         quantities=(
-            Quantity("lambda_lower", "lambda(w): probability that IMH rejects at a state of weight w", ">=",
-                     (Form("stated", sp.Max(1 - 1 / wv, 0), "Lemma 4, left"),)),
-            Quantity("lambda_upper", "lambda(w)", "<=",
-                     (Form("stated", r, "Lemma 4, right: 1 - 1/w*"),)),
+            Quantity.stated(
+                "lambda_lower", "lambda(w): probability that IMH rejects at a state of weight w",
+                ">=", sp.Max(1 - 1 / wv, 0), "Lemma 4, left"),
+            Quantity.stated("lambda_upper", "lambda(w)", "<=",
+                            r, "Lemma 4, right: 1 - 1/w*"),
         ),
         definitions=DEF_R,
         constraints=(Constraint(wv <= ws, "w <= w* must hold (w* is the supremum of w)"),),
@@ -208,6 +242,10 @@ def lemma4() -> Claim:
 
 
 def lemma5() -> Claim:
+    """Build the claim ``lemma5``: Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 5; Eq. (3).
+    """
     wv, nv = S.w.symbol, S.n.symbol
     # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
     # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
@@ -236,6 +274,12 @@ def lemma5() -> Claim:
 
 
 def lemma6() -> Claim:
+    """Build the claim ``lemma6``.
+
+    n-step IMH expectation of a positive f: <= n r^(n-1) E_q f + r^n f(z).
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 6; Eqs. (2)-(3).
+    """
     nv = S.n.symbol
     # corrected Lemma 5 inside Eq. (2): T_n(w v w') <= n r^(n-1)/w' + (1 - r^n - n r^(n-1)/w*)
     c_n = sp.expand(1 - r ** nv - nv * r ** (nv - 1) * (1 - r))
@@ -261,6 +305,12 @@ def lemma6() -> Claim:
 
 
 def lemma7() -> Claim:
+    """Build the claim ``lemma7``.
+
+    Bias of a bounded function of a geometrically ergodic chain: <= 2 sqrt(D) L C rho^n.
+
+    Source: Kim et al. (NeurIPS 2022), App. D Lemma 7.
+    """
     return Claim(
         id="lemma7",
         title="Bias of a bounded function of a geometrically ergodic chain: <= 2 sqrt(D) L C rho^n",
@@ -278,6 +328,12 @@ def lemma7() -> Claim:
 
 # ------------------------------------------------------------------------------------
 def theorem1() -> Claim:
+    """Build the claim ``theorem1``.
+
+    MSC (CIS / i-SIR kernel): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 1; proof App. D.
+    """
     rate = 1 - (Ns - 1) / (2 * ws + Ns - 2)
     return Claim(
         id="theorem1",
@@ -298,6 +354,12 @@ def theorem1() -> Claim:
 
 
 def theorem2() -> Claim:
+    """Build the claim ``theorem2``.
+
+    MSC-RB (Rao-Blackwellised CIS): gradient second moment (Cardoso et al. 2022).
+
+    Source: Kim et al. (NeurIPS 2022), §4.2 Theorem 2; App. D Eq. (6).
+    """
     eps2 = (Ns - 1) ** sp.Rational(-1, 2)  # Cardoso et al.'s choice epsilon^2 = (N-1)^(-1/2)
     mse = 4 * Ls ** 2 * ((1 + eps2) / (Ns - 1) * chis + (1 + 1 / eps2) / Ns ** 2 * (1 + ws) ** 2)
     bias = 4 * Ls / (Ns - 1) * (chis + 1 + ws) * gamma ** (ts - 1)
@@ -331,6 +393,10 @@ def theorem2() -> Claim:
 
 
 def theorem3() -> Claim:
+    """Build the claim ``theorem3``: JSA (sequential IMH): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §4.3 Theorem 3; proof App. D.
+    """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(C_RN, r ** Ns, ts)  # Lemma 7 with Theorem 3's mixing constants
     bias_terms = B ** 2 + 2 * Ls * B
@@ -402,6 +468,12 @@ def theorem3() -> Claim:
 
 
 def theorem4() -> Claim:
+    """Build the claim ``theorem4``.
+
+    pMCSA (N parallel IMH chains): mixing rate and gradient second moment.
+
+    Source: Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D.
+    """
     eqs, sps = S.eq_s2.symbol, S.s_prev2.symbol
     B = lemma7_bias(Ns, r, ts)  # Lemma 7 with C(N) = N, rho = r (Theorem 4's mixing)
     bias_terms = B ** 2 + 2 * Ls * B
@@ -450,6 +522,10 @@ def theorem4() -> Claim:
 
 # ------------------------------------------------------------------------------------
 def table1() -> Claim:
+    """Build the claim ``table1``: MCGD convergence rates (Duchi 2012; Doan et al. 2020a, 2020b).
+
+    Source: Kim et al. (NeurIPS 2022), §2.2 Table 1.
+    """
     Gs, rh, Ts, c = S.G.symbol, S.rho.symbol, S.T.symbol, S.c_rate.symbol
     return Claim(
         id="table1",
@@ -462,10 +538,11 @@ def table1() -> Claim:
                                        "Cor. 3.5)",
                      "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts) / (sp.log(1 / rh) * sp.sqrt(Ts)),
                                  "c G^2 log T / (log(1/rho) sqrt(T))"),)),
-            Quantity("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",
-                     (Form("stated", c * Gs ** 2 * sp.log(Ts) / sp.sqrt(Ts), "c G^2 log T / sqrt(T)"),)),
-            Quantity("sgd", "rate of SGD with gamma_t = gamma/t (Doan et al. 2020b, Thms 1-2)", "<=",
-                     (Form("stated", c * Gs ** 2 * sp.log(Ts) / Ts, "c G^2 log T / T"),)),
+            Quantity.stated("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",
+                            c * Gs ** 2 * sp.log(Ts) / sp.sqrt(Ts), "c G^2 log T / sqrt(T)"),
+            Quantity.stated(
+                "sgd", "rate of SGD with gamma_t = gamma/t (Doan et al. 2020b, Thms 1-2)", "<=",
+                c * Gs ** 2 * sp.log(Ts) / Ts, "c G^2 log T / T"),
         ),
         kind="calculator",
         notes=("Rates are O(.) statements: c is the unknown constant (default 1).",),
@@ -485,6 +562,12 @@ TABLE2_COLUMNS = ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad")
 
 
 def table2() -> Claim:
+    """Build the claim ``table2``.
+
+    Per-iteration computational costs of ELBO, MSC, MSC-RB, JSA and pMCSA.
+
+    Source: Kim et al. (NeurIPS 2022), §5.2 Table 2.
+    """
     qs = []
     for scheme, row in TABLE2_ROWS.items():
         for col, e in zip(TABLE2_COLUMNS, row):

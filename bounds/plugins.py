@@ -44,6 +44,7 @@ class Plugin:
 
     @property
     def module(self) -> str:
+        """The module the entry point names (before the colon of ``pkg.mod:register``)."""
         return self.value.split(":")[0].strip()
 
     @property
@@ -62,8 +63,10 @@ class Plugin:
         return obj
 
     def package_dir(self) -> Path | None:
-        """The directory of the plugin's package, found without importing it (its parent
-        packages are imported); None for a plain module, which carries no data files."""
+        """Find the directory of the plugin's package without importing it.
+
+        Its parent packages are imported.  None for a plain module, which carries no data files.
+        """
         from importlib.util import find_spec
 
         try:
@@ -75,13 +78,16 @@ class Plugin:
         return Path(next(iter(spec.submodule_search_locations)))
 
     def data_file(self, filename: str) -> Path | None:
-        """A data file the plugin's package carries (``coverage.json``, ``severity.json``), or None."""
+        """Find a data file the plugin's package carries (``coverage.json``, ``severity.json``).
+
+        Returns None when the package has no such file, or the plugin is a plain module.
+        """
         d = self.package_dir()
         f = None if d is None else d / filename
         return f if f is not None and f.is_file() else None
 
     def source_file(self) -> Path | None:
-        """The file of the plugin's module (its ``__init__.py`` for a package), found without importing it."""
+        """Find the file of the plugin's module (a package's ``__init__.py``), not importing it."""
         from importlib.util import find_spec
 
         try:
@@ -94,8 +100,11 @@ class Plugin:
 
 @functools.lru_cache(maxsize=1)
 def _source_tree() -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
-    """``(distribution, ((group, name, value), ...))`` from the ``pyproject.toml`` of the source tree
-    this module was imported from, when that distribution is not installed; else None."""
+    """Read the entry points of the source tree this module was imported from.
+
+    Returns ``(distribution, ((group, name, value), ...))`` from its ``pyproject.toml`` when that
+    distribution is not installed; else None.
+    """
     pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
     try:
         import tomllib
@@ -117,9 +126,11 @@ def _source_tree() -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
 
 
 def discover(group: str) -> tuple[Plugin, ...]:
-    """The entry points of ``group``, without importing them: installed distributions'
-    (in the order :func:`importlib.metadata.entry_points` gives), then those of an uninstalled
-    source tree's ``pyproject.toml``.  A module named twice is listed once (its first entry).
+    """List the entry points of ``group`` without importing them.
+
+    Installed distributions' come first (in the order :func:`importlib.metadata.entry_points`
+    gives), then those of an uninstalled source tree's ``pyproject.toml``.  A module named twice
+    is listed once (its first entry).
 
     Every caller that needs documents goes through here: :mod:`bounds` (formulas), the
     derivation cache's digests, :mod:`verify.registry` (verifications, spaces, steps),

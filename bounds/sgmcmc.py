@@ -50,6 +50,12 @@ def geometric_sum(coeff, base, power, index, lo, hi):
 
 
 def sgfs_stationary_covariance() -> Claim:
+    """Build the claim ``sgfs_stationary_covariance``.
+
+    Stationary covariance of the discretised process: Lambda = H^-1 / (1 - k eps/4).
+
+    Source: El hanchi (2018), Appendix, Discretization error, Eq. (32).
+    """
     a = 1 - k * eps / 2  # I - eps D H in units of I
     # Eq. (32) in units of H^-1: Lambda = a^2 Lambda + 2 eps D, 2 eps D = k eps H^-1
     solved = derive.solve(sp.Eq(_lam, a ** 2 * _lam + k * eps), _lam)[0]
@@ -81,6 +87,12 @@ def sgfs_stationary_covariance() -> Claim:
 
 
 def sgfs_exact_noise() -> Claim:
+    """Build the claim ``sgfs_exact_noise``.
+
+    Exact-process noise 2D - DHD gives the stationary covariance H^-1.
+
+    Source: El hanchi (2018), Appendix, Derivation of the exact process.
+    """
     a = 1 - k / 2
     q = sp.Symbol("Q", real=True)
     # Lambda = H^-1 stationary for theta' = (I - DH) theta + N(0, Q):  1 = a^2 + Q (units of H^-1)
@@ -103,6 +115,12 @@ def sgfs_exact_noise() -> Claim:
 
 
 def sgfs_admissible_k() -> Claim:
+    """Build the claim ``sgfs_admissible_k``.
+
+    Admissible k for a positive semi-definite injected noise (Eqs. 13, 15, 16).
+
+    Source: El hanchi (2018), §2.3.1 Eqs. (11)-(16).
+    """
     k13 = 4 * Sb / (Nd + Sb)
     k15 = 4 * er / (er + Nd / Sb)
     k16 = sp.Min(c, 4 * sp.Max(Sb / (Nd + Sb), er / (er + Nd / Sb)))
@@ -113,12 +131,13 @@ def sgfs_admissible_k() -> Claim:
         assumptions=("QUAD", "SPD", "PRECOND", "CLT"),
         params=(S.n_data, S.batch, S.eig_ratio, S.c_max),
         quantities=(
-            Quantity("k_max_13", "largest k with 2D - (N^2/|S|) DCD - DHD >= 0 guaranteed by Eq. (12)", "<=",
-                     (Form("stated", k13, "Eq. (13): k <= 4|S|/(N + |S|)"),)),
-            Quantity("k_max_15", "largest k guaranteed by the eigenvalue argument", "<=",
-                     (Form("stated", k15, "Eq. (15): k <= 4r/(r + N/|S|)"),)),
-            Quantity("k_16", "the k chosen by Eq. (16)", "<=",
-                     (Form("stated", k16, "Eq. (16): min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}"),)),
+            Quantity.stated(
+                "k_max_13", "largest k with 2D - (N^2/|S|) DCD - DHD >= 0 guaranteed by Eq. (12)",
+                "<=", k13, "Eq. (13): k <= 4|S|/(N + |S|)"),
+            Quantity.stated("k_max_15", "largest k guaranteed by the eigenvalue argument", "<=",
+                            k15, "Eq. (15): k <= 4r/(r + N/|S|)"),
+            Quantity.stated("k_16", "the k chosen by Eq. (16)", "<=",
+                            k16, "Eq. (16): min{c, 4 max{|S|/(N+|S|), r/(r + N/|S|)}}"),
         ),
         constraints=(Constraint(Sb <= Nd, "the minibatch cannot exceed the data: |S| <= N"),),
         notes=("'For strong priors, r > 1' (after Eq. 15) is not implied: with an ill-conditioned "
@@ -128,6 +147,12 @@ def sgfs_admissible_k() -> Claim:
 
 
 def sgfs_variance_trajectory() -> Claim:
+    """Build the claim ``sgfs_variance_trajectory``.
+
+    Var[theta_t] along the exact process started at theta_MAP.
+
+    Source: El hanchi (2018), Appendix, Maximizing the rate of convergence.
+    """
     a = 1 - k / 2
     noise = k - k ** 2 / 4  # 2D - DHD in units of H^-1
     exact = geometric_sum(noise, a, 2, _i, 0, t - 1)  # theta_0 = theta_MAP
@@ -150,6 +175,12 @@ def sgfs_variance_trajectory() -> Claim:
 
 
 def sgfs_autocovariance() -> Claim:
+    """Build the claim ``sgfs_autocovariance``.
+
+    Lag-one autocovariance of the exact process: (1 - k/2) H^-1.
+
+    Source: El hanchi (2018), Appendix, Minimizing auto-covariance.
+    """
     a = 1 - k / 2
     lam = 1  # stationary covariance of the exact process, units of H^-1
     derived = sp.expand(a * lam)  # Cov[theta_t, theta_{t-1}] = (I - DH) Var[theta_{t-1}]
@@ -171,6 +202,12 @@ def sgfs_autocovariance() -> Claim:
 
 
 def sgfs_convergence_criterion() -> Claim:
+    """Build the claim ``sgfs_convergence_criterion``.
+
+    Convergence criterion (17): |mean of n stochastic gradients| <= b sd.
+
+    Source: El hanchi (2018), §2.3.2 Eq. (17).
+    """
     n, C, G, b = S.n_avg.symbol, S.fisher.symbol, S.prior.symbol, S.b.symbol
     h = Nd * C + G
     printed_sd = sp.sqrt(h / n + Nd ** 2 / (n * Sb))

@@ -1,4 +1,6 @@
-"""mcsa-verify simulators: Gaussian targets with known w*, the four MCSA schemes (MSC,
+"""Simulate the MCSA schemes and the exact kernels the bounds are held against.
+
+mcsa-verify simulators: Gaussian targets with known w*, the four MCSA schemes (MSC,
 MSC-RB, JSA, pMCSA), exact finite-state and weight-line kernels, and sweeps.
 
 Docstrings cite the documents by number: 001 is Kim et al., "Markov Chain Score Ascent"

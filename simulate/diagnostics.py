@@ -54,7 +54,9 @@ def _array_stats():
 
 
 def rhat(x, chain_axis: int = 0, draw_axis: int = 1, method: str = "rank") -> np.ndarray:
-    """R-hat by ArviZ; other axes are batch axes.  ``method="rank"``: rank-normalised split
+    """Compute R-hat over the chain axis (ArviZ); other axes are batch axes.
+
+    ``method="rank"``: rank-normalised split
     R-hat (Vehtari et al. 2021); ``"split"``: split R-hat (Gelman et al. 2013, BDA3 §11.4),
     about 12x cheaper.
 
@@ -104,12 +106,17 @@ class Window:
     skips them: NaN).
     ``summary()`` returns per-replicate arrays ``(R,)``:
 
-    ``r``            mean rejection rate (the draft's r-diagnostic)
-    ``grad_norm``    mean ||g_t||
-    ``rhat_z``       R-hat of log pi(z) over the replicate's N chains (``per_replicate``,
-                     pMCSA) or across the R replicate chains (the same value in every row)
-    ``ess_z``        bulk ESS of the same draws (all chains together)
-    ``rhat_lambda``  max over coordinates of split R-hat of lambda across the R replicates
+    ``r``
+        mean rejection rate (the CIS-as-IMH draft's r-diagnostic)
+    ``grad_norm``
+        mean ||g_t||
+    ``rhat_z``
+        R-hat of log pi(z) over the replicate's N chains (``per_replicate``, pMCSA) or across
+        the R replicate chains (the same value in every row)
+    ``ess_z``
+        bulk ESS of the same draws (all chains together)
+    ``rhat_lambda``
+        max over coordinates of split R-hat of lambda across the R replicates
 
     ``group=G``: the rows are consecutive groups of G replicates of different runs (e.g. a
     batch of step sizes); diagnostics across replicates are taken within each group.
@@ -132,6 +139,7 @@ class Window:
         self._gn = 0.0
 
     def add(self, logp, lam, rejection, grad):
+        """Record one iteration: log pi of the states, lambda, rejection fractions, gradients."""
         self._rej = self._rej + np.asarray(rejection, dtype=float)
         g = np.asarray(grad, dtype=float)
         self._gn = self._gn + np.sqrt(np.einsum("rp,rp->r", g, g))
@@ -142,7 +150,10 @@ class Window:
 
     def summary(self, rhat_ess: bool = True) -> dict:
         """Summarise, and start a new averaging period for r and grad_norm.
-        ``rhat_ess=False``: skip R-hat and ESS this time (NaN; they cost ArviZ calls)."""
+
+        Summarise, and start a new averaging period for r and grad_norm.
+        ``rhat_ess=False``: skip R-hat and ESS this time (NaN; they cost ArviZ calls).
+        """
         if self._n == 0:
             raise ValueError("no iteration since the last summary")
         r = self._rej / self._n

@@ -40,7 +40,7 @@ def _as_cov(S, D):
 
 
 def log_w_star(mu, Sigma, m, S) -> float:
-    """log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite."""
+    """Compute log w* = log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite."""
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     diff = S - Sigma
@@ -51,7 +51,7 @@ def log_w_star(mu, Sigma, m, S) -> float:
 
 
 def argmax_weight(mu, Sigma, m, S) -> np.ndarray:
-    """The z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m)."""
+    """Find the z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m)."""
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     return mu + Sigma @ np.linalg.solve(S - Sigma, mu - m)
@@ -68,7 +68,7 @@ def kl(mu0, S0, mu1, S1) -> float:
 
 
 def kl_inclusive(mu, Sigma, m, S) -> float:
-    """KL(pi || q), the objective of MCSA (001 §2.1)."""
+    """KL(pi || q), the objective of MCSA (Kim et al. 2022, §2.1)."""
     return kl(mu, Sigma, m, S)
 
 
@@ -102,6 +102,8 @@ def chi2(mu, Sigma, m, S) -> float:
 
 @dataclass(frozen=True)
 class Divergences:
+    """Divergences of pi from a Gaussian q: w* (Kim et al. 2022, Assumption 2), KLs, chi2."""
+
     log_w_star: float
     w_star: float
     kl_inclusive: float
@@ -109,6 +111,7 @@ class Divergences:
     chi2: float
 
     def as_dict(self) -> dict:
+        """Return the fields as JSON numbers (None where not finite)."""
         return {k: (None if not np.isfinite(v) else float(v)) for k, v in self.__dict__.items()}
 
 
@@ -127,7 +130,7 @@ class NumericalWStar:
 
     ``spread`` is the gap between the best and the worst of the converged starts that
     landed within ``tol`` of the best point; ``grad_norm`` the gradient norm of log w at
-    the best point; ``accuracy`` a first-order estimate of |log w* - value|:
+    the best point; ``accuracy`` a first-order estimate of ``|log w* - value|``:
     grad_norm^2 / (2 * curvature) plus the optimiser tolerance.  ``agreeing`` counts the
     starts that reached the best value to within 1e-8.
     """

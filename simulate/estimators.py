@@ -53,6 +53,7 @@ class MomentEstimate:
     rejection: float = 0.0
 
     def as_dict(self) -> dict:
+        """Return the fields as plain Python numbers (``mean_g`` left out)."""
         d = {k: v for k, v in self.__dict__.items() if k != "mean_g"}
         return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in d.items()}
 
@@ -136,7 +137,9 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):
-    """001 Figure 1: tr Cov of g over independent chains, each taking one transition.
+    """Compute Figure 1's variance: tr Cov of g over independent chains, one transition each.
+
+    The quantity of Kim et al. 2022, §6.2, Figure 1.
 
     ``population`` holds the chains of P independent copies (rows); each takes one
     transition under ``lam`` and the trace of the empirical covariance of the P gradient

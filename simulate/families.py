@@ -41,14 +41,18 @@ def sqnorm(x: np.ndarray) -> np.ndarray:
     order fixed by D alone, with the same SIMD lanes whether the row is aligned or not; so
     a row's value depends neither on how many rows there are nor on where the row sits
     (BLAS ddot kernels of some older CPUs peel elements to align, which would make it
-    depend on the row's address)."""
+    depend on the row's address).
+    """
     return np.einsum("...i,...i->...", x, x)
 
 
 def _stack(M: np.ndarray, ndim: int) -> np.ndarray:
-    """Matrices M (*batch, D, D) with axes inserted before the last two, so that
+    """Insert batch axes before the last two axes of matrices M (*batch, D, D).
+
+    Matrices M (*batch, D, D) with axes inserted before the last two, so that
     ``x @ _stack(M, x.ndim)`` for x (*batch, *extra, n, D) is a stacked product: one
-    (n, D) @ (D, D) matmul per batch entry, a shape independent of the batch size."""
+    (n, D) @ (D, D) matmul per batch entry, a shape independent of the batch size.
+    """
     return M.reshape(M.shape[:-2] + (1,) * max(0, ndim - M.ndim) + M.shape[-2:])
 
 
@@ -79,20 +83,24 @@ class MeanFieldGaussian:
     scale: str = "softplus"
 
     def __post_init__(self):
+        """Refuse a scale other than ``"softplus"`` or ``"log"``."""
         if self.scale not in ("softplus", "log"):
             raise ValueError("scale is 'softplus' or 'log'")
 
     @property
     def n_params(self) -> int:
+        """Number of variational parameters, 2 D (means and scales)."""
         return 2 * self.dim
 
     def init(self, mean=0.0, sd=1.0) -> np.ndarray:
+        """Return lambda for the given means and standard deviations."""
         m = np.broadcast_to(np.asarray(mean, float), (self.dim,))
         s = np.broadcast_to(np.asarray(sd, float), (self.dim,))
         om = _softplus_inv(s) if self.scale == "softplus" else np.log(s)
         return np.concatenate([m, om])
 
     def unpack(self, lam):
+        """Split lambda (..., 2D) into m, sigma and d sigma / d omega."""
         lam = np.asarray(lam, dtype=float)
         m, om = lam[..., : self.dim], lam[..., self.dim:]
         if self.scale == "softplus":
@@ -102,15 +110,17 @@ class MeanFieldGaussian:
         return m, sig, sig
 
     def noise_spec(self, prefix: tuple) -> dict:
-        """Random primitives for samples of shape (*prefix, D): {name: (stream kind, shape)}."""
+        """Name the random primitives of samples ``(*prefix, D)``: ``{name: (kind, shape)}``."""
         return {"eps": ("normal", (*prefix, self.dim))}
 
     def sample(self, lam, noise) -> np.ndarray:
+        """Draw z = m + sigma eps from the noise ``{"eps": ...}`` (a reparameterised sample)."""
         m, sig, _ = self.unpack(lam)
         eps = noise["eps"]
         return _align(m, eps) + _align(sig, eps) * eps
 
     def logpdf(self, lam, z) -> np.ndarray:
+        """Compute log q(z; lambda), over the last axis."""
         m, sig, _ = self.unpack(lam)
         e = (z - _align(m, z)) / _align(sig, z)
         logdet = np.log(sig).sum(-1)
@@ -118,6 +128,7 @@ class MeanFieldGaussian:
         return -0.5 * sqnorm(e) - logdet - 0.5 * self.dim * LOG_2PI
 
     def score(self, lam, z) -> np.ndarray:
+        """Compute the score s(z; lambda) = grad_lambda log q(z; lambda) (Kim et al. 2022, §2.1)."""
         m, sig, dsig = self.unpack(lam)
         sa = _align(sig, z)
         e = (z - _align(m, z)) / sa
@@ -129,15 +140,17 @@ class MeanFieldGaussian:
         return ((1.0 + 2.0 * dsig ** 2) / sig ** 2).sum(-1)
 
     def score_bound(self, lam) -> float:
+        """Return sup_z ||s(z; lambda)|| (Kim et al. 2022, Assumption 3): infinite here."""
         return np.inf
 
     def expected_score_gaussian(self, lam, mean, var) -> np.ndarray:
-        """mu = E_pi s for a target with marginal means ``mean`` and variances ``var``."""
+        """Compute mu = E_pi s for a target with marginal means ``mean`` and variances ``var``."""
         m, sig, dsig = self.unpack(lam)
         d = mean - m
         return np.concatenate([d / sig ** 2, ((var + d * d) / sig ** 2 - 1.0) / sig * dsig], axis=-1)
 
     def mean_cov(self, lam):
+        """Return the mean and the marginal variances of q(lambda)."""
         m, sig, _ = self.unpack(lam)
         return m, sig ** 2
 
@@ -150,6 +163,7 @@ class FullRankGaussian:
 
     @property
     def n_params(self) -> int:
+        """Number of variational parameters: D means and D (D + 1) / 2 Cholesky entries."""
         return self.dim + self.dim * (self.dim + 1) // 2
 
     @property
@@ -157,6 +171,7 @@ class FullRankGaussian:
         return np.tril_indices(self.dim)
 
     def init(self, mean=0.0, chol=None) -> np.ndarray:
+        """Return lambda for the given mean and lower Cholesky factor (identity by default)."""
         m = np.broadcast_to(np.asarray(mean, float), (self.dim,))
         L = np.eye(self.dim) if chol is None else np.asarray(chol, float)
         Lp = L.copy()
@@ -164,6 +179,7 @@ class FullRankGaussian:
         return np.concatenate([m, Lp[self._tril]])
 
     def unpack(self, lam):
+        """Split lambda into m and the lower Cholesky factor L (positive diagonal)."""
         lam = np.asarray(lam, dtype=float)
         D = self.dim
         m = lam[..., :D]
@@ -174,6 +190,7 @@ class FullRankGaussian:
         return m, L
 
     def noise_spec(self, prefix: tuple) -> dict:
+        """Name the random primitives of a sample: standard normals of shape ``(*prefix, D)``."""
         return {"eps": ("normal", (*prefix, self.dim))}
 
     # Reproducibility: every product below is a *stacked* matmul whose per-call shape is
@@ -183,6 +200,7 @@ class FullRankGaussian:
     # (D, D).  So a row's numbers do not depend on how many rows share the batch.
 
     def sample(self, lam, noise):
+        """Draw z = m + L eps from the noise ``{"eps": ...}`` (a reparameterised sample)."""
         m, L = self.unpack(lam)
         eps = noise["eps"]
         one = eps.ndim == m.ndim  # one sample per parameter row
@@ -202,6 +220,7 @@ class FullRankGaussian:
         return m, L, Linv, (eps[..., 0, :] if one else eps)
 
     def logpdf(self, lam, z):
+        """Compute log q(z; lambda), over the last axis."""
         m, L, _, eps = self._whiten(lam, z)
         logdet = np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(-1)
         if z.ndim > m.ndim:
@@ -209,8 +228,11 @@ class FullRankGaussian:
         return -0.5 * (eps * eps).sum(-1) - logdet - 0.5 * self.dim * LOG_2PI
 
     def score(self, lam, z):
-        """d log q / dm = L^-T eps; d log q / dL = tril(L^-T eps eps^T - L^-T), the
-        diagonal times L_ii (log-diagonal parameterisation)."""
+        """Compute the score of a full-rank Gaussian.
+
+        d log q / dm = L^-T eps; d log q / dL = tril(L^-T eps eps^T - L^-T), the
+        diagonal times L_ii (log-diagonal parameterisation).
+        """
         m, L, Linv, eps = self._whiten(lam, z)
         one = z.ndim == m.ndim
         e = eps[..., None, :] if one else eps
@@ -238,9 +260,11 @@ class FullRankGaussian:
         return (A * A).sum((-2, -1)) + E[..., i, j].sum(-1)
 
     def score_bound(self, lam) -> float:
+        """Return sup_z ||s(z; lambda)|| (Kim et al. 2022, Assumption 3): infinite here."""
         return np.inf
 
     def mean_cov(self, lam):
+        """Return the mean and the covariance L L^T of q(lambda)."""
         m, L = self.unpack(lam)
         return m, L @ np.swapaxes(L, -1, -2)
 
@@ -255,23 +279,29 @@ class StudentT:
 
     @property
     def n_params(self) -> int:
+        """Number of variational parameters, 2 D (locations and scales)."""
         return 2 * self.dim
 
     def init(self, mean=0.0, sd=1.0):
+        """Return lambda for the given locations and scales."""
         return MeanFieldGaussian(self.dim, self.scale).init(mean, sd)
 
     def unpack(self, lam):
+        """Split lambda into location, scale and d scale / d omega."""
         return MeanFieldGaussian(self.dim, self.scale).unpack(lam)
 
     def noise_spec(self, prefix: tuple) -> dict:
+        """Name the random primitives of a sample: standard normals and gamma variates."""
         return {"eps": ("normal", (*prefix, self.dim)), "gam": (f"gamma:{self.nu / 2}", (*prefix, self.dim))}
 
     def sample(self, lam, noise):
+        """Draw a Student-t sample from standard normals and gamma variates (reparameterised)."""
         m, sig, _ = self.unpack(lam)
         t = noise["eps"] * np.sqrt(self.nu / (2.0 * noise["gam"]))
         return _align(m, t) + _align(sig, t) * t
 
     def logpdf(self, lam, z):
+        """Compute log q(z; lambda), over the last axis."""
         m, sig, _ = self.unpack(lam)
         y = (z - _align(m, z)) / _align(sig, z)
         nu = self.nu
@@ -279,6 +309,7 @@ class StudentT:
         return (c - np.log(_align(sig, z)) - 0.5 * (nu + 1) * np.log1p(y * y / nu)).sum(-1)
 
     def score(self, lam, z):
+        """Compute the score s(z; lambda) = grad_lambda log q(z; lambda) (Kim et al. 2022, §2.1)."""
         m, sig, dsig = self.unpack(lam)
         sa = _align(sig, z)
         y = (z - _align(m, z)) / sa
@@ -314,7 +345,7 @@ class StudentT:
         return np.sqrt(best.sum(-1))
 
     def expected_score_gaussian(self, lam, mean, var, order: int = 160) -> np.ndarray:
-        """mu = E_pi s for Gaussian target marginals, by Gauss-Hermite quadrature (order 160)."""
+        """Compute mu = E_pi s for Gaussian target marginals (Gauss-Hermite, order 160)."""
         m, sig, dsig = self.unpack(lam)
         x, wts = np.polynomial.hermite_e.hermegauss(order)
         wts = wts / wts.sum()
@@ -328,6 +359,7 @@ class StudentT:
         return np.concatenate([sm, ss], axis=-1)
 
     def mean_cov(self, lam):
+        """Return the location and the marginal variances (infinite for nu <= 2)."""
         m, sig, _ = self.unpack(lam)
         if self.nu <= 2:
             return m, np.full_like(sig, np.inf)
@@ -344,13 +376,16 @@ class MultivariateT:
     scale: float = 1.0
 
     def noise_spec(self, prefix: tuple) -> dict:
+        """Name the random primitives of a sample: normals, one gamma variate per sample."""
         return {"nu_eps": ("normal/nu", (*prefix, self.dim)), "nu_gam": (f"gamma:{self.df / 2}/nu", prefix)}
 
     def sample_from(self, noise):
+        """Draw a multivariate t sample from the noise."""
         g = noise["nu_gam"][..., None]
         return self.loc + self.scale * noise["nu_eps"] * np.sqrt(self.df / (2.0 * g))
 
     def logpdf(self, z):
+        """Compute the multivariate t log density, over the last axis."""
         D, nu = self.dim, self.df
         y2 = (((z - self.loc) / self.scale) ** 2).sum(-1)
         return (gammaln((nu + D) / 2) - gammaln(nu / 2) - 0.5 * D * np.log(nu * np.pi)
@@ -359,7 +394,9 @@ class MultivariateT:
 
 @dataclass(frozen=True)
 class DefensiveMixture:
-    """q_def(z; lambda) = alpha q(z; lambda) + (1 - alpha) nu(z) (001 §4.1, Hesterberg 1995).
+    """q_def(z; lambda) = alpha q(z; lambda) + (1 - alpha) nu(z) (Kim et al. 2022, §4.1).
+
+    The defensive mixture of Hesterberg (1995).
 
     Used as the kernels' proposal; the gradient still uses the score of plain q.
     """
@@ -369,6 +406,7 @@ class DefensiveMixture:
     heavy: MultivariateT | None = None
 
     def __post_init__(self):
+        """Check 0 < alpha < 1 and default the heavy component to a multivariate t."""
         if not 0 < self.alpha < 1:
             raise ValueError("0 < alpha < 1 required")
         if self.heavy is None:
@@ -376,17 +414,21 @@ class DefensiveMixture:
 
     @property
     def dim(self) -> int:
+        """Dimension D of the samples."""
         return self.family.dim
 
     def noise_spec(self, prefix: tuple) -> dict:
+        """Name the random primitives of a sample: the family's, the heavy component's, a pick."""
         return {**self.family.noise_spec(prefix), **self.heavy.noise_spec(prefix),  # type: ignore[union-attr]
                 "pick": ("uniform/mix", prefix)}  # (heavy is set in __post_init__)
 
     def sample(self, lam, noise):
+        """Draw from the family with probability alpha, else from the heavy component."""
         zq = self.family.sample(lam, noise)
         zn = self.heavy.sample_from(noise)
         return np.where((noise["pick"] < self.alpha)[..., None], zq, zn)
 
     def logpdf(self, lam, z):
+        """Compute log(alpha q(z; lambda) + (1 - alpha) t(z)), over the last axis."""
         return np.logaddexp(np.log(self.alpha) + self.family.logpdf(lam, z),
                             np.log1p(-self.alpha) + self.heavy.logpdf(z))

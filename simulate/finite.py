@@ -39,10 +39,13 @@ from scipy.special import gammaln
 
 
 class FiniteSpaceError(ValueError):
+    """A finite-space input that is not a valid pair of distributions (one line, no traceback)."""
+
     pass
 
 
 def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
+    """Check that pi and q are probability vectors of one length with q > 0 where pi > 0."""
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(q, dtype=float)
     if pi.ndim != 1 or pi.shape != q.shape or pi.size < 1:
@@ -55,6 +58,7 @@ def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weights(pi, q) -> np.ndarray:
+    """Return the importance weights w = pi / q (Kim et al. 2022, Assumption 2: w* = max w)."""
     pi, q = check_pair(pi, q)
     return pi / q
 
@@ -81,10 +85,13 @@ class Quadrature:
 
 
 def _split_quad(f, rates, epsrel: float = 1e-13):
-    """int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
+    """Integrate f over [0, oo) when f is a sum of decaying exponentials.
+
+    int_0^oo f(t) dt for an integrand that is a sum of decaying exponentials with the given
     ``rates``: the interval is split at the time scales 1/rate (from 0.1/rate to 64/rate), so
     that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
-    Returns (value, error estimate)."""
+    Returns (value, error estimate).
+    """
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     pts = np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0, 64.0)])) if r.size else np.array([1.0])
     pts = pts[np.isfinite(pts) & (pts > 0)]
@@ -111,11 +118,14 @@ _GL_NODES = {n: np.polynomial.legendre.leggauss(n) for n in (24, 48)}
 
 
 def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
-    """int_0^oo f(t) dt by fixed Gauss-Legendre rules on the pieces of :func:`_split_quad`
+    """Integrate f over [0, oo) by fixed Gauss-Legendre rules, or return None.
+
+    int_0^oo f(t) dt by fixed Gauss-Legendre rules on the pieces of :func:`_split_quad`
     (the last, infinite one mapped by t = a + u / (1 - u)), for a vectorised integrand
     ``fvec(t array) -> (len(t), k)``.  The 48-node and 24-node results must agree to ``rel``
     of the largest component (their difference is the error returned); otherwise None, and
-    the caller uses the adaptive quadrature."""
+    the caller uses the adaptive quadrature.
+    """
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     if not r.size:
         return None
@@ -145,8 +155,11 @@ def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
 
 
 def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13, rates=()) -> Quadrature:
-    """int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
-    time scales 1/rate of its exponentials (:func:`_split_quad`)."""
+    """Integrate t^p F(t) over [0, oo) for a vector integrand ``make(t)``.
+
+    int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
+    time scales 1/rate of its exponentials (:func:`_split_quad`).
+    """
 
     def f(t):
         return (t ** weight_power) * make(t) if weight_power else make(t)
@@ -156,16 +169,19 @@ def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-1
 
 
 def _log_phi(t, q, w):
-    """log phi(t) = log sum_z q_z exp(-t w_z), stable for large t."""
+    """Compute log phi(t) = log sum_z q_z exp(-t w_z), stable for large t."""
     return _logsumexp_1d(np.log(q) - t * w)
 
 
 def _logsumexp_1d(a):
-    """``scipy.special.logsumexp(a)`` of a 1-D float array, with the arithmetic of scipy 1.17's own
+    """Compute ``scipy.special.logsumexp(a)`` of a 1-D float array without scipy's dispatch.
+
+    ``scipy.special.logsumexp(a)`` of a 1-D float array, with the arithmetic of scipy 1.17's own
     (the largest terms taken out of the sum: ``log1p(s / m) + log(m) + max``), without the ~1 ms
     of array-API dispatch per call that dominated the quadrature of :func:`cis_matrix_quadrature`
     (its integrand is called some 50 000 times).  Where that value is not finite, the direct
-    ``log(sum(exp(a)))``, as scipy."""
+    ``log(sum(exp(a)))``, as scipy.
+    """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_max = np.maximum.reduce(a, keepdims=True)
         mask = a == a_max
@@ -192,8 +208,8 @@ def cis_matrix(pi, q, N: int, return_error: bool = False, method: str = "auto"):
     """i-SIR / CIS transition matrix with N particles (current + N - 1 proposals).
 
     Off-diagonal entries are ``K(x, y) = (N-1) pi_y I(w_x + w_y)`` with
-    ``I(a) = int_0^oo exp(-t a) phi(t)^(N-2) dt`` (``docs/methods.md`` §2-§3; 001 Algorithm 2
-    with the N of Theorem 1); the diagonal is one minus the row sum.
+    ``I(a) = int_0^oo exp(-t a) phi(t)^(N-2) dt`` (``docs/methods.md`` §2-§3; Kim et al. 2022,
+    Algorithm 2 with the N of Theorem 1); the diagonal is one minus the row sum.
 
     ``phi(t) = sum_k Q_k exp(-t u_k)`` is a finite exponential sum over the distinct weights
     ``u_k`` (``Q_k`` = proposal mass of weight ``u_k``), so the multinomial expansion of
@@ -291,7 +307,9 @@ _BLOCK = 16  # terms summed in plain floating point before math.fsum takes the b
 
 
 def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
-    """``I(w_x + w_y)`` for every (x, y) as the exact multinomial sum of :func:`cis_matrix`,
+    """Compute ``I(w_x + w_y)`` for every (x, y) by the exact multinomial sum, or return None.
+
+    ``I(w_x + w_y)`` for every (x, y) as the exact multinomial sum of :func:`cis_matrix`,
     with an error bound per entry; None if it is more work than CIS_SUM_WORK_MAX.
 
     Weights within 8 ulp of each other (float noise, e.g. from normalising) count as one
@@ -440,7 +458,7 @@ def cis_matrix_enumerate(pi, q, N: int, exact: bool = False):
 
 # ----------------------------------------------------------------------------- mixing
 def tv_rows(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """d_TV(P[x, .], pi) = 1/2 sum_y |P[x, y] - pi_y| for every row x."""
+    """Compute d_TV(P[x, .], pi) = 1/2 sum_y ``|P[x, y] - pi_y|`` for every row x."""
     return 0.5 * np.abs(P - pi[None, :]).sum(axis=-1)
 
 
@@ -457,13 +475,13 @@ def tv_curve(K: np.ndarray, pi, steps: int, starts=None) -> np.ndarray:
 
 
 def stationarity_defect(K: np.ndarray, pi) -> float:
-    """max_y |(pi K)_y - pi_y|: zero for a pi-invariant kernel."""
+    """Compute max_y ``|(pi K)_y - pi_y|``: zero for a pi-invariant kernel."""
     pi = np.asarray(pi, dtype=float)
     return float(np.abs(pi @ K - pi).max())
 
 
 def smith_tierney_power(pi, q, n: int, lam_measure: str = "q") -> np.ndarray:
-    """n-step IMH kernel from Smith & Tierney's formula, 001 Eqs. (2)-(3).
+    """n-step IMH kernel from Smith & Tierney's formula, Kim et al. 2022, Eqs. (2)-(3).
 
     ``K^n(z, .) = T_n(w(z) v w(.)) pi(.) + lambda^n(w(z)) delta_z``,
     ``T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv``,
@@ -525,8 +543,8 @@ class Moments:
     """Exact conditional moments of a gradient estimate g given F_{t-1}.
 
     ``second`` = E[||g||^2 | F], ``mean`` = E[g | F] (a d-vector), ``variance`` =
-    ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of 001
-    Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
+    ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of Kim et al.
+    2022, Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
     """
 
     second: float
@@ -606,10 +624,12 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
     proposals on the M states, ``g(c) = -(w_x s_x + sum_i c_i w_i s_i) / (w_x + c . w)``
     (C(N + M - 2, M - 1) count vectors; used when at most :data:`MSC_RB_SUM_WORK_MAX` work).
     ``method="quadrature"``: with 1/c^2 = int_0^oo t e^(-t c) dt and phi(t) = E_q e^(-t W),
-    m1(t) = E_q[W s e^(-tW)], m2(t) = E_q[W^2 ||s||^2 e^(-tW)]:
-    E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
-                                + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
-    E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+    m1(t) = E_q[W s e^(-tW)], m2(t) = E_q[W^2 ||s||^2 e^(-tW)]::
+
+        E||g||^2 = int t e^(-t w_x) [w_x^2 ||s_x||^2 phi^(N-1) + 2 (N-1) w_x s_x . m1 phi^(N-2)
+                                    + (N-1) m2 phi^(N-2) + (N-1)(N-2) ||m1||^2 phi^(N-3)] dt,
+        E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
+
     ``method="auto"`` (default): the sum when feasible, else the quadrature.
     """
     pi, q = check_pair(pi, q)
@@ -626,7 +646,7 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
 
 
 def _msc_rb_sum(pi, q, s, x: int, N: int):
-    """The exact multinomial sum of :func:`moments_msc_rb`, or None if it is too much work."""
+    """Compute the exact multinomial sum of :func:`moments_msc_rb` (None if it is too much work)."""
     M, d = pi.size, s.shape[1]
     n = N - 1
     if math.comb(n + M - 1, M - 1) * (d + 2) > MSC_RB_SUM_WORK_MAX:
@@ -749,7 +769,7 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
 
 
 def centred_bounded_score(pi, L: float) -> np.ndarray:
-    """A scalar test 'score' with |s| <= L, E_pi s = 0 and s = L at state 0 (needs pi_0 <= 1/2)."""
+    """Build a scalar test score: ``|s| <= L``, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2)."""
     pi = np.asarray(pi, float)
     if pi[0] > 0.5:
         raise FiniteSpaceError("needs pi_0 <= 1/2")
@@ -759,8 +779,11 @@ def centred_bounded_score(pi, L: float) -> np.ndarray:
 
 
 def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
-    """lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
-    probability at a state of weight w) or mu = pi (001 Eq. (3) as printed)."""
+    """Compute the IMH rejection probability lambda(w) at a state of weight w.
+
+    lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
+    probability at a state of weight w) or mu = pi (Kim et al. 2022, Eq. (3) as printed).
+    """
     pi, q = check_pair(pi, q)
     w = pi / q
     mu = q if measure == "q" else pi
@@ -812,4 +835,5 @@ def product_law(rows: list[np.ndarray]) -> np.ndarray:
 
 
 def tv_joint(P: np.ndarray, Q: np.ndarray) -> float:
+    """Compute the total variation distance of two joint distributions (arrays of one shape)."""
     return 0.5 * float(np.abs(P - Q).sum())

@@ -64,20 +64,23 @@ from .targets import Gaussian
 
 
 def applies(scheme) -> bool:
-    """The fused path covers a mean-field Gaussian q proposing from itself on a Gaussian pi."""
+    """Say whether the fused path covers the scheme (a mean-field Gaussian q proposing itself)."""
     return (isinstance(scheme.family, MeanFieldGaussian) and scheme.proposal is scheme.family
             and isinstance(scheme.target, Gaussian))
 
 
 def unpack(family: MeanFieldGaussian, lam: np.ndarray):
-    """m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
+    """Compute m, sigma and d sigma / d omega of a mean-field Gaussian for rows (R, D).
+
+    m (contiguous), sigma, dsigma/domega of a mean-field Gaussian, rows (R, D): the
     family's own (overflow-safe, elementwise) formulas, so sigma and the positions
     m + sigma eps are bit-identical to the generic path's.
 
     For the softplus scale the formulas of ``families._softplus_and_sigmoid`` are written
     out here with the same roundings (exp and log1p out of place on contiguous arrays, as
     there; the rest exact rearrangements) and fewer temporaries: ``tests/test_fused.py``
-    checks sigma and sigma' bit for bit against the family's, NaN, +-0 and +-inf included."""
+    checks sigma and sigma' bit for bit against the family's, NaN, +-0 and +-inf included.
+    """
     if family.scale != "softplus":
         m, sig, dsig = family.unpack(lam)
         return np.ascontiguousarray(m), sig, dsig
@@ -101,13 +104,16 @@ def unpack(family: MeanFieldGaussian, lam: np.ndarray):
 
 
 def chain_sums(x: np.ndarray):
-    """(sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
+    """Sum x and x^2 over the chain axis in chain order, for x (N, R, D).
+
+    (sum_n x[n], sum_n x[n]^2) for x (N, R, D), each added in chain order n = 0..N-1
     (x^2 formed exactly as np.square does).
 
     Two calls where :data:`EINSUM_IN_ORDER` (NumPy's reduction over the outer axis and
     einsum add in that order: probed at import) and a row has two or more entries (with
     R D = 1 the summed axis would become the inner one, where NumPy sums pairwise); else
-    a loop over n that reads each x[n] once for both sums.  The same bits either way."""
+    a loop over n that reads each x[n] once for both sums.  The same bits either way.
+    """
     if EINSUM_IN_ORDER and x[0].size >= 2 and x.flags.c_contiguous:
         return np.add.reduce(x, axis=0), np.einsum("nrd,nrd->rd", x, x)
     s1 = x[0].copy()
@@ -129,7 +135,7 @@ TRIANGULAR = True  # per-replicate BLAS trmm where Lp is lower triangular (else 
 
 
 def _trmm(target: Gaussian):
-    """scipy's BLAS dtrmm when the target's Lp is lower triangular (a Cholesky factor), else None."""
+    """Return scipy's BLAS dtrmm when the target's Lp is lower triangular (Cholesky), else None."""
     tri = target.__dict__.get("_fused_trmm")
     if tri is None:
         Lp = target.prec_chol
@@ -144,10 +150,13 @@ def _trmm(target: Gaussian):
 
 
 def _product(target: Gaussian, zc: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate with the
+    """Compute (z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate.
+
+    (z - mu) Lp for zc (R, n, D) C-contiguous, one BLAS call per replicate with the
     same arguments' shapes and strides whatever R is: when Lp is lower triangular, a
     triangular product (dtrmm, half the flops) of the replicate's (n, D) block in place in
-    zc; else a stacked (n, D) @ (D, D) gemm into y.  Returns the array holding the product."""
+    zc; else a stacked (n, D) @ (D, D) gemm into y.  Returns the array holding the product.
+    """
     tri = _trmm(target)
     if not tri:
         return np.matmul(zc, target.prec_chol, out=y)
@@ -158,10 +167,11 @@ def _product(target: Gaussian, zc: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _log_pi(target: Gaussian, eps, sig, b, zc, y):
-    """log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
+    """Compute log pi(m + sigma eps) for eps (R, n, D), with b = m - mu; uses zc, y as scratch.
 
     z - mu = sigma eps + b; (z - mu) Lp by :func:`_product` (one BLAS call per replicate,
-    the same call whatever R is)."""
+    the same call whatever R is).
+    """
     np.multiply(eps, sig[:, None, :], out=zc)
     zc += b[:, None, :]
     y = _product(target, zc, y)
@@ -179,13 +189,16 @@ def _residual(x, m, sig):
 
 
 def _grad(S1, S2, wsum, scale, sig, dsig):
-    """g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
+    """Form the gradient g = -scale sum_j c_j s(e_j) from weighted sums of the noise.
+
+    g = -scale sum_j c_j s(e_j) from S1 = sum c_j e_j, S2 = sum c_j e_j^2, wsum = sum c_j:
     [-scale S1/sigma, -(scale S2 - scale wsum) sigma'/sigma].
 
     The bits of (S1 (1/sigma)) scale and ((S2 scale) - wsum) ((1/sigma) sigma'), negated,
     each product and difference rounded: the negations are folded into -1/sigma (rounding
     to nearest is sign-symmetric, fl(-x) = -fl(x)), which saves three passes over (R, D),
-    and multiplications by scale = 1 are skipped (exact)."""
+    and multiplications by scale = 1 are skipped (exact).
+    """
     D = sig.shape[1]
     g = np.empty((sig.shape[0], 2 * D))
     ninv = np.divide(-1.0, sig)
@@ -205,7 +218,8 @@ def _weighted(c, eps, e0, c0, sq_buf):
     c (R, n) weights of the proposals eps (R, n, D), c0 (R,) of the current state e0 (R, D).
     The sums over n are NumPy's own einsum loops (no BLAS): the output (R, D) is
     contiguous along D, so D is the inner loop and each (r, d) entry is accumulated over
-    n = 0, 1, ... in order, whatever R is (a BLAS matrix-vector product could reorder it)."""
+    n = 0, 1, ... in order, whatever R is (a BLAS matrix-vector product could reorder it).
+    """
     S1 = np.einsum("rn,rnd->rd", c, eps)
     np.square(eps, out=sq_buf)
     S2 = np.einsum("rn,rnd->rd", c, sq_buf)
@@ -216,12 +230,15 @@ def _weighted(c, eps, e0, c0, sq_buf):
 
 
 def _einsum_adds_in_order() -> bool:
-    """Whether this NumPy's ``einsum("rn,rnd->rd")``, ``einsum("nrd,nrd->rd")`` and
+    """Probe whether NumPy's einsum and add.reduce sum in order, without fused multiply-add.
+
+    Whether this NumPy's ``einsum("rn,rnd->rd")``, ``einsum("nrd,nrd->rd")`` and
     ``np.add.reduce(x, axis=0)`` are the in-order sums over n (n = 0, 1, ...) of separately
     rounded products (no fused multiply-add, no reordering), i.e. the plain ufunc loops
     :func:`_held_sums` and the loop of :func:`chain_sums` write out.  Probed once on fixed
     random data (a fused multiply-add or another order would change many of the 1000+
-    sums); where it fails, those two always take their ufunc loops."""
+    sums); where it fails, those two always take their ufunc loops.
+    """
     g = np.random.default_rng(20260101)
     c = g.random((3, 7)) * 4.0
     e = g.standard_normal((3, 7, 37))
@@ -243,7 +260,9 @@ SPARSE_FRACTION = 0.25  # JSA: held counts sparser than this are summed by :func
 
 
 def _held_sums(c, eps, e0, c0):
-    """:func:`_weighted` for sparse weights (JSA's held-step counts: most proposals are
+    """Compute :func:`_weighted` for sparse weights, touching only the nonzero terms.
+
+    :func:`_weighted` for sparse weights (JSA's held-step counts: most proposals are
     rejected, so most c_n are 0), touching only the nonzero terms.
 
     Bit for bit what :func:`_weighted` gives where :data:`EINSUM_IN_ORDER`: its einsum
@@ -251,7 +270,8 @@ def _held_sums(c, eps, e0, c0):
     adding a zero product leaves a sum unchanged (x + 0 = x, and +0 + -0 = +0), so the
     nonzero terms added to +0 in the same order give the same bits.  They are added rank
     by rank (the first nonzero term of every row, then the second, ...), each rank a
-    gather-add-scatter over distinct rows."""
+    gather-add-scatter over distinct rows.
+    """
     R, _, D = eps.shape
     S1 = np.zeros((R, D))
     S2 = np.zeros((R, D))
@@ -279,8 +299,11 @@ def _held_sums(c, eps, e0, c0):
 
 
 def _move(chains: ChainState, rows, m, sig, eps_sel, logp_sel) -> ChainState:
-    """The single-chain state with rows ``rows`` moved to m + sigma eps_sel (as the
-    generic ``family.sample`` forms it, so positions are bit-identical)."""
+    """Move the rows ``rows`` of a single-chain state to m + sigma eps_sel.
+
+    The single-chain state with rows ``rows`` moved to m + sigma eps_sel (as the
+    generic ``family.sample`` forms it, so positions are bit-identical).
+    """
     pos = chains.position.copy()
     logp = chains.logp.copy()
     pos[rows, 0] = m[rows] + sig[rows] * eps_sel
@@ -291,7 +314,6 @@ def _move(chains: ChainState, rows, m, sig, eps_sel, logp_sel) -> ChainState:
 # ----------------------------------------------------------------------------- MSC / MSC-RB
 def msc(scheme, lam, chains, streams, rb: bool, want_states: bool):
     """One CIS step with N particles (Algorithm 2; MSC: Algorithm 4) and its gradient."""
-
     N, D, tgt = scheme.N, scheme.dim, scheme.target
     eps = streams.take("normal", (1, N - 1, D))[:, 0]  # (R, N-1, D): the generic path's stream
     u = streams.take("uniform/select", (1,))[:, 0]
@@ -335,8 +357,8 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
     The N proposals and their a(z) = log pi + ||eps||^2/2 are computed at once; the scan
     keeps the current a and accepts step n when log u_n < a(z_n) - a(current).  State n
     is the last accepted proposal up to step n (or the start), and the score sum weights
-    each candidate by the number of steps it was held."""
-
+    each candidate by the number of steps it was held.
+    """
     N, D, tgt = scheme.N, scheme.dim, scheme.target
     eps = streams.take("normal", (N, 1, D))[:, :, 0]  # (R, N, D): the generic path's stream
     u = streams.take("uniform/accept", (N, 1))[:, :, 0]  # (R, N)
@@ -388,7 +410,7 @@ def jsa(scheme, lam, chains, streams, want_states: bool):
 
 # ----------------------------------------------------------------------------- pMCSA
 def pmcsa(scheme, lam, chains, streams, want_states: bool):
-    """pMCSA (Algorithm 1): one IMH step on each of N chains, sharing work between kernel and score.
+    """Run one pMCSA iteration (Kim et al. 2022, Algorithm 1): one IMH step on each of N chains.
 
     With z* = m + sigma eps and x the current state, the IMH log acceptance ratio is
     [log pi(z*) - log pi(x)] + (||eps||^2 - ||e_x||^2)/2, e_x = (x - m)/sigma.  The new
@@ -403,7 +425,6 @@ def pmcsa(scheme, lam, chains, streams, want_states: bool):
     memory, so that every per-replicate (R, D) factor broadcasts over one contiguous R*D
     block (NumPy's fast path), and the sums over chains are :func:`chain_sums`.
     """
-
     N, D = scheme.N, scheme.dim
     tgt = scheme.target
     eps = streams.take("normal", (N, D))  # (R, N, D), the same stream the generic path draws

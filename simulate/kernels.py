@@ -51,21 +51,26 @@ class ChainState:
 
     @property
     def position(self) -> np.ndarray:
+        """The states (B, C, D), formed from the fused path's (E, m, s) on first use."""
         if self._position is None:
             E, m, s = self.std
             self._position = m[:, None, :] + s[:, None, :] * E
         return self._position
 
     def __repr__(self) -> str:
+        """Show the shapes of the positions and log densities."""
         return f"ChainState(position{tuple(self.position.shape)}, logp{tuple(self.logp.shape)})"
 
 
 class StepInfo(NamedTuple):
-    """grad (R, P); rejection (R,) fraction of rejected moves this iteration;
+    """What one iteration of a scheme returns: the gradient estimate and the counts.
+
+    grad (R, P); rejection (R,) fraction of rejected moves this iteration;
     counts per replicate this iteration; states (R, n, D): the states g was built from
     (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
     the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
-    ``Scheme.step`` asks them not to form it)."""
+    ``Scheme.step`` asks them not to form it).
+    """
 
     grad: np.ndarray
     rejection: np.ndarray
@@ -75,9 +80,12 @@ class StepInfo(NamedTuple):
 
 
 class IMHInfo(NamedTuple):
-    """accepted: (B, C) moved to the proposal; log weights of current and proposal;
+    """What one IMH step returns (Kim et al. 2022, Eq. (3)).
+
+    accepted: (B, C) moved to the proposal; log weights of current and proposal;
     logq_new: log q_def of the new state (reusable while lambda is unchanged);
-    counts: per replicate row."""
+    counts: per replicate row.
+    """
 
     accepted: np.ndarray
     log_w_current: np.ndarray
@@ -87,9 +95,12 @@ class IMHInfo(NamedTuple):
 
 
 class CISInfo(NamedTuple):
-    """selected: (B, C) particle index (0 = the current state, a 'rejection');
+    """What one CIS step returns: the selected particle and the weights.
+
+    selected: (B, C) particle index (0 = the current state, a 'rejection');
     weights: (B, C, N) normalised importance weights; particles: (B, C, N, D);
-    log_weights: (B, C, N); counts: per replicate row."""
+    log_weights: (B, C, N); counts: per replicate row.
+    """
 
     selected: np.ndarray
     weights: np.ndarray
@@ -99,11 +110,12 @@ class CISInfo(NamedTuple):
 
     @property
     def accepted(self) -> np.ndarray:
+        """True where the chain moved (the selected particle is not the current state)."""
         return self.selected != 0
 
 
 def draw_noise(proposal, streams, prefix: tuple) -> dict:
-    """Draw the proposal's random primitives for samples of shape (rows, *prefix, D)."""
+    """Draw the proposal's random primitives for samples of shape ``(rows, *prefix, D)``."""
     return {name: streams.take(kind, shape) for name, (kind, shape) in proposal.noise_spec(prefix).items()}
 
 

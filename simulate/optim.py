@@ -36,16 +36,17 @@ Schedule = Callable[[int], "float | np.ndarray"]
 
 
 def constant(lr: float) -> Schedule:
+    """Return the schedule gamma_t = gamma (constant step size)."""
     return lambda t: lr
 
 
 def inverse_sqrt(lr: float) -> Schedule:
-    """gamma_t = gamma / sqrt(t) (001 Table 1, mirror descent)."""
+    """gamma_t = gamma / sqrt(t) (Kim et al. 2022, Table 1, mirror descent)."""
     return lambda t: lr / np.sqrt(t)
 
 
 def inverse(lr: float) -> Schedule:
-    """gamma_t = gamma / t (001 Table 1, SGD of Doan et al. 2020b)."""
+    """gamma_t = gamma / t (Kim et al. 2022, Table 1, SGD of Doan et al. 2020b)."""
     return lambda t: lr / t
 
 
@@ -53,20 +54,27 @@ SCHEDULES = {"constant": constant, "inverse_sqrt": inverse_sqrt, "inverse": inve
 
 
 class OptState(NamedTuple):
+    """An optimiser's state: the iteration t and its moments."""
+
     t: int
     m: np.ndarray | None = None  # first moment / velocity
     v: np.ndarray | None = None  # second moment (Adam)
 
 
 class Optimizer(NamedTuple):
+    """An optimiser: its name and its ``init(params)`` and ``update(grad, state)`` functions."""
+
     name: str
     init: Callable[[np.ndarray], OptState]
     update: Callable[[np.ndarray, OptState], tuple[np.ndarray, OptState]]
 
 
 def _rows(x, name: str, lo: float, hi: float, lo_open: bool = False):
-    """A hyper-parameter as a float or as an (R, 1) column (one value per row), checked
-    to lie in [lo, hi) (or (lo, hi) with ``lo_open``)."""
+    """Check a hyper-parameter: a float, or an (R, 1) column with one value per row.
+
+    A hyper-parameter as a float or as an (R, 1) column (one value per row), checked
+    to lie in [lo, hi) (or (lo, hi) with ``lo_open``).
+    """
     a = np.asarray(x, dtype=float)
     if a.ndim > 1 or a.size == 0:
         raise ValueError(f"{name} must be a number or a 1-D array with one value per replicate row")
@@ -86,14 +94,18 @@ def _check_rows(params, *hyper):
 
 
 def _pow(b, t: int):
-    """b ** t with Python's float power for each value, so a row's value is the same
-    whether ``b`` is a number or a per-row column (np.power may use other code)."""
+    """Raise each value of b to the power t with Python's float power.
+
+    b ** t with Python's float power for each value, so a row's value is the same
+    whether ``b`` is a number or a per-row column (np.power may use other code).
+    """
     if isinstance(b, float):
         return b ** t
     return np.array([float(v) ** t for v in b.ravel()]).reshape(b.shape)
 
 
 def sgd(schedule: Schedule) -> Optimizer:
+    """Build SGD: step = gamma_t g (Kim et al. 2022, Table 1; Doan et al. 2020b)."""
     def init(params):
         _check_rows(params, getattr(schedule, "lr", None))
         return OptState(0)
@@ -106,7 +118,7 @@ def sgd(schedule: Schedule) -> Optimizer:
 
 
 def _heavy_ball(name: str, schedule: Schedule, beta, direction) -> Optimizer:
-    """The momentum family: v <- beta v + g; step = gamma direction(g, v, beta)."""
+    """Build a momentum-family optimiser: v <- beta v + g; step = gamma direction(g, v, beta)."""
     beta = _rows(beta, "beta", 0.0, 1.0)
 
     def init(params):
@@ -167,11 +179,12 @@ HYPER = {"sgd": (), "momentum": ("beta",), "nesterov": ("beta",), "adam": ("b1",
 
 
 def make(name: str, lr, schedule: str = "constant", **hyper) -> Optimizer:
-    """The optimiser ``name`` with learning rate ``lr`` under ``schedule``.
+    """Build the optimiser ``name`` with learning rate ``lr`` under ``schedule``.
 
     ``lr`` and the optimiser's keyword hyper-parameters (``HYPER[name]``: ``beta`` for
     momentum/nesterov; ``b1``, ``b2``, ``eps`` for adam) are numbers or 1-D arrays with
-    one value per replicate row (see the module docstring)."""
+    one value per replicate row (see the module docstring).
+    """
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose from {', '.join(OPTIMIZERS)}")
     if schedule not in SCHEDULES:

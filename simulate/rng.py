@@ -31,7 +31,7 @@ def _kind_key(kind: str) -> int:
 
 
 def _unit_key(unit) -> tuple:
-    """A unit id (a non-negative int or a tuple of them) as a spawn-key prefix."""
+    """Read a unit id (a non-negative int or a tuple of them) as a spawn-key prefix."""
     if isinstance(unit, (int, np.integer)) and unit >= 0:
         return (int(unit),)
     key = tuple(int(v) for v in unit) if isinstance(unit, (tuple, list, np.ndarray)) else (int(unit),)
@@ -41,8 +41,11 @@ def _unit_key(unit) -> tuple:
 
 
 def unit_generator(seed: int, unit, kind: str) -> np.random.Generator:
-    """The generator of (seed, unit, kind): ``SeedSequence(seed, spawn_key=(*unit, crc32(kind)))``;
-    ``unit`` is an int (the usual case) or a tuple of ints."""
+    """Return the generator of (seed, unit, kind).
+
+    It draws from ``SeedSequence(seed, spawn_key=(*unit, crc32(kind)))``; ``unit`` is an int
+    (the usual case) or a tuple of ints.
+    """
     ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(*_unit_key(unit), _kind_key(kind)))
     return np.random.Generator(np.random.PCG64(ss))
 
@@ -78,6 +81,7 @@ class Streams:
     _bufs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
+        """Normalise the unit ids to ints or tuples of ints."""
         if self.unit_ids is not None:
             ids = tuple(_unit_key(u) for u in self.unit_ids)
             self.unit_ids = tuple(k[0] if len(k) == 1 else k for k in ids)
@@ -94,10 +98,11 @@ class Streams:
 
     @property
     def rows(self) -> int:
+        """Number of rows: units times rows per unit."""
         return self.units * self.unit_size
 
     def unit(self, u: int):
-        """The id of the u-th unit."""
+        """Return the id of the u-th unit."""
         return self.first_unit + u if self.unit_ids is None else self.unit_ids[u]
 
     def _generators(self, kind):
@@ -119,6 +124,7 @@ class Streams:
             raise ValueError(f"unknown stream kind {kind!r}")
 
     def take(self, kind: str, shape: tuple[int, ...] = ()) -> np.ndarray:
+        """Return the next draw of ``kind`` for every row, shape ``(rows, *shape)``."""
         key = (kind, tuple(shape))
         buf = self._bufs.get(key)
         if buf is None or buf.pos == buf.data.shape[1]:
@@ -153,6 +159,7 @@ class Streams:
 
     @classmethod
     def from_state(cls, st: dict) -> "Streams":
+        """Rebuild streams from :meth:`state` (generators and buffers)."""
         s = cls(st["seed"], st["units"], st["unit_size"], st["block"], st["first_unit"], st.get("unit_ids"))
         for k, states in st["gens"].items():
             gens = []
@@ -165,4 +172,5 @@ class Streams:
         return s
 
     def copy(self) -> "Streams":
+        """Return an independent copy that continues with the same numbers."""
         return Streams.from_state(self.state())

@@ -63,20 +63,23 @@ class RunState:
 
     @property
     def replicates(self) -> int:
+        """Number of replicate rows R."""
         return self.lam.shape[0]
 
     def copy(self) -> "RunState":
+        """Return an independent copy (arrays, optimiser state, streams)."""
         return RunState(self.lam.copy(), ChainState(self.chains.position.copy(), self.chains.logp.copy()),
                         copy.deepcopy(self.opt), self.streams.copy(), self.t, dict(self.counts))
 
     def checkpoint(self) -> dict:
-        """A plain dict (arrays and scalars) from which :meth:`restore` rebuilds the run."""
+        """Return a plain dict (arrays and scalars) from which :meth:`restore` rebuilds the run."""
         return {"lam": self.lam.copy(), "position": self.chains.position.copy(), "logp": self.chains.logp.copy(),
                 "opt": copy.deepcopy(self.opt._asdict()), "streams": self.streams.state(), "t": self.t,
                 "counts": dict(self.counts)}
 
     @classmethod
     def restore(cls, d: dict) -> "RunState":
+        """Rebuild a run state from :meth:`checkpoint`'s dict."""
         return cls(d["lam"].copy(), ChainState(d["position"].copy(), d["logp"].copy()), OptState(**d["opt"]),
                    Streams.from_state(d["streams"]), d["t"], dict(d["counts"]))
 
@@ -98,6 +101,7 @@ class Scheme:
     fast: bool = True
 
     def __post_init__(self):
+        """Check the scheme's name and budget N; the proposal defaults to the family."""
         if self.name not in SCHEMES:
             raise ValueError(f"unknown scheme {self.name!r}; choose from {', '.join(SCHEMES)}")
         if int(self.N) != self.N or self.N < (2 if self.name in ("msc", "msc-rb") else 1):
@@ -107,17 +111,20 @@ class Scheme:
 
     @property
     def n_chains(self) -> int:
-        """C: chains carried per replicate (pMCSA N, the others 1)."""
+        """The number C of chains carried per replicate (pMCSA N, the others 1)."""
         return self.N if self.name == "pmcsa" else 1
 
     @property
     def dim(self) -> int:
+        """Dimension D of the target."""
         return self.family.dim
 
     # ------------------------------------------------------------------ set-up
     def init(self, seed: int = 0, replicates: int | None = None, lam0=None, start="q", block: int = 32,
              units=None) -> RunState:
-        """Initial run state; chains start from draws of q(lambda_0) (``start='q'``), of
+        """Return the initial run state: lambda_0, the chains' first states and the streams.
+
+        The chains start from draws of q(lambda_0) (``start='q'``), of
         the target (``'target'``), or at given positions (an array (C, D) or (R, C, D)).
 
         Random streams: row r's numbers (initial draws and every later iteration's) come
@@ -175,7 +182,8 @@ class Scheme:
         """One MCGD transition from ``chains`` under ``lam`` and its gradient estimate.
 
         ``want_states=False`` lets the fused paths skip forming ``StepInfo.states``
-        (and MSC-RB's ``weights``), which :meth:`step` does not need."""
+        (and MSC-RB's ``weights``), which :meth:`step` does not need.
+        """
         if self._use_fused():
             return fused.PATHS[self.name](self, lam, chains, streams, want_states)
         return getattr(self, "_" + self.name.replace("-", "_"))(lam, chains, streams)

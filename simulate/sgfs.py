@@ -30,5 +30,5 @@ def window_mean_covariance(n: int, N: float, S: float, C: float, G: float, k: fl
 
 
 def window_mean_sd(n: int, N: float, S: float, C: float, G: float, k: float) -> float:
-    """Standard deviation of (1/n) sum_{i=1}^n Y_i at stationarity."""
+    """Compute the standard deviation of (1/n) sum_{i=1}^n Y_i at stationarity."""
     return float(np.sqrt(window_mean_covariance(n, N, S, C, G, k).sum()) / n)

@@ -32,6 +32,7 @@ class Gaussian:
     name: str = "gaussian"
 
     def __post_init__(self):
+        """Check the shapes and that cov is symmetric positive definite."""
         mean = np.asarray(self.mean, dtype=float)
         cov = np.asarray(self.cov, dtype=float)
         if mean.ndim != 1 or cov.shape != (mean.size, mean.size):
@@ -45,6 +46,7 @@ class Gaussian:
 
     @property
     def dim(self) -> int:
+        """Dimension D."""
         return self.mean.size
 
     @cached_property
@@ -54,6 +56,7 @@ class Gaussian:
 
     @cached_property
     def precision(self) -> np.ndarray:
+        """Precision matrix, the inverse covariance."""
         return linalg.cho_solve((self.chol, True), np.eye(self.dim))
 
     @cached_property
@@ -68,10 +71,11 @@ class Gaussian:
 
     @cached_property
     def is_diagonal(self) -> bool:
+        """True when the covariance is diagonal."""
         return bool(np.all(self.cov == np.diag(np.diag(self.cov))))
 
     def logpdf(self, z: np.ndarray) -> np.ndarray:
-        """log N(z; mu, Sigma) = log_norm - ||(z - mu) Lp||^2 / 2, over the last axis.
+        """Compute log N(z; mu, Sigma) = log_norm - ||(z - mu) Lp||^2 / 2, over the last axis.
 
         Reproducibility: for z of shape (B, ..., n, D) (3-D or more, as the schemes and
         kernels pass it: replicate rows first) the product is a *stacked* matmul, one
@@ -79,33 +83,40 @@ class Gaussian:
         row b's values do not depend on how many rows share the batch.  A 2-D z (n, D) is
         one (n, D) @ (D, D) product: BLAS may pick its kernel, and so its summation
         order, from n, and row values can then differ in the last bit between batch sizes;
-        pass (n, 1, D) (or (R, C, D)) where that matters."""
+        pass (n, 1, D) (or (R, C, D)) where that matters.
+        """
         y = (np.asarray(z) - self.mean) @ self.prec_chol
         return self.log_norm - 0.5 * sqnorm(y)
 
     def grad_logpdf(self, z: np.ndarray) -> np.ndarray:
+        """Compute grad_z log pi(z) = -(z - mu) Sigma^-1."""
         return -(np.asarray(z) - self.mean) @ self.precision
 
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
-        """Draws of shape (*shape, D) from one generator (not a batch-invariant path:
-        the schemes draw from :class:`simulate.rng.Streams` instead)."""
+        """Draw samples of shape ``(*shape, D)`` from one generator.
+
+        This is not a batch-invariant path: the schemes draw from :class:`simulate.rng.Streams`
+        instead.
+        """
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         eps = rng.standard_normal((*shape, self.dim))
         return self.mean + eps @ self.chol.T
 
     def marginal_var(self) -> np.ndarray:
+        """Return the marginal variances, the diagonal of the covariance."""
         return np.diag(self.cov).copy()
 
 
 def isotropic(D: int, mean=0.0, sd: float = 1.0) -> Gaussian:
+    """Build the isotropic target N(mean * 1, sd^2 I_D)."""
     return Gaussian(np.full(D, float(mean)), (sd ** 2) * np.eye(D), name=f"isotropic(D={D})")
 
 
 def wishart_target(D: int, nu: int = 500, seed: int = 0) -> Gaussian:
-    """The paper's Gaussian target: Sigma ~ Wishart(D + nu, diag(1/D, ..., D/D)), mu ~ N(0, I).
+    """Build the paper's target: Sigma ~ Wishart(D + nu, diag(1/D, ..., D/D)), mu ~ N(0, I).
 
-    001 §6.2 ('full-rank covariances sampled from Wishart distribution with nu degrees of
-    freedom'); the scale matrix and D + nu follow the authors' code as summarised in
+    Kim et al. 2022, §6.2 ('full-rank covariances sampled from Wishart distribution with nu
+    degrees of freedom'); the scale matrix and D + nu follow the authors' code as summarised in
     docs/methods.md §8.  One fixed target per (D, nu, seed).
     """
     if D < 1 or nu < 0:
@@ -126,6 +137,7 @@ class FiniteTarget:
     name: str = field(default="finite")
 
     def __post_init__(self):
+        """Check the probability vector and renormalise it."""
         p = np.asarray(self.probs, dtype=float)
         if p.ndim != 1 or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
             raise ValueError("probs must be a probability vector")
@@ -133,11 +145,14 @@ class FiniteTarget:
 
     @property
     def size(self) -> int:
+        """Number of states M."""
         return self.probs.size
 
     def logpdf(self, idx) -> np.ndarray:
+        """Compute log pi at the states ``idx`` (-inf where pi is 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.probs)[np.asarray(idx)]
 
     def sample(self, rng: np.random.Generator, shape=()) -> np.ndarray:
+        """Draw states of shape ``shape`` from one generator."""
         return rng.choice(self.size, size=shape, p=self.probs)

@@ -94,7 +94,7 @@ def log1mexp(a):
 
 
 def _log_gammaincc_cf(a, z):
-    """log Q(a, z) by Legendre's continued fraction (for z > a + 1, where it converges)."""
+    """Compute log Q(a, z) by Legendre's continued fraction (for z > a + 1, where it converges)."""
     # modified Lentz, fixed number of iterations (vectorised over z)
     tiny = 1e-300
     b = z + 1.0 - a
@@ -117,7 +117,7 @@ def _log_gammaincc_cf(a, z):
 
 
 def _log_gammainc_series(a, z):
-    """log P(a, z) by the power series (for z < a + 1)."""
+    """Compute log P(a, z) by the power series (for z < a + 1)."""
     term = np.ones_like(z) / a
     total = term.copy()
     for n in range(1, 2000):
@@ -129,10 +129,11 @@ def _log_gammainc_series(a, z):
 
 
 def _log_chi2_tail(x, D, upper):
-    """log P(chi2_D > x) (``upper``) or log P(chi2_D <= x), vectorised, no underflow (x >= 0).
+    """Compute log P(chi2_D > x) (``upper``) or log P(chi2_D <= x) without underflow (x >= 0).
 
     The wanted tail T is read as log1p(-C) of its complement C while C < 1/2, else as log T;
-    where T underflows, from the continued fraction (upper) or the series (lower) in logs."""
+    where T underflows, from the continued fraction (upper) or the series (lower) in logs.
+    """
     x = np.asarray(x, dtype=float)
     xs = np.atleast_1d(x)
     a, z = 0.5 * D, 0.5 * xs
@@ -148,17 +149,17 @@ def _log_chi2_tail(x, D, upper):
 
 
 def _log_chi2_sf(x, D):
-    """log P(chi2_D > x), vectorised, no underflow (x >= 0)."""
+    """Compute log P(chi2_D > x), vectorised, no underflow (x >= 0)."""
     return _log_chi2_tail(x, D, upper=True)
 
 
 def _log_chi2_cdf(x, D):
-    """log P(chi2_D <= x), vectorised, no underflow (x >= 0; -inf at x = 0)."""
+    """Compute log P(chi2_D <= x), vectorised, no underflow (x >= 0; -inf at x = 0)."""
     return _log_chi2_tail(x, D, upper=False)
 
 
 def _chi2_quantile(p, D, upper=False):
-    """x with P(chi2_D <= x) = p (or P(chi2_D > x) = p if upper), accurate in both tails."""
+    """Find x with P(chi2_D <= x) = p (or P(chi2_D > x) = p if upper), accurate in both tails."""
     p = np.asarray(p, dtype=float)
     a = 0.5 * D
     if upper:
@@ -194,11 +195,12 @@ class IsotropicPair:
     s: float
 
     def __post_init__(self):
+        """Check D >= 1 integer and s > 1."""
         _check_D_s(self.D, self.s)
 
     @property
     def log_w_star(self) -> float:
-        """log w* = D log s."""
+        """Log of w* = s^D: D log s."""
         return self.D * math.log(self.s)
 
     @property
@@ -208,16 +210,16 @@ class IsotropicPair:
 
     @property
     def c(self) -> float:
-        """c = (1 - 1/s^2)/2: log W = log w* - c ||Z||^2."""
+        """The constant c = (1 - 1/s^2)/2 of log W = log w* - c ||Z||^2."""
         return 0.5 * (-math.expm1(-2.0 * math.log(self.s)))
 
     @property
     def log_r(self) -> float:
-        """log r = log(1 - 1/w*), accurate for any w* (r^n = exp(n log_r))."""
+        """Log of r = 1 - 1/w*, accurate for any w* (r^n = exp(n log_r))."""
         return float(log1mexp(-self.log_w_star))
 
     def x_of(self, log_v):
-        """x = ||Z||^2 of the states with log-weight log_v (negative above w*)."""
+        """Compute x = ||Z||^2 of the states with log-weight log_v (negative above w*)."""
         return (self.log_w_star - np.asarray(log_v, dtype=float)) / self.c
 
     def log_v_of(self, x):
@@ -225,29 +227,29 @@ class IsotropicPair:
         return self.log_w_star - self.c * np.asarray(x, dtype=float)
 
     def log_cdf_pi(self, log_v) -> np.ndarray:
-        """log P_pi(W <= v), vectorised over log_v."""
+        """Compute log P_pi(W <= v), vectorised over log_v."""
         x = self.x_of(log_v)
         return np.where(x <= 0, 0.0, _log_chi2_sf(np.maximum(x, 0.0), self.D))
 
     def log_cdf_q(self, log_v) -> np.ndarray:
-        """log P_q(W <= v), vectorised over log_v."""
+        """Compute log P_q(W <= v), vectorised over log_v."""
         x = self.x_of(log_v)
         return np.where(x <= 0, 0.0, _log_chi2_sf(np.maximum(x, 0.0) / self.s ** 2, self.D))
 
     def log_sf_pi(self, log_v) -> np.ndarray:
-        """log P_pi(W > v)."""
+        """Compute log P_pi(W > v)."""
         x = self.x_of(log_v)
         with np.errstate(divide="ignore"):
             return np.where(x <= 0, -np.inf, _log_chi2_cdf(np.maximum(x, 0.0), self.D))
 
     def log_sf_q(self, log_v) -> np.ndarray:
-        """log P_q(W > v)."""
+        """Compute log P_q(W > v)."""
         x = self.x_of(log_v)
         with np.errstate(divide="ignore"):
             return np.where(x <= 0, -np.inf, _log_chi2_cdf(np.maximum(x, 0.0) / self.s ** 2, self.D))
 
     def log_quantile_pi(self, p) -> np.ndarray:
-        """log of the p-quantile of W under pi (p in (0, 1))."""
+        """Compute the log of the p-quantile of W under pi (p in (0, 1))."""
         p = np.asarray(p, dtype=float)
         # P_pi(W <= v) = P(chi2_D >= x_v) = p
         return self.log_v_of(_chi2_quantile(p, self.D, upper=True))
@@ -266,13 +268,13 @@ def _check_D_s(D, s):
 
 
 def isotropic_pair(D: int, s: float) -> IsotropicPair:
-    """The pair pi = N(0, I_D), q = N(0, s^2 I_D); ValueError unless D >= 1 integer, s > 1."""
+    """Build the pair pi = N(0, I_D), q = N(0, s^2 I_D); ValueError unless D >= 1 integer, s > 1."""
     _check_D_s(D, s)
     return IsotropicPair(operator.index(D), float(s))
 
 
 def start_log_weight(pair: IsotropicPair, start: str) -> float:
-    """log w(z0) of a named start.
+    """Compute log w(z0) of a named start.
 
     ``"worst"``: argmax w, log w0 = log w*; ``"typical"``: ``"quantile:0.5"``;
     ``"quantile:Q"`` (0 < Q < 1): the state whose weight is the Q-quantile of w(Z),
@@ -317,8 +319,11 @@ class TVResult:
 
 
 def _check_int(value, name: str, least: int, too_small: str | None = None) -> int:
-    """``value`` as an int >= ``least``; ValueError otherwise (``too_small``: the message for
-    an integer below ``least``, default the same as for a non-integer)."""
+    """Read ``value`` as an int >= ``least``.
+
+    ``value`` as an int >= ``least``; ValueError otherwise (``too_small``: the message for
+    an integer below ``least``, default the same as for a non-integer).
+    """
     msg = f"{name} must be an integer >= {least}, got {value!r}"
     try:
         k = operator.index(value)
@@ -345,7 +350,7 @@ def _check_log_w0(pair, log_w0):
 
 # ----------------------------------------------------------------------------- IMH
 def _log_lambda_x(pair: IsotropicPair, x):
-    """log lambda at x-coordinates x >= 0: lambda = P_q(W <= v) - P_pi(W <= v)/v."""
+    """Compute log lambda at x-coordinates x >= 0: lambda = P_q(W <= v) - P_pi(W <= v)/v."""
     x = np.asarray(x, dtype=float)
     log_Qq = _log_chi2_sf(x / pair.s ** 2, pair.D)
     log_Qp = _log_chi2_sf(x, pair.D)
@@ -354,7 +359,7 @@ def _log_lambda_x(pair: IsotropicPair, x):
 
 
 def imh_log_lambda(pair: IsotropicPair, log_v) -> np.ndarray:
-    """log lambda(v) (see :func:`imh_lambda`)."""
+    """Compute log lambda(v) (see :func:`imh_lambda`)."""
     log_v = np.asarray(log_v, dtype=float)
     x = pair.x_of(log_v)
     above = log1mexp(-np.maximum(log_v, 1e-300))  # log(1 - 1/v) for v >= w* (> 1)
@@ -365,7 +370,7 @@ def imh_lambda(pair: IsotropicPair, log_v) -> np.ndarray:
     """Rejection probability of IMH at a state of weight v (Smith-Tierney lambda).
 
     ``lambda(v) = int_{w <= v} (1 - w/v) q(dz) = P_q(W <= v) - P_pi(W <= v)/v``
-    (integrated against q; 001 Eq. (3) prints pi, which is a typo).  For ``v >= w*``
+    (integrated against q; Kim et al. 2022, Eq. (3) prints pi, which is a typo).  For ``v >= w*``
     it is ``1 - 1/v``.  Vectorised over ``log_v``.
     """
     return np.exp(imh_log_lambda(pair, log_v))
@@ -453,7 +458,7 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     for steps = 10^9): the n-step formula needs no iteration, so the cost depends on the
     number of n asked for, not on their size.  ``tv[i]`` is then TV at ``at[i]``.
 
-    Smith & Tierney (001 Eqs. (2)-(3), lambda against q), in x-coordinates (module
+    Smith & Tierney (Kim et al. 2022, Eqs. (2)-(3), lambda against q), in x-coordinates (module
     docstring): with ``x_m = min(x0, x1)``, ``I_n(x1) = r^n``,
     ``TV_n = int (1 - T_n(max(w0, v)))_+ pi_W(dv) = (r^n - I_n(x_m)) + int_0^{x_m} g_n F``
     (``F = P(chi2_D <= .)``; no cancellation when TV is small) and
@@ -667,7 +672,7 @@ def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float, grid: int | N
     ``TV_k = (1/2)[a_k + int |f_k - 1| dpi_W]``, with ``grid`` (default
     :data:`DEFAULT_GRID`) composite Gauss-Legendre nodes in ``||Z||``.  The returned
     curve is computed with ``2 * grid`` nodes; ``error_bound`` is an a-posteriori
-    ESTIMATE: max_k |TV(grid) - TV(2 grid)| plus the mass defect
+    ESTIMATE: max_k ``|TV(grid) - TV(2 grid)|`` plus the mass defect
     ``|a_k + int f_k dpi - 1|`` of the finer run (not a rigorous bound).
     """
     Ni = _check_int(N, "N", 2, f"CIS needs N >= 2 particles, got N = {N!r}")

@@ -23,17 +23,12 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(autouse=True)
 def _claims_registered_here_stay_here():
     """The claims a test of this file registers (``QuickClaim.register``) live in this process's
-    registries; they are removed after the test, so that a later test file on the same worker
-    (pytest-xdist hands out whole files) sees only the installed claims."""
-    import bounds
-    from verify import registry, spaces
+    registries; they are removed after the test (``Registry.scoped``), so that a later test file
+    on the same worker (pytest-xdist hands out whole files) sees only the installed claims."""
+    from verify.registry import Registry
 
-    saved = [(d, dict(d)) for d in (bounds._ADDED, registry.REGISTRY, registry._BOUND_VALUES, spaces.SPECS)]
-    yield
-    for d, copy in saved:
-        d.clear()
-        d.update(copy)
-    bounds.get.cache_clear()
+    with Registry.scoped():
+        yield
 
 
 def _env(*extra):

@@ -57,7 +57,13 @@ def claims() -> tuple[str, ...]:
 
 
 def get(claim: str):
-    """The :class:`verify.model.Verification` of ``claim`` (its readings, grid, forms)."""
+    """Return the :class:`verify.model.Verification` of ``claim`` (its readings, grid, forms).
+
+    Raises
+    ------
+    bounds.UnknownClaim
+        No registered claim has this id.
+    """
     from .registry import verifications
 
     reg = verifications()
@@ -111,8 +117,10 @@ def _png(rep, dpi: int = 70) -> bytes:
 
 
 def __getattr__(name):
-    """``verify.search``, ``verify.audit`` and ``verify.report`` are their modules, which are
-    callable (PEP 562: imported on first use, so ``import verify`` stays light):
+    """Import ``verify.search``, ``verify.audit``, ``verify.report`` and :data:`PUBLIC` lazily.
+
+    The first three are their modules, which are callable (PEP 562: imported on first use, so
+    ``import verify`` stays light):
 
     * ``verify.search(claim, seed=0, max_examples=200)`` searches the claim's declared space
       for a counterexample (:func:`verify.search.search`);
@@ -127,7 +135,8 @@ def __getattr__(name):
     (``docs/own-claim.md``: ``from verify import Verification, CheckResult, Grid, register``;
     ``verify.rescore(report, C)`` re-decides a report's checks with every bound tightened by C)
     and for auditing a step (``verify.instance_check``, ``verify.sym_equal``); they are imported
-    from their modules on first use."""
+    from their modules on first use.
+    """
     if name in ("search", "audit", "report"):
         from importlib import import_module
 

@@ -44,10 +44,16 @@ from scipy import stats
 from .model import AS_PRINTED, DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
 from .registry import REGISTRY
 
-ALPHA = 1e-3  # false-violation rate per claim for Monte Carlo verdicts
+#: false-violation rate per claim of the Monte Carlo verdicts (Bonferroni over its checks)
+ALPHA = 1e-3
 
 
 def z_one_sided(alpha: float) -> float:
+    """Return the one-sided normal quantile z with P(Z > z) = ``alpha``.
+
+    A Monte Carlo check is violated when its mean exceeds the bound by more than z standard
+    errors, with ``alpha`` Bonferroni-divided over the claim's checks (see the module docstring).
+    """
     return float(stats.norm.isf(alpha))
 
 
@@ -116,7 +122,7 @@ def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0, alpha: float
 
 
 def combine(verdicts: list[str]) -> str:
-    """Checks -> one verdict: violated if any is, holds if all do, else inconclusive."""
+    """Combine checks into one verdict: violated if any is, holds if all do, else inconclusive."""
     if not verdicts:
         return INCONCLUSIVE
     if VIOLATED in verdicts:
@@ -127,8 +133,11 @@ def combine(verdicts: list[str]) -> str:
 
 
 def summary_status(statuses) -> str:
-    """Claims -> the status of a whole run (``verify all``): violated if any claim is,
-    else depends on reading if any claim does, holds if all do, else inconclusive."""
+    """Combine claims' statuses into the status of a whole run (``verify all``).
+
+    Violated if any claim is, else depends on reading if any claim does, holds if all do,
+    else inconclusive.
+    """
     statuses = list(statuses)
     if not statuses:
         return INCONCLUSIVE
@@ -150,12 +159,21 @@ def full_readings(readings) -> list[tuple[Reading, ...]]:
 
 
 def reading_name(combo) -> str:
+    """Name a full reading by its options' names joined with ``" + "``."""
     return " + ".join(r.name for r in combo)
 
 
 def reading_verdicts(checks, readings) -> dict[str, str]:
-    """The empirical verdict of each full reading: its own primary checks and the shared ones;
-    ``degenerate`` when an option's ``degenerate`` test finds the run cannot decide it (rule 3)."""
+    """Decide each full reading from its own primary checks and the shared ones.
+
+    A reading is ``degenerate`` when an option's ``degenerate`` test finds the run cannot
+    decide it (reading rule 3).
+
+    Returns
+    -------
+    dict
+        ``{full reading name: verdict}``.
+    """
     why = degenerate_reasons(checks, readings)
     out = {}
     for combo in full_readings(readings):
@@ -166,17 +184,28 @@ def reading_verdicts(checks, readings) -> dict[str, str]:
 
 
 def statement_verdict(check: CheckResult) -> str:
-    """What a check says about the printed statement (reading rule 4): a violated bound with the
-    proof's explicit constants (``check.proof``) is a gap of the proof, not a violation of the
-    statement, so it decides nothing (inconclusive); when it holds, the statement it implies holds."""
+    """Say what a check says about the printed statement (reading rule 4).
+
+    A violated bound with the proof's explicit constants (``check.proof``) is a gap of the
+    proof, not a violation of the statement, so it decides nothing (inconclusive); when it
+    holds, the statement it implies holds.
+    """
     if check.proof and check.verdict == VIOLATED:
         return INCONCLUSIVE
     return check.verdict
 
 
 def degenerate_reasons(checks, readings) -> dict[str, str]:
-    """Reading rule 3: full reading -> why the run cannot decide it (its premise is never met,
-    or too few cases qualify), from the ``degenerate`` test of its options; {} when none is."""
+    """Say why the run cannot decide a full reading (reading rule 3), for each that it cannot.
+
+    A reading's premise may never be met, or too few cases qualify; its options'
+    ``degenerate`` tests say so.
+
+    Returns
+    -------
+    dict
+        ``{full reading name: reason}``; ``{}`` when every reading can be decided.
+    """
     out = {}
     for combo in full_readings(readings):
         names = {r.name for r in combo}
@@ -189,13 +218,28 @@ def degenerate_reasons(checks, readings) -> dict[str, str]:
 
 def final_status(claim_id: str, empirical: dict | None = None, audit: dict | None = None,
                  readings=None) -> Status:
-    """THE function that decides a claim's final status (see the module docstring).
+    """Decide a claim's final status: the one function that does (see the module docstring).
 
-    ``empirical``: {full reading: verdict} from the checks (a :class:`Report` or
-    docs/verdicts.json); ``audit``: {reading option or "": "fails" | "survives"} from the
-    audit's statement steps (docs/audit.json or :func:`verify.audit.statement_readings`);
-    ``readings``: the claim's :class:`Reading` list (default: the registry's).  A full
-    reading fails when its checks fail or when the audit finds its printed statement wrong.
+    A full reading fails when its checks fail or when the audit finds its printed statement
+    wrong; the reading rules then combine the readings.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim.
+    empirical : dict, optional
+        ``{full reading: verdict}`` from the checks (a :class:`Report` or docs/verdicts.json).
+    audit : dict, optional
+        ``{reading option or "": "fails" | "survives"}`` from the audit's statement steps
+        (docs/audit.json or :func:`verify.audit.statement_readings`).
+    readings : list of Reading, optional
+        The claim's readings (default: the registry's).
+
+    Returns
+    -------
+    Status
+        The status, the verdict of every full reading and the readings that fail, are
+        degenerate or are ruled out.
     """
     if readings is None:
         v = REGISTRY.get(claim_id)

@@ -29,10 +29,14 @@ from mcsa_cli import jsonable
 
 
 class TextEnum(StrEnum):
-    """A closed set of words: each member compares, hashes, formats, prints (``repr`` too) and
-    serialises to JSON exactly as its string value, so stored documents and outputs read the same."""
+    """A closed set of words, each member behaving exactly as its string value.
+
+    Each member compares, hashes, formats, prints (``repr`` too) and serialises to JSON as its
+    string value, so stored documents and outputs read the same.
+    """
 
     def __repr__(self) -> str:
+        """Return the ``repr`` of the string value (``'holds'``, not ``<Verdict.HOLDS: ...>``)."""
         return repr(self.value)
 
 
@@ -54,8 +58,11 @@ class Method(TextEnum):
 
 
 class Severity(TextEnum):
-    """How much a finding matters: a false statement, a gap in a proof, a slip (a typo or an
-    index), a bound that holds but is loose, or a note."""
+    """How much a finding matters.
+
+    A false statement, a gap in a proof, a slip (a typo or an index), a bound that holds but is
+    loose, or a note.
+    """
 
     FALSE = "false"
     GAP = "gap"
@@ -101,6 +108,8 @@ class CheckResult:
     proof: bool = False
 
     def as_json(self) -> dict:
+        """Return the check as strict JSON (NaN as null, infinities as ``"inf"``, ``"-inf"``)."""
+
         def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
             return None if x is None else jsonable(float(x))
 
@@ -112,7 +121,7 @@ class CheckResult:
 
 
 def params_json(d):
-    """A check's parameters with NumPy scalars and arrays as plain Python values."""
+    """Convert a check's parameters: NumPy scalars and arrays to plain Python values."""
     out = {}
     for k, v in d.items():
         if isinstance(v, (np.floating, np.integer)):
@@ -153,6 +162,7 @@ class Reading:
     see: str = ""
 
     def as_json(self) -> dict:
+        """Return the reading as JSON: name, axis, quote, meaning (and hedge, ruled_out, see)."""
         out = {"name": self.name, "axis": self.axis, "quote": self.quote, "meaning": self.meaning}
         for k in ("hedge", "ruled_out", "see"):
             if getattr(self, k):
@@ -165,10 +175,12 @@ AS_PRINTED = Reading("as printed", "", "the statement as printed; no other readi
 
 
 def by_form(*forms):
+    """Select checks by form: a :attr:`Reading.select` that claims the checks of ``forms``."""
     return lambda c: c.form in forms
 
 
 def by_quantity(*quantities):
+    """Select checks by quantity: a :attr:`Reading.select` for the checks of ``quantities``."""
     return lambda c: c.quantity in quantities
 
 
@@ -189,18 +201,23 @@ class Status:
     see: tuple[str, ...] = ()
 
     def text(self) -> str:
+        """Write the status in words, naming the failing readings when it depends on reading."""
         if self.status == DEPENDS:
             return f"{DEPENDS} (fails under: {'; '.join(self.failing)})"
         return str(self.status)
 
     def as_json(self) -> dict:
+        """Return the status as JSON (status, failing, degenerate, ruled-out readings, see)."""
         return {"status": self.status, "failing_readings": list(self.failing), "degenerate": list(self.degenerate),
                 "ruled_out": list(self.ruled_out), "strict_only": list(self.strict_only), "see": list(self.see)}
 
 
 class CheckList(list):
-    """The checks of a run that also carries the run's tidy table (``rows``: e.g. an
-    experiment's per-run rows, from which its figure is drawn) and the ``figure`` it makes."""
+    """The checks of a run, carrying also the run's tidy table and figure.
+
+    ``rows`` are e.g. an experiment's per-run rows, from which its figure is drawn; ``figure``
+    is the figure it makes.
+    """
 
     rows: list = []
     figure: str = ""
@@ -256,6 +273,7 @@ class Verification:
 
     @property
     def primary_form(self) -> str:
+        """The first of :attr:`forms`: the form whose checks decide the verdict."""
         return self.forms.split(",")[0].strip()
 
 
@@ -265,6 +283,20 @@ EPS_EXACT = 1e-11
 
 
 def exact_tolerance(*values, err: float = 0.0) -> float:
-    """Tolerance of an exact check: the computation's own error bound ``err`` plus float64
-    rounding relative to the magnitudes involved."""
+    """Return the tolerance of an exact check.
+
+    It is the computation's own error bound ``err`` plus float64 rounding relative to the
+    magnitudes involved: ``err + EPS_EXACT * max(1, |values|...)`` (:data:`EPS_EXACT`).
+
+    Parameters
+    ----------
+    *values : float
+        The magnitudes involved (the empirical side, the bound).
+    err : float
+        The computation's own error bound.
+
+    Returns
+    -------
+    float
+    """
     return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in values])

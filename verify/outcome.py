@@ -1,5 +1,7 @@
-"""Running one claim's verification and its outcome, the :class:`Report`: every check with
-the claim-level verdicts (:func:`verify.decide.final_status`)."""
+"""Run one claim's verification; its outcome is a :class:`Report`.
+
+A report holds every check with the claim-level verdicts (:func:`verify.decide.final_status`).
+"""
 
 from __future__ import annotations
 
@@ -34,28 +36,36 @@ class Report:
 
     @property
     def empirical_readings(self) -> dict[str, str]:
+        """``{full reading: verdict}`` from the checks alone (:func:`reading_verdicts`)."""
         return reading_verdicts(self.checks, self.reading_defs)
 
     @property
     def status(self) -> Status:
+        """The claim's final status from the checks and the audit (:func:`final_status`)."""
         return final_status(self.claim, self.empirical_readings, self.audit, self.reading_defs)
 
     @property
     def verdict(self) -> str:
+        """The final status in one word: holds, violated, inconclusive or depends on reading."""
         return self.status.status
 
     @property
     def readings(self) -> dict[str, str]:
+        """``{full reading: verdict}``, the audit's statement verdicts included."""
         return self.status.readings
 
     @property
     def failing_readings(self) -> list[str]:
+        """The full readings that fail (violated by a check or by the audit)."""
         return list(self.status.failing)
 
     def decisive(self) -> CheckResult | None:
-        """Reading rule 5: the counterexample that decides the final status (None when it holds):
-        the deciding check violated furthest beyond its bound among the readings that fail,
-        never one of a degenerate or ruled-out reading, nor one of a reading the hedge excuses."""
+        """Return the counterexample that decides the final status (reading rule 5).
+
+        It is the deciding check violated furthest beyond its bound among the readings that
+        fail, never one of a degenerate or ruled-out reading, nor one of a reading the hedge
+        excuses; None when the claim holds.
+        """
         st = self.status
         if not st.failing:
             return None
@@ -70,7 +80,7 @@ class Report:
         return max(cands, key=excess) if cands else None
 
     def decisive_step(self) -> dict | None:
-        """Rule 5, when the audit decides: the statement step failing a failing reading (docio.decisive_step)."""
+        """Return the statement step failing a failing reading, when the audit decides (rule 5)."""
         from .docio import decisive_step
 
         st = self.status
@@ -80,25 +90,32 @@ class Report:
                              prefer=self.severity_fields().get("see"))
 
     def severity_fields(self, status: str | None = None) -> dict:
-        """``severity``, ``severity_reason``, ``severity_quote``, ``see``, ``certificate`` of the
-        claim's final status (or of ``status``: a figure claim's at the paper's settings;
-        verify.severity; None-valued when it holds)."""
+        """Return how much the claim's final status matters (:mod:`verify.severity`).
+
+        The fields are ``severity``, ``severity_reason``, ``severity_quote``, ``see`` and
+        ``certificate`` of the final status, or of ``status`` (a figure claim's at the paper's
+        settings); None-valued when it holds.
+        """
         from .severity import fields
 
         f = fields("claims", self.claim, status or self.verdict)
         return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
 
     def form_verdicts(self) -> dict[str, str]:
+        """Combine the checks of each form into one verdict: ``{form: verdict}``."""
         forms = {}
         for c in self.checks:
             forms.setdefault(c.form, []).append(c.verdict)
         return {f: combine(v) for f, v in forms.items()}
 
     def to_dataframe(self):
-        """One tidy row per check: claim, quantity, form, reading, method, relation, the
-        parameters (one column each), empirical, stderr, bound, ratio, verdict, primary.
+        """Tabulate the checks as a pandas DataFrame, one tidy row per check.
 
-        Needs pandas (``pip install "mcsa-verify[dataframe]"``)."""
+        The columns are claim, quantity, form, reading, method, relation, the parameters (one
+        column each), empirical, stderr, bound, ratio, verdict, primary.
+
+        Needs pandas (``pip install "mcsa-verify[dataframe]"``).
+        """
         import pandas as pd
 
         rows = []
@@ -135,6 +152,7 @@ class Report:
         return out
 
     def __repr__(self) -> str:
+        """Show the claim, verdict, number of checks, seed and number of readings."""
         return (f"Report(claim={self.claim!r}, verdict={self.verdict!r}, checks={len(self.checks)}, "
                 f"seed={self.seed}, readings={len(self.readings)})")
 
@@ -161,6 +179,7 @@ class Report:
                 f"({len(self.checks)} checks, seed {self.seed})<table>{rows}</table>{fig}</div>")
 
     def as_json(self) -> dict:
+        """Return the report as strict JSON: verdicts, readings, reading rules, severity, checks."""
         st = self.status
         return {"claim": self.claim, "verdict": st.status, "seed": self.seed, "elapsed_s": self.elapsed_s,
                 "bound_scale": self.bound_scale, "primary_form": self.primary_form,
@@ -179,8 +198,35 @@ class Report:
 
 def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
                      overrides: dict | None = None, progress=None, execution: dict | None = None) -> Report:
-    """``execution``: {workers, scheduler, cache} for a claim with ``v.execution`` (how its
-    cells run; the numbers do not depend on it)."""
+    """Run a verification's grid, decide every check and the claim.
+
+    Parameters
+    ----------
+    v : Verification
+        The claim's verification.
+    mode : {"quick", "full"}
+        Which grid of ``v.grid``.
+    seed : int
+        Seed of every Monte Carlo check.
+    bound_scale : float
+        Tighten every bound by this factor (a small enough value must give "violated").
+    overrides : dict, optional
+        Grid values to use instead of the claim's (keys: ``v.overrides``).
+    progress : callable, optional
+        Passed to ``v.run``.
+    execution : dict, optional
+        ``{workers, scheduler, cache}`` for a claim with ``v.execution`` (how its cells run;
+        the numbers do not depend on it).
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    KeyError
+        An override the claim does not take, or execution options for a claim that takes none.
+    """
     import time
 
     grid = dict(v.grid.quick if mode == "quick" else v.grid.full)
@@ -210,7 +256,7 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
 
 
 def rescore(report: Report, bound_scale: float) -> Report:
-    """The same checks decided again with another ``bound_scale`` (no recomputation)."""
+    """Decide the same checks again with another ``bound_scale`` (no recomputation)."""
     import copy as _copy
 
     checks = [_copy.copy(c) for c in report.checks]

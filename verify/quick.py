@@ -93,6 +93,7 @@ class QuickClaim:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
+        """Refuse a bad declaration in one line (``ValueError``): id, relation, method, domain."""
         if not self.id.isidentifier():
             raise ValueError(f"claim id {self.id!r}: letters, digits and _ only")
         if self.relation not in RELATIONS:
@@ -117,10 +118,11 @@ class QuickClaim:
     # ------------------------------------------------------------------ the three objects
     @property
     def quantity_name(self) -> str:
+        """The quantity's name: the function's ``__name__`` (``"quantity"`` for a lambda)."""
         return getattr(self.quantity, "__name__", "quantity").strip("<>") or "quantity"
 
     def formula(self):
-        """The claim as :class:`bounds.core.Claim`: one quantity, one form (``stated``)."""
+        """Build the claim as a :class:`bounds.core.Claim`: one quantity, one form (``stated``)."""
         if "formula" not in self._cache:
             import sympy as sp
 
@@ -185,11 +187,11 @@ class QuickClaim:
         return {self.id: self.formula}
 
     def bound_at(self, **point) -> float:
-        """The bound at one point of the domain (checked against the domain)."""
+        """Evaluate the bound at one point of the domain (checked against the domain)."""
         return float(self.formula().evaluate_form(self.quantity_name, "stated", **point))
 
     def verification(self):
-        """The claim's :class:`verify.model.Verification` (what ``register`` registers)."""
+        """Build the claim's :class:`verify.model.Verification` (what ``register`` registers)."""
         if "verification" not in self._cache:
             from .model import Grid, Verification
 
@@ -214,7 +216,7 @@ class QuickClaim:
         return self._cache["verification"]
 
     def search_space(self):
-        """The :class:`verify.spaces.SearchSpec` over the whole domain (exact quantities only)."""
+        """Build the :class:`verify.spaces.SearchSpec` over the whole domain (exact quantities)."""
         from .spaces import SearchSpec
 
         return SearchSpec(

@@ -29,9 +29,11 @@ Importing this module loads nothing.
 
 from __future__ import annotations
 
+import sys
 import warnings
+from contextlib import contextmanager
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from bounds.plugins import CLAIMS_GROUP as GROUP, Plugin, discover
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from .model import Verification
 
 _loaded: dict[str, str] = {}  # module -> entry-point name, of the plugins loaded
+_included: list[str] = []  # modules Registry.include imported, in order (Registry.scoped)
 
 
 #: claim id -> its :class:`verify.model.Verification`, filled by :func:`register`
@@ -46,7 +49,18 @@ REGISTRY: dict[str, Verification] = {}
 
 
 def register(v: Verification) -> Verification:
-    """Make ``v`` known under its claim id (a claim module calls this for each of its claims)."""
+    """Make ``v`` known under its claim id (:meth:`Registry.add` calls this).
+
+    Parameters
+    ----------
+    v : verify.model.Verification
+        The claim's verification; one registered under the same id before is replaced.
+
+    Returns
+    -------
+    verify.model.Verification
+        ``v`` itself.
+    """
     REGISTRY[v.claim] = v
     return v
 
@@ -58,8 +72,29 @@ _BOUND_VALUES: dict = {}
 
 
 def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
-    """A bound from :mod:`bounds` as a float (values outside double range saturate); memoised per process on
-    the exact parameter values (``repr`` of each, the bytes of an array: 0.1 and 0.1 + 1e-17 are different keys)."""
+    """Evaluate a bound of :mod:`bounds` as a float (values outside double range saturate).
+
+    The value is memoised per process on the exact parameter values (``repr`` of each, the bytes
+    of an array: 0.1 and 0.1 + 1e-17 are different keys); a bound is a pure function of them.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim (:func:`bounds.ids`), e.g. ``"theorem3"``.
+    quantity, form : str
+        The bounded quantity and the form of its bound (``"second_moment"``, ``"stated"``).
+    **params
+        The claim's parameters, as :meth:`bounds.core.Claim.evaluate_form` takes them.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    bounds.ParamError
+        A parameter outside its domain, or one the form needs that is not given.
+    """
     import numpy as np
 
     import bounds
@@ -87,7 +122,10 @@ SECTIONS_FILE = "coverage_sections.json"
 
 
 def document_of(plugin: Plugin) -> str | None:
-    """The document key a plugin's package names in its ``coverage_sections.json`` (``"001"``), or None."""
+    """Read the document key a plugin's package names in its ``coverage_sections.json``.
+
+    Returns None when the package has no such file or names no document.
+    """
     import json
 
     f = plugin.data_file(SECTIONS_FILE)
@@ -98,17 +136,20 @@ def document_of(plugin: Plugin) -> str | None:
 
 
 def plugins() -> tuple[Plugin, ...]:
-    """The registered document plugins (entry-point group ``mcsa_verify.claims``): in the
-    bibliography's order of the documents they name (bounds.references.position; a plugin
-    naming none, or one not in the bibliography, after), otherwise in entry-point order.
-    Loading, the coverage inventory, the severity data and the certificates follow it."""
+    """List the registered document plugins (entry-point group ``mcsa_verify.claims``).
+
+    They come in the bibliography's order of the documents they name
+    (bounds.references.position; a plugin naming none, or one not in the bibliography, after),
+    otherwise in entry-point order.  Loading, the coverage inventory, the severity data and the
+    certificates follow it.
+    """
     from bounds.references import position
 
     return tuple(sorted(discover(GROUP), key=lambda p: position(document_of(p))))
 
 
 def entry_points() -> list[tuple[str, str]]:
-    """``[(name, module)]`` of :func:`plugins`."""
+    """List ``(name, module)`` of each of :func:`plugins`."""
     return [(p.name, p.module) for p in plugins()]
 
 
@@ -127,33 +168,151 @@ class Registry:
         return register(verification)
 
     def include(self, *modules: str) -> None:
-        """Import modules that declare search spaces (``@spec``), proof steps (``step(...)``),
-        instance kinds or verifications; a relative name (``".proofs"``) is taken in the
-        plugin's package.  The order is the order of registration."""
+        """Import modules that declare search spaces, proof steps, instance kinds or verifications.
+
+        Search spaces are declared with ``@spec``, proof steps with ``step(...)``.  A relative
+        name (``".proofs"``) is taken in the plugin's package.  The order is the order of
+        registration.
+        """
         package = None
         if self.plugin is not None:
             package = self.plugin.module if self.plugin.package_dir() else self.plugin.module.rpartition(".")[0]
         for m in modules:
-            import_module(m, package if m.startswith(".") else None)
+            _included.append(import_module(m, package if m.startswith(".") else None).__name__)
 
     def add_builder(self, claim_id: str, builder) -> None:
-        """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`); a document's
-        formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``."""
+        """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`).
+
+        A document's formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``.
+        """
         import bounds
 
         bounds.add_builder(claim_id, builder)
 
     def search_space(self, claim_id: str, space: str, factory) -> None:
-        """Register ``claim_id``'s search space (what the decorator ``@verify.spaces.spec(claim_id, space)``
-        does): ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line."""
+        """Register ``claim_id``'s search space, as ``@verify.spaces.spec(claim_id, space)`` does.
+
+        ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
+        """
         from .spaces import spec
 
         spec(claim_id, space)(factory)
 
 
+    def unregister(self, claim_id: str) -> None:
+        """Remove everything registered under ``claim_id`` in this process.
+
+        Its verification, search space, proof steps, the formula :meth:`add_builder` gave and
+        the bound values memoised for it (:func:`bound_value`) go; an id that is not
+        registered is ignored.  A formula that an installed ``mcsa_verify.bounds`` module
+        declares stays with its module.
+
+        Parameters
+        ----------
+        claim_id : str
+            The claim's id.
+        """
+        _forget({claim_id}, steps=[s for s, v in _steps().items() if v.claim == claim_id])
+
+    @classmethod
+    @contextmanager
+    def scoped(cls, plugin: Plugin | None = None) -> Iterator[Registry]:
+        """Register for the duration of a ``with`` block only.
+
+        The installed plugins are loaded first (:func:`load`; they stay).  On leaving the
+        block every claim, search space, proof step and formula registered inside it is
+        removed, and an entry it replaced is put back; modules that :meth:`include` imported
+        inside it are dropped from ``sys.modules``, so that registering them again declares
+        their steps again.
+
+        Parameters
+        ----------
+        plugin : bounds.plugins.Plugin, optional
+            The plugin the yielded registry loads (as :func:`load` passes it).
+
+        Yields
+        ------
+        Registry
+            A registry to register with; anything registered in the block by other means
+            (:func:`register`, ``QuickClaim.register()``, ``@spec``) is removed too.
+
+        Examples
+        --------
+        >>> from verify.registry import Registry
+        >>> with Registry.scoped() as reg:  # doctest: +SKIP
+        ...     my_claim.register(reg)
+        ...     verify.run(my_claim.id)
+        """
+        load()
+        saved = [(d, dict(d)) for d in _tables()]
+        n_included, imported = len(_included), set(sys.modules)
+        try:
+            yield cls(plugin)
+        finally:
+            claims: set[str] = set()
+            steps: list[str] = []
+            for d, before in saved:
+                changed = [k for k, v in d.items() if before.get(k, _MISSING) is not v]
+                gone = [k for k in before if k not in d]
+                if d is saved[2][0]:  # the proof steps: keyed by step id
+                    steps += changed + gone
+                    claims.update(d[k].claim for k in changed)
+                else:
+                    claims.update(changed + gone)
+            _forget(claims, steps=steps)
+            for d, before in saved:
+                d.update(before)
+            for m in _included[n_included:]:
+                if m not in imported:
+                    sys.modules.pop(m, None)
+            del _included[n_included:]
+
+
+_MISSING = object()
+
+
+def _steps() -> dict:
+    from .audit.engine import STEPS
+
+    return STEPS
+
+
+def _tables() -> tuple[dict, ...]:
+    """Return the process-wide tables a registration writes to.
+
+    They are the verifications, the search spaces, the proof steps and the added formulas.
+    """
+    import bounds
+
+    from .spaces import SPECS
+
+    return REGISTRY, SPECS, _steps(), bounds._ADDED
+
+
+def _forget(claims: set[str], steps=()) -> None:
+    """Remove ``claims`` from every table and ``steps`` from the proof steps.
+
+    The caches that hold them (the built claims, memoised bound values) are cleared.
+    """
+    import bounds
+
+    from .spaces import SPECS
+
+    for d in (REGISTRY, SPECS, bounds._ADDED):
+        for c in claims:
+            d.pop(c, None)
+    for s in steps:
+        _steps().pop(s, None)
+    for key in [k for k in _BOUND_VALUES if k[0] in claims]:
+        del _BOUND_VALUES[key]
+    bounds.get.cache_clear()
+
+
 def _hook(plugin: Plugin):
-    """The ``register(registry)`` callable of a plugin, or None for a plain module (imported:
-    its registrations were made by import side effects)."""
+    """Return the ``register(registry)`` callable of a plugin.
+
+    None for a plain module (imported: its registrations were made by import side effects).
+    """
     obj = plugin.load()
     if plugin.attr is not None:
         if not callable(obj):
@@ -169,10 +328,17 @@ def _hook(plugin: Plugin):
 
 
 def load() -> dict[str, str]:
-    """Load every plugin of the ``mcsa_verify.claims`` group (once): call its
-    ``register(registry)`` hook, or import its module (deprecated).  Returns
-    ``{entry-point name: module}``.  A plugin that fails to load raises: a broken plugin
-    is an error to see, not a claim to drop silently."""
+    """Load every plugin of the ``mcsa_verify.claims`` group, once.
+
+    Each plugin's ``register(registry)`` hook is called, or its module imported (deprecated).
+    A plugin that fails to load raises: a broken plugin is an error to see, not a claim to
+    drop silently.
+
+    Returns
+    -------
+    dict
+        ``{entry-point name: module}`` of the plugins loaded.
+    """
     for p in plugins():
         if p.module not in _loaded:  # one load per module (two packages may use one entry-point name)
             hook = _hook(p)

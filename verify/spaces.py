@@ -29,10 +29,12 @@ class SearchSpec:
 
     @property
     def strategy(self):
+        """The Hypothesis strategy over instances (the factory runs on first use)."""
         return self._build()[0]
 
     @property
     def evaluate(self) -> Callable[[dict], list]:
+        """``evaluate(instance)`` -> ``(label, empirical, bound, relation, tolerance)`` rows."""
         return self._build()[1]
 
 
@@ -41,7 +43,20 @@ SPECS: dict[str, SearchSpec] = {}
 
 
 def spec(claim: str, space: str):
-    """Decorator: ``factory() -> (strategy, evaluate)`` is ``claim``'s search space."""
+    """Declare ``claim``'s search space: a decorator of ``factory() -> (strategy, evaluate)``.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    space : str
+        What the space covers, in one line.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the factory (in :data:`SPECS`) and returns it unchanged.
+    """
     def deco(factory):
         SPECS[claim] = SearchSpec(claim, space, factory)
         return factory

@@ -87,6 +87,7 @@ class Conformance:
     not_rerun: str | None = None
 
     def __str__(self) -> str:
+        """Say in one line what was found: checks, power scale, reproducibility, verdict."""
         rep = (self.not_rerun if self.not_rerun else "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
@@ -154,12 +155,13 @@ def _monte_carlo_problems(report) -> list[str]:
 
 
 def _power(report, scales) -> tuple[float | None, dict]:
-    """The first scale (1, then ``scales``) at which every reading's checks are violated.
+    """Find the first scale (1, then ``scales``) at which every reading's checks are violated.
 
     A reading's checks are its primary ones with their own verdicts: a check with the proof's explicit
     constants that fails counts here (it can fail, which is what is tested), although by reading rule 4 it
     decides a gap of the proof, not the statement's status.  Degenerate readings (rule 3) decide nothing
-    and are left out."""
+    and are left out.
+    """
     from .decide import combine, full_readings, reading_name
     from .model import DEGENERATE, VIOLATED
     from .outcome import rescore
@@ -180,8 +182,10 @@ def _power(report, scales) -> tuple[float | None, dict]:
 
 
 def _exact(x):
-    """``x`` with every float as its exact binary value (``float.hex``; NaN equal to NaN), for a bit-for-bit
-    comparison of two runs' checks."""
+    """Write every float of ``x`` as its exact binary value (``float.hex``; NaN equal to NaN).
+
+    Two runs' checks are then compared bit for bit.
+    """
     if isinstance(x, dict):
         return {str(k): _exact(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -207,7 +211,7 @@ def _check_records(report) -> list[dict]:
 
 
 def _first_difference(a: list[dict], b: list[dict], checks) -> str:
-    """The first difference between two runs' check records (:func:`_check_records`), in words."""
+    """Say in words where two runs' check records (:func:`_check_records`) first differ."""
     if len(a) != len(b):
         return f"{len(a)} checks, then {len(b)}"
     for i, (jx, jy) in enumerate(zip(a, b)):
@@ -223,8 +227,11 @@ def _first_difference(a: list[dict], b: list[dict], checks) -> str:
 
 
 def _other_hashseed() -> str:
-    """A PYTHONHASHSEED other than this process's: this one's plus 1 when it is set, else 1 (this process
-    then hashes with a random key, which 1 differs from)."""
+    """Choose a PYTHONHASHSEED other than this process's.
+
+    This one's plus 1 when it is set, else 1 (this process then hashes with a random key, which
+    1 differs from).
+    """
     import os
 
     mine = os.environ.get("PYTHONHASHSEED", "")
@@ -235,7 +242,8 @@ def _rerun_elsewhere(spec: dict, hashseed: str) -> list[dict]:
     """Run a claim in a second Python process with ``PYTHONHASHSEED=hashseed``; its check records.
 
     ``spec``: ``{"claim": id or a picklable Verification, "mode", "seed", "overrides"}``.  The process sees
-    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same)."""
+    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same).
+    """
     import os
     import pickle
     import subprocess
@@ -266,8 +274,10 @@ def _rerun_main() -> None:  # pragma: no cover -- runs in the second process of 
 
 def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun: bool = True,
                 scales=SCALES, overrides: dict | None = None) -> Conformance:
-    """Check that a claim's verification conforms: it evaluates, can fail, is reproducible
-    and states its Monte Carlo error rate.
+    """Check that a claim's verification conforms.
+
+    It evaluates, can fail (every reading is violated once the bounds are tightened enough),
+    is reproducible, and states its Monte Carlo error rate.
 
     Parameters
     ----------

@@ -1,0 +1,140 @@
+"""Registry.scoped and Registry.unregister remove everything a registration added.
+
+A claim registered in a ``with Registry.scoped()`` block (its verification, search space,
+formula, proof steps and memoised bound values) is gone after the block, an entry the block
+replaced is back, and a module the block included declares its steps again when included
+again.  ``unregister(id)`` removes one claim's entries and leaves the others.
+"""
+
+import sys
+import textwrap
+
+import pytest
+
+
+def square(x):
+    """x^2, exactly (module level: a verification may pickle it)."""
+    return x * x, 0.0
+
+
+def _quick(claim_id):
+    from verify.quick import QuickClaim
+
+    return QuickClaim(claim_id, bound="x**2", quantity=square, relation="=",
+                      domain={"x": (0.0, 2.0)})
+
+
+def _tables():
+    import bounds
+    from verify import registry, spaces
+    from verify.audit.engine import STEPS
+
+    return {"claims": registry.REGISTRY, "spaces": spaces.SPECS, "steps": STEPS,
+            "formulas": bounds._ADDED}
+
+
+def _ids(tables):
+    return {name: set(d) for name, d in tables.items()}
+
+
+def test_a_scoped_claim_is_gone_after_the_block():
+    import bounds
+    import verify
+    from verify.registry import Registry, bound_value
+
+    before = _ids(_tables())
+    with Registry.scoped() as reg:
+        _quick("api_scoped_square").register(reg)
+        assert "api_scoped_square" in verify.claims()
+        assert "api_scoped_square" in _tables()["spaces"]
+        assert bound_value("api_scoped_square", "square", "stated", x=1.5) == 2.25
+        assert bounds.get("api_scoped_square").id == "api_scoped_square"
+    assert _ids(_tables()) == before
+    assert "api_scoped_square" not in verify.claims()
+    with pytest.raises(bounds.UnknownClaim):
+        bounds.get("api_scoped_square")
+    from verify.registry import _BOUND_VALUES
+
+    assert not [k for k in _BOUND_VALUES if k[0] == "api_scoped_square"]
+
+
+def test_a_replaced_entry_is_put_back():
+    import bounds
+    from verify.registry import Registry
+
+    original = bounds.get("theorem3")
+    with Registry.scoped() as reg:
+        reg.add_builder("theorem3", lambda: _quick("theorem3").formula())
+        assert bounds.get("theorem3") is not original
+        assert bounds.get("theorem3").quantities[0].name == "square"
+    assert "theorem3" not in bounds._ADDED
+    assert bounds.get("theorem3").title == original.title
+    assert bounds.get("theorem3").quantities[0].name == original.quantities[0].name
+
+
+def test_an_error_in_the_block_still_removes_its_claims():
+    import verify
+    from verify.registry import Registry
+
+    with pytest.raises(RuntimeError):
+        with Registry.scoped() as reg:
+            _quick("api_scoped_error").register(reg)
+            raise RuntimeError("in the block")
+    assert "api_scoped_error" not in verify.claims()
+
+
+def test_included_steps_are_removed_and_declared_again(tmp_path, monkeypatch):
+    from verify.audit.engine import STEPS
+    from verify.registry import Registry
+
+    pkg = tmp_path / "api_scoped_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "proofs.py").write_text(textwrap.dedent('''
+        from verify.audit.engine import step, unchecked
+        from verify.spaces import spec
+
+        step("api_scoped.1", claim="api_scoped_square", seed="001", location="Eq. (1)",
+             relation="=", lhs="x^2", rhs="x x", justification="definition",
+             check=unchecked("a test step"))
+
+        @spec("api_scoped_square", "nothing")
+        def space():
+            return None, None
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for _ in range(2):  # the second time the module is imported afresh and declares its step again
+        with Registry.scoped() as reg:
+            _quick("api_scoped_square").register(reg)
+            reg.include("api_scoped_pkg.proofs")
+            assert STEPS["api_scoped.1"].claim == "api_scoped_square"
+        assert "api_scoped.1" not in STEPS
+        assert "api_scoped_pkg.proofs" not in sys.modules
+
+
+def test_a_module_imported_before_the_block_stays_imported():
+    import verify.formatting  # noqa: F401
+    from verify.registry import Registry
+
+    with Registry.scoped() as reg:
+        reg.include("verify.formatting")
+    assert "verify.formatting" in sys.modules
+
+
+def test_unregister_removes_one_claim_and_leaves_the_others():
+    import bounds
+    import verify
+    from verify.registry import Registry
+
+    with Registry.scoped() as reg:
+        _quick("api_unregister_a").register(reg)
+        _quick("api_unregister_b").register(reg)
+        reg.unregister("api_unregister_a")
+        tables = _tables()
+        assert all("api_unregister_a" not in tables[t] for t in ("claims", "spaces", "formulas"))
+        with pytest.raises(bounds.UnknownClaim):
+            bounds.get("api_unregister_a")
+        assert "api_unregister_b" in verify.claims()
+        assert bounds.get("api_unregister_b").id == "api_unregister_b"
+        reg.unregister("no_such_claim")  # ignored
+    assert "api_unregister_b" not in verify.claims()
