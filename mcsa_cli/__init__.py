@@ -14,6 +14,13 @@ command line can use it.
   argv shows the traceback instead); Ctrl-C exits 130.
 * :func:`dumps` -- strict RFC 8259 JSON (NaN -> null, +/-inf -> "inf"/"-inf"; numpy and
   mpmath numbers converted; values outside the double range as decimal strings).
+* :mod:`mcsa_cli.jsonio` -- the one strict-JSON encoder (:func:`dumps`, :func:`jsonable`,
+  :func:`untag`, :func:`loads_strict`); :mod:`mcsa_cli.store` -- the one content-addressed
+  store of every cache (:class:`~mcsa_cli.store.Store`, :func:`~mcsa_cli.store.files_digest`);
+  :mod:`mcsa_cli.pool` -- the one local process pool (:func:`~mcsa_cli.pool.local_pool`:
+  spawned workers that leave Ctrl-C to the parent, stopped at once on an interruption).
+* :func:`number_text` -- a number with its special values spelled as the caller says;
+  :func:`md_cell` -- one Markdown table cell; :func:`lazy_command`, :func:`list_arguments`.
 * :func:`table` -- a plain-text table laid out by rich that fits the terminal (cells wrap
   at spaces, no word is split; columns that do not fit are left out and named; a cell cut
   short ends in a visible marker); :func:`add_wide` adds ``--wide`` (everything, unwrapped);
@@ -40,11 +47,9 @@ from __future__ import annotations
 import argparse
 import codecs
 import contextlib
-import dataclasses
 import decimal
 import errno
 import io
-import json
 import math
 import os
 import re
@@ -55,6 +60,9 @@ import textwrap
 import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+
+# re-exported: the one strict-JSON encoder
+from .jsonio import DOUBLE_MAX, _int_e, dumps, jsonable, loads_strict, untag  # noqa: F401
 
 OK, VIOLATED, BAD_INPUT, INCONCLUSIVE, DEPENDS_ON_READING, DIVERGED = 0, 1, 2, 3, 4, 5
 INTERNAL_ERROR, INTERRUPTED = 70, 130
@@ -75,9 +83,6 @@ class OutputError(OSError):
 EXIT_HELP = ("exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
              "3 inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error "
              "(rerun with --debug for the traceback), 130 interrupted.")
-
-#: the largest finite double
-DOUBLE_MAX = sys.float_info.max
 
 
 class UsageError(Exception):
@@ -204,12 +209,6 @@ def numbers(flag: str, text, *, max_items: int | None = None, **kw) -> list:
             raise UsageError(f"{flag}: empty item in {str(text)!r} (a comma-separated list of numbers)")
         out.append(number(flag, item, **kw))
     return out
-
-
-def _int_e(x: int) -> str:
-    """An int in exponent notation with every significant digit: 10**400 -> '1e+400'."""
-    d = decimal.Context(prec=len(str(abs(x))) + 1).normalize(decimal.Decimal(x))
-    return format(d, "e")
 
 
 def show_exact(x) -> str:
@@ -415,107 +414,6 @@ def atomic_write(path, data: str | bytes) -> None:
         if isinstance(e, OSError) and not isinstance(e, OutputError) and e.errno in _WRITE_ERRNOS:
             raise OutputError(path, e) from e
         raise
-
-
-# ----------------------------------------------------------------------------- JSON
-def _num(x):
-    """A float or int for JSON: NaN -> None, +/-inf -> "inf"/"-inf"."""
-    if isinstance(x, bool) or isinstance(x, int):
-        return x
-    x = float(x)
-    if math.isnan(x):
-        return None
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
-
-
-def _mp(x):
-    """An mpmath number: a float when it is a double, else a decimal string."""
-    import mpmath
-
-    if isinstance(x, mpmath.mpc):
-        return {"re": _mp(x.real), "im": _mp(x.imag)}
-    if mpmath.isnan(x):
-        return None
-    if mpmath.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    f = float(x)
-    if math.isinf(f) or (f == 0 and x != 0):
-        return mpmath.nstr(x, 15, min_fixed=1, max_fixed=0)
-    return f
-
-
-def _decimal(x: decimal.Decimal):
-    if x.is_nan():
-        return None
-    if x.is_infinite():
-        return "inf" if x > 0 else "-inf"
-    f = float(x)
-    if math.isinf(f) or (f == 0 and x != 0):
-        return str(x)
-    return f
-
-
-def jsonable(obj):
-    """``obj`` with every value made strict-JSON-able (see :func:`dumps`)."""
-    if obj is None or isinstance(obj, (str, bool)):
-        return obj
-    if isinstance(obj, int):
-        return obj if abs(obj) <= DOUBLE_MAX else _int_e(obj)
-    if isinstance(obj, float):
-        return _num(obj)
-    if isinstance(obj, dict):
-        return {(k if isinstance(k, str) else str(jsonable(k))): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (set, frozenset)):
-        return [jsonable(v) for v in sorted(obj, key=str)]
-    if isinstance(obj, decimal.Decimal):
-        return _decimal(obj)
-    mod = type(obj).__module__ or ""
-    if mod.startswith("mpmath"):
-        return _mp(obj)
-    if mod == "numpy" or mod.startswith("numpy."):
-        if hasattr(obj, "dtype") and getattr(obj.dtype, "kind", "") == "c":
-            return jsonable({"re": obj.real.tolist(), "im": obj.imag.tolist()})
-        if hasattr(obj, "tolist"):
-            return jsonable(obj.tolist())
-    if mod.startswith("sympy"):
-        try:
-            if obj.is_Number:
-                import mpmath
-
-                return _mp(mpmath.mpf(obj.evalf(30)))
-        except (AttributeError, TypeError, ValueError):
-            pass
-        return str(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return jsonable(dataclasses.asdict(obj))
-    if hasattr(obj, "__fspath__"):
-        return str(obj)
-    from fractions import Fraction
-
-    if isinstance(obj, Fraction):
-        return _num(obj)
-    raise TypeError(f"cannot encode {type(obj).__name__} as JSON")
-
-
-def dumps(obj, **kw) -> str:
-    """Strict RFC 8259 JSON: NaN -> null, +inf -> "inf", -inf -> "-inf"; numpy scalars and
-    arrays, mpmath and sympy numbers and Decimals converted (outside the double range: a
-    decimal string such as ``"7.35758882342885e-12000000000001"``)."""
-    kw.setdefault("allow_nan", False)
-    return json.dumps(jsonable(obj), **kw)
-
-
-def _refuse(name):
-    raise ValueError(f"non-standard JSON constant {name}")
-
-
-def loads_strict(text: str):
-    """Parse JSON, refusing NaN / Infinity (what a strict parser does)."""
-    return json.loads(text, parse_constant=_refuse)
 
 
 # ----------------------------------------------------------------------------- terminal text
@@ -740,6 +638,57 @@ def show_param(x, max_chars: int = 24, digits: int = 6) -> str:
 # ----------------------------------------------------------------------------- tables
 def cell(x) -> str:
     return "—" if x is None else str(x)
+
+
+def number_text(x, spec: str = ".6g", *, none: str = "—", nan: str = "nan", inf: str = "inf") -> str:
+    """A number formatted with ``spec``, its special values spelled as the caller says.
+
+    Parameters
+    ----------
+    x : object
+        A number (anything :class:`float` takes), or None.
+    spec : str
+        The :func:`format` spec of a finite value (``".4g"``: 4 significant digits).
+    none : str
+        The text of None.
+    nan : str
+        The text of NaN.
+    inf : str
+        The text of +infinity; -infinity is ``"-" + inf``.
+
+    Returns
+    -------
+    str
+        The text; a value :class:`float` does not take is shown as ``str(x)``.
+    """
+    if x is None:
+        return none
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(f):
+        return nan
+    if math.isinf(f):
+        return inf if f > 0 else "-" + inf
+    return format(f, spec)
+
+
+def md_cell(text) -> str:
+    """One Markdown table cell: on one line, every '|' escaped.
+
+    Parameters
+    ----------
+    text : object
+        The cell's content (``str()`` of it), which may hold newlines and pipes (a lone one
+        too, as in 'E[. | F]').
+
+    Returns
+    -------
+    str
+        The text with newlines as spaces and ``|`` as ``\\|``, so that it cannot end the cell.
+    """
+    return str(text).replace("\n", " ").replace("|", "\\|")
 
 
 _WHITESPACE = str.maketrans({c: " " for c in "\t\n\x0b\x0c\r"})
@@ -973,6 +922,53 @@ def progress(iterable=None, *, total=None, desc: str | None = None, enabled: boo
     if desc is not None:
         kw["desc"] = desc
     return _Progress(iterable, on, kw)
+
+
+def lazy_command(module: str, name: str) -> Callable[[list[str]], int]:
+    """A command for :func:`run` that imports its module only when it is called.
+
+    Parameters
+    ----------
+    module : str
+        The absolute module name (``"verify.audit"``).
+    name : str
+        The command function in it, called with the rest of argv.
+
+    Returns
+    -------
+    callable
+        ``command(argv) -> int``.
+    """
+    def command(argv):
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(argv)
+
+    command.__name__ = command.__qualname__ = name
+    return command
+
+
+def list_arguments(prog: str, description: str, argv, epilog: str | None = None) -> argparse.Namespace:
+    """The parsed arguments of a ``list`` command: ``--json`` (a JSON array) and ``--wide``.
+
+    Parameters
+    ----------
+    prog : str
+        The command as the user types it (``"python -m verify list"``).
+    description, epilog : str
+        The help text above and below the flags.
+    argv : list of str
+        The command's arguments.
+
+    Returns
+    -------
+    argparse.Namespace
+        ``json`` and ``wide``; bad input raises :class:`UsageError`.
+    """
+    ap = Parser(prog=prog, description=description, epilog=epilog)
+    ap.add_argument("--json", action="store_true", help="print a JSON array")
+    add_wide(ap)
+    return ap.parse_args(argv)
 
 
 def _isatty(stream) -> bool:
