@@ -84,8 +84,8 @@ def records() -> dict:
 
 # ----------------------------------------------------------------------------- list / show
 def cmd_list(argv):
-    a = list_arguments(f"{PROG} list", "One row per claim: id, source, assumptions, quantities.", argv,
-                       EXIT_TEXT)
+    a = list_arguments(f"{PROG} list", "One row per claim: id, source, assumptions, quantities.",
+                       argv, EXIT_TEXT)
     recs = list(records().values())
     keys = ("id", "title", "source", "kind", "assumptions", "quantities", "params")
     if a.json:

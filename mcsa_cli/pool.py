@@ -24,8 +24,8 @@ import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["BrokenProcessPool", "blas_env", "can_spawn", "local_pool", "sigint_deferred", "stop_pool",
-           "unordered", "worker_init"]
+__all__ = ["BrokenProcessPool", "blas_env", "can_spawn", "local_pool", "sigint_deferred",
+           "stop_pool", "unordered", "worker_init"]
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ other code is never read: a changed digest is a different key.
 
 An entry is the file ``DIR/<key>.json``: a first line holding the SHA-256 of the rest, then
 strict JSON ``{"key": key, "format": format, "result": payload}`` (a non-finite float is
-refused: :func:`mcsa_cli.jsonio.dumps` with ``nonfinite="refuse"``).  It is written
+refused: :func:`mcsa_cli.dumps` with ``nonfinite="refuse"``).  It is written
 atomically (:func:`mcsa_cli.atomic_write`), so a reader sees a whole entry or none; an
 entry whose checksum, key or format does not match reads as missing (it is recomputed and
 overwritten), never as data.
@@ -19,7 +19,7 @@ import hashlib
 import os
 from collections.abc import Iterable
 
-from .jsonio import dumps, loads_strict
+from . import atomic_write, dumps, loads_strict
 
 
 def digest(data: str | bytes) -> str:
@@ -77,7 +77,7 @@ class Store:
         self.format = format
 
     def path(self, key: str) -> str:
-        """The file of ``key``: ``DIR/<key>.json`` (``key``: letters, digits, ``-``, ``_``, ``.``)."""
+        """The file of ``key``: ``DIR/<key>.json`` (``key``: letters, digits, -, _ and .)."""
         return os.path.join(self.directory, key + ".json")
 
     def get(self, key: str):
@@ -113,7 +113,7 @@ class Store:
         ----------
         key : str
         payload : object
-            Strict-JSON-able data (:func:`mcsa_cli.jsonio.jsonable`); a NaN or infinity in it
+            Strict-JSON-able data (:func:`mcsa_cli.jsonable`); a NaN or infinity in it
             is refused (:class:`ValueError`): tag them first (``nonfinite="tag"``).
 
         Returns
@@ -121,9 +121,8 @@ class Store:
         str
             The entry's file.
         """
-        from . import atomic_write
-
-        body = dumps({"key": key, "format": self.format, "result": payload}, nonfinite="refuse").encode()
+        entry = {"key": key, "format": self.format, "result": payload}
+        body = dumps(entry, nonfinite="refuse").encode()
         os.makedirs(self.directory, exist_ok=True)
         path = self.path(key)
         atomic_write(path, digest(body).encode() + b"\n" + body)

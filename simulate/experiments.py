@@ -315,7 +315,7 @@ def _cell_fn(figure):
 
 
 def _json_safe(rows):
-    """A cell's rows as a cache payload: non-finite floats tagged (:func:`mcsa_cli.untag` reads them)."""
+    """A cell's rows as a cache payload: non-finite floats tagged (:func:`mcsa_cli.untag`)."""
     return jsonable(rows, nonfinite="tag")
 
 

@@ -146,7 +146,8 @@ def code_digest() -> str:
     import scipy
 
     here = Path(__file__).resolve().parent
-    return files_digest(here.glob("*.py"), extra=f"numpy {np.__version__} scipy {scipy.__version__}")
+    versions = f"numpy {np.__version__} scipy {scipy.__version__}"
+    return files_digest(here.glob("*.py"), extra=versions)
 
 
 def _package_version() -> str:
@@ -205,7 +206,8 @@ class Cell:
 
     def key(self, version: str | None = None) -> str:
         """Cache key: the parameters, the package version and the cache format."""
-        return digest(self._canonical(sorted(self.params())) + f"|{version or _version()}|{CACHE_FORMAT}")
+        text = self._canonical(sorted(self.params()))
+        return digest(f"{text}|{version or _version()}|{CACHE_FORMAT}")
 
 
 def _ops_per_iter(cell: Cell) -> float:

@@ -29,7 +29,6 @@ from mcsa_cli import (
     add_wide,
     atomic_write,
     dumps,
-    lazy_command,
     list_arguments,
     number,
     numbers,
@@ -145,8 +144,8 @@ def _print(text: str = "") -> None:
 
 # ----------------------------------------------------------------------------- list
 def cmd_list(argv):
-    a = list_arguments(f"{PROG} list", "Coverage table generated from the registry: one row per claim.",
-                       argv, EXIT_TEXT)
+    a = list_arguments(f"{PROG} list",
+                       "Coverage table generated from the registry: one row per claim.", argv, EXIT_TEXT)
     import bounds
     from bounds.cli import records
 
@@ -683,10 +682,23 @@ prints the package version.
 """  # noqa: E501
 
 
-#: the commands whose modules are imported only when they run
-_LAZY = {"search": ("verify.search", "cmd_search"), "audit": ("verify.audit", "cmd_audit"),
-         "report": ("verify.report", "cmd_report"), "coverage": ("verify.coverage", "cmd_coverage"),
-         "certificate": ("verify.certify", "main"), "draw": ("verify.draw", "cmd_draw")}
+def _lazy(name: str):
+    """The command ``name``, its module imported only when it runs (they load SciPy, Jinja2)."""
+    def command(argv):
+        if name == "search":
+            from .search import cmd_search as cmd
+        elif name == "audit":
+            from .audit import cmd_audit as cmd
+        elif name == "report":
+            from .report import cmd_report as cmd
+        elif name == "coverage":
+            from .coverage import cmd_coverage as cmd
+        elif name == "certificate":
+            from .certify import main as cmd
+        else:
+            from .draw import cmd_draw as cmd
+        return cmd(argv)
+    return command
 
 
 def main(argv=None) -> int:
@@ -702,5 +714,6 @@ def main(argv=None) -> int:
     int
         The exit status (:data:`mcsa_cli.EXIT_HELP`).
     """
-    lazy = {name: lazy_command(*where) for name, where in _LAZY.items()}
+    lazy = {name: _lazy(name)
+            for name in ("search", "audit", "report", "coverage", "certificate", "draw")}
     return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, **lazy}, cmd_claim)

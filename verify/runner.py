@@ -100,6 +100,9 @@ def _tag(x):
     return jsonable(x, nonfinite="tag")
 
 
+_untag = untag  # (tests/test_runner.py reads a payload back with it)
+
+
 def _float(x):
     return None if x is None else float(untag(x))
 
@@ -145,7 +148,8 @@ def decode(payload: dict):
         checks = CheckList(checks)
         checks.rows, checks.figure = untag(payload["rows"]), payload.get("figure", "")
     rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
-                 dict(untag(payload.get("extra") or {})), tuple(v.readings), audit_statements(payload["claim"]))
+                 dict(untag(payload.get("extra") or {})), tuple(v.readings),
+                 audit_statements(payload["claim"]))
     rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
     rep.cached = False
     return rep

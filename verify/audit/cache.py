@@ -178,9 +178,9 @@ def step_digest(step) -> str:
     if mod:
         roots.add(mod.split(".")[0])
     parts = [engine_digest(),
-             dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs, step.rhs,
-                         step.justification, list(step.depends), step.statement, step.reading, step.search_examples,
-                         step.search_budget])]
+             dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs,
+                    step.rhs, step.justification, list(step.depends), step.statement, step.reading,
+                    step.search_examples, step.search_budget])]
     seen: set = set()
     _walk(step.check, roots, seen, parts)
     if step.corrected is not None:
