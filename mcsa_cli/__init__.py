@@ -424,6 +424,8 @@ DOUBLE_MAX = sys.float_info.max
 #: the ways :func:`jsonable` writes a non-finite float
 NONFINITE = ("null", "tag", "refuse")
 _TAG = "__float__"
+#: the floats of the tags (math.nan itself: a row read back compares equal to one that holds it)
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 def _int_e(x: int) -> str:
@@ -563,7 +565,7 @@ def untag(obj):
     """
     if isinstance(obj, dict):
         if set(obj) == {_TAG}:
-            return float(obj[_TAG])
+            return _SPECIAL[obj[_TAG]]
         return {k: untag(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [untag(v) for v in obj]
