@@ -326,7 +326,19 @@ def _figure_task(args: list, progress=None) -> list:
 
 def cell_key(figure: str, st, cell: tuple) -> str:
     """Cache key (and file name) of one figure cell: the figure, the cell, and SHA-256 of the
-    settings, the cell, the package version and the cache format."""
+    settings, the cell, the simulators' code digest and the cache format.
+
+    Parameters
+    ----------
+    figure : {"figure1", "figure2"}
+    st : Figure1Settings or Figure2Settings
+    cell : tuple
+        ``(scheme, N)`` or ``(scheme, optimizer)``.
+
+    Returns
+    -------
+    str
+    """
     from .sweep import CACHE_FORMAT, _version
 
     text = dumps({"figure": figure, "settings": asdict(st), "cell": list(cell)}, sort_keys=True)

@@ -595,7 +595,18 @@ class SweepResult:
 
     def write_csv(self, path: str) -> tuple[str, str]:
         """Write the table as CSV and the metadata next to it (same name, ``.json``);
-        both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``."""
+        both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``.
+
+        Parameters
+        ----------
+        path : str
+            The CSV file.
+
+        Returns
+        -------
+        tuple of str
+            The CSV and the metadata (strict JSON; a NaN in it is refused) files.
+        """
         import csv
         import io
 

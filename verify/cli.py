@@ -91,6 +91,7 @@ def _index_path():
 
 
 def write_cli_index() -> None:
+    """Write verify/data/cli_index.json (strict JSON, atomically) from the registry now."""
     atomic_write(_index_path(), dumps(cli_index(), indent=1) + "\n")
 
 

@@ -152,7 +152,13 @@ SHOT_SIZE = (1280, 1150)
 
 
 def verdicts_digest() -> str:
-    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot of the report shows."""
+    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot shows.
+
+    Returns
+    -------
+    str
+        64 hex digits (:func:`mcsa_cli.store.digest`).
+    """
     from mcsa_cli.store import digest
 
     from .resources import read_bytes

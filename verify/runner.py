@@ -57,7 +57,19 @@ def _machinery_digest() -> str:
 
 @functools.lru_cache(maxsize=None)
 def code_digest(claim: str) -> str:
-    """Digest of the code ``claim``'s result depends on (see the module docstring)."""
+    """Digest of the code ``claim``'s result depends on (see the module docstring).
+
+    Parameters
+    ----------
+    claim : str
+        A registered claim id.
+
+    Returns
+    -------
+    str
+        64 hex digits (:func:`mcsa_cli.store.files_digest` of the claim's package, after
+        the machinery and the library versions).
+    """
     from .registry import verifications
 
     v = verifications()[claim]
@@ -108,7 +120,18 @@ def _float(x):
 
 
 def encode(rep) -> dict:
-    """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
+    """A Report as a strict-JSON payload.
+
+    Parameters
+    ----------
+    rep : verify.outcome.Report
+
+    Returns
+    -------
+    dict
+        Floats exact; every NaN and infinity tagged ``{"__float__": ...}`` (read back by
+        :func:`decode`).
+    """
     from .model import params_json
 
     checks = []
@@ -127,7 +150,18 @@ def encode(rep) -> dict:
 
 
 def decode(payload: dict):
-    """The Report of a payload, its readings and audit statements from the registry."""
+    """The Report of a payload, its readings and audit statements from the registry.
+
+    Parameters
+    ----------
+    payload : dict
+        What :func:`encode` gave.
+
+    Returns
+    -------
+    verify.outcome.Report or None
+        None for a payload of another :data:`FORMAT`.
+    """
     from .docio import audit_statements
     from .model import CheckResult
     from .outcome import Report

@@ -42,9 +42,24 @@ def _compute(ids: list[str]) -> dict:
 def ensure(claim: str | None = None, workers: int | None = None, progress: bool = True) -> int:
     """Make every step of ``claim`` (or of every claim), and every step they depend on, have
     an outcome: read from the cache where the stored digest matches, else computed -- on
-    ``workers`` processes (default: the CPUs) when more than one step is missing.  The
-    outcomes do not depend on ``workers`` (each search is seeded by its step id).
-    Returns the number of steps computed."""
+    ``workers`` processes (:func:`mcsa_cli.pool.local_pool`) when more than one step is
+    missing.  The outcomes do not depend on ``workers`` (each search is seeded by its step id).
+
+    Parameters
+    ----------
+    claim : str, optional
+        One claim (default: every claim).
+    workers : int, optional
+        Local processes (default: the CPUs, at most the steps missing); where workers cannot
+        start, the steps are computed in this process.
+    progress : bool
+        A progress bar on stderr.
+
+    Returns
+    -------
+    int
+        The number of steps computed.
+    """
     import os
 
     from mcsa_cli.pool import can_spawn

@@ -172,7 +172,17 @@ def engine_digest() -> str:
 
 
 def step_digest(step) -> str:
-    """The digest of the code ``step``'s outcome depends on (see the module docstring)."""
+    """The digest of the code ``step``'s outcome depends on (see the module docstring).
+
+    Parameters
+    ----------
+    step : verify.audit.engine.Step
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     roots = set(_OWN)
     mod = getattr(step.check, "__module__", None)
     if mod:
