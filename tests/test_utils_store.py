@@ -1,5 +1,6 @@
-"""The one strict-JSON encoder (mcsa_cli.jsonable, dumps) and the one content-addressed store of every
-cache (mcsa_cli.store): strict output, exact round trips, corrupt entries read as missing."""
+"""The one strict-JSON encoder (mcsa_cli.jsonable, dumps) and the one content-addressed store
+of every cache (mcsa_cli.store): strict output, exact round trips, corrupt entries read as
+missing."""
 
 import hashlib
 import json
@@ -15,8 +16,9 @@ from mcsa_cli.store import Store, digest, files_digest
 
 # ----------------------------------------------------------------------------- JSON
 def test_dumps_of_plain_finite_data_is_json_dumps_byte_for_byte():
-    data = {"key": "ab12", "format": 1, "result": {"x": [0.1, 1e-300, -2.5, 3], "s": "≤ χ²", "t": True,
-                                                     "n": None, "nested": [[1, 2], {"a": 0.30000000000000004}]}}
+    result = {"x": [0.1, 1e-300, -2.5, 3], "s": "≤ χ²", "t": True, "n": None,
+              "nested": [[1, 2], {"a": 0.30000000000000004}]}
+    data = {"key": "ab12", "format": 1, "result": result}
     assert dumps(data) == json.dumps(data, allow_nan=False)
     assert dumps(data, indent=1, sort_keys=True) == json.dumps(data, indent=1, sort_keys=True)
 
@@ -27,7 +29,8 @@ def test_nonfinite_null_tag_and_refuse():
     tagged = dumps(x, nonfinite="tag")
     assert "NaN" not in tagged and "Infinity" not in tagged
     back = untag(loads_strict(tagged))
-    assert math.isnan(back[0]) and back[1] == math.inf and back[2] == -math.inf and math.isnan(back[3])
+    assert math.isnan(back[0]) and math.isnan(back[3])
+    assert back[1] == math.inf and back[2] == -math.inf
     assert back[4] == [1.0, math.inf]
     for bad in (math.nan, {"a": [1.0, -math.inf]}, np.array([np.nan])):
         with pytest.raises(ValueError, match="non-finite"):
@@ -104,4 +107,5 @@ def test_sweep_cache_goes_through_the_store(tmp_path):
     from simulate.sweep import CACHE_FORMAT, cache_read, cache_store
 
     cache_store(str(tmp_path), "kk", {"r": [1.0, None]})
-    assert Store(tmp_path, CACHE_FORMAT).get("kk") == {"r": [1.0, None]} == cache_read(str(tmp_path), "kk")
+    assert Store(tmp_path, CACHE_FORMAT).get("kk") == {"r": [1.0, None]}
+    assert cache_read(str(tmp_path), "kk") == {"r": [1.0, None]}
