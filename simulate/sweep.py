@@ -758,7 +758,28 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
     (an exception from it stops the run; finished tasks stay cached).  ``progress``: True
     for a tqdm bar on stderr (``desc``, ``unit``), a callable ``f(done, total)``, or None.
 
-    Returns ``(results, n_cached)``, results in the order of ``tasks``.
+    Local processes are :func:`mcsa_cli.pool.local_pool`'s, the cache is a
+    :class:`mcsa_cli.store.Store`.
+
+    Parameters
+    ----------
+    tasks : list
+        One picklable argument per task.
+    fn : callable
+        ``fn(list of task arguments) -> list of payloads``, top-level and picklable.
+    keys : list of str
+        One cache key per task.
+    cache : path-like, optional
+        The cache directory.
+    workers, scheduler, executor, threads
+        Where the tasks run (see above).
+    decode, encode, load, on_result, group, inline, cached_only, progress, desc, unit
+        See above.
+
+    Returns
+    -------
+    tuple
+        ``(results, n_cached)``, results in the order of ``tasks``.
     """
     check_workers(workers)
     decode = decode or (lambda p: p)
