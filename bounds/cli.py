@@ -20,6 +20,7 @@ from mcsa_cli import (
     UsageError,
     add_wide,
     dumps,
+    list_arguments,
     numbers,
     run,
     short,
@@ -83,11 +84,8 @@ def records() -> dict:
 
 # ----------------------------------------------------------------------------- list / show
 def cmd_list(argv):
-    ap = _Parser(prog=f"{PROG} list", description="One row per claim: id, source, assumptions, quantities.",
-                 epilog=EXIT_TEXT)
-    ap.add_argument("--json", action="store_true", help="print a JSON array")
-    add_wide(ap)
-    a = ap.parse_args(argv)
+    a = list_arguments(f"{PROG} list", "One row per claim: id, source, assumptions, quantities.",
+                       argv, EXIT_TEXT)
     recs = list(records().values())
     keys = ("id", "title", "source", "kind", "assumptions", "quantities", "params")
     if a.json:

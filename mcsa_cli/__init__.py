@@ -14,6 +14,16 @@ command line can use it.
   argv shows the traceback instead); Ctrl-C exits 130.
 * :func:`dumps` -- strict RFC 8259 JSON (NaN -> null, +/-inf -> "inf"/"-inf"; numpy and
   mpmath numbers converted; values outside the double range as decimal strings).
+* :func:`jsonable` -- the one strict-JSON encoder behind :func:`dumps`: a NaN or infinity
+  is written as null/"inf" (``nonfinite="null"``), tagged ``{"__float__": "nan"}`` for a
+  cache that must give it back (``"tag"``, read back by :func:`untag`), or refused
+  (``"refuse"``); :func:`loads_strict` parses refusing NaN.
+* :mod:`mcsa_cli.store` -- the one content-addressed
+  store of every cache (:class:`~mcsa_cli.store.Store`, :func:`~mcsa_cli.store.files_digest`);
+  :mod:`mcsa_cli.pool` -- the one local process pool (:func:`~mcsa_cli.pool.local_pool`:
+  spawned workers that leave Ctrl-C to the parent, stopped at once on an interruption).
+* :func:`number_text` -- a number with its special values spelled as the caller says;
+  :func:`md_cell` -- one Markdown table cell; :func:`list_arguments` -- a ``list`` command's flags.
 * :func:`table` -- a plain-text table laid out by rich that fits the terminal (cells wrap
   at spaces, no word is split; columns that do not fit are left out and named; a cell cut
   short ends in a visible marker); :func:`add_wide` adds ``--wide`` (everything, unwrapped);
@@ -75,9 +85,6 @@ class OutputError(OSError):
 EXIT_HELP = ("exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
              "3 inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error "
              "(rerun with --debug for the traceback), 130 interrupted.")
-
-#: the largest finite double
-DOUBLE_MAX = sys.float_info.max
 
 
 class UsageError(Exception):
@@ -204,12 +211,6 @@ def numbers(flag: str, text, *, max_items: int | None = None, **kw) -> list:
             raise UsageError(f"{flag}: empty item in {str(text)!r} (a comma-separated list of numbers)")
         out.append(number(flag, item, **kw))
     return out
-
-
-def _int_e(x: int) -> str:
-    """An int in exponent notation with every significant digit: 10**400 -> '1e+400'."""
-    d = decimal.Context(prec=len(str(abs(x))) + 1).normalize(decimal.Decimal(x))
-    return format(d, "e")
 
 
 def show_exact(x) -> str:
@@ -418,103 +419,200 @@ def atomic_write(path, data: str | bytes) -> None:
 
 
 # ----------------------------------------------------------------------------- JSON
-def _num(x):
-    """A float or int for JSON: NaN -> None, +/-inf -> "inf"/"-inf"."""
+# the one strict-JSON encoder (RFC 8259: no NaN, no Infinity)
+DOUBLE_MAX = sys.float_info.max
+#: the ways :func:`jsonable` writes a non-finite float
+NONFINITE = ("null", "tag", "refuse")
+_TAG = "__float__"
+#: the floats of the tags (math.nan itself: a row read back compares equal to one that holds it)
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _int_e(x: int) -> str:
+    """An int in exponent notation with every significant digit: 10**400 -> '1e+400'."""
+    d = decimal.Context(prec=len(str(abs(x))) + 1).normalize(decimal.Decimal(x))
+    return format(d, "e")
+
+
+def _special(name: str, nonfinite: str):
+    """The JSON value of a non-finite number ``name`` ("nan", "inf", "-inf")."""
+    if nonfinite == "tag":
+        return {_TAG: name}
+    if nonfinite == "refuse":
+        raise ValueError(f"non-finite number {name} in strict JSON")
+    return None if name == "nan" else name
+
+
+def _num(x, nonfinite: str = "null"):
+    """A float or int for JSON; a non-finite one as ``nonfinite`` says (:func:`jsonable`)."""
     if isinstance(x, bool) or isinstance(x, int):
         return x
     x = float(x)
     if math.isnan(x):
-        return None
+        return _special("nan", nonfinite)
     if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
+        return _special("inf" if x > 0 else "-inf", nonfinite)
     return x
 
 
-def _mp(x):
+def _mp(x, nonfinite: str = "null"):
     """An mpmath number: a float when it is a double, else a decimal string."""
     import mpmath
 
     if isinstance(x, mpmath.mpc):
-        return {"re": _mp(x.real), "im": _mp(x.imag)}
+        return {"re": _mp(x.real, nonfinite), "im": _mp(x.imag, nonfinite)}
     if mpmath.isnan(x):
-        return None
+        return _special("nan", nonfinite)
     if mpmath.isinf(x):
-        return "inf" if x > 0 else "-inf"
+        return _special("inf" if x > 0 else "-inf", nonfinite)
     f = float(x)
     if math.isinf(f) or (f == 0 and x != 0):
         return mpmath.nstr(x, 15, min_fixed=1, max_fixed=0)
     return f
 
 
-def _decimal(x: decimal.Decimal):
+def _decimal(x: decimal.Decimal, nonfinite: str = "null"):
     if x.is_nan():
-        return None
+        return _special("nan", nonfinite)
     if x.is_infinite():
-        return "inf" if x > 0 else "-inf"
+        return _special("inf" if x > 0 else "-inf", nonfinite)
     f = float(x)
     if math.isinf(f) or (f == 0 and x != 0):
         return str(x)
     return f
 
 
-def jsonable(obj):
-    """``obj`` with every value made strict-JSON-able (see :func:`dumps`)."""
+def jsonable(obj, nonfinite: str = "null"):
+    """``obj`` with every value made strict-JSON-able.
+
+    Parameters
+    ----------
+    obj : object
+        Plain data, numpy scalars and arrays, mpmath and sympy numbers, Decimals,
+        Fractions, dataclasses and paths, nested in dicts, lists, tuples and sets.
+    nonfinite : {"null", "tag", "refuse"}
+        A NaN or infinity: ``"null"`` writes NaN as null and +/-inf as ``"inf"``/``"-inf"``;
+        ``"tag"`` writes ``{"__float__": "nan" | "inf" | "-inf"}`` (read back by
+        :func:`untag`); ``"refuse"`` raises :class:`ValueError`.
+
+    Returns
+    -------
+    object
+        Dicts (string keys), lists, strings, finite floats, ints, bools and None. Numbers
+        outside the double range become decimal strings (``"1e+400"``).
+    """
+    if nonfinite not in NONFINITE:
+        raise ValueError(f"nonfinite must be one of {NONFINITE}, got {nonfinite!r}")
+    return _jsonable(obj, nonfinite)
+
+
+def _jsonable(obj, nf: str):
     if obj is None or isinstance(obj, (str, bool)):
         return obj
     if isinstance(obj, int):
         return obj if abs(obj) <= DOUBLE_MAX else _int_e(obj)
     if isinstance(obj, float):
-        return _num(obj)
+        return _num(obj, nf)
     if isinstance(obj, dict):
-        return {(k if isinstance(k, str) else str(jsonable(k))): jsonable(v) for k, v in obj.items()}
+        return {(k if isinstance(k, str) else str(_jsonable(k, nf))): _jsonable(v, nf)
+                for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [_jsonable(v, nf) for v in obj]
     if isinstance(obj, (set, frozenset)):
-        return [jsonable(v) for v in sorted(obj, key=str)]
+        return [_jsonable(v, nf) for v in sorted(obj, key=str)]
     if isinstance(obj, decimal.Decimal):
-        return _decimal(obj)
+        return _decimal(obj, nf)
     mod = type(obj).__module__ or ""
     if mod.startswith("mpmath"):
-        return _mp(obj)
+        return _mp(obj, nf)
     if mod == "numpy" or mod.startswith("numpy."):
         if hasattr(obj, "dtype") and getattr(obj.dtype, "kind", "") == "c":
-            return jsonable({"re": obj.real.tolist(), "im": obj.imag.tolist()})
+            return _jsonable({"re": obj.real.tolist(), "im": obj.imag.tolist()}, nf)
         if hasattr(obj, "tolist"):
-            return jsonable(obj.tolist())
+            return _jsonable(obj.tolist(), nf)
     if mod.startswith("sympy"):
         try:
             if obj.is_Number:
                 import mpmath
 
-                return _mp(mpmath.mpf(obj.evalf(30)))
+                return _mp(mpmath.mpf(obj.evalf(30)), nf)
         except (AttributeError, TypeError, ValueError):
             pass
         return str(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return jsonable(dataclasses.asdict(obj))
+        return _jsonable(dataclasses.asdict(obj), nf)
     if hasattr(obj, "__fspath__"):
         return str(obj)
     from fractions import Fraction
 
     if isinstance(obj, Fraction):
-        return _num(obj)
+        return _num(obj, nf)
     raise TypeError(f"cannot encode {type(obj).__name__} as JSON")
 
 
-def dumps(obj, **kw) -> str:
-    """Strict RFC 8259 JSON: NaN -> null, +inf -> "inf", -inf -> "-inf"; numpy scalars and
-    arrays, mpmath and sympy numbers and Decimals converted (outside the double range: a
-    decimal string such as ``"7.35758882342885e-12000000000001"``)."""
+def untag(obj):
+    """The inverse of ``jsonable(..., nonfinite="tag")`` on parsed JSON.
+
+    Parameters
+    ----------
+    obj : object
+        Parsed JSON data.
+
+    Returns
+    -------
+    object
+        ``obj`` with every ``{"__float__": "nan" | "inf" | "-inf"}`` replaced by that float.
+    """
+    if isinstance(obj, dict):
+        if set(obj) == {_TAG}:
+            return _SPECIAL[obj[_TAG]]
+        return {k: untag(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [untag(v) for v in obj]
+    return obj
+
+
+def dumps(obj, *, nonfinite: str = "null", **kw) -> str:
+    """Strict RFC 8259 JSON text of ``obj``.
+
+    Parameters
+    ----------
+    obj : object
+        Anything :func:`jsonable` takes: numpy scalars and arrays, mpmath and sympy numbers
+        and Decimals are converted (outside the double range: a decimal string such as
+        ``"7.35758882342885e-12000000000001"``).
+    nonfinite : {"null", "tag", "refuse"}
+        What a NaN or infinity becomes (:func:`jsonable`); by default NaN -> null,
+        +inf -> "inf", -inf -> "-inf".
+    **kw
+        Passed to :func:`json.dumps` (``indent``, ``sort_keys``, ``ensure_ascii``, ...).
+
+    Returns
+    -------
+    str
+        The JSON text; never ``NaN`` or ``Infinity``.
+    """
     kw.setdefault("allow_nan", False)
-    return json.dumps(jsonable(obj), **kw)
+    return json.dumps(jsonable(obj, nonfinite), **kw)
 
 
 def _refuse(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
 
-def loads_strict(text: str):
-    """Parse JSON, refusing NaN / Infinity (what a strict parser does)."""
+def loads_strict(text: str | bytes):
+    """Parse JSON, refusing NaN / Infinity (what a strict parser does).
+
+    Parameters
+    ----------
+    text : str or bytes
+        JSON text.
+
+    Returns
+    -------
+    object
+        The parsed value; :class:`ValueError` on invalid JSON or a non-standard constant.
+    """
     return json.loads(text, parse_constant=_refuse)
 
 
@@ -740,6 +838,58 @@ def show_param(x, max_chars: int = 24, digits: int = 6) -> str:
 # ----------------------------------------------------------------------------- tables
 def cell(x) -> str:
     return "—" if x is None else str(x)
+
+
+def number_text(x, spec: str = ".6g", *, none: str = "—", nan: str = "nan",
+                inf: str = "inf") -> str:
+    """A number formatted with ``spec``, its special values spelled as the caller says.
+
+    Parameters
+    ----------
+    x : object
+        A number (anything :class:`float` takes), or None.
+    spec : str
+        The :func:`format` spec of a finite value (``".4g"``: 4 significant digits).
+    none : str
+        The text of None.
+    nan : str
+        The text of NaN.
+    inf : str
+        The text of +infinity; -infinity is ``"-" + inf``.
+
+    Returns
+    -------
+    str
+        The text; a value :class:`float` does not take is shown as ``str(x)``.
+    """
+    if x is None:
+        return none
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(f):
+        return nan
+    if math.isinf(f):
+        return inf if f > 0 else "-" + inf
+    return format(f, spec)
+
+
+def md_cell(text) -> str:
+    """One Markdown table cell: on one line, every '|' escaped.
+
+    Parameters
+    ----------
+    text : object
+        The cell's content (``str()`` of it), which may hold newlines and pipes (a lone one
+        too, as in 'E[. | F]').
+
+    Returns
+    -------
+    str
+        The text with newlines as spaces and ``|`` as ``\\|``, so that it cannot end the cell.
+    """
+    return str(text).replace("\n", " ").replace("|", "\\|")
 
 
 _WHITESPACE = str.maketrans({c: " " for c in "\t\n\x0b\x0c\r"})
@@ -973,6 +1123,30 @@ def progress(iterable=None, *, total=None, desc: str | None = None, enabled: boo
     if desc is not None:
         kw["desc"] = desc
     return _Progress(iterable, on, kw)
+
+
+def list_arguments(prog: str, description: str, argv,
+                   epilog: str | None = None) -> argparse.Namespace:
+    """The parsed arguments of a ``list`` command: ``--json`` (a JSON array) and ``--wide``.
+
+    Parameters
+    ----------
+    prog : str
+        The command as the user types it (``"python -m verify list"``).
+    description, epilog : str
+        The help text above and below the flags.
+    argv : list of str
+        The command's arguments.
+
+    Returns
+    -------
+    argparse.Namespace
+        ``json`` and ``wide``; bad input raises :class:`UsageError`.
+    """
+    ap = Parser(prog=prog, description=description, epilog=epilog)
+    ap.add_argument("--json", action="store_true", help="print a JSON array")
+    add_wide(ap)
+    return ap.parse_args(argv)
 
 
 def _isatty(stream) -> bool:

@@ -131,6 +131,27 @@ def _say(a):
     return say
 
 
+def _json_or_say(a, out):
+    """Under ``--json``: print ``out`` as strict JSON and return None; else the printer of text
+    lines (:func:`_say`).
+
+    Parameters
+    ----------
+    a : argparse.Namespace
+        The parsed flags (``json``, ``wide``).
+    out : dict
+        The command's result.
+
+    Returns
+    -------
+    callable or None
+    """
+    if a.json:
+        print(dumps(out))
+        return None
+    return _say(a)
+
+
 def _only_with(a, name, attr, default, cond, need):
     if getattr(a, attr) is not default and not cond:
         raise UsageError(f"{name}: only used with {need}")
@@ -188,10 +209,9 @@ def cmd_tv(argv):
     out = {"kernel": a.kernel, "dim": a.dim, "proposal_scale": a.proposal_scale, "N": a.N, "start": a.start,
            "steps": a.steps, "k": ks, "tv": tv, "w_star": decimal_w(res.log_w_star), "log_w_star": res.log_w_star,
            "log_w0": res.log_w0, "error_bound": res.error_bound, "method": res.method}
-    if a.json:
-        print(dumps(out))
+    say = _json_or_say(a, out)
+    if say is None:
         return EXIT_OK
-    say = _say(a)
     say(f"TV to pi after k steps: {a.kernel.upper()}{' N=' + str(a.N) if a.N else ''}, pi = N(0, I_{a.dim}), "
         f"q = N(0, {a.proposal_scale:g}^2 I), start {a.start}")
     say(f"w* = {format_w(res.log_w_star)} (log w* = {res.log_w_star:.6g}), log w(start) = {res.log_w0:.6g}; "
@@ -284,10 +304,9 @@ def cmd_moment(argv):
     out = {"scheme": a.scheme, "dim": a.dim, "proposal_scale": a.proposal_scale, "N": a.N, "family": a.family,
            "t_df": (a.t_df or 5.0) if a.family == "student-t" else None, "seed": a.seed, **est.as_dict(),
            "problem": info}
-    if a.json:
-        print(dumps(out))
+    say = _json_or_say(a, out)
+    if say is None:
         return EXIT_OK
-    say = _say(a)
     say(f"{a.scheme}, N = {a.N}, pi = N(0, I_{a.dim}), q = {a.family} scale {a.proposal_scale:g}, "
         f"R = {a.replicates}, seed {clikit.show_param(a.seed)}")
     print(f"E[||g||^2 | F] = {est.second:.6g} +- {est.second_se:.2g} (1 se)")
@@ -381,10 +400,8 @@ def cmd_run(argv):
                            "final": {k: v[k][last] for k in ("r", "rhat_z", "ess_z", "rhat_lambda")}},
            "diverged": bool(diverged.any()), "diverged_at": [int(t) if t >= 0 else None for t in res.diverged_at],
            "costs_per_iteration": res.costs_per_iteration, "elapsed_s": res.elapsed_s}
-    if a.json:
-        print(dumps(out))
-    else:
-        say = _say(a)
+    say = _json_or_say(a, out)
+    if say is not None:
         say(f"{a.scheme} on wishart(D={a.dim}, nu={a.nu}), N = {a.N}, {a.optimizer}(lr = {a.lr:g}), {a.iters} "
             f"iterations, {a.replicates} replicate(s), seed {clikit.show_param(a.seed)}  [{res.elapsed_s:.2f} s]")
         print("iteration  KL(pi||q) (median over replicates)")
@@ -440,7 +457,8 @@ def cmd_sweep(argv):
     ap.add_argument("--no-diagnostics", action="store_true", help="skip R-hat and ESS (faster; NaN columns)")
     a = ap.parse_args(argv)
     import os
-    from concurrent.futures.process import BrokenProcessPool
+
+    from mcsa_cli.pool import BrokenProcessPool
 
     from .sweep import GridError, check_execution, make_cells, run_sweep
 
@@ -494,10 +512,9 @@ def cmd_sweep(argv):
         meta["files"] = {"table": csv_path, "metadata": meta_path}
     n_div = len({(r["cell"], r["replicate"]) for r in res.rows if r["diverged"]})
     meta["diverged_runs"] = n_div
-    if a.json:
-        print(dumps(meta if a.out is not None else {**meta, "rows": res.rows}))
+    say = _json_or_say(a, meta if a.out is not None else {**meta, "rows": res.rows})
+    if say is None:
         return EXIT_OK
-    say = _say(a)
     say(f"{meta['cells']} cells ({res.computed} computed, {res.cached} from the cache) in "
         f"{meta['wall_time_s']:.1f} s on {meta['executor']}; {len(res.rows)} rows; {n_div} diverged run(s)")
     if a.out is not None:

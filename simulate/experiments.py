@@ -36,7 +36,6 @@ checksummed on-disk cache, one entry per cell, so an interrupted run resumes).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import time
 import warnings
@@ -44,6 +43,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from mcsa_cli import dumps, jsonable, untag
+from mcsa_cli.store import digest
 
 from . import divergences as dv, optim
 from .families import MeanFieldGaussian
@@ -313,16 +315,8 @@ def _cell_fn(figure):
 
 
 def _json_safe(rows):
-    def f(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if v != v else ("inf" if v > 0 else "-inf")
-        return v
-    return [{k: f(v) for k, v in r.items()} for r in rows]
-
-
-def _from_json(rows):
-    conv = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-    return [{k: (conv[v] if isinstance(v, str) and v in conv else v) for k, v in r.items()} for r in rows]
+    """A cell's rows as a cache payload: non-finite floats tagged (:func:`mcsa_cli.untag`)."""
+    return jsonable(rows, nonfinite="tag")
 
 
 def _figure_task(args: list, progress=None) -> list:
@@ -332,11 +326,23 @@ def _figure_task(args: list, progress=None) -> list:
 
 def cell_key(figure: str, st, cell: tuple) -> str:
     """Cache key (and file name) of one figure cell: the figure, the cell, and SHA-256 of the
-    settings, the cell, the package version and the cache format."""
+    settings, the cell, the simulators' code digest and the cache format.
+
+    Parameters
+    ----------
+    figure : {"figure1", "figure2"}
+    st : Figure1Settings or Figure2Settings
+    cell : tuple
+        ``(scheme, N)`` or ``(scheme, optimizer)``.
+
+    Returns
+    -------
+    str
+    """
     from .sweep import CACHE_FORMAT, _version
 
-    text = json.dumps({"figure": figure, "settings": asdict(st), "cell": list(cell)}, sort_keys=True, default=str)
-    h = hashlib.sha256(f"{text}|{_version()}|{CACHE_FORMAT}".encode()).hexdigest()
+    text = dumps({"figure": figure, "settings": asdict(st), "cell": list(cell)}, sort_keys=True)
+    h = digest(f"{text}|{_version()}|{CACHE_FORMAT}")
     return f"{figure}-{'-'.join(map(str, cell))}-{h[:32]}"
 
 
@@ -370,7 +376,7 @@ def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=No
         cache=cache_dir, workers=workers, scheduler=scheduler, executor=executor, threads=threads,
         progress=None if progress is None else (lambda done, total: progress(f"{figure}: {done}/{total} cells done")),
         inline=None if progress is None else partial(_figure_task, progress=progress),
-        encode=_json_safe, load=lambda i, p: _from_json(p) if _rows_ok(p) else None,
+        encode=_json_safe, load=lambda i, p: untag(p) if _rows_ok(p) else None,
         cached_only=cached_only, desc=figure, unit="cell")
     out = {c: r for c, r in zip(order, results) if r is not None}
     return [r for c in all_cells if c in out for r in out[c]]

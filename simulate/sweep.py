@@ -60,12 +60,10 @@ replicate keeps its rows (with NaN values), it is not dropped.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
 import dataclasses
 import functools
 import hashlib
 import itertools
-import json
 import math
 import os
 import sys
@@ -76,6 +74,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from mcsa_cli import atomic_write, dumps, jsonable
+
+# (tests/test_sweep.py imports them from here)
+from mcsa_cli.pool import (
+    local_pool,
+    sigint_deferred as _sigint_deferred,  # noqa: F401
+    unordered,
+    worker_init as _worker_init,  # noqa: F401
+)
+from mcsa_cli.store import Store, digest, files_digest
 
 __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
            "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read",
@@ -126,14 +135,19 @@ def _version() -> str:
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
+    """The digest of every module of :mod:`simulate` and of the NumPy and SciPy versions
+    (:func:`mcsa_cli.store.files_digest`).
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     import scipy
 
-    h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for p in sorted(here.glob("*.py")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
-    h.update(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
-    return h.hexdigest()
+    versions = f"numpy {np.__version__} scipy {scipy.__version__}"
+    return files_digest(here.glob("*.py"), extra=versions)
 
 
 def _package_version() -> str:
@@ -181,7 +195,7 @@ class Cell:
 
     def _canonical(self, keys) -> str:
         d = self.params()
-        return json.dumps({k: (repr(float(d[k])) if k == "lr" else d[k]) for k in keys}, sort_keys=True)
+        return dumps({k: (repr(float(d[k])) if k == "lr" else d[k]) for k in keys}, sort_keys=True)
 
     def unit_key(self) -> tuple:
         """This cell's random-stream unit prefix: four 32-bit words of SHA-256 of the stream
@@ -192,8 +206,8 @@ class Cell:
 
     def key(self, version: str | None = None) -> str:
         """Cache key: the parameters, the package version and the cache format."""
-        text = self._canonical(sorted(self.params())) + f"|{version or _version()}|{CACHE_FORMAT}"
-        return hashlib.sha256(text.encode()).hexdigest()
+        text = self._canonical(sorted(self.params()))
+        return digest(f"{text}|{version or _version()}|{CACHE_FORMAT}")
 
 
 def _ops_per_iter(cell: Cell) -> float:
@@ -310,11 +324,8 @@ class CellResult:
 
 
 def _enc(a):
-    a = np.asarray(a, dtype=float)
-    if a.ndim == 0:
-        x = float(a)
-        return x if math.isfinite(x) else (None if math.isnan(x) else ("inf" if x > 0 else "-inf"))
-    return [_enc(x) for x in a]
+    """An array of floats as nested lists (NaN -> None, +-inf -> 'inf'/'-inf': :func:`jsonable`)."""
+    return jsonable(np.asarray(a, dtype=float))
 
 
 def _dec(v):
@@ -462,30 +473,23 @@ def _compute_batch(params: list) -> list:
 
 
 # ----------------------------------------------------------------------------- cache
-def _cache_path(cache: str, key: str) -> str:
-    return os.path.join(cache, key + ".json")
-
-
 def cache_read(cache: str, key: str):
-    """The JSON payload stored under ``key``, or None when absent, partial or corrupt (checksum,
-    key or format mismatch)."""
-    path = _cache_path(cache, key)
-    try:
-        with open(path, "rb") as f:
-            blob = f.read()
-        head, _, body = blob.partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() != head.strip():
-            return None
+    """The JSON payload stored under ``key`` in the directory ``cache``
+    (:class:`mcsa_cli.store.Store`), or None when absent, partial or corrupt (checksum, key
+    or format mismatch).
 
-        def refuse(c):
-            raise ValueError(c)
+    Parameters
+    ----------
+    cache : str
+        The cache directory.
+    key : str
+        The entry's key.
 
-        d = json.loads(body, parse_constant=refuse)
-        if d.get("key") != key or d.get("format") != CACHE_FORMAT:
-            return None
-        return d["result"]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+    Returns
+    -------
+    object or None
+    """
+    return Store(cache, CACHE_FORMAT).get(key)
 
 
 def _decode_checked(cell: Cell, payload) -> CellResult | None:
@@ -499,10 +503,18 @@ def _decode_checked(cell: Cell, payload) -> CellResult | None:
 
 
 def cache_store(cache: str, key: str, result: dict) -> None:
-    """Write one entry atomically: temp file in the same directory, fsync, os.replace."""
-    os.makedirs(cache, exist_ok=True)
-    body = json.dumps({"key": key, "format": CACHE_FORMAT, "result": result}, allow_nan=False).encode()
-    _atomic_write(_cache_path(cache, key), hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    """Store one entry (:meth:`mcsa_cli.store.Store.put`: checksummed, written atomically).
+
+    Parameters
+    ----------
+    cache : str
+        The cache directory (created when missing).
+    key : str
+        The entry's key.
+    result : dict
+        Strict-JSON-able payload (a NaN or infinity in it is refused).
+    """
+    Store(cache, CACHE_FORMAT).put(key, result)
 
 
 # ----------------------------------------------------------------------------- grids
@@ -583,7 +595,18 @@ class SweepResult:
 
     def write_csv(self, path: str) -> tuple[str, str]:
         """Write the table as CSV and the metadata next to it (same name, ``.json``);
-        both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``."""
+        both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``.
+
+        Parameters
+        ----------
+        path : str
+            The CSV file.
+
+        Returns
+        -------
+        tuple of str
+            The CSV and the metadata (strict JSON; a NaN in it is refused) files.
+        """
         import csv
         import io
 
@@ -594,18 +617,9 @@ class SweepResult:
             w.writerow(["" if row[c] is None else (repr(row[c]) if isinstance(row[c], float) else row[c])
                         for c in COLUMNS])
         meta_path = os.path.splitext(path)[0] + ".json"
-        _atomic_write(path, buf.getvalue())
-        _atomic_write(meta_path, json.dumps(self.metadata, indent=1, allow_nan=False) + "\n")
+        atomic_write(path, buf.getvalue())
+        atomic_write(meta_path, dumps(self.metadata, nonfinite="refuse", indent=1) + "\n")
         return path, meta_path
-
-
-def _atomic_write(path: str, data: str | bytes) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically with the user's umask
-    (:func:`mcsa_cli.atomic_write`: temporary file in the same directory, fsync,
-    :func:`os.replace`; removed again on any failure)."""
-    from mcsa_cli import atomic_write
-
-    atomic_write(path, data)
 
 
 def _versions() -> dict:
@@ -621,22 +635,6 @@ def _versions() -> dict:
         if m is not None:
             out[mod] = getattr(m, "__version__", "?")
     return out
-
-
-@contextlib.contextmanager
-def _blas_env(threads: int):
-    """BLAS thread count for processes started inside the block (restored afterwards)."""
-    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-    old = {k: os.environ.get(k) for k in names}
-    os.environ.update({k: str(threads) for k in names})
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, diagnostics: bool = True,
@@ -687,7 +685,7 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
             "executor": executor_name(executor, workers, scheduler),
             "wall_time_s": time.perf_counter() - t0,
             "cell_keys": {k[:12]: c.params() for c, k in zip(cells, keys)}}
-    meta["grid"] = json.loads(json.dumps(meta["grid"], default=float))
+    meta["grid"] = jsonable(meta["grid"])
     return SweepResult(rows, results, total - n_cached, n_cached, meta)
 
 
@@ -760,7 +758,28 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
     (an exception from it stops the run; finished tasks stay cached).  ``progress``: True
     for a tqdm bar on stderr (``desc``, ``unit``), a callable ``f(done, total)``, or None.
 
-    Returns ``(results, n_cached)``, results in the order of ``tasks``.
+    Local processes are :func:`mcsa_cli.pool.local_pool`'s, the cache is a
+    :class:`mcsa_cli.store.Store`.
+
+    Parameters
+    ----------
+    tasks : list
+        One picklable argument per task.
+    fn : callable
+        ``fn(list of task arguments) -> list of payloads``, top-level and picklable.
+    keys : list of str
+        One cache key per task.
+    cache : path-like, optional
+        The cache directory.
+    workers, scheduler, executor, threads
+        Where the tasks run (see above).
+    decode, encode, load, on_result, group, inline, cached_only, progress, desc, unit
+        See above.
+
+    Returns
+    -------
+    tuple
+        ``(results, n_cached)``, results in the order of ``tasks``.
     """
     check_workers(workers)
     decode = decode or (lambda p: p)
@@ -811,8 +830,6 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
             on_result(i, res, False)
 
     client = None
-    own = None
-    ok = False
     try:
         if todo:
             if executor is None and scheduler is not None:
@@ -828,25 +845,17 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
             n_exec = workers if executor is None and scheduler is None else max(workers, 2)
             groups = group(todo, n_exec) if group is not None else [[i] for i in todo]
             if executor is None and workers > 1 and len(groups) > 1:
-                import multiprocessing as mp
-
-                with _blas_env(threads):
-                    own = cf.ProcessPoolExecutor(max_workers=min(workers, len(groups)),
-                                                 mp_context=mp.get_context("spawn"), initializer=_worker_init)
-                    _run_on(own, fn, tasks, groups, finish, own=True)
+                with local_pool(min(workers, len(groups)), threads) as own:  # stopped on Ctrl-C
+                    for j, payloads in unordered(own, fn, [[tasks[i] for i in g] for g in groups]):
+                        for i, payload in zip(groups[j], payloads):
+                            finish(i, payload)
             elif executor is None:
                 for g in groups:  # in this process, in the order given
                     for i, payload in zip(g, (inline or fn)([tasks[i] for i in g])):
                         finish(i, payload)
             else:
                 _run_on(executor, fn, tasks, groups, finish)
-        ok = True
     finally:
-        if own is not None:
-            if ok:
-                own.shutdown(wait=True)
-            else:  # interrupted or failed: stop the tasks in flight now (they are lost, not cached)
-                _stop_pool(own)
         if client is not None:
             client.close()
         if bar is not None:
@@ -873,93 +882,16 @@ def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
     return out
 
 
-def _worker_init():
-    """Local worker processes leave Ctrl-C to the parent, which stops them (no tracebacks).
-    They start with SIGINT blocked (:func:`_sigint_deferred`); ignoring it discards one
-    that arrived during their start-up, then it is unblocked."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-@contextlib.contextmanager
-def _sigint_deferred():
-    """Hold Ctrl-C back while local workers are spawned, without losing it.
-
-    The workers are new interpreters: until :func:`_worker_init` runs, a Ctrl-C (sent by
-    the terminal to the whole process group) would raise KeyboardInterrupt in them and
-    print their tracebacks.  So SIGINT is blocked in this thread while they are spawned --
-    a spawned process inherits the signal mask, as multiprocessing's own resource tracker
-    relies on -- and this process only records a Ctrl-C that arrives meanwhile (its
-    handler runs in the main thread, and must not interrupt a half-started worker).
-    Afterwards the handler and the mask are restored and a recorded Ctrl-C is raised as
-    KeyboardInterrupt.  (Ignoring SIGINT instead, as before, lost a Ctrl-C pressed during
-    the spawn: the sweep ran on.)"""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield  # (ignored already, e.g. a background job: the workers inherit that)
-        return
-    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): ignore it meanwhile
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, old)
-        return
-    # multiprocessing's resource tracker, started by the first spawn, unblocks SIGINT after
-    # starting itself: start it now, before blocking
-    with contextlib.suppress(Exception):
-        from multiprocessing import resource_tracker
-
-        resource_tracker.ensure_running()
-    seen = []
-    old_handler = signal.signal(signal.SIGINT, lambda *_: seen.append(True))
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)  # a pending Ctrl-C is recorded now
-        signal.signal(signal.SIGINT, old_handler)
-    if seen:
-        raise KeyboardInterrupt
-
-
-def _stop_pool(pool: cf.ProcessPoolExecutor) -> None:
-    """Stop a local pool after Ctrl-C or an error: cancel the queued tasks, terminate the
-    workers, wait for the pool's manager thread to finish.
-
-    The order matters.  ``shutdown(cancel_futures=True)`` cancels the queued futures and
-    takes them out of the pool's table of pending work; cancelling them one by one
-    (``Future.cancel``) left them in it, and the manager thread, seeing the terminated
-    workers, then set BrokenProcessPool on a cancelled future: InvalidStateError and a
-    12-line traceback from the thread (Python 3.11's concurrent.futures), after the
-    'interrupted' line, in about a third of the Ctrl-Cs."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    manager = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.terminate()
-    if manager is not None:
-        manager.join(timeout=10)
-
-
-def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish, own: bool = False) -> None:
-    """Submit every group, then ``finish`` each result as it arrives.  ``own``: a local
-    pool created by :func:`execute`, spawned with Ctrl-C deferred; on an exception its
-    futures are left to :func:`_stop_pool` (see there why not cancelled here)."""
-    with _sigint_deferred() if own else contextlib.nullcontext():
-        futs = {executor.submit(fn, [tasks[i] for i in g]): g for g in groups}
+def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish) -> None:
+    """Submit every group to the caller's executor (a Dask cluster's, or any), then ``finish``
+    each result as it arrives; on an exception the futures not started are cancelled.  (A
+    local pool of :func:`execute`'s own is :func:`mcsa_cli.pool.local_pool`'s.)"""
+    futs = {executor.submit(fn, [tasks[i] for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
             for i, payload in zip(futs[f], f.result()):
                 finish(i, payload)
     except BaseException:
-        if not own:
-            for f in futs:
-                f.cancel()
+        for f in futs:
+            f.cancel()
         raise

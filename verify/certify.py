@@ -185,12 +185,26 @@ def render(cert: Certificate, instance: dict | None = None) -> str:
 
 
 def write(cert: Certificate, out_dir: str, instance: dict | None = None) -> str:
-    """Write the script of ``cert`` to ``out_dir`` (created if needed); returns its path."""
+    """Write the script of ``cert`` to ``out_dir`` (created if needed), atomically.
+
+    Parameters
+    ----------
+    cert : Certificate
+    out_dir : str
+    instance : dict, optional
+        The instance the script checks (default: the certificate's own).
+
+    Returns
+    -------
+    str
+        The script's path (mode 0755).
+    """
     text = render(cert, instance)
+    from mcsa_cli import atomic_write
+
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, script_name(cert.id))
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    atomic_write(path, text)
     os.chmod(path, 0o755)
     return path
 

@@ -27,7 +27,9 @@ from mcsa_cli import (
     Parser as _Parser,
     UsageError,
     add_wide,
+    atomic_write,
     dumps,
+    list_arguments,
     number,
     numbers,
     output_path,
@@ -89,7 +91,8 @@ def _index_path():
 
 
 def write_cli_index() -> None:
-    _index_path().write_text(dumps(cli_index(), indent=1) + "\n", encoding="utf-8")
+    """Write verify/data/cli_index.json (strict JSON, atomically) from the registry now."""
+    atomic_write(_index_path(), dumps(cli_index(), indent=1) + "\n")
 
 
 def parse_early(cid, argv) -> None:
@@ -142,11 +145,8 @@ def _print(text: str = "") -> None:
 
 # ----------------------------------------------------------------------------- list
 def cmd_list(argv):
-    ap = _Parser(prog=f"{PROG} list", description="Coverage table generated from the registry: one row per claim.",
-                 epilog=EXIT_TEXT)
-    ap.add_argument("--json", action="store_true", help="print a JSON array")
-    add_wide(ap)
-    a = ap.parse_args(argv)
+    a = list_arguments(f"{PROG} list",
+                       "Coverage table generated from the registry: one row per claim.", argv, EXIT_TEXT)
     import bounds
     from bounds.cli import records
 
@@ -683,44 +683,38 @@ prints the package version.
 """  # noqa: E501
 
 
-def _search(argv):
-    from .search import cmd_search
-
-    return cmd_search(argv)
-
-
-def _audit(argv):
-    from .audit import cmd_audit
-
-    return cmd_audit(argv)
-
-
-def _report(argv):
-    from .report import cmd_report
-
-    return cmd_report(argv)
-
-
-def _coverage(argv):
-    from .coverage import cmd_coverage
-
-    return cmd_coverage(argv)
-
-
-def _certificate(argv):
-    from .certify import main as cmd_certificate
-
-    return cmd_certificate(argv)
-
-
-def _draw(argv):
-    from .draw import cmd_draw
-
-    return cmd_draw(argv)
+def _lazy(name: str):
+    """The command ``name``, its module imported only when it runs (they load SciPy, Jinja2)."""
+    def command(argv):
+        if name == "search":
+            from .search import cmd_search as cmd
+        elif name == "audit":
+            from .audit import cmd_audit as cmd
+        elif name == "report":
+            from .report import cmd_report as cmd
+        elif name == "coverage":
+            from .coverage import cmd_coverage as cmd
+        elif name == "certificate":
+            from .certify import main as cmd
+        else:
+            from .draw import cmd_draw as cmd
+        return cmd(argv)
+    return command
 
 
 def main(argv=None) -> int:
-    return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, "search": _search, "audit": _audit,
-                                   "report": _report, "coverage": _coverage, "certificate": _certificate,
-                                   "draw": _draw},
-               cmd_claim)
+    """``python -m verify``: a command (``list``, ``all``, ``search``, ...) or a claim id.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status (:data:`mcsa_cli.EXIT_HELP`).
+    """
+    lazy = {name: _lazy(name)
+            for name in ("search", "audit", "report", "coverage", "certificate", "draw")}
+    return run(PROG, USAGE, argv, {"list": cmd_list, "all": cmd_all, **lazy}, cmd_claim)

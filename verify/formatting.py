@@ -6,22 +6,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from mcsa_cli import number_text
+
 from .decide import combine
 from .model import AS_PRINTED, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Status
 
 
 def fmt(x) -> str:
-    """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'."""
-    if x is None:
-        return "—"
-    if isinstance(x, str):
-        return x
-    x = float(x)
-    if math.isnan(x):
-        return "n/a"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:.4g}"
+    """A number for a table: 4 significant digits; '—' when absent, 'n/a' for NaN, '∞'.
+
+    Parameters
+    ----------
+    x : float or str or None
+        A number (a string is shown as it is).
+
+    Returns
+    -------
+    str
+    """
+    return x if isinstance(x, str) else number_text(x, ".4g", nan="n/a", inf="∞")
 
 
 def fmt_ratio(c) -> str:

@@ -152,12 +152,18 @@ SHOT_SIZE = (1280, 1150)
 
 
 def verdicts_digest() -> str:
-    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot of the report shows."""
-    import hashlib
+    """SHA-256 of the packaged verify/data/verdicts.json: the verdicts a screenshot shows.
+
+    Returns
+    -------
+    str
+        64 hex digits (:func:`mcsa_cli.store.digest`).
+    """
+    from mcsa_cli.store import digest
 
     from .resources import read_bytes
 
-    return hashlib.sha256(read_bytes("verdicts.json") or b"").hexdigest()
+    return digest(read_bytes("verdicts.json") or b"")
 
 
 def screenshot(html, png, data: dict) -> None:
@@ -165,9 +171,8 @@ def screenshot(html, png, data: dict) -> None:
     and, beside it, ``png + '.json'``: the statuses and counts the page shows (read from the page itself), the
     run's mode and seed, and the digest of verify/data/verdicts.json at that time (tests/test_hero_image.py
     fails when the verdicts change and the image is not made again)."""
-    import json
-
-    from mcsa_cli import atomic_write
+    from mcsa_cli import atomic_write, dumps
+    from mcsa_cli.store import digest
 
     from .browser import Page, find_browser
 
@@ -179,15 +184,13 @@ def screenshot(html, png, data: dict) -> None:
             statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr =>
               [tr.querySelector('a').getAttribute('href').replace('#claim-', ''),
                tr.querySelector('.status').textContent.trim()]))})""")
-    import hashlib
-
     record = {"source": "verify/data/verdicts.json", "verdicts_sha256": verdicts_digest(),
-              "png_sha256": hashlib.sha256(raw).hexdigest(),
+              "png_sha256": digest(raw),
               "mode": data["mode"], "seed": data["seed"], "size": [w, h],
               "command": f"python -m verify report --{data['mode']} --seed {data['seed']} --screenshot PNG",
               "counts": shown["counts"], "statuses": shown["statuses"]}
     atomic_write(png, raw)
-    atomic_write(str(png) + ".json", json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(str(png) + ".json", dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 def run_time_text(elapsed: float, claims: list[dict]) -> str:

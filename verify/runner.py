@@ -24,29 +24,19 @@ or ``--no-cache`` switches it off.
 from __future__ import annotations
 
 import functools
-import hashlib
-import math
 import os
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from mcsa_cli import number
+from mcsa_cli import jsonable, number, untag
+from mcsa_cli.store import digest, files_digest
 
 from .resources import cache_dir  # noqa: F401  (re-exported: the claim cache's directory)
 
 PACKAGES = ("bounds", "simulate", "mcsa_cli")
 #: bump when the payload's layout changes
-FORMAT = 2  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null
-
-
-def _files_digest(paths) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        h.update(str(p.name).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
+FORMAT = 3  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null;
+# 3: the check's own floats tagged alike
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,12 +52,24 @@ def _machinery_digest() -> str:
 
     versions = (f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}"
                 f"|{mpmath.__version__}")
-    return hashlib.sha256((_files_digest(files) + versions).encode()).hexdigest()
+    return files_digest(files, extra=versions)
 
 
 @functools.lru_cache(maxsize=None)
 def code_digest(claim: str) -> str:
-    """Digest of the code ``claim``'s result depends on (see the module docstring)."""
+    """Digest of the code ``claim``'s result depends on (see the module docstring).
+
+    Parameters
+    ----------
+    claim : str
+        A registered claim id.
+
+    Returns
+    -------
+    str
+        64 hex digits (:func:`mcsa_cli.store.files_digest` of the claim's package, after
+        the machinery and the library versions).
+    """
     from .registry import verifications
 
     v = verifications()[claim]
@@ -75,88 +77,91 @@ def code_digest(claim: str) -> str:
     own = []
     if mod is not None and getattr(mod, "__file__", None):
         own = list(Path(mod.__file__).resolve().parent.rglob("*.py"))
-    return hashlib.sha256((_machinery_digest() + _files_digest(own)).encode()).hexdigest()
+    return files_digest(own, extra=_machinery_digest())
 
 
 def cache_key(claim: str, mode: str, seed: int) -> str:
+    """The cache key of ``claim``'s result in ``mode`` with ``seed`` (see the module docstring).
+
+    Parameters
+    ----------
+    claim : str
+    mode : str
+    seed : int
+
+    Returns
+    -------
+    str
+        A file name: the claim, the mode, the seed (a digest of it when long) and the code digest.
+    """
     safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in claim)
     s = str(seed)
     if len(s) > 24:  # a seed of hundreds of digits would make a file name too long for the file system
-        s = "s" + hashlib.sha256(s.encode()).hexdigest()[:24]
+        s = "s" + digest(s)[:24]
     return f"{safe}-{mode}-{s}-{code_digest(claim)[:24]}"
 
 
 # ----------------------------------------------------------------------------- payloads
-def _num(x):
-    if x is None:
-        return None
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
-
-
-def _unnum(x):
-    if x is None:
-        return None
-    if isinstance(x, str):
-        return float(x)
-    return float(x)
-
-
 _FLOATS = ("empirical", "bound", "stderr", "tolerance", "ratio", "z", "scaled_bound")
 
 
 def _tag(x):
-    """``x`` with every non-finite float (NaN, +-inf; numpy scalars and arrays included) replaced by
-    ``{"__float__": "nan" | "inf" | "-inf"}``, so that strict JSON keeps them (plain ``jsonable`` writes
-    them as null: a cached report's rows then held None where the run had NaN)."""
-    if isinstance(x, dict):
-        return {k: _tag(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_tag(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _tag(x.tolist())
-    if isinstance(x, (float, np.floating)) and not math.isfinite(float(x)):
-        return {"__float__": _num(x)}
-    return x
+    """``x`` as strict JSON, every non-finite float (NaN, +-inf; numpy scalars and arrays
+    included) written ``{"__float__": "nan" | "inf" | "-inf"}`` (:func:`mcsa_cli.jsonable`),
+    so that a cached report gives them back (:func:`mcsa_cli.untag`)."""
+    return jsonable(x, nonfinite="tag")
 
 
-def _untag(x):
-    if isinstance(x, dict):
-        if set(x) == {"__float__"}:
-            return float(x["__float__"])
-        return {k: _untag(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_untag(v) for v in x]
-    return x
+_untag = untag  # (tests/test_runner.py reads a payload back with it)
+
+
+def _float(x):
+    return None if x is None else float(untag(x))
 
 
 def encode(rep) -> dict:
-    """A Report as a strict-JSON payload (floats exact; NaN and infinities as strings)."""
-    from mcsa_cli import jsonable
+    """A Report as a strict-JSON payload.
 
+    Parameters
+    ----------
+    rep : verify.outcome.Report
+
+    Returns
+    -------
+    dict
+        Floats exact; every NaN and infinity tagged ``{"__float__": ...}`` (read back by
+        :func:`decode`).
+    """
     from .model import params_json
 
     checks = []
     for c in rep.checks:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
                                        "reading")}
-        d.update({k: _num(getattr(c, k)) for k in _FLOATS})
-        d["params"] = jsonable(_tag(params_json(c.params)))
+        d.update({k: _tag(getattr(c, k)) for k in _FLOATS})
+        d["params"] = _tag(params_json(c.params))
         checks.append(d)
     rows = getattr(rep.checks, "rows", None)
     computed_at = getattr(rep, "computed_at", None) or _now()
     return {"format": FORMAT, "claim": rep.claim, "seed": rep.seed, "elapsed_s": rep.elapsed_s,
             "computed_at": computed_at,
-            "checks": checks, "extra": jsonable(_tag(rep.extra)), "rows": jsonable(_tag(rows)) if rows else None,
+            "checks": checks, "extra": _tag(rep.extra), "rows": _tag(rows) if rows else None,
             "figure": getattr(rep.checks, "figure", "") or ""}
 
 
 def decode(payload: dict):
-    """The Report of a payload, its readings and audit statements from the registry."""
+    """The Report of a payload, its readings and audit statements from the registry.
+
+    Parameters
+    ----------
+    payload : dict
+        What :func:`encode` gave.
+
+    Returns
+    -------
+    verify.outcome.Report or None
+        None for a payload of another :data:`FORMAT`.
+    """
     from .docio import audit_statements
     from .model import CheckResult
     from .outcome import Report
@@ -168,16 +173,17 @@ def decode(payload: dict):
     checks = []
     for d in payload["checks"]:
         kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict", "reading")}
-        kw.update({k: _unnum(d[k]) for k in _FLOATS})
-        kw["params"] = _untag(d["params"])
+        kw.update({k: _float(d[k]) for k in _FLOATS})
+        kw["params"] = untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:
         from .model import CheckList
 
         checks = CheckList(checks)
-        checks.rows, checks.figure = _untag(payload["rows"]), payload.get("figure", "")
+        checks.rows, checks.figure = untag(payload["rows"]), payload.get("figure", "")
     rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
-                 dict(_untag(payload.get("extra") or {})), tuple(v.readings), audit_statements(payload["claim"]))
+                 dict(untag(payload.get("extra") or {})), tuple(v.readings),
+                 audit_statements(payload["claim"]))
     rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
     rep.cached = False
     return rep

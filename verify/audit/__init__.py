@@ -12,7 +12,7 @@ fails when the committed files differ.
 from __future__ import annotations
 
 from bounds.references import citation, document_key, documents
-from mcsa_cli import dumps
+from mcsa_cli import atomic_write, dumps, md_cell, number_text
 
 from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
@@ -42,11 +42,27 @@ def _compute(ids: list[str]) -> dict:
 def ensure(claim: str | None = None, workers: int | None = None, progress: bool = True) -> int:
     """Make every step of ``claim`` (or of every claim), and every step they depend on, have
     an outcome: read from the cache where the stored digest matches, else computed -- on
-    ``workers`` processes (default: the CPUs) when more than one step is missing.  The
-    outcomes do not depend on ``workers`` (each search is seeded by its step id).
-    Returns the number of steps computed."""
+    ``workers`` processes (:func:`mcsa_cli.pool.local_pool`) when more than one step is
+    missing.  The outcomes do not depend on ``workers`` (each search is seeded by its step id).
+
+    Parameters
+    ----------
+    claim : str, optional
+        One claim (default: every claim).
+    workers : int, optional
+        Local processes (default: the CPUs, at most the steps missing); where workers cannot
+        start, the steps are computed in this process.
+    progress : bool
+        A progress bar on stderr.
+
+    Returns
+    -------
+    int
+        The number of steps computed.
+    """
     import os
-    import sys
+
+    from mcsa_cli.pool import can_spawn
 
     from . import cache
 
@@ -65,16 +81,12 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     if not todo:
         return 0
     workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
-    if main_file and not os.path.exists(main_file):  # e.g. a script on stdin: spawned workers cannot start
+    if not can_spawn():  # e.g. a script on stdin: spawned workers cannot start
         workers = 1
     bar = _bar(len(todo), progress)
     try:
-        if workers > 1:
-            try:
-                _parallel(todo, workers, bar)
-            except BrokenProcessPool:  # workers could not start (e.g. a __main__ they cannot import): serially
-                pass
+        if workers > 1:  # workers that cannot start (a __main__ they cannot import): serially below
+            _parallel(todo, workers, bar)
         for i in todo:  # what is still missing, in this process (the outcomes do not depend on where)
             if STEPS[i]._outcome is None:
                 STEPS[i].run()
@@ -84,34 +96,22 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     return len(todo)
 
 
-from concurrent.futures.process import BrokenProcessPool  # noqa: E402
-
-
 def _parallel(todo, workers, bar) -> None:
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    """Compute the steps ``todo`` on ``workers`` local processes (:func:`mcsa_cli.pool.local_pool`:
+    Ctrl-C stops them at once; a pool whose workers die or cannot start ends quietly, and
+    :func:`ensure` computes what is missing in this process)."""
+    from mcsa_cli.pool import local_pool, unordered
 
     from . import cache
 
-    ex = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
-    try:
-        futs = {ex.submit(_compute, [i]): i for i in todo}
-        pending = set(futs)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                for i, d in f.result().items():
-                    s = STEPS[i]
-                    s._outcome = Outcome.from_json(d)
-                    if CACHE["write"]:
-                        cache.remember(i, s.digest, d)
-                bar.update(1)
-    except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        for p in list((getattr(ex, "_processes", None) or {}).values()):
-            p.terminate()
-        raise
-    ex.shutdown()
+    with local_pool(workers, broken="ignore") as pool:
+        for _, got in unordered(pool, _compute, [[i] for i in todo]):
+            for i, d in got.items():
+                s = STEPS[i]
+                s._outcome = Outcome.from_json(d)
+                if CACHE["write"]:
+                    cache.remember(i, s.digest, d)
+            bar.update(1)
 
 
 def _bar(total, progress):
@@ -206,11 +206,6 @@ def final_statuses() -> dict[str, Status]:
     return {cid: final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
 
 
-def _md_cell(text: str) -> str:
-    """One Markdown table cell: on one line, every '|' escaped (a lone one too, as in 'E[. | F]')."""
-    return str(text).replace("\n", " ").replace("|", "\\|")
-
-
 def audit_document() -> dict:
     """docs/audit.json: per claim the step summary, the statement verdict per reading and the
     final status; per step its status and the number of instances it was checked on."""
@@ -246,11 +241,7 @@ def _claim_severity(cid: str, status: str | None) -> dict:
 def _num(v):
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_num(x) for x in v) + "]"
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return str(v)
-    return f"{f:.6g}"
+    return number_text(v, ".6g", none="None")
 
 
 def _fmt_ce(ce):
@@ -294,18 +285,31 @@ def table_text(rs, width: int | None = None) -> str:
 
 
 def markdown(rs) -> str:
+    """The step table in Markdown, every cell escaped (:func:`mcsa_cli.md_cell`).
+
+    Parameters
+    ----------
+    rs : list of dict
+        The rows of :func:`rows`.
+
+    Returns
+    -------
+    str
+        One header, one rule and one line per step; a '|' or a newline in a step's text
+        cannot break the table.
+    """
     out = ["| step | status | severity | relation (as printed) | justification | finding |",
            "|---|---|---|---|---|---|"]
     for r in rs:
         st = r["status"] + (" (affected)" if r["affected"] else "")
-        rel = f"`{r['lhs']}` {r['relation']} `{r['rhs']}`".replace("|", "\\|")
-        find = r["detail"].replace("|", "\\|")
+        find = r["detail"]
         if r["counterexample"]:
-            find += "; counterexample " + _fmt_ce(r["counterexample"]).replace("|", "\\|")
+            find += "; counterexample " + _fmt_ce(r["counterexample"])
         if r["correction"]:
-            find += "; correction: " + r["correction"].replace("|", "\\|")
-        sev = r.get("severity") or "—"
-        out.append(f"| {r['id']} ({r['location']}) | {st} | {sev} | {rel} | {r['justification']} | {find} |")
+            find += "; correction: " + r["correction"]
+        cells = (f"{r['id']} ({r['location']})", st, r.get("severity") or "—",
+                 f"`{r['lhs']}` {r['relation']} `{r['rhs']}`", r["justification"], find)
+        out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
     return "\n".join(out)
 
 
@@ -400,7 +404,7 @@ def errata_markdown() -> str:
         sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
                                         if sev.get("certificate") else "")) if sev else "—"
         cells = (f"`{cid}`", st.status, sev_text, fail + extra, statuses.get(cid, "no proof in its document"))
-        out.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+        out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
     out += ["", "## How each step was established", "",
             "**proof**: sympy decides the relation on its domain, or it is exact over a complete finite class; "
             "**search**: it survived the adversarial search (evaluations of the relation, the largest lhs/rhs "
@@ -424,7 +428,7 @@ ESTABLISHED = ("proof", "search", "counterexample", "definition", "reading", "in
 
 
 def _num_or_dash(x) -> str:
-    return "—" if x is None else f"{float(x):.6g}"
+    return number_text(x, ".6g")
 
 
 def _evidence(r) -> str:
@@ -475,8 +479,8 @@ def cmd_audit(argv):
         n = ensure(None, workers)
         # not sort_keys: a counterexample's point keeps the order its check gave (the errata print it so)
         text, doc = errata_markdown(), dumps(audit_document(), indent=1) + "\n"
-        errata.write_text(text, encoding="utf-8")
-        adoc.write_text(doc, encoding="utf-8")
+        atomic_write(errata, text)
+        atomic_write(adoc, doc)
         print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
         return 0
     load()

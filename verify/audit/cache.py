@@ -23,13 +23,13 @@ cache ``$MCSA_CACHE/audit`` (default ``~/.cache/mcsa-verify/audit``; off with
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
-import json
-import os
 import sys
 import types
 from pathlib import Path
+
+from mcsa_cli import dumps
+from mcsa_cli.store import Store, digest, files_digest
 
 #: bump when the stored outcome's layout changes
 FORMAT = 2
@@ -129,7 +129,7 @@ def _walk_value(val, roots, seen, parts) -> None:
             parts.append(f"key {k!r}")
             _walk_value(val[k], roots, seen, parts)
     elif hasattr(val, "tobytes"):
-        parts.append("array " + hashlib.sha256(val.tobytes()).hexdigest())
+        parts.append("array " + digest(val.tobytes()))
     else:
         mod = sys.modules.get(type(val).__module__)
         if mod is not None and _own_module(mod.__name__, roots):
@@ -137,7 +137,7 @@ def _walk_value(val, roots, seen, parts) -> None:
         else:
             text = _stable_repr(val)
             if text is not None:
-                parts.append("object " + hashlib.sha256(text.encode()).hexdigest())
+                parts.append("object " + digest(text))
 
 
 def _stable_repr(val) -> str | None:
@@ -159,29 +159,44 @@ def _stable_repr(val) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
+    """The digest of the audit engine's code (engine, adversary, this module) and the format.
+
+    Returns
+    -------
+    str
+        64 hex digits (:func:`mcsa_cli.store.files_digest`).
+    """
     here = Path(__file__).resolve().parent
-    h = hashlib.sha256(f"format {FORMAT}".encode())
-    for name in ("engine.py", "adversary.py", "cache.py"):
-        h.update(_file_text(str(here / name)).encode())
-    return h.hexdigest()
+    return files_digest([here / name for name in ("engine.py", "adversary.py", "cache.py")],
+                        extra=f"format {FORMAT}")
 
 
 def step_digest(step) -> str:
-    """The digest of the code ``step``'s outcome depends on (see the module docstring)."""
+    """The digest of the code ``step``'s outcome depends on (see the module docstring).
+
+    Parameters
+    ----------
+    step : verify.audit.engine.Step
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     roots = set(_OWN)
     mod = getattr(step.check, "__module__", None)
     if mod:
         roots.add(mod.split(".")[0])
     parts = [engine_digest(),
-             json.dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs, step.rhs,
-                         step.justification, list(step.depends), step.statement, step.reading, step.search_examples,
-                         step.search_budget])]
+             dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs,
+                    step.rhs, step.justification, list(step.depends), step.statement, step.reading,
+                    step.search_examples, step.search_budget])]
     seen: set = set()
     _walk(step.check, roots, seen, parts)
     if step.corrected is not None:
         parts.append("corrected")
         _walk(step.corrected, roots, seen, parts)
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return digest("\n".join(parts))
 
 
 # ----------------------------------------------------------------------------- stores
@@ -203,40 +218,56 @@ def user_dir() -> Path | None:
     return Path(base).parent / "audit" if Path(base).name == "claims" else Path(base) / "audit"
 
 
-def _user_path(step_id: str, digest: str) -> Path | None:
+def _user_store() -> Store | None:
     d = user_dir()
-    if d is None:
-        return None
+    return None if d is None else Store(d, FORMAT)
+
+
+def _user_key(step_id: str, step_digest: str) -> str:
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in step_id)
-    return d / f"{safe}-{digest[:32]}.json"
+    return f"{safe}-{step_digest[:32]}"
 
 
-def lookup(step_id: str, digest: str) -> dict | None:
-    """The stored outcome (a dict) of ``step_id`` under ``digest``, or None."""
+def lookup(step_id: str, step_digest: str) -> dict | None:
+    """The stored outcome of a step.
+
+    Parameters
+    ----------
+    step_id : str
+    step_digest : str
+        The digest of the code the step depends on (:func:`step_digest`).
+
+    Returns
+    -------
+    dict or None
+        The outcome stored under that digest (packaged, else in the user cache), or None.
+    """
     e = packaged().get(step_id)
-    if e is not None and e.get("digest") == digest:
+    if e is not None and e.get("digest") == step_digest:
         return e["outcome"]
-    p = _user_path(step_id, digest)
-    if p is not None:
-        try:
-            e = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if isinstance(e, dict) and e.get("digest") == digest and e.get("format") == FORMAT:
-            return e.get("outcome")
+    store = _user_store()
+    e = None if store is None else store.get(_user_key(step_id, step_digest))
+    if isinstance(e, dict) and e.get("digest") == step_digest:
+        return e.get("outcome")
     return None
 
 
-def remember(step_id: str, digest: str, outcome: dict) -> None:
-    """Store a computed outcome in the user cache (atomically; silently skipped when the
-    cache is off or not writable)."""
-    p = _user_path(step_id, digest)
-    if p is None:
+def remember(step_id: str, step_digest: str, outcome: dict) -> None:
+    """Store a computed outcome in the user cache (:class:`mcsa_cli.store.Store`: checksummed,
+    atomically; silently skipped when the cache is off or not writable).
+
+    Parameters
+    ----------
+    step_id : str
+    step_digest : str
+        The digest of the code the step depends on.
+    outcome : dict
+        The outcome as JSON (:meth:`Outcome.to_json`).
+    """
+    store = _user_store()
+    if store is None:
         return
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, "digest": digest, "outcome": outcome}), encoding="utf-8")
-        os.replace(tmp, p)
+        store.put(_user_key(step_id, step_digest), {"digest": step_digest, "outcome": outcome})
     except OSError:
         pass

@@ -100,12 +100,12 @@ class Outcome:
         """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
         import json
 
-        from mcsa_cli import jsonable
+        from mcsa_cli import dumps
 
         d = asdict(self)
         d.pop("score", None)
         # keys sorted at every level: a fresh outcome and one read back from JSON print alike
-        return json.loads(json.dumps(jsonable(d), sort_keys=True, allow_nan=False))
+        return json.loads(dumps(d, sort_keys=True))
 
     @classmethod
     def from_json(cls, d: dict) -> "Outcome":
@@ -191,7 +191,9 @@ def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
 
 
 def _fmt(x) -> str:
-    return "n/a" if x is None else f"{x:.6g}"
+    from mcsa_cli import number_text
+
+    return number_text(x, ".6g", none="n/a")
 
 
 # ----------------------------------------------------------------------------- checkers
