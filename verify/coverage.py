@@ -47,6 +47,7 @@ from importlib import resources
 from pathlib import Path
 
 from bounds.references import citation, reference
+from mcsa_cli import md_cell
 
 INVENTORY = "coverage.json"
 SECTIONS = "coverage_sections.json"
@@ -332,7 +333,7 @@ def _short_reason(reason: str | None) -> str:
 def _code(s: str, table: bool = True) -> str:
     """A Markdown code span (backticks fenced); in a table cell its pipes are escaped."""
     if table:
-        s = s.replace("|", "\\|")
+        s = md_cell(s)
     run = longest = 0
     for ch in s:
         run = run + 1 if ch == "`" else 0
@@ -343,7 +344,7 @@ def _code(s: str, table: bool = True) -> str:
 
 
 def _cell(s: str | None) -> str:
-    return "—" if not s else s.replace("|", "\\|")
+    return "—" if not s else md_cell(s)
 
 
 def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -> str:

@@ -3,7 +3,7 @@ verdicts, and writing ``verdicts.json`` (see :mod:`verify.resources` for where t
 
 from __future__ import annotations
 
-from mcsa_cli import dumps
+from mcsa_cli import atomic_write, dumps
 
 from .resources import data_file, read_json
 
@@ -80,5 +80,5 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
 def write_verdicts(reports, mode: str, seed: int, stored: dict | None = None) -> str:
     """Write verify/data/verdicts.json (from a source checkout only: UsageError otherwise)."""
     p = data_file(VERDICTS_DOC)
-    p.write_text(dumps(verdicts_document(reports, mode, seed, stored), indent=1) + "\n")
+    atomic_write(p, dumps(verdicts_document(reports, mode, seed, stored), indent=1) + "\n")
     return str(p)

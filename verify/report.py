@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from bounds.references import ORDER, REFERENCES, citation, cite, cite_numbers, document_key, documents
+from bounds.references import bibliography, citation, cite, cite_numbers, document_key, documents
 from mcsa_cli import Parser, UsageError, number, progress, table
 
 PROG = "python -m verify report"
@@ -550,7 +550,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
             "doc_figures": _doc_figures(),
-        "references": [(k, *REFERENCES[k]) for k in ORDER],
+        "references": bibliography([*(s["seed"] for s in steps),
+                                    *(bounds.get(c["id"]).source for c in claims if c["source"])]),
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,
     }

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import math
 import os
 import textwrap
@@ -70,7 +69,7 @@ import numpy as np
 from scipy import stats
 
 import bounds
-from mcsa_cli import jsonable
+from mcsa_cli import atomic_write, dumps, jsonable
 from simulate import experiments as X
 from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
 from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
@@ -1053,6 +1052,6 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                "degenerate_why": degenerate_reasons(rep.checks, rep.reading_defs),
                "sensitivity": _sensitivity(fig, rep.checks),
                "total_cell_wall_s": sum(walls.values())}
-        (data / f"{fig}.json").write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
+        atomic_write(data / f"{fig}.json", dumps(doc, nonfinite="refuse", indent=1) + "\n")
         done[fig] = doc
     return done
