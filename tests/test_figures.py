@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_runs import share_quick_runs
 
 from simulate import experiments as X
 from simulate.families import MeanFieldGaussian
@@ -402,9 +403,11 @@ def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
 
 def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkeypatch, tmp_path):
     """A --quick figure run is a reduced experiment; the command line says so and shows the
-    stored run at the paper's settings, whatever that run's verdict (here a made-up one)."""
+    stored run at the paper's settings, whatever that run's verdict (here a made-up one).
+    The command's quick run of figure1 is the module's (tests/shared_runs.py)."""
     from verify import cli
 
+    share_quick_runs(monkeypatch)
     full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
     fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
             "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}
