@@ -31,6 +31,7 @@ from functools import cached_property
 import mpmath
 import numpy as np
 import sympy as sp
+from mpmath import ctx_mp_python as _ctx_mp_python
 from mpmath.libmp import libelefun as _libelefun
 
 from .derive import memo
@@ -334,6 +335,7 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
 
 
 _LOG_AGM = _libelefun.log_agm
+_RDIV_INT = _ctx_mp_python.mpf_rdiv_int
 
 
 @functools.lru_cache(maxsize=256)
@@ -342,6 +344,13 @@ def _log_agm_remembered(x: int, prec: int) -> int:
     above a few thousand bits), remembered: a pure function of two integers, so a value
     taken from here is the one computed again, to the bit."""
     return _LOG_AGM(x, prec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rdiv_int_remembered(n: int, t: tuple, prec: int, rnd: str) -> tuple:
+    """mpmath's ``n / t`` (an integer over an mpf, e.g. ``1/w_star``), remembered likewise: a
+    form writes ``1/w*`` in several places, and a grid repeats each ``w*`` at every ``N``."""
+    return _RDIV_INT(n, t, prec, rnd)
 
 
 @contextlib.contextmanager
@@ -355,10 +364,12 @@ def _logs_remembered():
         yield
         return
     _libelefun.log_agm = _log_agm_remembered
+    _ctx_mp_python.mpf_rdiv_int = _rdiv_int_remembered
     try:
         yield
     finally:
         _libelefun.log_agm = _LOG_AGM
+        _ctx_mp_python.mpf_rdiv_int = _RDIV_INT
 
 
 def _mpf(func, margs):
