@@ -23,7 +23,8 @@ def _sharing(run):
     runs = cached_runs("quick", 0)
 
     def shared(v, mode="quick", seed=0, **kw):
-        if mode == "quick" and seed == 0 and not kw and v.claim in runs and REGISTRY.get(v.claim) is v:
+        mine = v.claim in runs and REGISTRY.get(v.claim) is v
+        if mode == "quick" and seed == 0 and not kw and mine:
             return runs[v.claim]
         return run(v, mode, seed=seed, **kw)
 

@@ -220,13 +220,14 @@ def _sweep_then_ctrl_c(cache, iters, when):
     import time
 
     args = [sys.executable, "-m", "simulate", "sweep", "--scheme", "msc,pmcsa,jsa,msc-rb", "--optimizer",
-            "sgd,adam", "--lr", "0.01", "--N", "4,8", "--dim", "5", "--iters", iters, "--workers", "2",
+            "sgd,adam", "--lr", "0.01", "--N", "4,8", "--dim", "5", "--iters", iters,
+            "--workers", "2",
             "--cache", str(cache)]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + PATIENCE
         while not when(p.pid):
-            assert p.poll() is None, f"the sweep ended (exit {p.returncode}) before it was interrupted"
+            assert p.poll() is None, f"the sweep ended (exit {p.returncode}) before the Ctrl-C"
             assert time.monotonic() < deadline, f"no progress in {PATIENCE} s"
             time.sleep(0.02)
         os.killpg(p.pid, signal.SIGINT)
@@ -270,7 +271,8 @@ def _workers_started(pid, n=2):
     return ready >= n
 
 
-needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the workers' state in /proc")
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"),
+                                reason="reads the workers' state in /proc")
 
 
 def test_ctrl_c_while_cells_finish_one_line_and_exit_130(tmp_path):

@@ -235,7 +235,7 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
     from verify import reproductions as RP
     from verify.registry import REGISTRY
 
-    with quick_runs_shared():  # figure2's quick run: the module's (tests/shared_runs.py), readings unchanged
+    with quick_runs_shared():  # figure2's quick run: the module's (readings unchanged)
         rc = main(["figure2", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
     # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others hold; the
