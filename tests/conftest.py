@@ -51,8 +51,7 @@ os.environ.setdefault("COLUMNS", "100")  # tables printed in-process fit the sam
 # CPU time over the cores.  Only the order changes; pytest --random-order still shuffles.
 SLOW_FILES_FIRST = (
     "test_notebooks.py",  # eight notebooks, two kernels at a time
-    "test_bounds_properties.py",  # ~120 CPU s alone; test_figures.py ~75 (runs shared)
-    "test_figures.py", "test_verify.py", "test_report.py", "test_conformance.py",
+    "test_figures.py", "test_verify.py", "test_report.py", "test_conformance.py", "test_bounds_properties.py",
     "test_plot.py", "test_figure_texts.py", "test_weightline.py", "test_quick_claim.py", "test_verify_widths.py",
     "test_certificates.py", "test_sweep.py", "test_exercises.py", "test_simulate.py", "test_runner.py",
     "test_startup.py", "test_docs_site.py", "test_finite_fast.py",
