@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -23,171 +24,179 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-N2000 = ",".join(str(i) for i in range(2, 2001))
-BIG_GRID = ",".join(str(i) for i in range(2, 2002))
-W2000 = ",".join(str(1 + i) for i in range(2000))
 TMP = tempfile.gettempdir()
 
-# (command line, expected exit status); 2 = bad input (one stderr line, no traceback)
-CASES: list[tuple[str, list[str], int]] = []
-
-
-def bad(prog, *argv):
-    CASES.append((prog, list(argv), 2))
-
-
-def odd(prog, status, *argv):
-    CASES.append((prog, list(argv), status))
-
-
-# ----------------------------------------------------------------------------- bounds (>= 40)
-T3 = ["--N", "10", "--w-star", "5", "--L", "1"]
-bad("bounds")
-bad("bounds", "--bogus")
-bad("bounds", "nonsense")
-bad("bounds", "list", "--bogus")
-bad("bounds", "list", "x")
-bad("bounds", "show")
-bad("bounds", "show", "nope")
-bad("bounds", "show", "theorem3", "--latex", "--json", "--zzz")
-bad("bounds", "cache")
-bad("bounds", "theorem3", "--N", "ten", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", "2.5", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", "0", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", "", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", ",", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", "1e400.5", "--w-star", "5", "--L", "1")
-bad("bounds", "theorem3", "--N", "10", "--w-star", "nan", "--L", "1")
-bad("bounds", "theorem3", "--N", "10", "--w-star", "inf", "--L", "1")
-bad("bounds", "theorem3", "--N", "10", "--w-star", "-inf", "--L", "1")
-bad("bounds", "theorem3", "--N", "10", "--w-star", "0.99", "--L", "1")
-bad("bounds", "theorem3", "--N", "10", "--w-star", "5", "--L", "-1")
-bad("bounds", "theorem3", *T3, "--mu-norm", "5")
-bad("bounds", "theorem3", *T3, "--k", "-2")
-bad("bounds", "theorem3", *T3, "--D", "0")
-bad("bounds", "theorem3", "--N")
-bad("bounds", "theorem3", "--N", "10")
-bad("bounds", "theorem3", "--w", "5")
-bad("bounds", "theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1")
-bad("bounds", "theorem2", "--N", "10", "--w-star", "5", "--L", "1", "--chi2", "9")
-bad("bounds", "lemma3", "--m", "0", "--s", "0.5")
-bad("bounds", "lemma4", "--w", "20", "--w-star", "10")
-bad("bounds", "lemma5", "--n", "0", "--w", "1", "--w-star", "2")
-bad("bounds", "lemma7", "--D", "2", "--L", "1", "--C", "1", "--rho", "1.5", "--n", "3")
-bad("bounds", "theorem1", "--N", BIG_GRID, "--w-star", W2000, "--k", "1", "--L", "1")  # 4 million points
-bad("bounds", "compare")
-bad("bounds", "compare", "--N", "1", "--w-star", "5", "--chi2", "1", "--L", "1")
-bad("bounds", "compare", "--N", "10,20", "--w-star", "5", "--chi2", "1", "--L", "1")
-bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "9", "--L", "1")
-bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "explicit")
-bad("bounds", "compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "moment")
-bad("bounds", "compare", "--N", "inf", "--w-star", "5", "--chi2", "1", "--L", "1")
-odd("bounds", 0, "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D", "1", "--L",
-    "1")
-odd("bounds", 0, "theorem1", "--N", "10", "--w-star", "1e400", "--k", "5", "--L", "1", "--json")
-odd("bounds", 0, "compare", "--N", "1e12", "--w-star", "10", "--chi2", "1", "--L", "1")
+# One input a row: the expected exit status (2 = bad input: one stderr line, no traceback), the
+# program, its arguments (shell words).  $T3 and the like stand for the words in MACROS, $N2..2000
+# and the like for the long lists in LONG, $TMP for the temporary directory.
+TABLE = r"""
+# bounds (>= 40)
+2 bounds
+2 bounds --bogus
+2 bounds nonsense
+2 bounds list --bogus
+2 bounds list x
+2 bounds show
+2 bounds show nope
+2 bounds show theorem3 --latex --json --zzz
+2 bounds cache
+2 bounds theorem3 --N ten --w-star 5 --L 1
+2 bounds theorem3 --N 2.5 --w-star 5 --L 1
+2 bounds theorem3 --N 0 --w-star 5 --L 1
+2 bounds theorem3 --N '' --w-star 5 --L 1
+2 bounds theorem3 --N , --w-star 5 --L 1
+2 bounds theorem3 --N 1e400.5 --w-star 5 --L 1
+2 bounds theorem3 --N 10 --w-star nan --L 1
+2 bounds theorem3 --N 10 --w-star inf --L 1
+2 bounds theorem3 --N 10 --w-star -inf --L 1
+2 bounds theorem3 --N 10 --w-star 0.99 --L 1
+2 bounds theorem3 --N 10 --w-star 5 --L -1
+2 bounds theorem3 $T3 --mu-norm 5
+2 bounds theorem3 $T3 --k -2
+2 bounds theorem3 $T3 --D 0
+2 bounds theorem3 --N
+2 bounds theorem3 --N 10
+2 bounds theorem3 --w 5
+2 bounds theorem1 --N 1 --w-star 5 --k 1 --L 1
+2 bounds theorem2 --N 10 --w-star 5 --L 1 --chi2 9
+2 bounds lemma3 --m 0 --s 0.5
+2 bounds lemma4 --w 20 --w-star 10
+2 bounds lemma5 --n 0 --w 1 --w-star 2
+2 bounds lemma7 --D 2 --L 1 --C 1 --rho 1.5 --n 3
+# 4 million points:
+2 bounds theorem1 --N $N2..2001 --w-star $W1..2000 --k 1 --L 1
+2 bounds compare
+2 bounds compare --N 1 --w-star 5 --chi2 1 --L 1
+2 bounds compare --N 10,20 --w-star 5 --chi2 1 --L 1
+2 bounds compare --N 10 --w-star 5 --chi2 9 --L 1
+2 bounds compare --N 10 --w-star 5 --chi2 1 --L 1 --form explicit
+2 bounds compare --N 10 --w-star 5 --chi2 1 --L 1 --form moment
+2 bounds compare --N inf --w-star 5 --chi2 1 --L 1
+0 bounds theorem4 --N 2 --w-star 1.000000000001 --k 1e9 --t 1 --D 1 --L 1
+0 bounds theorem1 --N 10 --w-star 1e400 --k 5 --L 1 --json
+0 bounds compare --N 1e12 --w-star 10 --chi2 1 --L 1
 # beyond the evaluated domain (N <= 1e12, k and t <= 1e9): refused in one line
-bad("bounds", "compare", "--N", "1e400", "--w-star", "10", "--chi2", "1", "--L", "1")
-bad("bounds", "theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e12", "--t", "1", "--D", "1", "--L", "1")
-odd("bounds", 0, "theorem3", "--N", "1,2", "--w-star", "1", "--k", "3", "--L", "1")
-odd("bounds", 0, "list")
-odd("bounds", 0, "show", "theorem3")
-odd("bounds", 0, "theorem3", "--N", "10", "--w-star", "100", "--L", "1")
+2 bounds compare --N 1e400 --w-star 10 --chi2 1 --L 1
+2 bounds theorem4 --N 2 --w-star 1.000000000001 --k 1e12 --t 1 --D 1 --L 1
+0 bounds theorem3 --N 1,2 --w-star 1 --k 3 --L 1
+0 bounds list
+0 bounds show theorem3
+0 bounds theorem3 --N 10 --w-star 100 --L 1
+# verify (>= 35)
+2 verify
+2 verify -x
+2 verify theorem9
+2 verify list --bogus
+2 verify all --quick --full
+2 verify all --seed x
+2 verify report --bogus
+2 verify lemma5 --N 5
+2 verify lemma5 --n 0
+2 verify lemma5 --n 1e12
+2 verify lemma5 --w-star 0.5
+2 verify lemma5 --w-star 1e400
+2 verify lemma1 --k 3
+2 verify theorem1 --k 1e12
+2 verify theorem1 --k 2.5
+2 verify theorem1 --N 1
+2 verify theorem1 --N 1e400
+2 verify theorem1 --N two
+2 verify theorem4 --N $N2..2000
+2 verify theorem4 --N 2000
+2 verify theorem4 --t -1
+2 verify theorem1 --dim 100000
+2 verify theorem1 --dim 0
+2 verify theorem1 --proposal-scale 0.9
+2 verify theorem1 --proposal-scale 1e200 --dim 5
+2 verify theorem1 --seed -1
+2 verify theorem1 --bound-scale 0
+2 verify theorem1 --bound-scale nan
+2 verify theorem1 --plot ''
+2 verify theorem1 --plot /proc/nope/x.png
+2 verify theorem1 --plot figure.txt
+2 verify theorem1 --plot $TMP
+2 verify theorem1 --quick --full
+2 verify theorem1 --bogus
+2 verify search
+2 verify search nope
+2 verify search table1
+2 verify search lemma5 --max-examples 0
+2 verify search lemma5 --max-examples 1e9
+2 verify audit nonsense
+2 verify audit table2
+2 verify audit --json --markdown
+0 verify list
+1 verify lemma5 --n 2
+0 verify table2 --json
+# simulate (>= 30)
+2 simulate
+2 simulate nonsense
+2 simulate tv
+2 simulate $TV
+2 simulate $TV --steps 0
+2 simulate $TV --steps x
+2 simulate tv --kernel mh --dim 5 --proposal-scale 1.5 --steps 5
+2 simulate tv --kernel cis --dim 5 --proposal-scale 1.5 --steps 5
+2 simulate tv --kernel imh --dim 0 --proposal-scale 1.5 --steps 5
+2 simulate tv --kernel imh --dim 5 --proposal-scale 0.5 --steps 5
+2 simulate tv --kernel imh --dim 5 --proposal-scale nan --steps 5
+2 simulate $TV --steps 5 --start quantile:2
+2 simulate tv --kernel cis --N 4 --dim 5 --proposal-scale 1.5 --steps 1000000000
+2 simulate moment
+# one pMCSA chain is a valid budget:
+0 simulate $MO --N 1
+2 simulate moment --scheme msc --dim 5 --proposal-scale 1.5 --N 1
+2 simulate $MO --N 1e9
+2 simulate $MO --N 10 --family cauchy
+2 simulate $MO --N 10 --t-df 2
+2 simulate $MO --N 10 --replicates 0
+# w* = inf:
+0 simulate moment --scheme msc --dim 5 --proposal-scale 0.5 --N 10
+2 simulate moment --scheme msc --dim 5 --proposal-scale -0.5 --N 10
+2 simulate moment --scheme nope --dim 5 --proposal-scale 1.5 --N 10
+2 simulate run
+2 simulate $RU --iters 1000000000
+2 simulate $RU --iters 0
+2 simulate $RU --iters 10 --optimizer rmsprop
+2 simulate $RU --iters 10 --lr -1
+2 simulate $RU --iters 10 --lr nan
+2 simulate $RU --iters 10 --seed -1
+2 simulate $RU --iters 10 --threads 0
+2 simulate sweep
+2 simulate sweep --scheme msc,nope $SW
+2 simulate sweep --scheme msc $SW --workers 0
+2 simulate sweep --scheme msc $SW --out /proc/nope/x.csv
+0 simulate moment --scheme msc --dim 5 --proposal-scale 0.5 --N 10 --family student-t --t-df 3
+5 simulate $RU --iters 50 --optimizer sgd --lr 1e10
+0 simulate tv --kernel imh --dim 100000 --proposal-scale 1.0001 --steps 5
+0 simulate $TV --steps 1000000000
+"""
+MACROS = {"$T3": "--N 10 --w-star 5 --L 1", "$TV": "tv --kernel imh --dim 5 --proposal-scale 1.5",
+          "$MO": "moment --scheme pmcsa --dim 5 --proposal-scale 1.5",
+          "$RU": "run --scheme pmcsa --dim 5 --N 4",
+          "$SW": "--optimizer sgd --lr 0.1 --N 4 --dim 5 --iters 5"}
+LONG = {f"${name}{a}..{b}": ",".join(str(i) for i in range(a, b + 1))
+        for name, a, b in [("N", 2, 2000), ("N", 2, 2001), ("W", 1, 2000)]}
 
-# ----------------------------------------------------------------------------- verify (>= 35)
-bad("verify")
-bad("verify", "-x")
-bad("verify", "theorem9")
-bad("verify", "list", "--bogus")
-bad("verify", "all", "--quick", "--full")
-bad("verify", "all", "--seed", "x")
-bad("verify", "report", "--bogus")
-bad("verify", "lemma5", "--N", "5")
-bad("verify", "lemma5", "--n", "0")
-bad("verify", "lemma5", "--n", "1e12")
-bad("verify", "lemma5", "--w-star", "0.5")
-bad("verify", "lemma5", "--w-star", "1e400")
-bad("verify", "lemma1", "--k", "3")
-bad("verify", "theorem1", "--k", "1e12")
-bad("verify", "theorem1", "--k", "2.5")
-bad("verify", "theorem1", "--N", "1")
-bad("verify", "theorem1", "--N", "1e400")
-bad("verify", "theorem1", "--N", "two")
-bad("verify", "theorem4", "--N", N2000)
-bad("verify", "theorem4", "--N", "2000")
-bad("verify", "theorem4", "--t", "-1")
-bad("verify", "theorem1", "--dim", "100000")
-bad("verify", "theorem1", "--dim", "0")
-bad("verify", "theorem1", "--proposal-scale", "0.9")
-bad("verify", "theorem1", "--proposal-scale", "1e200", "--dim", "5")
-bad("verify", "theorem1", "--seed", "-1")
-bad("verify", "theorem1", "--bound-scale", "0")
-bad("verify", "theorem1", "--bound-scale", "nan")
-bad("verify", "theorem1", "--plot", "")
-bad("verify", "theorem1", "--plot", "/proc/nope/x.png")
-bad("verify", "theorem1", "--plot", "figure.txt")
-bad("verify", "theorem1", "--plot", TMP)
-bad("verify", "theorem1", "--quick", "--full")
-bad("verify", "theorem1", "--bogus")
-bad("verify", "search")
-bad("verify", "search", "nope")
-bad("verify", "search", "table1")
-bad("verify", "search", "lemma5", "--max-examples", "0")
-bad("verify", "search", "lemma5", "--max-examples", "1e9")
-bad("verify", "audit", "nonsense")
-bad("verify", "audit", "table2")
-bad("verify", "audit", "--json", "--markdown")
-odd("verify", 0, "list")
-odd("verify", 1, "lemma5", "--n", "2")
-odd("verify", 0, "table2", "--json")
 
-# ----------------------------------------------------------------------------- simulate (>= 30)
-TV = ["tv", "--kernel", "imh", "--dim", "5", "--proposal-scale", "1.5"]
-MO = ["moment", "--scheme", "pmcsa", "--dim", "5", "--proposal-scale", "1.5"]
-RU = ["run", "--scheme", "pmcsa", "--dim", "5", "--N", "4"]
-bad("simulate")
-bad("simulate", "nonsense")
-bad("simulate", "tv")
-bad("simulate", *TV)
-bad("simulate", *TV, "--steps", "0")
-bad("simulate", *TV, "--steps", "x")
-bad("simulate", "tv", "--kernel", "mh", "--dim", "5", "--proposal-scale", "1.5", "--steps", "5")
-bad("simulate", "tv", "--kernel", "cis", "--dim", "5", "--proposal-scale", "1.5", "--steps", "5")
-bad("simulate", "tv", "--kernel", "imh", "--dim", "0", "--proposal-scale", "1.5", "--steps", "5")
-bad("simulate", "tv", "--kernel", "imh", "--dim", "5", "--proposal-scale", "0.5", "--steps", "5")
-bad("simulate", "tv", "--kernel", "imh", "--dim", "5", "--proposal-scale", "nan", "--steps", "5")
-bad("simulate", *TV, "--steps", "5", "--start", "quantile:2")
-bad("simulate", "tv", "--kernel", "cis", "--N", "4", "--dim", "5", "--proposal-scale", "1.5", "--steps", "1000000000")
-bad("simulate", "moment")
-odd("simulate", 0, *MO, "--N", "1")  # one pMCSA chain is a valid budget
-bad("simulate", "moment", "--scheme", "msc", "--dim", "5", "--proposal-scale", "1.5", "--N", "1")
-bad("simulate", *MO, "--N", "1e9")
-bad("simulate", *MO, "--N", "10", "--family", "cauchy")
-bad("simulate", *MO, "--N", "10", "--t-df", "2")
-bad("simulate", *MO, "--N", "10", "--replicates", "0")
-odd("simulate", 0, "moment", "--scheme", "msc", "--dim", "5", "--proposal-scale", "0.5", "--N", "10")  # w* = inf
-bad("simulate", "moment", "--scheme", "msc", "--dim", "5", "--proposal-scale", "-0.5", "--N", "10")
-bad("simulate", "moment", "--scheme", "nope", "--dim", "5", "--proposal-scale", "1.5", "--N", "10")
-bad("simulate", "run")
-bad("simulate", *RU, "--iters", "1000000000")
-bad("simulate", *RU, "--iters", "0")
-bad("simulate", *RU, "--iters", "10", "--optimizer", "rmsprop")
-bad("simulate", *RU, "--iters", "10", "--lr", "-1")
-bad("simulate", *RU, "--iters", "10", "--lr", "nan")
-bad("simulate", *RU, "--iters", "10", "--seed", "-1")
-bad("simulate", *RU, "--iters", "10", "--threads", "0")
-bad("simulate", "sweep")
-bad("simulate", "sweep", "--scheme", "msc,nope", "--optimizer", "sgd", "--lr", "0.1", "--N", "4", "--dim", "5",
-    "--iters", "5")
-bad("simulate", "sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "4", "--dim", "5",
-    "--iters", "5", "--workers", "0")
-bad("simulate", "sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "4", "--dim", "5",
-    "--iters", "5", "--out", "/proc/nope/x.csv")
-odd("simulate", 0, "moment", "--scheme", "msc", "--dim", "5", "--proposal-scale", "0.5", "--N", "10", "--family",
-    "student-t", "--t-df", "3")
-odd("simulate", 5, *RU, "--iters", "50", "--optimizer", "sgd", "--lr", "1e10")
-odd("simulate", 0, "tv", "--kernel", "imh", "--dim", "100000", "--proposal-scale", "1.0001", "--steps", "5")
-odd("simulate", 0, *TV, "--steps", "1000000000")
+def _cases(table: str) -> list[tuple[str, list[str], int]]:
+    """(program, arguments, expected exit status) for each row of ``table`` (TABLE's format)."""
+    cases = []
+    for line in table.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        status, prog, *words = shlex.split(line)
+        argv: list[str] = []
+        for w in words:
+            if w in MACROS:
+                argv += shlex.split(MACROS[w])
+            else:
+                argv.append(TMP if w == "$TMP" else LONG.get(w, w))
+        cases.append((prog, argv, int(status)))
+    return cases
+
+
+CASES = _cases(TABLE)
 
 
 def run_case(prog, argv, expected, timeout):

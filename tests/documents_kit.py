@@ -11,6 +11,8 @@ import pathlib
 
 import pytest
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent  # the checkout
+
 
 def seed_texts(documents) -> dict:
     """``{document key: text}`` for each key in ``documents``; the calling test is skipped when

@@ -3,6 +3,7 @@ parameters, exit statuses.  In-process through main(argv); bad inputs are refuse
 work, so the whole file runs in about 10 s (most of it in the few real evaluations)."""
 
 import math
+import shlex
 import subprocess
 import sys
 
@@ -15,105 +16,120 @@ from mcsa_cli import loads_strict
 
 B, V = bounds.cli.main, verify.cli.main
 
-# (command line, main, a fragment of the one stderr line)
-BAD = [
-    # ---- python -m bounds: dispatch
-    ([], B, "a command is required"),
-    (["--bogus"], B, "expected a command or claim id"),
-    (["theorem9"], B, "unknown claim 'theorem9'"),
-    (["Theorem3"], B, "unknown claim"),
-    (["list", "--bogus"], B, "unrecognized arguments"),
-    (["list", "extra"], B, "unrecognized arguments"),
-    (["show"], B, "the following arguments are required: claim"),
-    (["show", "nope"], B, "unknown claim 'nope'"),
-    (["show", "theorem3", "--latex", "--bogus"], B, "unrecognized arguments"),
-    (["cache"], B, "one of the arguments --write --check is required"),
-    # ---- bounds CLAIM: values
-    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"], B, "--N: must be an integer >= 1, got ten"),
-    (["theorem3", "--N", "2.5", "--w-star", "5", "--L", "1"], B, "--N: must be an integer"),
-    (["theorem3", "--N", "0", "--w-star", "5", "--L", "1"], B, "--N: must be an integer >= 1, got 0"),
-    (["theorem3", "--N", "-3", "--w-star", "5", "--L", "1"], B, "--N: must be an integer >= 1, got -3"),
-    (["theorem3", "--N", "", "--w-star", "5", "--L", "1"], B, "--N: must be an integer >= 1, got ''"),
-    (["theorem3", "--N", "10,", "--w-star", "5", "--L", "1"], B, "--N: empty item"),
-    (["theorem3", "--N", "nan", "--w-star", "5", "--L", "1"], B, "--N: must be an integer >= 1, got nan"),
-    (["theorem3", "--N", "10", "--w-star", "inf", "--L", "1"], B, "--w-star: must be finite"),
-    (["theorem3", "--N", "10", "--w-star", "-inf", "--L", "1"], B, "--w-star: expected one argument (write a value"),
-    (["theorem3", "--N", "10", "--w-star=-inf", "--L", "1"], B, "--w-star: must be finite"),
-    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"], B, "--w-star: must be a number >= 1, got 0.5"),
-    (["theorem3", "--N", "10", "--w-star", "5", "--L", "0"], B, "--L: must be a number > 0, got 0"),
-    (["theorem3", "--N", "10", "--w-star", "5", "--L", "1", "--mu-norm", "2"], B, "||mu|| <= L"),
-    (["theorem3", "--N", "10", "--w-star", "5", "--L", "1", "--mu-norm", "-1"], B, "--mu-norm: must be a number >= 0"),
-    (["theorem3", "--N", "10", "--w-star", "0x10", "--L", "1"], B, "--w-star: must be a number >= 1, got 0x10"),
-    (["theorem3", "--bogus", "1"], B, "unrecognized arguments: --bogus"),
-    (["theorem3", "--w", "5"], B, "unrecognized arguments: --w"),  # no abbreviation of --w-star
-    (["theorem3", "--N"], B, "--N: expected one argument"),
-    (["theorem3", "--N", "10"], B, "missing parameter(s)"),
-    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"], B, "--N: must be an integer >= 2, got 1"),
-    (["theorem1", "--N", "10", "--w-star", "5", "--k", "-1", "--L", "1"], B, "--k: must be"),
-    (["theorem2", "--N", "10", "--w-star", "5", "--L", "1", "--chi2", "9"], B, "chi2(pi||q) <= w* - 1"),
-    (["lemma4", "--w", "20", "--w-star", "10"], B, "w <= w* must hold"),
-    (["lemma3", "--m", "0", "--s", "0.5"], B, "s^2 > 1/2"),
-    (["lemma7", "--D", "2", "--L", "1", "--C", "1", "--rho", "1.5", "--n", "3"], B, "--rho: must be"),
-    (["theorem1", "--N", ",".join(str(i) for i in range(2, 2002)), "--w-star", ",".join(str(i) for i in range(1, 2001)),
-      "--k", "1", "--L", "1"], B, "at most 10,000"),
-    (["theorem1", "--N", "2,3", "--w-star", ",".join(str(i) for i in range(1, 6000)), "--k", "1", "--L", "1"], B,
-     "the grid has 11,998 points"),
-    # ---- bounds compare
-    (["compare"], B, "the following arguments are required"),
-    (["compare", "--N", "10", "--w-star", "5", "--chi2", "1"], B, "required: --L"),
-    (["compare", "--N", "1", "--w-star", "5", "--chi2", "1", "--L", "1"], B, "--N: must be an integer >= 2, got 1"),
-    (["compare", "--N", "10,20", "--w-star", "5", "--chi2", "1", "--L", "1"], B, "--N: compare takes one value"),
-    (["compare", "--N", "10", "--w-star", "0", "--chi2", "1", "--L", "1"], B, "--w-star: must be a number >= 1"),
-    (["compare", "--N", "10", "--w-star", "5", "--chi2", "9", "--L", "1"], B, "chi2(pi||q) <= w* - 1"),
-    (["compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "explicit"], B,
-     "--form explicit needs --t and --D"),
-    (["compare", "--N", "10", "--w-star", "5", "--chi2", "1", "--L", "1", "--form", "moment"], B,
-     "--form: invalid choice: 'moment'"),
-    (["compare", "--N", "inf", "--w-star", "5", "--chi2", "1", "--L", "1"], B, "--N: must be finite"),
-    # ---- python -m verify: dispatch
-    ([], V, "a command is required"),
-    (["-x"], V, "expected a command or claim id"),
-    (["theorem9"], V, "unknown claim 'theorem9'"),
-    (["list", "--bogus"], V, "unrecognized arguments"),
-    (["all", "--quick", "--full"], V, "not allowed with argument"),
-    (["all", "--seed", "x"], V, "--seed: must be an integer >= 0, got x"),
-    (["report", "--bogus"], V, "unrecognized arguments"),
-    # ---- verify CLAIM
-    (["lemma5", "--N", "5"], V, "--N does not apply to lemma5"),
-    (["lemma5", "--n", "0"], V, "--n: must be an integer >= 1, got 0"),
-    (["lemma5", "--n", "1e12"], V, "--n: at most"),
-    (["lemma5", "--w-star", "0.5"], V, "--w-star: must be a number >= 1, got 0.5"),
-    (["lemma5", "--w-star", "1e400"], V, "--w-star: 1e400 is outside the double range"),
-    (["theorem1", "--k", "1e12"], V, "--k: at most 10000 is supported"),
-    (["theorem1", "--k", "2.5"], V, "--k: must be an integer"),
-    (["theorem1", "--N", "1"], V, "--N: must be an integer >= 2, got 1"),
-    (["theorem1", "--N", "1e400"], V, "--N: at most"),
-    (["theorem4", "--N", ",".join(str(i) for i in range(2, 2001))], V, "--N: at most 20 values, got 1999"),
-    (["theorem4", "--N", "2000"], V, "--N: at most"),
-    (["theorem4", "--t", "-1"], V, "--t: must be an integer"),
-    (["theorem1", "--dim", "100000"], V, "--dim: at most"),
-    (["theorem1", "--dim", "0"], V, "--dim: must be an integer >= 1, got 0"),
-    (["theorem1", "--proposal-scale", "0.9"], V, "--proposal-scale: values must be > 1"),
-    (["theorem1", "--proposal-scale", "1e200", "--dim", "5"], V, "w* = s^D must stay below"),
-    (["theorem1", "--seed", "-1"], V, "--seed: must be an integer >= 0, got -1"),
-    (["theorem1", "--seed", "1.5"], V, "--seed: must be an integer >= 0, got 1.5"),
-    (["theorem1", "--bound-scale", "0"], V, "--bound-scale: must be a number > 0, got 0"),
-    (["theorem1", "--bound-scale", "nan"], V, "--bound-scale: must be a number > 0, got nan"),
-    (["theorem1", "--bound-scale", "abc"], V, "--bound-scale: must be a number > 0, got abc"),
-    (["theorem1", "--plot", ""], V, "--plot: empty path"),
-    (["theorem1", "--plot", "/proc/nope/x.png"], V, "--plot: directory '/proc/nope' does not exist"),
-    (["theorem1", "--plot", "figure.txt"], V, "--plot: the path must end in .png, .pdf, .svg"),
-    (["theorem1", "--quick", "--full"], V, "not allowed with argument"),
-    (["theorem1", "--bogus"], V, "unrecognized arguments: --bogus"),
-    # ---- verify search / audit
-    (["search"], V, "the following arguments are required: claim"),
-    (["search", "nope"], V, "unknown claim 'nope'"),
-    (["search", "lemma5", "--max-examples", "0"], V, "--max-examples: must be an integer with 1 <= x <= 10000"),
-    (["search", "lemma5", "--max-examples", "1e9"], V, "--max-examples: must be an integer with 1 <= x <= 10000"),
-    (["search", "lemma5", "--seed", "-2"], V, "--seed: must be an integer >= 0"),
-    (["audit", "nonsense"], V, "unknown claim 'nonsense'"),
-    (["audit", "--json", "--markdown"], V, "not allowed with argument"),
-]
+# One bad command line a row: the program, its arguments (shell words; $N2..2001 and the like
+# stand for the long lists in LONG), "=>", a fragment of the one line it must print on stderr.
+BAD_TABLE = r"""
+# python -m bounds: dispatch
+bounds => a command is required
+bounds --bogus => expected a command or claim id
+bounds theorem9 => unknown claim 'theorem9'
+bounds Theorem3 => unknown claim
+bounds list --bogus => unrecognized arguments
+bounds list extra => unrecognized arguments
+bounds show => the following arguments are required: claim
+bounds show nope => unknown claim 'nope'
+bounds show theorem3 --latex --bogus => unrecognized arguments
+bounds cache => one of the arguments --write --check is required
+# bounds CLAIM: values
+bounds theorem3 --N ten --w-star 5 --L 1 => --N: must be an integer >= 1, got ten
+bounds theorem3 --N 2.5 --w-star 5 --L 1 => --N: must be an integer
+bounds theorem3 --N 0 --w-star 5 --L 1 => --N: must be an integer >= 1, got 0
+bounds theorem3 --N -3 --w-star 5 --L 1 => --N: must be an integer >= 1, got -3
+bounds theorem3 --N '' --w-star 5 --L 1 => --N: must be an integer >= 1, got ''
+bounds theorem3 --N 10, --w-star 5 --L 1 => --N: empty item
+bounds theorem3 --N nan --w-star 5 --L 1 => --N: must be an integer >= 1, got nan
+bounds theorem3 --N 10 --w-star inf --L 1 => --w-star: must be finite
+bounds theorem3 --N 10 --w-star -inf --L 1 => --w-star: expected one argument (write a value
+bounds theorem3 --N 10 --w-star=-inf --L 1 => --w-star: must be finite
+bounds theorem3 --N 10 --w-star 0.5 --L 1 => --w-star: must be a number >= 1, got 0.5
+bounds theorem3 --N 10 --w-star 5 --L 0 => --L: must be a number > 0, got 0
+bounds theorem3 --N 10 --w-star 5 --L 1 --mu-norm 2 => ||mu|| <= L
+bounds theorem3 --N 10 --w-star 5 --L 1 --mu-norm -1 => --mu-norm: must be a number >= 0
+bounds theorem3 --N 10 --w-star 0x10 --L 1 => --w-star: must be a number >= 1, got 0x10
+bounds theorem3 --bogus 1 => unrecognized arguments: --bogus
+# no abbreviation of --w-star:
+bounds theorem3 --w 5 => unrecognized arguments: --w
+bounds theorem3 --N => --N: expected one argument
+bounds theorem3 --N 10 => missing parameter(s)
+bounds theorem1 --N 1 --w-star 5 --k 1 --L 1 => --N: must be an integer >= 2, got 1
+bounds theorem1 --N 10 --w-star 5 --k -1 --L 1 => --k: must be
+bounds theorem2 --N 10 --w-star 5 --L 1 --chi2 9 => chi2(pi||q) <= w* - 1
+bounds lemma4 --w 20 --w-star 10 => w <= w* must hold
+bounds lemma3 --m 0 --s 0.5 => s^2 > 1/2
+bounds lemma7 --D 2 --L 1 --C 1 --rho 1.5 --n 3 => --rho: must be
+bounds theorem1 --N $N2..2001 --w-star $W1..2000 --k 1 --L 1 => at most 10,000
+bounds theorem1 --N 2,3 --w-star $W1..5999 --k 1 --L 1 => the grid has 11,998 points
+# bounds compare
+bounds compare => the following arguments are required
+bounds compare --N 10 --w-star 5 --chi2 1 => required: --L
+bounds compare --N 1 --w-star 5 --chi2 1 --L 1 => --N: must be an integer >= 2, got 1
+bounds compare --N 10,20 --w-star 5 --chi2 1 --L 1 => --N: compare takes one value
+bounds compare --N 10 --w-star 0 --chi2 1 --L 1 => --w-star: must be a number >= 1
+bounds compare --N 10 --w-star 5 --chi2 9 --L 1 => chi2(pi||q) <= w* - 1
+bounds compare --N 10 --w-star 5 --chi2 1 --L 1 --form explicit => --form explicit needs --t and --D
+bounds compare --N 10 --w-star 5 --chi2 1 --L 1 --form moment => --form: invalid choice: 'moment'
+bounds compare --N inf --w-star 5 --chi2 1 --L 1 => --N: must be finite
+# python -m verify: dispatch
+verify => a command is required
+verify -x => expected a command or claim id
+verify theorem9 => unknown claim 'theorem9'
+verify list --bogus => unrecognized arguments
+verify all --quick --full => not allowed with argument
+verify all --seed x => --seed: must be an integer >= 0, got x
+verify report --bogus => unrecognized arguments
+# verify CLAIM
+verify lemma5 --N 5 => --N does not apply to lemma5
+verify lemma5 --n 0 => --n: must be an integer >= 1, got 0
+verify lemma5 --n 1e12 => --n: at most
+verify lemma5 --w-star 0.5 => --w-star: must be a number >= 1, got 0.5
+verify lemma5 --w-star 1e400 => --w-star: 1e400 is outside the double range
+verify theorem1 --k 1e12 => --k: at most 10000 is supported
+verify theorem1 --k 2.5 => --k: must be an integer
+verify theorem1 --N 1 => --N: must be an integer >= 2, got 1
+verify theorem1 --N 1e400 => --N: at most
+verify theorem4 --N $N2..2000 => --N: at most 20 values, got 1999
+verify theorem4 --N 2000 => --N: at most
+verify theorem4 --t -1 => --t: must be an integer
+verify theorem1 --dim 100000 => --dim: at most
+verify theorem1 --dim 0 => --dim: must be an integer >= 1, got 0
+verify theorem1 --proposal-scale 0.9 => --proposal-scale: values must be > 1
+verify theorem1 --proposal-scale 1e200 --dim 5 => w* = s^D must stay below
+verify theorem1 --seed -1 => --seed: must be an integer >= 0, got -1
+verify theorem1 --seed 1.5 => --seed: must be an integer >= 0, got 1.5
+verify theorem1 --bound-scale 0 => --bound-scale: must be a number > 0, got 0
+verify theorem1 --bound-scale nan => --bound-scale: must be a number > 0, got nan
+verify theorem1 --bound-scale abc => --bound-scale: must be a number > 0, got abc
+verify theorem1 --plot '' => --plot: empty path
+verify theorem1 --plot /proc/nope/x.png => --plot: directory '/proc/nope' does not exist
+verify theorem1 --plot figure.txt => --plot: the path must end in .png, .pdf, .svg
+verify theorem1 --quick --full => not allowed with argument
+verify theorem1 --bogus => unrecognized arguments: --bogus
+# verify search / audit
+verify search => the following arguments are required: claim
+verify search nope => unknown claim 'nope'
+verify search lemma5 --max-examples 0 => --max-examples: must be an integer with 1 <= x <= 10000
+verify search lemma5 --max-examples 1e9 => --max-examples: must be an integer with 1 <= x <= 10000
+verify search lemma5 --seed -2 => --seed: must be an integer >= 0
+verify audit nonsense => unknown claim 'nonsense'
+verify audit --json --markdown => not allowed with argument
+"""
+LONG = {f"${name}{a}..{b}": ",".join(str(i) for i in range(a, b + 1))
+        for name, a, b in [("N", 2, 2001), ("W", 1, 2000), ("W", 1, 5999), ("N", 2, 2000)]}
+
+
+def _bad_rows(table: str) -> list:
+    """(argv, main, fragment) for each row of ``table`` (BAD_TABLE's format)."""
+    rows = []
+    for line in table.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        cmd, fragment = line.split(" => ", 1)
+        prog, *argv = shlex.split(cmd)
+        rows.append(([LONG.get(w, w) for w in argv], {"bounds": B, "verify": V}[prog], fragment))
+    return rows
+
+
+BAD = _bad_rows(BAD_TABLE)
 
 
 @pytest.mark.parametrize("argv, main, fragment", BAD, ids=[f"{'bounds' if m is B else 'verify'} {' '.join(a)[:60]}"

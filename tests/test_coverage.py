@@ -9,16 +9,13 @@ when ``MCSA_SEEDS`` names the folder holding them (one text file per document, n
 
 import copy
 import json
-import pathlib
 
 import pytest
-from documents_kit import seed_texts
+from documents_kit import ROOT, seed_texts
 
 import bounds
 from mcsa_cli import UsageError, loads_strict, run
 from verify import coverage
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_runs import share_quick_runs
 
 from simulate import experiments as X
 from simulate.families import MeanFieldGaussian
@@ -150,13 +151,27 @@ def _decided(fig, rows, readings=None):
     return Report(fig, checks, 0, 0.0, reading_defs=tuple(REGISTRY[fig].readings), audit=audit_statements(fig))
 
 
+@pytest.fixture(scope="module")
+def decided(stored_rows):
+    """``decided(fig)``: :func:`_decided` on the stored table under the claim's own readings,
+    computed once for the module (the tests below only read it)."""
+    done = {}
+
+    def get(fig):
+        if fig not in done:
+            done[fig] = _decided(fig, stored_rows[fig])
+        return done[fig]
+
+    return get
+
+
 @pytest.mark.parametrize("fig", ["figure1", "figure2"])
-def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_path):
+def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, decided, tmp_path):
     """The stored verdict JSON is what the stored CSV gives under every reading: the final
     status, each full reading's verdict, each quantity's and the sensitivity table."""
     rows = stored_rows[fig]
     stored = json.loads((DATA / f"{fig}.json").read_text())
-    rep = _decided(fig, rows)
+    rep = decided(fig)
     assert F.verdict_summary(rep.checks, rep.status.degenerate, rep.status.strict_only) == stored["by_quantity"]
     assert rep.verdict == stored["verdict"]
     assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
@@ -167,14 +182,14 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, tmp_
     REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))  # the figure is drawn from the table alone
 
 
-def test_figure2_tau_1_nat_is_decided_on_the_stored_run(stored_rows):
+def test_figure2_tau_1_nat_is_decided_on_the_stored_run(decided):
     """Reading rule 3 on the stored full run: at tau = 1 nat only 295 of 6400 runs converge, yet the data decide
     three schemes' Adam comparisons (JSA and pMCSA with >= 5 converged runs in each arm; MSC-RB by Fisher's exact
     test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the majority: the reading is not degenerate, and
     it fails.  The sentence is hedged ('Overall, most ... seem'), so by reading rule 2 the claim holds under the
     lenient end of the tau range and tau = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
     against 7 of 400) is not decided."""
-    rep = _decided("figure2", stored_rows["figure2"])
+    rep = decided("figure2")
     st = rep.status
     name = "tau=1 nat; majority (3 of 4)"
     assert st.status == "holds" and st.degenerate == () and st.failing == () and st.strict_only == (name,)
@@ -210,12 +225,12 @@ def test_every_threshold_is_a_reading_axis_with_a_quote_and_a_range(fig, axes):
         if fig == "figure1" else {"converged", "most MCSA methods"} == set(names)
 
 
-def test_every_reading_has_its_own_observation_checks_and_shares_the_bounds(stored_rows):
-    rep = _decided("figure2", stored_rows["figure2"])
+def test_every_reading_has_its_own_observation_checks_and_shares_the_bounds(decided):
+    rep = decided("figure2")
     for r in REGISTRY["figure2"].readings:
         own = {c.quantity for c in rep.checks if c.reading == r.name and c.primary}
         assert own == {"pmcsa_breadth", "adam_stability"}
-    rep1 = _decided("figure1", stored_rows["figure1"])
+    rep1 = decided("figure1")
     assert {c.reading for c in rep1.checks if c.quantity.endswith("_variance")} == {""}
     assert {c.reading for c in rep1.checks if c.quantity == "pmcsa_lowest_variance"} == {""}
     for r in REGISTRY["figure1"].readings:
@@ -402,9 +417,11 @@ def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
 
 def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkeypatch, tmp_path):
     """A --quick figure run is a reduced experiment; the command line says so and shows the
-    stored run at the paper's settings, whatever that run's verdict (here a made-up one)."""
+    stored run at the paper's settings, whatever that run's verdict (here a made-up one).
+    The command's quick run of figure1 is the module's (tests/shared_runs.py)."""
     from verify import cli
 
+    share_quick_runs(monkeypatch)
     full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
     fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
             "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}

@@ -10,15 +10,12 @@ the recorded status and says why.  The quotes are checked against the documents 
 
 import copy
 import json
-import pathlib
 
 import pytest
-from documents_kit import seed_texts
+from documents_kit import ROOT, seed_texts
 
 import bounds
 from verify import severity as S
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@ workers, executors and batching; cache, resume and corruption; divergence rows; 
 
 Tiny grids (D <= 4, <= 30 iterations); about 15 s in all, most of it process start-up
 (2 spawned workers) and the Dask LocalCluster; the Ctrl-C tests add about 15 s (real
-SIGINTs to three sweeps in subprocesses, and a pool stopped in-process).
+SIGINTs to three sweeps in subprocesses, sent on progress, not after a delay, and a pool
+stopped in-process).
 """
 
 import json
@@ -204,27 +205,37 @@ def test_api_rejects_bad_grids_before_running():
     assert len(make_cells({**SMALL, "lr": [0.1, 0.1]})) == 2  # duplicates collapse
 
 
+#: a guard against a hung child only: the Ctrl-C tests wait on the sweep's progress (a stored
+#: cell, workers that have started), never on a clock, so a busy machine only makes them longer
+PATIENCE = 900  # seconds
+
+
 def _sweep_then_ctrl_c(cache, iters, when):
     """`python -m simulate sweep --workers 2 --cache CACHE` in its own process group; a
-    real SIGINT to the group (what the terminal sends on Ctrl-C) once ``when()`` holds."""
+    real SIGINT to the group (what the terminal sends on Ctrl-C) once ``when(pid)`` holds
+    (polled; ``pid`` is the sweep's).  Fails if the sweep exits before that."""
     import signal
     import subprocess
     import sys
     import time
 
     args = [sys.executable, "-m", "simulate", "sweep", "--scheme", "msc,pmcsa,jsa,msc-rb", "--optimizer",
-            "sgd,adam", "--lr", "0.01", "--N", "4,8", "--dim", "5", "--iters", str(iters), "--workers", "2",
+            "sgd,adam", "--lr", "0.01", "--N", "4,8", "--dim", "5", "--iters", iters,
+            "--workers", "2",
             "--cache", str(cache)]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not when() and p.poll() is None:
+        deadline = time.monotonic() + PATIENCE
+        while not when(p.pid):
+            assert p.poll() is None, f"the sweep ended (exit {p.returncode}) before the Ctrl-C"
+            assert time.monotonic() < deadline, f"no progress in {PATIENCE} s"
             time.sleep(0.02)
         os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=PATIENCE)
     finally:
         if p.poll() is None:
             p.kill()
+            p.communicate()
     return p.returncode, err
 
 
@@ -232,35 +243,62 @@ def _stored(cache):
     return cache.is_dir() and any(f.endswith(".json") and not f.startswith(".") for f in os.listdir(cache))
 
 
+def _workers_started(pid, n=2):
+    """The sweep ``pid`` has ``n`` pool workers that ran their initializer
+    (simulate.sweep._worker_init: SIGINT ignored, and no longer blocked), read from /proc:
+    they take cells from then on."""
+    import signal
+
+    bit = 1 << (signal.SIGINT - 1)
+    ready = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != pid:
+                continue
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                if b"spawn_main" not in f.read():
+                    continue  # not a pool worker (the resource tracker)
+            with open(f"/proc/{d}/status") as f:
+                status = dict(line.split(":", 1) for line in f if ":" in line)
+        except (OSError, IndexError, ValueError):  # gone, or not ours to read
+            continue
+        if int(status["SigIgn"], 16) & bit and not int(status["SigBlk"], 16) & bit:
+            ready += 1
+    return ready >= n
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"),
+                                reason="reads the workers' state in /proc")
+
+
 def test_ctrl_c_while_cells_finish_one_line_and_exit_130(tmp_path):
     """A real SIGINT to a 2-worker sweep just after its first cell is stored, while the next
     cells run and others wait in the pool's queue: before the fix, concurrent.futures'
     manager thread printed a 12-line InvalidStateError traceback after the 'interrupted'
     line in about 2 of 3 such Ctrl-Cs (8 of 12 measured), so two tries catch it with
-    probability ~90%; test_interrupted_pool_stops_... catches it deterministically."""
+    probability ~90%; test_interrupted_pool_stops_... catches it deterministically.
+    Short (2000 iterations) and long (10^6) cells alternate in grid order: the first cell
+    stored is a short one, while a long one runs, however busy the machine."""
     for k in range(2):
         cache = tmp_path / f"c{k}"
-        rc, err = _sweep_then_ctrl_c(cache, 2000, lambda: _stored(cache))
+        rc, err = _sweep_then_ctrl_c(cache, "2000,1000000", lambda pid: _stored(cache))
         assert rc == 130, err
         assert err.strip().splitlines() == [f"python -m simulate: interrupted; finished cells are stored in {cache}: "
                                             "rerun the same command to resume"], err
         assert not any(f.startswith(".tmp") for f in os.listdir(cache))
 
 
+@needs_proc
 def test_ctrl_c_before_any_cell_finished(tmp_path):
-    """Ctrl-C while the first (long) cells run: one line, exit 130, no empty cache left."""
-    import time
-
+    """Ctrl-C while the first (long) cells run: one line, exit 130, no empty cache left.
+    The SIGINT is sent once both workers have started (:func:`_workers_started`)."""
     cache = tmp_path / "c"
-    t_seen = []
-
-    def a_second_after_the_cache_appears():
-        if cache.exists() and not t_seen:
-            t_seen.append(time.monotonic())
-        return bool(t_seen) and time.monotonic() - t_seen[0] > 1.0
-
-    rc, err = _sweep_then_ctrl_c(cache, 200000, a_second_after_the_cache_appears)
-    assert rc == 130 and t_seen, err
+    rc, err = _sweep_then_ctrl_c(cache, "1000000", _workers_started)
+    assert rc == 130, err
     assert err.strip().splitlines() == ["python -m simulate: interrupted; no cell had finished, nothing was stored"]
     assert not cache.exists()  # created by the command before any work, removed as it stayed empty
 
@@ -285,7 +323,7 @@ def test_interrupted_pool_stops_without_a_thread_traceback(monkeypatch):
             stopped.append(proc.pid)
             for t in threading.enumerate():
                 if isinstance(t, cf.process._ExecutorManagerThread):
-                    t.join(timeout=30)
+                    t.join(timeout=PATIENCE)
 
     monkeypatch.setattr(mpp.BaseProcess, "terminate", terminate_then_let_the_pool_react)
     monkeypatch.setattr(threading, "excepthook", lambda args: thread_errors.append(args.exc_value))
@@ -298,7 +336,7 @@ def test_interrupted_pool_stops_without_a_thread_traceback(monkeypatch):
         run_sweep(grid, workers=2, on_cell=ctrl_c)
     for t in threading.enumerate():
         if isinstance(t, cf.process._ExecutorManagerThread):
-            t.join(timeout=30)
+            t.join(timeout=PATIENCE)
     assert stopped, "the sweep did not stop its workers"
     assert thread_errors == []
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from shared_runs import quick_runs_shared
 
 import bounds
 from verify.cli import main
@@ -234,7 +235,8 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
     from verify import reproductions as RP
     from verify.registry import REGISTRY
 
-    rc = main(["figure2", "--quick", "--json"])
+    with quick_runs_shared():  # figure2's quick run: the module's (readings unchanged)
+        rc = main(["figure2", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
     # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others hold; the
     # sentence is hedged, so the claim holds (rule 2)
@@ -294,9 +296,10 @@ def test_list_is_the_coverage_table(capsys):
 @pytest.mark.parametrize("cid", ["theorem3", "theorem4"])
 def test_plot_files(tmp_path, cid, capsys):
     path = tmp_path / f"{cid}.png"
-    main([cid, "--plot", str(path)])
+    with quick_runs_shared():  # the claims' quick runs: the module's (tests/shared_runs.py)
+        main([cid, "--plot", str(path)])
+        assert main(["lemma5", "--plot", str(tmp_path / "l5.pdf")]) == 1
     assert path.exists() and path.stat().st_size > 20_000
-    assert main(["lemma5", "--plot", str(tmp_path / "l5.pdf")]) == 1
     assert (tmp_path / "l5.pdf").read_bytes()[:4] == b"%PDF"
 
 
