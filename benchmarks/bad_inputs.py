@@ -203,7 +203,8 @@ def run_case(prog, argv, expected, timeout):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     t0 = time.perf_counter()
     try:
-        r = subprocess.run([sys.executable, "-m", prog, *argv], capture_output=True, text=True, timeout=timeout,
+        r = subprocess.run([sys.executable, "-m", prog, *argv], capture_output=True, text=True,
+                           timeout=timeout,
                            cwd=TMP, env=env)
         rc, err = r.returncode, r.stderr
     except subprocess.TimeoutExpired as e:
@@ -220,7 +221,8 @@ def run_case(prog, argv, expected, timeout):
         ok = rc == expected and not trace
         why = "" if ok else f"exit {rc} (expected {expected}){', traceback' if trace else ''}"
     first = err.strip().splitlines()[-1][:150] if err.strip() else ""
-    return {"prog": prog, "argv": argv, "expected": expected, "rc": rc, "lines": lines, "traceback": trace,
+    return {"prog": prog, "argv": argv, "expected": expected, "rc": rc, "lines": lines,
+            "traceback": trace,
             "seconds": dt, "ok": ok, "why": why, "stderr": first}
 
 
@@ -237,18 +239,21 @@ def main(argv=None) -> int:
         mark = "ok  " if r["ok"] else "FAIL"
         cmd = " ".join(r["argv"])
         cmd = cmd if len(cmd) <= 90 else cmd[:87] + "..."
-        print(f"{mark} {r['prog']:<8} {cmd:<90} exit {r['rc']!s:>4} lines {r['lines']} {r['seconds']:6.2f}s"
-              + (f"  [{r['why']}]" if not r["ok"] else "") + (f"  {r['stderr']}" if r["stderr"] else ""))
+        print(f"{mark} {r['prog']:<8} {cmd:<90} exit {r['rc']!s:>4} lines {r['lines']} "
+              f"{r['seconds']:6.2f}s"
+              + (f"  [{r['why']}]" if not r["ok"] else "")
+              + (f"  {r['stderr']}" if r["stderr"] else ""))
     print()
-    print(f"{'command':<10} {'inputs':>6} {'met':>5} {'exit 2':>7} {'1 line':>7} {'traceback':>9} {'hang':>5} "
-          f"{'max s':>6} {'mean s':>7}")
+    print(f"{'command':<10} {'inputs':>6} {'met':>5} {'exit 2':>7} {'1 line':>7} {'traceback':>9} "
+          f"{'hang':>5} {'max s':>6} {'mean s':>7}")
     for prog in ("bounds", "verify", "simulate"):
         rs = [r for r in results if r["prog"] == prog]
         if not rs:
             continue
-        print(f"{prog:<10} {len(rs):>6} {sum(r['ok'] for r in rs):>5} {sum(r['rc'] == 2 for r in rs):>7} "
-              f"{sum(r['lines'] == 1 for r in rs):>7} {sum(r['traceback'] for r in rs):>9} "
-              f"{sum(r['rc'] is None for r in rs):>5} {max(r['seconds'] for r in rs):>6.1f} "
+        print(f"{prog:<10} {len(rs):>6} {sum(r['ok'] for r in rs):>5} "
+              f"{sum(r['rc'] == 2 for r in rs):>7} {sum(r['lines'] == 1 for r in rs):>7} "
+              f"{sum(r['traceback'] for r in rs):>9} {sum(r['rc'] is None for r in rs):>5} "
+              f"{max(r['seconds'] for r in rs):>6.1f} "
               f"{sum(r['seconds'] for r in rs) / len(rs):>7.2f}")
     n_ok = sum(r["ok"] for r in results)
     print(f"\n{n_ok} of {len(results)} inputs met the standard")

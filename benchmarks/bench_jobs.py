@@ -30,15 +30,18 @@ JOBS = ("report", "all", "claims", "audit")
 
 
 def _run(argv, cache, workers=None):
-    env = dict(os.environ, MCSA_CACHE=cache, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+    env = dict(os.environ, MCSA_CACHE=cache, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1",
                COLUMNS="100")
     load = os.getloadavg()[0]
     t = time.perf_counter()
-    p = subprocess.run([sys.executable, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    p = subprocess.run([sys.executable, *argv], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE,
                        text=True)
     dt = time.perf_counter() - t
     if p.returncode not in (0, 1, 3, 4):  # verdict statuses are not failures of the job
-        raise SystemExit(f"bench_jobs: {' '.join(argv)} exited {p.returncode}: {p.stderr.strip()[-300:]}")
+        raise SystemExit(
+            f"bench_jobs: {' '.join(argv)} exited {p.returncode}: {p.stderr.strip()[-300:]}")
     return {"seconds": round(dt, 3), "load_before": round(load, 2)}
 
 
@@ -71,27 +74,33 @@ def measure(jobs, workers_list, repeats):
                             per[c] = (_run(["-m", "verify", c], cache)["seconds"],
                                       _run(["-m", "verify", c], cache)["seconds"])
                         worst = max(per, key=lambda c: per[c][0])
-                        cold = {"seconds": per[worst][0], "median": statistics.median(v[0] for v in per.values()),
+                        cold = {"seconds": per[worst][0],
+                                "median": statistics.median(v[0] for v in per.values()),
                                 "slowest": worst, "load_before": round(os.getloadavg()[0], 2)}
                         worst_cached = max(per, key=lambda c: per[c][1])
                         cached = {"seconds": per[worst_cached][1], "slowest": worst_cached,
                                   "median": statistics.median(v[1] for v in per.values()),
                                   "per_claim": {c: v[1] for c, v in per.items()}}
                         cold["per_claim"] = {c: v[0] for c, v in per.items()}
-                rows.append({"job": job, "workers": workers, "repeat": rep, "cold": cold, "cached": cached})
+                rows.append({"job": job, "workers": workers, "repeat": rep, "cold": cold,
+                             "cached": cached})
                 print(f"{job:7s} workers={workers} repeat={rep}: cold {cold['seconds']:.1f} s, "
-                      f"cached {cached['seconds']:.1f} s (load before {cold['load_before']})", file=sys.stderr)
+                      f"cached {cached['seconds']:.1f} s (load before {cold['load_before']})",
+                      file=sys.stderr)
     return rows
 
 
 def table(rows) -> str:
     name = {"report": "`verify report` (quick)", "all": "`verify all --quick`",
             "claims": "slowest `verify CLAIM` (median)", "audit": "`verify audit`"}
-    out = ["| job | workers | run | cold (s) | cached (s) | load before |", "|---|---|---|---|---|---|"]
+    out = ["| job | workers | run | cold (s) | cached (s) | load before |",
+           "|---|---|---|---|---|---|"]
     for r in rows:
         c, k = r["cold"], r["cached"]
-        cold = f"{c['seconds']:.1f}" + (f" ({c['median']:.1f}; {c['slowest']})" if "median" in c else "")
-        cached = f"{k['seconds']:.1f}" + (f" ({k['median']:.1f}; {k['slowest']})" if "slowest" in k else "")
+        cold = (f"{c['seconds']:.1f}"
+                + (f" ({c['median']:.1f}; {c['slowest']})" if "median" in c else ""))
+        cached = (f"{k['seconds']:.1f}"
+                  + (f" ({k['median']:.1f}; {k['slowest']})" if "slowest" in k else ""))
         out.append(f"| {name[r['job']]} | {r['workers']} | {r['repeat'] + 1} | {cold} | {cached} "
                    f"| {c['load_before']} |")
     return "\n".join(out)
@@ -99,7 +108,8 @@ def table(rows) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--jobs", default=",".join(JOBS), help=f"comma-separated, from {', '.join(JOBS)}")
+    ap.add_argument("--jobs", default=",".join(JOBS),
+                    help=f"comma-separated, from {', '.join(JOBS)}")
     ap.add_argument("--workers", default="1,2", help="comma-separated worker counts (default 1,2)")
     ap.add_argument("--repeats", default="2", help="runs of each job (default 2)")
     ap.add_argument("--json", action="store_true")
@@ -114,7 +124,8 @@ def main(argv=None):
     if bad or not jobs or repeats < 1 or any(w < 1 for w in workers):
         ap.error(f"--jobs from {', '.join(JOBS)}; --workers and --repeats >= 1")
     rows = measure(jobs, workers, repeats)
-    meta = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "date": time.strftime("%Y-%m-%d %H:%M")}
+    meta = {"cpus": os.cpu_count(), "python": sys.version.split()[0],
+            "date": time.strftime("%Y-%m-%d %H:%M")}
     if a.json:
         print(json.dumps({"meta": meta, "rows": rows}, allow_nan=False))
     else:

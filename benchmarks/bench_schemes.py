@@ -105,37 +105,46 @@ def _positive_int(name):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="bench_schemes.py", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dim", type=_positive_int("--dim"), default=100, help="dimension D (default 100)")
+    p.add_argument("--dim", type=_positive_int("--dim"), default=100,
+                   help="dimension D (default 100)")
     p.add_argument("--N", type=_positive_int("--N"), default=10, help="budget N (default 10)")
     p.add_argument("--replicates", type=_positive_int("--replicates"), default=100,
                    help="independent replicates R, batched (default 100)")
     p.add_argument("--iters", type=_positive_int("--iters"), default=200,
-                   help="iterations per timing window, rounded up to a multiple of 32 (default 200)")
+                   help="iterations per timing window, rounded up to a multiple of 32 (default "
+                        "200)")
     p.add_argument("--repeats", type=_positive_int("--repeats"), default=5,
                    help="interleaved repetitions; medians are reported (default 5)")
     p.add_argument("--loop-iters", type=_positive_int("--loop-iters"), default=2,
                    help="iterations of the Python-loop comparator per repeat (default 2)")
     p.add_argument("--threads", type=int, default=1,
-                   help="BLAS/XLA threads and CPUs (default 1; 0 = library defaults, no CPU pinning)")
+                   help="BLAS/XLA threads and CPUs (default 1; 0 = library defaults, no CPU "
+                        "pinning)")
     p.add_argument("--schemes", default=",".join(SCHEME_NAMES),
                    help="comma-separated subset of msc,msc-rb,jsa,pmcsa")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-jax", action="store_true", help="skip the JAX comparator")
-    p.add_argument("--no-check", action="store_true", help="skip the comparators' equivalence check")
+    p.add_argument("--no-check", action="store_true",
+                   help="skip the comparators' equivalence check")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--fig2", action="store_true",
-                   help="also estimate the wall time of the paper's Figure 2 grid from a sample of its cells")
+                   help="also estimate the wall time of the paper's Figure 2 grid from a sample of "
+                        "its cells")
     p.add_argument("--fig2-iters", type=_positive_int("--fig2-iters"), default=64,
-                   help="iterations timed per sampled Figure 2 cell (default 64; the grid has 10^4)")
+                   help="iterations timed per sampled Figure 2 cell (default 64; the grid has "
+                        "10^4)")
     p.add_argument("--fig2-workers", type=_positive_int("--fig2-workers"), default=2,
-                   help="worker processes for the Figure 2 sample, one cell each at a time (default 2 = the cores)")
-    p.add_argument("--fig2-only", action="store_true", help="only the Figure 2 estimate (implies --fig2)")
+                   help="worker processes for the Figure 2 sample, one cell each at a time "
+                        "(default 2 = the cores)")
+    p.add_argument("--fig2-only", action="store_true",
+                   help="only the Figure 2 estimate (implies --fig2)")
     a = p.parse_args(argv)
     a.fig2 = a.fig2 or a.fig2_only
     a.schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
     bad = [s for s in a.schemes if s not in SCHEME_NAMES]
     if bad or not a.schemes:
-        p.error(f"--schemes: unknown {', '.join(bad) or '(empty)'}; choose from {', '.join(SCHEME_NAMES)}")
+        p.error(f"--schemes: unknown {', '.join(bad) or '(empty)'}; choose from "
+                f"{', '.join(SCHEME_NAMES)}")
     if a.N < 2 and any(s in ("msc", "msc-rb") for s in a.schemes):
         p.error("msc and msc-rb need --N >= 2")
     if a.threads < 0:
@@ -163,12 +172,14 @@ def pin_threads(n: int) -> dict:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(n)
         flags = os.environ.get("XLA_FLAGS", "")
-        extra = f"--xla_cpu_multi_thread_eigen={'false' if n == 1 else 'true'} intra_op_parallelism_threads={n}"
+        extra = (f"--xla_cpu_multi_thread_eigen={'false' if n == 1 else 'true'} "
+                 f"intra_op_parallelism_threads={n}")
         os.environ["XLA_FLAGS"] = (flags + " " + extra).strip()
         if hasattr(os, "sched_setaffinity"):
             ORIGINAL_CPUS = sorted(os.sched_getaffinity(0))
             os.sched_setaffinity(0, ORIGINAL_CPUS[-n:])
-    info = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS")}
+    info = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                           "MKL_NUM_THREADS", "XLA_FLAGS")}
     info["cpus"] = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     return info
 
@@ -385,7 +396,8 @@ def jax_or_reason():
         import jax
         import jax.numpy
     except Exception as exc:  # noqa: BLE001 (ImportError, or a broken install)
-        return None, f"JAX not available ({type(exc).__name__}: {exc}); install with `pip install jax jaxlib`"
+        return None, (f"JAX not available ({type(exc).__name__}: {exc}); install with `pip install "
+                      f"jax jaxlib`")
     jax.config.update("jax_enable_x64", True)
     return jax, None
 
@@ -502,7 +514,8 @@ class JaxImpl:
     def init_state(self, lam, positions, logp):
         jnp = self.jnp
         lam = jnp.asarray(lam)
-        return (lam, jnp.zeros_like(lam), jnp.zeros_like(lam), jnp.asarray(0.0), jnp.asarray(positions),
+        return (lam, jnp.zeros_like(lam), jnp.zeros_like(lam), jnp.asarray(0.0),
+                jnp.asarray(positions),
                 jnp.asarray(logp))
 
 
@@ -561,7 +574,8 @@ def make_floor_tri(prob, n_prop, seed):
         t0 = time.perf_counter()
         for _ in range(k):
             rng.standard_normal(out=buf)
-            blas.dtrmm(1.0, LpT, buf.T, side=0, lower=0, trans_a=0, overwrite_b=1)  # buf := buf @ Lp
+            # buf := buf @ Lp
+            blas.dtrmm(1.0, LpT, buf.T, side=0, lower=0, trans_a=0, overwrite_b=1)
         return (time.perf_counter() - t0) / k
 
     return run
@@ -651,7 +665,8 @@ def check_equivalence(prob, name, jax, iters=8):
             if name == "pmcsa":
                 eps, u = s.take("normal", (N, D)), s.take("uniform/accept", (N,))
             elif name == "jsa":
-                eps, u = s.take("normal", (N, 1, D))[:, :, 0], s.take("uniform/accept", (N, 1))[:, :, 0]
+                eps, u = s.take("normal", (N, 1, D))[:, :, 0], s.take(
+                    "uniform/accept", (N, 1))[:, :, 0]
             else:
                 eps, u = s.take("normal", (1, N - 1, D))[:, 0], s.take("uniform/select", (1,))[:, 0]
             jst, _, g = impl.core(jst, eps, u)
@@ -711,14 +726,16 @@ def estimate_figure2(args) -> dict:
     jobs = [(s, o, g["D"], g["N"], g["n_lrs"], g["replications"], iters, args.seed)
             for s in g["schemes"] for o in g["optimizers"]]
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(args.fig2_workers, initializer=_unpin, initargs=(ORIGINAL_CPUS,)) as ex:
+    with ProcessPoolExecutor(args.fig2_workers, initializer=_unpin,
+                             initargs=(ORIGINAL_CPUS,)) as ex:
         cells = list(ex.map(_fig2_cell, jobs))
     sample_wall = time.perf_counter() - t0
     full = sorted((setup + (g["iters"] - BLOCK) * per for _, _, setup, per in cells), reverse=True)
     loads = [0.0] * args.fig2_workers
     for d in full:
         loads[loads.index(min(loads))] += d
-    return {"grid": dict(g), "rows_per_cell": g["n_lrs"] * g["replications"], "workers": args.fig2_workers,
+    return {"grid": dict(g), "rows_per_cell": g["n_lrs"] * g["replications"],
+            "workers": args.fig2_workers,
             "iters_timed_per_cell": iters, "sample_wall_s": sample_wall,
             "load_average": (os.getloadavg() if hasattr(os, "getloadavg") else None),
             "cells": [{"scheme": s, "optimizer": o, "setup_s": su, "ms_per_iter": 1e3 * per,
@@ -728,13 +745,15 @@ def estimate_figure2(args) -> dict:
 
 def print_fig2(f):
     g = f["grid"]
-    print(f"Figure 2 grid estimate ({len(g['schemes'])} schemes x {len(g['optimizers'])} optimizers x "
-          f"{g['n_lrs']} step sizes x {g['replications']} replications x {g['iters']} iterations, D={g['D']}, "
-          f"N={g['N']}; {f['rows_per_cell']} rows per (scheme, optimizer) run):")
+    print(f"Figure 2 grid estimate ({len(g['schemes'])} schemes x {len(g['optimizers'])} "
+          f"optimizers x {g['n_lrs']} step sizes x {g['replications']} replications x {g['iters']} "
+          f"iterations, D={g['D']}, N={g['N']}; {f['rows_per_cell']} rows per (scheme, optimizer) "
+          f"run):")
     per_scheme = {}
     for c in f["cells"]:
         per_scheme.setdefault(c["scheme"], []).append(c["ms_per_iter"])
-    print("  ms/iteration of a 400-row cell, timed over " + str(f["iters_timed_per_cell"]) + " iterations with "
+    print("  ms/iteration of a 400-row cell, timed over " + str(f["iters_timed_per_cell"])
+          + " iterations with "
           + f"{f['workers']} cells running at once: "
           + "; ".join(f"{s} {min(v):.1f}-{max(v):.1f}" for s, v in per_scheme.items()))
     print(f"  estimated wall time on {f['workers']} cores: {f['estimated_wall_s'] / 60:.1f} min "
@@ -797,7 +816,8 @@ def run(args):
 
     variants = (["scheme", "floor", "floor-tri", "floor+streams", "floor-stacked", "loop"]
                 + (["jax"] if jax is not None else []))
-    jobs = [(n, v) for n in args.schemes for v in variants] + [j for j in runners if j[1] == "generic"]
+    jobs = ([(n, v) for n in args.schemes for v in variants]
+            + [j for j in runners if j[1] == "generic"])
     samples = {j: [] for j in jobs}
     cpu_share = {j: [] for j in jobs}  # process CPU time / wall time of each call (all threads)
     for rep in range(args.repeats):
@@ -814,16 +834,20 @@ def run(args):
     cpu_med = {j: statistics.median(w * c for w, c in zip(samples[j], cpu_share[j])) for j in jobs}
     result = {
         "config": {"dim": prob.D, "N": prob.N, "replicates": R, "iters_per_window": window,
-                   "iters_requested": args.iters, "repeats": args.repeats, "loop_iters": args.loop_iters,
+                   "iters_requested": args.iters, "repeats": args.repeats,
+                   "loop_iters": args.loop_iters,
                    "target": prob.target.name, "family": "MeanFieldGaussian(softplus)",
                    "optimizer": f"adam(lr={LR})", "seed": args.seed, "stream_block": BLOCK},
         "environment": {"python": platform.python_version(), "numpy": np.__version__,
                         "jax": (jax.__version__ if jax is not None else None),
-                        "jax_prng": (None if jax is None else str(getattr(jax.config, "jax_default_prng_impl", "?"))),
+                        "jax_prng": (None if jax is None
+                                     else str(getattr(jax.config, "jax_default_prng_impl", "?"))),
                         "machine": platform.machine(),
                         "cpu_count": os.cpu_count(), "threads": args.threads,
-                        "thread_env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")},
-                        "cpus": (sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None),
+                        "thread_env": {k: os.environ.get(k)
+                                       for k in ("OPENBLAS_NUM_THREADS", "XLA_FLAGS")},
+                        "cpus": (sorted(os.sched_getaffinity(0))
+                                 if hasattr(os, "sched_getaffinity") else None),
                         # the machine is shared: 1, 5 and 15 minute load averages before and after
                         "load_average_start": load_start, "load_average_end": _load_average()},
         "jax_skipped": jax_reason,
@@ -833,7 +857,8 @@ def run(args):
         t = med[(name, "scheme")]
         q = meta[name]["q_sample_per_iter"]
         entry = {"ms_per_iter": 1e3 * t, "iters_per_s": 1.0 / t, "samples_per_s": R * q / t,
-                 "q_sample_per_iter": q, "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]),
+                 "q_sample_per_iter": q,
+                 "cpu_over_wall": statistics.median(cpu_share[(name, "scheme")]),
                  "ms_per_iter_repeats": [1e3 * v for v in samples[(name, "scheme")]],
                  "cpu_ms_per_iter": 1e3 * cpu_med[(name, "scheme")],
                  "comparators": {}}
@@ -856,7 +881,8 @@ def run(args):
             "floor_stacked_met": bool(stk <= TARGET_SCHEME_OVER_FLOOR_STK),
             # the same two ratios on CPU time (informational; the targets are on wall time)
             "jax_over_scheme_cpu": entry["comparators"].get("jax", {}).get("cpu_ratio"),
-            "scheme_over_floor_stacked_cpu": cpu_med[(name, "scheme")] / cpu_med[(name, "floor-stacked")]}
+            "scheme_over_floor_stacked_cpu": cpu_med[(name, "scheme")]
+            / cpu_med[(name, "floor-stacked")]}
         if name in checks:
             entry["check"] = checks[name]
         result["schemes"][name] = entry
@@ -868,36 +894,43 @@ def print_table(res):
     e = res["environment"]
     print(f"MCSA scheme throughput: D={c['dim']}  N={c['N']}  R={c['replicates']} replicates  "
           f"target {c['target']}  q {c['family']}  {c['optimizer']}")
-    print(f"medians of {c['repeats']} interleaved repeats; windows of {c['iters_per_window']} iterations "
-          f"(python loop: {c['loop_iters']}); threads={e['threads']}; numpy {e['numpy']}, jax {e['jax']}")
+    print(f"medians of {c['repeats']} interleaved repeats; windows of {c['iters_per_window']} "
+          f"iterations (python loop: {c['loop_iters']}); threads={e['threads']}; numpy "
+          f"{e['numpy']}, jax {e['jax']}")
     print()
-    hdr = (f"{'scheme':8s} {'ms/iter':>8s} {'iter/s':>8s} {'samples/s':>10s} | {'loop':>7s} {'jax':>6s} "
-           f"{'floor':>6s} | {'floor-tri':>9s} {'floor+str':>9s} {'floor-stk':>9s} {'generic':>7s} | "
-           f"{'scheme/floor':>12s}")
+    hdr = (f"{'scheme':8s} {'ms/iter':>8s} {'iter/s':>8s} {'samples/s':>10s} | {'loop':>7s} "
+           f"{'jax':>6s} {'floor':>6s} | {'floor-tri':>9s} {'floor+str':>9s} {'floor-stk':>9s} "
+           f"{'generic':>7s} | {'scheme/floor':>12s}")
     print(hdr)
     print("-" * len(hdr))
     for name, s in res["schemes"].items():
         cm = s["comparators"]
         jx = f"{cm['jax']['ratio']:6.2f}" if "ratio" in cm["jax"] else f"{'n/a':>6s}"
-        print(f"{name:8s} {s['ms_per_iter']:8.3f} {s['iters_per_s']:8.1f} {s['samples_per_s']:10.3g} | "
-              f"{cm['loop']['ratio']:7.1f} {jx} {cm['floor']['ratio']:6.2f} | {cm['floor-tri']['ratio']:9.2f} "
+        print(f"{name:8s} {s['ms_per_iter']:8.3f} {s['iters_per_s']:8.1f} "
+              f"{s['samples_per_s']:10.3g} | {cm['loop']['ratio']:7.1f} {jx} "
+              f"{cm['floor']['ratio']:6.2f} | {cm['floor-tri']['ratio']:9.2f} "
               f"{cm['floor+streams']['ratio']:9.2f} {cm['floor-stacked']['ratio']:9.2f} "
               f"{cm['generic']['ratio']:7.2f} | {s['scheme_over_floor']:12.2f}")
     print()
     print("loop, jax, floor (the three comparators) and the informational columns: that variant's")
-    print("time per iteration divided by the scheme's (> 1: slower than the scheme).  scheme/floor = 1 / floor.")
-    print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' blocked streams;")
-    print("floor-stk: the product per replicate, as the fused paths do it; generic: Scheme(fast=False).")
+    print("time per iteration divided by the scheme's (> 1: slower than the scheme).  scheme/floor "
+          "= 1 / floor.")
+    print("floor-tri: the product as triangular (trmm); floor+str: normals from the schemes' "
+          "blocked streams;")
+    print("floor-stk: the product per replicate, as the fused paths do it; generic: "
+          "Scheme(fast=False).")
     print("samples = proposals drawn (R x q_sample per iteration).  See benchmarks/README.md.")
     print("comparator times (ms/iter): " + "; ".join(
-        f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k, v in s["comparators"].items() if "ms_per_iter" in v)
+        f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k,
+                             v in s["comparators"].items() if "ms_per_iter" in v)
         for n, s in res["schemes"].items()))
     share = {f"{n} {v}": c["cpu_over_wall"] for n, s in res["schemes"].items()
              for v, c in [("scheme", s)] + list(s["comparators"].items()) if "cpu_over_wall" in c}
     hi = max(share, key=share.get)
-    print(f"CPUs {e.get('cpus')}; CPU time / wall time per call (all threads): median over variants "
-          f"{statistics.median(share.values()):.2f}, largest {share[hi]:.2f} ({hi})"
-          + "".join(f", {n} jax {s['comparators']['jax']['cpu_over_wall']:.2f}" for n, s in res["schemes"].items()
+    print(f"CPUs {e.get('cpus')}; CPU time / wall time per call (all threads): median over "
+          f"variants {statistics.median(share.values()):.2f}, largest {share[hi]:.2f} ({hi})"
+          + "".join(f", {n} jax {s['comparators']['jax']['cpu_over_wall']:.2f}" for n,
+                    s in res["schemes"].items()
                     if "cpu_over_wall" in s["comparators"].get("jax", {})))
     if res["jax_skipped"]:
         print(f"jax comparator skipped: {res['jax_skipped']}")
@@ -916,13 +949,15 @@ def print_table(res):
                   + f", {t['scheme_over_floor_stacked']:.2f} {mark(t['floor_stacked_met'])}"
                   for n, t in tg.items()))
         print("the same ratios on CPU time: " + "; ".join(
-            f"{n} " + ("jax n/a" if t["jax_over_scheme_cpu"] is None else f"{t['jax_over_scheme_cpu']:.2f}")
+            f"{n} "
+            + ("jax n/a" if t["jax_over_scheme_cpu"] is None else f"{t['jax_over_scheme_cpu']:.2f}")
             + f", {t['scheme_over_floor_stacked_cpu']:.2f}" for n, t in tg.items()))
     checks = {n: s["check"] for n, s in res["schemes"].items() if "check" in s}
     if checks:
         def fmt(d):
             return "/".join(f"{d[k]:.0e}" for k in ("grad", "lam", "position"))
-        print(f"check, same random numbers as the library for {next(iter(checks.values()))['iterations']} "
+        print(f"check, same random numbers as the library for "
+              f"{next(iter(checks.values()))['iterations']} "
               "iterations, max |difference| in grad/lambda/positions: " + "; ".join(
                   f"{n}: loop {fmt(v['loop_max_abs_diff'])}"
                   + (f", jax {fmt(v['jax_max_abs_diff'])}" if "jax_max_abs_diff" in v else "")
@@ -932,7 +967,8 @@ def print_table(res):
 def main(argv=None) -> int:
     args = parse_args(argv)
     pin_threads(args.threads)
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+    # the repository
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     res = {} if args.fig2_only else run(args)
     if args.fig2:
         res["figure2_estimate"] = estimate_figure2(args)

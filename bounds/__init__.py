@@ -27,11 +27,15 @@ from functools import lru_cache
 from .plugins import BOUNDS_GROUP as GROUP
 
 __all__ = ["ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source",
-           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "add_builder", "UnknownClaim"]
+           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "add_builder",
+           "UnknownClaim"]
 
 
 def claim_modules(group: str = GROUP) -> tuple[str, ...]:
-    """Modules of the entry-point group ``group`` (:func:`bounds.plugins.discover`), not imported."""
+    """Name the modules of the entry-point group ``group``, without importing them.
+
+    See :func:`bounds.plugins.discover`.
+    """
     from .plugins import discover
 
     return tuple(p.module for p in discover(group))
@@ -40,7 +44,8 @@ def claim_modules(group: str = GROUP) -> tuple[str, ...]:
 _CORE_NAMES = ("ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source")
 
 
-def __getattr__(name):  # PEP 562: the data model and the submodules are imported on first use (sympy)
+# PEP 562: the data model and the submodules are imported on first use (sympy)
+def __getattr__(name):
     if name in _CORE_NAMES:
         from . import core
 
@@ -48,7 +53,8 @@ def __getattr__(name):  # PEP 562: the data model and the submodules are importe
     if not name.startswith("_"):
         from importlib.util import find_spec
 
-        if find_spec(f"{__name__}.{name}") is not None:  # a submodule: bounds.paper, bounds.numerics, ...
+        # a submodule: bounds.paper, bounds.numerics, ...
+        if find_spec(f"{__name__}.{name}") is not None:
             return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -86,7 +92,10 @@ def _registered_builders() -> dict:
 
 
 def _builders() -> dict:
-    """``{id: builder}`` of every claim: the registered claim modules', then :func:`add_builder`'s."""
+    """Return ``{id: builder}`` of every claim.
+
+    The registered claim modules' builders come first, then :func:`add_builder`'s.
+    """
     return {**_registered_builders(), **_ADDED}
 
 
@@ -241,12 +250,16 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
             if claim.missing(q.name, f.name, claim.with_defaults(params)):
                 out[(q.name, f.name)] = None
                 continue
-            out[(q.name, f.name)] = _number(claim.evaluate_form(q.name, f.name, exact=True, **params))
+            out[(q.name, f.name)] = _number(claim.evaluate_form(q.name, f.name, exact=True,
+                                                                **params))
     return out
 
 
 def _number(v):
-    """One value of ``evaluate_form(..., exact=True)``: a float, or the mpf itself outside the double range."""
+    """Convert one value of ``evaluate_form(..., exact=True)``.
+
+    It becomes a float, or stays the mpf itself outside the double range.
+    """
     import numpy as np
 
     if isinstance(v, np.ndarray):
@@ -256,7 +269,8 @@ def _number(v):
     return v if not isinstance(v, (float, int, np.floating)) else float(v)
 
 
-def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D=None) -> list[dict]:
+def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None,
+            D=None) -> list[dict]:
     """Compare the four MCSA schemes at one point, as ``python -m bounds compare``.
 
     Parameters
@@ -287,7 +301,9 @@ def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None, D
     out = []
     for scheme, cid in SCHEMES:
         c = get(cid)
-        kw = {p.name: vals[p.name] for p in c.form_params("second_moment", form) if vals.get(p.name) is not None}
+        kw = {p.name: vals[p.name] for p in c.form_params("second_moment",
+                                                          form) if vals.get(p.name) is not None}
         out.append({"scheme": scheme, "claim": cid, "rho": rho[scheme],
-                    "second_moment": _number(c.evaluate_form("second_moment", form, exact=True, **kw))})
+                    "second_moment": _number(c.evaluate_form("second_moment", form, exact=True,
+                                                             **kw))})
     return out

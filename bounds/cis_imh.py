@@ -1,4 +1,7 @@
-"""Claims of the CIS-as-IMH draft (an earlier draft section on conditional importance sampling as independent Metropolis-Hastings; docs/references.md).
+"""Claims of the CIS-as-IMH draft.
+
+The draft is an earlier section on conditional importance sampling as independent
+Metropolis-Hastings (docs/references.md).
 
 003 counts N *proposals*: its CIS kernel has N + 1 particles (the current state plus
 N proposals), whereas 001 and :mod:`simulate` count N particles.  The claims below keep
@@ -18,7 +21,8 @@ SEED = "003"  # the CIS-as-IMH draft; see bounds.references
 
 w_sum = Param("w_sum", "--w-sum", "sum_i w(z^(i))", "sum of the N proposals' importance weights",
               lower=0, sample_max=1e6)
-N_prop = S.N.with_domain(description="number of CIS proposals (the CIS-as-IMH draft's convention: N + 1 particles)")
+N_prop = S.N.with_domain(
+    description="number of CIS proposals (the CIS-as-IMH draft's convention: N + 1 particles)")
 
 
 def cis_barker_acceptance() -> Claim:
@@ -68,9 +72,10 @@ def cis_acceptance_bound() -> Claim:
                 "acceptance_rate", "1 - r(z) = E_q[sum_i w_i / (w(z) + sum_i w_i)]", "<=",
                 Nv / (wv + Nv), "Jensen on the convex map S -> w/(w+S), E_q S = N"),
         ),
-        notes=("The catalogued form takes normalised weights (E_q w = 1).  Read with the CIS-as-IMH draft's only "
-               "definition of w, p(z, x)/q(z) (the unnormalized weight), the printed bound is N/(p(x) w + N) and fails "
-               "when the evidence p(x) > 1; the form here is its correction N p(x)/(w~ + N p(x)), w~ = p(x) w.",),
+        notes=("The catalogued form takes normalised weights (E_q w = 1).  Read with the "
+               "CIS-as-IMH draft's only definition of w, p(z, x)/q(z) (the unnormalized weight), "
+               "the printed bound is N/(p(x) w + N) and fails when the evidence p(x) > 1; the form "
+               "here is its correction N p(x)/(w~ + N p(x)), w~ = p(x) w.",),
         example={"N": 10, "w": 100.0},
     )
 
@@ -88,12 +93,16 @@ def imh_rejection_kl() -> Claim:
         assumptions=("NORM", "STATIONARY"),
         params=(S.kl, S.kl_rev),
         quantities=(
-            Quantity("rejection_rate_symmetric", "marginal rejection rate r = 1 - alpha of IMH at stationarity",
+            Quantity("rejection_rate_symmetric",
+                     "marginal rejection rate r = 1 - alpha of IMH at stationarity",
                      "<=", (Form("stated", sp.sqrt((kl + klr) / 2),
-                                 "Neklyudov et al. (2019, Thm 1) as quoted: sqrt((KL(q||p) + KL(p||q))/2)"),)),
-            Quantity("rejection_rate", "marginal rejection rate r = 1 - alpha of IMH at stationarity", "<=",
+                                 "Neklyudov et al. (2019, Thm 1) as quoted: sqrt((KL(q||p) + "
+                                 "KL(p||q))/2)"),)),
+            Quantity("rejection_rate",
+                     "marginal rejection rate r = 1 - alpha of IMH at stationarity", "<=",
                      (Form("stated", sp.sqrt(kl / 2),
-                           "CIS-as-IMH draft Eq. (rej_bound): 'by the non-negativity of the KL', sqrt(KL(p||q)/2)"),)),
+                           "CIS-as-IMH draft Eq. (rej_bound): 'by the non-negativity of the KL', "
+                           "sqrt(KL(p||q)/2)"),)),
         ),
         notes=("Dropping the non-negative KL(q||p) makes the right-hand side smaller, so Eq. "
                "(rej_bound) does not follow from the symmetric bound.",),

@@ -3,7 +3,8 @@
     python -m bounds list [--json] [--wide]
     python -m bounds show CLAIM [--latex] [--json] [--wide]
     python -m bounds CLAIM [--N ...] [--w-star ...] [...] [--json] [--wide]
-    python -m bounds compare --N ... --w-star ... --chi2 ... --L ... [--mu-norm ...] [--json] [--wide]
+    python -m bounds compare --N ... --w-star ... --chi2 ... --L ... [--mu-norm ...] [--json]
+    [--wide]
 
 Bad input prints one line on stderr and exits with status 2.  Terminal output fits the
 terminal (100 columns when unknown; ``--wide``: full width); numbers in tables have at most
@@ -36,9 +37,10 @@ PROG = "python -m bounds"
 #: the largest grid evaluated in one run (the product of the list lengths): each point may need
 #: an adaptive-precision mpmath evaluation, and a table longer than this is not read by anyone
 MAX_POINTS = 10_000
-EXIT_TEXT = ("Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
-             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 "
-             "interrupted.")
+EXIT_TEXT = (
+    "Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
+             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full "
+             "disk), 130 interrupted.")
 
 
 # ----------------------------------------------------------------------------- values
@@ -68,7 +70,8 @@ def _assumptions() -> dict:
 
 def list_record(c) -> dict:
     """One row of ``bounds list --json`` (also kept in the catalog, see :mod:`bounds.derive`)."""
-    return {"id": c.id, "title": c.title, "source": str(c.source), "seed": c.source.seed, "kind": c.kind,
+    return {"id": c.id, "title": c.title, "source": str(c.source), "seed": c.source.seed,
+            "kind": c.kind,
             "assumptions": list(c.assumptions),
             "quantities": {q.name: list(q.form_names) for q in c.quantities},
             "params": [p.flag for p in c.params]}
@@ -134,11 +137,13 @@ def claim_description(c, latex: bool = False) -> dict:
 
 
 def cmd_show(argv):
-    ap = _Parser(prog=f"{PROG} show", description="Formulas (all forms), assumptions and source of a claim.",
+    ap = _Parser(prog=f"{PROG} show",
+                 description="Formulas (all forms), assumptions and source of a claim.",
                  epilog=EXIT_TEXT)
     ap.add_argument("claim", help="claim id (see `list`)")
     ap.add_argument("--latex", action="store_true",
-                    help="print formulas as LaTeX, in the documents' notation (w^{*}, C_{\\mathrm{cov}}, ...)")
+                    help="print formulas as LaTeX, in the documents' notation (w^{*}, "
+                         "C_{\\mathrm{cov}}, ...)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     add_wide(ap)
     a = ap.parse_args(argv)
@@ -173,7 +178,8 @@ def cmd_show(argv):
         say(f"\n{q['name']}: {q['description']}   [quantity {q['relation']} form]")
         for f in q["forms"]:
             say(f"  {f['form']:<10} {f['expr']}", indent=" " * 11)
-            say(f"  {'':<10} ({cite_numbers(f['derivation'])})", indent=" ")  # document numbers cited
+            # document numbers cited
+            say(f"  {'':<10} ({cite_numbers(f['derivation'])})", indent=" ")
             for dd in f["dropped"]:
                 say(f"  {'':<10} dropped O-term: {dd}", indent=" " * 16)
         for e in q["expansions"]:
@@ -193,10 +199,10 @@ def claim_parser(c) -> _Parser:
                     "A parameter may be a comma-separated list; several lists give their "
                     f"Cartesian product (one table row per point; at most {MAX_POINTS:,} points). "
                     "Forms whose parameters are missing are shown as '—' with what they need. "
-                    "Values are read exactly (1.000000000001 stays 1.000000000001, 1e400 is allowed "
-                    "where the formula is defined): where floats cannot be trusted the value is "
-                    "computed in mpmath from the digits typed. In tables, 'undefined' marks 0/0 at "
-                    "that point and '∞' an infinite (vacuous) bound.",
+                    "Values are read exactly (1.000000000001 stays 1.000000000001, 1e400 is "
+                    "allowed where the formula is defined): where floats cannot be trusted the "
+                    "value is computed in mpmath from the digits typed. In tables, 'undefined' "
+                    "marks 0/0 at that point and '∞' an infinite (vacuous) bound.",
         epilog=EXIT_TEXT,
         formatter_class=ParagraphHelpFormatter)
     for p in c.params:
@@ -214,14 +220,17 @@ def parse_values(c, a) -> dict[str, list]:
     for p in c.params:
         raw = getattr(a, p.name)
         if raw is not None:
-            given[p.name] = numbers(p.flag, raw, integer=p.integer, lo=p.lower, lo_strict=p.lower_strict,
-                                    hi=p.upper, hi_strict=p.upper_strict, exact=True, max_items=MAX_POINTS)
+            given[p.name] = numbers(p.flag, raw, integer=p.integer, lo=p.lower,
+                                    lo_strict=p.lower_strict,
+                                    hi=p.upper, hi_strict=p.upper_strict, exact=True,
+                                    max_items=MAX_POINTS)
     size = 1
     for v in given.values():
         size *= len(v)
     if size > MAX_POINTS:
         raise UsageError(f"the grid has {size:,} points (the product of the list lengths); at most "
-                         f"{MAX_POINTS:,} are evaluated in one run: shorten the lists or split the run")
+                         f"{MAX_POINTS:,} are evaluated in one run: shorten the lists or split the "
+                         f"run")
     return given
 
 
@@ -271,7 +280,8 @@ def cmd_claim(claim_id, argv):
     c = get(claim_id)
     a = claim_parser(c).parse_args(argv)
     given = parse_values(c, a)
-    defaults = {p.name: [p.default] for p in c.params if p.default is not None and p.name not in given}
+    defaults = {p.name: [p.default] for p in c.params if p.default is not None
+                and p.name not in given}
     names, grid, cols, res = evaluate_grid(c, {**given, **defaults})
     if all(v is None for q in res.values() for v in q.values()):
         need = sorted({p.flag for p in c.required if p.name not in given},
@@ -323,21 +333,23 @@ def cmd_claim(claim_id, argv):
 # ----------------------------------------------------------------------------- compare
 #: name: (integer, lower end, lower end excluded)
 COMPARE_FLAGS = {"N": (True, 2, False), "w_star": (False, 1, False), "chi2": (False, 0, False),
-                 "L": (False, 0, True), "mu_norm": (False, 0, False), "t": (True, 1, False), "D": (True, 1, False)}
+                 "L": (False, 0, True), "mu_norm": (False, 0, False), "t": (True, 1, False),
+                 "D": (True, 1, False)}
 
 
 def cmd_compare(argv):
     ap = _Parser(
         prog=f"{PROG} compare",
-        description="At a fixed budget N, rank MSC, MSC-RB, JSA and pMCSA by the per-iteration mixing "
-                    "rate rho (TV bound ~ C rho^k) and by the gradient second-moment bound. "
+        description="At a fixed budget N, rank MSC, MSC-RB, JSA and pMCSA by the per-iteration "
+                    "mixing rate rho (TV bound ~ C rho^k) and by the gradient second-moment bound. "
                     "Uses the 'stated' forms (O-terms dropped, C_cov = 0) unless --form explicit.",
         epilog=EXIT_TEXT)
     ap.add_argument("--N", required=True, help="budget N (integer >= 2)")
     ap.add_argument("--w-star", dest="w_star", required=True, help="w* >= 1")
     ap.add_argument("--chi2", required=True, help="chi2(pi || q) (MSC-RB), 0 <= chi2 <= w* - 1")
     ap.add_argument("--L", required=True, help="score bound L > 0")
-    ap.add_argument("--mu-norm", dest="mu_norm", default="0", help="||E_pi s||, 0 <= ||mu|| <= L (default 0)")
+    ap.add_argument("--mu-norm", dest="mu_norm", default="0",
+                    help="||E_pi s||, 0 <= ||mu|| <= L (default 0)")
     ap.add_argument("--form", choices=("stated", "explicit"), default="stated",
                     help="bound form for the second moment (explicit needs --t and --D)")
     ap.add_argument("--t", default=None, help="iteration t (explicit form)")
@@ -358,13 +370,16 @@ def cmd_compare(argv):
     if a.form == "explicit" and ("t" not in vals or "D" not in vals):
         raise UsageError("--form explicit needs --t and --D")
     claims = {scheme: get(cid) for scheme, cid in SCHEMES}
-    for c in claims.values():  # N >= 2, w* >= 1, L > 0, chi2 <= w* - 1, ... with the claims' domains
+    # N >= 2, w* >= 1, L > 0, chi2 <= w* - 1, ... with the claims' domains
+    for c in claims.values():
         c.validate({k: v for k, v in vals.items() if k in {p.name for p in c.params}}, flag=True)
     rho = mixing_rates(vals["N"], vals["w_star"])
     moment = {}
     for scheme, c in claims.items():
-        kw = {p.name: vals[p.name] for p in c.form_params("second_moment", a.form) if p.name in vals}
-        moment[scheme] = _value(c.evaluate_form("second_moment", a.form, exact=True, flag=True, **kw))
+        kw = {p.name: vals[p.name] for p in c.form_params("second_moment",
+                                                          a.form) if p.name in vals}
+        moment[scheme] = _value(c.evaluate_form("second_moment", a.form, exact=True, flag=True,
+                                                **kw))
     by_mix = sorted(rho, key=lambda s: rho[s])
     by_mom = sorted(moment, key=lambda s: moment[s])
     notes = ["JSA's mixing bound is for the product of its marginals; the joint law of its N "
@@ -381,7 +396,8 @@ def cmd_compare(argv):
                f"chi2 = {show_param(vals['chi2'])}, L = {show_param(vals['L'])}, "
                f"||mu|| = {show_param(vals['mu_norm'])}", wide=a.wide))
     print("\nmixing: per-iteration rate rho (TV bound ~ C rho^k; smaller is better)")
-    print(table([[str(i + 1), s, fmt(rho[s])] for i, s in enumerate(by_mix)], ["rank", "scheme", "rho"],
+    print(table([[str(i + 1), s, fmt(rho[s])] for i, s in enumerate(by_mix)],
+                ["rank", "scheme", "rho"],
                 wide=a.wide))
     print(wrap(f"\ngradient: bound on E[||g_t||^2 | F_t-1], form '{a.form}'"
                + (" (O-terms dropped, C_cov = 0)" if a.form == "stated" else ""), wide=a.wide))
@@ -427,7 +443,8 @@ def fresh_derivation():
         used = derive.used()
         entries = {k: {"op": label, "text": derive.describe(res), "result": derive.encode(res)}
                    for k, (label, res) in sorted(used.items())}
-        cat = {"sources": derive.source_digests(), "modules": derive.module_digests(), "assumptions": dict(ASSUMPTIONS),
+        cat = {"sources": derive.source_digests(), "modules": derive.module_digests(),
+               "assumptions": dict(ASSUMPTIONS),
                "claims": {c.id: claim_record(c) for c in claims}}
         return entries, cat, {k: res for k, (_, res) in used.items()}
     finally:
@@ -462,7 +479,8 @@ def cache_problems() -> list[str]:
         problems.append(f"unused entry: {have[k].get('op')} ({k})")
     old = data.get("catalog") or {}
     if old.get("sources") != cat["sources"] or old.get("modules") != cat["modules"]:
-        now, was = {**cat["sources"], **cat["modules"]}, {**(old.get("sources") or {}), **(old.get("modules") or {})}
+        now, was = {**cat["sources"], **cat["modules"]}, {**(old.get("sources") or {}),
+                                                          **(old.get("modules") or {})}
         changed = sorted(n for n in set(now) | set(was) if was.get(n) != now.get(n))
         problems.append("catalog: generated from other versions of " + ", ".join(changed))
     elif json.loads(dumps(cat)) != old:
@@ -498,7 +516,8 @@ def cmd_cache(argv):
 
         entries, cat, _ = fresh_derivation()
         derive.store(entries, json.loads(dumps(cat)))
-        print(f"wrote {derive.PATH} ({len(entries)} derivations, catalog of {len(cat['claims'])} claims)")
+        print(f"wrote {derive.PATH} ({len(entries)} derivations, catalog of {len(cat['claims'])} "
+              f"claims)")
         return 0
     problems = cache_problems()
     for p in problems:

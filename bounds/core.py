@@ -35,20 +35,23 @@ from .numerics import Evaluator, as_float_array, lambdify
 #: Named assumptions.  Claims refer to these keys.
 ASSUMPTIONS: dict[str, str] = {
     "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (Kim et al. 2022 Assumption 1)",
-    "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (Kim et al. 2022 Assumption 2)",
+    "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (Kim et "
+          "al. 2022 Assumption 2)",
     "A3": "bounded score: ||s(lambda; z)||_2 <= L for all lambda, z (Kim et al. 2022 Assumption 3)",
     "INV": "the Markov kernel is Pi-invariant (Kim et al. 2022 Proposition 1)",
     "NORM": "pi and q are normalised densities, so E_q[w] = 1",
     "DIFF": "differentiation under the integral (Leibniz rule) is allowed",
     "GAUSS": "Gaussian target and Gaussian variational family",
     "BOUNDED-F": "the test function is bounded: ||g|| <= L",
-    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H (theta-theta_MAP)/2 (El hanchi "
-            "2018 Eq. 6)",
-    "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (El hanchi 2018 Eq. 9)",
+    "QUAD": "approximately quadratic log density, -log f = c + (theta-theta_MAP)^T H "
+            "(theta-theta_MAP)/2 (El hanchi 2018 Eq. 6)",
+    "SPD": "H = N C + G with C, G symmetric, C positive definite, G positive semidefinite (El "
+           "hanchi 2018 Eq. 9)",
     "PRECOND": "preconditioner D = (k/2) H^-1 (El hanchi 2018 Eq. 10)",
     "CLT": "the minibatch gradient noise is Gaussian, N(0, N^2 C/|S|) (El hanchi 2018 Eq. 4)",
     "STATIONARY": "the chain is at its stationary distribution",
-    "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see Kim et al. 2022 Table 1 notes)",
+    "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see Kim et al. 2022 "
+            "Table 1 notes)",
 }
 
 
@@ -113,8 +116,10 @@ class Param:
 
     def domain_text(self) -> str:
         """Write the domain in words, e.g. ``"2 ≤ N (integer)"``."""
-        lo = "" if self.lower is None else f"{_fmt(self.lower)} {'<' if self.lower_strict else '≤'} "
-        hi = "" if self.upper is None else f" {'<' if self.upper_strict else '≤'} {_fmt(self.upper)}"
+        lo = ("" if self.lower is None
+              else f"{_fmt(self.lower)} {'<' if self.lower_strict else '≤'} ")
+        hi = ("" if self.upper is None
+              else f" {'<' if self.upper_strict else '≤'} {_fmt(self.upper)}")
         kind = " (integer)" if self.integer else ""
         return f"{lo}{self.label}{hi}{kind}"
 
@@ -155,12 +160,14 @@ class Param:
             raise ParamError(f"{where} must satisfy {self.domain_text()}, got {shown}")
         if self.integer:
             top = self.limit if self.limit is not None else INT_LIMIT
-            if abs(v) > top:  # type: ignore[operator]  # v: a Decimal or a float, either compares with an int
+            # v: a Decimal or a float, either compares with an int
+            if abs(v) > top:  # type: ignore[operator]
                 raise ParamError(f"{where}: at most {top:.0e} is evaluated, got {shown}")
             return
         d = v if isinstance(v, decimal.Decimal) else decimal.Decimal(v)
         if d != 0 and not (-MAX_EXP <= d.adjusted() <= MAX_EXP):
-            raise ParamError(f"{where}: numbers with decimal exponents from -{MAX_EXP} to {MAX_EXP} are "
+            raise ParamError(
+                f"{where}: numbers with decimal exponents from -{MAX_EXP} to {MAX_EXP} are "
                              f"evaluated, got {shown}")
         if isinstance(value, decimal.Decimal) and len(value.as_tuple().digits) > MAX_DIGITS:
             raise ParamError(f"{where}: at most {MAX_DIGITS} significant digits are evaluated, "
@@ -193,7 +200,8 @@ class Param:
         except decimal.InvalidOperation:
             d = None
         if d is None or not text:
-            raise ParamError(f"{self.flag if flag else self.name} ({self.label}) must be a number, got {text!r}")
+            raise ParamError(
+                f"{self.flag if flag else self.name} ({self.label}) must be a number, got {text!r}")
         if self.integer and d.is_finite() and d == d.to_integral_value():
             return int(d)
         return d
@@ -455,7 +463,8 @@ class Claim:
         """Return the parameters a form needs that ``values`` does not give."""
         return tuple(p for p in self.form_params(quantity, form) if p.name not in values)
 
-    def evaluate_form(self, quantity: str, form: str, exact: bool = False, flag: bool = False, **values):
+    def evaluate_form(self, quantity: str, form: str, exact: bool = False, flag: bool = False,
+                      **values):
         """Evaluate one form on broadcast parameter arrays (defaults filled in).
 
         Values may be floats, ints, :class:`decimal.Decimal` or decimal strings (read
@@ -482,17 +491,20 @@ class Claim:
         """
         values = self.exact(self.with_defaults(values))
         ev, names = self.evaluator(quantity, form)
-        point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n]) for n in names]
+        point = [values[n] if isinstance(values[n], (int, decimal.Decimal)) else float(values[n])
+                 for n in names]
         nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
                  for x, (lo, hi) in zip(point, self._boundaries(names))]
         return ev.mp(*point, nudge=nudge)
 
     def _boundaries(self, names):
         """Domain ends of the real (non-integer) parameters, for one-sided limits."""
-        return [(None, None) if self.param(n).integer else (self.param(n).lower, self.param(n).upper)
+        return [(None, None) if self.param(n).integer else (self.param(n).lower,
+                                                            self.param(n).upper)
                 for n in names]
 
-    def evaluate(self, exact: bool = False, flag: bool = False, **values) -> dict[str, dict[str, np.ndarray | None]]:
+    def evaluate(self, exact: bool = False, flag: bool = False,
+                 **values) -> dict[str, dict[str, np.ndarray | None]]:
         """Evaluate every form whose parameters are given; others map to ``None``.
 
         Values and errors as in :meth:`evaluate_form`.
@@ -510,7 +522,8 @@ class Claim:
                     out[q.name][f.name] = None
                     continue
                 v = ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
-                out[q.name][f.name] = np.broadcast_to(v, shape).copy() if np.shape(v) != shape else v
+                out[q.name][f.name] = (np.broadcast_to(v, shape).copy() if np.shape(v) != shape
+                                       else v)
         return out
 
     def latex(self, quantity: str, form: str) -> str:
@@ -525,7 +538,8 @@ class Claim:
 
         lines = [f"**{self.id}**: {self.title}  ", f"*{cite(self.source)}*", ""]
         if self.assumptions:
-            lines.append("Assumptions: " + "; ".join(f"{a} ({ASSUMPTIONS[a]})" for a in self.assumptions))
+            lines.append("Assumptions: "
+                         + "; ".join(f"{a} ({ASSUMPTIONS[a]})" for a in self.assumptions))
             lines.append("")
         for q in self.quantities:
             lines.append(f"- {q.name} ({q.description}), {q.relation} each form:")

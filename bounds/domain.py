@@ -23,12 +23,15 @@ def param_strategy(p: Param) -> st.SearchStrategy[float]:
         hi_i = math.floor(hi) - (1 if p.upper is not None and p.upper_strict and hi == p.upper
                                  and float(hi).is_integer() else 0)
         if p.log_scale and lo_i >= 1:
-            return st.floats(0, math.log10(hi_i)).map(lambda e: float(min(hi_i, max(lo_i, round(10 ** e)))))
+            return st.floats(0, math.log10(hi_i)).map(
+                lambda e: float(min(hi_i, max(lo_i, round(10 ** e)))))
         return st.integers(lo_i, hi_i).map(float)
     if p.log_scale and lo >= 0:
         base = lo if lo > 0 else 1e-3
-        return st.floats(math.log10(base), math.log10(hi)).map(lambda e: float(min(hi, max(base, 10 ** e))))
-    return st.floats(lo, hi, exclude_min=p.lower_strict, exclude_max=p.upper_strict and hi == p.upper,
+        return st.floats(math.log10(base),
+                         math.log10(hi)).map(lambda e: float(min(hi, max(base, 10 ** e))))
+    return st.floats(lo, hi, exclude_min=p.lower_strict,
+                     exclude_max=p.upper_strict and hi == p.upper,
                      allow_nan=False, allow_infinity=False)
 
 

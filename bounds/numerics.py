@@ -90,7 +90,8 @@ def decimal_exponent(x) -> int:
     """floor(log10 |x|) of an exact input (0 for 0)."""
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
         return len(str(abs(int(x)))) - 1 if x else 0
-    d = x if isinstance(x, decimal.Decimal) else decimal.Decimal(str(x) if isinstance(x, str) else float(x))
+    d = (x if isinstance(x, decimal.Decimal)
+         else decimal.Decimal(str(x) if isinstance(x, str) else float(x)))
     return d.adjusted() if d.is_finite() and d != 0 else 0
 
 
@@ -147,7 +148,8 @@ def _kmul_mp(a, b):
     return mpmath.mpf(0) if a == 0 else a * b
 
 
-_K_FUNCS = {"numpy": {"KDiv": _kdiv_np, "KMul": _kmul_np}, "mpmath": {"KDiv": _kdiv_mp, "KMul": _kmul_mp}}
+_K_FUNCS = {"numpy": {"KDiv": _kdiv_np, "KMul": _kmul_np},
+            "mpmath": {"KDiv": _kdiv_mp, "KMul": _kmul_mp}}
 
 
 def _K(e: sp.Expr) -> sp.Expr:
@@ -194,7 +196,9 @@ def _K(e: sp.Expr) -> sp.Expr:
 
 
 def to_float_scalar(x) -> float:
-    """``float(x)`` that saturates instead of raising: ``10**400`` -> inf, ``Decimal('1e-400')`` -> 0."""
+    """``float(x)`` that saturates instead of raising: ``10**400`` -> inf, ``Decimal('1e-400')`` ->
+    0.
+    """
     try:
         return float(x)
     except OverflowError:
@@ -228,7 +232,9 @@ def _is_int(x) -> bool:
 
 
 def _as_decimal(x) -> decimal.Decimal:
-    """An exact Decimal of an input: ints and Decimals as they are, floats as the double they are."""
+    """An exact Decimal of an input: ints and Decimals as they are, floats as the double they
+    are.
+    """
     if isinstance(x, decimal.Decimal):
         return x
     if isinstance(x, str):
@@ -321,7 +327,8 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
     # w* = 1e20000 rounds to 1 at every precision tried, and a stable value is a wrong one.
     span = max((input_span(a) for a in args), default=1)
     last = [v for d, v, _ in history if d >= span + MP_START_DPS][-3:]
-    if len(last) == 3 and all(mpmath.isfinite(v) for v in last) and all(_close(last[0], v) for v in last):
+    if (len(last) == 3 and all(mpmath.isfinite(v) for v in last)
+        and all(_close(last[0], v) for v in last)):
         return +last[-1]
     # An exact zero reached by cancellation: at every one of the last precisions the
     # value is below the rounding level of its terms (|val| * K ~ sum |terms|).
@@ -330,7 +337,8 @@ def mp_evaluate(func, args, kfunc=None, start_dps: int = MP_START_DPS, k_hint: f
                               (v == 0 or kk * mpmath.mpf(10) ** (-d) > mpmath.mpf(10) ** -10)
                               for d, v, kk in tail):
         return mpmath.mpf(0)
-    raise PrecisionError(f"no value could be trusted with up to {max_dps} significant digits (an overflow, "
+    raise PrecisionError(
+        f"no value could be trusted with up to {max_dps} significant digits (an overflow, "
                          "or a cancellation deeper than that)")
 
 
@@ -507,15 +515,18 @@ class Evaluator:
             return self.mp_point(*scalars, nudge=nudge, k_hint=k_hint)
         except PrecisionError:
             sub = {a: int(x) for a, x in zip(self.args, scalars)
-                   if a.is_integer and (_is_int(x) or float(x).is_integer()) and abs(int(x)) <= SUBST_MAX}
+                   if a.is_integer and (_is_int(x) or float(x).is_integer()) and abs(int(x))
+                   <= SUBST_MAX}
             e2 = self.expr.subs(sub) if sub else self.expr
             if e2 == self.expr:
                 raise
             keep = [i for i, a in enumerate(self.args) if a not in sub]
             ev2 = Evaluator(e2, tuple(self.args[i] for i in keep))
-            return ev2.mp_point(*[scalars[i] for i in keep], nudge=[nudge[i] for i in keep] if nudge else None)
+            return ev2.mp_point(*[scalars[i] for i in keep],
+                                nudge=[nudge[i] for i in keep] if nudge else None)
 
-    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS, scale: bool = True):
+    def mp_point(self, *scalars, nudge=None, k_hint=None, max_dps: int = MP_MAX_DPS,
+                 scale: bool = True):
         """Adaptive-precision mpmath value at one point.
 
         ``nudge`` (one of -1, 0, +1 per argument) marks arguments sitting on a boundary
@@ -550,7 +561,8 @@ class Evaluator:
             with mpmath.workdps(max(120, 3 * span + 60)):
                 lims = []
                 for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
-                    pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x, d in zip(scalars, nudge)]
+                    pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x,
+                          d in zip(scalars, nudge)]
                     lims.append(_mpf(self._mp, pt))
                 if all(mpmath.isfinite(v) for v in lims):
                     if _close(lims[0], lims[1]):
@@ -600,7 +612,8 @@ class Evaluator:
         others = [abs(decimal_exponent(x)) for i, x in enumerate(scalars) if i not in ext]
         target = max([SCALED_EXP] + [e + SCALED_EXP for e in others])
         if target >= m:
-            raise PrecisionError("no value could be trusted at this point (inputs of very different magnitudes)")
+            raise PrecisionError(
+                "no value could be trusted at this point (inputs of very different magnitudes)")
         shifts = [m - target - SCALED_STEP * j for j in (0, 1, 2)]
         vals = []
         for sh in shifts:
@@ -613,7 +626,8 @@ class Evaluator:
             try:
                 vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
             except PrecisionError:
-                raise PrecisionError("no value could be trusted at this extreme input (not even with it "
+                raise PrecisionError(
+                    "no value could be trusted at this extreme input (not even with it "
                                      "scaled toward 1)") from None
         if all(v == 0 for v in vals):
             return mpmath.mpf(0)
@@ -628,7 +642,8 @@ class Evaluator:
             bq = Fraction(float(b01)).limit_denominator(12)
             q = mpmath.mpf(bq.numerator) / bq.denominator
             if abs(b01 - q) > 1e-12 or abs(b12 - q) > 1e-12:
-                raise PrecisionError("the value at this extreme input could not be found by scaling "
+                raise PrecisionError(
+                    "the value at this extreme input could not be found by scaling "
                                      "(it is not a power law of the extreme input)")
         with mpmath.workdps(MP_AGREE_DIGITS + 10):
             return vals[2] * mpmath.power(10, -q * shifts[2])
@@ -654,7 +669,8 @@ class Evaluator:
             point = [a[idx] for a in given]
             nudge = None
             if boundaries is not None:
-                nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi else 0)
+                nudge = [(1 if lo is not None and x == lo else -1 if hi is not None and x == hi
+                          else 0)
                          for x, (lo, hi) in zip(point, boundaries)]
             m = self.mp(*point, nudge=nudge, k_hint=float(k[idx]) if np.ndim(k) else float(k))
             out[idx] = (float(m) if representable(m) else m) if exact else float(m)

@@ -1,4 +1,6 @@
-"""Claims of the primary source: Kim, Oh, Gardner, Dieng and Kim, "Markov Chain Score Ascent" (NeurIPS 2022).
+"""Claims of the primary source, Kim et al. (NeurIPS 2022).
+
+Kim, Oh, Gardner, Dieng and Kim, "Markov Chain Score Ascent" (NeurIPS 2022).
 
 Each builder returns a :class:`bounds.core.Claim`.  Closed forms are derived here with
 sympy from the proof's own ingredients (sums, lemmas); nothing is retyped from the
@@ -90,10 +92,13 @@ def proposition1() -> Claim:
     pi = sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)
     logq = -(z - m) ** 2 / (2 * s ** 2) - sp.log(s) - sp.log(2 * sp.pi) / 2
     logpi = -z ** 2 / 2 - sp.log(2 * sp.pi) / 2
-    kl = derive.simplify(derive.integrate(sp.expand(pi * (logpi - logq)), (z, -sp.oo, sp.oo), conds="none"))
+    kl = derive.simplify(derive.integrate(sp.expand(pi * (logpi - logq)), (z, -sp.oo, sp.oo),
+                                          conds="none"))
     # E_Pi g = -E_pi s, computed as an integral, and grad KL by differentiation
-    eg_m = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, m)), (z, -sp.oo, sp.oo), conds="none"))
-    eg_s = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, s)), (z, -sp.oo, sp.oo), conds="none"))
+    eg_m = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, m)), (z, -sp.oo, sp.oo),
+                                            conds="none"))
+    eg_s = derive.simplify(derive.integrate(sp.expand(-pi * sp.diff(logq, s)), (z, -sp.oo, sp.oo),
+                                            conds="none"))
     return Claim(
         id="proposition1",
         title="MCSA is MCGD: E_Pi f = KL(pi||q) and E_Pi g = grad KL(pi||q)",
@@ -153,7 +158,8 @@ def lemma1() -> Claim:
         params=(S.N, S.tv),
         quantities=(
             Quantity("product_tv",
-                     "|(p_1 x ... x p_N)(A^N) - (q_1 x ... x q_N)(A^N)| with every d_TV(p_n, q_n) = delta",
+                     "|(p_1 x ... x p_N)(A^N) - (q_1 x ... x q_N)(A^N)| with every d_TV(p_n, q_n) "
+                     "= delta",
                      "<=", (Form("stated", Ns * S.tv.symbol, "sum_n delta_n with equal factors"),)),
         ),
         notes=("Printed for product sets A^N only; the theorems apply it to arbitrary sets of "
@@ -196,7 +202,8 @@ def lemma3() -> Claim:
     m, s = S.m.symbol, S.s.symbol
     logw = -z ** 2 / 2 + (z - m) ** 2 / (2 * s ** 2) + sp.log(s)  # log pi - log q
     # chi2 = E_q[(w - 1)^2] = int pi^2/q - 1 = E_pi[w] - 1
-    c2 = derive.simplify(derive.integrate(sp.exp(sp.expand(logw)) * sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi),
+    c2 = derive.simplify(derive.integrate(sp.exp(sp.expand(logw)) * sp.exp(-z ** 2 / 2)
+                                          / sp.sqrt(2 * sp.pi),
                                   (z, -sp.oo, sp.oo), conds="none") - 1)
     return Claim(
         id="lemma3",
@@ -208,7 +215,8 @@ def lemma3() -> Claim:
             Quantity.stated("weight_variance", "V_q[w(z)] for pi = N(0,1), q = N(m, s^2)", "=",
                             c2, "chi2(pi||q) = int pi^2/q - 1, integrated by sympy"),
         ),
-        constraints=(Constraint(2 * s ** 2 > 1, "chi2(N(0,1)||N(m,s^2)) is finite only for s^2 > 1/2"),),
+        constraints=(Constraint(2 * s ** 2 > 1,
+                                "chi2(N(0,1)||N(m,s^2)) is finite only for s^2 > 1/2"),),
         kind="identity",
         example={"m": 0.5, "s": 1.5},
     )
@@ -250,8 +258,10 @@ def lemma5() -> Claim:
     # lambda(v) <= 1 - 1/w* only for v <= w*; for v >= w*, lambda(v) = 1 - 1/v exactly, so
     # T_n(w) <= n r^(n-1) (1/w - 1/w*) + int_{w*}^oo n/v^2 (1 - 1/v)^(n-1) dv
     v = sp.Symbol("v", positive=True)
-    tail = derive.simplify(derive.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo), conds="none"))
-    corrected = sp.Min(nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail, nv / wv)  # capped at the trivial n/w
+    tail = derive.simplify(derive.integrate(nv / v ** 2 * (1 - 1 / v) ** (nv - 1), (v, ws, sp.oo),
+                                            conds="none"))
+    # capped at the trivial n/w
+    corrected = sp.Min(nv * r ** (nv - 1) * (1 / wv - 1 / ws) + tail, nv / wv)
     return Claim(
         id="lemma5",
         title="Smith-Tierney T_n(w) <= (n/w) (1 - 1/w*)^(n-1)",
@@ -260,10 +270,12 @@ def lemma5() -> Claim:
         params=(S.n, S.w, S.w_star),
         quantities=(
             Quantity("T_n", "T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv", "<=",
-                     (Form("stated", nv / wv * r ** (nv - 1), "Lemma 4 inside the integral of Eq. (3)"),
+                     (Form("stated", nv / wv * r ** (nv - 1),
+                           "Lemma 4 inside the integral of Eq. (3)"),
                       Form("corrected", corrected,
-                           "lambda(v) <= r only for v <= w*; for v > w*, lambda(v) = 1 - 1/v (integral by sympy); "
-                           "capped at the trivial T_n(w) <= int_w^oo n/v^2 dv = n/w"))),
+                           "lambda(v) <= r only for v <= w*; for v > w*, lambda(v) = 1 - 1/v "
+                           "(integral by sympy); capped at the trivial T_n(w) <= int_w^oo n/v^2 dv "
+                           "= n/w"))),
         ),
         notes=("The proof bounds lambda(v) by 1 - 1/w* on all of (w, oo); for v > w*, lambda(v) = "
                "1 - 1/v > 1 - 1/w*.  At w = w*: T_n(w*) = 1 - r^n > (n/w*) r^(n-1) for n >= 2.",),
@@ -295,10 +307,11 @@ def lemma6() -> Claim:
                      (Form("stated", nv * r ** (nv - 1) * S.eq_f.symbol + r ** nv * S.f_z.symbol,
                            "Eq. (2) with Lemmas 4-5"),
                       Form("corrected", corrected,
-                           "Eq. (2) with the corrected Lemma 5: + (1 - r^n - n(1-r) r^(n-1)) E_pi f"))),
+                           "Eq. (2) with the corrected Lemma 5: + (1 - r^n - n(1-r) r^(n-1)) E_pi "
+                           "f"))),
         ),
-        notes=("For n >= 2 the stated bound fails: with q = pi (w* = 1, r = 0) the chain samples pi "
-               "exactly, E_{K^n} f = E_pi f, while n r^(n-1) E_q f + r^n f(z) = 0.",),
+        notes=("For n >= 2 the stated bound fails: with q = pi (w* = 1, r = 0) the chain samples "
+               "pi exactly, E_{K^n} f = E_pi f, while n r^(n-1) E_q f + r^n f(z) = 0.",),
         definitions=DEF_R,
         example={"n": 3, "w_star": 10.0, "eq_f": 1.0, "f_z": 4.0, "epi_f": 1.0},
     )
@@ -343,7 +356,8 @@ def theorem1() -> Claim:
         params=(S.N.with_domain(lower=2), S.w_star, S.k, S.L),
         quantities=(
             Quantity("mixing", "d_TV(P^k(eta,.), Pi), CIS with N particles", "<=",
-                     (Form("stated", rate ** ks, "Andrieu, Lee & Vihola (2018) i-SIR rate, as printed"),
+                     (Form("stated", rate ** ks,
+                           "Andrieu, Lee & Vihola (2018) i-SIR rate, as printed"),
                       Form("explicit", rate ** ks, "no constant is hidden: same as stated"))),
             Quantity("second_moment", "E[||g_t,MSC||^2 | F_{t-1}]", "<=",
                      (Form("stated", Ls ** 2, "||s|| <= L pointwise"),
@@ -374,14 +388,16 @@ def theorem2() -> Claim:
         params=(S.N.with_domain(lower=2), S.w_star, S.k, S.t, S.L, S.mu_norm, S.chi2),
         quantities=(
             Quantity("mixing", "d_TV(P^k(eta,.), Pi), Rao-Blackwellised CIS kernel", "<=",
-                     (Form("stated", gamma ** ks, "gamma = 2w*/(2w*+N-2), 'the mixing rate' in Theorem 2"),
+                     (Form("stated", gamma ** ks,
+                           "gamma = 2w*/(2w*+N-2), 'the mixing rate' in Theorem 2"),
                       Form("explicit", gamma ** ks, "no constant is hidden: same as stated"))),
             Quantity("second_moment", "E[||g_t,MSC-RB||^2 | F_{t-1}]", "<=",
-                     (Form("stated", stated, "4L^2 chi2/(N-1) + ||mu||^2, O(N^-3/2 + gamma^(t-1)/(N-1)) dropped",
+                     (Form("stated", stated,
+                           "4L^2 chi2/(N-1) + ||mu||^2, O(N^-3/2 + gamma^(t-1)/(N-1)) dropped",
                            dropped=dropped),
                       Form("explicit", explicit,
-                           "Lemma 2 (2): MSE + 2 L Bias + ||mu||^2 with Cardoso's MSE (eps^2 = (N-1)^-1/2) "
-                           "and bias bounds as quoted in the proof"))),
+                           "Lemma 2 (2): MSE + 2 L Bias + ||mu||^2 with Cardoso's MSE (eps^2 = "
+                           "(N-1)^-1/2) and bias bounds as quoted in the proof"))),
         ),
         definitions=DEF_RG,
         constraints=(MU_LE_L, CHI2_LE_W),
@@ -404,7 +420,9 @@ def theorem3() -> Claim:
     var_moment = (SUM_NR * eqs + SUM_R * sps) / Ns ** 2 + ccs
     var_corrected = Ls ** 2 / Ns + ccs
     stated_var = Ls ** 2 * (sp.Rational(1, 2) + sp.Rational(3, 2) / Ns) + ccs
-    laurent_rest = derive.simplify(Ls ** 2 * (JSA_SUM / Ns ** 2 - sp.Rational(1, 2) - sp.Rational(3, 2) / Ns))
+    laurent_rest = derive.simplify(Ls ** 2
+                                   * (JSA_SUM / Ns ** 2 - sp.Rational(1, 2) - sp.Rational(3, 2)
+                                      / Ns))
     one_step_bias = 2 * Ls / Ns * SUM_R  # (1/N) sum_n 2 L d_TV(K^n(z,.), pi) <= (2L/N) sum r^n
     # series of the Lemma 6 sum as w* -> oo, derived (not typed in)
     ser = expand((JSA_SUM / Ns ** 2).subs(r, 1 - 1 / ws), ws, sp.oo, 2)
@@ -418,7 +436,8 @@ def theorem3() -> Claim:
             Quantity("mixing", "d_TV(P^k(eta,.), Pi) for the N-tuple of JSA states", "<=",
                      (Form("stated", C_RN * r ** (ks * Ns),
                            "C(r,N) r^(kN) with C(r,N) = r(1-r^N)/(r^N(1-r)) from the proof"),
-                      Form("explicit", JSA_MIX, "sum_n r^((k-1)N+n): Lemma 1 + Eq. (7), summed by sympy"))),
+                      Form("explicit", JSA_MIX,
+                           "sum_n r^((k-1)N+n): Lemma 1 + Eq. (7), summed by sympy"))),
             Quantity("second_moment", "E[||g_t,JSA||^2 | F_{t-1}]", "<=",
                      (Form("stated", stated_var + mus ** 2,
                            "L^2 (1/2 + 3/(2N)) + C_cov + ||mu||^2; O(1/w* + r^(tN)) dropped",
@@ -427,20 +446,24 @@ def theorem3() -> Claim:
                            "Lemma 2 (1) with 2L Bias, Lemma 6 summed exactly, Lemma 7 bias "
                            "2 sqrt(D) L C(r,N) r^(tN)"),
                       Form("moment", var_moment + bias_terms + mus ** 2,
-                           "as explicit with E_q||s||^2 and ||s(z_{t-1})||^2 in place of L^2 in Lemma 6"),
+                           "as explicit with E_q||s||^2 and ||s(z_{t-1})||^2 in place of L^2 in "
+                           "Lemma 6"),
                       Form("corrected", sp.Min(var_corrected + (mus + one_step_bias) ** 2, Ls ** 2),
-                           "E||s_n||^2 <= L^2 (Lemma 6 fails for n >= 2; corrected it is never below L^2) and "
-                           "the one-step bias ||E[g|F]|| <= ||mu|| + (2L/N) sum_n r^n; capped at the trivial "
-                           "E||g||^2 <= L^2 (||g|| <= L)"),
+                           "E||s_n||^2 <= L^2 (Lemma 6 fails for n >= 2; corrected it is never "
+                           "below L^2) and the one-step bias ||E[g|F]|| <= ||mu|| + (2L/N) sum_n "
+                           "r^n; capped at the trivial E||g||^2 <= L^2 (||g|| <= L)"),
                       Form("sharper",
-                           sp.Min(sharper_second_moment(Ls ** 2 / Ns + ccs, mus + one_step_bias)[0], Ls ** 2),
-                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N + C_cov, ||E g|| <= min(L, ||mu|| + "
-                           "(2L/N) sum_n r^n): L^2/N + C_cov + (1 - 1/N) min(L, ||mu|| + (2L/N) sum_n r^n)^2, capped "
-                           "at L^2"),
-                      Form("unconditional", stated_var + (mus + 2 * Ls / Ns * r ** (Ns * (ts - 1)) * SUM_R) ** 2,
-                           "the printed bound read over the trajectory from eta_0 (lambda fixed): V <= L^2/N + C_cov "
-                           "<= L^2 (1/2 + 3/(2N)) + C_cov, and the O(r^(tN)) as the bias after t iterations, "
-                           "||E g_t + mu|| <= (2L/N) sum_n r^(N(t-1)+n)"))),
+                           sp.Min(sharper_second_moment(Ls ** 2 / Ns + ccs, mus + one_step_bias)[0],
+                                  Ls ** 2),
+                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N + C_cov, ||E g|| <= "
+                           "min(L, ||mu|| + (2L/N) sum_n r^n): L^2/N + C_cov + (1 - 1/N) min(L, "
+                           "||mu|| + (2L/N) sum_n r^n)^2, capped at L^2"),
+                      Form("unconditional",
+                           stated_var + (mus + 2 * Ls / Ns * r ** (Ns * (ts - 1)) * SUM_R) ** 2,
+                           "the printed bound read over the trajectory from eta_0 (lambda fixed): "
+                           "V <= L^2/N + C_cov <= L^2 (1/2 + 3/(2N)) + C_cov, and the O(r^(tN)) as "
+                           "the bias after t iterations, ||E g_t + mu|| <= (2L/N) sum_n "
+                           "r^(N(t-1)+n)"))),
             Quantity("variance", "V[g_t,JSA | F_{t-1}] (trace)", "<=",
                      (Form("stated", stated_var, "L^2 (1/2 + 3/(2N)) + C_cov, O(1/w*) dropped",
                            dropped=(laurent_rest,)),
@@ -448,7 +471,8 @@ def theorem3() -> Claim:
                       Form("moment", var_moment,
                            "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_{t-1})||^2] + C_cov"),
                       Form("corrected", sp.Min(var_corrected, Ls ** 2),
-                           "(1/N^2) sum_n E||s_n||^2 + C_cov <= L^2/N + C_cov, capped at the trivial V <= L^2")),
+                           "(1/N^2) sum_n E||s_n||^2 + C_cov <= L^2/N + C_cov, capped at the "
+                           "trivial V <= L^2")),
                      expansions=(Expansion(
                          "explicit", ws, sp.oo, Ls ** 2 * ser + ccs, 2,
                          "Laurent series of (1/N^2) sum_n [n r^(n-1) + r^n] at w* -> oo: "
@@ -456,13 +480,15 @@ def theorem3() -> Claim:
         ),
         definitions=DEF_R,
         constraints=(MU_LE_L,),
-        notes=("The proof's closed form (w*)^2 + w* - r^N((w*)^2 + w* + N w*) of sum_n[n r^(n-1) + r^n] "
-               "exceeds the exact sum by 1 - r^N; the explicit form uses the exact sum.",
-               "The O(1/w*) Laurent remainder is negative: the stated variance bound is above the explicit one.",
-               "The explicit/moment variance forms rest on Lemma 6, which fails for n >= 2 (see lemma6); the "
-               "corrected variance uses E||s_n||^2 <= L^2, which is also never weaker than the printed bound.",
-               "Lemma 7 is applied with t steps from eta_0, but E[.|F_{t-1}] is a one-step quantity: "
-               "see the corrected form and `python -m verify theorem3`."),
+        notes=("The proof's closed form (w*)^2 + w* - r^N((w*)^2 + w* + N w*) of sum_n[n r^(n-1) + "
+               "r^n] exceeds the exact sum by 1 - r^N; the explicit form uses the exact sum.",
+               "The O(1/w*) Laurent remainder is negative: the stated variance bound is above the "
+               "explicit one.",
+               "The explicit/moment variance forms rest on Lemma 6, which fails for n >= 2 (see "
+               "lemma6); the corrected variance uses E||s_n||^2 <= L^2, which is also never weaker "
+               "than the printed bound.",
+               "Lemma 7 is applied with t steps from eta_0, but E[.|F_{t-1}] is a one-step "
+               "quantity: see the corrected form and `python -m verify theorem3`."),
         example={"N": 10, "w_star": 100.0, "k": 5, "t": 10, "L": 1.0, "D": 1},
     )
 
@@ -492,30 +518,36 @@ def theorem4() -> Claim:
                       Form("explicit", Ns * r ** ks, "Lemma 1 + Eq. (7): sum_n r^k"))),
             Quantity("second_moment", "E[||g_t,pMCSA||^2 | F_{t-1}]", "<=",
                      (Form("stated", stated_var + mus ** 2,
-                           "L^2 [1/N + (1 - 1/w*)/N] + ||mu||^2; O(r^t) dropped", dropped=(bias_terms,)),
+                           "L^2 [1/N + (1 - 1/w*)/N] + ||mu||^2; O(r^t) dropped",
+                           dropped=(bias_terms,)),
                       Form("explicit", var_explicit + bias_terms + mus ** 2,
-                           "Lemma 2 (1) with 2L Bias, Lemma 6 (n = 1), Lemma 7 bias 2 sqrt(D) L N r^t"),
+                           "Lemma 2 (1) with 2L Bias, Lemma 6 (n = 1), Lemma 7 bias 2 sqrt(D) L N "
+                           "r^t"),
                       Form("moment", var_moment + bias_terms + mus ** 2,
-                           "as explicit with E_q||s||^2 and mean_n ||s(z^(n)_{t-1})||^2 in place of L^2"),
+                           "as explicit with E_q||s||^2 and mean_n ||s(z^(n)_{t-1})||^2 in place "
+                           "of L^2"),
                       Form("corrected", sp.Min(var_explicit + (mus + 2 * Ls * r) ** 2, Ls ** 2),
-                           "conditional on F_{t-1} the bias is one-step: ||E[g|F]|| <= ||mu|| + 2 L r; capped at "
-                           "the trivial E||g||^2 <= L^2 (||g|| <= L)"),
+                           "conditional on F_{t-1} the bias is one-step: ||E[g|F]|| <= ||mu|| + 2 "
+                           "L r; capped at the trivial E||g||^2 <= L^2 (||g|| <= L)"),
                       Form("sharper", sharper_second_moment(Ls ** 2 / Ns, mus + 2 * Ls * r)[0],
-                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N (independent chains), ||E g|| <= "
-                           "min(L, ||mu|| + 2 L r): L^2/N + (1 - 1/N) min(L, ||mu|| + 2 L r)^2"),
+                           "E||g||^2 = ||E g||^2 + V, V <= (L^2 - ||E g||^2)/N (independent "
+                           "chains), ||E g|| <= min(L, ||mu|| + 2 L r): L^2/N + (1 - 1/N) min(L, "
+                           "||mu|| + 2 L r)^2"),
                       Form("unconditional", stated_var + (mus + 2 * Ls * r ** ts) ** 2,
-                           "the printed bound read over the trajectory from eta_0 (lambda fixed): V <= L^2/N <= "
-                           "L^2 [1/N + (1 - 1/w*)/N], and the O(r^t) as the bias after t transitions, "
-                           "||E g_t + mu|| <= (1/N) sum_n 2 L d_TV(K^t(z_0^(n), .), pi) <= 2 L r^t"))),
+                           "the printed bound read over the trajectory from eta_0 (lambda fixed): "
+                           "V <= L^2/N <= L^2 [1/N + (1 - 1/w*)/N], and the O(r^t) as the bias "
+                           "after t transitions, ||E g_t + mu|| <= (1/N) sum_n 2 L "
+                           "d_TV(K^t(z_0^(n), .), pi) <= 2 L r^t"))),
             Quantity("variance", "V[g_t,pMCSA | F_{t-1}] (trace)", "<=",
                      (Form("stated", stated_var, "L^2 [1/N + (1 - 1/w*)/N]"),
                       Form("explicit", var_explicit, "(L^2/N^2) sum_n (1 + r)"),
-                      Form("moment", var_moment, "(1/N^2) sum_n [E_q||s||^2 + r ||s(z^(n)_{t-1})||^2]"))),
+                      Form("moment", var_moment,
+                           "(1/N^2) sum_n [E_q||s||^2 + r ||s(z^(n)_{t-1})||^2]"))),
         ),
         definitions=DEF_R,
         constraints=(MU_LE_L,),
-        notes=("Lemma 7 is applied with t steps from eta_0, but E[.|F_{t-1}] is a one-step quantity: "
-               "see the corrected form and `python -m verify theorem4`.",),
+        notes=("Lemma 7 is applied with t steps from eta_0, but E[.|F_{t-1}] is a one-step "
+               "quantity: see the corrected form and `python -m verify theorem4`.",),
         example={"N": 10, "w_star": 100.0, "k": 5, "t": 10, "L": 1.0, "D": 1},
     )
 
@@ -534,9 +566,12 @@ def table1() -> Claim:
         assumptions=("A1", "MCGD"),
         params=(S.G, S.rho.with_domain(lower_strict=True), S.T, S.c_rate),
         quantities=(
-            Quantity("mirror_descent", "optimality gap of mirror descent, gamma_t = gamma/sqrt(t) (Duchi et al. 2012, "
+            Quantity("mirror_descent",
+                     "optimality gap of mirror descent, gamma_t = gamma/sqrt(t) (Duchi et al. "
+                     "2012, "
                                        "Cor. 3.5)",
-                     "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts) / (sp.log(1 / rh) * sp.sqrt(Ts)),
+                     "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts)
+                                 / (sp.log(1 / rh) * sp.sqrt(Ts)),
                                  "c G^2 log T / (log(1/rho) sqrt(T))"),)),
             Quantity.stated("sgd_nesterov", "rate of SGD-Nesterov (Doan et al. 2020a, Thm 2)", "<=",
                             c * Gs ** 2 * sp.log(Ts) / sp.sqrt(Ts), "c G^2 log T / sqrt(T)"),
@@ -571,7 +606,8 @@ def table2() -> Claim:
     qs = []
     for scheme, row in TABLE2_ROWS.items():
         for col, e in zip(TABLE2_COLUMNS, row):
-            qs.append(Quantity(f"{scheme}.{col}", f"{scheme}: {col.replace('_', ' ')} per iteration", "=",
+            qs.append(Quantity(f"{scheme}.{col}",
+                               f"{scheme}: {col.replace('_', ' ')} per iteration", "=",
                                (Form("stated", sp.sympify(e), "Kim et al. 2022 Table 2"),)))
     return Claim(
         id="table2",

@@ -54,7 +54,10 @@ class Plugin:
         return (attr.strip() or None) if sep else None
 
     def load(self):
-        """Import the module; the named attribute when the entry point names one, else the module."""
+        """Import the module and return it.
+
+        When the entry point names an attribute, return that attribute instead.
+        """
         mod = import_module(self.module)
         obj = mod
         for part in (self.attr or "").split("."):

@@ -30,12 +30,14 @@ from pathlib import Path
 REFERENCES = {
     "001": ("Kim et al. (NeurIPS 2022)",
             "Kyurae Kim, Jisu Oh, Jacob R. Gardner, Adji Bousso Dieng, Hongseok Kim. "
-            "“Markov Chain Score Ascent: A Unifying Framework of Variational Inference with Markovian "
-            "Gradients.” Advances in Neural Information Processing Systems 35 (NeurIPS 2022)."),
+            "“Markov Chain Score Ascent: A Unifying Framework of Variational Inference with "
+            "Markovian Gradients.” Advances in Neural Information Processing Systems 35 (NeurIPS "
+            "2022)."),
     "003": ("CIS-as-IMH draft",
             "“Inclusive Variational Inference with Independent Metropolis–Hastings.” An earlier, "
             "unpublished draft section on conditional importance sampling (CIS) as independent "
-            "Metropolis–Hastings, with parallel IMH chains and convergence diagnostics (LaTeX draft, undated)."),
+            "Metropolis–Hastings, with parallel IMH chains and convergence diagnostics (LaTeX "
+            "draft, undated)."),
     "002": ("El hanchi (2018)",
             "Ayoub El hanchi. “Stochastic gradient MCMC algorithms and their applications.” "
             "Research report, supervised by David A. Stephens, September 2018."),
@@ -152,7 +154,9 @@ def doc_number(source) -> str:
 
 
 def cite_numbers(text: str) -> str:
-    """Document numbers in a text ('001 §5.1') as their short citations ('Kim et al. (NeurIPS 2022) §5.1')."""
+    """Document numbers in a text ('001 §5.1') as their short citations ('Kim et al. (NeurIPS 2022)
+    §5.1').
+    """
     return _NUMBER.sub(lambda m: REFERENCES[m.group(1)][0], text)
 
 

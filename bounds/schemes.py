@@ -1,7 +1,8 @@
 """The four MCSA schemes of Kim et al. (2022) and their per-iteration mixing rates.
 
-MSC (Theorem 1, §4.2): rho = 1 - (N - 1)/(2 w* + N - 2); MSC-RB (Theorem 2, §4.2): rho = 2 w*/(2 w* + N - 2);
-JSA (Theorem 3, §4.3): rho = r^N; pMCSA (Theorem 4, §5.1): rho = r, with r = 1 - 1/w*.  Used by
+MSC (Theorem 1, §4.2): rho = 1 - (N - 1)/(2 w* + N - 2); MSC-RB (Theorem 2, §4.2): rho = 2 w*/(2 w*
++ N - 2); JSA (Theorem 3, §4.3): rho = r^N; pMCSA (Theorem 4, §5.1): rho = r, with r = 1 - 1/w*.
+  Used by
 :func:`bounds.compare` and ``python -m bounds compare``.
 """
 
@@ -12,7 +13,9 @@ SCHEMES = (("MSC", "theorem1"), ("MSC-RB", "theorem2"), ("JSA", "theorem3"), ("p
 
 
 def mixing_rates(N, w) -> dict:
-    """Per-iteration rates rho of the four schemes (Theorems 1-4), in mpmath from the exact input."""
+    """Per-iteration rates rho of the four schemes (Theorems 1-4), in mpmath from the exact
+    input.
+    """
     import mpmath
 
     from .numerics import mp_arg

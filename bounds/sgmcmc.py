@@ -1,4 +1,6 @@
-"""Claims of El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications": SG-MCMC for quadratic log densities.
+"""Claims of El hanchi (2018): SG-MCMC for quadratic log densities.
+
+El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications".
 
 The report's process (Eqs. 7-8, Appendix) is the VAR(1) recursion
 ``theta_{i+1} = (I - eps D H) theta_i + noise`` with ``D = (k/2) H^-1`` (Eq. 10).  With
@@ -69,19 +71,23 @@ def sgfs_stationary_covariance() -> Claim:
         assumptions=("QUAD", "PRECOND"),
         params=(S.k_frac, S.eps),
         quantities=(
-            Quantity("covariance_ratio", "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient "
+            Quantity("covariance_ratio",
+                     "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient "
                                          "noise)",
                      "=", (Form("stated", printed, "printed: 1/(1 - k eps/4)"),
                            Form("explicit", solved, "Eq. (32) solved by sympy"),
-                           Form("series", series_sum, "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i, summed by sympy")),
+                           Form("series", series_sum,
+                                "2 eps sum_i (I - eps DH)^i D (I - eps DH)^i, summed by sympy")),
                      expansions=(Expansion("stated", eps, 0, expand(printed, eps, 0, 2), 2,
                                            "'approaches 1 linearly as eps -> 0'"),)),
             Quantity("stationarity_k_max", "sup of k for which -I < I - eps D H < I", "=",
-                     (Form("stated", sp.Integer(1), "printed (for eps = 1): 'equivalent to k in (0, 1)'"),
+                     (Form("stated", sp.Integer(1),
+                           "printed (for eps = 1): 'equivalent to k in (0, 1)'"),
                       Form("explicit", k_max, "|1 - k eps/2| < 1 solved by sympy"))),
         ),
         constraints=(STATIONARY_K,),
-        notes=("Printed as k in (0, 1) for eps = 1; the condition -I < I - DH < I gives k in (0, 4).",),
+        notes=("Printed as k in (0, 1) for eps = 1; the condition -I < I - DH < I gives k in (0, "
+               "4).",),
         example={"k_frac": 0.5, "eps": 1.0},
     )
 
@@ -107,7 +113,8 @@ def sgfs_exact_noise() -> Claim:
         quantities=(
             Quantity("noise_ratio", "noise covariance of the exact process in units of H^-1", "=",
                      (Form("stated", printed, "2D - DHD with D = (k/2) H^-1"),
-                      Form("explicit", sp.expand(solved), "noise that makes H^-1 solve Eq. (32), by sympy"))),
+                      Form("explicit", sp.expand(solved),
+                           "noise that makes H^-1 solve Eq. (32), by sympy"))),
         ),
         constraints=(Constraint(k < 4, "k < 4 is needed for a stationary distribution"),),
         example={"k_frac": 0.5},
@@ -167,8 +174,10 @@ def sgfs_variance_trajectory() -> Claim:
         quantities=(
             Quantity("variance_ratio", "Var[theta_t] in units of H^-1", "=",
                      (Form("stated", printed, "printed closed form: 1 - (1 - k/2)^t"),
-                      Form("stated_sum", printed_sum, "printed sum (k - k^2/4) sum_{i=0}^{t} (1-k/2)^(2i), by sympy"),
-                      Form("corrected", exact, "sum_{i=0}^{t-1} of the noise propagated: 1 - (1-k/2)^(2t), by sympy"))),
+                      Form("stated_sum", printed_sum,
+                           "printed sum (k - k^2/4) sum_{i=0}^{t} (1-k/2)^(2i), by sympy"),
+                      Form("corrected", exact,
+                           "sum_{i=0}^{t-1} of the noise propagated: 1 - (1-k/2)^(2t), by sympy"))),
         ),
         example={"k_frac": 1.0, "t_iter": 3},
     )
@@ -191,7 +200,8 @@ def sgfs_autocovariance() -> Claim:
         assumptions=("QUAD", "PRECOND", "STATIONARY"),
         params=(S.k_frac.with_domain(upper=4, upper_strict=True),),
         quantities=(
-            Quantity("lag1_ratio", "Cov[theta_t, theta_{t-1}] in units of H^-1 at stationarity", "=",
+            Quantity("lag1_ratio", "Cov[theta_t, theta_{t-1}] in units of H^-1 at stationarity",
+                     "=",
                      (Form("stated", 1 - k / 2, "printed: (1 - k/2) H^-1"),
                       Form("explicit", derived, "(I - DH) Var[theta_{t-1}] with Var = H^-1"))),
         ),
@@ -226,17 +236,19 @@ def sgfs_convergence_criterion() -> Claim:
         params=(S.n_avg, S.n_data, S.batch, S.fisher, S.prior, S.b,
                 S.k_frac.with_domain(upper=4, upper_strict=True)),
         quantities=(
-            Quantity("threshold", "b x standard deviation of (1/n) sum_i Y_i at stationarity (scalar case)", "=",
+            Quantity("threshold",
+                     "b x standard deviation of (1/n) sum_i Y_i at stationarity (scalar case)", "=",
                      (Form("stated", b * printed_sd, "Eq. (17): b sqrt((NC + G)/n + N^2/(n|S|))"),
                       Form("corrected", b * exact_sd,
-                           "exact: autocorrelated iterates (rho = 1 - k/2) and the gradient noise N^2 C/|S| "
-                           "fed back through D, sums by sympy"))),
+                           "exact: autocorrelated iterates (rho = 1 - k/2) and the gradient noise "
+                           "N^2 C/|S| fed back through D, sums by sympy"))),
         ),
         constraints=(Constraint(Sb <= Nd, "the minibatch cannot exceed the data: |S| <= N"),
                      Constraint(k * (h + sx2) <= 4 * h,
                                 "the injected noise 2D - (N^2/|S|) DCD - DHD must be >= 0: "
                                 "k <= 4(NC+G)/(NC+G+N^2 C/|S|) (Eq. 8, scalar case)")),
-        notes=("Eq. (17) omits the factor C on N^2/(n|S|) and treats the iterates as independent.",),
+        notes=("Eq. (17) omits the factor C on N^2/(n|S|) and treats the iterates as independent.",
+               ),
         example={"n_avg": 10, "n_data": 1000, "batch": 100, "fisher": 1.0, "prior": 1.0, "b": 1.0,
                  "k_frac": 0.1},
     )

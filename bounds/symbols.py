@@ -24,7 +24,8 @@ N = _p("N", "--N", "N", "computational budget: particles of CIS, chains of pMCSA
        lower=1, integer=True, sample_max=1000, log_scale=True)
 k = _p("k", "--k", "k", "number of applications of the MCGD kernel P (mixing after k steps)",
        lower=1, integer=True, sample_max=200, limit=10 ** 9)
-t = _p("t", "--t", "t", "MCGD iteration index", lower=1, integer=True, sample_max=200, limit=10 ** 9)
+t = _p("t", "--t", "t", "MCGD iteration index", lower=1, integer=True, sample_max=200,
+       limit=10 ** 9)
 w_star = _p("w_star", "--w-star", "w*", "sup_z pi(z)/q_def(z): maximum importance weight",
             lower=1, sample_max=1e8, log_scale=True)
 L = _p("L", "--L", "L", "bound on the score norm, ||s|| <= L (Assumption 3)",
@@ -51,7 +52,8 @@ w = _p("w", "--w", "w", "importance weight of a state, w(z) = pi(z)/q(z)",
 eq_f = _p("eq_f", "--eq-f", "E_q f", "expectation of the test function under the proposal",
           lower=0, sample_max=1e4)
 f_z = _p("f_z", "--f-z", "f(z)", "test function at the starting state", lower=0, sample_max=1e4)
-epi_f = _p("epi_f", "--epi-f", "E_pi f", "expectation of the test function under the target (corrected Lemma 6)",
+epi_f = _p("epi_f", "--epi-f", "E_pi f",
+           "expectation of the test function under the target (corrected Lemma 6)",
            lower=0, sample_max=1e4)
 C = _p("C", "--C", "C", "constant of geometric ergodicity (Assumption 1)",
        lower=0, lower_strict=True, sample_max=1e3, log_scale=True)
@@ -104,7 +106,8 @@ prior = _p("prior", "--prior", "G", "prior precision G (scalar case)", lower=0, 
            sample_max=1e3)
 n_avg = _p("n_avg", "--n-avg", "n", "number of successive stochastic gradients averaged",
            lower=1, integer=True, sample_max=1e4, log_scale=True)
-b = _p("b", "--b", "b", "criterion scale b in (0, 2] (El hanchi 2018 Eq. 17)", lower=0, lower_strict=True,
+b = _p("b", "--b", "b", "criterion scale b in (0, 2] (El hanchi 2018 Eq. 17)", lower=0,
+       lower_strict=True,
        upper=2, default=1.0, sample_max=2)
 
 # --- derived symbols, defined per claim ----------------------------------------------

@@ -1,7 +1,7 @@
 """Sphinx configuration of the mcsa-verify site.
 
-Build (warnings are errors; executes the notebooks that tests/test_notebooks.py has not executed for the
-current code, and runs every claim once for its figure):
+Build (warnings are errors; executes the notebooks that tests/test_notebooks.py has not executed for
+the current code, and runs every claim once for its figure):
 
     pip install -e ".[docs]"
     python -m sphinx -W -b html docs docs/_build/html
@@ -54,13 +54,15 @@ exclude_patterns = [
 ]
 
 # ----------------------------------------------------------------------------- MyST
-myst_enable_extensions = ["dollarmath", "amsmath", "attrs_inline", "attrs_block", "colon_fence", "deflist"]
+myst_enable_extensions = ["dollarmath", "amsmath", "attrs_inline", "attrs_block", "colon_fence",
+                          "deflist"]
 myst_heading_anchors = 3
 
 # ----------------------------------------------------------------------------- notebooks
-# Each notebook is executed once for the tests and the docs: tests/test_notebooks.py stores its executions in a
-# jupyter-cache whose directory is named by a digest of the packages' code (docs/_ext/nbcache.py), and the build
-# reads them from there; a notebook not found there is executed now.  An output of older code is never shown.
+# Each notebook is executed once for the tests and the docs: tests/test_notebooks.py stores its
+# executions in a jupyter-cache whose directory is named by a digest of the packages' code
+# (docs/_ext/nbcache.py), and the build reads them from there; a notebook not found there is
+# executed now.  An output of older code is never shown.
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(__import__("nbcache").cache_path())
 nb_execution_timeout = 300  # seconds per cell, as tests/test_notebooks.py

@@ -82,7 +82,8 @@ class OutputError(OSError):
     def __str__(self) -> str:
         return f"cannot write {self.name}: {self.strerror}"
 
-EXIT_HELP = ("exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
+EXIT_HELP = (
+    "exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
              "3 inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error "
              "(rerun with --debug for the traceback), 130 interrupted.")
 
@@ -96,7 +97,9 @@ _ARG_PREFIX = re.compile(r"^argument (\S+?)(?:/(\S+))?: (.*)$", re.S)
 
 
 def _one_line_error(message: str) -> str:
-    """``argument --dim: --dim: bad`` -> ``--dim: bad``; ``argument -d/--dim: x`` -> ``--dim: x``."""
+    """``argument --dim: --dim: bad`` -> ``--dim: bad``; ``argument -d/--dim: x`` -> ``--dim:
+    x``.
+    """
     m = _ARG_PREFIX.match(message)
     if not m:
         return " ".join(message.split())
@@ -146,7 +149,8 @@ def domain_text(integer=False, lo=None, lo_strict=False, hi=None, hi_strict=Fals
     """``an integer >= 2``, ``a number > 0``, ``a number with 0 < x <= 1``."""
     kind = "an integer" if integer else "a number"
     if lo is not None and hi is not None:
-        return f"{kind} with {_g(lo)} {'<' if lo_strict else '<='} x {'<' if hi_strict else '<='} {_g(hi)}"
+        return (f"{kind} with {_g(lo)} {'<' if lo_strict else '<='} x {'<' if hi_strict else '<='} "
+                f"{_g(hi)}")
     if lo is not None:
         return f"{kind} {'>' if lo_strict else '>='} {_g(lo)}"
     if hi is not None:
@@ -181,9 +185,11 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
         value = int(d)
     else:
         value = d
-    if lo is not None and (d < decimal.Decimal(str(lo)) or (lo_strict and d == decimal.Decimal(str(lo)))):
+    if lo is not None and (d < decimal.Decimal(str(lo))
+                           or (lo_strict and d == decimal.Decimal(str(lo)))):
         raise UsageError(f"{flag}: must be {want}, got {s}")
-    if hi is not None and (d > decimal.Decimal(str(hi)) or (hi_strict and d == decimal.Decimal(str(hi)))):
+    if hi is not None and (d > decimal.Decimal(str(hi))
+                           or (hi_strict and d == decimal.Decimal(str(hi)))):
         raise UsageError(f"{flag}: must be {want}, got {s}")
     if limit is not None and d > decimal.Decimal(str(limit)):
         why = f" ({limit_why})" if limit_why else ""
@@ -194,7 +200,8 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
         return value
     f = float(d)
     if math.isinf(f) or (f == 0 and d != 0):
-        raise UsageError(f"{flag}: {s} is outside the double range (about 2.2e-308 to 1.8e308 in magnitude)")
+        raise UsageError(
+            f"{flag}: {s} is outside the double range (about 2.2e-308 to 1.8e308 in magnitude)")
     return f
 
 
@@ -208,7 +215,8 @@ def numbers(flag: str, text, *, max_items: int | None = None, **kw) -> list:
     out = []
     for item in items:
         if not item.strip():
-            raise UsageError(f"{flag}: empty item in {str(text)!r} (a comma-separated list of numbers)")
+            raise UsageError(
+                f"{flag}: empty item in {str(text)!r} (a comma-separated list of numbers)")
         out.append(number(flag, item, **kw))
     return out
 
@@ -256,7 +264,8 @@ def _probe_directory(flag: str, text, d: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".write-test-")
     except OSError as e:
-        raise UsageError(f"{flag}: cannot write into {d!r} ({_why(e)}), needed for {str(text)!r}") from None
+        raise UsageError(
+            f"{flag}: cannot write into {d!r} ({_why(e)}), needed for {str(text)!r}") from None
     os.close(fd)
     with contextlib.suppress(OSError):
         os.unlink(tmp)
@@ -296,7 +305,8 @@ def output_path(flag: str, text, extensions: tuple[str, ...] | None = _EXTENSION
     parent = os.path.dirname(p)
     if not os.path.isdir(parent):
         if os.path.exists(parent) or any(os.path.isfile(a) for a in _ancestors(parent)):
-            raise UsageError(f"{flag}: {str(text)!r}: a part of the path is a file, not a directory")
+            raise UsageError(
+                f"{flag}: {str(text)!r}: a part of the path is a file, not a directory")
         raise UsageError(f"{flag}: directory {parent!r} does not exist")
     if is_file:
         if os.path.isdir(p):
@@ -623,7 +633,8 @@ DEFAULT_WIDTH = 100
 ASCII = {"≤": "<=", "≥": ">=", "≠": "!=", "≈": "~", "∞": "inf", "…": "...", "—": "-", "–": "-",
          "−": "-", "χ": "chi", "²": "^2", "³": "^3", "¹": "^1", "⁻": "^-", "½": "1/2", "§": "Sec. ",
          "×": "x", "·": "*", "±": "+-", "→": "->", "←": "<-", "⇒": "=>", "∥": "||", "‖": "||",
-         "∈": " in ", "√": "sqrt", "∑": "sum", "∏": "prod", "∂": "d", "∇": "grad", "π": "pi", "Π": "Pi",
+         "∈": " in ", "√": "sqrt", "∑": "sum", "∏": "prod", "∂": "d", "∇": "grad", "π": "pi",
+         "Π": "Pi",
          "λ": "lambda", "μ": "mu", "σ": "sigma", "Σ": "Sigma", "ρ": "rho", "η": "eta", "δ": "delta",
          "Δ": "Delta", "ε": "epsilon", "α": "alpha", "β": "beta", "γ": "gamma", "θ": "theta",
          "τ": "tau", "ν": "nu", "ω": "omega", "ξ": "xi", "κ": "kappa", "φ": "phi", "ψ": "psi",
@@ -727,7 +738,8 @@ def wrap(s: str, *, wide: bool = False, width: int | None = None, indent: str = 
             out.append(line)
             continue
         lead = line[:len(line) - len(line.lstrip(" "))]
-        out.extend(textwrap.wrap(line.lstrip(" "), width=limit, initial_indent=lead, subsequent_indent=lead + indent,
+        out.extend(textwrap.wrap(line.lstrip(" "), width=limit, initial_indent=lead,
+                                 subsequent_indent=lead + indent,
                                  break_long_words=True, break_on_hyphens=False) or [""])
     return "\n".join(out)
 
@@ -898,7 +910,9 @@ _PIECE = re.compile(r"[^/,+\[]*[/,+\[]+|[^/,+\[]+")
 
 
 def _pieces(word: str) -> list[str]:
-    """``word`` cut after each ``/``, ``,``, ``+`` and ``[``: ``a[b/c],`` -> ``a[``, ``b/``, ``c],``."""
+    """``word`` cut after each ``/``, ``,``, ``+`` and ``[``: ``a[b/c],`` -> ``a[``, ``b/``,
+    ``c],``.
+    """
     return _PIECE.findall(word)
 
 
@@ -962,8 +976,10 @@ def _distribute(lo: list[int], hi: list[int], room: int) -> list[int]:
     return widths
 
 
-def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, *, wide: bool = False,
-          max_lines: int = 6, optional: Iterable[str] = (), see: str = "--wide", key: bool = True) -> str:
+def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, *,
+          wide: bool = False,
+          max_lines: int = 6, optional: Iterable[str] = (), see: str = "--wide",
+          key: bool = True) -> str:
     """Columns padded to their widest cell, two spaces apart, a dashed line under the header,
     laid out by Rich (:class:`rich.table.Table`, no colour, no box characters).
 
@@ -998,7 +1014,8 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
         # the narrowest a column can be: its longest word (the key column: its longest cell);
         # failing that, its longest piece of a word between breaks after / , + [
         words = [max((cell_len(w) for c in col for w in c.split()), default=0) for col in cols]
-        pieces = [max((cell_len(p) for c in col for w in c.split() for p in _pieces(w)), default=0) for col in cols]
+        pieces = [max((cell_len(p) for c in col for w in c.split() for p in _pieces(w)),
+                      default=0) for col in cols]
         if key:
             words[0] = pieces[0] = natural[0]
         opt = [i for name in optional for i in range(1, n) if head[i] == name]
@@ -1013,27 +1030,32 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
                 if fits(lo):
                     break
                 lo[i] = pieces[i]
-            if fits(lo) or not order:  # (nothing left to leave out: the narrowest, wider than the terminal)
+            # (nothing left to leave out: the narrowest, wider than the terminal)
+            if fits(lo) or not order:
                 break
             keep.remove(order.pop(0))
         room = max(limit - 2 * (len(keep) - 1), 0)
         lens = [[[cell_len(w) for w in c.split()] for c in cols[i]] for i in keep]
-        least = _lines_needed(lens, [lo[i] for i in keep], [natural[i] for i in keep], room, max_lines)
+        least = _lines_needed(lens, [lo[i] for i in keep], [natural[i] for i in keep], room,
+                              max_lines)
         fitted = _distribute(least, [natural[i] for i in keep], room)
         widths = [0] * n
         for i, w in zip(keep, fitted):
             widths[i] = w
     mark = marker()
     cut = False
-    console = Console(file=io.StringIO(), width=max(limit or 1, 1), color_system=None, force_terminal=False,
-                      force_jupyter=False, highlight=False, emoji=False, markup=False, legacy_windows=False,
+    console = Console(file=io.StringIO(), width=max(limit or 1, 1), color_system=None,
+                      force_terminal=False,
+                      force_jupyter=False, highlight=False, emoji=False, markup=False,
+                      legacy_windows=False,
                       no_color=True)
 
     def lines(c: str, w: int) -> list[str]:
         nonlocal cut
         if wide or cell_len(c) <= w:
             return [c]
-        c = re.sub(r"\S+", lambda m: _fold(m.group(), w, cell_len) if cell_len(m.group()) > w else m.group(), c)
+        c = re.sub(r"\S+", lambda m: _fold(m.group(), w,
+                                           cell_len) if cell_len(m.group()) > w else m.group(), c)
         ls = [line.plain.rstrip() for line in Text(c).wrap(console, w, overflow="fold")] or [""]
         if len(ls) > max_lines:
             ls, last = ls[:max_lines], ls[max_lines - 1]
@@ -1059,10 +1081,12 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
     left_out = [head[i] for i in range(n) if i not in keep]
     if left_out:
         result.append(wrap(f"({len(left_out)} of {n} columns left out to fit {limit} columns: "
-                           f"{', '.join(left_out)}; {see} shows {'it' if len(left_out) == 1 else 'them'})",
+                           f"{', '.join(left_out)}; {see} shows "
+                           f"{'it' if len(left_out) == 1 else 'them'})",
                            width=limit, indent=" "))
     if cut:
-        result.append(wrap(f"({mark} marks a cell cut to fit {limit} columns; {see} shows every cell whole)",
+        result.append(
+            wrap(f"({mark} marks a cell cut to fit {limit} columns; {see} shows every cell whole)",
                            width=limit, indent=" "))
     return "\n".join(result)
 
@@ -1190,11 +1214,14 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
         status = _run(prog, usage, argv, commands, claim, errors)
         if status != IO_ERROR:
             try:  # written before the status says so (output at exit, after --help too, fails here)
-                sys.stdout.flush()  # type: ignore[union-attr]  # None only when Python has no stdout
-                if guarded is not None and guarded.failed is not None:  # a write that argparse's --help swallowed
+                # None only when Python has no stdout
+                sys.stdout.flush()  # type: ignore[union-attr]
+                # a write that argparse's --help swallowed
+                if guarded is not None and guarded.failed is not None:
                     raise guarded.failed
             except OSError as e:
-                print(f"{prog}: error: {e if isinstance(e, OutputError) else OutputError('standard output', e)}",
+                print(f"{prog}: error: "
+                      f"{e if isinstance(e, OutputError) else OutputError('standard output', e)}",
                       file=sys.stderr)
                 _silence_stdout()
                 status = IO_ERROR
@@ -1206,12 +1233,14 @@ def run(prog: str, usage: str, argv, commands: Mapping[str, Callable[[list[str]]
 
 
 class _GuardedStream:
-    """A text stream whose failed writes raise :class:`OutputError` naming it (standard output on a full
+    """A text stream whose failed writes raise :class:`OutputError` naming it (standard output on a
+    full
     disk: exit 74 with one line, not an internal error).  Everything else is the stream's own."""
 
     def __init__(self, stream, name: str):
         self._stream, self._name = stream, name
-        self.failed: OutputError | None = None  # the first failed write, even if its caller swallowed it
+        # the first failed write, even if its caller swallowed it
+        self.failed: OutputError | None = None
 
     def _fail(self, e: OSError) -> OutputError:
         err = e if isinstance(e, OutputError) else OutputError(self._name, e)
@@ -1270,7 +1299,8 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
             if cmd in commands:
                 status = commands[cmd](rest)
             elif cmd.startswith("-"):
-                raise UsageError(f"expected a command{' or claim id' if claim else ''} before {cmd!r}; "
+                raise UsageError(
+                    f"expected a command{' or claim id' if claim else ''} before {cmd!r}; "
                                  f"see `{prog} --help`")
             elif claim is None:
                 raise UsageError(f"unknown command {cmd!r}; choose {_either(commands)}")
@@ -1303,7 +1333,8 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
         unwritable = _unwritable_output(e)
         if unwritable is not None:
             print(f"{prog}: error: {unwritable}", file=sys.stderr)
-            _silence_stdout()  # the unwritten rest is dropped, not retried by the interpreter's final flush
+            # the unwritten rest is dropped, not retried by the interpreter's final flush
+            _silence_stdout()
             return IO_ERROR
         print(f"{prog}: internal error: {type(e).__name__}: {_first_line(e)}; "
               "rerun with --debug for the traceback", file=sys.stderr)
@@ -1311,11 +1342,13 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
 
 
 #: errors of a write that cannot succeed: no space, a quota, a file too large, an I/O error
-_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, n))
+_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG",
+                                                      "EIO") if hasattr(errno, n))
 
 
 def _unwritable_output(e: BaseException) -> str | None:
-    """The one line for an output that could not be written (an :class:`OutputError`, or a failed write of a
+    """The one line for an output that could not be written (an :class:`OutputError`, or a failed
+    write of a
     named file: no space, quota, too large), or None for any other error."""
     if isinstance(e, OutputError):
         return str(e)
@@ -1329,8 +1362,9 @@ def _report_warnings(prog, caught) -> None:
     if not msgs:
         return
     kinds = sorted({" ".join(str(w.message).split())[:60] for w in msgs})
-    print(f"{prog}: note: {len(msgs)} numeric warning(s) during the computation ({'; '.join(kinds[:2])}"
-          f"{'; ...' if len(kinds) > 2 else ''}); rerun with --debug to see where", file=sys.stderr)
+    print(f"{prog}: note: {len(msgs)} numeric warning(s) during the computation "
+          f"({'; '.join(kinds[:2])}{'; ...' if len(kinds) > 2 else ''}); rerun with --debug to see "
+          f"where", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

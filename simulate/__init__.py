@@ -7,9 +7,11 @@ Docstrings cite the documents by number: 001 is Kim et al., "Markov Chain Score 
 (NeurIPS 2022); 003 the CIS-as-IMH draft; 002 El hanchi (2018); see docs/references.md.
 """
 
-#: public names imported lazily (``import simulate`` stays light): the schemes, their cost counters and
+#: public names imported lazily (``import simulate`` stays light): the schemes, their cost counters
+#and
 #: the seeded random streams
-PUBLIC = {"Scheme": "schemes", "SCHEMES": "schemes", "COUNT_KEYS": "schemes", "kl_inclusive_meanfield": "schemes",
+PUBLIC = {"Scheme": "schemes", "SCHEMES": "schemes", "COUNT_KEYS": "schemes",
+          "kl_inclusive_meanfield": "schemes",
           "Streams": "rng"}
 
 

@@ -65,11 +65,13 @@ def rhat(x, chain_axis: int = 0, draw_axis: int = 1, method: str = "rank") -> np
     """
     x = np.asarray(x, dtype=float)
     if x.shape[chain_axis] < 2 or x.shape[draw_axis] < MIN_DRAWS:
-        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim, draw_axis % x.ndim)]
+        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim,
+                                                              draw_axis % x.ndim)]
         return np.full(keep, np.nan)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(_array_stats().rhat(x, chain_axis=chain_axis, draw_axis=draw_axis, method=method),
+        return np.asarray(_array_stats().rhat(x, chain_axis=chain_axis, draw_axis=draw_axis,
+                                              method=method),
                           dtype=float)
 
 
@@ -80,11 +82,13 @@ def ess(x, chain_axis: int = 0, draw_axis: int = 1) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     if x.shape[draw_axis] < MIN_DRAWS:
-        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim, draw_axis % x.ndim)]
+        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim,
+                                                              draw_axis % x.ndim)]
         return np.full(keep, np.nan)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(_array_stats().ess(x, chain_axis=chain_axis, draw_axis=draw_axis, method="bulk"),
+        return np.asarray(_array_stats().ess(x, chain_axis=chain_axis, draw_axis=draw_axis,
+                                             method="bulk"),
                           dtype=float)
 
 
@@ -122,14 +126,16 @@ class Window:
     batch of step sizes); diagnostics across replicates are taken within each group.
     """
 
-    def __init__(self, per_replicate: bool, span: int = 20, max_draws: int = 50, rhat_ess: bool = True,
+    def __init__(self, per_replicate: bool, span: int = 20, max_draws: int = 50,
+                 rhat_ess: bool = True,
                  group: int | None = None):
         self.per_replicate = per_replicate
         self.rhat_ess = rhat_ess
         self.group = group
         self.span = max(1, int(span))
         self.thin = max(1, -(-self.span // max(1, int(max_draws))))
-        self._draws: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=max(1, self.span // self.thin))
+        self._draws: deque[tuple[np.ndarray, np.ndarray]] = deque(
+            maxlen=max(1, self.span // self.thin))
         self._n_total = 0
         self._start()
 

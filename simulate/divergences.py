@@ -91,7 +91,8 @@ def log1p_chi2(mu, Sigma, m, S) -> float:
         return np.inf
     b = 2 * Pi @ mu - Qi @ m
     c = 2 * mu @ Pi @ mu - m @ Qi @ m
-    return float(0.5 * _logdet(S) - _logdet(Sigma) - 0.5 * _logdet(A) + 0.5 * (b @ np.linalg.solve(A, b) - c))
+    return float(0.5 * _logdet(S) - _logdet(Sigma) - 0.5 * _logdet(A) + 0.5
+                 * (b @ np.linalg.solve(A, b) - c))
 
 
 def chi2(mu, Sigma, m, S) -> float:
@@ -121,7 +122,8 @@ def gaussian_divergences(target, family, lam) -> Divergences:
     lw = log_w_star(target.mean, target.cov, m, S)
     return Divergences(lw, float(np.exp(lw)) if lw < 709 else np.inf,
                        kl_inclusive(target.mean, target.cov, m, S),
-                       kl_exclusive(target.mean, target.cov, m, S), chi2(target.mean, target.cov, m, S))
+                       kl_exclusive(target.mean, target.cov, m, S),
+                       chi2(target.mean, target.cov, m, S))
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,8 @@ class NumericalWStar:
     unbounded: bool = False
 
 
-def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None, ftol=1e-13) -> NumericalWStar:
+def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None,
+                         ftol=1e-13) -> NumericalWStar:
     """Maximise log w(z) = log pi(z) - log q(z) by L-BFGS from each start.
 
     ``grad_log_w(z)`` is the gradient of log w.  ``bound_check(z)`` (optional) returns
@@ -154,7 +157,8 @@ def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None, ft
     vals: Any = []
     for z0 in np.atleast_2d(starts):
         res = optimize.minimize(lambda z: -(log_pi(z) - log_q(z)), z0, jac=lambda z: -grad_log_w(z),
-                                method="L-BFGS-B", options={"ftol": ftol, "gtol": 1e-10, "maxiter": 5000})
+                                method="L-BFGS-B",
+                                options={"ftol": ftol, "gtol": 1e-10, "maxiter": 5000})
         vals.append(-res.fun)
         if best is None or -res.fun > -best.fun:
             best = res

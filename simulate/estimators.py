@@ -79,7 +79,8 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
     pos = pos[None] if pos.ndim == 2 else pos
     one = ChainState(pos[:1], np.asarray(state.logp, float).reshape(1, -1))
     if mu is None:
-        mu = scheme.family.expected_score_gaussian(lam, scheme.target.mean, np.diag(scheme.target.cov))
+        mu = scheme.family.expected_score_gaussian(lam, scheme.target.mean,
+                                                   np.diag(scheme.target.cov))
     units = -(-R // CHUNK)
     gs, rejs = [], []
     jsa = scheme.name == "jsa"
@@ -96,7 +97,8 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         keep = min(rows, R - u0 * CHUNK)
         g = g[:keep]
         gs.append(g)
-        rejs.append(info.rejection[:keep])  # summed once below: a per-batch sum would round by batch
+        # summed once below: a per-batch sum would round by batch
+        rejs.append(info.rejection[:keep])
         if jsa:
             s = scheme.family.score(lam_r[:keep], info.states[:keep])  # (keep, N, P)
             N = s.shape[1]

@@ -82,16 +82,23 @@ class Figure1Settings:
     measure_start: str = "normal"  # the authors' code: N(0, I); or "q": draws of q(lambda_0)
     target_seed: int = 0
     seed: int = 0
-    draws: int = 20  # diagnostics: R-hat / ESS from at most this many draws of the window since the last measurement
+    # diagnostics: R-hat / ESS from at most this many draws of the window since the last measurement
+    draws: int = 20
 
 
-#: the step sizes of Figure 2, logspace(-3, 0, 20), as the stored full run used them (to the last bit)
-LRS_20 = (0.001, 0.0014384498882876629, 0.00206913808111479, 0.002976351441631319, 0.004281332398719396,
-          0.006158482110660267, 0.008858667904100823, 0.012742749857031334, 0.018329807108324356, 0.026366508987303583,
-              0.0379269019073225, 0.05455594781168517, 0.07847599703514611, 0.11288378916846883, 0.1623776739188721,
-                  0.23357214690901212, 0.3359818286283781, 0.4832930238571752, 0.6951927961775606, 1.0)
+#: the step sizes of Figure 2, logspace(-3, 0, 20), as the stored full run used them (to the last
+#bit)
+LRS_20 = (0.001, 0.0014384498882876629, 0.00206913808111479, 0.002976351441631319,
+          0.004281332398719396,
+          0.006158482110660267, 0.008858667904100823, 0.012742749857031334, 0.018329807108324356,
+          0.026366508987303583,
+              0.0379269019073225, 0.05455594781168517, 0.07847599703514611, 0.11288378916846883,
+              0.1623776739188721,
+                  0.23357214690901212, 0.3359818286283781, 0.4832930238571752, 0.6951927961775606,
+                  1.0)
 #: logspace(-3, 0, 6), the quick run's step sizes
-LRS_6 = (0.001, 0.003981071705534973, 0.015848931924611134, 0.0630957344480193, 0.25118864315095796, 1.0)
+LRS_6 = (0.001, 0.003981071705534973, 0.015848931924611134, 0.0630957344480193, 0.25118864315095796,
+         1.0)
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,10 @@ class Figure2Settings:
     N: int = 10
     replicates: int = 20
     iters: int = 10_000
-    #: logspace(-3, 0, 20) written out: NumPy's logspace can differ in the last bit between versions,
-    #: and a step size is part of a run's seed-for-seed reproducibility (these are the stored run's values)
+    #: logspace(-3, 0, 20) written out: NumPy's logspace can differ in the last bit between
+    #versions,
+    #: and a step size is part of a run's seed-for-seed reproducibility (these are the stored run's
+    #values)
     lrs: tuple = LRS_20
     optimizers: tuple = OPTIMIZER_NAMES
     schemes: tuple = SCHEMES
@@ -169,7 +178,8 @@ def pair_state(target, family, lam) -> dict:
 
 
 # ============================================================================ Figure 1
-def _measure(scheme: Scheme, lam: np.ndarray, pop: ChainState, streams: Streams, pair: dict) -> tuple[ChainState, dict]:
+def _measure(scheme: Scheme, lam: np.ndarray, pop: ChainState, streams: Streams,
+             pair: dict) -> tuple[ChainState, dict]:
     """One measurement: every chain of the population takes one transition under ``lam``."""
     family = scheme.family
     P = pop.logp.shape[0]
@@ -217,7 +227,8 @@ def figure1_cell(st: Figure1Settings, scheme_name: str, N: int, progress=None) -
         else:
             pos = eps.copy()
         pops.append(ChainState(pos, target.logpdf(pos)))
-    window = Window(scheme.n_chains > 1, span=st.every, max_draws=st.draws) if Window is not None else None
+    window = (Window(scheme.n_chains > 1, span=st.every,
+                     max_draws=st.draws) if Window is not None else None)
     rows = []
 
     def measure(t):
@@ -252,7 +263,8 @@ def figure1_cell(st: Figure1Settings, scheme_name: str, N: int, progress=None) -
 
 
 # ============================================================================ Figure 2
-def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress=None) -> list[dict]:
+def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str,
+                 progress=None) -> list[dict]:
     """Figure 2 rows of one (scheme, optimizer): one row per (step size, replicate)."""
     t0 = time.perf_counter()
     target = wishart_target(st.D, st.nu, seed=st.target_seed)
@@ -263,7 +275,8 @@ def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress
     state = scheme.init(seed=seed, replicates=lrs.size)
     R = lrs.size
     diverged_at = np.zeros(R, dtype=int)  # 0: never
-    window = Window(scheme.n_chains > 1, span=st.window, max_draws=st.draws) if Window is not None else None
+    window = (Window(scheme.n_chains > 1, span=st.window,
+                     max_draws=st.draws) if Window is not None else None)
     with np.errstate(all="ignore"):
         for t in range(1, st.iters + 1):
             state, info = scheme.step(state)
@@ -276,14 +289,16 @@ def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress
                 progress(f"figure2 {scheme_name} {optimizer}: t={t}/{st.iters}")
         kl = kl_inclusive_meanfield(target, family, state.lam)
     diag = window.summary() if window is not None else {}
-    if window is not None:  # R-hat on lambda across the replicates of one step size, not across step sizes
+    # R-hat on lambda across the replicates of one step size, not across step sizes
+    if window is not None:
         from .diagnostics import rhat
 
         lam_draws = np.stack([d[1] for d in window._draws], axis=1)  # (R, draws, P)
         per_lr = lam_draws.reshape(len(st.lrs), st.replicates, *lam_draws.shape[1:])
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (diverged) stay NaN
-            rl = np.nanmax(np.stack([rhat(g, 0, 1) for g in per_lr]), axis=1) if st.replicates > 1 else \
+            rl = np.nanmax(np.stack([rhat(g, 0, 1) for g in per_lr]),
+                           axis=1) if st.replicates > 1 else \
                 np.full(len(st.lrs), np.nan)
         diag["rhat_lambda"] = np.repeat(rl, st.replicates)
     kl_min = kl_min_meanfield(target)
@@ -291,9 +306,11 @@ def figure2_cell(st: Figure2Settings, scheme_name: str, optimizer: str, progress
     rows = []
     for i in range(R):
         finite = bool(np.isfinite(kl[i])) and diverged_at[i] == 0
-        if not finite and diverged_at[i] == 0:  # lambda finite but q degenerate (sigma -> 0): KL = inf
+        # lambda finite but q degenerate (sigma -> 0): KL = inf
+        if not finite and diverged_at[i] == 0:
             diverged_at[i] = st.iters
-        rows.append({"figure": "figure2", "scheme": scheme_name, "optimizer": optimizer, "lr": float(lrs[i]),
+        rows.append({"figure": "figure2", "scheme": scheme_name, "optimizer": optimizer,
+                     "lr": float(lrs[i]),
                      "replicate": int(i % st.replicates), "N": st.N, "t": st.iters,
                      "final_kl": float(kl[i]) if finite else math.inf, "diverged": not finite,
                      "diverged_at": int(diverged_at[i]), "kl_min": kl_min,
@@ -320,7 +337,9 @@ def _json_safe(rows):
 
 
 def _figure_task(args: list, progress=None) -> list:
-    """Task body of :func:`run_figure` (top-level, picklable): the rows of each (figure, settings, cell)."""
+    """Task body of :func:`run_figure` (top-level, picklable): the rows of each (figure, settings,
+    cell).
+    """
     return [_cell_fn(fig)(st, *c, progress=progress) for fig, st, c in args]
 
 
@@ -346,8 +365,10 @@ def cell_key(figure: str, st, cell: tuple) -> str:
     return f"{figure}-{'-'.join(map(str, cell))}-{h[:32]}"
 
 
-def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=None, workers: int = 1,
-               first: tuple = (), cached_only: bool = False, scheduler: str | None = None, executor=None,
+def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=None,
+               workers: int = 1,
+               first: tuple = (), cached_only: bool = False, scheduler: str | None = None,
+               executor=None,
                threads: int = 1) -> list[dict]:
     """Every cell of a figure, run by the sweep engine (:func:`simulate.sweep.execute`).
 
@@ -372,9 +393,12 @@ def run_figure(figure: str, st, cache_dir: str | Path | None = None, progress=No
 
     order = sorted(all_cells, key=rank)  # stable: the figure's own order within a rank
     results, _ = execute(
-        [(figure, st, c) for c in order], _figure_task, keys=[cell_key(figure, st, c) for c in order],
+        [(figure, st, c) for c in order], _figure_task,
+        keys=[cell_key(figure, st, c) for c in order],
         cache=cache_dir, workers=workers, scheduler=scheduler, executor=executor, threads=threads,
-        progress=None if progress is None else (lambda done, total: progress(f"{figure}: {done}/{total} cells done")),
+        progress=None if progress is None else (lambda done,
+                                                total: progress(
+                                                    f"{figure}: {done}/{total} cells done")),
         inline=None if progress is None else partial(_figure_task, progress=progress),
         encode=_json_safe, load=lambda i, p: untag(p) if _rows_ok(p) else None,
         cached_only=cached_only, desc=figure, unit="cell")
@@ -386,6 +410,8 @@ def _rows_ok(p) -> bool:
     return isinstance(p, list) and all(isinstance(r, dict) for r in p)
 
 
-__all__ = ["Figure1Settings", "Figure2Settings", "FIG1_QUICK", "FIG1_FULL", "FIG2_QUICK", "FIG2_FULL",
-           "figure1_cell", "figure2_cell", "run_figure", "cell_key", "pair_state", "kl_min_meanfield",
+__all__ = ["Figure1Settings", "Figure2Settings", "FIG1_QUICK", "FIG1_FULL", "FIG2_QUICK",
+           "FIG2_FULL",
+           "figure1_cell", "figure2_cell", "run_figure", "cell_key", "pair_state",
+           "kl_min_meanfield",
            "expected_sq_score_pi", "cell_seed"]

@@ -147,7 +147,8 @@ class MeanFieldGaussian:
         """Compute mu = E_pi s for a target with marginal means ``mean`` and variances ``var``."""
         m, sig, dsig = self.unpack(lam)
         d = mean - m
-        return np.concatenate([d / sig ** 2, ((var + d * d) / sig ** 2 - 1.0) / sig * dsig], axis=-1)
+        return np.concatenate([d / sig ** 2, ((var + d * d) / sig ** 2 - 1.0) / sig * dsig],
+                              axis=-1)
 
     def mean_cov(self, lam):
         """Return the mean and the marginal variances of q(lambda)."""
@@ -249,7 +250,10 @@ class FullRankGaussian:
         return np.concatenate([sm, G[(..., *self._tril)]], axis=-1)
 
     def expected_sq_score(self, lam):
-        """tr(Sigma^-1) + sum_{i>=j} [sum_k A_ik^2 + A_ij^2] (x L_jj^2 on the diagonal), A = L^-T."""
+        """Return tr(Sigma^-1) + sum_{i>=j} [sum_k A_ik^2 + A_ij^2], A = L^-T.
+
+        The sum's diagonal terms are multiplied by L_jj^2.
+        """
         m, L = self.unpack(lam)
         A = np.swapaxes(np.linalg.inv(L), -1, -2)
         rows = (A * A).sum(-1)  # sum_k A_ik^2
@@ -292,7 +296,8 @@ class StudentT:
 
     def noise_spec(self, prefix: tuple) -> dict:
         """Name the random primitives of a sample: standard normals and gamma variates."""
-        return {"eps": ("normal", (*prefix, self.dim)), "gam": (f"gamma:{self.nu / 2}", (*prefix, self.dim))}
+        return {"eps": ("normal", (*prefix, self.dim)),
+                "gam": (f"gamma:{self.nu / 2}", (*prefix, self.dim))}
 
     def sample(self, lam, noise):
         """Draw a Student-t sample from standard normals and gamma variates (reparameterised)."""
@@ -377,7 +382,8 @@ class MultivariateT:
 
     def noise_spec(self, prefix: tuple) -> dict:
         """Name the random primitives of a sample: normals, one gamma variate per sample."""
-        return {"nu_eps": ("normal/nu", (*prefix, self.dim)), "nu_gam": (f"gamma:{self.df / 2}/nu", prefix)}
+        return {"nu_eps": ("normal/nu", (*prefix, self.dim)),
+                "nu_gam": (f"gamma:{self.df / 2}/nu", prefix)}
 
     def sample_from(self, noise):
         """Draw a multivariate t sample from the noise."""

@@ -93,7 +93,8 @@ def _split_quad(f, rates, epsrel: float = 1e-13):
     Returns (value, error estimate).
     """
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
-    pts = np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0, 64.0)])) if r.size else np.array([1.0])
+    pts = (np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0,
+                                                     64.0)])) if r.size else np.array([1.0]))
     pts = pts[np.isfinite(pts) & (pts > 0)]
     if pts.size > 24:  # keep the work bounded: log-spaced breakpoints over the same range
         pts = np.geomspace(pts.min(), pts.max(), 24)
@@ -102,7 +103,8 @@ def _split_quad(f, rates, epsrel: float = 1e-13):
     # a rough pass for the size of the whole integral: the accurate pass then asks each piece for
     # an absolute error of epsrel * |whole| / pieces (a relative error on a piece that holds almost
     # nothing would cost thousands of evaluations for no digit of the result)
-    rough = sum(np.abs(np.asarray(integrate.quad_vec(f, a, b, epsabs=0.0, epsrel=1e-4, limit=50)[0]))
+    rough = sum(np.abs(np.asarray(integrate.quad_vec(f, a, b, epsabs=0.0, epsrel=1e-4,
+                                                     limit=50)[0]))
                 for a, b in pieces)
     size = float(np.max(rough)) if np.size(rough) else 0.0
     epsabs = epsrel * size / len(pieces)
@@ -154,7 +156,8 @@ def _gauss_legendre_split(fvec, rates, rel: float = 1e-12):
     return out[1], err
 
 
-def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13, rates=()) -> Quadrature:
+def _laplace_integral(make, a_shape, weight_power: int = 0, epsrel: float = 1e-13,
+                      rates=()) -> Quadrature:
     """Integrate t^p F(t) over [0, oo) for a vector integrand ``make(t)``.
 
     int_0^oo t^p F(t) dt for a vector integrand ``make(t)`` (all entries >= 0), split at the
@@ -501,7 +504,8 @@ def smith_tierney_power(pi, q, n: int, lam_measure: str = "q") -> np.ndarray:
     M = w.size
     order = np.argsort(w)
     ws = w[order]
-    # lambda(v) on [ws[j], ws[j+1]): A_j - B_j / v with A_j = sum_{i<=j} mu_i, B_j = sum_{i<=j} mu_i w_i
+    # lambda(v) on [ws[j], ws[j+1]): A_j - B_j / v with A_j = sum_{i<=j} mu_i, B_j = sum_{i<=j} mu_i
+    # w_i
     A = np.cumsum(mu[order])
     B = np.cumsum(mu[order] * ws)
 
@@ -641,7 +645,8 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
         if out is not None:
             return out
         if method == "sum":
-            raise FiniteSpaceError("the exact sum is more work than MSC_RB_SUM_WORK_MAX; use method='quadrature'")
+            raise FiniteSpaceError(
+                "the exact sum is more work than MSC_RB_SUM_WORK_MAX; use method='quadrature'")
     return _msc_rb_quadrature(pi, q, s, int(x), int(N))
 
 
@@ -698,9 +703,11 @@ def _msc_rb_quadrature(pi, q, s, x: int, N: int) -> Moments:
             val = val + (N - 1) * m1 * phi ** (N - 2)
         return scale * val
 
-    # the integrands decay at the rates w_x + (N-1) w_min + (w_i - w_min): split at their time scales
-    # and, for large N, at 1/(w_x + (N - 1) E_q W): phi^(N-1) decays like exp(-(N - 1) t E_q W) first
-    rates = np.concatenate([[wx + (N - 1) * wmin, wx + (N - 1) * float(q @ w)], wx + (N - 1) * wmin + (w - wmin)])
+    # the integrands decay at the rates w_x + (N-1) w_min + (w_i - w_min): split at their time
+    # scales and, for large N, at 1/(w_x + (N - 1) E_q W): phi^(N-1) decays like exp(-(N - 1) t E_q
+    # W) first
+    rates = np.concatenate([[wx + (N - 1) * wmin, wx + (N - 1) * float(q @ w)],
+                            wx + (N - 1) * wmin + (w - wmin)])
 
     def both(t):  # the two integrands at many t at once: (len(t), 1 + d)
         e = q[None, :] * np.exp(-t[:, None] * (w - wmin)[None, :])
@@ -741,7 +748,8 @@ def moments_msc_rb_enumerate(pi, q, s, x: int, N: int) -> Moments:
     second = 0.0
     mean = np.zeros(s.shape[1])
     for c in _compositions(N - 1, M):
-        logp = gammaln(N) - sum(gammaln(ci + 1) for ci in c) + sum(ci * np.log(qq) for ci, qq in zip(c, q))
+        logp = (gammaln(N) - sum(gammaln(ci + 1) for ci in c)
+                + sum(ci * np.log(qq) for ci, qq in zip(c, q)))
         p = math.exp(logp)
         num = w[x] * s[x] + sum(ci * w[i] * s[i] for i, ci in enumerate(c))
         den = w[x] + sum(ci * w[i] for i, ci in enumerate(c))
@@ -760,7 +768,8 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
     """
     if w_star < 1:
         raise FiniteSpaceError("w* >= 1")
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(M,))))
+    rng = np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(M,))))
     rest = rng.dirichlet(np.ones(M - 1)) * (1 - pi0)
     pi = np.concatenate([[pi0], rest])
     q0 = pi0 / w_star

@@ -128,7 +128,8 @@ def chain_sums(x: np.ndarray):
 
 def _scratch(scheme, R, n, D):
     """Two (R, n, D) scratch arrays, reused across iterations (never part of a state)."""
-    return scheme._workspace(("fused-rnd", R, n, D), lambda: (np.empty((R, n, D)), np.empty((R, n, D))))
+    return scheme._workspace(("fused-rnd", R, n, D),
+                             lambda: (np.empty((R, n, D)), np.empty((R, n, D))))
 
 
 TRIANGULAR = True  # per-replicate BLAS trmm where Lp is lower triangular (else stacked gemm)

@@ -88,7 +88,8 @@ def _rows(x, name: str, lo: float, hi: float, lo_open: bool = False):
 def _check_rows(params, *hyper):
     """Per-row hyper-parameters (R, 1) need parameters (R, P) with the same R."""
     for h in hyper:
-        if isinstance(h, np.ndarray) and (np.ndim(params) != 2 or np.shape(params)[0] != h.shape[0]):
+        if isinstance(h, np.ndarray) and (np.ndim(params) != 2 or np.shape(params)[0]
+                                          != h.shape[0]):
             raise ValueError(f"{h.shape[0]} per-row hyper-parameter values for parameters of shape "
                              f"{np.shape(params)}: need (R, P) with R = {h.shape[0]}")
 
@@ -196,7 +197,10 @@ def make(name: str, lr, schedule: str = "constant", **hyper) -> Optimizer:
     try:
         lr = _rows(lr, "lr", 0.0, np.inf, lo_open=True)
     except ValueError:
-        raise ValueError("the learning rate must be a positive number (or one positive number per row)") from None
+        raise ValueError(
+            "the learning rate must be a positive number (or one positive number per "
+            "row)") from None
     sched = SCHEDULES[schedule](lr)
-    sched.lr = lr  # type: ignore[attr-defined]  # a function attribute: the per-row check in init() reads it
+    # a function attribute: the per-row check in init() reads it
+    sched.lr = lr  # type: ignore[attr-defined]
     return OPTIMIZERS[name](sched, **hyper)

@@ -34,9 +34,11 @@ def _unit_key(unit) -> tuple:
     """Read a unit id (a non-negative int or a tuple of them) as a spawn-key prefix."""
     if isinstance(unit, (int, np.integer)) and unit >= 0:
         return (int(unit),)
-    key = tuple(int(v) for v in unit) if isinstance(unit, (tuple, list, np.ndarray)) else (int(unit),)
+    key = (tuple(int(v) for v in unit) if isinstance(unit, (tuple, list,
+                                                            np.ndarray)) else (int(unit),))
     if not key or min(key) < 0:
-        raise ValueError(f"a unit id is a non-negative integer or a non-empty tuple of them, got {unit!r}")
+        raise ValueError(
+            f"a unit id is a non-negative integer or a non-empty tuple of them, got {unit!r}")
     return key
 
 
@@ -107,7 +109,8 @@ class Streams:
 
     def _generators(self, kind):
         if kind not in self._gens:
-            self._gens[kind] = [unit_generator(self.seed, self.unit(u), kind) for u in range(self.units)]
+            self._gens[kind] = [unit_generator(self.seed, self.unit(u),
+                                               kind) for u in range(self.units)]
         return self._gens[kind]
 
     @staticmethod
@@ -133,7 +136,8 @@ class Streams:
             # Two arrays alternate (double buffering): a view handed out stays valid for at
             # least ``block`` further iterations, and no fresh 10-100 MB array is page-faulted
             # in at every refill.
-            data = buf.spare if buf is not None and buf.spare is not None else np.empty((self.rows, self.block, *shape))
+            data = (buf.spare if buf is not None and buf.spare is not None
+                    else np.empty((self.rows, self.block, *shape)))
             us = self.unit_size
             for u, g in enumerate(gens):  # once per block, not per sample
                 if us == 1:
@@ -151,7 +155,8 @@ class Streams:
     def state(self) -> dict:
         """Picklable state (generators and buffers) for checkpoints."""
         return {
-            "seed": self.seed, "units": self.units, "unit_size": self.unit_size, "block": self.block,
+            "seed": self.seed, "units": self.units, "unit_size": self.unit_size,
+            "block": self.block,
             "first_unit": self.first_unit, "unit_ids": self.unit_ids,
             "gens": {k: [g.bit_generator.state for g in v] for k, v in self._gens.items()},
             "bufs": {k: (b.data.copy(), b.pos) for k, b in self._bufs.items()},
@@ -160,7 +165,8 @@ class Streams:
     @classmethod
     def from_state(cls, st: dict) -> "Streams":
         """Rebuild streams from :meth:`state` (generators and buffers)."""
-        s = cls(st["seed"], st["units"], st["unit_size"], st["block"], st["first_unit"], st.get("unit_ids"))
+        s = cls(st["seed"], st["units"], st["unit_size"], st["block"], st["first_unit"],
+                st.get("unit_ids"))
         for k, states in st["gens"].items():
             gens = []
             for state in states:

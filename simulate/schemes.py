@@ -41,7 +41,9 @@ from typing import Any
 import numpy as np
 
 from . import fused
-from .kernels import ChainState, StepInfo, cis_step, draw_noise, imh_step  # noqa: F401  (StepInfo re-exported)
+
+# StepInfo re-exported
+from .kernels import ChainState, StepInfo, cis_step, draw_noise, imh_step  # noqa: F401
 from .optim import Optimizer, OptState
 from .rng import Streams
 from .targets import Gaussian
@@ -68,19 +70,23 @@ class RunState:
 
     def copy(self) -> "RunState":
         """Return an independent copy (arrays, optimiser state, streams)."""
-        return RunState(self.lam.copy(), ChainState(self.chains.position.copy(), self.chains.logp.copy()),
+        return RunState(self.lam.copy(),
+                        ChainState(self.chains.position.copy(), self.chains.logp.copy()),
                         copy.deepcopy(self.opt), self.streams.copy(), self.t, dict(self.counts))
 
     def checkpoint(self) -> dict:
         """Return a plain dict (arrays and scalars) from which :meth:`restore` rebuilds the run."""
-        return {"lam": self.lam.copy(), "position": self.chains.position.copy(), "logp": self.chains.logp.copy(),
-                "opt": copy.deepcopy(self.opt._asdict()), "streams": self.streams.state(), "t": self.t,
+        return {"lam": self.lam.copy(), "position": self.chains.position.copy(),
+                "logp": self.chains.logp.copy(),
+                "opt": copy.deepcopy(self.opt._asdict()), "streams": self.streams.state(),
+                "t": self.t,
                 "counts": dict(self.counts)}
 
     @classmethod
     def restore(cls, d: dict) -> "RunState":
         """Rebuild a run state from :meth:`checkpoint`'s dict."""
-        return cls(d["lam"].copy(), ChainState(d["position"].copy(), d["logp"].copy()), OptState(**d["opt"]),
+        return cls(d["lam"].copy(), ChainState(d["position"].copy(), d["logp"].copy()),
+                   OptState(**d["opt"]),
                    Streams.from_state(d["streams"]), d["t"], dict(d["counts"]))
 
 
@@ -105,7 +111,8 @@ class Scheme:
         if self.name not in SCHEMES:
             raise ValueError(f"unknown scheme {self.name!r}; choose from {', '.join(SCHEMES)}")
         if int(self.N) != self.N or self.N < (2 if self.name in ("msc", "msc-rb") else 1):
-            raise ValueError(f"{self.name} needs an integer N >= {2 if self.name in ('msc', 'msc-rb') else 1}")
+            raise ValueError(
+                f"{self.name} needs an integer N >= {2 if self.name in ('msc', 'msc-rb') else 1}")
         if self.proposal is None:
             object.__setattr__(self, "proposal", self.family)
 
@@ -120,7 +127,8 @@ class Scheme:
         return self.family.dim
 
     # ------------------------------------------------------------------ set-up
-    def init(self, seed: int = 0, replicates: int | None = None, lam0=None, start="q", block: int = 32,
+    def init(self, seed: int = 0, replicates: int | None = None, lam0=None, start="q",
+             block: int = 32,
              units=None) -> RunState:
         """Return the initial run state: lambda_0, the chains' first states and the streams.
 
@@ -154,11 +162,13 @@ class Scheme:
             init = Streams.for_units(seed, units, block=1)
         C = self.n_chains
         if isinstance(start, str) and start == "q":
-            noise = {k: init.take(kind + "/init", shp) for k, (kind, shp) in self.family.noise_spec((C,)).items()}
+            noise = {k: init.take(kind + "/init", shp) for k,
+                     (kind, shp) in self.family.noise_spec((C,)).items()}
             pos = self.family.sample(lam, noise)
         elif isinstance(start, str) and start == "target":
             eps = init.take("normal/init-target", (C, self.dim))
-            pos = self.target.mean + eps @ self.target.chol.T  # stacked: one (C, D) @ (D, D) per row
+            # stacked: one (C, D) @ (D, D) per row
+            pos = self.target.mean + eps @ self.target.chol.T
         else:
             pos = np.broadcast_to(np.asarray(start, float), (replicates, C, self.dim)).copy()
         chains = ChainState(pos, self.target.logpdf(pos))
@@ -201,7 +211,8 @@ class Scheme:
             g = -self.family.score(lam, new.position)[:, 0]
             states, weights, n_score = new.position, None, 1
         counts = {**info.counts, "score": n_score}
-        return new, StepInfo(g, (info.selected == 0).mean(-1).astype(float), counts, states, weights)
+        return (new, StepInfo(g, (info.selected == 0).mean(-1).astype(float), counts, states,
+                              weights))
 
     def _msc_rb(self, lam, chains, streams):
         return self._msc(lam, chains, streams, rb=True)
@@ -244,7 +255,8 @@ class Scheme:
         chains, info = self.estimate(state.lam, state.chains, state.streams, want_states=False)
         step, opt = self.optimizer.update(info.grad, state.opt)
         counts = {k: state.counts[k] + info.counts[k] for k in COUNT_KEYS}
-        return replace(state, lam=state.lam - step, chains=chains, opt=opt, t=state.t + 1, counts=counts), info
+        return (replace(state, lam=state.lam - step, chains=chains, opt=opt, t=state.t + 1,
+                        counts=counts), info)
 
 
 def kl_inclusive_meanfield(target: Gaussian, family, lam: np.ndarray) -> np.ndarray:
@@ -255,4 +267,5 @@ def kl_inclusive_meanfield(target: Gaussian, family, lam: np.ndarray) -> np.ndar
     m, var = family.mean_cov(lam)
     d = target.mean - m
     logdet_sigma = 2 * np.log(np.diag(target.chol)).sum()
-    return 0.5 * (((np.diag(target.cov) + d * d) / var).sum(-1) - target.dim + np.log(var).sum(-1) - logdet_sigma)
+    return 0.5 * (((np.diag(target.cov) + d * d) / var).sum(-1) - target.dim + np.log(var).sum(-1)
+                  - logdet_sigma)

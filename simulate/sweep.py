@@ -53,8 +53,8 @@ rejection rate over the iterations since the previous logged one; ``rhat_z``, ``
 max(diag_every, 20) iterations, computed at most ~20 times per run (every
 :attr:`Cell.diag_every` iterations and at the last; NaN in the rows between: each costs
 ArviZ calls); ``diverged`` (the replicate's lambda, gradient or KL became non-finite at
-or before this iteration) and ``diverged_at``; ``time_s`` the cell's wall time up to this iteration.  A diverged
-replicate keeps its rows (with NaN values), it is not dropped.
+or before this iteration) and ``diverged_at``; ``time_s`` the cell's wall time up to this iteration.
+A diverged replicate keeps its rows (with NaN values), it is not dropped.
 """
 
 from __future__ import annotations
@@ -86,8 +86,10 @@ from mcsa_cli.pool import (
 )
 from mcsa_cli.store import Store, digest, files_digest
 
-__all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells", "GridError",
-           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers", "check_execution", "cache_read",
+__all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sweep", "make_cells",
+           "GridError",
+           "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers",
+           "check_execution", "cache_read",
                "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
@@ -99,8 +101,10 @@ GRID_KEYS = {"scheme": None, "optimizer": None, "lr": None, "N": None, "dim": No
 #: run, or more replicates, extends a cell's runs instead of changing them)
 STREAM_KEYS = ("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed")
 CACHE_FORMAT = 1
-COLUMNS = ("cell", "scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed", "iters", "replicates", "seed",
-           "replicate", "iteration", "kl", "grad_norm", "r", "rhat_z", "ess_z", "rhat_lambda", "diverged",
+COLUMNS = ("cell", "scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed", "iters",
+           "replicates", "seed",
+           "replicate", "iteration", "kl", "grad_norm", "r", "rhat_z", "ess_z", "rhat_lambda",
+           "diverged",
            "diverged_at", "time_s")
 
 #: refusal limits (stated in the messages).  ops_per_s and the per-iteration overheads
@@ -219,7 +223,8 @@ def _ops_per_iter(cell: Cell) -> float:
 def estimate(cell: Cell) -> dict:
     """Estimated seconds (LIMITS' rates), bytes and logged values of one cell."""
     ops = cell.iters * _ops_per_iter(cell) + cell.dim ** 3
-    overhead = LIMITS["overhead_s"] + (LIMITS["overhead_jsa_step_s"] * cell.N if cell.scheme == "jsa" else 0.0)
+    overhead = (LIMITS["overhead_s"]
+                + (LIMITS["overhead_jsa_step_s"] * cell.N if cell.scheme == "jsa" else 0.0))
     C = cell.N if cell.scheme == "pmcsa" else 1
     # target: 4 (D, D) matrices; run: streams (2 buffers x 32 iterations x R N D), ~12
     # (R, N, D) temporaries, lambda/optimiser (R, 2D) x 4
@@ -237,33 +242,46 @@ def _fmt_seconds(s: float) -> str:
 def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
     """Raise :class:`GridError` (naming the flag and the allowed values) unless the cell can run."""
     if cell.scheme not in SCHEMES:
-        raise GridError(f"--scheme: unknown scheme {cell.scheme!r}; choose from {', '.join(SCHEMES)}")
+        raise GridError(
+            f"--scheme: unknown scheme {cell.scheme!r}; choose from {', '.join(SCHEMES)}")
     if cell.optimizer not in OPTIMIZERS:
-        raise GridError(f"--optimizer: unknown optimizer {cell.optimizer!r}; choose from {', '.join(OPTIMIZERS)}")
+        raise GridError(
+            f"--optimizer: unknown optimizer {cell.optimizer!r}; choose from "
+            f"{', '.join(OPTIMIZERS)}")
     if not (isinstance(cell.lr, (int, float)) and math.isfinite(cell.lr) and cell.lr > 0):
         raise GridError(f"--lr: must be a finite number > 0, got {cell.lr!r}")
-    for name, v, lo in (("--N", cell.N, 2 if cell.scheme in ("msc", "msc-rb") else 1), ("--dim", cell.dim, 1),
-                        ("--nu", cell.nu, 0), ("--target-seed", cell.target_seed, 0), ("--iters", cell.iters, 1),
+    for name, v, lo in (("--N", cell.N, 2 if cell.scheme in ("msc", "msc-rb") else 1),
+                        ("--dim", cell.dim, 1),
+                        ("--nu", cell.nu, 0), ("--target-seed", cell.target_seed, 0),
+                        ("--iters", cell.iters, 1),
                         ("--replicates", cell.replicates, 1), ("--seed", cell.seed, 0)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             extra = f" ({cell.scheme} needs N >= 2 particles)" if name == "--N" and lo == 2 else ""
             raise GridError(f"{name}: must be an integer >= {lo}{extra}, got {v!r}")
     rec = cell.record_every
-    if rec is not None and (isinstance(rec, bool) or not isinstance(rec, (int, np.integer)) or rec < 1):
+    if (rec is not None
+        and (isinstance(rec, bool) or not isinstance(rec, (int, np.integer)) or rec < 1)):
         raise GridError(f"--record-every: must be an integer >= 1, got {cell.record_every!r}")
     est = estimate(cell)
     what = (f"{cell.scheme} with --dim {cell.dim} --N {cell.N} --replicates {cell.replicates} "
             f"{flag_iters} {cell.iters}")
     if est["bytes"] > LIMITS["bytes"]:
-        raise GridError(f"--dim/--N/--replicates: {what} needs about {est['bytes'] / 2 ** 30:.3g} GiB of memory; "
-                        f"the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB (lower --dim, --N or --replicates)")
+        raise GridError(
+            f"--dim/--N/--replicates: {what} needs about {est['bytes'] / 2 ** 30:.3g} GiB of "
+            f"memory; "
+                        f"the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB (lower --dim, --N or "
+                        f"--replicates)")
     if est["seconds"] > LIMITS["seconds_per_run"]:
-        raise GridError(f"{flag_iters}: {what} would take about {_fmt_seconds(est['seconds'])} on one core "
+        raise GridError(
+            f"{flag_iters}: {what} would take about {_fmt_seconds(est['seconds'])} on one core "
                         "(measured rates of this code); the limit is "
-                        f"{_fmt_seconds(LIMITS['seconds_per_run'])} per run (lower {flag_iters}, --replicates, "
+                        f"{_fmt_seconds(LIMITS['seconds_per_run'])} per run (lower {flag_iters}, "
+                        f"--replicates, "
                         "--N or --dim, or split the run)")
     if est["logged_values"] > LIMITS["logged_values"]:
-        raise GridError(f"--record-every: {est['logged_values']} logged values (logged iterations x replicates); "
+        raise GridError(
+            f"--record-every: {est['logged_values']} logged values (logged iterations x "
+            f"replicates); "
                         f"the limit is {LIMITS['logged_values']} (raise --record-every)")
     return cell
 
@@ -307,7 +325,8 @@ class CellResult:
     def rows(self, key: str | None = None) -> list[dict]:
         """The cell's rows of the tidy table (see the module docstring)."""
         p = self.cell.params()
-        base = {k: p[k] for k in ("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed", "iters",
+        base = {k: p[k] for k in ("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
+                                  "iters",
                                   "replicates", "seed")}
         base["cell"] = (key or self.cell.key())[:12]
         out = []
@@ -359,7 +378,8 @@ def batch_key(cell: Cell) -> tuple:
     return tuple(sorted(d.items()))
 
 
-def run_cell(cell: Cell, progress: Callable[[int], None] | None = None, max_draws: int = 50) -> CellResult:
+def run_cell(cell: Cell, progress: Callable[[int], None] | None = None,
+             max_draws: int = 50) -> CellResult:
     """Run one cell (``replicates`` vectorised replicate runs) and log it (:func:`run_cells`)."""
     return run_cells([cell], progress=progress, max_draws=max_draws)[0]
 
@@ -450,7 +470,8 @@ def run_cells(cells: list[Cell], progress: Callable[[int], None] | None = None,
                 progress(t)
             if np.all(div >= 0):  # every row diverged: nothing left to learn
                 break
-        for r in np.flatnonzero(div >= 0):  # a diverged replicate's values from divergence on are NaN
+        # a diverged replicate's values from divergence on are NaN
+        for r in np.flatnonzero(div >= 0):
             after = np.asarray(logged) >= div[r]
             for k in names:
                 vals[k][after, r] = np.nan
@@ -460,7 +481,8 @@ def run_cells(cells: list[Cell], progress: Callable[[int], None] | None = None,
     out = []
     for i, c in enumerate(cells):
         sl = slice(i * R1, (i + 1) * R1)
-        out.append(CellResult(c, np.asarray(logged, dtype=np.int64), {k: v[:, sl].copy() for k, v in vals.items()},
+        out.append(CellResult(c, np.asarray(logged, dtype=np.int64),
+                              {k: v[:, sl].copy() for k, v in vals.items()},
                               times, div[sl].copy(), why[sl], float(np.mean(rej_sum[sl] / done)),
                               float(np.mean(rej_tail[sl] / max(1, min(done, T) - tail_from + 1))),
                               per_iter, elapsed))
@@ -499,7 +521,8 @@ def _decode_checked(cell: Cell, payload) -> CellResult | None:
         res = CellResult.from_json(payload)
     except (ValueError, KeyError, TypeError):
         return None
-    return res if res.cell == Cell(**{**dataclasses.asdict(cell), "record_every": cell.every}) else None
+    return res if res.cell == Cell(**{**dataclasses.asdict(cell),
+                                      "record_every": cell.every}) else None
 
 
 def cache_store(cache: str, key: str, result: dict) -> None:
@@ -534,7 +557,9 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
     """
     unknown = set(grid) - set(GRID_KEYS)
     if unknown:
-        raise GridError(f"unknown grid parameter(s) {', '.join(sorted(unknown))}; allowed: {', '.join(GRID_KEYS)}")
+        raise GridError(
+            f"unknown grid parameter(s) {', '.join(sorted(unknown))}; allowed: "
+            f"{', '.join(GRID_KEYS)}")
     axes: dict[str, list] = {}
     for k, default in GRID_KEYS.items():
         if k not in grid:
@@ -545,16 +570,20 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
             axes[k] = list(dict.fromkeys(_as_list(k, grid[k])))
     n = math.prod(len(v) for v in axes.values())
     if n > LIMITS["cells"]:
-        raise GridError(f"grid too large: {n} cells; the limit is {LIMITS['cells']} (shorten the lists)")
+        raise GridError(
+            f"grid too large: {n} cells; the limit is {LIMITS['cells']} (shorten the lists)")
     cells = []
     for combo in itertools.product(*axes.values()):
         d = dict(zip(axes, combo))
         d["lr"] = float(d["lr"]) if isinstance(d["lr"], (int, float, np.floating)) else d["lr"]
-        cells.append(check_cell(Cell(**d, seed=seed, record_every=record_every, diagnostics=diagnostics)))
+        cells.append(check_cell(Cell(**d, seed=seed, record_every=record_every,
+                                     diagnostics=diagnostics)))
     hours = sum(estimate(c)["seconds"] for c in cells) / 3600
     if hours > LIMITS["sweep_core_hours"]:
-        raise GridError(f"grid too large: {n} cells would take about {hours:.3g} core-hours (measured rates of "
-                        f"this code); the limit is {LIMITS['sweep_core_hours']:g} core-hours per sweep (split the "
+        raise GridError(
+            f"grid too large: {n} cells would take about {hours:.3g} core-hours (measured rates of "
+                        f"this code); the limit is {LIMITS['sweep_core_hours']:g} core-hours per "
+                        f"sweep (split the "
                         "grid, or lower --iters/--replicates)")
     rows = sum(c.replicates * (c.iters // c.every + 2) for c in cells)
     if rows > LIMITS["rows"]:
@@ -582,7 +611,8 @@ class SweepResult:
 
         return pd.DataFrame(self.rows, columns=list(COLUMNS))
 
-    def to_xarray(self, dims=("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed", "replicate",
+    def to_xarray(self, dims=("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
+                              "replicate",
                                "iteration")):
         """The table as an :class:`xarray.Dataset` with ``dims`` (default: every grid axis,
         scheme x optimizer x lr x N x dim x nu x target_seed, then replicate x iteration)
@@ -614,7 +644,8 @@ class SweepResult:
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(COLUMNS)
         for row in self.rows:
-            w.writerow(["" if row[c] is None else (repr(row[c]) if isinstance(row[c], float) else row[c])
+            w.writerow(["" if row[c] is None
+                        else (repr(row[c]) if isinstance(row[c], float) else row[c])
                         for c in COLUMNS])
         meta_path = os.path.splitext(path)[0] + ".json"
         atomic_write(path, buf.getvalue())
@@ -627,7 +658,8 @@ def _versions() -> dict:
 
     import scipy
 
-    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16], "python": platform.python_version(),
+    out = {"mcsa-verify": _package_version(), "simulator code": code_digest()[:16],
+           "python": platform.python_version(),
            "numpy": np.__version__,
            "scipy": scipy.__version__}
     for mod in ("arviz_stats", "dask", "distributed"):
@@ -637,7 +669,8 @@ def _versions() -> dict:
     return out
 
 
-def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, diagnostics: bool = True,
+def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
+              diagnostics: bool = True,
               executor: cf.Executor | None = None, workers: int = 1, scheduler: str | None = None,
               cache: str | None = None, progress: bool | Callable[[int, int], None] | None = None,
               threads: int = 1, on_cell: Callable[[Cell, CellResult, bool], None] | None = None,
@@ -668,18 +701,24 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None, 
     keys = [c.key(version) for c in cells]
     t0 = time.perf_counter()
     results, n_cached = execute(
-        [c.params() for c in cells], task, keys=keys, cache=cache, workers=workers, scheduler=scheduler,
+        [c.params() for c in cells], task, keys=keys, cache=cache, workers=workers,
+        scheduler=scheduler,
         executor=executor, progress=progress, threads=threads,
-        decode=lambda p: CellResult.from_json(p) if isinstance(p, dict) else p, encode=CellResult.to_json,
+        decode=lambda p: CellResult.from_json(p) if isinstance(p, dict) else p,
+        encode=CellResult.to_json,
         load=lambda i, p: _decode_checked(cells[i], p),
-        on_result=None if on_cell is None else lambda i, res, cached: on_cell(cells[i], res, cached),
-        group=lambda todo, n: _batches(cells, todo, n if batch else None), desc="sweep", unit="cell")
+        on_result=None if on_cell is None else lambda i, res,
+        cached: on_cell(cells[i], res, cached),
+        group=lambda todo, n: _batches(cells, todo, n if batch else None), desc="sweep",
+        unit="cell")
     total = len(cells)
     rows = []
     for res, k in zip(results, keys):
         rows.extend(res.rows(k))
-    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in grid.items()},
-            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch, "cells": total,
+    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k,
+                     v in grid.items()},
+            "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch,
+            "cells": total,
             "computed": total - n_cached,
             "cached": n_cached, "columns": list(COLUMNS), "versions": _versions(),
             "executor": executor_name(executor, workers, scheduler),
@@ -712,7 +751,8 @@ def check_execution(workers=1, scheduler: str | None = None, cache: str | None =
                 or hostport.count(":") != 1 or not hostport.split(":")[0] or not hostport.split(":")[1].isdigit():
             raise GridError(f"--scheduler: expected an address tcp://HOST:PORT, got {scheduler!r}")
         if workers != 1:
-            raise GridError("--workers: not used with --scheduler (the Dask cluster has its own workers)")
+            raise GridError(
+                "--workers: not used with --scheduler (the Dask cluster has its own workers)")
     if cache is not None:
         from mcsa_cli import UsageError, output_path
 
@@ -728,12 +768,15 @@ def executor_name(executor, workers: int, scheduler: str | None) -> str:
             f"dask {scheduler}" if scheduler else f"{workers} local process(es)")
 
 
-def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: str | os.PathLike | None = None,
+def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str],
+            cache: str | os.PathLike | None = None,
             workers: int = 1, scheduler: str | None = None, executor: cf.Executor | None = None,
             progress: bool | Callable[[int, int], None] | None = None, threads: int = 1,
-            decode: Callable | None = None, encode: Callable | None = None, load: Callable | None = None,
+            decode: Callable | None = None, encode: Callable | None = None,
+            load: Callable | None = None,
             on_result: Callable | None = None, group: Callable[[list, int], list] | None = None,
-            inline: Callable[[list], list] | None = None, cached_only: bool = False, desc: str = "tasks",
+            inline: Callable[[list], list] | None = None, cached_only: bool = False,
+            desc: str = "tasks",
             unit: str = "task") -> tuple[list, int]:
     """Run independent keyed tasks, with a resumable cache, on the chosen executor.
 
@@ -807,7 +850,8 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
     if progress is True:
         from tqdm import tqdm
 
-        bar = tqdm(total=n, initial=n_cached, unit=unit, file=sys.stderr, dynamic_ncols=True, desc=desc)
+        bar = tqdm(total=n, initial=n_cached, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                   desc=desc)
         tick = bar.update
     elif callable(progress):
         done_box = [n_cached]
@@ -836,11 +880,14 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str], cache: 
                 try:
                     from dask.distributed import Client
                 except ImportError:
-                    raise GridError("--scheduler needs Dask: pip install 'mcsa-verify[dask]'") from None
+                    raise GridError(
+                        "--scheduler needs Dask: pip install 'mcsa-verify[dask]'") from None
                 try:
                     client = Client(scheduler, timeout="10s")
                 except (OSError, TimeoutError) as e:
-                    raise GridError(f"--scheduler: cannot reach the Dask scheduler at {scheduler!r} ({e})") from None
+                    raise GridError(
+                        f"--scheduler: cannot reach the Dask scheduler at {scheduler!r} "
+                        f"({e})") from None
                 executor = client.get_executor()
             n_exec = workers if executor is None and scheduler is None else max(workers, 2)
             groups = group(todo, n_exec) if group is not None else [[i] for i in todo]

@@ -121,7 +121,8 @@ def wishart_target(D: int, nu: int = 500, seed: int = 0) -> Gaussian:
     """
     if D < 1 or nu < 0:
         raise ValueError("need D >= 1 and nu >= 0")
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(7919,))))
+    rng = np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(7919,))))
     scale = np.diag(np.arange(1, D + 1) / D)
     cov = stats.wishart(df=D + nu, scale=scale).rvs(random_state=rng)
     cov = np.atleast_2d(cov)

@@ -246,7 +246,8 @@ class IsotropicPair:
         """Compute log P_q(W > v)."""
         x = self.x_of(log_v)
         with np.errstate(divide="ignore"):
-            return np.where(x <= 0, -np.inf, _log_chi2_cdf(np.maximum(x, 0.0) / self.s ** 2, self.D))
+            return np.where(x <= 0, -np.inf,
+                            _log_chi2_cdf(np.maximum(x, 0.0) / self.s ** 2, self.D))
 
     def log_quantile_pi(self, p) -> np.ndarray:
         """Compute the log of the p-quantile of W under pi (p in (0, 1))."""
@@ -281,7 +282,8 @@ def start_log_weight(pair: IsotropicPair, start: str) -> float:
     Z ~ pi (small Q = low weight).
     """
     if not isinstance(start, str):
-        raise ValueError(f"start must be a string ('worst', 'typical', 'quantile:Q'), got {start!r}")
+        raise ValueError(
+            f"start must be a string ('worst', 'typical', 'quantile:Q'), got {start!r}")
     key = start.strip().lower()
     if key == "worst":
         return pair.log_w_star
@@ -549,7 +551,8 @@ def imh_T(pair: IsotropicPair, n: int, log_w) -> np.ndarray:
     if np.any(~above):
         xb = x[~above]
         k = xb.size
-        vals, _ = _imh_scaled(pair, np.full(k, float(n)), np.zeros(k), xb, ("1",), epsrel=1e-13, epsabs=0.0)
+        vals, _ = _imh_scaled(pair, np.full(k, float(n)), np.zeros(k), xb, ("1",), epsrel=1e-13,
+                              epsabs=0.0)
         val = vals["1"]
         with np.errstate(over="ignore"):
             out[~above] = -np.expm1(n * pair.log_r) + val * np.exp(pair.c * xb - pair.log_w_star)
@@ -664,7 +667,8 @@ def _cis_curve(pair, N, steps, lw0, grid):
     return tv, mass_defect
 
 
-def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float, grid: int | None = None) -> TVResult:
+def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float,
+           grid: int | None = None) -> TVResult:
     """TV(K^k(z0, .), pi), k = 1..steps, of CIS / i-SIR with N particles on the weight line.
 
     Nystrom scheme for ``a_{k+1} = a_k rho(u0)``,
@@ -732,7 +736,8 @@ def discretise(pair: IsotropicPair, M: int):
     lpi = log_masses(1.0)
     lq = log_masses(s2)
     if np.any(~np.isfinite(lq)) or np.min(lq) < -700:
-        raise ValueError("q-masses of the bins underflow: D log s too large for a float discretisation")
+        raise ValueError(
+            "q-masses of the bins underflow: D log s too large for a float discretisation")
     pi_b = np.exp(lpi)[::-1]
     q_b = np.exp(lq)[::-1]
     pi_b = pi_b / pi_b.sum()

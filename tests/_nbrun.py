@@ -1,6 +1,7 @@
 """Execute one notebook in a fresh kernel and write what it showed (run by tests/test_notebooks.py).
 
-Usage: python tests/_nbrun.py NOTEBOOK KERNEL_DIR KERNEL_NAME WORKDIR CELL_TIMEOUT PROBE_SOURCE_FILE OUT_JSON
+Usage: python tests/_nbrun.py NOTEBOOK KERNEL_DIR KERNEL_NAME WORKDIR CELL_TIMEOUT PROBE_SOURCE_FILE
+OUT_JSON
 
 Runs in a process of its own, so that no state of the test process (its event loop, its
 sockets, what the rest of the suite imported) reaches the kernel's messaging.  Appends the
@@ -39,8 +40,10 @@ def main(argv: list[str]) -> int:
     nb = nbformat.read(path, as_version=4)
     with open(probe_file, encoding="utf-8") as fh:
         nb.cells.append(nbformat.v4.new_code_cell(fh.read()))
-    km = AsyncKernelManager(kernel_name=kernel_name, kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernel_dir]))
-    client = NotebookClient(nb, km=km, timeout=float(timeout), startup_timeout=600, kernel_name=kernel_name,
+    km = AsyncKernelManager(kernel_name=kernel_name,
+                            kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernel_dir]))
+    client = NotebookClient(nb, km=km, timeout=float(timeout), startup_timeout=600,
+                            kernel_name=kernel_name,
                             resources={"metadata": {"path": workdir}})
     try:
         asyncio.run(_run(client, km))
@@ -57,7 +60,8 @@ def main(argv: list[str]) -> int:
         if len(lines) != 1:
             result = {"error": f"the probe printed {len(lines)} PROBE lines", "kind": "cell"}
         else:
-            result = {"notebook": nbformat.writes(nb), "probe": json.loads(lines[0][len("PROBE "):])}
+            result = {"notebook": nbformat.writes(nb),
+                      "probe": json.loads(lines[0][len("PROBE "):])}
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(result, fh)
     return 0

@@ -8,8 +8,9 @@ from verify.audit.engine import STEPS
 
 
 def run_step(sid):
-    """Run step ``sid``: its status is the one it expects, and an outcome established by the adversarial
-    search ran at least 100 evaluations, names its regimes and stayed within the bound it reports.
+    """Run step ``sid``: its status is the one it expects, and an outcome established by the
+    adversarial search ran at least 100 evaluations, names its regimes and stayed within the bound
+    it reports.
     Returns (step, outcome) for the file's own checks of how the step is established."""
     s = STEPS[sid]
     o = s.run()
@@ -21,7 +22,8 @@ def run_step(sid):
 
 
 def imh_fraction(pi, q):
-    """The IMH transition matrix in exact rationals (independent of simulate.finite): from x propose y ~ q,
+    """The IMH transition matrix in exact rationals (independent of simulate.finite): from x propose
+    y ~ q,
     accept with min(1, w(y)/w(x)), w = pi/q; K(x, x) takes the rejections."""
     M = len(pi)
     w = [p / r for p, r in zip(pi, q)]

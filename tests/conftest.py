@@ -42,18 +42,21 @@ _load_claims()
 os.environ.setdefault("MCSA_CACHE", "off")
 os.environ.setdefault("COLUMNS", "100")  # tables printed in-process fit the same width everywhere
 
-# With ``--dist loadfile`` a test file runs whole on one worker, and xdist hands files out in the order
-# collected (addopts: --no-loadscope-reorder; its default order, most tests first, hands long files with
-# few tests, e.g. test_figures.py, out late, where one of them can be left running alone at the end).  The
-# longest files go first (CPU seconds of
+# With ``--dist loadfile`` a test file runs whole on one worker, and xdist hands files out in the
+# order collected (addopts: --no-loadscope-reorder; its default order, most tests first, hands long
+# files with few tests, e.g. test_figures.py, out late, where one of them can be left running alone
+# at the end).  The longest files go first (CPU seconds of
 # each file alone, measured on the 2-core machine, issue 24 §5), every other file after them in its
-# usual order: the short files then fill the gaps at the end, and the suite's wall time approaches its
-# CPU time over the cores.  Only the order changes; pytest --random-order still shuffles.
+# usual order: the short files then fill the gaps at the end, and the suite's wall time approaches
+# its CPU time over the cores.  Only the order changes; pytest --random-order still shuffles.
 SLOW_FILES_FIRST = (
     "test_notebooks.py",  # eight notebooks, two kernels at a time
-    "test_figures.py", "test_verify.py", "test_report.py", "test_conformance.py", "test_bounds_properties.py",
-    "test_plot.py", "test_figure_texts.py", "test_weightline.py", "test_quick_claim.py", "test_verify_widths.py",
-    "test_certificates.py", "test_sweep.py", "test_exercises.py", "test_simulate.py", "test_runner.py",
+    "test_figures.py", "test_verify.py", "test_report.py", "test_conformance.py",
+    "test_bounds_properties.py",
+    "test_plot.py", "test_figure_texts.py", "test_weightline.py", "test_quick_claim.py",
+    "test_verify_widths.py",
+    "test_certificates.py", "test_sweep.py", "test_exercises.py", "test_simulate.py",
+    "test_runner.py",
     "test_startup.py", "test_docs_site.py", "test_finite_fast.py",
 )
 
@@ -61,4 +64,5 @@ SLOW_FILES_FIRST = (
 @pytest.hookimpl(tryfirst=True)  # before pytest-random-order's shuffle, when that is asked for
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(SLOW_FILES_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's tests keep their order
+    # stable: a file's tests keep their order
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -19,7 +19,9 @@ def seed_texts(documents) -> dict:
     ``MCSA_SEEDS`` is not set, and fails when a document's text is missing from that folder."""
     folder = os.environ.get("MCSA_SEEDS")
     if not folder:
-        pytest.skip("MCSA_SEEDS is not set: the quotes are checked against the documents only when it names "
+        pytest.skip(
+            "MCSA_SEEDS is not set: the quotes are checked against the documents only when it "
+            "names "
                     "the folder that holds them")
     texts = {}
     for doc in documents:
@@ -35,7 +37,8 @@ def code_strings(path: pathlib.Path):
     tree = ast.parse(pathlib.Path(path).read_text(encoding="utf-8"))
     docs = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docs.add(id(first.value))

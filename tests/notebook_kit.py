@@ -7,18 +7,19 @@ prints a JSON *probe* of the variables in which the notebook leaves its key numb
 the tests is a predicate on that probe with a *plant*, a wrong value that it must reject.
 
 nbclient's limit is on one cell (``CELL_TIMEOUT`` seconds without the cell finishing); there is no
-limit on a whole notebook, so a slow or busy machine only makes the run longer.  Notebooks used to be
-driven from the test process itself, where Jupyter's messaging stalled now and then after the rest of
-the suite had run (the kernel idle with every cell run, the client waiting); a run that makes no
-progress for a whole cell timeout, or whose kernel dies, is repeated once in a fresh process and said
-on stderr.  A cell that raises, or a wrong probe, is never retried.
+limit on a whole notebook, so a slow or busy machine only makes the run longer.  Notebooks used to
+be driven from the test process itself, where Jupyter's messaging stalled now and then after the
+rest of the suite had run (the kernel idle with every cell run, the client waiting); a run that
+makes no progress for a whole cell timeout, or whose kernel dies, is repeated once in a fresh
+process and said on stderr.  A cell that raises, or a wrong probe, is never retried.
 
-An execution is kept (:func:`_stored_run`) beside the docs build's jupyter-cache, in the directory named by the
-digest of the packages' code and the numerical libraries' versions (docs/_ext/nbcache.py), under a key made of
-the notebook file, the probe cell, this runner and the interpreter's and Jupyter's versions.  A later run with
-none of these changed takes the kept execution (the same code at the same seeds computes the same outputs) and
-says so on stderr; the checks and plants are evaluated again on its probe.  ``MCSA_NOTEBOOK_CACHE=off`` executes
-every notebook anyway; a fresh clone has no store and executes them all.
+An execution is kept (:func:`_stored_run`) beside the docs build's jupyter-cache, in the directory
+named by the digest of the packages' code and the numerical libraries' versions
+(docs/_ext/nbcache.py), under a key made of the notebook file, the probe cell, this runner and the
+interpreter's and Jupyter's versions.  A later run with none of these changed takes the kept
+execution (the same code at the same seeds computes the same outputs) and says so on stderr; the
+checks and plants are evaluated again on its probe.  ``MCSA_NOTEBOOK_CACHE=off`` executes every
+notebook anyway; a fresh clone has no store and executes them all.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def probe_cell(probes: dict[str, str]) -> str:
 
 
 def kernel_spec(root: pathlib.Path, name: str) -> list[str]:
-    """A kernel spec ``name`` under ``root`` that launches ipykernel with the running interpreter."""
+    """A kernel spec ``name`` under ``root`` that launches ipykernel with the running
+    interpreter.
+    """
     spec = root / name
     spec.mkdir()
     (spec / "kernel.json").write_text(json.dumps({
@@ -86,16 +89,19 @@ def kernel_spec(root: pathlib.Path, name: str) -> list[str]:
 
 def _nbcache():
     """docs/_ext/nbcache.py: where the docs build finds the executions made here."""
-    spec = importlib.util.spec_from_file_location("_mcsa_nbcache", ROOT / "docs" / "_ext" / "nbcache.py")
+    spec = importlib.util.spec_from_file_location("_mcsa_nbcache",
+                                                  ROOT / "docs" / "_ext" / "nbcache.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
 def _share_with_docs(path: pathlib.Path, executed_nb) -> None:
-    """Store the execution in the docs build's jupyter-cache (keyed by the notebook's code cells and by the
-    digest of the code it imports), so that the docs show these outputs and do not run the notebook again.
-    Skipped quietly when jupyter-cache is not installed (the docs extra); the build then executes."""
+    """Store the execution in the docs build's jupyter-cache (keyed by the notebook's code cells and
+    by the digest of the code it imports), so that the docs show these outputs and do not run the
+    notebook again.
+    Skipped quietly when jupyter-cache is not installed (the docs extra); the build then
+    executes."""
     try:
         from jupyter_cache import get_cache
         from jupyter_cache.base import CacheBundleIn
@@ -106,21 +112,25 @@ def _share_with_docs(path: pathlib.Path, executed_nb) -> None:
     ran = [c for c in executed_nb.cells if c.cell_type == "code"]
     if len(code) != len(ran):
         return
-    for cell, done in zip(code, ran):  # outputs onto the stored notebook: its hash is what the docs build looks up
+    # outputs onto the stored notebook: its hash is what the docs build looks up
+    for cell, done in zip(code, ran):
         cell.outputs, cell.execution_count = done.outputs, done.get("execution_count")
     cache = get_cache(str(_nbcache().cache_path()))
-    cache.cache_notebook_bundle(CacheBundleIn(source, str(path)), check_validity=False, overwrite=True)
+    cache.cache_notebook_bundle(CacheBundleIn(source, str(path)), check_validity=False,
+                                overwrite=True)
 
 
 def _stored_run(path: pathlib.Path, probe_source: str) -> pathlib.Path | None:
-    """Where an execution of ``path`` with this probe is kept: ``<jupyter-cache dir>/test-runs/<name>.json``,
-    the directory named by the code digest (docs/_ext/nbcache.py), the name by the notebook's bytes, the
-    probe cell, this runner (tests/_nbrun.py) and the versions of Python and of the Jupyter machinery.
+    """Where an execution of ``path`` with this probe is kept: ``<jupyter-cache
+    dir>/test-runs/<name>.json``, the directory named by the code digest (docs/_ext/nbcache.py), the
+    name by the notebook's bytes, the probe cell, this runner (tests/_nbrun.py) and the versions of
+    Python and of the Jupyter machinery.
     None when ``MCSA_NOTEBOOK_CACHE`` is off."""
     if os.environ.get("MCSA_NOTEBOOK_CACHE", "on").lower() in ("off", "0", "no"):
         return None
     h = hashlib.sha256()
-    for part in (path.read_bytes(), probe_source.encode(), RUNNER.read_bytes(), sys.version.encode()):
+    for part in (path.read_bytes(), probe_source.encode(), RUNNER.read_bytes(),
+                 sys.version.encode()):
         h.update(part + b"\0")
     for dist in ("nbformat", "nbclient", "ipykernel", "jupyter_client"):
         try:
@@ -134,7 +144,8 @@ def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], 
             workdir: pathlib.Path, share: bool = False):
     """(executed notebook, probe), or the exception that its tests raise; ``share``: store the
     execution for the docs build (see :func:`_share_with_docs`).  A successful execution is kept
-    (:func:`_stored_run`) and taken instead of executing again while nothing it depends on changed."""
+    (:func:`_stored_run`) and taken instead of executing again while nothing it depends on
+    changed."""
     probe = workdir / "_probe_cell.py"
     probe.write_text(probe_cell(probes), encoding="utf-8")
     stored = _stored_run(path, probe_cell(probes))
@@ -142,7 +153,8 @@ def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], 
         try:
             res = json.loads(stored.read_text(encoding="utf-8"))
             nb = nbformat.reads(res["notebook"], as_version=4)
-        except (OSError, ValueError, KeyError):  # unreadable: executed again below (and stored anew)
+        # unreadable: executed again below (and stored anew)
+        except (OSError, ValueError, KeyError):
             pass
         else:
             print(f"tests/notebook_kit.py: {path.name}: the execution kept in {stored.parent} "
@@ -153,20 +165,24 @@ def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], 
     out = workdir / "_result.json"
     for attempt in (1, 2):
         out.unlink(missing_ok=True)
-        proc = subprocess.run([sys.executable, str(RUNNER), str(path), kernel_dirs[0], kernel_name, str(workdir),
+        proc = subprocess.run([sys.executable, str(RUNNER), str(path), kernel_dirs[0], kernel_name,
+                               str(workdir),
                                str(CELL_TIMEOUT), str(probe), str(out)],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
         if proc.returncode != 0 or not out.is_file():
-            return RuntimeError(f"{path.name}: the runner failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
+            return RuntimeError(
+                f"{path.name}: the runner failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
         res = json.loads(out.read_text(encoding="utf-8"))
         if "error" not in res:
             nb = nbformat.reads(res["notebook"], as_version=4)
             if share:
                 _share_with_docs(path, nb)
-            if stored is not None:  # written whole, then renamed: a concurrent reader never sees half a file
+            # written whole, then renamed: a concurrent reader never sees half a file
+            if stored is not None:
                 stored.parent.mkdir(parents=True, exist_ok=True)
                 tmp = stored.with_name(f"{stored.name}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps({"notebook": res["notebook"], "probe": res["probe"]}), encoding="utf-8")
+                tmp.write_text(json.dumps({"notebook": res["notebook"], "probe": res["probe"]}),
+                               encoding="utf-8")
                 tmp.replace(stored)
             return nb, res["probe"]
         if res["kind"] != "stall" or attempt == 2:

@@ -16,7 +16,17 @@ import numpy as np
 import pytest
 
 from verify.audit import engine
-from verify.audit.engine import EXACT, VALID, WRONG, Int, Real, finite_pairs, free, instance_check, searched_run
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Int,
+    Real,
+    finite_pairs,
+    free,
+    instance_check,
+    searched_run,
+)
 
 
 def _pairs_check(rel_fn, relation="<=", fixed=None):
@@ -50,7 +60,8 @@ def test_search_breaks_what_only_fails_in_an_extreme_regime(name, rel_fn):
 def test_search_reaches_large_N_through_free():
     """A relation in N that fails only beyond N = 5000 (the text's 'N large')."""
     def check():
-        rows = [({"N": n}, float(n), 5000.0) for n in free("N", (2, 10, 100), Int(2, 10 ** 4, log=True))]
+        rows = [({"N": n}, float(n), 5000.0) for n in free("N", (2, 10, 100),
+                                                           Int(2, 10 ** 4, log=True))]
         return instance_check(lambda: rows, "<=", 1e-12)
 
     assert check().status == VALID
@@ -65,7 +76,8 @@ def test_a_true_relation_survives_with_its_evidence():
     assert o.status == VALID and o.established_by == "search"
     assert o.evaluations >= 500 and o.best_ratio is not None and o.best_ratio <= 1 + 1e-9
     names = {r["regime"] for r in o.regimes}
-    assert any("atoms" in n for n in names) and any("w* -> inf" in n for n in names) and any("q = pi" in n
+    assert any("atoms" in n for n in names) and any("w* -> inf" in n
+                                                    for n in names) and any("q = pi" in n
                                                                                              for n in names)
     assert any("M = 8" in n for n in names)
 
@@ -75,18 +87,23 @@ def test_symbolic_search_attacks_the_extremes_of_the_domain():
 
     x, y = sp.symbols("x y", positive=True)
     # x / (1 + x) <= 0.9999: true on [0.01, 10], false for x > 9999 (the domain reaches 1e6)
-    o = engine.sym_le(x / (1 + x) + 0 * y, sp.Float("0.9999"), domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
+    o = engine.sym_le(x / (1 + x) + 0 * y, sp.Float("0.9999"),
+                      domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
     assert o.status == WRONG and o.counterexample["at"]["x"] > 9999
     # x e^(-x) <= 1/e (equality at x = 1; sympy cannot decide the sign): survives, with its evidence
-    o = engine.sym_le(x * sp.exp(-x) + 0 * y, 1 / sp.E, domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
+    o = engine.sym_le(x * sp.exp(-x) + 0 * y, 1 / sp.E,
+                      domain={x: Real(1e-3, 1e6, log=True), y: Real(1, 2)})
     assert o.status == VALID and o.established_by == "search" and o.evaluations > 100
     assert 0.999 < o.best_ratio <= 1 + 1e-20
 
 
 def test_unresolved_violations_are_not_reported_as_findings():
-    """A 'violation' of relative size 1e-12 at an extreme point is rounding, not a counterexample."""
+    """A 'violation' of relative size 1e-12 at an extreme point is rounding, not a
+    counterexample.
+    """
     def check():
-        rows = [({"u": u}, 1.0 + (1e-12 if u > 0.9 else 0.0), 1.0) for u in free("u", (0.1, 0.5), Real(0, 1))]
+        rows = [({"u": u}, 1.0 + (1e-12 if u > 0.9 else 0.0),
+                 1.0) for u in free("u", (0.1, 0.5), Real(0, 1))]
         return instance_check(lambda: rows, "<=", 1e-14)
 
     o = searched_run(check, key="test/unresolved")
@@ -155,7 +172,9 @@ def _digest_of(tmp_path, monkeypatch, name):
 
 
 def test_digest_follows_the_code(tmp_path, monkeypatch):
-    """A step's digest changes when a function its check calls changes, not when unrelated code does."""
+    """A step's digest changes when a function its check calls changes, not when unrelated code
+    does.
+    """
     src = textwrap.dedent("""
         def helper():
             return 1.0
@@ -190,7 +209,8 @@ def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
     fake = Outcome(WRONG, "planted stale entry").to_json()
     cache.remember("prop2.2", "f" * 64, fake)  # stored under another digest: never read
     calls = []
-    monkeypatch.setattr(type(s), "compute", lambda self: calls.append(1) or Outcome(VALID, "recomputed"))
+    monkeypatch.setattr(type(s), "compute",
+                        lambda self: calls.append(1) or Outcome(VALID, "recomputed"))
     assert s.run().status == VALID and calls == [1]
     monkeypatch.setattr(s, "_outcome", None)
     assert s.run().status == VALID and calls == [1]  # now read from the user cache under its digest
@@ -199,7 +219,8 @@ def test_a_changed_digest_is_recomputed_never_read(monkeypatch, tmp_path):
 
 def test_digest_sees_through_lru_cache(tmp_path, monkeypatch):
     """A memoised helper (functools.lru_cache) is part of the digest like any function."""
-    src = ("import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return 1.0\n\ndef check():\n    "
+    src = ("import functools\n\n@functools.lru_cache(maxsize=None)\ndef helper():\n    return "
+           "1.0\n\ndef check():\n    "
         "return helper()\n")
     with _digest_of(tmp_path, monkeypatch, "digestpkg2") as (write, digest):
         write(src)
@@ -219,21 +240,25 @@ def test_integer_domains_are_evaluated_at_50_digits():
     o = engine.sym_equal(sp.expand(lhs) + 0 * x, rhs + sp.Integer(0),
                          domain={N: Int(1, 10 ** 4, log=True), x: Real(0.1, 7)})
     assert o.status == EXACT
-    # not simplifiable by sympy's default route, but equal: the search at 50 digits finds no discrepancy
-    o = engine.sym_le(sp.sqrt(N ** 2 + 1 / N) - N, 1 / N + x * 0, domain={N: Int(1, 10 ** 4, log=True), x: Real(1, 2)})
+    # not simplifiable by sympy's default route, but equal: the search at 50 digits finds no
+    # discrepancy
+    o = engine.sym_le(sp.sqrt(N ** 2 + 1 / N) - N, 1 / N + x * 0,
+                      domain={N: Int(1, 10 ** 4, log=True), x: Real(1, 2)})
     assert o.status == VALID, o.detail
 
 
 def test_cancellation_at_50_digits_is_not_a_discrepancy():
-    """a1 a2 - b1 b2 = (a1 - b1) a2 + b1 (a2 - b2) at a1 = 0, a2 = b1 = 1/2, b2 = 1e-173: both sides are
-    -5e-174, but the right one cancels 0.25 - 0.25 at 50 digits; the 150-digit confirmation clears it,
+    """a1 a2 - b1 b2 = (a1 - b1) a2 + b1 (a2 - b2) at a1 = 0, a2 = b1 = 1/2, b2 = 1e-173: both sides
+    are -5e-174, but the right one cancels 0.25 - 0.25 at 50 digits; the 150-digit confirmation
+    clears it,
     while a real discrepancy of the same size is still caught."""
     import mpmath
     import sympy as sp
 
     a1, a2, b1, b2 = sp.symbols("a1 a2 b1 b2", nonnegative=True)
     lhs, rhs = a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2)
-    fl, fr = sp.lambdify([a1, a2, b1, b2], lhs, "mpmath"), sp.lambdify([a1, a2, b1, b2], rhs, "mpmath")
+    fl, fr = sp.lambdify([a1, a2, b1, b2], lhs,
+                         "mpmath"), sp.lambdify([a1, a2, b1, b2], rhs, "mpmath")
     pt = [mpmath.mpf(0), mpmath.mpf("0.5"), mpmath.mpf("0.5"), mpmath.mpf("1e-173")]
     with mpmath.workdps(50):
         assert fr(*pt) == 0 and fl(*pt) != 0  # the 50-digit evaluation alone would call it wrong

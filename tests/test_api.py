@@ -17,9 +17,11 @@ from verify.registry import REGISTRY
 
 
 def test_importing_verify_loads_no_claim_and_no_heavy_library():
-    code = ("import sys, verify; print(json.dumps(sorted(m for m in sys.modules if m.startswith(('verify.documents', "
-            "'matplotlib', 'hypothesis', 'sympy', 'jinja2', 'dask')))))")
-    r = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True, text=True, check=True)
+    code = ("import sys, verify; print(json.dumps(sorted(m for m in sys.modules if "
+            "m.startswith(('verify.documents', 'matplotlib', 'hypothesis', 'sympy', 'jinja2', "
+            "'dask')))))")
+    r = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
+                       text=True, check=True)
     assert json.loads(r.stdout) == []
 
 
@@ -33,7 +35,8 @@ def test_run_returns_a_report_with_a_final_status_and_a_dataframe():
     rep = verify.run("lemma4", seed=0)
     assert isinstance(rep, Report) and rep.verdict in STATUSES
     df = rep.to_dataframe()
-    assert len(df) == len(rep.checks) and {"quantity", "form", "empirical", "bound", "verdict"} <= set(df.columns)
+    assert (len(df) == len(rep.checks) and {"quantity", "form", "empirical", "bound",
+                                            "verdict"} <= set(df.columns))
     assert (df["verdict"] == [c.verdict for c in rep.checks]).all()
     md = rep._repr_markdown_()
     assert md.startswith("**lemma4**") and rep.status.text() in md

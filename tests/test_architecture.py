@@ -54,7 +54,8 @@ def import_graph() -> dict[str, set[str]]:
                 base = _resolve(m, node, is_pkg)
                 targets = [f"{base}.{a.name}" for a in node.names] + [base]
             for t in targets:
-                # the longest project module that the name denotes (a submodule, or the module of a name)
+                # the longest project module that the name denotes (a submodule, or the module of a
+                # name)
                 while t and t not in mods:
                     t = t.rpartition(".")[0]
                 if t and t != m and t.split(".")[0] in PACKAGES:
@@ -103,7 +104,8 @@ def test_the_graph_sees_function_level_imports():
     g = import_graph()
     # verify.cli imports verify.report inside a function only: the graph must see it
     assert "verify.report" in g["verify.cli"]
-    assert g["verify.documents.kim2022.theorems"] >= {"verify.model", "verify.registry", "simulate.finite", "bounds"}
+    assert (g["verify.documents.kim2022.theorems"] >= {"verify.model", "verify.registry",
+                                                       "simulate.finite", "bounds"})
 
 
 def test_no_import_cycle_function_level_imports_included():
@@ -149,7 +151,8 @@ def test_machinery_never_names_a_claim(path):
     doc_nodes = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            if node.body and isinstance(node.body[0],
+                                        ast.Expr) and isinstance(node.body[0].value, ast.Constant):
                 doc_nodes.add(id(node.body[0].value))
     ids = _claim_ids()
     named = []
@@ -171,7 +174,8 @@ def _imports_of_verify_core(tree: ast.AST, package: str) -> list[int]:
     lines = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            lines += [node.lineno for a in node.names if a.name == "verify.core" or a.name.startswith("verify.core.")]
+            lines += [node.lineno for a in node.names if a.name == "verify.core"
+                      or a.name.startswith("verify.core.")]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -190,7 +194,8 @@ def _repo_sources():
 
     skip = {"build", "dist", "_build", "node_modules"}
 
-    def skipped(rel):  # generated or hidden: .git, .venv, .jupyter_cache (executed notebooks), checkpoints
+    # generated or hidden: .git, .venv, .jupyter_cache (executed notebooks), checkpoints
+    def skipped(rel):
         return skip & set(rel.parts) or any(part.startswith(".") for part in rel.parts)
 
     for p in sorted(ROOT.rglob("*.py")):
@@ -206,7 +211,8 @@ def _repo_sources():
         for i, cell in enumerate(json.loads(p.read_text(encoding="utf-8"))["cells"]):
             if cell["cell_type"] == "code":
                 src = "".join(cell["source"])
-                code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
+                code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln
+                                 for ln in src.splitlines())
                 yield f"{rel}[cell {i}]", "", code
 
 
@@ -222,9 +228,11 @@ def test_nothing_in_the_repository_imports_verify_core():
 def test_the_verify_core_detector_has_power():
     for code, pkg in (("from verify.core import REGISTRY", ""), ("import verify.core", ""),
                       ("from verify import audit, core", ""), ("from .core import fmt", "verify"),
-                      ("from ..core import load_doc", "verify.audit"), ("def f():\n    from . import core", "verify")):
+                      ("from ..core import load_doc", "verify.audit"),
+                      ("def f():\n    from . import core", "verify")):
         assert _imports_of_verify_core(ast.parse(code), pkg) == [code.count("\n") + 1], code
-    assert _imports_of_verify_core(ast.parse("from bounds.core import Claim\nfrom .core import Param"), "bounds") == []
+    assert _imports_of_verify_core(
+        ast.parse("from bounds.core import Claim\nfrom .core import Param"), "bounds") == []
 
 
 def test_verify_core_still_serves_old_imports():
@@ -251,7 +259,9 @@ def test_successors_of_verify_core_are_small_rooms(name):
 
 
 def test_simulate_needs_nothing_from_bounds():
-    """The command-line kit lives below the layers (mcsa_cli): simulate imports nothing from bounds."""
+    """The command-line kit lives below the layers (mcsa_cli): simulate imports nothing from
+    bounds.
+    """
     assert [f"{m} -> {t}" for m, ts in import_graph().items() if m.startswith("simulate")
             for t in ts if t.split(".")[0] == "bounds"] == []
 

@@ -130,17 +130,20 @@ def test_key_counterexamples_pinned_by_value():
     assert ce["lhs"] == pytest.approx(0.75) and ce["rhs"] == pytest.approx(0.5)
     # the printed closed form of Theorem 3's sum exceeds the exact one by 1 - r^N
     assert "1 - (w_star - 1)**N/w_star**N" in STEPS["theorem3.var.9"].run().gap
-    # 002: the recorded counterexample to Var[theta_t] = [1 - (1 - k/2)^t] H^-1 is the exact recursion
+    # 002: the recorded counterexample to Var[theta_t] = [1 - (1 - k/2)^t] H^-1 is the exact
+    # recursion
     ce = STEPS["sgfs.vart"].run().counterexample
     k, t = ce["at"]["k"], ce["at"]["t"]
-    assert ce["lhs"] == pytest.approx(1 - (1 - k / 2) ** (2 * t)) and ce["rhs"] == pytest.approx(1 - (1 - k / 2) ** t)
+    assert (ce["lhs"] == pytest.approx(1 - (1 - k / 2) ** (2 * t)) and ce["rhs"]
+            == pytest.approx(1 - (1 - k / 2) ** t))
     # 003: the marginal rejection rate exceeds sqrt(KL/2) for a pure scale mismatch m = 0, s = 2
     o = STEPS["imh.rej_bound"].run()
     assert o.counterexample["lhs"] > o.counterexample["rhs"]
     # Theorem 2: the factor 2 dropped when combining MSE and 2 L Bias
     ce = STEPS["theorem2.combine"].run().counterexample
     assert ce["lhs"] == pytest.approx(4 * (1 + 2 * 3)) and ce["rhs"] == pytest.approx(4 * (1 + 3))
-    # strong prior remark: H = diag(2, 101), r = lambda_min(H^-1)/lambda_max(H^-1 NC H^-1) = (1/101)/(1/4) < 1
+    # strong prior remark: H = diag(2, 101), r = lambda_min(H^-1)/lambda_max(H^-1 NC H^-1) =
+    # (1/101)/(1/4) < 1
     assert STEPS["sgfs.strong"].run().counterexample["lhs"] == pytest.approx(4 / 101)
 
 
@@ -163,21 +166,23 @@ def test_errata_file_is_what_the_audit_produces_now():
 
 def test_claim_statuses_name_the_failing_statements():
     st = audit.claim_statuses()
-    for c in ("theorem3", "theorem4", "lemma5", "lemma6", "imh_rejection_kl", "sgfs_variance_trajectory",
+    for c in ("theorem3", "theorem4", "lemma5", "lemma6", "imh_rejection_kl",
+              "sgfs_variance_trajectory",
               "cis_acceptance_bound"):
         assert "statement fails" in st[c], (c, st[c])
     for c in ("theorem1", "lemma3", "sgfs_exact_noise"):
         assert st[c].startswith("clean"), (c, st[c])
 
 
-# ----------------------------------------------------------------------------- power: planted errors
+# ---------------------------------------------------------------------------- power: planted errors
 def test_planted_dropped_factor_is_caught():
     x, y = sp.symbols("x y", positive=True)
     assert sym_equal(2 * x * y + x, x * y + x).status == WRONG
     # Theorem 2's combination with the factor 2 restored is exact
     N, L, c, w, g = sp.symbols("N L chi2 w_star gamma_t", positive=True)
     full = 4 * L ** 2 * c / (N - 1) + 2 * L * (4 * L / (N - 1) * (c + 1 + w) * g)
-    assert sym_equal(full, 4 * L ** 2 * (c / (N - 1) + 2 * (c + 1 + w) * g / (N - 1))).status == EXACT
+    assert (sym_equal(full, 4 * L ** 2 * (c / (N - 1) + 2 * (c + 1 + w) * g / (N - 1))).status
+            == EXACT)
 
 
 def test_planted_flipped_inequality_is_caught():
@@ -200,10 +205,13 @@ def test_planted_wrong_exponent_is_caught():
     n = sp.Symbol("n", integer=True, positive=True)
     s = sp.piecewise_fold(sp.Sum(r ** ((k - 1) * N + n), (n, 1, N)).doit())
     s = next(e for e, c in s.args if c is sp.true)
-    dom = {r: lambda R: sp.Float(R.uniform(0.05, 0.95), 50), N: lambda R: sp.Integer(R.randint(1, 9)),
+    dom = {r: lambda R: sp.Float(R.uniform(0.05, 0.95), 50),
+           N: lambda R: sp.Integer(R.randint(1, 9)),
            k: lambda R: sp.Integer(R.randint(1, 9))}
-    assert sym_equal(s, r ** (k * N) * r ** (-N) * (r - r ** (N + 1)) / (1 - r), domain=dom).status == EXACT
-    assert sym_equal(s, r ** (k * N) * r ** (-N + 1) * (r - r ** (N + 1)) / (1 - r), domain=dom).status == WRONG
+    assert (sym_equal(s, r ** (k * N) * r ** (-N) * (r - r ** (N + 1)) / (1 - r),
+                      domain=dom).status == EXACT)
+    assert (sym_equal(s, r ** (k * N) * r ** (-N + 1) * (r - r ** (N + 1)) / (1 - r),
+                      domain=dom).status == WRONG)
 
 
 def test_planted_altered_bound_is_caught_on_instances():
@@ -215,7 +223,8 @@ def test_planted_altered_bound_is_caught_on_instances():
         K = F.imh_matrix(pi, q)
         r = 1 - 1 / ws
         tv = F.tv_curve(K, pi, 10)
-        rows += [({"k": k + 1}, tv[k].max(), r ** (k + 2)) for k in range(10)]  # Eq. (7) with r^(k+1) instead of r^k
+        # Eq. (7) with r^(k+1) instead of r^k
+        rows += [({"k": k + 1}, tv[k].max(), r ** (k + 2)) for k in range(10)]
     assert instance_check(lambda: rows, "<=").status == WRONG
 
 
@@ -238,7 +247,7 @@ def test_audit_cli(capsys):
     assert main(["audit", "table2"]) == 2  # no proof to audit
 
 
-# ----------------------------------------------------------------------------- the Hypothesis search (issue 11, item 4)
+# --------------------------------------------------------- the Hypothesis search (issue 11, item 4)
 def test_search_finds_what_symmetric_fixed_instances_hide():
     """A false step that holds on the fixed instances (q = pi only) is caught on random,
     non-symmetric pairs, shrunk, and reported with its instance count; derandomized."""
@@ -253,7 +262,8 @@ def test_search_finds_what_symmetric_fixed_instances_hide():
     o = searched_run(check)
     assert o.status == WRONG and "Hypothesis" in o.detail and o.instances > 2
     assert set(o.counterexample["at"]) >= {"pi", "q"}
-    assert searched_run(check).counterexample == o.counterexample  # the same shrunk instance every run
+    # the same shrunk instance every run
+    assert searched_run(check).counterexample == o.counterexample
 
 
 def test_every_computed_valid_step_records_its_instances():
@@ -261,7 +271,8 @@ def test_every_computed_valid_step_records_its_instances():
         if r["status"] in (EXACT, VALID) and r["method"] not in ("reading", "symbolic"):
             # a sympy proof is also tested at points (one, when the relation has no free symbol)
             least = 1 if r["method"].startswith("symbolic") else 4
-            assert r["instances"] and r["instances"] >= least, (r["id"], r["method"], r["instances"])
+            assert (r["instances"] and r["instances"]
+                    >= least), (r["id"], r["method"], r["instances"])
         if "hypothesis" in r["method"] and r["status"] in (EXACT, VALID, LOOSE):
             assert "Hypothesis" in r["detail"]
 

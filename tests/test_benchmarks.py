@@ -12,16 +12,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = ["--dim", "4", "--N", "3", "--replicates", "2", "--iters", "32", "--repeats", "1", "--loop-iters", "1",
+SMALL = ["--dim", "4", "--N", "3", "--replicates", "2", "--iters", "32", "--repeats", "1",
+         "--loop-iters", "1",
          "--no-jax", "--json"]
 
 
 def _bench(*extra):
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_schemes.py"), *SMALL, *extra],
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_schemes.py"), *SMALL,
+                        *extra],
                        capture_output=True, text=True, timeout=600, env=env)
     assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+    return json.loads(
+        p.stdout, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is Linux-only")
@@ -31,7 +34,8 @@ def test_one_thread_means_one_cpu_for_every_variant():
     assert len(env["cpus"]) == 1 and env["cpus"][0] in os.sched_getaffinity(0)
     assert env["thread_env"]["OPENBLAS_NUM_THREADS"] == "1"
     for name, s in res["schemes"].items():
-        shares = [s["cpu_over_wall"]] + [c["cpu_over_wall"] for c in s["comparators"].values() if "cpu_over_wall" in c]
+        shares = ([s["cpu_over_wall"]]
+                  + [c["cpu_over_wall"] for c in s["comparators"].values() if "cpu_over_wall" in c])
         assert len(shares) >= 6, (name, s["comparators"].keys())
         assert max(shares) <= 1.05, (name, shares)  # one CPU: CPU time cannot outrun wall time
         assert s["comparators"]["jax"] == {"skipped": "disabled with --no-jax"}
@@ -45,7 +49,9 @@ def test_threads_zero_leaves_the_cpus_alone():
 
 
 def test_bench_jobs_table_and_input_checks():
-    """benchmarks/bench_jobs.py: bad flags are refused before any work; the table shows every row."""
+    """benchmarks/bench_jobs.py: bad flags are refused before any work; the table shows every
+    row.
+    """
     import importlib.util
     import pathlib
 
@@ -56,7 +62,8 @@ def test_bench_jobs_table_and_input_checks():
     with pytest.raises(SystemExit) as e:
         bj.main(["--jobs", "nope"])
     assert e.value.code == 2
-    rows = [{"job": "report", "workers": 2, "repeat": 0, "cold": {"seconds": 21.04, "load_before": 0.3},
+    rows = [{"job": "report", "workers": 2, "repeat": 0,
+             "cold": {"seconds": 21.04, "load_before": 0.3},
              "cached": {"seconds": 4.2}},
             {"job": "claims", "workers": 1, "repeat": 0,
              "cold": {"seconds": 2.5, "median": 1.4, "slowest": "theorem3", "load_before": 0.1},

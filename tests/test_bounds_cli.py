@@ -22,11 +22,13 @@ def test_list_shows_every_claim_with_its_source(capsys):
     for c in bounds.all_claims():
         line = next(ln for ln in out.splitlines() if ln.startswith(c.id + " "))
         assert str(c.source) in line  # the bibliographic citation, with its location
-        assert "Kim et al. (NeurIPS 2022)" in line or "CIS-as-IMH draft" in line or "El hanchi (2018)" in line
+        assert ("Kim et al. (NeurIPS 2022)" in line or "CIS-as-IMH draft" in line
+                or "El hanchi (2018)" in line)
     rc, out, _ = run(capsys, "list", "--json")
     rows = json.loads(out)
     assert [r["id"] for r in rows] == list(bounds.ids())
-    assert all(r["source"].startswith(("Kim et al. (NeurIPS 2022)", "CIS-as-IMH draft", "El hanchi (2018)"))
+    assert all(r["source"].startswith(("Kim et al. (NeurIPS 2022)", "CIS-as-IMH draft",
+                                       "El hanchi (2018)"))
                for r in rows)
     required = {"proposition1", "proposition2", *(f"lemma{i}" for i in range(1, 8)),
                 *(f"theorem{i}" for i in range(1, 5)), "table1", "table2"}
@@ -38,7 +40,8 @@ def test_show_prints_all_forms_and_latex(capsys):
     assert rc == 0
     for form in ("stated", "explicit", "moment", "corrected"):
         assert f"  {form}" in out
-    assert "A2: bounded importance weight" in out and "Kim et al. (NeurIPS 2022), §4.3 Theorem 3" in out
+    assert ("A2: bounded importance "
+            "weight") in out and "Kim et al. (NeurIPS 2022), §4.3 Theorem 3" in out
     rc, out, _ = run(capsys, "show", "theorem3", "--latex")
     assert "\\frac" in out
     rc, out, _ = run(capsys, "show", "theorem2", "--json")
@@ -47,7 +50,8 @@ def test_show_prints_all_forms_and_latex(capsys):
 
 
 def test_issue_example_huge_w_star_is_finite_and_correct(capsys):
-    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e300", "--k", "5", "--L", "1", "--json")
+    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e300", "--k", "5", "--L", "1",
+                     "--json")
     assert rc == 0
     d = json.loads(out)
     assert set(d) >= {"claim", "source", "params", "bounds"}
@@ -60,17 +64,21 @@ def test_issue_example_huge_w_star_is_finite_and_correct(capsys):
 
 
 def test_values_outside_double_range_are_decimal_strings(capsys):
-    # k is at most 1e9 (issue 24); sum_{n=1}^{10} 0.999^((k-1) 10 + n) = 1.8271751629293857e-4345117 (mpmath, 50 digits)
-    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e9", "--L", "1", "--json")
+    # k is at most 1e9 (issue 24); sum_{n=1}^{10} 0.999^((k-1) 10 + n) = 1.8271751629293857e-4345117
+    # (mpmath, 50 digits)
+    rc, out, _ = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e9", "--L", "1",
+                     "--json")
     d = json.loads(out)
     v = d["bounds"]["mixing"]["explicit"]
     assert isinstance(v, str) and v.startswith("1.827175162929") and v.endswith("e-4345117")
-    rc, _, err = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1", "--json")
+    rc, _, err = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1",
+                     "--json")
     assert rc == 2 and "--k" in err and "1e+09" in err
 
 
 def test_comma_lists_give_a_grid(capsys):
-    rc, out, _ = run(capsys, "theorem1", "--N", "2,10", "--w-star", "5,50,500", "--k", "3", "--L", "1", "--json")
+    rc, out, _ = run(capsys, "theorem1", "--N", "2,10", "--w-star", "5,50,500", "--k", "3", "--L",
+                     "1", "--json")
     d = json.loads(out)
     assert len(d["params"]["N"]) == 6 and len(d["bounds"]["mixing"]["stated"]) == 6
     rc, out, _ = run(capsys, "theorem1", "--N", "2,10", "--w-star", "5", "--k", "3", "--L", "1")
@@ -80,14 +88,18 @@ def test_comma_lists_give_a_grid(capsys):
 @pytest.mark.parametrize("argv,fragment", [
     (["theorem9"], "unknown claim"),
     (["theorem1", "--N", "10"], "missing parameter"),
-    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"], "--N: must be an integer >= 2, got 1"),
-    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"], "--w-star: must be a number >= 1, got 0.5"),
+    (["theorem1", "--N", "1", "--w-star", "5", "--k", "1", "--L", "1"],
+     "--N: must be an integer >= 2, got 1"),
+    (["theorem3", "--N", "10", "--w-star", "0.5", "--L", "1"],
+     "--w-star: must be a number >= 1, got 0.5"),
     (["theorem3", "--N", "10", "--w-star", "5", "--L", "0"], "--L: must be a number > 0, got 0"),
-    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"], "--N: must be an integer >= 1, got ten"),
+    (["theorem3", "--N", "ten", "--w-star", "5", "--L", "1"],
+     "--N: must be an integer >= 1, got ten"),
     (["theorem3", "--N", "2.5", "--w-star", "5", "--L", "1"], "must be an integer"),
     (["theorem3", "--N", "10", "--w-star", "inf", "--L", "1"], "must be finite"),
     (["theorem3", "--N", "10", "--w-star", "5", "--L", "1", "--mu-norm", "2"], "||mu|| <= L"),
-    (["theorem2", "--N", "10", "--w-star", "5", "--L", "1", "--chi2", "9"], "chi2(pi||q) <= w* - 1"),
+    (["theorem2", "--N", "10", "--w-star", "5", "--L", "1", "--chi2", "9"],
+     "chi2(pi||q) <= w* - 1"),
     (["theorem3", "--bogus", "1"], "unrecognized arguments"),
     (["show"], "the following arguments are required"),
     ([], "a command is required"),
@@ -101,7 +113,8 @@ def test_bad_input_one_line_exit_2(capsys, argv, fragment):
 
 
 def test_compare_ranks_the_four_schemes(capsys):
-    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1", "--json")
+    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1",
+                     "--json")
     d = json.loads(out)
     assert rc == 0 and d["form"] == "stated"
     mix = [x["scheme"] for x in d["mixing_rate"]]
@@ -111,15 +124,21 @@ def test_compare_ranks_the_four_schemes(capsys):
     assert mix[0] == "JSA" and mom[0] == "pMCSA"
     rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1")
     assert "form 'stated'" in out
-    rc, out, err = run(capsys, "compare", "--N", "1", "--w-star", "1000", "--chi2", "50", "--L", "1")
+    rc, out, err = run(capsys, "compare", "--N", "1", "--w-star", "1000", "--chi2", "50", "--L",
+                       "1")
     assert rc == 2 and "--N: must be an integer >= 2, got 1" in err
 
 
 def test_subprocess_exit_codes_and_no_traceback():
-    ok = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "10", "--w-star", "5", "--k", "2",
+    ok = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "10", "--w-star", "5",
+                         "--k", "2",
                          "--L", "1", "--json"], capture_output=True, text=True)
     assert ok.returncode == 0 and json.loads(ok.stdout)["bounds"]["second_moment"]["stated"] == 1.0
-    bad = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "x"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
-    helped = subprocess.run([sys.executable, "-m", "bounds", "theorem3", "--help"], capture_output=True, text=True)
-    assert helped.returncode == 0 and "--w-star" in helped.stdout and "Cartesian product" in helped.stdout
+    bad = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "x"],
+                         capture_output=True, text=True)
+    assert (bad.returncode == 2 and "Traceback" not in bad.stderr
+            and len(bad.stderr.strip().splitlines()) == 1)
+    helped = subprocess.run([sys.executable, "-m", "bounds", "theorem3", "--help"],
+                            capture_output=True, text=True)
+    assert (helped.returncode == 0 and "--w-star" in helped.stdout
+            and "Cartesian product" in helped.stdout)

@@ -43,14 +43,16 @@ def test_regression_w_star_1e20000_gives_the_limit_not_a_negative_tv_bound():
     r = _cli("theorem3", "--N", "10", "--w-star", "1e20000", "--L", "1", "--k", "5", "--json")
     assert r.returncode == 0, r.stderr
     b = json.loads(r.stdout)["bounds"]
-    # w* -> oo: r -> 1, sum_n r^((k-1)N+n) -> N = 10; (1/N^2) sum_n [n r^(n-1) + r^n] -> 1/2 + 3/(2N)
+    # w* -> oo: r -> 1, sum_n r^((k-1)N+n) -> N = 10; (1/N^2) sum_n [n r^(n-1) + r^n] -> 1/2 +
+    # 3/(2N)
     assert b["mixing"] == {"stated": 10.0, "explicit": 10.0}
     assert b["variance"]["explicit"] == pytest.approx(0.65, rel=1e-15)
     # corrected: min(L^2/N + (2 L/N sum_n r^n)^2, L^2) -> min(0.1 + 4, 1) = 1
     assert b["second_moment"]["corrected"] == 1.0 and b["second_moment"]["sharper"] == 1.0
     for w in ("1e1000", "1e5000", "1e100000"):
         got = bounds.get("theorem3").evaluate(N=10, w_star=w, L=1, k=5)
-        assert {q: {f: (None if v is None else float(v)) for f, v in fs.items()} for q, fs in got.items()} == b, w
+        assert ({q: {f: (None if v is None else float(v)) for f, v in fs.items()} for q,
+                 fs in got.items()} == b), w
 
 
 def test_regression_underflow_is_not_zero_in_python():
@@ -60,7 +62,8 @@ def test_regression_underflow_is_not_zero_in_python():
         assert _rel(v, _jsa_mix(mpmath.mpf(1.000000000001), 10, 5)) < REL
     # the decimal string is read exactly, as the command line reads it: 9.9999999996e-493
     v = bounds.evaluate("theorem3", "mixing", "stated", N=10, w_star="1.000000000001", L=1, k=5)
-    r = _cli("theorem3", "--N", "10", "--w-star", "1.000000000001", "--L", "1", "--k", "5", "--json")
+    r = _cli("theorem3", "--N", "10", "--w-star", "1.000000000001", "--L", "1", "--k", "5",
+             "--json")
     shown = json.loads(r.stdout)["bounds"]["mixing"]["stated"]
     assert mpmath.mpf(shown) == v
     with mpmath.workdps(DPS):
@@ -73,7 +76,8 @@ def test_regression_python_api_takes_what_the_cli_takes_and_names_its_arguments(
     allv = bounds.evaluate("theorem3", N=10, w_star="1e400", L="1", k="5")
     assert allv[("variance", "explicit")] == pytest.approx(0.65, rel=1e-15)
     for bad, word in ((dict(w_star="abc"), "must be a number"), (dict(w_star=0.5), "1 ≤ w*"),
-                      (dict(w_star="1e200000"), "decimal exponents"), (dict(k=10 ** 10), "at most")):
+                      (dict(w_star="1e200000"), "decimal exponents"),
+                      (dict(k=10 ** 10), "at most")):
         with pytest.raises(ParamError) as e:
             bounds.evaluate("theorem3", **{**dict(N=10, w_star=2, L=1, k=5), **bad})
         assert str(e.value).startswith(next(iter(bad))) and word in str(e.value)
@@ -207,11 +211,14 @@ def _ref_theorem3(p):
     out[("second_moment", "stated")] = stated + mu ** 2
     one = mu + 2 * L / N * sr
     out[("second_moment", "corrected")] = min(L ** 2 / N + cc + one ** 2, L ** 2)
-    out[("second_moment", "sharper")] = min(L ** 2 / N + cc + (1 - mpmath.mpf(1) / N) * min(L, one) ** 2, L ** 2)
+    out[("second_moment",
+         "sharper")] = min(L ** 2 / N + cc + (1 - mpmath.mpf(1) / N) * min(L, one) ** 2, L ** 2)
     if "t" in p:
-        out[("second_moment", "unconditional")] = stated + (mu + 2 * L / N * R_.pw(N * (p["t"] - 1)) * sr) ** 2
+        out[("second_moment",
+             "unconditional")] = (stated + (mu + 2 * L / N * R_.pw(N * (p["t"] - 1)) * sr) ** 2)
         B = 2 * mpmath.sqrt(p["D"]) * L * R_.pw((p["t"] - 1) * N) * sr  # Lemma 7, C(r,N) r^(tN)
-        out[("second_moment", "explicit")] = out[("variance", "explicit")] + B ** 2 + 2 * L * B + mu ** 2
+        out[("second_moment",
+             "explicit")] = (out[("variance", "explicit")] + B ** 2 + 2 * L * B + mu ** 2)
         vm = (snr * p["eq_s2"] + sr * p["s_prev2"]) / N ** 2 + cc
         out[("variance", "moment")] = vm
         out[("second_moment", "moment")] = vm + B ** 2 + 2 * L * B + mu ** 2
@@ -232,7 +239,8 @@ def _ref_theorem4(p):
             ("second_moment", "explicit"): ve + B ** 2 + 2 * L * B + mu ** 2,
             ("second_moment", "moment"): vm + B ** 2 + 2 * L * B + mu ** 2,
             ("second_moment", "corrected"): min(ve + (mu + 2 * L * r) ** 2, L ** 2),
-            ("second_moment", "sharper"): L ** 2 / N + (1 - mpmath.mpf(1) / N) * min(L, mu + 2 * L * r) ** 2,
+            ("second_moment",
+             "sharper"): L ** 2 / N + (1 - mpmath.mpf(1) / N) * min(L, mu + 2 * L * r) ** 2,
             ("second_moment", "unconditional"): sv + (mu + 2 * L * R_.pw(p["t"])) ** 2}
 
 
@@ -271,7 +279,8 @@ def _ref_lemma6(p):
     u = R_.u
     c_n = (_series(lambda j, c: (j - 1) * c if j >= 2 else 0, n, 0, u) if u * n < 0.5
            else R_.om(n) - n * u * R_.pw(n - 1))
-    return {("expectation", "stated"): stated, ("expectation", "corrected"): stated + c_n * p["epi_f"]}
+    return {("expectation", "stated"): stated,
+            ("expectation", "corrected"): stated + c_n * p["epi_f"]}
 
 
 def _ref_figure1(p):
@@ -283,18 +292,21 @@ def _ref_figure1(p):
     d = p["delta"]
     out = {("pmcsa_variance", "moment"): (p["eq_s2"] + r * p["s_prev2"]) / N,
            ("jsa_variance", "moment"): (snr * p["eq_s2"] + sr * p["s_prev2"]) / N ** 2 + p["c_cov"],
-           ("jsa_variance", "corrected"): (snr * p["eq_s2"] + sc * p["epi_s2"] + sr * p["s_prev2"]) / N ** 2
+           ("jsa_variance",
+            "corrected"): (snr * p["eq_s2"] + sc * p["epi_s2"] + sr * p["s_prev2"]) / N ** 2
            + p["c_cov"],
            ("msc_variance", "moment"): cis, ("mscrb_variance", "moment"): cis,
            ("pmcsa_lowest_variance", "stated"): mpmath.mpf(1)}
-    for q in ("pmcsa_benefit", "msc_benefit", "mscrb_benefit_chi2_large", "mscrb_benefit_chi2_small",
+    for q in ("pmcsa_benefit", "msc_benefit", "mscrb_benefit_chi2_large",
+              "mscrb_benefit_chi2_small",
               "jsa_benefit_while_w_star_large"):
         out[(q, "stated")] = d
     return out
 
 
 def _ref_sgfs_convergence(p):
-    n, N, S, C, G, b, k = (p[x] for x in ("n_avg", "n_data", "batch", "fisher", "prior", "b", "k_frac"))
+    n, N, S, C, G, b, k = (p[x] for x in ("n_avg", "n_data", "batch", "fisher", "prior", "b",
+                                          "k_frac"))
     h = N * C + G
     sx2 = N ** 2 * C / S  # minibatch noise variance N^2 C/|S| (El hanchi 2018 Eq. 4)
     s1, s2 = _sgfs_sums(n, k)
@@ -328,23 +340,29 @@ TABLE2 = {"ELBO": (0, 0, 1, 1, 1), "MSC": (-1, 0, -1, None, 1), "MSC-RB": (-1, 0
 def _ref_table2(p):
     N = p["N"]
     # Kim et al. (2022) Table 2: p evals, q evals, q samples, p grads, q grads per iteration
-    rows = {"ELBO": (0, 0, N, N, N), "MSC": (N - 1, N, N - 1, 0, 1), "MSC-RB": (N - 1, N, N - 1, 0, N),
+    rows = {"ELBO": (0, 0, N, N, N), "MSC": (N - 1, N, N - 1, 0, 1),
+            "MSC-RB": (N - 1, N, N - 1, 0, N),
             "JSA": (N, N + 1, N, 0, N), "pMCSA": (N, 2 * N, N, 0, N)}
     cols = ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad")
-    return {(f"{s}.{c}", "stated"): mpmath.mpf(v) for s, row in rows.items() for c, v in zip(cols, row)}
+    return {(f"{s}.{c}", "stated"): mpmath.mpf(v) for s, row in rows.items() for c,
+            v in zip(cols, row)}
 
 
 REF = {
     "proposition1": lambda p: {("objective", "stated"): _kl_gauss(p["m"], p["s"]),
                                ("gradient_m", "stated"): p["m"] / p["s"] ** 2,
                                ("gradient_m", "explicit"): p["m"] / p["s"] ** 2,
-                               ("gradient_s", "stated"): (p["s"] ** 2 - 1 - p["m"] ** 2) / p["s"] ** 3,
-                               ("gradient_s", "explicit"): (p["s"] ** 2 - 1 - p["m"] ** 2) / p["s"] ** 3},
+                               ("gradient_s",
+                                "stated"): (p["s"] ** 2 - 1 - p["m"] ** 2) / p["s"] ** 3,
+                               ("gradient_s",
+                                "explicit"): (p["s"] ** 2 - 1 - p["m"] ** 2) / p["s"] ** 3},
     "proposition2": lambda p: {("w_star_lower", "stated"): _exp(p["kl"])},
     "lemma1": lambda p: {("product_tv", "stated"): p["N"] * p["tv"]},
     "lemma2": lambda p: {("second_moment_variance", "stated"):
-                         p["variance"] + p["bias"] ** 2 + 2 * p["bias"] * p["mu_norm"] + p["mu_norm"] ** 2,
-                         ("second_moment_mse", "stated"): p["mse"] + 2 * p["bias"] * p["mu_norm"] + p["mu_norm"] ** 2},
+                         p["variance"] + p["bias"] ** 2 + 2 * p["bias"] * p["mu_norm"]
+                         + p["mu_norm"] ** 2,
+                         ("second_moment_mse",
+                          "stated"): p["mse"] + 2 * p["bias"] * p["mu_norm"] + p["mu_norm"] ** 2},
     # chi2(N(0,1) || N(m, s^2)) = int pi^2/q - 1 = s^2/sqrt(2s^2 - 1) exp(m^2/(2s^2 - 1)) - 1
     "lemma3": lambda p: {("weight_variance", "stated"):
                          p["s"] ** 2 / mpmath.sqrt(2 * p["s"] ** 2 - 1)
@@ -353,60 +371,77 @@ REF = {
                          ("lambda_upper", "stated"): (p["w_star"] - 1) / p["w_star"]},
     "lemma5": _ref_lemma5,
     "lemma6": _ref_lemma6,
-    "lemma7": lambda p: {("bias", "stated"): 2 * mpmath.sqrt(p["D"]) * p["L"] * p["C"] * p["rho"] ** p["n"]},
-    "theorem1": _ref_theorem1, "theorem2": _ref_theorem2, "theorem3": _ref_theorem3, "theorem4": _ref_theorem4,
+    "lemma7": lambda p: {("bias", "stated"): 2 * mpmath.sqrt(p["D"]) * p["L"] * p["C"]
+                         * p["rho"] ** p["n"]},
+    "theorem1": _ref_theorem1, "theorem2": _ref_theorem2, "theorem3": _ref_theorem3,
+    "theorem4": _ref_theorem4,
     "table1": lambda p: {
         ("mirror_descent", "stated"): p["c_rate"] * p["G"] ** 2 * mpmath.log(p["T"])
         / (_log_inv(p["rho"]) * mpmath.sqrt(p["T"])),
-        ("sgd_nesterov", "stated"): p["c_rate"] * p["G"] ** 2 * mpmath.log(p["T"]) / mpmath.sqrt(p["T"]),
+        ("sgd_nesterov",
+         "stated"): p["c_rate"] * p["G"] ** 2 * mpmath.log(p["T"]) / mpmath.sqrt(p["T"]),
         ("sgd", "stated"): p["c_rate"] * p["G"] ** 2 * mpmath.log(p["T"]) / p["T"]},
     "table2": _ref_table2,
-    "cis_barker_acceptance": lambda p: {("acceptance", "stated"): p["w_sum"] / (p["w"] + p["w_sum"]),
+    "cis_barker_acceptance": lambda p: {("acceptance",
+                                         "stated"): p["w_sum"] / (p["w"] + p["w_sum"]),
                                         ("rejection", "stated"): p["w"] / (p["w"] + p["w_sum"])},
     "cis_acceptance_bound": lambda p: {("acceptance_rate", "stated"): p["N"] / (p["w"] + p["N"])},
-    "imh_rejection_kl": lambda p: {("rejection_rate_symmetric", "stated"): mpmath.sqrt((p["kl"] + p["kl_rev"]) / 2),
+    "imh_rejection_kl": lambda p: {("rejection_rate_symmetric",
+                                    "stated"): mpmath.sqrt((p["kl"] + p["kl_rev"]) / 2),
                                    ("rejection_rate", "stated"): mpmath.sqrt(p["kl"] / 2)},
     "cis_variance_growth": lambda p: {("conditional_variance", "stated"):
                                       (p["N"] / (p["w"] + p["N"])) ** 2 * p["sigma2"] / p["N"],
                                       ("growth_regime_max_N", "stated"): p["w"]},
-    # Eq. (32): Lambda = (1 - k eps/2)^2 Lambda + k eps, i.e. k eps / (1 - (1 - k eps/2)^2) = 1/(1 - k eps/4)
+    # Eq. (32): Lambda = (1 - k eps/2)^2 Lambda + k eps, i.e. k eps / (1 - (1 - k eps/2)^2) = 1/(1 -
+    # k eps/4)
     "sgfs_stationary_covariance": lambda p: {
         ("covariance_ratio", "stated"): 1 / (1 - p["k_frac"] * p["eps"] / 4),
         ("covariance_ratio", "explicit"): 1 / (1 - p["k_frac"] * p["eps"] / 4),
         ("covariance_ratio", "series"): 1 / (1 - p["k_frac"] * p["eps"] / 4),
-        ("stationarity_k_max", "stated"): mpmath.mpf(1), ("stationarity_k_max", "explicit"): 4 / p["eps"]},
+        ("stationarity_k_max", "stated"): mpmath.mpf(1),
+        ("stationarity_k_max", "explicit"): 4 / p["eps"]},
     "sgfs_exact_noise": lambda p: {("noise_ratio", "stated"): p["k_frac"] - p["k_frac"] ** 2 / 4,
                                    ("noise_ratio", "explicit"): p["k_frac"] - p["k_frac"] ** 2 / 4},
     "sgfs_admissible_k": lambda p: {
         ("k_max_13", "stated"): 4 * p["batch"] / (p["n_data"] + p["batch"]),
         ("k_max_15", "stated"): 4 * p["eig_ratio"] / (p["eig_ratio"] + p["n_data"] / p["batch"]),
         ("k_16", "stated"): min(p["c_max"], 4 * max(p["batch"] / (p["n_data"] + p["batch"]),
-                                                    p["eig_ratio"] / (p["eig_ratio"] + p["n_data"] / p["batch"])))},
-    # Var[theta_t] = (k - k^2/4) sum_{i<t} (1-k/2)^(2i) = 1 - (1-k/2)^(2t); printed: 1 - (1-k/2)^t and the
-    # printed sum to i = t, 1 - (1-k/2)^(2t+2)
-    "sgfs_variance_trajectory": lambda p: {("variance_ratio", "stated"): _traj(p["k_frac"], p["t_iter"]),
-                                           ("variance_ratio", "stated_sum"): _traj(p["k_frac"], 2 * p["t_iter"] + 2),
-                                           ("variance_ratio", "corrected"): _traj(p["k_frac"], 2 * p["t_iter"])},
+                                                    p["eig_ratio"]
+                                                    / (p["eig_ratio"] + p["n_data"]
+                                                       / p["batch"])))},
+    # Var[theta_t] = (k - k^2/4) sum_{i<t} (1-k/2)^(2i) = 1 - (1-k/2)^(2t); printed: 1 - (1-k/2)^t
+    # and the printed sum to i = t, 1 - (1-k/2)^(2t+2)
+    "sgfs_variance_trajectory": lambda p: {("variance_ratio",
+                                            "stated"): _traj(p["k_frac"], p["t_iter"]),
+                                           ("variance_ratio",
+                                            "stated_sum"): _traj(p["k_frac"], 2 * p["t_iter"] + 2),
+                                           ("variance_ratio",
+                                            "corrected"): _traj(p["k_frac"], 2 * p["t_iter"])},
     "sgfs_autocovariance": lambda p: {("lag1_ratio", "stated"): 1 - p["k_frac"] / 2,
                                       ("lag1_ratio", "explicit"): 1 - p["k_frac"] / 2},
     "sgfs_convergence_criterion": _ref_sgfs_convergence,
     "figure1": _ref_figure1,
-    "figure2": lambda p: {("final_kl", "stated"): p["kl_min"] + p["tau"], ("pmcsa_breadth", "stated"): mpmath.mpf(1),
+    "figure2": lambda p: {("final_kl", "stated"): p["kl_min"] + p["tau"],
+                          ("pmcsa_breadth", "stated"): mpmath.mpf(1),
                           ("adam_stability", "stated"): mpmath.mpf(1)},
 }
 
-#: quantities with a range: probabilities and rates in [0, 1]; TV bounds, variances, second moments >= 0
-UNIT = {("lemma4", "lambda_lower"), ("lemma4", "lambda_upper"), ("theorem1", "mixing"), ("theorem2", "mixing"),
+#: quantities with a range: probabilities and rates in [0, 1]; TV bounds, variances, second moments
+#>= 0
+UNIT = {("lemma4", "lambda_lower"), ("lemma4", "lambda_upper"), ("theorem1", "mixing"),
+        ("theorem2", "mixing"),
         ("cis_barker_acceptance", "acceptance"), ("cis_barker_acceptance", "rejection"),
         ("cis_acceptance_bound", "acceptance_rate"), ("sgfs_variance_trajectory", "variance_ratio")}
-SIGNED = {("proposition1", "gradient_m"), ("proposition1", "gradient_s"), ("sgfs_autocovariance", "lag1_ratio")}
+SIGNED = {("proposition1", "gradient_m"), ("proposition1", "gradient_s"),
+          ("sgfs_autocovariance", "lag1_ratio")}
 
 
 def _in_range(cid, q, v) -> bool:
     if (cid, q) in SIGNED:
         return True
     if (cid, q) in UNIT:
-        # stated 1 - (1-k/2)^t may exceed 1 for odd t and k > 2 (a printed form); the others are in [0, 1]
+        # stated 1 - (1-k/2)^t may exceed 1 for odd t and k > 2 (a printed form); the others are in
+        # [0, 1]
         return 0 <= v <= (2 if cid == "sgfs_variance_trajectory" else 1)
     return v >= 0
 
@@ -432,7 +467,8 @@ def _real(p, cid):
             ext.append(repr(hi))
     base = lo if lo is not None and lo > 0 else 1e-3
     top = hi if hi is not None else p.sample_max
-    interior = (st.floats(np.log10(base), np.log10(top)).map(lambda e: Decimal(repr(float(10 ** e))))
+    interior = (st.floats(np.log10(base),
+                          np.log10(top)).map(lambda e: Decimal(repr(float(10 ** e))))
                 if p.log_scale and (lo or 0) >= 0 else
                 st.floats(lo if lo is not None else -top, top, exclude_min=p.lower_strict,
                           exclude_max=p.upper_strict).map(lambda x: Decimal(repr(x))))
@@ -455,7 +491,8 @@ def _point(draw, claim):
     pt = {}
     for p in claim.params:
         if claim.id == "lemma3" and p.name == "s":  # chi2 finite only for 2 s^2 > 1
-            pt["s"] = draw(st.one_of(st.sampled_from(["0.70710678118655", "1", "1e100000", "7"]).map(Decimal),
+            pt["s"] = draw(st.one_of(st.sampled_from(["0.70710678118655", "1", "1e100000",
+                                                      "7"]).map(Decimal),
                                      st.floats(0.71, 20).map(lambda x: Decimal(repr(x)))))
             continue
         pt[p.name] = draw(_int(p) if p.integer else _real(p, claim.id))
@@ -474,7 +511,8 @@ def _point(draw, claim):
     if "batch" in pt:
         pt["batch"] = min(pt["batch"], pt["n_data"])
     if claim.id == "sgfs_stationary_covariance":  # k eps < 4
-        pt["k_frac"] = ctx.divide(ctx.multiply(4, draw(_frac().filter(lambda x: 0 < x < 1))), D(pt["eps"]))
+        pt["k_frac"] = ctx.divide(ctx.multiply(4, draw(_frac().filter(lambda x: 0 < x < 1))),
+                                  D(pt["eps"]))
     if claim.id in ("sgfs_exact_noise",):
         pt["k_frac"] = ctx.multiply(4, draw(_frac().filter(lambda x: 0 < x < 1)))
     if claim.id == "sgfs_convergence_criterion":  # k (h + N^2 C/|S|) <= 4 h
@@ -505,7 +543,8 @@ def test_every_claim_has_a_reference():
     for cid in bounds.ids():
         c = bounds.get(cid)
         forms = {(q.name, f.name) for q in c.quantities for f in q.forms}
-        pt = {k: _mp(v) for k, v in {**{p.name: (p.default if p.default is not None else 1) for p in c.params},
+        pt = {k: _mp(v) for k,
+              v in {**{p.name: (p.default if p.default is not None else 1) for p in c.params},
                                      **c.example}.items()}
         if cid == "lemma3":
             pt["s"] = mpmath.mpf(2)
@@ -526,7 +565,8 @@ def test_values_match_an_independent_reference_over_the_whole_domain(cid):
         with mpmath.workdps(DPS + 2 * min(span, 300)):
             try:
                 ref = REF[cid]({k: _mp(v) for k, v in pt.items()})
-            except Uncomputable:  # then the evaluation says so (one line), it never returns a number
+            # then the evaluation says so (one line), it never returns a number
+            except Uncomputable:
                 for q in claim.quantities:
                     for f in q.forms:
                         with pytest.raises(PrecisionError):
@@ -537,10 +577,10 @@ def test_values_match_an_independent_reference_over_the_whole_domain(cid):
                 try:
                     got = claim.evaluate_form(q.name, f.name, exact=True, **pt)
                 except PrecisionError:
-                    # KNOWN GAP (issue 24 §1, open): extreme inputs of very different magnitudes (e.g.
-                    # 1e400 next to 1e100000) at a point that also needs a limit or has a cancellation
-                    # are refused (one line, exit 2) rather than computed.  Refused, never a wrong number;
-                    # anywhere else a refusal fails this test.
+                    # KNOWN GAP (issue 24 §1, open): extreme inputs of very different magnitudes
+                    # (e.g. 1e400 next to 1e100000) at a point that also needs a limit or has a
+                    # cancellation are refused (one line, exit 2) rather than computed.  Refused,
+                    # never a wrong number; anywhere else a refusal fails this test.
                     if _mixed_magnitudes(pt):
                         continue
                     raise
@@ -553,6 +593,7 @@ def test_values_match_an_independent_reference_over_the_whole_domain(cid):
                     # C_cov (the covariance term of Theorem 3) may be negative; a variance bound is
                     # held to >= 0 where it is not
                     if pt.get("c_cov", 0) >= 0:
-                        assert _in_range(cid, q.name, mpmath.mpf(got)), f"{where}: {got} out of range"
+                        assert _in_range(cid, q.name,
+                                         mpmath.mpf(got)), f"{where}: {got} out of range"
 
     check()

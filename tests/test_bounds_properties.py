@@ -55,8 +55,10 @@ def test_numpy_and_mpmath_agree(claim_id, quantity, form, data):
     assert rel(guarded, exact) <= 4 * REL_TOL, (pt, guarded, exact)
     # where the float path trusts itself (K eps <= REL_TOL) it must be within that bound
     val, k = ev.float_only(*args)
-    if np.isfinite(val) and np.isfinite(k) and k * EPS <= REL_TOL and abs(val) >= np.finfo(float).tiny:
-        assert rel(float(val), exact) <= max(4 * float(k) * EPS, 1e-15), (pt, float(val), exact, float(k))
+    if (np.isfinite(val) and np.isfinite(k) and k * EPS <= REL_TOL and abs(val)
+        >= np.finfo(float).tiny):
+        assert rel(float(val), exact) <= max(4 * float(k) * EPS,
+                                             1e-15), (pt, float(val), exact, float(k))
 
 
 @pytest.mark.parametrize("claim_id", ALL)
@@ -112,7 +114,8 @@ def test_theorem3_laurent_remainder_is_nonpositive():
     assert np.all(ex <= st_ * (1 + 1e-12))
 
 
-EXPANSIONS = [(c, q.name, i) for c in ALL for q in bounds.get(c).quantities for i, _ in enumerate(q.expansions)]
+EXPANSIONS = [(c, q.name, i) for c in ALL for q in bounds.get(c).quantities for i,
+              _ in enumerate(q.expansions)]
 
 
 @pytest.mark.parametrize("claim_id,quantity,index", EXPANSIONS)
@@ -138,7 +141,8 @@ def test_series_matches_limit_of_exact_expression(claim_id, quantity, index, dat
     at_inf = e.point == sp.oo
     xs = [1e20, 1e22, 1e40] if at_inf else [1e-20, 1e-22, 1e-40]
     r = [abs(rem.mp(x, *args)) for x in xs]
-    scaled = [ri * (mpmath.mpf(x) ** e.remainder_order if at_inf else mpmath.mpf(x) ** -e.remainder_order)
+    scaled = [ri * (mpmath.mpf(x) ** e.remainder_order if at_inf
+                    else mpmath.mpf(x) ** -e.remainder_order)
               for ri, x in zip(r[:2], xs[:2])]
     # the remainder vanishes at the limit point ...
     assert r[2] < mpmath.mpf(10) ** -30

@@ -56,13 +56,16 @@ def theorem2_explicit_by_hand(N, w, chi2, L, t, mu):
 def test_theorem2(N, w, chi2, L, t, mu):
     assert close(ev("theorem2", "second_moment", "stated", N=N, chi2=chi2, L=L, mu_norm=mu),
                  4 * L ** 2 * chi2 / (N - 1) + mu ** 2)
-    assert close(ev("theorem2", "second_moment", "explicit", N=N, w_star=w, chi2=chi2, L=L, t=t, mu_norm=mu),
+    assert close(ev("theorem2", "second_moment", "explicit", N=N, w_star=w, chi2=chi2, L=L, t=t,
+                    mu_norm=mu),
                  theorem2_explicit_by_hand(N, w, chi2, L, t, mu), rel=1e-11)
     # N=10, w*=10, chi2=2, t=1 worked by hand: 4(8/27 + 4.84) + 104/9
     if (N, w, t, mu) == (10, 10.0, 1, 0.0):
-        assert close(ev("theorem2", "second_moment", "explicit", N=N, w_star=w, chi2=chi2, L=L, t=t),
+        assert close(ev("theorem2", "second_moment", "explicit", N=N, w_star=w, chi2=chi2, L=L,
+                        t=t),
                      4 * (8 / 27 + 4.84) + 104 / 9, rel=1e-12)
-    assert close(ev("theorem2", "mixing", "stated", N=N, w_star=w, k=3), (2 * w / (2 * w + N - 2)) ** 3)
+    assert close(ev("theorem2", "mixing", "stated", N=N, w_star=w, k=3),
+                 (2 * w / (2 * w + N - 2)) ** 3)
 
 
 # ------------------------------------------------------------------ Theorem 3 (JSA)
@@ -108,7 +111,8 @@ def test_theorem3_bias_terms():
     C = r * (1 - r ** N) / (r ** N * (1 - r))
     B = 2 * math.sqrt(D) * L * C * r ** (t * N)
     var = L ** 2 * jsa_sum(N, r) / N ** 2
-    assert close(ev("theorem3", "second_moment", "explicit", N=N, w_star=w, t=t, L=L, D=D, mu_norm=mu),
+    assert close(ev("theorem3", "second_moment", "explicit", N=N, w_star=w, t=t, L=L, D=D,
+                    mu_norm=mu),
                  var + B ** 2 + 2 * L * B + mu ** 2)
     # moment form with E_q||s||^2 = 2, ||s(z)||^2 = 3
     mom = sum(n * r ** (n - 1) * 2 + r ** n * 3 for n in range(1, N + 1)) / N ** 2
@@ -132,9 +136,11 @@ def test_lemma5_lemma6_corrected_forms():
         assert close(ev("lemma5", "T_n", "corrected", n=n, w=w, w_star=ws),
                      n * r ** (n - 1) * (1 / w - 1 / ws) + 1 - r ** n)
     # corrected Lemma 6 adds (1 - r^n - n (1-r) r^(n-1)) E_pi f; at q = pi (r = 0), n = 2: E_pi f
-    assert close(ev("lemma6", "expectation", "corrected", n=2, w_star=1.0, eq_f=3.0, f_z=5.0, epi_f=2.0), 2.0)
+    assert close(ev("lemma6", "expectation", "corrected", n=2, w_star=1.0, eq_f=3.0, f_z=5.0,
+                    epi_f=2.0), 2.0)
     r = 0.5
-    assert close(ev("lemma6", "expectation", "corrected", n=3, w_star=2.0, eq_f=1.0, f_z=2.0, epi_f=4.0),
+    assert close(ev("lemma6", "expectation", "corrected", n=3, w_star=2.0, eq_f=1.0, f_z=2.0,
+                    epi_f=4.0),
                  3 * r ** 2 + (1 - r ** 3 - 3 * (1 - r) * r ** 2) * 4 + r ** 3 * 2)
 
 
@@ -161,14 +167,20 @@ def test_lemmas():
     assert ev("lemma4", "lambda_lower", "stated", w=0.5, w_star=10.0) == 0.0
     assert close(ev("lemma4", "lambda_upper", "stated", w=0.5, w_star=10.0), 0.9)
     assert close(ev("lemma5", "T_n", "stated", n=3, w=2.0, w_star=10.0), 1.5 * 0.81)
-    assert close(ev("lemma6", "expectation", "stated", n=2, w_star=2.0, eq_f=1.0, f_z=4.0), 2 * 0.5 + 0.25 * 4)
-    assert close(ev("lemma7", "bias", "stated", D=4, L=1.5, C=2.0, rho=0.5, n=2), 2 * 2 * 1.5 * 2 * 0.25)
+    assert close(ev("lemma6", "expectation", "stated", n=2, w_star=2.0, eq_f=1.0, f_z=4.0),
+                 2 * 0.5 + 0.25 * 4)
+    assert close(ev("lemma7", "bias", "stated", D=4, L=1.5, C=2.0, rho=0.5, n=2),
+                 2 * 2 * 1.5 * 2 * 0.25)
     assert close(ev("lemma1", "product_tv", "stated", N=3, tv=0.1), 0.3)
-    assert close(ev("lemma2", "second_moment_variance", "stated", variance=1, bias=0.5, mu_norm=2), 1 + 0.25 + 2 + 4)
-    assert close(ev("lemma2", "second_moment_mse", "stated", mse=1.25, bias=0.5, mu_norm=2), 1.25 + 2 + 4)
-    # chi2(N(0,1) || N(m, s^2)): e^(m^2) - 1 for s = 1; 1/sqrt(3)*... for m = 0, s^2 = 2: 2/sqrt(3) - 1
+    assert close(ev("lemma2", "second_moment_variance", "stated", variance=1, bias=0.5, mu_norm=2),
+                 1 + 0.25 + 2 + 4)
+    assert close(ev("lemma2", "second_moment_mse", "stated", mse=1.25, bias=0.5, mu_norm=2),
+                 1.25 + 2 + 4)
+    # chi2(N(0,1) || N(m, s^2)): e^(m^2) - 1 for s = 1; 1/sqrt(3)*... for m = 0, s^2 = 2: 2/sqrt(3)
+    # - 1
     assert close(ev("lemma3", "weight_variance", "stated", m=1.0, s=1.0), math.e - 1)
-    assert close(ev("lemma3", "weight_variance", "stated", m=0.0, s=math.sqrt(2)), 2 / math.sqrt(3) - 1, rel=1e-12)
+    assert close(ev("lemma3", "weight_variance", "stated", m=0.0, s=math.sqrt(2)),
+                 2 / math.sqrt(3) - 1, rel=1e-12)
     assert close(ev("proposition2", "w_star_lower", "stated", kl=math.log(5)), 5.0)
 
 
@@ -184,8 +196,10 @@ def test_proposition1():
 
 def test_tables():
     assert close(ev("table1", "sgd", "stated", G=1.0, rho=0.5, T=100), math.log(100) / 100)
-    assert close(ev("table1", "sgd_nesterov", "stated", G=2.0, rho=0.5, T=100), 4 * math.log(100) / 10)
-    assert close(ev("table1", "mirror_descent", "stated", G=1.0, rho=math.exp(-2), T=100, c_rate=3.0),
+    assert close(ev("table1", "sgd_nesterov", "stated", G=2.0, rho=0.5, T=100),
+                 4 * math.log(100) / 10)
+    assert close(ev("table1", "mirror_descent", "stated", G=1.0, rho=math.exp(-2), T=100,
+                    c_rate=3.0),
                  3 * math.log(100) / (2 * 10))
     expected = {"ELBO": (0, 0, 10, 10, 10), "MSC": (9, 10, 9, 0, 1), "MSC-RB": (9, 10, 9, 0, 10),
                 "JSA": (10, 11, 10, 0, 10), "pMCSA": (10, 20, 10, 0, 10)}
@@ -199,10 +213,12 @@ def test_003_claims():
     assert close(ev("cis_barker_acceptance", "acceptance", "stated", w=5.0, w_sum=3.0), 3 / 8)
     assert close(ev("cis_barker_acceptance", "rejection", "stated", w=5.0, w_sum=3.0), 5 / 8)
     assert close(ev("cis_acceptance_bound", "acceptance_rate", "stated", N=10, w=90.0), 0.1)
-    assert close(ev("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=0.125, kl_rev=0.125),
+    assert close(ev("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=0.125,
+                    kl_rev=0.125),
                  math.sqrt(0.125))
     assert close(ev("imh_rejection_kl", "rejection_rate", "stated", kl=0.125), 0.25)
-    assert close(ev("cis_variance_growth", "conditional_variance", "stated", N=10, w=90.0, sigma2=2.0),
+    assert close(ev("cis_variance_growth", "conditional_variance", "stated", N=10, w=90.0,
+                    sigma2=2.0),
                  (10 / 100) ** 2 * 2 / 10)
     assert close(ev("cis_variance_growth", "growth_regime_max_N", "stated", w=90.0), 90.0)
 
@@ -212,26 +228,37 @@ def test_002_claims():
     # Lambda = H^-1/(1 - k eps/4): k = 1, eps = 1 -> 4/3; eps = 0.5 -> 8/7
     for form in ("stated", "explicit", "series"):
         assert close(ev("sgfs_stationary_covariance", "covariance_ratio", form, k_frac=1.0), 4 / 3)
-        assert close(ev("sgfs_stationary_covariance", "covariance_ratio", form, k_frac=1.0, eps=0.5), 8 / 7)
+        assert close(ev("sgfs_stationary_covariance", "covariance_ratio", form, k_frac=1.0,
+                        eps=0.5), 8 / 7)
     assert ev("sgfs_stationary_covariance", "stationarity_k_max", "stated", k_frac=1.0) == 1.0
-    assert ev("sgfs_stationary_covariance", "stationarity_k_max", "explicit", k_frac=1.0, eps=0.5) == 8.0
+    assert (ev("sgfs_stationary_covariance", "stationarity_k_max", "explicit", k_frac=1.0,
+               eps=0.5) == 8.0)
     for form in ("stated", "explicit"):
         assert close(ev("sgfs_exact_noise", "noise_ratio", form, k_frac=1.0), 0.75)
         assert close(ev("sgfs_autocovariance", "lag1_ratio", form, k_frac=0.5), 0.75)
     # Var[theta_t] with theta_0 = theta_MAP, k = 1: noise 3/4, a^2 = 1/4
     v = lambda t: sum(0.75 * 0.25 ** i for i in range(t))  # noqa: E731
     for t in (0, 1, 2, 5):
-        assert close(ev("sgfs_variance_trajectory", "variance_ratio", "corrected", k_frac=1.0, t_iter=t) + 1, v(t) + 1)
-        assert close(ev("sgfs_variance_trajectory", "variance_ratio", "stated_sum", k_frac=1.0, t_iter=t), v(t + 1))
-    assert close(ev("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=1.0, t_iter=1), 0.5)
-    assert close(ev("sgfs_admissible_k", "k_max_13", "stated", n_data=100, batch=10, eig_ratio=1.0), 40 / 110)
-    assert close(ev("sgfs_admissible_k", "k_max_15", "stated", n_data=100, batch=10, eig_ratio=1.0), 40 / 110)
-    assert close(ev("sgfs_admissible_k", "k_max_15", "stated", n_data=100, batch=10, eig_ratio=30.0), 120 / 40)
-    assert close(ev("sgfs_admissible_k", "k_16", "stated", n_data=100, batch=10, eig_ratio=1.0), 0.1)
-    assert close(ev("sgfs_admissible_k", "k_16", "stated", n_data=100, batch=10, eig_ratio=1.0, c_max=0.9),
+        assert close(ev("sgfs_variance_trajectory", "variance_ratio", "corrected", k_frac=1.0,
+                        t_iter=t) + 1, v(t) + 1)
+        assert close(ev("sgfs_variance_trajectory", "variance_ratio", "stated_sum", k_frac=1.0,
+                        t_iter=t), v(t + 1))
+    assert close(ev("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=1.0, t_iter=1),
+                 0.5)
+    assert close(ev("sgfs_admissible_k", "k_max_13", "stated", n_data=100, batch=10, eig_ratio=1.0),
+                 40 / 110)
+    assert close(ev("sgfs_admissible_k", "k_max_15", "stated", n_data=100, batch=10, eig_ratio=1.0),
+                 40 / 110)
+    assert close(ev("sgfs_admissible_k", "k_max_15", "stated", n_data=100, batch=10,
+                    eig_ratio=30.0), 120 / 40)
+    assert close(ev("sgfs_admissible_k", "k_16", "stated", n_data=100, batch=10, eig_ratio=1.0),
+                 0.1)
+    assert close(ev("sgfs_admissible_k", "k_16", "stated", n_data=100, batch=10, eig_ratio=1.0,
+                    c_max=0.9),
                  40 / 110)
     # (17) printed: b sqrt((NC + G)/n + N^2/(n|S|)); N=1000, C=1, G=1, n=10, |S|=100
-    assert close(ev("sgfs_convergence_criterion", "threshold", "stated", n_avg=10, n_data=1000, batch=100,
+    assert close(ev("sgfs_convergence_criterion", "threshold", "stated", n_avg=10, n_data=1000,
+                    batch=100,
                     fisher=1.0, prior=1.0), math.sqrt(100.1 + 1000))
 
 

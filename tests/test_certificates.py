@@ -32,12 +32,15 @@ CERTS = certify.certificates()
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    """A directory whose ``block/`` shadows the project's packages: importing them raises ImportError."""
+    """A directory whose ``block/`` shadows the project's packages: importing them raises
+    ImportError.
+    """
     d = tmp_path_factory.mktemp("certificates")
     block = d / "block"
     block.mkdir()
     for name in ("bounds", "simulate", "verify"):
-        (block / f"{name}.py").write_text(f"raise ImportError('a certificate must not import {name}')\n")
+        (block / f"{name}.py").write_text(
+            f"raise ImportError('a certificate must not import {name}')\n")
     return d
 
 
@@ -49,7 +52,8 @@ def run_script(sandbox, text: str, name: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["OPENBLAS_NUM_THREADS"] = "1"
     return subprocess.run([sys.executable, "-I", "-c", wrapper, str(sandbox / "block"), str(path)],
-                          cwd=sandbox, env=env, capture_output=True, text=True, timeout=300, check=False)
+                          cwd=sandbox, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
 
 
 # ----------------------------------------------------------------------------- the harness itself
@@ -65,22 +69,26 @@ def test_render_refuses_bad_bodies():
     with pytest.raises(ValueError, match="imports"):
         render(Certificate(**ok, body="import verify\ndef check(I):\n    return 1, 2, True\n"))
     with pytest.raises(ValueError, match="imports"):
-        render(Certificate(**ok, body="from simulate import finite\ndef check(I):\n    return 1, 2, True\n"))
+        render(Certificate(**ok, body="from simulate import finite\ndef check(I):\n    return 1, "
+                                      "2, True\n"))
     with pytest.raises(ValueError, match="check"):
         render(Certificate(**ok, body="def other(I):\n    return 1\n"))
     with pytest.raises(ValueError, match="JSON"):
-        render(Certificate(**{**ok, "instance": {"a": float("nan")}}, body="def check(I):\n    return 1, 2, True\n"))
+        render(Certificate(**{**ok, "instance": {"a": float("nan")}},
+                           body="def check(I):\n    return 1, 2, True\n"))
 
 
 def test_a_toy_certificate_says_both_ways(sandbox):
     """The machinery's main: exit 0 when check says violated, 1 otherwise, both sides printed."""
-    c = Certificate(id="toy.step", title="a <= b fails", source="nowhere, Eq. (0)", instance={"a": "3/2", "b": 1},
+    c = Certificate(id="toy.step", title="a <= b fails", source="nowhere, Eq. (0)",
+                    instance={"a": "3/2", "b": 1},
                     holding={"a": "1/2", "b": 1},
-                    body="RELATION = 'a <= b'\ndef check(I):\n    a, b = Fraction(I['a']), Fraction(I['b'])\n"
-                         "    return a, b, a > b\n")
+                    body="RELATION = 'a <= b'\ndef check(I):\n    a, b = Fraction(I['a']), "
+                         "Fraction(I['b'])\n    return a, b, a > b\n")
     p = run_script(sandbox, render(c), "toy.py")
     assert p.returncode == 0, p.stderr
-    assert "lhs = 3/2" in p.stdout and "rhs = 1" in p.stdout and "a <= b" in p.stdout and "CONFIRMED" in p.stdout
+    assert ("lhs = 3/2" in p.stdout and "rhs = 1" in p.stdout and "a <= b" in p.stdout
+            and "CONFIRMED" in p.stdout)
     p = run_script(sandbox, render(c, c.holding), "toy_holding.py")
     assert p.returncode == 1, p.stderr
     assert "NOT CONFIRMED" in p.stdout
@@ -99,17 +107,21 @@ def test_certificate(cid, sandbox):
     assert imported_modules(text) <= ALLOWED_IMPORTS
     assert "INSTANCE = " in text and f"SOURCE = {c.source!r}" in text and f"ID = {c.id!r}" in text
     p = run_script(sandbox, text, certify.script_name(cid))
-    assert p.returncode == 0, f"exit {p.returncode} on its instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}"
+    assert (p.returncode == 0), (f"exit {p.returncode} on its "
+                                 f"instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}")
     assert "lhs =" in p.stdout and "rhs =" in p.stdout and c.source in p.stdout
     assert c.holding != c.instance
     p = run_script(sandbox, render(c, c.holding), "holding_" + certify.script_name(cid))
-    assert p.returncode == 1, f"exit {p.returncode} on its holding instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}"
+    assert (p.returncode == 1), (f"exit {p.returncode} on its holding "
+                                 f"instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}")
 
 
 # ----------------------------------------------------------------------------- coverage
 def _targets_by_package():
-    """{package: set of ids}: the wrong/loose audit steps and the violated claims of each registered document
-    package (a step's document is its seed number; a package's seeds are those of the steps it registers)."""
+    """{package: set of ids}: the wrong/loose audit steps and the violated claims of each registered
+    document
+    package (a step's document is its seed number; a package's seeds are those of the steps it
+    registers)."""
     from bounds.cli import records
     from verify import decide, model
     from verify.audit.engine import STEPS
@@ -121,16 +133,19 @@ def _targets_by_package():
     recs = records()
     out = {}
     for name, mod in entry_points():
-        seeds = {st.seed for st in STEPS.values() if getattr(st.check, "__module__", "").startswith(mod + ".")}
+        seeds = {st.seed for st in STEPS.values() if getattr(st.check, "__module__",
+                                                             "").startswith(mod + ".")}
         steps = {sid for sid, st in STEPS.items() if st.seed in seeds
                  and audit["steps"].get(sid, {}).get("status") in ("wrong", "loose")}
         claims, depends = set(), set()
         for cid, readings in verdicts["readings"].items():
             if cid in recs and recs[cid].get("seed") in seeds:
-                st = decide.final_status(cid, readings, audit["claims"].get(cid, {}).get("statement", {}))
+                st = decide.final_status(cid, readings,
+                                         audit["claims"].get(cid, {}).get("statement", {}))
                 if st.status == model.VIOLATED:
                     claims.add(cid)
-                elif st.status == model.DEPENDS:  # may be certified: its failing reading (issue 23, rule 1)
+                # may be certified: its failing reading (issue 23, rule 1)
+                elif st.status == model.DEPENDS:
                     depends.add(cid)
         out[name] = (mod, steps | claims, depends)
     return out
@@ -144,15 +159,19 @@ def test_coverage(package):
     mod, targets, optional = TARGETS[package]
     loaded = dict(certify.modules())
     if package not in loaded:
-        pytest.skip(f"{mod} has no certificates module yet: its {len(targets)} targets are all uncovered")
+        pytest.skip(
+            f"{mod} has no certificates module yet: its {len(targets)} targets are all uncovered")
     m = loaded[package]
     ids = {c.id for c in m.CERTIFICATES}
     uncovered = getattr(m, "UNCOVERED", {})
     assert ids <= targets | optional, \
-        f"certificates for ids that are not wrong/loose/violated/depends on reading: {sorted(ids - targets - optional)}"
+        (f"certificates for ids that are not wrong/loose/violated/depends on reading: "
+         f"{sorted(ids - targets - optional)}")
     assert not ids & set(uncovered), f"both certified and uncovered: {sorted(ids & set(uncovered))}"
-    assert set(uncovered) <= targets, f"UNCOVERED names non-targets: {sorted(set(uncovered) - targets)}"
-    assert all(isinstance(r, str) and len(r.strip()) > 10 for r in uncovered.values()), "every UNCOVERED needs a reason"
+    assert (set(uncovered) <= targets), (f"UNCOVERED names non-targets: "
+                                         f"{sorted(set(uncovered) - targets)}")
+    assert all(isinstance(r, str) and len(r.strip()) > 10
+               for r in uncovered.values()), "every UNCOVERED needs a reason"
     missing = targets - ids - set(uncovered)
     assert not missing, f"neither certified nor listed in UNCOVERED: {sorted(missing)}"
     assert len(uncovered) <= MAX_UNCOVERED[package], \
@@ -163,11 +182,13 @@ def test_coverage(package):
 # ----------------------------------------------------------------------------- command line
 def _cli(*args, cwd=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "verify", "certificate", *args], cwd=cwd or ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "verify", "certificate", *args], cwd=cwd or ROOT,
+                          env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-@pytest.mark.parametrize("args", [("no.such.step",), (), ("--all", "--list"), ("eq3", "--all"), ("--bogus",)])
+@pytest.mark.parametrize("args", [("no.such.step",), (), ("--all", "--list"), ("eq3", "--all"),
+                                  ("--bogus",)])
 def test_cli_bad_input(args):
     p = _cli(*args)
     assert p.returncode == 2 and p.stdout == ""
@@ -176,8 +197,10 @@ def test_cli_bad_input(args):
 
 def test_cli_bad_id_before_heavy_imports():
     code = ("import sys; from verify.cli import main; rc = main(['certificate', 'no.such.step']); "
-            "print(rc, any(m.startswith(('verify.documents.kim2022.proofs', 'simulate')) for m in sys.modules))")
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+            "print(rc, any(m.startswith(('verify.documents.kim2022.proofs', 'simulate')) for m in "
+            "sys.modules))")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, check=False,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.stdout.split() == ["2", "False"], p.stdout + p.stderr
 

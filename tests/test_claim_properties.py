@@ -43,7 +43,7 @@ def test_holding_claims_hold_on_generated_instances(claim):
     prop()
 
 
-# ----------------------------------------------------------------------------- corrected forms of violated claims
+# --------------------------------------------------------------- corrected forms of violated claims
 @settings(max_examples=40)
 @given(finite_pair(), st.integers(1, 10), st.integers(0, 3))
 def test_lemma5_corrected(pq, n, x):
@@ -51,17 +51,20 @@ def test_lemma5_corrected(pq, n, x):
     w = pi / q
     x %= pi.size
     T = F.imh_T(pi, q, n, float(w[x]))
-    assert T <= b("lemma5", "T_n", "corrected", n=n, w=float(w[x]), w_star=float(w.max())) * (1 + 1e-10) + 1e-12
+    assert (T <= b("lemma5", "T_n", "corrected", n=n, w=float(w[x]),
+                   w_star=float(w.max())) * (1 + 1e-10) + 1e-12)
 
 
 @settings(max_examples=40)
-@given(finite_pair(), st.integers(1, 10), st.integers(0, 3), st.lists(st.floats(0, 1), min_size=4, max_size=4))
+@given(finite_pair(), st.integers(1, 10), st.integers(0, 3),
+       st.lists(st.floats(0, 1), min_size=4, max_size=4))
 def test_lemma6_corrected(pq, n, x, f):
     pi, q = pq
     x %= pi.size
     f = np.array(f[: pi.size])
     emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), n)[x] @ f)
-    bound = b("lemma6", "expectation", "corrected", n=n, w_star=float((pi / q).max()), eq_f=float(q @ f),
+    bound = b("lemma6", "expectation", "corrected", n=n, w_star=float((pi / q).max()),
+              eq_f=float(q @ f),
               f_z=float(f[x]), epi_f=float(pi @ f))
     assert emp <= bound + 1e-10 * max(1.0, bound)
 
@@ -82,7 +85,8 @@ def test_theorem3_corrected_and_marginal_mixing(pq, N, k, x, s):
     assert m.second <= b("theorem3", "second_moment", "corrected", N=N, w_star=w, L=1.0, mu_norm=mu,
                          c_cov=m.c_cov) + 1e-10
     assert m.variance <= b("theorem3", "variance", "corrected", N=N, L=1.0, c_cov=m.c_cov) + 1e-10
-    # each marginal of JSA's k-th sweep mixes at r^((k-1)N + n) (Eq. 7): the bound holds per marginal
+    # each marginal of JSA's k-th sweep mixes at r^((k-1)N + n) (Eq. 7): the bound holds per
+    # marginal
     r = 1 - 1 / w
     for n in range(1, N + 1):
         tv = 0.5 * np.abs(np.linalg.matrix_power(K, N * (k - 1) + n)[x] - pi).sum()
@@ -101,7 +105,8 @@ def test_theorem4_corrected(pq, N, xs, s):
     m = F.moments_pmcsa(F.imh_matrix(pi, q), s, xs)
     mu = min(1.0, abs(float(pi @ s[:, 0])))
     w = float((pi / q).max())
-    assert m.second <= b("theorem4", "second_moment", "corrected", N=N, w_star=w, L=1.0, mu_norm=mu) + 1e-10
+    assert (m.second <= b("theorem4", "second_moment", "corrected", N=N, w_star=w, L=1.0,
+                          mu_norm=mu) + 1e-10)
     assert m.variance <= b("theorem4", "variance", "explicit", N=N, w_star=w, L=1.0) + 1e-10
 
 
@@ -120,7 +125,8 @@ def test_sgfs_variance_trajectory_corrected(k, t):
     a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
     for _ in range(t):
         v = a * a * v + noise
-    assert v == pytest.approx(b("sgfs_variance_trajectory", "variance_ratio", "corrected", k_frac=k, t_iter=t),
+    assert v == pytest.approx(b("sgfs_variance_trajectory", "variance_ratio", "corrected", k_frac=k,
+                                t_iter=t),
                               rel=1e-9, abs=1e-12)
 
 
@@ -129,7 +135,8 @@ def test_sgfs_variance_trajectory_corrected(k, t):
 def test_sgfs_stationarity_explicit(k, eps):
     assume(abs(k * eps - 4) > 1e-9)
     stationary = abs(1 - k * eps / 2) < 1
-    assert stationary == (k < b("sgfs_stationary_covariance", "stationarity_k_max", "explicit", k_frac=k, eps=eps))
+    assert (stationary == (k < b("sgfs_stationary_covariance", "stationarity_k_max", "explicit",
+                                 k_frac=k, eps=eps)))
 
 
 @settings(max_examples=25)
@@ -150,12 +157,14 @@ def test_sgfs_stationary_covariance_and_exact_noise(d, k, eps, seed):
     Lam2 = linalg.solve_discrete_lyapunov(np.eye(d) - D @ H, 2 * D - D @ H @ D)
     assert np.allclose(Lam2, Hinv, rtol=1e-8, atol=1e-12)
     # lag-one autocovariance at stationarity
-    assert np.allclose((np.eye(d) - D @ H) @ Hinv, b("sgfs_autocovariance", "lag1_ratio", "stated", k_frac=k) * Hinv,
+    assert np.allclose((np.eye(d) - D @ H) @ Hinv,
+                       b("sgfs_autocovariance", "lag1_ratio", "stated", k_frac=k) * Hinv,
                        rtol=1e-10, atol=1e-12)
 
 
 @settings(max_examples=25)
-@given(st.integers(1, 3), st.sampled_from([(100, 10), (1000, 100), (50, 50)]), st.floats(0.0, 100.0),
+@given(st.integers(1, 3), st.sampled_from([(100, 10), (1000, 100), (50, 50)]),
+       st.floats(0.0, 100.0),
        st.integers(0, 2 ** 31 - 1))
 def test_sgfs_admissible_k_gives_psd_noise(d, NS, Gscale, seed):
     Nd, S = NS
@@ -176,7 +185,8 @@ def test_sgfs_admissible_k_gives_psd_noise(d, NS, Gscale, seed):
 
 
 @settings(max_examples=20)
-@given(st.integers(2, 12), st.sampled_from([(1000, 100), (200, 20)]), st.floats(0.3, 3.0), st.floats(0.0, 10.0),
+@given(st.integers(2, 12), st.sampled_from([(1000, 100), (200, 20)]), st.floats(0.3, 3.0),
+       st.floats(0.0, 10.0),
        st.floats(0.05, 0.5))
 def test_sgfs_convergence_criterion_corrected_is_the_exact_sd(n, NS, C, G, k):
     Nd, S = NS
@@ -185,7 +195,8 @@ def test_sgfs_convergence_criterion_corrected_is_the_exact_sd(n, NS, C, G, k):
     from simulate.sgfs import window_mean_sd
 
     sd = window_mean_sd(n, Nd, S, C, G, k)
-    assert sd == pytest.approx(b("sgfs_convergence_criterion", "threshold", "corrected", n_avg=n, n_data=Nd, batch=S,
+    assert sd == pytest.approx(b("sgfs_convergence_criterion", "threshold", "corrected", n_avg=n,
+                                 n_data=Nd, batch=S,
                                  fisher=C, prior=G, k_frac=k), rel=1e-9)
 
 
@@ -204,11 +215,13 @@ def test_cis_variance_grows_with_N_at_a_high_weight_state(p0, seed):
 @given(st.floats(1e-3, 1e3), st.floats(1e-3, 1e3))
 def test_cis_barker_identity(w0, S):
     assert b("cis_barker_acceptance", "acceptance", "stated", w=w0, w_sum=S) + \
-        b("cis_barker_acceptance", "rejection", "stated", w=w0, w_sum=S) == pytest.approx(1.0, rel=1e-14)
+        b("cis_barker_acceptance", "rejection", "stated", w=w0,
+          w_sum=S) == pytest.approx(1.0, rel=1e-14)
     from simulate.kernels import normalised_weights
 
     wbar = normalised_weights(np.log(np.array([w0, S / 2, S / 2])))
-    assert 1 - wbar[0] == pytest.approx(b("cis_barker_acceptance", "acceptance", "stated", w=w0, w_sum=S), rel=1e-12)
+    assert (1 - wbar[0] == pytest.approx(b("cis_barker_acceptance", "acceptance", "stated", w=w0,
+                                           w_sum=S), rel=1e-12))
 
 
 @settings(max_examples=15)
@@ -218,14 +231,18 @@ def test_proposition1_and_lemma3_by_quadrature(m, s):  # chi2 finite needs s^2 >
     wt = wt / wt.sum()
     logq = -0.5 * ((x - m) / s) ** 2 - np.log(s)
     logpi = -0.5 * x ** 2
-    assert float(wt @ (logpi - logq)) == pytest.approx(b("proposition1", "objective", "stated", m=m, s=s), abs=1e-12)
-    assert float(wt @ (-(x - m) / s ** 2)) == pytest.approx(b("proposition1", "gradient_m", "stated", m=m, s=s),
+    assert (float(wt @ (logpi - logq)) == pytest.approx(b("proposition1", "objective", "stated",
+                                                          m=m, s=s), abs=1e-12))
+    assert float(wt @ (-(x - m) / s ** 2)) == pytest.approx(b("proposition1", "gradient_m",
+                                                              "stated", m=m, s=s),
                                                             abs=1e-12)
     from scipy import integrate, stats
 
-    val = integrate.quad(lambda z: np.exp(2 * stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s)), -np.inf, np.inf,
+    val = integrate.quad(lambda z: np.exp(2 * stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s)),
+                         -np.inf, np.inf,
                          epsabs=1e-13)[0] - 1
-    assert val == pytest.approx(b("lemma3", "weight_variance", "stated", m=m, s=s), rel=1e-8, abs=1e-10)
+    assert (val == pytest.approx(b("lemma3", "weight_variance", "stated", m=m, s=s), rel=1e-8,
+                                 abs=1e-10))
 
 
 @settings(max_examples=10)
@@ -240,7 +257,8 @@ def test_table2_counters(N):
     for sname, tname in names.items():
         sch = Scheme(sname, isotropic(2), MeanFieldGaussian(2), N, optim.make("sgd", 0.01))
         _, info = sch.step(sch.init(seed=0, replicates=1))
-        for key, col in zip(("p_eval", "q_eval", "q_sample", "score"), ("p_eval", "q_eval", "q_sample", "q_grad")):
+        for key, col in zip(("p_eval", "q_eval", "q_sample", "score"),
+                            ("p_eval", "q_eval", "q_sample", "q_grad")):
             assert info.counts[key] == b("table2", f"{tname}.{col}", "stated", N=N)
 
 
@@ -256,9 +274,11 @@ def test_theorem1_theorem4_monte_carlo_on_student_t(scale, N, scheme):
     p = student_t_problem(2, round(scale, 2), 5.0)
     sch = Scheme(scheme, p.target, p.family, N)
     pos = np.broadcast_to(p.argmax, (sch.n_chains, 2)).copy()
-    est = conditional_moments(sch, p.lam, ChainState(pos[None], p.target.logpdf(pos)[None]), R=1024, seed=1, mu=p.mu)
+    est = conditional_moments(sch, p.lam, ChainState(pos[None], p.target.logpdf(pos)[None]), R=1024,
+                              seed=1, mu=p.mu)
     if scheme == "msc":
         bound = b("theorem1", "second_moment", "explicit", L=p.L)
     else:
-        bound = b("theorem4", "second_moment", "corrected", N=N, w_star=p.w_star, L=p.L, mu_norm=p.mu_norm)
+        bound = b("theorem4", "second_moment", "corrected", N=N, w_star=p.w_star, L=p.L,
+                  mu_norm=p.mu_norm)
     assert est.second - 4.5 * est.second_se <= bound

@@ -132,13 +132,15 @@ def _bad_rows(table: str) -> list:
 BAD = _bad_rows(BAD_TABLE)
 
 
-@pytest.mark.parametrize("argv, main, fragment", BAD, ids=[f"{'bounds' if m is B else 'verify'} {' '.join(a)[:60]}"
+@pytest.mark.parametrize("argv, main, fragment", BAD,
+                         ids=[f"{'bounds' if m is B else 'verify'} {' '.join(a)[:60]}"
                                                           for a, m, _ in BAD])
 def test_bad_input_one_line_exit_2(capsys, argv, main, fragment):
     rc = main(list(argv))
     out, err = capsys.readouterr()
     assert rc == 2, (rc, err)
-    assert err.count("\n") == 1 and err.startswith(("python -m bounds: error: ", "python -m verify: error: ")), err
+    assert (err.count("\n") == 1 and err.startswith(("python -m bounds: error: ",
+                                                     "python -m verify: error: "))), err
     assert fragment in err, err
     assert "Traceback" not in err and out == ""
 
@@ -157,7 +159,8 @@ def _strict(out):
     ["list", "--json"],
     ["show", "theorem3", "--json"],
     ["theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e9", "--L", "1", "--json"],
-    ["theorem4", "--N", "2,3", "--w-star", "1,2", "--k", "1", "--t", "1", "--D", "1", "--L", "1", "--json"],
+    ["theorem4", "--N", "2,3", "--w-star", "1,2", "--k", "1", "--t", "1", "--D", "1", "--L", "1",
+     "--json"],
     ["compare", "--N", "10", "--w-star", "1000", "--chi2", "50", "--L", "1", "--json"],
     ["lemma3", "--m", "0", "--s", "0.75,1", "--json"],
 ])
@@ -182,9 +185,11 @@ def test_verify_json_is_strict_including_infinite_bounds(capsys):
 
 # ----------------------------------------------------------------------------- exact parameters
 def test_theorem4_exact_parameters_reach_mpmath(capsys):
-    """Issue 8 item 6: w* read exactly, not rounded to a double; k at the top of the parsed domain (1e9,
+    """Issue 8 item 6: w* read exactly, not rounded to a double; k at the top of the parsed domain
+    (1e9,
     issue 24): N r^k = 1.998e-12000000000, where a double w* would give another exponent."""
-    assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D", "1",
+    assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D",
+              "1",
               "--L", "1", "--json"]) == 0
     d = _strict(capsys.readouterr().out)
     with mpmath.workdps(60):
@@ -193,7 +198,8 @@ def test_theorem4_exact_parameters_reach_mpmath(capsys):
     got = mpmath.mpf(d["bounds"]["mixing"]["stated"])
     assert d["bounds"]["mixing"]["stated"].endswith("e-12000000000")
     assert abs(got / expected - 1) < 1e-10
-    assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D", "1",
+    assert B(["theorem4", "--N", "2", "--w-star", "1.000000000001", "--k", "1e9", "--t", "1", "--D",
+              "1",
               "--L", "1"]) == 0
     out = capsys.readouterr().out
     assert "w*=1.000000000001" in out and "1.998e-12000000000" in out
@@ -201,11 +207,13 @@ def test_theorem4_exact_parameters_reach_mpmath(capsys):
 
 @pytest.mark.parametrize("N", [1, 2])
 def test_theorem3_near_w_star_1_uses_the_digits_typed(capsys, N):
-    assert B(["theorem3", "--N", str(N), "--w-star", "1.000000000001", "--k", "3", "--L", "1", "--json"]) == 0
+    assert B(["theorem3", "--N", str(N), "--w-star", "1.000000000001", "--k", "3", "--L", "1",
+              "--json"]) == 0
     d = _strict(capsys.readouterr().out)
     with mpmath.workdps(60):
         r = 1 - 1 / mpmath.mpf("1.000000000001")
-        expected = sum(r ** ((3 - 1) * N + n) for n in range(1, N + 1))  # explicit: sum_n r^((k-1)N+n)
+        # explicit: sum_n r^((k-1)N+n)
+        expected = sum(r ** ((3 - 1) * N + n) for n in range(1, N + 1))
     got = mpmath.mpf(d["bounds"]["mixing"]["explicit"])
     assert abs(got / expected - 1) < 1e-10
     # the double nearest to 1.000000000001 gives a value off in the 5th digit
@@ -228,7 +236,8 @@ def test_w_star_beyond_the_double_range(capsys):
 
 
 def test_compare_with_a_huge_budget_says_something_true(capsys):
-    """N at the top of the parsed domain (1e12, issue 24): JSA's r^N underflows every double and is given
+    """N at the top of the parsed domain (1e12, issue 24): JSA's r^N underflows every double and is
+    given
     exactly (r = 9/10 read exactly, not as the double 0.9); N = 1e400 is refused in one line."""
     assert B(["compare", "--N", "1e12", "--w-star", "10", "--chi2", "1", "--L", "1", "--json"]) == 0
     d = _strict(capsys.readouterr().out)
@@ -236,7 +245,8 @@ def test_compare_with_a_huge_budget_says_something_true(capsys):
     # MSC (2w*-1)/(2w*+N-2), MSC-RB 2w*/(2w*+N-2), JSA r^N, pMCSA r = 0.9
     with mpmath.workdps(40):
         jsa = mpmath.mpf("0.9") ** mpmath.mpf(10) ** 12
-        assert abs(mpmath.mpf(rho["JSA"]) / jsa - 1) < 1e-11 and rho["JSA"].endswith("e-45757490561")
+        assert (abs(mpmath.mpf(rho["JSA"]) / jsa - 1) < 1e-11
+                and rho["JSA"].endswith("e-45757490561"))
     assert math.isclose(rho["MSC"], 19 / (20 + 1e12 - 2), rel_tol=1e-12)
     assert math.isclose(rho["MSC-RB"], 20 / (20 + 1e12 - 2), rel_tol=1e-12) and rho["pMCSA"] == 0.9
     assert [x["scheme"] for x in d["mixing_rate"]] == ["JSA", "MSC", "MSC-RB", "pMCSA"]
@@ -245,7 +255,8 @@ def test_compare_with_a_huge_budget_says_something_true(capsys):
 
 
 # ----------------------------------------------------------------------------- exit statuses
-@pytest.mark.parametrize("main, module, name", [(B, bounds.cli, "cmd_list"), (V, verify.cli, "cmd_list")])
+@pytest.mark.parametrize("main, module, name",
+                         [(B, bounds.cli, "cmd_list"), (V, verify.cli, "cmd_list")])
 def test_internal_error_is_one_line_and_exit_70(capsys, monkeypatch, main, module, name):
     def boom(argv):
         raise ZeroDivisionError("injected")
@@ -253,13 +264,15 @@ def test_internal_error_is_one_line_and_exit_70(capsys, monkeypatch, main, modul
     monkeypatch.setattr(module, name, boom)
     assert main(["list"]) == 70
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "internal error: ZeroDivisionError: injected; rerun with --debug" in err
+    assert (err.count("\n") == 1
+            and "internal error: ZeroDivisionError: injected; rerun with --debug" in err)
     with pytest.raises(ZeroDivisionError):
         main(["list", "--debug"])
 
 
 def test_help_documents_the_exit_statuses(capsys):
-    for main, argv in [(B, ["--help"]), (V, ["--help"]), (B, ["theorem3", "--help"]), (V, ["theorem1", "--help"]),
+    for main, argv in [(B, ["--help"]), (V, ["--help"]), (B, ["theorem3", "--help"]),
+                       (V, ["theorem1", "--help"]),
                        (V, ["search", "--help"]), (B, ["compare", "--help"])]:
         assert main(argv) == 0
         out = " ".join(capsys.readouterr().out.split())
@@ -270,8 +283,10 @@ def test_help_documents_the_exit_statuses(capsys):
 
 
 def test_subprocess_end_to_end():
-    bad = subprocess.run([sys.executable, "-m", "verify", "lemma5", "--N", "5"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "verify", "lemma5", "--N", "5"],
+                         capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
-    ok = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "10", "--w-star", "5", "--k", "2",
+    ok = subprocess.run([sys.executable, "-m", "bounds", "theorem1", "--N", "10", "--w-star", "5",
+                         "--k", "2",
                          "--L", "1", "--json"], capture_output=True, text=True)
     assert ok.returncode == 0 and loads_strict(ok.stdout)["claim"] == "theorem1"

@@ -18,14 +18,17 @@ def strict(text):
 def test_import_is_light():
     code = ("import sys, mcsa_cli; bad = [m for m in ('sympy', 'numpy', 'mpmath', 'tqdm', 'scipy') "
             "if m in sys.modules]; print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
     assert out.strip() == "[]"
 
 
 def test_dumps_is_strict_json():
-    obj = {"nan": float("nan"), "inf": float("inf"), "minf": -np.inf, "arr": np.array([1.0, np.nan, np.inf]),
+    obj = {"nan": float("nan"), "inf": float("inf"), "minf": -np.inf,
+           "arr": np.array([1.0, np.nan, np.inf]),
            "i64": np.int64(3), "f32": np.float32(0.5), "bool": np.bool_(True), 2: "key",
-           "tiny": mpmath.mpf("7.36e-12000000000001"), "huge": mpmath.mpf("1e400"), "mp": mpmath.mpf(2),
+           "tiny": mpmath.mpf("7.36e-12000000000001"), "huge": mpmath.mpf("1e400"),
+           "mp": mpmath.mpf(2),
            "dec": decimal.Decimal("1.000000000001"), "decbig": decimal.Decimal("1e400"),
            "tuple": (1, 2), "mpinf": mpmath.inf}
     text = K.dumps(obj)
@@ -65,7 +68,8 @@ def test_number_accepts(text, kw, expected):
     ("0", dict(lo=0, lo_strict=True), "--N: must be a number > 0, got 0"),
     ("1e400", dict(), "--N: 1e400 is outside the double range"),
     ("1e-400", dict(lo=0, lo_strict=True), "--N: 1e-400 is outside the double range"),
-    ("2000", dict(integer=True, lo=2, limit=1000, limit_why="memory"), "--N: at most 1000 is supported (memory), got "
+    ("2000", dict(integer=True, lo=2, limit=1000, limit_why="memory"),
+     "--N: at most 1000 is supported (memory), got "
         "2000"),
 ])
 def test_number_refuses_in_one_line(text, kw, message):
@@ -132,7 +136,8 @@ def test_run_statuses(capsys):
     def bad(argv):
         raise K.UsageError("--x: must be a number, got y")
 
-    cmds = {"boom": boom, "int": interrupted, "bad": bad, "ok": lambda argv: 3, "none": lambda argv: None}
+    cmds = {"boom": boom, "int": interrupted, "bad": bad, "ok": lambda argv: 3,
+            "none": lambda argv: None}
     assert _dispatch(["boom"], cmds) == 70
     err = capsys.readouterr().err
     assert err == ("prog: internal error: ZeroDivisionError: division by zero; "
@@ -173,32 +178,41 @@ def test_output_path(tmp_path):
             K.output_path("--plot", bad)
 
 
-# ----------------------------------------------------------------------------- an output that cannot be written
+# ----------------------------------------------------------------- an output that cannot be written
 FULL = "/dev/full"  # every write fails with ENOSPC: a full disk
 
 
 @pytest.mark.skipif(not __import__("os").path.exists(FULL), reason="no /dev/full on this system")
-@pytest.mark.parametrize("argv", [["verify", "list", "--json"], ["bounds", "show", "theorem3", "--json"],
-                                  ["bounds", "show", "lemma3"],  # a short output: it fails at the final flush
+@pytest.mark.parametrize("argv", [["verify", "list", "--json"],
+                                  ["bounds", "show", "theorem3", "--json"],
+                                  # a short output: it fails at the final flush
+                                  ["bounds", "show", "lemma3"],
                                   ["simulate", "--help"], ["bounds", "show", "--help"]])
 def test_full_disk_on_stdout_exits_74_naming_it(argv, tmp_path):
-    """`... > /dev/full`: one line naming standard output and exit 74 (EX_IOERR), not 70 'internal error'."""
+    """`... > /dev/full`: one line naming standard output and exit 74 (EX_IOERR), not 70 'internal
+    error'.
+    """
     import os
 
     env = {**os.environ, "MCSA_CACHE": str(tmp_path)}
     with open(FULL, "w") as full:
-        r = subprocess.run([sys.executable, "-m", *argv], stdout=full, stderr=subprocess.PIPE, text=True, env=env,
+        r = subprocess.run([sys.executable, "-m", *argv], stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=env,
                            timeout=600)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == K.IO_ERROR == 74, r.stderr
-    assert len(lines) == 1 and "cannot write standard output" in lines[0] and "internal error" not in r.stderr, lines
-    # the same command to a pipe is written, exit 0: the status comes from the failed write, not the command
-    ok = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, env=env, timeout=600)
+    assert (len(lines) == 1 and "cannot write standard output" in lines[0]
+            and "internal error" not in r.stderr), lines
+    # the same command to a pipe is written, exit 0: the status comes from the failed write, not the
+    # command
+    ok = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, env=env,
+                        timeout=600)
     assert ok.returncode == 0 and ok.stdout and not ok.stderr.strip(), ok.stderr
 
 
 def test_a_file_that_cannot_be_written_exits_74_naming_it(tmp_path, monkeypatch, capsys):
-    """A command's output file on a full disk (atomic_write: the write or fsync fails with ENOSPC): one line
+    """A command's output file on a full disk (atomic_write: the write or fsync fails with ENOSPC):
+    one line
     naming the file, exit 74, and no temporary file left behind."""
     import errno
     import os
@@ -215,5 +229,6 @@ def test_a_file_that_cannot_be_written_exits_74_naming_it(tmp_path, monkeypatch,
     assert len(err) == 1 and str(target) in err[0] and "No space left on device" in err[0], err
     assert list(tmp_path.iterdir()) == []
     # any other OSError stays an internal error (70): only a failed write is EX_IOERR
-    status = K.run("prog", "", ["read"], {"read": lambda argv: open(tmp_path / "missing.txt").read()})
+    status = K.run("prog", "", ["read"],
+                   {"read": lambda argv: open(tmp_path / "missing.txt").read()})
     assert status == 70 and "internal error" in capsys.readouterr().err

@@ -24,7 +24,8 @@ def _points(n=300):
         N = int(RNG.integers(1, 64))
         w = float(np.exp(RNG.uniform(0, 8)))
         L = float(RNG.uniform(0.1, 3))
-        yield dict(N=N, w_star=w, L=L, mu_norm=float(RNG.uniform(0, L)), t=int(RNG.integers(1, 500)), D=1,
+        yield dict(N=N, w_star=w, L=L, mu_norm=float(RNG.uniform(0, L)),
+                   t=int(RNG.integers(1, 500)), D=1,
                    c_cov=float(RNG.uniform(-0.2, 1) * L ** 2 * (N - 1) / max(N, 1)))
 
 
@@ -41,7 +42,8 @@ def test_corrected_forms_are_never_weaker_than_the_trivial_bound(claim, quantity
     for p in _points():
         b = float(c.evaluate_form(quantity, form, **{k: v for k, v in p.items() if k in names}))
         assert b <= p["L"] ** 2 * (1 + 1e-12), (p, b)
-    assert float(bounds.get("theorem4").evaluate_form("second_moment", "corrected", N=2, w_star=10.0, L=1.0,
+    assert float(bounds.get("theorem4").evaluate_form("second_moment", "corrected", N=2,
+                                                      w_star=10.0, L=1.0,
                                                       mu_norm=0.0)) == 1.0
 
 
@@ -51,7 +53,8 @@ def test_lemma5_corrected_is_capped_at_n_over_w():
         ws = float(np.exp(RNG.uniform(0, 6)))
         w = float(RNG.uniform(0.01, 1) * ws)
         n = int(RNG.integers(1, 50))
-        assert float(c.evaluate_form("T_n", "corrected", n=n, w=w, w_star=ws)) <= n / w * (1 + 1e-12)
+        assert (float(c.evaluate_form("T_n", "corrected", n=n, w=w,
+                                      w_star=ws)) <= n / w * (1 + 1e-12))
 
 
 def test_sharper_form_is_derived_and_below_the_corrected_one():
@@ -70,8 +73,10 @@ def test_sharper_form_is_derived_and_below_the_corrected_one():
 
 
 @pytest.mark.parametrize("make,args", [
-    (_l5_tight, ()), (_l6_tight, ()), (_tight, ("theorem3", "corrected")), (_tight, ("theorem3", "sharper")),
-    (_tight, ("theorem3", "unconditional")), (_tight, ("theorem4", "corrected")), (_tight, ("theorem4", "sharper")),
+    (_l5_tight, ()), (_l6_tight, ()), (_tight, ("theorem3", "corrected")),
+    (_tight, ("theorem3", "sharper")),
+    (_tight, ("theorem3", "unconditional")), (_tight, ("theorem4", "corrected")),
+    (_tight, ("theorem4", "sharper")),
     (_tight, ("theorem4", "unconditional")),
 ])
 def test_tightness_search_finds_no_violation(make, args):
@@ -81,7 +86,8 @@ def test_tightness_search_finds_no_violation(make, args):
 
 def test_tightness_search_is_deterministic():
     a = tightness_search(*_tight("theorem4", "unconditional"))
-    assert tightness_search(*_tight("theorem4", "unconditional"))[:3] == a[:3]  # derandomized: no seed
+    # derandomized: no seed
+    assert tightness_search(*_tight("theorem4", "unconditional"))[:3] == a[:3]
 
 
 def test_tightness_search_reports_a_violation_of_a_too_tight_form():

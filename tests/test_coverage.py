@@ -41,7 +41,8 @@ def _cli(argv, capsys):
 def test_every_document_package_has_an_inventory(entries, walked):
     from verify.registry import plugins
 
-    # every registered document plugin of this distribution carries an inventory (found through its entry point)
+    # every registered document plugin of this distribution carries an inventory (found through its
+    # entry point)
     ours = [p.module for p in plugins() if p.module.startswith("verify.documents.")]
     assert len(ours) >= 3 and set(ours) <= set(coverage.packages())
     docs = [coverage._read(p, coverage.SECTIONS)["document"] for p in coverage.packages()]
@@ -95,13 +96,15 @@ def test_verdicts_are_looked_up_not_stored(entries):
     steps, claims = coverage.status_documents()
     e = next(x for x in entries if x["claim"] and x["step"] and x["status"] == "checked")
     assert coverage.verdict(e, steps, claims) == f"{claims[e['claim']]}; step {steps[e['step']]}"
-    assert coverage.verdict(e, {e["step"]: "wrong"}, {e["claim"]: "violated"}) == "violated; step wrong"
+    assert (coverage.verdict(e, {e["step"]: "wrong"},
+                             {e["claim"]: "violated"}) == "violated; step wrong")
     assert coverage.verdict({"claim": None, "step": None}, steps, claims) is None
 
 
 def test_coverage_markdown_is_what_the_inventory_produces_now(entries):
     committed = (ROOT / "docs" / "COVERAGE.md").read_text(encoding="utf-8")
-    assert committed == coverage.markdown(entries), "regenerate with: python -m verify coverage --write"
+    assert (committed
+            == coverage.markdown(entries)), "regenerate with: python -m verify coverage --write"
 
 
 def test_markdown_lists_sections_counts_and_the_todo(entries, walked):
@@ -113,8 +116,10 @@ def test_markdown_lists_sections_counts_and_the_todo(entries, walked):
     assert todo.count("\n- **") == sum(e["status"] == "not checked" for e in entries)
     heads = ("| document", "| location", "| all")
     table_rows = [ln for ln in md.splitlines()
-                  if ln.startswith("| ") and " | " in ln and not ln.startswith(heads) and "|---" not in ln]
-    assert len(table_rows) == len(entries) + len(walked)  # one row per entry + one count row per document
+                  if ln.startswith("| ") and " | " in ln and not ln.startswith(heads)
+                  and "|---" not in ln]
+    # one row per entry + one count row per document
+    assert len(table_rows) == len(entries) + len(walked)
     assert "001_" not in md and "../shared" not in md  # cited bibliographically only
 
 
@@ -139,9 +144,11 @@ def test_filters_select_and_bad_input_is_refused(entries, capsys):
     code, out, _ = _cli(["--json", "--status", "not-checked", "--document", "cis_imh"], capsys)
     rows = json.loads(out)
     assert code == 0 and rows
-    assert len(rows) == sum(e["status"] == "not checked" and e["document"] == "003" for e in entries)
+    assert (len(rows)
+            == sum(e["status"] == "not checked" and e["document"] == "003" for e in entries))
     assert {r["status"] for r in rows} == {"not checked"}
-    for argv in (["--status", "bogus"], ["--document", "nowhere"], ["--write", "--status", "checked"],
+    for argv in (["--status", "bogus"], ["--document", "nowhere"],
+                 ["--write", "--status", "checked"],
                  ["--json", "--write"], ["--frobnicate"]):
         code, out, err = _cli(argv, capsys)
         assert code == 2 and not out and len(err.strip().splitlines()) == 1, argv
@@ -157,7 +164,8 @@ def test_terminal_table_fits_100_columns(entries, capsys):
     code, out, _ = _cli(["--status", "checked", "--document", "002"], capsys)
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
     assert "El hanchi (2018)" in out
-    assert not any(line.startswith(("not checked", "not checkable", "out of scope")) for line in out.splitlines())
+    assert not any(line.startswith(("not checked", "not checkable",
+                                    "out of scope")) for line in out.splitlines())
 
 
 def test_every_quote_is_verbatim_in_its_document(entries):

@@ -29,7 +29,9 @@ def test_equal_symbols_give_one_key():
 
 
 def test_a_claim_alone_finds_its_derivations_in_the_cache():
-    """lemma5 built in a fresh process (nothing else derived first) derives nothing: every sympy call hits the file."""
+    """lemma5 built in a fresh process (nothing else derived first) derives nothing: every sympy
+    call hits the file.
+    """
     code = ("import bounds.derive as d\n"
             "calls = []\n"
             "orig = d._key\n"
@@ -38,12 +40,14 @@ def test_a_claim_alone_finds_its_derivations_in_the_cache():
             "import bounds\n"
             "bounds.get('lemma5')\n"
             "print(len(calls), all(calls))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
     assert int(out[0]) >= 2 and out[1] == "True"
 
 
 def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
-    """verify.registry.bound_value memoises a bound per process; the key is exact (an array by its bytes: its repr
+    """verify.registry.bound_value memoises a bound per process; the key is exact (an array by its
+    bytes: its repr
     elides the middle of a long array, which would make two different arrays one key)."""
     import numpy as np
 
@@ -63,8 +67,10 @@ def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
     b = a.copy()
     b[2500] = 1.0
     assert repr(a) == repr(b)
-    assert registry.bound_value("c", "q", "f", x=a) == 0.0 and registry.bound_value("c", "q", "f", x=b) == 1.0
+    assert (registry.bound_value("c", "q", "f",
+                                 x=a) == 0.0 and registry.bound_value("c", "q", "f", x=b) == 1.0)
     assert registry.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3
     assert registry.bound_value("c", "q", "f", x=0.1) == 0.1 and len(seen) == 3  # memoised
     nxt = float(np.nextafter(0.1, 1.0))
-    assert registry.bound_value("c", "q", "f", x=nxt) == nxt and len(seen) == 4  # the next double is another key
+    # the next double is another key
+    assert registry.bound_value("c", "q", "f", x=nxt) == nxt and len(seen) == 4

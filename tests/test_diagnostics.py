@@ -77,7 +77,8 @@ def test_window_groups_keep_replicates_of_different_runs_apart():
 
 
 def test_run_json_carries_the_diagnostics(capsys):
-    rc = main(["run", "--scheme", "pmcsa", "--dim", "3", "--N", "4", "--iters", "60", "--optimizer", "adam",
+    rc = main(["run", "--scheme", "pmcsa", "--dim", "3", "--N", "4", "--iters", "60", "--optimizer",
+               "adam",
                "--lr", "0.05", "--replicates", "2", "--record-every", "20", "--json"])
     out, _ = capsys.readouterr()
 

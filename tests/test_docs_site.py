@@ -33,13 +33,16 @@ from verify.browser import DevTools  # the DevTools client over --remote-debuggi
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 DOC_PAGE = "_generated/documents/kim-et-al-neurips-2022.html"
-NEEDED = {"sphinx": "Sphinx", "myst_nb": "myst-nb", "furo": "furo", "mathjax": "django-static-mathjax"}
+NEEDED = {"sphinx": "Sphinx", "myst_nb": "myst-nb", "furo": "furo",
+          "mathjax": "django-static-mathjax"}
 
 
 def _docs_extra():
     missing = [dist for mod, dist in NEEDED.items() if importlib.util.find_spec(mod) is None]
     if missing:
-        pytest.skip(f"the docs extra is not installed (missing {', '.join(missing)}): pip install -e '.[docs]'")
+        pytest.skip(
+            f"the docs extra is not installed (missing {', '.join(missing)}): pip install -e "
+            f"'.[docs]'")
 
 
 def build(out: pathlib.Path, *options: str) -> subprocess.CompletedProcess:
@@ -49,9 +52,11 @@ def build(out: pathlib.Path, *options: str) -> subprocess.CompletedProcess:
     # pages include files of the repository beside docs/ (docs/own-claim.md: ../examples/...)
     shutil.copytree(ROOT / "examples", out.parent / "examples",
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(out.parent / "doctrees"),
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d",
+           str(out.parent / "doctrees"),
            "-D", f"mcsa_root={ROOT}", *options, str(src), str(out)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")
@@ -63,28 +68,34 @@ def site():
         yield out, r
 
 
-def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int = 1000, settle: float = 0,
+def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int = 1000,
+              settle: float = 0,
               until: str | None = None) -> dict:
-    """Load ``path`` (a file, or a file:// URL) in headless Chromium; wait for its images and MathJax; return what the
-    page showed: console and log events, every requested URL, facts read from the DOM and a
-    screenshot (taken ``settle`` seconds after the formulas are typeset: the theme scrolls
+    """Load ``path`` (a file, or a file:// URL) in headless Chromium; wait for its images and
+    MathJax; return what the page showed: console and log events, every requested URL, facts read
+    from the DOM and a screenshot (taken ``settle`` seconds after the formulas are typeset: the
+    theme scrolls
     smoothly to a #fragment).  ``until``: a JS condition awaited (at most 30 s) first."""
     with tempfile.TemporaryDirectory() as profile:
         dt = DevTools(exe, profile)
         try:
             targets = dt.send("Target.getTargets")["targetInfos"]
             target = next(t for t in targets if t["type"] == "page")
-            sid = dt.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
+            sid = dt.send("Target.attachToTarget",
+                          {"targetId": target["targetId"], "flatten": True})["sessionId"]
             for domain in ("Page", "Runtime", "Log", "Network"):
                 dt.send(f"{domain}.enable", session=sid)
             dt.send("Emulation.setDeviceMetricsOverride",
-                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                    session=sid)
             dt.events.clear()
-            dt.send("Page.navigate", {"url": path if isinstance(path, str) else path.as_uri()}, session=sid)
+            dt.send("Page.navigate", {"url": path if isinstance(path, str) else path.as_uri()},
+                    session=sid)
             dt.wait_for("Page.loadEventFired", timeout=120)
 
             def js(expr):
-                r = dt.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
+                r = dt.send("Runtime.evaluate",
+                            {"expression": expr, "returnByValue": True, "awaitPromise": True},
                             session=sid, timeout=120)
                 if "exceptionDetails" in r:
                     raise AssertionError(r["exceptionDetails"])
@@ -95,7 +106,8 @@ def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int
                          " ? MathJax.startup.promise.then(() => 'typeset') : 'absent'")
             if until:
                 js("new Promise(r => { const t0 = Date.now(); (function p() { "
-                   f"if (({until}) || Date.now() - t0 > 30000) r(); else setTimeout(p, 100); }})(); }})")
+                   f"if (({until}) || Date.now() - t0 > 30000) r(); else setTimeout(p, 100); "
+                   f"}})(); }})")
             if settle:
                 js(f"new Promise(r => setTimeout(r, {settle * 1000:.0f}))")
             shot = dt.send("Page.captureScreenshot", {"format": "png"}, session=sid)["data"]
@@ -113,7 +125,8 @@ def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int
             })""")
             requests = [e["params"]["request"]["url"] for e in dt.events
                         if e.get("method") == "Network.requestWillBeSent"]
-            return {"events": list(dt.events), "requests": requests, "mathjax": mathjax, "facts": facts,
+            return {"events": list(dt.events), "requests": requests, "mathjax": mathjax,
+                    "facts": facts,
                     "screenshot": base64.b64decode(shot)}
         finally:
             dt.close()
@@ -124,7 +137,8 @@ def errors(events) -> list:
     for e in events:
         m, p = e.get("method"), e.get("params", {})
         if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-            out.append(("console", [a.get("value", a.get("description")) for a in p.get("args", [])]))
+            out.append(("console", [a.get("value", a.get("description"))
+                                    for a in p.get("args", [])]))
         elif m == "Runtime.exceptionThrown":
             out.append(("exception", p.get("exceptionDetails", {}).get("text")))
         elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
@@ -148,19 +162,24 @@ def pages(site):
 def test_site_builds_with_warnings_as_errors(site):
     out, r = site
     assert r.returncode == 0, f"sphinx -W failed:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
-    for page in ("index.html", "getting-started.html", "api.html", "ERRATA.html", "coverage.html", "figures.html",
-                 "own-claim.html", "methods.html", "references.html", "notebooks.html", "_generated/claims.html",
+    for page in ("index.html", "getting-started.html", "api.html", "ERRATA.html", "coverage.html",
+                 "figures.html",
+                 "own-claim.html", "methods.html", "references.html", "notebooks.html",
+                 "_generated/claims.html",
                  DOC_PAGE):
         assert (out / page).is_file(), page
     notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-    assert notebooks and sorted(p.stem for p in (out / "_generated" / "notebooks").glob("*.html")) == notebooks
+    assert (notebooks
+            and sorted(p.stem for p in (out / "_generated" / "notebooks").glob("*.html"))
+            == notebooks)
     assert (out / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
 
 
 def test_no_page_references_the_network(site):
     """No script, stylesheet, image, font or frame of any built page comes from http(s)."""
     out, _ = site
-    pattern = re.compile(r"<(?:script|link|img|iframe|source|embed)\b[^>]*?\b(?:src|href)=[\"'](?:https?:)?//", re.I)
+    pattern = re.compile(
+        r"<(?:script|link|img|iframe|source|embed)\b[^>]*?\b(?:src|href)=[\"'](?:https?:)?//", re.I)
     bad = {str(p.relative_to(out)): pattern.findall(p.read_text(encoding="utf-8"))
            for p in out.rglob("*.html")}
     assert {k: v for k, v in bad.items() if v} == {}
@@ -175,7 +194,8 @@ def test_pages_render_offline_without_console_errors(pages):
         foreign = [u for u in page["requests"] if not u.startswith(("file://", "data:"))]
         assert foreign == [], f"{name} fetched {foreign}"
         assert page["facts"]["brokenImages"] == [], name
-        assert page["facts"]["title"].startswith(("mcsa-verify", "Kim et al.", "Search")), page["facts"]["title"]
+        assert page["facts"]["title"].startswith(("mcsa-verify", "Kim et al.",
+                                                  "Search")), page["facts"]["title"]
 
 
 def test_search_works_offline(pages):
@@ -186,7 +206,8 @@ def test_search_works_offline(pages):
 def test_formulas_are_typeset_by_the_local_mathjax(pages):
     page = pages[DOC_PAGE]
     assert page["mathjax"] == "typeset"
-    assert any(u.startswith("file://") and u.split("?")[0].endswith("_static/mathjax/tex-mml-chtml.js")
+    assert any(u.startswith("file://")
+               and u.split("?")[0].endswith("_static/mathjax/tex-mml-chtml.js")
                for u in page["requests"])
     f = page["facts"]
     assert f["math"] > 50 and f["typeset"] >= f["math"], f  # every formula of the page typeset
@@ -207,6 +228,8 @@ def test_document_page_shows_the_committed_statuses(pages):
 
 def test_index_links_every_section(pages):
     links = pages["index.html"]["facts"]["links"]
-    for target in ("getting-started.html", "_generated/claims.html", "ERRATA.html", "coverage.html", "figures.html",
-                   "notebooks.html", "api.html", "own-claim.html", "methods.html", "references.html"):
+    for target in ("getting-started.html", "_generated/claims.html", "ERRATA.html", "coverage.html",
+                   "figures.html",
+                   "notebooks.html", "api.html", "own-claim.html", "methods.html",
+                   "references.html"):
         assert target in links, target

@@ -5,7 +5,8 @@ does: "Kim et al. (NeurIPS 2022)", "the CIS-as-IMH draft", "El hanchi (2018)".  
 reading's name and meaning, every string a claim's package shows (check notes, audit details,
 corrections, coverage reasons: the string literals of verify/documents, docstrings and comments
 excepted), the packaged verdicts.json and audit.json, docs/ERRATA.md and docs/COVERAGE.md, and the
-terminal's `bounds show`.  The report's HTML is checked by tests/test_report.py with the same pattern.
+terminal's `bounds show`.  The report's HTML is checked by tests/test_report.py with the same
+pattern.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pytest
 from documents_kit import code_strings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-#: a document number used as a name ("003's definition", "as 003 defines it", "001 §4.2"): 000-004 standing
+#: a document number used as a name ("003's definition", "as 003 defines it", "001 §4.2"): 000-004
+#standing
 #: alone, not part of a decimal (0.001), a grouped number (10 000, 10,000) or an identifier
 DOC_NUMBER = re.compile(r"(?<![\w.,])(?<!\d )00[0-4](?:'s)?(?!\w)(?!\.\d)")
 #: keys and fields that hold a document's number as data (the key itself), not as text a user reads
@@ -31,9 +33,11 @@ def jargon(text: str) -> list[str]:
 
 
 def test_the_pattern_sees_jargon_and_not_numbers():
-    for bad in ("'accept' (003's definition)", "as 003 defines it", "001 §4.2: shape", "no sentence of 002"):
+    for bad in ("'accept' (003's definition)", "as 003 defines it", "001 §4.2: shape",
+                "no sentence of 002"):
         assert jargon(bad), bad
-    for ok in ("alpha 0.001", "|S| = 10 000", "10,000 points", "seed 1001", "x003", "the CIS-as-IMH draft"):
+    for ok in ("alpha 0.001", "|S| = 10 000", "10,000 points", "seed 1001", "x003",
+               "the CIS-as-IMH draft"):
         assert not jargon(ok), ok
 
 
@@ -66,14 +70,17 @@ def _literals(path: pathlib.Path):
 
 
 def test_strings_the_claims_show():
-    """Check notes, audit details, corrections, reasons: every string literal of the claims' packages."""
+    """Check notes, audit details, corrections, reasons: every string literal of the claims'
+    packages.
+    """
     bad = []
     for p in sorted((ROOT / "verify" / "documents").rglob("*.py")):
         for line, s in _literals(p):
             if jargon(s):
                 bad.append(f"{p.relative_to(ROOT)}:{line}: {jargon(s)[0]!r}")
     for p in sorted((ROOT / "verify" / "documents").rglob("*.json")):
-        bad += [f"{p.relative_to(ROOT)}: {j!r}" for s in _strings(json.loads(p.read_text())) for j in jargon(s)]
+        bad += [f"{p.relative_to(ROOT)}: {j!r}" for s in _strings(json.loads(p.read_text()))
+                for j in jargon(s)]
     assert bad == []
 
 
@@ -91,7 +98,9 @@ def test_generated_docs(name):
 
 
 def test_the_terminal_cites_derivations(capsys):
-    """`bounds show` prints each form's derivation with the document named (it was '(001 §6.2 ...)')."""
+    """`bounds show` prints each form's derivation with the document named (it was '(001 §6.2
+    ...)').
+    """
     from bounds.cli import main
 
     assert main(["show", "figure1", "--wide"]) == 0

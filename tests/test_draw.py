@@ -57,13 +57,16 @@ def test_a_title_too_long_is_wrapped_not_cut(drawn):
     D.fit_title(fig, "a title far too long for one line of a slide " * 6)
     assert D.title_fits(fig) and "\n" in fig.get_suptitle()
     assert fig.get_suptitle().replace("\n",
-                                      " ").split() == ("a title far too long for one line of a slide " * 6).split()
+                                      " ").split() == (
+                                          "a title far too long for one line of a slide "
+                                          * 6).split()
     D.fit_title(fig, "restored")
 
 
 @pytest.mark.parametrize("argv", [
     ["mixing", "--N", "4", "--w-star", "10", "--schemes", "msc,pmcsa", "--out", "{tmp}/m.pdf"],
-    ["variance", "--N", "2,4", "--w-star", "10", "--t", "5", "--schemes", "JSA,pMCSA", "--out", "{tmp}/v.svg"],
+    ["variance", "--N", "2,4", "--w-star", "10", "--t", "5", "--schemes", "JSA,pMCSA", "--out",
+     "{tmp}/v.svg"],
     ["wstar", "--N", "8", "--t", "20", "--w-star", "5,200", "--out", "{tmp}/w.png"],
     ["step", "eq3", "--out", "{tmp}/s.png"],
 ], ids=["mixing", "variance", "wstar", "step"])
@@ -83,15 +86,19 @@ BAD = [
     (["mixing", "--N", "1", "--out", "{tmp}/x.png"], "--N: must be an integer >= 2, got 1"),
     (["mixing", "--N", "4,x", "--out", "{tmp}/x.png"], "--N: must be an integer >= 2, got x"),
     (["mixing", "--N", "1000", "--out", "{tmp}/x.png"], "--N: at most 64 is supported"),
-    (["mixing", "--w-star", "0.5", "--out", "{tmp}/x.png"], "--w-star: must be a number >= 1, got 0.5"),
+    (["mixing", "--w-star", "0.5", "--out", "{tmp}/x.png"],
+     "--w-star: must be a number >= 1, got 0.5"),
     (["mixing", "--N", "2,4,8", "--w-star", "2,3,4", "--out", "{tmp}/x.png"], "at most 6 panels"),
-    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"], ("--schemes: must be a comma list of MSC, MSC-RB, "
+    (["mixing", "--schemes", "MSC,SGD", "--out", "{tmp}/x.png"],
+     ("--schemes: must be a comma list of MSC, MSC-RB, "
         "JSA, "
                                                                    "pMCSA, got SGD")),
     (["variance", "--t", "0", "--out", "{tmp}/x.png"], "--t: must be an integer >= 1, got 0"),
-    (["variance", "--pi0", "0.7", "--out", "{tmp}/x.png"], "--pi0: must be a number with 0 < x <= 0.5, got 0.7"),
+    (["variance", "--pi0", "0.7", "--out", "{tmp}/x.png"],
+     "--pi0: must be a number with 0 < x <= 0.5, got 0.7"),
     (["wstar", "--N", "4,8", "--out", "{tmp}/x.png"], "--N: one value for wstar"),
-    (["wstar", "--w-star", "500,50", "--out", "{tmp}/x.png"], "--w-star: the range LO,HI with LO < HI"),
+    (["wstar", "--w-star", "500,50", "--out", "{tmp}/x.png"],
+     "--w-star: the range LO,HI with LO < HI"),
     (["wstar", "--schemes", "JSA,MSC", "--out", "{tmp}/x.png"], "--schemes: wstar compares pMCSA"),
     (["wstar", "--k", "5", "--out", "{tmp}/x.png"], "unrecognized arguments: --k 5"),
     (["step", "nosuchstep", "--out", "{tmp}/x.png"], "unknown audit step 'nosuchstep'"),
@@ -109,16 +116,21 @@ def test_bad_input_one_line_exit_2_nothing_written(argv, message, tmp_path, caps
 
 
 def test_bad_input_is_refused_before_drawing_or_computing():
-    """In a fresh interpreter: after a refused command, neither matplotlib nor the exact machinery was imported."""
-    code = ("import sys; from verify.cli import main; rc = main(['draw', 'wstar', '--N', '0', '--out', 'x.png']); "
-            "print(rc, [m for m in ('matplotlib', 'simulate.finite', 'sympy') if m in sys.modules])")
+    """In a fresh interpreter: after a refused command, neither matplotlib nor the exact machinery
+    was imported.
+    """
+    code = ("import sys; from verify.cli import main; rc = main(['draw', 'wstar', '--N', '0', "
+            "'--out', 'x.png']); print(rc, [m for m in ('matplotlib', 'simulate.finite', 'sympy') "
+            "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["2", "[]"] and out.stderr.count("\n") == 1, (out.stdout, out.stderr)
+    assert (out.stdout.split() == ["2", "[]"] and out.stderr.count("\n")
+            == 1), (out.stdout, out.stderr)
 
 
 # ----------------------------------------------------------------------------- the marked w*
 def _independent_second_moments(N, t, w_star, pi0=0.3, L=1.0):
-    """pMCSA and JSA's E||g_t||^2 from z*, recomputed here: pMCSA's N independent chains each with law
+    """pMCSA and JSA's E||g_t||^2 from z*, recomputed here: pMCSA's N independent chains each with
+    law
     K^t(z*, .) give E s^2 / N + (1 - 1/N) (E s)^2; JSA's sweep starts from K^(N(t-1))(z*, .)."""
     pi, q = F.hard_instance(2, w_star, seed=0, pi0=pi0)
     s = F.centred_bounded_score(pi, L)
@@ -142,7 +154,8 @@ def test_the_marked_wstar_is_where_pmcsa_advantage_vanishes(drawn):
     assert crossing_is_right(w, 16, 100)
     # the drawn curves agree with the independent values, and cross between the grid points around w
     pm, jsa = np.array([_independent_second_moments(16, 100, x) for x in d.data["w"]]).T
-    assert np.allclose(d.data["exact"]["pMCSA"], pm, rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa,
+    assert np.allclose(d.data["exact"]["pMCSA"], pm,
+                       rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa,
                                                                                  rtol=1e-10)
     i = int(np.searchsorted(d.data["w"], w))
     assert pm[i - 1] < jsa[i - 1] and pm[i] >= jsa[i]
@@ -160,37 +173,44 @@ def test_no_crossing_is_marked_where_there_is_none():
 
 def test_crossing_moves_with_the_instance():
     """The crossing depends on the instance (pi0 = pi(z*)): recomputed, never a constant."""
-    a, b = D.crossing(16, 100, "JSA", (20.0, 2000.0), pi0=0.3), D.crossing(16, 100, "JSA", (20.0, 2000.0), pi0=0.2)
+    a, b = D.crossing(16, 100, "JSA", (20.0, 2000.0),
+                      pi0=0.3), D.crossing(16, 100, "JSA", (20.0, 2000.0), pi0=0.2)
     assert a is not None and b is not None and abs(a / b - 1) > 0.05
     assert crossing_is_right(a, 16, 100) and not crossing_is_right(b, 16, 100)
 
 
-# ----------------------------------------------------------------------------- bounds: capped, the paper's values
+# --------------------------------------------------------------- bounds: capped, the paper's values
 def test_bounds_are_capped_at_the_trivial_bound_and_the_cap_is_active(drawn):
     var = drawn["variance"].data["panels"][0]
     mix = drawn["mixing"].data["panels"][0]
     vals = [v for d in var["bounds"].values() for v in d.values()]
     assert all(np.nanmax(v) <= 1.0 for v in vals)
     assert all(np.max(v) <= 1.0 for d in mix["bounds"].values() for v in d.values())
-    # uncapped, MSC-RB's stated bound 4 L^2 chi2 / (N - 1) exceeds L^2 at N = 2, w* = 10: the cap is doing something
+    # uncapped, MSC-RB's stated bound 4 L^2 chi2 / (N - 1) exceeds L^2 at N = 2, w* = 10: the cap is
+    # doing something
     import bounds
 
     pi, q = F.hard_instance(2, 10.0, seed=0, pi0=0.3)
-    raw = bounds.get(D.claim_of("MSC-RB")).evaluate_form("second_moment", "stated", N=2, L=1.0, mu_norm=0.0,
+    raw = bounds.get(D.claim_of("MSC-RB")).evaluate_form("second_moment", "stated", N=2, L=1.0,
+                                                         mu_norm=0.0,
                                                         chi2=float((pi ** 2 / q).sum() - 1))
     assert float(raw) > 1.0 and var["bounds"]["MSC-RB"]["stated"][0] == 1.0
 
 
 def test_wstar_stated_bounds_are_the_papers(drawn):
-    """The dashed curves are bounds.compare's stated second moments (C_cov from the same law), capped at L^2."""
+    """The dashed curves are bounds.compare's stated second moments (C_cov from the same law),
+    capped at L^2.
+    """
     import bounds
 
     d = drawn["wstar"].data
     i = 7
     w = float(d["w"][i])
     pi, q = F.hard_instance(2, w, seed=0, pi0=0.3)
-    rows = {r["scheme"]: r for r in bounds.compare(N=16, w_star=w, chi2=float((pi ** 2 / q).sum() - 1))}
-    assert math.isclose(d["bounds"]["pMCSA"]["stated"][i], min(1.0, rows["pMCSA"]["second_moment"]), rel_tol=1e-12)
+    rows = {r["scheme"]: r for r in bounds.compare(N=16, w_star=w,
+                                                   chi2=float((pi ** 2 / q).sum() - 1))}
+    assert math.isclose(d["bounds"]["pMCSA"]["stated"][i], min(1.0, rows["pMCSA"]["second_moment"]),
+                        rel_tol=1e-12)
 
 
 def test_stationary_values_are_the_stationary_moments(drawn):
@@ -206,7 +226,8 @@ def test_stationary_values_are_the_stationary_moments(drawn):
 # ----------------------------------------------------------------------------- step
 def test_step_figure_shows_the_stored_counterexample(drawn):
     d = drawn["step"]
-    stored = json.loads(files("verify").joinpath("data", "audit.json").read_text())["steps"]["theorem2.mse"]
+    stored = json.loads(
+        files("verify").joinpath("data", "audit.json").read_text())["steps"]["theorem2.mse"]
     ce = stored["outcome"]["counterexample"]
     assert stored["status"] == d.data["status"] == "wrong"
     assert d.marks == {"lhs": ce["lhs"], "rhs": ce["rhs"]} and d.marks["lhs"] > d.marks["rhs"]
@@ -216,13 +237,16 @@ def test_step_figure_shows_the_stored_counterexample(drawn):
 
 def test_a_step_without_a_numeric_counterexample_shows_its_evidence():
     d = D.figure("step", step_id="theorem4.statement")
-    stored = json.loads(files("verify").joinpath("data", "audit.json").read_text())["steps"]["theorem4.statement"]
-    assert stored["outcome"]["counterexample"] in (None, {}) and d.marks == {} and len(d.fig.axes) == 1
+    stored = json.loads(
+        files("verify").joinpath("data", "audit.json").read_text())["steps"]["theorem4.statement"]
+    assert (stored["outcome"]["counterexample"] in (None, {}) and d.marks == {}
+            and len(d.fig.axes) == 1)
     texts = " ".join(t.get_text() for t in d.fig.axes[0].texts).replace("\n", " ")
     assert "evidence:" in texts and "correction:" in texts and D.title_fits(d.fig)
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["mixing", "--help"], ["wstar", "--help"], ["step", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["mixing", "--help"], ["wstar", "--help"],
+                                  ["step", "--help"]])
 def test_help_names_the_kinds_and_the_exit_statuses(argv, capsys):
     assert main(["draw", *argv]) == 0
     out = " ".join(capsys.readouterr().out.split())

@@ -42,7 +42,8 @@ def test_it_is_registered_like_a_builtin_claim():
 
 
 def test_verify_list_shows_it():
-    out = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True,
+                         text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
     row = next(r for r in json.loads(out.stdout) if r["claim"] == CLAIM)
@@ -54,10 +55,12 @@ def test_verify_list_shows_it():
 def test_bounds_evaluates_it(capsys):
     from bounds.cli import main
 
-    assert main([CLAIM, "--n", "10", "--delta", "0.5", "--f-sup", "1", "--f-osc", "2", "--t", "3", "--json"]) == 0
+    assert (main([CLAIM, "--n", "10", "--delta", "0.5", "--f-sup", "1", "--f-osc", "2", "--t", "3",
+                  "--json"]) == 0)
     out = json.loads(capsys.readouterr().out)
     assert out["bounds"]["bias"]["stated"] == pytest.approx(2 / (10 * 0.5), rel=1e-15)
-    assert out["bounds"]["bias"]["explicit"] == pytest.approx(2 * (1 - 0.5 ** 10) / (10 * 0.5), rel=1e-15)
+    assert (out["bounds"]["bias"]["explicit"] == pytest.approx(2 * (1 - 0.5 ** 10) / (10 * 0.5),
+                                                               rel=1e-15))
     assert out["bounds"]["tv"]["stated"] == pytest.approx(0.125, rel=1e-15)
     assert main(["list", "--json"]) == 0
     assert CLAIM in [r["id"] for r in json.loads(capsys.readouterr().out)]
@@ -67,7 +70,8 @@ def test_the_command_line_verifies_and_tightening_breaks_it(capsys, tmp_path):
     from verify.cli import main
 
     fig = tmp_path / "claim.png"
-    assert main([CLAIM, "--json", "--bound-scale", "0.99", "--plot", str(fig)]) == 1  # exit 1: violated
+    # exit 1: violated
+    assert main([CLAIM, "--json", "--bound-scale", "0.99", "--plot", str(fig)]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "violated" and out["alpha"] == 1e-3 and out["bound_scale"] == 0.99
     assert fig.stat().st_size > 10_000  # the claim's own figure (Verification.plot)

@@ -1,7 +1,7 @@
 """What the figures and the texts beside them say agrees (issue 24 §3, "figure texts").
 
-* a figure's legend quotes the critical z its error bars use, and the report's text beside the figure quotes the
-  same z (the checks' own: one-sided for a bound, two-sided for an identity);
+* a figure's legend quotes the critical z its error bars use, and the report's text beside the
+  figure quotes the same z (the checks' own: one-sided for a bound, two-sided for an identity);
 * no panel's subtitle starts with "; " (or holds an empty part);
 * a claim's only reading owns all its checks: "(all N checks)", never "(0 own checks)";
 * each status has one colour, the same in the report and on the docs site.
@@ -22,7 +22,8 @@ from verify.registry import REGISTRY
 from verify.report import STATUS_COLOURS, build, cached_runs, claim_ids, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-#: claims whose figure shows Monte Carlo points (identities, bounds) and one with both kinds of checks
+#: claims whose figure shows Monte Carlo points (identities, bounds) and one with both kinds of
+#checks
 MC_CLAIMS = ("proposition1", "table1", "sgfs_autocovariance", "theorem1")
 
 
@@ -51,8 +52,10 @@ def _numbers(text: str) -> set[str]:
 
 
 def test_legend_and_text_quote_the_same_critical_z(quick):
-    """Every figure's Monte Carlo legend entry quotes z values that the text beside it quotes (the report's
-    Monte Carlo sentence, built from :func:`verify.plot.z_text`): the checks' own critical values."""
+    """Every figure's Monte Carlo legend entry quotes z values that the text beside it quotes (the
+    report's
+    Monte Carlo sentence, built from :func:`verify.plot.z_text`): the checks' own critical
+    values."""
     seen = 0
     for cid in claim_ids():
         rep = quick[cid]
@@ -81,7 +84,9 @@ def test_the_report_text_is_the_checks_z(quick, built, cid):
 def test_identities_and_bounds_are_told_apart(quick):
     """theorem1 decides bounds one-sided and identities two-sided: the text names both z."""
     text = z_text(quick["theorem1"].checks)
-    assert re.fullmatch(r"one-sided z = \d\.\d\d for the bounds; two-sided z = \d\.\d\d for the identities", text), text
+    assert re.fullmatch(
+        r"one-sided z = \d\.\d\d for the bounds; two-sided z = \d\.\d\d for the identities",
+        text), text
     assert z_text(quick["table1"].checks).startswith("one-sided z = ")
     assert z_text(quick["proposition1"].checks).startswith("two-sided z = ")
 
@@ -92,7 +97,8 @@ def test_no_subtitle_starts_with_a_separator(quick):
         if REGISTRY[cid].plot is not None:  # a reproduction's own figure: its own titles
             continue
         fig = make_figure(quick[cid])
-        titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [ax.get_title() for ax in fig.axes]
+        titles = ([fig._suptitle.get_text() if fig._suptitle else ""]
+                  + [ax.get_title() for ax in fig.axes])
         for t in titles:
             for line in t.splitlines():
                 if line.lstrip().startswith(";") or "; ;" in line or line.rstrip().endswith(";"):
@@ -112,7 +118,8 @@ def test_a_reading_that_owns_all_checks_says_so(quick):
             assert f"(all {len(rep.checks)} check" in text, (cid, text)
     # the terminal prints it: a one-reading claim
     rep = quick["lemma3"]
-    assert len(rep.reading_defs or ()) <= 1 and "(0 own checks)" in readings_text(rep)  # what it fixes
+    # what it fixes
+    assert len(rep.reading_defs or ()) <= 1 and "(0 own checks)" in readings_text(rep)
     assert f"(all {len(rep.checks)} checks)" in own_checks_text(readings_text(rep), rep)
 
 
@@ -127,12 +134,14 @@ def test_the_terminal_prints_the_fixed_counts(quick, capsys):
 def test_each_status_has_one_colour_in_the_report_and_the_docs(built):
     html = built[1]
     css = (ROOT / "docs" / "_static" / "mcsa.css").read_text()
-    var = {"holds": "holds", "violated": "violated", "inconclusive": "inconclusive", "depends on reading": "depends"}
+    var = {"holds": "holds", "violated": "violated", "inconclusive": "inconclusive",
+           "depends on reading": "depends"}
     for status, colour in STATUS_COLOURS.items():
         assert re.search(rf"--{var[status]}: {colour};", html), status
         found = re.findall(rf"\.mcsa-{var[status]} \{{ background: (#[0-9a-fA-F]{{6}}); \}}", css)
         assert found == [colour], (status, found)
-    # the report's badges take their colour from those variables only (no second colour for a status)
+    # the report's badges take their colour from those variables only (no second colour for a
+    # status)
     assert re.search(r"\.status\.depends-on-reading[^{]*\{ background: var\(--depends\); \}", html)
     template = (ROOT / "verify" / "templates" / "report.html.j2").read_text()
     assert not re.search(r"--(holds|violated|inconclusive|depends): #", template)

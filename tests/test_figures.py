@@ -28,8 +28,9 @@ from verify import reproductions as RP  # noqa: E402
 
 @pytest.fixture(scope="module")
 def reports():
-    """figure1's and figure2's run_verification(REGISTRY[f], "quick", seed=0), taken from the quick run of every
-    claim that this file (test_verify_all_lists_...) and the figure, report and verify tests share in this process
+    """figure1's and figure2's run_verification(REGISTRY[f], "quick", seed=0), taken from the quick
+    run of every claim that this file (test_verify_all_lists_...) and the figure, report and verify
+    tests share in this process
     (verify.report.cached_runs, memoised)."""
     from verify.report import cached_runs
 
@@ -125,7 +126,8 @@ def test_plots_show_every_panel(reports, tmp_path):
 
 def test_reports_are_strict_json(reports):
     for rep in reports.values():
-        d = _strict(json.dumps(rep.as_json()))  # no inf or NaN anywhere, even with the plain encoder
+        # no inf or NaN anywhere, even with the plain encoder
+        d = _strict(json.dumps(rep.as_json()))
         assert d["claim"] in ("figure1", "figure2")
 
 
@@ -135,7 +137,8 @@ def stored_rows():
     out = {}
     for fig in ("figure1", "figure2"):
         if not (DOCS / f"{fig}.csv").exists():
-            pytest.skip(f"{DOCS / fig}.csv not stored yet (python -m verify.reproductions --claim {fig})")
+            pytest.skip(
+                f"{DOCS / fig}.csv not stored yet (python -m verify.reproductions --claim {fig})")
         out[fig] = F.read_csv(DOCS / f"{fig}.csv")
     return out
 
@@ -148,7 +151,8 @@ def _decided(fig, rows, readings=None):
     checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows, readings)
     for c in checks:
         decide(c, len(checks))
-    return Report(fig, checks, 0, 0.0, reading_defs=tuple(REGISTRY[fig].readings), audit=audit_statements(fig))
+    return Report(fig, checks, 0, 0.0, reading_defs=tuple(REGISTRY[fig].readings),
+                  audit=audit_statements(fig))
 
 
 @pytest.fixture(scope="module")
@@ -172,37 +176,46 @@ def test_stored_full_results_follow_from_the_stored_table(fig, stored_rows, deci
     rows = stored_rows[fig]
     stored = json.loads((DATA / f"{fig}.json").read_text())
     rep = decided(fig)
-    assert F.verdict_summary(rep.checks, rep.status.degenerate, rep.status.strict_only) == stored["by_quantity"]
+    assert (F.verdict_summary(rep.checks, rep.status.degenerate,
+                              rep.status.strict_only) == stored["by_quantity"])
     assert rep.verdict == stored["verdict"]
-    assert rep.readings == stored["final_readings"] and rep.failing_readings == stored["failing_readings"]
+    assert (rep.readings == stored["final_readings"] and rep.failing_readings
+            == stored["failing_readings"])
     assert F._sensitivity(fig, rep.checks) == stored["sensitivity"]
     assert len(stored["final_readings"]) == math.prod(len(a)
-                                                      for a in (F.FIG1_AXES if fig == "figure1" else F.FIG2_AXES))
+                                                      for a in (F.FIG1_AXES if fig == "figure1"
+                                                                else F.FIG2_AXES))
     F._LAST[fig] = rows
-    REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))  # the figure is drawn from the table alone
+    # the figure is drawn from the table alone
+    REGISTRY[fig].plot(rep, str(tmp_path / f"{fig}.png"))
 
 
 def test_figure2_tau_1_nat_is_decided_on_the_stored_run(decided):
-    """Reading rule 3 on the stored full run: at tau = 1 nat only 295 of 6400 runs converge, yet the data decide
-    three schemes' Adam comparisons (JSA and pMCSA with >= 5 converged runs in each arm; MSC-RB by Fisher's exact
-    test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the majority: the reading is not degenerate, and
-    it fails.  The sentence is hedged ('Overall, most ... seem'), so by reading rule 2 the claim holds under the
-    lenient end of the tau range and tau = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
+    """Reading rule 3 on the stored full run: at tau = 1 nat only 295 of 6400 runs converge, yet the
+    data decide three schemes' Adam comparisons (JSA and pMCSA with >= 5 converged runs in each arm;
+    MSC-RB by Fisher's exact test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the
+    majority: the reading is not degenerate, and it fails.  The sentence is hedged ('Overall, most
+    ... seem'), so by reading rule 2 the claim holds under the lenient end of the tau range and tau = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
     against 7 of 400) is not decided."""
     rep = decided("figure2")
     st = rep.status
     name = "tau=1 nat; majority (3 of 4)"
-    assert st.status == "holds" and st.degenerate == () and st.failing == () and st.strict_only == (name,)
-    assert st.readings[name] == "violated" and st.readings["tau=max(1,KL*); majority (3 of 4)"] == "holds"
+    assert (st.status == "holds" and st.degenerate == () and st.failing == () and st.strict_only
+            == (name,))
+    assert (st.readings[name] == "violated" and st.readings["tau=max(1,KL*); majority (3 of 4)"]
+            == "holds")
     assert all(r.hedge == F.FIG2_HEDGE for r in REGISTRY["figure2"].readings)
     mine = [c for c in rep.checks if c.reading == name]
     assert F.figure2_degenerate(mine) == ""
-    # the test can say 'degenerate': with MSC-RB's Adam-vs-SGD comparison as thin as MSC's, two schemes decide
+    # the test can say 'degenerate': with MSC-RB's Adam-vs-SGD comparison as thin as MSC's, two
+    # schemes decide
     planted = [dataclasses.replace(c, params={**c.params, "converged": "0/400 vs 3/400"})
-               if c.quantity == "adam_stability (per scheme)" and c.params["scheme"] in ("msc", "msc-rb") else c
+               if c.quantity == "adam_stability (per scheme)"
+               and c.params["scheme"] in ("msc", "msc-rb") else c
                for c in mine]
     why = F.figure2_degenerate(planted)
-    assert "2 of 4 schemes (jsa, pmcsa)" in why and "295 of 6400 runs converge" in why and "msc 13/1600" in why
+    assert ("2 of 4 schemes (jsa, pmcsa)" in why and "295 of 6400 runs converge" in why
+            and "msc 13/1600" in why)
 
 
 @pytest.mark.parametrize("fig, axes", [("figure1", F.FIG1_AXES), ("figure2", F.FIG2_AXES)])
@@ -241,22 +254,26 @@ def test_every_reading_has_its_own_observation_checks_and_shares_the_bounds(deci
 
 def test_a_threshold_outside_the_range_still_gives_violated(stored_rows):
     """Power: the readings do not make the checks unable to fail. Over a range where every value
-    fails the claim is violated; a margin no benefit reaches, or a tolerance below the range, fails."""
+    fails the claim is violated; a margin no benefit reaches, or a tolerance below the range,
+    fails."""
     from verify.decide import final_status, reading_verdicts
     from verify.model import VIOLATED
 
     rows1, rows2 = stored_rows["figure1"], stored_rows["figure2"]
-    # (iii) fails at delta = 0.1 and 0.2 whatever the premises: a range of those alone gives violated
+    # (iii) fails at delta = 0.1 and 0.2 whatever the premises: a range of those alone gives
+    # violated
     axes = (F.DELTAS[:2], F.CHI2_SMALL[1:2], F.W_SMALL[1:2])
     rep = _decided("figure1", rows1, F.joint(axes))
-    st = final_status("figure1", reading_verdicts(rep.checks, F.joint_readings(axes)), {}, F.joint_readings(axes))
+    st = final_status("figure1", reading_verdicts(rep.checks, F.joint_readings(axes)), {},
+                      F.joint_readings(axes))
     assert st.status == VIOLATED
     # delta = 1.5: pMCSA's O(1/N) rate (beta ~ 1) is no longer a benefit
     far = F.Threshold(F.DELTAS[0].axis, "delta=1.5", 1.5, F.DELTAS[0].quote, "outside the range")
     rep = _decided("figure1", rows1, [(far, F.CHI2_SMALL[1], F.W_SMALL[1])])
     assert F.verdict_summary(rep.checks)["pmcsa_benefit [stated]"] == VIOLATED
     # a tolerance below the range (0.75 nat): ADAM is not MSC-RB's most stable optimizer
-    tight = F.Threshold(F.TAUS[0].axis, "tau=0.75 nat", lambda k: 0.75, F.TAUS[0].quote, "outside the range")
+    tight = F.Threshold(F.TAUS[0].axis, "tau=0.75 nat", lambda k: 0.75, F.TAUS[0].quote,
+                        "outside the range")
     rep = _decided("figure2", rows2, [(tight, F.MOST[0])])
     assert F.verdict_summary(rep.checks)["adam_stability [stated]"] == VIOLATED
 
@@ -278,7 +295,8 @@ def test_no_threshold_is_written_outside_the_reading_definitions(stored_rows):
     odd = F.Threshold(F.TAUS[0].axis, "tau=3.7 nat", lambda k: 3.7, F.TAUS[0].quote, "test")
     got = F.figure2_checks(rows, [(odd, F.MOST[0])])
     n = sum(F.converged(r, lambda k: 3.7) for r in rows if r["scheme"] == "pmcsa")
-    assert got[0].params["converged"].startswith(f"{n}/") and got[0].reading == "tau=3.7 nat; majority (3 of 4)"
+    assert (got[0].params["converged"].startswith(f"{n}/") and got[0].reading
+            == "tau=3.7 nat; majority (3 of 4)")
     n_mid = sum(F.converged(r) for r in rows if r["scheme"] == "pmcsa")
     assert n_mid != n and F.tau_of(4.0) == F.TAUS[1].value(4.0)
 
@@ -291,10 +309,12 @@ def test_from_csv_redecides_without_simulating(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(X, "run_figure", lambda *a, **k: pytest.fail("simulated"))
     assert RP.main(["--claim", "figure2", "--from-csv", "--out", str(tmp_path)]) == 0
     assert "nothing simulated" in capsys.readouterr().out
-    got, stored = (json.loads(p.read_text()) for p in (tmp_path / "figure2.json", DATA / "figure2.json"))
+    got, stored = (json.loads(p.read_text()) for p in (tmp_path / "figure2.json",
+                                                       DATA / "figure2.json"))
     assert got == stored
     assert (tmp_path / "figure2.csv").read_bytes() == (DOCS / "figure2.csv").read_bytes()
-    assert RP.main(["--claim", "figure1", "--from-csv", "--out", str(tmp_path)]) == 2  # no table there
+    # no table there
+    assert RP.main(["--claim", "figure1", "--from-csv", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--from-csv: no stored table" in err
 
@@ -315,7 +335,8 @@ def test_closed_forms_of_the_gaussian_pair():
     from simulate.divergences import kl_inclusive
 
     km = X.kl_min_meanfield(target)
-    assert km == pytest.approx(kl_inclusive(target.mean, target.cov, target.mean, np.diag(target.cov)), rel=1e-12)
+    assert (km == pytest.approx(kl_inclusive(target.mean, target.cov, target.mean,
+                                             np.diag(target.cov)), rel=1e-12))
     # w* = inf (r = 1) for the paper's pair, finite for a wide enough isotropic q
     tgt = wishart_target(5, 50)
     st = X.pair_state(tgt, MeanFieldGaussian(5), MeanFieldGaussian(5).init(0.0, 1.0))
@@ -325,17 +346,20 @@ def test_closed_forms_of_the_gaussian_pair():
 
 
 def test_diverged_runs_are_kept_and_not_converged():
-    st = X.Figure2Settings(D=3, nu=5, N=4, replicates=2, iters=60, lrs=(1e-3, 1e5), optimizers=("sgd",),
+    st = X.Figure2Settings(D=3, nu=5, N=4, replicates=2, iters=60, lrs=(1e-3, 1e5),
+                           optimizers=("sgd",),
                            schemes=("pmcsa",), window=20)
     rows = X.figure2_cell(st, "pmcsa", "sgd")
     assert len(rows) == 4
     big = [r for r in rows if r["lr"] == 1e5]
-    assert all(r["diverged"] and r["diverged_at"] > 0 and r["final_kl"] == math.inf and not F.converged(r) for r in big)
+    assert all(r["diverged"] and r["diverged_at"] > 0 and r["final_kl"] == math.inf
+               and not F.converged(r) for r in big)
     assert not any(r["diverged"] for r in rows if r["lr"] == 1e-3)
 
 
 def test_cells_are_cached_and_reproducible(tmp_path):
-    st = X.Figure1Settings(D=3, nu=5, Ns=(2, 4), replicates=2, iters=20, every=10, chains=16, schemes=("msc",))
+    st = X.Figure1Settings(D=3, nu=5, Ns=(2, 4), replicates=2, iters=20, every=10, chains=16,
+                           schemes=("msc",))
     a = X.run_figure("figure1", st, cache_dir=tmp_path)
     b = X.run_figure("figure1", st, cache_dir=tmp_path)  # from the cache
     c = X.run_figure("figure1", st)  # recomputed
@@ -347,22 +371,26 @@ def test_cells_are_cached_and_reproducible(tmp_path):
 
 def _same(rows):
     """Rows without the wall time, NaN made comparable (exact float reprs)."""
-    return json.dumps([{k: v for k, v in sorted(r.items()) if k != "cell_wall_s"} for r in rows], default=repr)
+    return json.dumps([{k: v for k, v in sorted(r.items()) if k != "cell_wall_s"} for r in rows],
+                      default=repr)
 
 
 @pytest.mark.parametrize("fig, cell", [("figure1", ("msc", 4)), ("figure2", ("pmcsa", "sgd"))])
 def test_sweep_engine_path_equals_the_cell_computation_bit_for_bit(reports, fig, cell):
-    # the quick run (through run_figure -> simulate.sweep.execute) against the cell function called directly
+    # the quick run (through run_figure -> simulate.sweep.execute) against the cell function called
+    # directly
     st = X.FIG1_QUICK if fig == "figure1" else X.FIG2_QUICK
     direct = (X.figure1_cell if fig == "figure1" else X.figure2_cell)(st, *cell)
     key = "N" if fig == "figure1" else "optimizer"
-    got = [{k: r[k] for k in direct[0]} for r in reports[fig].checks.rows if (r["scheme"], r[key]) == cell]
+    got = [{k: r[k] for k in direct[0]} for r in reports[fig].checks.rows if (r["scheme"], r[key])
+           == cell]
     assert got and _same(got) == _same(direct)
 
 
 def test_one_and_two_workers_give_identical_rows_and_a_corrupt_entry_is_recomputed(tmp_path):
     # about 3 s: two spawned worker processes
-    st = X.Figure2Settings(D=3, nu=5, N=3, replicates=2, iters=30, lrs=(0.01, 0.1), optimizers=("sgd", "adam"),
+    st = X.Figure2Settings(D=3, nu=5, N=3, replicates=2, iters=30, lrs=(0.01, 0.1),
+                           optimizers=("sgd", "adam"),
                            schemes=("pmcsa",), window=10)
     one = X.run_figure("figure2", st)
     two = X.run_figure("figure2", st, workers=2, cache_dir=tmp_path)
@@ -370,19 +398,23 @@ def test_one_and_two_workers_give_identical_rows_and_a_corrupt_entry_is_recomput
     files = sorted(tmp_path.glob("figure2-*.json"))
     assert len(files) == 2
     blob = files[0].read_bytes()
-    files[0].write_bytes(blob.replace(b'"final_kl": ', b'"final_kl": 9', 1))  # checksum no longer matches
+    # checksum no longer matches
+    files[0].write_bytes(blob.replace(b'"final_kl": ', b'"final_kl": 9', 1))
     seen = []
     again = X.run_figure("figure2", st, cache_dir=tmp_path, progress=seen.append)
     assert _same(again) == _same(one)
-    assert seen[0] == "figure2: 1/2 cells done"  # one cell read from the cache, the corrupt one recomputed
+    # one cell read from the cache, the corrupt one recomputed
+    assert seen[0] == "figure2: 1/2 cells done"
     assert _same(X.run_figure("figure2", st, cache_dir=tmp_path, cached_only=True)) == _same(again)
 
 
 @pytest.mark.parametrize("argv, fragment", [
     (["figure1", "--full", "--workers", "0"], "--workers: must be an integer"),
     (["figure2", "--full", "--workers", "two"], "--workers: must be an integer"),
-    (["figure1", "--full", "--scheduler", "localhost"], "--scheduler: expected an address tcp://HOST:PORT"),
-    (["figure2", "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"], "--workers: not used with --scheduler"),
+    (["figure1", "--full", "--scheduler", "localhost"],
+     "--scheduler: expected an address tcp://HOST:PORT"),
+    (["figure2", "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"],
+     "--workers: not used with --scheduler"),
     (["figure1", "--cache", __file__], "--cache: "),
     (["theorem3", "--workers", "2"], "--workers does not apply to theorem3: it runs no sweep"),
     (["lemma5", "--cache", "somewhere"], "--cache does not apply to lemma5"),
@@ -406,7 +438,8 @@ def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
     for fig in ("figure1", "figure2"):
         st = RP.stored_run(fig)
         rec = json.loads((DATA / f"{fig}.json").read_text())
-        assert st["mode"] == rec["mode"] and st["verdict"] == rec["verdict"] and st["settings"] == rec["settings"]
+        assert (st["mode"] == rec["mode"] and st["verdict"] == rec["verdict"] and st["settings"]
+                == rec["settings"])
         assert st["not_holding"] == sorted(k for k, v in rec["by_quantity"].items() if v != "holds")
     assert RP.stored_run("figure1", tmp_path) is None  # no stored run there
     (tmp_path / "figure1.json").write_text('{"mode": "full", "verd')  # cut short
@@ -423,21 +456,27 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
 
     share_quick_runs(monkeypatch)
     full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
-    fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False, "verdict": "violated",
+    fake = {"claim": "figure1", "mode": "full", "settings": full, "complete": False,
+            "verdict": "violated",
             "by_quantity": {"pmcsa_benefit [stated]": "holds", "msc_benefit [stated]": "violated"}}
     (tmp_path / "figure1.json").write_text(json.dumps(fake))
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path)
     rc = cli.main(["figure1", "--quick"])
     out = capsys.readouterr().out
     note = " ".join(out[out.index("note: --quick runs a reduced experiment"):].split())  # unwrapped
-    assert "(D = 10, T = 600, 4 replications)" in note and "(D = 50, T = 10000, 8 replications, incomplete;" in note
+    assert ("(D = 10, T = 600, 4 replications)" in note
+            and "(D = 50, T = 10000, 8 replications, incomplete;" in note)
     assert "is VIOLATED (not holding: msc_benefit [stated])" in note
     assert "rerun it: python -m verify figure1 --full --workers 2" in note
-    assert out.index("status at the paper's settings: VIOLATED") < out.index("smoke test's verdict:")
-    assert "\nverdict:" not in out  # the quick run's verdict is labelled as the smoke test's, never the claim's
+    assert (out.index("status at the paper's settings: VIOLATED")
+            < out.index("smoke test's verdict:"))
+    # the quick run's verdict is labelled as the smoke test's, never the claim's
+    assert "\nverdict:" not in out
     d = json.loads(_json_run(capsys, cli))
-    assert rc == EXIT["violated"] == EXIT[d["status"]]  # the exit status is the claim's: the stored run's
-    assert d["stored_full_run"]["verdict"] == "violated" and d["stored_full_run"]["complete"] is False
+    # the exit status is the claim's: the stored run's
+    assert rc == EXIT["violated"] == EXIT[d["status"]]
+    assert (d["stored_full_run"]["verdict"] == "violated"
+            and d["stored_full_run"]["complete"] is False)
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path / "none")
     assert "stored_full_run" not in json.loads(_json_run(capsys, cli))
 
@@ -461,14 +500,16 @@ def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys,
         assert st["verdict"] == json.loads((DATA / f"{fig}.json").read_text())["verdict"]
     cli.main(["all", "--quick"])
     out = capsys.readouterr().out
-    assert "the stored full runs at the paper's settings (verify/data/figures) are:" in " ".join(out.split())
+    assert ("the stored full runs at the paper's settings (verify/data/figures) "
+            "are:") in " ".join(out.split())
     assert f"  figure1: {d['stored_full_runs']['figure1']['verdict']}" in out
     cli.main(["all", "--full", "--json"])  # (quick reports stand in for the full run here)
     assert json.loads(capsys.readouterr().out)["stored_full_runs"] == {}
 
 
 def test_step_sizes_are_logspace_written_out():
-    """Figure 2's step sizes are NumPy's logspace(-3, 0, n) to the last bit or two (written out so that
+    """Figure 2's step sizes are NumPy's logspace(-3, 0, n) to the last bit or two (written out so
+    that
     a NumPy release that rounds logspace differently cannot change a stored run)."""
     from simulate.experiments import LRS_6, LRS_20
 
@@ -478,7 +519,8 @@ def test_step_sizes_are_logspace_written_out():
 
 
 def test_report_readings_of_a_figure_claim_are_the_stored_runs(reports):
-    """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail), not the
+    """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail),
+    not the
     quick smoke test's (all hold); the quote every reading shares is shown once."""
     from verify import report
 
@@ -488,5 +530,6 @@ def test_report_readings_of_a_figure_claim_are_the_stored_runs(reports):
     quick = report._readings(rep)
     stored = report._readings(rep, shown["final_readings"])
     assert {e["verdict"] for e in quick["entries"]} == {"holds"}
-    assert sum(e["verdict"] == "violated" for e in stored["entries"]) == 24 and len(stored["entries"]) == 27
+    assert (sum(e["verdict"] == "violated" for e in stored["entries"]) == 24
+            and len(stored["entries"]) == 27)
     assert stored["common"] and all(not q["quote"] for e in stored["entries"] for q in e["quotes"])

@@ -217,8 +217,10 @@ def test_laplace_quadratures_resolve_extreme_weights():
     for N in (2, 4, 6):
         for x in range(3):
             a, b = F.moments_msc_rb(pi, q, f, x, N), F.moments_msc_rb_enumerate(pi, q, f, x, N)
-            assert abs(a.second - b.second) < 1e-13 and np.allclose(a.mean, b.mean, rtol=0, atol=1e-13)
-        assert np.abs(F.cis_matrix_quadrature(pi, q, N) - F.cis_matrix_enumerate(pi, q, N)).max() < 1e-13
+            assert (abs(a.second - b.second) < 1e-13
+                    and np.allclose(a.mean, b.mean, rtol=0, atol=1e-13))
+        assert np.abs(F.cis_matrix_quadrature(pi, q, N)
+                      - F.cis_matrix_enumerate(pi, q, N)).max() < 1e-13
 
 
 def test_msc_rb_moments_three_ways(monkeypatch):
@@ -232,7 +234,8 @@ def test_msc_rb_moments_three_ways(monkeypatch):
         for x in (0, 1):
             fast = F.moments_msc_rb(pi, q, s, x, N, method="quadrature")
             with monkeypatch.context() as m:
-                m.setattr(F, "_gauss_legendre_split", lambda *a, **k: None)  # force the adaptive rule
+                # force the adaptive rule
+                m.setattr(F, "_gauss_legendre_split", lambda *a, **k: None)
                 slow = F.moments_msc_rb(pi, q, s, x, N, method="quadrature")
             assert abs(fast.second - slow.second) <= 1e-11 * slow.second
             assert np.allclose(fast.mean, slow.mean, rtol=1e-11, atol=1e-13)

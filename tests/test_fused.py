@@ -6,9 +6,9 @@ of e/sigma, a(z) instead of log pi - log q, weights applied once per held state)
 the two differ by at most c N u (1 + max|g|) with u = 2^-53 and c a small constant; we
 allow 1e-13 (1 + max|g|) per iteration (D = 8, N = 6: about 150 N u).  Over 60 Adam
 iterations those differences feed back through lambda: lambda and positions are compared
-at 1e-12, log pi (of size ~100) at 1e-11 (observed: a few 1e-15).  Decisions (acceptances, CIS selections) must agree exactly: they
-differ only when a uniform falls within ~1e-15 of the threshold (probability of order
-1e-13 per decision here, never seen).
+at 1e-12, log pi (of size ~100) at 1e-11 (observed: a few 1e-15).  Decisions (acceptances, CIS
+selections) must agree exactly: they differ only when a uniform falls within ~1e-15 of the threshold
+(probability of order 1e-13 per decision here, never seen).
 """  # noqa: E501
 
 import numpy as np

@@ -1,8 +1,9 @@
 """The README's hero image (docs/report.png) shows today's verdicts.
 
-It is made by ``python -m verify report --quick --seed 0 --screenshot docs/report.png``, which saves beside it
-docs/report.png.json: the statuses and counts read from the page it photographed, and the SHA-256 of
-verify/data/verdicts.json at that time.  These tests fail when the verdicts change (``verify all --quick
+It is made by ``python -m verify report --quick --seed 0 --screenshot docs/report.png``, which saves
+beside it docs/report.png.json: the statuses and counts read from the page it photographed, and the
+SHA-256 of verify/data/verdicts.json at that time.  These tests fail when the verdicts change
+(``verify all --quick
 --write``) and the image is not made again, or when the image and its record do not belong together.
 """
 
@@ -64,7 +65,9 @@ def test_the_readme_shows_it():
 
 
 def test_a_stale_image_is_caught():
-    """The check can fail: newer verdicts, another image, or statuses that differ are each reported."""
+    """The check can fail: newer verdicts, another image, or statuses that differ are each
+    reported.
+    """
     record = json.loads(RECORD.read_text())
     png = PNG.read_bytes()
     verdicts = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
@@ -72,5 +75,6 @@ def test_a_stale_image_is_caught():
     raw = json.dumps(changed).encode()
     found = problems(record, png, raw)
     assert any("older than" in p for p in found) and any("statuses" in p for p in found)
-    assert any("not the image" in p for p in problems(record, png + b"x", (ROOT / "verify" / "data" /
+    assert any("not the image" in p for p in problems(record, png + b"x",
+                                                      (ROOT / "verify" / "data" /
                                                                          "verdicts.json").read_bytes()))

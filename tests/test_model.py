@@ -27,11 +27,14 @@ from verify.model import (
 
 def test_verdicts_read_as_their_words():
     assert isinstance(HOLDS, Verdict) and HOLDS == "holds" and VIOLATED == "violated"
-    assert (repr(HOLDS), str(DEPENDS), f"{HOLDS:>7}") == ("'holds'", "depends on reading", "  holds")
+    assert ((repr(HOLDS), str(DEPENDS), f"{HOLDS:>7}") == ("'holds'", "depends on reading",
+                                                           "  holds"))
     assert {"holds": 0}[HOLDS] == 0 and {HOLDS: 0}["holds"] == 0  # hashes as its word
     assert STATUSES == ("holds", "violated", "inconclusive", "depends on reading")
-    assert METHODS == ("exact", "monte-carlo", "symbolic") and Method("monte-carlo") is Method.MONTE_CARLO
-    assert STEP_STATUSES == ("exact", "valid", "loose", "wrong", "unchecked") and WRONG is StepStatus.WRONG
+    assert (METHODS == ("exact", "monte-carlo",
+                        "symbolic") and Method("monte-carlo") is Method.MONTE_CARLO)
+    assert (STEP_STATUSES == ("exact", "valid", "loose", "wrong",
+                              "unchecked") and WRONG is StepStatus.WRONG)
 
 
 def test_enums_serialise_as_plain_json_strings():
@@ -53,7 +56,8 @@ def test_step_and_verification_take_keywords_after_the_id():
     with pytest.raises(TypeError):
         step("x.positional", "claim", "001", "here", "=", "a", "b", "why", lambda: None)
     with pytest.raises(TypeError):
-        Verification("c", "measures", "targets", "exact", "stated", Grid({}, {}), lambda grid, **kw: [])
+        Verification("c", "measures", "targets", "exact", "stated", Grid({}, {}), lambda grid,
+                     **kw: [])
     v = Verification("c", measures="m", targets="t", method="exact", forms="stated, corrected",
                      grid=Grid({}, {}), run=lambda grid, **kw: [])
     assert v.claim == "c" and v.primary_form == "stated"

@@ -45,7 +45,8 @@ def test_status_failing_readings_and_severity_agree(cid):
     assert V["verdicts"][cid] == status == a["final_status"], cid
     assert V["failing_readings"].get(cid, []) == failing == a["failing_readings"], cid
     sev = severity.fields("claims", cid, status)
-    assert bool(sev) == (status in (VIOLATED, DEPENDS)), (cid, status, sev)  # every non-holding claim, only those
+    # every non-holding claim, only those
+    assert bool(sev) == (status in (VIOLATED, DEPENDS)), (cid, status, sev)
     assert V["severity"].get(cid, {}) == sev, cid
     assert a["severity"] == sev.get("severity") and a["see"] == sev.get("see"), cid
     # never violated beside an audit line saying its statement survives
@@ -55,8 +56,10 @@ def test_status_failing_readings_and_severity_agree(cid):
 
 @pytest.mark.parametrize("cid", [c for c in CLAIMS if A["claims"].get(c, {}).get("statement")])
 def test_the_audit_map_is_the_status(cid):
-    """Every reading option the audit fails is a failing reading of the final status, or one the reading rules
-    set aside (hedge-excused, ruled out, degenerate); a claim whose every reading the audit fails is violated."""
+    """Every reading option the audit fails is a failing reading of the final status, or one the
+    reading rules
+    set aside (hedge-excused, ruled out, degenerate); a claim whose every reading the audit fails is
+    violated."""
     status, failing, st = _status(cid)
     stm = A["claims"][cid]["statement"]
     set_aside = set(st.strict_only + st.ruled_out + st.degenerate) if st is not None else set()
@@ -64,7 +67,8 @@ def test_the_audit_map_is_the_status(cid):
         if verdict != "fails":
             continue
         hit = [f for f in V["final_readings"][cid] if opt == "" or opt in f.split(" + ")]
-        assert hit and all(f in failing or f in set_aside for f in hit), (cid, opt, failing, set_aside)
+        assert (hit and all(f in failing or f in set_aside
+                            for f in hit)), (cid, opt, failing, set_aside)
     if stm.get("") == "fails":
         assert status == VIOLATED, cid
 
@@ -89,7 +93,8 @@ def test_errata_and_audit_steps_carry_the_severity():
 
 
 def test_verify_list_json_agrees():
-    out = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True,
+                         text=True,
                          cwd=ROOT, check=True).stdout
     for row in json.loads(out):
         cid = row["claim"]
@@ -97,17 +102,20 @@ def test_verify_list_json_agrees():
             continue
         if REGISTRY[cid].reproduction is None:
             assert row["empirical"] == V["verdicts"][cid], cid
-        assert row["severity"] == severity.fields("claims", cid, row["empirical"]).get("severity"), cid
+        assert row["severity"] == severity.fields("claims", cid,
+                                                  row["empirical"]).get("severity"), cid
 
 
 def test_the_docs_site_shows_the_same():
-    spec = importlib.util.spec_from_file_location("mcsa_docs", ROOT / "docs" / "_ext" / "mcsa_docs.py")
+    spec = importlib.util.spec_from_file_location("mcsa_docs",
+                                                  ROOT / "docs" / "_ext" / "mcsa_docs.py")
     docs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(docs)
     for cid in CLAIMS:
         st = docs.status_of(cid, V, A)
         assert st["status"] == V["verdicts"][cid]
-        assert st["severity"].get("severity") == severity.fields("claims", cid, st["status"]).get("severity")
+        assert (st["severity"].get("severity")
+                == severity.fields("claims", cid, st["status"]).get("severity"))
         if st["severity"]:
             assert docs.esc(st["severity"]["severity_reason"]) in docs.severity_text(st["severity"])
 
@@ -119,9 +127,11 @@ def test_the_report_shows_the_same():
     for c in data["claims"]:
         assert c["status"] == V["verdicts"][c["id"]], c["id"]
         assert c["severity"] == V["severity"][c["id"]]["severity"], c["id"]
-        assert c["decisive"], c["id"]  # rule 5: a non-holding claim's section shows its decisive counterexample
+        # rule 5: a non-holding claim's section shows its decisive counterexample
+        assert c["decisive"], c["id"]
     assert [s for s, _ in data["claim_severity_counts"]] == [s for s in severity.SEVERITIES
-                                                              if s in {c["severity"] for c in data["claims"]}]
+                                                              if s in {
+                                                                  c["severity"] for c in data["claims"]}]
     # the errata lead with false, then gap
     order = [e["severity"] for e in data["errata"]]
     assert order == sorted(order, key=severity.order_key) and order[0] == "false"

@@ -19,7 +19,8 @@ from bounds import symbols as S
 from bounds.cli import main as bounds_main
 from simulate.cli import main as simulate_main
 
-LONG = ("mixing[stated/explicit], second_moment[stated/explicit/moment/corrected/sharper/unconditional], "
+LONG = ("mixing[stated/explicit], "
+        "second_moment[stated/explicit/moment/corrected/sharper/unconditional], "
         "variance[stated/explicit/moment/corrected]")
 ROWS = [["theorem3", "Kim et al. (NeurIPS 2022), §4.3 Theorem 3; proof App. D", "A2, A3", LONG],
         ["lemma1", "Kim et al. (NeurIPS 2022), App. D Lemma 1", "-", "product_tv[stated]"]]
@@ -36,7 +37,8 @@ def words(text):
 
 def chars(text):
     """The characters of a table without its layout (spaces, the dashed rule)."""
-    return sorted(re.sub(r"\s", "", "\n".join(line for line in text.splitlines() if set(line) - {"-", " "})))
+    return sorted(re.sub(r"\s", "", "\n".join(line for line in text.splitlines() if set(line)
+                                              - {"-", " "})))
 
 
 @pytest.fixture
@@ -60,8 +62,10 @@ def test_table_fits_the_width_and_keeps_every_word(width):
     assert K.marker() not in out  # wrapped, nothing cut
     assert_no_word_split(out, K.table(ROWS, HEADER, wide=True))  # no word split, every column kept
     assert out.splitlines()[0].split() == K.table(ROWS, HEADER, wide=True).splitlines()[0].split()
-    assert chars(out) == chars(" ".join(sum(ROWS, HEADER)))  # every character of every cell is shown
-    assert any(line.startswith("theorem3 ") for line in out.splitlines())  # the key column is not wrapped
+    # every character of every cell is shown
+    assert chars(out) == chars(" ".join(sum(ROWS, HEADER)))
+    # the key column is not wrapped
+    assert any(line.startswith("theorem3 ") for line in out.splitlines())
     assert widest(K.table(ROWS, HEADER, wide=True)) > 200
 
 
@@ -78,7 +82,8 @@ def test_a_cut_cell_ends_in_the_marker_and_the_table_says_so():
     assert widest(out) <= 30
     assert body[4].endswith("…") and body[5].startswith("(… marks a cell cut")
     assert "--wide shows every cell whole" in " ".join(x.strip() for x in body[5:])
-    assert len(body) > 5 and K.table(rows, ["id", "text"], width=30, max_lines=30).count("word") == 100
+    assert (len(body) > 5 and K.table(rows, ["id", "text"], width=30,
+                                      max_lines=30).count("word") == 100)
 
 
 def test_first_column_and_numbers_are_narrowed_last():
@@ -112,10 +117,14 @@ def test_add_wide_and_wrap():
 
 # ----------------------------------------------------------------------------- numbers
 @pytest.mark.parametrize("x, shown", [
-    (1 / 3, "0.333333"), (2.0, "2"), (250000.0, "250000"), (1234567.0, "1.23457e+06"), (123456789, "1.23457e+08"),
-    (mpmath.mpf("2.5e-400"), "2.5e-400"), (decimal.Decimal("1e400"), "1e+400"), (10 ** 400, "1e+400"),
-    (mpmath.mpf("0.5") ** mpmath.mpf("1e400"), "10^(-3.0103e+399)"), (float("nan"), "nan"), (None, "—"),
-    (float("inf"), "∞"), (decimal.Decimal("-7.35758882342885e-12000000000001"), "-7.35759e-12000000000001"),
+    (1 / 3, "0.333333"), (2.0, "2"), (250000.0, "250000"), (1234567.0, "1.23457e+06"),
+    (123456789, "1.23457e+08"),
+    (mpmath.mpf("2.5e-400"), "2.5e-400"), (decimal.Decimal("1e400"), "1e+400"),
+    (10 ** 400, "1e+400"),
+    (mpmath.mpf("0.5") ** mpmath.mpf("1e400"), "10^(-3.0103e+399)"), (float("nan"), "nan"),
+    (None, "—"),
+    (float("inf"), "∞"),
+    (decimal.Decimal("-7.35758882342885e-12000000000001"), "-7.35759e-12000000000001"),
     (decimal.Decimal("1e-9999999999999999"), "10^(-1e+16)"),
 ])
 def test_short_numbers_have_at_most_six_significant_digits(x, shown):
@@ -129,12 +138,14 @@ def test_huge_typed_parameters_are_abbreviated_with_the_marker():
     assert K.show_param(2 ** 63) == "9.223372036854775808e18"  # every digit of a 64-bit seed
     assert K.show_param(decimal.Decimal("1.000000000001")) == "1.000000000001"  # the user's digits
     # 30 typed digits were rounded to 28 by Decimal.normalize before: now all kept or marked
-    assert K.show_exact(decimal.Decimal("1.00000000000000000000000000001")) == "1.00000000000000000000000000001"
+    assert (K.show_exact(decimal.Decimal("1.00000000000000000000000000001"))
+            == "1.00000000000000000000000000001")
     assert K.show_param(decimal.Decimal("1.00000000000000000000000000001")) == "1.00000…"
 
 
 def test_compare_at_a_huge_N_prints_short_numbers(capsys, columns):
-    """N at the top of the parsed domain (1e12; issue 24): JSA's r^N = 2^-(1e12) is printed to 6 digits with its
+    """N at the top of the parsed domain (1e12; issue 24): JSA's r^N = 2^-(1e12) is printed to 6
+    digits with its
     exact exponent, every line within the terminal."""
     columns(100)
     rc = bounds_main(["compare", "--N", "1e12", "--w-star", "2", "--chi2", "0.5", "--L", "1"])
@@ -148,7 +159,8 @@ def test_claim_table_echoes_a_large_N_and_refuses_a_huge_one(capsys, columns):
     rc = bounds_main(["theorem1", "--N", "4,999999999999", "--w-star", "2", "--k", "3", "--L", "1"])
     out = capsys.readouterr().out
     assert rc == 0 and "999999999999" in out and widest(out) <= 100
-    assert bounds_main(["theorem1", "--N", "4," + "9" * 40, "--w-star", "2", "--k", "3", "--L", "1"]) == 2
+    assert (bounds_main(["theorem1", "--N", "4," + "9" * 40, "--w-star", "2", "--k", "3", "--L",
+                         "1"]) == 2)
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "at most 1e+12" in err and "9" * 40 not in err
 
@@ -156,7 +168,8 @@ def test_claim_table_echoes_a_large_N_and_refuses_a_huge_one(capsys, columns):
 # ----------------------------------------------------------------------------- the commands
 @pytest.mark.parametrize("argv", [["list"], ["show", "theorem3"], ["show", "theorem3", "--latex"],
                                   ["show", "sgfs_admissible_k"], ["--help"], ["theorem3", "--help"],
-                                  ["compare", "--N", "10", "--w-star", "50", "--chi2", "3", "--L", "1"]])
+                                  ["compare", "--N", "10", "--w-star", "50", "--chi2", "3", "--L",
+                                   "1"]])
 @pytest.mark.parametrize("width", [100, 80])
 def test_bounds_output_fits(capsys, columns, argv, width):
     columns(width)
@@ -174,25 +187,30 @@ def test_bounds_list_wide_and_fitted_show_the_same_words(capsys, columns):
     assert widest(fitted) <= 100 < widest(wide)
     assert chars(fitted) == chars(wide)  # wrapped, nothing lost
     for c in bounds.all_claims():  # --wide: one line per claim with its whole citation
-        assert any(line.startswith(c.id + " ") and str(c.source) in line for line in wide.splitlines())
+        assert any(line.startswith(c.id + " ") and str(c.source) in line
+                   for line in wide.splitlines())
 
 
 def test_subprocess_without_a_terminal_fits_100_columns():
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    p = subprocess.run([sys.executable, "-m", "bounds", "list"], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-m", "bounds", "list"], capture_output=True, text=True,
+                       env=env,
                        stdin=subprocess.DEVNULL, timeout=120)
     assert p.returncode == 0 and 90 <= widest(p.stdout) <= 100, widest(p.stdout)
 
 
-SMALL_SWEEP = ["sweep", "--scheme", "msc,jsa", "--optimizer", "sgd,momentum,nesterov,adam", "--lr", "0.01",
+SMALL_SWEEP = ["sweep", "--scheme", "msc,jsa", "--optimizer", "sgd,momentum,nesterov,adam", "--lr",
+               "0.01",
                "--N", "3", "--dim", "2", "--iters", "3"]
 
 
 @pytest.mark.parametrize("argv", [
     SMALL_SWEEP,
     ["tv", "--kernel", "cis", "--N", "3", "--dim", "3", "--proposal-scale", "1.5", "--steps", "3"],
-    ["moment", "--scheme", "jsa", "--dim", "3", "--proposal-scale", "1.5", "--N", "3", "--replicates", "50"],
-    ["run", "--scheme", "pmcsa", "--dim", "3", "--N", "3", "--iters", "5", "--optimizer", "adam", "--lr", "0.01"],
+    ["moment", "--scheme", "jsa", "--dim", "3", "--proposal-scale", "1.5", "--N", "3",
+     "--replicates", "50"],
+    ["run", "--scheme", "pmcsa", "--dim", "3", "--N", "3", "--iters", "5", "--optimizer", "adam",
+     "--lr", "0.01"],
     ["--help"], ["sweep", "--help"],
 ])
 def test_simulate_output_fits(capsys, columns, argv):
@@ -224,7 +242,8 @@ def _ascii_run(code, env):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, env=full, timeout=300)
     err = p.stderr.decode("ascii", "backslashreplace")
     first = err.splitlines()[0].lower() if err else ""
-    assert "ascii" in first or "646" in first or "x3.4" in first, err  # the interpreter's stdout is ASCII
+    # the interpreter's stdout is ASCII
+    assert "ascii" in first or "646" in first or "x3.4" in first, err
     assert p.returncode == 0, err
     return p.stdout.decode("ascii")  # raises if anything but ASCII was written
 
@@ -235,8 +254,8 @@ def test_ascii_terminal_gets_ascii_spellings_not_exit_70():
             "r = [b(['list']), b(['show', 'theorem3']), "
             "b(['compare', '--N', '1e12', '--w-star', '2', '--chi2', '0.5', '--L', '1']), "
             "b(['theorem1', '--N', '4', '--w-star', '2', '--k', '3']), "
-            "s(['tv', '--kernel', 'imh', '--dim', '3', '--proposal-scale', '1.5', '--steps', '3'])]\n"
-            "sys.exit(max(r))")
+            "s(['tv', '--kernel', 'imh', '--dim', '3', '--proposal-scale', '1.5', '--steps', "
+            "'3'])]\nsys.exit(max(r))")
     out = _ascii_run(code, {"PYTHONIOENCODING": "ascii"})
     assert "Sec. 4.3 Theorem 3" in out and "1 <= N" in out and "1.04425e-301029995664" in out
     assert "\\u" not in out and "?" not in out.replace("? ", "")
@@ -249,12 +268,13 @@ def test_c_locale_without_utf8_mode_gets_ascii_spellings():
     code = ("import sys\nimport mcsa_cli as clikit\nfrom simulate.cli import main as s\n"
             "print(sys.stdout.encoding, file=sys.stderr)\n"
             "def show(argv):\n"  # the source in ASCII: the symbols as escapes
-            "    print(clikit.table([['chi2', '\\u2264 \\u221e \\u2026', None]], ['name', 'symbols', 'none']))\n"
-            "    print('\\u03c7\\u00b2 \\u2264 \\u221e, \\u00a74.3')\n    return 0\n"
-            "r = [clikit.run('p', 'usage', ['show'], {'show': show}), "
-            "s(['tv', '--kernel', 'imh', '--dim', '3', '--proposal-scale', '1.5', '--steps', '3'])]\n"
-            "sys.exit(max(r))")
-    out = _ascii_run(code, {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0",
+            "    print(clikit.table([['chi2', '\\u2264 \\u221e \\u2026', None]], ['name', "
+            "'symbols', 'none']))\n    print('\\u03c7\\u00b2 \\u2264 \\u221e, \\u00a74.3')\n    "
+            "return 0\nr = [clikit.run('p', 'usage', ['show'], {'show': show}), "
+            "s(['tv', '--kernel', 'imh', '--dim', '3', '--proposal-scale', '1.5', '--steps', "
+            "'3'])]\nsys.exit(max(r))")
+    out = _ascii_run(code, {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+                            "PYTHONCOERCECLOCALE": "0",
                             "PYTHONIOENCODING": ""})
     assert "chi2  <= inf ...  -" in out and "chi^2 <= inf, Sec. 4.3" in out and "TV to pi" in out
 
@@ -265,7 +285,8 @@ def test_ascii_spellings_keep_tables_aligned(monkeypatch):
     out = K.table([["a", "≤ ∞", None], ["b", "χ² §2", "x"]], ["k", "sym", "w"], width=40)
     assert out.isascii() and "<= inf" in out and "chi^2 Sec. 2" in out
     lines = out.splitlines()
-    assert lines[2].index("-", 3) == lines[3].index("x") == lines[0].index("w")  # aligned after translation
+    # aligned after translation
+    assert lines[2].index("-", 3) == lines[3].index("x") == lines[0].index("w")
     assert K.marker() == "~"
     cut = K.table([["a", "word " * 50]], ["k", "text"], width=20, max_lines=2)
     assert cut.isascii() and cut.splitlines()[3].endswith("~") and "(~ marks" in cut

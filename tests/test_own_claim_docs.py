@@ -97,7 +97,8 @@ def test_every_snippet_runs_as_written(tmp_path):
     assert printed[1].startswith("False ")
     assert printed[2] == "violated"
     assert "'N': 3" in printed[3] and "'t': 12" in printed[3]
-    assert printed[4].startswith("isir_rate: conforms (88 checks") and "second process" in printed[4]
+    assert (printed[4].startswith("isir_rate: conforms (88 checks")
+            and "second process" in printed[4])
     assert printed[4].endswith("verdict holds)")
     assert printed[5] == "True holds"
     assert (tmp_path / "isir_rate.png").read_bytes()[:4] == b"\x89PNG"

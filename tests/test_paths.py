@@ -14,7 +14,8 @@ from simulate import sweep
 from simulate.cli import main as simulate_main
 
 LINUX = sys.platform.startswith("linux")
-SWEEP = ["sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "3", "--dim", "2", "--iters", "3"]
+SWEEP = ["sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "3", "--dim", "2",
+         "--iters", "3"]
 
 
 @pytest.fixture
@@ -31,7 +32,8 @@ def nothing_left_registered():
 
 
 def bad_file_paths(tmp_path, a_file):
-    paths = [(str(a_file / "x.csv"), "not a directory"), (str(tmp_path / "missing" / "x.csv"), "does not exist"),
+    paths = [(str(a_file / "x.csv"), "not a directory"),
+             (str(tmp_path / "missing" / "x.csv"), "does not exist"),
              ("", "empty path")]
     if LINUX:
         paths += [("/proc/x.csv", "cannot create"), ("/sys/x.csv", "cannot create")]
@@ -59,12 +61,14 @@ def test_output_path_refuses_what_cannot_be_created(tmp_path, a_file):
         with pytest.raises(K.UsageError, match="not a regular file"):
             K.output_path("--out", "/dev/null", None)  # os.replace would put a file in its place
     assert a_file.read_text() == "keep me\n"
-    assert sorted(os.listdir(tmp_path)) == ["adir.csv", "regular.txt"]  # no placeholder, no probe file left
+    # no placeholder, no probe file left
+    assert sorted(os.listdir(tmp_path)) == ["adir.csv", "regular.txt"]
 
 
 @pytest.mark.skipif(not LINUX or os.geteuid() != 0, reason="root-only: os.access says yes to root")
 def test_as_root_the_permission_check_would_pass_but_creating_fails():
-    assert os.access("/sys", os.W_OK) and os.access("/proc", os.W_OK)  # why the old check let them through
+    # why the old check let them through
+    assert os.access("/sys", os.W_OK) and os.access("/proc", os.W_OK)
     with pytest.raises(K.UsageError):
         K.output_path("--plot", "/sys/x.png")
     with pytest.raises(K.UsageError):
@@ -170,14 +174,16 @@ def test_sweep_refuses_bad_out_and_cache_before_running(tmp_path, a_file, capsys
     for extra, flag in cases:
         rc, out, err = _bad(capsys, SWEEP + extra)
         lines = err.strip().splitlines()
-        assert rc == 2 and out == "" and len(lines) == 1 and f"error: {flag}: " in lines[0], (extra, err)
+        assert (rc == 2 and out == "" and len(lines) == 1
+                and f"error: {flag}: " in lines[0]), (extra, err)
     assert sorted(os.listdir(tmp_path)) == ["adir.csv", "regular.txt"]
 
 
 def test_sweep_outputs_and_cache_have_the_umask_mode(tmp_path, capsys):
     old = os.umask(0o022)
     try:
-        rc = simulate_main(SWEEP + ["--out", str(tmp_path / "r.csv"), "--cache", str(tmp_path / "c")])
+        rc = simulate_main(SWEEP + ["--out", str(tmp_path / "r.csv"), "--cache",
+                                    str(tmp_path / "c")])
     finally:
         os.umask(old)
     capsys.readouterr()
@@ -194,7 +200,8 @@ def test_interrupted_sweep_leaves_no_empty_outputs(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(sweep, "run_sweep", interrupted)
     rc = simulate_main(SWEEP + ["--out", str(tmp_path / "r.csv"), "--cache", str(tmp_path / "c")])
     err = capsys.readouterr().err
-    assert rc == 130 and err.strip().splitlines() == ["python -m simulate: interrupted; no cell had finished, "
+    assert rc == 130 and err.strip().splitlines() == [
+        "python -m simulate: interrupted; no cell had finished, "
                                                       "nothing was stored"]
     assert os.listdir(tmp_path) == []  # the empty CSV, JSON and cache directory are gone
 
@@ -206,4 +213,5 @@ def test_bad_path_in_a_subprocess_as_whoever_runs_the_tests():
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.strip().splitlines() == [
-        "python -m simulate: error: --out: cannot create '/proc/results.csv' (No such file or directory)"]
+        "python -m simulate: error: --out: cannot create '/proc/results.csv' (No such file or "
+        "directory)"]

@@ -20,7 +20,8 @@ from verify.outcome import rescore  # noqa: E402
 from verify.report import cached_runs, claim_ids  # noqa: E402
 
 IDS = claim_ids()
-INTERNAL = ("001 ", "002 ", "003 ", "second_moment", "w_star", "mu_norm", "eq_s2", "s_prev2", "k_frac", "t_iter",
+INTERNAL = ("001 ", "002 ", "003 ", "second_moment", "w_star", "mu_norm", "eq_s2", "s_prev2",
+            "k_frac", "t_iter",
             ".txt", "001_", "002_",
             "003_", "(primary)", "no parameter sweep")
 
@@ -94,7 +95,8 @@ def test_legend_lists_only_drawn_visible_elements(cid, figures):
             for b in lines[i + 1:]:
                 xa, ya = a.get_data()
                 xb, yb = b.get_data()
-                same = len(xa) == len(xb) and np.allclose(np.asarray(xa, float), np.asarray(xb, float)) \
+                same = len(xa) == len(xb) and np.allclose(np.asarray(xa, float),
+                                                          np.asarray(xb, float)) \
                     and np.allclose(np.asarray(ya, float), np.asarray(yb, float))
                 assert not same, f"{cid}: {a.get_label()!r} hides {b.get_label()!r}"
 
@@ -109,12 +111,13 @@ def test_titles_fit_and_text_is_readable(cid, figures):
             continue
         assert t.get_fontsize() >= 10, f"{cid}: {t.get_text()!r} at {t.get_fontsize()} pt"
     sup = fig._suptitle
-    # the status line, then the decisive counterexample and the source wrapped onto at most two lines (not cut:
-    # a figure shown alone on a slide names its equations)
+    # the status line, then the decisive counterexample and the source wrapped onto at most two
+    # lines (not cut: a figure shown alone on a slide names its equations)
     assert sup is not None and len(sup.get_text().splitlines()) <= 3
     for t in [sup] + [ax.title for ax in fig.axes]:
         bb = t.get_window_extent(r)
-        assert bb.x0 >= fb.x0 - 1 and bb.x1 <= fb.x1 + 1, f"{cid}: title {t.get_text()!r} is clipped"
+        assert (bb.x0 >= fb.x0 - 1 and bb.x1 <= fb.x1
+                + 1), f"{cid}: title {t.get_text()!r} is clipped"
         assert bb.y1 <= fb.y1 + 1
     # the title says the final status
     assert getattr(cached_runs("quick", 0)[cid], "verdict") in sup.get_text()
@@ -126,12 +129,14 @@ def test_violations_are_marked_and_can_be_reported(reports):
     rep = reports["theorem1"]
     assert rep.verdict == "holds"
     fig = vp.make_figure(rep)
-    labels = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for ax in fig.axes if ax.get_legend()
+              for t in ax.get_legend().get_texts()]
     assert not any("violates the deciding form" in lab for lab in labels)
     bad = rescore(rep, 1e-3)
     assert bad.verdict == "violated"
     fig = vp.make_figure(bad)
-    labels = [_norm(t.get_text()) for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    labels = [_norm(t.get_text()) for ax in fig.axes if ax.get_legend()
+              for t in ax.get_legend().get_texts()]
     assert any("violates the deciding form" in lab for lab in labels)
     assert "violated" in fig._suptitle.get_text()
 
@@ -146,7 +151,8 @@ def test_bound_curves_on_a_fine_grid_through_the_checked_values(reports):
     for c in checks:
         if c.form == "explicit":
             assert np.isclose(np.interp(c.params["k"], xs, ys), c.scaled_bound, rtol=1e-9)
-    # a curve that would not reproduce the checks' bounds is refused (drawn as checked points instead)
+    # a curve that would not reproduce the checks' bounds is refused (drawn as checked points
+    # instead)
     import copy
 
     wrong = [copy.copy(c) for c in checks]
@@ -164,12 +170,14 @@ def test_error_bars_use_the_claims_critical_z(reports):
 
 def test_title_shows_readings_and_tolerates_their_absence(reports):
     rep = reports["lemma1"]
-    fake = types.SimpleNamespace(claim="lemma1", checks=rep.checks, primary_form=rep.primary_form, bound_scale=1.0,
+    fake = types.SimpleNamespace(claim="lemma1", checks=rep.checks, primary_form=rep.primary_form,
+                                 bound_scale=1.0,
                                  verdict="depends on reading",
                                  readings={"all sets": "holds", "product sets": "violated"})
     line1, _ = vp._title(fake, 11.2)
     assert "depends on reading" in line1 and "product sets: violated" in line1
-    plain = types.SimpleNamespace(claim="lemma1", checks=rep.checks, primary_form=rep.primary_form, bound_scale=1.0,
+    plain = types.SimpleNamespace(claim="lemma1", checks=rep.checks, primary_form=rep.primary_form,
+                                  bound_scale=1.0,
                                   verdict="holds")
     fig = vp.make_figure(plain)
     assert fig._suptitle.get_text().startswith("Lemma 1: holds")

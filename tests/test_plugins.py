@@ -36,7 +36,8 @@ def _dist_info(where: Path, name: str, entry_points: str) -> None:
 
 
 def _run(args, cwd, *paths, timeout=600):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *map(str, paths)]), OPENBLAS_NUM_THREADS="1",
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *map(str, paths)]),
+               OPENBLAS_NUM_THREADS="1",
                PYTHONWARNINGS="default::DeprecationWarning")
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -49,7 +50,8 @@ def example(tmp_path_factory):
 
     where = tmp_path_factory.mktemp("site")
     eps = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]["entry-points"]
-    text = "\n".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in t.items()) for g, t in eps.items())
+    text = "\n".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in t.items()) for g,
+                     t in eps.items())
     assert "mcgd_claims:register" in text  # the package names its hook, not a module to import
     _dist_info(where, "mcgd-claims", text)
     return where
@@ -62,13 +64,16 @@ def test_the_builtin_documents_are_found_through_their_entry_points():
     assert len(builtin) >= 3 and all(p.dist == "mcsa-verify" for p in builtin)
     # each carries its coverage inventory and severity data, found without importing it
     for p in builtin:
-        assert p.data_file("coverage.json") and p.data_file("coverage_sections.json") and p.data_file("severity.json")
+        assert p.data_file("coverage.json") and p.data_file(
+            "coverage_sections.json") and p.data_file("severity.json")
         assert p.data_file("no_such_file.json") is None
     assert {p.module for p in plugins.discover(plugins.BOUNDS_GROUP)} >= {"bounds.paper"}
 
 
 def test_an_uninstalled_source_tree_is_read_from_its_pyproject(monkeypatch):
-    """Without installed metadata, the entry points come from pyproject.toml's table (no hand list)."""
+    """Without installed metadata, the entry points come from pyproject.toml's table (no hand
+    list).
+    """
     import tomllib
 
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
@@ -84,7 +89,8 @@ def test_an_uninstalled_source_tree_is_read_from_its_pyproject(monkeypatch):
     plugins._source_tree.cache_clear()
     try:
         for group in plugins.GROUPS:
-            assert [(p.name, p.value) for p in plugins.discover(group)] == list(table[group].items())
+            assert [(p.name, p.value)
+                    for p in plugins.discover(group)] == list(table[group].items())
     finally:
         monkeypatch.undo()
         plugins._source_tree.cache_clear()
@@ -122,7 +128,8 @@ def test_a_hook_a_plain_module_and_a_broken_hook(tmp_path):
             registry.include("json")  # any module: imported in the hook's order
         """))
     (tmp_path / "legacy.py").write_text("import hooked\nhooked.CALLS.append('imported')\n")
-    _dist_info(tmp_path, "two-plugins", "[mcsa_verify.claims]\nhooked = hooked:register\nlegacy = legacy\n")
+    _dist_info(tmp_path, "two-plugins",
+               "[mcsa_verify.claims]\nhooked = hooked:register\nlegacy = legacy\n")
     code = textwrap.dedent("""\
         import warnings
         warnings.simplefilter("always")
@@ -136,13 +143,15 @@ def test_a_hook_a_plain_module_and_a_broken_hook(tmp_path):
     out = _run(["-c", code], tmp_path, tmp_path)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.splitlines()
-    assert first == "hooked legacy ['Registry', 'imported']"  # called once with a Registry, then the module
+    # called once with a Registry, then the module
+    assert first == "hooked legacy ['Registry', 'imported']"
     warned = eval(second)
     assert len(warned) == 1 and "legacy = legacy" in warned[0] and "legacy:register" in warned[0]
     # a hook that is not callable is an error to see
     (tmp_path / "broken.py").write_text("register = 3\n")
     _dist_info(tmp_path / "b", "broken", "[mcsa_verify.claims]\nbroken = broken:register\n")
-    out = _run(["-c", "from verify.registry import load; load()"], tmp_path, tmp_path, tmp_path / "b")
+    out = _run(["-c", "from verify.registry import load; load()"], tmp_path, tmp_path,
+               tmp_path / "b")
     assert out.returncode != 0 and "is not callable" in out.stderr
 
 
@@ -176,12 +185,16 @@ def test_a_users_package_brings_its_coverage_inventory(example, tmp_path):
     rows = json.loads(out.stdout)
     mine = [r for r in rows if r["document"] == "mcgd-claims README"]
     inventory = json.loads((EXAMPLE / "mcgd_claims" / "coverage.json").read_text())
-    assert len(mine) == len(inventory) >= 3 and len(rows) > len(mine)  # beside the built-in documents'
+    # beside the built-in documents'
+    assert len(mine) == len(inventory) >= 3 and len(rows) > len(mine)
     assert {r["step"] for r in mine} >= {"mcgd.sum", "mcgd.sum.shortcut"}
-    assert [r["document"] for r in rows].index("mcgd-claims README") > 0  # after the bibliography's documents
-    one = _run(["-m", "verify", "coverage", "--document", "mcgd_claims"], tmp_path, example, EXAMPLE)
+    # after the bibliography's documents
+    assert [r["document"] for r in rows].index("mcgd-claims README") > 0
+    one = _run(["-m", "verify", "coverage", "--document", "mcgd_claims"], tmp_path, example,
+               EXAMPLE)
     assert one.returncode == 0, one.stderr
-    assert "mcgd-claims README: 4 entries; 4 checked" in one.stdout and "mcgd.sum.shortcut" in one.stdout
+    assert ("mcgd-claims README: 4 entries; 4 checked" in one.stdout
+            and "mcgd.sum.shortcut" in one.stdout)
     # without the package the document is unknown: it came from the package, not from the toolkit
     bare = _run(["-m", "verify", "coverage", "--document", "mcgd_claims"], tmp_path)
     assert bare.returncode == 2 and "--document" in bare.stderr
@@ -218,5 +231,6 @@ def test_the_errata_include_the_users_finding(example, tmp_path):
     text = out.stdout
     assert "- mcgd-claims README: 1 loose" in text
     sev = text.index("## Severity `loose`")
-    assert text.index("### mcgd-claims README", sev) < text.index("#### `mcgd.sum.shortcut` — loose, loose", sev)
+    assert (text.index("### mcgd-claims README",
+                       sev) < text.index("#### `mcgd.sum.shortcut` — loose, loose", sev))
     assert "only '<=' holds" in text and "deciding sentence" in text

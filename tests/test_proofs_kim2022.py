@@ -1,13 +1,14 @@
 """Kim et al. (NeurIPS 2022): the proof audit of verify/documents/kim2022/proofs.py.
 
-* every step the audit calls exact or valid is established by a proof, by the adversarial search over the
-  document's domain, or (a line that restates a definition) by definition; every correction of a wrong or
-  loose step that is a computable relation is checked (and survived);
-* the counterexamples of the independent hunt 3 (H03 Theorem 4's O(r^t/N), H04 Theorem 3's table of state
-  transitions, H05 Eq. (1)) are pinned by value against the hunt's numbers (/work/hunt3/FINDINGS.md), and the
-  pMCSA bias of H03 is recomputed here in exact rationals;
-* every new check catches a planted error: a slower (lazy) kernel, a perturbed moment, a tightened bound, a
-  wrong formula, a flipped inequality; and the search finds a planted error the fixed instances miss.
+* every step the audit calls exact or valid is established by a proof, by the adversarial search
+  over the document's domain, or (a line that restates a definition) by definition; every correction
+  of a wrong or loose step that is a computable relation is checked (and survived);
+* the counterexamples of the independent hunt 3 (H03 Theorem 4's O(r^t/N), H04 Theorem 3's table of
+  state transitions, H05 Eq. (1)) are pinned by value against the hunt's numbers
+  (/work/hunt3/FINDINGS.md), and the pMCSA bias of H03 is recomputed here in exact rationals;
+* every new check catches a planted error: a slower (lazy) kernel, a perturbed moment, a tightened
+  bound, a wrong formula, a flipped inequality; and the search finds a planted error the fixed
+  instances miss.
 """
 
 import pathlib
@@ -20,7 +21,17 @@ import sympy as sp
 from audit_kit import imh_fraction, run_step
 
 from simulate import finite as F
-from verify.audit.engine import EXACT, LOOSE, STEPS, VALID, WRONG, Real, searched_run, sym_equal, sym_le
+from verify.audit.engine import (
+    EXACT,
+    LOOSE,
+    STEPS,
+    VALID,
+    WRONG,
+    Real,
+    searched_run,
+    sym_equal,
+    sym_le,
+)
 from verify.documents.kim2022 import proofs as P
 
 IDS = re.findall(r'^step\("([^"]+)"', pathlib.Path(P.__file__).read_text(), re.M)
@@ -31,10 +42,11 @@ DEFINITIONS = {"prop2.1", "lemma5.1", "theorem1.mix.1", "theorem3.mix.1"}
 NOT_COMPUTABLE = {"lemma7.1"}
 
 
-# ----------------------------------------------------------------------------- how each step is established
+# --------------------------------------------------------------------- how each step is established
 def test_the_step_list_is_complete():
     assert len(IDS) == len(set(IDS)) >= 99
-    assert {"eq1.index", "theorem3.table", "theorem4.bias_over_n", "theorem3.orate", "theorem4.orate",
+    assert {"eq1.index", "theorem3.table", "theorem4.bias_over_n", "theorem3.orate",
+            "theorem4.orate",
             "theorem3.var.7a", "theorem4.var.4a"} <= set(IDS)
 
 
@@ -67,7 +79,7 @@ def test_search_domains_reach_the_documents_extremes():
     assert "w_star in [1, 1e+12] (log)" in o.detail and "N in [2, 1e+04] (log)" in o.detail
 
 
-# ----------------------------------------------------------------------------- hunt 3, pinned by value
+# -------------------------------------------------------------------------- hunt 3, pinned by value
 def test_h05_eq1_against_the_algorithms():
     """H05: pi = (.6, .3, .1), softmax q, lambda_0 = (0, 0, 2.5), eta = state 1, gamma = 1.5."""
     rows = P._eq1_rows()
@@ -87,9 +99,11 @@ def test_h04_table_of_state_transitions():
     (at2, tv2, _), (at1, tv1, _) = P._t3_table_rows()
     assert tv2 == pytest.approx(0.136777, abs=1e-6)
     assert at2["exact law"] == pytest.approx([0.23737, 0.21526, 0.54737], abs=1e-5)
-    assert at2["table (averaged over lambda_2)"] == pytest.approx([0.325166, 0.264242, 0.410592], abs=1e-6)
+    assert (at2["table (averaged over lambda_2)"]
+            == pytest.approx([0.325166, 0.264242, 0.410592], abs=1e-6))
     assert at1["exact law"] == pytest.approx([0.106507, 0.106507, 0.786986], abs=1e-6)
-    assert at1["table (averaged over lambda_1)"] == pytest.approx([0.129138, 0.127535, 0.743327], abs=1e-6)
+    assert (at1["table (averaged over lambda_1)"]
+            == pytest.approx([0.129138, 0.127535, 0.743327], abs=1e-6))
     o = STEPS["theorem3.table"].run()
     assert o.status == WRONG and o.counterexample["lhs"] == pytest.approx(0.136777, abs=1e-6)
 
@@ -97,14 +111,16 @@ def test_h04_table_of_state_transitions():
 def test_h04_the_table_holds_with_lambda_frozen(monkeypatch):
     """Not always 'wrong': with lambda frozen (no update) the table's rows are exact."""
     real = P._jsa_iteration
-    monkeypatch.setattr(P, "_jsa_iteration", lambda pi, lam, z, NN, gamma: [(p, path, lam) for p, path, _ in
+    monkeypatch.setattr(P, "_jsa_iteration", lambda pi, lam, z, NN,
+                        gamma: [(p, path, lam) for p, path, _ in
                                                                           real(pi, lam, z, NN, gamma)])
     assert P._t3_table().status == EXACT
 
 
 def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
-    """H03: pi = (.5, .3, .2), q = (.2, .3, .5), s = (1, -.5, .25): w* = 5/2, r = 3/5, z* = state 1; in exact
-    rationals K^t(z*, .) = (1 - r^t) pi + r^t delta_z*, so the bias of the average of N chains is r^t |s(z*) - mu|
+    """H03: pi = (.5, .3, .2), q = (.2, .3, .5), s = (1, -.5, .25): w* = 5/2, r = 3/5, z* = state 1;
+    in exact rationals K^t(z*, .) = (1 - r^t) pi + r^t delta_z*, so the bias of the average of N
+    chains is r^t |s(z*) - mu|
     = (3/5)^t 3/5 for every N."""
     pi = [Fraction(1, 2), Fraction(3, 10), Fraction(1, 5)]
     q = [Fraction(1, 5), Fraction(3, 10), Fraction(1, 2)]
@@ -120,9 +136,11 @@ def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
     rows = {(p["t"], p["N"]): (a, b, p["Bias N / r^t"]) for p, a, b in P._t4_bias_rows()}
     for N in (1, 10, 100, 10 ** 4):
         if (1, N) in rows:
-            assert rows[(1, N)][0] == pytest.approx(0.36, rel=1e-12)  # the hunt: 0.36 at t = 1 for every N
+            # the hunt: 0.36 at t = 1 for every N
+            assert rows[(1, N)][0] == pytest.approx(0.36, rel=1e-12)
             assert rows[(1, N)][2] == pytest.approx(0.6 * N, rel=1e-9)  # Bias N / r^t = 0.6 N
-    assert rows[(50, 10 ** 4)][0] == pytest.approx(4.850675e-12, rel=1e-6)  # the hunt: 4.85e-12 at t = 50
+    # the hunt: 4.85e-12 at t = 50
+    assert rows[(50, 10 ** 4)][0] == pytest.approx(4.850675e-12, rel=1e-6)
     o = STEPS["theorem4.bias_over_n"].run()
     ce = o.counterexample
     assert o.status == WRONG and ce["at"]["N"] == 10 ** 4 and ce["at"]["t"] == 1
@@ -136,10 +154,12 @@ def test_other_new_counterexamples_pinned():
     o = STEPS["lemma7.statement"].run()
     assert o.status == WRONG and o.counterexample["rhs"] == pytest.approx(2 * 0.9 ** 200)
     assert o.counterexample["lhs"] > 0.5
-    # Theorem 3's mixing bound for JSA's joint law at k = 50: the TV to pi^N stays at 0.378, the bound is 5.6e-5
+    # Theorem 3's mixing bound for JSA's joint law at k = 50: the TV to pi^N stays at 0.378, the
+    # bound is 5.6e-5
     o = STEPS["theorem3.mix.statement"].run()
     assert o.status == WRONG and o.counterexample["lhs"] > 0.3 and o.counterexample["rhs"] < 1e-4
-    # Theorem 3's Laurent step: the explicit remainder N(N+1)(2N+1)/(6 w*), kept terms a factor 2 off for w* < ~0.9N
+    # Theorem 3's Laurent step: the explicit remainder N(N+1)(2N+1)/(6 w*), kept terms a factor 2
+    # off for w* < ~0.9N
     o = STEPS["theorem3.var.10"].run()
     assert o.status == EXACT and "N(N+1)(2N+1)/(6 w*)" in o.detail and "0.845 N" in o.detail
 
@@ -163,16 +183,22 @@ def _lazy(fn):
 
 
 def _check(name):
-    """A check by step id (the step's check, or its correction's with '/corrected') or by a name in proofs.py."""
+    """A check by step id (the step's check, or its correction's with '/corrected') or by a name in
+    proofs.py.
+    """
     if name.endswith("/corrected"):
         return STEPS[name[:-len("/corrected")]].corrected
     return STEPS[name].check if name in STEPS else getattr(P, name)
 
 
-LAZY_IMH = ["eq2", "eq7", "eq3/corrected", "lemma6.1", "lemma6.2/corrected", "lemma7.statement/corrected",
-            "theorem3.mix.4", "theorem3.mix.statement/corrected", "theorem4.mix.3", "theorem4.mix.statement",
-            "theorem3.orate", "theorem4.orate", "theorem4.bias_over_n/corrected", "theorem3.var.3/corrected",
-            "theorem4.var.2/corrected", "lemma7.4/corrected", "theorem4.var.4", "lemma6.statement/corrected",
+LAZY_IMH = ["eq2", "eq7", "eq3/corrected", "lemma6.1", "lemma6.2/corrected",
+            "lemma7.statement/corrected",
+            "theorem3.mix.4", "theorem3.mix.statement/corrected", "theorem4.mix.3",
+            "theorem4.mix.statement",
+            "theorem3.orate", "theorem4.orate", "theorem4.bias_over_n/corrected",
+            "theorem3.var.3/corrected",
+            "theorem4.var.2/corrected", "lemma7.4/corrected", "theorem4.var.4",
+            "lemma6.statement/corrected",
             "theorem3.var.7/corrected"]
 
 
@@ -180,7 +206,8 @@ LAZY_IMH = ["eq2", "eq7", "eq3/corrected", "lemma6.1", "lemma6.2/corrected", "le
 def test_a_slower_imh_kernel_is_caught(name, monkeypatch):
     monkeypatch.setattr(F, "imh_matrix", _lazy(F.imh_matrix))
     o = _check(name)()
-    if o.status != WRONG:  # the fixed instances may sit where the lazy kernel still passes: the search finds it
+    # the fixed instances may sit where the lazy kernel still passes: the search finds it
+    if o.status != WRONG:
         o = searched_run(_check(name), budget=300, key="planted/" + name)
     assert o.status == WRONG, (name, o.detail)
 
@@ -226,7 +253,8 @@ def _tv_half(real):
 
 FORMULAS = [
     # the corrected quoted MSE bound without its (1 + chi2): the V_q w of the printed bound
-    ("_t2_mse_bound", lambda real: lambda NN, ws, chi, L_: real(NN, ws, chi - 1, L_), "theorem2.mse/corrected"),
+    ("_t2_mse_bound", lambda real: lambda NN, ws, chi, L_: real(NN, ws, chi - 1, L_),
+     "theorem2.mse/corrected"),
     # Theorem 3's O(r^(tN)) with one factor r^N too many
     ("_jsa_c_rate", lambda real: lambda rr, NN, tt: rr ** NN * real(rr, NN, tt), "theorem3.orate"),
     # d_TV halved: the one-step bias bound 2 L d_TV, the hybrid bound min(1, sum TV), sup_h = 2 d_TV
@@ -237,14 +265,18 @@ FORMULAS = [
     ("_common_set_sup", lambda real: lambda laws, pi: 1.01 * sum(P._tv(p, pi) for p in laws) + 1e-3,
      "theorem3.mix.3/corrected"),
     # the enumerated CIS integrals off by 1e-6
-    ("_cis_integrals", lambda real: lambda pi, q, NN, f: (1 + 1e-6) * real(pi, q, NN, f), "theorem1.mom.3"),
+    ("_cis_integrals", lambda real: lambda pi, q, NN, f: (1 + 1e-6) * real(pi, q, NN, f),
+     "theorem1.mom.3"),
     # Lemma 1 without its first term
-    ("_lemma1_rhs", lambda real: lambda pa, qa: float(np.abs(pa - qa)[1:].sum()), "lemma1.statement"),
+    ("_lemma1_rhs", lambda real: lambda pa, qa: float(np.abs(pa - qa)[1:].sum()),
+     "lemma1.statement"),
     # Eq. (4) line 1 with 1/(N+1) in place of 1/N
-    ("_prop1_lines", lambda real: lambda m, s, NN=None: {**real(m, s, NN), **({0: real(m, s, NN)[0] * NN / (NN + 1)}
+    ("_prop1_lines", lambda real: lambda m, s,
+     NN=None: {**real(m, s, NN), **({0: real(m, s, NN)[0] * NN / (NN + 1)}
                                                                             if NN else {})}, "prop1.4.a"),
     # Eq. (1) corrected with the printed lag back in
-    ("_mean_lambda_eq1", lambda real: lambda pi, lam0, x0, gamma, T, lag=1: real(pi, lam0, x0, gamma, T, lag=1),
+    ("_mean_lambda_eq1", lambda real: lambda pi, lam0, x0, gamma, T,
+     lag=1: real(pi, lam0, x0, gamma, T, lag=1),
      "eq1.index/corrected"),
     # Theorem 3's Laurent remainder half again as large (its bound N(N+1)(2N+1)/(6 w*) then fails)
     ("_t3_gap", lambda real: lambda NN, wv: 1.5 * real(NN, wv), "theorem3.var.10"),
@@ -261,7 +293,8 @@ def test_a_wrong_formula_is_caught(attr, plant, name, monkeypatch):
 
 
 def test_a_wrong_path_law_is_caught(monkeypatch):
-    """theorem3.var.6 and the corrections of theorem3.def and theorem3.table read the sweep's path law
+    """theorem3.var.6 and the corrections of theorem3.def and theorem3.table read the sweep's path
+    law
     (jsa_joint_law): built with K^2 it fails."""
     real = F.jsa_joint_law
     monkeypatch.setattr(F, "jsa_joint_law", lambda K, x0, NN, k: real(K @ K, x0, NN, k))
@@ -270,9 +303,12 @@ def test_a_wrong_path_law_is_caught(monkeypatch):
     assert STEPS["theorem3.table"].corrected().status == WRONG
 
 
-INEQUALITIES = ["prop2.statement/corrected", "lemma1.statement", "theorem1.mom.2", "lemma5.2/corrected",
-                "lemma6.3", "theorem3.var.5", "theorem3.var.7a", "theorem4.var.3", "theorem4.var.4a",
-                "theorem3.discussion/corrected", "theorem4.mix.3", "theorem3.mix.4", "theorem2.6a/corrected",
+INEQUALITIES = ["prop2.statement/corrected", "lemma1.statement", "theorem1.mom.2",
+                "lemma5.2/corrected",
+                "lemma6.3", "theorem3.var.5", "theorem3.var.7a", "theorem4.var.3",
+                "theorem4.var.4a",
+                "theorem3.discussion/corrected", "theorem4.mix.3", "theorem3.mix.4",
+                "theorem2.6a/corrected",
                 "theorem1.mix.2"]
 
 
@@ -309,7 +345,8 @@ def test_equalities_planted_with_an_offset_are_caught():
     NN, ws, c = sp.symbols("N w_star c", positive=True)
     e2 = (NN - 1) ** sp.Rational(-1, 2)
     rest = e2 / (NN - 1) * c * (ws - 1) + (1 + 1 / e2) / NN ** 2 * (1 + ws) ** 2
-    assert sym_le(rest, NN ** sp.Rational(-3, 2) * (2 * sp.sqrt(2) * c * (ws - 1) + (1 + ws) ** 2), symbols=[NN, ws, c],
+    assert sym_le(rest, NN ** sp.Rational(-3, 2) * (2 * sp.sqrt(2) * c * (ws - 1) + (1 + ws) ** 2),
+                  symbols=[NN, ws, c],
                   domain={NN: P.N_REAL, ws: P.W_DOM, c: P.U_DOM}).status == WRONG
     # theorem2.gamma's correction reversed: gamma <= Theorem 1's rate
     Nn, W = P._T4_N, P._T4_W
@@ -317,15 +354,18 @@ def test_equalities_planted_with_an_offset_are_caught():
                   domain={Nn: P.N_REAL, W: P.W_DOM}).status == WRONG
     # theorem4.var.5 with 1/N^2 for 1/N
     L_ = P.L
-    assert sym_equal(L_ ** 2 / N_ ** 2 * N_ * (2 - 1 / w_), L_ ** 2 * (1 / N_ ** 2 + (1 - 1 / w_) / N_),
+    assert sym_equal(L_ ** 2 / N_ ** 2 * N_ * (2 - 1 / w_),
+                     L_ ** 2 * (1 / N_ ** 2 + (1 - 1 / w_) / N_),
                      domain={L_: P.POS_DOM, N_: P.N_REAL, w_: P.W_DOM}).status == WRONG
     # prop2.4 with the mass of one atom lost
-    assert sym_equal(sp.log(w_ * (P._P1 + P._P2)), sp.log(w_), domain={P._P1: Real(0.0, 0.5), P._P2: Real(0.0, 0.5),
+    assert sym_equal(sp.log(w_ * (P._P1 + P._P2)), sp.log(w_),
+                     domain={P._P1: Real(0.0, 0.5), P._P2: Real(0.0, 0.5),
                                                                       w_: P.W_DOM}).status == WRONG
 
 
 def test_the_search_finds_a_planted_error_the_fixed_instances_miss(monkeypatch):
-    """theorem3.var.10 with the remainder's bound broken only for N >= 5000 (the fixed instances stop at N = 100):
+    """theorem3.var.10 with the remainder's bound broken only for N >= 5000 (the fixed instances
+    stop at N = 100):
     the search, which runs N to 10^4, finds it."""
     real = P._t3_gap
     monkeypatch.setattr(P, "_t3_gap", lambda NN, wv: real(NN, wv) * (2.0 if NN >= 5000 else 1.0))

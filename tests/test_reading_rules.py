@@ -10,8 +10,10 @@ from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, Che
 from verify.outcome import Report
 
 
-def check(reading, empirical, bound, relation="<=", form="stated", proof=False, quantity="q", **params):
-    c = CheckResult(quantity, form, dict(params), float(empirical), float(bound), "exact", relation=relation,
+def check(reading, empirical, bound, relation="<=", form="stated", proof=False, quantity="q",
+          **params):
+    c = CheckResult(quantity, form, dict(params), float(empirical), float(bound), "exact",
+                    relation=relation,
                     reading=reading, proof=proof)
     return decide(c, 0)
 
@@ -21,19 +23,23 @@ def status(readings, checks, audit=None):
 
 
 def test_rule1_a_contradiction_keeps_both_sides_and_is_recorded_once():
-    # a definition (reading A) against the document's own proof (reading B): the bound holds under B only
+    # a definition (reading A) against the document's own proof (reading B): the bound holds under B
+    # only
     a = Reading("as defined", "Bias = E||g - mu||", "the definition", axis="bias", see="erratum.1")
-    b = Reading("as the proof uses it", "Bias = ||E g - mu||", "the proof's first line", axis="bias", see="erratum.1")
+    b = Reading("as the proof uses it", "Bias = ||E g - mu||", "the proof's first line",
+                axis="bias", see="erratum.1")
     st = status((a, b), [check("as defined", 2.0, 1.0), check("as the proof uses it", 0.5, 1.0)])
     assert st.status == DEPENDS and st.failing == ("as defined",)
     assert st.see == ("erratum.1",)  # one erratum, named once however many readings point to it
-    # without the other side (dropping it as 'ruled out by the definition') the same checks would say violated
+    # without the other side (dropping it as 'ruled out by the definition') the same checks would
+    # say violated
     assert status((a,), [check("as defined", 2.0, 1.0)]).status == VIOLATED
 
 
 def test_rule2_a_hedged_claim_that_holds_under_its_lenient_reading_holds():
     strict = Reading("exponent 1", "grows linearly", "strict", axis="growth")
-    lenient = Reading("grows", "grows linearly", "lenient", axis="growth", hedge="approximately grows linearly")
+    lenient = Reading("grows", "grows linearly", "lenient", axis="growth",
+                      hedge="approximately grows linearly")
     checks = [check("exponent 1", 1.6, 1.0), check("grows", 0.5, 1.0)]
     st = status((strict, lenient), checks)
     assert st.status == HOLDS and st.failing == () and st.strict_only == ("exponent 1",)
@@ -47,11 +53,13 @@ def test_rule2_a_hedged_claim_that_holds_under_its_lenient_reading_holds():
 
 def test_rule3_a_degenerate_reading_is_excluded_and_reported():
     def too_few(checks):  # fewer than 5 qualifying cases in some comparison
-        return "too few qualifying cases" if any(c.params.get("qualifying", 99) < 5 for c in checks) else ""
+        return "too few qualifying cases" if any(c.params.get("qualifying",
+                                                              99) < 5 for c in checks) else ""
 
     thin = Reading("tau small", "converged", "a strict threshold", axis="tau", degenerate=too_few)
     wide = Reading("tau large", "converged", "a wide threshold", axis="tau", degenerate=too_few)
-    checks = [check("tau small", 2.0, 1.0, qualifying=2), check("tau large", 0.5, 1.0, qualifying=300)]
+    checks = [check("tau small", 2.0, 1.0, qualifying=2),
+              check("tau large", 0.5, 1.0, qualifying=300)]
     emp = reading_verdicts(checks, (thin, wide))
     assert emp == {"tau small": DEGENERATE, "tau large": HOLDS}
     st = final_status("planted", emp, {}, (thin, wide))
@@ -66,17 +74,20 @@ def test_rule3_a_degenerate_reading_is_excluded_and_reported():
 
 
 def test_rule4_a_violated_proof_constant_is_not_a_violation_of_the_statement():
-    r = Reading("as printed", "E||g||^2 <= 4L^2 [chi2/(N-1) + O(...)]", "the statement", axis="statement")
+    r = Reading("as printed", "E||g||^2 <= 4L^2 [chi2/(N-1) + O(...)]", "the statement",
+                axis="statement")
     proof = check("as printed", 3.0, 1.0, form="explicit", proof=True)  # the proof's constants fail
     stmt = check("as printed", 0.5, 1.0)  # the statement's own form holds
     st = status((r,), [proof, stmt])
     assert st.status != VIOLATED and st.status == INCONCLUSIVE
     # the same check not marked as the proof's constants decides
     assert status((r,), [check("as printed", 3.0, 1.0, form="explicit"), stmt]).status == VIOLATED
-    # a family along which the O-term vanishes (the audit's statement step) does violate the statement
+    # a family along which the O-term vanishes (the audit's statement step) does violate the
+    # statement
     assert status((r,), [proof, stmt], audit={"as printed": "fails"}).status == VIOLATED
     # and the proof's constants, when they hold, support the statement
-    assert status((r,), [check("as printed", 0.5, 1.0, form="explicit", proof=True)]).status == HOLDS
+    assert (status((r,), [check("as printed", 0.5, 1.0, form="explicit",
+                                proof=True)]).status == HOLDS)
 
 
 def test_rule5_the_decisive_counterexample_is_of_a_failing_reading():
@@ -100,6 +111,7 @@ def test_rule6_a_reading_the_document_rules_out_cannot_be_the_holding_reading():
                    ruled_out="The restriction on the values of k is necessary for convergence")
     checks = [check("equivalence", 4.0, 1.0), check("sufficient", 0.5, 1.0)]
     st = status((eq, suff), checks)
-    assert st.status == VIOLATED and st.failing == ("equivalence",) and st.ruled_out == ("sufficient",)
+    assert (st.status == VIOLATED and st.failing == ("equivalence",
+                                                     ) and st.ruled_out == ("sufficient",))
     # without the ruling-out sentence the same evidence depends on reading
     assert status((eq, Reading("sufficient", "q", "if", axis="range")), checks).status == DEPENDS

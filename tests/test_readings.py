@@ -83,11 +83,14 @@ def test_summaries_agree_with_final_status():
         assert adoc["claims"][cid]["failing_readings"] == list(st.failing), cid
         assert verdicts.get("failing_readings", {}).get(cid, []) == list(st.failing), cid
         assert f"| `{cid}` | {st.status} |" in errata, cid
-    # the claims issue 11 found on one list only are decided by the same function, with the reading rules of
-    # issue 23: proposition2's '<=' is ruled out by its own strict sign and El hanchi's 'sufficient' by 'necessary'
-    # (rule 6), cis_variance_growth holds under its hedge (rule 2), lemma4/lemma7 keep both sides (rule 1)
-    expect = {"proposition2": (VIOLATED, "ruled_out"), "sgfs_stationary_covariance": (VIOLATED, "ruled_out"),
-              "cis_variance_growth": (HOLDS, "strict_only"), "lemma4": (DEPENDS, "see"), "lemma7": (DEPENDS, "see"),
+    # the claims issue 11 found on one list only are decided by the same function, with the reading
+    # rules of issue 23: proposition2's '<=' is ruled out by its own strict sign and El hanchi's
+    # 'sufficient' by 'necessary' (rule 6), cis_variance_growth holds under its hedge (rule 2),
+    # lemma4/lemma7 keep both sides (rule 1)
+    expect = {"proposition2": (VIOLATED, "ruled_out"),
+              "sgfs_stationary_covariance": (VIOLATED, "ruled_out"),
+              "cis_variance_growth": (HOLDS, "strict_only"), "lemma4": (DEPENDS, "see"),
+              "lemma7": (DEPENDS, "see"),
               "theorem3": (DEPENDS, "see"), "theorem4": (DEPENDS, "see")}
     for cid, (status, rule) in expect.items():
         assert now[cid].status == status and getattr(now[cid], rule), (cid, now[cid])
@@ -100,19 +103,24 @@ def test_audit_statement_readings_name_registered_readings():
 
 
 def test_theorem4_conditional_fails_and_the_unconditional_reading_holds(capsys):
-    """Reading rule 1 on Theorem 4: the statement conditions on F_{t-1}, the proof reads the O(r^t) with Lemma 7
-    (t steps from eta_0); both readings are kept, the conditional one fails at the worst state, the unconditional one
-    holds on the exact moments from every start, so the claim depends on reading, the contradiction recorded once."""
+    """Reading rule 1 on Theorem 4: the statement conditions on F_{t-1}, the proof reads the O(r^t)
+    with Lemma 7 (t steps from eta_0); both readings are kept, the conditional one fails at the
+    worst state, the unconditional one
+    holds on the exact moments from every start, so the claim depends on reading, the contradiction
+    recorded once."""
     rep = run_verification(REGISTRY["theorem4"], "quick", seed=0,
                            overrides={"N": [8], "w_star": [10.0], "t": [100]})
-    worst = [c for c in rep.checks if c.quantity == "second_moment" and c.form == "stated" and c.method == "exact"
-             and c.params.get("state") == "all worst" and c.params.get("score") == "s = +-L (balanced)"]
+    worst = [c for c in rep.checks if c.quantity == "second_moment" and c.form == "stated"
+             and c.method == "exact"
+             and c.params.get("state") == "all worst" and c.params.get("score")
+             == "s = +-L (balanced)"]
     assert worst and worst[0].empirical == pytest.approx(0.834, abs=5e-4)
     assert worst[0].scaled_bound == pytest.approx(0.2375) and worst[0].verdict == VIOLATED
     assert worst[0].reading == "conditional on F_{t-1}"
     assert rep.readings == {"conditional on F_{t-1}": VIOLATED, "unconditional from eta_0": HOLDS}
     assert rep.verdict == DEPENDS and rep.failing_readings == ["conditional on F_{t-1}"]
-    # the trajectory-averaged moments decide the unconditional reading through the form that writes its O(r^t) out
+    # the trajectory-averaged moments decide the unconditional reading through the form that writes
+    # its O(r^t) out
     unc = [c for c in rep.checks if c.reading == "unconditional from eta_0"]
     assert unc and {c.form for c in unc if c.primary} == {"unconditional"}
     assert all(c.verdict == HOLDS for c in unc if c.primary)
@@ -122,7 +130,9 @@ def test_theorem4_conditional_fails_and_the_unconditional_reading_holds(capsys):
 
 
 def test_the_unconditional_reading_can_fail():
-    """The kept unconditional reading is a real check: a bound that drops the bias (scale 1/4) fails under it."""
+    """The kept unconditional reading is a real check: a bound that drops the bias (scale 1/4) fails
+    under it.
+    """
     rep = run_verification(REGISTRY["theorem4"], "quick", seed=0, bound_scale=0.25,
                            overrides={"N": [8], "w_star": [10.0], "t": [100]})
     assert rep.readings["unconditional from eta_0"] == VIOLATED
@@ -138,8 +148,9 @@ def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
     from verify.documents.kim2022 import theorems
 
     dropped = _dropped()
-    # lemma4 and lemma7 keep both sides of their document's contradiction (reading rule 1), and so do theorems 3
-    # and 4 (the statement's conditioning against the proof's Lemma 7): nothing dropped there
+    # lemma4 and lemma7 keep both sides of their document's contradiction (reading rule 1), and so
+    # do theorems 3 and 4 (the statement's conditioning against the proof's Lemma 7): nothing
+    # dropped there
     assert set(dropped) == {"lemma2", "lemma5"}
     for cid, rows in dropped.items():
         kept = {r.name for r in REGISTRY[cid].readings}
@@ -155,5 +166,6 @@ def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
 
 
 def test_registry_covers_the_claims_with_readings():
-    assert {"theorem3", "proposition2", "table1"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
+    assert {"theorem3", "proposition2",
+            "table1"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
     assert set(bounds.ids()) & set(REGISTRY)

@@ -46,8 +46,11 @@ def browser() -> str:
     if why:
         pytest.skip(f"no browser could be installed: {why}")
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("Chromium is missing under CI: bash .ci/run installs it with apt-get (Debian package chromium)")
-    pytest.skip("no Chromium found (/usr/bin/chromium); install it with `apt-get install -y chromium` "
+        pytest.fail(
+            "Chromium is missing under CI: bash .ci/run installs it with apt-get (Debian package "
+            "chromium)")
+    pytest.skip(
+        "no Chromium found (/usr/bin/chromium); install it with `apt-get install -y chromium` "
                 "or run `bash .ci/run`, which does")
 
 
@@ -61,7 +64,8 @@ def report_dir():
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             # the quick run shared with tests/test_plot.py (each claim runs once per session)
-            status = cmd_report(["--out", d, "--quick", "--seed", "0", "--dpi", "60"], reports=cached_runs("quick", 0))
+            status = cmd_report(["--out", d, "--quick", "--seed", "0", "--dpi", "60"],
+                                reports=cached_runs("quick", 0))
         yield pathlib.Path(d), status, out.getvalue()
 
 
@@ -106,7 +110,8 @@ def test_command_writes_the_report_and_exits_0(report_dir):
         assert cid in out  # the printed summary lists every claim
     from mcsa_cli import terminal_width
 
-    long = [line for line in out.splitlines() if len(line) > terminal_width() and not line.startswith("report written")]
+    long = [line for line in out.splitlines() if len(line) > terminal_width()
+            and not line.startswith("report written")]
     assert not long, long  # the summary fits the terminal (wrapped, nothing cut)
     assert "smoke test of the same code" in out  # a figure claim's quick run is labelled as such
 
@@ -144,7 +149,8 @@ def test_every_claim_has_its_section_and_figure(page):
 
 
 def test_internal_links_resolve(page):
-    links = page["js"]("[...document.querySelectorAll('a[href^=\"#\"]')].map(a => a.getAttribute('href'))")
+    links = page["js"](
+        "[...document.querySelectorAll('a[href^=\"#\"]')].map(a => a.getAttribute('href'))")
     assert len(links) > 30
     missing = page["js"]("""[...document.querySelectorAll('a[href^="#"]')]
         .map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(id))""")
@@ -196,10 +202,11 @@ def test_console_errors_are_seen(report_dir, tmp_path):
 
 
 
-# ----------------------------------------------------------------------------- layout: phone and desktop
+# ------------------------------------------------------------------------ layout: phone and desktop
 @pytest.mark.parametrize("view", ["page", "phone"])
 def test_page_does_not_scroll_sideways(view, request):
-    """At 390 px (a phone) and 1280 px the page itself never scrolls sideways: a wide table scrolls inside
+    """At 390 px (a phone) and 1280 px the page itself never scrolls sideways: a wide table scrolls
+    inside
     its own box (div.scroll, overflow-x auto), the summary reflows into cards on a phone."""
     from verify.browser import PAGE_WIDTH_JS
 
@@ -221,7 +228,8 @@ def test_page_does_not_scroll_sideways(view, request):
 
 @pytest.mark.parametrize("view", ["page", "phone"])
 def test_no_word_is_split_inside(view, request):
-    """No line break falls inside a word ('Lem / ma 2', 'Propo / sition') in any cell, badge or heading;
+    """No line break falls inside a word ('Lem / ma 2', 'Propo / sition') in any cell, badge or
+    heading;
     cells do not ask for breaks anywhere."""
     from verify.browser import SPLIT_WORDS_JS
 
@@ -233,7 +241,8 @@ def test_no_word_is_split_inside(view, request):
 
 
 def test_phone_summary_is_cards(phone):
-    """On a phone each claim of the summary is a card: every column (status and the ones after it) is on
+    """On a phone each claim of the summary is a card: every column (status and the ones after it)
+    is on
     screen, labelled, one under the other."""
     rows = phone["js"]("""[...document.querySelectorAll('#summary-table tbody tr')].map(tr => {
         const tds = [...tr.children];
@@ -248,25 +257,30 @@ def test_phone_summary_is_cards(phone):
     for r in rows:
         assert r["display"] == "block" and r["stacked"], r
         assert r["right"] <= 390, r
-        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form", "readings",
+        assert r["labels"] == ["statement", "source", "status", "severity", "deciding form",
+                               "readings",
                                "checks (Monte Carlo)",
                                "proof audit"]
 
 
 def test_desktop_summary_is_a_table(page):
     """At 1280 px the summary stays one table row per claim."""
-    disp = page["js"]("getComputedStyle(document.querySelector('#summary-table td:nth-child(2)')).display")
+    disp = page["js"](
+        "getComputedStyle(document.querySelector('#summary-table td:nth-child(2)')).display")
     assert disp == "table-cell"
 
 
 def test_layout_checks_can_fail(report_dir, tmp_path):
-    """The measures see a bad layout: cells that break anywhere split words, and a wide table outside a
+    """The measures see a bad layout: cells that break anywhere split words, and a wide table
+    outside a
     scroll box makes the page scroll sideways at 390 px."""
     from verify.browser import PAGE_WIDTH_JS, SPLIT_WORDS_JS, Page
 
     exe = browser()
     bad = tmp_path / "bad.html"
-    bad.write_text("<!DOCTYPE html><html><head><meta name='viewport' content='width=device-width, initial-scale=1'>"
+    bad.write_text(
+        "<!DOCTYPE html><html><head><meta name='viewport' content='width=device-width, "
+        "initial-scale=1'>"
                    "<style>td { overflow-wrap: anywhere; }</style></head><body><table><tr>"
                    + "".join(f"<td>Proposition {i} Lemma {i}</td>" for i in range(12))
                    + "</tr></table><pre>" + "x" * 200 + "</pre></body></html>")
@@ -280,7 +294,8 @@ def test_layout_checks_can_fail(report_dir, tmp_path):
 
 def test_report_contents(report_dir):
     html = (report_dir[0] / "report.html").read_text()
-    for text in ("Errata", "Provenance", "numpy", "scipy", "sympy", "seed", "Markov Chain Score Ascent",
+    for text in ("Errata", "Provenance", "numpy", "scipy", "sympy", "seed",
+                 "Markov Chain Score Ascent",
                  "NeurIPS 2022", "El hanchi", "Worst counterexamples", "Proof audit"):
         assert text in html, text
     assert "../shared" not in html and "seeds/" not in html
@@ -290,8 +305,10 @@ def test_report_contents(report_dir):
 
 
 def test_report_names_documents_as_the_terminal_does(report_dir):
-    """No document number used as a name ('003's definition', '001 Eq. (3)') in what the page shows: the
-    documents are named as the terminal names them (tests/test_document_names.py has the same pattern)."""
+    """No document number used as a name ('003's definition', '001 Eq. (3)') in what the page shows:
+    the
+    documents are named as the terminal names them (tests/test_document_names.py has the same
+    pattern)."""
     import html as H
     import re
 
@@ -304,7 +321,8 @@ def test_report_names_documents_as_the_terminal_does(report_dir):
 
 
 def test_screenshot_records_what_it_shows(report_dir, tmp_path):
-    """`report --screenshot PNG` (the README's docs/report.png): the top of the page at 1280 x 1150 and, beside
+    """`report --screenshot PNG` (the README's docs/report.png): the top of the page at 1280 x 1150
+    and, beside
     it, the statuses and counts read from the page, which are the run's."""
     import json
     import struct
@@ -330,8 +348,10 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
         assert status == want, cid
     from collections import Counter
 
-    assert sorted(record["counts"]) == sorted(f"{n} {s}" for s, n in Counter(record["statuses"].values()).items())
-    assert record["verdicts_sha256"] == verdicts_digest() and (record["mode"], record["seed"]) == ("quick", 0)
+    assert (sorted(record["counts"]) == sorted(f"{n} {s}" for s,
+                                               n in Counter(record["statuses"].values()).items()))
+    assert (record["verdicts_sha256"] == verdicts_digest() and (record["mode"],
+                                                                record["seed"]) == ("quick", 0))
 
 
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
@@ -346,8 +366,10 @@ def test_bad_input_exits_2_before_work(tmp_path, capsys):
                        (["report", "--out", str(f)], "--out"),
                        (["report", "--quick", "--full", "--out", str(new)], "--full"),
                        (["report", "--dpi", "5", "--out", str(new)], "--dpi"),
-                       (["report", "--screenshot", str(tmp_path / "shot.jpg"), "--out", str(new)], "--screenshot"),
-                       (["report", "--screenshot", str(tmp_path / "no" / "shot.png"), "--out", str(new)],
+                       (["report", "--screenshot", str(tmp_path / "shot.jpg"), "--out", str(new)],
+                        "--screenshot"),
+                       (["report", "--screenshot", str(tmp_path / "no" / "shot.png"), "--out",
+                         str(new)],
                         "--screenshot")):
         assert run("python -m verify", "", argv, {"report": cmd_report}, lambda c, a: 99) == 2
         err = capsys.readouterr().err.strip()

@@ -27,21 +27,24 @@ def _run(sch, iters=ITERS, **init):
     return s
 
 
-FAMILIES = {"meanfield": MeanFieldGaussian(5), "fullrank": FullRankGaussian(5), "student-t": StudentT(5, 4.0)}
+FAMILIES = {"meanfield": MeanFieldGaussian(5), "fullrank": FullRankGaussian(5),
+            "student-t": StudentT(5, 4.0)}
 
 
 CASES = [(f, t) for f in FAMILIES for t in ((True, False) if f == "meanfield" else (True,))]
 
 
 @pytest.mark.parametrize("fam,triangular", CASES,
-                         ids=[f + ("" if f != "meanfield" else "-trmm" if t else "-gemm") for f, t in CASES])
+                         ids=[f + ("" if f != "meanfield" else "-trmm" if t else "-gemm") for f,
+                              t in CASES])
 @pytest.mark.parametrize("name", SCHEMES)
 def test_rows_do_not_depend_on_replicate_count_block_or_path(name, fam, triangular, monkeypatch):
     """R in {1, 2, 3, 5, 17} x blocks {1, 3, 32}, fused (where it applies) and generic
     paths: the first rows agree exactly with the R = 17, block = 32 run of the same path.
     The fused paths' product is a per-replicate BLAS trmm, or (``gemm``) the stacked
     product used when the target's factor is not triangular."""
-    monkeypatch.setattr(fused, "TRIANGULAR", triangular)  # the product's form matters on the fused path only
+    # the product's form matters on the fused path only
+    monkeypatch.setattr(fused, "TRIANGULAR", triangular)
     tgt = wishart_target(5, 10, seed=2)
     family = FAMILIES[fam]
     for fast in (True, False):
@@ -65,15 +68,18 @@ def test_a_row_alone_equals_the_row_inside_a_batch_with_per_row_hyper_parameters
     tgt = wishart_target(6, 10, seed=1)
     fam = MeanFieldGaussian(6)
     lrs = np.array([0.2, 0.01, 0.05, 0.003])
-    extra = {"momentum": {"beta": [0.5, 0.95, 0.9, 0.0]}, "nesterov": {"beta": [0.5, 0.95, 0.9, 0.0]},
+    extra = {"momentum": {"beta": [0.5, 0.95, 0.9, 0.0]},
+             "nesterov": {"beta": [0.5, 0.95, 0.9, 0.0]},
              "adam": {"b1": [0.8, 0.95, 0.9, 0.5], "b2": [0.99, 0.9, 0.999, 0.9]}}.get(opt, {})
     units = [40, 3, 11, 7]
     batch = _run(Scheme(name, tgt, fam, 4, optim.make(opt, lrs, **extra)), seed=5, units=units)
     k = 2  # unit 11
     one = {h: np.asarray(v)[k:k + 1] for h, v in extra.items()}
-    alone = _run(Scheme(name, tgt, fam, 4, optim.make(opt, lrs[k:k + 1], **one)), seed=5, units=[11], block=5)
+    alone = _run(Scheme(name, tgt, fam, 4, optim.make(opt, lrs[k:k + 1], **one)), seed=5,
+                 units=[11], block=5)
     scalar = {h: float(np.asarray(v)[k]) for h, v in extra.items()}
-    alone_s = _run(Scheme(name, tgt, fam, 4, optim.make(opt, float(lrs[k]), **scalar)), seed=5, units=[11])
+    alone_s = _run(Scheme(name, tgt, fam, 4, optim.make(opt, float(lrs[k]), **scalar)), seed=5,
+                   units=[11])
     for s in (alone, alone_s):
         assert np.array_equal(s.lam[0], batch.lam[k])
         assert np.array_equal(s.chains.position[0], batch.chains.position[k])
@@ -97,7 +103,8 @@ def test_units_name_the_streams_and_default_to_row_numbers():
         sch.init(seed=1, replicates=2, units=[0, 1, 2])
     s = Streams.for_units(3, [(1, 2), 5])
     assert s.state()["unit_ids"] == ((1, 2), 5)
-    assert np.array_equal(Streams.from_state(s.state()).take("normal", (2,)), s.copy().take("normal", (2,)))
+    assert np.array_equal(Streams.from_state(s.state()).take("normal", (2,)),
+                          s.copy().take("normal", (2,)))
 
 
 def test_per_row_hyper_parameters_are_checked():

@@ -72,13 +72,15 @@ def test_the_digest_covers_the_claims_own_package_and_the_machinery():
 
 
 def test_non_finite_floats_survive_the_claim_cache(tmp_path, monkeypatch):
-    """A cached report keeps NaN and infinities in its rows, params and extra (strict JSON wrote them as null:
+    """A cached report keeps NaN and infinities in its rows, params and extra (strict JSON wrote
+    them as null:
     figure1's figure then failed in `verify report` on a warm cache)."""
     import math
 
     from verify import runner
 
-    x = {"a": float("nan"), "b": [1.0, float("inf"), np.float64("-inf")], "c": np.array([0.5, np.nan])}
+    x = {"a": float("nan"), "b": [1.0, float("inf"), np.float64("-inf")],
+         "c": np.array([0.5, np.nan])}
     back = runner._untag(json.loads(json.dumps(runner._tag(x), allow_nan=False)))
     assert math.isnan(back["a"]) and back["b"][1] == math.inf and back["b"][2] == -math.inf
     assert back["c"][0] == 0.5 and math.isnan(back["c"][1])
@@ -91,7 +93,8 @@ def test_figure_claim_draws_from_a_cached_report(tmp_path, monkeypatch):
     monkeypatch.setenv("MCSA_CACHE", str(tmp_path))
     first = runner.run_claims(["figure1"], "quick", 0, workers=1)["figure1"]
     again = runner.run_claims(["figure1"], "quick", 0, workers=1)["figure1"]
-    nan_rows = [r for r in first.checks.rows if isinstance(r.get("c_cov"), float) and math.isnan(r["c_cov"])]
+    nan_rows = [r for r in first.checks.rows if isinstance(r.get("c_cov"),
+                                                           float) and math.isnan(r["c_cov"])]
     assert nan_rows  # the run has NaN cells (c_cov of MSC), which the cache must keep
     assert [str(r) for r in again.checks.rows] == [str(r) for r in first.checks.rows]
     figure(again, str(tmp_path / "f1.png"))
@@ -106,17 +109,21 @@ def test_a_huge_seed_keeps_the_cache_file_name_short():
 
 
 def test_a_cached_result_says_so_with_when_and_how_long(cache, capsys):
-    """A result read from the cache says it is cached, when it was computed and how long that took: the
-    single-claim command no longer prints the first run's '... checks in 19.7 s' as this run's time."""
+    """A result read from the cache says it is cached, when it was computed and how long that took:
+    the
+    single-claim command no longer prints the first run's '... checks in 19.7 s' as this run's
+    time."""
     from verify.cli import main
 
     first = runner.run_claims(IDS[:1], workers=1)[IDS[0]]
     assert first.cached is False and first.computed_at.endswith(" UTC")
     assert runner.checks_text(first) == f"{len(first.checks)} checks in {first.elapsed_s:.1f} s"
     again = runner.run_claims(IDS[:1], workers=1)[IDS[0]]
-    assert again.cached is True and again.computed_at == first.computed_at and again.elapsed_s == first.elapsed_s
+    assert (again.cached is True and again.computed_at == first.computed_at and again.elapsed_s
+            == first.elapsed_s)
     text = runner.checks_text(again)
-    assert text.startswith(f"{len(again.checks)} checks, read from the cache (computed {first.computed_at} in "
+    assert text.startswith(
+        f"{len(again.checks)} checks, read from the cache (computed {first.computed_at} in "
                            f"{first.elapsed_s:.1f} s")
     assert main([IDS[0], "--wide"]) in (0, 1, 4)
     out = capsys.readouterr().out
@@ -131,7 +138,8 @@ def test_a_cached_result_says_so_with_when_and_how_long(cache, capsys):
 
 
 def test_the_report_gives_the_run_time_the_terminal_gives(cache, tmp_path, capsys):
-    """`verify report`'s provenance states the run time the terminal printed, and how many claims came from
+    """`verify report`'s provenance states the run time the terminal printed, and how many claims
+    came from
     the cache; a cached claim's section says it is cached."""
     import re
 
@@ -149,7 +157,8 @@ def test_the_report_gives_the_run_time_the_terminal_gives(cache, tmp_path, capsy
     finally:
         R.claim_ids = real_ids
     out = capsys.readouterr().out
-    m = re.search(r"2 claims \(quick, seed 0\) in ([0-9.]+ s \(2 of 2 claims read from the cache\))", out)
+    m = re.search(
+        r"2 claims \(quick, seed 0\) in ([0-9.]+ s \(2 of 2 claims read from the cache\))", out)
     assert m, out
     html = (tmp_path / "report.html").read_text()
     assert f"<dt>run time</dt><dd>{m.group(1)}</dd>" in html

@@ -108,7 +108,9 @@ def imh_outcomes(x):
 
 # ----------------------------------------------------------------------------- per scheme
 def law_pmcsa(xs):
-    """Rows: every combination of the N chains' outcomes.  Returns (sim g, defined g, p, sim new, defined new)."""
+    """Rows: every combination of the N chains' outcomes.  Returns (sim g, defined g, p, sim new,
+    defined new).
+    """
     combos = list(itertools.product(*[list(imh_outcomes(x)) for x in xs]))
     up = np.array([[u_category(o[0]) for o in cb] for cb in combos])
     ua = np.array([[u_decision(o[4], o[1]) for o in cb] for cb in combos])
@@ -140,11 +142,13 @@ def law_cis(x, rb):
         cum = np.concatenate([[0.0], np.cumsum(wbar)])
         for i in range(N):
             for end in (0, 1):
-                rows.append((props, u_in(cum[i], cum[i + 1], end), np.prod(Q[list(props)]) * wbar[i] / 2,
+                rows.append((props, u_in(cum[i], cum[i + 1], end),
+                             np.prod(Q[list(props)]) * wbar[i] / 2,
                              parts[i], wbar, parts))
     up = np.array([[[u_category(c) for c in r[0]]] for r in rows])
     us = np.array([[r[1]] for r in rows])
-    new, g = _run("msc-rb" if rb else "msc", {"uniform/proposal": up, "uniform/select": us}, [x], len(rows))
+    new, g = _run("msc-rb" if rb else "msc", {"uniform/proposal": up, "uniform/select": us}, [x],
+                  len(rows))
     p = np.array([r[2] for r in rows])
     sel = np.array([r[3] for r in rows])
     if rb:

@@ -97,7 +97,8 @@ def test_the_checks_can_fail(data, recorded, documents, plant, expect):
     elif plant == "same_status":
         d[pkg]["claims"][claim].update(status_should_be=claim_status[claim], why_status="x" * 30)
     elif plant == "no_why":
-        d[pkg]["claims"][claim]["status_should_be"] = next(s for s in S.FINAL_STATUSES if s != claim_status[claim])
+        d[pkg]["claims"][claim]["status_should_be"] = next(s for s in S.FINAL_STATUSES if s
+                                                           != claim_status[claim])
         d[pkg]["claims"][claim].pop("why_status", None)
     elif plant == "wrong_package":
         other = next(p for p in d if p != pkg)
@@ -116,9 +117,10 @@ def test_see_points_to_a_finding_and_status_judgements_are_few(data, recorded):
                     assert target is not None, (i, e["see"])
     changes = {c: e["status_should_be"] for d in data.values() for c, e in d["claims"].items()
                if "status_should_be" in e}
-    # a judgement is an exception, each one a different status from the recorded one; issue 23 applied every
-    # judgement recorded so far through the claims' readings (hedge, ruled_out, degenerate), so none is pending:
-    # a pending one is a disagreement between this data and the final status (tests/test_one_source_of_truth.py)
+    # a judgement is an exception, each one a different status from the recorded one; issue 23
+    # applied every judgement recorded so far through the claims' readings (hedge, ruled_out,
+    # degenerate), so none is pending: a pending one is a disagreement between this data and the
+    # final status (tests/test_one_source_of_truth.py)
     assert all(claim_status[c] != s for c, s in changes.items())
     assert not changes, f"status judgements not applied: {changes}"
 

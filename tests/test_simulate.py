@@ -25,12 +25,14 @@ Z = 4.5  # two-sided z threshold: P(|Z| > 4.5) = 6.8e-6
 
 
 def prob_vectors(M):
-    return st.lists(st.floats(0.05, 1.0), min_size=M, max_size=M).map(lambda v: np.array(v) / sum(v))
+    return st.lists(st.floats(0.05, 1.0), min_size=M,
+                    max_size=M).map(lambda v: np.array(v) / sum(v))
 
 
 # ----------------------------------------------------------------------------- finite spaces
 @settings(max_examples=30)
-@given(st.integers(2, 6).flatmap(lambda M: st.tuples(prob_vectors(M), prob_vectors(M))), st.integers(2, 12))
+@given(st.integers(2, 6).flatmap(lambda M: st.tuples(prob_vectors(M), prob_vectors(M))),
+       st.integers(2, 12))
 def test_finite_kernels_leave_pi_invariant_exactly(pq, N):
     pi, q = pq
     for K in (F.imh_matrix(pi, q), F.cis_matrix(pi, q, N)):
@@ -57,7 +59,8 @@ def test_smith_tierney_formula_with_q_matches_matrix_powers_and_printed_pi_versi
     for n in (1, 2, 5, 9):
         Kn = np.linalg.matrix_power(K, n)
         assert np.abs(F.smith_tierney_power(pi, q, n, "q") - Kn).max() < 1e-13
-        assert np.abs(F.smith_tierney_power(pi, q, n, "pi") - Kn).max() > 1e-2  # 001 Eq. (3) as printed
+        # 001 Eq. (3) as printed
+        assert np.abs(F.smith_tierney_power(pi, q, n, "pi") - Kn).max() > 1e-2
 
 
 def test_finite_moments_against_enumeration():
@@ -81,7 +84,8 @@ def test_finite_moments_against_enumeration():
 
 
 # ----------------------------------------------------------------------------- families
-FAMILIES = [MeanFieldGaussian(3), MeanFieldGaussian(3, "log"), StudentT(3, 4.0), StudentT(3, 2.5, "log"),
+FAMILIES = [MeanFieldGaussian(3), MeanFieldGaussian(3, "log"), StudentT(3, 4.0),
+            StudentT(3, 2.5, "log"),
             FullRankGaussian(3)]
 
 
@@ -98,7 +102,8 @@ def _noise(fam, rng, prefix):
     return out
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f"{type(f).__name__}-{getattr(f, 'scale', '')}")
+@pytest.mark.parametrize("fam", FAMILIES,
+                         ids=lambda f: f"{type(f).__name__}-{getattr(f, 'scale', '')}")
 def test_scores_match_finite_differences(fam):
     rng = np.random.default_rng(1)
     lam = rng.standard_normal((2, fam.n_params)) * 0.3
@@ -113,7 +118,8 @@ def test_scores_match_finite_differences(fam):
         assert np.abs(fd - sc[..., j]).max() < 1e-6
 
 
-@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f"{type(f).__name__}-{getattr(f, 'scale', '')}")
+@pytest.mark.parametrize("fam", FAMILIES,
+                         ids=lambda f: f"{type(f).__name__}-{getattr(f, 'scale', '')}")
 def test_logpdf_normalised_and_expected_sq_score_matches_monte_carlo(fam):
     """E_q||s||^2 closed form vs MC (|z| <= 4.5, rate 6.8e-6); E_q s = 0."""
     rng = np.random.default_rng(2)
@@ -129,7 +135,8 @@ def test_logpdf_normalised_and_expected_sq_score_matches_monte_carlo(fam):
     zs = s.mean(1) / (s.std(1) / np.sqrt(n))
     assert np.all(np.abs(zs) < Z + 1.0)  # P-dims comparisons: Bonferroni-safe at 4.5 + 1
     if fam.dim == 3 and not isinstance(fam, FullRankGaussian):
-        # density integrates to 1 in 1-D slices: check a marginal by quadrature via logpdf of a 1-D family
+        # density integrates to 1 in 1-D slices: check a marginal by quadrature via logpdf of a 1-D
+        # family
         f1 = type(fam)(1, **({"nu": fam.nu} if isinstance(fam, StudentT) else {}), scale=fam.scale)
         l1 = f1.init(0.3, 1.2)
         val, _ = integrate.quad(lambda x: np.exp(f1.logpdf(l1, np.array([x]))), -np.inf, np.inf)
@@ -168,7 +175,8 @@ def test_gaussian_divergences_match_monte_carlo():
     lws = dv.log_w_star(mu, Sigma, m, S)
     assert lw.max() <= lws and lw.max() > lws - 0.1
     zstar = dv.argmax_weight(mu, Sigma, m, S)
-    lz = stats.multivariate_normal(mu, Sigma).logpdf(zstar) - stats.multivariate_normal(m, S).logpdf(zstar)
+    lz = (stats.multivariate_normal(mu, Sigma).logpdf(zstar)
+          - stats.multivariate_normal(m, S).logpdf(zstar))
     assert abs(lz - lws) < 1e-10
     y = stats.multivariate_normal(m, S).rvs(400_000, random_state=rng)
     lq = stats.multivariate_normal(m, S).logpdf(y) - stats.multivariate_normal(mu, Sigma).logpdf(y)
@@ -179,7 +187,8 @@ def test_infinite_w_star_and_chi2_are_reported_not_crashing():
     Sigma = np.eye(2)
     assert dv.log_w_star(np.zeros(2), Sigma, np.zeros(2), np.diag([2.0, 0.9])) == np.inf
     assert dv.chi2(np.zeros(2), Sigma, np.zeros(2), np.diag([0.4, 1.0])) == np.inf
-    d = dv.gaussian_divergences(wishart_target(5, 10), MeanFieldGaussian(5), MeanFieldGaussian(5).init())
+    d = dv.gaussian_divergences(wishart_target(5, 10), MeanFieldGaussian(5),
+                                MeanFieldGaussian(5).init())
     assert d.w_star == np.inf and d.as_dict()["w_star"] is None
 
 
@@ -194,7 +203,8 @@ def test_numerical_w_star_for_student_t_and_defensive_mixture():
     grad = lambda z: (lp(z + 1e-6 * np.eye(2)) - lp(z - 1e-6 * np.eye(2)) - lq(z + 1e-6 * np.eye(2))  # noqa: E731
                       + lq(z - 1e-6 * np.eye(2))) / 2e-6
     res = dv.numerical_log_w_star(lp, lq, grad, starts=[[0, 0], [0.2, 0.2], [1, -1], [-2, 2]])
-    grid = np.stack(np.meshgrid(np.linspace(-4, 4, 801), np.linspace(-4, 4, 801)), -1).reshape(-1, 2)
+    grid = np.stack(np.meshgrid(np.linspace(-4, 4, 801), np.linspace(-4, 4, 801)),
+                    -1).reshape(-1, 2)
     best_grid = (lp(grid) - lq(grid)).max()
     assert res.value >= best_grid - 1e-9 and res.value - best_grid < 1e-3
     assert res.accuracy < 1e-6 and res.agreeing >= 3
@@ -251,12 +261,14 @@ def test_cost_counters_match_table2_and_a_hand_count(name, N):
     expected = {"msc": (N - 1, N, N - 1, 1), "msc-rb": (N - 1, N, N - 1, N),
                 "jsa": (N, N + 1, N, N), "pmcsa": (N, 2 * N, N, N)}[name]
     assert tuple(info.counts[k] for k in ("p_eval", "q_eval", "q_sample", "score")) == expected
-    assert tuple(state.counts[k] for k in ("p_eval", "q_eval", "q_sample", "score")) == tuple(7 * e for e in expected)
+    assert (tuple(state.counts[k] for k in ("p_eval", "q_eval", "q_sample",
+                                            "score")) == tuple(7 * e for e in expected))
     import bounds
 
     table = bounds.get("table2")
     tname = {"msc": "MSC", "msc-rb": "MSC-RB", "jsa": "JSA", "pmcsa": "pMCSA"}[name]
-    for key, col in zip(("p_eval", "q_eval", "q_sample", "score"), ("p_eval", "q_eval", "q_sample", "q_grad")):
+    for key, col in zip(("p_eval", "q_eval", "q_sample", "score"),
+                        ("p_eval", "q_eval", "q_sample", "q_grad")):
         assert float(table.evaluate_form(f"{tname}.{col}", "stated", N=N)) == info.counts[key]
 
 
@@ -279,7 +291,8 @@ def test_run_state_copy_and_checkpoint_restore_continue_identically():
     for other in (c, RunState.restore(ck)):
         for _ in range(9):
             other, _ = sch.step(other)
-        assert np.array_equal(other.lam, s.lam) and np.array_equal(other.chains.position, s.chains.position)
+        assert np.array_equal(other.lam, s.lam) and np.array_equal(
+            other.chains.position, s.chains.position)
         assert other.counts == s.counts and other.t == s.t
 
 
@@ -303,7 +316,8 @@ def _one_d_kernel_expectation(x, s_sd, f, kind):
     acc = (lambda z: min(1.0, np.exp(logw(z) - logw(x)))) if kind == "imh" else \
         (lambda z: float(special.expit(logw(z) - logw(x))))  # Barker = CIS with N = 2
     moved = integrate.quad(lambda z: acc(z) * q.pdf(z), -np.inf, np.inf, epsabs=1e-13)[0]
-    val = np.array([integrate.quad(lambda z: acc(z) * f(z)[i] * q.pdf(z), -np.inf, np.inf, epsabs=1e-13)[0]
+    val = np.array([integrate.quad(lambda z: acc(z) * f(z)[i] * q.pdf(z), -np.inf, np.inf,
+                                   epsabs=1e-13)[0]
                     for i in range(len(f(0.0)))])
     return val + (1 - moved) * np.asarray(f(x))
 

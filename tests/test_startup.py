@@ -17,8 +17,10 @@ from bounds import derive
 
 
 def test_cache_equals_a_fresh_derivation():
-    r = subprocess.run([sys.executable, "-m", "bounds", "cache", "--check"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr + "\nregenerate with: python -m bounds cache --write"
+    r = subprocess.run([sys.executable, "-m", "bounds", "cache", "--check"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr + ("\nregenerate with: python -m bounds cache "
+                                                     "--write")
     assert "is current" in r.stdout
 
 
@@ -41,7 +43,8 @@ def test_a_changed_input_or_code_misses_the_cache():
     assert len(calls) == 3  # three different keys
     assert f(x + 1) == x ** 2 + 2 * x + 1 and len(calls) == 3  # same key: reused in this process
     k1 = derive._key("t", square, (x + 1,), {})
-    assert k1 != derive._key("t", cube, (x + 1,), {}) and k1 != derive._key("t", square, (x + 2,), {})
+    assert (k1 != derive._key("t", cube, (x + 1,),
+                              {}) and k1 != derive._key("t", square, (x + 2,), {}))
     assert k1 != derive._key("t", square, (x + 1,), {"conds": "none"})
 
 
@@ -64,12 +67,15 @@ def test_catalog_is_ignored_when_a_source_changed(monkeypatch):
     assert derive.catalog() is not None, "stale catalog: python -m bounds cache --write"
     assert list(derive.catalog()) == list(bounds._builders())
     digests, modules = derive.source_digests(), derive.module_digests()
-    assert "bounds.paper" in modules  # the registered claim modules, found through their entry points
+    # the registered claim modules, found through their entry points
+    assert "bounds.paper" in modules
     for name, patch in (("source_digests", lambda: {**digests, "core.py": "0" * 32}),
                         ("module_digests", lambda: {**modules, "bounds.paper": "0" * 32}),
-                        ("module_digests", lambda: {m: d for m, d in modules.items() if m != "bounds.paper"})):
+                        ("module_digests",
+                         lambda: {m: d for m, d in modules.items() if m != "bounds.paper"})):
         with monkeypatch.context() as m:
-            m.setattr(derive, name, patch)  # a changed file, a changed claim module, a module no longer registered
+            # a changed file, a changed claim module, a module no longer registered
+            m.setattr(derive, name, patch)
             derive._catalog_cached.cache_clear()
             try:
                 assert derive.catalog() is None
@@ -89,8 +95,9 @@ def test_catalog_records_match_the_claims():
 
 
 def test_listing_imports_no_sympy():
-    code = ("import sys, bounds; from bounds.cli import main; main(['list']); main(['show', 'theorem3']); "
-            "ids = bounds.ids(); print('sympy' in sys.modules, 'numpy' in sys.modules, len(ids))")
+    code = ("import sys, bounds; from bounds.cli import main; main(['list']); main(['show', "
+            "'theorem3']); ids = bounds.ids(); print('sympy' in sys.modules, 'numpy' in "
+            "sys.modules, len(ids))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip().splitlines()[-1] == f"False False {len(bounds.ids())}"
 
@@ -103,7 +110,8 @@ def test_cached_lambdified_code_matches_sympy():
     c = bounds.get("theorem3")
     ev, names = c.evaluator("second_moment", "explicit")
     fresh = sp.lambdify(ev.args, ev.expr, modules="numpy")
-    pts = [np.array([2.0, 10.0]), np.array([1.5, 100.0]), np.array([3.0, 7.0]), np.array([1.0, 2.0]),
+    pts = [np.array([2.0, 10.0]), np.array([1.5, 100.0]), np.array([3.0, 7.0]),
+           np.array([1.0, 2.0]),
            np.array([0.0, 0.5]), np.array([0.0, 0.1]), np.array([1.0, 4.0])][: len(ev.args)]
     np.testing.assert_array_equal(lambdify(ev.args, ev.expr, "numpy")(*pts), fresh(*pts))
 
@@ -113,11 +121,13 @@ def test_cached_lambdified_code_matches_sympy():
 _PROBE = ("import runpy, sys; sys.argv = [{mod!r}] + {argv!r}\n"
           "try:\n    runpy.run_module({mod!r}, run_name='__main__')\n"
           "except SystemExit as e:\n    code = e.code\n"
-          "print('status', code, 'sympy' in sys.modules, 'scipy' in sys.modules, file=sys.stderr)\n")
+          "print('status', code, 'sympy' in sys.modules, 'scipy' in sys.modules, "
+          "file=sys.stderr)\n")
 
 
 def _probe(mod, argv):
-    r = subprocess.run([sys.executable, "-c", _PROBE.format(mod=mod, argv=list(argv))], capture_output=True,
+    r = subprocess.run([sys.executable, "-c", _PROBE.format(mod=mod, argv=list(argv))],
+                       capture_output=True,
                        text=True)
     *err, last = r.stderr.strip().splitlines()
     return r.stdout, err, last.split()
@@ -132,18 +142,22 @@ import pytest  # noqa: E402
     ("verify", ["theorem3", "--quick", "--full"], "not allowed with"),
     ("bounds", ["theorem3", "--sed", "3"], "unrecognized arguments: --sed 3"),
     ("bounds", ["theorm3", "--N", "3"], "did you mean 'theorem3'"),
-    ("simulate", ["tv", "--kernel", "imh", "--dim", "2", "--proposal-scale", "1.5", "--steps", "2", "--sed", "3"],
+    ("simulate", ["tv", "--kernel", "imh", "--dim", "2", "--proposal-scale", "1.5", "--steps", "2",
+                  "--sed", "3"],
      "unrecognized arguments: --sed 3"),
     ("simulate", ["--bogus"], "expected a command"),
 ])
 def test_a_bad_flag_or_an_unknown_claim_is_answered_before_sympy_or_scipy(mod, argv, says):
     out, err, (_, status, sympy_loaded, scipy_loaded) = _probe(mod, argv)
     assert status == "2" and out == "" and len(err) == 1 and says in err[0], err
-    assert (sympy_loaded, scipy_loaded) == ("False", "False"), f"{mod} {argv} imported sympy/scipy before its error"
+    assert ((sympy_loaded,
+             scipy_loaded)
+             == ("False", "False")), f"{mod} {argv} imported sympy/scipy before its error"
 
 
 def test_the_probe_sees_heavy_imports():  # the check above can fail: a run that works imports them
-    _, _, (_, status, sympy_loaded, _) = _probe("bounds", ["theorem3", "--N", "10", "--w-star", "2", "--L", "1"])
+    _, _, (_, status, sympy_loaded,
+           _) = _probe("bounds", ["theorem3", "--N", "10", "--w-star", "2", "--L", "1"])
     assert status == "0" and sympy_loaded == "True"
 
 

@@ -20,7 +20,8 @@ def _ruff():
 
 @pytest.mark.skipif(_ruff() is None, reason="ruff is not installed (pip install -e '.[lint]')")
 def test_ruff_check_passes():
-    r = subprocess.run([_ruff(), "check", "--no-cache", *PATHS], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run([_ruff(), "check", "--no-cache", *PATHS], cwd=ROOT, capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -29,6 +30,7 @@ def test_ruff_check_can_fail(tmp_path):
     # the same settings flag an unused import and a long line: the check above can say "violated"
     bad = tmp_path / "bad.py"
     bad.write_text("import os\n" + "x = '" + "a" * 130 + "'\n")
-    r = subprocess.run([_ruff(), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad)],
+    r = subprocess.run([_ruff(), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"),
+                        str(bad)],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1 and "F401" in r.stdout and "E501" in r.stdout, r.stdout + r.stderr

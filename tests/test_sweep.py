@@ -16,15 +16,18 @@ import pytest
 from simulate.cli import main
 from simulate.sweep import COLUMNS, Cell, GridError, make_cells, run_cell, run_sweep
 
-GRID = {"scheme": ["msc", "pmcsa", "jsa", "msc-rb"], "optimizer": ["sgd", "adam"], "lr": [0.01, 0.1], "N": 3,
+GRID = {"scheme": ["msc", "pmcsa", "jsa", "msc-rb"], "optimizer": ["sgd", "adam"],
+        "lr": [0.01, 0.1], "N": 3,
         "dim": 3, "iters": 20, "replicates": 2}
-SMALL = {"scheme": ["msc", "pmcsa"], "optimizer": "adam", "lr": [0.02, 0.2], "N": 3, "dim": 3, "iters": 12,
+SMALL = {"scheme": ["msc", "pmcsa"], "optimizer": "adam", "lr": [0.02, 0.2], "N": 3, "dim": 3,
+         "iters": 12,
          "replicates": 2}
 
 
 def table(res):
     """The table without the wall-time column, NaN made comparable."""
-    return [tuple("nan" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items() if k != "time_s")
+    return [tuple("nan" if isinstance(v, float) and math.isnan(v) else v for k,
+                  v in row.items() if k != "time_s")
             for row in res.rows]
 
 
@@ -60,11 +63,13 @@ def test_batching_and_grid_position_do_not_change_a_cell(reference):
     assert table(single) == table(reference)
     # a cell gives the same rows in a smaller grid, where it sits elsewhere and shares no batch
     sub = run_sweep({**GRID, "scheme": "jsa", "lr": 0.1}, seed=3)
-    ref = [t for t, row in zip(table(reference), reference.rows) if row["scheme"] == "jsa" and row["lr"] == 0.1]
+    ref = [t for t, row in zip(table(reference),
+                               reference.rows) if row["scheme"] == "jsa" and row["lr"] == 0.1]
     assert table(sub) == ref
     # and `run_cell` alone (what `python -m simulate run` uses) the same again
     one = run_cell(Cell("jsa", "adam", 0.1, 3, 3, iters=20, replicates=2, seed=3))
-    assert one.rows()[-1]["kl"] == [r for r in reference.rows if r["scheme"] == "jsa" and r["optimizer"] == "adam"
+    assert one.rows()[-1]["kl"] == [r for r in reference.rows if r["scheme"] == "jsa"
+                                    and r["optimizer"] == "adam"
                                     and r["lr"] == 0.1][-1]["kl"]
     # a different seed changes the numbers
     other = run_sweep({**GRID, "scheme": "jsa", "lr": 0.1}, seed=4)
@@ -73,7 +78,8 @@ def test_batching_and_grid_position_do_not_change_a_cell(reference):
 
 def test_dask_local_cluster_gives_the_same_table(reference):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp",
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         res = run_sweep(GRID, seed=3, scheduler=cluster.scheduler_address)
     assert table(res) == table(reference)
@@ -93,7 +99,8 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
         run_sweep(SMALL, seed=1, cache=cache, batch=False, on_cell=stop_after_two)
     assert len([f for f in os.listdir(cache) if f.endswith(".json") and not f.startswith(".")]) == 2
     again = []
-    res = run_sweep(SMALL, seed=1, cache=cache, on_cell=lambda c, r, cached: None if cached else again.append(c))
+    res = run_sweep(SMALL, seed=1, cache=cache, on_cell=lambda c, r,
+                    cached: None if cached else again.append(c))
     assert res.cached == 2 and res.computed == 2 and len(again) == 2
     assert not set(again) & set(computed)  # no cell computed twice
     fresh = run_sweep(SMALL, seed=1)
@@ -122,17 +129,20 @@ def test_corrupt_or_partial_cache_entries_are_recomputed(tmp_path):
         other = f.read()
     with open(p2, "wb") as f:
         f.write(other)
-    with open(os.path.join(cache, ".tmp-partial.json"), "wb") as f:  # a write interrupted before os.replace
+    # a write interrupted before os.replace
+    with open(os.path.join(cache, ".tmp-partial.json"), "wb") as f:
         f.write(b"garbage")
     recomputed = []
-    res = run_sweep(SMALL, seed=2, cache=cache, on_cell=lambda c, r, cached: None if cached else recomputed.append(c))
+    res = run_sweep(SMALL, seed=2, cache=cache, on_cell=lambda c, r,
+                    cached: None if cached else recomputed.append(c))
     assert res.computed == 3 and res.cached == 1 and len(recomputed) == 3
     assert table(res) == table(first)
     assert run_sweep(SMALL, seed=2, cache=cache).computed == 0  # the recomputed entries are valid
 
 
 def test_diverged_runs_are_rows_not_dropped():
-    res = run_sweep({"scheme": "pmcsa", "optimizer": "sgd", "lr": [1e10, 0.01], "N": 3, "dim": 3, "iters": 10,
+    res = run_sweep({"scheme": "pmcsa", "optimizer": "sgd", "lr": [1e10, 0.01], "N": 3, "dim": 3,
+                     "iters": 10,
                      "replicates": 2}, seed=0)
     big = [r for r in res.rows if r["lr"] == 1e10]
     small = [r for r in res.rows if r["lr"] == 0.01]
@@ -143,7 +153,8 @@ def test_diverged_runs_are_rows_not_dropped():
 
 def test_csv_and_metadata_files(tmp_path, capsys):
     out = tmp_path / "results.csv"
-    rc = main(["sweep", "--scheme", "msc,pmcsa", "--optimizer", "adam", "--lr", "0.02,0.2", "--N", "3", "--dim", "3",
+    rc = main(["sweep", "--scheme", "msc,pmcsa", "--optimizer", "adam", "--lr", "0.02,0.2", "--N",
+               "3", "--dim", "3",
                "--iters", "12", "--replicates", "2", "--seed", "1", "--out", str(out), "--json"])
     o, err = capsys.readouterr()
     assert rc == 0 and err == ""
@@ -180,7 +191,8 @@ def test_csv_and_metadata_files(tmp_path, capsys):
     (["--iters", "20000000", "--lr", ",".join(str(i) for i in range(1, 101))], "grid too large"),
 ])
 def test_bad_grids_exit_2_before_anything_runs(capsys, argv, fragment):
-    base = {"--scheme": "msc", "--optimizer": "sgd", "--lr": "0.1", "--N": "3", "--dim": "3", "--iters": "5"}
+    base = {"--scheme": "msc", "--optimizer": "sgd", "--lr": "0.1", "--N": "3", "--dim": "3",
+            "--iters": "5"}
     args = dict(base)
     extra = []
     for k, v in zip(argv[::2], argv[1::2]):
@@ -197,7 +209,8 @@ def test_bad_grids_exit_2_before_anything_runs(capsys, argv, fragment):
 
 def test_api_rejects_bad_grids_before_running():
     calls = []
-    for grid in ({**SMALL, "scheme": []}, {**SMALL, "scheme": ["msc", "bogus"]}, {**SMALL, "colour": "red"},
+    for grid in ({**SMALL, "scheme": []}, {**SMALL, "scheme": ["msc", "bogus"]},
+                 {**SMALL, "colour": "red"},
                  {k: v for k, v in SMALL.items() if k != "lr"}):
         with pytest.raises(GridError):
             run_sweep(grid, on_cell=lambda *a: calls.append(a))
@@ -219,11 +232,13 @@ def _sweep_then_ctrl_c(cache, iters, when):
     import sys
     import time
 
-    args = [sys.executable, "-m", "simulate", "sweep", "--scheme", "msc,pmcsa,jsa,msc-rb", "--optimizer",
+    args = [sys.executable, "-m", "simulate", "sweep", "--scheme", "msc,pmcsa,jsa,msc-rb",
+            "--optimizer",
             "sgd,adam", "--lr", "0.01", "--N", "4,8", "--dim", "5", "--iters", iters,
             "--workers", "2",
             "--cache", str(cache)]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
         deadline = time.monotonic() + PATIENCE
         while not when(p.pid):
@@ -240,7 +255,8 @@ def _sweep_then_ctrl_c(cache, iters, when):
 
 
 def _stored(cache):
-    return cache.is_dir() and any(f.endswith(".json") and not f.startswith(".") for f in os.listdir(cache))
+    return cache.is_dir() and any(f.endswith(".json") and not f.startswith(".")
+                                  for f in os.listdir(cache))
 
 
 def _workers_started(pid, n=2):
@@ -287,7 +303,8 @@ def test_ctrl_c_while_cells_finish_one_line_and_exit_130(tmp_path):
         cache = tmp_path / f"c{k}"
         rc, err = _sweep_then_ctrl_c(cache, "2000,1000000", lambda pid: _stored(cache))
         assert rc == 130, err
-        assert err.strip().splitlines() == [f"python -m simulate: interrupted; finished cells are stored in {cache}: "
+        assert err.strip().splitlines() == [
+            f"python -m simulate: interrupted; finished cells are stored in {cache}: "
                                             "rerun the same command to resume"], err
         assert not any(f.startswith(".tmp") for f in os.listdir(cache))
 
@@ -299,7 +316,8 @@ def test_ctrl_c_before_any_cell_finished(tmp_path):
     cache = tmp_path / "c"
     rc, err = _sweep_then_ctrl_c(cache, "1000000", _workers_started)
     assert rc == 130, err
-    assert err.strip().splitlines() == ["python -m simulate: interrupted; no cell had finished, nothing was stored"]
+    assert (err.strip().splitlines()
+            == ["python -m simulate: interrupted; no cell had finished, nothing was stored"])
     assert not cache.exists()  # created by the command before any work, removed as it stayed empty
 
 
@@ -331,7 +349,8 @@ def test_interrupted_pool_stops_without_a_thread_traceback(monkeypatch):
     def ctrl_c(cell, res, from_cache):
         raise KeyboardInterrupt  # as Ctrl-C when the first cell arrives
 
-    grid = {**SMALL, "N": [2, 3, 4, 5, 6, 7], "iters": 200}  # 12 tasks, 2 workers: most wait in the queue
+    # 12 tasks, 2 workers: most wait in the queue
+    grid = {**SMALL, "N": [2, 3, 4, 5, 6, 7], "iters": 200}
     with pytest.raises(KeyboardInterrupt):
         run_sweep(grid, workers=2, on_cell=ctrl_c)
     for t in threading.enumerate():
@@ -355,7 +374,8 @@ def test_ctrl_c_while_workers_are_spawned_is_deferred_not_lost():
             os.kill(os.getpid(), signal.SIGINT)  # would raise here, or be lost if ignored
             with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
                 blocked = pool.submit(signal.pthread_sigmask, signal.SIG_BLOCK, []).result()
-            with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_worker_init) as pool:
+            with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"),
+                                        initializer=_worker_init) as pool:
                 after_init = pool.submit(signal.getsignal, signal.SIGINT).result()
                 mask_after_init = pool.submit(signal.pthread_sigmask, signal.SIG_BLOCK, []).result()
             reached = True

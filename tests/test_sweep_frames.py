@@ -6,7 +6,8 @@ import pytest
 
 from simulate import sweep
 
-GRID = {"scheme": ["msc", "pmcsa"], "optimizer": "sgd", "lr": [0.01, 0.1], "N": 4, "dim": 3, "iters": 10,
+GRID = {"scheme": ["msc", "pmcsa"], "optimizer": "sgd", "lr": [0.01, 0.1], "N": 4, "dim": 3,
+        "iters": 10,
         "replicates": 2}
 
 
@@ -25,8 +26,10 @@ def test_to_xarray_has_the_grid_as_dimensions(result):
     ds = result.to_xarray()
     assert ds.sizes["scheme"] == 2 and ds.sizes["lr"] == 2 and ds.sizes["replicate"] == 2
     assert ds.sizes["iteration"] == len({r["iteration"] for r in result.rows})
-    row = next(r for r in result.rows if r["scheme"] == "pmcsa" and r["lr"] == 0.1 and r["replicate"] == 1)
-    got = ds["kl"].sel(scheme="pmcsa", lr=0.1, replicate=1, iteration=row["iteration"]).values.item()
+    row = next(r for r in result.rows if r["scheme"] == "pmcsa" and r["lr"] == 0.1
+               and r["replicate"] == 1)
+    got = ds["kl"].sel(scheme="pmcsa", lr=0.1, replicate=1,
+                       iteration=row["iteration"]).values.item()
     assert got == row["kl"]
 
 

@@ -40,9 +40,11 @@ def assert_no_word_split(fitted: str, unfitted: str, marker: str = "…") -> Non
     for w in NOTES.sub(" ", fitted).split():
         if w.endswith(marker) and w != marker:  # a cell cut short: the marker after a whole word
             w = w[:-len(marker)]
-        if w == marker or set(w) == {"-"}:  # (the dashed rule under a header: as long as its column)
+        # (the dashed rule under a header: as long as its column)
+        if w == marker or set(w) == {"-"}:
             continue
-        assert w in whole or w in pieces, f"{w!r} is not a word of the unfitted output, nor a piece of one"
+        assert w in whole or w in pieces, (f"{w!r} is not a word of the unfitted output, nor a "
+                                           f"piece of one")
 
 
 def assert_fits(out: str, width: int) -> None:
@@ -52,8 +54,10 @@ def assert_fits(out: str, width: int) -> None:
 
 def test_the_word_check_can_fail():
     unfitted = "claim  how\nproposition1  monte-carlo+exact  second_moment[stated/explicit],"
-    assert_no_word_split("proposition1 monte-carlo+ exact second_moment[ stated/ explicit],", unfitted)
-    for split in ("proposi tion1", "monte-carl o+exact", "second_moment[sta ted/explicit],", "stated/explicit]"):
+    assert_no_word_split("proposition1 monte-carlo+ exact second_moment[ stated/ explicit],",
+                         unfitted)
+    for split in ("proposi tion1", "monte-carl o+exact", "second_moment[sta ted/explicit],",
+                  "stated/explicit]"):
         with pytest.raises(AssertionError):  # cut inside a piece, or a piece that is not a run
             assert_no_word_split(split, unfitted + " x")
     with pytest.raises(AssertionError):
@@ -138,7 +142,9 @@ def test_a_narrow_terminal_leaves_columns_out_and_wide_shows_them(monkeypatch, c
     out = capsys.readouterr().out
     head = out.splitlines()[0].split()
     assert head[0] == "claim" and "final" in head and "severity" in head and "proof" not in head
-    assert re.search(r"\(3 of 6 columns left out to fit 60 columns: document, how,\s+proof audit; --wide shows them\)",
+    assert re.search(
+        r"\(3 of 6 columns left out to fit 60 columns: document, how,\s+proof audit; --wide shows "
+        r"them\)",
                      out)
     assert _verify(["list", "--wide"]) == 0
     wide = capsys.readouterr().out.splitlines()
@@ -150,11 +156,13 @@ def test_a_narrow_terminal_leaves_columns_out_and_wide_shows_them(monkeypatch, c
 
 # ----------------------------------------------------------------------------- mcsa_cli.table
 def test_columns_left_out_in_the_callers_order_then_from_the_right():
-    rows = [["proposition1", "Kim et al. (NeurIPS 2022)", "exact+monte-carlo", "holds", "-", "x " * 30]]
+    rows = [["proposition1", "Kim et al. (NeurIPS 2022)", "exact+monte-carlo", "holds", "-",
+             "x " * 30]]
     header = ["claim", "document", "how", "status", "severity", "audit"]
     out = K.table(rows, header, width=40, optional=["how", "document"])
     assert out.splitlines()[0].split() == ["claim", "status", "severity", "audit"]
-    assert "(2 of 6 columns left out to fit 40 columns: document, how; --wide shows them)" in " ".join(
+    assert ("(2 of 6 columns left out to fit 40 columns: document, how; --wide shows "
+            "them)") in " ".join(
         line.strip() for line in out.splitlines())
     out = K.table(rows, header, width=30, see="--json")  # default: from the right, never the first
     first = out.splitlines()[0].split()
@@ -166,7 +174,8 @@ def test_columns_left_out_in_the_callers_order_then_from_the_right():
 def test_the_key_column_is_never_wrapped_even_when_nothing_else_fits():
     out = K.table([["sgfs_convergence_criterion", "a b c"]], ["claim", "text"], width=20)
     assert out.splitlines()[2] == "sgfs_convergence_criterion"
-    assert "1 of 2 columns left out to fit 20 columns: text; --wide shows it" in out.replace("\n ", " ")
+    assert ("1 of 2 columns left out to fit 20 columns: text; --wide shows "
+            "it") in out.replace("\n ", " ")
     wrapped = K.table([["not checkable", "x"]], ["status", "v"], width=12, key=False)
     assert wrapped.splitlines()[2:4] == ["not        x", "checkable"]
 
@@ -176,12 +185,14 @@ def test_a_word_longer_than_its_column_breaks_only_after_a_separator():
     out = K.table([["theorem3", long + " variance[stated]"]], ["claim", "forms"], width=40)
     assert_fits(out, 40)
     lines = [line[10:] for line in out.splitlines()[2:]]
-    assert len(lines) > 2 and "".join(lines) == long + "variance[stated]"  # the space the only other break
+    # the space the only other break
+    assert len(lines) > 2 and "".join(lines) == long + "variance[stated]"
     assert_no_word_split(out, f"claim forms theorem3 {long} variance[stated]")
 
 
 def test_a_cut_cell_keeps_whole_words():
-    out = K.table([["x", "alpha beta gamma delta epsilon zeta eta theta"]], ["id", "text"], width=14, max_lines=2)
+    out = K.table([["x", "alpha beta gamma delta epsilon zeta eta theta"]], ["id", "text"],
+                  width=14, max_lines=2)
     assert out.splitlines()[2:4] == ["x   alpha beta", "    gamma…"]
     assert_no_word_split(out, "id text x alpha beta gamma delta epsilon zeta eta theta")
 

@@ -18,7 +18,16 @@ import bounds
 from verify.cli import main
 from verify.decide import ALPHA, decide, summary_status, z_one_sided
 from verify.docio import verdicts_document
-from verify.model import DEPENDS, HOLDS, INCONCLUSIVE, METHODS, RELATIONS, STATUSES, VIOLATED, CheckResult
+from verify.model import (
+    DEPENDS,
+    HOLDS,
+    INCONCLUSIVE,
+    METHODS,
+    RELATIONS,
+    STATUSES,
+    VIOLATED,
+    CheckResult,
+)
 from verify.outcome import rescore
 from verify.registry import REGISTRY
 from verify.report import cached_runs
@@ -52,7 +61,8 @@ def test_theorems_check_both_quantities(quick):
     for cid in ("theorem1", "theorem2", "theorem3", "theorem4"):
         qs = {c.quantity for c in quick[cid].checks}
         assert {"mixing", "second_moment"} <= qs
-        assert any(c.form == "shape" for c in quick[cid].checks)  # the paper's shape claim for this scheme
+        # the paper's shape claim for this scheme
+        assert any(c.form == "shape" for c in quick[cid].checks)
 
 
 def test_committed_verdicts_are_current(quick):
@@ -84,32 +94,40 @@ def test_power_a_small_bound_scale_gives_violated(quick, cid):
 def test_expected_verdicts_on_the_seeds(quick):
     """The findings the toolkit reports (see docs/ERRATA.md); a change here needs an explanation."""
     violated = {cid for cid, r in quick.items() if r.verdict == VIOLATED}
-    # 2026-11: table1 (hunt 3 H01: the SGD row's stepsize fails for L > mu); cis_acceptance_bound (003 defines w
-    # unnormalised); theorem3 and theorem4 depend on reading (rule 1: the statements condition on F_{t-1}, the
-    # proofs read the O(r^t) with Lemma 7 from eta_0; conditionally they fail, from eta_0 they hold).
-    # Issue 23's reading rules:
-    # proposition2 (its strict '<' rules out '<=') and sgfs_stationary_covariance ('necessary', 'if and only if'
-    # rule out 'sufficient') are violated (rule 6); lemma4 and lemma7 keep both sides of their document's
-    # contradiction and depend on reading (rule 1); cis_variance_growth holds under its hedge (rule 2)
-    assert violated == {"proposition2", "lemma5", "lemma6", "imh_rejection_kl", "sgfs_variance_trajectory",
+    # 2026-11: table1 (hunt 3 H01: the SGD row's stepsize fails for L > mu); cis_acceptance_bound
+    # (003 defines w unnormalised); theorem3 and theorem4 depend on reading (rule 1: the statements
+    # condition on F_{t-1}, the proofs read the O(r^t) with Lemma 7 from eta_0; conditionally they
+    # fail, from eta_0 they hold). Issue 23's reading rules:
+    # proposition2 (its strict '<' rules out '<=') and sgfs_stationary_covariance ('necessary', 'if
+    # and only if' rule out 'sufficient') are violated (rule 6); lemma4 and lemma7 keep both sides
+    # of their document's contradiction and depend on reading (rule 1); cis_variance_growth holds
+    # under its hedge (rule 2)
+    assert violated == {"proposition2", "lemma5", "lemma6", "imh_rejection_kl",
+                        "sgfs_variance_trajectory",
                         "sgfs_convergence_criterion", "theorem2", "table1",
                         "cis_acceptance_bound", "sgfs_stationary_covariance"}
-    for cid in ("theorem1", "lemma2", "lemma3", "table2", "sgfs_exact_noise", "cis_variance_growth"):
+    for cid in ("theorem1", "lemma2", "lemma3", "table2", "sgfs_exact_noise",
+                "cis_variance_growth"):
         assert quick[cid].verdict == HOLDS, cid
-    # cis_barker_acceptance: 'accept' as z_t != z_t-1 (003's own definition) fails where q has an atom at z_t-1
+    # cis_barker_acceptance: 'accept' as z_t != z_t-1 (003's own definition) fails where q has an
+    # atom at z_t-1
     depends = {"lemma4", "lemma7", "cis_barker_acceptance", "theorem3", "theorem4"}
     assert {cid for cid, r in quick.items() if r.verdict == DEPENDS} == depends
     t3 = quick["theorem3"]
     assert t3.form_verdicts()["corrected"] == HOLDS
     assert any(c.verdict == VIOLATED and c.quantity == "mixing" for c in t3.checks)
-    # Theorem 4 fails conditionally on F_{t-1} and holds over the trajectory from eta_0 (the proof's Lemma 7)
+    # Theorem 4 fails conditionally on F_{t-1} and holds over the trajectory from eta_0 (the proof's
+    # Lemma 7)
     assert quick["theorem4"].failing_readings == ["conditional on F_{t-1}"]
     assert quick["theorem4"].readings["unconditional from eta_0"] == HOLDS
-    # Theorem 2 fails under both readings: the main text's statement (§4.2, no O-terms) empirically, and
-    # the appendix's through its proof, which quotes the SNIS error bound with chi2 where 1 + chi2 is
-    # needed (audit step theorem2.mse: at q = pi the MSE is exactly 1/N, the bound O(N^-3/2), N >= 287)
-    assert quick["theorem2"].failing_readings == ["conditional on F_{t-1} + appendix (O-terms kept)",
-                                                  "conditional on F_{t-1} + main text §4.2 (O-terms absent)"]
+    # Theorem 2 fails under both readings: the main text's statement (§4.2, no O-terms) empirically,
+    # and the appendix's through its proof, which quotes the SNIS error bound with chi2 where 1 +
+    # chi2 is needed (audit step theorem2.mse: at q = pi the MSE is exactly 1/N, the bound
+    # O(N^-3/2), N >= 287)
+    assert quick["theorem2"].failing_readings == [
+        "conditional on F_{t-1} + appendix (O-terms kept)",
+                                                  "conditional on F_{t-1} + main text §4.2 "
+                                                  "(O-terms absent)"]
 
 
 @pytest.mark.parametrize("cid", ["lemma5", "lemma6", "theorem3", "theorem4"])
@@ -147,18 +165,20 @@ def test_monte_carlo_verdicts_and_bonferroni():
 
 
 def test_false_violation_rate_is_controlled():
-    """Under the null (theta = b), Bonferroni at alpha = 1e-3 over m = 50 checks: the probability that
-    a claim shows any violation is at most 1e-3, computed exactly (no simulation).
+    """Under the null (theta = b), Bonferroni at alpha = 1e-3 over m = 50 checks: the probability
+    that a claim shows any violation is at most 1e-3, computed exactly (no simulation).
 
-    The decision is monotone in the estimate: ``decide`` itself is bisected for the smallest estimate
-    it calls violated (se = 0.1, b = 1), and the false-violation rate of a claim whose 50 estimates are
-    N(b, se^2) is then 1 - Phi((c - b)/se)^50.  The same computation with no correction for the 50
+    The decision is monotone in the estimate: ``decide`` itself is bisected for the smallest
+    estimate it calls violated (se = 0.1, b = 1), and the false-violation rate of a claim whose 50
+    estimates are N(b, se^2) is then 1 - Phi((c - b)/se)^50.  The same computation with no
+    correction for the 50
     checks (m = 1) exceeds 1e-3: the test can fail."""
     from scipy.stats import norm
 
     def critical(m):
         lo, hi = 1.0, 2.0  # holds at lo, violated at hi
-        assert decide(_mc(lo, 0.1, 1.0), m).verdict != VIOLATED and decide(_mc(hi, 0.1, 1.0), m).verdict == VIOLATED
+        assert (decide(_mc(lo, 0.1, 1.0),
+                       m).verdict != VIOLATED and decide(_mc(hi, 0.1, 1.0), m).verdict == VIOLATED)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             if mid in (lo, hi):
@@ -188,7 +208,8 @@ def test_claim_json_schema_and_exit_codes(capsys):
     d = json.loads(capsys.readouterr().out)
     assert rc == 0 and d["verdict"] == "holds"
     assert set(d) >= {"claim", "verdict", "seed", "elapsed_s", "checks"}
-    assert set(d["checks"][0]) >= {"quantity", "form", "params", "empirical", "stderr", "bound", "ratio", "verdict"}
+    assert (set(d["checks"][0]) >= {"quantity", "form", "params", "empirical", "stderr", "bound",
+                                    "ratio", "verdict"})
     rc = main(["lemma5", "--json"])
     assert rc == 1 and json.loads(capsys.readouterr().out)["verdict"] == "violated"
     rc = main(["lemma2", "--bound-scale", "0.5", "--json"])
@@ -196,21 +217,26 @@ def test_claim_json_schema_and_exit_codes(capsys):
 
 
 def test_depends_on_reading_exit_code_4(capsys):
-    """Lemma 7 holds with Bias = ||E g_hat - E_Pi g|| (its proof's first line, Theorems 3-4) and fails with the
-    definition's E||g_hat - E_Pi g||: the document contradicts itself, both sides are kept (reading rule 1)."""
+    """Lemma 7 holds with Bias = ||E g_hat - E_Pi g|| (its proof's first line, Theorems 3-4) and
+    fails with the
+    definition's E||g_hat - E_Pi g||: the document contradicts itself, both sides are kept (reading
+    rule 1)."""
     from verify.documents.kim2022.lemmas import LEMMA7_E
 
     assert main(["lemma7", "--json"]) == 4
     d = json.loads(capsys.readouterr().out)
     assert d["verdict"] == DEPENDS and d["failing_readings"] == [LEMMA7_E]
-    assert d["severity"] == "slip" and d["see"] == "lemma7.1" and d["reading_rules"]["see"] == ["lemma7.1"]
+    assert (d["severity"] == "slip" and d["see"] == "lemma7.1" and d["reading_rules"]["see"]
+            == ["lemma7.1"])
     assert {r["name"] for r in d["reading_definitions"]} == set(d["readings"])
     assert main(["lemma7"]) == 4
     out = capsys.readouterr().out
-    # the headline (rule 5): status, severity with its deciding sentence, then the decisive counterexample
+    # the headline (rule 5): status, severity with its deciding sentence, then the decisive
+    # counterexample
     head = out.split("measures:")[0]
     assert "final status: depends on reading (fails under: Bias = E||g_hat" in head
-    assert "severity slip:" in head and "deciding sentence" in head and "decisive counterexample" in head
+    assert ("severity slip:" in head and "deciding sentence" in head
+            and "decisive counterexample" in head)
     assert "readings:" in out
     assert summary_status([HOLDS, DEPENDS]) == DEPENDS
     assert summary_status([DEPENDS, VIOLATED]) == VIOLATED
@@ -218,18 +244,23 @@ def test_depends_on_reading_exit_code_4(capsys):
 
 
 def test_a_ruled_out_reading_cannot_hold_proposition2(capsys):
-    """Proposition 2's strict '<' rules out reading it as '<=' (rule 6): violated, severity loose, exit 1."""
+    """Proposition 2's strict '<' rules out reading it as '<=' (rule 6): violated, severity loose,
+    exit 1.
+    """
     assert main(["proposition2", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["verdict"] == VIOLATED and d["severity"] == "loose"
     assert d["reading_rules"]["ruled_out"] == ["'<=' (equality exactly at pi = q)"]
-    assert d["decisive"]["reading"] == "strict '<' for every pair" and d["decisive_step"]["id"] == "prop2.statement"
+    assert (d["decisive"]["reading"] == "strict '<' for every pair" and d["decisive_step"]["id"]
+            == "prop2.statement")
 
 
 def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
-    """Figure 2's reduced run cannot decide its widest threshold reading (Monte Carlo). With the packaged run at the
-    paper's settings the claim's status (and exit status) is that run's; with no stored run and its readings
-    stripped of the sentence's hedge (so that rule 2 does not apply), the quick run's inconclusive verdict exits 3."""
+    """Figure 2's reduced run cannot decide its widest threshold reading (Monte Carlo). With the
+    packaged run at the paper's settings the claim's status (and exit status) is that run's; with no
+    stored run and its readings
+    stripped of the sentence's hedge (so that rule 2 does not apply), the quick run's inconclusive
+    verdict exits 3."""
     import dataclasses
 
     from verify import reproductions as RP
@@ -238,13 +269,14 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
     with quick_runs_shared():  # figure2's quick run: the module's (readings unchanged)
         rc = main(["figure2", "--quick", "--json"])
     d = json.loads(capsys.readouterr().out)
-    # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others hold; the
-    # sentence is hedged, so the claim holds (rule 2)
+    # at the paper's settings the tau = 1 nat reading fails (decided, not degenerate) and the others
+    # hold; the sentence is hedged, so the claim holds (rule 2)
     assert d["status"] == d["stored_full_run"]["verdict"] == "holds"
     assert rc == 0 and d["status_basis"] == "stored full run"
     monkeypatch.setattr(RP, "DIRECTORY", tmp_path)  # no stored run: the quick run's own status
     monkeypatch.setattr(REGISTRY["figure2"], "readings",
-                        tuple(dataclasses.replace(r, hedge="") for r in REGISTRY["figure2"].readings))
+                        tuple(dataclasses.replace(r, hedge="")
+                              for r in REGISTRY["figure2"].readings))
     rc = main(["figure2", "--quick", "--json", "--no-cache"])
     assert rc == 3 and json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"
 
@@ -266,7 +298,8 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
 def test_bad_input_one_line_exit_2(capsys, argv, fragment):
     assert main(argv) == 2
     err = capsys.readouterr().err
-    fragments = (fragment,) if isinstance(fragment, str) else fragment  # the flag and the bad value are named
+    # the flag and the bad value are named
+    fragments = (fragment,) if isinstance(fragment, str) else fragment
     assert len(err.strip().splitlines()) == 1 and all(f in err for f in fragments), err
 
 
@@ -287,7 +320,8 @@ def test_list_is_the_coverage_table(capsys):
     # the final status comes from the one function, as in verify/data/verdicts.json
     committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
     assert {r["claim"]: r["empirical"] for r in rows} == committed["verdicts"]
-    assert all(r["failing_readings"] == committed.get("failing_readings", {}).get(r["claim"], []) for r in rows)
+    assert all(r["failing_readings"] == committed.get("failing_readings",
+                                                      {}).get(r["claim"], []) for r in rows)
     assert all(r["audit"] != "not audited" for r in rows)
     assert main(["list"]) == 0
     assert "theorem3" in capsys.readouterr().out

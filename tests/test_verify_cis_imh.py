@@ -18,7 +18,8 @@ from verify.model import DEPENDS, HOLDS, VIOLATED
 from verify.outcome import run_verification
 from verify.registry import REGISTRY
 
-CLAIMS = ("cis_barker_acceptance", "cis_acceptance_bound", "imh_rejection_kl", "cis_variance_growth")
+CLAIMS = ("cis_barker_acceptance", "cis_acceptance_bound", "imh_rejection_kl",
+          "cis_variance_growth")
 
 
 @pytest.fixture(scope="module")
@@ -53,17 +54,20 @@ def test_reports_are_json_serialisable(quick):
         assert d["claim"] == c and d["checks"]
 
 
-# ----------------------------------------------------------------------------- cis_barker_acceptance
+# ---------------------------------------------------------------------------- cis_barker_acceptance
 def test_barker_acceptance_depends_on_the_reading_of_accept(quick):
-    """Read as 'the ensemble is accepted' (a proposal index is selected) Eq. (acc) is exact; read with 003's
-    definition (accept = z_t != z_t-1) it fails where q has an atom at z_t-1 (a proposal equal to z_t-1)."""
+    """Read as 'the ensemble is accepted' (a proposal index is selected) Eq. (acc) is exact; read
+    with 003's
+    definition (accept = z_t != z_t-1) it fails where q has an atom at z_t-1 (a proposal equal to
+    z_t-1)."""
     rep = quick["cis_barker_acceptance"]
     assert rep.verdict == DEPENDS and rep.failing_readings == [C.MOVE]
     assert rep.readings[C.SELECT] == HOLDS
     shared = [c for c in rep.checks if c.primary and c.reading == "" and c.method == "exact"]
     mc = [c for c in rep.checks if c.method == "monte-carlo"]
     assert shared and mc and all(c.relation == "=" for c in shared + mc)
-    for c in shared + [c for c in rep.checks if c.reading == C.SELECT]:  # float64-exact, no slack beyond rounding
+    # float64-exact, no slack beyond rounding
+    for c in shared + [c for c in rep.checks if c.reading == C.SELECT]:
         assert abs(c.empirical - c.bound) <= c.tolerance < 1e-11 and c.verdict == HOLDS
     for c in mc:
         assert "in 0 cases" in c.note  # moved <=> a proposal index was selected
@@ -73,9 +77,11 @@ def test_barker_ties_fail_the_move_reading(quick):
     rep = quick["cis_barker_acceptance"]
     ties = [c for c in rep.checks if c.params.get("ties")]
     assert ties and all(c.primary and c.relation == "=" and c.reading == C.MOVE for c in ties)
-    # with the current state among the proposals Barker's ratio strictly overstates P(z_t != z_{t-1})
+    # with the current state among the proposals Barker's ratio strictly overstates P(z_t !=
+    # z_{t-1})
     assert all(c.bound - c.empirical > 1e-3 and c.verdict == VIOLATED for c in ties)
-    marg = [c for c in rep.checks if c.params.get("marginal") == "z^(1:N) ~ q^N" and c.method == "exact"]
+    marg = [c for c in rep.checks if c.params.get("marginal") == "z^(1:N) ~ q^N" and c.method
+            == "exact"]
     explicit = [c for c in marg if c.reading == C.SELECT]
     moves = [c for c in marg if c.reading == C.MOVE]
     assert explicit and len(explicit) == len(moves)
@@ -98,9 +104,10 @@ def test_selection_law_is_the_normalised_weights():
 
 # ----------------------------------------------------------------------------- cis_acceptance_bound
 def test_acceptance_bound_read_with_003s_unnormalised_w(quick):
-    """003 defines w = p(z, x)/q(z), the unnormalized weight (§CIS as IMH), and the bound uses it: the acceptance
-    rate does not change with the evidence Z = p(x), the bound does; it holds for Z = 0.1 and fails for Z = 10.
-    The normalised reading is not encoded (checks.DROPPED: the definition rules it out); the normalised bound
+    """003 defines w = p(z, x)/q(z), the unnormalized weight (§CIS as IMH), and the bound uses it:
+    the acceptance rate does not change with the evidence Z = p(x), the bound does; it holds for Z =
+    0.1 and fails for Z = 10. The normalised reading is not encoded (checks.DROPPED: the definition
+    rules it out); the normalised bound
     (the correction) holds on every non-primary row."""
     rep = quick["cis_acceptance_bound"]
     assert rep.verdict == VIOLATED and rep.failing_readings == [C.UNNORMALISED]
@@ -113,8 +120,10 @@ def test_acceptance_bound_read_with_003s_unnormalised_w(quick):
     corr = _rows(rep, "acceptance_rate")
     assert corr and not any(c.primary for c in corr) and all(c.verdict == HOLDS for c in corr)
     assert all(c.ratio <= 1 + 1e-12 for c in corr if c.params.get("event") is None)
-    # tightness: at the w*-state of a hard instance with pi_0 = 0.3 and N << w the ratio is 1 - pi_0/2
-    worst = _rows(rep, "acceptance_rate", False, N=1, x=0, space="finite M=6 hard_instance(w*=10000, seed=0)")
+    # tightness: at the w*-state of a hard instance with pi_0 = 0.3 and N << w the ratio is 1 -
+    # pi_0/2
+    worst = _rows(rep, "acceptance_rate", False, N=1, x=0,
+                  space="finite M=6 hard_instance(w*=10000, seed=0)")
     assert len(worst) == 1 and worst[0].ratio == pytest.approx(0.85, abs=1e-3)
 
 
@@ -189,8 +198,8 @@ def test_rejection_scale_family_against_monte_carlo(D, s):
 def test_variance_growth_verdicts(quick):
     rep = quick["cis_variance_growth"]
     # 'approximately grows linearly' fails on the hard instance: superlinear well before N ~ w;
-    # read as its hedge allows, 'grows with N' (the section's title), it holds: by reading rule 2 the claim holds,
-    # the strict readings are listed as failing only when read strictly
+    # read as its hedge allows, 'grows with N' (the section's title), it holds: by reading rule 2
+    # the claim holds, the strict readings are listed as failing only when read strictly
     assert rep.verdict == HOLDS and set(rep.status.strict_only) == {C.LINEAR, C.FORMULA}
     assert rep.readings[C.GROWS] == HOLDS and rep.readings[C.LINEAR] == VIOLATED
     assert rep.readings[C.FORMULA] == VIOLATED

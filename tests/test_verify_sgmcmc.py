@@ -27,7 +27,8 @@ from verify.registry import REGISTRY
 
 CLAIMS = ("sgfs_stationary_covariance", "sgfs_exact_noise", "sgfs_admissible_k",
           "sgfs_variance_trajectory", "sgfs_autocovariance", "sgfs_convergence_criterion")
-EXPECTED = {"sgfs_stationary_covariance": "violated", "sgfs_exact_noise": "holds", "sgfs_admissible_k": "holds",
+EXPECTED = {"sgfs_stationary_covariance": "violated", "sgfs_exact_noise": "holds",
+            "sgfs_admissible_k": "holds",
             "sgfs_variance_trajectory": "violated", "sgfs_autocovariance": "holds",
             "sgfs_convergence_criterion": "violated"}
 
@@ -58,7 +59,8 @@ def test_quick_verdicts(reports, claim):
 
 def test_printed_range_readings(reports):
     """'equivalent to k in (0, 1)' fails as an equivalence (sup k = 4) and holds as a
-    sufficient condition, which the report rules out ('necessary', 'if and only if'): by reading rule 6
+    sufficient condition, which the report rules out ('necessary', 'if and only if'): by reading
+    rule 6
     the claim is violated."""
     rep = reports["sgfs_stationary_covariance"]
     assert rep.readings == {sg.EQUIVALENT: "violated", sg.SUFFICIENT: "holds"}
@@ -68,13 +70,16 @@ def test_printed_range_readings(reports):
 
 
 def test_quick_runtime(reports):
-    assert sum(r.elapsed_s for r in reports.values()) < 20.0  # ~2.5 s on one idle core; slack for load
+    # ~2.5 s on one idle core; slack for load
+    assert sum(r.elapsed_s for r in reports.values()) < 20.0
 
 
 def test_form_verdicts(reports):
     fv = {c: r.form_verdicts() for c, r in reports.items()}
-    assert fv["sgfs_stationary_covariance"] == {"stated": "violated", "explicit": "holds", "series": "holds"}
-    assert fv["sgfs_variance_trajectory"] == {"stated": "violated", "stated_sum": "violated", "corrected": "holds"}
+    assert (fv["sgfs_stationary_covariance"] == {"stated": "violated", "explicit": "holds",
+                                                 "series": "holds"})
+    assert (fv["sgfs_variance_trajectory"] == {"stated": "violated", "stated_sum": "violated",
+                                               "corrected": "holds"})
     assert fv["sgfs_convergence_criterion"] == {"stated": "violated", "corrected": "holds"}
     assert fv["sgfs_admissible_k"] == {"stated": "holds", "remark": "violated"}
     assert fv["sgfs_exact_noise"] == {"stated": "holds", "explicit": "holds"}
@@ -86,7 +91,8 @@ def test_form_verdicts(reports):
                                          ("sgfs_admissible_k", 0.5), ("sgfs_admissible_k", 0.999)])
 def test_power(claim, scale):
     assert run_verification(REGISTRY[claim], "quick", seed=0).verdict == "holds"
-    assert run_verification(REGISTRY[claim], "quick", seed=0, bound_scale=scale).verdict == "violated"
+    assert (run_verification(REGISTRY[claim], "quick", seed=0,
+                             bound_scale=scale).verdict == "violated")
 
 
 def test_admissible_k_detects_too_large_bound(reports):
@@ -106,19 +112,22 @@ def test_exact_tolerances_are_rounding_level(reports):
         for c in r.checks:
             if c.method == "exact":
                 assert c.tolerance < 1e-8 * max(1.0, abs(c.bound)), (r.claim, c.quantity, c.params)
-                assert c.tolerance > 0 or (c.empirical == 0 and c.params.get("t") == 0)  # Var[theta_0] = 0 exactly
+                # Var[theta_0] = 0 exactly
+                assert c.tolerance > 0 or (c.empirical == 0 and c.params.get("t") == 0)
 
 
-# ----------------------------------------------------------------------------- pinned counterexamples
+# --------------------------------------------------------------------------- pinned counterexamples
 def test_stationarity_counterexample(reports):
     r = reports["sgfs_stationary_covariance"]
     for c in _find(r, "stationarity_k_max", "stated"):
         assert c.params["eps"] == 1.0 and c.primary
         assert c.empirical == pytest.approx(4.0, abs=1e-12) and c.bound == 1.0
         assert c.verdict == "violated"
-        assert "Lambda = 2.000000..2.000000 H^-1" in c.note and "Lambda = 4.000000..4.000000 H^-1" in c.note
+        assert ("Lambda = 2.000000..2.000000 H^-1" in c.note
+                and "Lambda = 4.000000..4.000000 H^-1" in c.note)
     for c in _find(r, "stationarity_k_max", "explicit"):
-        assert c.empirical == pytest.approx(4.0 / c.params["eps"], rel=1e-12) and c.verdict == "holds"
+        assert c.empirical == pytest.approx(4.0 / c.params["eps"],
+                                            rel=1e-12) and c.verdict == "holds"
     # k = 2 (outside the printed (0, 1)) gives I - DH = 0: stationary, Lambda = 2 H^-1
     H = sg.random_spd(np.random.default_rng(1), 4, 50.0)
     F = sg.Frame(H)
@@ -132,7 +141,8 @@ def test_covariance_ratio_values(reports):
     r = reports["sgfs_stationary_covariance"]
     c = _find(r, "covariance_ratio", "stated", dimension=6, k=1.0, eps=1.0)[0]
     assert c.empirical == pytest.approx(4 / 3, abs=1e-12) and c.verdict == "holds"
-    c = _find(r, "covariance_ratio", "stated", dimension=3, k=3.0, eps=1.0)[0]  # k = 3: outside (0, 1), stationary
+    # k = 3: outside (0, 1), stationary
+    c = _find(r, "covariance_ratio", "stated", dimension=3, k=3.0, eps=1.0)[0]
     assert c.empirical == pytest.approx(4.0, abs=1e-11) and c.verdict == "holds"
 
 
@@ -179,10 +189,13 @@ def test_convergence_criterion_numbers(reports):
     r = reports["sgfs_convergence_criterion"]
     st = _find(r, "threshold", "stated", C=0.25)[0]
     co = _find(r, "threshold", "corrected", C=0.25)[0]
-    assert st.bound == pytest.approx(32.0172, abs=1e-3) and co.bound == pytest.approx(19.0975, abs=1e-3)
-    assert abs(st.empirical - co.bound) < 5 * st.stderr and st.verdict == "violated" and co.verdict == "holds"
+    assert (st.bound == pytest.approx(32.0172, abs=1e-3) and co.bound
+            == pytest.approx(19.0975, abs=1e-3))
+    assert (abs(st.empirical - co.bound) < 5 * st.stderr and st.verdict == "violated"
+            and co.verdict == "holds")
     st4 = _find(r, "threshold", "stated", C=4.0)[0]
-    assert st4.bound == pytest.approx(37.4179, abs=1e-3) and st4.empirical > st4.bound and st4.verdict == "violated"
+    assert (st4.bound == pytest.approx(37.4179, abs=1e-3) and st4.empirical > st4.bound
+            and st4.verdict == "violated")
     pr = {c.params["C"]: c for c in _find(r, "pass_rate", "stated")}
     assert pr[0.25].empirical > 0.88 and pr[4.0].empirical < 0.42  # 68% for a correct sd
     assert all(c.verdict == "violated" and not c.primary for c in pr.values())
@@ -196,7 +209,8 @@ def test_simulation_matches_corrected_sd_scalar():
     D = k / (2 * h)
     rho = 1 - D * h
     # Cov(Y_i, Y_j), j = i + dd: h^2 Cov(theta_i, theta_j) - h Cov(xi_i, theta_j) (+ sx2 if dd = 0),
-    # with Var theta = 1/h, Cov(theta_i, theta_j) = rho^dd / h, Cov(xi_i, theta_j) = D sx2 rho^(dd-1)
+    # with Var theta = 1/h, Cov(theta_i, theta_j) = rho^dd / h, Cov(xi_i, theta_j) = D sx2
+    # rho^(dd-1)
     cov = np.zeros((n, n))
     for i in range(n):
         for j in range(i, n):
@@ -223,7 +237,8 @@ def test_json(reports):
 
 
 def test_overrides():
-    r = run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", seed=0, overrides={"k": [0.5], "t": [3]})
+    r = run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", seed=0,
+                         overrides={"k": [0.5], "t": [3]})
     assert {c.params["t"] for c in r.checks} == {3} and r.verdict == "violated"
     with pytest.raises(KeyError):
         run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", overrides={"nope": 1})

@@ -55,7 +55,8 @@ def test_a_huge_ratio_is_said_in_words():
     assert "59 orders of magnitude too small" in fmt_ratio(c)
 
 
-@pytest.mark.parametrize("argv", [["audit"], ["audit", "lemma1"], ["search", "lemma4", "--max-examples", "5"]])
+@pytest.mark.parametrize("argv", [["audit"], ["audit", "lemma1"],
+                                  ["search", "lemma4", "--max-examples", "5"]])
 def test_audit_and_search_fit_100_columns(argv, capsys):
     from verify.cli import main
 
@@ -64,7 +65,8 @@ def test_audit_and_search_fit_100_columns(argv, capsys):
     assert max(len(line) for line in out.splitlines()) <= 100
     main(argv + ["--wide"])
     wide = capsys.readouterr().out
-    assert max(len(line) for line in wide.splitlines()) > 100  # --wide: one line per entry, nothing wrapped
+    # --wide: one line per entry, nothing wrapped
+    assert max(len(line) for line in wide.splitlines()) > 100
 
 
 @pytest.mark.parametrize("width", [60, 80, 100, 120])

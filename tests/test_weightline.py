@@ -141,7 +141,8 @@ def test_imh_T_closed_forms_and_mass():
     above = np.array([pair.log_w_star + 0.1, 5.0])
     for n in (1, 3, 7):
         assert np.allclose(wl.imh_T(pair, n, above), 1 - (1 - np.exp(-above)) ** n, rtol=1e-13)
-    # mass of K^n(z0, .): int T_n(max(w0, v)) pi_W(dv) + lambda(w0)^n = 1, by Gauss-Legendre in ||Z||
+    # mass of K^n(z0, .): int T_n(max(w0, v)) pi_W(dv) + lambda(w0)^n = 1, by Gauss-Legendre in
+    # ||Z||
     lw0 = float(pair.log_quantile_pi(0.4))
     rho0 = math.sqrt((pair.log_w_star - lw0) / pair.c)
     t, wt = np.polynomial.legendre.leggauss(200)
@@ -149,7 +150,8 @@ def test_imh_T_closed_forms_and_mass():
     w_pi = 0.5 * rho0 * wt * stats.chi.pdf(rho, 3)
     for n in (1, 2, 5, 12):
         T = wl.imh_T(pair, n, pair.log_v_of(rho**2))
-        mass = w_pi @ T + wl.imh_T(pair, n, lw0)[0] * stats.chi.sf(rho0, 3) + wl.imh_lambda(pair, lw0) ** n
+        mass = (w_pi @ T + wl.imh_T(pair, n, lw0)[0] * stats.chi.sf(rho0, 3)
+                + wl.imh_lambda(pair, lw0) ** n)
         assert mass == pytest.approx(1.0, abs=1e-11)
 
 
@@ -186,7 +188,7 @@ def test_discretise_masses():
     assert math.exp(pair.log_cdf_pi(lw_mid[1])) == pytest.approx(0.5, rel=1e-12)
 
 
-# ----------------------------------------------------------------------------- 4. continuous vs discrete
+# ------------------------------------------------------------------------ 4. continuous vs discrete
 PAIR4 = (10, 1.5)
 
 

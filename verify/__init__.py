@@ -74,7 +74,8 @@ def get(claim: str):
     return reg[claim]
 
 
-def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0, overrides: dict | None = None,
+def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
+        overrides: dict | None = None,
         progress=None):
     """Verify one claim.
 
@@ -100,7 +101,8 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
-    rep = run_verification(get(claim), mode, seed=seed, bound_scale=bound_scale, overrides=overrides,
+    rep = run_verification(get(claim), mode, seed=seed, bound_scale=bound_scale,
+                           overrides=overrides,
                            progress=progress)
     rep.figure_png = lambda: _png(rep)  # drawn only when Jupyter displays the report
     return rep
@@ -148,8 +150,10 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: public names imported lazily from the toolkit's modules (``from verify import Verification`` works)
-PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"), "model"),
+#: public names imported lazily from the toolkit's modules (``from verify import Verification``
+#works)
+PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"),
+                          "model"),
           **dict.fromkeys(("bound_value", "register"), "registry"),
           "group_checks": "formatting", "rescore": "outcome",
           **dict.fromkeys(("instance_check", "sym_equal"), "audit.engine")}

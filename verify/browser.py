@@ -46,7 +46,8 @@ class DevTools:
         self._from_chrome, from_chrome_w = os.pipe()
 
         def fds():  # the browser reads commands on fd 3 and writes replies on fd 4
-            # copy above 10 first: dup2(3, 3) would keep the close-on-exec flag of a pipe that is fd 3
+            # copy above 10 first: dup2(3, 3) would keep the close-on-exec flag of a pipe that is fd
+            # 3
             a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
             b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
             os.dup2(a, 3)
@@ -79,7 +80,8 @@ class DevTools:
         msg, self._buf = self._buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 120):
+    def send(self, method: str, params: dict | None = None, session: str | None = None,
+             timeout: float = 120):
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params or {}}
         if session:
@@ -136,12 +138,14 @@ class Page:
         try:
             targets = self.dt.send("Target.getTargets")["targetInfos"]
             target = next(t for t in targets if t["type"] == "page")
-            self.sid = self.dt.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})[
+            self.sid = self.dt.send("Target.attachToTarget",
+                                    {"targetId": target["targetId"], "flatten": True})[
                 "sessionId"]
             for domain in ("Page", "Runtime", "Log"):
                 self.dt.send(f"{domain}.enable", session=self.sid)
             self.dt.send("Emulation.setDeviceMetricsOverride",
-                         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+                         {"width": width, "height": height, "deviceScaleFactor": 1,
+                          "mobile": mobile},
                          session=self.sid)
             self.dt.events.clear()
         except BaseException:
@@ -154,7 +158,8 @@ class Page:
         self.js("Promise.all([...document.images].map(i => i.decode().catch(() => null)))")
 
     def js(self, expr: str):
-        r = self.dt.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
+        r = self.dt.send("Runtime.evaluate",
+                         {"expression": expr, "returnByValue": True, "awaitPromise": True},
                          session=self.sid)
         if "exceptionDetails" in r:
             raise RuntimeError(f"JavaScript error: {r['exceptionDetails']}")
@@ -167,7 +172,8 @@ class Page:
             w = self.js("window.innerWidth")
             params.update(clip={"x": 0, "y": 0, "width": w, "height": height, "scale": 1},
                           captureBeyondViewport=True)
-        return base64.b64decode(self.dt.send("Page.captureScreenshot", params, session=self.sid)["data"])
+        return base64.b64decode(self.dt.send("Page.captureScreenshot", params,
+                                             session=self.sid)["data"])
 
     @property
     def events(self) -> list[dict]:
@@ -206,5 +212,6 @@ SPLIT_WORDS_JS = r"""(() => {
   return out;
 })()"""
 
-#: JavaScript: {scrollWidth, innerWidth} of the page (a page that scrolls sideways has scrollWidth > innerWidth)
+#: JavaScript: {scrollWidth, innerWidth} of the page (a page that scrolls sideways has scrollWidth >
+#innerWidth)
 PAGE_WIDTH_JS = "({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"

@@ -41,7 +41,8 @@ from importlib import import_module
 from importlib.machinery import PathFinder
 
 #: the only modules a certificate's body may import (top-level names)
-ALLOWED_IMPORTS = frozenset({"fractions", "decimal", "math", "itertools", "sys", "numpy", "scipy", "mpmath",
+ALLOWED_IMPORTS = frozenset({"fractions", "decimal", "math", "itertools", "sys", "numpy", "scipy",
+                             "mpmath",
                              "functools", "cmath", "operator"})
 #: the default output directory of ``python -m verify certificate``
 DEFAULT_OUT = "certificates"
@@ -60,9 +61,12 @@ class Certificate:
     id: str                 # the audit step id or claim id it certifies
     title: str              # one line: what is shown
     source: str             # bibliographic reference with section/equation
-    instance: dict          # the violating instance (plain JSON-able numbers/lists/strings; fractions as "p/q")
-    holding: dict           # a perturbed instance at which the printed relation HOLDS (the script must exit 1)
-    body: str               # Python source of `def check(INSTANCE) -> tuple[lhs, rhs, violated]` plus helpers
+    # the violating instance (plain JSON-able numbers/lists/strings; fractions as "p/q")
+    instance: dict
+    # a perturbed instance at which the printed relation HOLDS (the script must exit 1)
+    holding: dict
+    # Python source of `def check(INSTANCE) -> tuple[lhs, rhs, violated]` plus helpers
+    body: str
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -155,7 +159,9 @@ def _doc_line(text: str) -> str:
 
 
 def script_name(cid: str) -> str:
-    """The file name of a certificate's script: the id with anything but ``[A-Za-z0-9._-]`` as ``_``."""
+    """The file name of a certificate's script: the id with anything but ``[A-Za-z0-9._-]`` as
+    ``_``.
+    """
     return re.sub(r"[^A-Za-z0-9._-]", "_", cid) + ".py"
 
 
@@ -170,15 +176,18 @@ def render(cert: Certificate, instance: dict | None = None) -> str:
     tree = ast.parse(body)
     bad = imported_modules(body) - ALLOWED_IMPORTS
     if bad:
-        raise ValueError(f"certificate {cert.id} imports {sorted(bad)}; allowed: {sorted(ALLOWED_IMPORTS)}")
+        raise ValueError(
+            f"certificate {cert.id} imports {sorted(bad)}; allowed: {sorted(ALLOWED_IMPORTS)}")
     if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
         raise ValueError(f"certificate {cert.id} body defines no top-level check(INSTANCE)")
     def para(text):
-        return textwrap.fill(_doc_line(text), width=92, initial_indent="    ", subsequent_indent="    ")
+        return textwrap.fill(_doc_line(text), width=92, initial_indent="    ",
+                             subsequent_indent="    ")
 
     head = _HEADER.format(id=_doc_line(cert.id), title=para(cert.title), source=para(cert.source),
                           fname=script_name(cert.id), id_r=repr(cert.id), title_r=repr(cert.title),
-                          source_r=repr(cert.source), instance=pprint.pformat(inst, width=100, sort_dicts=False))
+                          source_r=repr(cert.source),
+                          instance=pprint.pformat(inst, width=100, sort_dicts=False))
     text = head + "\n\n" + body + "\n" + _MAIN
     compile(text, script_name(cert.id), "exec")  # a syntax error is the certificate's, said here
     return text
@@ -235,9 +244,11 @@ def _load_certificates_module(mod: str):
         return sys.modules[name]
     origin = _module_origin(name)
     if origin is None or not origin.endswith(".py"):
-        if _module_origin(mod) is not None:  # a package on the file system without a certificates.py
+        # a package on the file system without a certificates.py
+        if _module_origin(mod) is not None:
             return None
-        try:  # a package the path finder cannot see (a zip, a custom finder): import it the ordinary way
+        # a package the path finder cannot see (a zip, a custom finder): import it the ordinary way
+        try:
             return import_module(name)
         except ModuleNotFoundError as e:
             if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
@@ -255,7 +266,9 @@ def _load_certificates_module(mod: str):
 
 
 def modules() -> list[tuple[str, object]]:
-    """``[(document name, certificates module)]`` of every registered document package that has one."""
+    """``[(document name, certificates module)]`` of every registered document package that has
+    one.
+    """
     from .registry import entry_points
 
     out = []
@@ -276,7 +289,8 @@ def certificates() -> dict[str, Certificate]:
             raise TypeError(f"{m.__name__} defines no CERTIFICATES list")
         for c in certs:
             if not isinstance(c, Certificate):
-                raise TypeError(f"{m.__name__}.CERTIFICATES holds a {type(c).__name__}, not a Certificate")
+                raise TypeError(
+                    f"{m.__name__}.CERTIFICATES holds a {type(c).__name__}, not a Certificate")
             if c.id in out:
                 raise ValueError(f"two certificates for {c.id!r} (the second in {m.__name__})")
             out[c.id] = c
@@ -297,8 +311,9 @@ def main(argv) -> int:
     from mcsa_cli import Parser, UsageError
 
     ap = Parser(prog="python -m verify certificate",
-                description="Write self-contained scripts that recompute a wrong/loose proof step or a "
-                            "violated claim on its counterexample (exit 0: confirmed, 1: not).")
+                description="Write self-contained scripts that recompute a wrong/loose proof step "
+                            "or a violated claim on its counterexample (exit 0: confirmed, 1: "
+                            "not).")
     ap.add_argument("id", nargs="?", help="an audit step id or a claim id (see --list)")
     ap.add_argument("--all", action="store_true", help="write every certificate")
     ap.add_argument("--list", action="store_true", help="list the certificates: id, title")
@@ -315,7 +330,8 @@ def main(argv) -> int:
     if a.id is not None and a.id not in certs:
         known = uncovered()
         why = f" (not covered: {known[a.id]})" if a.id in known else ""
-        raise UsageError(f"no certificate {a.id!r}{why}; `python -m verify certificate --list` lists them")
+        raise UsageError(
+            f"no certificate {a.id!r}{why}; `python -m verify certificate --list` lists them")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         raise UsageError(f"--out {a.out!r} exists and is not a directory")
     chosen = list(certs.values()) if a.all else [certs[a.id]]

@@ -41,7 +41,9 @@ from mcsa_cli import (
 
 from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
 from .reproductions import stored_full_run
-from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401  (cli.run_all: tests patch it)
+
+# cli.run_all: tests patch it
+from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401
 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
@@ -120,7 +122,8 @@ def parse_early(cid, argv) -> None:
         return
     from types import SimpleNamespace
 
-    light = SimpleNamespace(measures="", targets="", method="", forms="", overrides=(), execution=False)
+    light = SimpleNamespace(measures="", targets="", method="", forms="", overrides=(),
+                            execution=False)
     claim_parser(cid, light, keys=idx["override_keys"]).parse_args(argv)
 
 
@@ -146,7 +149,8 @@ def _print(text: str = "") -> None:
 # ----------------------------------------------------------------------------- list
 def cmd_list(argv):
     a = list_arguments(f"{PROG} list",
-                       "Coverage table generated from the registry: one row per claim.", argv, EXIT_TEXT)
+                       "Coverage table generated from the registry: one row per claim.", argv,
+                       EXIT_TEXT)
     import bounds
     from bounds.cli import records
 
@@ -164,7 +168,8 @@ def cmd_list(argv):
         v = reg.get(cid)
         st = audit.get(cid, "not audited")
         # the final status from the one function (verify.decide.final_status), as `all` and the docs
-        fin = final_status(cid, empirical[cid], adoc.get(cid, {}).get("statement", {})) if cid in empirical else None
+        fin = (final_status(cid, empirical[cid],
+                            adoc.get(cid, {}).get("statement", {})) if cid in empirical else None)
         rows.append({"claim": cid, "source": c["source"], "assumptions": list(c["assumptions"]),
                      "measures": v.measures if v else None, "targets": v.targets if v else None,
                      "how": v.method if v else None, "forms": v.forms if v else None,
@@ -176,41 +181,55 @@ def cmd_list(argv):
     if a.json:
         print(dumps(rows, indent=1))
         return 0
-    def cells(row):  # document numbers cited before the table is laid out, so that widths are measured
+    # document numbers cited before the table is laid out, so that widths are measured
+    def cells(row):
         return [cite_numbers(str(x)) for x in row]
 
     if a.wide:
-        print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-", r["how"] or "MISSING",
+        print(table([cells([r["claim"], r["source"], ",".join(r["assumptions"]) or "-",
+                            r["how"] or "MISSING",
                             r["forms"] or "-", str(len(r["readings"]) or 1), r["empirical"],
-                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"], r["measures"]
+                            "; ".join(r["failing_readings"]) or "-", _severity_text(r), r["audit"],
+                            r["measures"]
                                 or ""])
                      for r in rows],
                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
-                     "final status (quick)", "failing readings", "severity", "audit", "measures"], wide=True))
-    else:  # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is measured
+                     "final status (quick)", "failing readings", "severity", "audit", "measures"],
+                     wide=True))
+    # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is
+    # measured
+    else:
         print(table([cells([r["claim"], r["source"].split(",")[0], r["how"] or "MISSING",
-                            r["empirical"] + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings fail)"
-                                              if r["failing_readings"] and r["empirical"] != "violated" else ""),
+                            r["empirical"]
+                            + (f" ({len(r['failing_readings'])} of {len(r['readings'])} readings "
+                               f"fail)"
+                                              if r["failing_readings"] and r["empirical"]
+                                              != "violated" else ""),
                             r["severity"] or "-", r["audit"]]) for r in rows],
                     ["claim", "document", "how", "final status (quick)", "severity", "proof audit"],
-                    optional=["how", "document", "proof audit"]))  # on a narrow terminal: status and severity
+                    # on a narrow terminal: status and severity
+                    optional=["how", "document", "proof audit"]))
     from .severity import count_text
 
-    _print(wrap(f"\nseverity of the {sum(bool(r['severity']) for r in rows)} claims that do not hold: "
+    _print(wrap(f"\nseverity of the {sum(bool(r['severity']) for r in rows)} claims that do not "
+                f"hold: "
                 + count_text(r["severity"] for r in rows) + ".", wide=a.wide))
-    _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a verification. "
-                f"Final statuses from the stored {VERDICTS_DOC} (`{PROG} all --quick --write`); "
-                f"audit statuses from the stored {AUDIT_DOC} (`{PROG} audit --write`). "
+    _print(wrap(f"\n{len(rows)} claims, {sum(r['how'] is not None for r in rows)} with a "
+                f"verification. Final statuses from the stored {VERDICTS_DOC} (`{PROG} all --quick "
+                f"--write`); audit statuses from the stored {AUDIT_DOC} (`{PROG} audit --write`). "
                 f"`{PROG} list --wide` shows every column.", wide=a.wide))
     return 0
 
 
 def _severity_of(cid: str, status: str | None) -> dict:
-    """A claim's severity fields for its final status (verify.severity; None-valued when it holds)."""
+    """A claim's severity fields for its final status (verify.severity; None-valued when it
+    holds).
+    """
     from .severity import fields
 
     f = fields("claims", cid, status) if status is not None else {}
-    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
+                                  "certificate")}
 
 
 def _severity_text(r: dict) -> str:
@@ -228,8 +247,10 @@ def summarize(rep, wide: bool = False):
     for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
         q, f, reading = g.key
         rows.append([q, f, reading or "all", "yes" if g.primary else "no", g.method,
-                     str(len(g.checks)), f"{g.holds}/{g.violated}/{g.inconclusive}", fmt_ratio(g.worst), g.verdict])
-    return table(rows, ["quantity", "form", "reading", "deciding", "method", "checks", "holds/viol/inc", "max ratio",
+                     str(len(g.checks)), f"{g.holds}/{g.violated}/{g.inconclusive}",
+                     fmt_ratio(g.worst), g.verdict])
+    return table(rows, ["quantity", "form", "reading", "deciding", "method", "checks",
+                        "holds/viol/inc", "max ratio",
                         "verdict"], wide=wide)
 
 
@@ -240,7 +261,8 @@ def _seed_text(seed) -> str:
 
 
 def print_report(rep, verbose=False, wide=False, smoke=False):
-    """A claim's checks, readings and verdict.  ``smoke``: this run is the quick smoke test of a claim whose
+    """A claim's checks, readings and verdict.  ``smoke``: this run is the quick smoke test of a
+    claim whose
     status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
     import bounds
 
@@ -258,7 +280,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
     say(headline(rep, smoke))
-    say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: {v.primary_form}; "
+    say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: "
+        f"{v.primary_form}; "
           f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim "
@@ -268,17 +291,20 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     bad = [x for x in rep.checks if x.verdict != HOLDS]
 
     def badness(x):
-        return (not x.primary, -(x.ratio if x.ratio is not None and math.isfinite(x.ratio) else 1e300))
+        return (not x.primary,
+                -(x.ratio if x.ratio is not None and math.isfinite(x.ratio) else 1e300))
 
     dec = rep.decisive()
     shown = bad if verbose else sorted(bad, key=badness)[:8]
     if dec is not None:  # rule 5: the decisive counterexample first
         shown = [dec] + [x for x in shown if x is not dec]
     if shown:
-        say("\nnot holding" + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
+        say("\nnot holding"
+            + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
-            params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in x.params.items())
+            params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k,
+                               val in x.params.items())
             rel = "vs"
             if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
@@ -288,7 +314,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     if verbose:
         say("\nall checks:")
         for x in rep.checks:
-            say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} {fmt(x.scaled_bound)} "
+            say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} "
+                f"{fmt(x.scaled_bound)} "
                   f"{x.params}")
     fv = rep.form_verdicts()
     rtext = own_checks_text(readings_text(rep), rep)
@@ -296,8 +323,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
         rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
     print(wrap(cite_numbers("\n" + rtext), wide=wide))
     label = "smoke test's verdict" if smoke else "verdict"
-    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding form of each "
-                            f"reading is "
+    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding "
+                            f"form of each reading is "
                 f"'{v.primary_form}' unless a reading names its own)   by form: "
                 + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
 
@@ -318,22 +345,26 @@ def headline(rep, smoke=False) -> str:
         out += f"\nseverity {reason_line(sev)}"
     step = rep.decisive_step()
     dec = rep.decisive()
-    if step is not None:  # the audit fails the printed statement: its counterexample decides (rule 4: a family)
+    # the audit fails the printed statement: its counterexample decides (rule 4: a family)
+    if step is not None:
         ce = (step.get("outcome") or {}).get("counterexample")
         at = ", ".join(f"{k}={v}" for k, v in (ce or {}).get("at", {}).items())
         out += (f"\ndecisive counterexample (audit step {step['id']}, {step['status']}"
                 + (f", read as: {step['reading']}" if step.get("reading") else "") + ")"
-                + (f": lhs {_num(ce.get('lhs'))} vs rhs {_num(ce.get('rhs'))} at {at}" if ce else "")
+                + (f": lhs {_num(ce.get('lhs'))} vs rhs {_num(ce.get('rhs'))} at {at}" if ce
+                   else "")
                 + f"; `python -m verify audit {rep.claim}` shows it")
     if dec is not None:
-        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k, val in dec.params.items())
+        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k,
+                           val in dec.params.items())
         rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
         out += (f"\n{'supporting' if step is not None else 'decisive'} "
                 f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
                 f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
     for what, names in (("degenerate, excluded (rule 3)", st.degenerate),
                         ("ruled out by the document (rule 6)", st.ruled_out),
-                        ("fails only read strictly, the hedged reading holds (rule 2)", st.strict_only)):
+                        ("fails only read strictly, the hedged reading holds (rule 2)",
+                         st.strict_only)):
         if names:
             out += f"\n{what}: {'; '.join(names)}"
     return out
@@ -343,7 +374,8 @@ def add_run_flags(ap):
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="small grid, seconds (default)")
     g.add_argument("--full", action="store_true", help="larger grid, minutes")
-    ap.add_argument("--seed", default="0", help="seed of every Monte Carlo check (integer >= 0, default 0)")
+    ap.add_argument("--seed", default="0",
+                    help="seed of every Monte Carlo check (integer >= 0, default 0)")
     ap.add_argument("--json", action="store_true", help="print one JSON object (strict RFC 8259)")
 
 
@@ -366,7 +398,8 @@ def override_rule(cid, v, key) -> dict:
     if vals and all(isinstance(x, str) for x in vals):
         return {"choices": sorted(set(vals))}
     nums = [x for x in vals if isinstance(x, _nums.Real) and not isinstance(x, bool)]
-    integer = (bool(nums) and all(isinstance(x, _nums.Integral) for x in nums)) or key in INTEGER_KEYS
+    integer = ((bool(nums) and all(isinstance(x, _nums.Integral) for x in nums))
+               or key in INTEGER_KEYS)
     rule = {"integer": integer, "lo": None, "lo_strict": False, "hi": None, "hi_strict": False}
     if nums:
         if min(nums) > 0:
@@ -387,13 +420,16 @@ def override_rule(cid, v, key) -> dict:
     if rule["integer"] and nums:
         aliases = [a for a in v.grid_aliases.get(key, ()) if _grid_values(v, a)]
         keys = [key] + aliases
-        caps = [max(int(x) for x in (_grid_values(v, k_) or nums) if isinstance(x, _nums.Real)) for k_ in keys
+        caps = [max(int(x) for x in (_grid_values(v, k_) or nums) if isinstance(x, _nums.Real))
+                for k_ in keys
                 if any(isinstance(x, _nums.Real) for x in (_grid_values(v, k_) or nums))]
         if caps:
             top = min(caps)
             rule["limit"] = max(top, 1) * HEADROOM.get(key, 1)
-            rule["limit_why"] = (f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
-                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})" if aliases
+            rule["limit_why"] = (
+                f"{cid}'s --full grid goes to {top}; larger values exceed a sane memory or time"
+                                 + (f" budget ({flag_of(key)} also sets {', '.join(aliases)})"
+                                    if aliases
                                     else " budget"))
     return rule
 
@@ -422,32 +458,38 @@ def override_keys() -> list[str]:
 
 
 def claim_parser(cid, v, keys=None):
-    ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
+    ap = _Parser(prog=f"{PROG} {cid}", formatter_class=argparse.RawDescriptionHelpFormatter,
+                 description=(
         f"Verify {cid}: {v.measures}\non: {v.targets}\nhow: {v.method}; forms: {v.forms}\n\n"
-        "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte Carlo checks "
-        "keep the false-violation rate <= 1e-3 per claim (Bonferroni). A claim whose checks or printed "
-        "statement fail under one reasonable reading and hold under another 'depends on reading'.\n\n"
+        "Verdicts: exact checks compare with a tolerance from the computation's error bound; Monte "
+        "Carlo checks keep the false-violation rate <= 1e-3 per claim (Bonferroni). A claim whose "
+        "checks or printed statement fail under one reasonable reading and hold under another "
+        "'depends on reading'.\n\n"
         f"Grid overrides of {cid}: "
         + (", ".join(flag_of(k) for k in v.overrides) or "none")
-        + f" (comma lists of at most {MAX_VALUES} values; a value past what the --full grid reaches "
+        + f" (comma lists of at most {MAX_VALUES} values; a value past what the --full grid "
+          f"reaches "
           "is refused when it would exceed memory or time)."
-        + ("\n\nExecution: the cells run on the sweep engine (--workers K local processes or a Dask cluster "
-           "with --scheduler, cached per cell under --cache DIR); the results do not depend on how they run."
+        + ("\n\nExecution: the cells run on the sweep engine (--workers K local processes or a "
+           "Dask cluster with --scheduler, cached per cell under --cache DIR); the results do not "
+           "depend on how they run."
            if v.execution else "")),
         epilog=EXIT_TEXT)
     add_run_flags(ap)
-    ap.add_argument("--plot", metavar="PATH", help="write a bound-vs-empirical figure (.png, .pdf or .svg)")
+    ap.add_argument("--plot", metavar="PATH",
+                    help="write a bound-vs-empirical figure (.png, .pdf or .svg)")
     ap.add_argument("--bound-scale", default="1", metavar="C",
-                    help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a small C must give "
-                         "'violated'")
+                    help="tighten every bound by C > 0 (upper bounds x C, lower bounds / C): a "
+                         "small C must give 'violated'")
     ap.add_argument("--verbose", action="store_true", help="list every check")
     add_wide(ap)
     ap.add_argument("--no-cache", action="store_true",
-                    help="recompute (default: read the result from the cache when the claim's code, its grid, the "
-                         "seed and the library versions are unchanged)")
+                    help="recompute (default: read the result from the cache when the claim's "
+                         "code, its grid, the seed and the library versions are unchanged)")
     for key in (override_keys() if keys is None else keys):
         ap.add_argument(flag_of(key), dest=f"ov_{key}", default=None, metavar="V[,V...]",
-                        help=argparse.SUPPRESS if key not in v.overrides else f"grid override ({key})")
+                        help=argparse.SUPPRESS if key not in v.overrides
+                        else f"grid override ({key})")
     add_execution_flags(ap, shown=v.execution)
     return ap
 
@@ -482,14 +524,16 @@ def cmd_claim(cid, argv):
             raise UsageError(why)
     given = [flag_of(k) for k in EXECUTION_FLAGS if getattr(a, k) is not None]
     if given and not v.execution:
-        raise UsageError(f"{given[0]} does not apply to {cid}: it runs no sweep (the execution options apply to "
+        raise UsageError(
+            f"{given[0]} does not apply to {cid}: it runs no sweep (the execution options apply to "
                          f"{', '.join(execution_claims())})")
     execution = execution_options(a) if given else None
     refused: tuple = ()
     if execution:
         from simulate.sweep import GridError
 
-        refused = (GridError,)  # an unreachable --scheduler: refused when connecting, before any cell runs
+        # an unreachable --scheduler: refused when connecting, before any cell runs
+        refused = (GridError,)
     plot = output_path("--plot", a.plot) if a.plot is not None else None
     from .model import EXIT
     from .outcome import run_verification
@@ -498,7 +542,8 @@ def cmd_claim(cid, argv):
     with progress(desc=cid, json=a.json) as bar:
         try:
             if overrides or execution:  # a grid of the user's: computed, not cached
-                rep = run_verification(v, mode, seed=seed, bound_scale=C, overrides=overrides, progress=bar,
+                rep = run_verification(v, mode, seed=seed, bound_scale=C, overrides=overrides,
+                                       progress=bar,
                                        execution=execution)
             else:  # the claim's own grid: read from the content-keyed cache when nothing changed
                 from .outcome import rescore
@@ -514,8 +559,9 @@ def cmd_claim(cid, argv):
 
         figure(rep, plot)
     stored = stored_full_run(cid) if v.reproduction is not None and not a.full else None
-    # a claim decided by an experiment at the paper's settings: its status (and exit status) is the stored full
-    # run's; this --quick run is a smoke test of the same code (a user's own grid or bound scale: its own status)
+    # a claim decided by an experiment at the paper's settings: its status (and exit status) is the
+    # stored full run's; this --quick run is a smoke test of the same code (a user's own grid or
+    # bound scale: its own status)
     from_stored = stored is not None and not overrides and C == 1
     shown = stored["verdict"] if from_stored else rep.verdict
     if a.json:
@@ -529,9 +575,11 @@ def cmd_claim(cid, argv):
         print(dumps(out))
     else:
         if stored is not None:
-            _print(wrap(f"status at the paper's settings: {stored['verdict'].upper()} (stored full run, "
-                        f"{stored['path']}; not holding: {', '.join(stored['not_holding']) or 'none'}). Below: a "
-                        "--quick smoke test of the same code on a reduced experiment, not the claim's status.\n",
+            _print(wrap(f"status at the paper's settings: {stored['verdict'].upper()} (stored full "
+                        f"run, {stored['path']}; not holding: "
+                        f"{', '.join(stored['not_holding']) or 'none'}). Below: a "
+                        "--quick smoke test of the same code on a reduced experiment, not the "
+                        "claim's status.\n",
                         wide=a.wide))
         print_report(rep, a.verbose, a.wide, smoke=stored is not None)
         if stored is not None:
@@ -551,20 +599,23 @@ def stored_run_text(cid, v, stored) -> str:
     quick = v.grid.quick.get("settings")
     failing = ", ".join(stored["not_holding"]) or "none"
     return textwrap.fill(
-        f"note: --quick runs a reduced experiment ({_settings_text(quick)}), not the paper's; its verdict is about "
-        f"that experiment. The stored full run at the paper's settings ({_settings_text(stored['settings'])}"
-        + ("" if stored["complete"] else ", incomplete") + f"; {stored['path']}) is {stored['verdict'].upper()}"
+        f"note: --quick runs a reduced experiment ({_settings_text(quick)}), not the paper's; its "
+        f"verdict is about that experiment. The stored full run at the paper's settings "
+        f"({_settings_text(stored['settings'])}"
+        + ("" if stored["complete"] else ", incomplete")
+        + f"; {stored['path']}) is {stored['verdict'].upper()}"
         f" (not holding: {failing}).", width=100, subsequent_indent="  ", break_on_hyphens=False,
         break_long_words=False) + f"\n  rerun it: {PROG} {cid} --full --workers 2"
 
 
 # ----------------------------------------------------------------------------- all
 def cmd_all(argv):
-    ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.", epilog=EXIT_TEXT)
+    ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.",
+                 epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--write", action="store_true",
-                    help="also write the final statuses to verify/data/verdicts.json (read by `list`; from a "
-                         "source checkout only)")
+                    help="also write the final statuses to verify/data/verdicts.json (read by "
+                         "`list`; from a source checkout only)")
     add_parallel_flags(ap)
     add_wide(ap)
     a = ap.parse_args(argv)
@@ -577,7 +628,8 @@ def cmd_all(argv):
     from .model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED
 
     mode = "full" if a.full else "quick"
-    if a.write:  # refused before any work from an installed package (nothing is written into site-packages)
+    # refused before any work from an installed package (nothing is written into site-packages)
+    if a.write:
         from .resources import data_file
 
         data_file(VERDICTS_DOC)
@@ -586,23 +638,31 @@ def cmd_all(argv):
         reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
     elapsed = time.perf_counter() - t0
     reg = _registry()
-    stored = {} if a.full else {r.claim: st for r in reports if reg[r.claim].reproduction is not None
+    stored = {} if a.full else {r.claim: st for r in reports
+                                if reg[r.claim].reproduction is not None
                                 for st in [stored_full_run(r.claim)] if st is not None}
     # a figure claim counts with its status at the paper's settings
-    shown = {r.claim: stored[r.claim]["verdict"] if r.claim in stored else r.verdict for r in reports}
+    shown = {r.claim: stored[r.claim]["verdict"] if r.claim in stored else r.verdict
+             for r in reports}
     verdict = summary_status(shown.values())
     if a.write:
         write_verdicts(reports, mode, seed, stored=stored)
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
-                     "verdicts": shown,  # a figure claim: its status at the paper's settings (stored full run)
-                     "run_verdicts": {r.claim: r.verdict for r in reports},  # this run's own (quick: smoke tests)
-                     "failing_readings": {r.claim: r.failing_readings for r in reports if r.failing_readings},
+                     # a figure claim: its status at the paper's settings (stored full run)
+                     "verdicts": shown,
+                     # this run's own (quick: smoke tests)
+                     "run_verdicts": {r.claim: r.verdict for r in reports},
+                     "failing_readings": {r.claim: r.failing_readings for r in reports
+                                          if r.failing_readings},
                      "stored_full_runs": stored,
-                     "severity": {cid: f for cid, v in shown.items() for f in [_severity_of(cid, v)] if f["severity"]},
-                     # each row: the run's own record, then the final status shown (a figure claim: at the
-                     # paper's settings) and its severity
-                     "claims": [{**r.as_json(), "final_status": shown[r.claim], **_severity_of(r.claim, shown[r.claim])}
+                     "severity": {cid: f for cid,
+                                  v in shown.items() for f in [_severity_of(cid, v)]
+                                  if f["severity"]},
+                     # each row: the run's own record, then the final status shown (a figure claim:
+                     # at the paper's settings) and its severity
+                     "claims": [{**r.as_json(), "final_status": shown[r.claim],
+                                 **_severity_of(r.claim, shown[r.claim])}
                                 for r in reports]}))
         return EXIT[verdict]
     from bounds.cli import records
@@ -613,21 +673,26 @@ def cmd_all(argv):
         fv = r.form_verdicts()
         others = ", ".join(f"{k}: {val}" for k, val in fv.items() if k != r.primary_form)
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
-        seed_doc = recs[r.claim]["seed"][:3] if r.claim in recs else bounds.get(r.claim).source.seed[:3]
+        seed_doc = (recs[r.claim]["seed"][:3] if r.claim in recs
+                    else bounds.get(r.claim).source.seed[:3])
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == DEPENDS else "-"
         status = r.verdict if r.claim not in stored else \
-            f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: {r.verdict}"
-        document = REFERENCES[seed_doc][0] if seed_doc in REFERENCES else cite(bounds.get(r.claim).source).split(",")[0]
+            (f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: "
+             f"{r.verdict}")
+        document = (REFERENCES[seed_doc][0] if seed_doc in REFERENCES
+                    else cite(bounds.get(r.claim).source).split(",")[0])
         sev = _severity_of(r.claim, shown[r.claim])["severity"] or "-"
         rows.append([r.claim, document, status, fails, r.primary_form, str(len(r.checks)),
                      str(n_mc), f"{r.elapsed_s:.1f}", others, sev])
     if a.wide:
-        _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form", "checks", "MC",
+        _print(table(rows, ["claim", "document", "final status", "failing readings", "primary form",
+                            "checks", "MC",
                             "s", "other forms", "severity"], wide=True))
     else:  # what fits 100 columns; --wide adds the failing-reading counts, forms and times
         _print(table([[r[0], r[1], r[2], r[9], r[5], r[6]] for r in rows],
                      ["claim", "document", "final status", "severity", "checks", "MC"],
-                     optional=["document", "MC", "checks"]))  # on a narrow terminal: status and severity
+                     # on a narrow terminal: status and severity
+                     optional=["document", "MC", "checks"]))
     def _say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=a.wide))
 
@@ -637,11 +702,13 @@ def cmd_all(argv):
         for r in dep:
             _say(f"  {r.claim}: " + "; ".join(r.failing_readings))
     if stored:
-        _say("\nfigure claims: --quick runs reduced experiments; the stored full runs at the paper's settings "
+        _say("\nfigure claims: --quick runs reduced experiments; the stored full runs at the "
+             "paper's settings "
                "(verify/data/figures) are:")
         for cid, st in stored.items():
             _say(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
-                   + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"] else ""))
+                   + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"]
+                      else ""))
     from .severity import count_text
 
     _say("\nseverity of the claims that do not hold: "
@@ -653,10 +720,11 @@ def cmd_all(argv):
         if f["severity"]:
             _say(f"  {c} ({v}): {_severity_text(f)}")
     cnt = Counter(shown.values())
-    _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, {cnt.get(VIOLATED, 0)} "
-          f"violated, {cnt.get(DEPENDS, 0)} depend on reading, {cnt.get(INCONCLUSIVE, 0)} inconclusive. "
-          f"Monte Carlo verdicts keep the false-violation rate <= {ALPHA:g} per claim. "
-          f"`{PROG} CLAIM` shows a claim's checks and counterexamples.")
+    _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, "
+         f"{cnt.get(VIOLATED, 0)} "
+          f"violated, {cnt.get(DEPENDS, 0)} depend on reading, {cnt.get(INCONCLUSIVE, 0)} "
+          f"inconclusive. Monte Carlo verdicts keep the false-violation rate <= {ALPHA:g} per "
+          f"claim. `{PROG} CLAIM` shows a claim's checks and counterexamples.")
     return EXIT[verdict]
 
 

@@ -37,6 +37,7 @@ from .model import params_json as _jsonable  # noqa: F401
 from .outcome import Report, rescore, run_verification  # noqa: F401
 from .registry import REGISTRY, bound_value, register  # noqa: F401
 
-warnings.warn("verify.core is deprecated: import from verify.model, verify.decide, verify.formatting, "
+warnings.warn(
+    "verify.core is deprecated: import from verify.model, verify.decide, verify.formatting, "
               "verify.docio, verify.outcome, verify.registry or verify.hypothesis_tools",
               DeprecationWarning, stacklevel=2)

@@ -81,7 +81,9 @@ def _read(package: str, name: str):
 
 
 def packages() -> tuple[str, ...]:
-    """The registered document packages that carry an inventory (both files), in the plugins' order."""
+    """The registered document packages that carry an inventory (both files), in the plugins'
+    order.
+    """
     from .registry import plugins
 
     return tuple(p.module for p in plugins() if p.data_file(INVENTORY) and p.data_file(SECTIONS))
@@ -123,7 +125,8 @@ def status_documents() -> tuple[dict[str, str], dict[str, str]]:
     """(audit step id -> step status, claim id -> final status), read now."""
     steps = {k: v.get("status") for k, v in _status_json("audit.json").get("steps", {}).items()
              if isinstance(v, dict)}
-    claims = {k: v for k, v in _status_json("verdicts.json").get("verdicts", {}).items() if isinstance(v, str)}
+    claims = {k: v for k, v in _status_json("verdicts.json").get("verdicts", {}).items()
+              if isinstance(v, str)}
     return steps, claims
 
 
@@ -171,9 +174,11 @@ def severity_counts(entries: list[dict], steps: dict, claims: dict) -> str:
     found = {}
     for e in entries:
         if e.get("claim"):
-            found[("claims", e["claim"])] = fields("claims", e["claim"], claims.get(e["claim"], "")).get("severity")
+            found[("claims", e["claim"])] = fields("claims", e["claim"],
+                                                   claims.get(e["claim"], "")).get("severity")
         if e.get("step"):
-            found[("steps", e["step"])] = fields("steps", e["step"], steps.get(e["step"], "")).get("severity")
+            found[("steps", e["step"])] = fields("steps", e["step"],
+                                                 steps.get(e["step"], "")).get("severity")
     return count_text(found.values())
 
 
@@ -192,12 +197,14 @@ def problems(entries: list[dict], walked: dict[str, list[dict]]) -> list[str]:
     at the start of every location, no duplicate (location, quote)."""
     out, seen = [], set()
     for i, e in enumerate(entries):
-        where = f"entry {i} ({e.get('document')}, {e.get('location')!r})" if isinstance(e, dict) else f"entry {i}"
+        where = (f"entry {i} ({e.get('document')}, {e.get('location')!r})" if isinstance(e, dict)
+                 else f"entry {i}")
         if not isinstance(e, dict) or tuple(e) != KEYS:
             out.append(f"{where}: keys must be exactly {', '.join(KEYS)} in that order")
             continue
         if e["document"] not in walked:  # a document is known when a registered package walks it
-            out.append(f"{where}: unknown document {e['document']!r} (no coverage_sections.json names it)")
+            out.append(
+                f"{where}: unknown document {e['document']!r} (no coverage_sections.json names it)")
         for k in ("location", "quote"):
             if not isinstance(e[k], str) or not e[k].strip() or "\n" in e[k]:
                 out.append(f"{where}: {k} must be a non-empty single line")
@@ -208,7 +215,8 @@ def problems(entries: list[dict], walked: dict[str, list[dict]]) -> list[str]:
         for k in ("claim", "step"):
             if e[k] is not None and (not isinstance(e[k], str) or not e[k]):
                 out.append(f"{where}: {k} must be an id or null")
-        if e["reason"] is not None and (not isinstance(e["reason"], str) or not e["reason"].strip()):
+        if e["reason"] is not None and (not isinstance(e["reason"],
+                                                       str) or not e["reason"].strip()):
             out.append(f"{where}: reason must be a non-empty text or null")
         if e["status"] == "checked" and not (e["claim"] or e["step"]):
             out.append(f"{where}: a checked entry names the claim or the step that checks it")
@@ -218,7 +226,8 @@ def problems(entries: list[dict], walked: dict[str, list[dict]]) -> list[str]:
             out.append(f"{where}: a 'not checked' reason says how it could be checked ('how: ...')")
         labels = [s["section"] for s in walked.get(e["document"], [])]
         if isinstance(e["location"], str) and _section_of(e["location"], labels) is None:
-            out.append(f"{where}: the location does not start with a walked section of its document")
+            out.append(
+                f"{where}: the location does not start with a walked section of its document")
         key = (e["document"], e["location"], e["quote"])
         if key in seen:
             out.append(f"{where}: duplicate of an earlier entry")
@@ -241,7 +250,9 @@ def counts(entries: list[dict]) -> dict[str, dict[str, int]]:
 
 
 def rows(entries: list[dict]) -> list[dict]:
-    """The ``--json`` rows: :data:`JSON_KEYS`, the document as its citation, the verdict looked up now."""
+    """The ``--json`` rows: :data:`JSON_KEYS`, the document as its citation, the verdict looked up
+    now.
+    """
     steps, claims = statuses(entries)
     return [{"document": cite(e["document"]), "location": e["location"], "quote": e["quote"],
              "status": e["status"], "claim": e["claim"], "step": e["step"],
@@ -286,8 +297,10 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
     out = []
     for doc, es in by_doc.items():
         c = counts(es)[doc]
-        out.append(clikit.wrap(f"{cite(doc)}: {len(es)} entries; " + ", ".join(f"{c[s]} {s}" for s in STATUSES)
-                               + f"; findings referenced, by severity: {severity_counts(es, steps, claims)}",
+        out.append(clikit.wrap(f"{cite(doc)}: {len(es)} entries; "
+                               + ", ".join(f"{c[s]} {s}" for s in STATUSES)
+                               + f"; findings referenced, by severity: "
+                                 f"{severity_counts(es, steps, claims)}",
                                width=width, indent=""))
         ref = reference(doc)
         if ref is not None and ref[1] != ref[0]:
@@ -357,14 +370,16 @@ def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -
         by_doc.setdefault(e["document"], []).append(e)
     total = Counter(e["status"] for e in entries)
     out = ["# Coverage of the documents' checkable statements", "",
-           "Generated by `python -m verify coverage --write` from the inventories `coverage.json` of the document "
-           "packages; `tests/test_coverage.py` fails when this file differs from what the inventories and the current "
-           "verdicts produce. Every sentence or display that makes a mathematical or empirical claim is listed with "
-           "its status: **checked** (the claim and/or proof-audit step that checks it; its verdict is looked up now "
-           "from the audit's step statuses and the claims' final statuses), **not checked** (checkable, no check yet; "
-           "the reason says how it could be checked), **not checkable** (a definition, a motivation, no quantitative "
-           "content) or **out of scope** (needs data or trained models that cannot be had offline). Quotes are "
-           "verbatim up to whitespace.", "",
+           "Generated by `python -m verify coverage --write` from the inventories `coverage.json` "
+           "of the document packages; `tests/test_coverage.py` fails when this file differs from "
+           "what the inventories and the current verdicts produce. Every sentence or display that "
+           "makes a mathematical or empirical claim is listed with its status: **checked** (the "
+           "claim and/or proof-audit step that checks it; its verdict is looked up now from the "
+           "audit's step statuses and the claims' final statuses), **not checked** (checkable, no "
+           "check yet; the reason says how it could be checked), **not checkable** (a definition, "
+           "a motivation, no quantitative content) or **out of scope** (needs data or trained "
+           "models that cannot be had offline). Quotes are verbatim up to whitespace.",
+           "",
            "## Counts", "",
            "| document | " + " | ".join(STATUSES) + " | total | findings referenced, by severity |",
            "|---|" + "---|" * (len(STATUSES) + 2)]
@@ -381,19 +396,22 @@ def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -
         used = Counter(_section_of(e["location"], [s["section"] for s in secs]) for e in es)
         out.append(f"**Sections walked ({len(secs)}):** " + "; ".join(
             f"{s['section']} ({s['title']}): {used.get(s['section'], 0)}" for s in secs) + ".")
-        out += ["", "| location | kind | quote | status | claim / step | verdict | reason or note |",
+        out += ["", "| location | kind | quote | status | claim / step | verdict | reason or note "
+                    "|",
                 "|---|---|---|---|---|---|---|"]
         for e in es:
             v = verdict(e, steps, claims) if e["status"] == "checked" else None
-            out.append(f"| {_cell(e['location'])} | {e['kind']} | {_code(e['quote'])} | {e['status']} | "
-                       f"{_cell(' / '.join(x for x in (e['claim'], e['step']) if x))} | {_cell(v)} | "
-                       f"{_cell(e['reason'])} |")
+            out.append(
+                f"| {_cell(e['location'])} | {e['kind']} | {_code(e['quote'])} | {e['status']} | "
+                       f"{_cell(' / '.join(x for x in (e['claim'], e['step']) if x))} | {_cell(v)} "
+                       f"| {_cell(e['reason'])} |")
         out.append("")
     out += ["## To do: the statements not checked yet", ""]
     for doc, es in by_doc.items():
         todo = [e for e in es if e["status"] == "not checked"]
         out += [f"### {cite(doc)} ({len(todo)})", ""]
-        out += [f"- **{e['location']}** ({e['kind']}): {_code(e['quote'], table=False)} — {e['reason']}" for e in todo]
+        out += [f"- **{e['location']}** ({e['kind']}): {_code(e['quote'], table=False)} — "
+                f"{e['reason']}" for e in todo]
         out.append("")
     return "\n".join(out)
 
@@ -404,7 +422,8 @@ def _status_arg(text: str) -> str:
 
     s = " ".join(text.replace("-", " ").split()).lower()
     if s not in STATUSES:
-        raise UsageError(f"--status: must be one of {', '.join(repr(x) for x in STATUSES)}, got {text!r}")
+        raise UsageError(
+            f"--status: must be one of {', '.join(repr(x) for x in STATUSES)}, got {text!r}")
     return s
 
 
@@ -437,17 +456,20 @@ def cmd_coverage(argv) -> int:
     from mcsa_cli import Parser, UsageError
 
     ap = Parser(prog="python -m verify coverage", description=(
-        "The coverage inventory: every sentence or display of the documents that makes a mathematical or "
-        "empirical claim, with its status (checked, not checked, not checkable, out of scope), the claim or "
-        "proof-audit step that checks it and that check's current verdict, or the reason (for 'not checked': "
-        "how it could be checked). 'python -m verify coverage --status \"not checked\"' is the to-do list."),
+        "The coverage inventory: every sentence or display of the documents that makes a "
+        "mathematical or empirical claim, with its status (checked, not checked, not checkable, "
+        "out of scope), the claim or proof-audit step that checks it and that check's current "
+        "verdict, or the reason (for 'not checked': how it could be checked). 'python -m verify "
+        "coverage --status \"not checked\"' is the to-do list."),
         epilog="exit status: 0 success, 2 bad input (one line on stderr), 70 internal error.")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="strict JSON: one object per entry")
-    g.add_argument("--write", action="store_true", help="regenerate docs/COVERAGE.md (from a source checkout)")
+    g.add_argument("--write", action="store_true",
+                   help="regenerate docs/COVERAGE.md (from a source checkout)")
     ap.add_argument("--document", type=str, help="one document: " + ", ".join(
         f"{n} ({cite(k)})" for n, k in _documents().items()))
-    ap.add_argument("--status", type=str, help="only entries of this status ('not checked': the to-do list)")
+    ap.add_argument("--status", type=str,
+                    help="only entries of this status ('not checked': the to-do list)")
     a = ap.parse_args(argv)
     doc = _document_arg(a.document) if a.document is not None else None
     status = _status_arg(a.status) if a.status is not None else None
@@ -456,18 +478,22 @@ def cmd_coverage(argv) -> int:
     if a.write:
         root = Path(__file__).resolve().parent.parent
         if not (root / "pyproject.toml").is_file() or not (root / "docs").is_dir():
-            raise UsageError("--write needs a source checkout (docs/ beside the package); this is an installed copy")
+            raise UsageError(
+                "--write needs a source checkout (docs/ beside the package); this is an installed "
+                "copy")
     entries = load()
     bad = problems(entries, sections())
     if bad:
-        raise RuntimeError(f"the coverage inventory is invalid ({len(bad)} problems), first: {bad[0]}")
+        raise RuntimeError(
+            f"the coverage inventory is invalid ({len(bad)} problems), first: {bad[0]}")
     if a.write:
         path = Path(__file__).resolve().parent.parent / "docs" / "COVERAGE.md"
         clikit.atomic_write(path, markdown(entries))
         print(f"wrote {path}")
         return 0
     entries = [e for e in entries
-               if (doc is None or e["document"] == doc) and (status is None or e["status"] == status)]
+               if (doc is None or e["document"] == doc)
+               and (status is None or e["status"] == status)]
     if a.json:
         print(clikit.dumps(rows(entries), indent=1, ensure_ascii=False))
         return 0

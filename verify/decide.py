@@ -29,9 +29,9 @@ claim's final status: ``violated`` only when every reasonable reading fails,
 docs/methods.md apply first: a degenerate reading (rule 3) and a reading the document rules
 out in so many words (rule 6) are set aside (and named in the :class:`Status`), and a claim
 that holds under the lenient reading its hedge allows holds (rule 2); the readings of a
-self-contradicting document are all kept (rule 1), their erratum named once (``see``).  ``Report.verdict``,
-``python -m verify all/list``, docs/verdicts.json, docs/audit.json and docs/ERRATA.md
-all use it (tests/test_readings.py checks that they agree).
+self-contradicting document are all kept (rule 1), their erratum named once (``see``).
+``Report.verdict``, ``python -m verify all/list``, docs/verdicts.json, docs/audit.json and
+docs/ERRATA.md all use it (tests/test_readings.py checks that they agree).
 """
 
 from __future__ import annotations
@@ -41,7 +41,17 @@ import math
 import numpy as np
 from scipy import stats
 
-from .model import AS_PRINTED, DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading, Status
+from .model import (
+    AS_PRINTED,
+    DEGENERATE,
+    DEPENDS,
+    HOLDS,
+    INCONCLUSIVE,
+    VIOLATED,
+    CheckResult,
+    Reading,
+    Status,
+)
 from .registry import REGISTRY
 
 #: false-violation rate per claim of the Monte Carlo verdicts (Bonferroni over its checks)
@@ -64,7 +74,8 @@ def scale_bound(bound: float, relation: str, C: float) -> float:
     return bound / C  # lower bounds
 
 
-def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0, alpha: float = ALPHA) -> CheckResult:
+def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
+           alpha: float = ALPHA) -> CheckResult:
     """Fill in ``verdict``, ``ratio``, ``z`` and ``scaled_bound`` of one check."""
     b = scale_bound(check.bound, check.relation, bound_scale)
     check.scaled_bound = b
@@ -178,7 +189,8 @@ def reading_verdicts(checks, readings) -> dict[str, str]:
     out = {}
     for combo in full_readings(readings):
         names = {r.name for r in combo}
-        own = [statement_verdict(c) for c in checks if c.primary and (c.reading == "" or c.reading in names)]
+        own = [statement_verdict(c) for c in checks if c.primary
+               and (c.reading == "" or c.reading in names)]
         out[reading_name(combo)] = DEGENERATE if reading_name(combo) in why else combine(own)
     return out
 
@@ -210,7 +222,8 @@ def degenerate_reasons(checks, readings) -> dict[str, str]:
     for combo in full_readings(readings):
         names = {r.name for r in combo}
         own = [c for c in checks if c.reading == "" or c.reading in names]
-        why = "; ".join(w for w in (r.degenerate(own) for r in combo if r.degenerate is not None) if w)
+        why = "; ".join(w for w in (r.degenerate(own) for r in combo if r.degenerate is not None)
+                        if w)
         if why:
             out[reading_name(combo)] = why
     return out
@@ -267,7 +280,8 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
     vs = list(decisive.values())
     failing = tuple(k for k, val in decisive.items() if val == VIOLATED)
     # rule 2: a hedged sentence holds when it holds under the lenient reading its hedge allows
-    hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k]) for k, val in decisive.items())
+    hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k]) for k,
+                       val in decisive.items())
     strict_only = ()
     if hedged_holds:
         status, strict_only, failing = HOLDS, failing, ()

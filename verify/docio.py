@@ -24,10 +24,13 @@ def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | N
     audit.json); the one with a counterexample first; None when the audit fails none."""
     steps = load_doc(AUDIT_DOC).get("steps", {})
     hits = [{"id": sid, **st} for sid, st in steps.items()
-            if st.get("claim") == claim_id and st.get("statement") and st.get("status") in ("wrong", "loose")
+            if st.get("claim") == claim_id and st.get("statement")
+            and st.get("status") in ("wrong", "loose")
             and st.get("reading", "") in set(options) | {""}]
-    # the step where the claim's erratum is recorded (its severity's ``see``) first, then one with a counterexample
-    hits.sort(key=lambda st: (st["id"] != prefer, not (st.get("outcome") or {}).get("counterexample"),
+    # the step where the claim's erratum is recorded (its severity's ``see``) first, then one with a
+    # counterexample
+    hits.sort(key=lambda st: (st["id"] != prefer,
+                              not (st.get("outcome") or {}).get("counterexample"),
                               st["status"] != "wrong", st["id"]))
     return hits[0] if hits else None
 
@@ -41,10 +44,11 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
     """docs/verdicts.json: the final status of every claim (:func:`final_status`), the
     verdict of each full reading, the failing readings and the empirical part alone.
 
-    ``stored``: claim -> its stored run at the paper's settings (``verify.reproductions.stored_full_run``).
-    Such a claim's status, readings and failing readings are the stored run's, so that every
-    reader of this document (``verify list``, the coverage table, audit.json, ERRATA.md, the
-    docs site) shows the status at the paper's settings; this run's own verdict (a quick smoke
+    ``stored``: claim -> its stored run at the paper's settings
+    (``verify.reproductions.stored_full_run``). Such a claim's status, readings and failing readings
+    are the stored run's, so that every reader of this document (``verify list``, the coverage
+    table, audit.json, ERRATA.md, the docs site) shows the status at the paper's settings; this
+    run's own verdict (a quick smoke
     test) is kept under ``smoke_tests``."""
     stored = {cid: st for cid, st in (stored or {}).items() if st is not None}
     verdicts = {r.claim: r.verdict for r in reports}
@@ -69,9 +73,11 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
             d = {k: v for k, v in (stored[r.claim].get("reading_rules") or {}).items() if v}
         if d:
             rules[r.claim] = d
-    doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing, "final_readings": final,
+    doc = {"mode": mode, "seed": seed, "verdicts": verdicts, "failing_readings": failing,
+           "final_readings": final,
            "readings": emp, "reading_rules": rules,
-           "severity": {r.claim: f for r in reports for f in [r.severity_fields(verdicts[r.claim])] if f["severity"]}}
+           "severity": {r.claim: f for r in reports
+                        for f in [r.severity_fields(verdicts[r.claim])] if f["severity"]}}
     if smoke:
         doc["smoke_tests"] = smoke
     return doc

@@ -1,9 +1,9 @@
 """Lecture figures in one command: ``python -m verify draw KIND --out FILE``.
 
-    python -m verify draw mixing   [--N 4,16] [--w-star 10,100] [--schemes S,...] [--k KMAX] --out f.pdf
-    python -m verify draw variance [--N 2,4,...] [--w-star 10] [--t 100] [--schemes S,...] --out f.png
-    python -m verify draw wstar    [--N 16] [--t 100] [--w-star LO,HI] [--schemes S,...] --out f.svg
-    python -m verify draw step STEP_ID --out f.pdf
+    python -m verify draw mixing   [--N 4,16] [--w-star 10,100] [--schemes S,...] [--k KMAX] --out
+    f.pdf python -m verify draw variance [--N 2,4,...] [--w-star 10] [--t 100] [--schemes S,...]
+    --out f.png python -m verify draw wstar    [--N 16] [--t 100] [--w-star LO,HI] [--schemes S,...]
+    --out f.svg python -m verify draw step STEP_ID --out f.pdf
 
 The format (PDF, SVG or PNG) follows the extension of ``--out``.  Every number drawn is exact:
 nothing here is sampled, and nothing is computed anew — the kernels, laws and conditional
@@ -17,10 +17,10 @@ state a weight below 1; the "score" is :func:`simulate.finite.centred_bounded_sc
 E_π s = 0, s(z*) = L).  Every chain starts at z*, the worst start of Eq. (7) (§3.2).
 
 Bounds are drawn as the paper states them (``stated``) and as the proofs give them (``explicit``).
-A stated form whose O(·) terms hide constants the paper does not give (:attr:`bounds.core.Form.dropped`)
-is drawn without them and labelled so.  Every bound is capped at the trivial bound — 1 for a total
-variation distance, L² for E‖g‖² (each estimator averages scores of norm <= L) — and the cap is
-drawn as a grey line.
+A stated form whose O(·) terms hide constants the paper does not give
+(:attr:`bounds.core.Form.dropped`) is drawn without them and labelled so.  Every bound is capped at
+the trivial bound — 1 for a total variation distance, L² for E‖g‖² (each estimator averages scores
+of norm <= L) — and the cap is drawn as a grey line.
 
 Public functions (used by the notebooks): :func:`instance`, :func:`second_moments`,
 :func:`wstar_data`, :func:`crossing`, :func:`mixing_data`, :func:`variance_data`,
@@ -52,43 +52,52 @@ MAX_T = 100_000
 MAX_W = 1e6
 MAX_PANELS = 6
 DEFAULTS = {"mixing": {"N": [4, 16], "w_star": [10.0, 100.0], "schemes": list(SCHEMES)},
-            "variance": {"N": [2, 4, 8, 16, 32, 64], "w_star": [10.0, 1000.0], "t": 100, "schemes": list(SCHEMES)},
+            "variance": {"N": [2, 4, 8, 16, 32, 64], "w_star": [10.0, 1000.0], "t": 100,
+                         "schemes": list(SCHEMES)},
             "wstar": {"N": [16], "w_star": [2.0, 1e4], "t": 100, "schemes": ["JSA", "pMCSA"]}}
 
-EPILOG = ("Exit status: 0 written, 2 bad input (one line on stderr, before any work), 70 internal error "
+EPILOG = (
+    "Exit status: 0 written, 2 bad input (one line on stderr, before any work), 70 internal error "
           "(rerun with --debug for the traceback).")
 
 
 # ----------------------------------------------------------------------------- the command line
 def _parser(kind: str) -> Parser:
     ap = Parser(prog=f"{PROG} {kind}", epilog=EPILOG, description={
-        "mixing": "Exact total-variation curves d_TV(K^k(z*, .), Pi) against k for each scheme, budget N and w*, "
-                  "with the mixing bounds of Theorems 1-4 (one panel per N and w*).",
-        "variance": "The exact gradient second moment E||g_t||^2 from z* against the budget N, with each scheme's "
-                    "second-moment bound (one panel per w*).",
-        "wstar": "E||g_t||^2 from the worst start against w* at one N and t; marks where pMCSA's advantage over "
-                 "each other scheme vanishes.",
-        "step": "One audit step (python -m verify audit): its statement, status and counterexample.",
+        "mixing": "Exact total-variation curves d_TV(K^k(z*, .), Pi) against k for each scheme, "
+                  "budget N and w*, with the mixing bounds of Theorems 1-4 (one panel per N and "
+                  "w*).",
+        "variance": "The exact gradient second moment E||g_t||^2 from z* against the budget N, "
+                    "with each scheme's second-moment bound (one panel per w*).",
+        "wstar": "E||g_t||^2 from the worst start against w* at one N and t; marks where pMCSA's "
+                 "advantage over each other scheme vanishes.",
+        "step": "One audit step (python -m verify audit): its statement, status and "
+                "counterexample.",
     }[kind])
     if kind == "step":
-        ap.add_argument("step_id", metavar="STEP_ID", help="an audit step id (python -m verify audit lists them)")
+        ap.add_argument("step_id", metavar="STEP_ID",
+                        help="an audit step id (python -m verify audit lists them)")
     else:
         ap.add_argument("--N", default=None, metavar="N[,N...]",
                         help="budget(s) N (integers 2.." + str(MAX_N) + ")"
                             + (", one value" if kind == "wstar" else ""))
         ap.add_argument("--w-star", default=None, metavar="W[,W...]",
                         help="the largest importance weight w* >= 1" + (
-                            ": the range LO,HI of the horizontal axis" if kind == "wstar" else " (a list)"))
+                            ": the range LO,HI of the horizontal axis" if kind == "wstar"
+                            else " (a list)"))
         ap.add_argument("--schemes", default=None, metavar="S[,S...]",
                         help="a comma list of " + ", ".join(SCHEMES) + " (case-insensitive)")
         ap.add_argument("--pi0", default="0.3", metavar="P",
                         help="target mass of the worst state z* (0 < P <= 0.5; default 0.3)")
         if kind == "mixing":
-            ap.add_argument("--k", default=None, metavar="KMAX", help="the largest k drawn (default: until N r^k < "
+            ap.add_argument("--k", default=None, metavar="KMAX",
+                            help="the largest k drawn (default: until N r^k < "
                 "1e-3)")
         else:
-            ap.add_argument("--t", default=None, metavar="T", help="the MCGD iteration t (default 100)")
-    ap.add_argument("--out", required=True, metavar="FILE", help="the figure: a .png, .pdf or .svg path")
+            ap.add_argument("--t", default=None, metavar="T",
+                            help="the MCGD iteration t (default 100)")
+    ap.add_argument("--out", required=True, metavar="FILE",
+                    help="the figure: a .png, .pdf or .svg path")
     return ap
 
 
@@ -113,8 +122,11 @@ def parse(argv) -> tuple[str, dict]:
     if not argv or argv[0] in ("-h", "--help"):
         if argv:
             print(f"usage: {PROG} {{{','.join(KINDS)}}} ... --out FILE (.png, .pdf or .svg)\n\n"
-                  + textwrap.fill("Lecture-ready figures, exact: mixing (TV curves), variance (E||g_t||^2 against N), "
-                                  "wstar (E||g_t||^2 against w*, the crossing marked), step (an audit step and its "
+                  + textwrap.fill(
+                      "Lecture-ready figures, exact: mixing (TV curves), variance (E||g_t||^2 "
+                      "against N), "
+                                  "wstar (E||g_t||^2 against w*, the crossing marked), step (an "
+                                  "audit step and its "
                                   f"counterexample). `{PROG} KIND --help` for a kind's flags.", 100)
                   + "\n\n" + EPILOG)
             raise SystemExit(0)
@@ -128,13 +140,15 @@ def parse(argv) -> tuple[str, dict]:
         ids = step_ids()
         if a.step_id not in ids:
             near = [i for i in ids if a.step_id.lower() in i.lower()][:5]
-            raise UsageError(f"unknown audit step {a.step_id!r}" + (f"; did you mean {', '.join(near)}?" if near else
-                                                                   f" (`python -m verify audit` lists the {len(ids)} "
-                                                                   f"steps)"))
+            raise UsageError(f"unknown audit step {a.step_id!r}"
+                             + (f"; did you mean {', '.join(near)}?" if near else
+                                                                   f" (`python -m verify audit` "
+                                                                   f"lists the {len(ids)} steps)"))
         opts["step_id"] = a.step_id
     else:
         d = DEFAULTS[kind]
-        opts["N"] = (numbers("--N", a.N, integer=True, lo=2, max_items=MAX_PANELS if kind == "mixing" else 12,
+        opts["N"] = (numbers("--N", a.N, integer=True, lo=2,
+                             max_items=MAX_PANELS if kind == "mixing" else 12,
                              limit=MAX_N, limit_why="the exact JSA moments grow as N^2")
                      if a.N is not None else list(d["N"]))
         w = (numbers("--w-star", a.w_star, lo=1, max_items=MAX_PANELS, limit=MAX_W,
@@ -144,21 +158,28 @@ def parse(argv) -> tuple[str, dict]:
         opts["pi0"] = number("--pi0", a.pi0, lo=0, lo_strict=True, hi=0.5)
         if kind == "mixing":
             if len(opts["N"]) * len(w) > MAX_PANELS:
-                raise UsageError(f"--N, --w-star: at most {MAX_PANELS} panels (one per N and w*), got "
+                raise UsageError(
+                    f"--N, --w-star: at most {MAX_PANELS} panels (one per N and w*), got "
                                  f"{len(opts['N'])} x {len(w)}")
-            opts["k"] = number("--k", a.k, integer=True, lo=1, limit=MAX_T) if a.k is not None else None
+            opts["k"] = (number("--k", a.k, integer=True, lo=1,
+                                limit=MAX_T) if a.k is not None else None)
         else:
-            opts["t"] = number("--t", a.t, integer=True, lo=1, limit=MAX_T) if a.t is not None else d["t"]
+            opts["t"] = (number("--t", a.t, integer=True, lo=1,
+                                limit=MAX_T) if a.t is not None else d["t"])
         if kind == "variance" and len(w) > 3:
             raise UsageError(f"--w-star: at most 3 values (one panel each), got {len(w)}")
         if kind == "wstar":
             if len(opts["N"]) != 1:
-                raise UsageError(f"--N: one value for wstar (the budget the figure is drawn at), got {len(opts['N'])}")
+                raise UsageError(
+                    f"--N: one value for wstar (the budget the figure is drawn at), got "
+                    f"{len(opts['N'])}")
             opts["N"] = opts["N"][0]
             if len(w) != 2 or not w[0] < w[1]:
-                raise UsageError(f"--w-star: the range LO,HI with LO < HI for wstar, got {a.w_star}")
+                raise UsageError(
+                    f"--w-star: the range LO,HI with LO < HI for wstar, got {a.w_star}")
             if "pMCSA" not in opts["schemes"] or len(opts["schemes"]) < 2:
-                raise UsageError("--schemes: wstar compares pMCSA with at least one other scheme, got "
+                raise UsageError(
+                    "--schemes: wstar compares pMCSA with at least one other scheme, got "
                                  + ",".join(opts["schemes"]))
             opts["w_range"] = tuple(w)
         else:
@@ -168,7 +189,9 @@ def parse(argv) -> tuple[str, dict]:
 
 
 def cmd_draw(argv) -> int:
-    """``python -m verify draw KIND ... --out FILE``: parse (bad input: exit 2 before any work), draw, write."""
+    """``python -m verify draw KIND ... --out FILE``: parse (bad input: exit 2 before any work),
+    draw, write.
+    """
     kind, opts = parse(argv)
     out = opts.pop("out")
     d = draw(kind, out, **opts)
@@ -199,8 +222,8 @@ def _start_law(K, steps, start, pi):
 
 def second_moments(N: int, t: int, w_star: float, schemes=SCHEMES, pi0: float = 0.3, L: float = 1.0,
                    start: str = "worst") -> dict:
-    """Exact E‖g_t‖² of each scheme at iteration ``t``, every chain started at z* (``start="worst"``)
-    or drawn from π (``start="stationary"``, where ``t`` does not matter).
+    """Exact E‖g_t‖² of each scheme at iteration ``t``, every chain started at z*
+    (``start="worst"``) or drawn from π (``start="stationary"``, where ``t`` does not matter).
 
     Kim et al. (NeurIPS 2022) §4 and App. B: MSC and MSC-RB use the CIS kernel with N particles
     (its state z_{t-1} has law K_CIS^{t-1}(z*, ·); :func:`simulate.finite.moments_msc`,
@@ -237,14 +260,17 @@ def second_moments(N: int, t: int, w_star: float, schemes=SCHEMES, pi0: float = 
 
 
 def claim_of(scheme: str) -> str:
-    """The claim that bounds ``scheme`` (Kim et al. 2022, Theorems 1-4), as :func:`bounds.compare` pairs them."""
+    """The claim that bounds ``scheme`` (Kim et al. 2022, Theorems 1-4), as :func:`bounds.compare`
+    pairs them.
+    """
     from bounds.cli import SCHEMES as PAIRS
 
     return dict(PAIRS)[scheme]
 
 
 def _bound(claim_id: str, quantity: str, form: str, cap: float, **values):
-    """A form of a claim's bound evaluated through :mod:`bounds`, capped at the trivial bound ``cap``
+    """A form of a claim's bound evaluated through :mod:`bounds`, capped at the trivial bound
+    ``cap``
     (None where the values are outside the form's domain)."""
     import numpy as np
 
@@ -253,7 +279,8 @@ def _bound(claim_id: str, quantity: str, form: str, cap: float, **values):
     c = bounds.get(claim_id)
     names = {p.name for p in c.form_params(quantity, form)}
     try:
-        v = np.asarray(c.evaluate_form(quantity, form, **{k: x for k, x in values.items() if k in names}), float)
+        v = np.asarray(c.evaluate_form(quantity, form,
+                                       **{k: x for k, x in values.items() if k in names}), float)
     except bounds.ParamError:
         return None
     return np.minimum(v, cap)
@@ -265,7 +292,8 @@ def _chi2(pi, q) -> float:
 
 def _moment_bounds(sc, N, t, w_star, pi0, L, c_cov):
     pi, q, s = instance(w_star, pi0, L)
-    vals = {"N": N, "w_star": w_star, "t": t, "L": L, "mu_norm": abs(float(pi @ s[:, 0])), "chi2": _chi2(pi, q), "D": 1,
+    vals = {"N": N, "w_star": w_star, "t": t, "L": L, "mu_norm": abs(float(pi @ s[:, 0])),
+            "chi2": _chi2(pi, q), "D": 1,
                 "c_cov": c_cov if c_cov is not None else 0.0}
     out = {}
     for form in FORM_STYLE:
@@ -275,10 +303,12 @@ def _moment_bounds(sc, N, t, w_star, pi0, L, c_cov):
     return out
 
 
-def wstar_data(N: int = 16, t: int = 100, w_range=(2.0, 1e4), schemes=("JSA", "pMCSA"), pi0: float = 0.3,
+def wstar_data(N: int = 16, t: int = 100, w_range=(2.0, 1e4), schemes=("JSA", "pMCSA"),
+               pi0: float = 0.3,
                L: float = 1.0, points: int = 61) -> dict:
-    """E‖g_t‖² from z* against w* (a log grid over ``w_range``), each scheme's bounds (capped at L²),
-    the stationary values (chains drawn from π) and, for each scheme other than pMCSA, the w* where
+    """E‖g_t‖² from z* against w* (a log grid over ``w_range``), each scheme's bounds (capped at
+    L²), the stationary values (chains drawn from π) and, for each scheme other than pMCSA, the w*
+    where
     pMCSA's advantage over it vanishes (:func:`crossing`; None if it does not within the range)."""
     import numpy as np
 
@@ -296,13 +326,16 @@ def wstar_data(N: int = 16, t: int = 100, w_range=(2.0, 1e4), schemes=("JSA", "p
             for form, v in _moment_bounds(sc, N, t, wi, pi0, L, m.get("c_cov")).items():
                 bnds[sc][form].append(v)
     crossings = {sc: crossing(N, t, sc, (w[0], w[-1]), pi0, L) for sc in schemes if sc != "pMCSA"}
-    return {"N": N, "t": t, "pi0": pi0, "L": L, "w": w, "exact": {k: np.array(v) for k, v in exact.items()},
+    return {"N": N, "t": t, "pi0": pi0, "L": L, "w": w,
+            "exact": {k: np.array(v) for k, v in exact.items()},
             "stationary": {k: np.array(v) for k, v in stationary.items()},
-            "bounds": {sc: {f: np.array(v) for f, v in d.items() if len(v) == len(w)} for sc, d in bnds.items()},
+            "bounds": {sc: {f: np.array(v) for f, v in d.items() if len(v) == len(w)} for sc,
+                       d in bnds.items()},
             "crossings": crossings}
 
 
-def crossing(N: int, t: int, other: str = "JSA", w_range=(2.0, 1e4), pi0: float = 0.3, L: float = 1.0,
+def crossing(N: int, t: int, other: str = "JSA", w_range=(2.0, 1e4), pi0: float = 0.3,
+             L: float = 1.0,
              points: int = 61):
     """The smallest w* in ``w_range`` from which pMCSA's E‖g_t‖² (from z*) is no longer below
     ``other``'s: the first sign change of E_pMCSA − E_other on a log grid, refined by Brent's method
@@ -325,7 +358,8 @@ def crossing(N: int, t: int, other: str = "JSA", w_range=(2.0, 1e4), pi0: float 
 
 def _pmcsa_tv(law0, pi0, N):
     """d_TV of N independent two-state chains (each with law (law0, 1 - law0)) from π^N: the number
-    of chains at z* is sufficient for both product laws, so this is the TV of two binomials (exact)."""
+    of chains at z* is sufficient for both product laws, so this is the TV of two binomials
+    (exact)."""
     import numpy as np
     from scipy.stats import binom
 
@@ -333,13 +367,16 @@ def _pmcsa_tv(law0, pi0, N):
     return 0.5 * float(np.abs(binom.pmf(j, N, law0) - binom.pmf(j, N, pi0)).sum())
 
 
-def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None, pi0: float = 0.3) -> dict:
+def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None,
+                pi0: float = 0.3) -> dict:
     """Exact d_TV(K^k(z*, ·), Π) against k for each scheme (Assumption 1 of Kim et al. 2022, §3.1),
     with the stated and explicit mixing forms of Theorems 1–4 capped at 1.
 
-    MSC and MSC-RB: the CIS kernel (:func:`simulate.finite.tv_curve` of :func:`simulate.finite.cis_matrix`);
-    pMCSA: N independent IMH chains (binomial counts, exact); JSA: the law of its N-tuple
-    (:func:`simulate.finite.jsa_joint_law` against the product law), for N <= 12 only (2^N atoms)."""
+    MSC and MSC-RB: the CIS kernel (:func:`simulate.finite.tv_curve` of
+    :func:`simulate.finite.cis_matrix`); pMCSA: N independent IMH chains (binomial counts, exact);
+    JSA: the law of its N-tuple
+    (:func:`simulate.finite.jsa_joint_law` against the product law), for N <= 12 only (2^N
+    atoms)."""
     import numpy as np
 
     from simulate import finite as F
@@ -347,7 +384,8 @@ def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None
     pi, q, _ = instance(w_star, pi0)
     r = 1 - 1 / w_star
     if k_max is None:
-        k_max = int(np.clip(math.ceil(math.log(1e-3 / N) / math.log(r)) if r > 0 else 20, 20, 20_000))
+        k_max = int(np.clip(math.ceil(math.log(1e-3 / N) / math.log(r)) if r > 0 else 20, 20,
+                            20_000))
     ks = np.unique(np.geomspace(1, k_max, 60).round().astype(int))
     K = F.imh_matrix(pi, q)
     exact, notes = {}, []
@@ -357,13 +395,15 @@ def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None
             if sc in schemes:
                 exact[sc] = tv
     if "pMCSA" in schemes:
-        exact["pMCSA"] = np.array([_pmcsa_tv(np.linalg.matrix_power(K, int(k))[0, 0], pi[0], N) for k in ks])
+        exact["pMCSA"] = np.array([_pmcsa_tv(np.linalg.matrix_power(K, int(k))[0, 0], pi[0],
+                                             N) for k in ks])
     if "JSA" in schemes:
         if N <= MAX_N_JSA_JOINT:
             Pi = F.product_law([pi] * N)
             exact["JSA"] = np.array([F.tv_joint(F.jsa_joint_law(K, 0, N, int(k)), Pi) for k in ks])
         else:
-            notes.append(f"JSA's exact joint law is drawn for N <= {MAX_N_JSA_JOINT} only (2^N atoms)")
+            notes.append(
+                f"JSA's exact joint law is drawn for N <= {MAX_N_JSA_JOINT} only (2^N atoms)")
     bnds = {}
     for sc in schemes:
         bnds[sc] = {}
@@ -374,7 +414,8 @@ def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None
     return {"N": N, "w_star": w_star, "k": ks, "exact": exact, "bounds": bnds, "notes": notes}
 
 
-def variance_data(Ns, w_star: float, t: int = 100, schemes=SCHEMES, pi0: float = 0.3, L: float = 1.0) -> dict:
+def variance_data(Ns, w_star: float, t: int = 100, schemes=SCHEMES, pi0: float = 0.3,
+                  L: float = 1.0) -> dict:
     """Exact E‖g_t‖² from z* against the budget N (:func:`second_moments`), with each scheme's
     stated and explicit second-moment forms (Theorems 1–4) capped at L²."""
     import numpy as np
@@ -389,7 +430,8 @@ def variance_data(Ns, w_star: float, t: int = 100, schemes=SCHEMES, pi0: float =
             b = _moment_bounds(sc, n, t, w_star, pi0, L, m.get("c_cov"))
             for form in FORM_STYLE:
                 bnds[sc][form].append(b.get(form, np.nan))
-    return {"N": np.array(Ns), "w_star": w_star, "t": t, "exact": {k: np.array(v) for k, v in exact.items()},
+    return {"N": np.array(Ns), "w_star": w_star, "t": t,
+            "exact": {k: np.array(v) for k, v in exact.items()},
             "bounds": {sc: {f: np.array(v) for f, v in d.items()} for sc, d in bnds.items()}}
 
 
@@ -402,12 +444,15 @@ def step_ids() -> list[str]:
 
 
 def step_row(step_id: str) -> dict:
-    """The audit's row of one step (:func:`verify.audit.rows`): statement, status, counterexample."""
+    """The audit's row of one step (:func:`verify.audit.rows`): statement, status,
+    counterexample.
+    """
     from importlib.resources import files
 
     import verify
 
-    claim = json.loads(files("verify").joinpath("data", "audit.json").read_text())["steps"][step_id]["claim"]
+    claim = json.loads(
+        files("verify").joinpath("data", "audit.json").read_text())["steps"][step_id]["claim"]
     return next(r for r in verify.audit.rows(claim) if r["id"] == step_id)
 
 
@@ -426,13 +471,16 @@ class Drawing:
 
 
 def _rc():
-    return {"font.size": FONT, "axes.titlesize": FONT, "axes.labelsize": FONT, "legend.fontsize": FONT - 3,
-            "xtick.labelsize": FONT - 2, "ytick.labelsize": FONT - 2, "axes.grid": True, "grid.alpha": 0.3,
+    return {"font.size": FONT, "axes.titlesize": FONT, "axes.labelsize": FONT,
+            "legend.fontsize": FONT - 3,
+            "xtick.labelsize": FONT - 2, "ytick.labelsize": FONT - 2, "axes.grid": True,
+            "grid.alpha": 0.3,
             "lines.linewidth": 2.4}
 
 
 def _new_figure(nrows=1, ncols=1, height=6.75):
-    # an Agg canvas of its own, outside pyplot: no backend is selected (a notebook's inline backend stays)
+    # an Agg canvas of its own, outside pyplot: no backend is selected (a notebook's inline backend
+    # stays)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -442,10 +490,13 @@ def _new_figure(nrows=1, ncols=1, height=6.75):
 
 
 def fit_title(fig, text: str, size: float = FONT + 2) -> None:
-    """A suptitle that fits the figure's width: wrapped (never cut) until its rendered width fits."""
+    """A suptitle that fits the figure's width: wrapped (never cut) until its rendered width
+    fits.
+    """
     words = text
     for width in range(len(text), 10, -4):
-        words = "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) if width < len(text) else text
+        words = ("\n".join(textwrap.wrap(text, width,
+                                         break_on_hyphens=False)) if width < len(text) else text)
         t = fig.suptitle(words, fontsize=size)
         renderer = fig.canvas.get_renderer()
         if t.get_window_extent(renderer).width <= 0.97 * fig.bbox.width:
@@ -463,17 +514,20 @@ def title_fits(fig) -> bool:
 
 def _cap_line(ax, value, label):
     ax.axhline(value, color="0.55", lw=1.4, zorder=0)
-    ax.annotate(label, (0.01, value), xycoords=("axes fraction", "data"), va="bottom", fontsize=FONT - 4,
+    ax.annotate(label, (0.01, value), xycoords=("axes fraction", "data"), va="bottom",
+                fontsize=FONT - 4,
                 color="0.35")
 
 
 #: the legend's title: what the dashed and dotted bounds are
-BOUND_NOTE = ("bounds capped at the trivial bound; a stated form with O(·) terms is drawn without them "
+BOUND_NOTE = (
+    "bounds capped at the trivial bound; a stated form with O(·) terms is drawn without them "
               "(the paper gives no constants)")
 
 
 def _legend_below(fig, axes, title=BOUND_NOTE, styles=True):
-    """One legend under the panels: the drawn exact curves (one colour per scheme) and, with ``styles``,
+    """One legend under the panels: the drawn exact curves (one colour per scheme) and, with
+    ``styles``,
     one black proxy per bound form's line style (dashed: stated, dotted: explicit)."""
     from matplotlib.lines import Line2D
 
@@ -486,8 +540,10 @@ def _legend_below(fig, axes, title=BOUND_NOTE, styles=True):
     if styles:
         for form, ls in FORM_STYLE.items():
             handles.append(Line2D([], [], color="k", ls=ls, lw=1.8))
-            labels.append(f"bound, {form}" + (" (the paper's)" if form == "stated" else " (the proof's constants)"))
-    fig.legend(handles, labels, loc="outside lower center", ncol=2 if len(labels) > 3 else len(labels),
+            labels.append(f"bound, {form}"
+                          + (" (the paper's)" if form == "stated" else " (the proof's constants)"))
+    fig.legend(handles, labels, loc="outside lower center",
+               ncol=2 if len(labels) > 3 else len(labels),
                frameon=False, fontsize=FONT - 3, title=title, title_fontsize=FONT - 4)
 
 
@@ -544,7 +600,8 @@ def _draw_variance(N, w_star, schemes, t=100, pi0=0.3, L=1.0):
     _legend_below(fig, axes[0])
     fit_title(fig, f"E‖g_t‖² at t = {t} from the worst start: exact (points) against Theorems 1–4")
     return Drawing("variance", fig, {"panels": data},
-                   notes=["stated forms whose O(·) terms hide unknown constants are drawn without them"])
+                   notes=["stated forms whose O(·) terms hide unknown constants are drawn without "
+                          "them"])
 
 
 def _draw_wstar(N=16, t=100, w_range=(2.0, 1e4), schemes=("JSA", "pMCSA"), pi0=0.3, L=1.0):
@@ -566,16 +623,20 @@ def _draw_wstar(N=16, t=100, w_range=(2.0, 1e4), schemes=("JSA", "pMCSA"), pi0=0
             continue
         marks[sc] = wc
         ax.axvline(wc, color=COLOR[sc], lw=1.5, ls="-.")
-        ax.annotate(f"w* = {wc:.4g}\npMCSA's advantage\nover {sc} ends", (wc, 0.04), xycoords=("data", "axes fraction"),
-                    xytext=(8, 0), textcoords="offset points", fontsize=FONT - 2, color=COLOR[sc], va="bottom")
-        notes.append(f"pMCSA's E||g_t||^2 reaches {sc}'s at w* = {wc:.6g} (N = {N}, t = {t}, pi0 = {pi0:g})")
+        ax.annotate(f"w* = {wc:.4g}\npMCSA's advantage\nover {sc} ends", (wc, 0.04),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(8, 0), textcoords="offset points", fontsize=FONT - 2, color=COLOR[sc],
+                    va="bottom")
+        notes.append(
+            f"pMCSA's E||g_t||^2 reaches {sc}'s at w* = {wc:.6g} (N = {N}, t = {t}, pi0 = {pi0:g})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("w* (largest importance weight)")
     ax.set_ylabel(r"$E\,\|g_t\|^2$")
     ax.plot([], [], "k--", lw=1.6, label="bound, stated (the paper's)")
     _legend_below(fig, [ax], styles=False)
-    fit_title(fig, f"Where pMCSA's advantage vanishes: E‖g_t‖² from the worst start, N = {N}, t = {t}")
+    fit_title(
+        fig, f"Where pMCSA's advantage vanishes: E‖g_t‖² from the worst start, N = {N}, t = {t}")
     return Drawing("wstar", fig, d, marks=marks, notes=notes)
 
 
@@ -595,9 +656,11 @@ def _draw_step(step_id):
     text_ax = axes[0][0]
     text_ax.axis("off")
     lines = [f"status: {r['status']}" + (" (affected by an earlier step)" if r["affected"] else ""),
-             f"where: {r['location']}", "", "the step:", f"{r['lhs']}  {r['relation']}  {r['rhs']}", ""]
+             f"where: {r['location']}", "", "the step:", f"{r['lhs']}  {r['relation']}  {r['rhs']}",
+             ""]
     if ce:
-        lines += ["counterexample at:"] + [f"  {k} = {_num(v)}" for k, v in list(ce.get("at", {}).items())[:7]]
+        lines += (["counterexample at:"] + [f"  {k} = {_num(v)}" for k,
+                                            v in list(ce.get("at", {}).items())[:7]])
     else:
         lines += ["evidence: " + r["detail"]]
     if r["correction"]:
@@ -608,14 +671,16 @@ def _draw_step(step_id):
         wrapped += textwrap.wrap(line, width, subsequent_indent="    ") or [""]
     if len(wrapped) > 22:
         wrapped = wrapped[:21] + ["… (python -m verify audit shows the rest)"]
-    text_ax.text(0, 1, "\n".join(wrapped), va="top", ha="left", fontsize=FONT - 3, transform=text_ax.transAxes)
+    text_ax.text(0, 1, "\n".join(wrapped), va="top", ha="left", fontsize=FONT - 3,
+                 transform=text_ax.transAxes)
     marks = {}
     if numeric:
         bar_ax = axes[0][1]
         lhs, rhs = float(ce["lhs"]), float(ce["rhs"])
         bars = bar_ax.bar(["left side", "right side"], [lhs, rhs], color=["C3", "C0"])
         bar_ax.bar_label(bars, [f"{lhs:.4g}", f"{rhs:.4g}"], fontsize=FONT - 1)
-        bar_ax.set_title(f"at the counterexample:\nleft {r['relation']} right fails" if r["status"] == "wrong"
+        bar_ax.set_title(f"at the counterexample:\nleft {r['relation']} right fails"
+                         if r["status"] == "wrong"
                          else "at the instance found")
         if min(lhs, rhs) > 0 and max(lhs, rhs) / min(lhs, rhs) > 100:
             bar_ax.set_yscale("log")
@@ -629,7 +694,8 @@ def figure(kind: str, **options) -> Drawing:
     (its ``fig`` is a matplotlib Figure outside pyplot's registry; ``data`` the numbers drawn)."""
     import matplotlib
 
-    fn = {"mixing": _draw_mixing, "variance": _draw_variance, "wstar": _draw_wstar, "step": _draw_step}
+    fn = {"mixing": _draw_mixing, "variance": _draw_variance, "wstar": _draw_wstar,
+          "step": _draw_step}
     if kind not in fn:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     with matplotlib.rc_context(_rc()):

@@ -19,13 +19,14 @@ def add_execution_flags(ap, shown: bool = True) -> None:
         return text if shown else argparse.SUPPRESS
 
     ap.add_argument("--workers", default=None, metavar="K",
-                    help=h("run the cells on K local processes (integer >= 1, default 1); the numbers do not "
-                           "depend on it"))
+                    help=h("run the cells on K local processes (integer >= 1, default 1); the "
+                           "numbers do not depend on it"))
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                    help=h("run the cells on a running Dask cluster instead (pip install 'mcsa-verify[dask]')"))
+                    help=h("run the cells on a running Dask cluster instead (pip install "
+                           "'mcsa-verify[dask]')"))
     ap.add_argument("--cache", default=None, metavar="DIR",
-                    help=h("directory of finished cells, checksummed: a rerun computes none again (default with "
-                           "--full: out/figure-cache; none with --quick)"))
+                    help=h("directory of finished cells, checksummed: a rerun computes none again "
+                           "(default with --full: out/figure-cache; none with --quick)"))
 
 
 def execution_options(a) -> dict:

@@ -72,8 +72,10 @@ def group_checks(checks, by=("quantity", "form")) -> list[CheckGroup]:
     out = []
     for key, cs in groups.items():
         verdicts = [c.verdict for c in cs]
-        out.append(CheckGroup(key, cs, verdicts.count(HOLDS), verdicts.count(VIOLATED), verdicts.count(INCONCLUSIVE),
-                              combine(verdicts), any(c.primary for c in cs), cs[0].method, max(cs, key=badness)))
+        out.append(CheckGroup(key, cs, verdicts.count(HOLDS), verdicts.count(VIOLATED),
+                              verdicts.count(INCONCLUSIVE),
+                              combine(verdicts), any(c.primary for c in cs), cs[0].method,
+                              max(cs, key=badness)))
     return out
 
 
@@ -89,7 +91,8 @@ def readings_text(report) -> str:
     lines = ["readings:"]
     for r in report.reading_defs or (AS_PRINTED,):
         quote = r.quote
-        if not quote:  # a claim with one reading: quote its statement as the claim library records it
+        # a claim with one reading: quote its statement as the claim library records it
+        if not quote:
             import bounds
 
             claim = bounds.get(report.claim)

@@ -51,7 +51,8 @@ def tightness_search(strategy, evaluate, max_examples: int = TIGHTNESS_EXAMPLES)
     best = {"ratio": -math.inf}
     n = [0]
 
-    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None, print_blob=False,
+    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None,
+              print_blob=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target])
     @given(strategy)
     def probe(inst):
@@ -67,10 +68,13 @@ def tightness_search(strategy, evaluate, max_examples: int = TIGHTNESS_EXAMPLES)
     return best["ratio"], best["emp"], best["b"], best["params"], n[0]
 
 
-def tightness_check(claim: str, quantity: str, form: str, strategy, evaluate, space: str, **kw) -> CheckResult:
+def tightness_check(claim: str, quantity: str, form: str, strategy, evaluate, space: str,
+                    **kw) -> CheckResult:
     """The tightness of one corrected form as a check: the instance of largest ratio found."""
     ratio, emp, b, params, n = tightness_search(strategy, evaluate, **kw)
-    return CheckResult(f"{quantity} (tightness search)", form, {**params, "space": space}, emp, b, "exact",
+    return CheckResult(f"{quantity} (tightness search)", form, {**params, "space": space}, emp, b,
+                       "exact",
                        tolerance=exact_tolerance(emp, b), primary=False,
-                       note=f"largest empirical/bound ratio {ratio:.4g} over {n} derandomized Hypothesis examples "
-                            f"(random finite pi, q, states, scores): the form's tightness")
+                       note=f"largest empirical/bound ratio {ratio:.4g} over {n} derandomized "
+                            f"Hypothesis examples (random finite pi, q, states, scores): the "
+                            f"form's tightness")

@@ -73,8 +73,10 @@ class Severity(TextEnum):
 
 HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS = Verdict
 STATUSES = tuple(Verdict)
-#: the verdict of a full reading that cannot decide anything on the run (reading rule 3: its premise is never
-#: met, or too few cases qualify to decide its comparison); a reading's verdict only, never a check's or a claim's
+#: the verdict of a full reading that cannot decide anything on the run (reading rule 3: its premise
+#is never
+#: met, or too few cases qualify to decide its comparison); a reading's verdict only, never a
+#check's or a claim's
 DEGENERATE = "degenerate"
 EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = tuple(Method)
@@ -114,10 +116,13 @@ class CheckResult:
             return None if x is None else jsonable(float(x))
 
         return {"quantity": self.quantity, "form": self.form, "params": params_json(self.params),
-                "empirical": num(self.empirical), "stderr": num(self.stderr), "bound": num(self.scaled_bound),
+                "empirical": num(self.empirical), "stderr": num(self.stderr),
+                "bound": num(self.scaled_bound),
                 "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
-                "relation": self.relation, "tolerance": num(self.tolerance), "primary": self.primary,
-                "note": self.note, "reading": self.reading, **({"proof": True} if self.proof else {})}
+                "relation": self.relation, "tolerance": num(self.tolerance),
+                "primary": self.primary,
+                "note": self.note, "reading": self.reading,
+                **({"proof": True} if self.proof else {})}
 
 
 def params_json(d):
@@ -152,7 +157,8 @@ class Reading:
     #: the reading is the lenient one the hedge allows, and a claim that holds under it holds
     hedge: str = ""
     #: reading rule 6: the sentence of the document that rules this reading out in so many
-    #: words ("necessary", "equivalent to", the printed strict sign); it cannot be the holding reading
+    #: words ("necessary", "equivalent to", the printed strict sign); it cannot be the holding
+    #reading
     ruled_out: str = ""
     #: reading rule 3: degenerate(checks of this reading) -> "" or why the run cannot decide it
     #: (premise never met, too few qualifying cases); a degenerate reading is excluded
@@ -208,8 +214,10 @@ class Status:
 
     def as_json(self) -> dict:
         """Return the status as JSON (status, failing, degenerate, ruled-out readings, see)."""
-        return {"status": self.status, "failing_readings": list(self.failing), "degenerate": list(self.degenerate),
-                "ruled_out": list(self.ruled_out), "strict_only": list(self.strict_only), "see": list(self.see)}
+        return {"status": self.status, "failing_readings": list(self.failing),
+                "degenerate": list(self.degenerate),
+                "ruled_out": list(self.ruled_out), "strict_only": list(self.strict_only),
+                "see": list(self.see)}
 
 
 class CheckList(list):
@@ -248,7 +256,8 @@ class Verification:
     grid: Grid
     run: Callable[..., list[CheckResult]]
     overrides: tuple[str, ...] = ()  # grid keys the command line may override
-    plot: Callable | None = None  # plot(report, path, dpi): the claim's own figure (verify.plot.figure)
+    # plot(report, path, dpi): the claim's own figure (verify.plot.figure)
+    plot: Callable | None = None
     search: object | None = None  # see verify.search
     readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
     #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution
@@ -260,11 +269,13 @@ class Verification:
     proof: str = ""
     #: override key -> the other grid keys it also sets (e.g. --N sets every budget grid)
     grid_aliases: dict = field(default_factory=dict)
-    #: adjust_grid(grid, overrides): grid entries derived from overrides (e.g. pairs (D, s) from --dim)
+    #: adjust_grid(grid, overrides): grid entries derived from overrides (e.g. pairs (D, s) from
+    #--dim)
     adjust_grid: Callable | None = None
     #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
     check_overrides: Callable | None = None
-    #: reading rule 4: the forms whose bounds are the proof's explicit constants (not the statement's):
+    #: reading rule 4: the forms whose bounds are the proof's explicit constants (not the
+    #statement's):
     #: their checks can support 'holds', but their violation is a gap of the proof (verify.decide)
     proof_forms: tuple[str, ...] = ()
     #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's

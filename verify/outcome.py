@@ -99,7 +99,8 @@ class Report:
         from .severity import fields
 
         f = fields("claims", self.claim, status or self.verdict)
-        return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+        return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
+                                      "certificate")}
 
     def form_verdicts(self) -> dict[str, str]:
         """Combine the checks of each form into one verdict: ``{form: verdict}``."""
@@ -120,9 +121,12 @@ class Report:
 
         rows = []
         for c in self.checks:
-            row = {"claim": self.claim, "quantity": c.quantity, "form": c.form, "reading": c.reading,
-                   "method": c.method, "relation": c.relation, "empirical": c.empirical, "stderr": c.stderr,
-                   "bound": c.scaled_bound if c.scaled_bound is not None else c.bound, "ratio": c.ratio,
+            row = {"claim": self.claim, "quantity": c.quantity, "form": c.form,
+                   "reading": c.reading,
+                   "method": c.method, "relation": c.relation, "empirical": c.empirical,
+                   "stderr": c.stderr,
+                   "bound": c.scaled_bound if c.scaled_bound is not None else c.bound,
+                   "ratio": c.ratio,
                    "verdict": c.verdict, "primary": c.primary, "note": c.note}
             for k, v in params_json(c.params).items():
                 row[f"param_{k}"] = v if not isinstance(v, (list, dict)) else str(v)
@@ -139,7 +143,8 @@ class Report:
             out.append(("severity", reason_line(sev)))
         for what, names in (("degenerate (excluded, rule 3)", st.degenerate),
                             ("ruled out by the document (rule 6)", st.ruled_out),
-                            ("fails only read strictly (rule 2: the hedged reading holds)", st.strict_only)):
+                            ("fails only read strictly (rule 2: the hedged reading holds)",
+                             st.strict_only)):
             if names:
                 out.append((what, "; ".join(names)))
         for name, v in st.readings.items():
@@ -147,17 +152,18 @@ class Report:
         for g in group_checks(self.checks, by=("quantity", "form")):
             q, f = g.key
             out.append((f"{q} [{f}]{'' if g.primary else ' (not deciding)'}",
-                        f"{g.verdict}: {g.holds} hold, {g.violated} violated, {g.inconclusive} inconclusive"
-                        f" ({g.method}); worst ratio {fmt_ratio(g.worst)}"))
+                        f"{g.verdict}: {g.holds} hold, {g.violated} violated, {g.inconclusive} "
+                        f"inconclusive ({g.method}); worst ratio {fmt_ratio(g.worst)}"))
         return out
 
     def __repr__(self) -> str:
         """Show the claim, verdict, number of checks, seed and number of readings."""
-        return (f"Report(claim={self.claim!r}, verdict={self.verdict!r}, checks={len(self.checks)}, "
-                f"seed={self.seed}, readings={len(self.readings)})")
+        return (f"Report(claim={self.claim!r}, verdict={self.verdict!r}, "
+                f"checks={len(self.checks)}, seed={self.seed}, readings={len(self.readings)})")
 
     def _repr_markdown_(self) -> str:
-        lines = [f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
+        lines = [
+            f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
                  f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
                  "| | |", "|---|---|"]
         lines += [f"| {k} | {v} |".replace("||", "\\|\\|") for k, v in self._summary_lines()]
@@ -166,7 +172,8 @@ class Report:
     def _repr_html_(self) -> str:
         import html
 
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in self._summary_lines())
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k,
+                       v in self._summary_lines())
         fig = ""
         png = self.figure_png() if self.figure_png is not None else None
         if png:
@@ -181,11 +188,13 @@ class Report:
     def as_json(self) -> dict:
         """Return the report as strict JSON: verdicts, readings, reading rules, severity, checks."""
         st = self.status
-        return {"claim": self.claim, "verdict": st.status, "seed": self.seed, "elapsed_s": self.elapsed_s,
+        return {"claim": self.claim, "verdict": st.status, "seed": self.seed,
+                "elapsed_s": self.elapsed_s,
                 "bound_scale": self.bound_scale, "primary_form": self.primary_form,
                 "form_verdicts": self.form_verdicts(), "alpha": ALPHA,
                 "readings": st.readings, "failing_readings": list(st.failing),
-                "reading_rules": {k: v for k, v in st.as_json().items() if k not in ("status", "failing_readings")},
+                "reading_rules": {k: v for k, v in st.as_json().items()
+                                  if k not in ("status", "failing_readings")},
                 **self.severity_fields(),
                 "decisive": (lambda d: d.as_json() if d is not None else None)(self.decisive()),
                 "decisive_step": (lambda d: {k: d.get(k) for k in ("id", "status", "reading")} | {
@@ -197,7 +206,8 @@ class Report:
 
 
 def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
-                     overrides: dict | None = None, progress=None, execution: dict | None = None) -> Report:
+                     overrides: dict | None = None, progress=None,
+                     execution: dict | None = None) -> Report:
     """Run a verification's grid, decide every check and the claim.
 
     Parameters
@@ -263,5 +273,6 @@ def rescore(report: Report, bound_scale: float) -> Report:
     n_mc = sum(1 for c in checks if c.method == "monte-carlo")
     for c in checks:
         decide(c, n_mc, bound_scale)
-    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale, report.primary_form,
+    return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale,
+                  report.primary_form,
                   dict(report.extra), report.reading_defs, dict(report.audit))

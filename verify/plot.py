@@ -64,60 +64,81 @@ def claim_name(claim_id: str) -> str:
 #: parameters in the papers' symbols (mathtext)
 PARAM_SYMBOLS = {
     "w_star": r"$w^*$", "mu_norm": r"$\|\mu\|$", "N": r"$N$", "k": r"$k$", "t": r"$t$", "n": r"$n$",
-    "L": r"$L$", "D": r"$D$", "M": r"$M$", "w": r"$w$", "m": r"$m$", "s": r"$s$", "C": r"$C$", "G": r"$G$",
+    "L": r"$L$", "D": r"$D$", "M": r"$M$", "w": r"$w$", "m": r"$m$", "s": r"$s$", "C": r"$C$",
+    "G": r"$G$",
     "b": r"$b$", "kl": r"KL$(\pi\|q)$", "kl_rev": r"KL$(q\|\pi)$", "chi2": r"$\chi^2(\pi\|q)$",
-    "eq_s2": r"$E_q\|s\|^2$", "s_prev2": r"$\|s(z_{t-1})\|^2$", "eps": r"$\epsilon$", "cond_H": r"cond$(H)$",
+    "eq_s2": r"$E_q\|s\|^2$", "s_prev2": r"$\|s(z_{t-1})\|^2$", "eps": r"$\epsilon$",
+    "cond_H": r"cond$(H)$",
     "dimension": r"$d$", "d": r"$d$", "x": r"$x$", "tv": r"$\delta$", "rho": r"$\rho$", "R": r"$R$",
     "|S|": r"$|S|$", "t_iter": r"$t$", "k_frac": r"$k$", "shift": "shift", "r": r"$r$", "c": r"$c$",
 }
 #: x-axis labels: the symbol and what it is
 X_LABELS = {
     "k": r"$k$ (applications of the kernel $P$)", "t": r"$t$ (iteration of the score ascent)",
-    "n": r"$n$ (IMH steps)", "N": r"$N$ (budget: proposals or chains)", "w": r"$w$ (importance weight of the state)",
-    "w_star": r"$w^*$ (largest importance weight)", "kl": r"KL$(\pi\|q)$", "m": r"$m$ (mean of $q$)",
-    "s": r"$s$ (scale of $q$)", "C": r"$C$ (Fisher information per datum)", "t_iter": r"$t$ (iteration)",
+    "n": r"$n$ (IMH steps)", "N": r"$N$ (budget: proposals or chains)",
+    "w": r"$w$ (importance weight of the state)",
+    "w_star": r"$w^*$ (largest importance weight)", "kl": r"KL$(\pi\|q)$",
+    "m": r"$m$ (mean of $q$)",
+    "s": r"$s$ (scale of $q$)", "C": r"$C$ (Fisher information per datum)",
+    "t_iter": r"$t$ (iteration)",
     "k_frac": r"$k$ (SGFS step-size parameter)",
 }
 #: the El hanchi report's k and t
-X_LABELS_002 = {"k": r"$k$ (SGFS step-size parameter)", "t": r"$t$ (iteration of the exact process)"}
+X_LABELS_002 = {"k": r"$k$ (SGFS step-size parameter)",
+                "t": r"$t$ (iteration of the exact process)"}
 #: quantities in words and symbols
 QUANTITY_LABELS = {
     "mixing": r"total variation $d_{TV}(P^k(\eta,\cdot),\Pi)$",
     "second_moment": r"second moment $E[\|g_t\|^2\mid\mathcal{F}_{t-1}]$",
     "variance": r"variance $V[g_t\mid\mathcal{F}_{t-1}]$",
-    "objective": r"objective $E_\Pi f$", "gradient_m": r"gradient in $m$", "gradient_s": r"gradient in $s$",
+    "objective": r"objective $E_\Pi f$", "gradient_m": r"gradient in $m$",
+    "gradient_s": r"gradient in $s$",
     "w_star_lower": r"largest weight $w^*$", "product_tv": "TV of the product measures",
-    "second_moment_variance": r"second moment $E\|g\|^2$", "second_moment_mse": r"second moment $E\|g\|^2$",
-    "weight_variance": r"variance of the weight $V_q[w]$", "lambda_lower": r"rejection probability $\lambda(w)$",
-    "lambda_upper": r"rejection probability $\lambda(w)$", "lambda": r"rejection probability $\lambda(w)$",
+    "second_moment_variance": r"second moment $E\|g\|^2$",
+    "second_moment_mse": r"second moment $E\|g\|^2$",
+    "weight_variance": r"variance of the weight $V_q[w]$",
+    "lambda_lower": r"rejection probability $\lambda(w)$",
+    "lambda_upper": r"rejection probability $\lambda(w)$",
+    "lambda": r"rejection probability $\lambda(w)$",
     "T_n": r"Smith–Tierney $T_n(w)$", "expectation": r"$n$-step expectation $E_{K^n}f$",
-    "bias": r"bias $\|E g - E_\Pi g\|$", "acceptance": "acceptance probability", "rejection": "rejection probability",
+    "bias": r"bias $\|E g - E_\Pi g\|$", "acceptance": "acceptance probability",
+    "rejection": "rejection probability",
     "acceptance_rate": r"acceptance rate $1-r(z)$", "rejection_rate_symmetric": "rejection rate",
     "rejection_rate": "rejection rate", "conditional_variance": "conditional variance",
     "growth_regime_max_N": r"largest $N$ of the growth regime",
-    "covariance_ratio": r"stationary covariance / $H^{-1}$", "stationarity_k_max": r"largest stationary $k$",
-    "stationary_covariance_ratio": r"stationary covariance / $H^{-1}$", "noise_ratio": "noise / (2D − DHD)",
-    "k_max_13": r"largest admissible $k$, Eq. (13)", "k_max_15": r"largest admissible $k$, Eq. (15)",
+    "covariance_ratio": r"stationary covariance / $H^{-1}$",
+    "stationarity_k_max": r"largest stationary $k$",
+    "stationary_covariance_ratio": r"stationary covariance / $H^{-1}$",
+    "noise_ratio": "noise / (2D − DHD)",
+    "k_max_13": r"largest admissible $k$, Eq. (13)",
+    "k_max_15": r"largest admissible $k$, Eq. (15)",
     "k_16": r"$k$ of Eq. (16)", "noise_min_eig": "smallest noise eigenvalue",
-    "variance_ratio": r"Var$[\theta_t]$ / stationary variance", "lag1_ratio": r"lag-1 autocovariance / $H^{-1}$",
+    "variance_ratio": r"Var$[\theta_t]$ / stationary variance",
+    "lag1_ratio": r"lag-1 autocovariance / $H^{-1}$",
     "threshold": "criterion threshold", "pass_rate": "pass rate of the criterion",
 }
-OPERATIONS = {"p_eval": r"evaluations of $\pi$", "q_eval": r"evaluations of $q$", "q_sample": r"samples from $q$",
+OPERATIONS = {"p_eval": r"evaluations of $\pi$", "q_eval": r"evaluations of $q$",
+              "q_sample": r"samples from $q$",
               "p_grad": r"gradients of $\log\pi$", "q_grad": r"gradients of $\log q$"}
 FORM_LABELS = {"stated": "stated (as printed)", "explicit": "explicit (proof's constants)",
                "moment": "moment form", "corrected": "corrected (ours)", "as-defined": "as defined",
-               "printed-eq3": "as printed in Eq. (3)", "stated_sum": "stated sum", "series": "series",
-               "as-written": "as written", "sharper": "sharper (ours)", "product-sets": "product sets only",
+               "printed-eq3": "as printed in Eq. (3)", "stated_sum": "stated sum",
+               "series": "series",
+               "as-written": "as written", "sharper": "sharper (ours)",
+               "product-sets": "product sets only",
                "definition": "definition", "strict": "strict, as printed",
                "unconditional": "unconditional from η₀"}
-FORM_STYLE = {"explicit": ("C3", "-"), "stated": ("C1", "--"), "moment": ("C4", "-."), "corrected": ("C2", ":"),
+FORM_STYLE = {"explicit": ("C3", "-"), "stated": ("C1", "--"), "moment": ("C4", "-."),
+              "corrected": ("C2", ":"),
               "as-defined": ("C5", "--"), "printed-eq3": ("C6", "--"), "stated_sum": ("C7", "--"),
               "series": ("C8", "-."), "as-written": ("C9", "--"), "sharper": ("C0", ":")}
 X_PRIORITY = ("k", "t", "n", "N", "w", "w_star", "kl", "m", "s", "C", "t_iter", "k_frac")
 X_PRIORITY_002 = ("t", "k", "C", "N", "t_iter", "k_frac")
 #: parameters derived from others (not a separate configuration)
-DERIVED = {"eq_s2", "s_prev2", "chi2", "mu_norm", "kl_rev", "w_sum", "proposals", "multisets", "rho", "tv",
-           "k_formula", "burn_in", "epi_f", "eq_f", "f_z", "sigma2", "rho_A", "rho_max_DH", "cond_D"}
+DERIVED = {"eq_s2", "s_prev2", "chi2", "mu_norm", "kl_rev", "w_sum", "proposals", "multisets",
+           "rho", "tv",
+           "k_formula", "burn_in", "epi_f", "eq_f", "f_z", "sigma2", "rho_A", "rho_max_DH",
+           "cond_D"}
 FONT = 10
 MIN_POS = 1e-300
 
@@ -129,7 +150,8 @@ def _quantity_label(q: str) -> str:
         scheme, op = base.split(".", 1)
         lab = f"{scheme}: {OPERATIONS.get(op, op.replace('_', ' '))} per iteration"
     if lab is None:  # a described quantity: its words, identifiers spelled out
-        words = re.sub(r"(?<=[a-z]{2})_(?=[a-z]{2})", " ", q.replace("w_star", "w*").replace("mu_norm", "||mu||"))
+        words = re.sub(r"(?<=[a-z]{2})_(?=[a-z]{2})", " ",
+                       q.replace("w_star", "w*").replace("mu_norm", "||mu||"))
         return textwrap.shorten(cite_numbers(words), 70, placeholder=" …")
     rest = q[len(base):].strip()
     return cite_numbers(f"{lab} {rest}" if rest and len(rest) < 40 else lab)
@@ -159,7 +181,8 @@ def _fixed_text(params: dict, x: str | None) -> str:
             continue
         if sym is None:
             s = str(v)
-            if k in ("space", "score", "state", "family", "start", "scheme") and len(s) <= 32 and "(" not in s:
+            if (k in ("space", "score", "state", "family", "start",
+                      "scheme") and len(s) <= 32 and "(" not in s):
                 parts.append(s.replace("_", " ").replace("^", ""))
             continue
         parts.append(f"{sym} = {_fmt_value(v)}")
@@ -168,13 +191,15 @@ def _fixed_text(params: dict, x: str | None) -> str:
 
 def _wrap(text: str, width: int, lines: int = 2) -> str:
     """Wrap to ``lines`` lines of about ``width`` characters (mathtext counted by its source)."""
-    out = textwrap.wrap(text, width=width, break_long_words=False, max_lines=lines, placeholder=" …")
+    out = textwrap.wrap(text, width=width, break_long_words=False, max_lines=lines,
+                        placeholder=" …")
     return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- choosing panels
 def _numeric(v) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and math.isfinite(v)
+    return isinstance(v, (int, float, np.integer,
+                          np.floating)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _seed(claim_id):
@@ -229,7 +254,9 @@ def _form_keys(claim, q, forms, x):
 
 
 def panels(report, max_panels: int = 3):
-    """Up to ``max_panels`` panels: ``("sweep", quantity, x, checks)`` or ``("compare", title, None, checks)``."""
+    """Up to ``max_panels`` panels: ``("sweep", quantity, x, checks)`` or ``("compare", title, None,
+    checks)``.
+    """
     try:
         claim = bounds.get(report.claim)
     except Exception:
@@ -244,7 +271,8 @@ def panels(report, max_panels: int = 3):
 
     def qorder(q):
         base = q.split(" ")[0]
-        return (not any(c.primary for c in byq[q]), base not in known, known.index(base) if base in known else 0)
+        return (not any(c.primary for c in byq[q]), base not in known,
+                known.index(base) if base in known else 0)
 
     out, used = [], set()
     for q in sorted(byq, key=qorder):
@@ -299,10 +327,13 @@ def _rel(c) -> str:
 
 
 def _levels(checks, group, x):
-    """Checks of forms that do not depend on ``x`` at the group's configuration (drawn as levels)."""
+    """Checks of forms that do not depend on ``x`` at the group's configuration (drawn as
+    levels).
+    """
     ref = {k: str(v) for k, v in group[0].params.items() if k != x}
     return [c for c in checks if x not in c.params and c.form not in {g.form for g in group}
-            and all(ref.get(k) == str(v) for k, v in c.params.items() if k in ref and k not in DERIVED)]
+            and all(ref.get(k) == str(v) for k,
+                    v in c.params.items() if k in ref and k not in DERIVED)]
 
 
 def _rank(g, q, x):
@@ -311,7 +342,8 @@ def _rank(g, q, x):
     trivial = q == "mixing" and all(c.scaled_bound >= 1 for c in g if c.primary)
     informative = sum(1 for c in g if c.method != "exact" or abs(c.empirical) > c.tolerance)
     distinct = len({c.params[x] for c in g})
-    return (distinct > 1, not trivial, informative > 1, any(c.verdict == VIOLATED for c in g), min(distinct, 6),
+    return (distinct > 1, not trivial, informative > 1, any(c.verdict == VIOLATED for c in g),
+            min(distinct, 6),
             score)
 
 
@@ -354,7 +386,8 @@ def bound_curve(report, quantity: str, form: str, x: str, checks, grid_lo, grid_
         for c in mine:
             v = c.params.get(p.name, c.params.get(p.label))
             if v is None:
-                for alias, target in (("n", "n_avg"), ("C", "fisher"), ("G", "prior"), ("N", "n_data"),
+                for alias, target in (("n", "n_avg"), ("C", "fisher"), ("G", "prior"),
+                                      ("N", "n_data"),
                                       ("|S|", "batch")):
                     if target == p.name:
                         v = c.params.get(alias)
@@ -368,17 +401,20 @@ def bound_curve(report, quantity: str, form: str, x: str, checks, grid_lo, grid_
     on_x = px.name in {p.name for p in claim.form_params(bq.name, form)}  # else a level in x
     try:
         with np.errstate(all="ignore"):
-            ys = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **({px.name: xs} if on_x else {})),
+            ys = np.asarray(claim.evaluate_form(bq.name, form, **fixed,
+                                                **({px.name: xs} if on_x else {})),
                             dtype=float)
             at = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **(
-                {px.name: np.array([float(c.params[x]) for c in mine])} if on_x else {})), dtype=float)
+                {px.name: np.array([float(c.params[x]) for c in mine])} if on_x else {})),
+                dtype=float)
     except Exception:
         return None
     ys = np.broadcast_to(ys, xs.shape).copy()
     at = np.broadcast_to(at, (len(mine),))
     # the curve must reproduce the bound the checks used
     for c, v in zip(mine, at):
-        if not np.isclose(v, c.bound, rtol=1e-6, atol=1e-12) and not (math.isinf(v) and v == c.bound):
+        if not np.isclose(v, c.bound, rtol=1e-6,
+                          atol=1e-12) and not (math.isinf(v) and v == c.bound):
             return None
     ys = np.array([scale_bound(y, mine[0].relation, report.bound_scale) for y in ys])
     return xs, ys
@@ -394,20 +430,24 @@ def _critical_z(report):
 
 
 def _zs(zs, zcrit) -> list[float]:
-    """Each point's critical value: its check's own z (one-sided for a bound, two-sided for an identity)."""
+    """Each point's critical value: its check's own z (one-sided for a bound, two-sided for an
+    identity).
+    """
     return [float(z) if z is not None and math.isfinite(z) else (zcrit or 1.96) for z in zs]
 
 
 def _z_label(zs) -> str:
-    """'± 4.13 se', or '± z se (z = 4.13, 4.28)' when a panel's points were decided with several z: the values
+    """'± 4.13 se', or '± z se (z = 4.13, 4.28)' when a panel's points were decided with several z:
+    the values
     the error bars use, the same as the report's text beside the figure (:func:`z_text`)."""
     vals = sorted({f"{z:.2f}" for z in zs}, key=float)
     return f"± {vals[0]} se" if len(vals) == 1 else f"± z se (z = {', '.join(vals)})"
 
 
 def z_text(checks) -> str:
-    """The critical values the Monte Carlo checks were decided with, as the report states them beside the
-    figure: 'one-sided z = 4.13' for bounds, 'two-sided z = 4.28' for identities (Bonferroni over the
+    """The critical values the Monte Carlo checks were decided with, as the report states them
+    beside the figure: 'one-sided z = 4.13' for bounds, 'two-sided z = 4.28' for identities
+    (Bonferroni over the
     claim's Monte Carlo checks, :func:`verify.core.z_one_sided`)."""
     mc = [c for c in checks if c.method == "monte-carlo" and c.z is not None and math.isfinite(c.z)]
     one = sorted({f"{c.z:.2f}" for c in mc if c.relation != "="}, key=float)
@@ -421,8 +461,9 @@ def z_text(checks) -> str:
 
 
 def own_checks_text(text: str, report) -> str:
-    """``text`` (:func:`verify.core.readings_text`) with each reading's '(n own checks)' made true: a check
-    without a reading belongs to every reading, so a claim's only reading owns all its checks ('(all 24
+    """``text`` (:func:`verify.core.readings_text`) with each reading's '(n own checks)' made true:
+    a check without a reading belongs to every reading, so a claim's only reading owns all its
+    checks ('(all 24
     checks)', not '(0 own checks)'), and a reading of several counts its own and the shared ones."""
     defs = tuple(getattr(report, "reading_defs", ()) or ())
     shared = sum(1 for c in report.checks if not getattr(c, "reading", ""))
@@ -439,10 +480,12 @@ def own_checks_text(text: str, report) -> str:
             new = f"({n(own)} of its own, {n(shared)} shared by every reading)"
         else:
             new = f"({n(own)} of its own)"
-        lines = [ln[: len(ln) - len(tail)] + new if ln.startswith(head) and ln.endswith(tail) else ln
+        lines = [ln[: len(ln) - len(tail)] + new if ln.startswith(head) and ln.endswith(tail)
+                 else ln
                  for ln in lines]
     if not defs:  # the claim's text read as printed: every check is its own
-        lines = [ln.rsplit("(", 1)[0] + f"(all {len(report.checks)} check{'' if len(report.checks) == 1 else 's'})"
+        lines = [ln.rsplit("(", 1)[0]
+                 + f"(all {len(report.checks)} check{'' if len(report.checks) == 1 else 's'})"
                  if ln.startswith("  [") and ln.endswith(" own checks)") else ln for ln in lines]
     return "\n".join(lines)
 
@@ -471,7 +514,8 @@ def _draw_empirical(ax, pts, zcrit, handles):
     if mc:
         mx, my, ms, mz = zip(*sorted(mc))
         zs = _zs(mz, zcrit)
-        h = ax.errorbar(mx, my, yerr=[z * s for z, s in zip(zs, ms)], fmt="s", color="k", mfc="white", ms=6,
+        h = ax.errorbar(mx, my, yerr=[z * s for z, s in zip(zs, ms)], fmt="s", color="k",
+                        mfc="white", ms=6,
                         capsize=3, zorder=6, label=f"empirical (Monte Carlo {_z_label(zs)})")
         handles.append(h)
 
@@ -512,7 +556,8 @@ def _sweep(ax, report, q, x, checks, zcrit):
     lo, hi = float(min(xvals)), float(max(xvals))
     logx = lo > 0 and hi / lo > 30
     forms = sorted({c.form for c in checks + levels},
-                   key=lambda f: (f != deciding, list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
+                   key=lambda f: (f != deciding,
+                                  list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
     drawn = []  # (form(s), xs, ys, line)
     values = [v[1] for v in shown]
     for f in forms:
@@ -530,28 +575,34 @@ def _sweep(ax, report, q, x, checks, zcrit):
         if curve is not None:
             xs, ys = curve
             same = next((d for d in drawn if d[1] is not None and len(d[1]) == len(xs)
-                         and np.allclose(d[1], xs) and np.allclose(d[2], ys, rtol=1e-9, equal_nan=True)), None)
+                         and np.allclose(d[1], xs)
+                         and np.allclose(d[2], ys, rtol=1e-9, equal_nan=True)), None)
             if same is not None:  # identical curve: one line, both names
                 same[0].append(f)
                 same[3].set_label(same[3].get_label() + f" = {FORM_LABELS.get(f, f)}"
                                   + (" (deciding)" if f == deciding else ""))
                 continue
-            line = ax.plot(xs, ys, ls, color=color, lw=2.4 if f == deciding else 1.6, label=label, zorder=3)[0]
+            line = ax.plot(xs, ys, ls, color=color, lw=2.4 if f == deciding else 1.6, label=label,
+                           zorder=3)[0]
             drawn.append([[f], xs, ys, line])
             values += [float(v) for v, xv in zip(ys, xs) if math.isfinite(v)]
         else:  # only the checked values
-            bx, by = zip(*sorted({(float(c.params[x]), float(c.scaled_bound)) for c in fc if x in c.params}))
-            line = ax.plot(bx, by, "_", color=color, ms=16, mew=2.4, label=label + " (checked points)", zorder=4)[0]
+            bx, by = zip(*sorted({(float(c.params[x]),
+                                   float(c.scaled_bound)) for c in fc if x in c.params}))
+            line = ax.plot(bx, by, "_", color=color, ms=16, mew=2.4,
+                           label=label + " (checked points)", zorder=4)[0]
             drawn.append([[f], None, None, line])
             values += [v for v in by if math.isfinite(v)]
     handles += [d[3] for d in drawn]
     _draw_empirical(ax, shown, zcrit, handles)
     _mark_violations(ax, checks, x, deciding, handles)
     _axes_scales(ax, q, [v[1] for v in shown], values, logx)
-    xl = (X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x) or PARAM_SYMBOLS.get(x, x)
+    xl = ((X_LABELS_002 if claim_seed == "002" else {}).get(x) or X_LABELS.get(x)
+          or PARAM_SYMBOLS.get(x, x))
     ax.set_xlabel(xl, fontsize=FONT)
     ax.set_ylabel(_wrap(_quantity_label(q), 48), fontsize=FONT)
-    ax.set_title(_wrap(_subtitle(_fixed_text(_common(checks), x), _reading_note(checks)), 62), fontsize=FONT)
+    ax.set_title(_wrap(_subtitle(_fixed_text(_common(checks), x), _reading_note(checks)), 62),
+                 fontsize=FONT)
     return handles
 
 
@@ -565,14 +616,18 @@ def _reading_note(checks) -> str:
 
 
 def _subtitle(*parts: str) -> str:
-    """A panel's subtitle: its non-empty parts joined by '; ' (never a leading or a doubled separator)."""
-    return "; ".join(p.strip().strip(";").strip() for p in parts if p and p.strip().strip(";").strip())
+    """A panel's subtitle: its non-empty parts joined by '; ' (never a leading or a doubled
+    separator).
+    """
+    return "; ".join(p.strip().strip(";").strip() for p in parts if p
+                     and p.strip().strip(";").strip())
 
 
 def _common(checks) -> dict:
     """The parameters shared (same value) by all the checks."""
     first = dict(checks[0].params)
-    return {k: v for k, v in first.items() if all(str(c.params.get(k)) == str(v) for c in checks[1:])}
+    return {k: v for k, v in first.items()
+            if all(str(c.params.get(k)) == str(v) for c in checks[1:])}
 
 
 def _axes_scales(ax, q, emp, values, logx):
@@ -580,7 +635,8 @@ def _axes_scales(ax, q, emp, values, logx):
         ax.set_xscale("log")
     emp = [v for v in emp if math.isfinite(v)]
     pos = [v for v in values if v > 0 and math.isfinite(v)]
-    if pos and len(pos) == len([v for v in values if math.isfinite(v)]) and max(pos) / min(pos) > 100:
+    if (pos and len(pos) == len([v for v in values if math.isfinite(v)]) and max(pos) / min(pos)
+        > 100):
         ax.set_yscale("log")
         # keep the empirical points in view and bounds within 8 decades of them
         epos = [v for v in emp if v > 0] or pos
@@ -590,7 +646,8 @@ def _axes_scales(ax, q, emp, values, logx):
             top = min(top, 2.0)
         ax.set_ylim(max(bottom, MIN_POS), top)
     elif q.startswith("mixing"):
-        ax.set_ylim(bottom=min(0, min(values, default=0)), top=min(max(values, default=1) * 1.08, 1.08))
+        ax.set_ylim(bottom=min(0, min(values, default=0)),
+                    top=min(max(values, default=1) * 1.08, 1.08))
     else:
         _no_offset(ax, values)
 
@@ -602,7 +659,8 @@ def _no_offset(ax, values):
         mid = fin[0]
         half = 0.05 * abs(mid) if mid else 1.0
         ax.set_ylim(mid - half, mid + half)
-    ax.ticklabel_format(axis="y", useOffset=False, style="plain") if ax.get_yscale() == "linear" else None
+    ax.ticklabel_format(axis="y", useOffset=False,
+                        style="plain") if ax.get_yscale() == "linear" else None
 
 
 def _compare(ax, report, rel, checks, zcrit):
@@ -610,7 +668,8 @@ def _compare(ax, report, rel, checks, zcrit):
     deciding = _deciding(report, checks)
     handles = []
     forms = sorted({c.form for c in checks},
-                   key=lambda f: (f != deciding, list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
+                   key=lambda f: (f != deciding,
+                                  list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
     bx = np.array([c.scaled_bound for c in checks], dtype=float)
     ey = np.array([c.empirical for c in checks], dtype=float)
     bar = np.array([(zcrit or 1.96) * (c.stderr or 0.0) for c in checks], dtype=float)
@@ -629,26 +688,32 @@ def _compare(ax, report, rel, checks, zcrit):
     if rel != "=":
         y2 = hi if rel == "<=" else lo
         h = ax.fill_between(diag, diag, [y2, y2], color="red", alpha=0.08, lw=0, zorder=1,
-                            label="violation side (empirical " + (">" if rel == "<=" else "<") + " claimed)")
+                            label="violation side (empirical " + (">" if rel == "<=" else "<")
+                            + " claimed)")
         handles.append(h)
     markers = "oDv^<>p*h"
     for i, f in enumerate(forms):
         fc = [c for c in checks if c.form == f]
         color = FORM_STYLE.get(f, ("C9", "-"))[0] if f != deciding else "k"
-        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding else "") + (f": {len(fc)} "
+        label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding
+                                              else "") + (f": {len(fc)} "
             f"check{'s' if len(fc) != 1 else ''}")
         mc = [c for c in fc if c.method == "monte-carlo" and c.stderr]
         other = [c for c in fc if not (c.method == "monte-carlo" and c.stderr)]
         if other:
-            h = ax.plot([c.scaled_bound for c in other], [c.empirical for c in other], markers[i % len(markers)],
+            h = ax.plot([c.scaled_bound for c in other], [c.empirical for c in other],
+                        markers[i % len(markers)],
                         color=color, mfc=color if f == deciding else "none", ms=7, zorder=5,
-                        label=label + (" (exact)" if all(c.method == "exact" for c in other) else ""))[0]
+                        label=label
+                        + (" (exact)" if all(c.method == "exact" for c in other) else ""))[0]
             handles.append(h)
         if mc:
             zs = _zs([c.z for c in mc], zcrit)
             h = ax.errorbar([c.scaled_bound for c in mc], [c.empirical for c in mc],
-                            yerr=[z * c.stderr for z, c in zip(zs, mc)], fmt="s", color=color, mfc="white", ms=6,
-                            capsize=3, zorder=5, label=f"{FORM_LABELS.get(f, f)}: Monte Carlo {_z_label(zs)}")
+                            yerr=[z * c.stderr for z, c in zip(zs, mc)], fmt="s", color=color,
+                            mfc="white", ms=6,
+                            capsize=3, zorder=5,
+                            label=f"{FORM_LABELS.get(f, f)}: Monte Carlo {_z_label(zs)}")
             handles.append(h)
     _mark_violations(ax, checks, None, deciding, handles, xkey=lambda c: c.scaled_bound)
     if log:
@@ -680,7 +745,8 @@ def _title(report, width_in):
     line1 = f"{claim_name(report.claim)}: {verdict}"
     chars = int(width_in * 72 / (0.68 * 11))  # DejaVu Sans averages about 0.6 em a character
     chars2 = chars
-    if readings and (verdict == "depends on reading" or any(v != verdict for v in readings.values())):
+    if (readings
+        and (verdict == "depends on reading" or any(v != verdict for v in readings.values()))):
         listed = line1 + " (" + "; ".join(f"{k}: {v}" for k, v in readings.items()) + ")"
         failing = [k for k, v in readings.items() if v == VIOLATED]
         line1 = listed if len(listed) <= chars else (
@@ -692,10 +758,13 @@ def _title(report, width_in):
     if dec is not None:  # reading rule 5: the counterexample that decides the status comes first
         rel = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!="}.get(dec.relation, "vs")
         bound = dec.scaled_bound if dec.scaled_bound is not None else dec.bound
-        src = cite_numbers(f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, "
+        src = cite_numbers(
+            f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, "
                            f"{rel} the bound {bound:.4g}; {src}")
-    # wrapped, not cut: a figure shown alone on a slide names its counterexample and its equations in full
-    line2 = "\n".join(textwrap.wrap(src, chars2, break_long_words=False, max_lines=2, placeholder=" …"))
+    # wrapped, not cut: a figure shown alone on a slide names its counterexample and its equations
+    # in full
+    line2 = "\n".join(textwrap.wrap(src, chars2, break_long_words=False, max_lines=2,
+                                    placeholder=" …"))
     return line1, line2
 
 
@@ -709,7 +778,8 @@ def make_figure(report, ax=None):
     if ax is not None:
         if chosen:
             kind, q, x, checks = chosen[0]
-            handles = (_sweep if kind == "sweep" else lambda a, r, q_, x_, c, z: _compare(a, r, q_, c, z))(
+            handles = (_sweep if kind == "sweep" else lambda a, r, q_, x_, c,
+                       z: _compare(a, r, q_, c, z))(
                 ax, report, q, x, checks, zcrit)
             ax.grid(alpha=0.3)
             _legend(ax, handles)
@@ -778,13 +848,16 @@ def _visible(ax, h) -> bool:
             return True
         # a line crossing the view between two points outside it
         if a.get_linestyle() not in ("None", "", " ") and len(xy) > 1:
-            if (xy[:, 1].max() >= y0 and xy[:, 1].min() <= y1) and (xy[:, 0].max() >= x0 and xy[:, 0].min() <= x1):
+            if (xy[:, 1].max() >= y0 and xy[:, 1].min()
+                <= y1) and (xy[:, 0].max() >= x0 and xy[:, 0].min() <= x1):
                 return True
     return False
 
 
 def _legend(ax, handles):
-    """A legend of the drawn, visible elements only; elements outside the view are named in a note."""
+    """A legend of the drawn, visible elements only; elements outside the view are named in a
+    note.
+    """
     keep, off = [], []
     for h in handles:
         (keep if _visible(ax, h) else off).append(h)
@@ -804,7 +877,8 @@ def _no_numbers(ax, report):
     ax.axis("off")
     rows = [[c.quantity[:48], c.form, c.method, c.verdict] for c in report.checks[:14]]
     if rows:
-        t = ax.table(cellText=rows, colLabels=["quantity", "form", "method", "verdict"], loc="center")
+        t = ax.table(cellText=rows, colLabels=["quantity", "form", "method", "verdict"],
+                     loc="center")
         t.set_fontsize(FONT)
         t.scale(1, 1.3)
 

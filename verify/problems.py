@@ -59,12 +59,14 @@ def student_t_problem(D: int = 3, scale: float = 1.5, nu: float = 5.0, loc: floa
     grid = np.linspace(-12, 12, 48001)
     i = int(np.argmax(log_w1(grid)))
     res = optimize.minimize_scalar(lambda z: -log_w1(z),
-                                   bracket=(grid[max(i - 1, 0)], grid[i], grid[min(i + 1, grid.size - 1)]),
+                                   bracket=(grid[max(i - 1, 0)], grid[i],
+                                            grid[min(i + 1, grid.size - 1)]),
                                    tol=1e-14)
     z1, lw1 = float(res.x), float(-res.fun)
     acc = abs(lw1 - float(log_w1(grid[i]))) if lw1 < log_w1(grid[i]) else 0.0
     # E_pi[w] per coordinate, chi2 = prod - 1
-    e1 = integrate.quad(lambda z: np.exp(2 * stats.norm.logpdf(z) - stats.t.logpdf(z, nu, loc=loc, scale=scale)),
+    e1 = integrate.quad(lambda z: np.exp(2 * stats.norm.logpdf(z)
+                                         - stats.t.logpdf(z, nu, loc=loc, scale=scale)),
                         -np.inf, np.inf, epsabs=1e-14)[0]
     mu = fam.expected_score_gaussian(lam, np.zeros(D), np.ones(D))
     return Problem(target, fam, lam, D * lw1, np.full(D, z1), float(fam.score_bound(lam)), mu,
@@ -129,11 +131,12 @@ def gauss_pairs_check(grid: dict, overrides: dict) -> str | None:
         dims = overrides.get("dim") or sorted({d for d, *_ in pairs})
         worst = max(dims) * math.log(max(overrides["proposal_scale"]))
         if worst > 700:
-            return f"--proposal-scale/--dim: w* = s^D must stay below 1e304 (D log s <= 700), got D log s = {worst:.4g}"
+            return (f"--proposal-scale/--dim: w* = s^D must stay below 1e304 (D log s <= 700), got "
+                    f"D log s = {worst:.4g}")
     elif "dim" in overrides:
         scales = sorted({s for _, s, *_ in pairs})
         worst = max(overrides["dim"]) * math.log(max(scales)) if scales else 0
         if worst > 700:
-            return (f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = {max(scales):g}), "
-                    f"got D = {max(overrides['dim'])}")
+            return (f"--dim: w* = s^D must stay below 1e304 (D log s <= 700 with s = "
+                    f"{max(scales):g}), got D = {max(overrides['dim'])}")
     return None

@@ -65,8 +65,10 @@ def register(v: Verification) -> Verification:
     return v
 
 
-#: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound is a pure
-#: function of its parameters, and a verification evaluates the same one at many checks (every state of a chain,
+#: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound
+#is a pure
+#: function of its parameters, and a verification evaluates the same one at many checks (every state
+#of a chain,
 #: every score), some of them through adaptive-precision mpmath
 _BOUND_VALUES: dict = {}
 
@@ -117,7 +119,8 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
     return val
 
 
-#: the data file of a document package that names its document (verify.coverage): ``{"document": key, ...}``
+#: the data file of a document package that names its document (verify.coverage): ``{"document":
+#key, ...}``
 SECTIONS_FILE = "coverage_sections.json"
 
 
@@ -176,7 +179,8 @@ class Registry:
         """
         package = None
         if self.plugin is not None:
-            package = self.plugin.module if self.plugin.package_dir() else self.plugin.module.rpartition(".")[0]
+            package = (self.plugin.module if self.plugin.package_dir()
+                       else self.plugin.module.rpartition(".")[0])
         for m in modules:
             _included.append(import_module(m, package if m.startswith(".") else None).__name__)
 
@@ -316,12 +320,16 @@ def _hook(plugin: Plugin):
     obj = plugin.load()
     if plugin.attr is not None:
         if not callable(obj):
-            raise TypeError(f"entry point {plugin.name} = {plugin.value}: {plugin.attr} is not callable")
+            raise TypeError(
+                f"entry point {plugin.name} = {plugin.value}: {plugin.attr} is not callable")
         return obj
     fn = getattr(obj, "register", None)
-    if callable(fn) and getattr(fn, "__module__", None) == obj.__name__:  # its own hook, not an imported name
+    # its own hook, not an imported name
+    if callable(fn) and getattr(fn, "__module__", None) == obj.__name__:
         return fn
-    warnings.warn(f"entry point {plugin.name} = {plugin.value} ({plugin.group}) names a module that registers "
+    warnings.warn(
+        f"entry point {plugin.name} = {plugin.value} ({plugin.group}) names a module that "
+        f"registers "
                   f"on import; name a register(registry) hook instead ({plugin.module}:register); "
                   "see docs/own-claim.md", DeprecationWarning, stacklevel=3)
     return None
@@ -340,7 +348,8 @@ def load() -> dict[str, str]:
         ``{entry-point name: module}`` of the plugins loaded.
     """
     for p in plugins():
-        if p.module not in _loaded:  # one load per module (two packages may use one entry-point name)
+        # one load per module (two packages may use one entry-point name)
+        if p.module not in _loaded:
             hook = _hook(p)
             if hook is not None:
                 hook(Registry(p))

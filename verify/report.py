@@ -42,31 +42,39 @@ from mcsa_cli import Parser, UsageError, number, progress, table
 PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
 STATUS_ORDER = ("violated", "depends on reading", "inconclusive", "holds")
-#: one colour per status, the same in the report (its CSS variables) and the docs site (docs/_static/mcsa.css,
-#: classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends; tests/test_figure_texts.py compares them)
-STATUS_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "inconclusive": "#8a6d00", "depends on reading": "#5a3fb0"}
+#: one colour per status, the same in the report (its CSS variables) and the docs site
+#(docs/_static/mcsa.css,
+#: classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends;
+#tests/test_figure_texts.py compares them)
+STATUS_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "inconclusive": "#8a6d00",
+                  "depends on reading": "#5a3fb0"}
 
 
 # ----------------------------------------------------------------------------- command line
 def parse(argv):
     ap = Parser(prog=PROG, description=(
-        "Verify every claim once and write one self-contained HTML report (figures inlined, nothing fetched "
-        "from the network): a summary of every claim's status, and per claim its statement and source, "
-        "figure, checks, worst counterexamples and proof audit; the errata; the figure reproductions; "
-        "provenance. Prints the summary and the report's path. Exit status 0 once the report is written, "
-        "2 on bad input; `python -m verify all` gives the checker's statuses (1 = a claim is violated)."))
+        "Verify every claim once and write one self-contained HTML report (figures inlined, "
+        "nothing fetched from the network): a summary of every claim's status, and per claim its "
+        "statement and source, figure, checks, worst counterexamples and proof audit; the errata; "
+        "the figure reproductions; provenance. Prints the summary and the report's path. Exit "
+        "status 0 once the report is written, 2 on bad input; `python -m verify all` gives the "
+        "checker's statuses (1 = a claim is violated)."))
     ap.add_argument("--out", default="out", metavar="DIR|FILE.html",
-                    help="a directory to write report.html into (created if missing; default: ./out), or the "
-                         "report's file name ending in .html")
+                    help="a directory to write report.html into (created if missing; default: "
+                         "./out), or the report's file name ending in .html")
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="small grids, about a minute on 2 cores (default)")
+    g.add_argument("--quick", action="store_true",
+                   help="small grids, about a minute on 2 cores (default)")
     g.add_argument("--full", action="store_true", help="larger grids, minutes")
-    ap.add_argument("--seed", default="0", metavar="S", help="seed of every Monte Carlo check (default 0)")
-    ap.add_argument("--dpi", default="90", metavar="DPI", help="resolution of the inlined figures (default 90)")
+    ap.add_argument("--seed", default="0", metavar="S",
+                    help="seed of every Monte Carlo check (default 0)")
+    ap.add_argument("--dpi", default="90", metavar="DPI",
+                    help="resolution of the inlined figures (default 90)")
     ap.add_argument("--screenshot", default=None, metavar="PNG",
-                    help="also open the report in headless Chromium and save the top of the page (1280 x 1150 CSS "
-                         "pixels) as PNG, with PNG.json beside it recording what it shows (the statuses and a digest "
-                         "of verify/data/verdicts.json); the README's docs/report.png is made so")
+                    help="also open the report in headless Chromium and save the top of the page "
+                         "(1280 x 1150 CSS pixels) as PNG, with PNG.json beside it recording what "
+                         "it shows (the statuses and a digest of verify/data/verdicts.json); the "
+                         "README's docs/report.png is made so")
     from .runner import add_parallel_flags, parallel_workers
 
     add_parallel_flags(ap)
@@ -83,14 +91,16 @@ def parse(argv):
         from .browser import find_browser
 
         if find_browser() is None:
-            raise UsageError("--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. "
+            raise UsageError(
+                "--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. "
                              "`apt-get install -y chromium`")
         shot = pathlib.Path(output_path("--screenshot", a.screenshot, (".png",)))
         output_path("--screenshot", str(shot) + ".json", (".json",))
     return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache, shot
 
 
-def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90, reports: dict | None = None,
+def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90,
+                 reports: dict | None = None,
                  show_progress: bool = False) -> str:
     """Build the report (every registered claim, run once) and write ``out/report.html``;
     returns the path.  The Python API's :func:`verify.report`."""
@@ -119,7 +129,8 @@ def cmd_report(argv, reports: dict | None = None) -> int:
         with progress(desc="claims") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
-    elapsed = time.perf_counter() - t0  # the run time the terminal gives is the one the report's provenance gives
+    # the run time the terminal gives is the one the report's provenance gives
+    elapsed = time.perf_counter() - t0
     data["provenance"] = [(k, run_time_text(elapsed, data["claims"]) if k == "run time" else v)
                           for k, v in data["provenance"]]
     from mcsa_cli import atomic_write
@@ -137,8 +148,10 @@ def cmd_report(argv, reports: dict | None = None) -> int:
             print(wrap(f"  {c['id']}: {c['status_text']}", indent="      "))
     cnt = Counter(c["status"] for c in data["claims"])
     if any(c["cached"] for c in data["claims"]):
-        print(wrap("\n* read from the cache: s is the time of the run that computed it (--no-cache recomputes)"))
-    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in {run_time_text(elapsed, data['claims'])}: "
+        print(wrap("\n* read from the cache: s is the time of the run that computed it (--no-cache "
+                   "recomputes)"))
+    print(wrap(f"\n{len(rows)} claims ({mode}, seed {seed}) in "
+               f"{run_time_text(elapsed, data['claims'])}: "
                + ", ".join(f"{cnt[s]} {s}" for s in STATUS_ORDER if cnt.get(s))))
     print(f"report written to {path.resolve()}")
     if shot is not None:
@@ -167,9 +180,10 @@ def verdicts_digest() -> str:
 
 
 def screenshot(html, png, data: dict) -> None:
-    """Open the report ``html`` in headless Chromium, save the top of the page (:data:`SHOT_SIZE`) as ``png``
-    and, beside it, ``png + '.json'``: the statuses and counts the page shows (read from the page itself), the
-    run's mode and seed, and the digest of verify/data/verdicts.json at that time (tests/test_hero_image.py
+    """Open the report ``html`` in headless Chromium, save the top of the page (:data:`SHOT_SIZE`)
+    as ``png`` and, beside it, ``png + '.json'``: the statuses and counts the page shows (read from
+    the page itself), the run's mode and seed, and the digest of verify/data/verdicts.json at that
+    time (tests/test_hero_image.py
     fails when the verdicts change and the image is not made again)."""
     from mcsa_cli import atomic_write, dumps
     from mcsa_cli.store import digest
@@ -180,21 +194,24 @@ def screenshot(html, png, data: dict) -> None:
     with Page(find_browser(), width=w, height=h) as pg:
         pg.open(pathlib.Path(html).resolve().as_uri())
         raw = pg.screenshot(height=h)
-        shown = pg.js("""({counts: [...document.querySelectorAll('header .status')].map(e => e.textContent.trim()),
+        shown = pg.js(
+            """({counts: [...document.querySelectorAll('header .status')].map(e => e.textContent.trim()),
             statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr =>
               [tr.querySelector('a').getAttribute('href').replace('#claim-', ''),
                tr.querySelector('.status').textContent.trim()]))})""")
     record = {"source": "verify/data/verdicts.json", "verdicts_sha256": verdicts_digest(),
               "png_sha256": digest(raw),
               "mode": data["mode"], "seed": data["seed"], "size": [w, h],
-              "command": f"python -m verify report --{data['mode']} --seed {data['seed']} --screenshot PNG",
+              "command": f"python -m verify report --{data['mode']} --seed {data['seed']} "
+                         f"--screenshot PNG",
               "counts": shown["counts"], "statuses": shown["statuses"]}
     atomic_write(png, raw)
     atomic_write(str(png) + ".json", dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 def run_time_text(elapsed: float, claims: list[dict]) -> str:
-    """'93.1 s', or '5.2 s (27 of 27 claims read from the cache)': the time of this run, as the terminal and the
+    """'93.1 s', or '5.2 s (27 of 27 claims read from the cache)': the time of this run, as the
+    terminal and the
     report's provenance both give it."""
     n = sum(1 for c in claims if c.get("cached"))
     return f"{elapsed:.1f} s" + (f" ({n} of {len(claims)} claims read from the cache)" if n else "")
@@ -276,10 +293,14 @@ def _check_rows(rep):
     rows = []
     for g in group_checks(rep.checks):
         q, f = g.key
-        finite = [c.ratio for c in g.checks if isinstance(c.ratio, float) and math.isfinite(c.ratio)]
-        rows.append({"quantity": cite_numbers(q), "form": f, "deciding": f == rep.primary_form, "primary": g.primary,
-                     "method": g.method, "n": len(g.checks), "holds": g.holds, "violated": g.violated,
-                     "inconclusive": g.inconclusive, "max_ratio": _fmt(max(finite)) if finite else "—",
+        finite = [c.ratio for c in g.checks if isinstance(c.ratio, float)
+                  and math.isfinite(c.ratio)]
+        rows.append({"quantity": cite_numbers(q), "form": f, "deciding": f == rep.primary_form,
+                     "primary": g.primary,
+                     "method": g.method, "n": len(g.checks), "holds": g.holds,
+                     "violated": g.violated,
+                     "inconclusive": g.inconclusive,
+                     "max_ratio": _fmt(max(finite)) if finite else "—",
                      "verdict": g.verdict})
     return rows
 
@@ -290,37 +311,45 @@ def _worst(rep, n=5):
     def ratio(c):
         return c.ratio if isinstance(c.ratio, float) and math.isfinite(c.ratio) else 1e300
 
-    bad = sorted((c for c in rep.checks if c.verdict != "holds"), key=lambda c: (not c.primary, -ratio(c)))[:n]
+    bad = sorted((c for c in rep.checks if c.verdict != "holds"),
+                 key=lambda c: (not c.primary, -ratio(c)))[:n]
     out = []
     for c in bad:
         se = f" ± {_fmt(c.stderr)} (se)" if c.stderr else ""
-        out.append({"verdict": c.verdict, "quantity": cite_numbers(c.quantity), "form": c.form, "primary": c.primary,
-                    "empirical": _fmt(c.empirical) + se, "relation": c.relation, "bound": _fmt(c.scaled_bound),
-                    "ratio": fmt_ratio(c), "params": _params(c.params), "note": c.note, "method": c.method})
+        out.append({"verdict": c.verdict, "quantity": cite_numbers(c.quantity), "form": c.form,
+                    "primary": c.primary,
+                    "empirical": _fmt(c.empirical) + se, "relation": c.relation,
+                    "bound": _fmt(c.scaled_bound),
+                    "ratio": fmt_ratio(c), "params": _params(c.params), "note": c.note,
+                    "method": c.method})
     return out
 
 
 def _tightest(rep):
     from .formatting import fmt_ratio
 
-    fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float) and math.isfinite(c.ratio)
+    fin = [c for c in rep.checks if c.primary and isinstance(c.ratio, float)
+           and math.isfinite(c.ratio)
            and c.relation in ("<=", "<")]
     if not fin:
         return None
     c = max(fin, key=lambda c: c.ratio)
-    return {"quantity": c.quantity, "form": c.form, "ratio": fmt_ratio(c), "params": _params(c.params)}
+    return {"quantity": c.quantity, "form": c.form, "ratio": fmt_ratio(c),
+            "params": _params(c.params)}
 
 
 def _readings(rep, verdicts: dict | None = None):
-    """The claim's readings with their verdicts and supporting quotes.  ``verdicts``: per-reading verdicts that
-    replace this run's (a figure claim's stored run at the paper's settings).  A quote that every reading shares
+    """The claim's readings with their verdicts and supporting quotes.  ``verdicts``: per-reading
+    verdicts that replace this run's (a figure claim's stored run at the paper's settings).  A quote
+    that every reading shares
     is shown once, as ``common`` (the readings then differ only in their thresholds)."""
     defs = {getattr(r, "name", ""): r for r in (getattr(rep, "reading_defs", ()) or ())}
     out = []
     for name, verdict in (verdicts if verdicts else (getattr(rep, "readings", None) or {})).items():
         parts = [defs.get(p) for p in name.split(" + ")]
         out.append({"name": name, "verdict": verdict,
-                    "quotes": [{"quote": getattr(d, "quote", ""), "meaning": getattr(d, "meaning", "")}
+                    "quotes": [{"quote": getattr(d, "quote", ""),
+                                "meaning": getattr(d, "meaning", "")}
                                for d in parts if d is not None
                                    and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
     quotes = {q["quote"] for r in out for q in r["quotes"]}
@@ -354,9 +383,12 @@ def _ce_text(ce) -> str:
 
 
 def _step(r):
-    return {"id": r["id"], "location": r["location"], "status": r["status"], "affected": r["affected"],
-            "printed": f"{r['lhs']}  {r['relation']}  {r['rhs']}", "justification": r["justification"],
-            "detail": r["detail"], "method": r["method"], "counterexample": _ce_text(r["counterexample"]),
+    return {"id": r["id"], "location": r["location"], "status": r["status"],
+            "affected": r["affected"],
+            "printed": f"{r['lhs']}  {r['relation']}  {r['rhs']}",
+            "justification": r["justification"],
+            "detail": r["detail"], "method": r["method"],
+            "counterexample": _ce_text(r["counterexample"]),
             "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"],
             "established": _established(r), "correction_status": r.get("correction_status") or "",
             "severity": r.get("severity") or "", "severity_line": _severity_line(r),
@@ -380,8 +412,8 @@ def _decisive(rep) -> str:
     c = rep.decisive() if hasattr(rep, "decisive") else None
     if c is None:
         return ""
-    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): empirical "
-            f"{_fmt(c.empirical)} "
+    return (f"{cite_numbers(c.quantity)} ({c.form}{', ' + c.reading if c.reading else ''}): "
+            f"empirical {_fmt(c.empirical)} "
             f"against the bound {_fmt(c.scaled_bound)} ({c.relation}) at {_params(c.params)}")
 
 
@@ -391,8 +423,10 @@ def _established(r) -> str:
     if e == "search":
         ratio = r.get("best_ratio")
         near = f"; closest lhs/rhs {_fmt(ratio)}" if ratio is not None else ""
-        return f"by adversarial search: {r.get('evaluations')} evaluations, {len(r.get('regimes') or [])} regimes{near}"
-    return {"proof": "by proof", "counterexample": "by an exact counterexample", "definition": "a definition",
+        return (f"by adversarial search: {r.get('evaluations')} evaluations, "
+                f"{len(r.get('regimes') or [])} regimes{near}")
+    return {"proof": "by proof", "counterexample": "by an exact counterexample",
+            "definition": "a definition",
             "reading": "by reading the text", "instances": "on fixed instances only"}.get(e, "")
 
 
@@ -411,8 +445,10 @@ def _provenance(mode, seed, elapsed, claims=()):
     return [("package", f"mcsa-verify {version}"), ("mode", mode), ("seed", str(seed)),
             ("date", _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")),
             ("run time", run_time_text(elapsed, list(claims))),
-            ("command", "python -m verify report " + ("--full" if mode == "full" else "--quick") + f" --seed {seed}"),
-            ("Python", platform.python_version()), ("numpy", numpy.__version__), ("scipy", scipy.__version__),
+            ("command", "python -m verify report " + ("--full" if mode == "full" else "--quick")
+             + f" --seed {seed}"),
+            ("Python", platform.python_version()), ("numpy", numpy.__version__),
+            ("scipy", scipy.__version__),
             ("sympy", sympy.__version__), ("matplotlib", matplotlib.__version__),
             ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")]
 
@@ -426,7 +462,8 @@ def _doc_figures():
         png = stored_png(cid)
         if png is None:
             continue
-        stored = stored_run(cid)  # the stored run's own verdicts (its settings may differ from this report's run)
+        # the stored run's own verdicts (its settings may differ from this report's run)
+        stored = stored_run(cid)
         out.append({"name": cid.replace("_", " "), "file": f"{cid}.png", "stored": stored,
                     "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")})
     return out
@@ -477,41 +514,57 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             from .reproductions import shown_status
             from .runner import checks_text
 
-            shown = shown_status(cid, rep.verdict, mode) if v.reproduction is not None else {"smoke_test": None}
+            shown = (shown_status(cid, rep.verdict,
+                                  mode) if v.reproduction is not None else {"smoke_test": None})
             status = shown.get("status", rep.verdict)
             from .severity import fields as _sev_fields
 
             sev = _sev_fields("claims", cid, status)
             st_obj = rep.status
             rules = [(what, "; ".join(names)) for what, names in (
-                ("degenerate, excluded (rule 3)", (shown.get("reading_rules") or {}).get("degenerate")
+                ("degenerate, excluded (rule 3)",
+                 (shown.get("reading_rules") or {}).get("degenerate")
                  or st_obj.degenerate),
                 ("ruled out by the document (rule 6)", st_obj.ruled_out),
-                ("fails only read strictly; the hedged reading holds (rule 2)", st_obj.strict_only)) if names]
-            stored_readings = (shown.get("final_readings") or None) if shown["smoke_test"] is not None else None
+                ("fails only read strictly; the hedged reading holds (rule 2)",
+                 st_obj.strict_only)) if names]
+            stored_readings = ((shown.get("final_readings") or None)
+                               if shown["smoke_test"] is not None else None)
             readings = _readings(rep, stored_readings)
-            readings["basis"] = ("the stored full run at the paper's settings" if stored_readings else "")
+            readings["basis"] = ("the stored full run at the paper's settings" if stored_readings
+                                 else "")
             claims.append({
-                "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title, "source": source,
+                "id": cid, "anchor": f"claim-{cid}", "name": claim_name(cid), "title": title,
+                "source": source,
                 "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,
-                "status_text": (f"{status} at the paper's settings (stored full run); this report's reduced run, "
-                                f"a smoke test of the same code: {rep.verdict}" if shown["smoke_test"] is not None else
-                                cite_numbers(status + (f" (fails under: {'; '.join(rep.failing_readings)})"
-                                             if status == DEPENDS and getattr(rep, "failing_readings", None)
+                "status_text": (
+                    f"{status} at the paper's settings (stored full run); this report's reduced "
+                    f"run, "
+                                f"a smoke test of the same code: {rep.verdict}"
+                                if shown["smoke_test"] is not None else
+                                cite_numbers(status
+                                             + (f" (fails under: {'; '.join(rep.failing_readings)})"
+                                             if status == DEPENDS
+                                             and getattr(rep, "failing_readings", None)
                                              else ""))),
                 "smoke_test": shown["smoke_test"],
                 "severity": sev.get("severity") or "", "severity_line": _severity_line(sev),
                 "certificate": sev.get("certificate") or "", "rules": rules,
                 "decisive": _decisive(rep) if shown["smoke_test"] is None else "",
-                "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(), "readings": readings,
+                "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(),
+                "readings": readings,
                 "measures": v.measures, "targets": v.targets, "method": v.method, "forms": v.forms,
                 "n_checks": len(rep.checks), "n_mc": n_mc,
-                "mc_text": (f"Monte Carlo verdicts keep the false-violation rate at most {ALPHA:g} for this claim "
+                "mc_text": (
+                    f"Monte Carlo verdicts keep the false-violation rate at most {ALPHA:g} for "
+                    f"this claim "
                             f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
                 "elapsed": rep.elapsed_s, "cached": bool(getattr(rep, "cached", False)),
-                "checks_text": checks_text(rep), "figure": uri, "figure_error": err, "own_figure": v.plot is not None,
-                "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep), "steps": [],
+                "checks_text": checks_text(rep), "figure": uri, "figure_error": err,
+                "own_figure": v.plot is not None,
+                "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep),
+                "steps": [],
             })
             bar.update()
         bar("proof audit")
@@ -530,17 +583,23 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 
     errata = []
     for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
-        for doc in documents(s["seed"] for s in steps):  # the bibliography's order, then users' documents
-            group = [s for s in steps if document_key(s["seed"]) == doc and s["status"] in ("wrong", "loose")
+        # the bibliography's order, then users' documents
+        for doc in documents(s["seed"] for s in steps):
+            group = [s for s in steps if document_key(s["seed"]) == doc
+                     and s["status"] in ("wrong", "loose")
                      and s["severity"] == sev]
             if group:
-                errata.append({"document": citation(doc, full=True), "short": citation(doc), "steps": group,
-                               "severity": sev, "meaning": MEANING.get(sev, "no severity recorded")})
+                errata.append({"document": citation(doc, full=True), "short": citation(doc),
+                               "steps": group,
+                               "severity": sev,
+                               "meaning": MEANING.get(sev, "no severity recorded")})
     findings = [s for s in steps if s["status"] in ("wrong", "loose")]
     severity_counts = [(sv, n) for sv in SEVERITIES
                        for n in [sum(s["severity"] == sv for s in findings)] if n]
-    claim_severity_counts = [(sv, n) for sv in SEVERITIES for n in [sum(c["severity"] == sv for c in claims)] if n]
-    claims_by_severity = sorted((c for c in claims if c["severity"]), key=lambda c: order_key(c["severity"]))
+    claim_severity_counts = [(sv, n) for sv in SEVERITIES
+                             for n in [sum(c["severity"] == sv for c in claims)] if n]
+    claims_by_severity = sorted((c for c in claims if c["severity"]),
+                                key=lambda c: order_key(c["severity"]))
     counts = Counter(c["status"] for c in claims)
     return {
         "claims": claims, "errata": errata, "claim_ids": [c["id"] for c in claims],
@@ -552,7 +611,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             "doc_figures": _doc_figures(),
         "references": bibliography([*(s["seed"] for s in steps),
                                     *(bounds.get(c["id"]).source for c in claims if c["source"])]),
-        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode, "seed": seed,
+        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode,
+        "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,
     }
 
@@ -560,11 +620,14 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 def render(data: dict) -> str:
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parent / "templates")),
-                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parent
+                                                                / "templates")),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True)
     return env.get_template(TEMPLATE).render(**data)
 
 
 from ._callable import callable_module  # noqa: E402
 
-callable_module(__name__, write_report)  # verify.report(...) writes the report, also once this module is imported
+# verify.report(...) writes the report, also once this module is imported
+callable_module(__name__, write_report)

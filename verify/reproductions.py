@@ -44,8 +44,10 @@ def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
             "complete": rec.get("complete", True), "settings": rec.get("settings", {}),
             "sensitivity": rec.get("sensitivity", {}), "by_quantity": rec.get("by_quantity", {}),
             "not_holding": sorted(k for k, x in rec.get("by_quantity", {}).items() if x != "holds"),
-            "final_readings": rec.get("final_readings", {}), "failing_readings": rec.get("failing_readings", []),
-            "reading_rules": rec.get("reading_rules", {}), "degenerate_why": rec.get("degenerate_why", {})}
+            "final_readings": rec.get("final_readings", {}),
+            "failing_readings": rec.get("failing_readings", []),
+            "reading_rules": rec.get("reading_rules", {}),
+            "degenerate_why": rec.get("degenerate_why", {})}
 
 
 def stored_full_run(claim: str) -> dict | None:
@@ -76,20 +78,25 @@ def main(argv=None) -> int:
     prog = "python -m verify.reproductions"
     claims = reproducible()
     ap = Parser(prog=prog, description=(
-        "Rerun the documents' experiments at the paper's settings on the sweep engine (cached per cell; --workers K "
-        "local processes or a Dask cluster with --scheduler) and store them: the tidy CSV in docs/figures/, the "
-        "verdicts and the PNG in verify/data/figures/ (from a source checkout; elsewhere give --out DIR)."),
-        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 interrupted.")
+        "Rerun the documents' experiments at the paper's settings on the sweep engine (cached per "
+        "cell; --workers K local processes or a Dask cluster with --scheduler) and store them: the "
+        "tidy CSV in docs/figures/, the verdicts and the PNG in verify/data/figures/ (from a "
+        "source checkout; elsewhere give --out DIR)."),
+        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 "
+               "interrupted.")
     ap.add_argument("--claim", choices=claims + ["all"], default="all")
     ap.add_argument("--mode", choices=("quick", "full"), default="full")
     ap.add_argument("--out", default=None, metavar="DIR",
-                    help="write every file into DIR (default: docs/figures and verify/data/figures of the checkout)")
+                    help="write every file into DIR (default: docs/figures and verify/data/figures "
+                         "of the checkout)")
     ap.add_argument("--cached-only", action="store_true",
-                    help="use only the cells already cached (no simulation); missing cells are listed")
+                    help="use only the cells already cached (no simulation); missing cells are "
+                         "listed")
     ap.add_argument("--from-csv", action="store_true",
-                    help="simulate nothing: re-decide the verdicts (every reading, and the sensitivity table) from "
-                         "the stored tidy table <claim>.csv (in docs/figures, or --out DIR) and redraw the figure "
-                         "from it; the table is left as it is")
+                    help="simulate nothing: re-decide the verdicts (every reading, and the "
+                         "sensitivity table) from the stored tidy table <claim>.csv (in "
+                         "docs/figures, or --out DIR) and redraw the figure from it; the table is "
+                         "left as it is")
     add_execution_flags(ap)
     try:
         a = ap.parse_args(argv)
@@ -101,7 +108,9 @@ def main(argv=None) -> int:
         else:
             root = checkout_root()
             if root is None:
-                raise UsageError("--out: this is an installed package; give --out DIR to write the reproductions")
+                raise UsageError(
+                    "--out: this is an installed package; give --out DIR to write the "
+                    "reproductions")
             out, data_dir = root / "docs" / "figures", root / "verify" / "data" / FIGURES
         if a.from_csv:
             if a.cached_only:
@@ -123,7 +132,8 @@ def main(argv=None) -> int:
         for cid in todo:
             kw = {"from_csv": True} if a.from_csv else {}
             doc = reg[cid].reproduction(out, data_dir, mode=a.mode, cached_only=a.cached_only,
-                                        progress=lambda m: print(m, file=sys.stderr, flush=True), **ex, **kw)
+                                        progress=lambda m: print(m, file=sys.stderr, flush=True),
+                                        **ex, **kw)
             if doc is None:
                 print(f"{cid}: nothing to store (no cell ran)")
                 continue
@@ -131,11 +141,13 @@ def main(argv=None) -> int:
             what = (f"re-decided from {out / (cid + '.csv')}, nothing simulated" if a.from_csv
                     else f"{doc['total_cell_wall_s']:.0f} s of simulation")
             print(f"{cid}: {doc['verdict']} ({what}{miss})")
-    except GridError as e:  # an unreachable --scheduler: refused when connecting, before any cell runs
+    # an unreachable --scheduler: refused when connecting, before any cell runs
+    except GridError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; finished cells are cached: rerun the same command to resume", file=sys.stderr)
+        print(f"{prog}: interrupted; finished cells are cached: rerun the same command to resume",
+              file=sys.stderr)
         return 130
     return 0
 
@@ -155,6 +167,9 @@ def shown_status(claim: str, run_status: str, mode: str) -> dict:
     st = stored_full_run(claim) if mode == "quick" else None
     if st is None:
         return {"status": run_status, "basis": "this run", "smoke_test": None, "path": None}
-    return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status, "path": st["path"],
-            "complete": st["complete"], "not_holding": st["not_holding"], "final_readings": st["final_readings"],
-            "reading_rules": st.get("reading_rules", {}), "degenerate_why": st.get("degenerate_why", {})}
+    return {"status": st["verdict"], "basis": "stored full run", "smoke_test": run_status,
+            "path": st["path"],
+            "complete": st["complete"], "not_holding": st["not_holding"],
+            "final_readings": st["final_readings"],
+            "reading_rules": st.get("reading_rules", {}),
+            "degenerate_why": st.get("degenerate_why", {})}

@@ -5,7 +5,8 @@ and is read with :mod:`importlib.resources`, so a wheel installed anywhere gives
 answers as a checkout:
 
 ``verdicts.json``
-    the final status of every claim from a ``--quick`` run (``python -m verify all --quick --write``);
+    the final status of every claim from a ``--quick`` run (``python -m verify all --quick
+    --write``);
 ``audit.json``
     the proof audit's step statuses and evidence (``python -m verify audit --write``);
 ``figures/<claim>.json``, ``figures/<claim>.png``
@@ -71,7 +72,9 @@ def writable(rel: str, flag: str = "--write") -> Path:
     if root is None:
         from mcsa_cli import UsageError
 
-        raise UsageError(f"{flag}: generated files are written into a source checkout only; this is an installed "
+        raise UsageError(
+            f"{flag}: generated files are written into a source checkout only; this is an "
+            f"installed "
                          f"package (clone the repository and install it with `pip install -e .`)")
     return root / rel
 

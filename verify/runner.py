@@ -13,9 +13,9 @@ cache.  A result is stored under a key made of
 A rerun with nothing changed reads the stored checks; a changed digest is a different key,
 so a stale result is recomputed, never read.  A stored result keeps when it was computed
 (``computed_at``, UTC) and how long that took (``elapsed_s``); a Report read from the cache
-has ``cached = True``, and :func:`checks_text` says so wherever a run's time is shown.  Each claim's random draws come from its own
-seeded streams, so the results are bit-identical whatever the number of workers (JSON
-keeps every float exactly).
+has ``cached = True``, and :func:`checks_text` says so wherever a run's time is shown.  Each claim's
+random draws come from its own seeded streams, so the results are bit-identical whatever the number
+of workers (JSON keeps every float exactly).
 
 The cache lives in ``$MCSA_CACHE`` (default ``~/.cache/mcsa-verify``); ``MCSA_CACHE=off``
 or ``--no-cache`` switches it off.
@@ -50,7 +50,8 @@ def _machinery_digest() -> str:
     import scipy
     import sympy
 
-    versions = (f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}"
+    versions = (
+        f"{sys.version_info[:3]}|{numpy.__version__}|{scipy.__version__}|{sympy.__version__}"
                 f"|{mpmath.__version__}")
     return files_digest(files, extra=versions)
 
@@ -96,7 +97,8 @@ def cache_key(claim: str, mode: str, seed: int) -> str:
     """
     safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in claim)
     s = str(seed)
-    if len(s) > 24:  # a seed of hundreds of digits would make a file name too long for the file system
+    # a seed of hundreds of digits would make a file name too long for the file system
+    if len(s) > 24:
         s = "s" + digest(s)[:24]
     return f"{safe}-{mode}-{s}-{code_digest(claim)[:24]}"
 
@@ -136,7 +138,8 @@ def encode(rep) -> dict:
 
     checks = []
     for c in rep.checks:
-        d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict",
+        d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note",
+                                        "verdict",
                                        "reading")}
         d.update({k: _tag(getattr(c, k)) for k in _FLOATS})
         d["params"] = _tag(params_json(c.params))
@@ -172,7 +175,8 @@ def decode(payload: dict):
     v = verifications()[payload["claim"]]
     checks = []
     for d in payload["checks"]:
-        kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note", "verdict", "reading")}
+        kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note",
+                                "verdict", "reading")}
         kw.update({k: _float(d[k]) for k in _FLOATS})
         kw["params"] = untag(d["params"])
         checks.append(CheckResult(**kw))
@@ -181,7 +185,8 @@ def decode(payload: dict):
 
         checks = CheckList(checks)
         checks.rows, checks.figure = untag(payload["rows"]), payload.get("figure", "")
-    rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0, v.primary_form,
+    rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0,
+                 v.primary_form,
                  dict(untag(payload.get("extra") or {})), tuple(v.readings),
                  audit_statements(payload["claim"]))
     rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
@@ -196,7 +201,9 @@ def _now() -> str:
 
 
 def _load_cached(payload):
-    """A Report read from the cache, marked so (``cached``; its ``elapsed_s`` is the original run's)."""
+    """A Report read from the cache, marked so (``cached``; its ``elapsed_s`` is the original
+    run's).
+    """
     rep = decode(payload) if payload is not None else None
     if rep is not None:
         rep.cached = True
@@ -204,12 +211,15 @@ def _load_cached(payload):
 
 
 def checks_text(rep) -> str:
-    """'2865 checks in 19.7 s', or for a result read from the cache '2865 checks, read from the cache
-    (computed 2026-11-27 14:56:02 UTC in 19.7 s)': a cached run never shows another run's time as its own."""
+    """'2865 checks in 19.7 s', or for a result read from the cache '2865 checks, read from the
+    cache
+    (computed 2026-11-27 14:56:02 UTC in 19.7 s)': a cached run never shows another run's time as
+    its own."""
     n = len(rep.checks)
     if getattr(rep, "cached", False):
         when = getattr(rep, "computed_at", None)
-        return (f"{n} checks, read from the cache (computed {when + ' ' if when else ''}in {rep.elapsed_s:.1f} s; "
+        return (f"{n} checks, read from the cache (computed {when + ' ' if when else ''}in "
+                f"{rep.elapsed_s:.1f} s; "
                 "--no-cache recomputes)")
     return f"{n} checks in {rep.elapsed_s:.1f} s"
 
@@ -225,7 +235,8 @@ def _run_tasks(tasks: list) -> list:
 
 
 def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None = None,
-               scheduler: str | None = None, cache: str | None | bool = True, progress=None) -> dict:
+               scheduler: str | None = None, cache: str | None | bool = True,
+               progress=None) -> dict:
     """``{claim: Report}`` for every claim of ``ids``, run in parallel and cached.
 
     Parameters
@@ -254,7 +265,8 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
         workers = max(1, min(os.cpu_count() or 1, len(ids)))
     tasks = [(cid, mode, int(seed)) for cid in ids]
     keys = [cache_key(cid, mode, seed) for cid in ids]
-    results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache, workers=1 if scheduler else workers,
+    results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache,
+                         workers=1 if scheduler else workers,
                          scheduler=scheduler, progress=progress, decode=decode, encode=encode,
                          load=lambda i, p: _load_cached(p), desc="claims", unit="claim")
     return dict(zip(ids, results))
@@ -264,15 +276,17 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
 def add_parallel_flags(ap) -> None:
     """--workers (claims in parallel) and --no-cache, for `all` and `report`."""
     ap.add_argument("--workers", dest="claim_workers", default=None, metavar="K",
-                    help="run the claims on K local processes (default: the number of CPUs); the results do "
-                         "not depend on it")
+                    help="run the claims on K local processes (default: the number of CPUs); the "
+                         "results do not depend on it")
     ap.add_argument("--no-cache", action="store_true",
-                    help="recompute every claim (default: read results whose code, parameters and library "
-                         "versions are unchanged from the cache in $MCSA_CACHE or ~/.cache/mcsa-verify)")
+                    help="recompute every claim (default: read results whose code, parameters and "
+                         "library versions are unchanged from the cache in $MCSA_CACHE or "
+                         "~/.cache/mcsa-verify)")
 
 
 def parallel_workers(a):
-    return None if a.claim_workers is None else number("--workers", a.claim_workers, integer=True, lo=1, hi=256)
+    return None if a.claim_workers is None else number("--workers", a.claim_workers, integer=True,
+                                                       lo=1, hi=256)
 
 
 def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True):

@@ -103,8 +103,10 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
     class Violation(Exception):
         pass
 
-    @settings(max_examples=max_examples, database=None, derandomize=False, deadline=None, print_blob=False,
-              suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target, Phase.shrink])
+    @settings(max_examples=max_examples, database=None, derandomize=False, deadline=None,
+              print_blob=False,
+              suppress_health_check=list(HealthCheck),
+              phases=[Phase.generate, Phase.target, Phase.shrink])
     @hseed(seed)
     @given(sp_.strategy)
     def probe(inst):
@@ -134,14 +136,18 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
     elapsed = time.perf_counter() - t0
     if found:
         inst, (label, emp, b, rel, tol) = found[-1]  # the last failure is the shrunk one
-        return {"claim": claim, "found": True, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
-                "space": sp_.space, "counterexample": _show(inst), "check": label, "empirical": emp, "bound": b,
+        return {"claim": claim, "found": True, "seed": seed, "examples": n["examples"],
+                "elapsed_s": elapsed,
+                "space": sp_.space, "counterexample": _show(inst), "check": label, "empirical": emp,
+                "bound": b,
                 "relation": rel}
-    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"], "elapsed_s": elapsed,
+    out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"],
+           "elapsed_s": elapsed,
            "space": sp_.space}
     if "row" in best:
         label, emp, b, rel, tol = best["row"]
-        out.update(closest={"instance": _show(best["inst"]), "check": label, "empirical": emp, "bound": b,
+        out.update(closest={"instance": _show(best["inst"]), "check": label, "empirical": emp,
+                            "bound": b,
                             "ratio": best["ratio"]})
     return out
 
@@ -174,15 +180,17 @@ def cmd_search(argv):
     load()
 
     ap = Parser(prog="python -m verify search", description=(
-        "Hypothesis search over a claim's parameter space (targets, proposals, N, k, t, test functions) for a "
-        "violation, evaluated exactly; prints the shrunk counterexample, then the proof audit's adversarial "
-        "search of the claim's statement (differential evolution over its whole domain and extreme regimes). "
-        "Reproducible from --seed."),
-        epilog="Exit status: 0 no violation found, 1 counterexample found, 2 bad input (one line on stderr), "
-               "70 internal error (rerun with --debug for the traceback), 130 interrupted.")
+        "Hypothesis search over a claim's parameter space (targets, proposals, N, k, t, test "
+        "functions) for a violation, evaluated exactly; prints the shrunk counterexample, then the "
+        "proof audit's adversarial search of the claim's statement (differential evolution over "
+        "its whole domain and extreme regimes). Reproducible from --seed."),
+        epilog="Exit status: 0 no violation found, 1 counterexample found, 2 bad input (one line "
+               "on stderr), 70 internal error (rerun with --debug for the traceback), 130 "
+               "interrupted.")
     ap.add_argument("claim", help=f"a claim with a search space: {', '.join(SPECS)}")
     ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
-    ap.add_argument("--max-examples", default="200", help=f"integer from 1 to {MAX_EXAMPLES} (default 200)")
+    ap.add_argument("--max-examples", default="200",
+                    help=f"integer from 1 to {MAX_EXAMPLES} (default 200)")
     ap.add_argument("--json", action="store_true", help="print one JSON object (strict RFC 8259)")
     add_wide(ap)
     a = ap.parse_args(argv)
@@ -196,7 +204,8 @@ def cmd_search(argv):
     except bounds.UnknownClaim as e:
         raise UsageError(str(e)) from None
     if a.claim not in SPECS:
-        raise UsageError(f"no search space is defined for {a.claim} (searchable: {', '.join(SPECS)})")
+        raise UsageError(
+            f"no search space is defined for {a.claim} (searchable: {', '.join(SPECS)})")
     from mcsa_cli import dumps
 
     res = search(a.claim, seed, M)
@@ -204,16 +213,18 @@ def cmd_search(argv):
     if a.json:
         print(dumps(res))  # strict JSON, never wrapped
     else:
-        say(f"search {a.claim} over {res['space']}: {res['examples']} examples, seed {seed}, {res['elapsed_s']:.1f} s")
+        say(f"search {a.claim} over {res['space']}: {res['examples']} examples, seed {seed}, "
+            f"{res['elapsed_s']:.1f} s")
         if res["found"]:
-            say(f"COUNTEREXAMPLE ({res['check']}): empirical {res['empirical']:.6g} vs bound {res['bound']:.6g} "
-                f"(relation {res['relation']})\n  at {dumps(res['counterexample'])}")
+            say(f"COUNTEREXAMPLE ({res['check']}): empirical {res['empirical']:.6g} vs bound "
+                f"{res['bound']:.6g} (relation {res['relation']})\n  at "
+                f"{dumps(res['counterexample'])}")
         else:
             say("no violation found")
             if "closest" in res:
                 c = res["closest"]
-                say(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound {c['bound']:.6g} "
-                    f"(ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
+                say(f"closest: {c['check']} empirical {c['empirical']:.6g} vs bound "
+                    f"{c['bound']:.6g} (ratio {c['ratio']:.4g}) at {dumps(c['instance'])}")
         for r in res["statement_steps"]:
             how = r["established_by"] or "unchecked"
             if r["evaluations"]:
@@ -235,4 +246,5 @@ def statement_search(claim: str) -> list[dict]:
 
 from ._callable import callable_module  # noqa: E402
 
-callable_module(__name__, search)  # verify.search(...) is the API's search, also once this module is imported
+# verify.search(...) is the API's search, also once this module is imported
+callable_module(__name__, search)

@@ -36,10 +36,12 @@ from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 SEVERITIES = ("false", "gap", "slip", "loose", "note")
 #: one line per severity (docs/methods.md)
 MEANING = {"false": "false under every reading the document supports, including its evident intent",
-           "gap": "a proof step fails but the result it serves survives (the reason gives the repair)",
-           "slip": "a typo, notation, index, cross-reference or bracket slip; the intended version, evident "
-                   "from the document, holds",
-           "loose": "true but weaker than printed ('=' that is only '<=', a constant off on the safe side)",
+           "gap": "a proof step fails but the result it serves survives (the reason gives the "
+                  "repair)",
+           "slip": "a typo, notation, index, cross-reference or bracket slip; the intended "
+                   "version, evident from the document, holds",
+           "loose": "true but weaker than printed ('=' that is only '<=', a constant off on the "
+                    "safe side)",
            "note": "hedged or heuristic prose that fails only when read strictly; not an error"}
 #: step statuses and final statuses that need a severity
 FINDING_STEP_STATUSES = ("wrong", "loose")
@@ -51,7 +53,9 @@ ENTRY_KEYS = {"steps": ("severity", "reason", "quote", "see"),
 
 
 def _plugins() -> dict:
-    """package -> its :class:`bounds.plugins.Plugin`: the registered document plugins (verify.registry.plugins)."""
+    """package -> its :class:`bounds.plugins.Plugin`: the registered document plugins
+    (verify.registry.plugins).
+    """
     from .registry import plugins
 
     return {p.module: p for p in plugins()}
@@ -63,8 +67,9 @@ def _packages() -> tuple[str, ...]:
 
 
 def _file(package: str, name: str):
-    """A data file of a registered document package, found without importing the package (importing it
-    registers nothing now, but its parents' imports stay cheap); None when it carries no such file (a plain
+    """A data file of a registered document package, found without importing the package (importing
+    it registers nothing now, but its parents' imports stay cheap); None when it carries no such
+    file (a plain
     module plugin carries none)."""
     from bounds.plugins import CLAIMS_GROUP, Plugin
 
@@ -77,12 +82,15 @@ def load(packages=None) -> dict[str, dict]:
     out = {}
     for p in packages or _packages():
         f = _file(p, FILE)
-        out[p] = json.loads(f.read_text(encoding="utf-8")) if f is not None else {"steps": {}, "claims": {}}
+        out[p] = (json.loads(f.read_text(encoding="utf-8")) if f is not None
+                  else {"steps": {}, "claims": {}})
     return out
 
 
 def document_of(package: str) -> str | None:
-    """The document key (``"001"``) of a document package, from its coverage sections (None without them)."""
+    """The document key (``"001"``) of a document package, from its coverage sections (None without
+    them).
+    """
     from bounds.plugins import CLAIMS_GROUP, Plugin
 
     from .registry import document_of as doc
@@ -91,7 +99,9 @@ def document_of(package: str) -> str | None:
 
 
 def lookup(data: dict[str, dict], kind: str, ident: str) -> dict | None:
-    """The entry of a step (``kind="steps"``) or claim (``"claims"``), whichever package holds it."""
+    """The entry of a step (``kind="steps"``) or claim (``"claims"``), whichever package holds
+    it.
+    """
     for d in data.values():
         if ident in d.get(kind, {}):
             return d[kind][ident]
@@ -129,7 +139,9 @@ def problems(data: dict[str, dict], step_status: dict[str, str], claim_status: d
         for i in sorted(need[kind] - set(ids[kind])):
             out.append(f"{kind[:-1]} {i} ({status[kind][i]}): no severity")
         for i in sorted(set(ids[kind]) - need[kind]):
-            out.append(f"{kind[:-1]} {i}: a severity although its status is {status[kind].get(i, 'not recorded')}")
+            out.append(
+                f"{kind[:-1]} {i}: a severity although its status is "
+                f"{status[kind].get(i, 'not recorded')}")
         for i, p in ids[kind].items():
             e = data[p][kind][i]
             where = f"{kind[:-1]} {i}"
@@ -166,7 +178,8 @@ def _norm(s: str) -> str:
     return " ".join(s.split())
 
 
-def quote_problems(data: dict[str, dict], texts: dict[str, str], package_document: dict[str, str]) -> list[str]:
+def quote_problems(data: dict[str, dict], texts: dict[str, str],
+                   package_document: dict[str, str]) -> list[str]:
     """Quotes that are not verbatim (whitespace-normalised) in their package's document;
     ``texts``: document key -> the document's text."""
     norm = {k: _norm(v) for k, v in texts.items()}
@@ -215,7 +228,8 @@ def fields(kind: str, ident: str, status: str | None = None) -> dict:
     command that writes its certificate, or None).  {} when ``status`` is not a finding's
     (a step not wrong/loose, a claim that holds) or no severity is recorded."""
     global _CERTS
-    if status is not None and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES):
+    if (status is not None
+        and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES)):
         return {}
     e = lookup(loaded(), kind, ident)
     if e is None:

@@ -38,7 +38,8 @@ import math
 import sys
 from dataclasses import dataclass
 
-#: bound scales tried for the power check, loosest first (1e-12: the bound is tightened by 12 orders)
+#: bound scales tried for the power check, loosest first (1e-12: the bound is tightened by 12
+#orders)
 SCALES = (0.99, 0.9, 0.5, 0.1, 1e-2, 1e-3, 1e-6, 1e-9, 1e-12)
 
 
@@ -83,16 +84,17 @@ class Conformance:
     elapsed_s: float
     #: the PYTHONHASHSEED of the second process (None when not rerun)
     rerun_hashseed: str | None = None
-    #: why the claim was rerun in this process only, not in a second one (None when it was, or not rerun)
+    #: why the claim was rerun in this process only, not in a second one (None when it was, or not
+    #rerun)
     not_rerun: str | None = None
 
     def __str__(self) -> str:
         """Say in one line what was found: checks, power scale, reproducibility, verdict."""
         rep = (self.not_rerun if self.not_rerun else "not rerun" if self.reproducible is None else
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
-        return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, {self.monte_carlo} Monte Carlo "
-                f"at alpha {self.alpha:g}; violated at bound scale {self.power_scale:g}; {rep}; "
-                f"verdict {self.verdict})")
+        return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, "
+                f"{self.monte_carlo} Monte Carlo at alpha {self.alpha:g}; violated at bound scale "
+                f"{self.power_scale:g}; {rep}; verdict {self.verdict})")
 
 
 def _number(x) -> bool:
@@ -115,11 +117,13 @@ def _structure_problems(report) -> list[str]:
     if not checks:
         return ["the run produced no checks"]
     out = []
-    for what, ok in (("method", lambda c: c.method in METHODS), ("relation", lambda c: c.relation in RELATIONS),
+    for what, ok in (("method", lambda c: c.method in METHODS),
+                     ("relation", lambda c: c.relation in RELATIONS),
                      ("verdict", lambda c: c.verdict in (HOLDS, VIOLATED, INCONCLUSIVE))):
         bad = [c for c in checks if not ok(c)]
         if bad:
-            out.append(f"{len(bad)} check(s) with an unknown {what}, e.g. {getattr(bad[0], what)!r} "
+            out.append(
+                f"{len(bad)} check(s) with an unknown {what}, e.g. {getattr(bad[0], what)!r} "
                        f"({bad[0].quantity}, {bad[0].form})")
     nan = [c for c in checks if not _number(c.bound)]
     if nan:
@@ -157,10 +161,10 @@ def _monte_carlo_problems(report) -> list[str]:
 def _power(report, scales) -> tuple[float | None, dict]:
     """Find the first scale (1, then ``scales``) at which every reading's checks are violated.
 
-    A reading's checks are its primary ones with their own verdicts: a check with the proof's explicit
-    constants that fails counts here (it can fail, which is what is tested), although by reading rule 4 it
-    decides a gap of the proof, not the statement's status.  Degenerate readings (rule 3) decide nothing
-    and are left out.
+    A reading's checks are its primary ones with their own verdicts: a check with the proof's
+    explicit constants that fails counts here (it can fail, which is what is tested), although by
+    reading rule 4 it decides a gap of the proof, not the statement's status.  Degenerate readings
+    (rule 3) decide nothing and are left out.
     """
     from .decide import combine, full_readings, reading_name
     from .model import DEGENERATE, VIOLATED
@@ -222,7 +226,8 @@ def _first_difference(a: list[dict], b: list[dict], checks) -> str:
                 return float.fromhex(v[6:]) if isinstance(v, str) and v.startswith("float:") else v
 
             c = checks[i]
-            return f"check {i} ({c.quantity}, {c.form}) {key}: {show(jx.get(key))!r}, then {show(jy.get(key))!r}"
+            return (f"check {i} ({c.quantity}, {c.form}) {key}: {show(jx.get(key))!r}, then "
+                    f"{show(jy.get(key))!r}")
     return ""
 
 
@@ -241,8 +246,9 @@ def _other_hashseed() -> str:
 def _rerun_elsewhere(spec: dict, hashseed: str) -> list[dict]:
     """Run a claim in a second Python process with ``PYTHONHASHSEED=hashseed``; its check records.
 
-    ``spec``: ``{"claim": id or a picklable Verification, "mode", "seed", "overrides"}``.  The process sees
-    this one's ``sys.path`` (a claim defined in a test module or a user's package imports the same).
+    ``spec``: ``{"claim": id or a picklable Verification, "mode", "seed", "overrides"}``.  The
+    process sees this one's ``sys.path`` (a claim defined in a test module or a user's package
+    imports the same).
     """
     import os
     import pickle
@@ -251,7 +257,8 @@ def _rerun_elsewhere(spec: dict, hashseed: str) -> list[dict]:
     payload = pickle.dumps(spec)
     env = {**os.environ, "PYTHONHASHSEED": hashseed,
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
-    r = subprocess.run([sys.executable, "-c", "from verify.testing import _rerun_main; _rerun_main()"],
+    r = subprocess.run([sys.executable, "-c",
+                        "from verify.testing import _rerun_main; _rerun_main()"],
                        input=payload, capture_output=True, env=env)
     if r.returncode != 0:
         tail = r.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
@@ -319,8 +326,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
     --------
     >>> from verify.testing import check_claim
     >>> print(check_claim("lemma2"))  # doctest: +SKIP
-    lemma2: conforms (24 checks, 24 primary, 0 Monte Carlo at alpha 0.001; violated at bound scale 0.5; same seed,
-    same checks in a second process (PYTHONHASHSEED=1); verdict holds)
+    lemma2: conforms (24 checks, 24 primary, 0 Monte Carlo at alpha 0.001; violated at bound scale
+    0.5; same seed, same checks in a second process (PYTHONHASHSEED=1); verdict holds)
     """
     import time
 
@@ -336,7 +343,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         if report.claim != v.claim:
             raise ValueError(f"the report is of {report.claim!r}, not of {v.claim!r}")
         if report.bound_scale != 1.0 or report.seed != seed:
-            raise ValueError(f"the report was run at bound scale {report.bound_scale:g} and seed {report.seed}; "
+            raise ValueError(
+                f"the report was run at bound scale {report.bound_scale:g} and seed {report.seed}; "
                              f"check_claim needs bound scale 1 and seed {seed}")
         if overrides:
             raise ValueError("overrides apply to a run made here, not to a given report")
@@ -357,14 +365,16 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         scale, readings = _power(first, tuple(scales))
         if scale is None:
             holding = [k for k, val in readings.items() if val != "violated"] or ["every reading"]
-            problems.append(f"no tightened bound is violated: at bound scale {min(scales, default=1.0):g} "
-                            f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} not fail "
-                            f"(a check that cannot fail)")
+            problems.append(
+                f"no tightened bound is violated: at bound scale {min(scales, default=1.0):g} "
+                            f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} "
+                            f"not fail (a check that cannot fail)")
     reproducible = hashseed = None
     not_rerun = None
     if rerun:
         hashseed = _other_hashseed()
-        spec = {"claim": claim if isinstance(claim, str) else v, "mode": mode, "seed": seed, "overrides": overrides}
+        spec = {"claim": claim if isinstance(claim, str) else v, "mode": mode, "seed": seed,
+                "overrides": overrides}
         import pickle
 
         v_spec = {**spec, "claim": v}
@@ -373,20 +383,29 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         except Exception as e:  # noqa: BLE001 -- a local function, a lambda: said, not a traceback
             blob = None
             if not isinstance(claim, str):
-                problems.append(f"cannot rerun in a second process: the verification cannot be pickled "
-                                f"({type(e).__name__}: {e}); give its id, or define its run function at module level")
-        if (blob is not None and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
+                problems.append(
+                    f"cannot rerun in a second process: the verification cannot be pickled "
+                                f"({type(e).__name__}: {e}); give its id, or define its run "
+                                f"function at module level")
+        if (blob is not None
+            and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
                                                                  "") == "__main__":
-            # defined in a notebook or a script: a second process cannot import it, and a fork keeps the hash key
-            not_rerun = ("same seed, same checks in this process only: the claim's code is defined in __main__ "
-                         "(a notebook or a script), which a second process cannot import; put it in a module to have "
-                         "it rerun with another PYTHONHASHSEED")
+            # defined in a notebook or a script: a second process cannot import it, and a fork keeps
+            # the hash key
+            not_rerun = (
+                "same seed, same checks in this process only: the claim's code is defined in "
+                "__main__ "
+                         "(a notebook or a script), which a second process cannot import; put it "
+                         "in a module to have it rerun with another PYTHONHASHSEED")
             diff = _first_difference(_check_records(first), _check_records(run()), first.checks)
             reproducible = not diff
             if diff:
-                problems.append(f"not reproducible: the same seed gave different checks in this process ({diff})")
+                problems.append(
+                    f"not reproducible: the same seed gave different checks in this process "
+                    f"({diff})")
         elif blob is not None or isinstance(claim, str):
-            if blob is not None:  # the object itself: a claim registered at run time has no entry point to find
+            # the object itself: a claim registered at run time has no entry point to find
+            if blob is not None:
                 spec = v_spec
             t0 = time.perf_counter()
             try:
@@ -397,11 +416,15 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                 diff = _first_difference(_check_records(first), other, first.checks)
                 reproducible = not diff
                 if diff:
-                    problems.append(f"not reproducible: the same seed gave different checks in a second process "
+                    problems.append(
+                        f"not reproducible: the same seed gave different checks in a second "
+                        f"process "
                                     f"with PYTHONHASHSEED={hashseed} ({diff})")
             elapsed += time.perf_counter() - t0
     if problems:
         raise AssertionError(f"{v.claim}: " + "; ".join(p.replace("\n", " ") for p in problems))
-    return Conformance(v.claim, mode, seed, first.verdict, len(first.checks), sum(c.primary for c in first.checks),
-                       sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale, reproducible, elapsed,
+    return Conformance(v.claim, mode, seed, first.verdict, len(first.checks),
+                       sum(c.primary for c in first.checks),
+                       sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale,
+                       reproducible, elapsed,
                        hashseed if reproducible is not None else None, not_rerun)

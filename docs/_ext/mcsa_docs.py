@@ -60,7 +60,8 @@ def registry() -> dict:
 
 def status_documents() -> tuple[dict, dict]:
     """The committed statuses: ``(verdicts.json, audit.json)`` as packaged in
-    ``verify/data`` (``python -m verify all --quick --write``, ``python -m verify audit --write``)."""
+    ``verify/data`` (``python -m verify all --quick --write``, ``python -m verify audit
+    --write``)."""
     from verify.resources import read_json
 
     return read_json("verdicts.json"), read_json("audit.json")
@@ -109,7 +110,8 @@ def display_name(claim_id: str, verification) -> str:
 
 # ----------------------------------------------------------------------------- Markdown
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>|$#~^&!])")
-RELATION = {"<=": "is at most (≤)", ">=": "is at least (≥)", "=": "equals", "~": "is approximately (≈)",
+RELATION = {"<=": "is at most (≤)", ">=": "is at least (≥)", "=": "equals",
+            "~": "is approximately (≈)",
             "<": "is below (<)", ">": "is above (>)"}
 FORM_MEANING = {
     "stated": "as printed, O(·) terms dropped",
@@ -164,12 +166,14 @@ def documents(records: dict) -> list[tuple[str, str, str, str]]:
                                        "points mcsa_verify.bounds and mcsa_verify.claims).")
         out.append((n, short, full, slug(short)))
     if any(r is None for r in records.values()):
-        out.append(("", "Other claims", "Claims without formulas in the bounds library.", "other-claims"))
+        out.append(("", "Other claims", "Claims without formulas in the bounds library.",
+                    "other-claims"))
     return out
 
 
 def status_cell(st: dict, stored: dict | None) -> str:
-    """A table cell: the committed status (for a figure claim, its stored run's at the paper's settings), and
+    """A table cell: the committed status (for a figure claim, its stored run's at the paper's
+    settings), and
     the quick smoke test's verdict after it, labelled as such."""
     cell = badge(st["status"])
     if stored is not None:
@@ -197,8 +201,9 @@ def severity_text(sev: dict) -> str:
     if not sev.get("severity"):
         return ""
     q = " ".join(sev.get("severity_quote", "").split())
-    return (f"**Severity:** `{sev['severity']}` — {esc(sev.get('severity_reason', ''))} (deciding sentence: "
-            f"{code(q[:200])})" + (f"; certificate: {code(sev['certificate'])}" if sev.get("certificate") else ""))
+    return (f"**Severity:** `{sev['severity']}` — {esc(sev.get('severity_reason', ''))} (deciding "
+            f"sentence: {code(q[:200])})"
+            + (f"; certificate: {code(sev['certificate'])}" if sev.get("certificate") else ""))
 
 
 def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, figure_note: str,
@@ -209,8 +214,10 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
     status_line = f"**Status:** {badge(st['status'])}"
     if st["status"] == "depends on reading" and st["failing"]:
         fails = st["failing"]
-        status_line += (" — fails under: " + "; ".join(code(f) for f in fails) if len(fails) <= 6 else
-                        f" — fails under {len(fails)} of its {len(st['readings']) or '?'} readings (listed below)")
+        status_line += (" — fails under: " + "; ".join(code(f) for f in fails) if len(fails) <= 6
+                        else
+                        f" — fails under {len(fails)} of its {len(st['readings']) or '?'} readings "
+                        f"(listed below)")
     status_line += f" (claim id {code(cid)})"
     out += [status_line, ""]
     if severity_text(st.get("severity") or {}):
@@ -218,12 +225,12 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
     if stored is not None:
         miss = "" if stored.get("complete", True) else " (incomplete: some cells missing)"
         nh = stored.get("not_holding") or []
-        out += [f"**Stored run at the paper's settings** ({esc(stored.get('mode', '?'))}{esc(miss)}): "
-                f"{badge(stored.get('verdict'))}"
+        out += [f"**Stored run at the paper's settings** "
+                f"({esc(stored.get('mode', '?'))}{esc(miss)}): {badge(stored.get('verdict'))}"
                 + (" — not holding: " + ", ".join(code(x) for x in nh) if nh else "")
                 + ". The status above is this run's; see {doc}`/figures`."
-                + (f" The reduced quick run of the same code, a smoke test and not the claim's status: "
-                   f"{badge(st['smoke_test'])}." if st.get("smoke_test") else ""), ""]
+                + (f" The reduced quick run of the same code, a smoke test and not the claim's "
+                   f"status: {badge(st['smoke_test'])}." if st.get("smoke_test") else ""), ""]
     audit = st["audit"] or (getattr(v, "proof", "") or "no proof steps audited")
     out += [f"**Proof audit:** {esc(audit)}" + (" (see {doc}`/ERRATA`)" if st["audit"] else ""), ""]
     if rec:
@@ -238,7 +245,8 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
         out += formulas(rec, v.primary_form)
     out += readings(v, st)
     if figure:
-        out += ["**Figure:**", "", f"```{{image}} {figure}", f":alt: figure of {cid}", ":width: 100%", "```", "",
+        out += ["**Figure:**", "", f"```{{image}} {figure}", f":alt: figure of {cid}",
+                ":width: 100%", "```", "",
                 figure_note, ""]
     else:
         out += [f"**Figure:** {figure_note}", ""]
@@ -250,27 +258,34 @@ def claim_section(cid: str, v, rec: dict | None, st: dict, figure: str | None, f
 def formulas(rec: dict, deciding: str) -> list[str]:
     out = []
     if rec["params"]:
-        out += ["**Parameters:**", "", "{.mcsa-params}", "| flag | domain | default | meaning |", "|---|---|---|---|"]
+        out += ["**Parameters:**", "", "{.mcsa-params}", "| flag | domain | default | meaning |",
+                "|---|---|---|---|"]
         for p in rec["params"]:
             d = "" if p["default"] is None else f"{p['default']:g}"
-            out.append(f"| {code(p['flag'])} | {esc(p['domain'])} | {esc(d)} | {esc(p['meaning'])} |")
+            out.append(
+                f"| {code(p['flag'])} | {esc(p['domain'])} | {esc(d)} | {esc(p['meaning'])} |")
         out.append("")
     if rec["constraints"]:
         out += ["**Constraints:** " + "; ".join(esc(c) for c in rec["constraints"]), ""]
     if rec["definitions"]:
-        out += ["**Definitions:**", "", math_block(*(f"{k} = {e}" for k, e in rec["definitions"].items()))]
+        out += ["**Definitions:**", "",
+                math_block(*(f"{k} = {e}" for k, e in rec["definitions"].items()))]
     for q in rec["quantities"]:
         rel = RELATION.get(q["relation"], q["relation"])
-        out += [f"**Quantity {code(q['name'])}:** {esc(q['description'])}; it {esc(rel)} each form:", ""]
+        out += [f"**Quantity {code(q['name'])}:** {esc(q['description'])}; it {esc(rel)} each "
+                f"form:", ""]
         for f in q["forms"]:
-            notes = [x for x in (FORM_MEANING.get(f["form"]), "the deciding form" if f["form"] == deciding else "")
+            notes = [x for x in (FORM_MEANING.get(f["form"]),
+                                 "the deciding form" if f["form"] == deciding else "")
                      if x]
             out += [f"*{esc(f['form'])}*" + (f" ({esc('; '.join(notes))})" if notes else "")
                     + f": {esc(f['derivation'])}", "", math_block(f["expr"])]
             if f["dropped"]:
-                out += [f"the O(·) terms it drops ({len(f['dropped'])}):", "", math_block(*f["dropped"])]
+                out += [f"the O(·) terms it drops ({len(f['dropped'])}):", "",
+                        math_block(*f["dropped"])]
         for e in q["expansions"]:
-            out += [f"series of *{esc(e['form'])}* as {code(e['as'])}" + (f": {esc(e['note'])}" if e["note"] else ""),
+            out += [f"series of *{esc(e['form'])}* as {code(e['as'])}"
+                    + (f": {esc(e['note'])}" if e["note"] else ""),
                     "", math_block(e["series"])]
     return out
 
@@ -298,7 +313,8 @@ def source_key() -> str:
     of bounds, simulate and verify, the seed, mode and resolution, and matplotlib's version."""
     import matplotlib
 
-    h = hashlib.sha256(f"{FIGURE_SEED} {FIGURE_MODE} {FIGURE_DPI} {matplotlib.__version__}".encode())
+    h = hashlib.sha256(
+        f"{FIGURE_SEED} {FIGURE_MODE} {FIGURE_DPI} {matplotlib.__version__}".encode())
     for pkg in ("bounds", "simulate", "verify", "mcsa_cli"):
         for p in sorted((ROOT / pkg).rglob("*")):
             if p.is_file() and p.suffix in (".py", ".json", ".j2") and "__pycache__" not in p.parts:
@@ -307,7 +323,8 @@ def source_key() -> str:
     return h.hexdigest()[:16]
 
 
-def claim_figures(reg: dict, stored: dict, enabled: bool, writer) -> dict[str, tuple[str | None, str]]:
+def claim_figures(reg: dict, stored: dict, enabled: bool,
+                  writer) -> dict[str, tuple[str | None, str]]:
     """``{claim: (image path relative to docs/_generated/documents, caption in Markdown)}``."""
     from sphinx.util.display import status_iterator
 
@@ -316,8 +333,10 @@ def claim_figures(reg: dict, stored: dict, enabled: bool, writer) -> dict[str, t
         if png:
             writer(f"figures/{cid}.png", png)
             out[cid] = (f"../figures/{cid}.png",
-                        f"The stored run at the paper's settings ({code(f'verify/data/figures/{cid}.png')}); "
-                        f"{code(f'python -m verify.reproductions --claim {cid} --workers 2')} reruns it.")
+                        f"The stored run at the paper's settings "
+                        f"({code(f'verify/data/figures/{cid}.png')}); "
+                        f"{code(f'python -m verify.reproductions --claim {cid} --workers 2')} "
+                        f"reruns it.")
     todo = [cid for cid in reg if cid not in out]
     if not enabled:
         for cid in todo:
@@ -331,13 +350,15 @@ def claim_figures(reg: dict, stored: dict, enabled: bool, writer) -> dict[str, t
         if old.name != key:
             shutil.rmtree(old, ignore_errors=True)
     missing = [cid for cid in todo if not (cache / f"{cid}.png").is_file()]
-    for cid in status_iterator(missing, "running claims for their figures (quick, seed 0)... ", "darkgreen",
+    for cid in status_iterator(missing, "running claims for their figures (quick, seed 0)... ",
+                               "darkgreen",
                                len(missing)):
         tmp = cache / f"{cid}.tmp.png"
         try:
             claim_figure(cid, tmp)
         except Exception as e:  # shown on the page and as a warning (an error under -W)
-            logger.warning("figure of %s failed: %s: %s", cid, type(e).__name__, e, type="mcsa", subtype="figure")
+            logger.warning("figure of %s failed: %s: %s", cid, type(e).__name__, e, type="mcsa",
+                           subtype="figure")
             continue
         tmp.replace(cache / f"{cid}.png")
     for cid in todo:
@@ -346,7 +367,8 @@ def claim_figures(reg: dict, stored: dict, enabled: bool, writer) -> dict[str, t
             writer(f"figures/{cid}.png", p.read_bytes())
             out[cid] = (f"../figures/{cid}.png",
                         f"Quick run at seed 0 (the run behind the status above); "
-                        f"{code(f'python -m verify {cid} --plot {cid}.png')} draws the same figure.")
+                        f"{code(f'python -m verify {cid} --plot {cid}.png')} draws the same "
+                        f"figure.")
         else:
             out[cid] = (None, "drawing the figure failed in this build (see the build log).")
     return out
@@ -388,9 +410,11 @@ def generate(app) -> None:
     reg = registry()
     verdicts, audit = status_documents()
     if not verdicts.get("verdicts"):
-        logger.warning("verify/data/verdicts.json is missing or empty: no statuses to show", type="mcsa")
+        logger.warning("verify/data/verdicts.json is missing or empty: no statuses to show",
+                       type="mcsa")
     records = {cid: claim_record(cid) for cid in reg}
-    stored = {cid: stored_reproduction(cid) for cid in reg if getattr(reg[cid], "reproduction", None)}
+    stored = {cid: stored_reproduction(cid) for cid in reg
+              if getattr(reg[cid], "reproduction", None)}
     figs = claim_figures(reg, stored, bool(app.config.mcsa_claim_figures), write)
     docs = documents(records)
     statuses = {cid: status_of(cid, verdicts, audit) for cid in reg}
@@ -398,14 +422,16 @@ def generate(app) -> None:
 
     # one page per document
     for number, short, full, page in docs:
-        cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
+        cids = [c for c in reg
+                if (records[c]["document"] == number if records[c] else number == "")]
         lines = [f"# {esc(short)}", "", esc(full), "",
-                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a figure claim's is "
-                 f"its stored "
+                 f"{len(cids)} claims. Statuses from `verify/data/verdicts.json` ({esc(mode)}; a "
+                 f"figure claim's is its stored "
                  "run at the paper's settings) and the proof audit "
-                 "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` prints them. "
-                 "How a status is decided: {doc}`/getting-started`.", "",
-                 "{.mcsa-claims}", "| claim | status | severity | proof audit |", "|---|---|---|---|"]
+                 "(`verify/data/audit.json`); formulas as `python -m bounds show CLAIM --latex` "
+                 "prints them. How a status is decided: {doc}`/getting-started`.", "",
+                 "{.mcsa-claims}", "| claim | status | severity | proof audit |",
+                 "|---|---|---|---|"]
         for c in cids:
             lines.append(f"| {{ref}}`{display_name(c, reg[c])} <claim-{c}>` | "
                          f"{status_cell(statuses[c], stored.get(c, (None, None))[0])} | "
@@ -414,7 +440,8 @@ def generate(app) -> None:
         lines.append("")
         for c in cids:
             img, note = figs.get(c, (None, ""))
-            lines.append(claim_section(c, reg[c], records[c], statuses[c], img, note, stored.get(c, (None, None))[0]))
+            lines.append(claim_section(c, reg[c], records[c], statuses[c], img, note,
+                                       stored.get(c, (None, None))[0]))
         write(f"documents/{page}.md", "\n".join(lines) + "\n")
 
     # the overview
@@ -428,14 +455,18 @@ def generate(app) -> None:
     summary += "; by severity: " + (", ".join(f"{n} {s}" for s, n in sev_counts if n) or "none")
     lines = ["# Claims", "",
              f"{len(reg)} claims from {len(docs)} documents: {esc(summary)} "
-             f"(`verify/data/verdicts.json`, {esc(mode)}). *holds*: every check of the deciding form holds; "
-             "*violated*: the bound fails under every reasonable reading of its text; *depends on reading*: it holds "
-             "under one reading and fails under another (the failing ones are named); *inconclusive*: Monte Carlo "
-             "could not decide.", ""]
+             f"(`verify/data/verdicts.json`, {esc(mode)}). *holds*: every check of the deciding "
+             f"form holds; "
+             "*violated*: the bound fails under every reasonable reading of its text; *depends on "
+             "reading*: it holds under one reading and fails under another (the failing ones are "
+             "named); *inconclusive*: Monte Carlo could not decide.", ""]
     for number, short, full, page in docs:
-        cids = [c for c in reg if (records[c]["document"] == number if records[c] else number == "")]
-        lines += [f"## {esc(short)}", "", f"{{doc}}`All of its claims, with their formulas <documents/{page}>`", "",
-                  "{.mcsa-claims}", "| claim | title | status | severity | proof audit |", "|---|---|---|---|---|"]
+        cids = [c for c in reg
+                if (records[c]["document"] == number if records[c] else number == "")]
+        lines += [f"## {esc(short)}", "",
+                  f"{{doc}}`All of its claims, with their formulas <documents/{page}>`", "",
+                  "{.mcsa-claims}", "| claim | title | status | severity | proof audit |",
+                  "|---|---|---|---|---|"]
         for c in cids:
             title = records[c]["title"] if records[c] else reg[c].measures
             lines.append(f"| {{ref}}`{display_name(c, reg[c])} <claim-{c}>` | {esc(title)} | "
@@ -443,7 +474,8 @@ def generate(app) -> None:
                          f"{statuses[c]['severity'].get('severity') or '—'} | "
                          f"{esc(statuses[c]['audit'] or '—')} |")
         lines.append("")
-    lines += ["```{toctree}", ":hidden:", ""] + [f"documents/{page}" for *_, page in docs] + ["```", ""]
+    lines += (["```{toctree}", ":hidden:", ""] + [f"documents/{page}" for *_,
+                                                  page in docs] + ["```", ""])
     write("claims.md", "\n".join(lines))
     write("fragments/status-summary.md",
           f"**{len(reg)} claims** from {len(docs)} documents: {esc(summary)} ({esc(mode)}).\n")
@@ -453,9 +485,11 @@ def generate(app) -> None:
     for cid, (run, png) in stored.items():
         if not png:
             continue
-        what = (f"stored {esc(run.get('mode', '?'))} run: {badge(run.get('verdict'))}" if run else "stored run")
+        what = (f"stored {esc(run.get('mode', '?'))} run: {badge(run.get('verdict'))}" if run
+                else "stored run")
         figure_lines += [f"### {esc(display_name(cid, reg[cid]))}", "", what, "",
-                         f"```{{image}} _generated/figures/{cid}.png", f":alt: {cid} reproduction", ":width: 100%",
+                         f"```{{image}} _generated/figures/{cid}.png", f":alt: {cid} reproduction",
+                         ":width: 100%",
                          "```", ""]
     # (included from docs/figures.md: paths relative to docs/)
     write("fragments/reproductions.md", "\n".join(figure_lines) or "No stored reproductions.\n")
@@ -475,18 +509,22 @@ def generate(app) -> None:
         write(f"notebooks/{nb.name}", nb.read_bytes())
     mode_nb = app.config.nb_execution_mode
     write("fragments/notebooks-run.md",
-          (f"The notebooks were executed with the code this site documents (myst-nb, `nb_execution_mode = "
-           f"\"{mode_nb}\"`, at most {app.config.nb_execution_timeout} s per cell): by the test suite, whose "
-           "executions are kept in a store named by a digest of the packages' code, or by this build where the "
-           "store had none; every output below comes from that run." if mode_nb != "off" else
-           "**This build did not execute the notebooks** (`nb_execution_mode = \"off\"`): only their code and text "
-           "are shown. The full build (`python -m sphinx -W -b html docs docs/_build/html`) executes them.") + "\n")
+          (f"The notebooks were executed with the code this site documents (myst-nb, "
+           f"`nb_execution_mode = \"{mode_nb}\"`, at most {app.config.nb_execution_timeout} s per "
+           f"cell): by the test suite, whose "
+           "executions are kept in a store named by a digest of the packages' code, or by this "
+           "build where the store had none; every output below comes from that run." if mode_nb
+           != "off" else
+           "**This build did not execute the notebooks** (`nb_execution_mode = \"off\"`): only "
+           "their code and text are shown. The full build (`python -m sphinx -W -b html docs "
+           "docs/_build/html`) executes them.") + "\n")
     write.prune()
 
 
 # ----------------------------------------------------------------------------- MathJax, offline
 #: the parts of MathJax 3 (es5) that the tex-mml-chtml component loads, and nothing else
-MATHJAX_KEEP = ("tex-mml-chtml.js", "input/tex/extensions", "input/mml", "output/chtml", "a11y", "ui", "sre",
+MATHJAX_KEEP = ("tex-mml-chtml.js", "input/tex/extensions", "input/mml", "output/chtml", "a11y",
+                "ui", "sre",
                 "adaptors")
 
 
@@ -520,7 +558,8 @@ def copy_mathjax(app, exc) -> None:
 
 def check_mathjax(app, config) -> None:
     if mathjax_source() is None:
-        logger.warning("MathJax not found: pip install django-static-mathjax (the docs extra)", type="mcsa",
+        logger.warning("MathJax not found: pip install django-static-mathjax (the docs extra)",
+                       type="mcsa",
                        subtype="mathjax")
 
 
@@ -566,6 +605,7 @@ def setup(app):
     app.connect("config-inited", check_mathjax)
     app.connect("builder-inited", generate)
     app.connect("build-finished", copy_mathjax)
-    app.connect("autodoc-process-docstring", function_docstring, priority=400)  # before napoleon (500)
+    # before napoleon (500)
+    app.connect("autodoc-process-docstring", function_docstring, priority=400)
     app.connect("autodoc-process-signature", function_signature)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

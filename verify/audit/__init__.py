@@ -18,7 +18,18 @@ from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
-from .engine import CACHE, EXACT, LOOSE, SEVERITY, STEPS, UNCHECKED, VALID, WRONG, Outcome, status_with_affected
+from .engine import (
+    CACHE,
+    EXACT,
+    LOOSE,
+    SEVERITY,
+    STEPS,
+    UNCHECKED,
+    VALID,
+    WRONG,
+    Outcome,
+    status_with_affected,
+)
 
 
 def _closure(ids) -> list[str]:
@@ -87,7 +98,8 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     try:
         if workers > 1:  # workers that cannot start (a __main__ they cannot import): serially below
             _parallel(todo, workers, bar)
-        for i in todo:  # what is still missing, in this process (the outcomes do not depend on where)
+        # what is still missing, in this process (the outcomes do not depend on where)
+        for i in todo:
             if STEPS[i]._outcome is None:
                 STEPS[i].run()
                 bar.update(1)
@@ -135,13 +147,18 @@ def rows(claim: str | None = None, workers: int | None = None):
             continue
         o = s.run()
         st, aff = status_with_affected(s)
-        out.append({"id": s.id, "claim": s.claim, "seed": s.seed, "location": s.location, "lhs": s.lhs,
-                    "relation": s.relation, "rhs": s.rhs, "justification": s.justification, "status": st,
-                    "affected": aff, "statement": s.statement, "detail": o.detail, "method": o.method,
+        out.append({"id": s.id, "claim": s.claim, "seed": s.seed, "location": s.location,
+                    "lhs": s.lhs,
+                    "relation": s.relation, "rhs": s.rhs, "justification": s.justification,
+                    "status": st,
+                    "affected": aff, "statement": s.statement, "detail": o.detail,
+                    "method": o.method,
                     "counterexample": o.counterexample, "correction": o.correction, "gap": o.gap,
                     "depends": list(s.depends), "reading": s.reading, "instances": o.instances,
-                    "established_by": o.established_by, "evaluations": o.evaluations, "best_ratio": o.best_ratio,
-                    "regimes": o.regimes, "closest": o.closest, "correction_status": o.correction_status,
+                    "established_by": o.established_by, "evaluations": o.evaluations,
+                    "best_ratio": o.best_ratio,
+                    "regimes": o.regimes, "closest": o.closest,
+                    "correction_status": o.correction_status,
                     **_severity(s.id, st)})
     return out
 
@@ -151,7 +168,8 @@ def _severity(step_id: str, status: str) -> dict:
     from ..severity import fields
 
     f = fields("steps", step_id, status)
-    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
+                                  "certificate")}
 
 
 def claim_statuses() -> dict[str, str]:
@@ -168,7 +186,8 @@ def claim_statuses() -> dict[str, str]:
                  if any(r["status"] == s for r in rs)]
         label = "clean" if worst in (EXACT, VALID) else ", ".join(parts)
         if survives is not None:
-            read_as = sorted({r["reading"] for r in stmt if r["status"] not in (EXACT, VALID) and r["reading"]})
+            read_as = sorted({r["reading"] for r in stmt if r["status"] not in (EXACT, VALID)
+                              and r["reading"]})
             label += "; statement " + ("survives" if survives else "fails") + (
                 f" (read as: {'; '.join(read_as)})" if read_as and not survives else "")
         out[c] = label
@@ -187,7 +206,8 @@ def statement_readings() -> dict[str, dict[str, str]]:
         if not r["statement"]:
             continue
         d = out.setdefault(r["claim"], {})
-        v = "fails" if r["status"] in (WRONG, LOOSE) else "survives" if r["status"] in (EXACT, VALID) else "unchecked"
+        v = ("fails" if r["status"] in (WRONG, LOOSE) else "survives"
+             if r["status"] in (EXACT, VALID) else "unchecked")
         prev = d.get(r["reading"])
         order = {"fails": 2, "unchecked": 1, "survives": 0}
         if prev is None or order[v] > order[prev]:
@@ -213,7 +233,8 @@ def audit_document() -> dict:
     claims = {}
     for cid in sorted(set(labels) | set(fin)):
         st = fin.get(cid)
-        claims[cid] = {"audit": labels.get(cid, "no proof in its document"), "statement": stm.get(cid, {}),
+        claims[cid] = {"audit": labels.get(cid, "no proof in its document"),
+                       "statement": stm.get(cid, {}),
                        "final_status": st.status if st else None,
                        "failing_readings": list(st.failing) if st else [],
                        "degenerate_readings": list(st.degenerate) if st else [],
@@ -222,10 +243,12 @@ def audit_document() -> dict:
                        **_claim_severity(cid, st.status if st else None)}
     steps = {r["id"]: {"claim": r["claim"], "status": r["status"], "statement": r["statement"],
                        "affected": r["affected"], "method": r["method"],
-                       "instances": r["instances"], "reading": r["reading"], "established_by": r["established_by"],
+                       "instances": r["instances"], "reading": r["reading"],
+                       "established_by": r["established_by"],
                        "evaluations": r["evaluations"], "best_ratio": r["best_ratio"],
                        "severity": r["severity"], "severity_reason": r["severity_reason"],
-                       "severity_quote": r["severity_quote"], "see": r["see"], "certificate": r["certificate"],
+                       "severity_quote": r["severity_quote"], "see": r["see"],
+                       "certificate": r["certificate"],
                        "digest": STEPS[r["id"]].digest, "outcome": STEPS[r["id"]].run().to_json()}
              for r in rows()}
     return {"claims": claims, "steps": steps}
@@ -235,7 +258,8 @@ def _claim_severity(cid: str, status: str | None) -> dict:
     from ..severity import fields
 
     f = fields("claims", cid, status) if status is not None else {}
-    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see", "certificate")}
+    return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
+                                  "certificate")}
 
 
 def _num(v):
@@ -260,7 +284,8 @@ def table_text(rs, width: int | None = None) -> str:
     w = max(len(r["id"]) for r in rs)
     details = []
     for r in rs:
-        d = [f"{r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]", f"-> {r['detail']}"]
+        d = [f"{r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]",
+             f"-> {r['detail']}"]
         if r.get("severity"):
             from ..severity import reason_line
 
@@ -278,7 +303,8 @@ def table_text(rs, width: int | None = None) -> str:
     lines = []
     for r, d in zip(rs, details):
         flag = " (affected)" if r["affected"] else ""
-        lines.append(f"{r['id']:<{pad}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  "
+        lines.append(
+            f"{r['id']:<{pad}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  "
                      f"[{r['method']}]")
         lines += [f"{'':<{pad}}    {line}" for line in d]
     return "\n".join(lines)
@@ -321,27 +347,30 @@ def errata_markdown() -> str:
            "",
            "Generated by `python -m verify audit --write` from the step table of `verify/audit/`; "
            "`tests/test_audit.py` fails when this file differs from what the audit produces now. "
-           "Statuses: **wrong** = a counterexample exists; **loose** = printed as `=` but only an inequality holds. "
-           "A step marked *affected* depends on a wrong step. A computed step is called exact or valid only when a "
-           "proof settles it (sympy on the domain, or exactness over a complete finite class) or when it survives "
-           "the adversarial search: a derandomized Hypothesis search with shrinking, then differential evolution "
-           "and Nelder-Mead maximising lhs/rhs over the step's whole domain and its extreme regimes (finite pi, q on "
-           "2 to 8 states with atoms, w* -> 1 and w* -> infinity, q = pi; N, k, t at both ends of their ranges); "
-           "**Established by** gives the evidence (evaluations, the largest lhs/rhs reached, the regimes). "
-           "A correction is searched the same way; one that the search breaks is withdrawn. "
-           "A statement step marked with a **Reading** fails only under that reading of the claim (see the final "
-           "statuses at the end).",
+           "Statuses: **wrong** = a counterexample exists; **loose** = printed as `=` but only an "
+           "inequality holds. A step marked *affected* depends on a wrong step. A computed step is "
+           "called exact or valid only when a proof settles it (sympy on the domain, or exactness "
+           "over a complete finite class) or when it survives the adversarial search: a "
+           "derandomized Hypothesis search with shrinking, then differential evolution and "
+           "Nelder-Mead maximising lhs/rhs over the step's whole domain and its extreme regimes "
+           "(finite pi, q on 2 to 8 states with atoms, w* -> 1 and w* -> infinity, q = pi; N, k, t "
+           "at both ends of their ranges); **Established by** gives the evidence (evaluations, the "
+           "largest lhs/rhs reached, the regimes). A correction is searched the same way; one that "
+           "the search breaks is withdrawn. A statement step marked with a **Reading** fails only "
+           "under that reading of the claim (see the final statuses at the end).",
            "",
            f"{len(rs)} steps audited: " + ", ".join(f"{sum(r['status'] == s for r in rs)} {s}"
-                                                     for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED))
-           + f"; {sum(r['method'] == 'reading' for r in rs)} of them settled by reading (definitions, "
+                                                     for s in (EXACT, VALID, LOOSE, WRONG,
+                                                               UNCHECKED))
+           + f"; {sum(r['method'] == 'reading' for r in rs)} of them settled by reading "
+             f"(definitions, "
              "substitutions, steps whose consequence another step computes), the rest computed.",
            ""]
     statuses = claim_statuses()
     from ..severity import MEANING, SEVERITIES, count_text, order_key, reason_line
 
-    out += ["Findings by severity (the referee's judgement, `verify/documents/*/severity.json`; docs/methods.md "
-            "gives the five severities and the six reading rules): "
+    out += ["Findings by severity (the referee's judgement, `verify/documents/*/severity.json`; "
+            "docs/methods.md gives the five severities and the six reading rules): "
             + count_text(r["severity"] for r in bad) + ".", ""]
     docs = documents(r["seed"] for r in bad)  # the bibliography's order, then users' documents
     for doc in docs:
@@ -359,16 +388,22 @@ def errata_markdown() -> str:
                 continue
             out += [f"### {citation(doc, full=True)}", ""]
             for r in group:
-                out.append(f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
+                out.append(
+                    f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
                            f"{sev or 'no severity'}")
                 out.append("")
                 if sev:
-                    # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as text
-                    out.append("- **Severity:** " + reason_line(r).replace("[", r"\[").replace("]", r"\]"))
+                    # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as
+                    # text
+                    out.append("- **Severity:** "
+                               + reason_line(r).replace("[", r"\[").replace("]", r"\]"))
                 out.append(f"- **Certificate:** `{r['certificate']}`"
                            if r["certificate"] else "- **Certificate:** none")
-                out.append(f"- **Where:** {r['location']} (claim `{r['claim']}`: {statuses.get(r['claim'], '')})")
-                out.append(f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
+                out.append(
+                    f"- **Where:** {r['location']} (claim `{r['claim']}`: "
+                    f"{statuses.get(r['claim'], '')})")
+                out.append(
+                    f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
                            f"{r['justification']}")
                 out.append(f"- **Finding:** {r['detail']}")
                 if r["counterexample"]:
@@ -384,42 +419,51 @@ def errata_markdown() -> str:
                     out.append(f"- **Correction checked:** {r['correction_status']}")
                 out.append("")
     out += ["## Final status of every claim", "",
-            "From `verify.decide.final_status`, the one function every summary uses (`python -m verify all`, "
-            "`python -m verify list`, docs/verdicts.json, docs/audit.json and this file): a claim is **violated** "
-            "only when it fails under every reasonable reading; **depends on reading** names the readings that "
-            "fail. A reading fails when its checks (docs/verdicts.json) fail or when the audit finds its printed "
-            "statement wrong.", "",
-            "| claim | final status | severity | failing readings | audit |", "|---|---|---|---|---|"]
+            "From `verify.decide.final_status`, the one function every summary uses (`python -m "
+            "verify all`, `python -m verify list`, docs/verdicts.json, docs/audit.json and this "
+            "file): a claim is **violated** only when it fails under every reasonable reading; "
+            "**depends on reading** names the readings that fail. A reading fails when its checks "
+            "(docs/verdicts.json) fail or when the audit finds its printed statement wrong.", "",
+            "| claim | final status | severity | failing readings | audit |",
+            "|---|---|---|---|---|"]
     from ..severity import fields as _fields
 
     fins = final_statuses()
     sev_of = {cid: _fields("claims", cid, st.status) for cid, st in fins.items()}
     for cid, st in sorted(fins.items(),
-                          key=lambda kv: (kv[1].status == "holds", order_key(sev_of[kv[0]].get("severity")))):
+                          key=lambda kv: (kv[1].status == "holds",
+                                          order_key(sev_of[kv[0]].get("severity")))):
         fail = "; ".join(st.failing) or "—"
         extra = "".join(f" ({what}: {'; '.join(names)})" for what, names in
-                        (("degenerate, excluded", st.degenerate), ("ruled out by the document", st.ruled_out),
-                         ("fails only read strictly; the hedged reading holds", st.strict_only)) if names)
+                        (("degenerate, excluded", st.degenerate),
+                         ("ruled out by the document", st.ruled_out),
+                         ("fails only read strictly; the hedged reading holds",
+                          st.strict_only)) if names)
         sev = sev_of[cid]
         sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
                                         if sev.get("certificate") else "")) if sev else "—"
-        cells = (f"`{cid}`", st.status, sev_text, fail + extra, statuses.get(cid, "no proof in its document"))
+        cells = (f"`{cid}`", st.status, sev_text, fail + extra,
+                 statuses.get(cid, "no proof in its document"))
         out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
     out += ["", "## How each step was established", "",
-            "**proof**: sympy decides the relation on its domain, or it is exact over a complete finite class; "
-            "**search**: it survived the adversarial search (evaluations of the relation, the largest lhs/rhs "
-            "reached with the sides oriented so that a ratio above 1 would break it, and the number of optimiser "
-            "runs, one per regime); **counterexample**: an exact instance breaks it; **definition**: the line "
-            "restates a definition; **reading**: settled by reading (a substitution, or a cited result whose "
-            "consequence another step computes).", "",
+            "**proof**: sympy decides the relation on its domain, or it is exact over a complete "
+            "finite class; **search**: it survived the adversarial search (evaluations of the "
+            "relation, the largest lhs/rhs reached with the sides oriented so that a ratio above 1 "
+            "would break it, and the number of optimiser runs, one per regime); "
+            "**counterexample**: an exact instance breaks it; **definition**: the line restates a "
+            "definition; **reading**: settled by reading (a substitution, or a cited result whose "
+            "consequence another step computes).",
+            "",
             "Counts: " + ", ".join(f"{sum(r['established_by'] == e for r in rs)} {e}"
-                                    for e in ESTABLISHED if any(r['established_by'] == e for r in rs)) + ".", "",
-            "| step | status | established by | evaluations | largest lhs/rhs | regimes |", "|---|---|---|---|---|---|"]
+                                    for e in ESTABLISHED
+                                    if any(r['established_by'] == e for r in rs)) + ".", "",
+            "| step | status | established by | evaluations | largest lhs/rhs | regimes |",
+            "|---|---|---|---|---|---|"]
     for r in rs:
         regs = len(r["regimes"]) if r["regimes"] else "—"
         out.append(f"| `{r['id']}` | {r['status']} | {r['established_by'] or '—'} | "
-                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | {_num_or_dash(r['best_ratio'])} | "
-                   f"{regs} |")
+                   f"{r['evaluations'] if r['evaluations'] is not None else '—'} | "
+                   f"{_num_or_dash(r['best_ratio'])} | {regs} |")
     out.append("")
     return "\n".join(out)
 
@@ -435,10 +479,12 @@ def _evidence(r) -> str:
     e = r["established_by"] or "not established"
     if e == "search" or r["evaluations"]:
         regs = "; ".join(g["regime"] for g in (r["regimes"] or []))
-        return (f"{e}: {r['evaluations']} adversarial evaluations, largest lhs/rhs {_num_or_dash(r['best_ratio'])}"
-                f"{'; regimes: ' + regs if regs else ''} ({r['instances']} instances in all, {r['method']})")
+        return (f"{e}: {r['evaluations']} adversarial evaluations, largest lhs/rhs "
+                f"{_num_or_dash(r['best_ratio'])}{'; regimes: ' + regs if regs else ''} "
+                f"({r['instances']} instances in all, {r['method']})")
     if r["instances"] is None:
-        return f"{e} (no computed instances)" if r["method"] == "reading" else f"{e} (method {r['method']})"
+        return (f"{e} (no computed "
+                f"instances)") if r["method"] == "reading" else f"{e} (method {r['method']})"
     return f"{e}: {r['instances']} instances ({r['method']})"
 
 
@@ -446,38 +492,43 @@ def cmd_audit(argv):
     from mcsa_cli import Parser as _Parser, UsageError
 
     ap = _Parser(prog="python -m verify audit", description=(
-        "Step-by-step audit of the documents' proofs: each displayed step is checked (sympy, 50-digit evaluation, "
-        "Hypothesis search, exact finite-state or Gaussian instances) and gets a status: exact, valid, loose "
-        "(printed '=' but only an inequality holds), wrong (with a counterexample and the correction) or unchecked."))
+        "Step-by-step audit of the documents' proofs: each displayed step is checked (sympy, "
+        "50-digit evaluation, Hypothesis search, exact finite-state or Gaussian instances) and "
+        "gets a status: exact, valid, loose (printed '=' but only an inequality holds), wrong "
+        "(with a counterexample and the correction) or unchecked."))
     ap.add_argument("claim", nargs="?", help="one claim (default: all)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true")
     g.add_argument("--markdown", action="store_true", help="a Markdown table")
     g.add_argument("--errata", action="store_true", help="print docs/ERRATA.md as generated now")
     g.add_argument("--write", action="store_true",
-                   help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout only); steps "
-                        "whose code is unchanged keep their stored outcome, the others are recomputed")
+                   help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout "
+                        "only); steps whose code is unchanged keep their stored outcome, the "
+                        "others are recomputed")
     ap.add_argument("--no-cache", action="store_true",
-                    help="recompute every step (default: read each step's stored outcome while the digest of the "
-                         "code it depends on is unchanged; see docs/methods.md)")
+                    help="recompute every step (default: read each step's stored outcome while the "
+                         "digest of the code it depends on is unchanged; see docs/methods.md)")
     from mcsa_cli import add_wide
 
     add_wide(ap)
     ap.add_argument("--workers", default=None, metavar="K",
-                    help="compute missing steps on K local processes (default: the number of CPUs); the outcomes "
-                         "do not depend on it")
+                    help="compute missing steps on K local processes (default: the number of "
+                         "CPUs); the outcomes do not depend on it")
     a = ap.parse_args(argv)
     from mcsa_cli import number
 
-    workers = None if a.workers is None else number("--workers", a.workers, integer=True, lo=1, hi=256)
+    workers = (None if a.workers is None else number("--workers", a.workers, integer=True, lo=1,
+                                                     hi=256))
     if a.no_cache:
         CACHE["read"] = False
     if a.write:
         from ..resources import data_file, writable
 
-        errata, adoc = writable("docs/ERRATA.md"), data_file(AUDIT_DOC)  # refused from an installed package
+        # refused from an installed package
+        errata, adoc = writable("docs/ERRATA.md"), data_file(AUDIT_DOC)
         n = ensure(None, workers)
-        # not sort_keys: a counterexample's point keeps the order its check gave (the errata print it so)
+        # not sort_keys: a counterexample's point keeps the order its check gave (the errata print
+        # it so)
         text, doc = errata_markdown(), dumps(audit_document(), indent=1) + "\n"
         atomic_write(errata, text)
         atomic_write(adoc, doc)
@@ -489,27 +540,34 @@ def cmd_audit(argv):
 
         if a.claim in bounds.ids():
             raise UsageError(f"{a.claim} has no proof to audit in its document")
-        raise UsageError(f"unknown claim {a.claim!r}; audited: {', '.join(sorted({s.claim for s in STEPS.values()}))}")
+        raise UsageError(
+            f"unknown claim {a.claim!r}; audited: "
+            f"{', '.join(sorted({s.claim for s in STEPS.values()}))}")
     ensure(a.claim or None, workers)
     if a.errata:
         print(errata_markdown(), end="")
         return 0
     rs = rows(a.claim)
     if a.json:
-        print(dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]}, default=str))
+        print(dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]},
+                    default=str))
     elif a.markdown:
         print(markdown(rs))
     else:
         from mcsa_cli import terminal_width, wrap
 
         print(wrap(table_text(rs, None if a.wide else terminal_width()), wide=a.wide, indent="  "))
-        counts = {s: sum(r["status"] == s for r in rs) for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
+        counts = {s: sum(r["status"] == s for r in rs)
+                  for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
         from ..severity import count_text
 
-        print(wrap(f"\nseverity of the {sum(r['status'] in (WRONG, LOOSE) for r in rs)} wrong/loose steps: "
-                   + count_text(r.get("severity") for r in rs if r["status"] in (WRONG, LOOSE)) + ".", wide=a.wide))
-        print(wrap("\n" + ", ".join(f"{v} {k}" for k, v in counts.items()) + f" of {len(rs)} steps; "
+        print(wrap(f"\nseverity of the {sum(r['status'] in (WRONG, LOOSE) for r in rs)} "
+                   f"wrong/loose steps: "
+                   + count_text(r.get("severity") for r in rs if r["status"] in (WRONG, LOOSE))
+                   + ".", wide=a.wide))
+        print(wrap("\n" + ", ".join(f"{v} {k}" for k,
+                                    v in counts.items()) + f" of {len(rs)} steps; "
                    f"{sum(r['affected'] for r in rs)} affected by a wrong step. Established by: "
                    + ", ".join(f"{v} {k}" for k, v in how.items() if v) + ".", wide=a.wide))
     return 0
@@ -517,4 +575,5 @@ def cmd_audit(argv):
 
 from .._callable import callable_module  # noqa: E402
 
-callable_module(__name__, rows)  # verify.audit(claim) gives the steps, also once this package is imported
+# verify.audit(claim) gives the steps, also once this package is imported
+callable_module(__name__, rows)

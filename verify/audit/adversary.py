@@ -61,7 +61,9 @@ class _Box:
 
 @dataclass(frozen=True)
 class Real(_Box):
-    """A real parameter on [lo, hi] (log scale when ``log``), e.g. ``Real(1, 1e12, log=True)`` for w*."""
+    """A real parameter on [lo, hi] (log scale when ``log``), e.g. ``Real(1, 1e12, log=True)`` for
+    w*.
+    """
 
     integer = False
 
@@ -80,7 +82,9 @@ class Real(_Box):
 
 @dataclass(frozen=True)
 class Int(_Box):
-    """An integer parameter on [lo, hi] (log scale when ``log``), e.g. ``Int(2, 10**4, log=True)`` for N."""
+    """An integer parameter on [lo, hi] (log scale when ``log``), e.g. ``Int(2, 10**4, log=True)``
+    for N.
+    """
 
     integer = True
 
@@ -163,7 +167,9 @@ class Pairs(Kind):
     configs = (3, 8, 2, 5)
     regimes = (Regime("interior", "logits in [-4, 4]"),
                Regime("atoms", "pi with atoms down to 1e-11 (logits of pi in [-25, 4])"),
-               Regime("w* -> inf", "q with masses down to 1e-11 where pi is not small (logits of q in [-25, 4])"),
+               Regime("w* -> inf",
+                      "q with masses down to 1e-11 where pi is not small (logits of q in [-25, "
+                      "4])"),
                Regime("q near pi", "q = pi perturbed by logits in [-1e-3, 1e-3] (w* -> 1)"),
                Regime("q = pi", "q equal to pi (w* = 1)"))
 
@@ -188,8 +194,8 @@ class Pairs(Kind):
 
 
 class PairsWith(Pairs):
-    """Finite (pi, q) of the ``pairs`` kind (same regimes and sizes) and a third vector v on the same
-    M states, described under ``key``: ``"unit"`` maps its coordinates to [-1, 1] (a score or a
+    """Finite (pi, q) of the ``pairs`` kind (same regimes and sizes) and a third vector v on the
+    same M states, described under ``key``: ``"unit"`` maps its coordinates to [-1, 1] (a score or a
     test function), ``"law"`` to a probability vector (softmax of logits in [-4, 4])."""
 
     def __init__(self, name: str, key: str, kind: str, text: str):
@@ -244,7 +250,8 @@ class Products(Kind):
     name = "products"
     text = "two families of N = 2..4 laws on M = 2..4 points"
     configs = ((2, 2), (3, 3), (4, 2), (2, 4))
-    regimes = (Regime("interior", "logits in [-4, 4]"), Regime("atoms", "masses down to 1e-11 (logits in [-25, 4])"))
+    regimes = (Regime("interior", "logits in [-4, 4]"),
+               Regime("atoms", "masses down to 1e-11 (logits in [-25, 4])"))
 
     def dim(self, config, regime):
         M, N = config
@@ -262,7 +269,9 @@ class Products(Kind):
 
 
 def _rotation(v, d):
-    """An orthogonal d x d matrix from d(d-1)/2 numbers in [0, 1] (Cayley transform of a skew matrix)."""
+    """An orthogonal d x d matrix from d(d-1)/2 numbers in [0, 1] (Cayley transform of a skew
+    matrix).
+    """
     A = np.zeros((d, d))
     iu = np.triu_indices(d, 1)
     A[iu] = (2 * np.asarray(v, float) - 1) * 3
@@ -308,7 +317,8 @@ def register_kind(kind: Kind) -> None:
 class _State:
     def __init__(self):
         self.override: dict | None = None  # name -> the searched value
-        self.requested: dict | None = None  # name -> ("kind", Kind) | ("free", domain), recorded in discovery
+        # name -> ("kind", Kind) | ("free", domain), recorded in discovery
+        self.requested: dict | None = None
 
 
 _S = _State()
@@ -422,7 +432,8 @@ def plan(variables: dict) -> list[Run]:
                 if cfg == k.configs[0] or reg.name == "interior" or cfg == max(k.configs, key=_size):
                     if cfg == k.configs[0] and reg.name == "interior":
                         continue  # the whole-domain run
-                    runs.append(Run(f"{n}: {reg.name}, {_cfg_text(k, cfg)}", {**base_cfg, n: cfg}, {n: reg.name}))
+                    runs.append(Run(f"{n}: {reg.name}, {_cfg_text(k, cfg)}", {**base_cfg, n: cfg},
+                                    {n: reg.name}))
     for n, dom in scal.items():
         for reg, _ in _scalar_regimes(dom):
             runs.append(Run(f"{n}: {reg} end {_end_text(dom, reg)}", dict(base_cfg), {n: reg}))
@@ -473,7 +484,8 @@ class SearchResult:
 #: a violation that the search (not a fixed instance) finds counts only when its relative margin
 #: |lhs - rhs| / max(|lhs|, |rhs|, scale) exceeds this: float64 checks at the extreme regimes
 #: (atoms of mass 1e-11, condition numbers of 1e12) carry rounding errors up to about this size.
-#: ``scale`` is the magnitude a residual is relative to (a row's 4th element; without it the margin is
+#: ``scale`` is the magnitude a residual is relative to (a row's 4th element; without it the margin
+#is
 #: relative to the larger side, so a residual compared with 0 must give its scale to be judged).
 DECISIVE = 1e-6
 
@@ -523,7 +535,8 @@ def describe_point(variables, point) -> dict:
     return out
 
 
-def search(check: Callable, variables: dict, budget: int, key: str, score_of: Callable) -> SearchResult:
+def search(check: Callable, variables: dict, budget: int, key: str,
+           score_of: Callable) -> SearchResult:
     """Maximise ``score_of(check())`` over the variables' domains with ``budget`` evaluations.
 
     ``score_of(outcome)`` gives ``(score, ratio, row, failed)``: the outcome's largest row
@@ -531,7 +544,8 @@ def search(check: Callable, variables: dict, budget: int, key: str, score_of: Ca
     may be ``"unresolved"``: a violation within the numerical resolution, counted and passed
     over (see :data:`DECISIVE`)."""
 
-    prev_rec, _S.requested = _S.requested, None  # a search inside a check's discovery run records nothing
+    # a search inside a check's discovery run records nothing
+    prev_rec, _S.requested = _S.requested, None
     try:
         return _search(check, variables, budget, key, score_of)
     finally:
@@ -544,13 +558,16 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
     runs = plan(variables)
     per_run = max(24, budget // max(1, len(runs)))
     rng = np.random.default_rng(seed_of(key))
-    state = {"n": 0, "err": 0, "best": -math.inf, "ratio": None, "point": None, "row": None, "found": None,
-             "run_best": -math.inf, "run_ratio": None, "run_n": 0, "cap": 0, "unresolved": 0, "unresolved_at": None}
+    state = {"n": 0, "err": 0, "best": -math.inf, "ratio": None, "point": None, "row": None,
+             "found": None,
+             "run_best": -math.inf, "run_ratio": None, "run_n": 0, "cap": 0, "unresolved": 0,
+             "unresolved_at": None}
     regimes = []
 
     def f(u, decode):
         if state["run_n"] >= state["cap"]:
-            return 1e6  # the run's budget is spent (DE finishes its generation; never its best point)
+            # the run's budget is spent (DE finishes its generation; never its best point)
+            return 1e6
         state["n"] += 1
         state["run_n"] += 1
         point = decode(u)
@@ -558,7 +575,8 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
             with overriding(point), np.errstate(all="ignore"):
                 o = check()
             s, ratio, row, failed = score_of(o)
-        except (ArithmeticError, ValueError, np.linalg.LinAlgError, TypeError, IndexError) as e:  # off the domain
+        # off the domain
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError, TypeError, IndexError) as e:
             state["err"] += 1
             del e
             return 1e6
@@ -590,21 +608,25 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
         pop = max(5, min(15, per_run // (4 * dim)))  # scipy's popsize multiplies the dimension
         gens = max(1, (int(per_run * 0.75) // (pop * dim)) - 1)
         try:
-            res = differential_evolution(f, [(0.0, 1.0)] * dim, args=(decode,), maxiter=gens, popsize=pop, tol=0.0,
+            res = differential_evolution(f, [(0.0, 1.0)] * dim, args=(decode,), maxiter=gens,
+                                         popsize=pop, tol=0.0,
                                          atol=0.0, polish=False, init="latinhypercube",
                                          **{_rng_keyword(): np.random.default_rng(rng.integers(2 ** 63))})
             left = per_run - state["run_n"]
             if left > 4:
                 x0 = np.clip(res.x, 0, 1)
                 minimize(lambda u: f(np.clip(u, 0, 1), decode), x0, method="Nelder-Mead",
-                         options={"maxfev": left, "xatol": 1e-9, "fatol": 0.0, "initial_simplex": _simplex(x0)})
+                         options={"maxfev": left, "xatol": 1e-9, "fatol": 0.0,
+                                  "initial_simplex": _simplex(x0)})
         except _Stop:
-            regimes.append({"regime": run.label, "evaluations": state["run_n"], "best_ratio": None, "violated": True})
+            regimes.append({"regime": run.label, "evaluations": state["run_n"], "best_ratio": None,
+                            "violated": True})
             break
         regimes.append({"regime": run.label, "evaluations": state["run_n"],
                         "best_ratio": _finite(state["run_ratio"]), "violated": False})
     found = state["found"]
-    return SearchResult(state["n"], state["err"], state["best"], _finite(state["ratio"]), state["point"], state["row"],
+    return SearchResult(state["n"], state["err"], state["best"], _finite(state["ratio"]),
+                        state["point"], state["row"],
                         found, regimes, state["unresolved"], state["unresolved_at"])
 
 

@@ -110,7 +110,8 @@ def _walk(obj, roots, seen: set, parts: list) -> None:
 
 
 def _walk_value(val, roots, seen, parts) -> None:
-    if isinstance(val, (types.FunctionType, types.ModuleType, type, functools.partial, types.MethodType)) \
+    if isinstance(val, (types.FunctionType, types.ModuleType, type, functools.partial,
+                        types.MethodType)) \
             or isinstance(getattr(val, "__wrapped__", None), types.FunctionType):
         _walk(val, roots, seen, parts)
     elif isinstance(val, (int, float, str, bool, type(None))):
@@ -206,7 +207,8 @@ def packaged() -> dict:
     from ..docio import AUDIT_DOC, load_doc
 
     steps = load_doc(AUDIT_DOC).get("steps", {})
-    return {k: v for k, v in steps.items() if isinstance(v, dict) and "digest" in v and "outcome" in v}
+    return {k: v for k, v in steps.items() if isinstance(v, dict) and "digest" in v
+            and "outcome" in v}
 
 
 def user_dir() -> Path | None:

@@ -58,7 +58,9 @@ import sympy as sp
 from ..hypothesis_tools import hypothesis_without_local_constants
 from ..model import TextEnum
 from . import adversary
-from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401  (re-exported for the proofs)
+
+# re-exported for the proofs
+from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401
 
 
 class StepStatus(TextEnum):
@@ -87,14 +89,20 @@ class Outcome:
     correction: str | None = None
     gap: str | None = None
     method: str = ""
-    instances: int | None = None  # how many instances (points, exact cases, examples) the check survived or tried
-    established_by: str = ""  # proof | search | counterexample | definition | reading | instances | "" (unchecked)
+    # how many instances (points, exact cases, examples) the check survived or tried
+    instances: int | None = None
+    # proof | search | counterexample | definition | reading | instances | "" (unchecked)
+    established_by: str = ""
     evaluations: int | None = None  # adversarial search: evaluations of the relation
-    best_ratio: float | None = None  # the largest oriented lhs/rhs reached (> 1 breaks the relation)
-    regimes: list | None = None  # adversarial search: [{"regime", "evaluations", "best_ratio", "violated"}]
+    # the largest oriented lhs/rhs reached (> 1 breaks the relation)
+    best_ratio: float | None = None
+    # adversarial search: [{"regime", "evaluations", "best_ratio", "violated"}]
+    regimes: list | None = None
     closest: dict | None = None  # where the search came closest: {"at", "lhs", "rhs"}
-    correction_status: str | None = None  # the correction's own check: "survived search ..." / "withdrawn ..."
-    score: float | None = field(default=None, repr=False, compare=False)  # largest row score (transient)
+    # the correction's own check: "survived search ..." / "withdrawn ..."
+    correction_status: str | None = None
+    # largest row score (transient)
+    score: float | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
@@ -129,16 +137,21 @@ class Step:
     depends: tuple[str, ...] = ()
     expect: str = ""  # the audit's recorded status (tests pin it)
     statement: bool = False  # the claim's final statement
-    reading: str = ""  # the reading option (verify.model.Reading.name) the statement is read under; "" = all
-    search_examples: int | None = None  # Hypothesis examples when searched (default SEARCH_EXAMPLES)
+    # the reading option (verify.model.Reading.name) the statement is read under; "" = all
+    reading: str = ""
+    # Hypothesis examples when searched (default SEARCH_EXAMPLES)
+    search_examples: int | None = None
     search_budget: int | None = None  # adversarial evaluations (default SEARCH_BUDGET / SYM_BUDGET)
-    corrected: Callable[[], Outcome] | None = None  # a check of the correction, searched like the step
+    # a check of the correction, searched like the step
+    corrected: Callable[[], Outcome] | None = None
     _outcome: Outcome | None = field(default=None, repr=False)
     _digest: str | None = field(default=None, repr=False)
 
     @property
     def digest(self) -> str:
-        """Digest of the code this step's outcome depends on (:func:`verify.audit.cache.step_digest`)."""
+        """Digest of the code this step's outcome depends on
+        (:func:`verify.audit.cache.step_digest`).
+        """
         if self._digest is None:
             from .cache import step_digest
 
@@ -149,12 +162,15 @@ class Step:
         """Run the check and its searches now (no cache)."""
         o = searched_run(self.check, self.search_examples, self.search_budget, key=self.id)
         if self.corrected is not None and o.correction is not None:
-            c = searched_run(self.corrected, self.search_examples, self.search_budget, key=self.id + "/corrected")
+            c = searched_run(self.corrected, self.search_examples, self.search_budget,
+                             key=self.id + "/corrected")
             o = _judge_correction(o, c)
         return Outcome.from_json(o.to_json())  # what the cache gives back, to the last bit
 
     def run(self) -> Outcome:
-        """The outcome: from the cache when the stored digest matches, else computed (and cached)."""
+        """The outcome: from the cache when the stored digest matches, else computed (and
+        cached).
+        """
         if self._outcome is None:
             from . import cache
 
@@ -173,7 +189,9 @@ CACHE = {"read": True, "write": True}
 
 
 def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
-    """Attach the correction's check to the step's outcome; withdraw a correction the search breaks."""
+    """Attach the correction's check to the step's outcome; withdraw a correction the search
+    breaks.
+    """
     if c.status in (EXACT, VALID, LOOSE):
         how = {"proof": "proved", "search": "survived the adversarial search"}.get(c.established_by,
                                                                                  f"holds ({c.established_by})")
@@ -216,16 +234,19 @@ def _hyp_points(syms, domain, default, n, score):
         pass
 
     @settings(max_examples=n, database=None, derandomize=True, deadline=None, print_blob=False,
-              suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.target, Phase.shrink])
+              suppress_health_check=list(HealthCheck),
+              phases=[Phase.generate, Phase.target, Phase.shrink])
     @given(st.randoms(use_true_random=False))
     def probe(rng):
         count[0] += 1
         pt = {s: (domain[s](rng) if domain and s in domain else default(rng)) for s in syms}
-        pt = {s: (mpmath.mpf(v) if isinstance(v, int) else v) for s, v in pt.items()}  # 1/N at 50 digits, not float64
+        # 1/N at 50 digits, not float64
+        pt = {s: (mpmath.mpf(v) if isinstance(v, int) else v) for s, v in pt.items()}
         with mpmath.workdps(50):
             try:
                 v, is_bad = score(pt)
-            except (ZeroDivisionError, ValueError, TypeError):  # a pole of the printed expression: off the domain
+            # a pole of the printed expression: off the domain
+            except (ZeroDivisionError, ValueError, TypeError):
                 return
         if is_bad:
             bad.append(pt)
@@ -244,7 +265,8 @@ def _hyp_points(syms, domain, default, n, score):
     return best["v"], best["pt"], count[0], (bad[-1] if bad else None)
 
 
-#: adversarial evaluations per step (instance steps; a symbolic step's search is cheaper per evaluation)
+#: adversarial evaluations per step (instance steps; a symbolic step's search is cheaper per
+#evaluation)
 SEARCH_BUDGET = 1200
 SYM_BUDGET = 2000
 _CONTEXT = {"budget": None, "key": ""}
@@ -259,20 +281,23 @@ CONFIRM_DPS = 150
 def _confirm_dps(values) -> int:
     mags = [int(mpmath.mag(mpmath.mpf(v))) for v in values if v is not None and mpmath.mpf(v) != 0]
     span = (max(mags) - min(mags)) if mags else 0
-    return int(min(4000, CONFIRM_DPS + 0.31 * span + 2 * max((abs(m) for m in mags), default=0) * 0.31))
+    return int(min(4000, CONFIRM_DPS + 0.31 * span + 2 * max((abs(m) for m in mags),
+                                                             default=0) * 0.31))
 
 
 def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
     """Adversarial search of a symbolic relation: ``evaluate(point) -> (lhs, rhs)`` at 50 digits
     over the boxes of the symbols (``domain`` entries as :class:`Real`/:class:`Int`, or legacy
     draw functions whose box is inferred; ``default_box`` for the others)."""
-    boxes = {s: adversary.box_of(domain[s], s.name) if domain and s in domain else default_box for s in syms}
+    boxes = {s: adversary.box_of(domain[s], s.name) if domain and s in domain else default_box
+             for s in syms}
     variables = {s.name: ("free", boxes[s]) for s in syms}
 
     def probe():
         pt = {s: free(s.name, [None], boxes[s])[0] for s in syms}
         with mpmath.workdps(50):
-            vals = {s: mpmath.mpf(v) for s, v in pt.items()}  # an Int's value as mpf: 1/N, N**2/2 stay at 50 digits
+            # an Int's value as mpf: 1/N, N**2/2 stay at 50 digits
+            vals = {s: mpmath.mpf(v) for s, v in pt.items()}
             a, b = evaluate(vals)
         return pt, a, b
 
@@ -315,7 +340,8 @@ def _search_text(res, boxes=None) -> str:
     if res.best_ratio is not None:
         best = f"largest lhs/rhs {res.best_ratio:.6g}"
     elif res.best_row is not None:
-        best = (f"no row with both sides above the resolution; closest lhs = {res.best_row[1]:.6g}, rhs = "
+        best = (f"no row with both sides above the resolution; closest lhs = "
+                f"{res.best_row[1]:.6g}, rhs = "
             f"{res.best_row[2]:.6g}")
     else:
         best = "no evaluation on the domain"
@@ -323,7 +349,9 @@ def _search_text(res, boxes=None) -> str:
     if res.unresolved:
         row = res.unresolved_at[0] if res.unresolved_at else None
         at = f" (first: lhs {row[1]:.6g}, rhs {row[2]:.6g})" if row and row[1] is not None else ""
-        unres = (f"; {res.unresolved} apparent violations within the numerical resolution (relative margin below "
+        unres = (
+            f"; {res.unresolved} apparent violations within the numerical resolution (relative "
+            f"margin below "
                  f"{adversary.DECISIVE:g}) passed over{at}")
     return (f"adversarial search{dom}: {res.evaluations} evaluations in {len(res.regimes)} runs "
             f"(differential evolution + Nelder-Mead; regimes: {regs}); {best}{unres}")
@@ -359,7 +387,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     over the domain's boxes (``domain``: :class:`Real`/:class:`Int` per symbol, default
     [0.1, 5]); derandomized (``seed`` is kept for the call sites)."""
     diff = sp.simplify(sp.expand(lhs - rhs))
-    syms = sorted(lhs.free_symbols | rhs.free_symbols, key=lambda s: s.name) if symbols is None else list(symbols)
+    syms = sorted(lhs.free_symbols | rhs.free_symbols,
+                  key=lambda s: s.name) if symbols is None else list(symbols)
     fl = sp.lambdify(syms, lhs, "mpmath")
     fr = sp.lambdify(syms, rhs, "mpmath")
 
@@ -369,28 +398,35 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
 
     def score(pt):
         d = discrepancy(pt)
-        if d > rel_tol:  # confirmed at higher precision: cancellation of 50-digit terms is not a discrepancy
+        # confirmed at higher precision: cancellation of 50-digit terms is not a discrepancy
+        if d > rel_tol:
             with mpmath.workdps(_confirm_dps(pt.values())):
                 d = discrepancy(pt)
         return d, d > rel_tol
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.1, 5))  # noqa: E731
     proved = diff == 0
-    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n, score)
+    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n,
+                                        score)
     if bad is not None:
         with mpmath.workdps(50):
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
-        return Outcome(WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
-                              f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point "
-                              f"Hypothesis found and shrank",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+        return Outcome(
+            WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
+                              f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} "
+                              f"at a point Hypothesis found and shrank",
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()},
+                                       "lhs": float(a),
                                        "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     if proved:
-        return Outcome(EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to 50 digits",
+        return Outcome(
+            EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to "
+                   f"50 digits",
                        method="symbolic+hypothesis", instances=count, established_by="proof")
     if not syms:
-        return Outcome(EXACT, f"equal to 50 digits (no free symbol; sympy left {sp.sstr(diff)[:60]})",
+        return Outcome(
+            EXACT, f"equal to 50 digits (no free symbol; sympy left {sp.sstr(diff)[:60]})",
                        method="numeric", instances=1, established_by="proof")
     res, boxes = _sym_search(syms, domain, Real(0.1, 5.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "=",
@@ -398,13 +434,16 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     if res.found is not None:
         return _search_found(res, boxes, count, lambda a, b: f"differs: relative discrepancy "
                              f"{float(abs(a - b) / max(abs(a), abs(b))):.3g}")
-    o = Outcome(EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
-                       f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}", method="hypothesis+search",
+    o = Outcome(
+        EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
+                       f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}",
+                       method="hypothesis+search",
                 instances=count + res.evaluations, established_by="search")
     return _attach_search(o, res, boxes)
 
 
-def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None, n: int = 400,
+def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None,
+           n: int = 400,
            seed: int = 0, printed: str = "<=") -> Outcome:
     """Inequality lhs <= rhs: symbolic proof if sympy decides the sign of rhs - lhs (then
     also tested at PROOF_EXAMPLES points), else a Hypothesis search over ``n`` points of
@@ -415,39 +454,49 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
         eq = sym_equal(lhs, rhs, symbols, domain, n=min(n, 200), seed=seed)
         if eq.status == EXACT:
             return eq
-    syms = sorted(lhs.free_symbols | rhs.free_symbols, key=lambda s: s.name) if symbols is None else list(symbols)
+    syms = sorted(lhs.free_symbols | rhs.free_symbols,
+                  key=lambda s: s.name) if symbols is None else list(symbols)
     f = sp.lambdify(syms, d, "mpmath")
     proved = bool(d.is_nonnegative)
 
     def score(pt):
         v = f(*[pt[s] for s in syms])
-        if v < -mpmath.mpf(10) ** -30:  # confirmed at higher precision (cancellation of 50-digit terms)
+        # confirmed at higher precision (cancellation of 50-digit terms)
+        if v < -mpmath.mpf(10) ** -30:
             with mpmath.workdps(_confirm_dps(pt.values())):
                 v = f(*[pt[s] for s in syms])
         return -v, v < -mpmath.mpf(10) ** -30
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.01, 10))  # noqa: E731
-    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n, score)
+    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n,
+                                        score)
     fl, fr = sp.lambdify(syms, lhs, "mpmath"), sp.lambdify(syms, rhs, "mpmath")
     if bad is not None:
         with mpmath.workdps(50):
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
             v = f(*[bad[s] for s in syms])
-        return Outcome(WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
+        return Outcome(
+            WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
                               f"{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()}, "lhs": float(a),
+                       counterexample={"at": {str(k): float(v) for k, v in bad.items()},
+                                       "lhs": float(a),
                                        "rhs": float(b)},
                        method="hypothesis", instances=count, established_by="counterexample")
     status = VALID if printed != "=" else LOOSE
     if proved:
-        return Outcome(status, f"sympy proves rhs - lhs >= 0 on the domain; no violation at {count} Hypothesis points",
-                       gap=sp.sstr(d), method="symbolic+hypothesis", instances=count, established_by="proof")
+        return Outcome(
+            status, f"sympy proves rhs - lhs >= 0 on the domain; no violation at {count} "
+                    f"Hypothesis points",
+                       gap=sp.sstr(d), method="symbolic+hypothesis", instances=count,
+                       established_by="proof")
     res, boxes = _sym_search(syms, domain, Real(0.01, 10.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "<=",
                              lambda a, b: mpmath.mpf(10) ** -30)
     if res.found is not None:
-        return _search_found(res, boxes, count, lambda a, b: f"violated: rhs - lhs = {float(b - a):.4g}")
-    o = Outcome(status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
+        return _search_found(res, boxes, count, lambda a,
+                             b: f"violated: rhs - lhs = {float(b - a):.4g}")
+    o = Outcome(
+        status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
                         f"{float(-worst) if worst is not None else float('nan'):.3g})",
                 gap=None, method="hypothesis+search", instances=count + res.evaluations,
                 established_by="search" if status == VALID else "counterexample")
@@ -502,17 +551,21 @@ def random_pair():
 def _prob(M):
     from hypothesis import strategies as st
 
-    return st.lists(st.floats(0.01, 1.0), min_size=M, max_size=M).map(lambda v: np.asarray(v) / np.sum(v))
+    return st.lists(st.floats(0.01, 1.0), min_size=M,
+                    max_size=M).map(lambda v: np.asarray(v) / np.sum(v))
 
 
 def random_discrete():
-    """A random discrete law of a random vector: (params, p, values, mu) with 2..6 atoms in R^1..3."""
+    """A random discrete law of a random vector: (params, p, values, mu) with 2..6 atoms in
+    R^1..3.
+    """
     from hypothesis import strategies as st
 
     def build(K, d):
         return st.tuples(_prob(K), st.lists(st.floats(-5, 5), min_size=K * d, max_size=K * d),
                          st.lists(st.floats(-3, 3), min_size=d, max_size=d)).map(
-            lambda t: ({"case": "hypothesis", "d": d}, t[0], np.reshape(t[1], (K, d)), np.asarray(t[2])))
+            lambda t: ({"case": "hypothesis", "d": d}, t[0], np.reshape(t[1], (K, d)),
+                       np.asarray(t[2])))
     return st.tuples(st.integers(2, 6), st.integers(1, 3)).flatmap(lambda kd: build(*kd))
 
 
@@ -531,14 +584,17 @@ def random_spd():
     from hypothesis import strategies as st
 
     def build(d):
-        return st.tuples(st.lists(st.floats(-3, 3), min_size=d * d, max_size=d * d), st.integers(0, 2 ** 16)).map(
+        return st.tuples(st.lists(st.floats(-3, 3), min_size=d * d, max_size=d * d),
+                         st.integers(0, 2 ** 16)).map(
             lambda t: (np.reshape(t[0], (d, d)) @ np.reshape(t[0], (d, d)).T + d * np.eye(d),
                        np.random.default_rng(t[1])))
     return st.integers(1, 5).flatmap(build)
 
 
-STRATEGIES = {"pairs": random_pair, "discrete": random_discrete, "products": random_products, "spd": random_spd}
-KIND_TEXT = {"pairs": "finite pi, q on 2..5 states", "discrete": "discrete laws with 2..6 atoms in R^1..3",
+STRATEGIES = {"pairs": random_pair, "discrete": random_discrete, "products": random_products,
+              "spd": random_spd}
+KIND_TEXT = {"pairs": "finite pi, q on 2..5 states",
+             "discrete": "discrete laws with 2..6 atoms in R^1..3",
              "products": "two families of 2..4 laws on 2..4 points",
              "spd": "SPD matrices A A^T + d I, d = 1..5"}
 
@@ -558,7 +614,8 @@ def _search_pairs(check, max_examples, kind="pairs"):
     class _Found(Exception):
         pass
 
-    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None, print_blob=False,
+    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None,
+              print_blob=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
     @given(STRATEGIES[kind]())
     def probe(inst):
@@ -568,7 +625,8 @@ def _search_pairs(check, max_examples, kind="pairs"):
         if o.status == WRONG:
             if o.counterexample is not None:
                 o.counterexample = {**o.counterexample,
-                                    "at": {**o.counterexample.get("at", {}), **_describe(kind, inst)}}
+                                    "at": {**o.counterexample.get("at", {}),
+                                           **_describe(kind, inst)}}
             found.append(o)
             raise _Found()
 
@@ -597,7 +655,8 @@ def _outcome_score(o: Outcome):
     return o.score, o.best_ratio, (c.get("at"), c.get("lhs"), c.get("rhs")), False
 
 
-def searched_run(check: Callable[[], Outcome], max_examples: int | None = None, budget: int | None = None,
+def searched_run(check: Callable[[], Outcome], max_examples: int | None = None,
+                 budget: int | None = None,
                  key: str = "") -> Outcome:
     """Run a step's check, then attack it: if its instances come from :func:`searchable` or
     :func:`free`, a Hypothesis search (shrinking) and the adversarial search
@@ -614,7 +673,8 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None, 
     variables = dict(requested)
     if o.status in (WRONG, LOOSE) and not o.established_by:
         o.established_by = "counterexample" if o.counterexample is not None or o.gap else "reading"
-    if o.status not in (EXACT, VALID, LOOSE) or o.established_by in ("proof", "search", "definition", "reading") \
+    if o.status not in (EXACT, VALID,
+                        LOOSE) or o.established_by in ("proof", "search", "definition", "reading") \
             or not variables:
         if not o.established_by:
             o.established_by = "instances" if o.status in (EXACT, VALID) else ""
@@ -626,7 +686,9 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None, 
         n_more, bad = _search_pairs(check, m, kind)
         n_hyp += n_more
         if bad is not None:
-            bad.detail = f"Hypothesis found (and shrank) a counterexample on a random instance ({kind}): " + bad.detail
+            bad.detail = (
+                f"Hypothesis found (and shrank) a counterexample on a random instance ({kind}): "
+                + bad.detail)
             bad.method = "instances+hypothesis"
             bad.instances = base + n_hyp
             bad.established_by = "counterexample"
@@ -636,7 +698,8 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None, 
         bad, point = res.found
         at = adversary.describe_point(variables, point)
         if bad.counterexample is not None:
-            bad.counterexample = {**bad.counterexample, "at": {**bad.counterexample.get("at", {}), **at}}
+            bad.counterexample = {**bad.counterexample,
+                                  "at": {**bad.counterexample.get("at", {}), **at}}
         else:
             bad.counterexample = {"at": at}
         bad.detail = "the adversarial search found a counterexample: " + bad.detail
@@ -645,17 +708,20 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None, 
         bad.established_by = "counterexample"
         return _attach_search(bad, res)
     if n_hyp:
-        o.detail += f"; no counterexample in {n_hyp} Hypothesis-drawn random instances (derandomized)"
+        o.detail += (f"; no counterexample in {n_hyp} Hypothesis-drawn random instances "
+                     f"(derandomized)")
     o.method = (o.method or "instances") + "+search"
     o.instances = base + n_hyp + res.evaluations
     o.established_by = "search" if o.status in (EXACT, VALID) else "counterexample"
     if res.best_point is not None and res.best_row is not None:
         params, a, b = res.best_row
-        res.best_row = ({**(params or {}), **adversary.describe_point(variables, res.best_point)}, a, b)
+        res.best_row = ({**(params or {}), **adversary.describe_point(variables, res.best_point)},
+                        a, b)
     return _attach_search(o, res)
 
 
-def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, printed: str | None = None,
+def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10,
+                   printed: str | None = None,
                    describe: str = "", complete: bool = False) -> Outcome:
     """Exact instances: ``fn`` returns [(params, lhs, rhs)]; the relation must hold on all.
 
@@ -675,7 +741,8 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
         params, a, b = row[:3]
         scale = float(row[3]) if len(row) > 3 else 1.0  # the magnitude a residual is relative to
         a, b = float(a), float(b)
-        if _bad(a, b, relation, tol, scale) and (worst is None or abs(a - b) > abs(worst[1] - worst[2])):
+        if (_bad(a, b, relation, tol,
+                 scale) and (worst is None or abs(a - b) > abs(worst[1] - worst[2]))):
             worst = (params, a, b, scale)
         gaps.append(abs(a - b))
         res = tol * max(1.0, abs(a), abs(b), abs(scale))
@@ -691,19 +758,26 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10, pr
         ce = {"at": p, "lhs": a, "rhs": b}
         if scale != 1.0:
             ce["scale"] = scale
-        return Outcome(WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, rhs "
+        return Outcome(
+            WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, "
+                   f"rhs "
                               f"{b:.6g})",
-                       counterexample=ce, method="instances", instances=len(rows), established_by="counterexample")
-    closest = {"at": best[1][0], "lhs": best[1][1], "rhs": best[1][2]} if best[1] is not None else None
+                       counterexample=ce, method="instances", instances=len(rows),
+                       established_by="counterexample")
+    closest = ({"at": best[1][0], "lhs": best[1][1],
+                "rhs": best[1][2]} if best[1] is not None else None)
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
         return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; "
                        f"largest gap |lhs - rhs| {max(gaps):.4g}",
-                       gap=f"{max(gaps):.4g}", method="instances", instances=len(rows), score=best[0],
+                       gap=f"{max(gaps):.4g}", method="instances", instances=len(rows),
+                       score=best[0],
                        best_ratio=best[2], closest=closest)
     status = EXACT if relation == "=" else VALID
-    return Outcome(status, f"holds on {len(rows)} exact instances{' (' + describe + ')' if describe else ''}"
+    return Outcome(
+        status, f"holds on {len(rows)} exact instances{' (' + describe + ')' if describe else ''}"
                            f"{' (a complete finite class)' if complete else ''}",
-                   method="instances", instances=len(rows), established_by="proof" if complete else "",
+                   method="instances", instances=len(rows),
+                   established_by="proof" if complete else "",
                    score=best[0], best_ratio=best[2], closest=closest)
 
 
@@ -721,18 +795,24 @@ def fixed(status: str, detail: str, **kw) -> Callable[[], Outcome]:
 
 
 def definition(detail: str) -> Callable[[], Outcome]:
-    """A line that restates a definition (nothing to establish): exact, established by definition."""
+    """A line that restates a definition (nothing to establish): exact, established by
+    definition.
+    """
     return lambda: Outcome(EXACT, detail, method="reading", established_by="definition")
 
 
 STEPS: dict[str, Step] = {}
 
 
-def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(), expect="",
-         statement=False, reading="", search_examples=None, search_budget=None, corrected=None) -> Step:
-    """Declare one displayed step (see :class:`Step`); ``corrected`` checks the correction.  Every argument
+def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
+         expect="",
+         statement=False, reading="", search_examples=None, search_budget=None,
+         corrected=None) -> Step:
+    """Declare one displayed step (see :class:`Step`); ``corrected`` checks the correction.  Every
+    argument
     after ``id`` is a keyword."""
-    s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends), expect, statement,
+    s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends),
+             expect, statement,
              reading, search_examples, search_budget, corrected)
     if id in STEPS:
         raise ValueError(f"duplicate step {id}")
@@ -757,12 +837,14 @@ def status_with_affected(s: Step) -> tuple[str, bool]:
 
 
 def first_failing(rows, relation, tol, describe="", printed=None, why="", correction=None):
-    """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first failing row
-    (rows are ordered so that the documented instance comes first).
+    """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first
+    failing row (rows are ordered so that the documented instance comes first).
 
-    When the outcome is ``wrong``, ``why`` (the reason the printed step fails, ending with its own separator,
-    e.g. ``": "``) is put before the detail and ``correction`` becomes the outcome's correction; either may be
-    a function of the outcome (e.g. to name its counterexample).  Other outcomes are returned as computed."""
+    When the outcome is ``wrong``, ``why`` (the reason the printed step fails, ending with its own
+    separator, e.g. ``": "``) is put before the detail and ``correction`` becomes the outcome's
+    correction; either may be
+    a function of the outcome (e.g. to name its counterexample).  Other outcomes are returned as
+    computed."""
     o = instance_check(lambda: rows, relation, tol, printed=printed, describe=describe)
     if o.status != WRONG:
         return o

@@ -22,7 +22,9 @@ __version__ = "0.1.0"
 
 
 def register(registry) -> None:
-    """The plugin hook mcsa-verify calls once (entry point ``mcgd_claims = "mcgd_claims:register"``)."""
+    """The plugin hook mcsa-verify calls once (entry point ``mcgd_claims =
+    "mcgd_claims:register"``).
+    """
     from . import checks
 
     registry.add(checks.VERIFICATION)

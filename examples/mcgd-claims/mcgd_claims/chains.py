@@ -32,19 +32,25 @@ WINDOWS = ("0..n-1", "1..n")
 
 
 def gamma(m: int) -> float:
-    """``gamma_m = m u / (1 - m u)``: the relative error of a length-m dot product of non-negative terms."""
+    """``gamma_m = m u / (1 - m u)``: the relative error of a length-m dot product of non-negative
+    terms.
+    """
     return m * U / (1 - m * U)
 
 
 def generator(seed: int, *key) -> np.random.Generator:
-    """A generator for ``(seed, *key)``: ``SeedSequence(seed, spawn_key=key)``, strings as CRC-32."""
+    """A generator for ``(seed, *key)``: ``SeedSequence(seed, spawn_key=key)``, strings as
+    CRC-32.
+    """
     spawn = tuple(zlib.crc32(k.encode()) if isinstance(k, str) else int(k) for k in key)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(seed), spawn_key=spawn)))
 
 
 # ----------------------------------------------------------------------------- chains
 def stochastic(weights) -> list[list[Fraction]]:
-    """Rows of non-negative weights (ints or Fractions) normalised exactly: ``P(x, y) = w_xy / sum_y w_xy``."""
+    """Rows of non-negative weights (ints or Fractions) normalised exactly: ``P(x, y) = w_xy / sum_y
+    w_xy``.
+    """
     rows = []
     for w in weights:
         w = [Fraction(v) for v in w]
@@ -99,7 +105,8 @@ def make_chain(kind: str, m: int, rng: np.random.Generator) -> list[list[Fractio
         for x in range(m):
             lo, hi = next(b for b in blocks if b[0] <= x < b[1])
             inside = stochastic([rng.integers(1, 2 ** 16, hi - lo).tolist()])[0]
-            P.append([eps / m + (1 - eps) * (inside[y - lo] if lo <= y < hi else 0) for y in range(m)])
+            P.append([eps / m + (1 - eps) * (inside[y - lo] if lo <= y < hi else 0)
+                      for y in range(m)])
         return P
     if kind == "two_state":
         a, b = (Fraction(int(v), 1000) for v in rng.integers(1, 1000, 2))
@@ -239,7 +246,8 @@ def tv_distance(A: np.ndarray, eA: float, pi) -> tuple[float, int, float]:
     return b / 2, x, err / 2
 
 
-def simulate_average(Pf: np.ndarray, x: int, f: np.ndarray, n: int, R: int, rng: np.random.Generator,
+def simulate_average(Pf: np.ndarray, x: int, f: np.ndarray, n: int, R: int,
+                     rng: np.random.Generator,
                      first: int = 0) -> tuple[float, float]:
     """Monte Carlo ``(mean, stderr)`` of ``(1/n) sum_{t=first}^{first+n-1} f(X_t)`` over R
     independent chains started at x (inverse-CDF steps on the float rows of P)."""

@@ -86,13 +86,16 @@ def run(grid, seed=0, progress=None):
                 b, x, err = C.worst_bias(S, eS, n, pi)
                 bf, xf, errf = C.function_bias(S, eS, n, pi, f)
                 rows = [("bias", "stated", b, err, x, {"f_sup": 1.0}, "worst f with max|f| = 1"),
-                        ("bias", "explicit", b / 2, err / 2, x, {"f_osc": 1.0}, "worst f with osc(f) = 1"),
+                        ("bias", "explicit", b / 2, err / 2, x, {"f_osc": 1.0},
+                         "worst f with osc(f) = 1"),
                         ("bias (random f)", "stated", bf, errf, xf, {"f_sup": fs}, "one random f"),
-                        ("bias (random f)", "explicit", bf, errf, xf, {"f_osc": fo}, "one random f")]
+                        ("bias (random f)", "explicit", bf, errf, xf, {"f_osc": fo},
+                         "one random f")]
                 for q, form, emp, e, xs, fp, what in rows:
                     bound = bound_value(CLAIM, "bias", form, n=n, delta=d, **fp)
                     out.append(CheckResult(
-                        q, form, {**base, "window": window, "n": n, "x": xs, **fp}, emp, bound, "exact",
+                        q, form, {**base, "window": window, "n": n, "x": xs, **fp}, emp, bound,
+                        "exact",
                         tolerance=exact_tolerance(emp, bound, err=e + _bound_err(bound, n, d)),
                         primary=form == "stated", reading="t = " + window,
                         note=f"{what}; exact pi and delta = {d:.6g}; sum of P^t by binary powering "
@@ -104,8 +107,10 @@ def run(grid, seed=0, progress=None):
             out.append(CheckResult(
                 "tv", "stated", {**base, "t": t, "x": x}, tv, bound, "exact",
                 tolerance=exact_tolerance(tv, bound, err=err + _bound_err(bound, t, d)),
-                note=f"max_x ||P^t(x,.) - pi||_TV from P^t by repeated squaring (float error <= {err:.2g})"))
-        if kind in grid["mc_kinds"] and m == min(grid["m"] if kind != "two_state" else [2]) and i == 0:
+                note=f"max_x ||P^t(x,.) - pi||_TV from P^t by repeated squaring (float error <= "
+                     f"{err:.2g})"))
+        if kind in grid["mc_kinds"] and m == min(grid["m"] if kind != "two_state"
+                                                 else [2]) and i == 0:
             out += _monte_carlo(grid, seed, kind, m, Pf, pi, d, base)
     return out
 
@@ -121,16 +126,20 @@ def _monte_carlo(grid, seed, kind, m, Pf, pi, d, base):
             pif = np.array([float(p) for p in pi])
             f = np.sign(S[x] / n - pif)  # the worst test function at the worst start
             exact = float(S[x] @ f / n - pif @ f)
-            mean, se = C.simulate_average(Pf, x, f, n, R, C.generator(seed, "mc", kind, m, n, window), first)
+            mean, se = C.simulate_average(Pf, x, f, n, R,
+                                          C.generator(seed, "mc", kind, m, n, window), first)
             emp = mean - float(pif @ f)
             bound = bound_value(CLAIM, "bias", "stated", n=n, delta=d, f_sup=1.0)
             params = {**base, "window": window, "n": n, "x": x, "f_sup": 1.0, "R": R}
             out.append(CheckResult("bias", "stated", params, emp, bound, "monte-carlo", stderr=se,
                                    reading="t = " + window,
-                                   note=f"{R} simulated chains from x = {x}, worst f; exact value {exact:.6g}"))
-            out.append(CheckResult("bias (simulated vs exact)", "exact value", params, emp, exact, "monte-carlo",
+                                   note=f"{R} simulated chains from x = {x}, worst f; exact value "
+                                        f"{exact:.6g}"))
+            out.append(CheckResult("bias (simulated vs exact)", "exact value", params, emp, exact,
+                                   "monte-carlo",
                                    relation="=", stderr=se, primary=False, reading="t = " + window,
-                                   note="the simulation agrees with the exact computation (a cross-check)"))
+                                   note="the simulation agrees with the exact computation (a "
+                                        "cross-check)"))
     return out
 
 
@@ -161,13 +170,15 @@ def plot(report, path, dpi=130):
     colors = dict(zip(C.KINDS, matplotlib.colormaps["tab10"].colors))
 
     def first_chain(c):
-        return c.params["chain"] == 0 and (c.params["kind"] == "two_state" or c.params["states"] == min(
+        return c.params["chain"] == 0 and (c.params["kind"] == "two_state" or c.params["states"]
+                                           == min(
             x.params["states"] for x in report.checks if x.params["kind"] == c.params["kind"]))
 
     fig = Figure(figsize=(15, 5), layout="constrained")
     FigureCanvasAgg(fig)
     ax1, ax2, ax3 = fig.subplots(1, 3)
-    worst = [c for c in report.checks if c.quantity == "bias" and c.form == "stated" and c.method == "exact"
+    worst = [c for c in report.checks if c.quantity == "bias" and c.form == "stated" and c.method
+             == "exact"
              and c.params["window"] == "0..n-1" and first_chain(c)]
     for kind in C.KINDS:
         cs = sorted((c for c in worst if c.params["kind"] == kind), key=lambda c: c.params["n"])
@@ -179,7 +190,8 @@ def plot(report, path, dpi=130):
     ax1.set(xlabel="n (terms averaged)", ylabel="worst bias, max|f| = 1",
             title="bias (dots) and 2/(n(1 - delta)) (lines), t = 0..n-1")
     ax1.legend(fontsize=8)
-    prim = [c for c in report.checks if c.primary and c.quantity.startswith("bias") and c.scaled_bound > 0]
+    prim = [c for c in report.checks if c.primary and c.quantity.startswith("bias")
+            and c.scaled_bound > 0]
     for kind in C.KINDS:
         cs = [c for c in prim if c.params["kind"] == kind]
         ax2.semilogx([c.params["n"] for c in cs], [c.empirical / c.scaled_bound for c in cs], ".",
@@ -191,9 +203,11 @@ def plot(report, path, dpi=130):
         cs = sorted((c for c in tv if c.params["kind"] == kind), key=lambda c: c.params["t"])
         if cs:
             t = [c.params["t"] for c in cs]
-            ax3.semilogy(t, [max(c.scaled_bound, 1e-300) for c in cs], "-", color=colors[kind], lw=1.2)
+            ax3.semilogy(t, [max(c.scaled_bound, 1e-300) for c in cs], "-", color=colors[kind],
+                         lw=1.2)
             seen = [c for c in cs if c.empirical > c.tolerance]  # above the float resolution
-            ax3.semilogy([c.params["t"] for c in seen], [c.empirical for c in seen], "o", color=colors[kind], ms=4,
+            ax3.semilogy([c.params["t"] for c in seen], [c.empirical for c in seen], "o",
+                         color=colors[kind], ms=4,
                          label=kind)
     ax3.set(xlabel="t", ylabel="d(t) (where above the float resolution)", ylim=(1e-12, 2),
             title="d(t) (dots) and delta^t (lines)")
@@ -202,7 +216,8 @@ def plot(report, path, dpi=130):
         xs = [c for c in bad if c in pick]
         if xs:
             ys = [c.empirical if ax is ax1 else c.empirical / c.scaled_bound for c in xs]
-            ax.plot([c.params["n"] for c in xs], ys, "x", color="red", ms=9, mew=2, label="violated")
+            ax.plot([c.params["n"] for c in xs], ys, "x", color="red", ms=9, mew=2,
+                    label="violated")
     for ax in (ax1, ax2, ax3):
         ax.grid(alpha=0.3)
     scale = f", bound scale {report.bound_scale:g}" if report.bound_scale != 1 else ""
@@ -217,13 +232,16 @@ READINGS = (
             "average f(X_0), ..., f(X_{n-1}): the start counts (the form the bound is derived for)",
             axis="averaging window"),
     Reading("t = 1..n", "the time average of f along the chain started at x",
-            "average f(X_1), ..., f(X_n): the first step is taken before averaging", axis="averaging window"),
+            "average f(X_1), ..., f(X_n): the first step is taken before averaging",
+            axis="averaging window"),
 )
 
 VERIFICATION = Verification(
     CLAIM,
-    measures="worst bias of the time average over starts x and f; d(t) = max_x ||P^t(x,.) - pi||_TV",
-    targets="random finite chains: dense, sparse, Metropolis, rank-one, nearly reducible, two-state",
+    measures="worst bias of the time average over starts x and f; d(t) = max_x ||P^t(x,.) - "
+             "pi||_TV",
+    targets="random finite chains: dense, sparse, Metropolis, rank-one, nearly reducible, "
+            "two-state",
     method="exact+monte-carlo", forms="stated, explicit",
     grid=Grid(QUICK, FULL), run=run,
     overrides=("kinds", "m", "n", "t", "mc_n", "R", "chains"),
@@ -243,9 +261,11 @@ def search_space():
     from hypothesis import strategies as st
 
     def chain(m):
-        return st.lists(st.lists(st.integers(0, 50), min_size=m, max_size=m).filter(any), min_size=m, max_size=m)
+        return st.lists(st.lists(st.integers(0, 50), min_size=m, max_size=m).filter(any),
+                        min_size=m, max_size=m)
 
-    strategy = st.fixed_dictionaries({"weights": st.integers(2, 5).flatmap(chain), "n": st.integers(1, 2000),
+    strategy = st.fixed_dictionaries({"weights": st.integers(2, 5).flatmap(chain),
+                                      "n": st.integers(1, 2000),
                                       "window": st.sampled_from(C.WINDOWS)})
 
     def evaluate(inst):
@@ -258,13 +278,16 @@ def search_space():
         b, _, err = C.worst_bias(S, eS, n, pi)
         tv, _, err_tv = C.tv_distance(A, eA, pi)
         rows = []
-        for label, emp, e, form, q, kw in (("bias (stated, worst f)", b, err, "stated", "bias", {"f_sup": 1.0}),
-                                           ("bias (explicit, worst f)", b / 2, err / 2, "explicit", "bias",
+        for label, emp, e, form, q, kw in (("bias (stated, worst f)", b, err, "stated", "bias",
+                                            {"f_sup": 1.0}),
+                                           ("bias (explicit, worst f)", b / 2, err / 2, "explicit",
+                                            "bias",
                                             {"f_osc": 1.0, "n": n}),
                                            ("tv d(n)", tv, err_tv, "stated", "tv", {"t": n})):
             kw = {"n": n, **kw} if q == "bias" else kw
             bound = bound_value(CLAIM, q, form, delta=d, **kw)
-            rows.append((label, emp, bound, "<=", exact_tolerance(emp, bound, err=e + _bound_err(bound, n, d))))
+            rows.append((label, emp, bound, "<=",
+                         exact_tolerance(emp, bound, err=e + _bound_err(bound, n, d))))
         return rows
 
     return strategy, evaluate

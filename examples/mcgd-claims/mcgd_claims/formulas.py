@@ -35,7 +35,8 @@ CLAIM = "mcgd_average_bias"
 
 #: assumptions of this claim, by key (added to bounds.core.ASSUMPTIONS when the claim is built)
 ASSUMPTIONS = {
-    "FINITE-CHAIN": "a Markov chain on a finite state space with transition matrix P and a stationary distribution pi",
+    "FINITE-CHAIN": "a Markov chain on a finite state space with transition matrix P and a "
+                    "stationary distribution pi",
     "DOBRUSHIN": "Dobrushin's coefficient delta(P) = max_{x,y} ||P(x,.) - P(y,.)||_TV < 1 "
                  "(Levin & Peres 2017, §4.4: delta = dbar(1))",
 }
@@ -50,23 +51,28 @@ def mcgd_average_bias():
     for key, text in ASSUMPTIONS.items():
         KNOWN.setdefault(key, text)
 
-    n = Param("n", "--n", "n", "number of terms of the time average", lower=1, integer=True, sample_max=1e7,
+    n = Param("n", "--n", "n", "number of terms of the time average", lower=1, integer=True,
+              sample_max=1e7,
               log_scale=True)
-    delta = Param("delta", "--delta", "delta", "Dobrushin's coefficient max_{x,y} ||P(x,.) - P(y,.)||_TV",
+    delta = Param("delta", "--delta", "delta",
+                  "Dobrushin's coefficient max_{x,y} ||P(x,.) - P(y,.)||_TV",
                   lower=0, upper=1, upper_strict=True)
     f_sup = Param("f_sup", "--f-sup", "||f||", "sup norm of the test function, max |f|", lower=0)
-    f_osc = Param("f_osc", "--f-osc", "osc(f)", "oscillation of the test function, max f - min f", lower=0)
+    f_osc = Param("f_osc", "--f-osc", "osc(f)", "oscillation of the test function, max f - min f",
+                  lower=0)
     t = Param("t", "--t", "t", "number of steps", lower=0, integer=True, sample_max=1e4)
     N, D, FS, FO, T = (p.symbol for p in (n, delta, f_sup, f_osc, t))
     return Claim(
         id=CLAIM,
         title="Bias of the time average on a finite chain: <= 2||f|| / (n (1 - delta))",
-        source=Source("Levin & Peres (2017)", "§4.4, Lemmas 4.10-4.11 and Proposition 4.5, summed over t"),
+        source=Source("Levin & Peres (2017)",
+                      "§4.4, Lemmas 4.10-4.11 and Proposition 4.5, summed over t"),
         assumptions=("FINITE-CHAIN", "DOBRUSHIN", "BOUNDED-F"),
         params=(n, delta, f_sup, f_osc, t),
         quantities=(
             Quantity("bias", "largest |E_x[(1/n) sum_t f(X_t)] - pi(f)| over the starts x", "<=", (
-                Form("stated", 2 * FS / (N * (1 - D)), "2||f|| / (n (1 - delta)): the textbook-style form"),
+                Form("stated", 2 * FS / (N * (1 - D)),
+                     "2||f|| / (n (1 - delta)): the textbook-style form"),
                 Form("explicit", FO * (1 - D ** N) / (N * (1 - D)),
                      "osc(f) sum_{t<n} delta^t / n, the geometric sum kept"),
             )),
@@ -74,11 +80,12 @@ def mcgd_average_bias():
                 Form("stated", D ** T, "d(t) <= dbar(t) <= dbar(1)^t (Lemmas 4.10-4.11)"),
             )),
         ),
-        constraints=(Constraint(sp.Le(FO, 2 * FS), "osc(f) <= 2 ||f|| (max f - min f <= 2 max |f|)"),),
+        constraints=(Constraint(sp.Le(FO, 2 * FS),
+                                "osc(f) <= 2 ||f|| (max f - min f <= 2 max |f|)"),),
         notes=("The stated form is what MCGD analyses use; the explicit form is sharper by "
                "osc(f)/(2||f||) and by 1 - delta^n.",
-               "Averaging the states t = 1..n instead of 0..n-1 gives a bias at most delta times the "
-               "explicit form: both readings are checked."),
+               "Averaging the states t = 1..n instead of 0..n-1 gives a bias at most delta times "
+               "the explicit form: both readings are checked."),
         example={"n": 100, "delta": 0.5, "f_sup": 1.0, "f_osc": 2.0, "t": 10},
     )
 

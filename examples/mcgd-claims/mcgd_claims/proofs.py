@@ -33,14 +33,18 @@ def _geometric_sum():
 
 def _sum_shortcut():
     """(3): sum_{t=0}^{n-1} delta^t against 1 / (1 - delta), exactly."""
-    return [({"delta": str(d), "n": n}, sum(d ** t for t in range(n)), 1 / (1 - d)) for d in _DELTAS for n in _NS]
+    return [({"delta": str(d), "n": n}, sum(d ** t for t in range(n)),
+             1 / (1 - d)) for d in _DELTAS for n in _NS]
 
 
 step("mcgd.sum", claim=CLAIM, seed=DOCUMENT, location="Derivation, line (2)", relation="=",
-     lhs="sum_{t=0}^{n-1} delta^t", rhs="(1 - delta^n) / (1 - delta)", justification="geometric sum",
-     check=lambda: instance_check(_geometric_sum, "=", tol=0.0, describe="exact rational delta", complete=False),
+     lhs="sum_{t=0}^{n-1} delta^t", rhs="(1 - delta^n) / (1 - delta)",
+     justification="geometric sum",
+     check=lambda: instance_check(_geometric_sum, "=", tol=0.0, describe="exact rational delta",
+                                  complete=False),
      expect=EXACT)
 step("mcgd.sum.shortcut", claim=CLAIM, seed=DOCUMENT, location="Derivation, line (3)", relation="=",
      lhs="sum_{t=0}^{n-1} delta^t", rhs="1 / (1 - delta)", justification="geometric series",
-     check=lambda: instance_check(_sum_shortcut, "<=", tol=0.0, printed="=", describe="exact rational delta"),
+     check=lambda: instance_check(_sum_shortcut, "<=", tol=0.0, printed="=",
+                                  describe="exact rational delta"),
      depends=("mcgd.sum",), expect=LOOSE)

@@ -147,7 +147,8 @@ def gauss_kl_pq(m, s):
 
 
 # ============================================================================= the certificates
-_METROPOLIS = rel("printed: Barker's R/(1 + R) is a special case of Metropolis' min(1, R) (equal acceptance); "
+_METROPOLIS = rel(
+    "printed: Barker's R/(1 + R) is a special case of Metropolis' min(1, R) (equal acceptance); "
                   "violated when they differ") + '''
 def check(I):
     R = Q(I["R"])
@@ -155,7 +156,9 @@ def check(I):
     return lhs, rhs, lhs != rhs
 '''
 
-_MOVE = rel("printed: P(z_t != z_t-1 | z_t-1) = sum_i w_i / (w(z_t-1) + sum_i w_i) (Eq. (acc)); violated when "
+_MOVE = rel(
+    "printed: P(z_t != z_t-1 | z_t-1) = sum_i w_i / (w(z_t-1) + sum_i w_i) (Eq. (acc)); violated "
+    "when "
             "they differ") + '''
 def check(I):
     q, w, x, N = QV(I["q"]), QV(I["w"]), int(I["x"]), int(I["N"])
@@ -164,9 +167,11 @@ def check(I):
     return lhs, acc, lhs != acc
 '''
 
-_APPROXVAR = rel("printed: V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS] (Eq. (approx_var)) in the "
-                 "regime w(z_t-1) >> w(z^(i)) (z_t-1 off the support of q); violated when they differ by more "
-                 "than rel_tol relative to the larger (both sides multiplied by w(z_t-1)^2)") + '''
+_APPROXVAR = rel(
+    "printed: V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS] (Eq. (approx_var)) in the "
+                 "regime w(z_t-1) >> w(z^(i)) (z_t-1 off the support of q); violated when they "
+                 "differ by more than rel_tol relative to the larger (both sides multiplied by "
+                 "w(z_t-1)^2)") + '''
 def check(I):
     q, w, f = QV(I["q"]), QV(I["w"]), QV(I["f"])
     w0, f0, N = Q(I["w0"]), Q(I["f0"]), int(I["N"])
@@ -177,14 +182,17 @@ def check(I):
     return fl(lhs), fl(rhs), big > 0 and abs(lhs - rhs) > Q(I["rel_tol"]) * big
 '''
 
-_REJ_BOUND = rel("printed: r = 1 - alpha <= sqrt(KL(p||q)/2) (Eq. (rej_bound)); violated when lhs > rhs") + '''
+_REJ_BOUND = rel(
+    "printed: r = 1 - alpha <= sqrt(KL(p||q)/2) (Eq. (rej_bound)); violated when lhs > rhs") + '''
 def check(I):
     r = gauss_imh_rejection(I["m"], I["s"])
     b = mp.sqrt(gauss_kl_pq(I["m"], I["s"]) / 2)
     return mp.nstr(r, 20), mp.nstr(b, 20), r - b > mp.mpf(10) ** -30
 '''
 
-_WANG = rel("printed: r(z_t-1) <= d_TV(K(z_t-1, .), p) (Metropolis IMH kernel); violated when lhs > rhs") + '''
+_WANG = rel(
+    "printed: r(z_t-1) <= d_TV(K(z_t-1, .), p) (Metropolis IMH kernel); violated when lhs > "
+    "rhs") + '''
 def check(I):
     p, q, x = QV(I["p"]), QV(I["q"]), int(I["x"])
     row, r = imh_row(p, q, x)
@@ -192,7 +200,8 @@ def check(I):
     return r, tv, r > tv
 '''
 
-_CIS_FLOOR = rel("printed: the rejection rate of 'any IMH type kernel' (here CIS, N proposals) is <= "
+_CIS_FLOOR = rel(
+    "printed: the rejection rate of 'any IMH type kernel' (here CIS, N proposals) is <= "
                  "sqrt((KL(q||p) + KL(p||q))/2); violated when lhs > rhs") + '''
 def check(I):
     p, q, x, N = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"])
@@ -205,7 +214,8 @@ def check(I):
     return r, rhs, float(r) > rhs + 1e-12
 '''
 
-_BIAS = rel("printed: 'a low rejection rate is a necessary condition for the bias to decrease', read as "
+_BIAS = rel(
+    "printed: 'a low rejection rate is a necessary condition for the bias to decrease', read as "
             "r(z_t-1) <= c |E_K(z_t-1, .) f - E_p f| (CIS kernel); violated when lhs > rhs") + '''
 def check(I):
     p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
@@ -215,7 +225,8 @@ def check(I):
     return 1 - acc, c * bias, 1 - acc > c * bias
 '''
 
-_ACC_UNNORM = rel("printed: 1 - r(z_t-1) <= N / (w(z_t-1) + N) with w(z) = p(z, x)/q(z) (the draft's "
+_ACC_UNNORM = rel(
+    "printed: 1 - r(z_t-1) <= N / (w(z_t-1) + N) with w(z) = p(z, x)/q(z) (the draft's "
                   "unnormalised weight); violated when lhs > rhs") + '''
 def check(I):
     prior, mu, q = I["prior"], I["mu"], I["q"]
@@ -230,7 +241,8 @@ def check(I):
     return mp.nstr(acc, 20), mp.nstr(rhs, 20), acc - rhs > mp.mpf(10) ** -30
 '''
 
-_TIGHT = rel("printed: the bound N/(w(z_t-1) + N) on the acceptance rate is 'very tight', read as (1 - "
+_TIGHT = rel(
+    "printed: the bound N/(w(z_t-1) + N) on the acceptance rate is 'very tight', read as (1 - "
              "r(z_t-1)) / (N/(w + N)) >= tau; violated when lhs < tau") + '''
 def check(I):
     p, q, x, N, tau = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"]), Q(I["tau"])
@@ -240,9 +252,10 @@ def check(I):
     return fl(ratio), fl(tau), ratio < tau
 '''
 
-_GROWTH_LINEAR = rel("printed: 'when w(z_t-1) is very large, the conditional variance of CIS approximately "
-                     "grows linearly with N', read as V(2N)/V(N) = 2^(1 +- eta); violated when the ratio is "
-                     "outside [2^(1-eta), 2^(1+eta)]") + '''
+_GROWTH_LINEAR = rel(
+    "printed: 'when w(z_t-1) is very large, the conditional variance of CIS approximately "
+                     "grows linearly with N', read as V(2N)/V(N) = 2^(1 +- eta); violated when the "
+                     "ratio is outside [2^(1-eta), 2^(1+eta)]") + '''
 def V(p, q, f, x, N):
     w = [a / b for a, b in zip(p, q)]
     # z_t-1 = x is a state of the chain; proposals can equal it (q(x) > 0)
@@ -257,8 +270,10 @@ def check(I):
     return fl(ratio), "[%g, %g]" % (lo, hi), not (lo <= float(ratio) <= hi)
 '''
 
-_GROWTH_FORMULA = rel("printed (last display of §Parallel IMH): V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 "
-                      "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, rhs/lhs) > c") + '''
+_GROWTH_FORMULA = rel(
+    "printed (last display of §Parallel IMH): V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 "
+                      "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, "
+                      "rhs/lhs) > c") + '''
 def check(I):
     p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
     w = [a / b for a, b in zip(p, q)]
@@ -270,7 +285,9 @@ def check(I):
     return fl(V), fl(A), factor > c
 '''
 
-_PIMH = rel("printed: the N PIMH chains give 'an average of N independent estimators'; checked: Cov(z_t^(1), "
+_PIMH = rel(
+    "printed: the N PIMH chains give 'an average of N independent estimators'; checked: "
+    "Cov(z_t^(1), "
             "z_t^(2)) = 0; violated when the exact covariance is not 0") + '''
 import itertools
 
@@ -320,8 +337,10 @@ def check(I):
     return cov, 0.0, abs(cov) > 1e-12
 '''
 
-_RDIAG = rel("printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection "
-             "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they differ") + '''
+_RDIAG = rel(
+    "printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection "
+             "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they "
+             "differ") + '''
 def check(I):
     p, q, x = QV(I["p"]), QV(I["q"]), int(I["x"])
     rx = imh_row(p, q, x)[1]
@@ -329,7 +348,9 @@ def check(I):
     return rx, r, rx != r
 '''
 
-_EQ1 = rel("printed (Eq. (1), first '='): (1/T) sum_{t=1}^T f(z_t) = E[f(z_t)], read in expectation at finite "
+_EQ1 = rel(
+    "printed (Eq. (1), first '='): (1/T) sum_{t=1}^T f(z_t) = E[f(z_t)], read in expectation at "
+    "finite "
            "T; violated when E[(1/T) sum_s f(z_s)] differs from E f(z_t)") + '''
 def check(I):
     p, q, f = QV(I["p"]), QV(I["q"]), QV(I["f"])
@@ -344,8 +365,11 @@ def check(I):
     return lhs, Ef[t - 1], lhs != Ef[t - 1]
 '''
 
-_EQ2 = rel("printed (Eq. (2)): grad_lambda KL(q_lambda || p) ~ E[s(z_t; lambda) | z_t-1], read in the ideal "
-           "case z_t ~ p: grad_lambda KL(q_lambda || p) = E_p[s(z; lambda)]; violated when they differ") + '''
+_EQ2 = rel(
+    "printed (Eq. (2)): grad_lambda KL(q_lambda || p) ~ E[s(z_t; lambda) | z_t-1], read in the "
+    "ideal "
+           "case z_t ~ p: grad_lambda KL(q_lambda || p) = E_p[s(z; lambda)]; violated when they "
+           "differ") + '''
 import mpmath as mp
 
 mp.mp.dps = 30
@@ -367,9 +391,11 @@ def check(I):
     return mp.nstr(lhs, 12), mp.nstr(rhs, 12), abs(lhs - rhs) > mp.mpf(10) ** -10
 '''
 
-_COST = rel("printed: 'the cost of PIMH is exactly equal to MSC if we use Rao-Blackwellization'; checked: "
-            "score evaluations of one iteration, PIMH with N chains vs MSC with CIS (N_proposals proposals) "
-            "and the Rao-Blackwellised estimate of Eq. (exact_variance); violated when the counts differ") + '''
+_COST = rel(
+    "printed: 'the cost of PIMH is exactly equal to MSC if we use Rao-Blackwellization'; checked: "
+            "score evaluations of one iteration, PIMH with N chains vs MSC with CIS (N_proposals "
+            "proposals) and the Rao-Blackwellised estimate of Eq. (exact_variance); violated when "
+            "the counts differ") + '''
 import numpy as np
 
 
@@ -444,25 +470,28 @@ _S_ACC = "§CIS as IMH, Eq. (acc)"
 CERTIFICATES: list[Certificate] = [
     Certificate(
         id="cis.metropolis",
-        title="Barker's acceptance R/(1 + R) is not a special case of Metropolis' min(1, R): they differ at R = 1",
+        title="Barker's acceptance R/(1 + R) is not a special case of Metropolis' min(1, R): they "
+              "differ at R = 1",
         source=f"{_DRAFT}, {_S_ACC} and the sentence after it",
         instance={"R": "1"},
         holding={"R": "0"},
         body=body(_NUM, _METROPOLIS)),
     Certificate(
         id="cis.acc.move",
-        title="with 'accept' defined as z_t != z_t-1, the acceptance probability is not Eq. (acc) when q has an "
-              "atom at z_t-1 (1/4 against 1/2)",
-        source=f"{_DRAFT}, {_S_ACC}: 'by defining z_t = z_t-1 as reject and z_t != z_t-1 as accept'",
+        title="with 'accept' defined as z_t != z_t-1, the acceptance probability is not Eq. (acc) "
+              "when q has an atom at z_t-1 (1/4 against 1/2)",
+        source=f"{_DRAFT}, {_S_ACC}: 'by defining z_t = z_t-1 as reject and z_t != z_t-1 as "
+               f"accept'",
         instance={"q": ["1/2", "1/2"], "w": ["1", "1"], "x": 0, "N": 1},
         holding={"q": ["0", "1"], "w": ["1", "1"], "x": 0, "N": 1},
         body=body(_NUM, _CIS, _MOVE)),
     Certificate(
         id="cis.approxvar",
-        title="Eq. (approx_var) is off by a factor 9/4 even when w(z_t-1) >> w(z^(i)): (1 - r) is random and "
-              "cannot be taken out of the variance",
+        title="Eq. (approx_var) is off by a factor 9/4 even when w(z_t-1) >> w(z^(i)): (1 - r) is "
+              "random and cannot be taken out of the variance",
         source=f"{_DRAFT}, §Bias-variance tradeoff, Eq. (approx_var)",
-        instance={"q": ["1/2", "1/2"], "w": ["1/2", "3/2"], "f": [0, 1], "w0": 1000000, "f0": 0, "N": 1,
+        instance={"q": ["1/2", "1/2"], "w": ["1/2", "3/2"], "f": [0, 1], "w0": 1000000, "f0": 0,
+                  "N": 1,
                   "rel_tol": "1/10"},
         holding={"q": ["1/2", "1/2"], "w": ["1", "1"], "f": [0, 1], "w0": 1000000, "f0": 0, "N": 1,
                  "rel_tol": "1/10"},
@@ -471,110 +500,139 @@ CERTIFICATES: list[Certificate] = [
         id="imh.rej_bound",
         title="the IMH rejection rate exceeds sqrt(KL(p||q)/2) for p = N(0, 1), q = N(0.1, 1) "
               "(r = erf(0.05) = 0.0564 > 0.05)",
-        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Rejection rate decreases as MSC converges', Eq. (rej_bound)",
+        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Rejection rate decreases as MSC converges', "
+               f"Eq. (rej_bound)",
         instance={"m": "0.1", "s": "1"},
         holding={"m": "2", "s": "1"},
         body=body(_GAUSS, _REJ_BOUND)),
     Certificate(
         id="imh.wang",
         title="r(z) <= d_TV(K(z, .), p) fails on a finite space: r = 0.8 > 0.4 (Metropolis IMH)",
-        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Is bias guaranteed to decrease?' (citing Wang 2020)",
+        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Is bias guaranteed to decrease?' (citing Wang "
+               f"2020)",
         instance={"p": ["1/2", "1/2"], "q": ["9/10", "1/10"], "x": 1},
         holding={"p": ["1/2", "1/2"], "q": ["9/10", "1/10"], "x": 0},
         body=body(_NUM, _IMH, _WANG)),
     Certificate(
         id="imh.cis_floor",
-        title="the CIS (Barker) kernel rejects with probability 1/(N + 1) at q = p, where the KL bound is 0",
-        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Rejection rate decreases as MSC converges' and 'IMH kernels "
-               "automatic trade-off bias for variance' ('also holds similarly in any IMH type kernel')",
+        title="the CIS (Barker) kernel rejects with probability 1/(N + 1) at q = p, where the KL "
+              "bound is 0",
+        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Rejection rate decreases as MSC converges' "
+               f"and 'IMH kernels "
+               "automatic trade-off bias for variance' ('also holds similarly in any IMH type "
+               "kernel')",
         instance={"p": ["1/2", "1/2"], "q": ["1/2", "1/2"], "x": 0, "N": 1},
         holding={"p": ["1/2", "1/2"], "q": ["9/10", "1/10"], "x": 0, "N": 1},
         body=body(_NUM, _CIS, _CIS_FLOOR)),
     Certificate(
         id="imh.bias_necessary",
-        title="a state with zero bias of f and rejection 1/2: a low rejection rate is not necessary for a small bias",
-        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Is bias guaranteed to decrease?', last sentence",
+        title="a state with zero bias of f and rejection 1/2: a low rejection rate is not "
+              "necessary for a small bias",
+        source=f"{_DRAFT}, §Bias-variance tradeoff, 'Is bias guaranteed to decrease?', last "
+               f"sentence",
         instance={"p": ["1/2", "1/2"], "q": ["1/2", "1/2"], "f": [1, 1], "x": 0, "N": 1, "c": 1},
         holding={"p": ["1/2", "1/2"], "q": ["9/10", "1/10"], "f": [0, 10], "x": 0, "N": 1, "c": 1},
         body=body(_NUM, _CIS, _BIAS)),
     Certificate(
         id="cis.accbound.unnorm",
-        title="with the draft's w = p(z, x)/q(z) the acceptance bound N/(w + N) fails when the evidence p(x) > 1",
-        source=f"{_DRAFT}, §Parallel IMH, 'The variance of CIS can increase with N' (bound 1 - r <= N/(w + N)), with "
+        title="with the draft's w = p(z, x)/q(z) the acceptance bound N/(w + N) fails when the "
+              "evidence p(x) > 1",
+        source=f"{_DRAFT}, §Parallel IMH, 'The variance of CIS can increase with N' (bound 1 - r "
+               f"<= N/(w + N)), with "
                "w(z) = p(z, x)/q(z) of §CIS as IMH",
-        instance={"prior": ["1/2", "1/2"], "mu": ["0", "1/10"], "sigma": "0.1", "x_obs": "0", "q": ["9/10", "1/10"],
+        instance={"prior": ["1/2", "1/2"], "mu": ["0", "1/10"], "sigma": "0.1", "x_obs": "0",
+                  "q": ["9/10", "1/10"],
                   "z": 0, "N": 1},
-        holding={"prior": ["1/2", "1/2"], "mu": ["0", "1/10"], "sigma": "1", "x_obs": "0", "q": ["9/10", "1/10"],
+        holding={"prior": ["1/2", "1/2"], "mu": ["0", "1/10"], "sigma": "1", "x_obs": "0",
+                 "q": ["9/10", "1/10"],
                  "z": 0, "N": 1},
         body=body(_NUM, _GAUSS, _CIS, _ACC_UNNORM)),
     Certificate(
         id="cis.accbound.tight",
-        title="the acceptance bound N/(w + N) is not 'very tight' in general: acceptance/bound = 0.003 at a state "
-              "of weight 1",
+        title="the acceptance bound N/(w + N) is not 'very tight' in general: acceptance/bound = "
+              "0.003 at a state of weight 1",
         source=f"{_DRAFT}, §Parallel IMH, 'which in general is very tight'",
-        instance={"p": ["998999/1000000", "1/1000000", "1/1000"], "q": ["1/1000", "998/1000", "1/1000"], "x": 2,
+        instance={"p": ["998999/1000000", "1/1000000", "1/1000"],
+                  "q": ["1/1000", "998/1000", "1/1000"], "x": 2,
                   "N": 1, "tau": "1/2"},
-        holding={"p": ["998999/1000000", "1/1000000", "1/1000"], "q": ["998999/1000000", "1/1000000", "1/1000"],
+        holding={"p": ["998999/1000000", "1/1000000", "1/1000"],
+                 "q": ["998999/1000000", "1/1000000", "1/1000"],
                  "x": 2, "N": 1, "tau": "1/2"},
         body=body(_NUM, _CIS, _TIGHT)),
     Certificate(
         id="cis.accbound.tight.max",
-        title="even at the state of largest weight (w = 10^4) the acceptance is only 0.55 of the bound N/(w + N) "
-              "when that state carries 90% of the target",
-        source=f"{_DRAFT}, §Parallel IMH, 'which in general is very tight', at the state of largest weight "
+        title="even at the state of largest weight (w = 10^4) the acceptance is only 0.55 of the "
+              "bound N/(w + N) when that state carries 90% of the target",
+        source=f"{_DRAFT}, §Parallel IMH, 'which in general is very tight', at the state of "
+               f"largest weight "
                "('when w(z_t-1) is very large')",
-        instance={"p": ["9/10", "3/40", "1/40"], "q": ["9/100000", "299973/400000", "99991/400000"], "x": 0, "N": 1,
+        instance={"p": ["9/10", "3/40", "1/40"], "q": ["9/100000", "299973/400000", "99991/400000"],
+                  "x": 0, "N": 1,
                   "tau": "4/5"},
-        holding={"p": ["1/10", "27/40", "9/40"], "q": ["1/100000", "299997/400000", "99999/400000"], "x": 0,
+        holding={"p": ["1/10", "27/40", "9/40"], "q": ["1/100000", "299997/400000", "99999/400000"],
+                 "x": 0,
                  "N": 1, "tau": "4/5"},
         body=body(_NUM, _CIS, _TIGHT)),
     Certificate(
         id="cis.growth.linear",
-        title="at w(z_t-1) = 10^6 the conditional variance of CIS grows like N^3, not linearly: V(20)/V(10) = 7.3",
-        source=f"{_DRAFT}, §Parallel IMH, 'Thus, when w(z_t-1) is very large, the conditional variance of CIS "
+        title="at w(z_t-1) = 10^6 the conditional variance of CIS grows like N^3, not linearly: "
+              "V(20)/V(10) = 7.3",
+        source=f"{_DRAFT}, §Parallel IMH, 'Thus, when w(z_t-1) is very large, the conditional "
+               f"variance of CIS "
                "approximately grows linearly with N'",
-        instance={"p": ["3/10", "7/10"], "q": ["3/10000000", "9999997/10000000"], "f": [0, 1], "x": 0, "N": 10,
+        instance={"p": ["3/10", "7/10"], "q": ["3/10000000", "9999997/10000000"], "f": [0, 1],
+                  "x": 0, "N": 10,
                   "eta": 1},
-        holding={"p": ["1/100", "49/100", "1/2"], "q": ["1/1000000", "1/2", "499999/1000000"], "f": [0, 0, 1], "x": 0,
+        holding={"p": ["1/100", "49/100", "1/2"], "q": ["1/1000000", "1/2", "499999/1000000"],
+                 "f": [0, 0, 1], "x": 0,
                  "N": 10, "eta": 1},
         body=body(_NUM, _CIS, _GROWTH_LINEAR)),
     Certificate(
         id="cis.growth.formula",
-        title="the last display V ~ (1 - r)^2 V_q[f_IS], both sides exact, is off by a factor 4.9 at "
-              "w(z_t-1) = 10^6, N = 10",
+        title="the last display V ~ (1 - r)^2 V_q[f_IS], both sides exact, is off by a factor 4.9 "
+              "at w(z_t-1) = 10^6, N = 10",
         source=f"{_DRAFT}, §Parallel IMH, last display ('approx. O(N^2) x O(1/N)')",
-        instance={"p": ["3/10", "7/10"], "q": ["3/10000000", "9999997/10000000"], "f": [0, 1], "x": 0, "N": 10,
+        instance={"p": ["3/10", "7/10"], "q": ["3/10000000", "9999997/10000000"], "f": [0, 1],
+                  "x": 0, "N": 10,
                   "c": 2},
-        holding={"p": ["3/10", "7/10"], "q": ["3/10", "7/10"], "f": [0, 1], "x": 0, "N": 10, "c": 2},
+        holding={"p": ["3/10", "7/10"], "q": ["3/10", "7/10"], "f": [0, 1], "x": 0, "N": 10,
+                 "c": 2},
         body=body(_NUM, _CIS, _GROWTH_FORMULA)),
     Certificate(
         id="pimh.independent",
-        title="the PIMH chains are dependent through the shared lambda_t: Cov(z_2^(1), z_2^(2)) = 0.0235",
-        source=f"{_DRAFT}, §Parallel IMH, 'Variance Reduction with Parallel IMH Chains', Eq. (pimh): 'an average of "
+        title="the PIMH chains are dependent through the shared lambda_t: Cov(z_2^(1), z_2^(2)) = "
+              "0.0235",
+        source=f"{_DRAFT}, §Parallel IMH, 'Variance Reduction with Parallel IMH Chains', Eq. "
+               f"(pimh): 'an average of "
                "N independent estimators'",
         instance={"p": ["1/5", "4/5"], "lambda0": -1, "gamma": 3, "t": 2, "N": 2},
         holding={"p": ["1/5", "4/5"], "lambda0": -1, "gamma": 0, "t": 2, "N": 2},
         body=body(_NUM, _PIMH)),
     Certificate(
         id="rdiag.unbiased",
-        title="a chain not yet at stationarity estimates r(z_t-1), not the marginal rejection rate (0 against 0.4)",
-        source=f"{_DRAFT}, §Parallel IMH, 'Convergence Diagnostics' (the r-diagnostic: 'N unbiased estimates of the "
+        title="a chain not yet at stationarity estimates r(z_t-1), not the marginal rejection rate "
+              "(0 against 0.4)",
+        source=f"{_DRAFT}, §Parallel IMH, 'Convergence Diagnostics' (the r-diagnostic: 'N unbiased "
+               f"estimates of the "
                "marginal rejection rate')",
         instance={"p": ["1/2", "1/2"], "q": ["9/10", "1/10"], "x": 0},
         holding={"p": ["1/2", "1/2"], "q": ["1/2", "1/2"], "x": 0},
         body=body(_NUM, _IMH, _RDIAG)),
     Certificate(
         id="msc.eq1",
-        title="Eq. (1)'s first '=' fails off stationarity: E[(1/3) sum f(z_t)] = 87/125 but E f(z_1) = 4/5",
+        title="Eq. (1)'s first '=' fails off stationarity: E[(1/3) sum f(z_t)] = 87/125 but E "
+              "f(z_1) = 4/5",
         source=f"{_DRAFT}, §MCMC in MSC, 'MCMC uses marginal estimates', Eq. (1), first '='",
-        instance={"p": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "f": [1, 0, 0], "z0_law": [1, 0, 0],
+        instance={"p": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "f": [1, 0, 0],
+                  "z0_law": [1, 0, 0],
                   "T": 3, "t": 1},
         holding={"p": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "f": [1, 0, 0],
                  "z0_law": ["1/2", "3/10", "1/5"], "T": 3, "t": 1},
         body=body(_NUM, _IMH, _EQ1)),
     Certificate(
         id="msc.eq2",
-        title="grad KL(q_lambda || p) is not E_p[s(z; lambda)]: 1/2 against -1 for q = N(1, 1), p = N(0, 2)",
+        title="grad KL(q_lambda || p) is not E_p[s(z; lambda)]: 1/2 against -1 for q = N(1, 1), p "
+              "= N(0, 2)",
         source=f"{_DRAFT}, §MCMC in MSC, 'MSC uses conditional estimates', Eq. (2)",
         instance={"lambda": 1, "q_sd": 1, "p_var": 2},
         holding={"lambda": 0, "q_sd": 1, "p_var": 2},
@@ -582,18 +640,22 @@ CERTIFICATES: list[Certificate] = [
     Certificate(
         id="pimh.cost.rb",
         title="PIMH with N chains needs N score evaluations, MSC-RB with N proposals needs N + 1",
-        source=f"{_DRAFT}, §Parallel IMH, 'Computational Cost of PIMH': 'the cost of PIMH is exactly equal to MSC "
+        source=f"{_DRAFT}, §Parallel IMH, 'Computational Cost of PIMH': 'the cost of PIMH is "
+               f"exactly equal to MSC "
                "if we use Rao-Blackwellization'",
         instance={"N_chains": 10, "N_proposals": 10},
         holding={"N_chains": 10, "N_proposals": 9},
         body=body(_COST)),
 ]
 
-# the violated claims: each is established by its audit statement step, whose script is reused under the claim id
+# the violated claims: each is established by its audit statement step, whose script is reused under
+# the claim id
 _BY_ID = {c.id: c for c in CERTIFICATES}
-for _claim, _step in (("cis_acceptance_bound", "cis.accbound.unnorm"), ("imh_rejection_kl", "imh.rej_bound")):
+for _claim, _step in (("cis_acceptance_bound", "cis.accbound.unnorm"),
+                      ("imh_rejection_kl", "imh.rej_bound")):
     _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})", source=_c.source,
+    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
+                                    source=_c.source,
                                     instance=_c.instance, holding=_c.holding, body=_c.body))
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason

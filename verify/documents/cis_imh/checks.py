@@ -203,7 +203,9 @@ class GaussPair:
         return self.log_w_star - self.c * np.asarray(x, float)
 
     def state_log_weight(self, state: str) -> tuple[float, float]:
-        """(log w, ||z||^2) of the named state: 'worst' (z = 0) or 'median' (median of W under pi)."""
+        """(log w, ||z||^2) of the named state: 'worst' (z = 0) or 'median' (median of W under
+        pi).
+        """
         if state == "worst":
             return self.log_w_star, 0.0
         if state == "median":
@@ -270,11 +272,13 @@ def acceptance_laplace(law: WeightLaw, ws, Ns):
         return np.concatenate([val.ravel(), err.ravel()])
 
     pts = sorted({min(max(-math.log(w), th_lo), th_hi) for w in ws} - {th_lo, th_hi})
-    res, qerr = integrate.quad_vec(f, th_lo, th_hi, epsabs=1e-15, epsrel=1e-12, norm="max", limit=4000,
+    res, qerr = integrate.quad_vec(f, th_lo, th_hi, epsabs=1e-15, epsrel=1e-12, norm="max",
+                                   limit=4000,
                                    points=pts or None)
     val = res[: J * K].reshape(J, K)
     inner = res[J * K:].reshape(J, K)
-    err = (qerr + 2 * _TRUNC + inner + _round(float(np.abs(val).max()), n=int(Ns.max()) + 50)) * scale
+    err = (qerr + 2 * _TRUNC + inner + _round(float(np.abs(val).max()),
+                                              n=int(Ns.max()) + 50)) * scale
     return val * scale, err
 
 
@@ -328,7 +332,8 @@ def _barker_finite_checks(grid, progress):
         tol = 2.0 * EPS + _round(n=8 * (N + 2))  # bisection resolution + rounding of log/exp/cumsum
         tie_mass = np.empty(M)
         for x in range(M):
-            logw = np.concatenate([np.full((len(sets), 1), np.log(w[x])), np.log(w[combos])], axis=1)
+            logw = np.concatenate([np.full((len(sets), 1), np.log(w[x])), np.log(w[combos])],
+                                  axis=1)
             law, res = selection_law(Kn.normalised_weights(logw))
             ties = combos == x  # proposals equal to the current state
             has_tie = ties.any(1)
@@ -346,24 +351,30 @@ def _barker_finite_checks(grid, progress):
                 j = nt[np.argmax(np.abs(emp_all[nt] - bnd_all[nt]))]
                 out.append(CheckResult(
                     qty, "stated",
-                    {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]), "event": ev},
+                    {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
+                     "event": ev},
                     float(emp_all[j]), float(bnd_all[j]), "exact", relation="=", tolerance=tol,
-                    note=(f"worst of the {nt.size} multisets of {N} proposals without a copy of x (law of "
-                          f"kernels.select_index by bisection in u); over all {len(sets)} multisets "
-                          f"P(a proposal is selected) = Barker's ratio to {sel_dev:.1e}")))
+                    note=(f"worst of the {nt.size} multisets of {N} proposals without a copy of x "
+                          f"(law of kernels.select_index by bisection in u); over all {len(sets)} "
+                          f"multisets P(a proposal is selected) = Barker's ratio to "
+                          f"{sel_dev:.1e}")))
             tj = np.flatnonzero(has_tie)
             if tj.size:
                 gap = barker[tj] - p_move[tj]
                 j = tj[np.argmax(gap)]
                 out.append(CheckResult(
-                    "acceptance", "stated", {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
-                                             "event": "z_t != z_{t-1}", "ties": "multiset contains x"},
-                    float(p_move[j]), float(barker[j]), "exact", relation="=", tolerance=tol, reading=MOVE,
-                    note=(f"{tj.size} multisets contain a copy of x; selecting it gives z_t = z_(t-1), a rejection "
-                          f"under the CIS-as-IMH draft's definition, so Eq. (acc) holds only as '<=' for them: Barker "
-                          f"- P(z_t != x) "
-                          f"= c_x w_x/(w_x + S) (largest gap {gap.max():.4g}, here) = the selection probability of "
-                          f"the copies (agreement {np.abs(gap - p_tie[tj]).max():.1e}); probability zero for a "
+                    "acceptance", "stated",
+                    {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
+                                             "event": "z_t != z_{t-1}",
+                                             "ties": "multiset contains x"},
+                    float(p_move[j]), float(barker[j]), "exact", relation="=", tolerance=tol,
+                    reading=MOVE,
+                    note=(f"{tj.size} multisets contain a copy of x; selecting it gives z_t = "
+                          f"z_(t-1), a rejection under the CIS-as-IMH draft's definition, so Eq. "
+                          f"(acc) holds only as '<=' for them: Barker - P(z_t != x) "
+                          f"= c_x w_x/(w_x + S) (largest gap {gap.max():.4g}, here) = the "
+                          f"selection probability of the copies (agreement "
+                          f"{np.abs(gap - p_tie[tj]).max():.1e}); probability zero for a "
                           f"continuous q")))
         # marginal over z^(1:N) ~ q^N: the kernel's move probability 1 - K(x, x) plus the tie mass
         if N <= grid.get("N_marginal_max", 3):
@@ -372,18 +383,21 @@ def _barker_finite_checks(grid, progress):
                 e_barker = float(probs @ _b("cis_barker_acceptance", "acceptance", w=w[x], w_sum=S))
                 move = 1.0 - float(K[x, x])
                 mtol = kerr + _round(n=len(sets) * 4) + tol
-                params = {"N": N, "x": x, "w": float(w[x]), "space": space, "marginal": "z^(1:N) ~ q^N"}
+                params = {"N": N, "x": x, "w": float(w[x]), "space": space,
+                          "marginal": "z^(1:N) ~ q^N"}
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "a proposal is selected"},
-                    move + tie_mass[x], e_barker, "exact", relation="=", tolerance=mtol, reading=SELECT,
-                    note=(f"ties made explicit: 1 - K(x,x) = {move:.6g} from finite.cis_matrix ({N + 1} particles, "
-                          f"quadrature error {kerr:.1e}) + E_q[P(select a copy of x)] = {tie_mass[x]:.6g} (selection "
-                          f"law) against E_q[Barker] by enumerating the {len(sets)} multisets")))
+                    move + tie_mass[x], e_barker, "exact", relation="=", tolerance=mtol,
+                    reading=SELECT,
+                    note=(f"ties made explicit: 1 - K(x,x) = {move:.6g} from finite.cis_matrix "
+                          f"({N + 1} particles, quadrature error {kerr:.1e}) + E_q[P(select a copy "
+                          f"of x)] = {tie_mass[x]:.6g} (selection law) against E_q[Barker] by "
+                          f"enumerating the {len(sets)} multisets")))
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "z_t != z_{t-1}"},
                     move, e_barker, "exact", relation="=", tolerance=mtol, reading=MOVE,
-                    note=(f"the CIS-as-IMH draft's 'accept' (z_t != z_(t-1)) on a finite space: the marginal move "
-                          f"probability falls "
+                    note=(f"the CIS-as-IMH draft's 'accept' (z_t != z_(t-1)) on a finite space: "
+                          f"the marginal move probability falls "
                           f"short of E_q[Barker] by the tie mass {tie_mass[x]:.4g}")))
     return out
 
@@ -409,7 +423,8 @@ def _barker_mc_checks(grid, seed, progress):
             z = np.zeros(D)
             z[0] = math.sqrt(x2)
             for k, N in enumerate(Ns):
-                _progress(progress, f"cis_barker_acceptance: Monte Carlo {pair.label}, {st}, N = {N}")
+                _progress(
+                    progress, f"cis_barker_acceptance: Monte Carlo {pair.label}, {st}, N = {N}")
                 moves = mismatch = 0
                 chunk = max(1, int(grid.get("mc_chunk", 2 ** 21)) // (N * D))
                 for ci, start in enumerate(range(0, R, chunk)):
@@ -428,12 +443,14 @@ def _barker_mc_checks(grid, seed, progress):
                 se = math.sqrt(b * (1 - b) / R)
                 out.append(CheckResult(
                     "acceptance", "stated",
-                    {"N": N, "w": math.exp(lw), "state": st, "space": pair.label, "D": D, "s": s, "R": R, "seed": seed,
+                    {"N": N, "w": math.exp(lw), "state": st, "space": pair.label, "D": D, "s": s,
+                     "R": R, "seed": seed,
                      "marginal": "z^(1:N) ~ q^N"},
                     p_hat, b, "monte-carlo", relation="=", stderr=se, tolerance=float(err[i, k]),
-                    note=(f"fraction of {R} cis_step moves ({N + 1} particles) from ||z||^2 = {x2:.4g}; claimed "
-                          f"value E_q[S/(w+S)] by Laplace quadrature (error {err[i, k]:.1e}); se = "
-                          f"sqrt(b(1-b)/R) at the claimed b; moved != selected-a-proposal in {mismatch} cases")))
+                    note=(f"fraction of {R} cis_step moves ({N + 1} particles) from ||z||^2 = "
+                          f"{x2:.4g}; claimed value E_q[S/(w+S)] by Laplace quadrature (error "
+                          f"{err[i, k]:.1e}); se = sqrt(b(1-b)/R) at the claimed b; moved != "
+                          f"selected-a-proposal in {mismatch} cases")))
     return out
 
 
@@ -459,25 +476,34 @@ def run_acceptance_bound(grid, seed=0, progress=None):
             for x in range(M):
                 emp, tol, how = float(acc[x, k]), float(err[x, k]), "Laplace quadrature"
                 if enum is not None:
-                    how = f"enumeration of multisets (Laplace quadrature agrees to {abs(enum[x] - emp):.1e})"
+                    how = (f"enumeration of multisets (Laplace quadrature agrees to "
+                           f"{abs(enum[x] - emp):.1e})")
                     emp, tol = enum[x], _round(enum[x], n=4 * math.comb(N + M - 1, N))
                 out.append(CheckResult(
                     "acceptance_rate", "stated",
-                    {"N": N, "w": float(w[x]), "x": x, "space": space, "state": "w* state" if x == 0 else "other"},
-                    emp, float(bnd[x, k]), "exact", tolerance=tol + _round(bnd[x, k], n=4), primary=False,
-                    note=(f"the correction (normalised w = p(z | x)/q(z), E_q w = 1): E_q[S/(w+S)] by {how}; "
-                          f"1 - r(z) = {emp:.6g}, Jensen bound {bnd[x, k]:.6g}")))
-        if idx == 0:  # 003's w = p(z, x)/q(z) = Z w with the evidence Z = p(x) (the normalised reading is DROPPED)
+                    {"N": N, "w": float(w[x]), "x": x, "space": space,
+                     "state": "w* state" if x == 0 else "other"},
+                    emp, float(bnd[x, k]), "exact", tolerance=tol + _round(bnd[x, k], n=4),
+                    primary=False,
+                    note=(f"the correction (normalised w = p(z | x)/q(z), E_q w = 1): E_q[S/(w+S)] "
+                          f"by {how}; 1 - r(z) = {emp:.6g}, Jensen bound {bnd[x, k]:.6g}")))
+        # 003's w = p(z, x)/q(z) = Z w with the evidence Z = p(x) (the normalised reading is
+        # DROPPED)
+        if idx == 0:
             for Z in grid.get("evidence", (0.1, 10.0)):
-                bz = _b("cis_acceptance_bound", "acceptance_rate", N=np.array(Ns)[None, :], w=Z * w[:, None])
+                bz = _b("cis_acceptance_bound", "acceptance_rate", N=np.array(Ns)[None, :],
+                        w=Z * w[:, None])
                 for k, N in enumerate(Ns):
                     for x in range(M):
                         out.append(CheckResult(
-                            UNNORM_Q, "stated", {"N": N, "w": float(w[x]), "Z": Z, "x": x, "space": space},
+                            UNNORM_Q, "stated",
+                            {"N": N, "w": float(w[x]), "Z": Z, "x": x, "space": space},
                             float(acc[x, k]), float(bz[x, k]), "exact",
-                            tolerance=float(err[x, k]) + _round(bz[x, k], n=4), reading=UNNORMALISED,
-                            note=f"the acceptance rate does not depend on Z (the selection uses weight ratios); "
-                                 f"the bound N/(w~ + N) with w~ = Z w = {Z * w[x]:.6g} does"))
+                            tolerance=float(err[x, k]) + _round(bz[x, k], n=4),
+                            reading=UNNORMALISED,
+                            note=f"the acceptance rate does not depend on Z (the selection uses "
+                                 f"weight ratios); the bound N/(w~ + N) with w~ = Z w = "
+                                 f"{Z * w[x]:.6g} does"))
         if grid.get("move_probability") and idx == 0:  # first instance only
             for N in grid["move_probability"]:
                 K, kerr = F.cis_matrix(pi, q, N + 1, return_error=True)
@@ -485,10 +511,12 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                 for x in range(M):
                     out.append(CheckResult(
                         "acceptance_rate", "stated",
-                        {"N": N, "w": float(w[x]), "x": x, "space": space, "event": "z_t != z_{t-1}"},
-                        1.0 - float(K[x, x]), float(bm[x]), "exact", tolerance=kerr + _round(n=4), primary=False,
-                        note=f"move probability 1 - K(x,x) of finite.cis_matrix ({N + 1} particles) <= "
-                             f"E_q[S/(w+S)] <= bound (ties are rejections)"))
+                        {"N": N, "w": float(w[x]), "x": x, "space": space,
+                         "event": "z_t != z_{t-1}"},
+                        1.0 - float(K[x, x]), float(bm[x]), "exact", tolerance=kerr + _round(n=4),
+                        primary=False,
+                        note=f"move probability 1 - K(x,x) of finite.cis_matrix ({N + 1} "
+                             f"particles) <= E_q[S/(w+S)] <= bound (ties are rejections)"))
     for pair in _gauss_pairs(grid, "gauss"):
         _progress(progress, f"cis_acceptance_bound: {pair.label}")
         states = grid.get("states", ["worst", "median"])
@@ -500,11 +528,13 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                 b = float(_b("cis_acceptance_bound", "acceptance_rate", N=N, w=ws[i]))
                 out.append(CheckResult(
                     "acceptance_rate", "stated",
-                    {"N": N, "w": float(ws[i]), "state": st, "space": pair.label, "D": pair.D, "s": pair.s,
+                    {"N": N, "w": float(ws[i]), "state": st, "space": pair.label, "D": pair.D,
+                     "s": pair.s,
                      "w_star": math.exp(pair.log_w_star)},
-                    float(acc[i, k]), b, "exact", tolerance=float(err[i, k]) + _round(b, n=4), primary=False,
-                    note="the correction (normalised w): E_q[S/(w+S)] by Laplace quadrature (phi by Gauss-Legendre "
-                         "in ||z||); ratio = tightness"))
+                    float(acc[i, k]), b, "exact", tolerance=float(err[i, k]) + _round(b, n=4),
+                    primary=False,
+                    note="the correction (normalised w): E_q[S/(w+S)] by Laplace quadrature (phi "
+                         "by Gauss-Legendre in ||z||); ratio = tightness"))
     return out
 
 
@@ -558,7 +588,8 @@ def run_rejection_kl(grid, seed=0, progress=None):
         r, e = rejection_mean_shift(m)
         kl = dv.kl([0.0], [[1.0]], [m], [[1.0]])
         klr = dv.kl([m], [[1.0]], [0.0], [[1.0]])
-        pts.append(({"family": "mean shift", "m": float(m), "D": 1, "space": f"pi=N(0,1), q=N({m:g},1)"}, r, e, kl, klr,
+        pts.append(({"family": "mean shift", "m": float(m), "D": 1,
+                     "space": f"pi=N(0,1), q=N({m:g},1)"}, r, e, kl, klr,
                     f"closed form erf(|m|/2) = {special.erf(abs(m) / 2):.16g}"))
     for D, s in itertools.product(grid.get("dim", []), grid.get("proposal_scale", [])):
         if s == 1:
@@ -574,7 +605,8 @@ def run_rejection_kl(grid, seed=0, progress=None):
         for qty in ("rejection_rate_symmetric", "rejection_rate"):
             b = float(_b("imh_rejection_kl", qty, kl=kl, kl_rev=klr))
             tol = e + _round(r, b, n=40)
-            row = CheckResult(qty, "stated", {**params, "kl": kl, "kl_rev": klr}, r, b, "exact", tolerance=tol,
+            row = CheckResult(qty, "stated", {**params, "kl": kl, "kl_rev": klr}, r, b, "exact",
+                              tolerance=tol,
                               note=("r = 1 - E min(1, w(z*)/w(z)) at stationarity by quadrature"
                                     + (f"; {extra}" if extra else "")))
             out.append(row)
@@ -584,12 +616,13 @@ def run_rejection_kl(grid, seed=0, progress=None):
     if bad:
         small = min(bad, key=lambda c: c.params["kl"])
         worst = max(bad, key=lambda c: c.empirical / c.bound)
-        summary = (f"; counterexamples to Eq. (rej_bound): {len(bad)} of {len(rej_rows)} points. Smallest "
-                   f"(least KL): {small.params['space']}: r = {small.empirical:.6g} > sqrt(KL(p||q)/2) = "
-                   f"{small.bound:.6g} (KL = {small.params['kl']:.4g}); largest ratio "
-                   f"{worst.empirical / worst.bound:.4f} "
-                   f"at {worst.params['space']}.  Mean shift: r = erf(m/2) ~ m/sqrt(pi) vs m/2, violated for "
-                   f"m < {_mean_shift_crossover():.4f}")
+        summary = (
+            f"; counterexamples to Eq. (rej_bound): {len(bad)} of {len(rej_rows)} points. Smallest "
+                   f"(least KL): {small.params['space']}: r = {small.empirical:.6g} > "
+                   f"sqrt(KL(p||q)/2) = {small.bound:.6g} (KL = {small.params['kl']:.4g}); largest "
+                   f"ratio {worst.empirical / worst.bound:.4f} "
+                   f"at {worst.params['space']}.  Mean shift: r = erf(m/2) ~ m/sqrt(pi) vs m/2, "
+                   f"violated for m < {_mean_shift_crossover():.4f}")
         for c in rej_rows:
             c.note += summary
     return out
@@ -615,7 +648,8 @@ def _loglog_fit(Ns, vals, errs):
     sxx = float(((lx - lx.mean()) ** 2).sum())
     se = math.sqrt(float((resid ** 2).sum()) / max(len(lx) - 2, 1) / sxx)
     # |d slope| <= max_i |d log V_i| * sum_i |lx_i - mean| / sxx
-    dv_ = float(np.max(np.asarray(errs) / np.asarray(vals))) * float(np.abs(lx - lx.mean()).sum()) / sxx
+    dv_ = float(np.max(np.asarray(errs)
+                       / np.asarray(vals))) * float(np.abs(lx - lx.mean()).sum()) / sxx
     return float(coef[1]), se, dv_
 
 
@@ -671,24 +705,28 @@ def run_variance_growth(grid, seed=0, progress=None):
             "conditional_variance: exponent a in V ~ N^a for N << w", "stated",
             {**base, "N": [int(n) for n in Ns], "fit": "least squares of log V on log N"},
             slope, 1.0, "exact", relation="=", tolerance=form_dev + se_fit + dslope,
-            note=(f"the CIS-as-IMH draft: 'when w(z_(t-1)) is very large, the conditional variance of CIS "
-                  f"approximately grows "
+            note=(f"the CIS-as-IMH draft: 'when w(z_(t-1)) is very large, the conditional variance "
+                  f"of CIS approximately grows "
                   f"linearly with N'; exact V = {', '.join(f'{v:.4g}' for v in vals)}; tolerance = "
-                  f"2 N_max/(w+N_max) = {form_dev:.4f} (the stated form's own departure from exponent 1 on "
-                  f"this range) + residual se {se_fit:.2g} + {dslope:.1e} (quadrature); V/(N V_q[w(f-f(z))]/w^2) "
-                  f"= {vals[0] / (Ns[0] * lead / wx ** 2):.4f} at N = {Ns[0]}, "
-                  f"{vals[-1] / (Ns[-1] * lead / wx ** 2):.4f} "
-                  f"at N = {Ns[-1]}. Linear only while N^2 (E_q Y)^2 chi2 << w^2 V_q Y (Y = w (f - f(z))), "
-                  f"i.e. N << {onset:.3g} here, not merely N << w: the mean of sum_i Y_i times the "
-                  f"fluctuation of S (variance N chi2) adds ~ N^3 (E_q Y)^2 chi2 / w^4")))
+                  f"2 N_max/(w+N_max) = {form_dev:.4f} (the stated form's own departure from "
+                  f"exponent 1 on this range) + residual se {se_fit:.2g} + {dslope:.1e} "
+                  f"(quadrature); V/(N V_q[w(f-f(z))]/w^2) = "
+                  f"{vals[0] / (Ns[0] * lead / wx ** 2):.4f} at N = {Ns[0]}, "
+                  f"{vals[-1] / (Ns[-1] * lead / wx ** 2):.4f} at N = {Ns[-1]}. Linear only while "
+                  f"N^2 (E_q Y)^2 chi2 << w^2 V_q Y (Y = w (f - f(z))), i.e. N << {onset:.3g} "
+                  f"here, not merely N << w: the mean of sum_i Y_i times the fluctuation of S "
+                  f"(variance N chi2) adds ~ N^3 (E_q Y)^2 chi2 / w^4")))
         # the other reading of 'grows': V increases with N over the same range
         steps = [vals[i + 1] / vals[i] for i in range(len(vals) - 1)]
         out.append(CheckResult(
-            GROWS_Q, "stated", {**base, "N": [int(n) for n in Ns]}, float(min(steps)), 1.0, "exact", relation=">=",
+            GROWS_Q, "stated", {**base, "N": [int(n) for n in Ns]}, float(min(steps)), 1.0, "exact",
+            relation=">=",
             tolerance=2 * max(V(n)[1] / V(n)[0] for n in Ns), primary=True, reading=GROWS,
-            note=f"smallest ratio V(N_(i+1))/V(N_i) over N << w; exact V = {', '.join(f'{v:.4g}' for v in vals)}"))
+            note=f"smallest ratio V(N_(i+1))/V(N_i) over N << w; exact V = "
+                 f"{', '.join(f'{v:.4g}' for v in vals)}"))
         # transition regime: the exact exponent against the stated form's exponent
-        N2 = np.unique(np.round(np.geomspace(max(2, wx / 10), wx, grid.get("transition_points", 4))).astype(int))
+        N2 = np.unique(np.round(np.geomspace(max(2, wx / 10), wx,
+                                             grid.get("transition_points", 4))).astype(int))
         v2 = [V(n)[0] for n in N2]
         s2, se2, d2 = _loglog_fit(N2, v2, [V(n)[1] for n in N2])
         b2 = _b(claim, "conditional_variance", N=N2.astype(float), w=wx, sigma2=sigma2)
@@ -698,8 +736,8 @@ def run_variance_growth(grid, seed=0, progress=None):
             {**base, "N": [int(n) for n in N2], "fit": "least squares of log V on log N"},
             s2, sb, "exact", relation="=", tolerance=se2 + seb + d2, primary=False,
             note=(f"bound = exponent of the stated approximation fitted on the same N; exact V = "
-                  f"{', '.join(f'{v:.4g}' for v in v2)}: the variance keeps growing, faster than linearly, where "
-                  f"the approximation already flattens")))
+                  f"{', '.join(f'{v:.4g}' for v in v2)}: the variance keeps growing, faster than "
+                  f"linearly, where the approximation already flattens")))
         # (c) where the exact variance stops growing
         ratio = float(grid.get("scan_ratio", math.sqrt(2)))
         N, prev, last_up = 1, V(1)[0], 1
@@ -712,18 +750,24 @@ def run_variance_growth(grid, seed=0, progress=None):
         peak = last_up
         if grid.get("refine_peak"):
             lo, hi = max(1, int(last_up / ratio) - 1), nxt
-            res = optimize.minimize_scalar(lambda n: -V(int(round(n)))[0], bounds=(lo, hi), method="bounded",
+            res = optimize.minimize_scalar(lambda n: -V(int(round(n)))[0], bounds=(lo, hi),
+                                           method="bounded",
                                            options={"xatol": 0.5})
-            peak = max([int(math.floor(res.x)), int(math.ceil(res.x)), last_up], key=lambda n: V(n)[0])
+            peak = max([int(math.floor(res.x)), int(math.ceil(res.x)), last_up],
+                       key=lambda n: V(n)[0])
         gmax = float(_b(claim, "growth_regime_max_N", w=wx))
-        scan_note = (f"exact V increases on the geometric grid (ratio {ratio:.3g}) from N = 1 to N = {last_up}"
+        scan_note = (
+            f"exact V increases on the geometric grid (ratio {ratio:.3g}) from N = 1 to N = "
+            f"{last_up}"
                      f" and decreases at N = {nxt}"
                      + (f"; refined argmax N = {peak}" if grid.get("refine_peak") else "")
                      + f"; peak / w = {peak / wx:.3g}")
         gparams = {**base, "N_peak": int(peak), "scan_ratio": ratio}
         out.append(CheckResult(
-            "growth_regime_max_N", "stated", gparams, float(peak), gmax, "exact", relation=">=", tolerance=0.0,
-            note=f"the exact variance grows over the whole stated regime N < w iff N_peak >= w; {scan_note}"))
+            "growth_regime_max_N", "stated", gparams, float(peak), gmax, "exact", relation=">=",
+            tolerance=0.0,
+            note=f"the exact variance grows over the whole stated regime N < w iff N_peak >= w; "
+                 f"{scan_note}"))
         out.append(CheckResult(
             "growth_regime_max_N", "stated", gparams, float(peak), gmax, "exact", relation="=",
             tolerance=0.5 * gmax, primary=False,
@@ -733,17 +777,22 @@ def run_variance_growth(grid, seed=0, progress=None):
             v, e = V(n)
             b = float(_b(claim, "conditional_variance", N=n, w=wx, sigma2=sigma2))
             out.append(CheckResult(
-                "conditional_variance", "stated", {**base, "N": int(n)}, v, b, "exact", relation="=",
+                "conditional_variance", "stated", {**base, "N": int(n)}, v, b, "exact",
+                relation="=",
                 tolerance=0.5 * b + e, primary=False,
-                note=(f"'~' read as within +-50%; exact/approx = {v / b:.3g}; sigma2 = V_pi f; for N << w the "
-                      f"exact leading term N V_q[w(f - f(z_(t-1)))]/w^2 gives ratio {lead / sigma2:.3g}")))
+                note=(f"'~' read as within +-50%; exact/approx = {v / b:.3g}; sigma2 = V_pi f; for "
+                      f"N << w the exact leading term N V_q[w(f - f(z_(t-1)))]/w^2 gives ratio "
+                      f"{lead / sigma2:.3g}")))
     return out
 
 
 # ============================================================================= readings
-#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim.  Every reading quotes
-#: the words of 003 that support it (verbatim LaTeX, tests/test_verify_cis_imh.py checks them against the
-#: document); a reading that another sentence of 003 rules out is not declared: it is in :data:`DROPPED`
+#: claim id -> its reasonable readings (verify.model.Reading), declared with the claim.  Every
+#reading quotes
+#: the words of 003 that support it (verbatim LaTeX, tests/test_verify_cis_imh.py checks them
+#against the
+#: document); a reading that another sentence of 003 rules out is not declared: it is in
+#:data:`DROPPED`
 #: with that sentence.
 _READINGS: dict = {}
 GROWS_Q = "conditional_variance increases with N for N << w"
@@ -752,67 +801,94 @@ LINEAR, GROWS, FORMULA = ("'approximately linearly': exponent ~ 1", "'can increa
                           "'~' as the formula (1 - r)^2 sigma^2/N within +-50%")
 
 #: the quotes (003, §Parallel IMH)
-Q_LINEAR = ("Thus, when \\(w\\,(\\vz_{t-1})\\) is very large, the conditional variance of CIS approximately grows "
+Q_LINEAR = (
+    "Thus, when \\(w\\,(\\vz_{t-1})\\) is very large, the conditional variance of CIS "
+    "approximately grows "
             "linearly with \\(N\\).")
 Q_GROWS = ("Instead, under specific conditions, the variance \\textit{increases} with \\(N\\).")
 Q_FORMULA = ("\\Vsub{q_{\\vlambda}}{ \\E{ f \\mid \\vz_{t-1}\\,\\vz^{(1:N)} } } \\approx "
-             "\\underbrace{{\\big(1 - r\\,(\\vz_{t-1})\\big)}^2}_{\\text{approx.}\\;\\;\\mathcal{O}(N^2)} \\,")
+             "\\underbrace{{\\big(1 - "
+             "r\\,(\\vz_{t-1})\\big)}^2}_{\\text{approx.}\\;\\;\\mathcal{O}(N^2)} \\,")
 
 _READINGS["cis_variance_growth"] = (
-    Reading(LINEAR, Q_LINEAR, "for N << w the exponent a of V ~ N^a is 1 within the approximation's own departure; "
-            "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can increase', is weaker, not "
-            "contrary)",
-            axis="'grows linearly'", select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ "
+    Reading(LINEAR, Q_LINEAR,
+            "for N << w the exponent a of V ~ N^a is 1 within the approximation's own departure; "
+            "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can "
+            "increase', is weaker, not contrary)",
+            axis="'grows linearly'",
+            select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ "
                 "N^a for N <<")),
-    Reading(GROWS, Q_GROWS, "the section's claim: V increases with N under some conditions (w(z_t-1) large); the rate "
-            "is not asserted; not ruled out by the sentence on linear growth, which is stronger",
+    Reading(GROWS, Q_GROWS,
+            "the section's claim: V increases with N under some conditions (w(z_t-1) large); the "
+            "rate is not asserted; not ruled out by the sentence on linear growth, which is "
+            "stronger",
                 axis="'grows linearly'",
-            # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only where the
-            # linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the display's defect: step cis.approxvar)
-            hedge="the conditional variance of CIS approximately grows linearly with \\(N\\)", see="cis.approxvar"),
-    Reading(FORMULA, Q_FORMULA, "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound "
+            # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only
+            # where the linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the
+            # display's defect: step cis.approxvar)
+            hedge="the conditional variance of CIS approximately grows linearly with \\(N\\)",
+            see="cis.approxvar"),
+    Reading(FORMULA, Q_FORMULA,
+            "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound "
                                 "the "
-            "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's constant for the "
-            "underbrace O(1/N); the draft gives none) matches V within +-50%.  With the display's ingredients computed "
-            "exactly (audit step cis.growth.formula) the gap is a factor up to 5.9: wrong within a factor 2, right "
-            "within an order of magnitude", axis="'grows linearly'",
+            "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's "
+            "constant for the underbrace O(1/N); the draft gives none) matches V within +-50%.  "
+            "With the display's ingredients computed exactly (audit step cis.growth.formula) the "
+            "gap is a factor up to 5.9: wrong within a factor 2, right within an order of "
+            "magnitude",
+            axis="'grows linearly'",
                 select=lambda c: c.quantity == "conditional_variance", promote=True),
 )
 
 SELECT, MOVE = ("'accept': the ensemble proposal is accepted (a proposal index is selected)",
                 "'accept': z_t != z_t-1 (the CIS-as-IMH draft's definition)")
-Q_SELECT = ("If the ensemble proposal \\(\\vz^{(1:N)}\\) is accepted, a single proposal is resampled proportionally to "
+Q_SELECT = (
+    "If the ensemble proposal \\(\\vz^{(1:N)}\\) is accepted, a single proposal is resampled "
+    "proportionally to "
             "the normalized weight")
-Q_MOVE = ("First, by defining \\(\\vz_t = \\vz_{t-1}\\) as ``reject'' and \\(\\vz_t \\neq \\vz_{t-1}\\) as "
-          "``accept'', it is easy to notice that the CIS kernel can be understood as an accept-reject type kernel.")
+Q_MOVE = (
+    "First, by defining \\(\\vz_t = \\vz_{t-1}\\) as ``reject'' and \\(\\vz_t \\neq \\vz_{t-1}\\) "
+    "as "
+          "``accept'', it is easy to notice that the CIS kernel can be understood as an "
+          "accept-reject type kernel.")
 
 _READINGS["cis_barker_acceptance"] = (
-    Reading(SELECT, Q_SELECT, "alpha(z_t-1, z^(1:N)) is the probability that the ensemble is accepted, after which a "
-            "proposal is resampled: P(a proposal index is selected); the definition of 'accept' as z_t != z_t-1 "
-            "contradicts it only where q has an atom at z_t-1 (and is contradicted by it there: resampling a copy of "
-            "z_t-1 after acceptance gives z_t = z_t-1), so neither reading is dropped", axis="'accept'",
+    Reading(SELECT, Q_SELECT,
+            "alpha(z_t-1, z^(1:N)) is the probability that the ensemble is accepted, after which a "
+            "proposal is resampled: P(a proposal index is selected); the definition of 'accept' as "
+            "z_t != z_t-1 contradicts it only where q has an atom at z_t-1 (and is contradicted by "
+            "it there: resampling a copy of z_t-1 after acceptance gives z_t = z_t-1), so neither "
+            "reading is dropped",
+            axis="'accept'",
             select=lambda c: c.params.get("event") == "a proposal is selected"),
-    Reading(MOVE, Q_MOVE, "alpha = P(z_t != z_t-1 | z_t-1, z^(1:N)); equal to the selection probability when no "
-            "proposal equals z_t-1 (a continuous q), smaller by the selection probability of the copies otherwise",
-            axis="'accept'", select=lambda c: bool(c.params.get("ties")) or c.params.get("event") == "z_t != z_{t-1}"
+    Reading(MOVE, Q_MOVE,
+            "alpha = P(z_t != z_t-1 | z_t-1, z^(1:N)); equal to the selection probability when no "
+            "proposal equals z_t-1 (a continuous q), smaller by the selection probability of the "
+            "copies otherwise",
+            axis="'accept'",
+            select=lambda c: bool(c.params.get("ties")) or c.params.get("event") == "z_t != z_{t-1}"
             and c.params.get("marginal") is not None),
 )
 
 UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"
 
-NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", ("w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines "
+NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", (
+    "w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines "
     "it")
 
 #: the bound (003, §Parallel IMH) and the definition of w it uses (003, §CIS as IMH)
 Q_ACC_BOUND = "1 - r\\,(\\vz_{t-1}) \\leq \\frac{N}{ w\\,(\\vz_{t-1}) + N},"
-Q_W_DEF = ("where \\(w(\\vz) = \\nicefrac{p(\\vz,\\vx)}{q_{\\vlambda}(\\vz)}\\) is the unnormalized importance "
+Q_W_DEF = (
+    "where \\(w(\\vz) = \\nicefrac{p(\\vz,\\vx)}{q_{\\vlambda}(\\vz)}\\) is the unnormalized "
+    "importance "
            "weight")
 
 _READINGS["cis_acceptance_bound"] = (
     Reading(UNNORMALISED, Q_ACC_BOUND + " ... " + Q_W_DEF,
-            "w(z) = p(z, x)/q(z) = p(x) p(z | x)/q(z), the CIS-as-IMH draft's only definition of w: the acceptance "
-            "rate is unchanged "
-            "by the evidence p(x), the printed bound is not (checked at p(x) = 0.1 and 10 on the first instance)",
+            "w(z) = p(z, x)/q(z) = p(x) p(z | x)/q(z), the CIS-as-IMH draft's only definition of "
+            "w: the acceptance rate is unchanged "
+            "by the evidence p(x), the printed bound is not (checked at p(x) = 0.1 and 10 on the "
+            "first instance)",
             axis="weights"),
 )
 
@@ -820,16 +896,16 @@ _READINGS["cis_acceptance_bound"] = (
 DROPPED = {
     "cis_acceptance_bound": [{
         "reading": NORMALISED,
-        "would read": "w in N/(w + N) as the normalised weight p(z | x)/q(z) (E_q w = 1), under which the bound holds "
-                      "(Jensen; cis.accbound)",
-        "support": "none in the rendered draft: the CIS-as-IMH draft never writes p(z | x)/q(z) as w; its only "
-                   "'normalized weight' is "
-                   "the self-normalised w~^(i) = w(z^(i))/sum_i w(z^(i)) of §CIS as IMH; the argument around the bound "
-                   "compares w with N ('w(z_t) can easily be large by many orders of magnitude'), which suggests the "
-                   "author meant it",
+        "would read": "w in N/(w + N) as the normalised weight p(z | x)/q(z) (E_q w = 1), under "
+                      "which the bound holds (Jensen; cis.accbound)",
+        "support": "none in the rendered draft: the CIS-as-IMH draft never writes p(z | x)/q(z) as "
+                   "w; its only 'normalized weight' is "
+                   "the self-normalised w~^(i) = w(z^(i))/sum_i w(z^(i)) of §CIS as IMH; the "
+                   "argument around the bound compares w with N ('w(z_t) can easily be large by "
+                   "many orders of magnitude'), which suggests the author meant it",
         "ruled out by": Q_W_DEF,
-        "why": "The CIS-as-IMH draft defines w(z) = p(z, x)/q(z) and calls it the unnormalized importance weight; the "
-               "bound uses the "
+        "why": "The CIS-as-IMH draft defines w(z) = p(z, x)/q(z) and calls it the unnormalized "
+               "importance weight; the bound uses the "
                "same symbol without redefining it.  The normalised bound is the correction "
                "(cis.accbound.unnorm's correction: N p(x)/(w + N p(x)))",
     }],
@@ -839,56 +915,68 @@ DROPPED = {
 # ============================================================================ registry
 register(Verification(
     claim="cis_barker_acceptance",
-    measures="P(z_t != z_{t-1} | z_{t-1}, z^(1:N)): selection law of kernels.select_index (exact, by bisection "
-             "in u) for every proposal multiset; fraction of cis_step moves (Monte Carlo)",
-    targets="finite spread instance (M states, every x, every multiset of N proposals); pi = N(0, I_D) vs "
-            "q = N(0, s^2 I_D) at the worst and median states",
+    measures="P(z_t != z_{t-1} | z_{t-1}, z^(1:N)): selection law of kernels.select_index (exact, "
+             "by bisection in u) for every proposal multiset; fraction of cis_step moves (Monte "
+             "Carlo)",
+    targets="finite spread instance (M states, every x, every multiset of N proposals); pi = N(0, "
+            "I_D) vs q = N(0, s^2 I_D) at the worst and median states",
     method="exact+monte-carlo",
     forms="stated",
     grid=Grid(
-        quick={"M_barker": 4, "w_star_barker": 50.0, "N": [1, 2, 4], "N_enumerate_max": 4, "N_marginal_max": 2,
+        quick={"M_barker": 4, "w_star_barker": 50.0, "N": [1, 2, 4], "N_enumerate_max": 4,
+               "N_marginal_max": 2,
                "gauss_barker": [(1, 2.0), (5, 1.5)], "states_barker": ["worst", "median"],
                "R": 20000},
-        full={"M_barker": 5, "w_star_barker": 50.0, "N": [1, 2, 3, 4, 8, 16, 64], "N_enumerate_max": 8,
+        full={"M_barker": 5, "w_star_barker": 50.0, "N": [1, 2, 3, 4, 8, 16, 64],
+              "N_enumerate_max": 8,
               "N_marginal_max": 4,
               "gauss_barker": [(1, 2.0), (5, 1.5), (10, 1.3)], "states_barker": ["worst", "median"],
               "R": 100000},
     ),
     run=run_barker,
-    overrides=("N",), name="CIS acceptance is Barker's ratio", readings=_READINGS.get('cis_barker_acceptance', ()),
+    overrides=("N",), name="CIS acceptance is Barker's ratio",
+    readings=_READINGS.get('cis_barker_acceptance', ()),
 ))
 
 register(Verification(
     claim="cis_acceptance_bound",
-    measures="acceptance rate 1 - r(z) = E_q[S/(w(z) + S)] (Laplace quadrature; enumeration for small N)",
-    targets="every state of finite hard / spread instances (w* = 1e2..1e4); isotropic Gaussian pairs at the "
-            "worst (w = w*) and median state",
+    measures="acceptance rate 1 - r(z) = E_q[S/(w(z) + S)] (Laplace quadrature; enumeration for "
+             "small N)",
+    targets="every state of finite hard / spread instances (w* = 1e2..1e4); isotropic Gaussian "
+            "pairs at the worst (w = w*) and median state",
     method="exact",
     forms="stated",
     grid=Grid(
         quick={"N": [1, 10, 100], "N_enumerate_max": 1,
                "instances": [("hard", 6, 1e2, 0), ("hard", 6, 1e4, 0), ("spread", 6, 1e3, 0)],
-               "move_probability": [1, 10], "gauss": [(1, 2.0), (10, 1.5)], "states": ["worst", "median"]},
+               "move_probability": [1, 10], "gauss": [(1, 2.0), (10, 1.5)],
+               "states": ["worst", "median"]},
         full={"N": [1, 2, 5, 10, 100, 1000], "N_enumerate_max": 3,
-              "instances": [("hard", 8, 1e1, 0), ("hard", 8, 1e2, 1), ("hard", 8, 1e3, 2), ("hard", 8, 1e4, 3),
+              "instances": [("hard", 8, 1e1, 0), ("hard", 8, 1e2, 1), ("hard", 8, 1e3, 2),
+                            ("hard", 8, 1e4, 3),
                             ("spread", 8, 1e2, 0), ("spread", 8, 1e3, 1), ("spread", 8, 1e4, 2)],
-              "move_probability": [1, 2, 5, 10], "gauss": [(1, 2.0), (3, 1.5), (10, 1.5), (20, 1.5), (5, 3.0)],
+              "move_probability": [1, 2, 5, 10],
+              "gauss": [(1, 2.0), (3, 1.5), (10, 1.5), (20, 1.5), (5, 3.0)],
               "states": ["worst", "median"]},
     ),
     run=run_acceptance_bound,
-    overrides=("N",), name='CIS acceptance-rate bound', readings=_READINGS.get('cis_acceptance_bound', ()),
+    overrides=("N",), name='CIS acceptance-rate bound',
+    readings=_READINGS.get('cis_acceptance_bound', ()),
 ))
 
 register(Verification(
     claim="imh_rejection_kl",
-    measures="marginal IMH rejection rate at stationarity r = 1 - E_{pi x q} min(1, w(z*)/w(z)) (quadrature)",
+    measures="marginal IMH rejection rate at stationarity r = 1 - E_{pi x q} min(1, w(z*)/w(z)) "
+             "(quadrature)",
     targets="pi = N(0,1) vs q = N(m,1) (mean shift); pi = N(0, I_D) vs q = N(0, s^2 I_D) (scale)",
     method="exact",
     forms="stated",
     grid=Grid(
-        quick={"m": [0.1, 0.5, 1.0, 1.2, 1.5, 2.0, 3.0], "dim": [1, 3, 10], "proposal_scale": [0.8, 1.05, 1.2, 2.0]},
+        quick={"m": [0.1, 0.5, 1.0, 1.2, 1.5, 2.0, 3.0], "dim": [1, 3, 10],
+               "proposal_scale": [0.8, 1.05, 1.2, 2.0]},
         full={"m": [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.1, 1.2, 1.25, 1.3, 1.5, 2.0, 3.0, 5.0],
-              "dim": [1, 2, 3, 5, 10, 50], "proposal_scale": [0.5, 0.9, 0.95, 1.01, 1.05, 1.1, 1.3, 2.0]},
+              "dim": [1, 2, 3, 5, 10, 50],
+              "proposal_scale": [0.5, 0.9, 0.95, 1.01, 1.05, 1.1, 1.3, 2.0]},
     ),
     run=run_rejection_kl,
     overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)',
@@ -897,19 +985,22 @@ register(Verification(
 
 register(Verification(
     claim="cis_variance_growth",
-    measures="exact variance of the Rao-Blackwellised CIS estimate at the w*-state as a function of N "
-             "(finite.moments_msc_rb with N + 1 particles)",
+    measures="exact variance of the Rao-Blackwellised CIS estimate at the w*-state as a function "
+             "of N (finite.moments_msc_rb with N + 1 particles)",
     targets="finite hard / spread instances with w* = 1e3..1e4, f = N(0,1) per state",
     method="exact",
     forms="stated",
     grid=Grid(
         quick={"w_star": [1e4], "instances": [("hard", 8, 0), ("spread", 12, 0)], "slope_points": 6,
                "transition_points": 3, "scan_ratio": 2.0, "refine_peak": False},
-        full={"w_star": [1e3, 1e4], "instances": [("hard", 8, 0), ("hard", 8, 1), ("spread", 8, 0), ("spread", 12, 2)],
-              "slope_points": 10, "transition_points": 4, "scan_ratio": 2 ** 0.25, "refine_peak": True},
+        full={"w_star": [1e3, 1e4],
+              "instances": [("hard", 8, 0), ("hard", 8, 1), ("spread", 8, 0), ("spread", 12, 2)],
+              "slope_points": 10, "transition_points": 4, "scan_ratio": 2 ** 0.25,
+              "refine_peak": True},
     ),
     run=run_variance_growth,
-    overrides=("w_star",), name='CIS variance growth with N', readings=_READINGS.get('cis_variance_growth', ()),
+    overrides=("w_star",), name='CIS variance growth with N',
+    readings=_READINGS.get('cis_variance_growth', ()),
 ))
 
 
@@ -925,7 +1016,8 @@ def _cab():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 10), "x": st.integers(0, 2)})
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 10),
+                                   "x": st.integers(0, 2)})
 
     def ev(d):
         pi, q = d["pq"]
@@ -942,11 +1034,13 @@ def _cab():
             S = sum(ci * wi for ci, wi in zip(c, w))
             acc += p * S / (w[x] + S)
         return [("acceptance_rate", float(acc),
-                 _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])), "<=", TOL)]
+                 _bv("cis_acceptance_bound", "acceptance_rate", "stated", N=d["N"], w=float(w[x])),
+                 "<=", TOL)]
     return strat, ev
 
 
-@spec("imh_rejection_kl", "pi = N(0,1), q = N(m, s^2) with m in [-3, 3], s in [0.5, 3]: exact quadrature")
+@spec("imh_rejection_kl",
+      "pi = N(0,1), q = N(m, s^2) with m in [-3, 3], s in [0.5, 3]: exact quadrature")
 def _irk():
     from hypothesis import strategies as st
 
@@ -967,7 +1061,9 @@ def _irk():
         acc = float(wt @ np.minimum(1.0, np.exp(lw(y)[None, :] - lw(z)[:, None])) @ wt)
         kl = float(np.log(s) + (1 + m ** 2) / (2 * s ** 2) - 0.5)
         klr = float(-np.log(s) + (s ** 2 + m ** 2) / 2 - 0.5)
-        return [("rejection_rate", 1 - acc, _bv("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
+        return [("rejection_rate", 1 - acc,
+                 _bv("imh_rejection_kl", "rejection_rate", "stated", kl=kl), "<=", 1e-6),
                 ("rejection_rate_symmetric", 1 - acc,
-                 _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr), "<=", 1e-6)]
+                 _bv("imh_rejection_kl", "rejection_rate_symmetric", "stated", kl=kl, kl_rev=klr),
+                 "<=", 1e-6)]
     return strat, ev

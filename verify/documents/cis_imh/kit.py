@@ -44,7 +44,8 @@ WORK = 20_000
 
 # ============================================================================= instance kinds
 #: (pi, q, f), f a test function in [-1, 1]^M
-PairF = PairsWith("cis_pqf", "f", "unit", "finite pi, q on M = 2, 3, 5, 8 states with f in [-1, 1]^M")
+PairF = PairsWith("cis_pqf", "f", "unit",
+                  "finite pi, q on M = 2, 3, 5, 8 states with f in [-1, 1]^M")
 
 
 class GaussPair(Kind):
@@ -104,7 +105,8 @@ class LogWeights(Kind):
     def decode(self, u, n, regime):
         u = np.asarray(u, float)
         lo, hi = (-28.0, 28.0) if regime == "wide" else (-4.0, 4.0)
-        l0 = {"w0 -> oo": 10 + 18 * u[0], "w0 -> 0": -28 + 18 * u[0]}.get(regime, lo + (hi - lo) * u[0])
+        l0 = {"w0 -> oo": 10 + 18 * u[0],
+              "w0 -> 0": -28 + 18 * u[0]}.get(regime, lo + (hi - lo) * u[0])
         if n <= 9:
             rest = lo + (hi - lo) * u[1:n]
         else:
@@ -131,7 +133,9 @@ for _k in (PairF, GaussPair(), LogWeights()):
 
 # ============================================================================= finite spaces
 def n_max(M: int, N: int, work: int = WORK) -> int:
-    """The largest n <= N whose count vectors (C(n + M - 1, M - 1) of them) times M fit in ``work``."""
+    """The largest n <= N whose count vectors (C(n + M - 1, M - 1) of them) times M fit in
+    ``work``.
+    """
     n = int(N)
     while n > 1 and math.comb(n + M - 1, M - 1) * M > work:
         n = max(1, int(n * 0.8))
@@ -145,7 +149,9 @@ def _groups(w: np.ndarray) -> int:
 
 
 def laplace_sum_feasible(w, q, n: int, work: int = WORK) -> bool:
-    """Whether simulate.finite's exact Laplace sum over n proposals is at most ``work`` (estimate)."""
+    """Whether simulate.finite's exact Laplace sum over n proposals is at most ``work``
+    (estimate).
+    """
     K = _groups(np.asarray(w, float))
     if K <= 2:
         return n <= 10 ** 4  # n + 1 count vectors: a few milliseconds
@@ -163,10 +169,13 @@ def laplace_sum_feasible(w, q, n: int, work: int = WORK) -> bool:
 
 
 def acceptance(pi, q, N: int):
-    """1 - r(x) = E_q[S/(w_x + S)], S the sum of N proposal weights, at every state x: (values, errors, how).
+    """1 - r(x) = E_q[S/(w_x + S)], S the sum of N proposal weights, at every state x: (values,
+    errors, how).
 
-    = N sum_y pi_y E[1/(w_x + w_y + S_(N-1))]: simulate.finite's exact Laplace sum (rigorous error) when
-    feasible, else the Laplace quadrature of :func:`verify.documents.cis_imh.checks.acceptance_laplace`."""
+    = N sum_y pi_y E[1/(w_x + w_y + S_(N-1))]: simulate.finite's exact Laplace sum (rigorous error)
+    when
+    feasible, else the Laplace quadrature of
+    :func:`verify.documents.cis_imh.checks.acceptance_laplace`."""
     pi, q = F.check_pair(pi, q)
     w = pi / q
     N = int(N)
@@ -186,9 +195,10 @@ def acceptance(pi, q, N: int):
 
 
 def _acceptance_gl(pi, q, w, N: int):
-    """N int_0^oo e^(-t w_x) phi_pi(t) phi_q(t)^(N-1) dt for every x (phi_mu(t) = E_mu e^(-tW)) by the fixed 24/48-node
-    Gauss-Legendre rules of simulate.finite on the pieces split at the integrand's time scales; None when the two
-    rules disagree by more than 1e-12 of the largest component (then the adaptive quadrature is used).  Returns
+    """N int_0^oo e^(-t w_x) phi_pi(t) phi_q(t)^(N-1) dt for every x (phi_mu(t) = E_mu e^(-tW)) by
+    the fixed 24/48-node Gauss-Legendre rules of simulate.finite on the pieces split at the
+    integrand's time scales; None when the two rules disagree by more than 1e-12 of the largest
+    component (then the adaptive quadrature is used).  Returns
     (values, absolute errors): the rules' difference plus rounding."""
     lq, lp = np.log(q), np.log(np.maximum(pi, 1e-320))
 
@@ -208,7 +218,9 @@ def _acceptance_gl(pi, q, w, N: int):
 
 
 def kernel(pi, q, N: int):
-    """The CIS kernel with N proposals (N + 1 particles), exact sum: (K, error bound); None if infeasible."""
+    """The CIS kernel with N proposals (N + 1 particles), exact sum: (K, error bound); None if
+    infeasible.
+    """
     pi, q = F.check_pair(pi, q)
     if not laplace_sum_feasible(pi / q, q, N - 1):
         return None
@@ -226,8 +238,9 @@ def feasible_N(pi, q, N: int) -> int:
 
 
 def rb_moments(pi, q, f, x: int, N: int):
-    """simulate.finite.moments_msc_rb of f at state x with N proposals (N + 1 particles): its exact sum while the
-    count vectors stay below a few thousand, else its Gauss-Legendre quadrature (checked against the sum and the
+    """simulate.finite.moments_msc_rb of f at state x with N proposals (N + 1 particles): its exact
+    sum while the count vectors stay below a few thousand, else its Gauss-Legendre quadrature
+    (checked against the sum and the
     adaptive rule to 1e-12 in the toolkit's tests; its error estimate is returned in ``.error``)."""
     pi = np.asarray(pi, float)
     small = math.comb(int(N) + pi.size - 1, pi.size - 1) <= 5000
@@ -235,9 +248,10 @@ def rb_moments(pi, q, f, x: int, N: int):
 
 
 def ratio_moments(q, w, f, N: int, w0: float = 0.0, f0: float = 0.0):
-    """Mean and variance of g = (w0 f0 + sum_i w(z_i) f(z_i)) / (w0 + sum_i w(z_i)), z_1..N i.i.d. q,
-    by the exact sum over the multinomial counts (w0 = 0: the SNIS estimate; w0 > 0: the Rao-Blackwellised
-    CIS estimate at a current state of weight w0 off the support of q).  Returns (mean, variance, E[(1-r)^2],
+    """Mean and variance of g = (w0 f0 + sum_i w(z_i) f(z_i)) / (w0 + sum_i w(z_i)), z_1..N i.i.d.
+    q, by the exact sum over the multinomial counts (w0 = 0: the SNIS estimate; w0 > 0: the
+    Rao-Blackwellised CIS estimate at a current state of weight w0 off the support of q).  Returns
+    (mean, variance, E[(1-r)^2],
     E[1-r]) with 1 - r = S/(w0 + S)."""
     q = np.asarray(q, float)
     w = np.asarray(w, float)
@@ -264,7 +278,8 @@ def imh_rejection(pi, q) -> np.ndarray:
 
 
 def marginal_rejection_tv(pi, q) -> float:
-    """The marginal IMH rejection rate by 003's definition (§Bias-variance): 1 - int int alpha(z*, z) q(z*) p(z)
+    """The marginal IMH rejection rate by 003's definition (§Bias-variance): 1 - int int alpha(z*,
+    z) q(z*) p(z)
     = 1 - sum_{x, y} min(pi_x q_y, pi_y q_x) (= TV(p x q, q x p))."""
     pi, q = F.check_pair(pi, q)
     A = pi[:, None] * q[None, :]
@@ -284,7 +299,8 @@ def averaged_tv(K, start: int, pi, T: int) -> tuple[float, list]:
 
 
 def averaged_tv_all(K, pi, T: int) -> tuple[np.ndarray, list]:
-    """TV((1/T) sum_{t=1}^T K^t(x, .), pi) for every start x (rows of the powers of K, summed in order), and the
+    """TV((1/T) sum_{t=1}^T K^t(x, .), pi) for every start x (rows of the powers of K, summed in
+    order), and the
     laws K^t(x, .) for t = 1..min(T, 3) (arrays over x)."""
     P = np.eye(K.shape[0])
     acc = np.zeros_like(P)
@@ -321,15 +337,16 @@ def _ncx2_cdf(x, df, nc, upper: bool):
 
 
 def gauss_rejection(D: int, m: float, s: float, panels: int = 64) -> tuple[float, float]:
-    """The marginal IMH rejection rate r = E_p[lambda(w(z))], lambda(v) = P_q(W < v) - P_p(W < v)/v, for
-    p = N(0, I_D), q = N(m e_1, s^2 I_D), and an error estimate.
+    """The marginal IMH rejection rate r = E_p[lambda(w(z))], lambda(v) = P_q(W < v) - P_p(W < v)/v,
+    for p = N(0, I_D), q = N(m e_1, s^2 I_D), and an error estimate.
 
     L = log w(z) is affine in a non-central chi-square under p and under q:
-    under q (z = m e_1 + s u): L = D log s - m^2/2 - a c^2 + a |u - c e_1|^2, a = (1 - s^2)/2, c = m s/(1 - s^2);
-    under p: L = D log s + m^2/(2 s^2) - b d^2 + b |z - d e_1|^2, b = a/s^2, d = m/(1 - s^2); for s = 1, L is
-    normal under both (N(m^2/2, m^2) under p, N(-m^2/2, m^2) under q).  r = E_p[F_q(L) - F_p(L) e^(-L)] by
-    composite Gauss-Legendre in sqrt of the chi-square variable (in the standardised normal for s = 1), with
-    ``panels`` and 2 ``panels`` panels; error = their difference + rounding of the largest term
+    under q (z = m e_1 + s u): L = D log s - m^2/2 - a c^2 + a |u - c e_1|^2, a = (1 - s^2)/2, c = m
+    s/(1 - s^2); under p: L = D log s + m^2/(2 s^2) - b d^2 + b |z - d e_1|^2, b = a/s^2, d = m/(1 -
+    s^2); for s = 1, L is normal under both (N(m^2/2, m^2) under p, N(-m^2/2, m^2) under q).  r =
+    E_p[F_q(L) - F_p(L) e^(-L)] by composite Gauss-Legendre in sqrt of the chi-square variable (in
+    the standardised normal for s = 1), with ``panels`` and 2 ``panels`` panels; error = their
+    difference + rounding of the largest term
     (|A| eps, the cancellation in A + B X)."""
     D, m, s = int(D), float(m), float(s)
     if s == 1.0:

@@ -46,10 +46,22 @@ from scipy import special
 import bounds
 from simulate import finite as F, kernels as Kn
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import EXACT, VALID, WRONG, Outcome, first_failing, instance_check, searchable, step, sym_equal
+from verify.audit.engine import (
+    EXACT,
+    VALID,
+    WRONG,
+    Outcome,
+    first_failing,
+    instance_check,
+    searchable,
+    step,
+    sym_equal,
+)
 
 from . import kit
-from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED  # the readings (quotes: checks._READINGS)
+
+# the readings (quotes: checks._READINGS)
+from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED
 
 SEED = "003"  # the CIS-as-IMH draft
 U = kit.U
@@ -68,7 +80,9 @@ def _b(claim: str, quantity: str, **kw) -> float:
 
 
 def _toward(a: float, b: float, err: float) -> float:
-    """``a`` moved towards ``b`` by at most ``err`` (its error bound): a violation must exceed the error."""
+    """``a`` moved towards ``b`` by at most ``err`` (its error bound): a violation must exceed the
+    error.
+    """
     if abs(a - b) <= err:
         return b
     return a - math.copysign(err, a - b)
@@ -79,7 +93,9 @@ def _r(v) -> list:
 
 
 def _pqf_fixed():
-    """Fixed (pi, q, f): random pairs, hard instances (w* = 50, 1e4), q = pi; f from a seeded generator."""
+    """Fixed (pi, q, f): random pairs, hard instances (w* = 50, 1e4), q = pi; f from a seeded
+    generator.
+    """
     g = np.random.default_rng(303)
     out = []
     for M in (2, 3, 4):
@@ -108,9 +124,11 @@ def _N(fixed=(1, 3, 10)):
 # ============================================================================= §CIS as IMH
 def _barker():
     w0, S = sp.symbols("w0 S", positive=True)
-    # 50-digit points lose up to 24 digits to the cancellation in 1 - w0/(w0 + S) at w0/S = 1e24: rel_tol 1e-20
+    # 50-digit points lose up to 24 digits to the cancellation in 1 - w0/(w0 + S) at w0/S = 1e24:
+    # rel_tol 1e-20
     return sym_equal(S / (w0 + S), 1 - w0 / (w0 + S), domain={w0: Real(1e-12, 1e12, log=True),
-                                                               S: Real(1e-12, 1e12, log=True)}, rel_tol=1e-20)
+                                                               S: Real(1e-12, 1e12, log=True)},
+                                                               rel_tol=1e-20)
 
 
 def _logw_fixed():
@@ -122,9 +140,10 @@ def _logw_fixed():
 
 
 def _index_cuts(wbar: np.ndarray, idx) -> dict:
-    """P(select_index(wbar, u) <= i) for u ~ U(0, 1) and every i in ``idx``: the index is non-decreasing in u, so
-    it is the supremum of {u : index(u) <= i}, found by 80 bisection steps (absolute resolution 1e-24, far below
-    the tolerance of the checks, which compare probabilities on the scale 1), all i at once (one select_index call
+    """P(select_index(wbar, u) <= i) for u ~ U(0, 1) and every i in ``idx``: the index is
+    non-decreasing in u, so it is the supremum of {u : index(u) <= i}, found by 80 bisection steps
+    (absolute resolution 1e-24, far below the tolerance of the checks, which compare probabilities
+    on the scale 1), all i at once (one select_index call
     per bisection step)."""
     idx = sorted(set(int(i) for i in idx))
     k = len(idx)
@@ -156,8 +175,9 @@ def _barker_scaled(lw):
 
 
 def _selection():
-    """P(a proposal is selected | z_t-1, z^(1:N)) from the kernel's selection (simulate.kernels.select_index on
-    the normalised weights, as cis_step draws it; law by bisection in u) against Eq. (acc)'s Barker ratio from
+    """P(a proposal is selected | z_t-1, z^(1:N)) from the kernel's selection
+    (simulate.kernels.select_index on the normalised weights, as cis_step draws it; law by bisection
+    in u) against Eq. (acc)'s Barker ratio from
     bounds, and P(z_t-1 is selected) against r(z_t-1 | z^(1:N))."""
     rows, nmax = [], 1
     for lw in _logw_fixed():
@@ -171,10 +191,12 @@ def _selection():
                      _b("cis_barker_acceptance", "acceptance", w=w0, w_sum=S), 1.0))
         rows.append(({**p, "event": "z_t-1 is selected"}, cut0,
                      _b("cis_barker_acceptance", "rejection", w=w0, w_sum=S), 1.0))
-    # resolution on the probability scale: u is a float (spacing eps near 1, so a selection probability 1 - u
-    # near 0 is resolved to eps absolute) and the cumulative sum of n weights rounds by ~ n eps
+    # resolution on the probability scale: u is a float (spacing eps near 1, so a selection
+    # probability 1 - u near 0 is resolved to eps absolute) and the cumulative sum of n weights
+    # rounds by ~ n eps
     tol = 64 * (nmax + 8) * U
-    return instance_check(lambda: rows, "=", tol, describe="selection law of kernels.select_index vs Eq. (acc), "
+    return instance_check(lambda: rows, "=", tol,
+                          describe="selection law of kernels.select_index vs Eq. (acc), "
                                                           "probabilities compared on the scale 1")
 
 
@@ -183,14 +205,19 @@ def _barker_vs_metropolis():
     rows = [({"R": R}, R / (1 + R), min(1.0, R)) for R in (1.0, 3.0, 1 / 3)]
     return first_failing(
         rows, "=", 1e-12, "acceptance probabilities",
-        why=("the two rules differ at every R > 0 (Barker's is smaller), so neither is a special case of the "
-             "other: "),
-        correction=("Barker's R/(1 + R) and Metropolis' min(1, R) are distinct members of Hastings' (1970) family "
-                    "a = s(x, y)/(1 + 1/R), s symmetric (Barker s = 1, Metropolis s = min(1 + R, 1 + 1/R))"))
+        why=("the two rules differ at every R > 0 (Barker's is smaller), so neither is a special "
+             "case of the other: "),
+        correction=(
+            "Barker's R/(1 + R) and Metropolis' min(1, R) are distinct members of Hastings' (1970) "
+            "family "
+                    "a = s(x, y)/(1 + 1/R), s symmetric (Barker s = 1, Metropolis s = min(1 + R, 1 "
+                    "+ 1/R))"))
 
 
 def _hastings():
-    """The correction: both rules are s/(1 + 1/R) with s symmetric (s(R) = s(1/R)); Barker's is below Metropolis'."""
+    """The correction: both rules are s/(1 + 1/R) with s symmetric (s(R) = s(1/R)); Barker's is
+    below Metropolis'.
+    """
     rows = []
     for R in free("R", [1 / 3, 1.0, 3.0, 1e-9, 1e9], Real(1e-12, 1e12, log=True)):
         R = float(R)
@@ -198,41 +225,56 @@ def _hastings():
         rows.append(({"R": R, "rule": "Metropolis = s_M/(1 + 1/R)"}, min(1.0, R), sM / (1 + 1 / R)))
         rows.append(({"R": R, "rule": "s_M(R) = s_M(1/R)"}, sM, min(1 + 1 / R, 1 + R)))
         rows.append(({"R": R, "rule": "Barker = 1/(1 + 1/R)"}, R / (1 + R), 1 / (1 + 1 / R)))
-    return instance_check(lambda: rows, "=", 1e-13, describe="Hastings' family s/(1 + 1/R), R in [1e-12, 1e12]")
+    return instance_check(lambda: rows, "=", 1e-13,
+                          describe="Hastings' family s/(1 + 1/R), R in [1e-12, 1e12]")
 
 
-step("cis.acc", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, Eq. (acc)", relation="=",
-     lhs="sum_i w_i / (w(z_t-1) + sum_i w_i)", rhs="1 - w(z_t-1) / (w(z_t-1) + sum_i w_i)", justification="algebra",
+step("cis.acc", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, Eq. (acc)",
+     relation="=",
+     lhs="sum_i w_i / (w(z_t-1) + sum_i w_i)", rhs="1 - w(z_t-1) / (w(z_t-1) + sum_i w_i)",
+     justification="algebra",
      check=_barker, expect=EXACT)
-step("cis.acc.kernel", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, Eq. (acc) and text",
-     relation="=", lhs="P(a proposal is selected | z_t-1, z^(1:N))", rhs="sum_i w_i / (w_0 + sum_i w_i)",
-     justification="multinomial selection", check=_selection, expect=EXACT, statement=True, reading=SELECT,
+step("cis.acc.kernel", claim="cis_barker_acceptance", seed=SEED,
+     location="§CIS as IMH, Eq. (acc) and text",
+     relation="=", lhs="P(a proposal is selected | z_t-1, z^(1:N))",
+     rhs="sum_i w_i / (w_0 + sum_i w_i)",
+     justification="multinomial selection", check=_selection, expect=EXACT, statement=True,
+     reading=SELECT,
      search_budget=300)
-step("cis.metropolis", claim="cis_barker_acceptance", seed=SEED, location="§CIS as IMH, after Eq. (acc)", relation="=",
+step("cis.metropolis", claim="cis_barker_acceptance", seed=SEED,
+     location="§CIS as IMH, after Eq. (acc)", relation="=",
      lhs="Barker's acceptance ratio", rhs="a special case of Metropolis' acceptance ratio",
-     justification="Barker (1965); Metropolis (1953)", check=_barker_vs_metropolis, expect=WRONG, corrected=_hastings,
+     justification="Barker (1965); Metropolis (1953)", check=_barker_vs_metropolis, expect=WRONG,
+     corrected=_hastings,
      search_budget=400)
 
 
 def _accept_moves():
-    """P(z_t != z_t-1) against Eq. (acc), q = p uniform on two points, z_t-1 = the first (an atom of q)."""
+    """P(z_t != z_t-1) against Eq. (acc), q = p uniform on two points, z_t-1 = the first (an atom of
+    q).
+    """
     p = np.array([0.5, 0.5])
     rows = []
     for n_prop in (1, 2, 5):
         K = F.cis_matrix(p, p, n_prop + 1)
         acc, _, _ = kit.acceptance(p, p, n_prop)
-        rows.append(({"p": "q = (1/2, 1/2)", "z_t-1": "a", "N": n_prop}, 1 - float(K[0, 0]), float(acc[0])))
+        rows.append(({"p": "q = (1/2, 1/2)", "z_t-1": "a", "N": n_prop}, 1 - float(K[0, 0]),
+                     float(acc[0])))
     return first_failing(
         rows, "=", 1e-12, "exact CIS kernels",
-        why=("a proposal can equal z_t-1 when q has an atom there, so 'z_t != z_t-1' is rarer than 'a proposal is "
-             "selected': "),
-        correction=("P(z_t != z_t-1) = alpha(z_t-1) - E[c w(z_t-1)/(w(z_t-1) + S)], c the number of proposals equal "
-                    "to z_t-1 (> 0 when q has an atom at z_t-1); define acceptance as 'a proposal index is selected' "
-                    "(cis.acc.kernel): the two agree when q has no atom at z_t-1"))
+        why=("a proposal can equal z_t-1 when q has an atom there, so 'z_t != z_t-1' is rarer than "
+             "'a proposal is selected': "),
+        correction=(
+            "P(z_t != z_t-1) = alpha(z_t-1) - E[c w(z_t-1)/(w(z_t-1) + S)], c the number of "
+            "proposals equal "
+                    "to z_t-1 (> 0 when q has an atom at z_t-1); define acceptance as 'a proposal "
+                    "index is selected' (cis.acc.kernel): the two agree when q has no atom at "
+                    "z_t-1"))
 
 
 def _moves_corrected():
-    """1 - K(x, x) = alpha(x) - N pi_x E[1/(2 w_x + S_(N-1))] (the selection probability of copies of x), every x,
+    """1 - K(x, x) = alpha(x) - N pi_x E[1/(2 w_x + S_(N-1))] (the selection probability of copies
+    of x), every x,
     with the tie term > 0 (q(x) > 0)."""
     rows = []
     for pi, q in _pairs():
@@ -248,22 +290,27 @@ def _moves_corrected():
                 p = {"M": pi.size, "N": int(N), "N used": Nu, "x": x, "tie": float(tie[x])}
                 rows.append((p, _toward(1 - float(K[x, x]), float(acc[x] - tie[x]), float(err[x])),
                              float(acc[x] - tie[x]), 1.0))
-    return instance_check(lambda: rows, "=", 1e-12, describe="1 - K(x,x) (simulate.finite.cis_matrix) vs alpha - tie "
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="1 - K(x,x) (simulate.finite.cis_matrix) vs alpha - tie "
                                                             "(the Laplace sum), every state")
 
 
 step("cis.acc.move", claim="cis_barker_acceptance", seed=SEED,
      location="§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 "
-"as accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)", rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
+"as accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)",
+rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
      justification="definition", check=_accept_moves, expect=WRONG, statement=True, reading=MOVE,
      corrected=_moves_corrected, search_budget=400)
 
 
-# ============================================================================= §Bias-variance: the variance of CIS
+# ============================================================================= §Bias-variance: the
+# variance of CIS
 def _totvar_parts():
-    """Per (pi, q, f), N and state x: the kernel's variance V_q[f | z_t-1] (simulate.finite.cis_matrix, exact sum),
-    the variance of the Rao-Blackwellised estimate E[f | z_t-1, z^(1:N)] and the Rao-Blackwell gain
-    E_q[V[f | z_t-1, z^(1:N)]] = E[RB(f^2)] - E[RB(f)^2] (simulate.finite.moments_msc_rb), with an error bound."""
+    """Per (pi, q, f), N and state x: the kernel's variance V_q[f | z_t-1]
+    (simulate.finite.cis_matrix, exact sum), the variance of the Rao-Blackwellised estimate E[f |
+    z_t-1, z^(1:N)] and the Rao-Blackwell gain
+    E_q[V[f | z_t-1, z^(1:N)]] = E[RB(f^2)] - E[RB(f)^2] (simulate.finite.moments_msc_rb), with an
+    error bound."""
     out = []
     for pi, q, f in _pqf():
         for N in _N((1, 3)):
@@ -284,28 +331,39 @@ def _totvar_parts():
 
 def _total_variance():
     rows = [(p, _toward(t, v + wi, e), v + wi, s) for p, t, v, wi, e, s in _totvar_parts()]
-    return instance_check(lambda: rows, "=", 1e-10, describe="V_K[f] = V_q[E[f|.]] + E_q[V[f|.]]: the kernel's exact "
-                                                            "sum vs the Rao-Blackwellised moments, scale max f^2")
+    return instance_check(lambda: rows, "=", 1e-10,
+                          describe="V_K[f] = V_q[E[f|.]] + E_q[V[f|.]]: the kernel's exact "
+                                                            "sum vs the Rao-Blackwellised moments, "
+                                                            "scale max f^2")
 
 
 def _total_variance_ge():
     rows = [(p, _toward(t, v, e) if t < v else t, v, s) for p, t, v, wi, e, s in _totvar_parts()]
-    return instance_check(lambda: rows, ">=", 1e-10, describe="V_K[f] >= V_q[E[f|.]] (the Rao-Blackwell gain >= 0)")
+    return instance_check(lambda: rows, ">=", 1e-10,
+                          describe="V_K[f] >= V_q[E[f|.]] (the Rao-Blackwell gain >= 0)")
 
 
-step("cis.totvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (total_variance)",
-     relation="=", lhs="V_q[f | z_t-1]", rhs="V_q[E[f | z_t-1, z^(1:N)]] + E_q[V[f | z_t-1, z^(1:N)]]",
+step("cis.totvar", claim="cis_variance_growth", seed=SEED,
+     location="§Bias-variance, Eq. (total_variance)",
+     relation="=", lhs="V_q[f | z_t-1]",
+     rhs="V_q[E[f | z_t-1, z^(1:N)]] + E_q[V[f | z_t-1, z^(1:N)]]",
      justification="law of total variance", check=_total_variance, search_budget=300, expect=EXACT)
-step("cis.totvar.ge", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (total_variance), line 2",
+step("cis.totvar.ge", claim="cis_variance_growth", seed=SEED,
+     location="§Bias-variance, Eq. (total_variance), line 2",
      relation=">=", lhs="V_q[f | z_t-1]", rhs="V_q[E[f | z_t-1, z^(1:N)]]",
-     justification="the Rao-Blackwell gain is >= 0", check=_total_variance_ge, search_budget=300, expect=VALID)
-step("cis.exactvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (exact_variance)",
-     relation="=", lhs="E[f | z_t-1, z^(1:N)]", rhs="(1 - r(z_t-1 | z^(1:N))) f_IS + r(z_t-1 | z^(1:N)) f(z_t-1)",
+     justification="the Rao-Blackwell gain is >= 0", check=_total_variance_ge, search_budget=300,
+     expect=VALID)
+step("cis.exactvar", claim="cis_variance_growth", seed=SEED,
+     location="§Bias-variance, Eq. (exact_variance)",
+     relation="=", lhs="E[f | z_t-1, z^(1:N)]",
+     rhs="(1 - r(z_t-1 | z^(1:N))) f_IS + r(z_t-1 | z^(1:N)) f(z_t-1)",
      justification="definition of f_IS",
      check=lambda: sym_equal((sp.Symbol("w0") * sp.Symbol("f0") + sp.Symbol("S") * sp.Symbol("fIS"))
                              / (sp.Symbol("w0") + sp.Symbol("S")),
-                             (1 - sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S"))) * sp.Symbol("fIS")
-                             + sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S")) * sp.Symbol("f0")), expect=EXACT)
+                             (1 - sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S")))
+                             * sp.Symbol("fIS")
+                             + sp.Symbol("w0") / (sp.Symbol("w0") + sp.Symbol("S"))
+                             * sp.Symbol("f0")), expect=EXACT)
 
 
 def _relative_rows(rows, tol):
@@ -315,16 +373,21 @@ def _relative_rows(rows, tol):
     o = first_failing(scaled, "=", tol)
     if o.status == WRONG:
         p, a, b = next(r for r in rows if r[0] is o.counterexample["at"])
-        o = Outcome(WRONG, f"fails on an exact instance: relative difference {abs(a - b) / max(abs(a), abs(b)):.3g} > "
+        o = Outcome(
+            WRONG, f"fails on an exact instance: relative difference "
+                   f"{abs(a - b) / max(abs(a), abs(b)):.3g} > "
                            f"{tol:g} (lhs {a:.6g}, rhs {b:.6g}); {o.detail.rsplit('; ', 1)[-1]}",
-                    counterexample={"at": p, "lhs": float(a), "rhs": float(b)}, method="instances", instances=len(rows))
+                    counterexample={"at": p, "lhs": float(a), "rhs": float(b)}, method="instances",
+                    instances=len(rows))
     return o
 
 
 def _approx_var_rows():
-    """V_q[E[f | z_t-1, z^(1:N)]] exactly vs (1 - r(z_t-1))^2 V_q[f_IS | z_t-1] in the regime w(z_t-1) >> w(z^(i)):
-    q uniform on two points with normalised weights w = (1/2, 3/2), the current state off supp q with weight
-    w0 = 1e6 and f0 = f(z_t-1) = 0; exact sums over the proposal multisets (simulate.finite._compositions)."""
+    """V_q[E[f | z_t-1, z^(1:N)]] exactly vs (1 - r(z_t-1))^2 V_q[f_IS | z_t-1] in the regime
+    w(z_t-1) >> w(z^(i)): q uniform on two points with normalised weights w = (1/2, 3/2), the
+    current state off supp q with weight
+    w0 = 1e6 and f0 = f(z_t-1) = 0; exact sums over the proposal multisets
+    (simulate.finite._compositions)."""
     q = [Fraction(1, 2), Fraction(1, 2)]
     w = [Fraction(1, 2), Fraction(3, 2)]
     rows = []
@@ -334,7 +397,8 @@ def _approx_var_rows():
                 m = [Fraction(0)] * 5  # E[E[f|.]], E[E[f|.]^2], E[r], E[f_IS], E[f_IS^2]
                 for c in F._compositions(n_prop, 2):
                     pr = Fraction(math.factorial(n_prop),
-                                  math.factorial(c[0]) * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
+                                  math.factorial(c[0])
+                                  * math.factorial(c[1])) * q[0] ** c[0] * q[1] ** c[1]
                     S = c[0] * w[0] + c[1] * w[1]
                     T = c[0] * w[0] * f[0] + c[1] * w[1] * f[1]
                     est, rej, fis = T / (w0 + S), Fraction(w0) / (w0 + S), T / S  # f0 = 0
@@ -342,36 +406,46 @@ def _approx_var_rows():
                         m[i] += pr * v
                 exact = m[1] - m[0] ** 2
                 approx = (1 - m[2]) ** 2 * (m[4] - m[3] ** 2)
-                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0, "w(z_t-1)": w0,
+                rows.append(({"q": [0.5, 0.5], "w": [0.5, 1.5], "f": list(f), "f(z_t-1)": 0,
+                              "w(z_t-1)": w0,
                               "N": n_prop,
-                              "sides": "times w(z_t-1)^2"}, float(exact * w0 ** 2), float(approx * w0 ** 2)))
+                              "sides": "times w(z_t-1)^2"}, float(exact * w0 ** 2),
+                              float(approx * w0 ** 2)))
     return rows
 
 
 def _approx_var():
     o = _relative_rows(_approx_var_rows(), 0.1)
     if o.status == WRONG:
-        o.detail = ("1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken out of the "
-                    "variance (and the approximation ignores f(z_t-1)): the exact variance differs by a factor 9/4 as "
-                    "w0 -> oo (f = (0, 1)), and is > 0 where the approximation is 0 (f constant on supp q): "
+        o.detail = (
+            "1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken "
+            "out of the "
+                    "variance (and the approximation ignores f(z_t-1)): the exact variance differs "
+                    "by a factor 9/4 as w0 -> oo (f = (0, 1)), and is > 0 where the approximation "
+                    "is 0 (f constant on supp q): "
                         + o.detail)
-        o.correction = ("V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp q, "
-                        "w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 F^2 / w(z_t-1)^3 "
-                        "(checked; the constant 2 survives the search) and, proved by Cauchy-Schwarz on "
-                        "E[f|.] - f(z_t-1) = T/w0 - T S/(w0 (w0 + S)), T = sum_i w_i (f_i - f(z_t-1)), "
-                        "|R| <= 2 N^(5/2) w_max^3 F^2 / w0^3 + N^4 w_max^4 F^2 / w0^4: the leading term grows "
-                        "linearly in N")
+        o.correction = (
+            "V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp "
+            "q, "
+                        "w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 "
+                        "F^2 / w(z_t-1)^3 (checked; the constant 2 survives the search) and, "
+                        "proved by Cauchy-Schwarz on E[f|.] - f(z_t-1) = T/w0 - T S/(w0 (w0 + S)), "
+                        "T = sum_i w_i (f_i - f(z_t-1)), |R| <= 2 N^(5/2) w_max^3 F^2 / w0^3 + N^4 "
+                        "w_max^4 F^2 / w0^4: the leading term grows linearly in N")
     return o
 
 
 def _remainder_searched(N, wmax, w0):
-    """The remainder of cis.approxvar's correction over B = N w_max^2 F^2/w0^2: 2 N w_max/w0 (the form
+    """The remainder of cis.approxvar's correction over B = N w_max^2 F^2/w0^2: 2 N w_max/w0 (the
+    form
     2 N^2 w_max^3 F^2/w0^3, its constant 2 from a search)."""
     return 2 * N * wmax / w0
 
 
 def _remainder_proved(N, wmax, w0):
-    """The proved remainder over B: 2 N^(3/2) w_max/w0 + N^3 w_max^2/w0^2 (Cauchy-Schwarz, see cis.approxvar)."""
+    """The proved remainder over B: 2 N^(3/2) w_max/w0 + N^3 w_max^2/w0^2 (Cauchy-Schwarz, see
+    cis.approxvar).
+    """
     return 2 * N ** 1.5 * wmax / w0 + N ** 3 * wmax ** 2 / w0 ** 2
 
 
@@ -379,7 +453,8 @@ REMAINDER = _remainder_searched
 
 
 def _approx_var_corrected():
-    """|V - N V_q[Y]/w0^2| <= 2 N^(5/2) w_max^3 F^2/w0^3 + N^4 w_max^4 F^2/w0^4, both sides divided by
+    """|V - N V_q[Y]/w0^2| <= 2 N^(5/2) w_max^3 F^2/w0^3 + N^4 w_max^4 F^2/w0^4, both sides divided
+    by
     B = N w_max^2 F^2/w0^2; the current state off supp q (weight w0, f(z_t-1) = f0)."""
     rows = []
     for pi, q, f in _pqf():
@@ -399,20 +474,27 @@ def _approx_var_corrected():
                     B = Nu * wmax ** 2 * F_ ** 2 / float(w0) ** 2
                     rhs = REMAINDER(Nu, wmax, float(w0))
                     err = 64 * U * (V + lead) * 10 / B  # the exact sum's rounding, relative to V
-                    p = {"M": pi.size, "w0": float(w0), "f0": float(f0), "N": int(N), "N used": Nu, "w_max": wmax}
+                    p = {"M": pi.size, "w0": float(w0), "f0": float(f0), "N": int(N), "N used": Nu,
+                         "w_max": wmax}
                     rows.append((p, max(abs(V - lead) / B - err, 0.0), rhs))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="|V - N V_q[Y]/w0^2| / (N w_max^2 F^2/w0^2) against the "
-                                                             "remainder bound (exact sums over the proposal counts)")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="|V - N V_q[Y]/w0^2| / (N w_max^2 F^2/w0^2) against the "
+                                                             "remainder bound (exact sums over the "
+                                                             "proposal counts)")
 
 
-step("cis.approxvar", claim="cis_variance_growth", seed=SEED, location="§Bias-variance, Eq. (approx_var)", relation="=",
+step("cis.approxvar", claim="cis_variance_growth", seed=SEED,
+     location="§Bias-variance, Eq. (approx_var)", relation="=",
      lhs="V_q[E[f | z_t-1, z^(1:N)]]", rhs="(1 - r(z_t-1))^2 V_q[f_IS | z_t-1]  (approximately)",
-     justification="w(z_t-1) >> w(z^(i))", check=_approx_var, expect=WRONG, corrected=_approx_var_corrected,
+     justification="w(z_t-1) >> w(z^(i))", check=_approx_var, expect=WRONG,
+     corrected=_approx_var_corrected,
      search_budget=400)
 
 
-# ============================================================================= §Bias-variance: rejection rates
-GAUSS_FIXED = [(1, 0.5, 1.0), (1, 0.0, 2.0), (3, 1.0, 1.5), (10, 0.3, 0.8), (1, 2.0, 0.5), (1, 0.0, 1.0)]
+# ============================================================================= §Bias-variance:
+# rejection rates
+GAUSS_FIXED = [(1, 0.5, 1.0), (1, 0.0, 2.0), (3, 1.0, 1.5), (10, 0.3, 0.8), (1, 2.0, 0.5),
+               (1, 0.0, 1.0)]
 
 
 def _gauss():
@@ -420,25 +502,30 @@ def _gauss():
 
 
 def _marginal_rows(bound):
-    """Rows (params, r, bound(KL(p||q), KL(q||p))) for the marginal IMH rejection rate at stationarity: finite pairs
-    (r = sum_x pi_x lambda(w_x), exact) and Gaussian pairs (kit.gauss_rejection, moved down by its error)."""
+    """Rows (params, r, bound(KL(p||q), KL(q||p))) for the marginal IMH rejection rate at
+    stationarity: finite pairs
+    (r = sum_x pi_x lambda(w_x), exact) and Gaussian pairs (kit.gauss_rejection, moved down by its
+    error)."""
     rows = []
     for pi, q in _pairs():
         r = float(pi @ kit.imh_rejection(pi, q))
         kpq, kqp = kit.kl_finite(pi, q)
-        rows.append(({"space": "finite", "pi": _r(pi), "q": _r(q), "KL(p||q)": kpq}, max(r - 64 * U, 0.0),
+        rows.append(({"space": "finite", "pi": _r(pi), "q": _r(q), "KL(p||q)": kpq},
+                     max(r - 64 * U, 0.0),
                      bound(kpq, kqp)))
     for D, m, s in _gauss():
         r, e = kit.gauss_rejection(D, m, s)
         kpq, kqp = kit.gauss_kl(D, m, s)
-        rows.append(({"space": "Gaussian", "D": int(D), "m": float(m), "s": float(s), "KL(p||q)": kpq},
+        rows.append(({"space": "Gaussian", "D": int(D), "m": float(m), "s": float(s),
+                      "KL(p||q)": kpq},
                      max(r - e, 0.0), bound(kpq, kqp)))
     return rows
 
 
 def _rejection_kl_symmetric():
     rows = _marginal_rows(lambda a, b: math.sqrt((a + b) / 2))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="marginal IMH rejection at stationarity, finite and "
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="marginal IMH rejection at stationarity, finite and "
                                                              "Gaussian pairs")
 
 
@@ -447,24 +534,29 @@ def _rejection_kl_dropped():
     for m, s in ((0.1, 1.0), (0.25, 1.0), (0.5, 1.0), (1.0, 1.0), (0.0, 2.0)):
         r, e = kit.gauss_rejection(1, m, s)
         kpq, _ = kit.gauss_kl(1, m, s)
-        rows.append(({"p": "N(0, 1)", "q": f"N({m:g}, {s:g}^2)", "m": m, "s": s}, r - e, math.sqrt(kpq / 2)))
+        rows.append(({"p": "N(0, 1)", "q": f"N({m:g}, {s:g}^2)", "m": m, "s": s}, r - e,
+                     math.sqrt(kpq / 2)))
     return first_failing(
         rows, "<=", 1e-12, "Gaussian pairs",
-        why=("dropping the non-negative KL(q||p) makes the right-hand side smaller, so the bound does not "
-             "follow: "),
-        correction=("r <= min(1, sqrt((KL(q||p) + KL(p||q))/2)) (Neklyudov et al.); with KL(p||q) alone "
-                    "r <= min(1, 2 TV(p, q)) <= min(1, sqrt(2 KL(p||q))) (r = TV(p x q, q x p) <= 2 TV(p, q), "
-                    "Pinsker): twice the printed bound, so KL(p||q) >= r^2/2"))
+        why=("dropping the non-negative KL(q||p) makes the right-hand side smaller, so the bound "
+             "does not follow: "),
+        correction=(
+            "r <= min(1, sqrt((KL(q||p) + KL(p||q))/2)) (Neklyudov et al.); with KL(p||q) alone "
+                    "r <= min(1, 2 TV(p, q)) <= min(1, sqrt(2 KL(p||q))) (r = TV(p x q, q x p) <= "
+                    "2 TV(p, q), Pinsker): twice the printed bound, so KL(p||q) >= r^2/2"))
 
 
 def _rej_bound_corrected():
     rows = _marginal_rows(lambda a, b: min(1.0, math.sqrt(2 * a)))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="r <= min(1, sqrt(2 KL(p||q))) (no weaker than the "
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="r <= min(1, sqrt(2 KL(p||q))) (no weaker than the "
                                                              "trivial r <= 1)")
 
 
 def _metropolis_row(p, q, x):
-    """(r(x), d_TV(K(x, .), p)) for the Metropolis IMH kernel (r = lambda(w(x)), the rejection probability)."""
+    """(r(x), d_TV(K(x, .), p)) for the Metropolis IMH kernel (r = lambda(w(x)), the rejection
+    probability).
+    """
     w = F.weights(p, q)
     K = F.imh_matrix(p, q)
     return F.imh_lambda(p, q, float(w[x])), 0.5 * float(np.abs(K[x] - p).sum())
@@ -478,25 +570,32 @@ def _barker_row(p, q, x, n_prop=1):
 
 
 def _wang_atoms():
-    """r(z) <= d_TV(K(z, .), p) on finite spaces (p has atoms), Metropolis and CIS/Barker kernels."""
+    """r(z) <= d_TV(K(z, .), p) on finite spaces (p has atoms), Metropolis and CIS/Barker
+    kernels.
+    """
     rows = []
     for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1),
                           ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
                           ("CIS/Barker, 1 proposal", (0.5, 0.5), (0.5, 0.5), 0)):
         p, q = np.array(p), np.array(q)
         r, tv = (_metropolis_row if kind.startswith("Metropolis") else _barker_row)(p, q, x)
-        rows.append(({"kernel": kind, "p": [float(v) for v in p], "q": [float(v) for v in q], "x (0-based)": x}, r, tv))
+        rows.append(({"kernel": kind, "p": [float(v) for v in p], "q": [float(v) for v in q],
+                      "x (0-based)": x}, r, tv))
     return first_failing(
         rows, "<=", 1e-12, "finite spaces (p has atoms)",
-        why=("the relation needs p({z}) = 0 (K(z, .) has an atom of mass >= r(z) at z): true on continuous "
-             "targets, false on spaces with atoms: "),
-        correction=("r(z) - p({z}) <= d_TV(K(z, .), p) on every space (K(z, {z}) >= r(z)); r(z) <= d_TV(K(z, .), p) "
+        why=("the relation needs p({z}) = 0 (K(z, .) has an atom of mass >= r(z) at z): true on "
+             "continuous targets, false on spaces with atoms: "),
+        correction=(
+            "r(z) - p({z}) <= d_TV(K(z, .), p) on every space (K(z, {z}) >= r(z)); r(z) <= "
+            "d_TV(K(z, .), p) "
                     "when p has no atom at z"))
 
 
 def _tv_rows(sup_over_f: bool = False):
-    """max(0, r(x) - p({x})) against d_TV(K(x, .), p) at every state, Metropolis IMH and CIS with N proposals;
-    with ``sup_over_f`` the TV is computed as sup_{|f| <= 1} |E_K f - E_p f|/2, attained at f = sign(K(x, .) - p)."""
+    """max(0, r(x) - p({x})) against d_TV(K(x, .), p) at every state, Metropolis IMH and CIS with N
+    proposals;
+    with ``sup_over_f`` the TV is computed as sup_{|f| <= 1} |E_K f - E_p f|/2, attained at f =
+    sign(K(x, .) - p)."""
     rows = []
     for pi, q in _pairs():
         Km = F.imh_matrix(pi, q)
@@ -521,37 +620,49 @@ def _tv_rows(sup_over_f: bool = False):
 
 def _wang_corrected():
     rows = _tv_rows()
-    return instance_check(lambda: rows, "<=", 1e-12, describe="max(0, r(x) - p({x})) <= d_TV(K(x, .), p) (no weaker "
-                                                             "than the trivial 0 <= d_TV), every state")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="max(0, r(x) - p({x})) <= d_TV(K(x, .), p) (no weaker "
+                                                             "than the trivial 0 <= d_TV), every "
+                                                             "state")
 
 
-step("imh.neklyudov", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, Neklyudov et al. (2019, Thm 1)",
+step("imh.neklyudov", claim="imh_rejection_kl", seed=SEED,
+     location="§Bias-variance, Neklyudov et al. (2019, Thm 1)",
      relation=">=", lhs="alpha", rhs="1 - sqrt((KL(q||p) + KL(p||q))/2)", justification="cited",
      check=_rejection_kl_symmetric, search_budget=400, expect=VALID)
-step("imh.rej_bound", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, Eq. (rej_bound)", relation="<=",
-     lhs="r = 1 - alpha", rhs="sqrt(KL(p||q)/2)", justification="non-negativity of the KL divergence",
+step("imh.rej_bound", claim="imh_rejection_kl", seed=SEED,
+     location="§Bias-variance, Eq. (rej_bound)", relation="<=",
+     lhs="r = 1 - alpha", rhs="sqrt(KL(p||q)/2)",
+     justification="non-negativity of the KL divergence",
      check=_rejection_kl_dropped, depends=("imh.neklyudov",), expect=WRONG, statement=True,
      corrected=_rej_bound_corrected, search_budget=400)
-step("imh.wang", claim="imh_rejection_kl", seed=SEED, location="§Bias-variance, 'Is bias guaranteed to decrease?'",
-     relation="<=", lhs="r(z_t-1)", rhs="d_TV(K(z_t-1, .), p)", justification="Wang (2020)", check=_wang_atoms,
+step("imh.wang", claim="imh_rejection_kl", seed=SEED,
+     location="§Bias-variance, 'Is bias guaranteed to decrease?'",
+     relation="<=", lhs="r(z_t-1)", rhs="d_TV(K(z_t-1, .), p)", justification="Wang (2020)",
+     check=_wang_atoms,
      expect=WRONG, corrected=_wang_corrected, search_budget=300)
 
 
 def _cis_rejection_floor():
-    """The CIS (Barker) kernel at q = p (both KL divergences 0): its rejection probability is 1/(N + 1)."""
+    """The CIS (Barker) kernel at q = p (both KL divergences 0): its rejection probability is 1/(N +
+    1).
+    """
     rows = []
     p = np.array([0.5, 0.5])
     for n_prop in (1, 10, 100):
         acc, _, _ = kit.acceptance(p, p, n_prop)
-        rows.append(({"kernel": "CIS/Barker", "p": "q = (1/2, 1/2)", "N proposals": n_prop, "KL": 0},
+        rows.append(({"kernel": "CIS/Barker", "p": "q = (1/2, 1/2)", "N proposals": n_prop,
+                      "KL": 0},
                      1 - float(acc[0]), 0.0))
     return first_failing(
         rows, "<=", 1e-12, "exact CIS rejection at q = p",
-        why=("Neklyudov et al.'s bound is for the Metropolis rule min(1, R); Barker's rule rejects more: at q = p "
-             "the CIS rejection is 1/(N + 1), not 0: "),
-        correction=("the marginal CIS rejection E_p[r(z)] >= 1/(N + 1) for every q, with equality iff q = p "
-                    "(Jensen twice: E_q[w^2/(w + S)] >= 1/(1 + S), E[1/(1 + S)] >= 1/(1 + N)); only the "
-                    "Metropolis-IMH rejection goes to 0 with the KL divergences"))
+        why=("Neklyudov et al.'s bound is for the Metropolis rule min(1, R); Barker's rule rejects "
+             "more: at q = p the CIS rejection is 1/(N + 1), not 0: "),
+        correction=(
+            "the marginal CIS rejection E_p[r(z)] >= 1/(N + 1) for every q, with equality iff q = "
+            "p "
+                    "(Jensen twice: E_q[w^2/(w + S)] >= 1/(1 + S), E[1/(1 + S)] >= 1/(1 + N)); "
+                    "only the Metropolis-IMH rejection goes to 0 with the KL divergences"))
 
 
 def _cis_floor_corrected():
@@ -561,52 +672,68 @@ def _cis_floor_corrected():
             acc, err, how = kit.acceptance(pi, q, int(N))
             rbar = float(pi @ (1 - acc))
             e = float(pi @ err)
-            rows.append(({"M": pi.size, "N": int(N), "acceptance by": how}, _toward(rbar, 1 / (N + 1), e) if
+            rows.append(({"M": pi.size, "N": int(N), "acceptance by": how},
+                         _toward(rbar, 1 / (N + 1), e) if
                          rbar < 1 / (N + 1) else rbar, 1 / (N + 1)))
-    return instance_check(lambda: rows, ">=", 1e-12, describe="marginal CIS rejection E_p[r(z)] >= 1/(N + 1), "
+    return instance_check(lambda: rows, ">=", 1e-12,
+                          describe="marginal CIS rejection E_p[r(z)] >= 1/(N + 1), "
                                                              "equality at q = p")
 
 
 def _bias_needs_low_r():
-    """'a low rejection rate is a necessary condition for the bias to decrease': states with zero bias of f
+    """'a low rejection rate is a necessary condition for the bias to decrease': states with zero
+    bias of f
     and rejection 1/2 (CIS/Barker, q = p, one proposal)."""
     rows = []
-    for p, f in ((np.array([0.5, 0.5]), np.array([1.0, 1.0])), (np.full(3, 1 / 3), np.array([0.0, 1.0, -1.0]))):
+    for p, f in ((np.array([0.5, 0.5]), np.array([1.0, 1.0])),
+                 (np.full(3, 1 / 3), np.array([0.0, 1.0, -1.0]))):
         K = F.cis_matrix(p, p, 2)
         acc, _, _ = kit.acceptance(p, p, 1)
-        rows.append(({"kernel": "CIS/Barker, 1 proposal", "p": "q = " + str([round(float(v), 6) for v in p]),
+        rows.append(({"kernel": "CIS/Barker, 1 proposal",
+                      "p": "q = " + str([round(float(v), 6) for v in p]),
                       "f": [float(v) for v in f],
                       "z_t-1": 0}, 1 - float(acc[0]), abs(float(K[0] @ f - p @ f))))
     return first_failing(
         rows, "<=", 1e-12, "r(z_t-1) vs the bias |E_K f - E_p f| (zero)",
-        why=("from bias <= osc(f) d_TV and r <= d_TV, a low r is necessary for a small d_TV, not for a small bias "
-             "of a given f: "),
-        correction=("r(z) - p({z}) <= d_TV(K(z, .), p) = sup_{|f| <= 1} |E_K f - E_p f|/2: a low rejection rate is "
-                    "necessary for the bias to be small uniformly over bounded f, not for the bias of one f"))
+        why=("from bias <= osc(f) d_TV and r <= d_TV, a low r is necessary for a small d_TV, not "
+             "for a small bias of a given f: "),
+        correction=(
+            "r(z) - p({z}) <= d_TV(K(z, .), p) = sup_{|f| <= 1} |E_K f - E_p f|/2: a low rejection "
+            "rate is "
+                    "necessary for the bias to be small uniformly over bounded f, not for the bias "
+                    "of one f"))
 
 
 def _bias_corrected():
     rows = _tv_rows(sup_over_f=True)
-    return instance_check(lambda: rows, "<=", 1e-12, describe="max(0, r(x) - p({x})) <= sup_{|f|<=1} |E_K f - E_p f|/2 "
-                                                             "(attained at f = sign(K(x, .) - p)), every state")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="max(0, r(x) - p({x})) <= sup_{|f|<=1} |E_K f - E_p f|/2 "
+                                                             "(attained at f = sign(K(x, .) - p)), "
+                                                             "every state")
 
 
 step("imh.cis_floor", claim="imh_rejection_kl", seed=SEED,
      location="§Bias-variance, 'Rejection rate decreases as MSC converges' and 'IMH "
 "kernels automatic trade-off' ('also holds similarly in any IMH type kernel')", relation="<=",
      lhs="r(z_t-1) of the CIS kernel (Barker, N proposals)", rhs="sqrt((KL(q||p) + KL(p||q))/2)",
-     justification="Neklyudov et al. (2019)", check=_cis_rejection_floor, expect=WRONG, corrected=_cis_floor_corrected,
+     justification="Neklyudov et al. (2019)", check=_cis_rejection_floor, expect=WRONG,
+     corrected=_cis_floor_corrected,
      search_budget=250)
 step("imh.bias_necessary", claim="imh_rejection_kl", seed=SEED,
-     location="§Bias-variance, 'Is bias guaranteed to decrease?', last sentence", relation="<=", lhs="r(z_t-1)",
-     rhs="c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the bias to "
-"decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r, depends=("imh.wang",),
+     location="§Bias-variance, 'Is bias guaranteed to decrease?', last sentence", relation="<=",
+     lhs="r(z_t-1)",
+     rhs="c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the "
+         "bias to "
+"decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r,
+depends=("imh.wang",),
      expect=WRONG, corrected=_bias_corrected, search_budget=300)
 
 
-# ============================================================================= §Parallel IMH: the acceptance bound
+# ============================================================================= §Parallel IMH: the
+# acceptance bound
 def _acc_bound():
-    """1 - r(x) = E_q[S/(w_x + S)] <= N/(w_x + N) at every state (normalised weights): exact sums (Laplace
+    """1 - r(x) = E_q[S/(w_x + S)] <= N/(w_x + N) at every state (normalised weights): exact sums
+    (Laplace
     quadrature beyond the budget), moved down by their error."""
     rows = []
     for pi, q in _pairs():
@@ -618,13 +745,16 @@ def _acc_bound():
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "w": float(w[x]), "by": how},
                              _toward(a, b, float(err[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="exact acceptance rates, every state, normalised w")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="exact acceptance rates, every state, normalised w")
 
 
 def _unnormalised_model():
-    """A model with evidence p(x) > 1: z in {0, 1}, p(z) = 1/2, x | z ~ N(mu_z, 0.1^2), mu = (0, 0.1), x = 0 observed;
+    """A model with evidence p(x) > 1: z in {0, 1}, p(z) = 1/2, x | z ~ N(mu_z, 0.1^2), mu = (0,
+    0.1), x = 0 observed;
     q = (0.9, 0.1).  Returns (p(z | x), q, p(x), w~ = p(z, x)/q(z))."""
-    lik = np.array([math.exp(-0.5 * (0.0 - mu) ** 2 / 0.01) / (0.1 * math.sqrt(2 * math.pi)) for mu in (0.0, 0.1)])
+    lik = np.array([math.exp(-0.5 * (0.0 - mu) ** 2 / 0.01) / (0.1 * math.sqrt(2 * math.pi))
+                    for mu in (0.0, 0.1)])
     joint = 0.5 * lik
     Z = float(joint.sum())
     q = np.array([0.9, 0.1])
@@ -632,21 +762,25 @@ def _unnormalised_model():
 
 
 def _acc_bound_unnormalised():
-    """The printed bound with 003's own w = p(z, x)/q(z): the acceptance rate does not depend on the evidence
+    """The printed bound with 003's own w = p(z, x)/q(z): the acceptance rate does not depend on the
+    evidence
     p(x), the bound N/(w + N) does; for p(x) > 1 it fails."""
     post, q, Z, wt = _unnormalised_model()
     rows = []
     for N in (1, 2, 5):
         acc, err, _ = kit.acceptance(post, q, N)
-        rows.append(({"model": "z in {0,1}, p(z) = 1/2, x|z ~ N(mu_z, 0.01), mu = (0, 0.1), x = 0", "q": [0.9, 0.1],
+        rows.append(({"model": "z in {0,1}, p(z) = 1/2, x|z ~ N(mu_z, 0.01), mu = (0, 0.1), x = 0",
+                      "q": [0.9, 0.1],
                       "p(x)": Z, "z_t-1": 0, "w(z_t-1) = p(z, x)/q(z)": float(wt[0]), "N": N},
-                     float(acc[0]) - float(err[0]), _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
+                     float(acc[0]) - float(err[0]),
+                     _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(wt[0]))))
     return first_failing(
-        rows, "<=", 1e-12, "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
-        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance weight' (§CIS as IMH): "
-             "the "
-             "acceptance rate uses weight ratios only, the bound N/(w + N) scales with the evidence p(x) and "
-             "fails when p(x) > 1 (here p(x) = 3.2): "),
+        rows, "<=", 1e-12,
+        "exact acceptance (weight ratios only) vs N/(w + N) with w = p(z, x)/q(z)",
+        why=("The CIS-as-IMH draft defines w(z) = p(z, x)/q(z), 'the unnormalized importance "
+             "weight' (§CIS as IMH): the "
+             "acceptance rate uses weight ratios only, the bound N/(w + N) scales with the "
+             "evidence p(x) and fails when p(x) > 1 (here p(x) = 3.2): "),
         correction=("1 - r(z) <= N p(x)/(w(z) + N p(x)), i.e. N/(w + N) with the normalised weight "
                     "w = p(z | x)/q(z) (E_q w = 1)"))
 
@@ -663,23 +797,30 @@ def _acc_bound_unnormalised_corrected():
                     a = float(acc[x])
                     rows.append(({"M": pi.size, "p(x)": float(Z), "N": int(N), "x": x},
                                  _toward(a, b, float(err[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="1 - r <= N p(x)/(w + N p(x)), w = p(z, x)/q(z)")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="1 - r <= N p(x)/(w + N p(x)), w = p(z, x)/q(z)")
 
 
 step("cis.accbound", claim="cis_acceptance_bound", seed=SEED,
-     location="§Parallel IMH, 'The variance of CIS can increase with N'", relation="<=", lhs="1 - r(z_t-1)",
-     rhs="N / (w(z_t-1) + N)  (w normalised, E_q w = 1)", justification="Jensen on the concave S -> S/(w + S)",
+     location="§Parallel IMH, 'The variance of CIS can increase with N'", relation="<=",
+     lhs="1 - r(z_t-1)",
+     rhs="N / (w(z_t-1) + N)  (w normalised, E_q w = 1)",
+     justification="Jensen on the concave S -> S/(w + S)",
      check=_acc_bound, search_budget=300, expect=VALID)
 step("cis.accbound.unnorm", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'The variance of CIS can increase with N', "
-"with w(z) = p(z, x)/q(z) of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)", rhs="N / (w(z_t-1) + N)",
-     justification="Proposition rej_bound (not included in the draft)", check=_acc_bound_unnormalised,
+"with w(z) = p(z, x)/q(z) of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)",
+rhs="N / (w(z_t-1) + N)",
+     justification="Proposition rej_bound (not included in the draft)",
+     check=_acc_bound_unnormalised,
      depends=("cis.accbound",), expect=WRONG, statement=True, reading=UNNORMALISED,
      corrected=_acc_bound_unnormalised_corrected, search_budget=200)
 
 
 def _h14_pair(eps: Fraction):
-    """H14's pair: pi = (1 - eps - eps^2, eps^2, eps), q = (eps, 1 - 2 eps, eps); z_t-1 = the state of weight 1."""
+    """H14's pair: pi = (1 - eps - eps^2, eps^2, eps), q = (eps, 1 - 2 eps, eps); z_t-1 = the state
+    of weight 1.
+    """
     pi = np.array([float(1 - eps - eps * eps), float(eps * eps), float(eps)])
     q = np.array([float(eps), float(1 - 2 * eps), float(eps)])
     return pi, q
@@ -691,28 +832,33 @@ def _tightness_rows(pairs_x, tau):
         acc, err, _ = kit.acceptance(pi, q, N)
         w = pi / q
         b = _b("cis_acceptance_bound", "acceptance_rate", N=N, w=float(w[x]))
-        rows.append(({"instance": label, "pi": _r(pi), "q": _r(q), "x": x, "w(x)": float(w[x]), "N": N,
-                      "acceptance": float(acc[x]), "bound": b, "threshold": tau}, (float(acc[x]) + float(err[x])) / b,
+        rows.append(({"instance": label, "pi": _r(pi), "q": _r(q), "x": x, "w(x)": float(w[x]),
+                      "N": N,
+                      "acceptance": float(acc[x]), "bound": b, "threshold": tau},
+                      (float(acc[x]) + float(err[x])) / b,
                      tau))
     return rows
 
 
 def _tight_general():
-    """'which in general is very tight', read over every state: acceptance/bound >= tau; 'very tight' is read as
-    tau in [0.8, 0.95]; the check uses tau = 1/2 (a factor 2, more lenient than the range), so failing here fails
+    """'which in general is very tight', read over every state: acceptance/bound >= tau; 'very
+    tight' is read as tau in [0.8, 0.95]; the check uses tau = 1/2 (a factor 2, more lenient than
+    the range), so failing here fails
     the whole range."""
     inst = [("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 1),
             ("H14, eps = 1/100", *_h14_pair(Fraction(1, 100)), 2, 1),
             ("H14, eps = 1/1000", *_h14_pair(Fraction(1, 1000)), 2, 5)]
     return first_failing(
         _tightness_rows(inst, 0.5), ">=", 1e-12, "exact acceptance / N/(w + N)",
-        why=("Jensen's bound is tight only when S = sum_i w(z^(i)) concentrates; at a state whose weight is "
-             "small next to a state q rarely proposes, the ratio is ~ E_p[w/(w + W)] -> 0 (0.003 at "
-             "eps = 1/1000, 0.03 at eps = 1/100): 'very tight' fails for every threshold in [0.8, 0.95], "
-             "and even at tau = 1/2 (and every tau > 0 as eps -> 0): "),
-        correction=("in general only the Jensen lower bound 1 - r(z) >= N E_q[W/(w(z) + W + N - 1)] holds (it can "
-                    "be far below N/(w + N)); at the state of largest weight 1 - r >= N/(2 (w + N - 1)): within a "
-                    "factor 2 of the bound (cis.accbound.tight.max)"))
+        why=("Jensen's bound is tight only when S = sum_i w(z^(i)) concentrates; at a state whose "
+             "weight is small next to a state q rarely proposes, the ratio is ~ E_p[w/(w + W)] -> "
+             "0 (0.003 at eps = 1/1000, 0.03 at eps = 1/100): 'very tight' fails for every "
+             "threshold in [0.8, 0.95], and even at tau = 1/2 (and every tau > 0 as eps -> 0): "),
+        correction=(
+            "in general only the Jensen lower bound 1 - r(z) >= N E_q[W/(w(z) + W + N - 1)] holds "
+            "(it can "
+                    "be far below N/(w + N)); at the state of largest weight 1 - r >= N/(2 (w + N "
+                    "- 1)): within a factor 2 of the bound (cis.accbound.tight.max)"))
 
 
 def _tight_general_corrected():
@@ -726,21 +872,26 @@ def _tight_general_corrected():
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "x": x, "w": float(w[x])}, lower,
                               _toward(a, lower, float(err[x])) if a < lower else a))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N E_q[W/(w + W + N - 1)] <= 1 - r(x) (no weaker than 0)")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="N E_q[W/(w + W + N - 1)] <= 1 - r(x) (no weaker than 0)")
 
 
 def _tight_max():
-    """The reading restricted to the state where §Parallel IMH applies the bound ('when w(z_t-1) is very large'): the
-    state of largest weight; threshold tau = 0.8 (the lower end of the range [0.8, 0.95] for 'very tight')."""
+    """The reading restricted to the state where §Parallel IMH applies the bound ('when w(z_t-1) is
+    very large'): the
+    state of largest weight; threshold tau = 0.8 (the lower end of the range [0.8, 0.95] for 'very
+    tight')."""
     inst = []
     for pi0 in (0.9, 0.99):
         pi, q = F.hard_instance(3, 1e4, seed=0, pi0=pi0)
         inst.append((f"hard_instance(3, w* = 1e4, pi0 = {pi0})", pi, q, 0, 1))
     return first_failing(
         _tightness_rows(inst, 0.8), ">=", 1e-12, "exact acceptance / N/(w + N) at the w*-state",
-        why=("at the state of largest weight the ratio is about 1 - pi(z)/2 for N << w: it falls to 1/2 as the "
-             "state carries the target's mass (a proposal equal to it is accepted with probability 1/2 only): "),
-        correction="at the state of largest weight 1 - r(z) >= N/(2 (w(z) + N - 1)) >= (1/2) N/(w(z) + N)")
+        why=("at the state of largest weight the ratio is about 1 - pi(z)/2 for N << w: it falls "
+             "to 1/2 as the state carries the target's mass (a proposal equal to it is accepted "
+             "with probability 1/2 only): "),
+        correction="at the state of largest weight 1 - r(z) >= N/(2 (w(z) + N - 1)) >= (1/2) "
+                   "N/(w(z) + N)")
 
 
 def _tight_max_corrected():
@@ -754,25 +905,31 @@ def _tight_max_corrected():
             a = float(acc[x])
             rows.append(({"M": pi.size, "N": int(N), "w*": float(w[x])}, lower,
                           _toward(a, lower, float(err[x])) if a < lower else a))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N/(2 (w* + N - 1)) <= 1 - r(z*) at the w*-state")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="N/(2 (w* + N - 1)) <= 1 - r(z*) at the w*-state")
 
 
 step("cis.accbound.tight", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'which in general is very tight'", relation=">=",
      lhs="(1 - r(z_t-1)) / (N/(w(z_t-1) + N))  (every state)",
-     rhs="tau = 1/2  (below the range [0.8, 0.95] read as 'very tight': it fails there too)", justification="—",
-     check=_tight_general, depends=("cis.accbound",), expect=WRONG, corrected=_tight_general_corrected,
+     rhs="tau = 1/2  (below the range [0.8, 0.95] read as 'very tight': it fails there too)",
+     justification="—",
+     check=_tight_general, depends=("cis.accbound",), expect=WRONG,
+     corrected=_tight_general_corrected,
      search_budget=200)
 step("cis.accbound.tight.max", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'which in general is very tight', read at "
-"the state of largest weight ('when w(z_t-1) is very large')", relation=">=", lhs="(1 - r(z*)) / (N/(w* + N))",
+"the state of largest weight ('when w(z_t-1) is very large')", relation=">=",
+lhs="(1 - r(z*)) / (N/(w* + N))",
      rhs="tau = 0.8  ('very tight': tau in [0.8, 0.95])", justification="—", check=_tight_max,
      depends=("cis.accbound",), expect=WRONG, corrected=_tight_max_corrected, search_budget=200)
 
 
 def _acc_linear():
-    """'when w(z_t-1) is very large, the acceptance rate grows like O(N)': N (1 - r_1) w/(w + N - 1) <= 1 - r_N <=
-    N (1 - r_1), r_N the rejection with N proposals (convexity of S -> W/(w + W + S); S_N increasing in N)."""
+    """'when w(z_t-1) is very large, the acceptance rate grows like O(N)': N (1 - r_1) w/(w + N - 1)
+    <= 1 - r_N <=
+    N (1 - r_1), r_N the rejection with N proposals (convexity of S -> W/(w + W + S); S_N increasing
+    in N)."""
     rows = []
     for pi, q in _pairs():
         w = pi / q
@@ -787,34 +944,44 @@ def _acc_linear():
                 a = float(aN[x])
                 rows.append(({**p, "side": "lower"}, lo, _toward(a, lo, e) if a < lo else a))
                 rows.append(({**p, "side": "upper"}, _toward(a, hi, e) if a > hi else a, hi))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear "
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear "
         "in "
-                                                             "N up to the factor w/(w + N - 1) -> 1 as w -> oo")
+                                                             "N up to the factor w/(w + N - 1) -> "
+                                                             "1 as w -> oo")
 
 
 def _mitigate():
-    """'This effect cannot in general be mitigated by increasing N': by cis.accbound an acceptance rate a needs
-    N >= a w/(1 - a), linear in w(z_t-1) (sympy: N/(w + N) = a at N = a w/(1 - a), and N/(w + N) increases in N)."""
+    """'This effect cannot in general be mitigated by increasing N': by cis.accbound an acceptance
+    rate a needs
+    N >= a w/(1 - a), linear in w(z_t-1) (sympy: N/(w + N) = a at N = a w/(1 - a), and N/(w + N)
+    increases in N)."""
     a, wv = sp.symbols("a w", positive=True)
     Nmin = a * wv / (1 - a)
-    return sym_equal(Nmin / (wv + Nmin), a, domain={a: Real(1e-9, 1 - 1e-9), wv: Real(1.0, 1e12, log=True)})
+    return sym_equal(Nmin / (wv + Nmin), a,
+                     domain={a: Real(1e-9, 1 - 1e-9), wv: Real(1.0, 1e12, log=True)})
 
 
 step("cis.acc.linear", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'when w(z_t-1) is very large, the acceptance rate "
 "grows like O(N)'", relation="<=", lhs="N (1 - r_1(z_t-1)) w/(w + N - 1) <= 1 - r_N(z_t-1)",
      rhs="N (1 - r_1(z_t-1))  (O(N), linear up to the factor w/(w + N - 1) -> 1)",
-     justification="convexity; S_N increases with N", check=_acc_linear, search_budget=300, expect=VALID)
+     justification="convexity; S_N increases with N", check=_acc_linear, search_budget=300,
+     expect=VALID)
 step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
      location="§Bias-variance, 'This effect cannot in general be mitigated by "
-"increasing N'", relation="=", lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
-     rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",), expect=EXACT)
+"increasing N'", relation="=",
+lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
+     rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",),
+     expect=EXACT)
 
 
-# ============================================================================ §Parallel IMH: the variance of CIS with N
+# ============================================================================ §Parallel IMH: the
+# variance of CIS with N
 def _growth_witness():
-    """'The variance of CIS can increase with N' (an existence statement): an exact rational witness.  pi = (3/10, 7/10),
-    q = (3/10000, 9997/10000) (w(0) = 1000), z_t-1 = 0, f = (0, 1) (a coordinate of the softmax score, up to
+    """'The variance of CIS can increase with N' (an existence statement): an exact rational
+    witness.  pi = (3/10, 7/10), q = (3/10000, 9997/10000) (w(0) = 1000), z_t-1 = 0, f = (0, 1) (a
+    coordinate of the softmax score, up to
     sign and shift): V_q[E[f | z_t-1, z^(1:N)]] for N = 1..5 by the exact sum over the proposal counts."""  # noqa: E501
     pi = [Fraction(3, 10), Fraction(7, 10)]
     q = [Fraction(3, 10000), Fraction(9997, 10000)]
@@ -825,20 +992,24 @@ def _growth_witness():
         m1 = m2 = Fraction(0)
         for c in F._compositions(N, 2):
             pr = Fraction(math.comb(N, c[0])) * q[0] ** c[0] * q[1] ** c[1]
-            g = (w[0] * f[0] + c[0] * w[0] * f[0] + c[1] * w[1] * f[1]) / (w[0] + c[0] * w[0] + c[1] * w[1])
+            g = (w[0] * f[0] + c[0] * w[0] * f[0] + c[1] * w[1]
+                 * f[1]) / (w[0] + c[0] * w[0] + c[1] * w[1])
             m1 += pr * g
             m2 += pr * g * g
         V.append(m2 - m1 * m1)
-    rows = [({"pi": [0.3, 0.7], "q": [3e-4, 0.9997], "w(z_t-1)": 1000, "f": [0, 1], "N": N, "N + 1": N + 1},
+    rows = [({"pi": [0.3, 0.7], "q": [3e-4, 0.9997], "w(z_t-1)": 1000, "f": [0, 1], "N": N,
+              "N + 1": N + 1},
              float(V[N - 1]), float(V[N])) for N in range(1, 5)]
-    o = instance_check(lambda: rows, "<", 0.0, describe="an existence statement: one exact rational witness proves it",
+    o = instance_check(lambda: rows, "<", 0.0,
+                       describe="an existence statement: one exact rational witness proves it",
                        complete=True)
     o.detail += "; exact V(1..5) = " + ", ".join(f"{float(v):.6g}" for v in V)
     return o
 
 
 def _growth_rows(N_list, w=1e6):
-    """Hard instance on two states (w(0) = w, pi(0) = 0.3), z_t-1 = 0, f = (0, 1): V(N) by simulate.finite.moments_msc_rb
+    """Hard instance on two states (w(0) = w, pi(0) = 0.3), z_t-1 = 0, f = (0, 1): V(N) by
+    simulate.finite.moments_msc_rb
     (the exact sum)."""  # noqa: E501
     pi, q = F.hard_instance(2, w, seed=0)
     f = np.array([0.0, 1.0])
@@ -846,41 +1017,49 @@ def _growth_rows(N_list, w=1e6):
 
 
 def _growth_linear():
-    """'when w(z_t-1) is very large, the conditional variance of CIS approximately grows linearly with N', read as a
-    local exponent a = log2(V(2N)/V(N)) within 1 +- eta, with the most lenient eta = 1 of the range [0.1, 1]: V(2N)/V(N)
+    """'when w(z_t-1) is very large, the conditional variance of CIS approximately grows linearly
+    with N', read as a local exponent a = log2(V(2N)/V(N)) within 1 +- eta, with the most lenient
+    eta = 1 of the range [0.1, 1]: V(2N)/V(N)
     <= 4, at N << w (w = 1e6, N <= 100: 'very large' for any w/N threshold up to 1e4)."""
     Ns = (10, 100, 1)
     pi, q, f, V = _growth_rows(sorted(set(Ns) | {2 * n for n in Ns}))
-    rows = [({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "z_t-1": 0, "f": [0, 1], "N": N, "V(N)": V[N], "V(2N)": V[2 * N],
+    rows = [({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "z_t-1": 0, "f": [0, 1], "N": N, "V(N)": V[N],
+              "V(2N)": V[2 * N],
               "exponent": math.log2(V[2 * N] / V[N])}, V[2 * N] / V[N], 4.0) for N in Ns]
-    # the premise w(z_t-1) >> w(z^(i)) for every proposal: z_t-1 off the support of q (weight w0 >= 200 max w),
-    # q = (1/99, 98/99), w = (50, 1/2) (E_q w = 1), f - f(z_t-1) = (1/100, 1): w (f - f(z_t-1)) is constant on supp q
+    # the premise w(z_t-1) >> w(z^(i)) for every proposal: z_t-1 off the support of q (weight w0 >=
+    # 200 max w), q = (1/99, 98/99), w = (50, 1/2) (E_q w = 1), f - f(z_t-1) = (1/100, 1): w (f -
+    # f(z_t-1)) is constant on supp q
     qo, wo, fo = np.array([1 / 99, 98 / 99]), np.array([50.0, 0.5]), np.array([0.01, 1.0])
     for w0, N in ((1e4, 10), (1e6, 100)):
         v1 = kit.ratio_moments(qo, wo, fo, N, w0=w0)[1]
         v2 = kit.ratio_moments(qo, wo, fo, 2 * N, w0=w0)[1]
         rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0,
                       "f - f(z_t-1)": [0.01, 1.0],
-                      "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1, 4.0))
+                      "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1,
+                      4.0))
     return first_failing(
         rows, "<=", 1e-9, "V(2N)/V(N) at states of weight 1e4..1e6 (exact sums)",
-        why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ N w_rest/w, "
-             "adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - f(z_t-1))]/w^2 ~ "
-             "N pi(z_t-1) w_rest^2/w^3: where that linear term is small (here two states: V_q[w (f - f(z_t-1))] "
-             "is of order 1/w) the variance grows like N^3 (exponent 2.87 at N = 10, -> 3); with z_t-1 off supp q "
-             "(w(z_t-1) >= 200 w(z^(i)) for every proposal) the linear term "
-             "vanishes when w (f - f(z_t-1)) is constant on supp q and the fluctuation of S gives N^3 again "
-             "(exponent 2.99 at w0 = 1e4, N = 10); no threshold eta < 1.87 reads it as linear.  On generic instances "
-             "(V_q[w (f - f(z_t-1))] of order 1) the growth is linear, as the draft says; the sentence fails "
+        why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ "
+             "N w_rest/w, adding ~ N^3 pi(z_t-1) w_rest^2/(4 w^3) to the linear term N V_q[w (f - "
+             "f(z_t-1))]/w^2 ~ N pi(z_t-1) w_rest^2/w^3: where that linear term is small (here two "
+             "states: V_q[w (f - f(z_t-1))] is of order 1/w) the variance grows like N^3 (exponent "
+             "2.87 at N = 10, -> 3); with z_t-1 off supp q (w(z_t-1) >= 200 w(z^(i)) for every "
+             "proposal) the linear term vanishes when w (f - f(z_t-1)) is constant on supp q and "
+             "the fluctuation of S gives N^3 again (exponent 2.99 at w0 = 1e4, N = 10); no "
+             "threshold eta < 1.87 reads it as linear.  On generic instances (V_q[w (f - "
+             "f(z_t-1))] of order 1) the growth is linear, as the draft says; the sentence fails "
              "as a general statement: "),
-        correction=("the variance is bounded by the acceptance rate: V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 - r(z_t-1)) "
-                    "<= F^2 N/(w(z_t-1) + N), F = max |f - f(z_t-1)| (at most linear in N), but its growth exponent "
-                    "is between 1 and 3 for N << w"))
+        correction=(
+            "the variance is bounded by the acceptance rate: V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 "
+            "- r(z_t-1)) "
+                    "<= F^2 N/(w(z_t-1) + N), F = max |f - f(z_t-1)| (at most linear in N), but "
+                    "its growth exponent is between 1 and 3 for N << w"))
 
 
 def _envelope():
-    """V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 - r(z_t-1)) <= F^2 N/(w + N): E[f|.] - f(z_t-1) = (1 - r(.|z^(1:N)))
-    (f_IS - f(z_t-1)), (1 - r)^2 <= 1 - r, and cis.accbound.  Every state, N up to 10^4 (moments_msc_rb: the exact sum
+    """V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 - r(z_t-1)) <= F^2 N/(w + N): E[f|.] - f(z_t-1) = (1 -
+    r(.|z^(1:N))) (f_IS - f(z_t-1)), (1 - r)^2 <= 1 - r, and cis.accbound.  Every state, N up to
+    10^4 (moments_msc_rb: the exact sum
     or its Gauss-Legendre quadrature)."""
     rows = []
     for pi, q, f in _pqf():
@@ -897,24 +1076,30 @@ def _envelope():
                 v = m.variance / F2
                 verr = (m.error * 3 + 64 * U * m.second) / F2
                 a = float(acc[x])
-                rows.append(({**p, "pair": "V/F^2 <= 1 - r"}, _toward(v, a, verr + float(aerr[x])) if v > a else v, a))
+                rows.append(({**p, "pair": "V/F^2 <= 1 - r"},
+                             _toward(v, a, verr + float(aerr[x])) if v > a else v, a))
                 b = int(N) / (float(w[x]) + int(N))
-                rows.append(({**p, "pair": "1 - r <= N/(w + N)"}, _toward(a, b, float(aerr[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="V/F^2 <= 1 - r <= N/(w + N) (no weaker than the trivial "
+                rows.append(({**p, "pair": "1 - r <= N/(w + N)"},
+                             _toward(a, b, float(aerr[x])) if a > b else a, b))
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="V/F^2 <= 1 - r <= N/(w + N) (no weaker than the trivial "
                                                              "V <= F^2), every state")
 
 
-#: 'approx.' in the last display read as 'within a factor c', c in this range (2: +-50% the lenient way round;
+#: 'approx.' in the last display read as 'within a factor c', c in this range (2: +-50% the lenient
+#way round;
 #: 10: an order of magnitude, as its underbraces 'approx. O(N^2)', 'approx. O(1/N)' speak of orders)
 APPROX_FACTOR = (2.0, 10.0)
 
 
 def _growth_formula():
-    """The last display, V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS], with its own ingredients computed
-    exactly: the acceptance rate 1 - r(z_t-1) = E_q[S/(w + S)] (kit.acceptance) and the SNIS variance V_q[f_IS] of
-    the N proposals (kit.ratio_moments, the exact multinomial sum); '~' within a factor c, c over
-    :data:`APPROX_FACTOR`, the row at the strict end.  The hard two-state instance (w(z_t-1) = 1e6, z_t-1 = 0,
-    f = (0, 1)), N = 10, 100, 1000.  (An earlier version substituted V_q[f_IS] = sigma^2/N, a constant the draft does
+    """The last display, V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS], with its own
+    ingredients computed exactly: the acceptance rate 1 - r(z_t-1) = E_q[S/(w + S)] (kit.acceptance)
+    and the SNIS variance V_q[f_IS] of the N proposals (kit.ratio_moments, the exact multinomial
+    sum); '~' within a factor c, c over
+    :data:`APPROX_FACTOR`, the row at the strict end.  The hard two-state instance (w(z_t-1) = 1e6,
+    z_t-1 = 0, f = (0, 1)), N = 10, 100, 1000.  (An earlier version substituted V_q[f_IS] =
+    sigma^2/N, a constant the draft does
     not give: an independent recomputation showed that the orders-of-magnitude gap came from it.)"""
     Ns = (10, 100, 1000)
     pi, q, f, V = _growth_rows(Ns)
@@ -924,24 +1109,31 @@ def _growth_formula():
         acc = float(kit.acceptance(pi, q, N)[0][0])
         vis = float(kit.ratio_moments(q, w, f, N)[1])
         A = acc ** 2 * vis
-        rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "N": N, "V exact": V[N], "1 - r": acc,
-                      "V_q[f_IS]": vis, "(1 - r)^2 V_q[f_IS]": A}, max(V[N] / A, A / V[N]), APPROX_FACTOR[0]))
+        rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "N": N, "V exact": V[N],
+                      "1 - r": acc,
+                      "V_q[f_IS]": vis, "(1 - r)^2 V_q[f_IS]": A}, max(V[N] / A, A / V[N]),
+                      APPROX_FACTOR[0]))
     worst = max(r[1] for r in rows)
     o = first_failing(
         rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller",
-        why=("with its own ingredients computed exactly the display is off by a factor of a few where proposals "
-             "can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its label O(1/N)): "),
-        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound rather than an "
-                   "approximation")
-    o.detail += (f"; the largest factor is {worst:.3g}: the display fails for '~' read as within a factor c < "
-                 f"{worst:.3g} and holds on this instance for c >= {worst:.3g} (range {list(APPROX_FACTOR)}: the "
+        why=("with its own ingredients computed exactly the display is off by a factor of a few "
+             "where proposals can hit z_t-1 (V_q[f_IS] then grows with N for N << w, against its "
+             "label O(1/N)): "),
+        correction="V_q[E[f | z_t-1, z^(1:N)]] <= F^2 N/(w(z_t-1) + N) (cis.suppress), a bound "
+                   "rather than an approximation")
+    o.detail += (
+        f"; the largest factor is {worst:.3g}: the display fails for '~' read as within a factor c "
+        f"< "
+                 f"{worst:.3g} and holds on this instance for c >= {worst:.3g} (range "
+                 f"{list(APPROX_FACTOR)}: the "
                  "verdict depends on the reading)")
     return o
 
 
 def _snis():
-    """'the variance of a SNIS estimator is known to approximately decrease in a rate of O(1/N)': V[f_IS] <=
-    E_q[w^2] osc(f)^2 / N (Agapiou et al. 2017, Thm 2.1: MSE <= 4 E_q[w^2] ||f - c||_inf^2 / N), by the exact sum over
+    """'the variance of a SNIS estimator is known to approximately decrease in a rate of O(1/N)':
+    V[f_IS] <= E_q[w^2] osc(f)^2 / N (Agapiou et al. 2017, Thm 2.1: MSE <= 4 E_q[w^2] ||f -
+    c||_inf^2 / N), by the exact sum over
     the proposal counts (N up to 10^4 on two states, the largest N within the budget on more)."""
     rows = []
     for pi, q, f in _pqf():
@@ -956,42 +1148,53 @@ def _snis():
             rhs = float(q @ w ** 2) * osc ** 2 / Nu
             rows.append(({"M": pi.size, "N": int(N), "N used": Nu, "E_q w^2": float(q @ w ** 2)},
                          V * (1 - 1e-12), rhs))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="exact SNIS variance vs E_q[w^2] osc(f)^2/N")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="exact SNIS variance vs E_q[w^2] osc(f)^2/N")
 
 
 step("cis.growth", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, "
-"under specific conditions, the variance increases with N'", relation="<", lhs="V_q[E[f | z_t-1, z^(1:N)]]",
-     rhs="V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", justification="—", check=_growth_witness, expect=VALID,
+"under specific conditions, the variance increases with N'", relation="<",
+lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     rhs="V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", justification="—",
+     check=_growth_witness, expect=VALID,
      statement=True, reading=GROWS)
 step("cis.growth.linear", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'Thus, when w(z_t-1) is very large, the "
-"conditional variance of CIS approximately grows linearly with N'", relation="=", lhs="V_q[E[f | z_t-1, z^(1:2N)]] / "
+"conditional variance of CIS approximately grows linearly with N'", relation="=",
+lhs="V_q[E[f | z_t-1, z^(1:2N)]] / "
              "V_q[E[f | z_t-1, z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
-     justification="approximations", check=_growth_linear, expect=WRONG, statement=True, reading=LINEAR,
+     justification="approximations", check=_growth_linear, expect=WRONG, statement=True,
+     reading=LINEAR,
      corrected=_envelope, search_budget=150)
-step("cis.growth.formula", claim="cis_variance_growth", seed=SEED, location="§Parallel IMH, last display", relation="=",
+step("cis.growth.formula", claim="cis_variance_growth", seed=SEED,
+     location="§Parallel IMH, last display", relation="=",
      lhs="V_q[E[f | z_t-1, z^(1:N)]]",
      rhs="(1 - r(z_t-1))^2 V_q[f_IS], both exact  (approx.: within a factor c in [2, 10])",
-     justification="O(N^2) x O(1/N)", check=_growth_formula, expect=WRONG, statement=True, reading=FORMULA,
+     justification="O(N^2) x O(1/N)", check=_growth_formula, expect=WRONG, statement=True,
+     reading=FORMULA,
      corrected=_envelope, search_budget=150)
 step("cis.suppress", claim="cis_variance_growth", seed=SEED,
      location="§Bias-variance, 'IMH kernels automatic trade-off bias for variance': "
-"'variance is suppressed by rejecting most of the proposals'", relation="<=", lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+"'variance is suppressed by rejecting most of the proposals'", relation="<=",
+lhs="V_q[E[f | z_t-1, z^(1:N)]]",
      rhs="max |f - f(z_t-1)|^2 (1 - r(z_t-1)) <= max |f - f(z_t-1)|^2 N/(w + N)",
-     justification="Eq. (exact_variance); (1 - r)^2 <= 1 - r", check=_envelope, depends=("cis.accbound",), expect=VALID,
+     justification="Eq. (exact_variance); (1 - r)^2 <= 1 - r", check=_envelope,
+     depends=("cis.accbound",), expect=VALID,
      search_budget=300)
 step("snis.rate", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'the variance of a SNIS estimator is known to "
-"approximately decrease in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]", rhs="E_q[w^2] osc(f)^2 / N",
+"approximately decrease in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]",
+rhs="E_q[w^2] osc(f)^2 / N",
      justification="Agapiou et al. (2017)", check=_snis, expect=VALID, search_budget=300)
 
 
 # ============================================================================= §Parallel IMH: PIMH
 def _pimh_variance():
-    """V[(1/N) sum_i f(z_t^(i)) | z_t-1^(1:N)] from the chains' joint law, enumerated from each chain's own proposal
-    and acceptance (003's PIMH: one IMH step per chain, F.imh_matrix rows), against (1/N^2) sum_i V[f(z_t^(i)) |
-    z_t-1^(i)]; chains at states x_i = i mod M, N <= 4 chains (M^N joint outcomes); the right-hand side is
+    """V[(1/N) sum_i f(z_t^(i)) | z_t-1^(1:N)] from the chains' joint law, enumerated from each
+    chain's own proposal and acceptance (003's PIMH: one IMH step per chain, F.imh_matrix rows),
+    against (1/N^2) sum_i V[f(z_t^(i)) | z_t-1^(i)]; chains at states x_i = i mod M, N <= 4 chains
+    (M^N joint outcomes); the right-hand side is
     <= max_x V_K(x)[f] / N (O(1/N))."""
     rows = []
     for pi, q, f in _pqf():
@@ -1008,14 +1211,17 @@ def _pimh_variance():
             lhs = float((joint * (mean_vals - m) ** 2).sum())
             per = [float(K[x] @ f ** 2 - (K[x] @ f) ** 2) for x in xs]
             rhs = sum(per) / int(N) ** 2
-            rows.append(({"M": M, "N chains": int(N), "states": xs}, lhs, rhs, float(np.max(f * f))))
-    return instance_check(lambda: rows, "=", 1e-12, describe="variance of the PIMH average from the joint law vs the "
+            rows.append(({"M": M, "N chains": int(N), "states": xs}, lhs, rhs,
+                         float(np.max(f * f))))
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="variance of the PIMH average from the joint law vs the "
                                                             "average of the chains' variances / N")
 
 
 def _pimh_dependence():
-    """PIMH with N = 2 Metropolis-IMH chains on {0, 1}, p = (0.2, 0.8), q_lambda = Bernoulli(sigmoid(lambda)),
-    lambda_t = lambda_t-1 + gamma mean_i s(z_t^(i); lambda_t-1), s = z - sigmoid(lambda), lambda_0 = -1,
+    """PIMH with N = 2 Metropolis-IMH chains on {0, 1}, p = (0.2, 0.8), q_lambda =
+    Bernoulli(sigmoid(lambda)), lambda_t = lambda_t-1 + gamma mean_i s(z_t^(i); lambda_t-1), s = z -
+    sigmoid(lambda), lambda_0 = -1,
     gamma = 3, z_0^(i) i.i.d. Bernoulli(1/2): the exact joint law of (z_2^(1), z_2^(2))."""
     p = np.array([0.2, 0.8])
     sig = lambda x: 1 / (1 + math.exp(-x))  # noqa: E731
@@ -1030,19 +1236,24 @@ def _pimh_dependence():
             law += p1 * np.outer(K1[z1[0]], K1[z1[1]])
     e1, e2 = law.sum(1)[1], law.sum(0)[1]
     cov = law[1, 1] - e1 * e2
-    rows = [({"p": [0.2, 0.8], "q_lambda": "Bernoulli(sigmoid(lambda))", "lambda_0": lam0, "gamma": gam, "N": 2, "t": 2,
+    rows = [({"p": [0.2, 0.8], "q_lambda": "Bernoulli(sigmoid(lambda))", "lambda_0": lam0,
+              "gamma": gam, "N": 2, "t": 2,
               "z_0": "i.i.d. Bernoulli(1/2)"}, float(cov), 0.0)]
     return first_failing(
         rows, "=", 1e-12, "exact joint law of the two chains at t = 2",
-        why=("every chain moves with q_lambda_t, and lambda_t depends on all chains' past states, so the chains "
-             "are dependent (independent initial states do not make the estimators independent): "),
-        correction=("the chains are independent only given lambda_t-1 and their previous states: only the conditional "
+        why=("every chain moves with q_lambda_t, and lambda_t depends on all chains' past states, "
+             "so the chains are dependent (independent initial states do not make the estimators "
+             "independent): "),
+        correction=(
+            "the chains are independent only given lambda_t-1 and their previous states: only the "
+            "conditional "
                     "variance given the past is an average of N terms (pimh.variance)"))
 
 
 def _pimh_conditional():
-    """The correction: given lambda_t-1 and the previous states (x1, x2), the two chains' next states are independent:
-    their joint law, enumerated from both chains' proposals (y1, y2) ~ q x q and acceptance decisions, equals the
+    """The correction: given lambda_t-1 and the previous states (x1, x2), the two chains' next
+    states are independent: their joint law, enumerated from both chains' proposals (y1, y2) ~ q x q
+    and acceptance decisions, equals the
     product of the IMH kernel's rows; every pair of previous states."""
     rows = []
     for pi, q in _pairs():
@@ -1056,27 +1267,34 @@ def _pimh_conditional():
                 for A1, A2 in itertools.product((0, 1), repeat=2):
                     pr = q[y1] * q[y2] * (a1 if A1 else 1 - a1) * (a2 if A2 else 1 - a2)
                     joint[y1 if A1 else x1, y2 if A2 else x2] += pr
-            rows.append(({"M": M, "previous states": [x1, x2]}, float(np.abs(joint - np.outer(K[x1], K[x2])).max()),
+            rows.append(({"M": M, "previous states": [x1, x2]},
+                         float(np.abs(joint - np.outer(K[x1], K[x2])).max()),
                          0.0, 1.0))
-    return instance_check(lambda: rows, "=", 1e-13, describe="max |joint - K(x1, .) x K(x2, .)| = 0, probabilities")
+    return instance_check(lambda: rows, "=", 1e-13,
+                          describe="max |joint - K(x1, .) x K(x2, .)| = 0, probabilities")
 
 
 step("pimh.variance", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'Thus, the variance linearly decreases in an order of "
 "O(1/N)'", relation="=", lhs="V[(1/N) sum_i s(z_t^(i)) | z_t-1^(1:N)]",
-     rhs="(1/N^2) sum_i V[s(z_t^(i)) | z_t-1^(i)]: O(1/N)", justification="independent chains", check=_pimh_variance,
+     rhs="(1/N^2) sum_i V[s(z_t^(i)) | z_t-1^(i)]: O(1/N)", justification="independent chains",
+     check=_pimh_variance,
      expect=EXACT, search_budget=300)
 step("pimh.independent", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'the estimate of Eq. (pimh) is an average of N "
 "independent estimators'", relation="=", lhs="Cov(z_t^(1), z_t^(2))", rhs="0",
-     justification="independent initial states", check=_pimh_dependence, expect=WRONG, corrected=_pimh_conditional,
+     justification="independent initial states", check=_pimh_dependence, expect=WRONG,
+     corrected=_pimh_conditional,
      search_budget=200)
 
 
-# ============================================================================= §Parallel IMH: convergence diagnostics
+# ============================================================================= §Parallel IMH:
+# convergence diagnostics
 def _rdiag_unbiased():
-    """The r-diagnostic: a chain's rejection indicator vs the marginal rejection rate r = E_{z ~ p} r(z),
-    Metropolis IMH, p = (1/2, 1/2), q = (9/10, 1/10), chains sitting at one state (not yet mixed)."""
+    """The r-diagnostic: a chain's rejection indicator vs the marginal rejection rate r = E_{z ~ p}
+    r(z),
+    Metropolis IMH, p = (1/2, 1/2), q = (9/10, 1/10), chains sitting at one state (not yet
+    mixed)."""
     p, q = np.array([0.5, 0.5]), np.array([0.9, 0.1])
     w = F.weights(p, q)
     rz = [F.imh_lambda(p, q, float(w[x])) for x in range(2)]
@@ -1084,8 +1302,11 @@ def _rdiag_unbiased():
     rows = [({"p": [0.5, 0.5], "q": [0.9, 0.1], "chains at": x}, rz[x], marginal) for x in range(2)]
     return first_failing(
         rows, "=", 1e-12, "E[rejection indicator | chain at x] vs r",
-        why="the rejection indicator is unbiased for r only when the chain's state is p-distributed: ",
-        correction=("unbiased at stationarity: E_{z ~ p}[r(z)] = 1 - int int alpha(z*, z) q(z*) p(z) = r; before "
+        why="the rejection indicator is unbiased for r only when the chain's state is "
+            "p-distributed: ",
+        correction=(
+            "unbiased at stationarity: E_{z ~ p}[r(z)] = 1 - int int alpha(z*, z) q(z*) p(z) = r; "
+            "before "
                     "convergence each chain estimates r(z_t-1) at its own state"))
 
 
@@ -1094,13 +1315,16 @@ def _rdiag_corrected():
     for pi, q in _pairs():
         rows.append(({"M": pi.size, "pi": _r(pi), "q": _r(q)}, float(pi @ kit.imh_rejection(pi, q)),
                      kit.marginal_rejection_tv(pi, q), 1.0))
-    return instance_check(lambda: rows, "=", 1e-12, describe="E_p[lambda(w(z))] vs 1 - sum_xy min(pi_x q_y, pi_y q_x)")
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="E_p[lambda(w(z))] vs 1 - sum_xy min(pi_x q_y, pi_y q_x)")
 
 
 def _rdiag_noise():
-    """'the r-diagnostic tend to be highly noisy': at stationarity the N chains' rejection indicators are independent
-    Bernoulli(r), r = E_p[r(z)] (the per-state rejection of F.imh_lambda), so the r-diagnostic (their mean) has
-    coefficient of variation sqrt(V[I]/N)/r = sqrt((1 - r)/(N r)), V[I] = E_p[r(z)] - r^2 from the per-state law."""
+    """'the r-diagnostic tend to be highly noisy': at stationarity the N chains' rejection
+    indicators are independent Bernoulli(r), r = E_p[r(z)] (the per-state rejection of
+    F.imh_lambda), so the r-diagnostic (their mean) has
+    coefficient of variation sqrt(V[I]/N)/r = sqrt((1 - r)/(N r)), V[I] = E_p[r(z)] - r^2 from the
+    per-state law."""
     rows = []
     for pi, q in _pairs():
         rz = kit.imh_rejection(pi, q)
@@ -1110,8 +1334,10 @@ def _rdiag_noise():
         VI = float(pi @ rz) - r * r  # E[I^2] = E[I] for an indicator
         for N in _N((10, 100)):
             cv = math.sqrt(VI / int(N)) / r
-            rows.append(({"M": pi.size, "N chains": int(N), "r": r}, cv, math.sqrt((1 - r) / (int(N) * r))))
-    return instance_check(lambda: rows, "=", 1e-12, describe="coefficient of variation of the r-diagnostic at "
+            rows.append(({"M": pi.size, "N chains": int(N), "r": r}, cv,
+                         math.sqrt((1 - r) / (int(N) * r))))
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="coefficient of variation of the r-diagnostic at "
                                                             "stationarity")
 
 
@@ -1119,17 +1345,21 @@ step("rdiag.unbiased", claim="imh_rejection_kl", seed=SEED,
      location="§Parallel IMH, Convergence Diagnostics (r-diagnostic)", relation="=",
      lhs="E[rejection indicator of chain i | z_t-1^(i)]",
      rhs="r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal "
-"rejection rate')", justification="—", check=_rdiag_unbiased, expect=WRONG, corrected=_rdiag_corrected,
+"rejection rate')", justification="—", check=_rdiag_unbiased, expect=WRONG,
+corrected=_rdiag_corrected,
      search_budget=200)
 step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
      location="§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be "
-"highly noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity", rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
-     justification="independent Bernoulli(r) indicators", check=_rdiag_noise, expect=EXACT, search_budget=200)
+"highly noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity",
+rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
+     justification="independent Bernoulli(r) indicators", check=_rdiag_noise, expect=EXACT,
+     search_budget=200)
 
 
 # ============================================================================= §MCMC in MSC
 def _eq1_h15():
-    """Eq. (1)'s first '=' read as an identity in expectation at finite T: E[(1/T) sum_t f(z_t)] = E f(z_t).  Exact
+    """Eq. (1)'s first '=' read as an identity in expectation at finite T: E[(1/T) sum_t f(z_t)] = E
+    f(z_t).  Exact
     IMH chain (simulate.finite.imh_matrix) with pi = (1/2, 3/10, 1/5), q = (1/5, 3/10, 1/2), z_0 = 0, f = 1{0}, T = 3."""  # noqa: E501
     pi, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
     K = F.imh_matrix(pi, q)
@@ -1137,17 +1367,21 @@ def _eq1_h15():
     _, laws = kit.averaged_tv(K, 0, pi, 3)
     Ef = [float(mu @ f) for mu in laws]
     avg = sum(Ef) / 3
-    rows = [({"pi": [0.5, 0.3, 0.2], "q": [0.2, 0.3, 0.5], "z_0": 0, "f": "1{z = 0}", "T": 3, "t": t + 1}, avg, Ef[t])
+    rows = [({"pi": [0.5, 0.3, 0.2], "q": [0.2, 0.3, 0.5], "z_0": 0, "f": "1{z = 0}", "T": 3,
+              "t": t + 1}, avg, Ef[t])
             for t in range(3)]
     return first_failing(
         rows, "=", 1e-12, "E[(1/T) sum_t f(z_t)] vs E f(z_t) (exact IMH chain)",
-        why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is f(z_1) in {0, 1}, "
-             "not the number E f(z_1) = 4/5), and even its expectation (87/125) differs from E f(z_t) at every t "
-             "(4/5, 17/25, 76/125) off stationarity; read as the CIS-as-IMH draft introduces it, 'the marginal "
-             "estimator of f', "
+        why=("read as an identity the first '=' fails: the left side is random (for T = 1 it is "
+             "f(z_1) in {0, 1}, not the number E f(z_1) = 4/5), and even its expectation (87/125) "
+             "differs from E f(z_t) at every t (4/5, 17/25, 76/125) off stationarity; read as the "
+             "CIS-as-IMH draft introduces it, 'the marginal estimator of f', "
              "it holds as an estimator of E_p f at stationarity (imh.stationary) and as T -> oo: "),
-        correction=("E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - E_p f| <= "
-                    "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= r^t)"))
+        correction=(
+            "E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - "
+            "E_p f| <= "
+                    "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= "
+                    "r^t)"))
 
 
 def _eq1_corrected():
@@ -1163,12 +1397,15 @@ def _eq1_corrected():
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "T": T, "z_0": x, "w*": float(w.max())},
                              max(float(tv[x]) - 64 * U * T, 0.0), bound, 1.0))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="sup_{osc f <= 1} |E[(1/T) sum f(z_t)] - E_p f| = TV of "
-                                                             "the averaged law, vs r (1 - r^T)/(T (1 - r)) (<= 1)")
+    return instance_check(lambda: rows, "<=", 1e-12,
+                          describe="sup_{osc f <= 1} |E[(1/T) sum f(z_t)] - E_p f| = TV of "
+                                                             "the averaged law, vs r (1 - r^T)/(T "
+                                                             "(1 - r)) (<= 1)")
 
 
 def _tower():
-    """Eq. (1), second '=': E f(z_t) = E[E_{K(z_t-1, .)}[f | z_t-1]] (the tower property): e_x K^t f (matrix power)
+    """Eq. (1), second '=': E f(z_t) = E[E_{K(z_t-1, .)}[f | z_t-1]] (the tower property): e_x K^t f
+    (matrix power)
     against (e_x K^(t-1)) (K f), IMH kernel, every start state."""
     rows = []
     for pi, q, f in _pqf():
@@ -1179,14 +1416,17 @@ def _tower():
             Kt = np.linalg.matrix_power(K, t)
             Kt1 = np.linalg.matrix_power(K, t - 1)
             for x in range(pi.size):
-                rows.append(({"M": pi.size, "t": t, "z_0": x}, float(Kt[x] @ f), float(Kt1[x] @ (K @ f)),
+                rows.append(({"M": pi.size, "t": t, "z_0": x}, float(Kt[x] @ f),
+                             float(Kt1[x] @ (K @ f)),
                              float(np.abs(f).max())))
-    return instance_check(lambda: rows, "=", 1e-11, describe="E f(z_t) = E[E[f(z_t) | z_t-1]], scale max |f|")
+    return instance_check(lambda: rows, "=", 1e-11,
+                          describe="E f(z_t) = E[E[f(z_t) | z_t-1]], scale max |f|")
 
 
 def _stationary():
-    """z_t-1 ~ p gives E f(z_t) = E_p f for the IMH kernel and the CIS kernel with N proposals (both p-invariant for
-    every q_lambda): the reading of Eq. (1) as an estimator at stationarity, Eq. (pimh) at stationarity, and 'the
+    """z_t-1 ~ p gives E f(z_t) = E_p f for the IMH kernel and the CIS kernel with N proposals (both
+    p-invariant for every q_lambda): the reading of Eq. (1) as an estimator at stationarity, Eq.
+    (pimh) at stationarity, and 'the
     convergence of z would imply that the stochastic gradients are reliable'."""
     rows = []
     for pi, q, f in _pqf():
@@ -1201,12 +1441,14 @@ def _stationary():
             rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu},
                          _toward(a, b, 2 * pi.size * kerr * sc),
                          b, sc))
-    return instance_check(lambda: rows, "=", 1e-12, describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
 
 
 def _eq1_estimator():
-    """Eq. (1) read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f': at stationarity (z_0 ~ p) the average is
-    unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f for every t and T (IMH kernel; the laws p K^t by
+    """Eq. (1) read as the CIS-as-IMH draft introduces it, 'the marginal estimator of f': at
+    stationarity (z_0 ~ p) the average is unbiased, E[(1/T) sum_{t=1}^T f(z_t)] = E f(z_t) = E_p f
+    for every t and T (IMH kernel; the laws p K^t by
     repeated products, compared on the scale max |f| with their rounding, 64 T M eps)."""  # noqa: E501
     rows = []
     for pi, q, f in _pqf():
@@ -1220,20 +1462,27 @@ def _eq1_estimator():
                 mu = mu @ K
                 acc += float(mu @ f)
             a, b = acc / T, float(pi @ f)
-            rows.append(({"M": pi.size, "T": T, "z_0": "~ p"}, _toward(a, b, 64 * T * pi.size * U * sc), b, sc))
-    return instance_check(lambda: rows, "=", 1e-12, describe="E[(1/T) sum f(z_t)] = E_p f from a stationary start")
+            rows.append(({"M": pi.size, "T": T, "z_0": "~ p"},
+                         _toward(a, b, 64 * T * pi.size * U * sc), b, sc))
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="E[(1/T) sum f(z_t)] = E_p f from a stationary start")
 
 
 step("msc.eq1", claim="msc_estimates", seed=SEED,
      location="§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
-"identity (in expectation at finite T)", relation="=", lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
-     rhs="E[f(z_t)]", justification="—", check=_eq1_h15, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
+"identity (in expectation at finite T)", relation="=",
+lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
+     rhs="E[f(z_t)]", justification="—", check=_eq1_h15, expect=WRONG, corrected=_eq1_corrected,
+     search_budget=300)
 step("msc.eq1.estimator", claim="msc_estimates", seed=SEED,
      location="§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), "
 "read as an estimator at stationarity", relation="=", lhs="E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p",
-     rhs="E[f(z_t)] = E_p f", justification="p-invariance of K", check=_eq1_estimator, expect=EXACT, search_budget=300)
-step("msc.eq1.tower", claim="msc_estimates", seed=SEED, location="§MCMC in MSC, Eq. (1), second '='", relation="=",
-     lhs="E[f(z_t)]", rhs="E[E_{z_t ~ K(z_t-1, .)}[f(z_t) | z_t-1]]", justification="tower property", check=_tower,
+     rhs="E[f(z_t)] = E_p f", justification="p-invariance of K", check=_eq1_estimator, expect=EXACT,
+     search_budget=300)
+step("msc.eq1.tower", claim="msc_estimates", seed=SEED,
+     location="§MCMC in MSC, Eq. (1), second '='", relation="=",
+     lhs="E[f(z_t)]", rhs="E[E_{z_t ~ K(z_t-1, .)}[f(z_t) | z_t-1]]",
+     justification="tower property", check=_tower,
      expect=EXACT, search_budget=300)
 step("imh.stationary", claim="msc_estimates", seed=SEED,
      location="§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, "
@@ -1242,9 +1491,11 @@ step("imh.stationary", claim="msc_estimates", seed=SEED,
 
 
 def _kl_gradient():
-    """Eq. (2): grad_lambda KL(q_lambda || p) against E_{z ~ p}[s(z; lambda)] (the ideal case z_t ~ p),
-    q_lambda = N(lambda, 1), p = N(0, 2), s = d/dlambda log q_lambda = z - lambda.  Gauss-Hermite (exact for
-    these polynomial integrands): grad KL(q_lambda || p) = E_q[(log q - log p) s] (score identity)."""
+    """Eq. (2): grad_lambda KL(q_lambda || p) against E_{z ~ p}[s(z; lambda)] (the ideal case z_t ~
+    p), q_lambda = N(lambda, 1), p = N(0, 2), s = d/dlambda log q_lambda = z - lambda.
+    Gauss-Hermite (exact for
+    these polynomial integrands): grad KL(q_lambda || p) = E_q[(log q - log p) s] (score
+    identity)."""
     from scipy import stats
 
     x, wt = np.polynomial.hermite_e.hermegauss(40)
@@ -1258,18 +1509,21 @@ def _kl_gradient():
         rows.append(({"q": "N(lambda, 1)", "p": "N(0, 2)", "lambda": lam}, grad_kl_qp, e_p_s))
     return first_failing(
         rows, "=", 1e-10, "Gaussian instances, Gauss-Hermite",
-        why=("the section targets the inclusive KL(p || q_lambda), whose gradient is -E_p[s]; even in the ideal "
-             "case z_t ~ p the right-hand side is not grad KL(q_lambda || p): "),
-        correction="grad_lambda KL(p || q_lambda) = -E_p[s(z; lambda)] ~ -E[s(z_t; lambda) | z_t-1]")
+        why=("the section targets the inclusive KL(p || q_lambda), whose gradient is -E_p[s]; even "
+             "in the ideal case z_t ~ p the right-hand side is not grad KL(q_lambda || p): "),
+        correction="grad_lambda KL(p || q_lambda) = -E_p[s(z; lambda)] ~ -E[s(z_t; lambda) | "
+                   "z_t-1]")
 
 
 def _kl_gradient_corrected():
-    """grad KL(p || q_lambda) = -E_p[s(z; lambda)], p = N(m, v^2), q_lambda = N(mu, sigma^2), lambda = (mu, log sigma):
+    """grad KL(p || q_lambda) = -E_p[s(z; lambda)], p = N(m, v^2), q_lambda = N(mu, sigma^2), lambda
+    = (mu, log sigma):
     both components by sympy (closed-form KL and E_p of the score)."""
     m, mu = sp.symbols("m mu", real=True)
     v, sig = sp.symbols("v sigma", positive=True)
     ls = sp.Symbol("l", real=True)  # log sigma
-    kl = sp.log(sp.exp(ls) / v) + (v ** 2 + (m - mu) ** 2) / (2 * sp.exp(2 * ls)) - sp.Rational(1, 2)
+    kl = (sp.log(sp.exp(ls) / v) + (v ** 2 + (m - mu) ** 2) / (2 * sp.exp(2 * ls))
+          - sp.Rational(1, 2))
     e_s_mu = (m - mu) / sp.exp(2 * ls)  # E_p[(z - mu)/sigma^2]
     e_s_ls = (v ** 2 + (m - mu) ** 2) / sp.exp(2 * ls) - 1  # E_p[(z - mu)^2/sigma^2 - 1]
     dom = {m: Real(-30, 30), mu: Real(-30, 30), v: Real(1e-3, 1e3, log=True), ls: Real(-7, 7)}
@@ -1280,17 +1534,21 @@ def _kl_gradient_corrected():
     return worst
 
 
-step("msc.eq2", claim="msc_estimates", seed=SEED, location="§MCMC in MSC, 'MSC uses conditional estimates', Eq. (2)",
+step("msc.eq2", claim="msc_estimates", seed=SEED,
+     location="§MCMC in MSC, 'MSC uses conditional estimates', Eq. (2)",
      relation="=", lhs="grad_lambda KL(q_lambda || p)",
-     rhs="E_{z_t ~ K(z_t-1, .)}[s(z_t; lambda) | z_t-1]  (z_t ~ p in the ideal case)", justification="MSC",
+     rhs="E_{z_t ~ K(z_t-1, .)}[s(z_t; lambda) | z_t-1]  (z_t ~ p in the ideal case)",
+     justification="MSC",
      check=_kl_gradient, expect=WRONG, corrected=_kl_gradient_corrected)
 
 
-# ============================================================================= §CIS as IMH: ensembles and resampling
+# ============================================================================= §CIS as IMH:
+# ensembles and resampling
 def _ensemble():
-    """'The CIS kernel is identical to the ensemble MCMC sampler (Neal 2011; Austad 2007) with independent proposals':
-    Neal's construction -- place z_t-1 at a uniformly random position k of an ensemble of N + 1, draw the other N
-    independently from q, select a member with probability proportional to p/q -- enumerated over k and the
+    """'The CIS kernel is identical to the ensemble MCMC sampler (Neal 2011; Austad 2007) with
+    independent proposals': Neal's construction -- place z_t-1 at a uniformly random position k of
+    an ensemble of N + 1, draw the other N independently from q, select a member with probability
+    proportional to p/q -- enumerated over k and the
     proposal counts, against simulate.finite.cis_matrix (N + 1 particles, exact Laplace sum)."""
     rows = []
     for pi, q in _pairs():
@@ -1303,20 +1561,24 @@ def _ensemble():
             lf = special.gammaln(np.arange(Nu + 1) + 1.0)
             pc = np.exp(lf[Nu] - lf[F._all_count_vectors(Nu, M)].sum(1) + C @ np.log(q))
             S = C @ w
-            # Neal's ensemble: z_t-1 at a uniform position k among N + 1; the members are exchangeable and the
-            # selection is proportional to p/q whatever k, so every k gives the same law (the k-average is one term)
+            # Neal's ensemble: z_t-1 at a uniform position k among N + 1; the members are
+            # exchangeable and the selection is proportional to p/q whatever k, so every k gives the
+            # same law (the k-average is one term)
             E = np.zeros((M, M))
             for x in range(M):
                 sel = (C * w[None, :] + np.eye(M)[x][None, :] * w[x]) / (w[x] + S)[:, None]
                 E[x] = pc @ sel
             diff = float(np.abs(E - K).max())
-            rows.append(({"M": M, "N": int(N), "N used": Nu}, max(0.0, diff - kerr - 64 * U * M), 0.0, 1.0))
-    return instance_check(lambda: rows, "=", 1e-12, describe="max |ensemble kernel - CIS kernel|, probabilities")
+            rows.append(({"M": M, "N": int(N), "N used": Nu}, max(0.0, diff - kerr - 64 * U * M),
+                         0.0, 1.0))
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="max |ensemble kernel - CIS kernel|, probabilities")
 
 
 def _resample():
-    """'If the ensemble proposal z^(1:N) is accepted, a single proposal is resampled proportionally to the normalized
-    weight w~^(i) = w(z^(i))/sum_i w(z^(i))': P(index = i) of kernels.select_index (bisection) against
+    """'If the ensemble proposal z^(1:N) is accepted, a single proposal is resampled proportionally
+    to the normalized weight w~^(i) = w(z^(i))/sum_i w(z^(i))': P(index = i) of kernels.select_index
+    (bisection) against
     P(accepted) w~^(i), for every i (N <= 8) or i in {1, argmax, N} (N = 100, 10^4)."""
     rows, nmax = [], 1
     for lw in _logw_fixed():
@@ -1330,25 +1592,31 @@ def _resample():
         wp = np.exp(lw[1:] - lw[1:].max())
         wt = wp / math.fsum(wp.tolist())
         for i in idx:
-            rows.append(({"N": n - 1, "i": i}, cuts[i] - cuts[i - 1], (1 - cut0) * float(wt[i - 1]), 1.0))
+            rows.append(({"N": n - 1, "i": i}, cuts[i] - cuts[i - 1], (1 - cut0) * float(wt[i - 1]),
+                         1.0))
     tol = 64 * (nmax + 8) * U  # as in cis.acc.kernel: the float u and the cumulative sum
-    return instance_check(lambda: rows, "=", tol, describe="selection law vs (1 - r) w~^(i), probabilities")
+    return instance_check(lambda: rows, "=", tol,
+                          describe="selection law vs (1 - r) w~^(i), probabilities")
 
 
 step("cis.ensemble", claim="cis_barker_acceptance", seed=SEED,
      location="§CIS as IMH, 'Conditional Importance Sampling'", relation="=", lhs="the CIS kernel",
-     rhs="the ensemble MCMC sampler with independent proposals (Neal 2011)", justification="—", check=_ensemble,
+     rhs="the ensemble MCMC sampler with independent proposals (Neal 2011)", justification="—",
+     check=_ensemble,
      expect=EXACT, search_budget=300)
 step("cis.resample", claim="cis_barker_acceptance", seed=SEED,
      location="§CIS as IMH, 'If the ensemble proposal is accepted, a single "
 "proposal is resampled'", relation="=", lhs="P(z_t = z^(i) | z_t-1, z^(1:N), accepted)",
-     rhs="w(z^(i)) / sum_i w(z^(i))", justification="multinomial selection", check=_resample, expect=EXACT,
+     rhs="w(z^(i)) / sum_i w(z^(i))", justification="multinomial selection", check=_resample,
+     expect=EXACT,
      search_budget=300)
 
 
-# ============================================================================= §Parallel IMH: computational cost
+# ============================================================================= §Parallel IMH:
+# computational cost
 def _counts(name: str, n_particles_or_chains: int) -> dict:
-    """Evaluations of one iteration of a scheme of simulate.schemes (its own counters: p and q evaluations, samples
+    """Evaluations of one iteration of a scheme of simulate.schemes (its own counters: p and q
+    evaluations, samples
     from q, score evaluations), on a one-dimensional Gaussian target."""
     from simulate.families import MeanFieldGaussian
     from simulate.schemes import Scheme
@@ -1361,34 +1629,42 @@ def _counts(name: str, n_particles_or_chains: int) -> dict:
 
 
 def _cost_sampling():
-    """'The sampling cost of PIMH with N chains is exactly equal to a CIS kernel with N proposals': samples from q and
+    """'The sampling cost of PIMH with N chains is exactly equal to a CIS kernel with N proposals':
+    samples from q and
     evaluations of p per iteration (pmcsa with N chains; msc with N + 1 particles)."""
     rows = []
     for N in free("N", [1, 10, 100], N_DOM):
         pc, cc = _counts("pmcsa", int(N)), _counts("msc", int(N) + 1)
         for k in ("q_sample", "p_eval"):
-            rows.append(({"N": int(N), "count": k, "q evaluations (not sampling)": [pc["q_eval"], cc["q_eval"]]},
+            rows.append(({"N": int(N), "count": k,
+                          "q evaluations (not sampling)": [pc["q_eval"], cc["q_eval"]]},
                          pc[k], cc[k]))
-    return instance_check(lambda: rows, "=", 0.0, describe="counters of simulate.schemes (pmcsa vs msc)")
+    return instance_check(lambda: rows, "=", 0.0,
+                          describe="counters of simulate.schemes (pmcsa vs msc)")
 
 
 def _cost_rb():
-    """'the cost of PIMH is exactly equal to MSC if we use Rao-Blackwellization' (H13): score and q evaluations per
+    """'the cost of PIMH is exactly equal to MSC if we use Rao-Blackwellization' (H13): score and q
+    evaluations per
     iteration of pmcsa with N chains and of msc-rb with 003's CIS (N proposals, N + 1 particles)."""
     rows = []
     for N in (10, 1, 100):
         pc, rc = _counts("pmcsa", N), _counts("msc-rb", N + 1)
         for k in ("score", "q_eval", "q_sample", "p_eval"):
-            rows.append(({"N": N, "count": k, "PIMH": pc[k], "MSC-RB (N proposals)": rc[k]}, pc[k], rc[k]))
+            rows.append(({"N": N, "count": k, "PIMH": pc[k], "MSC-RB (N proposals)": rc[k]}, pc[k],
+                         rc[k]))
     return first_failing(
         rows, "=", 0.0, "counters of simulate.schemes (pmcsa, N chains; msc-rb, N + 1 particles)",
-        why=("the Rao-Blackwellised estimate (1 - r) f_IS + r f(z_t-1) (Eq. (exact_variance)) needs the score at "
-             "all N + 1 particles (lambda changes every iteration, so s(z_t-1; lambda_t) is not cached), and the "
-             "kernel N + 1 evaluations of q against PIMH's 2N; with N - 1 proposals the score counts agree but "
-             "then the previous sentence's 'sampling cost ... exactly equal to a CIS kernel with N proposals' "
-             "fails: "),
-        correction=("PIMH with N chains: N scores, 2N q evaluations, N samples, N p evaluations; MSC-RB with N "
-                    "proposals: N + 1, N + 1, N, N; equal score counts need MSC-RB with N - 1 proposals"))
+        why=("the Rao-Blackwellised estimate (1 - r) f_IS + r f(z_t-1) (Eq. (exact_variance)) "
+             "needs the score at all N + 1 particles (lambda changes every iteration, so s(z_t-1; "
+             "lambda_t) is not cached), and the kernel N + 1 evaluations of q against PIMH's 2N; "
+             "with N - 1 proposals the score counts agree but then the previous sentence's "
+             "'sampling cost ... exactly equal to a CIS kernel with N proposals' fails: "),
+        correction=(
+            "PIMH with N chains: N scores, 2N q evaluations, N samples, N p evaluations; MSC-RB "
+            "with N "
+                    "proposals: N + 1, N + 1, N, N; equal score counts need MSC-RB with N - 1 "
+                    "proposals"))
 
 
 def _cost_rb_corrected():
@@ -1396,7 +1672,8 @@ def _cost_rb_corrected():
     for N in free("N", [2, 10, 100], Int(2, 10 ** 4, log=True)):
         N = int(N)
         pc, rc, r1 = _counts("pmcsa", N), _counts("msc-rb", N + 1), _counts("msc-rb", N)
-        rows += [({"N": N, "count": "score, PIMH vs MSC-RB with N - 1 proposals"}, pc["score"], r1["score"]),
+        rows += [({"N": N, "count": "score, PIMH vs MSC-RB with N - 1 proposals"}, pc["score"],
+                  r1["score"]),
                  ({"N": N, "count": "q_eval, PIMH"}, pc["q_eval"], 2 * N),
                  ({"N": N, "count": "score, MSC-RB with N proposals"}, rc["score"], N + 1),
                  ({"N": N, "count": "q_eval, MSC-RB with N proposals"}, rc["q_eval"], N + 1)]
@@ -1405,22 +1682,27 @@ def _cost_rb_corrected():
 
 step("pimh.cost.sampling", claim="pimh_cost", seed=SEED,
      location="§Parallel IMH, 'Computational Cost of PIMH', first sentence", relation="=",
-     lhs="samples and p evaluations of PIMH, N chains", rhs="those of a CIS kernel with N proposals", justification="—",
+     lhs="samples and p evaluations of PIMH, N chains",
+     rhs="those of a CIS kernel with N proposals", justification="—",
      check=_cost_sampling, expect=EXACT, search_budget=120)
 step("pimh.cost.rb", claim="pimh_cost", seed=SEED,
      location="§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly "
-"equal to MSC if we use Rao-Blackwellization'", relation="=", lhs="score (and q) evaluations of PIMH, N chains",
+"equal to MSC if we use Rao-Blackwellization'", relation="=",
+lhs="score (and q) evaluations of PIMH, N chains",
      rhs="those of MSC-RB (CIS with N proposals)", justification="—", check=_cost_rb, expect=WRONG,
      corrected=_cost_rb_corrected, search_budget=120)
 
 
-# ============================================================================= §Bias-variance: the initial iterations
+# ============================================================================= §Bias-variance: the
+# initial iterations
 def _abrupt():
-    """'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... will end up being extremely large'
-    (existence): one MSC step with the softmax family on three states, lambda_t-1 = 0 (q uniform), z_t-1 = 0 (drawn
-    from q_lambda_t-1 with probability 1/3), the CIS step moves to z_t = 1 (probability > 0), lambda_t = lambda_t-1 +
-    gamma s(z_t; lambda_t-1), s(z; lambda) = e_z - softmax(lambda): q_lambda_t(0) = 1/(2 + e^gamma); with p = (1/3,
-    1/3, 1/3) the weight of z_t-1 becomes (2 + e^gamma)/3 and its CIS rejection >= w/(w + N) (cis.accbound)."""
+    """'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... will end up
+    being extremely large' (existence): one MSC step with the softmax family on three states,
+    lambda_t-1 = 0 (q uniform), z_t-1 = 0 (drawn from q_lambda_t-1 with probability 1/3), the CIS
+    step moves to z_t = 1 (probability > 0), lambda_t = lambda_t-1 + gamma s(z_t; lambda_t-1), s(z;
+    lambda) = e_z - softmax(lambda): q_lambda_t(0) = 1/(2 + e^gamma); with p = (1/3,
+    1/3, 1/3) the weight of z_t-1 becomes (2 + e^gamma)/3 and its CIS rejection >= w/(w + N)
+    (cis.accbound)."""
     rows = []
     p = np.full(3, 1 / 3)
     for gamma in (10.0, 15.0, 20.0, 30.0):
@@ -1431,13 +1713,17 @@ def _abrupt():
         w0 = float(p[0] / qn[0])
         rows.append(({"gamma": gamma, "q_lambda_t(z_t-1)": float(qn[0]), "w(z_t-1)": w0, "N": 10,
                       "CIS rejection at z_t-1": 1 - float(acc[0])}, float(qn[0]), 1e-4))
-    o = instance_check(lambda: rows, "<=", 0.0, describe="an existence statement ('can be very small', threshold "
-                                                        "1e-4): exact witnesses prove it", complete=True)
+    o = instance_check(lambda: rows, "<=", 0.0,
+                       describe="an existence statement ('can be very small', threshold "
+                                                        "1e-4): exact witnesses prove it",
+                                                        complete=True)
     return o
 
 
 step("msc.abrupt", claim="cis_initial_rejection", seed=SEED,
      location="§Bias-variance, 'CIS has high rejection rate in the beginning': "
-"'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... extremely large'", relation="<=",
-     lhs="q_lambda_t(z_t-1) after one step of size gamma", rhs="very small (1e-4)", justification="—", check=_abrupt,
+"'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... extremely large'",
+relation="<=",
+     lhs="q_lambda_t(z_t-1) after one step of size gamma", rhs="very small (1e-4)",
+     justification="—", check=_abrupt,
      expect=VALID)

@@ -103,7 +103,9 @@ def spd(g: np.random.Generator, d: int, scale: float = 1.0) -> np.ndarray:
 
 
 def fixed_pairs(seed: int = 5):
-    """The fixed (A, B) pairs of an ordinary run: d = 1, 2, 3, 5, B SPD, then B = 0 and a singular B."""
+    """The fixed (A, B) pairs of an ordinary run: d = 1, 2, 3, 5, B SPD, then B = 0 and a singular
+    B.
+    """
     g = np.random.default_rng(seed)
     out = [(spd(g, d), spd(g, d, 0.3)) for d in (1, 2, 3, 5)]
     out.append((spd(g, 2), np.zeros((2, 2))))
@@ -128,9 +130,12 @@ class Lmm(Kind):
     name = "lmm"
     text = "linear mixed models (N, p, q) = (12, 2, 3), (30, 2, 3), (8, 3, 2), (40, 4, 5)"
     configs = ((12, 2, 3), (30, 2, 3), (8, 3, 2), (40, 4, 5))
-    regimes = (Regime("interior", "Z cluster indicators, G eigenvalues in [0.01, 100], sigma in [0.1, 10]"),
+    regimes = (
+        Regime("interior", "Z cluster indicators, G eigenvalues in [0.01, 100], sigma in [0.1, "
+                           "10]"),
                Regime("general", "Z with N(0, 1) entries"),
-               Regime("ill-conditioned", "X columns correlated up to 1 - 1e-6, G eigenvalues in [1e-6, 1e3]"),
+               Regime("ill-conditioned",
+                      "X columns correlated up to 1 - 1e-6, G eigenvalues in [1e-6, 1e3]"),
                Regime("extreme sigma", "sigma in [1e-3, 1e3]"))
 
     def dim(self, config, regime):
@@ -150,17 +155,22 @@ class Lmm(Kind):
         coll = u[q + rot + 1]
         bscale = 10.0 ** (-1 + 3 * u[q + rot + 2])
         seed = int(u[q + rot + 3] * 2 ** 31)
-        return make_lmm(N, p, q, G, sigma, coll if regime == "ill-conditioned" else 0.0, bscale, seed,
+        return make_lmm(N, p, q, G, sigma, coll if regime == "ill-conditioned" else 0.0, bscale,
+                        seed,
                         clusters=regime != "general")
 
     def describe(self, inst):
-        return {"N": inst["X"].shape[0], "p": inst["X"].shape[1], "q": inst["Z"].shape[1], "seed": inst["seed"],
-                "G": _r6(inst["G"]), "sigma": float(inst["sigma"]), "collinearity": float(inst["collinearity"])}
+        return {"N": inst["X"].shape[0], "p": inst["X"].shape[1], "q": inst["Z"].shape[1],
+                "seed": inst["seed"],
+                "G": _r6(inst["G"]), "sigma": float(inst["sigma"]),
+                "collinearity": float(inst["collinearity"])}
 
 
 def make_lmm(N, p, q, G, sigma, collinearity=0.0, bscale=1.0, seed=0, clusters=True):
-    """One instance of the model (18): X (intercept + covariates; with ``collinearity`` c in [0, 1] the last
-    covariate is the previous one plus 10^(-6 c) noise), Z cluster indicators or N(0, 1), beta, mu, y."""
+    """One instance of the model (18): X (intercept + covariates; with ``collinearity`` c in [0, 1]
+    the last
+    covariate is the previous one plus 10^(-6 c) noise), Z cluster indicators or N(0, 1), beta, mu,
+    y."""
     g = np.random.default_rng(seed)
     X = np.column_stack([np.ones(N)] + [g.standard_normal(N) for _ in range(p - 1)])
     if p >= 3 and collinearity > 0:
@@ -174,7 +184,8 @@ def make_lmm(N, p, q, G, sigma, collinearity=0.0, bscale=1.0, seed=0, clusters=T
     Lg = np.linalg.cholesky(G)
     mu = sigma * (Lg @ g.standard_normal(q))
     y = X @ beta + Z @ mu + sigma * g.standard_normal(N)
-    return {"X": X, "Z": Z, "G": G, "sigma": float(sigma), "beta": beta, "mu": mu, "y": y, "seed": seed,
+    return {"X": X, "Z": Z, "G": G, "sigma": float(sigma), "beta": beta, "mu": mu, "y": y,
+            "seed": seed,
             "collinearity": float(collinearity)}
 
 
@@ -182,23 +193,26 @@ register_kind(Lmm())
 
 
 def fixed_lmms():
-    """The fixed models of an ordinary run (N, p, q) = (12, 2, 3) and (30, 2, 3) with cluster indicators and
+    """The fixed models of an ordinary run (N, p, q) = (12, 2, 3) and (30, 2, 3) with cluster
+    indicators and
     (8, 3, 2) with a general Z."""
     return [make_lmm(12, 2, 3, np.diag([2.0, 1.0, 0.5]), 0.7, seed=1),
             make_lmm(30, 2, 3, np.diag([2.0, 1.0, 0.5]), 0.7, seed=3),
             make_lmm(8, 3, 2, np.array([[1.0, 0.3], [0.3, 0.5]]), 1.3, seed=8, clusters=False)]
 
 
-# ----------------------------------------------------------------------------- exact Gaussian chains
+# ---------------------------------------------------------------------------- exact Gaussian chains
 def scalar_chain(n, N, S, C, G, k, start_mean=0.0, start_sd=None, exact=True):
     """The scalar process of 002 §2.3 as linear maps of independent N(0, 1) variables (no sampling):
-    ``Y_i = -h theta_(i-1) + xi_i`` (the stochastic gradient at theta_(i-1), Eq. (4): xi_i ~ N(0, N^2 C/|S|)),
-    ``theta_i = theta_(i-1) + D Y_i + eta_i`` with ``D = k/(2h)``, ``h = N C + G`` (Eqs. (9), (10)) and the
-    injected noise of Eq. (8) (``exact``: 2D - (N^2/|S|) D C D - D H D) or of Eq. (7) (2D - (N^2/|S|) D C D);
-    theta_MAP = 0.  theta_0 ~ N(start_mean, start_sd^2) (default: the stationary sd 1/sqrt(h) of (8)).
+    ``Y_i = -h theta_(i-1) + xi_i`` (the stochastic gradient at theta_(i-1), Eq. (4): xi_i ~ N(0,
+    N^2 C/|S|)), ``theta_i = theta_(i-1) + D Y_i + eta_i`` with ``D = k/(2h)``, ``h = N C + G``
+    (Eqs. (9), (10)) and the injected noise of Eq. (8) (``exact``: 2D - (N^2/|S|) D C D - D H D) or
+    of Eq. (7) (2D - (N^2/|S|) D C D); theta_MAP = 0.  theta_0 ~ N(start_mean, start_sd^2) (default:
+    the stationary sd 1/sqrt(h) of (8)).
 
-    Returns (h, sigma2, D, v_eta, means, coefs): ``means[name]``, ``coefs[name]`` (a row over the independent
-    normals theta_0, xi_1..xi_n, eta_1..eta_n) for names ("theta", i), i = 0..n, and ("Y", i), ("xi", i),
+    Returns (h, sigma2, D, v_eta, means, coefs): ``means[name]``, ``coefs[name]`` (a row over the
+    independent normals theta_0, xi_1..xi_n, eta_1..eta_n) for names ("theta", i), i = 0..n, and
+    ("Y", i), ("xi", i),
     i = 1..n.  Raises ValueError when the injected noise variance is negative (k not admissible)."""
     h = N * C + G
     sx2 = N * N * C / S
@@ -229,15 +243,19 @@ def scalar_chain(n, N, S, C, G, k, start_mean=0.0, start_sd=None, exact=True):
 
 
 def admissible_k_scalar(N, S, C, G):
-    """The largest k with a non-negative injected noise in Eq. (8), scalar case: 4h/(h + N^2 C/|S|)."""
+    """The largest k with a non-negative injected noise in Eq. (8), scalar case: 4h/(h + N^2
+    C/|S|).
+    """
     h = N * C + G
     return 4 * h / (h + N * N * C / S)
 
 
 # ----------------------------------------------------------------------------- sympy helpers
 def matrix_identity(L, R, name="w"):
-    """(sum_ij w_ij L_ij, sum_ij w_ij R_ij) with fresh symbols w_ij: equal as expressions iff L = R entrywise
-    (a scalar form of a matrix identity for :func:`verify.audit.engine.sym_equal`), and the weights."""
+    """(sum_ij w_ij L_ij, sum_ij w_ij R_ij) with fresh symbols w_ij: equal as expressions iff L = R
+    entrywise
+    (a scalar form of a matrix identity for :func:`verify.audit.engine.sym_equal`), and the
+    weights."""
     import sympy as sp
 
     L, R = sp.Matrix(L), sp.Matrix(R)

@@ -158,11 +158,13 @@ def window_mean_law(I, theta0_mean=0, stationary=True):
     return mY, vY, mt[n], ctt(n, n), cov
 '''
 
-# ============================================================================= VAR(1) of the Appendix
-_STATIONARY = rel("printed: the VAR(1) theta' = (I - eps D H) theta + N(0, 2 eps D) has a stationary "
-                  "distribution iff -I < I - eps D H < I (Loewner order; for the non-symmetric I - eps D H "
-                  "read on its symmetric part); lhs = 1 if stationary (spectral radius < 1), rhs = 1 if the "
-                  "printed condition holds; violated when they differ") + '''
+# ============================================================================= VAR(1) of the
+# Appendix
+_STATIONARY = rel(
+    "printed: the VAR(1) theta' = (I - eps D H) theta + N(0, 2 eps D) has a stationary "
+                  "distribution iff -I < I - eps D H < I (Loewner order; for the non-symmetric I - "
+                  "eps D H read on its symmetric part); lhs = 1 if stationary (spectral radius < "
+                  "1), rhs = 1 if the printed condition holds; violated when they differ") + '''
 def check(I):
     import numpy as np
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
@@ -174,9 +176,11 @@ def check(I):
     return int(stationary), int(loewner), stationary != loewner
 '''
 
-_K01 = rel("printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, 1); "
-           "lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, 1); "
-           "violated when they differ") + '''
+_K01 = rel(
+    "printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, "
+    "1); "
+           "lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in "
+           "(0, 1); violated when they differ") + '''
 def check(I):
     H, k = QM(I["H"]), Q(I["k"])
     D = scal(k / 2, inv(H))
@@ -185,8 +189,10 @@ def check(I):
     return int(stationary), int(0 < k < 1), stationary != (0 < k < 1)
 '''
 
-_EQ32 = rel("printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
-            "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ") + '''
+_EQ32 = rel(
+    "printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
+            "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices "
+            "differ") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -195,9 +201,11 @@ def check(I):
     return float(L[0][0]), float(printed[0][0]), L != printed
 '''
 
-_SERIES = rel("printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, 1) "
-              "shown (series summed until its terms fall below 1e-30); violated when it differs from the "
-              "stationary covariance by more than 1e-9 relative") + '''
+_SERIES = rel(
+    "printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, "
+    "1) "
+              "shown (series summed until its terms fall below 1e-30); violated when it differs "
+              "from the stationary covariance by more than 1e-9 relative") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -217,9 +225,11 @@ def check(I):
             float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max()))
 '''
 
-_VART = rel("printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals the "
-            "printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; violated "
-            "when the matrices differ") + '''
+_VART = rel(
+    "printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals "
+    "the "
+            "printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; "
+            "violated when the matrices differ") + '''
 def check(I):
     H, k, t = QM(I["H"]), Q(I["k"]), int(I["t"])
     n = len(H)
@@ -247,8 +257,10 @@ def printed(k, t):
 '''
 
 
-_AUTOCOV = rel("printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + "
-               "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when they differ") + '''
+_AUTOCOV = rel(
+    "printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + "
+               "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when "
+               "they differ") + '''
 def check(I):
     k, H = Q(I["k"]), Q(I["H"])
     D = k / (2 * H)
@@ -260,10 +272,11 @@ def check(I):
     return true, middle, true != middle
 '''
 
-_DISCRETISATION = rel("printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of "
-                      "D'; process (7) theta' = (1 - D H) theta + N(0, 2 D), scalar: relative error of its "
-                      "stationary variance against H^-1, at the larger D (lhs) and the smaller D (rhs); "
-                      "violated when lhs > rhs") + '''
+_DISCRETISATION = rel(
+    "printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of "
+                      "D'; process (7) theta' = (1 - D H) theta + N(0, 2 D), scalar: relative "
+                      "error of its stationary variance against H^-1, at the larger D (lhs) and "
+                      "the smaller D (rhs); violated when lhs > rhs") + '''
 def err(D, H):
     a = 1 - D * H
     v = 2 * D / (1 - a * a)
@@ -276,9 +289,10 @@ def check(I):
     return float(err(Dl, H)), float(err(Ds, H)), err(Dl, H) > err(Ds, H)
 '''
 
-_UPDATE = rel("printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be "
-              "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s "
-              "injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
+_UPDATE = rel(
+    "printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be "
+              "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and "
+              "(7)'s injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
               "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1") + '''
 def check(I):
     H, k, dhd = QM(I["H"]), Q(I["k"]), Q(I["dhd"])
@@ -291,8 +305,10 @@ def check(I):
 '''
 
 # ============================================================================= §2.3.1 admissible k
-_WEAK = rel("printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at k = "
-            "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated when lhs > rhs") + '''
+_WEAK = rel(
+    "printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at k = "
+            "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated "
+            "when lhs > rhs") + '''
 def check(I):
     N, S = Q(I["N"]), Q(I["S"])
     k = 4 * S / (N + S)
@@ -300,7 +316,8 @@ def check(I):
     return total, 2 * S / N, total > 2 * S / N
 '''
 
-_STRONG = rel("printed (§2.3.1.2): 'For strong priors, r > 1', r = lambda_min(H^-1)/lambda_max(H^-1 N C "
+_STRONG = rel(
+    "printed (§2.3.1.2): 'For strong priors, r > 1', r = lambda_min(H^-1)/lambda_max(H^-1 N C "
               "H^-1), H = N C + G; here G matches N C in a direction; violated when r <= 1") + '''
 def check(I):
     import numpy as np
@@ -314,9 +331,11 @@ def check(I):
     return r, 1.0, r <= 1
 '''
 
-_OPTIMAL = rel("printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of "
-               "convergence'; within its own family (D = (k/2) H^-1, Q = 0) the lag-one autocorrelation |1 - "
-               "k/2| at its k of Eq. (16) against an admissible k = f x 4 max{...}; violated when lhs > rhs") + '''
+_OPTIMAL = rel(
+    "printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of "
+               "convergence'; within its own family (D = (k/2) H^-1, Q = 0) the lag-one "
+               "autocorrelation |1 - k/2| at its k of Eq. (16) against an admissible k = f x 4 "
+               "max{...}; violated when lhs > rhs") + '''
 def check(I):
     N, S, C, G, c, f = (Q(I[x]) for x in ("N", "S", "C", "G", "c", "f"))
     h = N * C + G
@@ -331,10 +350,13 @@ def check(I):
             abs(1 - k_os / 2) > abs(1 - k_alt / 2))
 '''
 
-# ============================================================================= §2.3.2 the convergence criterion
-_GRAD = rel("printed (§2.3.2, 'Now:'): grad log p(theta | x) ~ (theta - theta_MAP)^T H for the quadratic (6); "
-            "scalar, the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an exact "
-            "central difference (exact for a quadratic); violated when they differ") + '''
+# ============================================================================= §2.3.2 the
+# convergence criterion
+_GRAD = rel(
+    "printed (§2.3.2, 'Now:'): grad log p(theta | x) ~ (theta - theta_MAP)^T H for the quadratic "
+    "(6); "
+            "scalar, the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an "
+            "exact central difference (exact for a quadratic); violated when they differ") + '''
 def check(I):
     h, th, m = Q(I["h"]), Q(I["theta"]), Q(I["theta_MAP"])
     logp = lambda x: -(x - m) * h * (x - m) / 2
@@ -344,7 +366,8 @@ def check(I):
     return grad, printed, grad != printed
 '''
 
-_CRIT_VAR = rel("printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at "
+_CRIT_VAR = rel(
+    "printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at "
                 "stationarity (scalar, exact process (8)); violated when they differ") + '''
 def check(I):
     n = int(I["n"])
@@ -354,10 +377,11 @@ def check(I):
     return float(vY), float(printed), vY != printed
 '''
 
-_CRIT_PASS = rel("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
-                 "deviations of the window mean, so a stationary window passes with probability 2 Phi(b) - 1; "
-                 "lhs = the exact pass probability (normal window mean, exact variance); violated when they "
-                 "differ by more than 1e-9") + '''
+_CRIT_PASS = rel(
+    "printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
+                 "deviations of the window mean, so a stationary window passes with probability 2 "
+                 "Phi(b) - 1; lhs = the exact pass probability (normal window mean, exact "
+                 "variance); violated when they differ by more than 1e-9") + '''
 def Phi(x):
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
@@ -371,9 +395,11 @@ def check(I):
     return p, 2 * Phi(b) - 1, abs(p - (2 * Phi(b) - 1)) > 1e-9
 '''
 
-_CRIT_SD = rel("printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
-               "deviations of the window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact sd, rhs = "
-               "the printed threshold; violated when they differ by more than 1e-9 relative") + '''
+_CRIT_SD = rel(
+    "printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
+               "deviations of the window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact "
+               "sd, rhs = the printed threshold; violated when they differ by more than 1e-9 "
+               "relative") + '''
 def check(I):
     n, b = int(I["n"]), float(Q(I["b"]))
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
@@ -383,8 +409,10 @@ def check(I):
     return exact, thr, abs(exact - thr) > 1e-9 * thr
 '''
 
-_WINDOW_N = rel("printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as "
-                "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs > tau") + '''
+_WINDOW_N = rel(
+    "printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as "
+                "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs "
+                "> tau") + '''
 def check(I):
     k, tau = Q(I["k"]), Q(I["tau"])
     n = math.ceil(1 / k)
@@ -470,9 +498,10 @@ def trapz(y, x):
     return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2)
 '''
 
-_BURNIN = rel("printed (§4): the criterion (17) 'guarantees that all the samples collected are from the "
-              "posterior'; read as TV(law of the first stored sample theta_n, posterior) <= tau, start "
-              "theta_0 = 'start' posterior sd from the mode; violated when lhs > tau") + '''
+_BURNIN = rel(
+    "printed (§4): the criterion (17) 'guarantees that all the samples collected are from the "
+              "posterior'; read as TV(law of the first stored sample theta_n, posterior) <= tau, "
+              "start theta_0 = 'start' posterior sd from the mode; violated when lhs > tau") + '''
 def check(I):
     P, dens, post, grid, _ = first_check(I)
     tv = 0.5 * trapz(np.abs(dens / P - post), grid)
@@ -480,9 +509,10 @@ def check(I):
     return tv, tau, tv > tau
 '''
 
-_UNLIKELY = rel("printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being "
-                "reasonably close to the mode'; read as P(pass at the first check i = n and |theta_n| > d0 "
-                "posterior sd) <= alpha; violated when lhs > alpha") + '''
+_UNLIKELY = rel(
+    "printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being "
+                "reasonably close to the mode'; read as P(pass at the first check i = n and "
+                "|theta_n| > d0 posterior sd) <= alpha; violated when lhs > alpha") + '''
 def check(I):
     P, dens, post, grid, sd_post = first_check(I)
     far = float(Q(I["d0"])) * sd_post
@@ -491,10 +521,13 @@ def check(I):
     return joint, alpha, joint > alpha
 '''
 
-# ============================================================================= §2.1-2.3 finite identities
-_EQ5 = rel("printed (Eq. (5)): the noise (D + Q) xi, Cov xi = C', has covariance B = [D + Q] C' [D + Q]; lhs, "
-           "rhs: entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), Cov xi = I = "
-           "C') and of the printed B; violated when the matrices differ") + '''
+# ============================================================================= §2.1-2.3 finite
+# identities
+_EQ5 = rel(
+    "printed (Eq. (5)): the noise (D + Q) xi, Cov xi = C', has covariance B = [D + Q] C' [D + Q]; "
+    "lhs, "
+           "rhs: entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), "
+           "Cov xi = I = C') and of the printed B; violated when the matrices differ") + '''
 def check(I):
     D, Qm = QM(I["D"]), QM(I["Q"])
     M = add(D, Qm)
@@ -509,10 +542,11 @@ def check(I):
     return cov[0][0], printed[0][0], cov != printed
 '''
 
-_PRIOR = rel("printed (§2.1.3): p(theta | x) = prod_i p(x_i | theta) p(theta); lhs: the posterior precision "
-             "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed product; x_i ~ "
-             "N(theta, 1), prior N(0, 1), exact second differences (exact for these quadratics); violated "
-             "when they differ") + '''
+_PRIOR = rel(
+    "printed (§2.1.3): p(theta | x) = prod_i p(x_i | theta) p(theta); lhs: the posterior precision "
+             "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed "
+             "product; x_i ~ N(theta, 1), prior N(0, 1), exact second differences (exact for these "
+             "quadratics); violated when they differ") + '''
 def check(I):
     xs = [Q(v) for v in I["x"]]
     loglik = lambda t, x: -(x - t) ** 2 / 2
@@ -525,9 +559,9 @@ def check(I):
 '''
 
 _FISHER = rel("printed (§2.3.1): -Hess log p(theta|x) = E_X[-Hess log p(theta|X)] = Var_X[grad log "
-              "p(theta|X)] = N C, C := Var_X[U]; model x ~ N(theta, 1), flat prior, X the data's empirical "
-              "law; the member MEMBER; exact differences (exact for this quadratic); violated when the two "
-              "sides differ") + '''
+              "p(theta|X)] = N C, C := Var_X[U]; model x ~ N(theta, 1), flat prior, X the data's "
+              "empirical law; the member MEMBER; exact differences (exact for this quadratic); "
+              "violated when the two sides differ") + '''
 def members(I):
     xs, th = [Q(v) for v in I["x"]], Q(I["theta"])
     N = len(xs)
@@ -549,10 +583,12 @@ def check(I):
     return m[j], m[j + 1], m[j] != m[j + 1]
 '''
 
-_CLT = rel("printed (§2.2): 'assumption 1 [the CLT for the minibatch gradient] holds almost always for |S| >= "
-           "50'; population of per-datum gradients (integer values with multiplicities), |S| draws with "
-           "replacement: the Kolmogorov distance between the exact law of the minibatch sum and its CLT "
-           "normal; violated when > tol") + '''
+_CLT = rel(
+    "printed (§2.2): 'assumption 1 [the CLT for the minibatch gradient] holds almost always for "
+    "|S| >= "
+           "50'; population of per-datum gradients (integer values with multiplicities), |S| draws "
+           "with replacement: the Kolmogorov distance between the exact law of the minibatch sum "
+           "and its CLT normal; violated when > tol") + '''
 def check(I):
     import numpy as np
     pop = [(int(v), int(m)) for v, m in I["population"]]
@@ -578,9 +614,10 @@ def check(I):
     return ks, tol, ks > tol
 '''
 
-_SUBSET = rel("printed (Eq. (4), S a random subset of {1..N}, §2.1.3): Cov[grad^S log p - grad log p] = "
-              "(N^2/|S|) C, C = Var_X[U]; exact over every subset of size |S|; a loose step: confirmed when "
-              "'=' fails and '<=' holds") + '''
+_SUBSET = rel(
+    "printed (Eq. (4), S a random subset of {1..N}, §2.1.3): Cov[grad^S log p - grad log p] = "
+              "(N^2/|S|) C, C = Var_X[U]; exact over every subset of size |S|; a loose step: "
+              "confirmed when '=' fails and '<=' holds") + '''
 import itertools
 
 
@@ -599,7 +636,8 @@ def check(I):
 '''
 
 
-_RANK27 = rel("printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) "
+_RANK27 = rel(
+    "printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) "
               "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N") + '''
 def check(I):
     X = QM(I["X"])
@@ -607,9 +645,10 @@ def check(I):
     return r, len(X), r < len(X)
 '''
 
-_CHOL = rel("printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive "
-            "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 eigenvalue "
-            "from trace and det)") + '''
+_CHOL = rel(
+    "printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive "
+            "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 "
+            "eigenvalue from trace and det)") + '''
 def check(I):
     L = QM(I["L"])
     G = mm(L, T(L))
@@ -657,10 +696,11 @@ def nll20(I, beta, G, s):
             + r @ np.linalg.solve(D, r) / (2 * s ** 2))
 """
 
-_LMM26 = rel("printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, "
-             "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a constant); lhs = "
-             "(printed - exact) at point 1 minus (printed - exact) at point 2 (a constant offset cancels), "
-             "rhs = 0; violated when lhs != 0 beyond 1e-9 relative") + """
+_LMM26 = rel(
+    "printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, "
+             "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a "
+             "constant); lhs = (printed - exact) at point 1 minus (printed - exact) at point 2 (a "
+             "constant offset cancels), rhs = 0; violated when lhs != 0 beyond 1e-9 relative") + """
 def printed26(I, beta, G, s, a, V):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -695,10 +735,11 @@ def check(I):
     return float(lhs), 0.0, abs(lhs) > 1e-9 * max(d[0][1], d[1][1])
 """
 
-_LMM_EM = rel("printed (§3.3.2.2): 'the update equations for the EM algorithm' (27)-(29) (with (27) read as "
-              "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not increase the "
-              "-log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after iteration it (0: at the "
-              "start); violated when lhs > rhs") + """
+_LMM_EM = rel(
+    "printed (§3.3.2.2): 'the update equations for the EM algorithm' (27)-(29) (with (27) read as "
+              "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not "
+              "increase the -log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after "
+              "iteration it (0: at the start); violated when lhs > rhs") + """
 def em_step(I, beta, G, s):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -721,11 +762,13 @@ def check(I):
     return float(hist[-1]), float(hist[-2]), hist[-1] > hist[-2] + 1e-12 * abs(hist[-2])
 """
 
-_LMM29 = rel("printed (Eq. (29)): sigma^(i) minimises the expected complete-data -log-likelihood in sigma at "
-             "(beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = (29) as "
-             "rendered, rhs = the argmin found numerically (bounded Brent search on log sigma) of the "
-             "expectation computed from the moments of mu; violated when they differ by more than 1e-6 "
-             "relative") + """
+_LMM29 = rel(
+    "printed (Eq. (29)): sigma^(i) minimises the expected complete-data -log-likelihood in sigma "
+    "at "
+             "(beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = "
+             "(29) as rendered, rhs = the argmin found numerically (bounded Brent search on log "
+             "sigma) of the expectation computed from the moments of mu; violated when they differ "
+             "by more than 1e-6 relative") + """
 from scipy import optimize
 
 
@@ -757,12 +800,14 @@ def check(I):
     return printed, best, abs(printed - best) > 1e-6 * best
 """
 
-_GH31 = rel("printed (§3.3.3.1): 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
-            "(31)' than (30), read (hedged) as: on a majority of a grid of rules and parameters; one cluster "
-            "of I observations of a random-intercept logistic model, n-point rule with the random effect's "
-            "N(0, g) prior as weight, relative errors against adaptive quadrature (relative tolerance 1e-13); "
-            "cases where both errors are below 'tie' are left out; lhs = fraction of cases with error on (31) "
-            "<= error on (30); violated when lhs <= 1/2") + """
+_GH31 = rel(
+    "printed (§3.3.3.1): 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
+            "(31)' than (30), read (hedged) as: on a majority of a grid of rules and parameters; "
+            "one cluster of I observations of a random-intercept logistic model, n-point rule with "
+            "the random effect's N(0, g) prior as weight, relative errors against adaptive "
+            "quadrature (relative tolerance 1e-13); cases where both errors are below 'tie' are "
+            "left out; lhs = fraction of cases with error on (31) <= error on (30); violated when "
+            "lhs <= 1/2") + """
 import itertools
 
 import numpy as np
@@ -807,11 +852,13 @@ def check(I):
     return frac, Fraction(1, 2), frac <= Fraction(1, 2)
 """
 
-_IW_CHOL = rel("printed (Figure 3 caption): the two off-diagonal elements of the Cholesky factor of Sigma ~ "
-               "IW(I_2, nu) 'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 for a "
-               "normal), M = Sigma or, for comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: W = A A^T, A "
-               "lower triangular, a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1), so chol(W)_21 = a21 and chol(Sigma)_21 "
-               "= -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional quadrature; violated when |lhs| > tol") + """
+_IW_CHOL = rel(
+    "printed (Figure 3 caption): the two off-diagonal elements of the Cholesky factor of Sigma ~ "
+               "IW(I_2, nu) 'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 "
+               "for a normal), M = Sigma or, for comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: "
+               "W = A A^T, A lower triangular, a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1), so chol(W)_21 = "
+               "a21 and chol(Sigma)_21 = -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional "
+               "quadrature; violated when |lhs| > tol") + """
 from scipy import integrate, special
 
 
@@ -848,87 +895,95 @@ _APP = f"{_DOC}, Appendix"
 CERTIFICATES: list[Certificate] = [
     Certificate(
         id="sgfs.stationary",
-        title="the VAR(1) is stationary (spectral radius 0.9) although -I < I - DH < I fails (symmetric part "
-              "eigenvalues +-4.545): D and H do not commute",
-        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and only if "
+        title="the VAR(1) is stationary (spectral radius 0.9) although -I < I - DH < I fails "
+              "(symmetric part eigenvalues +-4.545): D and H do not commute",
+        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and "
+               f"only if "
                "-I < I - eps D H < I'",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
         body=body(_NUM, _LA, _STATIONARY)),
     Certificate(
         id="sgfs.k01",
-        title="with D = (k/2) H^-1 the VAR(1) is stationary at k = 2 (I - DH = 0): stationarity is k in (0, 4), "
-              "not k in (0, 1)",
+        title="with D = (k/2) H^-1 the VAR(1) is stationary at k = 2 (I - DH = 0): stationarity is "
+              "k in (0, 4), not k in (0, 1)",
         source=f"{_APP}, Discretization error: 'the above condition is equivalent to k in (0, 1)'",
         instance={"H": _H2, "k": 2},
         holding={"H": _H2, "k": "1/2"},
         body=body(_NUM, _LA, _K01)),
     Certificate(
         id="sgfs_stationary_covariance",
-        title="the claim 'stationary if and only if k in (0, 1)' (Appendix; §2.3.1: 'necessary for convergence'): "
-              "with D = (k/2) H^-1, eps = 1 the VAR(1) is stationary at k = 3, outside (0, 1)",
-        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and only if ... "
+        title="the claim 'stationary if and only if k in (0, 1)' (Appendix; §2.3.1: 'necessary for "
+              "convergence'): with D = (k/2) H^-1, eps = 1 the VAR(1) is stationary at k = 3, "
+              "outside (0, 1)",
+        source=f"{_APP}, Discretization error: 'This process has a stationary distribution if and "
+               f"only if ... "
                "equivalent to k in (0, 1)'",
         instance={"H": _H2, "k": 3},
         holding={"H": _H2, "k": "1/2"},
         body=body(_NUM, _LA, _K01)),
     Certificate(
         id="sgfs.32",
-        title="Eq. (32) drops a transpose: at the true stationary covariance its right side is 2.09 against "
-              "Lambda_11 = 10.53",
+        title="Eq. (32) drops a transpose: at the true stationary covariance its right side is "
+              "2.09 against Lambda_11 = 10.53",
         source=f"{_APP}, Discretization error, Eq. (32)",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
         body=body(_NUM, _LA, _EQ32)),
     Certificate(
         id="sgfs.32.series",
-        title="the series solution after Eq. (32) (no transpose) sums to 5.86 against Lambda_11 = 10.53",
+        title="the series solution after Eq. (32) (no transpose) sums to 5.86 against Lambda_11 = "
+              "10.53",
         source=f"{_APP}, Discretization error, the series solution of Eq. (32)",
         instance={"D": _NC_D, "H": _NC_H, "eps": 1},
         holding={"D": _C_D, "H": _C_H, "eps": 1},
         body=body(_NUM, _LA, _SERIES)),
     Certificate(
         id="sgfs.vart.sum",
-        title="the printed Var[theta_t] sum has one term too many: at t = 0 it gives 0.99 H^-1 for the "
-              "variance 0 of theta_0 = theta_MAP",
+        title="the printed Var[theta_t] sum has one term too many: at t = 0 it gives 0.99 H^-1 for "
+              "the variance 0 of theta_0 = theta_MAP",
         source=f"{_APP}, Maximizing the rate of convergence, first '='",
         instance={"H": _H2, "k": "9/5", "t": 0},
         holding={"H": _H2, "k": "2", "t": 1},
         body=body(_NUM, _LA, _VART_SUM)),
     Certificate(
         id="sgfs.vart",
-        title="Var[theta_t] = [1 - (1 - k/2)^(2t)] H^-1, not [1 - (1 - k/2)^t] H^-1: 0.75 against 0.5 at k = 1, t = 1",
+        title="Var[theta_t] = [1 - (1 - k/2)^(2t)] H^-1, not [1 - (1 - k/2)^t] H^-1: 0.75 against "
+              "0.5 at k = 1, t = 1",
         source=f"{_APP}, Maximizing the rate of convergence, second '='",
         instance={"H": _H2, "k": "1", "t": 1},
         holding={"H": _H2, "k": "1", "t": 0},
         body=body(_NUM, _LA, _VART_CLOSED)),
     Certificate(
         id="sgfs.autocov.mid",
-        title="the middle term of the autocovariance display has coefficient k/2 where the update gives 1 - k/2 "
-              "(1/8 against 7/8 at k = 1/4)",
+        title="the middle term of the autocovariance display has coefficient k/2 where the update "
+              "gives 1 - k/2 (1/8 against 7/8 at k = 1/4)",
         source=f"{_APP}, Minimizing auto-covariance, the middle term",
         instance={"k": "1/4", "H": 1},
         holding={"k": "1", "H": 1},
         body=body(_NUM, _AUTOCOV)),
     Certificate(
         id="sgfs.discretisation",
-        title="the discretisation error of (7) grows with D (0.0256 at D = 1/20 against 0.0025 at D = 1/200), "
-              "it is not inversely proportional to it",
+        title="the discretisation error of (7) grows with D (0.0256 at D = 1/20 against 0.0025 at "
+              "D = 1/200), it is not inversely proportional to it",
         source=f"{_DOC}, §2.1.2: the error 'is inversely proportional to the sizes of D'",
         instance={"H": 1, "D_small": "1/200", "D_large": "1/20"},
         holding={"H": 1, "D_small": "1/20", "D_large": "1/20"},
         body=body(_NUM, _DISCRETISATION)),
     Certificate(
         id="osgfs.update",
-        title="Algorithm 1 updates by (7), whose stationary covariance is H^-1/(1 - k/4), not the posterior's H^-1",
-        source=f"{_DOC}, §2.3.3, Algorithm 1, line 8 ('update theta according to (7)'); Appendix, Derivation of "
+        title="Algorithm 1 updates by (7), whose stationary covariance is H^-1/(1 - k/4), not the "
+              "posterior's H^-1",
+        source=f"{_DOC}, §2.3.3, Algorithm 1, line 8 ('update theta according to (7)'); Appendix, "
+               f"Derivation of "
                "the exact process",
         instance={"H": _H2, "k": "1/10", "dhd": 0},
         holding={"H": _H2, "k": "1/10", "dhd": 1},
         body=body(_NUM, _LA, _UPDATE)),
     Certificate(
         id="sgfs.weak",
-        title="at k = 4|S|/(N + |S|) the total noise is ~ 4|S|/N Var[theta | x], twice the printed 2|S|/N",
+        title="at k = 4|S|/(N + |S|) the total noise is ~ 4|S|/N Var[theta | x], twice the printed "
+              "2|S|/N",
         source=f"{_DOC}, §2.3.1.1 Weak prior",
         instance={"N": 1000, "S": 10},
         holding={"N": 1000, "S": 1000},
@@ -942,88 +997,101 @@ CERTIFICATES: list[Certificate] = [
         body=body(_NUM, _LA, _STRONG)),
     Certificate(
         id="osgfs.optimal",
-        title="in §3.1's Skin Segmentation setting OSGFS's k = 0.1 (Eq. (16), c = 0.1) has autocorrelation 0.95; "
-              "an admissible k = 0.155 of the same family has 0.922",
-        source=f"{_DOC}, §4 Conclusion: 'optimal in terms of reduced autocorrelation and maximal rate of convergence'",
+        title="in §3.1's Skin Segmentation setting OSGFS's k = 0.1 (Eq. (16), c = 0.1) has "
+              "autocorrelation 0.95; an admissible k = 0.155 of the same family has 0.922",
+        source=f"{_DOC}, §4 Conclusion: 'optimal in terms of reduced autocorrelation and maximal "
+               f"rate of convergence'",
         instance={"N": 245057, "S": 10000, "C": 1, "G": "1/100", "c": "1/10", "f": "99/100"},
         holding={"N": 245057, "S": 10000, "C": 1, "G": "1/100", "c": "1/2", "f": "99/100"},
         body=body(_NUM, _OPTIMAL)),
     Certificate(
         id="sgfs.17.grad",
-        title="the gradient of the quadratic log density is -H (theta - theta_MAP): the sign is lost",
+        title="the gradient of the quadratic log density is -H (theta - theta_MAP): the sign is "
+              "lost",
         source=f"{_DOC}, §2.3.2, display after 'Now:'",
         instance={"h": "1/10", "theta": "1/10", "theta_MAP": 0},
         holding={"h": "1/10", "theta": 0, "theta_MAP": 0},
         body=body(_NUM, _GRAD)),
     Certificate(
         id="sgfs.17.var",
-        title="the window mean's stationary variance is 1456.3, not the printed (NC + G)/n + N^2/(|S| n) = 1100.1 "
-              "(iterates are autocorrelated and the gradient noise moves them)",
+        title="the window mean's stationary variance is 1456.3, not the printed (NC + G)/n + "
+              "N^2/(|S| n) = 1100.1 (iterates are autocorrelated and the gradient noise moves "
+              "them)",
         source=f"{_DOC}, §2.3.2, display after 'and finally'",
         instance={"n": 10, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10"},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10"},
         body=body(_NUM, _CHAIN, _CRIT_VAR)),
     Certificate(
         id="sgfs.17",
-        title="a stationary window passes (17) with b = 1 with probability 0.906, not 2 Phi(1) - 1 = 0.683",
+        title="a stationary window passes (17) with b = 1 with probability 0.906, not 2 Phi(1) - 1 "
+              "= 0.683",
         source=f"{_DOC}, §2.3.2, Eq. (17)",
         instance={"n": 10, "N": 1000, "S": 100, "C": "1/4", "G": 1, "k": "1/10", "b": 1},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10", "b": 1},
         body=body(_NUM, _CHAIN, _CRIT_PASS)),
     Certificate(
         id="sgfs_convergence_criterion",
-        title="the threshold of (17) is not b standard deviations of the stationary window mean: 32.02 against "
-              "b sd = 19.10 (C = 1/4)",
+        title="the threshold of (17) is not b standard deviations of the stationary window mean: "
+              "32.02 against b sd = 19.10 (C = 1/4)",
         source=f"{_DOC}, §2.3.2, Eq. (17) and the displays before it",
         instance={"n": 10, "N": 1000, "S": 100, "C": "1/4", "G": 1, "k": "1/10", "b": 1},
         holding={"n": 1, "N": 1000, "S": 100, "C": 1, "G": 1, "k": "1/10", "b": 1},
         body=body(_NUM, _CHAIN, _CRIT_SD)),
     Certificate(
         id="sgfs.17.n",
-        title="n = 1/k iterates leave corr(theta_0, theta_n) = 0.606 at k = 1/1000 (about a quarter of the "
-              "autocorrelation time)",
-        source=f"{_DOC}, §2.3.2: 'A reasonable choice would be 1/k, so that the process is given enough iterates to "
+        title="n = 1/k iterates leave corr(theta_0, theta_n) = 0.606 at k = 1/1000 (about a "
+              "quarter of the autocorrelation time)",
+        source=f"{_DOC}, §2.3.2: 'A reasonable choice would be 1/k, so that the process is given "
+               f"enough iterates to "
                "explore the posterior'",
         instance={"k": "1/1000", "tau": "1/2", "N": 1000, "S": 100, "C": 1, "G": 1},
         holding={"k": "9/10", "tau": "1/2", "N": 1000, "S": 1000, "C": 1, "G": 1},
         body=body(_NUM, _CHAIN, _WINDOW_N)),
     Certificate(
         id="osgfs.burnin",
-        title="from a start 3 posterior sd away the first sample Algorithm 1 stores is at TV 0.75 from the posterior",
-        source=f"{_DOC}, §4 Conclusion: 'removing the need of a burn-in period completely, and guaranteeing that all "
+        title="from a start 3 posterior sd away the first sample Algorithm 1 stores is at TV 0.75 "
+              "from the posterior",
+        source=f"{_DOC}, §4 Conclusion: 'removing the need of a burn-in period completely, and "
+               f"guaranteeing that all "
                "the samples collected are from the posterior'",
-        instance={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 3, "tau": "1/2"},
-        holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 0, "tau": "1/2"},
+        instance={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 3,
+                  "tau": "1/2"},
+        holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 0,
+                 "tau": "1/2"},
         body=body(_NUM, _CHAIN, _FIRST_CHECK, _BURNIN)),
     Certificate(
         id="sgfs.17.unlikely",
-        title="with |S| = 50 of N = 10^5 a chain started 5 sd away passes (17) at the first check while more than "
-              "4 sd from the mode with probability 0.111",
-        source=f"{_DOC}, §2.3.2: 'for b <= 1, it is very unlikely that the iterates of the process pass this "
+        title="with |S| = 50 of N = 10^5 a chain started 5 sd away passes (17) at the first check "
+              "while more than 4 sd from the mode with probability 0.111",
+        source=f"{_DOC}, §2.3.2: 'for b <= 1, it is very unlikely that the iterates of the process "
+               f"pass this "
                "criterion without being reasonably close to the mode'",
-        instance={"N": 100000, "S": 50, "C": 1, "G": "1/100", "c": "1/10", "b": 1, "start": 5, "d0": 4,
+        instance={"N": 100000, "S": 50, "C": 1, "G": "1/100", "c": "1/10", "b": 1, "start": 5,
+                  "d0": 4,
                   "alpha": "1/20"},
-        holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 5, "d0": 4, "alpha": "1/20"},
+        holding={"N": 1000, "S": 100, "C": 1, "G": 1, "c": "1/10", "b": 1, "start": 5, "d0": 4,
+                 "alpha": "1/20"},
         body=body(_NUM, _CHAIN, _FIRST_CHECK, _UNLIKELY)),
     Certificate(
         id="sgfs.eq5",
-        title="Eq. (5)'s B = [D + Q] C [D + Q] misses a transpose: skew, not the noise covariance (entry (1, 1): "
-              "2 against 0)",
+        title="Eq. (5)'s B = [D + Q] C [D + Q] misses a transpose: skew, not the noise covariance "
+              "(entry (1, 1): 2 against 0)",
         source=f"{_DOC}, §2.1.3, Eq. (5)",
         instance={"D": [[1, 0], [0, 1]], "Q": [[0, 1], [-1, 0]]},
         holding={"D": [[1, 0], [0, 1]], "Q": [[0, 0], [0, 0]]},
         body=body(_NUM, _LA, _EQ5)),
     Certificate(
         id="sgfs.prior",
-        title="the printed posterior prod_i p(x_i | theta) p(theta) counts the prior N times (precision 200 "
-              "against 101, N = 100)",
+        title="the printed posterior prod_i p(x_i | theta) p(theta) counts the prior N times "
+              "(precision 200 against 101, N = 100)",
         source=f"{_DOC}, §2.1.3: 'p(theta|x) = prod_i p(x_i|theta) p(theta)', and Eq. (3)",
         instance={"x": [f"{i}/10" for i in range(100)]},
         holding={"x": ["1/2"]},
         body=body(_NUM, _PRIOR)),
     Certificate(
         id="sgfs.fisher.1",
-        title="-Hess log p(theta|x) is a sum over the data, E_X[-Hess] a per-datum average: 2 against 1",
+        title="-Hess log p(theta|x) is a sum over the data, E_X[-Hess] a per-datum average: 2 "
+              "against 1",
         source=f"{_DOC}, §2.3.1, the Fisher-identity chain, first '='",
         instance={"x": [0, 4], "theta": 2},
         holding={"x": [3], "theta": 2},
@@ -1034,7 +1102,8 @@ CERTIFICATES: list[Certificate] = [
         source=f"{_DOC}, §2.3.1, the Fisher-identity chain, second '='",
         instance={"x": [0, 4], "theta": 2},
         holding={"x": [1, 3], "theta": 2},
-        body=body(_NUM, _FISHER.replace("MEMBER", "E_X[-Hess] = Var_X[grad]").replace("WHICH", "1"))),
+        body=body(
+            _NUM, _FISHER.replace("MEMBER", "E_X[-Hess] = Var_X[grad]").replace("WHICH", "1"))),
     Certificate(
         id="sgfs.fisher.3",
         title="C := Var_X[U] is already the per-datum variance: Var_X[grad] = C = 4, not N C = 8",
@@ -1044,16 +1113,16 @@ CERTIFICATES: list[Certificate] = [
         body=body(_NUM, _FISHER.replace("MEMBER", "Var_X[grad] = N C").replace("WHICH", "2"))),
     Certificate(
         id="sgfs.clt50",
-        title="with one outlying gradient among N = 10^4 the minibatch of |S| = 50 is far from its CLT normal "
-              "(Kolmogorov distance 0.52)",
+        title="with one outlying gradient among N = 10^4 the minibatch of |S| = 50 is far from its "
+              "CLT normal (Kolmogorov distance 0.52)",
         source=f"{_DOC}, §2.2: 'assumption 1 holds almost always for |S| >= 50'",
         instance={"population": [[1, 1], [0, 9999]], "S": 50, "tol": "1/20"},
         holding={"population": [[v, 1] for v in range(100)], "S": 50, "tol": "1/20"},
         body=body(_NUM, _CLT)),
     Certificate(
         id="sgfs.eq4.subset",
-        title="for S a random subset the minibatch noise covariance is (N^2/|S|) C (N - |S|)/(N - 1): 72/5 "
-              "against 72 at |S| = 5 of N = 6",
+        title="for S a random subset the minibatch noise covariance is (N^2/|S|) C (N - |S|)/(N - "
+              "1): 72/5 against 72 at |S| = 5 of N = 6",
         source=f"{_DOC}, §2.1.3, Eq. (4) ('where S ⊂ {{1, ..., N}} is random')",
         instance={"u": [-2, -1, 1, 2, 5, 7], "S": 5},
         holding={"u": [-2, -1, 1, 2, 5, 7], "S": 1},
@@ -1062,14 +1131,17 @@ CERTIFICATES: list[Certificate] = [
         id="lmm.27",
         title="Eq. (27) inverts X X^T, an N x N matrix of rank p < N (rank 3 against N = 12)",
         source=f"{_DOC}, §3.3.2.2, Eq. (27)",
-        instance={"X": [[1, 0, 2], [0, 1, -1], [1, 1, 1], [2, -1, 0], [0, 3, 1], [1, 2, -2], [-1, 0, 1], [3, 1, 0],
+        instance={"X": [[1, 0, 2], [0, 1, -1], [1, 1, 1], [2, -1, 0], [0, 3, 1], [1, 2, -2],
+                        [-1, 0, 1], [3, 1, 0],
                         [0, -2, 2], [1, 1, -1], [2, 0, 3], [-1, 2, 1]]},
         holding={"X": [[1, 0, 2], [0, 1, -1], [1, 1, 0]]},
         body=body(_NUM, _LA, _RANK27)),
     Certificate(
         id="lmm.chol",
-        title="G = L L^T with a zero diagonal entry of L is singular (smallest eigenvalue 0): only semi-definite",
-        source=f"{_DOC}, §3.3.2.1: parametrising by the Cholesky decomposition 'ensures that G remains positive "
+        title="G = L L^T with a zero diagonal entry of L is singular (smallest eigenvalue 0): only "
+              "semi-definite",
+        source=f"{_DOC}, §3.3.2.1: parametrising by the Cholesky decomposition 'ensures that G "
+               f"remains positive "
                "definite'",
         instance={"L": [[1, 0], [1, 0]]},
         holding={"L": [[1, 0], [1, 1]]},
@@ -1085,43 +1157,54 @@ _LMM_DATA = {
 CERTIFICATES += [
     Certificate(
         id="lmm.26",
-        title="Eq. (26) as rendered (trace term outside 1/(2 sigma^2)) is not the expected complete-data "
-              "-log-likelihood even up to a constant: printed - exact changes with sigma",
+        title="Eq. (26) as rendered (trace term outside 1/(2 sigma^2)) is not the expected "
+              "complete-data -log-likelihood even up to a constant: printed - exact changes with "
+              "sigma",
         source=f"{_DOC}, §3.3.2.2, Eq. (26)",
-        instance={**_LMM_DATA, "points": [{"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]], "sigma": "0.8"},
-                                          {"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]], "sigma": 2}]},
-        holding={**_LMM_DATA, "points": [{"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]], "sigma": "0.8"},
-                                         {"beta": [1, "-0.5"], "G": [["1.5", 0], [0, "0.8"]], "sigma": "0.8"}]},
+        instance={**_LMM_DATA,
+                  "points": [{"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]],
+                              "sigma": "0.8"},
+                                          {"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]],
+                                           "sigma": 2}]},
+        holding={**_LMM_DATA,
+                 "points": [{"beta": ["0.9", "-0.3"], "G": [["1.5", 0], [0, "0.8"]],
+                             "sigma": "0.8"},
+                                         {"beta": [1, "-0.5"], "G": [["1.5", 0], [0, "0.8"]],
+                                          "sigma": "0.8"}]},
         body=body(_NUM, _LMM, _LMM26)),
     Certificate(
         id="lmm.em",
-        title="EM with (29) as rendered increases the -log-likelihood (20): 9.108 after iteration 2 against 5.947 "
-              "after iteration 1 (and diverges, sigma -> oo)",
+        title="EM with (29) as rendered increases the -log-likelihood (20): 9.108 after iteration "
+              "2 against 5.947 after iteration 1 (and diverges, sigma -> oo)",
         source=f"{_DOC}, §3.3.2.2, Eqs. (27)-(29): 'the update equations for the EM algorithm'",
         instance={**_LMM_DATA, "it": 1},
         holding={**_LMM_DATA, "sigma0": "0.001", "it": 1},
         body=body(_NUM, _LMM, _LMM_EM)),
     Certificate(
         id="lmm.29",
-        title="sigma^(i) of Eq. (29) as rendered (trace outside 1/(N + q)) is not the minimiser of the expected "
-              "-log-likelihood",
+        title="sigma^(i) of Eq. (29) as rendered (trace outside 1/(N + q)) is not the minimiser of "
+              "the expected -log-likelihood",
         source=f"{_DOC}, §3.3.2.2, Eq. (29)",
         instance=dict(_LMM_DATA),
         holding={**_LMM_DATA, "Z": [[] for _ in _LMM_DATA["y"]], "G0": []},
         body=body(_NUM, _LMM, _LMM29)),
     Certificate(
         id="glmm.gh.31",
-        title="for clusters of two observations the Gauss-Hermite rule does better on (31) in only 12 of 42 cases "
-              "of a grid of rules and parameters",
-        source=f"{_DOC}, §3.3.3.1: 'One expects the Gauss-Hermite Quadrature to perform better in evaluating (31)'",
-        instance={"I": 2, "grid": {"n": [3, 5, 10, 20], "fraction": ["0.1", "0.5", "0.9"], "b0": [0, "1.5"],
+        title="for clusters of two observations the Gauss-Hermite rule does better on (31) in only "
+              "12 of 42 cases of a grid of rules and parameters",
+        source=f"{_DOC}, §3.3.3.1: 'One expects the Gauss-Hermite Quadrature to perform better in "
+               f"evaluating (31)'",
+        instance={"I": 2, "grid": {"n": [3, 5, 10, 20], "fraction": ["0.1", "0.5", "0.9"],
+                                   "b0": [0, "1.5"],
                                    "g": ["0.5", 5]}, "g_new_factor": "3/2", "tie": "1e-10"},
-        holding={"I": 20, "grid": {"n": [3, 5, 10, 20], "fraction": ["0.1", "0.5", "0.9"], "b0": [0, "1.5"],
+        holding={"I": 20, "grid": {"n": [3, 5, 10, 20], "fraction": ["0.1", "0.5", "0.9"],
+                                   "b0": [0, "1.5"],
                                    "g": ["0.5", 5]}, "g_new_factor": "3/2", "tie": "1e-10"},
         body=body(_NUM, _GH31)),
     Certificate(
         id="fig3.cholesky",
-        title="the Cholesky off-diagonal of Sigma ~ IW(I_2, 30) is not normal: excess kurtosis 0.489",
+        title="the Cholesky off-diagonal of Sigma ~ IW(I_2, 30) is not normal: excess kurtosis "
+              "0.489",
         source=f"{_DOC}, §3.2, Figure 3 caption",
         instance={"nu": 30, "matrix": "Sigma", "tol": "1e-6"},
         holding={"nu": 30, "matrix": "W", "tol": "1e-6"},
@@ -1132,13 +1215,15 @@ CERTIFICATES += [
 _BY_ID = {c.id: c for c in CERTIFICATES}
 for _claim, _step in (("sgfs_variance_trajectory", "sgfs.vart"),):
     _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})", source=_c.source,
+    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
+                                    source=_c.source,
                                     instance=_c.instance, holding=_c.holding, body=_c.body))
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason
 UNCOVERED: dict[str, str] = {
-    "lmm.cost.em.q": "the statement is O(max{qN, pN}) per EM iteration; with q growing like N/2 (clusters of two) it "
-                     "fails only under a cost model for the dense q x q inverses of (27)-(29) (Gauss-Jordan: ~q^3). No "
-                     "model-free lower bound exceeds q N (even reading the q^2 entries costs q^2 <= q N), so a script "
+    "lmm.cost.em.q": "the statement is O(max{qN, pN}) per EM iteration; with q growing like N/2 "
+                     "(clusters of two) it fails only under a cost model for the dense q x q "
+                     "inverses of (27)-(29) (Gauss-Jordan: ~q^3). No model-free lower bound "
+                     "exceeds q N (even reading the q^2 entries costs q^2 <= q N), so a script "
                      "would certify the cost model rather than recompute a formula of the report",
 }

@@ -1,8 +1,8 @@
 """Verifications of the six claims of 002 (stochastic-gradient MCMC, quadratic log densities).
 
 Source: A. El hanchi, "Stochastic gradient MCMC algorithms and their applications",
-report (supervised by D. A. Stephens), 2018 (seed 002_95351a0522374075): §2.3.1 Eqs. (7)-(16), §2.3.2 Eq. (17)
-and the Appendix ("Discretization error", "Derivation of the exact process",
+report (supervised by D. A. Stephens), 2018 (seed 002_95351a0522374075): §2.3.1 Eqs. (7)-(16),
+§2.3.2 Eq. (17) and the Appendix ("Discretization error", "Derivation of the exact process",
 "Maximizing the rate of convergence", "Minimizing auto-covariance").  The claims are
 encoded in :mod:`bounds.sgmcmc` as scalar ratios to ``H^-1`` (with ``D = (k/2) H^-1``
 every matrix of the appendix is a multiple of ``H^-1``).  Nothing here uses those sympy
@@ -23,8 +23,8 @@ from above and equals 0 only if ``X = c H^-1`` up to rounding.
   Lyapunov solve (``scipy.linalg.solve_discrete_lyapunov``) vs ``1/(1 - k eps/4)``
   (forms stated / explicit / series).  ``stationarity_k_max``: the supremum of the k for
   which ``rho(I - eps D H) < 1``, found by Brent's method (``scipy.optimize.brentq``) on the
-  spectral radius of the literal matrix, vs the printed "k in (0, 1)" (stated, at eps = 1) and ``4/eps``
-  (explicit).  The printed range is wrong: k = 2 gives ``I - DH = 0`` (i.i.d. draws)
+  spectral radius of the literal matrix, vs the printed "k in (0, 1)" (stated, at eps = 1) and
+  ``4/eps`` (explicit).  The printed range is wrong: k = 2 gives ``I - DH = 0`` (i.i.d. draws)
   and k = 3 a spectral radius 1/2; both are stationary (note of the check).
 * ``sgfs_exact_noise`` (Appendix, Derivation of the exact process): with
   ``Q = 2D - DHD``, the Lyapunov solution of ``Lambda = A Lambda A^T + Q``,
@@ -43,9 +43,9 @@ from above and equals 0 only if ``X = c H^-1`` up to rounding.
   Eq. (13) is tight for ``G = 0`` and Eq. (15) for isotropic ``C`` and ``G``, so the
   check has power.  Also primary: the smallest eigenvalue of the noise at each
   formula's k is ``>= 0``.  Non-primary: the remark after Eq. (15) "For strong priors,
-  r > 1" (form ``remark``, relation ``>``) -- counterexamples ``N C = diag(1, 100)`` with ``G = I`` (``r = 0.040``) and
-  with ``G = N C`` (``r = 0.020``) -- and the necessity of Eq. (13) for ``G = 0``
-  (§2.3.1.1).
+  r > 1" (form ``remark``, relation ``>``) -- counterexamples ``N C = diag(1, 100)`` with ``G = I``
+  (``r = 0.040``) and with ``G = N C`` (``r = 0.020``) -- and the necessity of Eq. (13) for ``G =
+  0`` (§2.3.1.1).
 * ``sgfs_variance_trajectory`` (Appendix, Maximizing the rate of convergence): the exact
   recursion ``V_t = A V_{t-1} A^T + Q`` from ``V_0 = 0`` (``theta_0 = theta_MAP``),
   ``Q = 2D - DHD``, vs the printed closed form ``1 - (1 - k/2)^t`` (primary; e.g. k = 1,
@@ -128,7 +128,9 @@ def _progress(progress, msg):
 
 # ----------------------------------------------------------------------------- instances
 def random_spd(rng: np.random.Generator, d: int, cond: float, scale: float = 1.0) -> np.ndarray:
-    """Q diag(l) Q^T, Q Haar orthogonal, log l uniform on [log scale, log scale*cond] (ends attained)."""
+    """Q diag(l) Q^T, Q Haar orthogonal, log l uniform on [log scale, log scale*cond] (ends
+    attained).
+    """
     Q, R = np.linalg.qr(rng.standard_normal((d, d)))
     Q = Q * np.sign(np.diag(R))
     ev = scale * cond ** rng.uniform(0.0, 1.0, d)
@@ -181,7 +183,8 @@ def _inverse(F: Frame):
 
     The computed ``Z = W(X) - I`` differs from the exact one by the Cholesky backward
     error (a relative perturbation <= gamma kappa of W(X)) and the rounding of the two
-    products (<= gamma ||H|| ||X|| <= gamma kappa ||W(X)||): hence ||Z|| + 3 gamma kappa (1 + ||Z||).
+    products (<= gamma ||H|| ||X|| <= gamma kappa ||W(X)||): hence ||Z|| + 3 gamma kappa (1 +
+    ||Z||).
     """
     X = _sym(np.linalg.inv(F.H))
     z = _n2(F.w(X) - np.eye(F.d))
@@ -269,7 +272,8 @@ def _fmt_range(lo, hi):
     return f"eig(X H) in [{lo:.15g}, {hi:.15g}]"
 
 
-# ============================================================================= 1. stationary covariance
+# ============================================================================= 1. stationary
+# covariance
 def _rho(A) -> float:
     return float(np.max(np.abs(np.linalg.eigvals(A)))) if A.size else 0.0
 
@@ -334,7 +338,8 @@ def run_stationary_covariance(grid, seed=0, progress=None):
                     emp, lo, hi, skew, tol = _ratio(F, Lam, err, b)
                     out.append(CheckResult(
                         "covariance_ratio", form,
-                        {"dimension": d, "k": k, "eps": eps, "cond_H": kap, "instance": f"seed {seed}, unit {d}"},
+                        {"dimension": d, "k": k, "eps": eps, "cond_H": kap,
+                         "instance": f"seed {seed}, unit {d}"},
                         emp, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
                         note=f"Lyapunov solve of Lambda = A Lambda A^T + 2 eps D, A = I - eps D H, "
                              f"rho(A) = {rho:.6g}; {_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
@@ -344,29 +349,36 @@ def run_stationary_covariance(grid, seed=0, progress=None):
             for kc in (2.0 / eps, 3.0 / eps):
                 Lam, err, A = _stationary_covariance(F, kc, eps)
                 _, lo, hi, _, _ = _ratio(F, Lam, err, 1.0)
-                ce.append(f"k = {kc:g}: rho(I - eps DH) = {_rho(A):.3g} < 1, Lambda = {lo:.6f}..{hi:.6f} H^-1")
+                ce.append(
+                    f"k = {kc:g}: rho(I - eps DH) = {_rho(A):.3g} < 1, Lambda = {lo:.6f}..{hi:.6f} "
+                    f"H^-1")
             A_out = np.eye(d) - eps * (4.5 / eps / 2) * np.linalg.inv(H) @ H
             ce.append(f"k = {4.5 / eps:g}: rho = {_rho(A_out):.3g} >= 1 (no stationary law)")
             for form in ("stated", "explicit"):
                 if form == "stated" and eps != 1.0:
                     continue  # the printed "k in (0, 1)" is stated for eps = 1 only
                 b = bound_value(claim, "stationarity_k_max", form, eps=eps)
-                note = f"brentq on rho(I - eps (k/2) H^-1 H) = 1: sup k = {k_hat:.12g}; " + "; ".join(ce)
+                note = (f"brentq on rho(I - eps (k/2) H^-1 H) = 1: sup k = {k_hat:.12g}; "
+                        + "; ".join(ce))
                 if form == "stated":
                     note = "counterexample to 'k in (0, 1)': " + note
                 out.append(CheckResult(
                     "stationarity_k_max", form, {"dimension": d, "eps": eps, "cond_H": kap},
-                    k_hat, b, "exact", relation="=", tolerance=tol, primary=form == "stated", note=note))
+                    k_hat, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
+                    note=note))
                 if form == "stated":  # the other reading: every k in (0, 1) is stationary
                     out.append(CheckResult(
                         SUFFICIENT_Q, form, {"dimension": d, "eps": eps, "cond_H": kap},
-                        k_hat, b, "exact", relation=">=", tolerance=tol, primary=True, reading=SUFFICIENT,
-                        note="every k below the printed sup 1 must be stationary: sup k (brentq) >= 1"))
+                        k_hat, b, "exact", relation=">=", tolerance=tol, primary=True,
+                        reading=SUFFICIENT,
+                        note="every k below the printed sup 1 must be stationary: sup k (brentq) "
+                             ">= 1"))
     return out
 
 
 SUFFICIENT_Q = "stationarity_k_max (k in (0, 1) read as sufficient)"
-EQUIVALENT, SUFFICIENT = "'equivalent to k in (0, 1)' as an equivalence", "k in (0, 1) as a sufficient condition"
+EQUIVALENT, SUFFICIENT = ("'equivalent to k in (0, 1)' as an "
+                          "equivalence"), "k in (0, 1) as a sufficient condition"
 
 
 # ============================================================================= 2. exact noise
@@ -383,11 +395,14 @@ def run_exact_noise(grid, seed=0, progress=None):
             emp, lo, hi, skew, tol = _ratio(F, Lam, err, 1.0)
             params = {"dimension": d, "k": k, "D": "(k/2) H^-1", "cond_H": kap}
             out.append(CheckResult(
-                "stationary_covariance_ratio", "stated", params, emp, 1.0, "exact", relation="=", tolerance=tol,
-                note=f"Lyapunov Lambda of theta' = (I - DH) theta + N(0, 2D - DHD) in units of H^-1 "
-                     f"(claim: 'has the correct stationary distribution' N(0, H^-1)); {_fmt_range(lo, hi)}"))
+                "stationary_covariance_ratio", "stated", params, emp, 1.0, "exact", relation="=",
+                tolerance=tol,
+                note=f"Lyapunov Lambda of theta' = (I - DH) theta + N(0, 2D - DHD) in units of "
+                     f"H^-1 (claim: 'has the correct stationary distribution' N(0, H^-1)); "
+                     f"{_fmt_range(lo, hi)}"))
             # the noise that makes H^-1 stationary, H^-1 - A H^-1 A^T, from the matrices:
-            # W(.) = W(X) - sim(A) W(X) sim(A)^T with ||W(X) - I|| <= e_inv, ||sim(A) - sim(A*)|| <= a_w
+            # W(.) = W(X) - sim(A) W(X) sim(A)^T with ||W(X) - I|| <= e_inv, ||sim(A) - sim(A*)|| <=
+            # a_w
             Hinv, e_inv = _inverse(F)
             Qs = Hinv - A @ Hinv @ A.T
             rho = _n2(F.sim(A))
@@ -399,7 +414,8 @@ def run_exact_noise(grid, seed=0, progress=None):
                 out.append(CheckResult(
                     "noise_ratio", form, params, emp, b, "exact", relation="=", tolerance=tol,
                     primary=form == "stated",
-                    note=f"H^-1 - A H^-1 A^T with A = I - DH (the noise making H^-1 stationary); {_fmt_range(lo, hi)}"))
+                    note=f"H^-1 - A H^-1 A^T with A = I - DH (the noise making H^-1 stationary); "
+                         f"{_fmt_range(lo, hi)}"))
         # random SPD D with rho(I - DH) < 1
         for j, frac in enumerate(grid["random_D_frac"]):
             rng = unit_generator(seed, 100 * d + j, "sgfs/exact_noise/D")
@@ -411,11 +427,12 @@ def run_exact_noise(grid, seed=0, progress=None):
             emp, lo, hi, skew, tol = _ratio(F, Lam, err, 1.0)
             out.append(CheckResult(
                 "stationary_covariance_ratio", "stated",
-                {"dimension": d, "D": "random SPD", "rho_max_DH": 2 * frac, "cond_H": kap, "cond_D": _kappa(D),
+                {"dimension": d, "D": "random SPD", "rho_max_DH": 2 * frac, "cond_H": kap,
+                 "cond_D": _kappa(D),
                  "rho_A": _rho(A)},
                 emp, 1.0, "exact", relation="=", tolerance=tol,
-                note=f"random D, lambda_min(2D - DHD) = {np.linalg.eigvalsh(Q)[0]:.3g}, rho(I - DH) = {_rho(A):.6g}; "
-                     f"{_fmt_range(lo, hi)}"))
+                note=f"random D, lambda_min(2D - DHD) = {np.linalg.eigvalsh(Q)[0]:.3g}, rho(I - "
+                     f"DH) = {_rho(A):.6g}; {_fmt_range(lo, hi)}"))
     return out
 
 
@@ -509,48 +526,59 @@ def run_admissible_k(grid, seed=0, progress=None):
         k_hat, ktol = _k_star(H, C, N, S)
         # cross-check: noise PSD <=> H >= (k/4)((N^2/|S|) C + H), a generalized eigenproblem
         k_gen = 4.0 / float(linalg.eigh(_sym(N ** 2 / S * C + H), H, eigvals_only=True)[-1])
-        params = {"dimension": d, "N": N, "|S|": S, "prior": prior, "r": r, "c": cmax, "cond_H": _kappa(H)}
+        params = {"dimension": d, "N": N, "|S|": S, "prior": prior, "r": r, "c": cmax,
+                  "cond_H": _kappa(H)}
         ks = {"13": bound_value(claim, "k_max_13", "stated", n_data=N, batch=S),
               "15": bound_value(claim, "k_max_15", "stated", n_data=N, batch=S, eig_ratio=r),
-              "16": bound_value(claim, "k_16", "stated", n_data=N, batch=S, eig_ratio=r, c_max=cmax)}
+              "16": bound_value(claim, "k_16", "stated", n_data=N, batch=S, eig_ratio=r,
+                                c_max=cmax)}
         qn = {"13": "k_max_13", "15": "k_max_15", "16": "k_16"}
         for eq, kf in ks.items():
             out.append(CheckResult(
-                qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=", tolerance=ktol,
-                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the literal "
-                     f"matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
+                qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=",
+                tolerance=ktol,
+                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the "
+                     f"literal matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
                      f"Eq. ({eq}) claims its k is admissible"))
             W, tau, _ = _noise(H, C, N, S, kf)
             lmin = float(np.linalg.eigvalsh(W)[0])
             out.append(CheckResult(
-                "noise_min_eig", "stated", {**params, "eq": eq, "k": kf}, lmin, 0.0, "exact", relation=">=",
-                tolerance=tau, note=f"smallest eigenvalue of the injected noise at the k of Eq. ({eq}) = {kf:.6g}"))
+                "noise_min_eig", "stated", {**params, "eq": eq, "k": kf}, lmin, 0.0, "exact",
+                relation=">=",
+                tolerance=tau,
+                note=f"smallest eigenvalue of the injected noise at the k of Eq. ({eq}) = "
+                     f"{kf:.6g}"))
         if prior == "zero":
             out.append(CheckResult(
-                "k_max_13_necessary", "stated", {**params, "k_formula": ks["13"]}, k_hat, ks["13"], "exact",
+                "k_max_13_necessary", "stated", {**params, "k_formula": ks["13"]}, k_hat, ks["13"],
+                "exact",
                 relation="=", tolerance=ktol, primary=False,
-                note="§2.3.1.1: for G << N C 'the condition in (13) becomes a necessary one' (G = 0 here)"))
+                note="§2.3.1.1: for G << N C 'the condition in (13) becomes a necessary one' (G = "
+                     "0 here)"))
     # remark after Eq. (15): "For strong priors, r > 1"
     for label, NC, G in (("G = I", np.diag([1.0, 100.0]), np.eye(2)),
                          ("G = N C", np.diag([1.0, 100.0]), np.diag([1.0, 100.0]))):
         H = NC + G
         r = _eig_ratio(H, NC)
         out.append(CheckResult(
-            "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, r, 1.0, "exact", relation=">",
+            "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, r, 1.0, "exact",
+            relation=">",
             tolerance=_gamma(2) * _kappa(H) ** 2, primary=False,
             note=f"counterexample to 'For strong priors, r > 1': N C = diag(1, 100), {label} "
-                 f"(G >= N C in the first direction{'' if label == 'G = I' else ', G = N C in every direction'}) "
-                 f"gives r = {r:.6g} < 1"))
+                 f"(G >= N C in the first "
+                 f"direction{'' if label == 'G = I' else ', G = N C in every direction'}) gives r "
+                 f"= {r:.6g} < 1"))
     return out
 
 
-# ============================================================================= 4. variance trajectory
+# ============================================================================= 4. variance
+# trajectory
 def _trajectory(F: Frame, k, T):
     """V_t = A V_{t-1} A^T + Q, V_0 = 0 (theta_0 = theta_MAP), Q = 2D - DHD, with a running
     first-order bound on ||W(V_t - V_t exact)||:
 
-    e_t <= (rho + a_w)^2 e_{t-1} + 2 rho ||W(V_{t-1})|| a_w + q_w + 2 ||H|| gamma (||A||^2 ||V_{t-1}|| + ||Q||)
-    (propagated error, perturbed inputs, rounding of the step and of the symmetrization).
+    e_t <= (rho + a_w)^2 e_{t-1} + 2 rho ||W(V_{t-1})|| a_w + q_w + 2 ||H|| gamma (||A||^2
+    ||V_{t-1}|| + ||Q||) (propagated error, perturbed inputs, rounding of the step and of the symmetrization).
     """
     D, A, Q, a_w, q_w = _precond_process(F, k)
     rho = _n2(F.sim(A))
@@ -582,9 +610,9 @@ def run_variance_trajectory(grid, seed=0, progress=None):
                     out.append(CheckResult(
                         "variance_ratio", form, {"dimension": d, "k": k, "t": t, "cond_H": kap},
                         emp, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
-                        note=f"exact recursion Var[theta_t] = A Var[theta_(t-1)] A^T + (2D - DHD) from theta_0 = "
-                             f"theta_MAP: Var[theta_{t}] = {(lo + hi) / 2:.12g} H^-1 vs {form} {b:.12g}; "
-                             f"{_fmt_range(lo, hi)}"))
+                        note=f"exact recursion Var[theta_t] = A Var[theta_(t-1)] A^T + (2D - DHD) "
+                             f"from theta_0 = theta_MAP: Var[theta_{t}] = {(lo + hi) / 2:.12g} "
+                             f"H^-1 vs {form} {b:.12g}; {_fmt_range(lo, hi)}"))
     return out
 
 
@@ -605,10 +633,11 @@ def run_autocovariance(grid, seed=0, progress=None):
                 b = bound_value(claim, "lag1_ratio", form, k_frac=k)
                 emp, lo, hi, skew, tol = _ratio(F, X, eX, b)
                 out.append(CheckResult(
-                    "lag1_ratio", form, {"dimension": d, "k": k, "cond_H": kap}, emp, b, "exact", relation="=",
+                    "lag1_ratio", form, {"dimension": d, "k": k, "cond_H": kap}, emp, b, "exact",
+                    relation="=",
                     tolerance=tol, primary=form == "stated",
-                    note=f"A Lambda with Lambda the Lyapunov solution of the exact process; {_fmt_range(lo, hi)}, "
-                         f"||skew|| = {skew:.2g}"))
+                    note=f"A Lambda with Lambda the Lyapunov solution of the exact process; "
+                         f"{_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
     # Monte Carlo: R independent chains of the exact process, burnt in from theta_MAP = 0
     d = grid["mc_dim"]
     H, F, kap = _target(seed, 10_000 + d, "sgfs/autocov/H", d, grid["cond"])
@@ -630,14 +659,16 @@ def run_autocovariance(grid, seed=0, progress=None):
         for form in ("stated", "explicit"):
             b = bound_value(claim, "lag1_ratio", form, k_frac=k)
             out.append(CheckResult(
-                "lag1_ratio", form, {"dimension": d, "k": k, "R": R, "burn_in": burn, "cond_H": kap},
+                "lag1_ratio", form,
+                {"dimension": d, "k": k, "R": R, "burn_in": burn, "cond_H": kap},
                 est, b, "monte-carlo", relation="=", stderr=se, primary=form == "stated",
-                note=f"mean over R chains of theta_t^T H theta_(t-1) / d (= tr(H Cov)/d) after {burn} burn-in steps "
-                     f"from theta_MAP (transient rho^(2 burn) <= 1e-10)"))
+                note=f"mean over R chains of theta_t^T H theta_(t-1) / d (= tr(H Cov)/d) after "
+                     f"{burn} burn-in steps from theta_MAP (transient rho^(2 burn) <= 1e-10)"))
     return out
 
 
-# ============================================================================= 6. convergence criterion
+# ============================================================================= 6. convergence
+# criterion
 def simulate_window_means(N, S, C, G, k, n, R, gen, burn_tol=1e-10):
     """R independent windows of n successive stochastic gradients of the scalar process.
 
@@ -682,7 +713,8 @@ def run_convergence_criterion(grid, seed=0, progress=None):
         s2 = float(m2.mean())
         s = math.sqrt(s2)
         se = float(m2.std(ddof=1) / math.sqrt(R)) / (2 * s)  # delta method for sqrt(mean m^2)
-        params = {"N": N, "|S|": S, "C": C, "G": G, "k": k, "n": int(n), "b": b, "R": R, "burn_in": B}
+        params = {"N": N, "|S|": S, "C": C, "G": G, "k": k, "n": int(n), "b": b, "R": R,
+                  "burn_in": B}
         bnd = {}
         for form in ("stated", "corrected"):
             kw = dict(n_avg=int(n), n_data=N, batch=S, fisher=C, prior=G, b=b)
@@ -690,10 +722,11 @@ def run_convergence_criterion(grid, seed=0, progress=None):
                 kw["k_frac"] = k
             bnd[form] = bound_value(claim, "threshold", form, **kw)
             out.append(CheckResult(
-                "threshold", form, params, b * s, bnd[form], "monte-carlo", relation="=", stderr=b * se,
+                "threshold", form, params, b * s, bnd[form], "monte-carlo", relation="=",
+                stderr=b * se,
                 primary=form == "stated",
-                note=f"b x RMS of (1/n) sum_i Y_i over R independent stationary windows = {b * s:.6g} "
-                     f"(sd {s:.6g}); printed sd = {bnd['stated'] / b:.6g}"))
+                note=f"b x RMS of (1/n) sum_i Y_i over R independent stationary windows = "
+                     f"{b * s:.6g} (sd {s:.6g}); printed sd = {bnd['stated'] / b:.6g}"))
         # non-primary: pass rate of (17) vs the 2 Phi(b) - 1 of a correct sd
         p = float(np.mean(np.abs(m) <= bnd["stated"]))
         p0 = float(2 * stats.norm.cdf(b) - 1)
@@ -710,16 +743,21 @@ def run_convergence_criterion(grid, seed=0, progress=None):
 #: claim id -> its reasonable readings (verify.model.Reading), declared with the claim
 _READINGS: dict = {}
 _READINGS["sgfs_stationary_covariance"] = (
-    Reading(EQUIVALENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
+    Reading(EQUIVALENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, "
+                        "Discretization error)",
             "the printed range is exactly the stationary range: sup of the stationary k equals 1",
-            axis="printed range", select=lambda c: c.quantity == "stationarity_k_max" and c.form == "stated"),
-    Reading(SUFFICIENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, Discretization error)",
-            "the range as the one the report works in: every k in (0, 1) gives a stationary process "
-            "(the covariance formula Eq. (32) is checked under both readings)", axis="printed range",
+            axis="printed range",
+            select=lambda c: c.quantity == "stationarity_k_max" and c.form == "stated"),
+    Reading(SUFFICIENT, "-I < I - DH < I ... which is equivalent to k in (0, 1) (Appendix, "
+                        "Discretization error)",
+            "the range as the one the report works in: every k in (0, 1) gives a stationary "
+            "process (the covariance formula Eq. (32) is checked under both readings)",
+            axis="printed range",
             # rule 6: the report says three times that the range is necessary, not merely sufficient
-            ruled_out="Appendix: 'This process has a stationary distribution if and only if: -I < (I - eps DH) < I "
-                      "... the above condition is equivalent to k in (0, 1)'; §2.3.1, of Eq. (10): 'The restriction "
-                      "on the values of k is necessary for convergence'"),
+            ruled_out="Appendix: 'This process has a stationary distribution if and only if: -I < "
+                      "(I - eps DH) < I ... the above condition is equivalent to k in (0, 1)'; "
+                      "§2.3.1, of Eq. (10): 'The restriction on the values of k is necessary for "
+                      "convergence'"),
 )
 
 
@@ -731,33 +769,43 @@ def _register(claim: str, **fields) -> None:
 
 _register(
     "sgfs_stationary_covariance",
-    measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps D), D = (k/2) H^-1; "
-             "sup of the k with rho(I - eps DH) < 1", targets="random SPD H, dimensions 1-6", method="exact",
-    forms="stated, explicit, series", grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
-                                                dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
+    measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps "
+             "D), D = (k/2) H^-1; sup of the k with rho(I - eps DH) < 1",
+             targets="random SPD H, dimensions 1-6",
+             method="exact",
+    forms="stated, explicit, series",
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
+                                                dict(dim=[1, 2, 3, 4, 5, 6],
+                                                     k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
                                                      eps=[1.0, 0.5, 0.1], cond=1000.0)),
-    run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"), name='Stationary covariance, Eq. (32)')
+    run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"),
+    name='Stationary covariance, Eq. (32)')
 
 _register(
     "sgfs_exact_noise",
-    measures="Lyapunov stationary covariance of the exact process (noise 2D - DHD) in units of H^-1; "
-             "the noise H^-1 - A H^-1 A^T that makes H^-1 stationary",
+    measures="Lyapunov stationary covariance of the exact process (noise 2D - DHD) in units of "
+             "H^-1; the noise H^-1 - A H^-1 A^T that makes H^-1 stationary",
     targets="random SPD H; D = (k/2) H^-1 and random SPD D with rho(I - DH) < 1", method="exact",
     forms="stated, explicit",
-    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0, cond_D=10.0),
-              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], random_D_frac=[0.3, 0.6, 0.9, 0.99],
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], random_D_frac=[0.3, 0.9], cond=100.0,
+                   cond_D=10.0),
+              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9],
+                   random_D_frac=[0.3, 0.6, 0.9, 0.99],
                    cond=1000.0, cond_D=100.0)), run=run_exact_noise, overrides=("k", "dim", "cond"),
     name='Noise of the exact process')
 
 _register(
     "sgfs_admissible_k",
-    measures="largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. (13), (15), (16); "
-             "smallest eigenvalue of the noise at those k",
-    targets="H = N C + G, random SPD C; G zero / isotropic / weak / strong", method="exact", forms="stated, remark",
-    grid=Grid(dict(dim=[2, 5], N=[1000, 10000], batch=[100], priors=["zero", "isotropic", "weak", "strong"],
+    measures="largest k with PSD injected noise 2D - (N^2/|S|) DCD - DHD (brentq) vs the k of Eqs. "
+             "(13), (15), (16); smallest eigenvalue of the noise at those k",
+    targets="H = N C + G, random SPD C; G zero / isotropic / weak / strong", method="exact",
+    forms="stated, remark",
+    grid=Grid(dict(dim=[2, 5], N=[1000, 10000], batch=[100],
+                   priors=["zero", "isotropic", "weak", "strong"],
                    c=0.1, cond=10.0),
               dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
-                   priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)), run=run_admissible_k,
+                   priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)),
+                   run=run_admissible_k,
     overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)')
 
 _register(
@@ -765,29 +813,37 @@ _register(
     measures="Var[theta_t] H along the exact process from theta_MAP (exact matrix recursion)",
     targets="random SPD H, dimensions 1-6", method="exact", forms="stated, stated_sum, corrected",
     grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], t=[0, 1, 2, 5, 20], cond=100.0),
-              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9], t=[0, 1, 2, 3, 5, 10, 50, 200],
+              dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
+                   t=[0, 1, 2, 3, 5, 10, 50, 200],
                    cond=1000.0)), run=run_variance_trajectory, overrides=("k", "t", "dim", "cond"),
     name='Variance along the exact process')
 
 _register(
     "sgfs_autocovariance",
-    measures="Cov[theta_t, theta_(t-1)] H at stationarity: exact (A Lambda) and Monte Carlo (R parallel chains)",
+    measures="Cov[theta_t, theta_(t-1)] H at stationarity: exact (A Lambda) and Monte Carlo (R "
+             "parallel chains)",
     targets="random SPD H, dimensions 1-6", method="exact+monte-carlo", forms="stated, explicit",
-    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0], R=20000),
+    grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], cond=100.0, mc_dim=3, mc_k=[0.5, 3.0],
+                   R=20000),
               dict(dim=[1, 2, 3, 4, 5, 6], k=[0.05, 0.5, 1.0, 2.0, 3.0, 3.9], cond=1000.0, mc_dim=4,
                    mc_k=[0.1, 0.5, 1.0, 3.0], R=400000)), run=run_autocovariance,
     overrides=("k", "dim", "cond", "mc_k", "R"), name='Lag-one autocovariance')
 
 _register(
     "sgfs_convergence_criterion",
-    measures="b x sd of the mean of n successive stochastic gradients at stationarity (scalar process, simulated)",
-    targets="scalar quadratic target h = N C + G with Gaussian minibatch noise N(0, N^2 C/|S|)", method="monte-carlo",
+    measures="b x sd of the mean of n successive stochastic gradients at stationarity (scalar "
+             "process, simulated)",
+    targets="scalar quadratic target h = N C + G with Gaussian minibatch noise N(0, N^2 C/|S|)",
+    method="monte-carlo",
     forms="stated, corrected",
-    grid=Grid(dict(N=[1000], batch=[100], fisher=[0.25, 1.0, 4.0], prior=[1.0], k=[0.1], n_avg=[10], b=[1.0],
+    grid=Grid(dict(N=[1000], batch=[100], fisher=[0.25, 1.0, 4.0], prior=[1.0], k=[0.1], n_avg=[10],
+                   b=[1.0],
                    R=20000),
-              dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0], k=[0.05, 0.3],
+              dict(N=[1000, 10000], batch=[100, 1000], fisher=[0.25, 4.0], prior=[1.0, 1000.0],
+                   k=[0.05, 0.3],
                    n_avg=[3, 10], b=[0.5, 1.0], R=40000)), run=run_convergence_criterion,
-    overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"), name='Convergence criterion, Eq. (17)')
+    overrides=("N", "batch", "fisher", "prior", "k", "n_avg", "b", "R"),
+    name='Convergence criterion, Eq. (17)')
 
 
 # ============================================================================= search spaces
@@ -810,11 +866,13 @@ def _svt():
         for _ in range(t):
             v = a * a * v + noise
         return [("variance_ratio (stated)", v,
-                 _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t), "=", 1e-10)]
+                 _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t),
+                 "=", 1e-10)]
     return strat, ev
 
 
-@spec("sgfs_stationary_covariance", "k in (0, 8), eps in (0, 2]: is the VAR(1) stationary (k < 1 as printed)?")
+@spec("sgfs_stationary_covariance",
+      "k in (0, 8), eps in (0, 2]: is the VAR(1) stationary (k < 1 as printed)?")
 def _ssc():
     from hypothesis import strategies as st
 

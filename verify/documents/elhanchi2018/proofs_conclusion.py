@@ -1,17 +1,19 @@
-"""Audit of El hanchi (2018): the convergence criterion (17) in use (§2.3.2, Algorithm 1) and the Conclusion (§4).
+"""Audit of El hanchi (2018): the convergence criterion (17) in use (§2.3.2, Algorithm 1) and the
+Conclusion (§4).
 
-Findings H07 and H08 of the third independent hunt (2026-11, /work/hunt3/FINDINGS.md) are recomputed here with the
-toolkit's own code (:func:`._kit.scalar_chain`: every iterate and stochastic gradient of the scalar process of
-§2.3 as an exact linear map of independent normals; no sampling) and pinned in
-tests/test_findings_elhanchi2018.py.
+Findings H07 and H08 of the third independent hunt (2026-11, /work/hunt3/FINDINGS.md) are recomputed
+here with the toolkit's own code (:func:`._kit.scalar_chain`: every iterate and stochastic gradient
+of the scalar process of §2.3 as an exact linear map of independent normals; no sampling) and pinned
+in tests/test_findings_elhanchi2018.py.
 
-The model of every check is the report's own quadratic case, scalar theta (theta_MAP = 0): h = N C + G (Eq. (9)),
-D = (k/2)/h (Eq. (10)), stochastic gradient Y_i = -h theta_(i-1) + xi_i, xi_i ~ N(0, N^2 C/|S|) (Eq. (4)),
-theta_i = theta_(i-1) + D Y_i + eta_i with the injected noise of the exact process (8) (generous to the algorithm:
-Algorithm 1 runs (7), which is worse), k from Eq. (16) with c = 0.1 ('in practice, 0.1 works very well'),
-n = 1/k (§2.3.2) and the threshold of (17) with C = 1 (so that its missing factor C, sgfs.17.var, plays no part).
-Algorithm 1 (line 9) starts sampling at the first i >= n at which (17) holds; at i = n the test uses Y_1..Y_n
-and the first sample stored is theta_n.
+The model of every check is the report's own quadratic case, scalar theta (theta_MAP = 0): h = N C +
+G (Eq. (9)), D = (k/2)/h (Eq. (10)), stochastic gradient Y_i = -h theta_(i-1) + xi_i, xi_i ~ N(0,
+N^2 C/|S|) (Eq. (4)), theta_i = theta_(i-1) + D Y_i + eta_i with the injected noise of the exact
+process (8) (generous to the algorithm: Algorithm 1 runs (7), which is worse), k from Eq. (16) with
+c = 0.1 ('in practice, 0.1 works very well'), n = 1/k (§2.3.2) and the threshold of (17) with C = 1
+(so that its missing factor C, sgfs.17.var, plays no part). Algorithm 1 (line 9) starts sampling at
+the first i >= n at which (17) holds; at i = n the test uses Y_1..Y_n and the first sample stored is
+theta_n.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ def window_n(k):
 
 
 def first_check(d0, N, S, C, G, b=1.0, c=0.1, k=None, n=None, far=None):
-    """Algorithm 1 started at theta_0 = d0 posterior sd from the mode: the exact law of (theta_n, (1/n) sum Y_i).
-    Returns a dict with P(pass at i = n), with P(pass at i = n and |theta_n| > far posterior sd) when ``far`` is
-    given, and the law of the first stored sample theta_n given the pass: its mean
-    (in posterior sd) and its total-variation distance to the posterior N(0, 1/h) (1-D quadrature of the explicit
+    """Algorithm 1 started at theta_0 = d0 posterior sd from the mode: the exact law of (theta_n,
+    (1/n) sum Y_i). Returns a dict with P(pass at i = n), with P(pass at i = n and |theta_n| > far
+    posterior sd) when ``far`` is given, and the law of the first stored sample theta_n given the
+    pass: its mean (in posterior sd) and its total-variation distance to the posterior N(0, 1/h)
+    (1-D quadrature of the explicit
     density: theta_n's normal density times the conditional probability of the pass)."""
     k = k16(N, S, C, G, c) if k is None else k
     n = window_n(k) if n is None else n
@@ -65,7 +68,8 @@ def first_check(d0, N, S, C, G, b=1.0, c=0.1, k=None, n=None, far=None):
     mu = Ym + beta * (grid - tm)
     if sv > 0:
         cp = stats.norm.cdf((thr - mu) / sv) - stats.norm.cdf((-thr - mu) / sv)
-    else:  # no injected noise left (k at the admissible bound): the window mean is a function of theta_n
+    # no injected noise left (k at the admissible bound): the window mean is a function of theta_n
+    else:
         cp = (np.abs(mu) <= thr).astype(float)
     f = stats.norm.pdf(grid, tm, st) * cp / P if P > 0 else np.zeros_like(grid)
     post = stats.norm.pdf(grid, 0.0, sd_post)
@@ -75,20 +79,24 @@ def first_check(d0, N, S, C, G, b=1.0, c=0.1, k=None, n=None, far=None):
     if far is not None:
         joint = stats.norm.pdf(grid, tm, st) * cp * (np.abs(grid) > far * sd_post)
         extra["P(pass at i = n and |theta_n| > far)"] = float(np.trapezoid(joint, grid))
-    return {**extra, "P(pass at i = n)": P, "mean of theta_n | pass (sd)": mean, "TV(theta_n | pass, posterior)": tv,
+    return {**extra, "P(pass at i = n)": P, "mean of theta_n | pass (sd)": mean,
+            "TV(theta_n | pass, posterior)": tv,
             "k": k, "n": n, "threshold": thr, "h": h}
 
 
-# ----------------------------------------------------------------------------- H07: "guaranteeing ..."
-#: the hunt's instance: N = 1000, |S| = 100, C = 1, G = 1 (H = 1001), k = 0.1 from (16), n = 10, b = 1
+# -------------------------------------------------------------------------- H07: "guaranteeing ..."
+#: the hunt's instance: N = 1000, |S| = 100, C = 1, G = 1 (H = 1001), k = 0.1 from (16), n = 10, b =
+#1
 H07 = dict(N=1000, S=100, C=1.0, G=1.0, b=1.0)
-TV_READING = (0.0, 0.5)  # 'from the posterior': TV(law of the stored sample, posterior) <= tau, tau in this range
+# 'from the posterior': TV(law of the stored sample, posterior) <= tau, tau in this range
+TV_READING = (0.0, 0.5)
 
 
 def _burnin():
-    """§4: the criterion 'removing the need of a burn-in period completely, and guaranteeing that all the samples
-    collected are from the posterior'.  Reading: the law of a collected sample is within TV tau of the posterior,
-    tau in [0, 0.5] (0: 'from the posterior' exactly; 0.5: as lenient as a reading can be); the row uses the
+    """§4: the criterion 'removing the need of a burn-in period completely, and guaranteeing that
+    all the samples collected are from the posterior'.  Reading: the law of a collected sample is
+    within TV tau of the posterior, tau in [0, 0.5] (0: 'from the posterior' exactly; 0.5: as
+    lenient as a reading can be); the row uses the
     lenient end.  Start 3 and 4 posterior sd from the mode, the first sample Algorithm 1 stores."""
     rows = []
     for d0 in (3, 4):
@@ -99,27 +107,36 @@ def _burnin():
                      r["TV(theta_n | pass, posterior)"], TV_READING[1]))
     return first_failing(
         rows, "<=", 1e-9, describe="TV between the first stored sample and the posterior",
-        why=("(17) is a noisy test of a Gaussian mean: from a start 3 posterior sd away it passes at the first "
-             f"check with probability {rows[0][0]['P(pass at i = n)']:.4f}, and the sample then stored is "
-             f"{rows[0][0]['mean of theta_n | pass (sd)']:.2f} sd off on average; §2.3.2 itself calls (17) "
+        why=("(17) is a noisy test of a Gaussian mean: from a start 3 posterior sd away it passes "
+             "at the first "
+             f"check with probability {rows[0][0]['P(pass at i = n)']:.4f}, and the sample then "
+             f"stored is {rows[0][0]['mean of theta_n | pass (sd)']:.2f} sd off on average; §2.3.2 "
+             f"itself calls (17) "
              "'neither a sufficient nor a necessary condition': "),
-        correction=("no guarantee: (17) lowers the chance of sampling before convergence; a burn-in of a few "
+        correction=(
+            "no guarantee: (17) lowers the chance of sampling before convergence; a burn-in of a "
+            "few "
                     "autocorrelation times (4 - k)/k of the exact process is still needed"))
 
 
 def _tv_normals(m1, s1, m2, s2):
-    """Total-variation distance between N(m1, s1^2) and N(m2, s2^2) (quadrature of |f - g| on a fine grid)."""
+    """Total-variation distance between N(m1, s1^2) and N(m2, s2^2) (quadrature of |f - g| on a fine
+    grid).
+    """
     lo = min(m1 - 12 * s1, m2 - 12 * s2)
     hi = max(m1 + 12 * s1, m2 + 12 * s2)
     x = np.linspace(lo, hi, 20_001)
-    return 0.5 * float(np.trapezoid(np.abs(stats.norm.pdf(x, m1, s1) - stats.norm.pdf(x, m2, s2)), x))
+    return 0.5 * float(np.trapezoid(np.abs(stats.norm.pdf(x, m1, s1) - stats.norm.pdf(x, m2, s2)),
+                                    x))
 
 
 def _burnin_corrected():
-    """The correction's quantitative part: after a burn-in of B = ceil(log(tau/d0)/log(1 - k/2)) iterates from a
-    start d0 posterior sd away, the law of theta_B is within TV tau of the posterior (the trivial bound is 1): its
-    mean and variance by binary powering of the exact process's one-step maps (:func:`.proofs._affine_power`,
-    not a closed form); d0 in [1, 1e3], tau in [1e-3, 0.5], k from (16) (C = 1), N, |S|/N, G free."""
+    """The correction's quantitative part: after a burn-in of B = ceil(log(tau/d0)/log(1 - k/2))
+    iterates from a start d0 posterior sd away, the law of theta_B is within TV tau of the posterior
+    (the trivial bound is 1): its mean and variance by binary powering of the exact process's
+    one-step maps (:func:`.proofs._affine_power`,
+    not a closed form); d0 in [1, 1e3], tau in [1e-3, 0.5], k from (16) (C = 1), N, |S|/N, G
+    free."""
     from .proofs import _affine_power
 
     rows = []
@@ -134,19 +151,24 @@ def _burnin_corrected():
                         D = k / (2 * h)
                         a = np.array([[1 - D * h]])
                         B = int(math.ceil(math.log(tau / d0) / math.log(a[0, 0])))
-                        q = np.array([[injected(k, Nd, S, 1.0, G) + D * D * Nd * Nd / S]])  # injected + gradient noise
+                        # injected + gradient noise
+                        q = np.array([[injected(k, Nd, S, 1.0, G) + D * D * Nd * Nd / S]])
                         v = float(_affine_power(a, q, B)[0, 0])
                         m = d0 / math.sqrt(h) * float(np.linalg.matrix_power(a, B)[0, 0])
                         tv = _tv_normals(m, math.sqrt(v), 0.0, 1 / math.sqrt(h))
-                        rows.append(({"d0": d0, "tau": tau, "N": Nd, "|S|": S, "G": G, "k": k, "B": B}, tv, tau))
-    return instance_check(lambda: rows, "<=", 1e-9, describe="TV(theta_B, posterior) after the burn-in")
+                        rows.append(({"d0": d0, "tau": tau, "N": Nd, "|S|": S, "G": G, "k": k,
+                                      "B": B}, tv, tau))
+    return instance_check(lambda: rows, "<=", 1e-9,
+                          describe="TV(theta_B, posterior) after the burn-in")
 
 
-# ----------------------------------------------------------------------------- 'very unlikely' (§2.3.2)
-#: readings of 'very unlikely that the iterates pass this criterion without being reasonably close to the mode'
+# ------------------------------------------------------------------------- 'very unlikely' (§2.3.2)
+#: readings of 'very unlikely that the iterates pass this criterion without being reasonably close
+#to the mode'
 CLOSE_READING = (2.0, 4.0)  # 'reasonably close': within d0 posterior sd, d0 in this range
 UNLIKELY_READING = (0.01, 0.05)  # 'very unlikely': probability at most alpha, alpha in this range
-#: a small-minibatch instance (|S| >= 50, where §2.2 grants the CLT), weak prior like §3.1's N(0, 100 I)
+#: a small-minibatch instance (|S| >= 50, where §2.2 grants the CLT), weak prior like §3.1's N(0,
+#100 I)
 SMALL_BATCH = dict(N=100_000, S=50, C=1.0, G=0.01, b=1.0)
 
 
@@ -155,62 +177,83 @@ UNLIKELY_STARTS = tuple(np.arange(0.0, 8.01, 0.25))
 
 
 def _unlikely():
-    """§2.3.2: 'for b <= 1, it is very unlikely that the iterates of the process pass this criterion without being
-    reasonably close to the mode'.  The event is 'pass at the first check and theta_n (the first stored sample) more
-    than d0 posterior sd from the mode'; its probability, maximised over the start theta_0 (d0 to d0 + 8 sd away,
-    step 1/4), against alpha.  The most lenient reading (d0 = 4 sd, alpha = 0.05; b = 1, the worst b <= 1).  Rows:
+    """§2.3.2: 'for b <= 1, it is very unlikely that the iterates of the process pass this criterion
+    without being reasonably close to the mode'.  The event is 'pass at the first check and theta_n
+    (the first stored sample) more than d0 posterior sd from the mode'; its probability, maximised
+    over the start theta_0 (d0 to d0 + 8 sd away, step 1/4), against alpha.  The most lenient
+    reading (d0 = 4 sd, alpha = 0.05; b = 1, the worst b <= 1).  Rows:
     the hunt's instance (N = 1000, |S| = 100) and a small minibatch (|S| = 50, N = 1e5), C = 1."""
     d0, alpha = CLOSE_READING[1], UNLIKELY_READING[1]
     key = "P(pass at i = n and |theta_n| > far)"
     rows = []
     for inst in (H07, SMALL_BATCH):
-        runs = [(first_check(d0 + extra, **inst, far=d0), float(d0 + extra)) for extra in UNLIKELY_STARTS]
+        runs = [(first_check(d0 + extra, **inst, far=d0),
+                 float(d0 + extra)) for extra in UNLIKELY_STARTS]
         r, start = max(runs, key=lambda rs: rs[0][key])
-        rows.append(({"close = within (posterior sd)": d0, "worst start (posterior sd)": start, **inst, "k": r["k"],
+        rows.append(({"close = within (posterior sd)": d0, "worst start (posterior sd)": start,
+                      **inst, "k": r["k"],
                       "n": r["n"], "P(pass at i = n)": r["P(pass at i = n)"],
-                      "TV(theta_n | pass, posterior)": r["TV(theta_n | pass, posterior)"]}, r[key], alpha))
+                      "TV(theta_n | pass, posterior)": r["TV(theta_n | pass, posterior)"]}, r[key],
+                      alpha))
     o = first_failing(
-        rows, "<=", 1e-9, describe="probability of passing (17) at the first check with theta_n more "
+        rows, "<=", 1e-9,
+        describe="probability of passing (17) at the first check with theta_n more "
                                    "than d0 sd from the mode (worst start)",
-        why=("with a small minibatch the gradient noise N^2 C/|S| dominates the window mean, so (17) passes "
-             "often from far away: "),
-        correction=("the probability of passing from d0 sd away is 2 Phi-type in the window mean's offset/sd ratio, "
-                    "which the gradient noise N^2 C/|S| shrinks: (17) discriminates only when h n >> N^2 C/|S|"))
-    o.detail += (f"; readings: 'reasonably close' = within d0 sd, d0 in {list(CLOSE_READING)}; 'very unlikely' = "
-                 f"probability <= alpha, alpha in {list(UNLIKELY_READING)}; the row uses the most lenient pair")
+        why=("with a small minibatch the gradient noise N^2 C/|S| dominates the window mean, so "
+             "(17) passes often from far away: "),
+        correction=(
+            "the probability of passing from d0 sd away is 2 Phi-type in the window mean's "
+            "offset/sd ratio, "
+                    "which the gradient noise N^2 C/|S| shrinks: (17) discriminates only when h n "
+                    ">> N^2 C/|S|"))
+    o.detail += (
+        f"; readings: 'reasonably close' = within d0 sd, d0 in {list(CLOSE_READING)}; 'very "
+        f"unlikely' = "
+                 f"probability <= alpha, alpha in {list(UNLIKELY_READING)}; the row uses the most "
+                 f"lenient pair")
     return o
 
 
 # ----------------------------------------------------------------------------- n = 1/k (§2.3.2)
-EXPLORE_READING = (0.05, 0.5)  # 'enough iterates to explore': corr(theta_0, theta_n) <= tau, tau in this range
+# 'enough iterates to explore': corr(theta_0, theta_n) <= tau, tau in this range
+EXPLORE_READING = (0.05, 0.5)
 
 
 def _window_length():
-    """§2.3.2: 'A reasonable choice would be 1/k, so that the process is given enough iterates to explore the
-    posterior.'  Reading: the window explores the posterior when its first and last iterates are nearly
-    uncorrelated, corr(theta_0, theta_n) <= tau, tau in [0.05, 0.5] (the row uses the lenient 0.5).  For the exact
-    process corr = (1 - k/2)^n (the autocorrelation of a stationary AR(1), computed from the linear maps); k over
+    """§2.3.2: 'A reasonable choice would be 1/k, so that the process is given enough iterates to
+    explore the posterior.'  Reading: the window explores the posterior when its first and last
+    iterates are nearly uncorrelated, corr(theta_0, theta_n) <= tau, tau in [0.05, 0.5] (the row
+    uses the lenient 0.5).  For the exact process corr = (1 - k/2)^n (the autocorrelation of a
+    stationary AR(1), computed from the linear maps); k over
     (0, c] with c = 0.1 (Eq. (16), 'in practice, 0.1')."""
     rows = []
     for k in free("k", [0.1, 0.01, 0.001], Real(1e-4, 0.1)):
         n = window_n(k)
-        _, _, _, _, _, coefs = scalar_chain(n, 1000, 100, 1.0, 1.0, k)  # stationary start (start_sd = 1/sqrt(h))
+        # stationary start (start_sd = 1/sqrt(h))
+        _, _, _, _, _, coefs = scalar_chain(n, 1000, 100, 1.0, 1.0, k)
         a, b = coefs[("theta", 0)], coefs[("theta", n)]
         corr = float(a @ b / math.sqrt((a @ a) * (b @ b)))
-        rows.append(({"k": k, "n": n, "integrated autocorrelation time (4 - k)/k": (4 - k) / k}, corr,
+        rows.append(({"k": k, "n": n, "integrated autocorrelation time (4 - k)/k": (4 - k) / k},
+                     corr,
                      EXPLORE_READING[1]))
     o = instance_check(lambda: rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
     if o.status == WRONG:
-        o.detail = ("n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - k)/k: the last "
-                    "iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> 0): " + o.detail)
-        o.correction = ("n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau = "
+        o.detail = (
+            "n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
+            "k)/k: the last "
+                    "iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> 0): "
+                    + o.detail)
+        o.correction = (
+            "n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau "
+            "= "
                         "0.25); "
                         "the window then spans about one autocorrelation time")
     return o
 
 
 def _window_length_corrected():
-    """The correction n = ceil(2 log(1/tau)/k): corr(theta_0, theta_n) = (1 - k/2)^n <= tau for every k in (0, 1),
+    """The correction n = ceil(2 log(1/tau)/k): corr(theta_0, theta_n) = (1 - k/2)^n <= tau for
+    every k in (0, 1),
     tau in [0.05, 0.5] (the trivial bound is corr <= 1)."""
     rows = []
     for k in free("k", [0.1, 0.5], Real(1e-4, 1.0 - 1e-9)):
@@ -221,7 +264,8 @@ def _window_length_corrected():
 
 
 # ----------------------------------------------------------------------------- H08: "optimal ..."
-#: §3.1's Skin Segmentation setting (N = 245 057, |S| = 10 000), weak prior; the hunt's strong-prior instance
+#: §3.1's Skin Segmentation setting (N = 245 057, |S| = 10 000), weak prior; the hunt's strong-prior
+#instance
 SKIN = dict(N=245057, S=10000, C=1.0, G=0.01)
 STRONG = dict(N=1000, S=100, C=1.0, G=2e4)
 
@@ -234,39 +278,51 @@ def injected(k, N, S, C, G):
 
 
 def _optimal():
-    """§4: 'our algorithm is optimal in terms of reduced autocorrelation and maximal rate of convergence among all
-    continuous time MCMC algorithms'.  Even within its own family (D = (k/2) H^-1, Q = 0; the Appendix's measure:
-    the lag-one autocorrelation and rate factor |1 - k/2|), OSGFS's k = min{c, 4 max{...}} (Eq. (16)) is beaten by
-    a larger admissible k (injected noise of (8) >= 0) whenever the bound exceeds c.  Rows: (a) §3.1's Skin
-    Segmentation setting with c = 0.1: OSGFS k = 0.1 against k = 0.99 x the bound; (b) a strong prior, for every
+    """§4: 'our algorithm is optimal in terms of reduced autocorrelation and maximal rate of
+    convergence among all continuous time MCMC algorithms'.  Even within its own family (D = (k/2)
+    H^-1, Q = 0; the Appendix's measure: the lag-one autocorrelation and rate factor |1 - k/2|),
+    OSGFS's k = min{c, 4 max{...}} (Eq. (16)) is beaten by a larger admissible k (injected noise of
+    (8) >= 0) whenever the bound exceeds c.  Rows: (a) §3.1's Skin Segmentation setting with c =
+        0.1: OSGFS k = 0.1 against k = 0.99 x the bound; (b) a strong prior, for every
     c in (0, 1): OSGFS's k < 1 against k = 2 (admissible: the bound is 2.71), autocorrelation 0."""
     rows = []
     bound = k16(**SKIN, c=math.inf)
     k_os, k_alt = k16(**SKIN), 0.99 * bound
-    rows.append(({"setting": "Skin Segmentation (§3.1), weak prior", **SKIN, "c": 0.1, "bound 4 max{...}": bound,
-                  "OSGFS k": k_os, "admissible k": k_alt, "its injected noise": injected(k_alt, **SKIN),
-                  "steps to halve the offset (OSGFS, alternative)": [math.log(0.5) / math.log(1 - k_os / 2),
+    rows.append(({"setting": "Skin Segmentation (§3.1), weak prior", **SKIN, "c": 0.1,
+                  "bound 4 max{...}": bound,
+                  "OSGFS k": k_os, "admissible k": k_alt,
+                  "its injected noise": injected(k_alt, **SKIN),
+                  "steps to halve the offset (OSGFS, alternative)": [
+                      math.log(0.5) / math.log(1 - k_os / 2),
                                                                      math.log(0.5) / math.log(1 - k_alt / 2)]},
                  abs(1 - k_os / 2), abs(1 - k_alt / 2)))
     kstar = admissible_k_scalar(**STRONG)
     for c in (0.1, 0.5, 1.0 - 1e-9):
         k_os = k16(**STRONG, c=c)
-        rows.append(({"setting": "strong prior", **STRONG, "c": c, "largest admissible k": kstar, "OSGFS k": k_os,
+        rows.append(({"setting": "strong prior", **STRONG, "c": c, "largest admissible k": kstar,
+                      "OSGFS k": k_os,
                       "admissible k": 2.0, "its injected noise": injected(2.0, **STRONG)},
                      abs(1 - k_os / 2), abs(1 - 2.0 / 2)))
     return first_failing(
-        rows, "<=", 1e-12, describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible "
+        rows, "<=", 1e-12,
+        describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible "
                                     "k of the same family",
-        why=("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own analysis, read "
-             "correctly, puts the optimum at k = min(2, largest admissible k)); §2.3.3 itself leaves Q != 0 "
-             "open ('if there exists in that case a more optimal process ... we leave this question'): "),
-        correction=("within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the lag-one "
-                    "autocorrelation and the rate (sgfs.rate's correction); no claim about all continuous-time MCMC"))
+        why=("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own "
+             "analysis, read correctly, puts the optimum at k = min(2, largest admissible k)); "
+             "§2.3.3 itself leaves Q != 0 open ('if there exists in that case a more optimal "
+             "process ... we leave this question'): "),
+        correction=(
+            "within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the "
+            "lag-one "
+                    "autocorrelation and the rate (sgfs.rate's correction); no claim about all "
+                    "continuous-time MCMC"))
 
 
 def _optimal_corrected():
-    """The correction: k = min(2, k*) (k* the largest admissible k of (8)) minimises |1 - k/2| over the admissible
-    k, against any admissible k (:func:`.proofs._largest_k_corrected`, searched over N, |S|/N, C, G)."""
+    """The correction: k = min(2, k*) (k* the largest admissible k of (8)) minimises |1 - k/2| over
+    the admissible
+    k, against any admissible k (:func:`.proofs._largest_k_corrected`, searched over N, |S|/N, C,
+    G)."""
     from .proofs import _largest_k_corrected
 
     return _largest_k_corrected()
@@ -275,24 +331,31 @@ def _optimal_corrected():
 # ----------------------------------------------------------------------------- the steps
 step("osgfs.burnin", claim="sgfs_conclusion", seed=SEED,
      location="§4 Conclusion, 'guaranteeing that all the samples collected are "
-"from the posterior'", relation="<=", lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
-     rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin, depends=("sgfs.17",),
+"from the posterior'", relation="<=",
+lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
+     rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin,
+     depends=("sgfs.17",),
      expect=WRONG, statement=False, corrected=_burnin_corrected, search_budget=600)
 step("sgfs.17.unlikely", claim="sgfs_convergence_criterion", seed=SEED,
      location="§2.3.2, 'very unlikely that the iterates of the "
 "process pass this criterion without being reasonably close to the mode'", relation="<=",
-     lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= 1",
+     lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= "
+         "1",
      rhs="alpha (readings: d0 in [2, 4], "
-"alpha in [0.01, 0.05])", justification="the components of the window mean have a large mean far from the mode",
+"alpha in [0.01, 0.05])",
+justification="the components of the window mean have a large mean far from the mode",
      check=_unlikely, expect=WRONG)
 step("sgfs.17.n", claim="sgfs_convergence_criterion", seed=SEED,
      location="§2.3.2, 'A reasonable choice would be 1/k, so that the "
-"process is given enough iterates to explore the posterior'", relation="<=", lhs="corr(theta_0, theta_n), n = 1/k",
+"process is given enough iterates to explore the posterior'", relation="<=",
+lhs="corr(theta_0, theta_n), n = 1/k",
      rhs="tau (reading: tau in [0.05, 0.5])", justification="—", check=_window_length, expect=WRONG,
      corrected=_window_length_corrected)
 step("osgfs.optimal", claim="sgfs_conclusion", seed=SEED,
      location="§4 Conclusion, 'optimal in terms of reduced autocorrelation and "
 "maximal rate of convergence among all continuous time MCMC algorithms'", relation="<=",
-     lhs="lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))", rhs="that of any admissible k",
-     justification="Appendix, 'we must choose the largest possible k'", check=_optimal, depends=("sgfs.rate",),
+     lhs="lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))",
+     rhs="that of any admissible k",
+     justification="Appendix, 'we must choose the largest possible k'", check=_optimal,
+     depends=("sgfs.rate",),
      expect=WRONG, statement=False, corrected=_optimal_corrected)

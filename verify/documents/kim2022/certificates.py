@@ -221,19 +221,23 @@ CERTIFICATES: list[Certificate] = []
 
 
 def cert(id, title, where, instance, holding, *pieces):
-    CERTIFICATES.append(Certificate(id=id, title=title, source=src(where), instance=instance, holding=holding,
+    CERTIFICATES.append(Certificate(id=id, title=title, source=src(where), instance=instance,
+                                    holding=holding,
                                     body=body(*pieces)))
 
 
 def again(id, title, where, of):
-    """The certificate ``of`` (declared above) again, for another target whose failure is the same: the same
+    """The certificate ``of`` (declared above) again, for another target whose failure is the same:
+    the same
     instance, holding instance and script."""
     c = next(c for c in CERTIFICATES if c.id == of)
-    CERTIFICATES.append(Certificate(id=id, title=title, source=src(where), instance=c.instance, holding=c.holding,
+    CERTIFICATES.append(Certificate(id=id, title=title, source=src(where), instance=c.instance,
+                                    holding=c.holding,
                                     body=c.body))
 
 
-# ============================================================================= IMH: finite-state kernels
+# ============================================================================= IMH: finite-state
+# kernels
 #: lambda of Eq. (3) integrated against pi as printed (Eq. (3) and Lemma 4), and its instances
 LAMBDA_PRINTED = '''
 def lambda_printed(pi, q, x):
@@ -242,13 +246,15 @@ def lambda_printed(pi, q, x):
     w = weights(pi, q)
     return sum((1 - w[z] / w[x]) * pi[z] for z in range(len(pi)) if w[z] < w[x])
 '''
-_EQ3 = {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"], "state": 0}
+_EQ3 = {"pi": ["881641/1000000", "118359/1000000"], "q": ["115508/1000000", "884492/1000000"],
+        "state": 0}
 _EQ3_HOLDS = {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "state": 0}
-cert("eq3", "lambda(w) of Eq. (3), integrated against pi as printed, is not the IMH rejection probability",
+cert("eq3", "lambda(w) of Eq. (3), integrated against pi as printed, is not the IMH rejection "
+            "probability",
      "§4.3 Eq. (3) (after Smith & Tierney 1996)", _EQ3, _EQ3_HOLDS,
      EXACT, IMH, LAMBDA_PRINTED,
-     rel("Eq. (3): lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') = the rejection probability at a state of "
-         "weight w, R(w) = {z': w(z') < w}; violated when they differ"), '''
+     rel("Eq. (3): lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') = the rejection probability at a "
+         "state of weight w, R(w) = {z': w(z') < w}; violated when they differ"), '''
 def check(I):
     pi, q, x = law(I["pi"]), law(I["q"]), I["state"]
     w = weights(pi, q)
@@ -258,11 +264,13 @@ def check(I):
 ''')
 
 _H10 = hard(10, ["656009/1000000", "43991/1000000"])
-cert("lemma7.1", "Bias as defined, E||g_hat - E_Pi g||, is not the ||E g_hat - E_Pi g|| the proof bounds",
+cert("lemma7.1", "Bias as defined, E||g_hat - E_Pi g||, is not the ||E g_hat - E_Pi g|| the proof "
+                 "bounds",
      "App. D, proof of Lemma 7, line 1",
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 200, "start": 0},
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "1", "1"], "n": 200, "start": 0},
-     EXACT, IMH, rel("E||g(eta_n) - E_pi g|| = ||E g(eta_n) - E_pi g|| (eta_n ~ K^n(start, .), IMH kernel); "
+     EXACT, IMH,
+     rel("E||g(eta_n) - E_pi g|| = ||E g(eta_n) - E_pi g|| (eta_n ~ K^n(start, .), IMH kernel); "
                      "violated when they differ"), '''
 def check(I):
     pi, q, g = law(I["pi"]), law(I["q"]), frs(I["g"])
@@ -284,18 +292,22 @@ def check(I):
     rhs = 2 * L * fr(I["C"]) * r_of(pi, q) ** I["n"]
     return bias, rhs, bias > rhs
 '''
-cert("lemma7.statement", "Lemma 7 with Bias as defined fails: the expected norm does not vanish at stationarity",
+cert("lemma7.statement",
+     "Lemma 7 with Bias as defined fails: the expected norm does not vanish at stationarity",
      "App. D, Lemma 7 (IMH kernel: C = 1, rho = r = 1 - 1/w*, Eq. (7))",
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 200, "start": 0, "C": 1},
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 1, "start": 0, "C": 1},
-     EXACT, IMH, rel("Lemma 7: Bias[g_hat] <= 2 sqrt(D) L C rho^n; violated when lhs > rhs"), L7_STATEMENT)
+     EXACT, IMH, rel("Lemma 7: Bias[g_hat] <= 2 sqrt(D) L C rho^n; violated when lhs > rhs"),
+     L7_STATEMENT)
 
 cert("lemma7.4", "d_TV(K^n(x, .), pi) < r^n strictly: line 5's '=' is only '<='",
      "App. D, proof of Lemma 7, line 5 (geometric ergodicity, Eq. (7))",
      {"pi": _H10[0], "q": _H10[1], "n": 3, "L": 1},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "n": 3, "L": 1},
-     EXACT, MP, TOL, LOOSE, IMH, rel("line 5: 2 sqrt(D) L d_TV(P^n(eta_0, .), Pi) = 2 sqrt(D) L C rho^n (D = 1, C = 1, "
-                                     "rho = r), worst start; confirmed when '<' holds strictly"), '''
+     EXACT, MP, TOL, LOOSE, IMH,
+     rel("line 5: 2 sqrt(D) L d_TV(P^n(eta_0, .), Pi) = 2 sqrt(D) L C rho^n (D = 1, C = 1, "
+                                     "rho = r), worst start; confirmed when '<' holds strictly"),
+                                     '''
 def check(I):
     pi, q = law(I["pi"]), law(I["q"])
     Kn = matpow(imh_kernel(pi, q), I["n"])
@@ -339,11 +351,13 @@ cert("lemma5.statement", "Lemma 5's bound on T_n(w) fails (it is 0 at w* = 1 whi
      {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 2, "state": 0},
      {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "n": 1, "state": 0},
      EXACT, IMH, T_N, rel("Lemma 5: T_n(w) <= (n/w) (1 - 1/w*)^(n-1); violated when lhs > rhs"), L5)
-cert("lemma5.2", "Line 2 bounds lambda(v) by 1 - 1/w* on (w, oo), but lambda(v) = 1 - 1/v beyond w*",
+cert("lemma5.2", "Line 2 bounds lambda(v) by 1 - 1/w* on (w, oo), but lambda(v) = 1 - 1/v beyond "
+                 "w*",
      "App. D, proof of Lemma 5, line 2 (Lemma 4 used beyond w*)",
      {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "n": 2, "state": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "n": 1, "state": 0},
-     EXACT, IMH, T_N, rel("line 2: int_w^oo n/v^2 lambda^(n-1)(v) dv <= int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv "
+     EXACT, IMH, T_N,
+     rel("line 2: int_w^oo n/v^2 lambda^(n-1)(v) dv <= int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv "
                           "(= (n/w) r^(n-1)), here at w = w*; violated when lhs > rhs"), L5)
 
 L6 = '''
@@ -355,19 +369,28 @@ def check(I):
     return lhs, rhs, lhs > rhs
 '''
 _L6 = {"pi": ["1/2", "1/2"], "q": ["10/21", "11/21"], "f": [0, 1], "n": 3, "x": 1}
-cert("lemma6.statement", "Lemma 6's bound on E_{K^n(z, .)} f misses the pi-part (w* = 21/20, n = 3)",
+cert("lemma6.statement",
+     "Lemma 6's bound on E_{K^n(z, .)} f misses the pi-part (w* = 21/20, n = 3)",
      "App. D, Lemma 6", _L6, {**_L6, "n": 1},
-     EXACT, IMH, rel("Lemma 6: E_{K^n(z,.)}[f] <= n r^(n-1) E_q f + r^n f(z), f >= 0; violated when lhs > rhs"), L6)
-cert("lemma6.2", "Line 2 of Lemma 6's proof (Lemma 5 inserted) fails at the same instance as the statement",
-     "App. D, proof of Lemma 6, line 2 (its right side integrates to Lemma 6's bound)", _L6, {**_L6, "n": 1},
-     EXACT, IMH, rel("line 2: E_{K^n(z,.)} f = int T_n(w v w') f pi + ... <= int n/(w v w') r^(n-1) f pi + ... "
+     EXACT, IMH,
+     rel("Lemma 6: E_{K^n(z,.)}[f] <= n r^(n-1) E_q f + r^n f(z), f >= 0; violated when lhs > rhs"),
+     L6)
+cert("lemma6.2", "Line 2 of Lemma 6's proof (Lemma 5 inserted) fails at the same instance as the "
+                 "statement",
+     "App. D, proof of Lemma 6, line 2 (its right side integrates to Lemma 6's bound)", _L6,
+     {**_L6, "n": 1},
+     EXACT, IMH,
+     rel("line 2: E_{K^n(z,.)} f = int T_n(w v w') f pi + ... <= int n/(w v w') r^(n-1) f pi + ... "
                      "= n r^(n-1) E_q f + r^n f(z); violated when lhs > rhs"), L6)
 
-cert("theorem3.var.7", "Lemma 6 inserted in Theorem 3's variance: (1/N^2) sum_n E||s_n||^2 = 1/N exceeds the bound",
+cert("theorem3.var.7",
+     "Lemma 6 inserted in Theorem 3's variance: (1/N^2) sum_n E||s_n||^2 = 1/N exceeds the bound",
      "App. D, proof of Theorem 3, variance, line 9",
      {"pi": ["1/2", "1/2"], "q": ["10/21", "11/21"], "s": [1, -1], "N": 2, "x": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/20", "19/20"], "s": [1, -1], "N": 2, "x": 0},
-     EXACT, IMH, rel("(1/N^2) sum_n E_{K^n(x,.)}||s||^2 <= (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(x)||^2]; "
+     EXACT, IMH,
+     rel("(1/N^2) sum_n E_{K^n(x,.)}||s||^2 <= (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n "
+         "||s(x)||^2]; "
                      "violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
@@ -427,9 +450,11 @@ def check(I):
     lhs, rhs = common_set_sup(laws, pi), sum(tv(p, pi) for p in laws)
     return lhs, rhs, lhs < rhs
 '''
-_T3MIX = {"scheme": "theorem3", "pi": ["2/25", "1/100", "91/100"], "q": ["1/5", "1/5000", "3999/5000"], "N": 2, "k": 1,
+_T3MIX = {"scheme": "theorem3", "pi": ["2/25", "1/100", "91/100"],
+          "q": ["1/5", "1/5000", "3999/5000"], "N": 2, "k": 1,
           "starts": [2, 0]}
-_T4MIX = {"scheme": "theorem4", "pi": ["1/10", "11/20", "7/20"], "q": ["1/1000", "1/2", "499/1000"], "N": 2, "k": 1,
+_T4MIX = {"scheme": "theorem4", "pi": ["1/10", "11/20", "7/20"], "q": ["1/1000", "1/2", "499/1000"],
+          "N": 2, "k": 1,
           "starts": [1, 2]}
 _SAME = {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"]}
 #: the ergodicity proofs of Theorems 3 and 4 take the same two steps (Lemma 1, then one common set
@@ -452,8 +477,10 @@ for _t, _inst, _, _p_n, _, _, _loose, _loose_line in _MIX_PROOFS:
          rel(f"sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV({'p_n' if _t == '3' else _p_n}, pi); "
              "confirmed when '<' holds strictly"), MIX_LOOSE)
 
-_H10R6 = {"pi": ["3/10", "656009/1000000", "43991/1000000"], "q": ["3/100", "909041/1000000", "60959/1000000"]}
-cert("theorem3.mix.statement", "JSA's N-tuple does not converge to pi^N: its TV stays ~0.38 while the bound vanishes",
+_H10R6 = {"pi": ["3/10", "656009/1000000", "43991/1000000"],
+          "q": ["3/100", "909041/1000000", "60959/1000000"]}
+cert("theorem3.mix.statement",
+     "JSA's N-tuple does not converge to pi^N: its TV stays ~0.38 while the bound vanishes",
      "§4.3 Theorem 3 (mixing), P^k the law of JSA's N-tuple",
      {**_H10R6, "N": 2, "k": 50, "z0": 0}, {**_SAME, "N": 2, "k": 50, "z0": 0},
      EXACT, IMH, PRODUCTS, rel("Theorem 3: d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN), Pi = pi^N, "
@@ -499,23 +526,32 @@ def check(I):
 '''
 _H4 = hard(10, ["252696/1000000", "428512/1000000", "18792/1000000"])
 _H4I = {"pi": _H4[0], "q": _H4[1], "s": centred(_H4[0]), "N": 2, "t": 200, "x": 0}
-cert("theorem3.var.3", "Conditionally on F_t-1 JSA's bias does not decay like r^(tN): Bias^2 + 2L Bias stays ~2.4",
-     "App. D, proof of Theorem 3, variance, line 3 (Lemma 7 with t steps)", {**_H4I, "scheme": "jsa"},
+cert("theorem3.var.3",
+     "Conditionally on F_t-1 JSA's bias does not decay like r^(tN): Bias^2 + 2L Bias stays ~2.4",
+     "App. D, proof of Theorem 3, variance, line 3 (Lemma 7 with t steps)",
+     {**_H4I, "scheme": "jsa"},
      {**_H4I, "scheme": "jsa", "t": 1},
-     EXACT, IMH, rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^(tN)) with the O-term Lemma 7's "
-                     "B^2 + 2L B, B = 2L C(r, N) r^(tN) (V and ||mu||^2 cancel); violated when lhs > rhs"), COND_BIAS)
-cert("theorem4.var.2", "Conditionally on F_t-1 pMCSA's bias does not decay like r^t: Bias^2 + 2L Bias stays ~2.6",
-     "App. D, proof of Theorem 4, variance, line 3 (Lemma 7 with t steps)", {**_H4I, "scheme": "pmcsa"},
+     EXACT, IMH,
+     rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^(tN)) with the O-term Lemma 7's "
+                     "B^2 + 2L B, B = 2L C(r, N) r^(tN) (V and ||mu||^2 cancel); violated when lhs "
+                     "> rhs"), COND_BIAS)
+cert("theorem4.var.2",
+     "Conditionally on F_t-1 pMCSA's bias does not decay like r^t: Bias^2 + 2L Bias stays ~2.6",
+     "App. D, proof of Theorem 4, variance, line 3 (Lemma 7 with t steps)",
+     {**_H4I, "scheme": "pmcsa"},
      {**_H4I, "scheme": "pmcsa", "t": 1},
-     EXACT, IMH, rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t) with the O-term Lemma 7's "
-                     "B^2 + 2L B, B = 2 L N r^t (V and ||mu||^2 cancel); violated when lhs > rhs"), COND_BIAS)
+     EXACT, IMH,
+     rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t) with the O-term Lemma 7's "
+                     "B^2 + 2L B, B = 2 L N r^t (V and ||mu||^2 cancel); violated when lhs > rhs"),
+                     COND_BIAS)
 
 _HPQS = {"pi": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "s": ["1", "-1/2", "1/4"]}
 cert("statements.theorem3_bias_conditional",
      "JSA's conditional bias from x* is (1/N) sum_n r^n |s(x*) - mu| at every t, not O(r^(tN)/N)",
      "App. D, proof of Theorem 3, variance (the bias remark)", {**_HPQS, "N": 2, "t": 5, "x": 0},
      {**_HPQS, "N": 2, "t": 1, "x": 0},
-     EXACT, IMH, rel("Bias[g_t,JSA | F_t-1] <= (2L/N) C(r, N) r^(tN), C(r, N) r^(tN) = sum_n r^((t-1)N+n); "
+     EXACT, IMH,
+     rel("Bias[g_t,JSA | F_t-1] <= (2L/N) C(r, N) r^(tN), C(r, N) r^(tN) = sum_n r^((t-1)N+n); "
                      "violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["x"]
@@ -526,10 +562,14 @@ def check(I):
     return lhs, rhs, lhs > rhs
 ''')
 
-cert("theorem4.bias_over_n", "pMCSA's bias from z* is r^t |s(z*) - mu| for every N: no C r^t/N bound",
-     "App. D, proof of Theorem 4, variance ('a tighter bound on the bias terms such that O(r^t/N)')",
+cert("theorem4.bias_over_n",
+     "pMCSA's bias from z* is r^t |s(z*) - mu| for every N: no C r^t/N bound",
+     "App. D, proof of Theorem 4, variance ('a tighter bound on the bias terms such that "
+     "O(r^t/N)')",
      {**_HPQS, "N": 10000, "t": 1, "z": 0, "C": "2L"}, {**_HPQS, "N": 1, "t": 1, "z": 0, "C": "2L"},
-     EXACT, IMH, rel("Bias[g_t,pMCSA] <= C r^t/N with C = 2L (N chains started at z*, w(z*) = w*); violated when "
+     EXACT, IMH,
+     rel("Bias[g_t,pMCSA] <= C r^t/N with C = 2L (N chains started at z*, w(z*) = w*); violated "
+         "when "
                      "lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, z = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["z"]
@@ -541,11 +581,15 @@ def check(I):
     return lhs, rhs, lhs > rhs
 ''')
 
-cert("theorem4.rejections", "With all chains at one state, pMCSA's conditional variance depends on the rejections",
-     "§5.1, Algorithm Description ('the Metropolis-Hastings rejections do not affect the variance')",
+cert("theorem4.rejections",
+     "With all chains at one state, pMCSA's conditional variance depends on the rejections",
+     "§5.1, Algorithm Description ('the Metropolis-Hastings rejections do not affect the "
+     "variance')",
      {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "s": [1, -1], "N": 10, "x": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 10, "x": 0},
-     EXACT, IMH, rel("V[g_t,pMCSA | F_t-1] with IMH chains = the same without rejections (every chain drawn from pi); "
+     EXACT, IMH,
+     rel("V[g_t,pMCSA | F_t-1] with IMH chains = the same without rejections (every chain drawn "
+         "from pi); "
                      "violated when they differ"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
@@ -561,12 +605,15 @@ def check(I):
     return with_rejections, without, with_rejections != without
 ''')
 
-cert("statements.alg5_is_jsa", "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments "
+cert("statements.alg5_is_jsa",
+     "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments "
                                "differ",
      "App. D, proof of Theorem 4, first sentence ('pMCSA, is described in Algorithm 5')",
      {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 4, "x": 0},
-     EXACT, IMH, rel("E[||g||^2 | F_t-1] of Algorithm 5 (a chain of N IMH steps from x) = that of pMCSA (Algorithm 1: "
+     EXACT, IMH,
+     rel("E[||g||^2 | F_t-1] of Algorithm 5 (a chain of N IMH steps from x) = that of pMCSA "
+         "(Algorithm 1: "
                      "N chains, one step each, all at x); violated when they differ"), '''
 import itertools
 
@@ -589,12 +636,16 @@ def check(I):
     return alg5, pm, alg5 != pm
 ''')
 
-# ============================================================================= CIS kernels (§4.2, App. B)
+# ============================================================================= CIS kernels (§4.2,
+# App. B)
 cert("theorem2.est", "The printed MSC-RB estimator has the wrong sign on the current state's term",
      "App. D, proof of Theorem 2, the estimator",
-     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "s": ["1", "-1/2", "1/4"], "N": 3, "x": 0},
-     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "s": ["0", "-1/2", "1/4"], "N": 3, "x": 0},
-     EXACT, CIS, rel("E[-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1) | z_t-1] = E[g_t,MSC-RB | z_t-1], "
+     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "s": ["1", "-1/2", "1/4"], "N": 3,
+      "x": 0},
+     {"pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "s": ["0", "-1/2", "1/4"], "N": 3,
+      "x": 0},
+     EXACT, CIS,
+     rel("E[-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1) | z_t-1] = E[g_t,MSC-RB | z_t-1], "
                      "g_t,MSC-RB = -sum_n wbar_n s(z^(n)); violated when they differ"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
@@ -603,11 +654,13 @@ def check(I):
     return printed, correct, printed != correct
 ''')
 
-cert("theorem2.mse", "The quoted MSE bound (with V_q w) fails at q = pi, where V_q w = 0 but the MSE is 1/N",
+cert("theorem2.mse",
+     "The quoted MSE bound (with V_q w) fails at q = pi, where V_q w = 0 but the MSE is 1/N",
      "App. D, proof of Theorem 2, the MSE bound quoted from Cardoso et al. (2022, Thm 3)",
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 1000, "x": 1},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "x": 1},
-     EXACT, MP, CIS, rel("MSE[g | F] <= 4L^2 [(1 + eps^2)/(N-1) V_q w + (1 + eps^-2)(1 + w*)^2/N^2], eps^2 = "
+     EXACT, MP, CIS,
+     rel("MSE[g | F] <= 4L^2 [(1 + eps^2)/(N-1) V_q w + (1 + eps^-2)(1 + w*)^2/N^2], eps^2 = "
                          "(N-1)^(-1/2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
@@ -643,24 +696,35 @@ def check(I):
                                 + (1 + 1 / e2) * mp(1 + ws) ** 2 / N ** 2) + mp(mu) ** 2
     return mp(second), rhs, mp(second) > rhs
 '''
-cert("theorem2.main", "Theorem 2 as printed in §4.2 fails at q = pi (chi2 = 0): E[g^2 | F] = 4/5 > ||mu||^2 = 9/25",
+cert("theorem2.main",
+     "Theorem 2 as printed in §4.2 fails at q = pi (chi2 = 0): E[g^2 | F] = 4/5 > ||mu||^2 = 9/25",
      "§4.2, Theorem 2 (main text, O-terms absent)",
-     {"form": "main text", "pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"], "s": [1, -1, -1], "N": 2, "x": 1},
+     {"form": "main text", "pi": ["1/5", "3/10", "1/2"], "q": ["1/5", "3/10", "1/2"],
+      "s": [1, -1, -1], "N": 2, "x": 1},
      {"form": "main text", "pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "s": [1, -1], "N": 2, "x": 1},
-     EXACT, MP, CIS, rel("Theorem 2: E[||g_t,MSC-RB||^2 | F_t-1] <= 4L^2 chi2(pi||q)/(N-1) + ||mu||^2; violated when "
+     EXACT, MP, CIS,
+     rel("Theorem 2: E[||g_t,MSC-RB||^2 | F_t-1] <= 4L^2 chi2(pi||q)/(N-1) + ||mu||^2; violated "
+         "when "
                          "lhs > rhs"), T2_SECOND)
-cert("theorem2.statement", "Theorem 2 with its O-terms written out (the proof's last line) fails at q = pi, N = 400",
-     "App. D, Theorem 2 (O(N^-3/2 + gamma^(t-1)/(N-1)) as the proof's last line and the quoted MSE bound)",
-     {"form": "appendix", "pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 400, "t": 2, "x": 1},
-     {"form": "appendix", "pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2, "x": 1},
-     EXACT, MP, CIS, rel("E[||g||^2 | F_t-1] <= 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + "
-                         "(1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2, gamma = 2w*/(2w* + N - 2), eps^2 = (N-1)^(-1/2); "
-                         "violated when lhs > rhs"), T2_SECOND)
+cert("theorem2.statement",
+     "Theorem 2 with its O-terms written out (the proof's last line) fails at q = pi, N = 400",
+     "App. D, Theorem 2 (O(N^-3/2 + gamma^(t-1)/(N-1)) as the proof's last line and the quoted MSE "
+     "bound)",
+     {"form": "appendix", "pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 400, "t": 2,
+      "x": 1},
+     {"form": "appendix", "pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2,
+      "x": 1},
+     EXACT, MP, CIS,
+     rel("E[||g||^2 | F_t-1] <= 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + "
+                         "(1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2, gamma = 2w*/(2w* + N - 2), eps^2 "
+                         "= (N-1)^(-1/2); violated when lhs > rhs"), T2_SECOND)
 
-cert("theorem2.bias", "Conditionally on F_t-1 MSC-RB's bias is one CIS step's and does not decay like gamma^(t-1)",
+cert("theorem2.bias",
+     "Conditionally on F_t-1 MSC-RB's bias is one CIS step's and does not decay like gamma^(t-1)",
      "App. D, proof of Theorem 2, the bias bound",
      {**_H4I, "N": 4, "t": 500}, {**_H4I, "N": 4, "t": 1},
-     EXACT, CIS, rel("Bias[g | F_t-1] = |E[g | z_t-1] + mu| <= 4L/(N-1) (chi2 + 1 + w*) gamma^(t-1), "
+     EXACT, CIS,
+     rel("Bias[g | F_t-1] = |E[g | z_t-1] + mu| <= 4L/(N-1) (chi2 + 1 + w*) gamma^(t-1), "
                      "gamma = 2w*/(2w* + N - 2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["x"]
@@ -675,11 +739,15 @@ def check(I):
     return lhs, rhs, lhs > rhs
 ''')
 
-cert("alg2.proposals", "Algorithm 2 as printed (N proposals) is not the kernel of Theorem 1 (N - 1 proposals)",
+cert("alg2.proposals",
+     "Algorithm 2 as printed (N proposals) is not the kernel of Theorem 1 (N - 1 proposals)",
      "App. B.1, Algorithm 2, against §4.2, Table 2 and the proof of Theorem 1",
-     {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "N": 2}, {"pi": ["1", "0"], "q": ["1/2", "1/2"], "N": 2},
-     EXACT, CIS, rel("K(z*, z*) of Algorithm 2 (current state + N proposals) = K(z*, z*) of Theorem 1's kernel "
-                     "(current state + N - 1 proposals), w(z*) = w*; violated when they differ"), '''
+     {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "N": 2},
+     {"pi": ["1", "0"], "q": ["1/2", "1/2"], "N": 2},
+     EXACT, CIS,
+     rel("K(z*, z*) of Algorithm 2 (current state + N proposals) = K(z*, z*) of Theorem 1's kernel "
+                     "(current state + N - 1 proposals), w(z*) = w*; violated when they differ"),
+                     '''
 def check(I):
     pi, q, N = law(I["pi"]), law(I["q"]), I["N"]
     w = [a / b for a, b in zip(pi, q)]
@@ -689,12 +757,16 @@ def check(I):
     return printed, analysed, printed != analysed
 ''')
 
-# ============================================================================= exact rational identities
-cert("theorem2.lemma3", "With a defensive mixture the weights' variance is chi2(pi || q_def), not chi2(pi || q)",
+# ============================================================================= exact rational
+# identities
+cert("theorem2.lemma3",
+     "With a defensive mixture the weights' variance is chi2(pi || q_def), not chi2(pi || q)",
      "App. D, proof of Theorem 2, use of Lemma 3",
      {"pi": ["3/5", "3/10", "1/10"], "q": ["1/5", "3/10", "1/2"], "alpha": "7/10"},
      {"pi": ["3/5", "3/10", "1/10"], "q": ["1/5", "3/10", "1/2"], "alpha": "1"},
-     EXACT, rel("V_{q_def}[w] = chi2(pi || q), q_def = alpha q + (1 - alpha) uniform, w = pi/q_def; violated when they "
+     EXACT, rel(
+         "V_{q_def}[w] = chi2(pi || q), q_def = alpha q + (1 - alpha) uniform, w = pi/q_def; "
+         "violated when they "
                 "differ"), '''
 def check(I):
     pi, q, a = law(I["pi"]), law(I["q"]), fr(I["alpha"])
@@ -708,8 +780,11 @@ def check(I):
 
 cert("theorem2.combine", "Combining MSE and 2L Bias drops a factor 2 on the gamma^(t-1) term",
      "App. D, proof of Theorem 2, combining the MSE and bias bounds",
-     {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma_pow": 1}, {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma_pow": 0},
-     EXACT, rel("4L^2 chi2/(N-1) + 2L [4L/(N-1) (chi2 + 1 + w*) gamma^(t-1)] <= 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) "
+     {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma_pow": 1},
+     {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma_pow": 0},
+     EXACT, rel(
+         "4L^2 chi2/(N-1) + 2L [4L/(N-1) (chi2 + 1 + w*) gamma^(t-1)] <= 4L^2 [chi2/(N-1) + (chi2 "
+         "+ 1 + w*) "
                 "gamma^(t-1)/(N-1)]; violated when lhs > rhs"), '''
 def check(I):
     N, L, c, ws, g = (fr(I[k]) for k in ("N", "L", "chi2", "w_star", "gamma_pow"))
@@ -721,7 +796,9 @@ def check(I):
 cert("theorem3.var.9", "The closed form of sum_n [n r^(n-1) + r^n] is off by 1 - r^N",
      "App. D, proof of Theorem 3, variance, line 12",
      {"N": 1, "w_star": "1000000001/1000000000"}, {"N": 0, "w_star": "1000000001/1000000000"},
-     EXACT, rel("sum_{n=1}^N [n r^(n-1) + r^n] = (w*)^2 + w* - r^N ((w*)^2 + w* + N w*), r = 1 - 1/w*; violated "
+     EXACT, rel(
+         "sum_{n=1}^N [n r^(n-1) + r^n] = (w*)^2 + w* - r^N ((w*)^2 + w* + N w*), r = 1 - 1/w*; "
+         "violated "
                 "when they differ"), '''
 def check(I):
     N, w = I["N"], fr(I["w_star"])
@@ -731,10 +808,12 @@ def check(I):
     return lhs, rhs, lhs != rhs
 ''')
 
-cert("theorem4.duchi", "With Theorem 4's G^2 and rho, G^2/log(1/rho) falls like 1/N: nothing cancels",
+cert("theorem4.duchi",
+     "With Theorem 4's G^2 and rho, G^2/log(1/rho) falls like 1/N: nothing cancels",
      "§5.1, Discussion ('the combined rate is constant with respect to N since it cancels out')",
      {"L": 1, "N": 10, "mu": 0, "w_star": 10}, {"L": 1, "N": 1, "mu": 0, "w_star": 10},
-     EXACT, MP, rel("G^2/log(1/rho) at N = the same at N = 1, G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 (Theorem 4), "
+     EXACT, MP,
+     rel("G^2/log(1/rho) at N = the same at N = 1, G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 (Theorem 4), "
                     "rho = r = 1 - 1/w*; violated when they differ"), '''
 def check(I):
     L, N, mu, w = fr(I["L"]), I["N"], fr(I["mu"]), fr(I["w_star"])
@@ -747,7 +826,9 @@ def check(I):
 cert("statements.tighter_uniform", "At N = 1 Theorem 4's stated bound exceeds Theorem 1's L^2",
      "Abstract; §1, Contribution 3 ('a tighter bound')",
      {**_HPQS, "N": 1}, {**_HPQS, "N": 4},
-     EXACT, rel("Theorem 4's L^2 (2 - 1/w*)/N + ||mu||^2 <= min(Theorem 1's L^2, Theorem 3's L^2 (1/2 + 3/(2N)) + "
+     EXACT, rel(
+         "Theorem 4's L^2 (2 - 1/w*)/N + ||mu||^2 <= min(Theorem 1's L^2, Theorem 3's L^2 (1/2 + "
+         "3/(2N)) + "
                 "||mu||^2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"]
@@ -758,11 +839,14 @@ def check(I):
     return t4, rhs, t4 > rhs
 ''')
 
-cert("statements.s7_sigma", "With sigma the variance (as the parenthesis says) sigma^2/N is not pMCSA's variance",
+cert("statements.s7_sigma",
+     "With sigma the variance (as the parenthesis says) sigma^2/N is not pMCSA's variance",
      "§7, Beyond the KL Divergence",
      {"pi": ["1/2", "3/10", "1/5"], "s": ["1", "-1/2", "1/4"], "N": 3},
      {"pi": ["1/2", "1/2"], "s": [1, -1], "N": 3},
-     EXACT, rel("sigma^2/N (sigma = V_pi[s]) = V[g_pMCSA] at stationarity (N independent chains at pi); violated when "
+     EXACT, rel(
+         "sigma^2/N (sigma = V_pi[s]) = V[g_pMCSA] at stationarity (N independent chains at pi); "
+         "violated when "
                 "they differ"), '''
 import itertools
 
@@ -796,25 +880,34 @@ def check(I):
 """
 
 
-cert("table3.dims", "Table 3's airfoil row: D_lambda = 353 does not fit D_x = 6 (one network has 50 (D_x + 1) + 53)",
+cert("table3.dims",
+     "Table 3's airfoil row: D_lambda = 353 does not fit D_x = 6 (one network has 50 (D_x + 1) + "
+     "53)",
      "§6.3, Table 3 (columns D_lambda and D_x) and App. C.1",
      {"data set": "airfoil", "D_lambda": 353, "D_x": 6, "hidden": 50},
      {"data set": "yacht", "D_lambda": 403, "D_x": 6, "hidden": 50},
-     EXACT, rel("D_lambda (Table 3) = dim z of App. C.1's network = H (D_x + 1) + (H + 1) + 2 (H = 50 hidden units "
+     EXACT, rel(
+         "D_lambda (Table 3) = dim z of App. C.1's network = H (D_x + 1) + (H + 1) + 2 (H = 50 "
+         "hidden units "
                 "with biases, output weights and bias, lambda, gamma); violated when they differ"),
      _count('I["hidden"] * (I["D_x"] + 1) + (I["hidden"] + 1) + 2'))
 cert("table4.dims", "Table 4's airfoil row: D_lambda = 353 is not N_train + D_x + 4 = 1362",
      "§6.4, Table 4, row 'airfoil', and App. C.2",
      {"data set": "airfoil", "D_lambda": 353, "D_x": 6, "N_train": 1352},
      {"data set": "yacht", "D_lambda": 287, "D_x": 6, "N_train": 277},
-     EXACT, rel("D_lambda (Table 4) = dim z of App. C.2's model = N_train (latent f) + D_x (length scales) + 4 "
+     EXACT, rel(
+         "D_lambda (Table 4) = dim z of App. C.2's model = N_train (latent f) + D_x (length "
+         "scales) + 4 "
                 "(sigma_f, epsilon, nu, sigma_y); violated when they differ"),
      _count('I["N_train"] + I["D_x"] + 4'))
-cert("statements.appc1_params", "App. C.1's printed BNN (no biases) has 352 parameters on yacht, Table 3 says 403",
+cert("statements.appc1_params",
+     "App. C.1's printed BNN (no biases) has 352 parameters on yacht, Table 3 says 403",
      "App. C.1, the BNN model, against Table 3",
      {"data set": "yacht", "D_x": 6, "hidden": 50, "D_lambda": 403},
      {"data set": "yacht", "D_x": 6, "hidden": 50, "D_lambda": 352},
-     EXACT, rel("parameters of the printed model (W_1: H x D_x, W_2: H, lambda, gamma) = Table 3's D_lambda; violated "
+     EXACT, rel(
+         "parameters of the printed model (W_1: H x D_x, W_2: H, lambda, gamma) = Table 3's "
+         "D_lambda; violated "
                 "when they differ"),
      _count('I["hidden"] * I["D_x"] + I["hidden"] + 2', table_first=False))
 
@@ -822,7 +915,9 @@ cert("statements.appc1_params", "App. C.1's printed BNN (no biases) has 352 para
 cert("prop2.statement", "exp(KL(pi || q)) < w* fails with equality: pi = (1, 0), q = (1/2, 1/2)",
      "§4.1, Proposition 2",
      {"pi": [1, 0], "q": ["1/2", "1/2"]}, {"pi": ["3/5", "2/5"], "q": ["1/2", "1/2"]},
-     EXACT, MP, TOL, rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"), '''
+     EXACT, MP, TOL,
+     rel("Proposition 2: exp(d_KL(pi || q)) < w* = sup pi/q (strict); violated when lhs >= rhs"),
+     '''
 def check(I):
     pi, q = law(I["pi"]), law(I["q"])
     kl = sum(mp(p) * mpmath.log(mp(p / b)) for p, b in zip(pi, q) if p > 0)
@@ -835,11 +930,16 @@ again("proposition2", "Proposition 2 as printed (strict '<', which rules out rea
                       "exp(KL(pi || q)) < w* fails with equality at pi = (1, 0), q = (1/2, 1/2)",
       "§4.1, Proposition 2", of="prop2.statement")
 
-cert("appc2.matern", "With r the squared distance, App. C.2's kernel has a Gram matrix with a negative eigenvalue",
+cert("appc2.matern",
+     "With r the squared distance, App. C.2's kernel has a Gram matrix with a negative eigenvalue",
      "App. C.2, the Matern 5/2 kernel (r = sum_i (x_i - x'_i)^2 / l_i^2 as printed)",
-     {"points": ["0", "3/5", "6/5"], "l": 1, "sigma_f": 1}, {"points": ["0", "3", "6"], "l": 1, "sigma_f": 1},
-     EXACT, MP, rel("every Gram matrix [k(x_i, x_j)] of a covariance function is PSD: smallest eigenvalue >= 0, "
-                    "k = sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r); violated when it is < 0"), '''
+     {"points": ["0", "3/5", "6/5"], "l": 1, "sigma_f": 1},
+     {"points": ["0", "3", "6"], "l": 1, "sigma_f": 1},
+     EXACT, MP,
+     rel("every Gram matrix [k(x_i, x_j)] of a covariance function is PSD: smallest eigenvalue >= "
+         "0, "
+                    "k = sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r); violated when it is < 0"),
+                    '''
 def check(I):
     x, l, sf = frs(I["points"]), fr(I["l"]), fr(I["sigma_f"])
     n = len(x)
@@ -854,10 +954,13 @@ def check(I):
     return lam, 0, lam < 0
 ''')
 
-cert("theorem3.discussion", "Without C_cov the proof's own variance bound is ~1/N for N >> w*, not limited by 1/2",
+cert("theorem3.discussion",
+     "Without C_cov the proof's own variance bound is ~1/N for N >> w*, not limited by 1/2",
      "§4.3 and §4.3 Discussion of Theorem 3 ('limited by the constant 1/2 term')",
      {"N": 100000, "w_star": 10000}, {"N": 100000, "w_star": "inf"},
-     EXACT, MP, rel("(1/N^2) sum_n [n r^(n-1) + r^n] (the proof's bound of the variance part, L = 1, C_cov = 0) >= "
+     EXACT, MP,
+     rel("(1/N^2) sum_n [n r^(n-1) + r^n] (the proof's bound of the variance part, L = 1, C_cov = "
+         "0) >= "
                     "1/2 + 3/(2N); violated when lhs < rhs"), '''
 def check(I):
     N = I["N"]
@@ -873,12 +976,13 @@ def check(I):
     return lhs, rhs, lhs < rhs and abs(lhs - rhs) > mpmath.mpf(10) ** -40
 ''')
 
-cert("theorem2.gamma", "gamma = 2w*/(2w* + N - 2) exceeds Theorem 1's rate of the same kernel (1 at N = 2)",
+cert("theorem2.gamma",
+     "gamma = 2w*/(2w* + N - 2) exceeds Theorem 1's rate of the same kernel (1 at N = 2)",
      "§4.2, Theorem 2 (and App. D), definition of gamma, against Theorem 1",
      {"N": 2, "w_star": 2}, {"N": 2, "w_star": "inf"},
      EXACT, MP, TOL, LOOSE,
-     rel("the mixing rate of the Rao-Blackwellised CIS kernel, 1 - (N-1)/(2w* + N - 2) (Theorem 1) = gamma = "
-         "2w*/(2w* + N - 2); confirmed when '<' holds strictly"), '''
+     rel("the mixing rate of the Rao-Blackwellised CIS kernel, 1 - (N-1)/(2w* + N - 2) (Theorem 1) "
+         "= gamma = 2w*/(2w* + N - 2); confirmed when '<' holds strictly"), '''
 def check(I):
     N = I["N"]
     w = mpmath.inf if I["w_star"] == "inf" else mp(fr(I["w_star"]))
@@ -887,12 +991,17 @@ def check(I):
     return rate, gamma, loose(rate, gamma)
 ''')
 
-cert("table1.sgd_stepsize", "With Table 1's gamma = min{1/2L, 2L/mu} SGD's error decays like T^(-mu/L), slower than "
+cert("table1.sgd_stepsize",
+     "With Table 1's gamma = min{1/2L, 2L/mu} SGD's error decays like T^(-mu/L), slower than "
      "log T/T", "§2.1, Table 1, row 'SGD' (gamma_t = gamma/t)",
-     {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]}, {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
-     EXACT, MP, rel("decay exponent of ||E lambda_T - lambda*||^2 between T and T^2 >= that of G^2 log T/T; SGD on "
-                    "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0, so E lambda_t = "
-                    "(I - gamma_t A) E lambda_(t-1) exactly; violated when lhs < rhs"), '''
+     {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]},
+     {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
+     EXACT, MP,
+     rel("decay exponent of ||E lambda_T - lambda*||^2 between T and T^2 >= that of G^2 log T/T; "
+         "SGD on "
+                    "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0, so E "
+                    "lambda_t = (I - gamma_t A) E lambda_(t-1) exactly; violated when lhs < rhs"),
+                    '''
 def check(I):
     mu, L, T = fr(I["mu"]), fr(I["L"]), mpmath.mpf(I["T"])
     gamma = min(1 / (2 * L), 2 * L / mu)
@@ -916,14 +1025,15 @@ def check(I):
     return lhs, rhs, lhs < rhs
 ''')
 
-# ============================================================================= Lemma 2's decomposition (loose '=')
+# ============================================================================= Lemma 2's
+# decomposition (loose '=')
 _LAW2 = {"p": ["1/2", "1/2"], "values": [["2", "0"], ["0", "1"]], "mu": ["1", "1"]}
 _ATOM = {"p": ["1"], "values": [["3"]], "mu": ["1"]}
 cert("lemma2.4", "With Bias defined as E||g - mu||, line 5's '=' is only '<=' (Jensen)",
      "App. D, proof of Lemma 2, line 5 (Bias[g] = E||g - mu||)", _LAW2, _ATOM,
      EXACT, MP, MOMENTS, TOL, LOOSE,
-     rel("V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2 = V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2; "
-         "confirmed when '<' holds strictly"), '''
+     rel("V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2 = V g + Bias^2 + 2 Bias ||mu|| + "
+         "||mu||^2; confirmed when '<' holds strictly"), '''
 def check(I):
     m = moments(I)
     b1, b2 = m["bias_norm"], m["bias_def"]
@@ -931,11 +1041,12 @@ def check(I):
     rhs = m["V"] + b2 ** 2 + 2 * b2 * m["mu"] + m["mu"] ** 2
     return lhs, rhs, loose(lhs, rhs)
 ''')
-cert("theorem2.6a", "E||g||^2 = MSE + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Lemma 2 (2) is an inequality)",
+cert("theorem2.6a",
+     "E||g||^2 = MSE + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Lemma 2 (2) is an inequality)",
      "App. D, proof of Theorem 2, Eq. (6), line 1", _LAW2, _ATOM,
      EXACT, MP, MOMENTS, TOL, LOOSE,
-     rel("E||g||^2 = MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2, MSE = E||g - mu||^2, Bias = E||g - mu||; confirmed when "
-         "'<' holds strictly"), '''
+     rel("E||g||^2 = MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2, MSE = E||g - mu||^2, Bias = E||g - "
+         "mu||; confirmed when '<' holds strictly"), '''
 def check(I):
     m = moments(I)
     rhs = m["mse"] + 2 * m["bias_def"] * m["mu"] + m["mu"] ** 2
@@ -948,16 +1059,20 @@ def check(I):
     rhs = m["V"] + b ** 2 + 2 * b * m["mu"] + m["mu"] ** 2
     return m["second"], rhs, loose(m["second"], rhs)
 '''
-cert("theorem3.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
+cert("theorem3.var.1",
+     "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
      "App. D, proof of Theorem 3, variance, line 1 (Lemma 2)", _LAW2, _ATOM,
      EXACT, MP, MOMENTS, TOL, LOOSE,
-     rel("E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2, Bias = ||E g - mu||; confirmed when '<' holds strictly"),
+     rel("E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2, Bias = ||E g - mu||; confirmed when "
+         "'<' holds strictly"),
      VAR1)
-again("theorem4.var.1", "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
+again("theorem4.var.1",
+      "E||g||^2 = V + Bias^2 + 2 Bias ||mu|| + ||mu||^2 is only '<=' (Cauchy-Schwarz)",
       "App. D, proof of Theorem 4, variance, line 1 (Lemma 2)", of="theorem3.var.1")
 
 
-# ============================================================================= the softmax family (Algorithms 1, 4, 5)
+# ============================================================================= the softmax family
+# (Algorithms 1, 4, 5)
 SOFTMAX = """
 def softmax(lam):
     e = [mpmath.exp(mp(x)) for x in lam]
@@ -986,16 +1101,20 @@ def g_score(lam, z):
     return [-((1 if j == z else 0) - sm[j]) for j in range(len(lam))]
 """
 
-cert("eq1.index", "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
+cert("eq1.index",
+     "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
                   "lambda_t's",
      "§2.2 Eq. (1), against App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
-     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": "3/2", "component": 0},
-     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": 0, "component": 0},
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": "3/2",
+      "component": 0},
+     {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": 0,
+      "component": 0},
      EXACT, MP, TOL, SOFTMAX,
-     rel("E[g(lambda_t; eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1)) = "
-         "the "
-         "same with eta_t ~ P_{lambda_t}(eta_t-1, .) (the algorithms), q_lambda = softmax(lambda), P the IMH kernel, "
-         "lambda_t = lambda_t-1 - gamma g(lambda_t-1; eta_t-1); violated when they differ"), """
+     rel("E[g(lambda_t; eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ "
+         "P_{lambda_t-1}(eta_t-1, .) (Eq. (1)) = the "
+         "same with eta_t ~ P_{lambda_t}(eta_t-1, .) (the algorithms), q_lambda = softmax(lambda), "
+         "P the IMH kernel, lambda_t = lambda_t-1 - gamma g(lambda_t-1; eta_t-1); violated when "
+         "they differ"), """
 def check(I):
     pi, b, x = frs(I["pi"]), frs(I["lambda_t-1"]), I["eta_t-1"]
     gamma, j = fr(I["gamma"]), I["component"]
@@ -1007,13 +1126,15 @@ def check(I):
     return eq1, alg, differ(eq1, alg)
 """)
 
-cert("theorem3.table", "With lambda updated between iterations, z_2^(1) is not distributed as K^(N+1)_lambda_2(z_0, .)",
+cert("theorem3.table",
+     "With lambda updated between iterations, z_2^(1) is not distributed as K^(N+1)_lambda_2(z_0, "
+     ".)",
      "App. D, proof of Theorem 3, table of state transitions",
      {"pi": ["3/5", "3/10", "1/10"], "lambda_0": [0, 0, 2], "N": 2, "gamma": 1, "z_0": 2},
      {"pi": ["3/5", "3/10", "1/10"], "lambda_0": [0, 0, 2], "N": 2, "gamma": 0, "z_0": 2},
      EXACT, MP, TOL, SOFTMAX,
-     rel("law of z_2^(1) under Algorithm 5 = K^(N+1)_lambda_2(z_0, .) as the table says (averaged over lambda_2); "
-         "d_TV between them = 0; violated when it is > 0"), """
+     rel("law of z_2^(1) under Algorithm 5 = K^(N+1)_lambda_2(z_0, .) as the table says (averaged "
+         "over lambda_2); d_TV between them = 0; violated when it is > 0"), """
 import itertools
 
 
@@ -1058,12 +1179,13 @@ def check(I):
     return d, 0, d > TOL
 """)
 
-cert("theorem3.def", "JSA's N states form one Markov path: their joint law is not the product of the marginals",
+cert("theorem3.def",
+     "JSA's N states form one Markov path: their joint law is not the product of the marginals",
      "§4.3 Theorem 3 / App. D, definition of P^k (prod_n K^(N(k-1)+n)(z^(n), dz'^(n)))",
      {**_H10R6, "N": 3, "k": 3, "z0": 0}, {**_SAME, "N": 3, "k": 3, "z0": 0},
      EXACT, IMH, PRODUCTS,
-     rel("JSA's kernel: law of (z^(1), ..., z^(N)) after k iterations = prod_n K^(N(k-1)+n)(z_0, .); d_TV between "
-         "them = 0; violated when it is > 0"), """
+     rel("JSA's kernel: law of (z^(1), ..., z^(N)) after k iterations = prod_n K^(N(k-1)+n)(z_0, "
+         ".); d_TV between them = 0; violated when it is > 0"), """
 def check(I):
     pi, q, N, k, z0 = law(I["pi"]), law(I["q"]), I["N"], I["k"], I["z0"]
     K = imh_kernel(pi, q)
@@ -1083,7 +1205,8 @@ def check(I):
     return d, 0, d > 0
 """)
 
-# ============================================================================= conditional second moments
+# ============================================================================= conditional second
+# moments
 PMCSA_LIMIT = """
 def check(I):
     \"\"\"pMCSA conditionally on F_t-1, all N chains at x: E[g^2 | F] = V_{K(x,.)}[s]/N +
@@ -1101,22 +1224,27 @@ def check(I):
 """
 _T4S = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0}
 _T4H = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 1, "x": 0}
-cert("theorem4.statement", "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t "
+cert("theorem4.statement",
+     "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t "
                            "-> oo",
      "§5.1, Theorem 4 (second moment), read conditionally on F_t-1",
      _T4S, _T4H, EXACT, IMH,
-     rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left side does not depend "
-         "on t, so compared with the right side's limit t -> oo; violated when lhs > rhs"), PMCSA_LIMIT)
-again("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment from x* "
-                  "exceeds the bound",
+     rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left "
+         "side does not depend on t, so compared with the right side's limit t -> oo; violated "
+         "when lhs > rhs"),
+         PMCSA_LIMIT)
+again("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment "
+                  "from x* exceeds the bound",
       "§5.1, Theorem 4, read conditionally on F_t-1", of="theorem4.statement")
 
-# ============================================================================= the violated claims (their statements)
-cert("lemma4", "Lemma 4 with lambda as printed (against pi, Eq. (3)): max(1 - 1/w, 0) <= lambda(w) fails",
+# ============================================================================= the violated claims
+# (their statements)
+cert("lemma4", "Lemma 4 with lambda as printed (against pi, Eq. (3)): max(1 - 1/w, 0) <= lambda(w) "
+               "fails",
      "App. D, Lemma 4, with lambda of §4.3 Eq. (3) as printed", _EQ3, _EQ3_HOLDS,
      EXACT, IMH, LAMBDA_PRINTED,
-     rel("Lemma 4: max(1 - 1/w, 0) <= lambda(w) <= 1 - 1/w*, lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') "
-         "as printed; violated when either inequality fails (the left one is shown)"), """
+     rel("Lemma 4: max(1 - 1/w, 0) <= lambda(w) <= 1 - 1/w*, lambda(w) = int_{R(w)} (1 - w(z')/w) "
+         "pi(dz') as printed; violated when either inequality fails (the left one is shown)"), """
 def check(I):
     pi, q, x = law(I["pi"]), law(I["q"]), I["state"]
     w = weights(pi, q)
@@ -1128,21 +1256,28 @@ def check(I):
 """)
 again("lemma5", "Lemma 5 (its statement): T_2(1) = 1 exceeds (n/w)(1 - 1/w*)^(n-1) = 0 at q = pi",
       "App. D, Lemma 5 (T_n of Eq. (3))", of="lemma5.statement")
-again("lemma6", "Lemma 6 (its statement) fails at w* = 21/20, n = 3", "App. D, Lemma 6", of="lemma6.statement")
+again("lemma6", "Lemma 6 (its statement) fails at w* = 21/20, n = 3", "App. D, Lemma 6",
+      of="lemma6.statement")
 cert("lemma7", "Lemma 7 (Bias as defined, its one failing reading) fails after n = 200 IMH steps",
      "App. D, Lemma 7 (IMH kernel: C = 1, rho = r = 1 - 1/w*, Eq. (7))",
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 200, "start": 0, "C": 1},
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "-1", "1/2"], "n": 1, "start": 0, "C": 1},
-     EXACT, IMH, rel("Lemma 7: Bias[g_hat] = E||g_hat - E_Pi g|| <= 2 sqrt(D) L C rho^n; violated when lhs > rhs"),
+     EXACT, IMH,
+     rel("Lemma 7: Bias[g_hat] = E||g_hat - E_Pi g|| <= 2 sqrt(D) L C rho^n; violated when lhs > "
+         "rhs"),
      L7_STATEMENT)
-cert("theorem2", "Theorem 2 fails in both its readings (main text and appendix O-terms) at q = pi, N = 400",
+cert("theorem2", "Theorem 2 fails in both its readings (main text and appendix O-terms) at q = pi, "
+                 "N = 400",
      "§4.2 and App. D, Theorem 2, conditional on F_t-1",
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 400, "t": 2, "x": 1},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2, "x": 1},
-     EXACT, MP, CIS, rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 chi2/(N-1) "
+     EXACT, MP, CIS,
+     rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 "
+         "chi2/(N-1) "
                          "+ "
-                         "||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + (1 + eps^-2)"
-                         "(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); violated when lhs > rhs"), """
+                         "||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) "
+                         "+ (1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); "
+                         "violated when lhs > rhs"), """
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     _, second = msc_rb_moments(pi, q, s, x, N)
@@ -1158,12 +1293,18 @@ def check(I):
     rhs = max(main, appendix)
     return mp(second), rhs, mp(second) > rhs
 """)
-cert("table1", "Table 1's SGD row fails in its three readings: error, suboptimality and averaged iterate all decay "
-     "slower than log T/T", "§2.1, Table 1, row 'SGD' (gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
-     {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]}, {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
-     EXACT, MP, rel("for each reading (E||lambda_T - lambda*||^2, E f(lambda_T) - f*, the averaged iterate's error): "
-                    "decay exponent between T and T^2 of a lower bound of it >= that of G^2 log T/T; lhs is the "
-                    "largest of the three exponents; violated when lhs < rhs (all three fail)"), """
+cert("table1", "Table 1's SGD row fails in its three readings: error, suboptimality and averaged "
+               "iterate all decay "
+     "slower than log T/T",
+     "§2.1, Table 1, row 'SGD' (gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
+     {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]},
+     {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
+     EXACT, MP,
+     rel("for each reading (E||lambda_T - lambda*||^2, E f(lambda_T) - f*, the averaged iterate's "
+         "error): "
+                    "decay exponent between T and T^2 of a lower bound of it >= that of G^2 log "
+                    "T/T; lhs is the largest of the three exponents; violated when lhs < rhs (all "
+                    "three fail)"), """
 def check(I):
     \"\"\"SGD on f = (1/2) E (lambda - eta)^T A (lambda - eta), A = diag(mu, L), E eta = 0: E
     lambda_t = (I - gamma_t A) E lambda_t-1 exactly, so ||E lambda_T||^2 <= E||lambda_T||^2, f(E
@@ -1204,14 +1345,21 @@ def check(I):
     return lhs, rhs, lhs < rhs
 """)
 
-# ============================================================================= the paper's tables, its model, §3.2
-cert("statements.table4_except_gas", "Table 4, yacht: pMCSA's test LPD (-3.31) is below JSA, MSC and MSC-RB",
-     "§6.4, Results ('Except for gas, pMCSA achieves better predictive densities than all other methods'), Table 4",
-     {"data set": "yacht", "LPD": {"ELBO N=1": "-3.63", "pMCSA": "-3.31", "JSA": "-3.29", "MSC": "-3.25",
+# ============================================================================= the paper's tables,
+# its model, §3.2
+cert("statements.table4_except_gas",
+     "Table 4, yacht: pMCSA's test LPD (-3.31) is below JSA, MSC and MSC-RB",
+     "§6.4, Results ('Except for gas, pMCSA achieves better predictive densities than all other "
+     "methods'), Table 4",
+     {"data set": "yacht",
+      "LPD": {"ELBO N=1": "-3.63", "pMCSA": "-3.31", "JSA": "-3.29", "MSC": "-3.25",
                                    "MSC-RB": "-3.27"}},
-     {"data set": "airfoil", "LPD": {"ELBO N=1": "-3.14", "pMCSA": "-2.63", "JSA": "-2.83", "MSC": "-2.77",
+     {"data set": "airfoil",
+      "LPD": {"ELBO N=1": "-3.14", "pMCSA": "-2.63", "JSA": "-2.83", "MSC": "-2.77",
                                      "MSC-RB": "-2.73"}},
-     EXACT, rel("pMCSA's test LPD > every other method's on the row (as printed in Table 4); violated when it is not"),
+     EXACT, rel(
+         "pMCSA's test LPD > every other method's on the row (as printed in Table 4); violated "
+         "when it is not"),
      """
 def check(I):
     lpd = {k: fr(v) for k, v in I["LPD"].items()}
@@ -1219,11 +1367,14 @@ def check(I):
     return lpd["pMCSA"], best_other, not lpd["pMCSA"] > best_other
 """)
 
-cert("statements.appc1_relu", "App. C.1's printed model (ReLU output, y_hat >= 0) cannot fit standardised targets "
+cert("statements.appc1_relu",
+     "App. C.1's printed model (ReLU output, y_hat >= 0) cannot fit standardised targets "
      "as well as a line", "App. C.1, the BNN model (output layer as printed)",
      {"x": ["-3", "-1", "1", "3"], "y": ["-3/2", "-1/2", "1/2", "3/2"]},
      {"x": ["-3", "-1", "1", "3"], "y": ["0", "0", "0", "0"]},
-     EXACT, rel("min over weights of the printed model's MSE (>= mean(y^2 1{y < 0}): its output is a ReLU, >= 0) <= "
+     EXACT, rel(
+         "min over weights of the printed model's MSE (>= mean(y^2 1{y < 0}): its output is a "
+         "ReLU, >= 0) <= "
                 "the MSE of the least-squares line in x; violated when lhs > rhs"), """
 def check(I):
     x, y = frs(I["x"]), frs(I["y"])
@@ -1236,14 +1387,18 @@ def check(I):
     return lower, line, lower > line
 """)
 
-cert("statements.mixing_improves", "At the inclusive-KL optimum of a mean-field family against a correlated Gaussian, "
-     "w* = oo: r = 1 at convergence, no better than at the start", "§5.1, Discussion ('the mixing rate will improve "
+cert("statements.mixing_improves",
+     "At the inclusive-KL optimum of a mean-field family against a correlated Gaussian, "
+     "w* = oo: r = 1 at convergence, no better than at the start",
+     "§5.1, Discussion ('the mixing rate will improve "
      "naturally as MCSA converges'), for a misspecified family as in §6.2",
      {"Sigma": [[1, "9/10"], ["9/10", 1]], "start_variance": 10},
      {"Sigma": [[1, 0], [0, 2]], "start_variance": 10},
-     EXACT, MP, rel("r = 1 - 1/w* at convergence < r at the start of VI; pi = N(0, Sigma), q = N(0, D) mean-field; "
-                    "the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); the start is "
-                    "N(0, start_variance I); violated when lhs >= rhs"), """
+     EXACT, MP,
+     rel("r = 1 - 1/w* at convergence < r at the start of VI; pi = N(0, Sigma), q = N(0, D) "
+         "mean-field; "
+                    "the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); the "
+                    "start is N(0, start_variance I); violated when lhs >= rhs"), """
 def r_gauss(Sig, D):
     \"\"\"r = 1 - 1/w* for pi = N(0, Sig), q = N(0, diag(D)) in 2 dimensions, exactly: w(x) = c
     exp(x^T (D^-1 - Sig^-1) x / 2) is unbounded (w* = oo, r = 1) iff D^-1 - Sig^-1 has a positive
@@ -1269,15 +1424,17 @@ def check(I):
 
 
 UNCOVERED: dict[str, str] = {
-    "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has no constant: no "
-                          "finite "
-                          "instance refutes it (the conditional bias behind it is certified: theorem3.var.3, "
-                          "statements.theorem3_bias_conditional)",
-    "statements.qdef_benefit": "needs sup pi/q_def for a Gaussian pi against a mixture of Gaussians, which the audit "
-                               "bounds but does not compute; a reading of 'vanishes', not a finite relation",
-    "statements.table3_gas": "a reading of Table 3's typography ('comparable' = bolded): nothing to compute",
-    "statements.appc2_wording": "wording (a Student-t likelihood called a prior; 'Logistic Regression' heading): "
-                                "nothing to compute",
-    "statements.pmcsa_acceleration": "rests on the stored Figure 1 run at the paper's settings (hours of simulation), "
-                                     "not on a short computation",
+    "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has "
+                          "no constant: no finite "
+                          "instance refutes it (the conditional bias behind it is certified: "
+                          "theorem3.var.3, statements.theorem3_bias_conditional)",
+    "statements.qdef_benefit": "needs sup pi/q_def for a Gaussian pi against a mixture of "
+                               "Gaussians, which the audit bounds but does not compute; a reading "
+                               "of 'vanishes', not a finite relation",
+    "statements.table3_gas": "a reading of Table 3's typography ('comparable' = bolded): nothing "
+                             "to compute",
+    "statements.appc2_wording": "wording (a Student-t likelihood called a prior; 'Logistic "
+                                "Regression' heading): nothing to compute",
+    "statements.pmcsa_acceleration": "rests on the stored Figure 1 run at the paper's settings "
+                                     "(hours of simulation), not on a short computation",
 }

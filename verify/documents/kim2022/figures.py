@@ -72,15 +72,25 @@ import bounds
 from mcsa_cli import atomic_write, dumps, jsonable
 from simulate import experiments as X
 from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
-from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Grid, Reading, Verification
+from verify.model import (
+    DEGENERATE,
+    DEPENDS,
+    HOLDS,
+    INCONCLUSIVE,
+    VIOLATED,
+    CheckResult,
+    Grid,
+    Reading,
+    Verification,
+)
 from verify.registry import register
 
 CACHE = Path(os.environ.get("MCSA_FIGURE_CACHE", Path("out") / "figure-cache"))
-# ============================================================================ readings: the thresholds
-# Every threshold that turns a sentence of §6.2 into a check is a reading axis: one option per value,
-# the values spanning the range a careful reader could hold (the range and the sentences that bound it
-# are in each Threshold's ``why``).  These tables are the only place a threshold's value is written;
-# the checks take them from here (tests/test_figures.py checks it).
+# ============================================================================ readings: the
+# thresholds Every threshold that turns a sentence of §6.2 into a check is a reading axis: one
+# option per value, the values spanning the range a careful reader could hold (the range and the
+# sentences that bound it are in each Threshold's ``why``).  These tables are the only place a
+# threshold's value is written; the checks take them from here (tests/test_figures.py checks it).
 @dataclasses.dataclass(frozen=True)
 class Threshold:
     """One value of one threshold: ``axis`` (what is read), ``name`` (the option), ``value``
@@ -97,63 +107,88 @@ class Threshold:
         return Reading(self.name, self.quote, self.why, axis=self.axis)
 
 
-_OBS = ("Kim et al. (NeurIPS 2022), §6.2: \"(i) pMCSA has the lowest variance overall, and it consistently "
-        "benefits from increasing N. (ii) MSC does not benefit from increasing N whatsoever. (iii) MSC-RB does "
-        "not benefit much from increasing N until the chi2 divergence between pi and q(.; lambda) has become "
-        "small. (iv) JSA does not benefit from increasing N until q(.; lambda) has sufficiently converged (when "
-        "w* has become small).\"")
-_DELTA_WHY = ("'benefits' <=> beta >= delta, 'does not benefit' <=> beta <= delta, beta = -d log V/d log N. "
-              "Range [0.1, 0.5]: over the figure's 16-fold budget (N = 8..128) V falls by 1.3x at 0.1 and 4x at "
-              "0.5 (half the O(1/N) rate). delta = 0 is ruled out by §4.2 (Theorem 1's discussion): 'Although the "
-              "mixing rate does improve with N, ... this will be marginal' (and §4.3: 'the variance improvement "
-              "becomes marginal'): a marginal gain is still 'no benefit'. delta near 1 is ruled out by §5.1: "
-              "pMCSA 'consistently achieve[s] an O(1/N) variance reduction' (beta = 1), which (i) calls a benefit")
-DELTAS = tuple(Threshold("benefit margin delta", f"delta={d:g}", d, _OBS, _DELTA_WHY) for d in (0.1, 0.2, 0.5))
+_OBS = ("Kim et al. (NeurIPS 2022), §6.2: \"(i) pMCSA has the lowest variance overall, and it "
+        "consistently benefits from increasing N. (ii) MSC does not benefit from increasing N "
+        "whatsoever. (iii) MSC-RB does not benefit much from increasing N until the chi2 "
+        "divergence between pi and q(.; lambda) has become small. (iv) JSA does not benefit from "
+        "increasing N until q(.; lambda) has sufficiently converged (when w* has become small).\"")
+_DELTA_WHY = (
+    "'benefits' <=> beta >= delta, 'does not benefit' <=> beta <= delta, beta = -d log V/d log N. "
+              "Range [0.1, 0.5]: over the figure's 16-fold budget (N = 8..128) V falls by 1.3x at "
+              "0.1 and 4x at 0.5 (half the O(1/N) rate). delta = 0 is ruled out by §4.2 (Theorem "
+              "1's discussion): 'Although the mixing rate does improve with N, ... this will be "
+              "marginal' (and §4.3: 'the variance improvement becomes marginal'): a marginal gain "
+              "is still 'no benefit'. delta near 1 is ruled out by §5.1: pMCSA 'consistently "
+              "achieve[s] an O(1/N) variance reduction' (beta = 1), which (i) calls a benefit")
+DELTAS = tuple(Threshold("benefit margin delta", f"delta={d:g}", d, _OBS,
+                         _DELTA_WHY) for d in (0.1, 0.2, 0.5))
 
-_CHI2_Q = ("Kim et al. (NeurIPS 2022), §4.2 Theorem 2: the MSC-RB variance is at most 4 L^2 d_chi2(pi||q)/(N-1) "
-           "+ ||mu||^2; 'the variance of MSC-RB will be large on challenging problems where the chi2 divergence "
-           "is large, although linear variance reduction is possible'; §6.2 (iii): '... until the chi2 divergence "
-           "between pi and q(.; lambda) has become small'")
-_CHI2_WHY = ("chi2 matters through chi2/(N-1) (Theorem 2): 'small' relative to the budget, 1 + chi2 <= k, the "
-             "importance-sampling effective sample size N/(1 + chi2) at least 1. Range: k from N_min (small for "
-             "every budget) through N_max (for the largest) to 10 N_max (within an order of magnitude of it). "
-             "'chi2 finite' alone is ruled out by the same discussion ('large on challenging problems where the "
-             "chi2 divergence is large': a finite chi2 of 10^3 N is large)")
-#: the range of a budget-relative threshold k: N_min, N_max, 10 N_max (as functions of the budgets Ns)
-_BUDGET_RANGE = (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)), ("10Nmax", lambda Ns: 10 * max(Ns)))
+_CHI2_Q = (
+    "Kim et al. (NeurIPS 2022), §4.2 Theorem 2: the MSC-RB variance is at most 4 L^2 "
+    "d_chi2(pi||q)/(N-1) "
+           "+ ||mu||^2; 'the variance of MSC-RB will be large on challenging problems where the "
+           "chi2 divergence is large, although linear variance reduction is possible'; §6.2 (iii): "
+           "'... until the chi2 divergence between pi and q(.; lambda) has become small'")
+_CHI2_WHY = (
+    "chi2 matters through chi2/(N-1) (Theorem 2): 'small' relative to the budget, 1 + chi2 <= k, "
+    "the "
+             "importance-sampling effective sample size N/(1 + chi2) at least 1. Range: k from "
+             "N_min (small for every budget) through N_max (for the largest) to 10 N_max (within "
+             "an order of magnitude of it). 'chi2 finite' alone is ruled out by the same "
+             "discussion ('large on challenging problems where the chi2 divergence is large': a "
+             "finite chi2 of 10^3 N is large)")
+#: the range of a budget-relative threshold k: N_min, N_max, 10 N_max (as functions of the budgets
+#Ns)
+_BUDGET_RANGE = (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)),
+                 ("10Nmax", lambda Ns: 10 * max(Ns)))
 CHI2_SMALL = tuple(Threshold("chi2 has become small", f"1+chi2<={name}", fn, _CHI2_Q, _CHI2_WHY)
                    for name, fn in _BUDGET_RANGE)
 
-_W_Q = ("Kim et al. (NeurIPS 2022), §4.3 Theorem 3: d_TV <= C(r, N) r^(kN), r = 1 - 1/w*, and the variance "
-        "term O(1/w* + r^(tN)); 'in the large w* regime, JSA will perform poorly, and the variance reduction by "
-        "increasing N is fundamentally limited'; §6.2 (iv): '(when w* has become small)'")
-_W_WHY = ("JSA's N IMH steps per iteration contract by r^N <= exp(-N/w*) (Theorem 3): 'small' relative to the "
-          "budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the paper's Gaussian "
-          "pair w* = inf at every iteration (a mean-field q is never wider than a full-rank pi), so every value "
-          "of the range reads (iv)'s premise the same way there")
-W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY) for name, fn in _BUDGET_RANGE)
+_W_Q = ("Kim et al. (NeurIPS 2022), §4.3 Theorem 3: d_TV <= C(r, N) r^(kN), r = 1 - 1/w*, and the "
+        "variance term O(1/w* + r^(tN)); 'in the large w* regime, JSA will perform poorly, and the "
+        "variance reduction by increasing N is fundamentally limited'; §6.2 (iv): '(when w* has "
+        "become small)'")
+_W_WHY = (
+    "JSA's N IMH steps per iteration contract by r^N <= exp(-N/w*) (Theorem 3): 'small' relative "
+    "to the "
+          "budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the "
+          "paper's Gaussian pair w* = inf at every iteration (a mean-field q is never wider than a "
+          "full-rank pi), so every value of the range reads (iv)'s premise the same way there")
+W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY) for name,
+                fn in _BUDGET_RANGE)
 
-_CONV_Q = ("Kim et al. (NeurIPS 2022), §6.2: 'Clearly, pMCSA successfully converges for the broadest variety of "
-           "optimizer settings. Overall, most MCSA methods seem to be the most stable with ADAM'; Figure 2: "
-           "'Optimizer stepsize versus final KL ... The final KL is obtained at the 10^4th iteration'")
-_CONV_WHY = ("converged <=> final KL(pi||q) <= KL* + tau (KL* the best mean-field KL, closed form); a diverged "
-             "run is not converged. Range: tau from 1 nat (close to the optimum in absolute terms) through "
-             "max(1 nat, KL*) (within a factor 2 of the optimum) to 10 max(1 nat, KL*) (within an order of "
-             "magnitude, as one reads Figure 2's log-scale KL axis). Below 1 nat is ruled out by Figure 2's "
-             "caption, 'results in stable convergence': a constant step size with stochastic gradients ends on a "
-             "noise floor above KL*, and the runs the paper calls converged are those on that floor (in the "
-             "stored full run the best run of every scheme ends 0.46-0.79 nat above KL*; at tau = 0.5 nat 2 of "
-             "6400 runs converge and every comparison is 0 vs 0)")
+_CONV_Q = (
+    "Kim et al. (NeurIPS 2022), §6.2: 'Clearly, pMCSA successfully converges for the broadest "
+    "variety of "
+           "optimizer settings. Overall, most MCSA methods seem to be the most stable with ADAM'; "
+           "Figure 2: 'Optimizer stepsize versus final KL ... The final KL is obtained at the "
+           "10^4th iteration'")
+_CONV_WHY = (
+    "converged <=> final KL(pi||q) <= KL* + tau (KL* the best mean-field KL, closed form); a "
+    "diverged "
+             "run is not converged. Range: tau from 1 nat (close to the optimum in absolute terms) "
+             "through max(1 nat, KL*) (within a factor 2 of the optimum) to 10 max(1 nat, KL*) "
+             "(within an order of magnitude, as one reads Figure 2's log-scale KL axis). Below 1 "
+             "nat is ruled out by Figure 2's caption, 'results in stable convergence': a constant "
+             "step size with stochastic gradients ends on a noise floor above KL*, and the runs "
+             "the paper calls converged are those on that floor (in the stored full run the best "
+             "run of every scheme ends 0.46-0.79 nat above KL*; at tau = 0.5 nat 2 of 6400 runs "
+             "converge and every comparison is 0 vs 0)")
 TAUS = tuple(Threshold("converged", name, fn, _CONV_Q, _CONV_WHY)
-             for name, fn in (("tau=1 nat", lambda k: 1.0), ("tau=max(1,KL*)", lambda k: max(1.0, k)),
+             for name,
+             fn in (("tau=1 nat", lambda k: 1.0), ("tau=max(1,KL*)", lambda k: max(1.0, k)),
                               ("tau=10max(1,KL*)", lambda k: 10 * max(1.0, k))))
 
-_MOST_Q = ("Kim et al. (NeurIPS 2022), §6.2: 'Overall, most MCSA methods seem to be the most stable with ADAM'")
-_MOST_WHY = ("per scheme, ADAM 'the most stable' <=> its fraction of converged runs is at least each other "
-             "optimizer's (ratio >= 1, decided with the claim's error rate); 'most' of the 4 schemes <=> a "
-             "majority, at least 3. 2 of 4 is not 'most'; 4 of 4 reads 'most' as 'all', which the sentence "
-             "chose not to say. The range is this one value")
-MOST = (Threshold("most MCSA methods", "majority (3 of 4)", lambda n: n // 2 + 1, _MOST_Q, _MOST_WHY),)
+_MOST_Q = (
+    "Kim et al. (NeurIPS 2022), §6.2: 'Overall, most MCSA methods seem to be the most stable with "
+    "ADAM'")
+_MOST_WHY = (
+    "per scheme, ADAM 'the most stable' <=> its fraction of converged runs is at least each other "
+             "optimizer's (ratio >= 1, decided with the claim's error rate); 'most' of the 4 "
+             "schemes <=> a majority, at least 3. 2 of 4 is not 'most'; 4 of 4 reads 'most' as "
+             "'all', which the sentence chose not to say. The range is this one value")
+MOST = (Threshold("most MCSA methods", "majority (3 of 4)", lambda n: n // 2 + 1, _MOST_Q,
+                  _MOST_WHY),)
 
 FIG1_AXES = (DELTAS, CHI2_SMALL, W_SMALL)
 FIG2_AXES = (TAUS, MOST)
@@ -173,25 +208,30 @@ def joint_name(combo) -> str:
 def joint_readings(axes, degenerate=None, hedge="") -> tuple[Reading, ...]:
     """The claim's readings: one option per full reading of the thresholds.
 
-    verify.decide.assign_readings tags a check with one reading option, and a check of (iii) depends on two
-    thresholds (delta and chi2-small), so the product of the threshold axes is declared as
+    verify.decide.assign_readings tags a check with one reading option, and a check of (iii) depends
+    on two thresholds (delta and chi2-small), so the product of the threshold axes is declared as
     one axis whose options are its points; its full readings are the product's (the
-    per-threshold definitions, with their quotes, are ``FIG1_AXES``/``FIG2_AXES``).  ``hedge``: the hedge of
+    per-threshold definitions, with their quotes, are ``FIG1_AXES``/``FIG2_AXES``).  ``hedge``: the
+    hedge of
     the sentence the thresholds read (reading rule 2), quoted; every full reading carries it."""
     axis = " x ".join(a[0].axis for a in axes)
     return tuple(Reading(joint_name(c), " | ".join(dict.fromkeys(t.quote for t in c)),
-                         "; ".join(f"{t.axis}: {t.name}" for t in c), axis=axis, degenerate=degenerate,
+                         "; ".join(f"{t.axis}: {t.name}" for t in c), axis=axis,
+                         degenerate=degenerate,
                          hedge=hedge)
                  for c in joint(axes))
 
 
-#: reading rule 2 for Figure 2: the sentence whose threshold (tau) decides is hedged three times ('Overall',
-#: 'most', 'seem'), so it holds when it holds under the lenient end of the tau range; a failure at the strict end
+#: reading rule 2 for Figure 2: the sentence whose threshold (tau) decides is hedged three times
+#('Overall',
+#: 'most', 'seem'), so it holds when it holds under the lenient end of the tau range; a failure at
+#the strict end
 #: (tau = 1 nat) is reported as failing only read strictly
 FIG2_HEDGE = "Overall, most MCSA methods seem to be the most stable with ADAM"
 
 
-#: reading rule 3 for Figure 2: the per-scheme comparisons are ratio tests of two binomial proportions
+#: reading rule 3 for Figure 2: the per-scheme comparisons are ratio tests of two binomial
+#proportions
 #: with a delta-method (normal) standard error, valid only when each arm has at least this many
 #: qualifying (converged) runs: the textbook condition n p >= 5 of the normal approximation
 MIN_QUALIFYING = 5
@@ -202,16 +242,18 @@ def figure2_degenerate(checks) -> str:
     "most MCSA methods seem to be the most stable with ADAM" (Kim et al. 2022, §6.2), else why not.
 
     A scheme is decidable when at least one of its Adam comparisons is decided by the data: it has
-    ``MIN_QUALIFYING`` converged runs in each arm (the normal approximation the check uses is valid),
-    or Fisher's exact test on its two arms (converged / not, Adam against the other optimizer)
-    rejects equal rates at the claim's level, Bonferroni over the comparisons (few converged runs
-    can still decide a comparison: 2 of 400 against 31 of 400 does).  The reading is degenerate
-    when fewer schemes are decidable than its majority needs (the ``adam_stability`` check's
+    ``MIN_QUALIFYING`` converged runs in each arm (the normal approximation the check uses is
+    valid), or Fisher's exact test on its two arms (converged / not, Adam against the other
+    optimizer) rejects equal rates at the claim's level, Bonferroni over the comparisons (few
+    converged runs can still decide a comparison: 2 of 400 against 31 of 400 does).  The reading is
+    degenerate when fewer schemes are decidable than its majority needs (the ``adam_stability``
+    check's
     ``needed``)."""
     per, need, total = defaultdict(list), None, {}
     for c in checks:
         if c.quantity == "adam_stability (per scheme)" and "qualifying" in c.params:
-            (ka, na), (ko, no) = (tuple(int(x) for x in arm.split("/")) for arm in c.params["converged"].split(" vs "))
+            (ka, na), (ko, no) = (tuple(int(x) for x in arm.split("/"))
+                                  for arm in c.params["converged"].split(" vs "))
             per[c.params["scheme"]].append(((ka, na), (ko, no)))
         elif c.quantity == "adam_stability":
             need = c.params.get("needed")
@@ -236,13 +278,16 @@ def figure2_degenerate(checks) -> str:
     if len(ok) >= need:
         return ""
     runs = sum(t[0] for t in total.values()), sum(t[1] for t in total.values())
-    return (f"too few converged runs to decide: {len(ok)} of {len(per)} schemes ({', '.join(ok) or 'none'}) have an "
-            f"Adam comparison with >= {MIN_QUALIFYING} converged runs in each arm, {need} are needed; "
-            f"{runs[0]} of {runs[1]} runs converge (" + ", ".join(f"{s} {k}/{n}" for s, (k, n) in total.items()) + ")")
+    return (f"too few converged runs to decide: {len(ok)} of {len(per)} schemes "
+            f"({', '.join(ok) or 'none'}) have an Adam comparison with >= {MIN_QUALIFYING} "
+            f"converged runs in each arm, {need} are needed; {runs[0]} of {runs[1]} runs converge ("
+            + ", ".join(f"{s} {k}/{n}" for s, (k, n) in total.items()) + ")")
 
 
 def chi2_small(chi2: float, Ns, threshold: Threshold) -> bool:
-    """(iii)'s premise: 1 + chi2(pi||q) <= the threshold's k(Ns) (median chi2 over the phase's runs)."""
+    """(iii)'s premise: 1 + chi2(pi||q) <= the threshold's k(Ns) (median chi2 over the phase's
+    runs).
+    """
     return _finite(chi2) and 1.0 + chi2 <= threshold.value(Ns)
 
 
@@ -252,11 +297,13 @@ def w_star_small(w: float, Ns, threshold: Threshold) -> bool:
 
 
 SCHEME_LABEL = {"msc": "MSC", "msc-rb": "MSC-RB", "jsa": "JSA", "pmcsa": "pMCSA"}
-OPT_LABEL = {"sgd": "SGD", "momentum": "Momentum (0.9)", "nesterov": "Nesterov (0.9)", "adam": "ADAM"}
+OPT_LABEL = {"sgd": "SGD", "momentum": "Momentum (0.9)", "nesterov": "Nesterov (0.9)",
+             "adam": "ADAM"}
 #: scheme -> [(quantity, form, theorem label)]
 BOUND_FORMS = {
     "pmcsa": [("pmcsa_variance", "moment", "Thm 4, moment")],
-    "jsa": [("jsa_variance", "moment", "Thm 3, moment"), ("jsa_variance", "corrected", "Thm 3, corrected")],
+    "jsa": [("jsa_variance", "moment", "Thm 3, moment"),
+            ("jsa_variance", "corrected", "Thm 3, corrected")],
     "msc": [("msc_variance", "moment", "Thm 1 needs L=∞; ours, moment")],
     "msc-rb": [("mscrb_variance", "moment", "Thm 2 needs L=∞; ours, moment")],
 }
@@ -274,7 +321,9 @@ def _finite(x) -> bool:
 
 
 def _num(x):
-    """A parameter value for a check: finite numbers as they are, inf as the string "inf" (strict JSON)."""
+    """A parameter value for a check: finite numbers as they are, inf as the string "inf" (strict
+    JSON).
+    """
     return jsonable(float(x))
 
 
@@ -312,8 +361,10 @@ def bound_values(rows_or_row, quantity, form, c_cov_zero=True):
     """The bound of ``quantity``/``form`` at each measurement row (r = 1 where w* = inf)."""
     claim = bounds.get("figure1")
     rows = rows_or_row if isinstance(rows_or_row, list) else [rows_or_row]
-    vals = {k: np.array([float(r[k]) for r in rows]) for k in ("N", "r_w", "eq_s2", "s_prev2", "epi_s2")}
-    vals["c_cov"] = np.zeros(len(rows)) if c_cov_zero else np.array([float(r["c_cov"]) for r in rows])
+    vals = {k: np.array([float(r[k]) for r in rows]) for k in ("N", "r_w", "eq_s2", "s_prev2",
+                                                               "epi_s2")}
+    vals["c_cov"] = (np.zeros(len(rows)) if c_cov_zero
+                     else np.array([float(r["c_cov"]) for r in rows]))
     _, names = claim.evaluator(quantity, form)
     out = claim.evaluate_form(quantity, form, **{n: vals[n] for n in names})
     return np.broadcast_to(out, (len(rows),)).astype(float)
@@ -335,7 +386,8 @@ def _phase_runs(rows, scheme, phase):
             acc[(int(r["N"]), int(r["replicate"]))].append(r)
     out = []
     for (N, rep), rs in sorted(acc.items()):
-        out.append({"N": N, "replicate": rep, "logV": float(np.mean([math.log(r["variance"]) for r in rs])),
+        out.append({"N": N, "replicate": rep,
+                    "logV": float(np.mean([math.log(r["variance"]) for r in rs])),
                     "chi2": float(np.median([r["chi2"] for r in rs])),
                     "w_star": float(np.median([r["w_star"] for r in rs]))})
     return out
@@ -363,7 +415,8 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
     out = []
     times = _check_times([r["t"] for r in rows])
     for scheme, forms in BOUND_FORMS.items():
-        sel = [r for r in rows if r["scheme"] == scheme and r["t"] in times and not r.get("diverged")
+        sel = [r for r in rows if r["scheme"] == scheme and r["t"] in times
+               and not r.get("diverged")
                and _finite(r.get("variance"))]
         if not sel:
             continue
@@ -371,11 +424,16 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
             b = bound_values(sel, q, form)
             for r, bv in zip(sel, b):
                 jsa = scheme == "jsa"
-                emp, se = (r["diag_var"], r["diag_var_se"]) if jsa else (r["variance"], r["variance_se"])
-                params = {"scheme": scheme, "N": int(r["N"]), "replicate": int(r["replicate"]), "t": int(r["t"]),
-                          "w_star": _num(r["w_star"]), "r": r["r_w"], "chi2": _num(r["chi2"]), "_kind": "bound"}
-                note = (f"{label}; " + ("V - C_cov against the bound without C_cov; " if jsa else "")
-                        + ("w* = inf (q not wider than pi): r = 1" if not _finite(r["w_star"]) else ""))
+                emp, se = (r["diag_var"],
+                           r["diag_var_se"]) if jsa else (r["variance"], r["variance_se"])
+                params = {"scheme": scheme, "N": int(r["N"]), "replicate": int(r["replicate"]),
+                          "t": int(r["t"]),
+                          "w_star": _num(r["w_star"]), "r": r["r_w"], "chi2": _num(r["chi2"]),
+                          "_kind": "bound"}
+                note = (f"{label}; "
+                        + ("V - C_cov against the bound without C_cov; " if jsa else "")
+                        + ("w* = inf (q not wider than pi): r = 1" if not _finite(r["w_star"])
+                           else ""))
                 out.append(CheckResult(q, form, params, float(emp), float(bv), "monte-carlo", "<=",
                                        stderr=float(se), note=note.rstrip("; ")))
     n_bound = len(out)
@@ -395,14 +453,19 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
         runs, (beta, se, dof), chi2, w, _ = fit(scheme, phase)
         delta = combo[0].value
         rel = claim.quantity(quantity).relation
-        obs.append(CheckResult(quantity, "stated", {"scheme": scheme, "phase": phase, "runs": len(runs), "dof": dof,
-                                                    "chi2 (median)": _num(chi2), "w* (median)": _num(w),
+        obs.append(CheckResult(quantity, "stated",
+                               {"scheme": scheme, "phase": phase, "runs": len(runs), "dof": dof,
+                                                    "chi2 (median)": _num(chi2),
+                                                    "w* (median)": _num(w),
                                                     "delta": delta, "_kind": "obs"},
-                               beta, delta, "monte-carlo", rel, stderr=None if se != se else se, primary=premise,
+                               beta, delta, "monte-carlo", rel, stderr=None if se != se else se,
+                               primary=premise,
                                reading=joint_name(combo),
                                note=("beta = -d log V/d log N, least squares over runs; "
-                                     + ("benefits: beta >= delta" if rel == ">=" else "no benefit: beta <= delta")
-                                     + (f"; premise not met ({premise_note}): shown, not deciding" if not premise
+                                     + ("benefits: beta >= delta" if rel == ">="
+                                        else "no benefit: beta <= delta")
+                                     + (f"; premise not met ({premise_note}): shown, not deciding"
+                                        if not premise
                                         else ""))))
 
     for phase in _phases(rows):
@@ -412,12 +475,15 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
             obs_check("msc_benefit", "msc", phase, combo)
             # (iii): the prediction for a phase follows from chi2 in that phase
             _, _, chi2, _, Ns = fit("msc-rb", phase)
-            obs_check("mscrb_benefit_chi2_small" if chi2_small(chi2, Ns, chi_t) else "mscrb_benefit_chi2_large",
+            obs_check("mscrb_benefit_chi2_small" if chi2_small(chi2, Ns, chi_t)
+                      else "mscrb_benefit_chi2_large",
                       "msc-rb", phase, combo)
             _, _, _, w, Ns = fit("jsa", phase)
-            obs_check("jsa_benefit_while_w_star_large", "jsa", phase, combo, premise=not w_star_small(w, Ns, w_t),
+            obs_check("jsa_benefit_while_w_star_large", "jsa", phase, combo,
+                      premise=not w_star_small(w, Ns, w_t),
                       premise_note=f"w* = {w:.3g} has become small ({w_t.name})")
-        # (i) lowest variance (no threshold: shared by every reading): geometric-mean ratio per N and phase, Welch
+        # (i) lowest variance (no threshold: shared by every reading): geometric-mean ratio per N
+        #     and phase, Welch
         p_runs = _phase_runs(rows, "pmcsa", phase)
         for other in ("msc", "msc-rb", "jsa"):
             o_runs = _phase_runs(rows, other, phase)
@@ -429,14 +495,17 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
                 va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
                 d = a.mean() - b.mean()
                 se = math.sqrt(va + vb)
-                dof = ((va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va + vb > 0
+                dof = ((va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1)) if va
+                       + vb > 0
                        else len(a) + len(b) - 2)
                 ratio = math.exp(d)
                 obs.append(CheckResult("pmcsa_lowest_variance", "stated",
-                                       {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase, "dof": float(dof),
+                                       {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase,
+                                        "dof": float(dof),
                                         "_kind": "obs"},
                                        ratio, 1.0, "monte-carlo", "<=", stderr=ratio * se,
-                                       note="ratio of geometric-mean variances over replicates (Welch, delta method)"))
+                                       note="ratio of geometric-mean variances over replicates "
+                                            "(Welch, delta method)"))
     return _rescale(out + obs, n_bound, _per_reading(obs))
 
 
@@ -504,7 +573,8 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
             ko, no = cnt[(other,)]
             ratio, se = _ratio(kp, n_p, ko, no)
             out.append(CheckResult("pmcsa_breadth", "stated",
-                                   {"scheme": f"pmcsa vs {other}", "converged": f"{kp}/{n_p} vs {ko}/{no}",
+                                   {"scheme": f"pmcsa vs {other}",
+                                    "converged": f"{kp}/{n_p} vs {ko}/{no}",
                                                                "qualifying": [[kp, n_p], [ko, no]]},
                                    ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
                                    note=f"fraction of converged runs ({tau_t.name}) "
@@ -520,10 +590,13 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                 ko, no = cnt[(s, o)]
                 ratio, se = _ratio(ka, na, ko, no)
                 c = CheckResult("adam_stability (per scheme)", "stated",
-                                {"scheme": s, "optimizer": f"adam vs {o}", "converged": f"{ka}/{na} vs {ko}/{no}",
+                                {"scheme": s, "optimizer": f"adam vs {o}",
+                                 "converged": f"{ka}/{na} vs {ko}/{no}",
                                  "qualifying": [ka, ko]},
-                                ratio, 1.0, "monte-carlo", ">=", stderr=se, primary=False, reading=name,
-                                note=f"fraction of converged runs ({tau_t.name}) over step sizes and replicates")
+                                ratio, 1.0, "monte-carlo", ">=", stderr=se, primary=False,
+                                reading=name,
+                                note=f"fraction of converged runs ({tau_t.name}) over step sizes "
+                                     f"and replicates")
                 out.append(c)
                 if worst is None or ratio < worst.empirical:
                     worst = c
@@ -531,15 +604,19 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                 per_scheme.append(worst)
         need = most_t.value(len(per_scheme))
         if len(per_scheme) >= 3:
-            k = len(per_scheme) - need  # the order statistic: `need` schemes must have Adam's worst ratio >= 1
+            # the order statistic: `need` schemes must have Adam's worst ratio >= 1
+            k = len(per_scheme) - need
             order = sorted(per_scheme, key=lambda c: c.empirical)
             pick = order[k]
             out.append(CheckResult("adam_stability", "stated",
                                    {"schemes": len(per_scheme), "needed": need,
-                                    "deciding scheme": pick.params["scheme"], "comparison": pick.params["optimizer"]},
-                                   pick.empirical, 1.0, "monte-carlo", ">=", stderr=pick.stderr, reading=name,
+                                    "deciding scheme": pick.params["scheme"],
+                                    "comparison": pick.params["optimizer"]},
+                                   pick.empirical, 1.0, "monte-carlo", ">=", stderr=pick.stderr,
+                                   reading=name,
                                    note=f"{need} of {len(per_scheme)} schemes must have Adam's "
-                                        f"worst ratio >= 1 ({tau_t.name}): the order statistic that decides it"))
+                                        f"worst ratio >= 1 ({tau_t.name}): the order statistic "
+                                        f"that decides it"))
     return out
 
 
@@ -559,24 +636,30 @@ def _with_settings(rows, st, keys):
 
 def _execution(grid) -> dict:
     """run_figure's execution options from a claim's grid (verify.model.Verification.execution)."""
-    return {"cache_dir": grid.get("cache"), "workers": grid.get("workers", 1), "scheduler": grid.get("scheduler")}
+    return {"cache_dir": grid.get("cache"), "workers": grid.get("workers", 1),
+            "scheduler": grid.get("scheduler")}
 
 
 def _verdict_label(claim, D, T) -> str:
-    """'verdict' on a figure drawn at the paper's settings (those of the stored full run); on a reduced run,
-    a label that says it is a smoke test, so that a figure shown alone says nothing false about the claim."""
+    """'verdict' on a figure drawn at the paper's settings (those of the stored full run); on a
+    reduced run,
+    a label that says it is a smoke test, so that a figure shown alone says nothing false about the
+    claim."""
     from verify.reproductions import stored_full_run
 
     st = stored_full_run(claim)
     full = (st or {}).get("settings") or {}
-    at_paper = D is not None and D == full.get("D") and T is not None and T >= (full.get("iters") or math.inf)
-    return "verdict" if at_paper else "verdict of this reduced run (a smoke test, not the claim's status)"
+    at_paper = (D is not None and D == full.get("D") and T is not None and T
+                >= (full.get("iters") or math.inf))
+    return ("verdict" if at_paper
+            else "verdict of this reduced run (a smoke test, not the claim's status)")
 
 
 def run_figure1(grid, seed=0, progress=None):
     st = _settings(grid, seed)
     rows = _with_settings(X.run_figure("figure1", st, progress=progress, **_execution(grid)), st,
-                          ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed"))
+                          ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed",
+                           "seed"))
     out = Checks(figure1_checks(rows))
     out.rows, out.figure = rows, "figure1"
     _LAST["figure1"] = rows
@@ -684,7 +767,8 @@ def sensitivity_table(checks, axes) -> dict:
     for combo in joint(axes):
         name = joint_name(combo)
         own = [c for c in checks if c.reading in ("", name)]
-        q = {k: v for k, v in verdict_summary(own).items() if "(not deciding)" not in k and "variance [" not in k}
+        q = {k: v for k, v in verdict_summary(own).items() if "(not deciding)" not in k
+             and "variance [" not in k}
         per[name] = {"verdict": combine([c.verdict for c in own if c.primary]), "by_quantity": q}
         why = degenerate_reasons(own, [r for r in _declared_readings(axes) if r.name == name])
         if why:
@@ -693,8 +777,10 @@ def sensitivity_table(checks, axes) -> dict:
     for i, axis in enumerate(axes):
         by_value[axis[0].axis] = {t.name: across_readings([v for c in joint(axes) if c[i] is t
                                                            for v in [per[joint_name(c)]["verdict"]]
-                                                           if v != DEGENERATE] or [DEGENERATE]) for t in axis}
-    thresholds = {axis[0].axis: {"values": [t.name for t in axis], "quote": axis[0].quote, "range": axis[0].why}
+                                                           if v != DEGENERATE] or [DEGENERATE])
+                                                           for t in axis}
+    thresholds = {axis[0].axis: {"values": [t.name for t in axis], "quote": axis[0].quote,
+                                 "range": axis[0].why}
                   for axis in axes}
     return {"readings": per, "by_value": by_value, "thresholds": thresholds}
 
@@ -732,7 +818,8 @@ def _series(rows, scheme, N, key, transform=None):
 
 def _verdict_line(report, names):
     """Each observation's verdict across the readings; a degenerate reading (rule 3) is left out and
-    named after the line, so that the figure's headline matches the claim's final status (rule 5)."""
+    named after the line, so that the figure's headline matches the claim's final status (rule
+    5)."""
     st = report.status
     by = defaultdict(lambda: defaultdict(list))
     for c in report.checks:
@@ -774,7 +861,8 @@ def plot_figure1(report, path, dpi=130):
             if not _band(ax, rows, s, N, "variance", col[N]):
                 continue
             for quantity, form, _ in BOUND_FORMS[s]:
-                sel = [r for r in rows if r["scheme"] == s and r["N"] == N and r["t"] > 0 and not r.get("diverged")]
+                sel = [r for r in rows if r["scheme"] == s and r["N"] == N and r["t"] > 0
+                       and not r.get("diverged")]
                 if not sel:
                     continue
                 b = bound_values(sel, quantity, form, c_cov_zero=False)
@@ -828,30 +916,36 @@ def plot_figure1(report, path, dpi=130):
     hs = [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
           Patch(color="0.2", alpha=0.25, label="80% band (10–90%)")]
     if drawn.get("moment"):
-        hs.append(Line2D([], [], color="0.2", lw=1.2, ls=styles["moment"], label="bound, moment form (median)"))
+        hs.append(Line2D([], [], color="0.2", lw=1.2, ls=styles["moment"],
+                         label="bound, moment form (median)"))
     if drawn.get("corrected"):
         hs.append(Line2D([], [], color="0.2", lw=1.2, ls=styles["corrected"],
                          label="bound, corrected form (JSA; = moment at $r=1$)"))
-    hs += [Line2D([], [], color="0.2", lw=0.9, ls=":", label=r"bias noise floor $\sqrt{V/\mathrm{chains}}$"),
+    hs += [Line2D([], [], color="0.2", lw=0.9, ls=":",
+                  label=r"bias noise floor $\sqrt{V/\mathrm{chains}}$"),
            Line2D([], [], color="0.4", lw=0.8, ls=":", label=r"$\hat R = 1.01$")]
     if drawn.get("wline"):
         hs.append(Line2D([], [], color="0.3", lw=0.8, label="$w^*$ becomes finite"))
     fig.legend(handles=hN + hs, loc="outside lower center", ncol=6, fontsize=9, frameon=False)
     T = max(r["t"] for r in rows)
     reps = len({r["replicate"] for r in rows})
-    line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"), ("pmcsa_lowest_variance", "(i) lowest"),
-                                  ("msc_benefit", "(ii) MSC no benefit"), ("mscrb_benefit_chi2_large", "(iii) chi2 "
+    line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"),
+                                  ("pmcsa_lowest_variance", "(i) lowest"),
+                                  ("msc_benefit", "(ii) MSC no benefit"),
+                                  ("mscrb_benefit_chi2_large", "(iii) chi2 "
                                       "large"),
                                   ("mscrb_benefit_chi2_small", "(iii) chi2 small"),
                                       ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
     fig.suptitle("Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)"
                  + (f", D = {D:g}" if D else "")
-                 + f" — {len(Ns)} budgets, {reps} replications, T = {T}; {_verdict_label('figure1', D, T)}: "
+                 + f" — {len(Ns)} budgets, {reps} replications, T = {T}; "
+                   f"{_verdict_label('figure1', D, T)}: "
                  f"{report.verdict}\n{line}\n"
-                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a Gaussian $q$, "
-                 "$L=\\infty$: "
-                 "the bounds drawn are the proofs' moment forms (Thm 3, 4) and ours for CIS (MSC, MSC-RB)"
+                 "Printed Theorems 1–4 need $L=\\sup\\|s\\|<\\infty$ (and $w^*<\\infty$); for a "
+                 "Gaussian $q$, $L=\\infty$: "
+                 "the bounds drawn are the proofs' moment forms (Thm 3, 4) and ours for CIS (MSC, "
+                 "MSC-RB)"
                  + (f"\n{textwrap.fill(report.extra['incomplete'], 45 * len(schemes))}"
                     if report.extra.get("incomplete") else ""),
                  fontsize=11)
@@ -878,7 +972,8 @@ def plot_figure2(report, path, dpi=130):
     crit = kl_min + tau_of(kl_min)
     finite = [r["final_kl"] for r in rows if _finite(r["final_kl"])]
     ytop = max(finite + [10 * crit]) * 3
-    fig, axes = plt.subplots(3, len(opts), figsize=(4.6 * len(opts), 11), squeeze=False, sharex=True,
+    fig, axes = plt.subplots(3, len(opts), figsize=(4.6 * len(opts), 11), squeeze=False,
+                             sharex=True,
                              layout="constrained")
     for j, o in enumerate(opts):
         ax, axc, axr = axes[0][j], axes[1][j], axes[2][j]
@@ -897,9 +992,11 @@ def plot_figure2(report, path, dpi=130):
             if dx:
                 ax.plot(dx, [ytop * 0.8] * len(dx), "x", color=colors[s], ms=7, mew=2)
                 any_div = True
-            axc.plot(lrs, [np.mean([converged(r) for r in by[x]]) for x in lrs], color=colors[s], lw=1.5,
+            axc.plot(lrs, [np.mean([converged(r) for r in by[x]]) for x in lrs], color=colors[s],
+                     lw=1.5,
                      marker=marks[s], ms=5, alpha=0.85)
-            rq = np.array([_quantiles([r["diag_r"] for r in by[x] if _finite(r.get("diag_r"))]) for x in lrs])
+            rq = np.array([_quantiles([r["diag_r"] for r in by[x] if _finite(r.get("diag_r"))])
+                           for x in lrs])
             axr.plot(lrs, rq[:, 1], color=colors[s], lw=1.5, marker=marks[s], ms=4)
         ax.axhline(crit, color="k", lw=1, ls="--")
         ax.axhline(kl_min, color="0.5", lw=0.8, ls=":")
@@ -916,7 +1013,8 @@ def plot_figure2(report, path, dpi=130):
     axes[0][0].set_ylabel(r"final $d_{KL}(\pi\,\|\,q(\cdot;\lambda_T))$")
     axes[1][0].set_ylabel("fraction of runs converged")
     axes[2][0].set_ylabel("rejection rate $r$, last window")
-    hs = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s], label=SCHEME_LABEL[s]) for s in schemes]
+    hs = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s],
+                 label=SCHEME_LABEL[s]) for s in schemes]
     hs += [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
            Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
            Line2D([], [], color="k", lw=1, ls="--", label=r"converged: $d_{KL}\leq$ KL* + $\tau$, "
@@ -924,17 +1022,22 @@ def plot_figure2(report, path, dpi=130):
                   + f" (range: {', '.join(t.name for t in TAUS)})"),
            Line2D([], [], color="0.5", lw=0.8, ls=":", label="KL* (best mean-field)")]
     if any_div:
-        hs.append(Line2D([], [], color="0.2", ls="", marker="x", mew=2, label="some runs diverged (KL = ∞)"))
-    fig.legend(handles=hs, loc="outside lower center", ncol=min(5, 2 * len(opts)), fontsize=9, frameon=False)
+        hs.append(Line2D([], [], color="0.2", ls="", marker="x", mew=2,
+                         label="some runs diverged (KL = ∞)"))
+    fig.legend(handles=hs, loc="outside lower center", ncol=min(5, 2 * len(opts)), fontsize=9,
+               frameon=False)
     reps = len({r["replicate"] for r in rows})
     line = _verdict_line(report, [("pmcsa_breadth", "pMCSA converges for the broadest settings"),
                                   ("adam_stability", "most methods most stable with ADAM")])
     inc = report.extra.get("incomplete")
-    title = (f"Step size vs final KL (Kim et al., NeurIPS 2022, Figure 2) — D = {rows[0].get('D', '?')}, "
+    title = (
+        f"Step size vs final KL (Kim et al., NeurIPS 2022, Figure 2) — D = "
+        f"{rows[0].get('D', '?')}, "
              f"N = {rows[0]['N']}, {reps} replications, T = {rows[0]['t']}; "
              f"{_verdict_label('figure2', rows[0].get('D'), rows[0]['t'])}: {report.verdict}")
     fig.suptitle(textwrap.fill(title, 45 * len(opts)) + f"\n{textwrap.fill(line, 45 * len(opts))}"
-                 + (f"\n{textwrap.fill(inc, 45 * len(opts))}" if inc else ""), fontsize=11, color="k")
+                 + (f"\n{textwrap.fill(inc, 45 * len(opts))}" if inc else ""), fontsize=11,
+                 color="k")
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
@@ -950,26 +1053,31 @@ def _reproduce(fig):
 # ============================================================================ registry
 register(Verification(
     "figure1",
-    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, against each "
-             "theorem's "
-             "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of log V in log N",
-    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = 10), mean-field "
-            "Gaussian q",
+    measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, "
+             "against each theorem's "
+             "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of "
+             "log V in log N",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = "
+            "10), mean-field Gaussian q",
     method="monte-carlo", forms="moment, corrected, stated",
-    grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)), run=run_figure1, plot=plot_figure1,
+    grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
+    run=run_figure1, plot=plot_figure1,
     execution=True, reproduction=_reproduce("figure1"), readings=joint_readings(FIG1_AXES)))
 register(Verification(
     "figure2",
-    measures="final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x 20 replications; "
-             "the fraction of converged runs per scheme and optimizer",
-    targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = 10), N = 10",
+    measures="final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x "
+             "20 replications; the fraction of converged runs per scheme and optimizer",
+    targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = "
+            "10), N = 10",
     method="monte-carlo", forms="stated",
-    grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)), run=run_figure2, plot=plot_figure2,
+    grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
+    run=run_figure2, plot=plot_figure2,
     execution=True, reproduction=_reproduce("figure2"),
         readings=joint_readings(FIG2_AXES, degenerate=figure2_degenerate, hedge=FIG2_HEDGE)))
 
 
-# ============================================================================ regenerate docs/figures
+# ============================================================================ regenerate
+# docs/figures
 def _declared_readings(axes):
     """The declared readings of the figure claim whose threshold axes are ``axes``."""
     from verify.registry import REGISTRY
@@ -1013,19 +1121,24 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
         if from_csv:
             rows = read_csv(out / f"{fig}.csv")
         else:
-            rows = X.run_figure(fig, st, cache_dir=cache if cache is not None else CACHE if mode == "full" else None,
-                                progress=progress, cached_only=cached_only, workers=workers, scheduler=scheduler)
+            rows = X.run_figure(fig, st, cache_dir=cache if cache is not None else CACHE if mode
+                                == "full" else None,
+                                progress=progress, cached_only=cached_only, workers=workers,
+                                scheduler=scheduler)
         if not rows:
             continue
         if not from_csv:
-            keys = ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed", "seed") \
+            keys = ("D", "nu", "chains", "lr", "optimizer", "measure_start", "target_seed",
+                    "seed") \
                 if fig == "figure1" else ("D", "nu", "target_seed", "seed")
-            rows = read_csv(write_csv(_with_settings(rows, st, keys), out / f"{fig}.csv"))  # verdicts from the table
+            # verdicts from the table
+            rows = read_csv(write_csv(_with_settings(rows, st, keys), out / f"{fig}.csv"))
         checks = Checks((figure1_checks if fig == "figure1" else figure2_checks)(rows))
         checks.rows, checks.figure = rows, fig
         for c in checks:
             decide(c, len(checks))
-        rep = Report(fig, checks, 0, time.perf_counter() - t0, reading_defs=tuple(REGISTRY[fig].readings),
+        rep = Report(fig, checks, 0, time.perf_counter() - t0,
+                     reading_defs=tuple(REGISTRY[fig].readings),
                      audit=audit_statements(fig))
         all_cells = X.cells(fig, st)
         have = sorted({(r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) for r in rows})
@@ -1034,21 +1147,27 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
             by = defaultdict(list)
             for c in missing:
                 by[c[1]].append(SCHEME_LABEL.get(c[0], c[0]))
-            rep.extra["incomplete"] = (f"INCOMPLETE: {len(missing)} of {len(all_cells)} cells not run yet — "
-                                       + "; ".join(f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
+            rep.extra["incomplete"] = (
+                f"INCOMPLETE: {len(missing)} of {len(all_cells)} cells not run yet — "
+                                       + "; ".join(
+                                           f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
                                                    + ", ".join(v) for k, v in by.items())
                                        + " — verdicts on the cells shown only")
         (REGISTRY[fig].plot)(rep, str(data / f"{fig}.png"))
         walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows
-                                        if (r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) == k)
+                                        if (r["scheme"],
+                                            r["N"] if fig == "figure1" else r["optimizer"]) == k)
                  for k in have}
-        doc = {"claim": fig, "mode": mode, "settings": dataclasses.asdict(st), "complete": not missing,
+        doc = {"claim": fig, "mode": mode, "settings": dataclasses.asdict(st),
+               "complete": not missing,
                "missing_cells": [list(c) for c in missing], "verdict": rep.verdict, "alpha": ALPHA,
-               "by_quantity": verdict_summary(rep.checks, rep.status.degenerate, rep.status.strict_only),
+               "by_quantity": verdict_summary(rep.checks, rep.status.degenerate,
+                                              rep.status.strict_only),
                "cell_wall_s": walls,
                "final_readings": dict(rep.readings), "failing_readings": list(rep.failing_readings),
                "reading_rules": {k: v for k,
-                                 v in rep.status.as_json().items() if k not in ("status", "failing_readings")},
+                                 v in rep.status.as_json().items()
+                                 if k not in ("status", "failing_readings")},
                "degenerate_why": degenerate_reasons(rep.checks, rep.reading_defs),
                "sensitivity": _sensitivity(fig, rep.checks),
                "total_cell_wall_s": sum(walls.values())}

@@ -1,4 +1,5 @@
-"""Audit of Kim et al. (NeurIPS 2022), "Markov Chain Score Ascent", Appendix D, and the definitions its proofs use.
+"""Audit of Kim et al. (NeurIPS 2022), "Markov Chain Score Ascent", Appendix D, and the definitions
+its proofs use.
 
 Step ids read ``<claim>.<part>.<line>``; ``lhs``/``rhs`` are the expressions as printed
 (in plain text); the relation is the one printed between them.
@@ -57,13 +58,15 @@ SEED = "001"  # Kim et al. (NeurIPS 2022)
 r, w, N, n, k, t, L, chi2, D_ = sp.symbols("r w_star N n k t L chi2 D", positive=True)
 v = sp.Symbol("v", positive=True)
 
-# ----------------------------------------------------------------------------- the document's domains
+# --------------------------------------------------------------------------- the document's domains
 #: N particles (CIS, §4.2), chains (pMCSA, §5.1) or states per iteration (JSA, §4.3)
 N_DOM = Int(2, 10 ** 4, log=True)
 #: k, t, n: numbers of transitions or iterations
 K_DOM = Int(1, 10 ** 4, log=True)
-#: the same ranges for symbolic steps, as reals: the identities hold for real N, n, k, and the engine hands an Int
-#: domain's values to the 50-digit evaluation as Python ints, whose quotients (1/N, N**2/2) are float64
+#: the same ranges for symbolic steps, as reals: the identities hold for real N, n, k, and the
+#engine hands an Int
+#: domain's values to the 50-digit evaluation as Python ints, whose quotients (1/N, N**2/2) are
+#float64
 N_REAL = Real(2.0, 1e4, log=True)
 K_REAL = Real(1.0, 1e4, log=True)
 #: w* = sup pi/q (Assumption 2): from 1 (q = pi) to 1e12
@@ -76,7 +79,7 @@ U_DOM = Real(0.0, 1.0)
 POS_DOM = Real(1e-9, 1e9, log=True)
 
 
-# ----------------------------------------------------------------------------- instance kinds of this document
+# ------------------------------------------------------------------ instance kinds of this document
 class _PairKind(Pairs):
     """Finite (pi, q) as the engine's ``pairs`` kind (atoms, w* -> infinity, q near pi, q = pi),
     optionally with a score s in [-1, 1]^M (regime "s = +-1": the corners), with its own list of
@@ -86,7 +89,9 @@ class _PairKind(Pairs):
         self.name, self.configs, self.score = name, tuple(configs), score
         self.text = (f"finite pi, q on M = {', '.join(map(str, self.configs))} states"
                      + (" with a score s in [-1, 1]^M" if score else ""))
-        self.regimes = Pairs.regimes + ((Regime("s = +-1", "the score at the corners of [-1, 1]^M"),) if score else ())
+        self.regimes = (Pairs.regimes
+                        + ((Regime("s = +-1", "the score at the corners of [-1, 1]^M"),
+                            ) if score else ()))
 
     @staticmethod
     def _base(regime):
@@ -118,10 +123,12 @@ PAIRS_CIS = "kim2022.pairs_cis"
 #: pairs with a score, M = 3 first; and M = 2 first for the CIS / Rao-Blackwellised checks
 SCORED = "kim2022.pair_score"
 SCORED_CIS = "kim2022.pair_score_cis"
-_KINDS = {PAIRS_CIS: ((2, 3, 5, 8), False), SCORED: ((3, 8, 2, 5), True), SCORED_CIS: ((2, 3, 5, 8), True)}
+_KINDS = {PAIRS_CIS: ((2, 3, 5, 8), False), SCORED: ((3, 8, 2, 5), True),
+          SCORED_CIS: ((2, 3, 5, 8), True)}
 for _name, (_configs, _score) in _KINDS.items():
     register_kind(_PairKind(_name, _configs, _score))
-#: the kinds' code and sizes, referred to by the checks that draw from them (so that the audit's digest of those
+#: the kinds' code and sizes, referred to by the checks that draw from them (so that the audit's
+#digest of those
 #: steps covers how their instances are decoded)
 _KIND_CODE = (_PairKind.__init__, _PairKind.dim, _PairKind.decode, _PairKind._base, _KINDS)
 
@@ -131,7 +138,9 @@ _CIS_CAP = {1: 10 ** 4, 2: 10 ** 4, 3: 128, 4: 24, 5: 16}
 
 
 def _cap_cis(NN, M):
-    """N as used on M states: capped where the exact CIS computations get expensive (stated in the details)."""
+    """N as used on M states: capped where the exact CIS computations get expensive (stated in the
+    details).
+    """
     return int(min(NN, _CIS_CAP.get(M, 10)))
 
 
@@ -143,15 +152,18 @@ def _cap_enum(NN, M, work=4000):
     return NN
 
 
-CIS_CAP_TEXT = "N capped at 10^4 on two states, 128 on three, 16 on five, 10 on eight (the exact kernel's cost)"
+CIS_CAP_TEXT = ("N capped at 10^4 on two states, 128 on three, 16 on five, 10 on eight (the exact "
+                "kernel's cost)")
 
 
 _EPS = 2.3e-16
 
 
 def _pow_tol(k, M, floor=1e-12):
-    """The float64 error of K^k for a stochastic matrix K on M states: each product adds at most M eps to the
-    row-sum norm and every squaring doubles the error already made, so ||fl(K^k) - K^k||_inf <= 2 k M eps."""
+    """The float64 error of K^k for a stochastic matrix K on M states: each product adds at most M
+    eps to the
+    row-sum norm and every squaring doubles the error already made, so ||fl(K^k) - K^k||_inf <= 2 k
+    M eps."""
     return max(floor, 2.0 * float(k) * M * _EPS)
 
 
@@ -192,7 +204,9 @@ def _tv(p, pi):
 
 
 def _worst(lhs, rhs, res=1e-12):
-    """Index of the entry of (lhs, rhs) that comes closest to breaking lhs <= rhs (the search's row score)."""
+    """Index of the entry of (lhs, rhs) that comes closest to breaking lhs <= rhs (the search's row
+    score).
+    """
     lhs, rhs = np.asarray(lhs, float), np.asarray(rhs, float)
     big = (lhs > res) & (rhs > res)
     with np.errstate(all="ignore"):
@@ -202,7 +216,8 @@ def _worst(lhs, rhs, res=1e-12):
 
 
 def _compositions(n_, M):
-    """Every (c_1..c_M) >= 0 with sum n_, as an array (memoised on the function: not a global the audit's digest
+    """Every (c_1..c_M) >= 0 with sum n_, as an array (memoised on the function: not a global the
+    audit's digest
     would read)."""
     memo = _compositions.__dict__.setdefault("memo", {})
     if (n_, M) not in memo:
@@ -211,8 +226,10 @@ def _compositions(n_, M):
 
 
 def _cis_integrals(pi, q, NN, f):
-    """int sum_n wbar_n f(z^(n)) prod_{n>=2} q(dz^(n)) with z^(1) = x (App. D, proof of Theorem 1, line 2), for every
-    start x: the N - 1 proposals enumerated as multisets with their multinomial probabilities; f is a vector (M,)."""
+    """int sum_n wbar_n f(z^(n)) prod_{n>=2} q(dz^(n)) with z^(1) = x (App. D, proof of Theorem 1,
+    line 2), for every
+    start x: the N - 1 proposals enumerated as multisets with their multinomial probabilities; f is
+    a vector (M,)."""
     w_ = pi / q
     C = _compositions(NN - 1, w_.size)
     p = np.exp(gammaln(NN) - gammaln(C + 1).sum(1) + C @ np.log(q))
@@ -232,8 +249,9 @@ def _stationary_path_law(K, pi, NN):
 
 # ============================================================================= definitions
 def _eq2():
-    """Smith & Tierney's n-step kernel (lambda against q) vs exact matrix powers, every entry; n up to 10^4.
-    A row per instance: the entry where the two differ most; the residual is relative to n M (the
+    """Smith & Tierney's n-step kernel (lambda against q) vs exact matrix powers, every entry; n up
+    to 10^4. A row per instance: the entry where the two differ most; the residual is relative to n
+    M (the
     powers (a - b/v)^n and the matrix power each carry about n M roundings)."""
     rows = []
     for pi, q in _pairs():
@@ -243,9 +261,11 @@ def _eq2():
             Kn = np.linalg.matrix_power(K, nn)
             err = np.abs(ST - Kn)
             i = np.unravel_index(int(np.argmax(err)), err.shape)
-            rows.append(({"M": pi.size, "n": nn, "entry (0-based)": [int(i[0]), int(i[1])]}, float(ST[i]), float(Kn[i]),
+            rows.append(({"M": pi.size, "n": nn, "entry (0-based)": [int(i[0]), int(i[1])]},
+                         float(ST[i]), float(Kn[i]),
                          float(nn * pi.size)))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="n-step IMH kernels vs exact matrix powers")
+    return instance_check(lambda: rows, "=", tol=1e-12,
+                          describe="n-step IMH kernels vs exact matrix powers")
 
 
 def _eq3():
@@ -256,29 +276,39 @@ def _eq3():
         for x in range(pi.size):
             rej = 1 - float(q @ np.minimum(1.0, ww / ww[x]))
             rows.append(({"M": pi.size, "state": x, "w": round(float(ww[x]), 6),
-                          "pi": [round(float(a), 6) for a in pi], "q": [round(float(a), 6) for a in q]},
+                          "pi": [round(float(a), 6) for a in pi],
+                          "q": [round(float(a), 6) for a in q]},
                          F.imh_lambda(pi, q, float(ww[x]), "pi"), rej))
-    o = instance_check(lambda: rows, "=", tol=1e-12, describe="lambda as printed vs the IMH rejection probability")
+    o = instance_check(lambda: rows, "=", tol=1e-12,
+                       describe="lambda as printed vs the IMH rejection probability")
     if o.status == WRONG:
-        o.correction = ("lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not pi); with it Eq. (2) equals "
+        o.correction = (
+            "lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not pi); with it Eq. (2) "
+            "equals "
                         "the exact n-step kernel (step eq2), with pi it does not")
     return o
 
 
 def _eq3_corrected():
-    """lambda against q = K(z, {z}) - q(z): the rejection probability read off the exact IMH matrix."""
+    """lambda against q = K(z, {z}) - q(z): the rejection probability read off the exact IMH
+    matrix.
+    """
     rows = []
     for pi, q in _pairs():
         ww = pi / q
         K = F.imh_matrix(pi, q)
         for x in range(pi.size):
-            rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"), float(K[x, x] - q[x])))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="lambda against q vs K(z, {z}) - q(z) of the exact "
+            rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"),
+                         float(K[x, x] - q[x])))
+    return instance_check(lambda: rows, "=", tol=1e-12,
+                          describe="lambda against q vs K(z, {z}) - q(z) of the exact "
         "IMH matrix")
 
 
 def _eq7():
-    """max over starts of d_TV(K^k(z, .), pi) vs r^k, k up to 10^4 (tolerance: the error of K^k, _pow_tol)."""
+    """max over starts of d_TV(K^k(z, .), pi) vs r^k, k up to 10^4 (tolerance: the error of K^k,
+    _pow_tol).
+    """
     rows, tol = [], 1e-12
     for pi, q in _pairs():
         ws = float((pi / q).max())
@@ -307,49 +337,61 @@ def _g_score(lam, z):
 
 
 def _mean_lambda_algorithms(pi, lam0, x0, gamma, T):
-    """E[lambda_T] of Algorithm 4 (z_t ~ K_{lambda_{t-1}}(z_{t-1}, .), lambda_t = lambda_{t-1} - gamma
-    g(lambda_{t-1}; z_t)), every path enumerated; K_lambda the IMH kernel with proposal softmax(lambda)."""
+    """E[lambda_T] of Algorithm 4 (z_t ~ K_{lambda_{t-1}}(z_{t-1}, .), lambda_t = lambda_{t-1} -
+    gamma
+    g(lambda_{t-1}; z_t)), every path enumerated; K_lambda the IMH kernel with proposal
+    softmax(lambda)."""
     states = [(1.0, np.asarray(lam0, float), x0)]
     for _ in range(T):
         nxt = []
         for p, lam, z in states:
             K = F.imh_matrix(pi, _softmax(lam))
-            nxt += [(p * K[z, y], lam - gamma * _g_score(lam, y), y) for y in range(pi.size) if K[z, y] > 0]
+            nxt += [(p * K[z, y], lam - gamma * _g_score(lam, y),
+                     y) for y in range(pi.size) if K[z, y] > 0]
         states = nxt
     return sum(p * lam for p, lam, _ in states)
 
 
 def _mean_lambda_eq1(pi, lam0, x0, gamma, T, lag=1):
-    """E[lambda_T] of Eq. (1) as printed: lambda_{t+1} = lambda_t - gamma g(lambda_t, eta_t), eta_t ~
-    P_{lambda_{t-1}}(eta_{t-1}, .) (lag = 1); lag = 0 is the corrected eta_t ~ P_{lambda_t}(eta_{t-1}, .).
+    """E[lambda_T] of Eq. (1) as printed: lambda_{t+1} = lambda_t - gamma g(lambda_t, eta_t), eta_t
+    ~ P_{lambda_{t-1}}(eta_{t-1}, .) (lag = 1); lag = 0 is the corrected eta_t ~
+    P_{lambda_t}(eta_{t-1}, .).
     The first update is the algorithms' (eta_1 ~ P_{lambda_0}(eta_0, .)), so both start alike."""
     lam0 = np.asarray(lam0, float)
     K = F.imh_matrix(pi, _softmax(lam0))
-    states = [(K[x0, y], lam0, lam0 - gamma * _g_score(lam0, y), y) for y in range(pi.size) if K[x0, y] > 0]
+    states = [(K[x0, y], lam0, lam0 - gamma * _g_score(lam0, y),
+               y) for y in range(pi.size) if K[x0, y] > 0]
     for _ in range(T - 1):
         nxt = []
         for p, prev, cur, eta in states:
             Kp = F.imh_matrix(pi, _softmax(prev if lag else cur))
-            nxt += [(p * Kp[eta, y], cur, cur - gamma * _g_score(cur, y), y) for y in range(pi.size) if Kp[eta, y] > 0]
+            nxt += [(p * Kp[eta, y], cur, cur - gamma * _g_score(cur, y),
+                     y) for y in range(pi.size) if Kp[eta, y] > 0]
         states = nxt
     return sum(p * cur for p, _, cur, _ in states)
 
 
 def _eq1_rows():
     pi, lam0, gamma, x = np.array(_H05_PI), np.array(_H05_LAM0), _H05_GAMMA, _H05_X
-    a = lam0 - gamma * _g_score(lam0, x)  # lambda_t, reached from lambda_{t-1} = lam0 with the sample x
+    # lambda_t, reached from lambda_{t-1} = lam0 with the sample x
+    a = lam0 - gamma * _g_score(lam0, x)
     b = lam0  # lambda_{t-1}
     Pa, Pb = F.imh_matrix(pi, _softmax(a)), F.imh_matrix(pi, _softmax(b))
     e_alg = sum(Pa[x, y] * _g_score(a, y) for y in range(3))  # the sample used at a drawn with P_a
-    e_eq1 = sum(Pb[x, y] * _g_score(a, y) for y in range(3))  # Eq. (1): drawn with P_{lambda_{t-1}} = P_b
-    at = {"pi": list(_H05_PI), "q_lambda": "softmax(lambda)", "lambda_t-1": _r6(b), "lambda_t": _r6(a),
+    # Eq. (1): drawn with P_{lambda_{t-1}} = P_b
+    e_eq1 = sum(Pb[x, y] * _g_score(a, y) for y in range(3))
+    at = {"pi": list(_H05_PI), "q_lambda": "softmax(lambda)", "lambda_t-1": _r6(b),
+          "lambda_t": _r6(a),
           "eta_t-1": x + 1, "g": "-s(lambda; z), s = e_z - softmax(lambda)"}
-    rows = [({**at, "component": 1, "E[g | .] Eq. (1)": _r6(e_eq1), "E[g | .] algorithms": _r6(e_alg)},
+    rows = [({**at, "component": 1, "E[g | .] Eq. (1)": _r6(e_eq1),
+              "E[g | .] algorithms": _r6(e_alg)},
              float(e_eq1[0]), float(e_alg[0]))]
     alg3 = _mean_lambda_algorithms(pi, lam0, _H05_ETA0, gamma, 3)
     eq3_ = _mean_lambda_eq1(pi, lam0, _H05_ETA0, gamma, 3)
-    rows.append(({"pi": list(_H05_PI), "lambda_0": list(_H05_LAM0), "eta_0": _H05_ETA0 + 1, "gamma": gamma, "T": 3,
-                  "component": 1, "E lambda_3 Eq. (1)": _r6(eq3_), "E lambda_3 algorithms": _r6(alg3)},
+    rows.append(({"pi": list(_H05_PI), "lambda_0": list(_H05_LAM0), "eta_0": _H05_ETA0 + 1,
+                  "gamma": gamma, "T": 3,
+                  "component": 1, "E lambda_3 Eq. (1)": _r6(eq3_),
+                  "E lambda_3 algorithms": _r6(alg3)},
                  float(eq3_[0]), float(alg3[0])))
     return rows
 
@@ -357,18 +399,23 @@ def _eq1_rows():
 def _eq1_index():
     return first_failing(
         _eq1_rows(), "=", 1e-12, "exact enumeration, softmax family, IMH kernel, gamma = 1.5",
-        why=("Eq. (1) draws the sample used at lambda_t with the kernel of lambda_{t-1}; Algorithms 1, 4 and 5 "
-             "(and the proofs of Theorems 1, 3, 4: 'z_t | z_t-1, lambda_t-1 ~ K_lambda_t-1(z_t-1, .)', g at "
-             "lambda_t-1) draw it with the kernel of the parameter at which g is evaluated. The two recursions "
-             "differ, so MSC, JSA and pMCSA are not instances of Eq. (1) as printed (an indexing inconsistency: "
-             "the theorems are proved for the algorithms' form): "),
-        correction=("eta_t ~ P_{lambda_t}(eta_{t-1}, .) in Eq. (1) (the sample used at lambda_t drawn with the "
+        why=("Eq. (1) draws the sample used at lambda_t with the kernel of lambda_{t-1}; "
+             "Algorithms 1, 4 and 5 (and the proofs of Theorems 1, 3, 4: 'z_t | z_t-1, lambda_t-1 "
+             "~ K_lambda_t-1(z_t-1, .)', g at lambda_t-1) draw it with the kernel of the parameter "
+             "at which g is evaluated. The two recursions differ, so MSC, JSA and pMCSA are not "
+             "instances of Eq. (1) as printed (an indexing inconsistency: the theorems are proved "
+             "for the algorithms' form): "),
+        correction=(
+            "eta_t ~ P_{lambda_t}(eta_{t-1}, .) in Eq. (1) (the sample used at lambda_t drawn with "
+            "the "
                     "kernel of lambda_t), which is Algorithms 1, 4, 5 re-indexed"))
 
 
 def _eq1_corrected():
-    """The corrected Eq. (1) (eta_t ~ P_{lambda_t}) against Algorithm 4: E[lambda_3], every path enumerated;
-    pi from the searched pair, lambda_0 = log q, start at the highest-weight state, gamma searched."""
+    """The corrected Eq. (1) (eta_t ~ P_{lambda_t}) against Algorithm 4: E[lambda_3], every path
+    enumerated;
+    pi from the searched pair, lambda_0 = log q, start at the highest-weight state, gamma
+    searched."""
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=6):
         lam0 = np.log(q)
@@ -377,25 +424,36 @@ def _eq1_corrected():
             a = _mean_lambda_algorithms(pi, lam0, x0, gamma, 3)
             c = _mean_lambda_eq1(pi, lam0, x0, gamma, 3, lag=0)
             i = int(np.argmax(np.abs(a - c)))
-            rows.append(({"M": pi.size, "gamma": gamma, "T": 3, "component": i}, float(c[i]), float(a[i]),
+            rows.append(({"M": pi.size, "gamma": gamma, "T": 3, "component": i}, float(c[i]),
+                         float(a[i]),
                           float(np.abs(a).max() + 1.0)))
-    return instance_check(lambda: rows, "=", 1e-12, describe="E[lambda_3]: corrected Eq. (1) vs Algorithm 4")
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="E[lambda_3]: corrected Eq. (1) vs Algorithm 4")
 
 
 step("eq1.index", claim="definitions", seed=SEED,
-     location="§2.2 Eq. (1) vs App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)", relation="=",
-     lhs="E[g(lambda_t, eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ P_{lambda_t-1}(eta_t-1, .) (Eq. (1))",
-     rhs="the same with the sample drawn by the kernel of the parameter g is evaluated at (Algorithms 1, 4, 5)",
-     justification="Eq. (1): 'lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ P_lambda_t-1(eta_t-1, .)'",
+     location="§2.2 Eq. (1) vs App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
+     relation="=",
+     lhs="E[g(lambda_t, eta_t) | lambda_t, lambda_t-1, eta_t-1] with eta_t ~ "
+         "P_{lambda_t-1}(eta_t-1, .) (Eq. (1))",
+     rhs="the same with the sample drawn by the kernel of the parameter g is evaluated at "
+         "(Algorithms 1, 4, 5)",
+     justification="Eq. (1): 'lambda_t+1 = lambda_t - gamma_t g(lambda_t, eta_t), eta_t ~ "
+                   "P_lambda_t-1(eta_t-1, .)'",
      check=_eq1_index, expect=WRONG, corrected=_eq1_corrected, search_budget=300)
-step("eq2", claim="definitions", seed=SEED, location="§4.3 Eq. (2)", relation="=", lhs="K^n(z, dz')",
-     rhs="T_n(w(z) v w(z')) pi(dz') + lambda^n(w(z)) delta_z(dz')", justification="Smith & Tierney (1996)", check=_eq2,
+step("eq2", claim="definitions", seed=SEED, location="§4.3 Eq. (2)", relation="=",
+     lhs="K^n(z, dz')",
+     rhs="T_n(w(z) v w(z')) pi(dz') + lambda^n(w(z)) delta_z(dz')",
+     justification="Smith & Tierney (1996)", check=_eq2,
      depends=("eq3",), expect=EXACT, search_budget=1200)
 step("eq3", claim="definitions", seed=SEED, location="§4.3 Eq. (3)", relation="=", lhs="lambda(w)",
-     rhs="int_{R(w)} (1 - w(z')/w) pi(dz')", justification="definition (Smith & Tierney 1996)", check=_eq3,
+     rhs="int_{R(w)} (1 - w(z')/w) pi(dz')", justification="definition (Smith & Tierney 1996)",
+     check=_eq3,
      expect=WRONG, corrected=_eq3_corrected, search_budget=1200)
-step("eq7", claim="definitions", seed=SEED, location="App. D proof of Thm 3, Eq. (7)", relation="<=",
-     lhs="d_TV(K^k(z,.), pi)", rhs="r^k", justification="Mengersen & Tweedie (1996); Wang (2022)", check=_eq7,
+step("eq7", claim="definitions", seed=SEED, location="App. D proof of Thm 3, Eq. (7)",
+     relation="<=",
+     lhs="d_TV(K^k(z,.), pi)", rhs="r^k", justification="Mengersen & Tweedie (1996); Wang (2022)",
+     check=_eq7,
      expect=VALID, search_budget=1200)
 
 
@@ -404,9 +462,10 @@ _M_DOM, _S_DOM = Real(-30.0, 30.0), Real(1e-3, 1e3, log=True)
 
 
 def _prop1_lines(m, s, NN=None):
-    """Lines of Eq. (4) for pi = N(0, 1), q = N(m, s^2): line 1 (key 0) as the N-fold integral on the tensor-product
-    Gauss-Hermite rule with 3 nodes per coordinate (exact: the integrand is quadratic in each z_n); lines 4 and 6
-    (keys 1, 2) on an 8-node rule (exact); line 8 (key 3) the closed-form KL; "scale": the size of the terms that
+    """Lines of Eq. (4) for pi = N(0, 1), q = N(m, s^2): line 1 (key 0) as the N-fold integral on
+    the tensor-product Gauss-Hermite rule with 3 nodes per coordinate (exact: the integrand is
+    quadratic in each z_n); lines 4 and 6 (keys 1, 2) on an 8-node rule (exact); line 8 (key 3) the
+    closed-form KL; "scale": the size of the terms that
     cancel."""
     x8, w8 = np.polynomial.hermite_e.hermegauss(8)
     w8 = w8 / w8.sum()
@@ -414,7 +473,8 @@ def _prop1_lines(m, s, NN=None):
     logpi = lambda z: -0.5 * z ** 2 - 0.5 * np.log(2 * np.pi)  # noqa: E731
     H = -float(w8 @ logpi(x8))
     lines = {1: float(w8 @ (-logq(x8))) - H, 2: float(w8 @ (logpi(x8) - logq(x8))),
-             3: float(np.log(s) + (1 + m * m) / (2 * s * s) - 0.5), "scale": abs(float(w8 @ logq(x8))) + H}
+             3: float(np.log(s) + (1 + m * m) / (2 * s * s) - 0.5),
+             "scale": abs(float(w8 @ logq(x8))) + H}
     if NN is not None:
         x3, w3 = np.polynomial.hermite_e.hermegauss(3)
         w3 = w3 / w3.sum()
@@ -431,7 +491,8 @@ def _prop1_rows(i, j):
         for s in free("s", (2.0, 0.7, 1.0), _S_DOM):
             for NN in (free("N", (2, 3), Int(1, 8)) if 0 in (i, j) else [None]):
                 lines = _prop1_lines(m, s, NN)
-                rows.append(({"m": m, "s": s, **({"N": NN} if NN else {})}, lines[i], lines[j], lines["scale"]))
+                rows.append(({"m": m, "s": s, **({"N": NN} if NN else {})}, lines[i], lines[j],
+                             lines["scale"]))
     return rows
 
 
@@ -440,14 +501,20 @@ def _prop1(i, j):
                                   describe="pi = N(0,1), q = N(m, s^2), exact Gauss-Hermite rules")
 
 
-step("prop1.4.a", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 1-4", relation="=",
-     lhs="int (-(1/N) sum log q(z_n) - H[pi]) pi(z_1:N) dz", rhs="(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]",
-     justification="linearity; marginalised z_m for m != n", check=_prop1(0, 1), expect=EXACT, search_budget=800)
-step("prop1.4.b", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 5-6", relation="=",
+step("prop1.4.a", claim="proposition1", seed=SEED,
+     location="App. D proof of Prop. 1, Eq. (4) lines 1-4", relation="=",
+     lhs="int (-(1/N) sum log q(z_n) - H[pi]) pi(z_1:N) dz",
+     rhs="(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]",
+     justification="linearity; marginalised z_m for m != n", check=_prop1(0, 1), expect=EXACT,
+     search_budget=800)
+step("prop1.4.b", claim="proposition1", seed=SEED,
+     location="App. D proof of Prop. 1, Eq. (4) lines 5-6", relation="=",
      lhs="(1/N) sum int -log q(z_n) pi(z_n) dz_n - H[pi]", rhs="(1/N) sum int pi log(pi/q)",
      justification="definition of H[pi]", check=_prop1(1, 2), expect=EXACT, search_budget=1200)
-step("prop1.4.c", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (4) lines 7-8", relation="=",
-     lhs="(1/N) sum int pi log(pi/q)", rhs="d_KL(pi || q)", justification="definition of d_KL", check=_prop1(2, 3),
+step("prop1.4.c", claim="proposition1", seed=SEED,
+     location="App. D proof of Prop. 1, Eq. (4) lines 7-8", relation="=",
+     lhs="(1/N) sum int pi log(pi/q)", rhs="d_KL(pi || q)", justification="definition of d_KL",
+     check=_prop1(2, 3),
      expect=EXACT, search_budget=1200)
 
 
@@ -457,7 +524,8 @@ def _prop1_eq5():
     logq = -(z - m_) ** 2 / (2 * s_ ** 2) - sp.log(s_)
     f = -logq  # N = 1 summand of f up to constants
     g = -sp.Matrix([sp.diff(logq, m_), sp.diff(logq, s_)])
-    return sym_equal(sp.diff(f, m_) - g[0] + sp.diff(f, s_) - g[1], sp.Integer(0), symbols=[m_, s_, z],
+    return sym_equal(sp.diff(f, m_) - g[0] + sp.diff(f, s_) - g[1], sp.Integer(0),
+                     symbols=[m_, s_, z],
                      domain={m_: _M_DOM, s_: _S_DOM, z: Real(-100.0, 100.0)})
 
 
@@ -466,19 +534,24 @@ def _prop1_leibniz():
     s_ = sp.Symbol("s", positive=True)
     pi = sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)
     logq = -(z - m_) ** 2 / (2 * s_ ** 2) - sp.log(s_) - sp.log(2 * sp.pi) / 2
-    kl = sp.integrate(sp.expand(pi * (-z ** 2 / 2 - sp.log(2 * sp.pi) / 2 - logq)), (z, -sp.oo, sp.oo), conds="none")
+    kl = sp.integrate(sp.expand(pi * (-z ** 2 / 2 - sp.log(2 * sp.pi) / 2 - logq)),
+                      (z, -sp.oo, sp.oo), conds="none")
     lhs = sp.diff(kl, m_) + sp.diff(kl, s_)
-    rhs = sp.integrate(sp.expand(-pi * (sp.diff(logq, m_) + sp.diff(logq, s_))), (z, -sp.oo, sp.oo), conds="none")
+    rhs = sp.integrate(sp.expand(-pi * (sp.diff(logq, m_) + sp.diff(logq, s_))), (z, -sp.oo, sp.oo),
+                       conds="none")
     o = sym_equal(lhs, rhs, domain={m_: _M_DOM, s_: _S_DOM})
     o.detail += " (Gaussian instance; the interchange needs DIFF in general)"
     return o
 
 
-step("prop1.5", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (5)", relation="=",
+step("prop1.5", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, Eq. (5)",
+     relation="=",
      lhs="grad_lambda f(lambda, eta)", rhs="-(1/N) sum s(z_n; lambda) = g(lambda, eta)",
      justification="differentiation", check=_prop1_eq5, expect=EXACT)
-step("prop1.grad", claim="proposition1", seed=SEED, location="App. D proof of Prop. 1, last display", relation="=",
-     lhs="grad_lambda E_Pi[f]", rhs="E_Pi[grad_lambda f] = E_Pi[g]", justification="Leibniz rule; Eq. (5)",
+step("prop1.grad", claim="proposition1", seed=SEED,
+     location="App. D proof of Prop. 1, last display", relation="=",
+     lhs="grad_lambda E_Pi[f]", rhs="E_Pi[grad_lambda f] = E_Pi[g]",
+     justification="Leibniz rule; Eq. (5)",
      check=_prop1_leibniz, expect=EXACT, statement=True)
 
 
@@ -503,22 +576,27 @@ _P1, _P2 = sp.symbols("p1 p2", nonnegative=True)
 
 
 def _p2_const():
-    """log E_pi[w*] = log(w* sum_z pi(z)) vs log w*, pi on three atoms (p1, p2, 1 - p1 - p2): sympy."""
+    """log E_pi[w*] = log(w* sum_z pi(z)) vs log w*, pi on three atoms (p1, p2, 1 - p1 - p2):
+    sympy.
+    """
     return sym_equal(sp.log(w * (_P1 + _P2 + (1 - _P1 - _P2))), sp.log(w),
                      domain={_P1: Real(0.0, 0.5), _P2: Real(0.0, 0.5), w: W_DOM})
 
 
 def _p2_iff_rows():
     """Both directions of the corrected equality case of Proposition 2.
-    Only if: w* - exp(KL) >= E_pi[w* - w] (Jensen, then E_pi w = w* - E_pi[w* - w]), so equality forces
-    w = w* pi-almost surely.  If: w constant (= c) on supp(pi) gives exp(KL) = c = w*; instances: pi the
-    searched pi restricted to its first ceil(M/2) states, q = pi/c there and the mass 1 - 1/c on the others."""
+    Only if: w* - exp(KL) >= E_pi[w* - w] (Jensen, then E_pi w = w* - E_pi[w* - w]), so equality
+    forces w = w* pi-almost surely.  If: w constant (= c) on supp(pi) gives exp(KL) = c = w*;
+    instances: pi the
+    searched pi restricted to its first ceil(M/2) states, q = pi/c there and the mass 1 - 1/c on the
+    others."""
     rows = []
     for pi, q in _pairs():
         ww = pi / q
         ws = float(ww.max())
         kl = float(pi @ np.log(ww))
-        rows.append(({"direction": "only if: exp(KL) + E_pi[w* - w] <= w*", "M": pi.size, "w_star": ws},
+        rows.append(({"direction": "only if: exp(KL) + E_pi[w* - w] <= w*", "M": pi.size,
+                      "w_star": ws},
                      float(np.exp(kl) + pi @ (ws - ww)), ws))
         for c in free("c", (1.5, 1e6), Real(1 + 1e-9, 1e12, log=True)):
             M = pi.size
@@ -539,47 +617,67 @@ def _p2_iff_rows():
 
 
 def _p2_iff():
-    o = instance_check(_p2_iff_rows, "<=", tol=1e-12, describe="both directions of the equality case")
+    o = instance_check(_p2_iff_rows, "<=", tol=1e-12,
+                       describe="both directions of the equality case")
     o.detail = "equality iff w = pi/q is constant on supp(pi): " + o.detail
     return o
 
 
-step("prop2.1", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 1", relation="=",
+step("prop2.1", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 1",
+     relation="=",
      lhs="d_KL(pi || q)", rhs="E_pi[log pi/q]", justification="definition of d_KL",
      check=definition("the definition of d_KL(pi || q) = E_pi[log pi/q]"), expect=EXACT)
-step("prop2.2", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 2", relation="<=",
-     lhs="E_pi[log pi/q]", rhs="log E_pi[pi/q]", justification="Jensen's inequality", check=_jensen, expect=VALID)
-step("prop2.3", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 3", relation="<=",
-     lhs="log E_pi[pi/q]", rhs="log E_pi[w*]", justification="w <= w*", check=_p2_wstar, expect=VALID)
-step("prop2.4", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 4", relation="=",
+step("prop2.2", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 2",
+     relation="<=",
+     lhs="E_pi[log pi/q]", rhs="log E_pi[pi/q]", justification="Jensen's inequality", check=_jensen,
+     expect=VALID)
+step("prop2.3", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 3",
+     relation="<=",
+     lhs="log E_pi[pi/q]", rhs="log E_pi[w*]", justification="w <= w*", check=_p2_wstar,
+     expect=VALID)
+step("prop2.4", claim="proposition2", seed=SEED, location="App. D proof of Prop. 2, line 4",
+     relation="=",
      lhs="log E_pi[w*]", rhs="log w*", justification="E_pi 1 = 1", check=_p2_const, expect=EXACT)
-step("prop2.statement", claim="proposition2", seed=SEED, location="§4.1 Proposition 2", relation="<",
-     lhs="exp(d_KL(pi || q))", rhs="w*", justification="the chain above", check=lambda: _p2_equality_cases(),
-     depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True, reading=STRICT, corrected=_p2_iff,
+step("prop2.statement", claim="proposition2", seed=SEED, location="§4.1 Proposition 2",
+     relation="<",
+     lhs="exp(d_KL(pi || q))", rhs="w*", justification="the chain above",
+     check=lambda: _p2_equality_cases(),
+     depends=("prop2.2", "prop2.3"), expect=WRONG, statement=True, reading=STRICT,
+     corrected=_p2_iff,
      search_budget=1200)
 
 
 # ============================================================================= Lemma 1
 a1, a2, b1, b2 = sp.symbols("a1 a2 b1 b2", nonnegative=True)
 _unit = {s: U_DOM for s in (a1, a2, b1, b2)}
-step("lemma1.1", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 1", relation="=",
-     lhs="|p1(A) p_2:N(A^N-1) - q1(A) q_2:N(A^N-1)|", rhs="|(p1(A) - q1(A)) p_2:N + q1(A) (p_2:N - q_2:N)|",
+step("lemma1.1", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 1",
+     relation="=",
+     lhs="|p1(A) p_2:N(A^N-1) - q1(A) q_2:N(A^N-1)|",
+     rhs="|(p1(A) - q1(A)) p_2:N + q1(A) (p_2:N - q_2:N)|",
      justification="adding and subtracting q1(A) p_2:N",
-     check=lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit), expect=EXACT)
-step("lemma1.2", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 2", relation="<=",
-     lhs="|(a1 - b1) a2 + b1 (a2 - b2)|", rhs="|a1 - b1| a2 + b1 |a2 - b2|", justification="triangle inequality",
-     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)), sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2),
+     check=lambda: sym_equal(a1 * a2 - b1 * b2, (a1 - b1) * a2 + b1 * (a2 - b2), domain=_unit),
+     expect=EXACT)
+step("lemma1.2", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 2",
+     relation="<=",
+     lhs="|(a1 - b1) a2 + b1 (a2 - b2)|", rhs="|a1 - b1| a2 + b1 |a2 - b2|",
+     justification="triangle inequality",
+     check=lambda: sym_le(sp.Abs((a1 - b1) * a2 + b1 * (a2 - b2)),
+                          sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2),
                           domain=_unit),
      expect=VALID)
-step("lemma1.3", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 3", relation="<=",
-     lhs="|a1 - b1| a2 + b1 |a2 - b2|", rhs="|a1 - b1| + |a2 - b2|", justification="p_n(A), q_n(A) <= 1",
-     check=lambda: sym_le(sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2), sp.Abs(a1 - b1) + sp.Abs(a2 - b2), domain=_unit),
+step("lemma1.3", claim="lemma1", seed=SEED, location="App. D proof of Lemma 1, line 3",
+     relation="<=",
+     lhs="|a1 - b1| a2 + b1 |a2 - b2|", rhs="|a1 - b1| + |a2 - b2|",
+     justification="p_n(A), q_n(A) <= 1",
+     check=lambda: sym_le(sp.Abs(a1 - b1) * a2 + b1 * sp.Abs(a2 - b2),
+                          sp.Abs(a1 - b1) + sp.Abs(a2 - b2), domain=_unit),
      expect=VALID)
 
 
 def _products_fixed():
     g = np.random.default_rng(9)
-    return [(M, NN, [g.dirichlet(np.ones(M)) for _ in range(NN)], [g.dirichlet(np.ones(M)) for _ in range(NN)])
+    return [(M, NN, [g.dirichlet(np.ones(M)) for _ in range(NN)],
+             [g.dirichlet(np.ones(M)) for _ in range(NN)])
             for M in (2, 3) for NN in (2, 3)]
 
 
@@ -589,9 +687,11 @@ def _lemma1_rhs(pa, qa):
 
 
 def _lemma1_rows():
-    """Lemma 1 as stated: for every set A of X, |p_1:N(A^N) - q_1:N(A^N)| <= sum_n |p_n(A) - q_n(A)| (the rectangle
-    A^N only).  The N laws are the searched family's cycled (p_n = p_(n mod N0)), N up to 10^4; every A of the
-    M <= 4 points is enumerated; p_1:N(A^N) from the product law itself where it has at most 4096 atoms."""
+    """Lemma 1 as stated: for every set A of X, |p_1:N(A^N) - q_1:N(A^N)| <= sum_n |p_n(A) - q_n(A)|
+    (the rectangle A^N only).  The N laws are the searched family's cycled (p_n = p_(n mod N0)), N
+    up to 10^4; every A of the
+    M <= 4 points is enumerated; p_1:N(A^N) from the product law itself where it has at most 4096
+    atoms."""
     rows = []
     for M, N0, ps, qs in searchable("products", _products_fixed()):
         for NN in free("N", (N0, 2 * N0 + 1), Int(1, 10 ** 4, log=True)):
@@ -606,20 +706,25 @@ def _lemma1_rows():
                               - float(F.product_law([qs[i] for i in idx])[box].sum()))
                 else:
                     lhs = abs(float(np.prod(pa)) - float(np.prod(qa)))
-                rows.append(({"M": M, "N": NN, "A": [i for i in range(M) if mask[i]]}, lhs, _lemma1_rhs(pa, qa)))
+                rows.append(({"M": M, "N": NN, "A": [i for i in range(M) if mask[i]]}, lhs,
+                             _lemma1_rhs(pa, qa)))
     return rows
 
 
 def _lemma1_statement():
     o = instance_check(_lemma1_rows, "<=", tol=1e-12, describe="every A of X, product sets A^N")
-    o.detail = ("Lemma 1 bounds the rectangles A^N only (one common A); d_TV of product measures needs every set of "
+    o.detail = (
+        "Lemma 1 bounds the rectangles A^N only (one common A); d_TV of product measures needs "
+        "every set of "
                 "X^N (see theorem3.mix.2, theorem4.mix.1): " + o.detail)
     return o
 
 
 step("lemma1.statement", claim="lemma1", seed=SEED, location="App. D Lemma 1", relation="<=",
-     lhs="|p_1:N(A^N) - q_1:N(A^N)|", rhs="sum_n |p_n(A) - q_n(A)|", justification="induction on the lines above",
-     check=_lemma1_statement, depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID, statement=True,
+     lhs="|p_1:N(A^N) - q_1:N(A^N)|", rhs="sum_n |p_n(A) - q_n(A)|",
+     justification="induction on the lines above",
+     check=_lemma1_statement, depends=("lemma1.1", "lemma1.2", "lemma1.3"), expect=VALID,
+     statement=True,
      search_budget=1200)
 
 
@@ -648,53 +753,74 @@ def _l2(which):
             mn = float(np.linalg.norm(mu))
             quad = V + float((Eg - mu) @ (Eg - mu)) + 2 * float((Eg - mu) @ mu) + mn ** 2
             cs = V + bias_norm ** 2 + 2 * bias_norm * mn + mn ** 2
-            rows.append((par, {"decomp": (sq, V + float(Eg @ Eg)), "expand": (V + float(Eg @ Eg), quad),
-                               "cs": (quad, cs), "bias_def": (cs, V + bias_def ** 2 + 2 * bias_def * mn + mn ** 2),
-                               "mse": (sq, float(p @ ((vals - mu) ** 2).sum(1)) + 2 * bias_def * mn + mn ** 2)}[which]))
+            rows.append((par, {"decomp": (sq, V + float(Eg @ Eg)),
+                               "expand": (V + float(Eg @ Eg), quad),
+                               "cs": (quad, cs),
+                               "bias_def": (cs, V + bias_def ** 2 + 2 * bias_def * mn + mn ** 2),
+                               "mse": (sq, float(p @ ((vals - mu) ** 2).sum(1)) + 2 * bias_def
+                                       * mn + mn ** 2)}[which]))
         return rows
     return fn
 
 
 def _le_rows(which):
-    """The corrected '<=' of a line printed '=' (Lemma 2's decomposition), searched like the step."""
+    """The corrected '<=' of a line printed '=' (Lemma 2's decomposition), searched like the
+    step.
+    """
     return lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2(which)()], "<=", 1e-12)
 
 
-step("lemma2.1", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 1", relation="=", lhs="E||g||^2",
+step("lemma2.1", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 1",
+     relation="=", lhs="E||g||^2",
      rhs="V g + ||E g||^2", justification="decomposition",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("decomp")()], "=", 1e-12), expect=EXACT)
-step("lemma2.2", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, lines 2-3", relation="=",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("decomp")()], "=", 1e-12),
+     expect=EXACT)
+step("lemma2.2", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, lines 2-3",
+     relation="=",
      lhs="V g + ||E g - mu + mu||^2", rhs="V g + ||E g - mu||^2 + 2 (E g - mu)^T mu + ||mu||^2",
      justification="expanded quadratic",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("expand")()], "=", 1e-12), expect=EXACT)
-step("lemma2.3", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 4", relation="<=",
-     lhs="... + 2 (E g - mu)^T mu + ...", rhs="... + 2 ||E g - mu|| ||mu|| + ...", justification="Cauchy-Schwarz",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("cs")()], "<=", 1e-12), expect=VALID)
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("expand")()], "=", 1e-12),
+     expect=EXACT)
+step("lemma2.3", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 4",
+     relation="<=",
+     lhs="... + 2 (E g - mu)^T mu + ...", rhs="... + 2 ||E g - mu|| ||mu|| + ...",
+     justification="Cauchy-Schwarz",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("cs")()], "<=", 1e-12),
+     expect=VALID)
 
 
 def _l2_bias():
     o = instance_check(lambda: [(p, *ab) for p, ab in _l2("bias_def")()], "<=", 1e-12, printed="=")
     if o.status == LOOSE:
-        o.detail = ("Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= E||g - mu|| (Jensen): "
+        o.detail = (
+            "Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= E||g - mu|| "
+            "(Jensen): "
                     + o.detail)
         o.correction = "'<=' (or define Bias[g] = ||E g - mu||, which the proofs use)"
     return o
 
 
-step("lemma2.4", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 5", relation="=",
-     lhs="V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2", rhs="V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2",
+step("lemma2.4", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 5",
+     relation="=",
+     lhs="V g + ||E g - mu||^2 + 2 ||E g - mu|| ||mu|| + ||mu||^2",
+     rhs="V g + Bias^2 + 2 Bias ||mu|| + ||mu||^2",
      justification="definition of bias (Bias[g] = E||g - mu||)", check=_l2_bias, expect=LOOSE,
      corrected=_le_rows("bias_def"), search_budget=1200)
-step("lemma2.statement", claim="lemma2", seed=SEED, location="App. D Lemma 2 (1) and (2)", relation="<=",
-     lhs="E||g||^2", rhs="MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2", justification="bias-variance decomposition of the MSE",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12), expect=VALID,
+step("lemma2.statement", claim="lemma2", seed=SEED, location="App. D Lemma 2 (1) and (2)",
+     relation="<=",
+     lhs="E||g||^2", rhs="MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2",
+     justification="bias-variance decomposition of the MSE",
+     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12),
+     expect=VALID,
      statement=True)
 
 
 # ============================================================================= Theorem 1
 def _t1_mix():
-    """Exact CIS kernels (every start): d_TV(K^k(z, .), pi) vs Theorem 1's rate^k; N and k searched up to 10^4
-    (N capped by the kernel's cost, see CIS_CAP_TEXT); tolerance from the kernel's error bound (k M err)."""
+    """Exact CIS kernels (every start): d_TV(K^k(z, .), pi) vs Theorem 1's rate^k; N and k searched
+    up to 10^4
+    (N capped by the kernel's cost, see CIS_CAP_TEXT); tolerance from the kernel's error bound (k M
+    err)."""
     rows, tol = [], 1e-12
     for pi, q in _pairs(PAIRS_CIS, count=8):
         ws = float((pi / q).max())
@@ -707,11 +833,14 @@ def _t1_mix():
                 tol = max(tol, kk * M * err + kk * M * 1e-15)
                 rows.append(({"M": M, "N": n_eff, "k": kk, "w_star": ws}, float(tv),
                              (1 - (n_eff - 1) / (2 * ws + n_eff - 2)) ** kk))
-    return instance_check(lambda: rows, "<=", tol=tol, describe="exact CIS kernels, all starts; " + CIS_CAP_TEXT)
+    return instance_check(lambda: rows, "<=", tol=tol,
+                          describe="exact CIS kernels, all starts; " + CIS_CAP_TEXT)
 
 
 def _t1_kernel_expectation():
-    """E_{K(z, .)}[||s||^2] from the exact CIS kernel vs the integral of line 2 with the proposals enumerated."""
+    """E_{K(z, .)}[||s||^2] from the exact CIS kernel vs the integral of line 2 with the proposals
+    enumerated.
+    """
     rows = []
     for pi, q, s in _scored(SCORED_CIS, count=6):
         M = pi.size
@@ -723,7 +852,8 @@ def _t1_kernel_expectation():
             for x in range(M):
                 rows.append(({"M": M, "N": n_eff, "x": x}, float(K[x] @ f), float(integ[x])))
     return instance_check(lambda: rows, "=", tol=1e-11,
-                          describe="kernel expectation vs the enumerated integral (N with C(N + M - 2, M - 1) <= 4000)")
+                          describe="kernel expectation vs the enumerated integral (N with C(N + M "
+                                   "- 2, M - 1) <= 4000)")
 
 
 def _t1_assumption3():
@@ -737,12 +867,16 @@ def _t1_assumption3():
             n_eff = _cap_cis(NN, M)
             K = F.cis_matrix(pi, q, n_eff)
             for x in range(M):
-                rows.append(({"M": M, "N": n_eff, "x": x, "L": L_}, float(K[x] @ s ** 2), L_ ** 2 * float(K[x].sum())))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact CIS kernels; " + CIS_CAP_TEXT)
+                rows.append(({"M": M, "N": n_eff, "x": x, "L": L_}, float(K[x] @ s ** 2),
+                             L_ ** 2 * float(K[x].sum())))
+    return instance_check(lambda: rows, "<=", tol=1e-12,
+                          describe="exact CIS kernels; " + CIS_CAP_TEXT)
 
 
 def _t1_normalised():
-    """int sum_n wbar_n prod_{n>=2} q(dz^(n)) = 1, the N - 1 proposals enumerated (weights normalised per draw)."""
+    """int sum_n wbar_n prod_{n>=2} q(dz^(n)) = 1, the N - 1 proposals enumerated (weights
+    normalised per draw).
+    """
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=8):
         M = pi.size
@@ -754,22 +888,32 @@ def _t1_normalised():
     return instance_check(lambda: rows, "=", tol=1e-12, describe="proposal multisets enumerated")
 
 
-step("theorem1.mix.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity", relation="=",
+step("theorem1.mix.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity",
+     relation="=",
      lhs="d_TV(P^k(eta,.), Pi)", rhs="d_TV(K^k(z,.), pi)", justification="P = K (eta = z)",
-     check=definition("Theorem 1 defines P^k(eta, d eta') = K^k(z, dz') with eta = z (N = 1 chain, Pi = pi)"),
+     check=definition(
+         "Theorem 1 defines P^k(eta, d eta') = K^k(z, dz') with eta = z (N = 1 chain, Pi = pi)"),
      expect=EXACT)
-step("theorem1.mix.2", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity", relation="<=",
-     lhs="d_TV(K^k(z,.), pi)", rhs="(1 - (N-1)/(2 w* + N - 2))^k", justification="Andrieu, Lee & Vihola (2018)",
+step("theorem1.mix.2", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity",
+     relation="<=",
+     lhs="d_TV(K^k(z,.), pi)", rhs="(1 - (N-1)/(2 w* + N - 2))^k",
+     justification="Andrieu, Lee & Vihola (2018)",
      check=_t1_mix, search_examples=COSTLY, expect=VALID, statement=True, search_budget=1000)
-step("theorem1.mom.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, line 2", relation="=",
+step("theorem1.mom.1", claim="theorem1", seed=SEED,
+     location="App. D proof of Thm 1, variance, line 2", relation="=",
      lhs="E[||s(z_t)||^2 | z_t-1]", rhs="int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))",
-     justification="Andrieu et al. (2018)", check=_t1_kernel_expectation, search_examples=COSTLY, expect=EXACT,
+     justification="Andrieu et al. (2018)", check=_t1_kernel_expectation, search_examples=COSTLY,
+     expect=EXACT,
      search_budget=800)
-step("theorem1.mom.2", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, line 3", relation="<=",
-     lhs="int sum_n wbar_n ||s||^2 prod q", rhs="L^2 int sum_n wbar_n prod q", justification="Assumption 3",
+step("theorem1.mom.2", claim="theorem1", seed=SEED,
+     location="App. D proof of Thm 1, variance, line 3", relation="<=",
+     lhs="int sum_n wbar_n ||s||^2 prod q", rhs="L^2 int sum_n wbar_n prod q",
+     justification="Assumption 3",
      check=_t1_assumption3, expect=VALID, search_budget=800)
-step("theorem1.mom.3", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, variance, lines 4-5", relation="=",
-     lhs="L^2 int sum_n wbar_n prod q", rhs="L^2", justification="sum_n wbar_n = 1; q is a probability",
+step("theorem1.mom.3", claim="theorem1", seed=SEED,
+     location="App. D proof of Thm 1, variance, lines 4-5", relation="=",
+     lhs="L^2 int sum_n wbar_n prod q", rhs="L^2",
+     justification="sum_n wbar_n = 1; q is a probability",
      check=_t1_normalised, expect=EXACT, statement=True, search_budget=1000)
 
 
@@ -778,13 +922,15 @@ def _l3():
     rows = []
     for pi, q in _pairs():
         ww = pi / q
-        rows.append(({"M": pi.size}, float(q @ (ww - q @ ww) ** 2), float(((pi / q - 1) ** 2 * q).sum()),
+        rows.append(({"M": pi.size}, float(q @ (ww - q @ ww) ** 2),
+                     float(((pi / q - 1) ** 2 * q).sum()),
                      float(q @ ww ** 2)))
     return instance_check(lambda: rows, "=", tol=1e-12)
 
 
 step("lemma3.1", claim="lemma3", seed=SEED, location="App. D proof of Lemma 3", relation="=",
-     lhs="V_q w = E_q[(w - E_q w)^2]", rhs="int (pi/q - 1)^2 q(dz)", justification="E_q w = 1", check=_l3, expect=EXACT,
+     lhs="V_q w = E_q[(w - E_q w)^2]", rhs="int (pi/q - 1)^2 q(dz)", justification="E_q w = 1",
+     check=_l3, expect=EXACT,
      statement=True)
 
 
@@ -793,18 +939,23 @@ def _t2_sign():
     pi = np.array([0.2, 0.3, 0.5])
     s = np.array([1.0, -0.5, 0.25])
     NN, x = 3, 0
-    # q = pi: all weights are 1, wbar_n = 1/N.  Correct: g = -(1/N) sum_n s(z_n); printed: +s(z_{t-1})/N.
+    # q = pi: all weights are 1, wbar_n = 1/N.  Correct: g = -(1/N) sum_n s(z_n); printed:
+    # +s(z_{t-1})/N.
     mu = float(pi @ s)
     correct = -((NN - 1) * mu + s[x]) / NN
     printed = -((NN - 1) * mu) / NN + s[x] / NN
-    return Outcome(WRONG, "the current-state term carries the wrong sign: with q = pi, E[g | z_t-1] differs",
-                   counterexample={"at": {"pi": "q = (0.2, 0.3, 0.5)", "s": [1.0, -0.5, 0.25], "N": NN, "z_t-1": x},
+    return Outcome(
+        WRONG, "the current-state term carries the wrong sign: with q = pi, E[g | z_t-1] differs",
+                   counterexample={"at": {"pi": "q = (0.2, 0.3, 0.5)", "s": [1.0, -0.5, 0.25],
+                                          "N": NN, "z_t-1": x},
                                    "lhs": printed, "rhs": correct},
-                   correction="g = -sum_{n>=2} wbar_n s(z^(n)) - wbar_1 s(z_t-1)", method="instances")
+                   correction="g = -sum_{n>=2} wbar_n s(z^(n)) - wbar_1 s(z_t-1)",
+                   method="instances")
 
 
 def _t2_est_corrected():
-    """The corrected estimator's conditional mean, -int sum_n wbar_n s(z^(n)) prod q (proposals enumerated,
+    """The corrected estimator's conditional mean, -int sum_n wbar_n s(z^(n)) prod q (proposals
+    enumerated,
     z^(1) = z_t-1), vs simulate.finite.moments_msc_rb's E[g | z_t-1] (Laplace quadrature)."""
     rows, tol = [], 1e-11
     for pi, q, s in _scored(SCORED_CIS, count=6):
@@ -820,7 +971,8 @@ def _t2_est_corrected():
 
 
 def _t2_eq6_loose():
-    o = instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("mse")()], "<=", 1e-12, printed="=")
+    o = instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("mse")()], "<=", 1e-12,
+                       printed="=")
     o.correction = "'<=' (Lemma 2 (2) is an inequality)"
     return o
 
@@ -839,26 +991,34 @@ def _t2_mse():
             bound = 4 * ((1 + e2) / (NN - 1) * chi + (1 + 1 / e2) / NN ** 2 * (1 + ws) ** 2)
             for x in range(pi.size):
                 m = F.moments_msc_rb(pi, q, s[:, None], x, NN)
-                mse = m.second + 2 * float(m.mean[0]) * mu + mu * mu  # E||g + mu||^2, g estimates -mu
+                # E||g + mu||^2, g estimates -mu
+                mse = m.second + 2 * float(m.mean[0]) * mu + mu * mu
                 rows.append(({"M": pi.size, "N": NN, "x": x, "w_star": ws}, mse, bound))
-    return instance_check(lambda: rows, "<=", tol=1e-9, describe="conditional MSE of the RB estimator at every state")
+    return instance_check(lambda: rows, "<=", tol=1e-9,
+                          describe="conditional MSE of the RB estimator at every state")
 
 
 def _t2_mse_bound(NN, ws, chi, L_):
-    """The corrected quoted bound 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2], eps^2 = (N-1)^-1/2."""
+    """The corrected quoted bound 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2], eps^2 =
+    (N-1)^-1/2.
+    """
     e2 = (NN - 1) ** -0.5
     return 4 * L_ ** 2 * ((1 + e2) * (1 + chi) / (NN - 1) + (1 + 1 / e2) * (1 + ws) ** 2 / NN ** 2)
 
 
 def _msc_rb_states(pi, q):
-    """The states the Rao-Blackwellised checks are evaluated at: the highest-weight state and a searched one."""
+    """The states the Rao-Blackwellised checks are evaluated at: the highest-weight state and a
+    searched one.
+    """
     x = free("x", (0,), Int(0, 7))[0] % pi.size
     return sorted({int(np.argmax(pi / q)), int(x)})
 
 
 def _t2_mse_corrected():
-    """Exact conditional MSE E||g + mu||^2 of MSC-RB (moments_msc_rb) vs min(4L^2, the corrected bound):
-    the corrected bound is no weaker than the trivial 4L^2 (||g + mu|| <= 2L) wherever it is below it."""
+    """Exact conditional MSE E||g + mu||^2 of MSC-RB (moments_msc_rb) vs min(4L^2, the corrected
+    bound):
+    the corrected bound is no weaker than the trivial 4L^2 (||g + mu|| <= 2L) wherever it is below
+    it."""
     rows, tol = [], 1e-9
     for pi, q, s in _scored(SCORED_CIS, count=8):
         M = pi.size
@@ -870,7 +1030,8 @@ def _t2_mse_corrected():
             for x in _msc_rb_states(pi, q):
                 m = F.moments_msc_rb(pi, q, s, x, n_eff)
                 tol = max(tol, 10 * m.error)
-                rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi, "informative": b < 4 * L_ ** 2},
+                rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi,
+                              "informative": b < 4 * L_ ** 2},
                              m.second + 2 * float(m.mean[0]) * mu + mu * mu, min(4 * L_ ** 2, b)))
     return instance_check(lambda: rows, "<=", tol=tol, describe="exact MSC-RB MSE; " + CIS_CAP_TEXT)
 
@@ -882,16 +1043,21 @@ def _t2_lemma3_qdef():
     ww = pi / qdef
     lhs = float(qdef @ (ww - 1) ** 2)
     rhs = float(((pi / q - 1) ** 2 * q).sum())
-    return Outcome(WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not chi2(pi || q)",
-                   counterexample={"at": {"pi": list(pi), "q": list(q), "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
+    return Outcome(
+        WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not "
+               "chi2(pi || q)",
+                   counterexample={"at": {"pi": list(pi), "q": list(q),
+                                          "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
                                    "rhs": rhs},
-                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only without a defensive "
-                              "mixture",
+                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only "
+                              "without a defensive mixture",
                    method="instances")
 
 
 def _t2_lemma3_corrected():
-    """V_{q_def}[pi/q_def] = chi2(pi || q_def) for q_def = alpha q + (1 - alpha) uniform, alpha searched in (0, 1]."""
+    """V_{q_def}[pi/q_def] = chi2(pi || q_def) for q_def = alpha q + (1 - alpha) uniform, alpha
+    searched in (0, 1].
+    """
     rows = []
     for pi, q in _pairs():
         for alpha in free("alpha", (1.0, 0.7, 0.01), Real(1e-6, 1.0, log=True)):
@@ -900,11 +1066,14 @@ def _t2_lemma3_corrected():
             rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2),
                          float((pi ** 2 / qd).sum() - 1),
                          float(qd @ wd ** 2)))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="defensive mixtures with a uniform nu")
+    return instance_check(lambda: rows, "=", tol=1e-12,
+                          describe="defensive mixtures with a uniform nu")
 
 
 def _crossing(f, lo, hi):
-    """The smallest x in [lo, hi] (geometric bisection) with f(x) True, f monotone; None if f(hi) is False."""
+    """The smallest x in [lo, hi] (geometric bisection) with f(x) True, f monotone; None if f(hi) is
+    False.
+    """
     if not f(hi):
         return None
     if f(lo):
@@ -918,9 +1087,11 @@ def _crossing(f, lo, hi):
 
 
 def _t2_eps():
-    """eps^2 = (N-1)^-1/2 in the quoted bound: the remainder after 4L^2 chi2/(N-1) is an explicit O(N^-3/2),
-    rest(N) <= N^-3/2 [2 sqrt2 chi2 + sqrt2 (1 + w*)^2] for N >= 2, w* >= 1, 0 <= chi2 <= w* - 1 (a
-    symbolic proof, else the search); then the sequences N -> oo at fixed w* and w* -> oo at fixed N."""
+    """eps^2 = (N-1)^-1/2 in the quoted bound: the remainder after 4L^2 chi2/(N-1) is an explicit
+    O(N^-3/2), rest(N) <= N^-3/2 [2 sqrt2 chi2 + sqrt2 (1 + w*)^2] for N >= 2, w* >= 1, 0 <= chi2 <=
+    w* - 1 (a
+    symbolic proof, else the search); then the sequences N -> oo at fixed w* and w* -> oo at fixed
+    N."""
     NN, ws, c = sp.symbols("N w_star c", positive=True)
     chi = c * (ws - 1)  # chi2 = E_q w^2 - 1 <= w* - 1 on every pair
     e2 = (NN - 1) ** sp.Rational(-1, 2)
@@ -939,12 +1110,15 @@ def _t2_eps():
     for w_ in (10.0, 1e3, 1e6):
         for ch, lab in ((w_ - 1, "chi2 = w* - 1"), (1.0, "chi2 = 1")):
             n_star = _crossing(lambda Nv: ch / (Nv - 1) > rest_f(Nv, w_, ch), 2.0, 1e40)
-            seq.append(f"w* = {w_:g}, {lab}: from N = {n_star:.3g}" if n_star else f"w* = {w_:g}, {lab}: never")
+            seq.append(f"w* = {w_:g}, {lab}: from N = {n_star:.3g}" if n_star
+                       else f"w* = {w_:g}, {lab}: never")
     w_star_at = []
     grid = np.logspace(0, 12, 2401)[1:]
     for Nv in (10.0, 1e3, 1e4):
         dom = grid[(grid - 1) / (Nv - 1) > rest_f(Nv, grid, grid - 1)]
-        w_star_at.append(f"N = {Nv:g}: kept term larger only for w* in [{dom.min():.3g}, {dom.max():.3g}]" if dom.size
+        w_star_at.append(
+            f"N = {Nv:g}: kept term larger only for w* in [{dom.min():.3g}, {dom.max():.3g}]"
+            if dom.size
                          else f"N = {Nv:g}: the remainder is larger for every w*")
     gam = []
     for Nv, w_ in ((10.0, 10.0), (10.0, 1e4), (1e3, 1e4)):
@@ -952,13 +1126,15 @@ def _t2_eps():
         g_ = 2 * w_ / (2 * w_ + Nv - 2)
         t_star = 1 + math.log((ch + 1 + w_) / ch) / math.log(1 / g_)
         gam.append(f"N = {Nv:g}, w* = {w_:g}: t > {t_star:.3g}")
-    o.detail = (f"the remainder is an explicit O(N^-3/2): N^(3/2) rest -> {sp.sstr(lim)} as N -> oo (a constant that "
-                f"grows like w*^2); {o.detail}. Sequences: the kept term 4L^2 chi2/(N-1) exceeds the remainder "
-                f"(N -> oo at fixed w*) {'; '.join(seq)} -- i.e. only for N of order w*^2 or larger; at fixed N "
-                f"(w* -> oo, chi2 = w* - 1): {'; '.join(w_star_at)} (the remainder grows like w*^2/N^(3/2), the kept "
-                f"term like w*/N). The "
-                f"appendix's other dropped term (chi2 + 1 + w*) gamma^(t-1)/(N-1) falls below the kept term only "
-                f"for {'; '.join(gam)} (gamma -> 1 as w* -> oo at fixed N)")
+    o.detail = (
+        f"the remainder is an explicit O(N^-3/2): N^(3/2) rest -> {sp.sstr(lim)} as N -> oo (a "
+        f"constant that "
+                f"grows like w*^2); {o.detail}. Sequences: the kept term 4L^2 chi2/(N-1) exceeds "
+                f"the remainder (N -> oo at fixed w*) {'; '.join(seq)} -- i.e. only for N of order "
+                f"w*^2 or larger; at fixed N (w* -> oo, chi2 = w* - 1): {'; '.join(w_star_at)} "
+                f"(the remainder grows like w*^2/N^(3/2), the kept term like w*/N). The "
+                f"appendix's other dropped term (chi2 + 1 + w*) gamma^(t-1)/(N-1) falls below the "
+                f"kept term only for {'; '.join(gam)} (gamma -> 1 as w* -> oo at fixed N)")
     return o
 
 
@@ -975,17 +1151,22 @@ def _t2_bias():
             for tt in (1, 50, 500):
                 rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias,
                              4 / (NN - 1) * (chi + 1 + ws) * gam ** (tt - 1)))
-    o = instance_check(lambda: rows, "<=", tol=1e-10, describe="conditional bias given F_t-1 at the worst state")
+    o = instance_check(lambda: rows, "<=", tol=1e-10,
+                       describe="conditional bias given F_t-1 at the worst state")
     if o.status == WRONG:
-        o.detail = ("conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay in t: "
+        o.detail = (
+            "conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay "
+            "in t: "
                     + o.detail)
-        o.correction = ("a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); gamma^(t-1) "
-            "needs the unconditional reading")
+        o.correction = (
+            "a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); "
+            "gamma^(t-1) needs the unconditional reading")
     return o
 
 
 def _t2_bias_corrected():
-    """||E[g | z_t-1] + mu|| = |E_{K(z_t-1, .)} s - E_pi s| (Rao-Blackwellisation keeps the CIS kernel's mean)
+    """||E[g | z_t-1] + mu|| = |E_{K(z_t-1, .)} s - E_pi s| (Rao-Blackwellisation keeps the CIS
+    kernel's mean)
     vs 2 L d_TV(K(z_t-1, .), pi), exact CIS kernels, every state; no weaker than the trivial 2L."""
     rows, tol = [], 1e-12
     for pi, q, s in _scored(SCORED_CIS, count=6):
@@ -996,8 +1177,10 @@ def _t2_bias_corrected():
             K, err = F.cis_matrix(pi, q, n_eff, return_error=True)
             tol = max(tol, 2 * M * err)
             for x in range(M):
-                rows.append(({"M": M, "N": n_eff, "x": x}, abs(float(K[x] @ s) - mu), 2 * L_ * _tv(K[x], pi)))
-    return instance_check(lambda: rows, "<=", tol=tol, describe="exact CIS kernels; " + CIS_CAP_TEXT)
+                rows.append(({"M": M, "N": n_eff, "x": x}, abs(float(K[x] @ s) - mu),
+                             2 * L_ * _tv(K[x], pi)))
+    return instance_check(lambda: rows, "<=", tol=tol,
+                          describe="exact CIS kernels; " + CIS_CAP_TEXT)
 
 
 _NN2, _LL2, _CH2, _WS2, _GM2 = sp.symbols("N L chi2 w_star gamma_t", positive=True)
@@ -1008,11 +1191,15 @@ def _t2_combine():
     mse_plus_bias = 4 * LL ** 2 * ch / (NN - 1) + 2 * LL * (4 * LL / (NN - 1) * (ch + 1 + ws) * gm)
     printed = 4 * LL ** 2 * (ch / (NN - 1) + (ch + 1 + ws) * gm / (NN - 1))
     d = sp.simplify(mse_plus_bias - printed)
-    return Outcome(WRONG, f"MSE + 2 L Bias exceeds the printed bracket by {sp.sstr(d)} > 0 (a factor 2 dropped)",
+    return Outcome(
+        WRONG, f"MSE + 2 L Bias exceeds the printed bracket by {sp.sstr(d)} > 0 (a factor 2 "
+               f"dropped)",
                    counterexample={"at": {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma^(t-1)": 1},
-                                   "lhs": float(mse_plus_bias.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1})),
+                                   "lhs": float(
+                                       mse_plus_bias.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1})),
                                    "rhs": float(printed.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1}))},
-                   correction="4L^2 [chi2/(N-1) + 2 (chi2 + 1 + w*) gamma^(t-1)/(N-1) + O(N^-3/2)] + ||mu||^2",
+                   correction="4L^2 [chi2/(N-1) + 2 (chi2 + 1 + w*) gamma^(t-1)/(N-1) + O(N^-3/2)] "
+                              "+ ||mu||^2",
                    method="symbolic")
 
 
@@ -1022,7 +1209,9 @@ _T2_DOM = {_NN2: N_REAL, _LL2: POS_DOM, _CH2: Real(0.0, 1e12), _WS2: W_DOM, _GM2
 def _t2_combine_corrected():
     NN, LL, ch, ws, gm = _NN2, _LL2, _CH2, _WS2, _GM2
     mse_plus_bias = 4 * LL ** 2 * ch / (NN - 1) + 2 * LL * (4 * LL / (NN - 1) * (ch + 1 + ws) * gm)
-    return sym_equal(mse_plus_bias, 4 * LL ** 2 * (ch / (NN - 1) + 2 * (ch + 1 + ws) * gm / (NN - 1)), domain=_T2_DOM)
+    return sym_equal(mse_plus_bias,
+                     4 * LL ** 2 * (ch / (NN - 1) + 2 * (ch + 1 + ws) * gm / (NN - 1)),
+                     domain=_T2_DOM)
 
 
 def _t2_rearrange():
@@ -1033,42 +1222,63 @@ def _t2_rearrange():
 
 
 _B, _MU, _DD = sp.symbols("B mu d", positive=True)
-step("theorem2.est", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, estimator", relation="=",
-     lhs="g_t,MSC-RB", rhs="-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1)", justification="Rao-Blackwellised CIS",
+step("theorem2.est", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, estimator",
+     relation="=",
+     lhs="g_t,MSC-RB", rhs="-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1)",
+     justification="Rao-Blackwellised CIS",
      check=_t2_sign, expect=WRONG, corrected=_t2_est_corrected, search_budget=400)
-step("theorem2.6a", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 1", relation="=",
-     lhs="E[||g||^2 | F]", rhs="MSE + 2 Bias^T ||mu|| + ||mu||^2", justification="Lemma 2", check=_t2_eq6_loose,
+step("theorem2.6a", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 1",
+     relation="=",
+     lhs="E[||g||^2 | F]", rhs="MSE + 2 Bias^T ||mu|| + ||mu||^2", justification="Lemma 2",
+     check=_t2_eq6_loose,
      depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("mse"), search_budget=1200)
-step("theorem2.6b", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 2", relation="<=",
-     lhs="MSE + 2 Bias ||mu|| + ||mu||^2", rhs="MSE + 2 L Bias + ||mu||^2", justification="||mu|| <= L",
-     check=lambda: sym_le(2 * _B * _MU, 2 * _B * (_MU + _DD), domain={_B: POS_DOM, _MU: POS_DOM, _DD: POS_DOM}),
+step("theorem2.6b", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Eq. (6) line 2",
+     relation="<=",
+     lhs="MSE + 2 Bias ||mu|| + ||mu||^2", rhs="MSE + 2 L Bias + ||mu||^2",
+     justification="||mu|| <= L",
+     check=lambda: sym_le(2 * _B * _MU, 2 * _B * (_MU + _DD),
+                          domain={_B: POS_DOM, _MU: POS_DOM, _DD: POS_DOM}),
      expect=VALID)
-step("theorem2.mse", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, Cardoso et al. (2022, Thm 3)",
+step("theorem2.mse", claim="theorem2", seed=SEED,
+     location="App. D proof of Thm 2, Cardoso et al. (2022, Thm 3)",
      relation="<=", lhs="MSE[g | F]", rhs="4L^2 [(1+eps^2)/(N-1) V_q w + (1+eps^-2)(1+w*)^2/N^2]",
-     justification="Cardoso et al. (2022, Theorem 3)", check=lambda: _t2_mse_quoted(), search_examples=COSTLY,
+     justification="Cardoso et al. (2022, Theorem 3)", check=lambda: _t2_mse_quoted(),
+     search_examples=COSTLY,
      expect=WRONG, corrected=_t2_mse_corrected, search_budget=400)
-step("theorem2.lemma3", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, 'Lemma 3'", relation="=",
-     lhs="V_{q_def}[w]", rhs="chi2(pi || q)", justification="Lemma 3", check=_t2_lemma3_qdef, expect=WRONG,
+step("theorem2.lemma3", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, 'Lemma 3'",
+     relation="=",
+     lhs="V_{q_def}[w]", rhs="chi2(pi || q)", justification="Lemma 3", check=_t2_lemma3_qdef,
+     expect=WRONG,
      corrected=_t2_lemma3_corrected, search_budget=1200)
-step("theorem2.eps", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, eps^2 = (N-1)^-1/2", relation="<=",
-     lhs="MSE[g | F]", rhs="4L^2 [chi2/(N-1) + O(N^-3/2)]", justification="Cardoso et al.'s choice of eps",
+step("theorem2.eps", claim="theorem2", seed=SEED,
+     location="App. D proof of Thm 2, eps^2 = (N-1)^-1/2", relation="<=",
+     lhs="MSE[g | F]", rhs="4L^2 [chi2/(N-1) + O(N^-3/2)]",
+     justification="Cardoso et al.'s choice of eps",
      check=_t2_eps, depends=("theorem2.mse",), expect=VALID, search_budget=1200)
-step("theorem2.bias", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, bias", relation="<=",
-     lhs="Bias[g | F]", rhs="4L/(N-1) (chi2 + 1 + w*) (2w*/(2w*+N-2))^(t-1)", justification="Cardoso et al. (2022)",
+step("theorem2.bias", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, bias",
+     relation="<=",
+     lhs="Bias[g | F]", rhs="4L/(N-1) (chi2 + 1 + w*) (2w*/(2w*+N-2))^(t-1)",
+     justification="Cardoso et al. (2022)",
      check=_t2_bias, expect=WRONG, corrected=_t2_bias_corrected, search_budget=800)
-step("theorem2.combine", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, combining", relation="<=",
-     lhs="MSE + 2 L Bias + ||mu||^2", rhs="4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1) + O(N^-3/2)]",
-     justification="Eq. (6)", check=_t2_combine, depends=("theorem2.6b", "theorem2.eps", "theorem2.bias"), expect=WRONG,
+step("theorem2.combine", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, combining",
+     relation="<=",
+     lhs="MSE + 2 L Bias + ||mu||^2",
+     rhs="4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1) + O(N^-3/2)]",
+     justification="Eq. (6)", check=_t2_combine,
+     depends=("theorem2.6b", "theorem2.eps", "theorem2.bias"), expect=WRONG,
      corrected=_t2_combine_corrected)
-step("theorem2.rearrange", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, last line", relation="=",
+step("theorem2.rearrange", claim="theorem2", seed=SEED, location="App. D proof of Thm 2, last line",
+     relation="=",
      lhs="4L^2 [chi2/(N-1) + (chi2+1+w*) gamma^(t-1)/(N-1)]",
-     rhs="4L^2 [(1+gamma^(t-1)) chi2/(N-1) + gamma^(t-1)/(N-1) + gamma^(t-1) w*/(N-1)]", justification="algebra",
+     rhs="4L^2 [(1+gamma^(t-1)) chi2/(N-1) + gamma^(t-1)/(N-1) + gamma^(t-1) w*/(N-1)]",
+     justification="algebra",
      check=_t2_rearrange, expect=EXACT)
 
 
 def _t2_main_text():
     """§4.2 prints Theorem 2 without the O(N^-3/2 + gamma^(t-1)/(N-1)) the appendix keeps:
-    the exact conditional second moment of MSC-RB (|s| <= L = 1) against 4 L^2 chi2/(N-1) + ||mu||^2."""
+    the exact conditional second moment of MSC-RB (|s| <= L = 1) against 4 L^2 chi2/(N-1) +
+    ||mu||^2."""
     rows = []
     for pi, q in _fixed_pairs():
         M = pi.size
@@ -1076,9 +1286,11 @@ def _t2_main_text():
         chi = float((pi ** 2 / q).sum() - 1)
         mu = abs(float(pi @ s[:, 0]))
         for NN in (2, 5):
-            for x in sorted({int(np.argmax(pi / q)), int(np.argmin(pi / q))}):  # the highest- and lowest-weight states
+            # the highest- and lowest-weight states
+            for x in sorted({int(np.argmax(pi / q)), int(np.argmin(pi / q))}):
                 mom = F.moments_msc_rb(pi, q, s, x, NN)
-                rows.append(({"M": M, "N": NN, "state": x, "chi2": round(chi, 6), "mu": round(mu, 6)},
+                rows.append(({"M": M, "N": NN, "state": x, "chi2": round(chi, 6),
+                              "mu": round(mu, 6)},
                              mom.second, 4 * chi / (NN - 1) + mu ** 2))
     o = instance_check(lambda: rows, "<=", tol=1e-8, describe="exact MSC-RB second moment, s = +-1")
     if o.status == WRONG:
@@ -1086,10 +1298,12 @@ def _t2_main_text():
     return o
 
 
-T2_CORRECTION = ("4L^2 [(1 + chi2)/(N-1) + O(N^-3/2)] + 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2; explicitly "
-                 "E[||g||^2 | F] <= min(L^2, 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2] "
-                 "+ 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2), eps^2 = (N-1)^-1/2 (the quoted MSE bound with "
-                 "E_q w^2 = 1 + chi2, Lemma 2 (2), the one-step bias; L^2 is the trivial bound, ||g|| <= L)")
+T2_CORRECTION = (
+    "4L^2 [(1 + chi2)/(N-1) + O(N^-3/2)] + 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2; explicitly "
+                 "E[||g||^2 | F] <= min(L^2, 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + "
+                 "(1+eps^-2)(1+w*)^2/N^2] + 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2), eps^2 = "
+                 "(N-1)^-1/2 (the quoted MSE bound with E_q w^2 = 1 + chi2, Lemma 2 (2), the "
+                 "one-step bias; L^2 is the trivial bound, ||g|| <= L)")
 
 
 def _t2_second_corrected():
@@ -1106,19 +1320,26 @@ def _t2_second_corrected():
                 m = F.moments_msc_rb(pi, q, s, x, n_eff)
                 tol = max(tol, 10 * m.error + 4 * M * err)
                 b = _t2_mse_bound(n_eff, ws, chi, L_) + 4 * L_ * mu * _tv(K[x], pi) + mu ** 2
-                rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi, "informative": b < L_ ** 2},
+                rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi,
+                              "informative": b < L_ ** 2},
                              m.second, min(L_ ** 2, b)))
-    return instance_check(lambda: rows, "<=", tol=tol, describe="exact MSC-RB second moment; " + CIS_CAP_TEXT)
+    return instance_check(lambda: rows, "<=", tol=tol,
+                          describe="exact MSC-RB second moment; " + CIS_CAP_TEXT)
 
 
-step("theorem2.main", claim="theorem2", seed=SEED, location="§4.2 Theorem 2 (main text)", relation="<=",
+step("theorem2.main", claim="theorem2", seed=SEED, location="§4.2 Theorem 2 (main text)",
+     relation="<=",
      lhs="E[||g_t,MSC-RB||^2 | F_t-1]", rhs="4L^2 [chi2/(N-1)] + ||mu||^2",
-     justification="Cardoso et al. (2022); the O-terms of App. D are not printed here", check=_t2_main_text,
-     expect=WRONG, statement=True, reading=MAIN_TEXT, corrected=_t2_second_corrected, search_budget=400)
+     justification="Cardoso et al. (2022); the O-terms of App. D are not printed here",
+     check=_t2_main_text,
+     expect=WRONG, statement=True, reading=MAIN_TEXT, corrected=_t2_second_corrected,
+     search_budget=400)
 step("theorem2.statement", claim="theorem2", seed=SEED, location="App. D Theorem 2", relation="<=",
-     lhs="E[||g_t,MSC-RB||^2 | F_t-1]", rhs="4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2",
+     lhs="E[||g_t,MSC-RB||^2 | F_t-1]",
+     rhs="4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2",
      justification="the chain above", check=lambda: _t2_appendix_statement(),
-     depends=("theorem2.combine", "theorem2.lemma3", "theorem2.est", "theorem2.mse"), expect=WRONG, statement=True,
+     depends=("theorem2.combine", "theorem2.lemma3", "theorem2.est", "theorem2.mse"), expect=WRONG,
+     statement=True,
      reading=APPENDIX, corrected=_t2_second_corrected, search_budget=400)
 
 
@@ -1132,16 +1353,22 @@ def _l4(which):
             for x in range(pi.size):
                 lam = F.imh_lambda(pi, q, float(ww[x]), "q")
                 rows.append(({"M": pi.size, "w": float(ww[x]), "w_star": ws},
-                              *((max(1 - 1 / ww[x], 0), lam) if which == "lower" else (lam, 1 - 1 / ws))))
-        return instance_check(lambda: rows, "<=", tol=1e-12, describe="lambda integrated against q, every state")
+                              *((max(1 - 1 / ww[x], 0),
+                                 lam) if which == "lower" else (lam, 1 - 1 / ws))))
+        return instance_check(lambda: rows, "<=", tol=1e-12,
+                              describe="lambda integrated against q, every state")
     return fn
 
 
-step("lemma4.lower", claim="lemma4", seed=SEED, location="App. D Lemma 4 (left)", relation="<=", lhs="max(1 - 1/w, 0)",
-     rhs="lambda(w)", justification="Smith & Tierney (1996, proof of Thm 3)", check=_l4("lower"), depends=("eq3",),
+step("lemma4.lower", claim="lemma4", seed=SEED, location="App. D Lemma 4 (left)", relation="<=",
+     lhs="max(1 - 1/w, 0)",
+     rhs="lambda(w)", justification="Smith & Tierney (1996, proof of Thm 3)", check=_l4("lower"),
+     depends=("eq3",),
      expect=VALID, statement=True)
-step("lemma4.upper", claim="lemma4", seed=SEED, location="App. D Lemma 4 (right)", relation="<=", lhs="lambda(w)",
-     rhs="1 - 1/w*  (for w <= w*)", justification="Smith & Tierney (1996, proof of Thm 3)", check=_l4("upper"),
+step("lemma4.upper", claim="lemma4", seed=SEED, location="App. D Lemma 4 (right)", relation="<=",
+     lhs="lambda(w)",
+     rhs="1 - 1/w*  (for w <= w*)", justification="Smith & Tierney (1996, proof of Thm 3)",
+     check=_l4("upper"),
      depends=("eq3",), expect=VALID, statement=True)
 
 
@@ -1150,7 +1377,9 @@ def _l5_step():
     lhs = sp.integrate(2 / v ** 2 * (1 - 1 / v), (v, w, sp.oo))
     rhs = sp.integrate(2 / v ** 2 * (1 - 1 / w), (v, w, sp.oo))
     d = sp.factor(sp.simplify(lhs - rhs))
-    return Outcome(WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 - 1/v. "
+    return Outcome(
+        WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 "
+               f"- 1/v. "
                           f"At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
                    counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
                                    "rhs": float(rhs.subs(w, 2))},
@@ -1168,14 +1397,16 @@ def _l5_statement():
         for nn in (1, 2, 3, 5):
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "n": nn, "w": float(ww[x]), "w_star": ws},
-                             F.imh_T(pi, q, nn, float(ww[x])), nn / ww[x] * (1 - 1 / ws) ** (nn - 1)))
+                             F.imh_T(pi, q, nn, float(ww[x])),
+                             nn / ww[x] * (1 - 1 / ws) ** (nn - 1)))
     o = instance_check(lambda: rows, "<=", tol=1e-12, describe="exact T_n on finite spaces")
     o.correction = L5_CORRECTION
     return o
 
 
 def _l5_corrected():
-    """T_n(w) (exact, simulate.finite.imh_T) vs n r^(n-1) (1/w - 1/w*) + 1 - r^n at every state, n up to 10^4; the
+    """T_n(w) (exact, simulate.finite.imh_T) vs n r^(n-1) (1/w - 1/w*) + 1 - r^n at every state, n
+    up to 10^4; the
     corrected bound is never above the trivial n/w (lambda <= 1), so it is no weaker than it."""
     rows = []
     for pi, q in _pairs():
@@ -1185,23 +1416,33 @@ def _l5_corrected():
         for nn in free("n", (1, 2, 3, 5, 20), K_DOM):
             for x in range(pi.size):
                 b = nn * rr ** (nn - 1) * (1 / ww[x] - 1 / ws) + 1 - rr ** nn
-                rows.append(({"M": pi.size, "n": nn, "w": float(ww[x]), "w_star": ws}, F.imh_T(pi, q, nn, float(ww[x])),
+                rows.append(({"M": pi.size, "n": nn, "w": float(ww[x]), "w_star": ws},
+                             F.imh_T(pi, q, nn, float(ww[x])),
                              float(min(b, nn / ww[x])), float(nn)))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact T_n on finite spaces, every state")
+    return instance_check(lambda: rows, "<=", tol=1e-12,
+                          describe="exact T_n on finite spaces, every state")
 
 
-step("lemma5.1", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 1", relation="=", lhs="T_n(w)",
+step("lemma5.1", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 1",
+     relation="=", lhs="T_n(w)",
      rhs="int_w^oo n/v^2 lambda^(n-1)(v) dv", justification="Eq. (3)",
      check=definition("Eq. (3) defines T_n(w) = int_w^oo n/v^2 lambda^(n-1)(v) dv"), expect=EXACT)
-step("lemma5.2", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 2", relation="<=",
-     lhs="int_w^oo n/v^2 lambda^(n-1)(v) dv", rhs="int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv", justification="Lemma 4",
-     check=_l5_step, depends=("lemma4.upper",), expect=WRONG, corrected=_l5_corrected, search_budget=1200)
-step("lemma5.3", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, lines 3-5", relation="=",
+step("lemma5.2", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 2",
+     relation="<=",
+     lhs="int_w^oo n/v^2 lambda^(n-1)(v) dv", rhs="int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv",
+     justification="Lemma 4",
+     check=_l5_step, depends=("lemma4.upper",), expect=WRONG, corrected=_l5_corrected,
+     search_budget=1200)
+step("lemma5.3", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, lines 3-5",
+     relation="=",
      lhs="n r^(n-1) int_w^oo v^-2 dv", rhs="(n/w) r^(n-1)", justification="integration",
-     check=lambda: sym_equal(n * r ** (n - 1) * sp.integrate(v ** -2, (v, w, sp.oo)), n / w * r ** (n - 1),
+     check=lambda: sym_equal(n * r ** (n - 1) * sp.integrate(v ** -2, (v, w, sp.oo)),
+                             n / w * r ** (n - 1),
                              domain={n: K_REAL, r: R_DOM, w: W_DOM}), expect=EXACT)
-step("lemma5.statement", claim="lemma5", seed=SEED, location="App. D Lemma 5", relation="<=", lhs="T_n(w)",
-     rhs="(n/w) (1 - 1/w*)^(n-1)", justification="lines 1-5", check=_l5_statement, depends=("lemma5.2",), expect=WRONG,
+step("lemma5.statement", claim="lemma5", seed=SEED, location="App. D Lemma 5", relation="<=",
+     lhs="T_n(w)",
+     rhs="(n/w) (1 - 1/w*)^(n-1)", justification="lines 1-5", check=_l5_statement,
+     depends=("lemma5.2",), expect=WRONG,
      statement=True, corrected=_l5_corrected, search_budget=1200)
 
 
@@ -1220,12 +1461,14 @@ def _l6_rows(stated=True):
                     b = nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x]
                     if not stated:
                         b += (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f)
-                    rows.append(({"M": pi.size, "n": nn, "x": x, "w_star": ws}, float(Kn[x] @ f), float(b)))
+                    rows.append(({"M": pi.size, "n": nn, "x": x, "w_star": ws}, float(Kn[x] @ f),
+                                 float(b)))
     return rows
 
 
 def _l6_step2():
-    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v "
+    o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12,
+                       describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v "
         "w') <= 1/w'")
     o.correction = L6_CORRECTION
     return o
@@ -1237,18 +1480,23 @@ L6_CORRECTION = "+ (1 - r^n - n(1-r) r^(n-1)) E_pi f, from the corrected Lemma 5
 def _l6_statement():
     o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f, exact IMH kernels")
     if o.status == WRONG:
-        o.correction = ("E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1)) E_pi f (Lemma 5 "
+        o.correction = (
+            "E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1)) E_pi f "
+            "(Lemma 5 "
                         "corrected); min with the trivial max f")
     return o
 
 
 def _f_pos(s):
-    """A positive test function from a searched score: f = (1 + s)/2 in [0, 1] (atoms of f at 0 reachable)."""
+    """A positive test function from a searched score: f = (1 + s)/2 in [0, 1] (atoms of f at 0
+    reachable).
+    """
     return (1 + np.asarray(s, float)) / 2
 
 
 def _l6_corrected():
-    """E_{K^n(z,.)} f (exact matrix powers) vs min(max f, n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1))
+    """E_{K^n(z,.)} f (exact matrix powers) vs min(max f, n r^(n-1) E_q f + r^n f(z) + (1 - r^n -
+    n(1-r) r^(n-1))
     E_pi f), f >= 0, every start, n up to 10^4 (max f is the trivial bound)."""
     rows = []
     for pi, q, s in _scored():
@@ -1260,13 +1508,15 @@ def _l6_corrected():
             for x in range(pi.size):
                 b = (nn * rr ** (nn - 1) * (q @ f) + rr ** nn * f[x]
                      + (1 - rr ** nn - nn * (1 - rr) * rr ** (nn - 1)) * (pi @ f))
-                rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(min(f.max(), b)),
+                rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f),
+                             float(min(f.max(), b)),
                              _pow_tol(nn, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _l6_eq2():
-    """E_{K^n(z,.)} f by matrix powers vs Eq. (2): int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z), T_n and
+    """E_{K^n(z,.)} f by matrix powers vs Eq. (2): int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z))
+    f(z), T_n and
     lambda (against q) from simulate.finite; n up to 10^4, f >= 0, every start."""
     rows = []
     for pi, q, s in _scored():
@@ -1279,7 +1529,8 @@ def _l6_eq2():
             for x in range(pi.size):
                 rhs = sum(Tn[float(max(ww[x], ww[y]))] * f[y] * pi[y] for y in range(pi.size))
                 rhs += F.imh_lambda(pi, q, float(ww[x]), "q") ** nn * f[x]
-                rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(rhs), float(nn * pi.size)))
+                rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(rhs),
+                             float(nn * pi.size)))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="Eq. (2) with lambda against q")
 
 
@@ -1293,7 +1544,8 @@ def _l6_vee():
         for nn in free("n", (1, 2, 5), K_DOM):
             c = nn * rr ** (nn - 1)
             for x in range(pi.size):
-                rows.append(({"M": pi.size, "n": nn, "x": x}, float(c * (f * pi / np.maximum(ww[x], ww)).sum()),
+                rows.append(({"M": pi.size, "n": nn, "x": x},
+                             float(c * (f * pi / np.maximum(ww[x], ww)).sum()),
                              float(c * (f * pi / ww).sum())))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
@@ -1311,23 +1563,36 @@ def _l6_defw():
     return instance_check(lambda: rows, "=", tol=1e-12)
 
 
-step("lemma6.1", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 1", relation="=",
-     lhs="E_{K^n(z,.)}[f]", rhs="int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z)", justification="Eq. (2)",
+step("lemma6.1", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 1",
+     relation="=",
+     lhs="E_{K^n(z,.)}[f]", rhs="int T_n(w(z) v w(z')) f pi(dz') + lambda^n(w(z)) f(z)",
+     justification="Eq. (2)",
      check=_l6_eq2, depends=("eq2",), expect=EXACT, search_budget=1200)
-step("lemma6.2", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 2", relation="<=",
-     lhs="int T_n(w v w') f pi + ...", rhs="int n/(w v w') r^(n-1) f pi + ...", justification="Lemma 5",
-     check=_l6_step2, depends=("lemma5.statement",), expect=WRONG, corrected=_l6_corrected, search_budget=1200)
-step("lemma6.3", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 3", relation="<=",
-     lhs="int n/(w v w') r^(n-1) f pi", rhs="int n/w' r^(n-1) f pi", justification="1/(w v w') <= 1/w'", check=_l6_vee,
+step("lemma6.2", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 2",
+     relation="<=",
+     lhs="int T_n(w v w') f pi + ...", rhs="int n/(w v w') r^(n-1) f pi + ...",
+     justification="Lemma 5",
+     check=_l6_step2, depends=("lemma5.statement",), expect=WRONG, corrected=_l6_corrected,
+     search_budget=1200)
+step("lemma6.3", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 3",
+     relation="<=",
+     lhs="int n/(w v w') r^(n-1) f pi", rhs="int n/w' r^(n-1) f pi",
+     justification="1/(w v w') <= 1/w'", check=_l6_vee,
      expect=VALID, search_budget=1200)
-step("lemma6.4", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, lines 4-5", relation="=",
-     lhs="n r^(n-1) int f/w' pi(dz')", rhs="n r^(n-1) int f q(dz')", justification="definition of w", check=_l6_defw,
+step("lemma6.4", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, lines 4-5",
+     relation="=",
+     lhs="n r^(n-1) int f/w' pi(dz')", rhs="n r^(n-1) int f q(dz')",
+     justification="definition of w", check=_l6_defw,
      expect=EXACT, search_budget=1200)
-step("lemma6.5", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 6", relation="<=",
-     lhs="lambda^n(w(z)) f(z)", rhs="(1 - 1/w*)^n f(z)", justification="Lemma 4", check=_l4("upper"),
+step("lemma6.5", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 6",
+     relation="<=",
+     lhs="lambda^n(w(z)) f(z)", rhs="(1 - 1/w*)^n f(z)", justification="Lemma 4",
+     check=_l4("upper"),
      depends=("lemma4.upper",), expect=VALID)
-step("lemma6.statement", claim="lemma6", seed=SEED, location="App. D Lemma 6", relation="<=", lhs="E_{K^n(z,.)}[f]",
-     rhs="n r^(n-1) E_q f + r^n f(z)", justification="lines 1-7", check=lambda: _l6_statement(), depends=("lemma6.2",),
+step("lemma6.statement", claim="lemma6", seed=SEED, location="App. D Lemma 6", relation="<=",
+     lhs="E_{K^n(z,.)}[f]",
+     rhs="n r^(n-1) E_q f + r^n f(z)", justification="lines 1-7", check=lambda: _l6_statement(),
+     depends=("lemma6.2",),
      expect=WRONG, statement=True, corrected=_l6_corrected, search_budget=1200)
 
 
@@ -1344,16 +1609,22 @@ def _l7_def():
     Kn = np.linalg.matrix_power(K, 200)  # essentially stationary
     as_defined = float(Kn[0] @ np.abs(gvec - Epi)[:, 0])  # E||g_hat - E_Pi g|| with g_hat = g(eta)
     used = float(np.linalg.norm(Kn[0] @ gvec - Epi))
-    return Outcome(WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; the "
+    return Outcome(
+        WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; "
+               "the "
                           "former does not vanish at stationarity",
-                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]}, "lhs": as_defined,
+                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]},
+                                   "lhs": as_defined,
                                    "rhs": used},
-                   correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the theorems use)",
+                   correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the "
+                              "theorems use)",
                    method="instances")
 
 
 def _tv_vs_geometric(defaults, step_key):
-    """Rows (params, max over starts of d_TV(K^k(x, .), pi), (1 - 1/w*)^k), k searched up to 10^4."""
+    """Rows (params, max over starts of d_TV(K^k(x, .), pi), (1 - 1/w*)^k), k searched up to
+    10^4.
+    """
     rows = []
     for pi, q in _pairs():
         ws = float((pi / q).max())
@@ -1366,7 +1637,8 @@ def _tv_vs_geometric(defaults, step_key):
 
 
 def _l7_loose():
-    o = instance_check(lambda: _tv_vs_geometric((1, 2, 3, 5, 10), "n"), "<=", tol=1e-12, printed="=")
+    o = instance_check(lambda: _tv_vs_geometric((1, 2, 3, 5, 10), "n"), "<=", tol=1e-12,
+                       printed="=")
     o.correction = "'<=' (geometric ergodicity is an upper bound)"
     return o
 
@@ -1376,8 +1648,10 @@ def _l7_loose_corrected():
 
 
 def _l7_sup_h():
-    """sup over |h| <= 1 of |E_P h - E_Pi h| (a linear function of h: its max over the cube [-1, 1]^M is at a
-    vertex; all 2^M vertices enumerated) vs 2 d_TV(P, Pi), for laws P, Pi on M <= 8 points (the searched pair)."""
+    """sup over |h| <= 1 of |E_P h - E_Pi h| (a linear function of h: its max over the cube [-1,
+    1]^M is at a
+    vertex; all 2^M vertices enumerated) vs 2 d_TV(P, Pi), for laws P, Pi on M <= 8 points (the
+    searched pair)."""
     rows = []
     for pi, q in _pairs():
         M = pi.size
@@ -1389,7 +1663,8 @@ def _l7_sup_h():
 
 
 def _l7_statement():
-    """Lemma 7 with Bias as defined, E||g_hat - E_Pi g||: the IMH kernel (Eq. (7): C = 1, rho = r) after n = 200
+    """Lemma 7 with Bias as defined, E||g_hat - E_Pi g||: the IMH kernel (Eq. (7): C = 1, rho = r)
+    after n = 200
     steps, D = 1, L = max |g| = 1."""
     pi, q = F.hard_instance(*_L7_INSTANCE[:2], seed=_L7_INSTANCE[2])
     K = F.imh_matrix(pi, q)
@@ -1398,17 +1673,22 @@ def _l7_statement():
     nn = 200
     Kn = np.linalg.matrix_power(K, nn)
     as_defined = float(Kn[0] @ np.abs(gv - pi @ gv))
-    o = instance_check(lambda: [({"n": nn, "M": 3, "w_star": 10, "g": list(_L7_G), "D": 1, "L": 1, "C": 1, "rho": rr},
+    o = instance_check(lambda: [({"n": nn, "M": 3, "w_star": 10, "g": list(_L7_G), "D": 1, "L": 1,
+                                  "C": 1, "rho": rr},
                                  as_defined, 2 * rr ** nn)], "<=", tol=1e-12)
     if o.status == WRONG:
-        o.detail = ("with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the expected norm does not vanish at "
-                    "stationarity; it holds for ||E g_hat - E_Pi g||, and then sqrt(D) is unnecessary: " + o.detail)
+        o.detail = (
+            "with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the expected norm does "
+            "not vanish at "
+                    "stationarity; it holds for ||E g_hat - E_Pi g||, and then sqrt(D) is "
+                    "unnecessary: " + o.detail)
         o.correction = "||E g_hat - E_Pi g|| <= 2 L C rho^n"
     return o
 
 
 def _l7_corrected():
-    """||E_{K^n(z,.)} g - E_pi g|| vs 2 L r^n (IMH: C = 1, rho = r), g the searched score, every start, n up to 10^4;
+    """||E_{K^n(z,.)} g - E_pi g|| vs 2 L r^n (IMH: C = 1, rho = r), g the searched score, every
+    start, n up to 10^4;
     no weaker than the trivial 2L."""
     rows = []
     for pi, q, s in _scored():
@@ -1418,27 +1698,38 @@ def _l7_corrected():
         for nn in free("n", (1, 2, 5, 20), K_DOM):
             Kn = np.linalg.matrix_power(K, nn)
             for x in range(pi.size):
-                rows.append(({"M": pi.size, "n": nn, "x": x}, abs(float(Kn[x] @ s - pi @ s)), 2 * L_ * rr ** nn,
+                rows.append(({"M": pi.size, "n": nn, "x": x}, abs(float(Kn[x] @ s - pi @ s)),
+                             2 * L_ * rr ** nn,
                              _pow_tol(nn, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
-step("lemma7.1", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 1", relation="=",
-     lhs="Bias[g_hat] (= E||g_hat - E_Pi g||)", rhs="||E_{P^n} g - E_Pi g||", justification="definition", check=_l7_def,
+step("lemma7.1", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 1",
+     relation="=",
+     lhs="Bias[g_hat] (= E||g_hat - E_Pi g||)", rhs="||E_{P^n} g - E_Pi g||",
+     justification="definition", check=_l7_def,
      expect=WRONG)
-step("lemma7.2", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 2", relation="<=", lhs="||x||_2",
+step("lemma7.2", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 2",
+     relation="<=", lhs="||x||_2",
      rhs="sqrt(D) ||x||_inf", justification="norm inequality",
      check=lambda: sym_le(sp.sqrt(sp.Symbol("x1") ** 2 + sp.Symbol("x2") ** 2),
                            sp.sqrt(2) * sp.Max(sp.Abs(sp.Symbol("x1")), sp.Abs(sp.Symbol("x2"))),
-                           domain={sp.Symbol("x1"): Real(-1e6, 1e6), sp.Symbol("x2"): Real(-1e6, 1e6)}), expect=VALID)
-step("lemma7.3", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, lines 3-4", relation="=",
-     lhs="L sup_{|h|<=1} |E_P h - E_Pi h|", rhs="2 L d_TV(P^n, Pi)", justification="definition of d_TV",
+                           domain={sp.Symbol("x1"): Real(-1e6, 1e6),
+                                   sp.Symbol("x2"): Real(-1e6, 1e6)}), expect=VALID)
+step("lemma7.3", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, lines 3-4",
+     relation="=",
+     lhs="L sup_{|h|<=1} |E_P h - E_Pi h|", rhs="2 L d_TV(P^n, Pi)",
+     justification="definition of d_TV",
      check=_l7_sup_h, expect=EXACT, search_budget=1200)
-step("lemma7.4", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 5", relation="=",
-     lhs="2 sqrt(D) L d_TV(P^n(eta_0,.), Pi)", rhs="2 sqrt(D) L C rho^n", justification="geometric ergodicity",
+step("lemma7.4", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 5",
+     relation="=",
+     lhs="2 sqrt(D) L d_TV(P^n(eta_0,.), Pi)", rhs="2 sqrt(D) L C rho^n",
+     justification="geometric ergodicity",
      check=_l7_loose, expect=LOOSE, corrected=_l7_loose_corrected, search_budget=1200)
-step("lemma7.statement", claim="lemma7", seed=SEED, location="App. D Lemma 7", relation="<=", lhs="Bias[g_hat]",
-     rhs="2 sqrt(D) L C rho^n", justification="lines 1-5", check=_l7_statement, depends=("lemma7.1", "lemma7.4"),
+step("lemma7.statement", claim="lemma7", seed=SEED, location="App. D Lemma 7", relation="<=",
+     lhs="Bias[g_hat]",
+     rhs="2 sqrt(D) L C rho^n", justification="lines 1-5", check=_l7_statement,
+     depends=("lemma7.1", "lemma7.4"),
      expect=WRONG, statement=True, reading=LEMMA7_E, corrected=_l7_corrected, search_budget=1200)
 
 
@@ -1451,20 +1742,25 @@ def _t3_def():
             if pi.size ** NN > 200:
                 continue
             joint = F.jsa_joint_law(K, 0, NN, 3)
-            prod = F.product_law([np.linalg.matrix_power(K, 2 * NN + j)[0] for j in range(1, NN + 1)])
+            prod = F.product_law([np.linalg.matrix_power(K, 2 * NN + j)[0]
+                                  for j in range(1, NN + 1)])
             rows.append(({"M": pi.size, "N": NN, "k": 3}, F.tv_joint(joint, prod), 0.0))
-    o = instance_check(lambda: rows, "=", tol=1e-12, describe="law of JSA's (z^(1..N)) vs the product of its marginals")
+    o = instance_check(lambda: rows, "=", tol=1e-12,
+                       describe="law of JSA's (z^(1..N)) vs the product of its marginals")
     if o.status == WRONG:
         o.detail = "JSA's N states form one Markov path, not independent draws: " + o.detail
-        o.correction = ("P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a path "
+        o.correction = (
+            "P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a "
+            "path "
                         "law); "
                         "its stationary law is the path law of K, not pi^N")
     return o
 
 
 def _t3_def_corrected():
-    """The path law (simulate.finite.jsa_joint_law, Algorithm 5's sweeps) against the correction: its n-th marginal
-    is K^(N(k-1)+n)(z_0, .), its law started at pi is the stationary path law pi(dz^(1)) K(z^(1), dz^(2)) ...;
+    """The path law (simulate.finite.jsa_joint_law, Algorithm 5's sweeps) against the correction:
+    its n-th marginal is K^(N(k-1)+n)(z_0, .), its law started at pi is the stationary path law
+    pi(dz^(1)) K(z^(1), dz^(2)) ...;
     N <= 4 with M^N <= 4096 atoms, k up to 10^4."""
     rows = []
     for pi, q in _pairs(count=8):
@@ -1483,8 +1779,10 @@ def _t3_def_corrected():
                                  float(np.abs(marg - ref).max()),
                                  0.0, float(kk * NN * M)))
                 mix = sum(pi[x] * F.jsa_joint_law(K, x, NN, kk) for x in range(M))  # z_0 ~ pi
-                rows.append(({"M": M, "N": NN, "k": kk, "check": "z_0 ~ pi: the stationary path law, not pi^N"},
-                             float(np.abs(mix - _stationary_path_law(K, pi, NN)).max()), 0.0, float(kk * NN * M)))
+                rows.append(({"M": M, "N": NN, "k": kk,
+                              "check": "z_0 ~ pi: the stationary path law, not pi^N"},
+                             float(np.abs(mix - _stationary_path_law(K, pi, NN)).max()), 0.0,
+                             float(kk * NN * M)))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="exact IMH kernels")
 
 
@@ -1499,7 +1797,8 @@ def _common_set_sup(laws, pi):
 
 
 def _sup_vs_sum_rows():
-    """The line 'sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV(p_n, pi)': a common set A on the left, each term's own
+    """The line 'sup_A sum_n |pi(A) - p_n(A)| = sum_n d_TV(p_n, pi)': a common set A on the left,
+    each term's own
     set on the right; searched families of laws (the 'products' kind: p_n against pi = q_1)."""
     rows = []
     for M, NN, ps, qs in searchable("products", _products_fixed()):
@@ -1509,25 +1808,30 @@ def _sup_vs_sum_rows():
 
 
 def _hybrid_rows():
-    """TV(prod_n p_n, prod_n q_n) vs min(1, sum_n TV(p_n, q_n)) (the telescoping over hybrids; 1 is the trivial bound):
-    searched families (the 'products' kind) and the laws of the mixing proofs, p_n = K^k(z_n, .) (Theorem 4) and
+    """TV(prod_n p_n, prod_n q_n) vs min(1, sum_n TV(p_n, q_n)) (the telescoping over hybrids; 1 is
+    the trivial bound): searched families (the 'products' kind) and the laws of the mixing proofs,
+    p_n = K^k(z_n, .) (Theorem 4) and
     K^((k-1)N+n)(z^(n), .) (Theorem 3), N = 2, every pair of starts, k up to 10^4."""
     rows = []
     for M, NN, ps, qs in searchable("products", _products_fixed()):
-        rows.append(({"family": "products", "M": M, "N": NN}, F.tv_joint(F.product_law(ps), F.product_law(qs)),
+        rows.append(({"family": "products", "M": M, "N": NN},
+                     F.tv_joint(F.product_law(ps), F.product_law(qs)),
                      min(1.0, sum(_tv(a, b) for a, b in zip(ps, qs)))))
     for pi, q in _pairs(count=6):
         K = F.imh_matrix(pi, q)
         for kk in free("k", (1, 4), K_DOM):
             Kk = np.linalg.matrix_power(K, kk)
-            for scheme, second in (("theorem4", Kk), ("theorem3", np.linalg.matrix_power(K, 2 * kk))):
+            for scheme, second in (("theorem4", Kk),
+                                   ("theorem3", np.linalg.matrix_power(K, 2 * kk))):
                 first = Kk if scheme == "theorem4" else np.linalg.matrix_power(K, 2 * kk - 1)
                 for a in range(pi.size):
                     for b in range(pi.size):
                         laws = [first[a], second[b]]
-                        rows.append(({"family": scheme, "M": pi.size, "N": 2, "k": kk, "starts": [a, b]},
+                        rows.append(({"family": scheme, "M": pi.size, "N": 2, "k": kk,
+                                      "starts": [a, b]},
                                      F.tv_joint(F.product_law(laws), F.product_law([pi, pi])),
-                                     min(1.0, sum(_tv(p, pi) for p in laws)), 4 * _pow_tol(2 * kk, pi.size) / 1e-12))
+                                     min(1.0, sum(_tv(p, pi) for p in laws)),
+                                     4 * _pow_tol(2 * kk, pi.size) / 1e-12))
     return rows
 
 
@@ -1540,7 +1844,9 @@ def _sup_vs_sum(corrected=False):
         o = instance_check(_sup_vs_sum_rows, "<=", tol=1e-12, printed="<=" if corrected else "=",
                            describe="a common A against each term's own set")
         if o.status == LOOSE:
-            o.detail = ("sup over one common A of the sum is at most the sum of the sups, with '<' when the terms "
+            o.detail = (
+                "sup over one common A of the sum is at most the sum of the sups, with '<' when "
+                "the terms "
                         "need different sets (M >= 3): " + o.detail)
             o.correction = "'<='"
         return o
@@ -1551,9 +1857,11 @@ def _t3_sum_closed():
     nn = sp.Symbol("n", integer=True, positive=True)
     s = sp.piecewise_fold(sp.Sum(r ** ((k - 1) * N + nn), (nn, 1, N)).doit())
     s = next(e for e, c in s.args if c is sp.true) if isinstance(s, sp.Piecewise) else s
-    # r = 1 - 1/w*: w* in [1 + 1e-9, 1e12] on a log scale puts r in (1e-9, 1 - 1e-12), both ends searched
+    # r = 1 - 1/w*: w* in [1 + 1e-9, 1e12] on a log scale puts r in (1e-9, 1 - 1e-12), both ends
+    # searched
     sub = {r: 1 - 1 / w}
-    return sym_equal(s.subs(sub), (r ** (k * N) * r ** (-N) * (r - r ** (N + 1)) / (1 - r)).subs(sub),
+    return sym_equal(s.subs(sub),
+                     (r ** (k * N) * r ** (-N) * (r - r ** (N + 1)) / (1 - r)).subs(sub),
                      domain={w: Real(1 + 1e-9, 1e12, log=True), N: K_REAL, k: K_REAL})
 
 
@@ -1572,12 +1880,14 @@ def _t3_mix_sum():
                     P = P @ K
                     lhs += float(F.tv_rows(P, pi).max())
                 rhs = float(sum(rr ** ((kk - 1) * NN + j) for j in range(1, NN + 1)))
-                rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, rhs, NN * _pow_tol(kk * NN, pi.size) / 1e-12))
+                rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, rhs,
+                             NN * _pow_tol(kk * NN, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels, every start")
 
 
 def _t3_mix_statement():
-    """Theorem 3's mixing bound read for JSA's joint law (the JOINT reading): d_TV(law of (z^(1..N)) after k
+    """Theorem 3's mixing bound read for JSA's joint law (the JOINT reading): d_TV(law of (z^(1..N))
+    after k
     iterations, Pi = pi^N) against C(r, N) r^(kN) at k = 50, where the right side has vanished."""
     pi, q = F.hard_instance(3, 10.0, seed=0)
     K = F.imh_matrix(pi, q)
@@ -1590,13 +1900,15 @@ def _t3_mix_statement():
                      F.tv_joint(joint, F.product_law([pi] * NN)), C * rr ** (kk * NN)))
     return first_failing(
         rows, "<=", 1e-12, "exact JSA path law",
-        why=("JSA's joint law converges to the path law of K, not to Pi = pi^N: its TV to Pi does not vanish; "
-             "the bound holds for each marginal (and for the product of the marginals): "),
+        why=("JSA's joint law converges to the path law of K, not to Pi = pi^N: its TV to Pi does "
+             "not vanish; the bound holds for each marginal (and for the product of the "
+             "marginals): "),
         correction="state the rate for each marginal: d_TV(law of z^(n), pi) <= r^((k-1)N+n)")
 
 
 def _t3_marginals():
-    """d_TV(law of z_k^(n), pi) = d_TV(K^((k-1)N+n)(z_0, .), pi) vs r^((k-1)N+n), every start, N and k up to 10^4;
+    """d_TV(law of z_k^(n), pi) = d_TV(K^((k-1)N+n)(z_0, .), pi) vs r^((k-1)N+n), every start, N and
+    k up to 10^4;
     one row per instance: the n where the ratio is largest."""
     rows = []
     for pi, q in _pairs(count=8):
@@ -1633,7 +1945,8 @@ def _cond_bias_rows(scheme):
                 B = lambda tt: 2 * NN * rr ** tt  # noqa: E731
             bias = float(np.linalg.norm(m.mean))  # mu = 0
             for tt in (1, 20, 200):
-                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias ** 2 + 2 * bias, B(tt) ** 2
+                rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"},
+                             bias ** 2 + 2 * bias, B(tt) ** 2
                              + 2 * B(tt)))
     return rows
 
@@ -1642,14 +1955,20 @@ def _t3_cond_bias(scheme):
     o = instance_check(lambda: _cond_bias_rows(scheme), "<=", tol=1e-12,
                        describe="Bias^2 + 2L Bias conditional on F_t-1 vs Lemma 7 with t steps")
     if o.status == WRONG:
-        o.detail = ("E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t steps from eta_0 bounds "
+        o.detail = (
+            "E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t steps from eta_0 "
+            "bounds "
                     "the unconditional bias: " + o.detail)
-        o.correction = ("one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n (JSA), <= 2 L r (pMCSA)")
+        o.correction = (
+            "one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n (JSA), <= 2 L r "
+            "(pMCSA)")
     return o
 
 
 def _jsa_terms_all(K, s, NN):
-    """E[s(z^(n)) | z_t-1^(N) = x] and E[s(z^(n))^2 | .] for n = 1..N and every start x: arrays (N, M)."""
+    """E[s(z^(n)) | z_t-1^(N) = x] and E[s(z^(n))^2 | .] for n = 1..N and every start x: arrays (N,
+    M).
+    """
     M = K.shape[0]
     P = np.eye(M)
     m1, m2 = np.empty((NN, M)), np.empty((NN, M))
@@ -1671,8 +1990,9 @@ def _jsa_mean_terms(K, s, x, NN):
 
 
 def _cond_bias_corrected(scheme):
-    """The one-step conditional bias ||E[g | F_t-1] + mu|| against the correction: (2L/N) sum_n r^n for JSA (its N
-    states K^n(z_t-1, .)), 2 L r for pMCSA (N chains at a searched state and at the highest-weight state);
+    """The one-step conditional bias ||E[g | F_t-1] + mu|| against the correction: (2L/N) sum_n r^n
+    for JSA (its N states K^n(z_t-1, .)), 2 L r for pMCSA (N chains at a searched state and at the
+    highest-weight state);
     no weaker than the trivial 2L; N up to 10^4."""
     def fn():
         rows = []
@@ -1688,7 +2008,8 @@ def _cond_bias_corrected(scheme):
                         lhs = abs(float(m1.mean()) - mu)
                         rhs = 2 * L_ / NN * sum(rr ** j for j in range(1, NN + 1))
                     else:
-                        starts = np.array([x if i % 2 == 0 else int(np.argmax(pi / q)) for i in range(NN)])
+                        starts = np.array([x if i % 2 == 0 else int(np.argmax(pi / q))
+                                           for i in range(NN)])
                         m = F.moments_pmcsa(K, s, starts)
                         lhs, rhs = abs(float(m.mean[0]) + mu), 2 * L_ * rr
                     rows.append(({"M": M, "N": NN, "x": x}, lhs, rhs, L_))
@@ -1706,13 +2027,17 @@ def _t3_lemma6():
         for NN in (2, 4):
             for x in range(4):
                 lhs = sum(np.linalg.matrix_power(K, j)[x] @ s2 for j in range(1, NN + 1)) / NN ** 2
-                rhs = sum(j * rr ** (j - 1) * (q @ s2) + rr ** j * s2[x] for j in range(1, NN + 1)) / NN ** 2
+                rhs = sum(j * rr ** (j - 1) * (q @ s2) + rr ** j * s2[x]
+                          for j in range(1, NN + 1)) / NN ** 2
                 rows.append(({"w_star": ws, "N": NN, "x": x}, lhs, rhs))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| "
+    o = instance_check(lambda: rows, "<=", tol=1e-12,
+                       describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| "
         "= 1")
-    o.correction = ("(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2 "
-                    "+ (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected E_pi term; L^2/N is the "
-                    "trivial bound)")
+    o.correction = (
+        "(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n "
+        "||s(z_t-1)||^2 "
+                    "+ (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected E_pi "
+                    "term; L^2/N is the trivial bound)")
     return o
 
 
@@ -1780,30 +2105,37 @@ def _t3_closed_form_corrected():
 
 
 def _t3_laurent():
-    """The Laurent step: sum_n [n r^(n-1) + r^n] = N^2/2 + 3N/2 + O(1/w*) as w* -> oo at fixed N.  The limit by
-    sympy's series; the remainder explicitly and searched (N up to 10^4, w* in [1, 1e12]):
-    0 <= N^2/2 + 3N/2 - sum = sum_n [n (1 - r^(n-1)) + (1 - r^n)] <= N(N+1)(2N+1)/(6 w*)
-    (n r^(n-1) >= n (1 - (n-1)/w*), r^n >= 1 - n/w*), each term from expm1 (no cancellation); then the sequences."""
+    """The Laurent step: sum_n [n r^(n-1) + r^n] = N^2/2 + 3N/2 + O(1/w*) as w* -> oo at fixed N.
+    The limit by sympy's series; the remainder explicitly and searched (N up to 10^4, w* in [1,
+    1e12]): 0 <= N^2/2 + 3N/2 - sum = sum_n [n (1 - r^(n-1)) + (1 - r^n)] <= N(N+1)(2N+1)/(6 w*)
+    (n r^(n-1) >= n (1 - (n-1)/w*), r^n >= 1 - n/w*), each term from expm1 (no cancellation); then
+    the sequences."""
     ser = _t3_laurent_limit()
     if sp.simplify(ser - (N ** 2 / 2 + sp.Rational(3, 2) * N)) != 0:
-        return Outcome(WRONG, f"the w* -> oo limit of the sum is {sp.sstr(sp.factor(ser))}, not N^2/2 + 3N/2",
+        return Outcome(
+            WRONG, f"the w* -> oo limit of the sum is {sp.sstr(sp.factor(ser))}, not N^2/2 + 3N/2",
                        method="symbolic", established_by="proof")
     rows = []
     for NN in free("N", (1, 2, 10, 100), Int(1, 10 ** 4, log=True)):
         for wv in free("w_star", (1.0, 1.5, 10.0, 1e6), W_DOM):
             kept = NN ** 2 / 2 + 1.5 * NN
-            rows.append(({"N": NN, "w_star": wv, "relation": "sum <= N^2/2 + 3N/2"}, _t3_sum_direct(NN, wv), kept))
-            rows.append(({"N": NN, "w_star": wv, "relation": "(N^2/2 + 3N/2 - sum) 6 w*/(N(N+1)(2N+1)) <= 1"},
+            rows.append(({"N": NN, "w_star": wv, "relation": "sum <= N^2/2 + 3N/2"},
+                         _t3_sum_direct(NN, wv), kept))
+            rows.append(({"N": NN, "w_star": wv,
+                          "relation": "(N^2/2 + 3N/2 - sum) 6 w*/(N(N+1)(2N+1)) <= 1"},
                          _t3_gap(NN, wv) * 6 * wv / (NN * (NN + 1) * (2 * NN + 1)), 1.0))
     o = instance_check(lambda: rows, "<=", tol=1e-12, describe="the sum and its remainder")
     if o.status != VALID:
         return o
     o.status = EXACT
     seq = "" if searching() else _t3_laurent_sequences()
-    o.detail = ("the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= N^2/2 + "
+    o.detail = (
+        "the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= "
+        "N^2/2 + "
                 "3N/2 "
-                "- sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so L^2 [1/2 + 3/(2N) + "
-                "O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq + ": " + o.detail)
+                "- sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so L^2 "
+                "[1/2 + 3/(2N) + O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq
+                + ": " + o.detail)
     return o
 
 
@@ -1837,15 +2169,19 @@ def _t3_laurent_sequences():
         kept = Nv ** 2 / 2 + 1.5 * Nv
         half = _crossing(lambda wv: _t3_gap(Nv, wv) < 0.5 * kept, 1.0 + 1e-9, 1e12)
         seq.append(f"N = {Nv}: w* > {half:.3g} ({half / Nv:.3g} N)")
-    lim = [f"w* = {wv:g}: sum = {_t3_sum_direct(10 ** 4, wv):.6g} at N = 10^4 (-> w*^2 + w* - 1) while N^2/2 = 5e7"
+    lim = [f"w* = {wv:g}: sum = {_t3_sum_direct(10 ** 4, wv):.6g} at N = 10^4 (-> w*^2 + w* - 1) "
+           f"while N^2/2 = 5e7"
            for wv in (10.0, 1e3)]
-    return ("; sequences: at fixed N (w* -> oo) the kept N^2/2 + 3N/2 is within a factor 2 of the sum only for "
-            + "; ".join(seq) + "; at fixed w* (N -> oo) the kept terms stop describing the sum altogether: "
+    return ("; sequences: at fixed N (w* -> oo) the kept N^2/2 + 3N/2 is within a factor 2 of the "
+            "sum only for "
+            + "; ".join(seq)
+            + "; at fixed w* (N -> oo) the kept terms stop describing the sum altogether: "
             + "; ".join(lim))
 
 
 def _t3_var_sum():
-    """V[(1/N) sum s_n | F] from the joint law (moments_jsa) vs (1/N^2) sum_n V[s_n | F] + C_cov from the marginals
+    """V[(1/N) sum s_n | F] from the joint law (moments_jsa) vs (1/N^2) sum_n V[s_n | F] + C_cov
+    from the marginals
     and the pairs (matrix powers); N up to 64 (moments_jsa is quadratic in N)."""
     rows = []
     for pi, q, s in _scored(count=8):
@@ -1863,8 +2199,10 @@ def _t3_var_sum():
                 V = sum(P[j] @ s ** 2 - Es[j - 1] ** 2 for j in range(1, NN + 1))
                 cov = sum(P[a] @ (s * A[b - a]) - Es[a - 1] * Es[b - 1] for a in range(1, NN + 1)
                           for b in range(a + 1, NN + 1))
-                rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2, L2 * NN ** 2))
-    return instance_check(lambda: rows, "=", 1e-12, describe="JSA paths on finite spaces; residual relative to "
+                rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2,
+                             L2 * NN ** 2))
+    return instance_check(lambda: rows, "=", 1e-12,
+                          describe="JSA paths on finite spaces; residual relative to "
                                                            "L^2 N^2 (the N^2 products that cancel)")
 
 
@@ -1877,13 +2215,15 @@ def _t3_var_le_second():
         for NN in free("N", (1, 2, 8), Int(1, 10 ** 4, log=True)):
             m1, m2 = _jsa_terms_all(K, s, NN)
             for x in range(pi.size):
-                rows.append(({"M": pi.size, "N": NN, "x": x}, float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
+                rows.append(({"M": pi.size, "N": NN, "x": x},
+                             float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
                              float(m2[:, x].sum()) / NN ** 2, float(np.abs(s).max()) ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
 
 def _t3_markov():
-    """E[||s(z^(n))||^2 | z_t-1^(N) = x] from the law of Algorithm 5's sweep (jsa_joint_law, marginalised) vs
+    """E[||s(z^(n))||^2 | z_t-1^(N) = x] from the law of Algorithm 5's sweep (jsa_joint_law,
+    marginalised) vs
     E_{K^n(x, .)}||s||^2 (matrix powers); N <= 4 with at most 4096 paths, every start."""
     rows = []
     for pi, q, s in _scored(count=8):
@@ -1897,7 +2237,8 @@ def _t3_markov():
                 _, m2 = _jsa_mean_terms(K, s, x, NN)
                 for j in range(NN):
                     marg = joint.sum(axis=tuple(i for i in range(NN) if i != j))
-                    rows.append(({"M": M, "N": NN, "x": x, "n": j + 1}, float(marg @ s ** 2), float(m2[j]), 1.0))
+                    rows.append(({"M": M, "N": NN, "x": x, "n": j + 1}, float(marg @ s ** 2),
+                                 float(m2[j]), 1.0))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="the sweep's path law vs K^n")
 
 
@@ -1915,8 +2256,10 @@ def _t3_substitution():
 
 
 def _t3_statement_corrected():
-    """Exact E[||g_JSA||^2 | z_t-1] (moments_jsa) vs min(L^2, L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2) (L^2 the
-    trivial bound), at the highest-weight state and a searched one; N up to 128 (moments_jsa is quadratic in N)."""
+    """Exact E[||g_JSA||^2 | z_t-1] (moments_jsa) vs min(L^2, L^2/N + C_cov + (||mu|| + (2L/N) sum_n
+    r^n)^2) (L^2 the
+    trivial bound), at the highest-weight state and a searched one; N up to 128 (moments_jsa is
+    quadratic in N)."""
     rows = []
     for pi, q, s in _scored(count=8):
         K = F.imh_matrix(pi, q)
@@ -1925,13 +2268,15 @@ def _t3_statement_corrected():
         for NN in free("N", (2, 4, 16), Int(2, 128, log=True)):
             for x in sorted({int(np.argmax(pi / q)), free("x", (0,), Int(0, 7))[0] % pi.size}):
                 m = F.moments_jsa(K, s[:, None], x, NN)
-                b = L_ ** 2 / NN + m.c_cov + (mu + 2 * L_ / NN * sum(rr ** j for j in range(1, NN + 1))) ** 2
+                b = (L_ ** 2 / NN + m.c_cov
+                     + (mu + 2 * L_ / NN * sum(rr ** j for j in range(1, NN + 1))) ** 2)
                 rows.append(({"M": pi.size, "N": NN, "x": x}, m.second, min(L_ ** 2, b), L_ ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact JSA moments")
 
 
 def _t3_discussion_corrected():
-    """(1/N^2) sum_n V[s(z_t^(n)) | F_t-1] vs L^2/N, JSA's states K^n(z_t-1, .), N up to 10^4 (the trivial bound is
+    """(1/N^2) sum_n V[s(z_t^(n)) | F_t-1] vs L^2/N, JSA's states K^n(z_t-1, .), N up to 10^4 (the
+    trivial bound is
     the correction itself)."""
     rows = []
     for pi, q, s in _scored():
@@ -1940,7 +2285,8 @@ def _t3_discussion_corrected():
         for NN in free("N", (1, 4, 50), Int(1, 10 ** 4, log=True)):
             m1, m2 = _jsa_terms_all(K, s, NN)
             for x in range(pi.size):
-                rows.append(({"M": pi.size, "N": NN, "x": x}, float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
+                rows.append(({"M": pi.size, "N": NN, "x": x},
+                             float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
                              L_ ** 2 / NN, L_ ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
@@ -1950,7 +2296,8 @@ _H04_PI, _H04_LAM0, _H04_N, _H04_GAMMA, _H04_Z0 = (0.6, 0.3, 0.1), (0.0, 0.0, 2.
 
 
 def _jsa_iteration(pi, lam, z_start, NN, gamma):
-    """One iteration of Algorithm 5 (IMH kernel K_lambda with proposal softmax(lambda), g = -(1/N) sum_n s(lambda; z^(n)),
+    """One iteration of Algorithm 5 (IMH kernel K_lambda with proposal softmax(lambda), g = -(1/N)
+    sum_n s(lambda; z^(n)),
     lambda_t = lambda_t-1 - gamma g(lambda_t-1)) from (lambda, z_start): [(probability, path z^(1..N), next lambda)]."""  # noqa: E501
     joint = F.jsa_joint_law(F.imh_matrix(pi, _softmax(lam)), z_start, NN, 1)
     out = []
@@ -1968,13 +2315,17 @@ def _t3_table_rows():
     law11, table11, law21, table21 = (np.zeros(M) for _ in range(4))
     for p1, path1, lam1 in _jsa_iteration(pi, lam0, z0, NN, gamma):
         law11[path1[0]] += p1
-        table11 += p1 * F.imh_matrix(pi, _softmax(lam1))[z0]  # the table's K_lambda_1(z_0, .), averaged over lambda_1
+        # the table's K_lambda_1(z_0, .), averaged over lambda_1
+        table11 += p1 * F.imh_matrix(pi, _softmax(lam1))[z0]
         for p2, path2, lam2 in _jsa_iteration(pi, lam1, path1[-1], NN, gamma):
             law21[path2[0]] += p1 * p2
-            table21 += p1 * p2 * np.linalg.matrix_power(F.imh_matrix(pi, _softmax(lam2)), NN + 1)[z0]
-    at = {"pi": list(_H04_PI), "q_lambda": "softmax(lambda)", "lambda_0": list(_H04_LAM0), "N": NN, "gamma": gamma,
+            table21 += p1 * p2 * np.linalg.matrix_power(F.imh_matrix(pi, _softmax(lam2)),
+                                                        NN + 1)[z0]
+    at = {"pi": list(_H04_PI), "q_lambda": "softmax(lambda)", "lambda_0": list(_H04_LAM0), "N": NN,
+          "gamma": gamma,
           "z_0": z0 + 1}
-    return [({**at, "row": "t = 2, n = 1: z_2^(1) ~ K^(N+1)_lambda_2(z_0, .)", "exact law": _r6(law21),
+    return [({**at, "row": "t = 2, n = 1: z_2^(1) ~ K^(N+1)_lambda_2(z_0, .)",
+              "exact law": _r6(law21),
               "table (averaged over lambda_2)": _r6(table21)}, _tv(law21, table21), 0.0),
             ({**at, "row": "t = 1, n = 1: z_1^(1) ~ K_lambda_1(z_0, .)", "exact law": _r6(law11),
               "table (averaged over lambda_1)": _r6(table11)}, _tv(law11, table11), 0.0)]
@@ -1982,18 +2333,23 @@ def _t3_table_rows():
 
 def _t3_table():
     return first_failing(
-        _t3_table_rows(), "=", 1e-12, "d_TV(exact law, the table's), every path of Algorithm 5 enumerated",
-        why=("in Algorithm 5 the moves of iteration t use K_lambda_t-1 and lambda changes between iterations, so "
-             "the law of z_k^(n) is a composition of different kernels, not K^((k-1)N+n)_lambda_k (the table holds "
-             "only with lambda frozen, the reading the mixing bound P^k_lambda uses, which it does not affect): "),
-        correction=("z_t^(n) | z_t-1^(N), lambda_t-1 ~ K^n_lambda_t-1(z_t-1^(N), .); the law of z_k^(n) given z_0 is "
-                    "E[K^N_lambda_0 ... K^N_lambda_k-2 K^n_lambda_k-1](z_0, .), a power K^((k-1)N+n)_lambda only with "
-                    "lambda frozen"))
+        _t3_table_rows(), "=", 1e-12,
+        "d_TV(exact law, the table's), every path of Algorithm 5 enumerated",
+        why=("in Algorithm 5 the moves of iteration t use K_lambda_t-1 and lambda changes between "
+             "iterations, so the law of z_k^(n) is a composition of different kernels, not "
+             "K^((k-1)N+n)_lambda_k (the table holds only with lambda frozen, the reading the "
+             "mixing bound P^k_lambda uses, which it does not affect): "),
+        correction=(
+            "z_t^(n) | z_t-1^(N), lambda_t-1 ~ K^n_lambda_t-1(z_t-1^(N), .); the law of z_k^(n) "
+            "given z_0 is "
+                    "E[K^N_lambda_0 ... K^N_lambda_k-2 K^n_lambda_k-1](z_0, .), a power "
+                    "K^((k-1)N+n)_lambda only with lambda frozen"))
 
 
 def _t3_table_corrected():
-    """The corrected row t = 2: the law of z_2^(n) (every path of Algorithm 5's first two iterations) vs
-    E[K^n_lambda_1(z_1^(N), .)] (averaged over iteration 1); pi from the searched pair, lambda_0 = log q, z_0 the
+    """The corrected row t = 2: the law of z_2^(n) (every path of Algorithm 5's first two
+    iterations) vs E[K^n_lambda_1(z_1^(N), .)] (averaged over iteration 1); pi from the searched
+    pair, lambda_0 = log q, z_0 the
     highest-weight state, gamma searched, N = 2 (M^4 <= 4096 paths)."""
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=6):
@@ -2011,101 +2367,148 @@ def _t3_table_corrected():
                 exact[0] += p1 * joint.sum(axis=1)
                 exact[1] += p1 * joint.sum(axis=0)
             for j in range(2):
-                rows.append(({"M": M, "gamma": gamma, "n": j + 1}, _tv(exact[j], corr[j]), 0.0, 1.0))
+                rows.append(({"M": M, "gamma": gamma, "n": j + 1}, _tv(exact[j], corr[j]), 0.0,
+                             1.0))
     return instance_check(lambda: rows, "=", 1e-12, describe="exact enumeration")
 
 
-step("theorem3.table", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, table of state transitions",
+step("theorem3.table", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, table of state transitions",
      relation="=", lhs="law of z_k^(n) under Algorithm 5 (e.g. z_2^(1))",
      rhs="K^((k-1)N+n)_lambda_k(z_0, dz_k^(n)) (e.g. K^(N+1)_lambda_2(z_0, .))",
-     justification="'The state transitions of the Markov chain samples z^(1:N) are visualized as'", check=_t3_table,
+     justification="'The state transitions of the Markov chain samples z^(1:N) are visualized as'",
+     check=_t3_table,
      expect=WRONG, corrected=_t3_table_corrected, search_budget=300)
-step("theorem3.def", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 / App. D, definition of P^k", relation="=",
+step("theorem3.def", claim="theorem3", seed=SEED,
+     location="§4.3 Theorem 3 / App. D, definition of P^k", relation="=",
      lhs="JSA's kernel P^k(eta, d eta')", rhs="prod_n K^(N(k-1)+n)(z^(n), dz'^(n))",
-     justification="the table of state transitions", check=_t3_def, expect=WRONG, corrected=_t3_def_corrected,
+     justification="the table of state transitions", check=_t3_def, expect=WRONG,
+     corrected=_t3_def_corrected,
      search_budget=800)
-step("theorem3.mix.1", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, lines 1-2",
-     relation="=", lhs="d_TV(P^k(eta,.), Pi)", rhs="sup_A |int_A pi x ... x pi - K^((k-1)N+1) x ... x K^(kN)|",
+step("theorem3.mix.1", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, ergodicity, lines 1-2",
+     relation="=", lhs="d_TV(P^k(eta,.), Pi)",
+     rhs="sup_A |int_A pi x ... x pi - K^((k-1)N+1) x ... x K^(kN)|",
      justification="definition of d_TV",
-     check=definition("d_TV(P, Pi) = sup_A |Pi(A) - P(A)| with P^k in the product form Theorem 3 defines"),
+     check=definition(
+         "d_TV(P, Pi) = sup_A |Pi(A) - P(A)| with P^k in the product form Theorem 3 defines"),
      depends=("theorem3.def",), expect=EXACT)
-step("theorem3.mix.2", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 3", relation="<=",
-     lhs="TV of the product measures", rhs="sup_A sum_n |int_A pi - K^((k-1)N+n)|", justification="Lemma 1",
-     check=lambda: _mix_lemma1("theorem3"), depends=("lemma1.statement",), expect=WRONG, corrected=_hybrid,
+step("theorem3.mix.2", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, ergodicity, line 3", relation="<=",
+     lhs="TV of the product measures", rhs="sup_A sum_n |int_A pi - K^((k-1)N+n)|",
+     justification="Lemma 1",
+     check=lambda: _mix_lemma1("theorem3"), depends=("lemma1.statement",), expect=WRONG,
+     corrected=_hybrid,
      search_budget=1000)
-step("theorem3.mix.3", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 4", relation="=",
-     lhs="sup_A sum_n |...|", rhs="sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi)", justification="definition of d_TV",
+step("theorem3.mix.3", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, ergodicity, line 4", relation="=",
+     lhs="sup_A sum_n |...|", rhs="sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi)",
+     justification="definition of d_TV",
      check=_sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True), search_budget=1200)
-step("theorem3.mix.4", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, line 5", relation="<=",
-     lhs="sum_n d_TV(K^((k-1)N+n), pi)", rhs="sum_n r^((k-1)N+n)", justification="Eq. (7)", check=_t3_mix_sum,
+step("theorem3.mix.4", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, ergodicity, line 5", relation="<=",
+     lhs="sum_n d_TV(K^((k-1)N+n), pi)", rhs="sum_n r^((k-1)N+n)", justification="Eq. (7)",
+     check=_t3_mix_sum,
      depends=("eq7",), expect=VALID, search_budget=600)
-step("theorem3.mix.5", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, ergodicity, lines 6-7",
-     relation="=", lhs="sum_n r^((k-1)N+n)", rhs="r^(kN) r^-N (r - r^(N+1))/(1 - r)", justification="geometric sum",
+step("theorem3.mix.5", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, ergodicity, lines 6-7",
+     relation="=", lhs="sum_n r^((k-1)N+n)", rhs="r^(kN) r^-N (r - r^(N+1))/(1 - r)",
+     justification="geometric sum",
      check=_t3_sum_closed, expect=EXACT)
-step("theorem3.mix.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (mixing)", relation="<=",
-     lhs="d_TV(P^k(eta,.), Pi) for JSA", rhs="C(r, N) r^(kN)", justification="the chain above", check=_t3_mix_statement,
-     depends=("theorem3.def",), expect=WRONG, statement=True, reading=JOINT, corrected=_t3_marginals, search_budget=600)
-step("theorem3.var.1", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 1", relation="=",
+step("theorem3.mix.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (mixing)",
+     relation="<=",
+     lhs="d_TV(P^k(eta,.), Pi) for JSA", rhs="C(r, N) r^(kN)", justification="the chain above",
+     check=_t3_mix_statement,
+     depends=("theorem3.def",), expect=WRONG, statement=True, reading=JOINT,
+     corrected=_t3_marginals, search_budget=600)
+step("theorem3.var.1", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 1", relation="=",
      lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
      check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
 instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
      depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem3.var.2", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 2", relation="<=",
+step("theorem3.var.2", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 2", relation="<=",
      lhs="... + 2 Bias ||mu|| + ...", rhs="... + 2 L Bias + ...", justification="||mu|| <= L",
-     check=lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L, domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}),
+     check=lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L,
+                          domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}),
      expect=VALID)
-step("theorem3.var.3", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 3", relation="<=",
-     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^(tN))", justification="Lemma 7",
+step("theorem3.var.3", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 3", relation="<=",
+     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^(tN))",
+     justification="Lemma 7",
      check=lambda: _t3_cond_bias("jsa"), depends=("lemma7.statement",), expect=WRONG,
      corrected=_cond_bias_corrected("jsa"), search_budget=600)
-step("theorem3.var.4", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 4-5", relation="=",
-     lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n V[s_n | F] + C_cov", justification="variance of a sum",
+step("theorem3.var.4", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, lines 4-5", relation="=",
+     lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n V[s_n | F] + C_cov",
+     justification="variance of a sum",
      check=_t3_var_sum, expect=EXACT, search_budget=500)
-step("theorem3.var.5", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 6", relation="<=",
-     lhs="(1/N^2) sum_n V[s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | F]", justification="V <= second moment",
+step("theorem3.var.5", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 6", relation="<=",
+     lhs="(1/N^2) sum_n V[s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | F]",
+     justification="V <= second moment",
      check=_t3_var_le_second, expect=VALID, search_budget=600)
-step("theorem3.var.6", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 7-8", relation="=",
-     lhs="E[||s_n||^2 | F_t-1]", rhs="E_{K^n(z_t-1^(N), .)}[||s||^2]", justification="Markov property",
+step("theorem3.var.6", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, lines 7-8", relation="=",
+     lhs="E[||s_n||^2 | F_t-1]", rhs="E_{K^n(z_t-1^(N), .)}[||s||^2]",
+     justification="Markov property",
      check=_t3_markov, expect=EXACT, search_budget=1000)
-step("theorem3.var.7", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 9", relation="<=",
-     lhs="(1/N^2) sum_n E_{K^n}||s||^2", rhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
+step("theorem3.var.7", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 9", relation="<=",
+     lhs="(1/N^2) sum_n E_{K^n}||s||^2",
+     rhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
      justification="Lemma 6", check=_t3_lemma6, depends=("lemma6.statement",), expect=WRONG,
      corrected=_t3_lemma6_corrected, search_budget=600)
-step("theorem3.var.7a", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 10", relation="<=",
-     lhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", rhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
+step("theorem3.var.7a", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 10", relation="<=",
+     lhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
+     rhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
      justification="Assumption 3", check=_t3_assumption3, expect=VALID, search_budget=1200)
-step("theorem3.var.8", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 10-11",
-     relation="=", lhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]", rhs="(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]",
+step("theorem3.var.8", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, lines 10-11",
+     relation="=", lhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
+     rhs="(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]",
      justification="Assumption 3; r = 1 - 1/w*", check=_t3_substitution, expect=EXACT)
-step("theorem3.var.9", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, line 12", relation="=",
-     lhs="sum_n [n r^(n-1) + r^n]", rhs="(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)", justification="closed form",
+step("theorem3.var.9", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, line 12", relation="=",
+     lhs="sum_n [n r^(n-1) + r^n]", rhs="(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)",
+     justification="closed form",
      check=_t3_closed_form, expect=WRONG, corrected=_t3_closed_form_corrected)
-step("theorem3.var.10", claim="theorem3", seed=SEED, location="App. D proof of Thm 3, variance, lines 13-14",
+step("theorem3.var.10", claim="theorem3", seed=SEED,
+     location="App. D proof of Thm 3, variance, lines 13-14",
      relation="=", lhs="(L^2/N^2) sum_n [...]", rhs="L^2 [1/2 + 3/(2N) + O(1/w*)]",
      justification="Laurent series at w* -> oo", check=_t3_laurent, expect=EXACT, search_budget=800)
-step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (second moment)", relation="<=",
+step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (second moment)",
+     relation="<=",
      lhs="E[||g_t,JSA||^2 | F_t-1]", rhs="L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
      justification="the chain above",
-     check=fixed(WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact counterexamples in "
-                        "`python -m verify theorem3`); the variance part survives only because the stated "
-                        "1/2 + 3/(2N) exceeds the trivial 1/N",
+     check=fixed(
+         WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact "
+                "counterexamples in "
+                        "`python -m verify theorem3`); the variance part survives only because the "
+                        "stated 1/2 + 3/(2N) exceeds the trivial 1/N",
                  correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
-     depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True, reading=CONDITIONAL,
+     depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True,
+     reading=CONDITIONAL,
      corrected=_t3_statement_corrected, search_budget=500)
 
 
 # ---- the O(r^.) terms of Theorems 3 and 4 along sequences
 def _jsa_c_rate(rr, NN, tt):
-    """C(r, N) r^(tN) = sum_n r^((t-1)N + n) = r (1 - r^N)/(1 - r) r^((t-1)N) (Theorem 3), without overflow."""
+    """C(r, N) r^(tN) = sum_n r^((t-1)N + n) = r (1 - r^N)/(1 - r) r^((t-1)N) (Theorem 3), without
+    overflow.
+    """
     if rr == 0:
         return 0.0
     return rr * (1 - rr ** NN) / (1 - rr) * rr ** ((tt - 1) * NN) if rr < 1 else float(NN)
 
 
 def _orate_rows(scheme):
-    """The proofs' bias terms, unconditional (t iterations from eta_0, the reading Lemma 7 covers): the exact
-    Bias_t^2 + 2L Bias_t of the gradient average vs B^2 + 2L B with Lemma 7's B = 2 L C rho^t (D = 1): pMCSA
-    C = N, rho = r (Theorem 4); JSA C = C(r, N) = r (1 - r^N)/(r^N (1 - r)), rho^t = r^(tN) (Theorem 3).
+    """The proofs' bias terms, unconditional (t iterations from eta_0, the reading Lemma 7 covers):
+    the exact Bias_t^2 + 2L Bias_t of the gradient average vs B^2 + 2L B with Lemma 7's B = 2 L C
+    rho^t (D = 1): pMCSA C = N, rho = r (Theorem 4); JSA C = C(r, N) = r (1 - r^N)/(r^N (1 - r)),
+    rho^t = r^(tN) (Theorem 3).
     Chains (pMCSA) at a searched state and at the highest-weight state; N and t up to 10^4."""
     rows = []
     for pi, q, s in _scored():
@@ -2118,7 +2521,8 @@ def _orate_rows(scheme):
                 x = free("x", (0,), Int(0, 7))[0] % M
                 if scheme == "pmcsa":
                     Kt = np.linalg.matrix_power(K, tt)
-                    starts = np.array([x if i % 2 == 0 else int(np.argmax(pi / q)) for i in range(NN)])
+                    starts = np.array([x if i % 2 == 0 else int(np.argmax(pi / q))
+                                       for i in range(NN)])
                     bias = abs(float(F.moments_pmcsa(Kt, s, starts).mean[0]) + mu)
                     B = 2 * L_ * NN * rr ** tt
                 else:
@@ -2129,13 +2533,15 @@ def _orate_rows(scheme):
                         m1.append(float(row @ s))
                     bias = abs(float(np.mean(m1)) - mu)
                     B = 2 * L_ * _jsa_c_rate(rr, NN, tt)
-                rows.append(({"M": M, "N": NN, "t": tt, "x": x}, bias ** 2 + 2 * L_ * bias, B ** 2 + 2 * L_ * B,
+                rows.append(({"M": M, "N": NN, "t": tt, "x": x}, bias ** 2 + 2 * L_ * bias,
+                             B ** 2 + 2 * L_ * B,
                              4 * L_ ** 2 * _pow_tol(tt * NN, M) / 1e-12))
     return rows
 
 
 def _orate_sequences(scheme):
-    """Where the kept terms stop dominating the proof's O-term (L = 1): the smallest t at which B^2 + 2B falls below
+    """Where the kept terms stop dominating the proof's O-term (L = 1): the smallest t at which B^2
+    + 2B falls below
     the kept variance term, for N -> oo at fixed w* and w* -> oo at fixed N."""
     out = []
     for NN in (10, 10 ** 4):
@@ -2154,14 +2560,18 @@ def _orate_sequences(scheme):
 
 def _orate(scheme):
     def fn():
-        o = instance_check(lambda: _orate_rows(scheme), "<=", tol=1e-12, describe="exact unconditional bias")
+        o = instance_check(lambda: _orate_rows(scheme), "<=", tol=1e-12,
+                           describe="exact unconditional bias")
         if o.status in (EXACT, VALID) and not searching():
             kept = "L^2 (2 - 1/w*)/N" if scheme == "pmcsa" else "L^2 (1/2 + 3/(2N))"
-            o.detail = (f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it falls below "
+            o.detail = (
+                f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it "
+                f"falls below "
                         f"the "
                         f"kept {kept} only from {_orate_sequences(scheme)}"
-                        + (" -- t* grows like w* ln N: the constant C(N) = N of Lemma 7 (the exact bias has no factor "
-                           "N, see theorem4.bias_over_n)" if scheme == "pmcsa" else
+                        + (" -- t* grows like w* ln N: the constant C(N) = N of Lemma 7 (the exact "
+                           "bias has no factor N, see theorem4.bias_over_n)" if scheme == "pmcsa"
+                           else
                            " -- at fixed N, t* grows like w*/N (C(r, N) ~ w*) as w* -> oo")
                         + ": " + o.detail)
         return o
@@ -2177,7 +2587,8 @@ def _t4_lemma6_n1():
         f = s ** 2
         for x in range(pi.size):
             rows.append(({"M": pi.size, "x": x}, float(K[x] @ f), float(q @ f + rr * f[x])))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="Lemma 6 with n = 1 (where it is correct), f = "
+    return instance_check(lambda: rows, "<=", tol=1e-12,
+                          describe="Lemma 6 with n = 1 (where it is correct), f = "
         "||s||^2")
 
 
@@ -2188,7 +2599,9 @@ def _starts(pi, q, NN):
 
 
 def _t4_mix_sum():
-    """sum_n d_TV(K^k(z_n, .), pi) with the chains cycling through the states vs N r^k, N and k up to 10^4."""
+    """sum_n d_TV(K^k(z_n, .), pi) with the chains cycling through the states vs N r^k, N and k up
+    to 10^4.
+    """
     rows = []
     for pi, q in _pairs(count=8):
         K = F.imh_matrix(pi, q)
@@ -2197,7 +2610,8 @@ def _t4_mix_sum():
             for kk in free("k", (1, 2, 5), K_DOM):
                 tvs = F.tv_rows(np.linalg.matrix_power(K, kk), pi)
                 lhs = float(tvs[_starts(pi, q, NN)].sum())
-                rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, NN * rr ** kk, NN * _pow_tol(kk, pi.size) / 1e-12))
+                rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, NN * rr ** kk,
+                             NN * _pow_tol(kk, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
@@ -2209,15 +2623,18 @@ def _tv_iid_power(p, pi, NN):
         j = np.arange(NN + 1, dtype=float)
         C = np.stack([j, NN - j], axis=1)
     else:
-        C = np.array([(a, b, NN - a - b) for a in range(NN + 1) for b in range(NN + 1 - a)], dtype=float)
+        C = np.array([(a, b, NN - a - b) for a in range(NN + 1) for b in range(NN + 1 - a)],
+                     dtype=float)
     logm = gammaln(NN + 1) - gammaln(C + 1).sum(1)
     return 0.5 * float(np.abs(np.exp(logm + C @ lp) - np.exp(logm + C @ lq)).sum())
 
 
 def _t4_mix_statement():
-    """d_TV(prod_n K^k(z_n, .), pi^N) vs N r^k: every assignment of starts when M^N <= 64, else the chains cycling
-    through the states and all at the highest-weight state (product laws of at most 4096 atoms); all N chains at one
-    state by type classes on two states (N up to 10^4) and three states (N up to 200); k up to 10^4."""
+    """d_TV(prod_n K^k(z_n, .), pi^N) vs N r^k: every assignment of starts when M^N <= 64, else the
+    chains cycling through the states and all at the highest-weight state (product laws of at most
+    4096 atoms); all N chains at one
+    state by type classes on two states (N up to 10^4) and three states (N up to 200); k up to
+    10^4."""
     rows = []
     for pi, q in _pairs(count=8):
         K = F.imh_matrix(pi, q)
@@ -2232,43 +2649,53 @@ def _t4_mix_statement():
                     starts = (list(itertools.product(range(M), repeat=NN)) if M ** NN <= 64 else
                               [tuple(_starts(pi, q, NN)), (xs,) * NN])
                     for st in starts:
-                        tv = F.tv_joint(F.product_law([Kk[z] for z in st]), F.product_law([pi] * NN))
+                        tv = F.tv_joint(F.product_law([Kk[z] for z in st]),
+                                        F.product_law([pi] * NN))
                         rows.append(({"M": M, "N": NN, "k": kk, "starts": list(st)[:8]}, tv, bound,
                                      NN * _pow_tol(kk, M) / 1e-12))
                 elif M <= 3 and (M == 2 or NN <= 200):
-                    rows.append(({"M": M, "N": NN, "k": kk, "starts": "all at the highest-weight state"},
-                                 _tv_iid_power(Kk[xs], pi, NN), bound, NN * _pow_tol(kk, M) / 1e-12 + NN))
+                    rows.append(({"M": M, "N": NN, "k": kk,
+                                  "starts": "all at the highest-weight state"},
+                                 _tv_iid_power(Kk[xs], pi, NN), bound,
+                                 NN * _pow_tol(kk, M) / 1e-12 + NN))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact product laws")
 
 
 def _t4_var_indep():
-    """V[(1/N) sum_n s_n | z_t-1^(1:N)] (moments_pmcsa) vs (1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)], N up to 10^4."""
+    """V[(1/N) sum_n s_n | z_t-1^(1:N)] (moments_pmcsa) vs (1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)], N
+    up to 10^4.
+    """
     rows = []
     for pi, q, s in _scored():
         K = F.imh_matrix(pi, q)
         for NN in free("N", (1, 2, 9), Int(1, 10 ** 4, log=True)):
             st = _starts(pi, q, NN)
             m = F.moments_pmcsa(K, s, st)
-            rows.append(({"M": pi.size, "N": NN}, m.variance, float((K[st] @ s ** 2).sum()) / NN ** 2,
+            rows.append(({"M": pi.size, "N": NN}, m.variance,
+                         float((K[st] @ s ** 2).sum()) / NN ** 2,
                          float(np.abs(s).max()) ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
 
 def _t4_assumption3():
-    """(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2] vs (1/N^2) sum_n [L^2 + r L^2], L = max |s|."""
+    """(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2] vs (1/N^2) sum_n [L^2 + r L^2], L = max
+    |s|.
+    """
     rows = []
     for pi, q, s in _scored():
         rr = 1 - 1 / float((pi / q).max())
         L_ = float(np.abs(s).max())
         for NN in free("N", (1, 4), Int(1, 10 ** 4, log=True)):
             st = _starts(pi, q, NN)
-            rows.append(({"M": pi.size, "N": NN}, float((q @ s ** 2) * NN + rr * (s[st] ** 2).sum()) / NN ** 2,
+            rows.append(({"M": pi.size, "N": NN},
+                         float((q @ s ** 2) * NN + rr * (s[st] ** 2).sum()) / NN ** 2,
                          NN * (L_ ** 2 + rr * L_ ** 2) / NN ** 2))
     return instance_check(lambda: rows, "<=", tol=1e-12)
 
 
 def _t4_statement_corrected():
-    """Exact E[||g_pMCSA||^2 | z_t-1^(1:N)] (moments_pmcsa) vs min(L^2, L^2 (1 + r)/N + (||mu|| + 2 L r)^2), the
+    """Exact E[||g_pMCSA||^2 | z_t-1^(1:N)] (moments_pmcsa) vs min(L^2, L^2 (1 + r)/N + (||mu|| + 2
+    L r)^2), the
     chains cycling through the states; N up to 10^4; L^2 is the trivial bound."""
     rows = []
     for pi, q, s in _scored():
@@ -2284,58 +2711,84 @@ def _t4_statement_corrected():
 
 _T4_N, _T4_W, _T4_L = sp.symbols("N w_star L", positive=True)
 
-step("theorem4.mix.1", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, lines 1-3",
+step("theorem4.mix.1", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, ergodicity, lines 1-3",
      relation="<=", lhs="d_TV(P^k(eta,.), Pi)", rhs="sup_A sum_n |int_A pi - K^k(z_n, .)|",
-     justification="definition of d_TV; Lemma 1", check=lambda: _mix_lemma1("theorem4"), depends=("lemma1.statement",),
+     justification="definition of d_TV; Lemma 1", check=lambda: _mix_lemma1("theorem4"),
+     depends=("lemma1.statement",),
      expect=WRONG, corrected=_hybrid, search_budget=1000)
-step("theorem4.mix.2", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, line 4", relation="=",
+step("theorem4.mix.2", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, ergodicity, line 4", relation="=",
      lhs="sup_A sum_n |...|", rhs="sum_n d_TV(K^k(z_n, .), pi)", justification="Equation (7) [sic]",
      check=_sup_vs_sum(), expect=LOOSE, corrected=_sup_vs_sum(True), search_budget=1200)
-step("theorem4.mix.3", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, ergodicity, lines 5-6",
-     relation="<=", lhs="sum_n d_TV(K^k, pi)", rhs="N r^k", justification="geometric ergodicity [Eq. (7)]",
+step("theorem4.mix.3", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, ergodicity, lines 5-6",
+     relation="<=", lhs="sum_n d_TV(K^k, pi)", rhs="N r^k",
+     justification="geometric ergodicity [Eq. (7)]",
      check=_t4_mix_sum, depends=("eq7",), expect=VALID, search_budget=1200)
-step("theorem4.mix.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (mixing)", relation="<=",
-     lhs="d_TV(P^k(eta,.), Pi)", rhs="C(N) r^k, C(N) = N", justification="the chain above", check=_t4_mix_statement,
-     depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True, search_budget=1200)
-step("theorem4.var.1", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 1", relation="=",
+step("theorem4.mix.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (mixing)",
+     relation="<=",
+     lhs="d_TV(P^k(eta,.), Pi)", rhs="C(N) r^k, C(N) = N", justification="the chain above",
+     check=_t4_mix_statement,
+     depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True,
+     search_budget=1200)
+step("theorem4.var.1", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, line 1", relation="=",
      lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
      check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
-               instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
+               instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12,
+                              printed="=")),
      depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem4.var.2", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 3", relation="<=",
+step("theorem4.var.2", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, line 3", relation="<=",
      lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^t)", justification="Lemma 7",
      check=lambda: _t3_cond_bias("pmcsa"), depends=("lemma7.statement",), expect=WRONG,
      corrected=_cond_bias_corrected("pmcsa"), search_budget=1000)
-step("theorem4.var.3", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, lines 4-6",
+step("theorem4.var.3", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, lines 4-6",
      relation="<=", lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]",
-     justification="independence of the chains; V <= second moment", check=_t4_var_indep, expect=VALID,
+     justification="independence of the chains; V <= second moment", check=_t4_var_indep,
+     expect=VALID,
      search_budget=1200)
-step("theorem4.var.4", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 7", relation="<=",
-     lhs="E_{K(z,.)}||s||^2", rhs="E_q||s||^2 + r ||s(z)||^2", justification="Lemma 6 (n = 1)", check=_t4_lemma6_n1,
+step("theorem4.var.4", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, line 7", relation="<=",
+     lhs="E_{K(z,.)}||s||^2", rhs="E_q||s||^2 + r ||s(z)||^2", justification="Lemma 6 (n = 1)",
+     check=_t4_lemma6_n1,
      expect=VALID)
-step("theorem4.var.4a", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, line 8", relation="<=",
+step("theorem4.var.4a", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, line 8", relation="<=",
      lhs="(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]", rhs="(1/N^2) sum_n [L^2 + r L^2]",
      justification="Assumption 3", check=_t4_assumption3, expect=VALID, search_budget=1200)
-step("theorem4.var.5", claim="theorem4", seed=SEED, location="App. D proof of Thm 4, variance, lines 8-10",
-     relation="=", lhs="(L^2/N^2) sum_n (1 + r)", rhs="L^2 [1/N + (1/N)(1 - 1/w*)]", justification="algebra",
-     check=lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)), L ** 2 * (1 / N + (1 - 1 / w) / N),
+step("theorem4.var.5", claim="theorem4", seed=SEED,
+     location="App. D proof of Thm 4, variance, lines 8-10",
+     relation="=", lhs="(L^2/N^2) sum_n (1 + r)", rhs="L^2 [1/N + (1/N)(1 - 1/w*)]",
+     justification="algebra",
+     check=lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)),
+                             L ** 2 * (1 / N + (1 - 1 / w) / N),
                              domain={L: POS_DOM, N: N_REAL, w: W_DOM}), expect=EXACT)
-step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (second moment)", relation="<=",
+step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (second moment)",
+     relation="<=",
      lhs="E[||g_t,pMCSA||^2 | F_t-1]", rhs="L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
      justification="the chain above",
-     check=fixed(WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is large (exact "
+     check=fixed(
+         WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is "
+                "large (exact "
                         "counterexamples in `python -m verify theorem4`)",
-                 correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",), expect=WRONG,
+                 correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",),
+                 expect=WRONG,
      statement=True, reading=CONDITIONAL, corrected=_t4_statement_corrected, search_budget=1200)
 step("theorem3.orate", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'", relation="<=",
+     location="App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'",
+     relation="<=",
      lhs="Bias_t^2 + 2L Bias_t (JSA, t iterations from eta_0)",
-     rhs="B^2 + 2L B, B = 2 L C(r, N) r^(tN) (Lemma 7): the O(r^(tN))", justification="Lemma 7", check=_orate("jsa"),
+     rhs="B^2 + 2L B, B = 2 L C(r, N) r^(tN) (Lemma 7): the O(r^(tN))", justification="Lemma 7",
+     check=_orate("jsa"),
      expect=VALID, search_budget=800)
 step("theorem4.orate", claim="theorem4", seed=SEED,
      location="App. D proof of Thm 4, 'the bias terms decreases in a rate of r^t'", relation="<=",
      lhs="Bias_t^2 + 2L Bias_t (pMCSA, t transitions from eta_0)",
-     rhs="B^2 + 2L B, B = 2 L N r^t (Lemma 7): the O(r^t)", justification="Lemma 7", check=_orate("pmcsa"),
+     rhs="B^2 + 2L B, B = 2 L N r^t (Lemma 7): the O(r^t)", justification="Lemma 7",
+     check=_orate("pmcsa"),
      expect=VALID, search_budget=1000)
 
 
@@ -2344,8 +2797,8 @@ _H03_PI, _H03_Q, _H03_S = (0.5, 0.3, 0.2), (0.2, 0.3, 0.5), (1.0, -0.5, 0.25)
 
 
 def _t4_bias_rows():
-    """All N chains started at z*, the state of weight w* (t transitions, lambda fixed): Bias_t = ||E g_t + mu|| from
-    the exact t-step kernel (moments_pmcsa with K^t), against 2 L r^t / N (the 'tighter bound ... O(r^t/N)' with the
+    """All N chains started at z*, the state of weight w* (t transitions, lambda fixed): Bias_t =
+    ||E g_t + mu|| from the exact t-step kernel (moments_pmcsa with K^t), against 2 L r^t / N (the 'tighter bound ... O(r^t/N)' with the
     constant of the direct (K, z) argument, 2L)."""
     pi, q, s = np.array(_H03_PI), np.array(_H03_Q), np.array(_H03_S)
     K = F.imh_matrix(pi, q)
@@ -2358,7 +2811,8 @@ def _t4_bias_rows():
         m = F.moments_pmcsa(Kt, s, np.full(NN, xs))
         bias = abs(float(m.mean[0]) + mu)
         closed = float(np.abs(Kt[xs] - ((1 - rr ** tt) * pi + rr ** tt * np.eye(3)[xs])).max())
-        rows.append(({"pi": list(_H03_PI), "q": list(_H03_Q), "s": list(_H03_S), "w_star": float(ww.max()), "r": rr,
+        rows.append(({"pi": list(_H03_PI), "q": list(_H03_Q), "s": list(_H03_S),
+                      "w_star": float(ww.max()), "r": rr,
                       "z*": xs + 1, "t": tt, "N": NN, "Bias N / r^t": bias * NN / rr ** tt,
                       "max |K^t(z*, .) - (1 - r^t) pi - r^t delta_z*|": closed},
                      bias, 2 * L_ * rr ** tt / NN))
@@ -2368,15 +2822,18 @@ def _t4_bias_rows():
 def _t4_bias_over_n():
     return first_failing(
         _t4_bias_rows(), "<=", 1e-12, "exact pMCSA bias, all chains at z*",
-        why=("pMCSA's chains are independent copies: the bias of their average is the average of their biases, "
-             "and from z* (K^t(z*, .) = (1 - r^t) pi + r^t delta_z*) Bias_t = r^t |s(z*) - mu| for every N, so "
-             "Bias_t N / r^t = N |s(z*) - mu| is unbounded in N and no constant C gives Bias_t <= C r^t/N (any C "
-             "fails from N > C/|s(z*) - mu|; the direct (K, z) argument gives 2 L r^t): "),
-        correction="Bias[g_t,pMCSA] <= 2 L r^t (O(r^t), not O(r^t/N)): the average of the N chains' biases")
+        why=("pMCSA's chains are independent copies: the bias of their average is the average of "
+             "their biases, and from z* (K^t(z*, .) = (1 - r^t) pi + r^t delta_z*) Bias_t = r^t "
+             "|s(z*) - mu| for every N, so Bias_t N / r^t = N |s(z*) - mu| is unbounded in N and "
+             "no constant C gives Bias_t <= C r^t/N (any C fails from N > C/|s(z*) - mu|; the "
+             "direct (K, z) argument gives 2 L r^t): "),
+        correction="Bias[g_t,pMCSA] <= 2 L r^t (O(r^t), not O(r^t/N)): the average of the N "
+                   "chains' biases")
 
 
 def _t4_bias_corrected():
-    """Bias_t = ||E g_t + mu|| of pMCSA after t transitions, chains cycling through the states (shifted by a searched
+    """Bias_t = ||E g_t + mu|| of pMCSA after t transitions, chains cycling through the states
+    (shifted by a searched
     offset), vs 2 L r^t (no weaker than the trivial 2L); N and t up to 10^4."""
     rows = []
     for pi, q, s in _scored():
@@ -2386,7 +2843,8 @@ def _t4_bias_corrected():
         for NN in free("N", (1, 4), Int(1, 10 ** 4, log=True)):
             for tt in free("t", (1, 5), K_DOM):
                 m = F.moments_pmcsa(np.linalg.matrix_power(K, tt), s, _starts(pi, q, NN))
-                rows.append(({"M": pi.size, "N": NN, "t": tt}, abs(float(m.mean[0]) + mu), 2 * L_ * rr ** tt,
+                rows.append(({"M": pi.size, "N": NN, "t": tt}, abs(float(m.mean[0]) + mu),
+                             2 * L_ * rr ** tt,
                              L_ * _pow_tol(tt, pi.size) / 1e-12))
     return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA bias")
 
@@ -2403,7 +2861,8 @@ step("theorem4.bias_over_n", claim="theorem4", seed=SEED,
 # with exact counterexamples; every lhs/rhs here is recomputed with the toolkit's own machinery
 # (simulate.finite, bounds), and tests/test_audit_findings.py pins them against the hunts' numbers.
 _F8_PI, _F8_Q = (0.1, 0.55, 0.35), (0.001, 0.5, 0.499)  # the hunt's 3-state instance (F8)
-_T3_PI, _T3_Q = (0.08, 0.01, 0.91), (0.2, 0.0002, 0.7998)  # the same error in Theorem 3's form (found here)
+# the same error in Theorem 3's form (found here)
+_T3_PI, _T3_Q = (0.08, 0.01, 0.91), (0.2, 0.0002, 0.7998)
 
 
 def _hunt_pairs():
@@ -2416,7 +2875,8 @@ def _product_step_rows(scheme):
     """Rows (params, TV(prod_n p_n, pi^N), sup_A' sum_n |pi(A') - p_n(A')|) with the laws of the
     mixing proofs, N = 2, k = 1: p_n = K(z_n, .) (Theorem 4) or p_1 = K(z^(1), .), p_2 =
     K^2(z^(2), .) (Theorem 3, K^((k-1)N+n)), K the exact IMH matrix, every pair of start states."""
-    fixed_ = [np.array(_F8_PI if scheme == "theorem4" else _T3_PI), np.array(_F8_Q if scheme == "theorem4" else _T3_Q)]
+    fixed_ = [np.array(_F8_PI if scheme == "theorem4" else _T3_PI),
+              np.array(_F8_Q if scheme == "theorem4" else _T3_Q)]
     rows = []
     for pi, q in finite_pairs([tuple(fixed_)] + _hunt_pairs()):
         K = F.imh_matrix(pi, q)
@@ -2424,10 +2884,12 @@ def _product_step_rows(scheme):
         for a in range(pi.size):
             for b in range(pi.size):
                 laws = [K[a], second[b]]
-                rows.append(({"pi": [round(float(x), 6) for x in pi], "q": [round(float(x), 6) for x in q], "N": 2,
+                rows.append(({"pi": [round(float(x), 6) for x in pi],
+                              "q": [round(float(x), 6) for x in q], "N": 2,
                               "k": 1,
                               "start states (1-based)": [a + 1, b + 1]},
-                             F.tv_joint(F.product_law(laws), F.product_law([pi, pi])), _common_set_sup(laws, pi)))
+                             F.tv_joint(F.product_law(laws), F.product_law([pi, pi])),
+                             _common_set_sup(laws, pi)))
     return rows
 
 
@@ -2437,11 +2899,17 @@ def _mix_lemma1(scheme):
     o = instance_check(lambda: _product_step_rows(scheme), "<=", tol=1e-12,
                        describe="exact IMH kernels, N = 2 chains, k = 1, all start states")
     if o.status == WRONG:
-        o.detail = ("Lemma 1 covers the rectangles A'^N only, but d_TV takes the supremum over every set of Z^N "
-                    "(three states are needed: on two, A' = {z} attains every marginal TV); " + o.detail
-                    + ". The theorem's conclusion still holds: d_TV(prod_n K^k(z_n, .), Pi) <= sum_n d_TV(K^k(z_n, .), "
+        o.detail = (
+            "Lemma 1 covers the rectangles A'^N only, but d_TV takes the supremum over every set "
+            "of Z^N "
+                    "(three states are needed: on two, A' = {z} attains every marginal TV); "
+                    + o.detail
+                    + ". The theorem's conclusion still holds: d_TV(prod_n K^k(z_n, .), Pi) <= "
+                      "sum_n d_TV(K^k(z_n, .), "
                     "pi) <= N r^k (hybrid argument, exact on these instances)")
-        o.correction = ("d_TV(prod_n p_n, prod_n pi) <= sum_n d_TV(p_n, pi) for every set (telescoping over hybrids "
+        o.correction = (
+            "d_TV(prod_n p_n, prod_n pi) <= sum_n d_TV(p_n, pi) for every set (telescoping over "
+            "hybrids "
                         "p_1 x .. x p_m x pi x .. x pi, Fubini), not via Lemma 1")
     return o
 
@@ -2457,25 +2925,31 @@ def _t2_at_q_eq_pi_rows():
         m = F.moments_msc_rb(pi, pi, s, 0, NN)
         e2 = (NN - 1) ** -0.5
         bound = 4 * ((1 + e2) / (NN - 1) * 0.0 + (1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2)
-        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0, "w_star": 1}, m.second,
+        rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "chi2": 0,
+                      "w_star": 1}, m.second,
                      bound))
     return rows
 
 
 def _t2_mse_quoted():
-    """Cardoso et al.'s MSE bound as quoted: on the searched instances (_t2_mse) and at q = pi for large N."""
+    """Cardoso et al.'s MSE bound as quoted: on the searched instances (_t2_mse) and at q = pi for
+    large N.
+    """
     rows = _t2_at_q_eq_pi_rows()
     o = first_failing(
         rows[2:] + rows[:2], "<=", 1e-9, "MSC-RB at q = pi, exact (MSE = 1/N)",
-        why=("the self-normalised IS bound (Agapiou et al. 2017, Thm 2.1) has E_q[w^2] = 1 + chi2, not V_q[w] = "
-             "chi2: at q = pi the MSE is 1/N while the quoted bound is O(N^-3/2); "),
-        correction=("4L^2 [(1+eps^2) (1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2] (E_q[w^2] = 1 + chi2 in the leading "
+        why=("the self-normalised IS bound (Agapiou et al. 2017, Thm 2.1) has E_q[w^2] = 1 + chi2, "
+             "not V_q[w] = chi2: at q = pi the MSE is 1/N while the quoted bound is O(N^-3/2); "),
+        correction=(
+            "4L^2 [(1+eps^2) (1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2] (E_q[w^2] = 1 + chi2 in "
+            "the leading "
                     "term); at q = pi it is >= 4L^2/(N-1) >= MSE"))
     return o if o.status == WRONG else _t2_mse()
 
 
 def _t2_appendix_statement():
-    """App. D Theorem 2 with its O-terms replaced by the proof's own terms (the appendix reading), at
+    """App. D Theorem 2 with its O-terms replaced by the proof's own terms (the appendix reading),
+    at
     q = pi (chi2 = 0, w* = 1, gamma = 2/N): the exact E||g||^2 = 1/N exceeds it for large N."""
     import bounds
 
@@ -2486,84 +2960,113 @@ def _t2_appendix_statement():
         m = F.moments_msc_rb(pi, pi, s, 0, NN)  # mu = 0: E||g||^2 = MSE
         gam = 2.0 / NN  # 2w*/(2w* + N - 2) at w* = 1
         e2 = (NN - 1) ** -0.5
-        printed = 4 * ((1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2 + (0.0 + 1 + 1.0) * gam ** (tt - 1) / (NN - 1))
-        at = {"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "t": tt, "chi2": 0, "w_star": 1}
-        rows.append(({**at, "rhs": "the proof's last line + Cardoso's (1+eps^-2)(1+w*)^2/N^2"}, m.second, printed))
-        rows.append(({**at, "rhs": "bounds' explicit form (the factor 2 of 2 L Bias restored)"}, m.second,
-                     bounds.evaluate("theorem2", "second_moment", "explicit", N=NN, w_star=1.0, chi2=0.0, t=tt, L=1.0,
+        printed = 4 * ((1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2 + (0.0 + 1 + 1.0) * gam ** (tt - 1)
+                       / (NN - 1))
+        at = {"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "t": tt, "chi2": 0,
+              "w_star": 1}
+        rows.append(({**at, "rhs": "the proof's last line + Cardoso's (1+eps^-2)(1+w*)^2/N^2"},
+                     m.second, printed))
+        rows.append(({**at, "rhs": "bounds' explicit form (the factor 2 of 2 L Bias restored)"},
+                     m.second,
+                     bounds.evaluate("theorem2", "second_moment", "explicit", N=NN, w_star=1.0,
+                                     chi2=0.0, t=tt, L=1.0,
                                      mu_norm=0.0)))
     return first_failing(
         rows, "<=", 1e-9, "MSC-RB at q = pi, exact (E||g||^2 = 1/N)",
-        why=("inherits the quoted MSE bound's V_q[w] (theorem2.mse): at q = pi the leading term 4L^2 chi2/(N-1) "
-             "vanishes, the O-terms are O(N^-3/2), the exact second moment is 1/N: "),
+        why=("inherits the quoted MSE bound's V_q[w] (theorem2.mse): at q = pi the leading term "
+             "4L^2 chi2/(N-1) vanishes, the O-terms are O(N^-3/2), the exact second moment is "
+             "1/N: "),
         correction=T2_CORRECTION)
 
 
 def _p2_equality_cases():
-    """exp(d_KL(pi || q)) vs w* where equality holds: pi = (1, 0), q = (1/2, 1/2) (pi != q) and q = pi."""
+    """exp(d_KL(pi || q)) vs w* where equality holds: pi = (1, 0), q = (1/2, 1/2) (pi != q) and q =
+    pi.
+    """
     rows = []
-    for label, pi, q in (("pi = (1, 0), q = (1/2, 1/2)", np.array([1.0, 0.0]), np.array([0.5, 0.5])),
-                         ("pi = q = (0.2, 0.3, 0.5)", np.array([0.2, 0.3, 0.5]), np.array([0.2, 0.3, 0.5]))):
+    for label, pi, q in (("pi = (1, 0), q = (1/2, 1/2)", np.array([1.0, 0.0]),
+                          np.array([0.5, 0.5])),
+                         ("pi = q = (0.2, 0.3, 0.5)", np.array([0.2, 0.3, 0.5]),
+                          np.array([0.2, 0.3, 0.5]))):
         ww = F.weights(pi, q)
         kl = float(np.sum(np.where(pi > 0, pi * np.log(np.where(pi > 0, ww, 1.0)), 0.0)))
         rows.append(({"pi, q": label}, float(np.exp(kl)), float(ww.max())))
     return first_failing(
         rows, "<", 1e-12, "equality cases",
-        why="equality exp(KL) = w* holds whenever w = pi/q is constant on supp(pi), not only at pi = q: ",
-        correction=("exp(d_KL(pi || q)) <= w*, with equality iff w = pi/q is constant on supp(pi) (Jensen is "
+        why="equality exp(KL) = w* holds whenever w = pi/q is constant on supp(pi), not only at pi "
+            "= q: ",
+        correction=(
+            "exp(d_KL(pi || q)) <= w*, with equality iff w = pi/q is constant on supp(pi) (Jensen "
+            "is "
                     "strict otherwise, and E_pi w = w* needs w = w* pi-a.s.)"))
 
 
 def _t3_discussion():
-    """'even if we ignore the covariance terms, the variance reduction with respect to N is severely limited
-    in the large w* regime' / 'limited by the constant 1/2 term ... even when C_cov ~ 0': the part of the
-    variance without C_cov, (1/N^2) sum_n V[s_n | F], against L^2 (1/2 + 3/(2N)).  Rows: the proof's own
-    pre-Laurent sum B = (1/N^2) sum_n [n r^(n-1) + r^n] for N comparable to w* (bounds, theorem3's
+    """'even if we ignore the covariance terms, the variance reduction with respect to N is severely
+    limited in the large w* regime' / 'limited by the constant 1/2 term ... even when C_cov ~ 0':
+    the part of the variance without C_cov, (1/N^2) sum_n V[s_n | F], against L^2 (1/2 + 3/(2N)).
+    Rows: the proof's own pre-Laurent sum B = (1/N^2) sum_n [n r^(n-1) + r^n] for N comparable to w*
+    (bounds, theorem3's
     explicit variance at C_cov = 0), and the exact variance part on a finite instance."""
     import bounds
 
     rows = []
     for ws, NN in ((1e4, 100000), (1e4, 30000), (1e4, 10000), (10.0, 100)):
         B = bounds.evaluate("theorem3", "variance", "explicit", N=NN, w_star=ws, L=1.0, c_cov=0.0)
-        rows.append(({"w_star": ws, "N": NN, "lhs": "the proof's pre-Laurent bound (1/N^2) sum_n [n r^(n-1) + r^n]"},
+        rows.append(({"w_star": ws, "N": NN,
+                      "lhs": "the proof's pre-Laurent bound (1/N^2) sum_n [n r^(n-1) + r^n]"},
                      B, 0.5 + 1.5 / NN))
     pi, q = np.array([0.5, 0.5]), np.array([1 / 200, 199 / 200])  # w* = 100
     m = F.moments_jsa(F.imh_matrix(pi, q), np.array([[1.0], [-1.0]]), 0, 50)
-    rows.append(({"w_star": 100, "N": 50, "pi": [0.5, 0.5], "q": [0.005, 0.995], "s": [1, -1], "z_t-1": "w*",
-                  "lhs": "exact (1/N^2) sum_n V[s(z_t^(n)) | F_t-1]"}, m.variance - m.c_cov, 0.5 + 1.5 / 50))
+    rows.append(({"w_star": 100, "N": 50, "pi": [0.5, 0.5], "q": [0.005, 0.995], "s": [1, -1],
+                  "z_t-1": "w*",
+                  "lhs": "exact (1/N^2) sum_n V[s(z_t^(n)) | F_t-1]"}, m.variance - m.c_cov,
+                  0.5 + 1.5 / 50))
     return first_failing(
         rows, ">=", 1e-12, "L = 1, C_cov = 0",
-        why=("the 1/2 is an artefact of the Laurent step taken at fixed N as w* -> oo (it dominates only while "
-             "N << w*); without C_cov the variance obeys (1/N^2) sum_n V[s_n | F] <= L^2/N for any kernel "
-             "(Assumption 3): "),
-        correction=("(1/N^2) sum_n V[s(z_t^(n)) | F_t-1] <= L^2/N: any w*-dependent limitation of the variance "
-                    "reduction must come from C_cov (and the bias), not from the terms the discussion keeps"))
+        why=("the 1/2 is an artefact of the Laurent step taken at fixed N as w* -> oo (it "
+             "dominates only while N << w*); without C_cov the variance obeys (1/N^2) sum_n V[s_n "
+             "| F] <= L^2/N for any kernel (Assumption 3): "),
+        correction=(
+            "(1/N^2) sum_n V[s(z_t^(n)) | F_t-1] <= L^2/N: any w*-dependent limitation of the "
+            "variance "
+                    "reduction must come from C_cov (and the bias), not from the terms the "
+                    "discussion keeps"))
 
 
 def _tables_dim():
     """Table 3 (BNN): the D_lambda column against its D_x column.  One network (App. C.1, the
     Hernandez-Lobato & Adams model with 50 hidden units, biases, lambda, gamma) has
     dim z = 50 (D_x + 1) + 51 + 2 = 50 D_x + 103 (yacht 403/6 and concrete 503/8 fit)."""
-    table3 = (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 6), ("energy", 503, 9), ("wine", 653, 12),
+    table3 = (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 6), ("energy", 503, 9),
+              ("wine", 653, 12),
               ("boston", 753, 14), ("sml", 1203, 23), ("gas", 6503, 129))
-    rows = [({"data set": name, "D_x": dx, "implied D_x": (dl - 103) / 50}, float(dl), float(50 * (dx + 1) + 51 + 2))
+    rows = [({"data set": name, "D_x": dx, "implied D_x": (dl - 103) / 50}, float(dl),
+             float(50 * (dx + 1) + 51 + 2))
             for name, dl, dx in table3]
     bad = [r[0]["data set"] for r in rows if r[1] != r[2]]
     return first_failing(
         rows, "=", 0.0, "Table 3 rows",
-        why=(f"{len(bad)} of {len(rows)} rows disagree ({', '.join(bad)}); model-free: airfoil and yacht have "
-             "the same D_x = 6 but D_lambda 353 and 403, concrete and energy the same D_lambda = 503 but D_x 8 "
-             "and 9: "),
-        correction=("D_x = (D_lambda - 103)/50: airfoil 5, energy 8, wine 11, boston 13, sml 22, gas 128 (the UCI "
-                    "feature counts, and Table 4's for boston, energy, wine, gas); D_lambda is dim z, not the "
-                    "dimension of lambda"))
+        why=(f"{len(bad)} of {len(rows)} rows disagree ({', '.join(bad)}); model-free: airfoil and "
+             f"yacht have "
+             "the same D_x = 6 but D_lambda 353 and 403, concrete and energy the same D_lambda = "
+             "503 but D_x 8 and 9: "),
+        correction=(
+            "D_x = (D_lambda - 103)/50: airfoil 5, energy 8, wine 11, boston 13, sml 22, gas 128 "
+            "(the UCI "
+                    "feature counts, and Table 4's for boston, energy, wine, gas); D_lambda is dim "
+                    "z, not the dimension of lambda"))
 
 
 def _table4_dim():
-    """Table 4 (robust GP, App. C.2): dim z = N_train (latent f) + D_x (ell_i) + 4 (sigma_f, epsilon, nu, sigma_y)."""
-    table4 = (("yacht", 287, 6, 277), ("airfoil", 353, 6, 1352), ("boston", 472, 13, 455), ("energy", 703, 8, 691),
+    """Table 4 (robust GP, App. C.2): dim z = N_train (latent f) + D_x (ell_i) + 4 (sigma_f,
+    epsilon, nu, sigma_y).
+    """
+    table4 = (("yacht", 287, 6, 277), ("airfoil", 353, 6, 1352), ("boston", 472, 13, 455),
+              ("energy", 703, 8, 691),
               ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
-    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name, dl, dx,
+    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name,
+            dl, dx,
             nt in table4]
     return first_failing(
         rows, "=", 0.0, "Table 4 rows",
@@ -2572,8 +3075,10 @@ def _table4_dim():
 
 
 def _matern_printed(X, sf=1.0, squared=True):
-    """App. C.2's kernel sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r) with r as printed (the squared scaled
-    distance) or, squared=False, the Matern 5/2 distance r = sqrt(sum_i (x_i - x'_i)^2 / l_i^2) (l = 1)."""
+    """App. C.2's kernel sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r) with r as printed (the
+    squared scaled
+    distance) or, squared=False, the Matern 5/2 distance r = sqrt(sum_i (x_i - x'_i)^2 / l_i^2) (l =
+    1)."""
     d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     rr = d2 if squared else np.sqrt(d2)
     return sf * (1 + np.sqrt(5) * rr + 5 / 3 * rr ** 2) * np.exp(-np.sqrt(5) * rr)
@@ -2584,17 +3089,20 @@ def _matern_psd():
     rows = []
     for pts in ((0.0, 0.6, 1.2), (0.0, 0.9, 1.8), tuple(np.round(np.arange(40) * 0.3, 10))):
         X = np.array(pts)[:, None]
-        rows.append(({"points": [round(p, 6) for p in pts] if len(pts) <= 3 else "0, 0.3, ..., 11.7 (40)", "l": 1,
+        rows.append(({"points": [round(p, 6) for p in pts] if len(pts) <= 3
+                      else "0, 0.3, ..., 11.7 (40)", "l": 1,
                       "sigma_f": 1}, float(np.linalg.eigvalsh(_matern_printed(X)).min()), 0.0))
     return first_failing(
         rows, ">=", 1e-12, "smallest eigenvalue of the Gram matrix, kernel as printed",
         why="with r the squared distance the function is not positive definite: ",
-        correction="r = sqrt(sum_i (x_i - x'_i)^2 / l_i^2) (the Matern 5/2 kernel); amplitude sigma_f^2")
+        correction="r = sqrt(sum_i (x_i - x'_i)^2 / l_i^2) (the Matern 5/2 kernel); amplitude "
+                   "sigma_f^2")
 
 
 def _alg2_proposals():
-    """Algorithm 2 draws z^(i) for i = 1..N (N proposals, N + 1 particles); §4.2, Table 2 and the proof of
-    Theorem 1 use N - 1 proposals (N particles).  The exact kernels differ (simulate.finite.cis_matrix
+    """Algorithm 2 draws z^(i) for i = 1..N (N proposals, N + 1 particles); §4.2, Table 2 and the
+    proof of Theorem 1 use N - 1 proposals (N particles).  The exact kernels differ
+    (simulate.finite.cis_matrix
     counts particles)."""
     rows = []
     for pi, q in ((np.array([0.5, 0.5]), np.array([0.25, 0.75])), F.hard_instance(3, 10.0, seed=0)):
@@ -2602,17 +3110,21 @@ def _alg2_proposals():
             as_printed = F.cis_matrix(pi, q, NN + 1)
             analysed = F.cis_matrix(pi, q, NN)
             x = int(np.argmax(pi / q))
-            rows.append(({"pi": [round(float(v), 6) for v in pi], "q": [round(float(v), 6) for v in q], "N": NN,
-                          "entry": "K(z*, z*), z* of weight w*"}, float(as_printed[x, x]), float(analysed[x, x])))
+            rows.append(({"pi": [round(float(v), 6) for v in pi],
+                          "q": [round(float(v), 6) for v in q], "N": NN,
+                          "entry": "K(z*, z*), z* of weight w*"}, float(as_printed[x, x]),
+                          float(analysed[x, x])))
     return first_failing(
         rows, "=", 1e-12, "exact CIS kernels: N + 1 particles vs N particles",
         why=("Algorithm 2 as printed is the CIS kernel with N + 1 particles (its rate would be "
              "1 - N/(2w* + N - 1)), not the kernel of Theorem 1 and Table 2 (N - 1 proposals): "),
-        correction="Algorithm 2: z^(i) ~ q_def for i = 1, ..., N - 1 (weights and resampling over i = 0, ..., N - 1)")
+        correction="Algorithm 2: z^(i) ~ q_def for i = 1, ..., N - 1 (weights and resampling over "
+                   "i = 0, ..., N - 1)")
 
 
 def _gamma_rate():
-    """Theorem 2's gamma = 2w*/(2w* + N - 2), 'the mixing rate of the Rao-Blackwellized CIS kernel' (the
+    """Theorem 2's gamma = 2w*/(2w* + N - 2), 'the mixing rate of the Rao-Blackwellized CIS kernel'
+    (the
     kernel of Theorem 1), against Theorem 1's rate of the same kernel (bounds.evaluate, k = 1)."""
     import bounds
 
@@ -2623,7 +3135,9 @@ def _gamma_rate():
         rows.append(({"N": NN, "w_star": ws}, float(rate), float(gam)))
     o = instance_check(lambda: rows, "<=", tol=1e-12, printed="=")
     if o.status == LOOSE:
-        o.detail = ("gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same kernel by 1/(2w* + N - 2); at "
+        o.detail = (
+            "gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same kernel by 1/(2w* + "
+            "N - 2); at "
                     "N = 2 gamma = 1, no contraction at all: " + o.detail)
         o.counterexample = {"at": rows[0][0], "lhs": rows[0][1], "rhs": rows[0][2]}
         o.correction = "'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) (Theorem 1)"
@@ -2631,9 +3145,10 @@ def _gamma_rate():
 
 
 def _duchi_cancels():
-    """§5.1 Discussion: with Duchi et al.'s rate (Table 1, G^2 log T/(log rho^-1 sqrt T)) 'the combined rate is
-    constant with respect to N since it cancels out'.  Theorem 4: G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 (its
-    stated variance bound, bounds) and rho = r = 1 - 1/w*, independent of N: the factor G^2/log(1/rho) at N
+    """§5.1 Discussion: with Duchi et al.'s rate (Table 1, G^2 log T/(log rho^-1 sqrt T)) 'the
+    combined rate is constant with respect to N since it cancels out'.  Theorem 4: G^2 = L^2 (2 -
+    1/w*)/N + ||mu||^2 (its stated variance bound, bounds) and rho = r = 1 - 1/w*, independent of N:
+    the factor G^2/log(1/rho) at N
     against the same at N = 1."""
     import bounds
 
@@ -2642,18 +3157,20 @@ def _duchi_cancels():
         for NN in (10, 100):
             rho = 1 - 1 / ws
             g2 = lambda n: bounds.evaluate("theorem4", "variance", "stated", N=n, w_star=ws, L=1.0)  # noqa: E731
-            rows.append(({"w_star": ws, "N": NN, "L": 1, "mu": 0}, g2(NN) / np.log(1 / rho), g2(1) / np.log(1 / rho)))
+            rows.append(({"w_star": ws, "N": NN, "L": 1, "mu": 0}, g2(NN) / np.log(1 / rho),
+                         g2(1) / np.log(1 / rho)))
     return first_failing(
         rows, "=", 1e-9, "G^2/log(1/rho) with Theorem 4's G^2 and rho",
-        why=("read with Table 1's Mirror Descent row and Theorem 4's G^2 and rho, nothing cancels: the factor "
-             "falls like 1/N (mu = 0): "),
-        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like 1/N while ||mu|| << "
-                   "L)")
+        why=("read with Table 1's Mirror Descent row and Theorem 4's G^2 and rho, nothing cancels: "
+             "the factor falls like 1/N (mu = 0): "),
+        correction="with Duchi et al.'s rate the pMCSA factor G^2/log(1/rho) decreases in N (like "
+                   "1/N while ||mu|| << L)")
 
 
 def _pmcsa_rejections():
-    """§5.1 'Since the chains are independent, the Metropolis-Hastings rejections do not affect the variance
-    of pMCSA': V[g | F_t-1] with the IMH kernel (rejections) vs exact pi-sampling (none), all chains at
+    """§5.1 'Since the chains are independent, the Metropolis-Hastings rejections do not affect the
+    variance of pMCSA': V[g | F_t-1] with the IMH kernel (rejections) vs exact pi-sampling (none),
+    all chains at
     the same state."""
     rows = []
     pi, q = np.array([0.5, 0.5]), np.array([0.25, 0.75])
@@ -2661,51 +3178,61 @@ def _pmcsa_rejections():
     K = F.imh_matrix(pi, q)
     exact_pi = np.tile(pi, (2, 1))  # a kernel without rejections: every row is pi
     for NN in (10, 100):
-        rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN, "states": "all chains at state 1"},
+        rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN,
+                      "states": "all chains at state 1"},
                      F.moments_pmcsa(K, s, np.zeros(NN, int)).variance,
                          F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
     return first_failing(
         rows, "=", 1e-12, "exact conditional variances",
-        why=("independence removes the cross-covariances, not the effect of rejections on each chain's "
-             "conditional variance (Theorem 4's own bound carries the rejection term L^2 (1 - 1/w*)/N): "),
-        correction=("'the chains' rejections add no covariance between chains'; each term V[s(z_t^(n)) | "
+        why=("independence removes the cross-covariances, not the effect of rejections on each "
+             "chain's conditional variance (Theorem 4's own bound carries the rejection term L^2 "
+             "(1 - 1/w*)/N): "),
+        correction=(
+            "'the chains' rejections add no covariance between chains'; each term V[s(z_t^(n)) | "
                     "z_t-1^(n)] depends on the rejection probability"))
 
 
 def _gamma_corrected():
-    """Theorem 1's rate of the kernel, (2w* - 1)/(2w* + N - 2), against gamma = 2w*/(2w* + N - 2): gamma is a looser
+    """Theorem 1's rate of the kernel, (2w* - 1)/(2w* + N - 2), against gamma = 2w*/(2w* + N - 2):
+    gamma is a looser
     rate (symbolic, N in {2, ..., 10^4}, w* in [1, 1e12])."""
     return sym_le((2 * _T4_W - 1) / (2 * _T4_W + _T4_N - 2), 2 * _T4_W / (2 * _T4_W + _T4_N - 2),
                   domain={_T4_N: N_REAL, _T4_W: W_DOM})
 
 
 def _duchi_corrected():
-    """The factor G^2/log(1/rho) with Theorem 4's G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 and rho = 1 - 1/w* decreases in
+    """The factor G^2/log(1/rho) with Theorem 4's G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 and rho = 1 -
+    1/w* decreases in
     N: its value at N + 1 is at most its value at N (symbolic)."""
     mu_ = sp.Symbol("mu", nonnegative=True)
 
     def factor(NN):
         return (_T4_L ** 2 * (2 - 1 / _T4_W) / NN + mu_ ** 2) / (-sp.log(1 - 1 / _T4_W))
-    return sym_le(factor(_T4_N + 1), factor(_T4_N), domain={_T4_N: N_REAL, _T4_W: Real(1 + 1e-9, 1e12, log=True),
+    return sym_le(factor(_T4_N + 1), factor(_T4_N),
+                  domain={_T4_N: N_REAL, _T4_W: Real(1 + 1e-9, 1e12, log=True),
                                                             _T4_L: POS_DOM, mu_: Real(0.0, 1e9)})
 
 
 def _rejections_corrected():
-    """V[g_pMCSA | F_t-1] (moments_pmcsa, joint) = (1/N^2) sum_n V[s(z_t^(n)) | z_t-1^(n)] (no covariance between
-    chains; each term from the chain's own IMH row, rejections included), N up to 10^4; residual relative to L^2."""
+    """V[g_pMCSA | F_t-1] (moments_pmcsa, joint) = (1/N^2) sum_n V[s(z_t^(n)) | z_t-1^(n)] (no
+    covariance between
+    chains; each term from the chain's own IMH row, rejections included), N up to 10^4; residual
+    relative to L^2."""
     rows = []
     for pi, q, s in _scored():
         K = F.imh_matrix(pi, q)
         for NN in free("N", (1, 2, 10), Int(1, 10 ** 4, log=True)):
             st = _starts(pi, q, NN)
             per = K[st] @ s ** 2 - (K[st] @ s) ** 2
-            rows.append(({"M": pi.size, "N": NN}, F.moments_pmcsa(K, s, st).variance, float(per.sum()) / NN ** 2,
+            rows.append(({"M": pi.size, "N": NN}, F.moments_pmcsa(K, s, st).variance,
+                         float(per.sum()) / NN ** 2,
                          float(np.abs(s).max()) ** 2))
     return instance_check(lambda: rows, "=", tol=1e-12, describe="exact pMCSA moments")
 
 
 def _alg2_corrected():
-    """Algorithm 2 corrected (N - 1 proposals, weights over i = 0..N-1), enumerated (simulate.finite.
+    """Algorithm 2 corrected (N - 1 proposals, weights over i = 0..N-1), enumerated
+    (simulate.finite.
     cis_matrix_enumerate), against the kernel of Theorem 1 (cis_matrix, N particles); N with C(N + M - 2, M - 1) <= 600."""  # noqa: E501
     rows = []
     for pi, q in _pairs(PAIRS_CIS, count=6):
@@ -2714,66 +3241,94 @@ def _alg2_corrected():
             A = F.cis_matrix_enumerate(pi, q, n_eff)
             B = F.cis_matrix(pi, q, n_eff)
             i = np.unravel_index(int(np.argmax(np.abs(A - B))), A.shape)
-            rows.append(({"M": pi.size, "N": n_eff, "entry": [int(i[0]), int(i[1])]}, float(A[i]), float(B[i])))
+            rows.append(({"M": pi.size, "N": n_eff, "entry": [int(i[0]), int(i[1])]}, float(A[i]),
+                         float(B[i])))
     return instance_check(lambda: rows, "=", tol=1e-11, describe="enumerated vs exact sum")
 
 
 def _table3_corrected():
-    """The corrected D_x = (D_lambda - 103)/50 against the App. C.1 network: 50 (D_x + 1) + 53 = D_lambda, every row."""
+    """The corrected D_x = (D_lambda - 103)/50 against the App. C.1 network: 50 (D_x + 1) + 53 =
+    D_lambda, every row.
+    """
     rows = [({"data set": name}, float(50 * (dx + 1) + 53), float(dl)) for name, dl, dx in
-            (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 5), ("energy", 503, 8), ("wine", 653, 11),
+            (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 5), ("energy", 503, 8),
+             ("wine", 653, 11),
              ("boston", 753, 13), ("sml", 1203, 22), ("gas", 6503, 128))]
-    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 3, all eight rows", complete=True)
+    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 3, all eight rows",
+                          complete=True)
 
 
 def _table4_corrected():
-    """The corrected airfoil D_lambda = N_train + D_x + 4 = 1362 (1361 with 5 features), with every other row."""
+    """The corrected airfoil D_lambda = N_train + D_x + 4 = 1362 (1361 with 5 features), with every
+    other row.
+    """
     rows = [({"data set": name}, float(dl), float(nt + dx + 4)) for name, dl, dx, nt in
-            (("yacht", 287, 6, 277), ("airfoil", 1362, 6, 1352), ("boston", 472, 13, 455), ("energy", 703, 8, 691),
+            (("yacht", 287, 6, 277), ("airfoil", 1362, 6, 1352), ("boston", 472, 13, 455),
+             ("energy", 703, 8, 691),
              ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))]
-    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 4, all seven rows", complete=True)
+    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 4, all seven rows",
+                          complete=True)
 
 
 def _matern_corrected():
-    """The Matern 5/2 kernel with r the distance (not its square): the smallest eigenvalue of the Gram matrix of six
+    """The Matern 5/2 kernel with r the distance (not its square): the smallest eigenvalue of the
+    Gram matrix of six
     searched points in [0, 20] (l = 1, sigma_f = 1) is >= 0 (to 1e-12 times the matrix size)."""
     rows = []
     pts = [free(f"x{i}", (0.6 * i,), Real(0.0, 20.0))[0] for i in range(6)]
     X = np.array(pts)[:, None]
-    rows.append(({"points": _r6(pts)}, float(np.linalg.eigvalsh(_matern_printed(X, squared=False)).min()), 0.0, 6.0))
-    return instance_check(lambda: rows, ">=", tol=1e-12, describe="Gram matrices of the corrected kernel")
+    rows.append(({"points": _r6(pts)},
+                 float(np.linalg.eigvalsh(_matern_printed(X, squared=False)).min()), 0.0, 6.0))
+    return instance_check(lambda: rows, ">=", tol=1e-12,
+                          describe="Gram matrices of the corrected kernel")
 
 
 
-step("theorem3.discussion", claim="theorem3", seed=SEED, location="§4.3 and §4.3 Discussion (Theorem 3)", relation=">=",
+step("theorem3.discussion", claim="theorem3", seed=SEED,
+     location="§4.3 and §4.3 Discussion (Theorem 3)", relation=">=",
      lhs="(1/N^2) sum_n V[s(z_t^(n)) | F_t-1]  (C_cov ~ 0, large w*)",
      rhs="L^2 (1/2 + 3/(2N)): 'the variance reduction is limited by the constant 1/2 term'",
-     justification="Theorem 3's Laurent series", check=_t3_discussion, depends=("theorem3.var.10",), expect=WRONG,
+     justification="Theorem 3's Laurent series", check=_t3_discussion, depends=("theorem3.var.10",),
+     expect=WRONG,
      corrected=_t3_discussion_corrected, search_budget=600)
-step("theorem2.gamma", claim="theorem2", seed=SEED, location="§4.2 Theorem 2 (and App. D), definition of gamma",
+step("theorem2.gamma", claim="theorem2", seed=SEED,
+     location="§4.2 Theorem 2 (and App. D), definition of gamma",
      relation="=", lhs="the mixing rate of the Rao-Blackwellized CIS kernel (Theorem 1)",
-     rhs="gamma = 2w*/(2w* + N - 2)", justification="—", check=_gamma_rate, expect=LOOSE, corrected=_gamma_corrected)
+     rhs="gamma = 2w*/(2w* + N - 2)", justification="—", check=_gamma_rate, expect=LOOSE,
+     corrected=_gamma_corrected)
 step("theorem4.duchi", claim="theorem4", seed=SEED, location="§5.1 Discussion", relation="=",
      lhs="G^2/log(1/rho) with Theorem 4's G^2, rho at N",
-     rhs="the same at N = 1 ('the combined rate is constant with respect to N since it cancels out')",
+     rhs="the same at N = 1 ('the combined rate is constant with respect to N since it cancels "
+         "out')",
      justification="Table 1 (Duchi et al. 2012); Theorem 4", check=_duchi_cancels, expect=WRONG,
      corrected=_duchi_corrected)
-step("theorem4.rejections", claim="theorem4", seed=SEED, location="§5.1 Algorithm Description", relation="=",
-     lhs="V[g_t,pMCSA | F_t-1] (IMH chains, with rejections)", rhs="V[g_t,pMCSA | F_t-1] without rejections",
-     justification="'Since the chains are independent, the Metropolis-Hastings rejections do not affect the variance'",
+step("theorem4.rejections", claim="theorem4", seed=SEED, location="§5.1 Algorithm Description",
+     relation="=",
+     lhs="V[g_t,pMCSA | F_t-1] (IMH chains, with rejections)",
+     rhs="V[g_t,pMCSA | F_t-1] without rejections",
+     justification="'Since the chains are independent, the Metropolis-Hastings rejections do not "
+                   "affect the variance'",
      check=_pmcsa_rejections, expect=WRONG, corrected=_rejections_corrected, search_budget=1200)
 step("alg2.proposals", claim="definitions", seed=SEED,
      location="App. B.1 Algorithm 2 vs §4.2, Table 2 and the proof of Theorem 1", relation="=",
      lhs="Algorithm 2's kernel (z^(i) ~ q_def for i = 1..N: N proposals)",
-     rhs="the kernel of Theorem 1 and Table 2 (N - 1 proposals)", justification="Algorithm 2", check=_alg2_proposals,
+     rhs="the kernel of Theorem 1 and Table 2 (N - 1 proposals)", justification="Algorithm 2",
+     check=_alg2_proposals,
      expect=WRONG, corrected=_alg2_corrected, search_budget=500)
-step("table3.dims", claim="experiments", seed=SEED, location="§6.3 Table 3, columns D_lambda and D_x", relation="=",
-     lhs="D_lambda (as printed)", rhs="dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x",
+step("table3.dims", claim="experiments", seed=SEED,
+     location="§6.3 Table 3, columns D_lambda and D_x", relation="=",
+     lhs="D_lambda (as printed)",
+     rhs="dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x",
      justification="App. C.1", check=_tables_dim, expect=WRONG, corrected=_table3_corrected)
-step("table4.dims", claim="experiments", seed=SEED, location="§6.4 Table 4, row 'airfoil'", relation="=",
-     lhs="D_lambda (as printed)", rhs="dim z = N_train + D_x + 4 (App. C.2)", justification="App. C.2",
+step("table4.dims", claim="experiments", seed=SEED, location="§6.4 Table 4, row 'airfoil'",
+     relation="=",
+     lhs="D_lambda (as printed)", rhs="dim z = N_train + D_x + 4 (App. C.2)",
+     justification="App. C.2",
      check=_table4_dim, expect=WRONG, corrected=_table4_corrected)
-step("appc2.matern", claim="experiments", seed=SEED, location="App. C.2, Matern 5/2 kernel", relation=">=",
-     lhs="smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2", rhs="0 (a covariance function)",
-     justification="Matern 5/2 with ARD (Neal 1996)", check=_matern_psd, expect=WRONG, corrected=_matern_corrected,
+step("appc2.matern", claim="experiments", seed=SEED, location="App. C.2, Matern 5/2 kernel",
+     relation=">=",
+     lhs="smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2",
+     rhs="0 (a covariance function)",
+     justification="Matern 5/2 with ARD (Neal 1996)", check=_matern_psd, expect=WRONG,
+     corrected=_matern_corrected,
      search_budget=1200)

@@ -29,7 +29,13 @@ from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
-from verify.problems import fit_slope, gauss_pairs_check, gauss_pairs_override, gaussian_problem, student_t_problem
+from verify.problems import (
+    fit_slope,
+    gauss_pairs_check,
+    gauss_pairs_override,
+    gaussian_problem,
+    student_t_problem,
+)
 from verify.registry import REGISTRY, bound_value, register
 
 L_FINITE = 1.0
@@ -55,9 +61,11 @@ def _cis_mixing_checks(claim, grid, forms):
                 for form in forms:
                     b = _b(claim, "mixing", form, N=N, w_star=w, k=k)
                     out.append(CheckResult("mixing", form,
-                                           {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M']}",
+                                           {"N": N, "w_star": w, "k": k,
+                                            "space": f"finite M={grid['M']}",
                                                             "start": "worst of all states"},
-                                           emp, b, "exact", tolerance=_tol(emp, b, err=k * err * grid["M"])))
+                                           emp, b, "exact",
+                                           tolerance=_tol(emp, b, err=k * err * grid["M"])))
     return out
 
 
@@ -73,8 +81,10 @@ def _weightline_cis_checks(claim, grid, forms):
             for k in grid["k"]:
                 for form in forms:
                     b = _b(claim, "mixing", form, N=N, w_star=float(res.w_star), k=k)
-                    out.append(CheckResult("mixing", form, {"N": N, "w_star": float(res.w_star), "k": k,
-                                                            "space": f"N(0,I_{D}) vs N(0,{s:g}^2 I)", "start": "worst"},
+                    out.append(CheckResult("mixing", form,
+                                           {"N": N, "w_star": float(res.w_star), "k": k,
+                                                            "space": f"N(0,I_{D}) vs N(0,{s:g}^2 "
+                                                                     f"I)", "start": "worst"},
                                            float(res.tv[k - 1]), b, "exact",
                                            tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
                                            note=res.method))
@@ -89,17 +99,21 @@ def _finite_cases(grid):
         pi, q = F.hard_instance(grid["M"], w, seed=grid.get("instance_seed", 0))
         yield "s = L at the worst state", pi, q, F.centred_bounded_score(pi, L_FINITE), w
         pi, q = F.hard_instance(grid["M"], w, seed=grid.get("instance_seed", 0), pi0=0.5)
-        yield "s = +-L (balanced)", pi, q, np.where(np.arange(grid["M"]) == 0, L_FINITE, -L_FINITE)[:, None], w
+        yield "s = +-L (balanced)", pi, q, np.where(np.arange(grid["M"]) == 0, L_FINITE,
+                                                    -L_FINITE)[:, None], w
 
 
 def _finite_moment_params(pi, q, s, w, N, t, states):
     eq_s2 = float(q @ (s ** 2).sum(1))
     s_prev2 = float(np.mean([(s[x] ** 2).sum() for x in np.atleast_1d(states)]))
-    chi2 = max(0.0, min(float((pi ** 2 / q).sum() - 1), w - 1))  # 1 + chi2 = E_pi w <= w* (clip rounding)
-    return dict(N=N, w_star=w, t=t, L=L_FINITE, mu_norm=0.0, D=1, eq_s2=eq_s2, s_prev2=s_prev2, chi2=chi2)
+    # 1 + chi2 = E_pi w <= w* (clip rounding)
+    chi2 = max(0.0, min(float((pi ** 2 / q).sum() - 1), w - 1))
+    return dict(N=N, w_star=w, t=t, L=L_FINITE, mu_norm=0.0, D=1, eq_s2=eq_s2, s_prev2=s_prev2,
+                chi2=chi2)
 
 
-def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se=None, c_cov=0.0, extra=None,
+def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se=None, c_cov=0.0,
+                   extra=None,
                    primary_forms=("explicit", "moment"), first_t=True, reading=""):
     """Hold one empirical moment against each form; forms without t only once per t-sweep."""
     out = []
@@ -119,7 +133,8 @@ def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se
         except bounds.ParamError:
             continue
         # the form's own parameters plus the context (budget, w*, state) a reader needs
-        show = {k: v for k, v in params.items() if k in names or k in ("N", "w_star", "L", "state", "space")}
+        show = {k: v for k, v in params.items() if k in names
+                or k in ("N", "w_star", "L", "state", "space")}
         show.update(extra or {})
         if "t" not in names:
             show.pop("t", None)  # the form does not depend on t
@@ -144,7 +159,8 @@ def _mc_point(scheme_name, prob, N, state_kind, R, seed, chains=None):
     return est, s_prev2
 
 
-def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment",), variance_key="variance"):
+def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment",),
+                      variance_key="variance"):
     out = []
     for label, prob in [("student-t", student_t_problem(*grid["t_problem"]))] + (
             [("gaussian", gaussian_problem(*grid["g_problem"]))] if "g_problem" in grid else []):
@@ -153,21 +169,26 @@ def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment
                 continue
             for state_kind in ("stationary", "worst"):
                 est, s_prev2 = _mc_point(scheme_name, prob, N, state_kind, grid["R"], seed)
-                base = dict(N=N, w_star=prob.w_star, L=prob.L, mu_norm=prob.mu_norm, D=prob.score_dim,
+                base = dict(N=N, w_star=prob.w_star, L=prob.L, mu_norm=prob.mu_norm,
+                            D=prob.score_dim,
                             eq_s2=prob.eq_s2, s_prev2=s_prev2, chi2=prob.chi2)
                 note = f"{prob.name}; state {state_kind}; R={est.R}"
                 extra = {"state": state_kind, "space": label}
                 for t in grid["t"]:
                     if label == "student-t" and "second_moment" in quantities:
                         out += _moment_checks(claim, "second_moment", est.second, {**base, "t": t},
-                                              ("stated", "explicit", "moment", "corrected", "sharper"), note,
+                                              ("stated", "explicit", "moment", "corrected",
+                                               "sharper"), note,
                                               "monte-carlo",
-                                              est.second_se, c_cov=est.c_cov or 0.0, extra={**extra, "t": t},
+                                              est.second_se, c_cov=est.c_cov or 0.0,
+                                              extra={**extra, "t": t},
                                               first_t=t == grid["t"][0])
                 if "variance" in quantities:
-                    emp, se = (est.diag_var, est.diag_var_se) if est.diag_var is not None else (est.variance,
+                    emp, se = (est.diag_var,
+                               est.diag_var_se) if est.diag_var is not None else (est.variance,
                                                                                                 est.variance_se)
-                    forms = ("stated", "explicit", "moment") if label == "student-t" else ("moment",)
+                    forms = (("stated", "explicit",
+                              "moment") if label == "student-t" else ("moment",))
                     out += _moment_checks(claim, "variance", emp, {**base, "t": 1}, forms,
                                           note + ("; V - C_cov compared with the bound at C_cov = 0"
                                                   if est.diag_var is not None else ""),
@@ -187,28 +208,37 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
         ses.append(se)
     slope, se = fit_slope([x_of_N(N) for N in Ns], vals, ses)
     lo, hi = grid.get("shape_tol", SHAPE_TOL)
-    return [CheckResult(f"shape: {what} moment ~ N^a ({end} end of the range, tol {tol:g})", "shape",
-                        {"N": Ns, "fit": f"log {what} vs log x(N)", "problem": prob.name, "w_star": prob.w_star,
+    return [CheckResult(f"shape: {what} moment ~ N^a ({end} end of the range, tol {tol:g})",
+                        "shape",
+                        {"N": Ns, "fit": f"log {what} vs log x(N)", "problem": prob.name,
+                         "w_star": prob.w_star,
                          "tolerance range": [lo, hi]},
-                        slope, target_slope, "monte-carlo", relation="=", stderr=se, tolerance=tol, primary=False,
+                        slope, target_slope, "monte-carlo", relation="=", stderr=se, tolerance=tol,
+                        primary=False,
                         note=note + f"; values {', '.join(f'{v:.4g}' for v in vals)}; " + SHAPE_WHY)
             for end, tol in (("strict", lo), ("lenient", hi))]
 
 
-#: the threshold that turns '~ N^a' ('insensitive to N', 'decreases as O(1/(N-1))', 'O(1/N) variance reduction',
-#: 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of the stated one, a reading
-#: with a range; the shape checks are made at both ends (violated over the whole range iff the lenient one is)
+#: the threshold that turns '~ N^a' ('insensitive to N', 'decreases as O(1/(N-1))', 'O(1/N) variance
+#reduction',
+#: 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of the stated
+#one, a reading
+#: with a range; the shape checks are made at both ends (violated over the whole range iff the
+#lenient one is)
 SHAPE_TOL = (0.05, 0.25)
-SHAPE_WHY = ("'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, 0.25]: "
+SHAPE_WHY = (
+    "'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, "
+    "0.25]: "
              "over the "
-             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at the strict end, "
-             "1.7-2.4 at "
-             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told apart from a real "
-             "trend; violated "
-             "over the whole range iff the lenient check is, 'depends on reading' if only the strict one is")
+             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at "
+             "the strict end, 1.7-2.4 at "
+             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told "
+             "apart from a real trend; violated "
+             "over the whole range iff the lenient check is, 'depends on reading' if only the "
+             "strict one is")
 
 
-# ----------------------------------------------------------------------------- readings of E[. | F_{t-1}]
+# ----------------------------------------------------------------------- readings of E[. | F_{t-1}]
 CONDITIONAL, UNCONDITIONAL = "conditional on F_{t-1}", "unconditional from eta_0"
 APPENDIX, MAIN_TEXT = "appendix (O-terms kept)", "main text §4.2 (O-terms absent)"
 AS_DEFINED, JOINT = "P^k as defined (product of marginals)", "P^k = law of JSA's N-tuple"
@@ -218,52 +248,72 @@ UNCONDITIONAL_NOTE = ("exact E||g_t||^2 averaged over the trajectory from eta_0 
 
 
 #: Table 1's notation, which fixes what E[. | F_{t-1}] conditions on
-F_T_DEF = ("Table 1, notation: 'F_t is the sigma-field formed by the iterates eta_t up to the t-th MCGD iteration'")
-#: reading rule 1 (docs/methods.md): the document contradicts itself on the conditioning of Theorems 3 and 4; the
-#: statements condition on F_{t-1}, the proofs bound the bias with Lemma 7, t steps from eta_0. Both sides have
-#: support, both readings are kept, and the contradiction is recorded once, at the proof step (severity.json)
+F_T_DEF = (
+    "Table 1, notation: 'F_t is the sigma-field formed by the iterates eta_t up to the t-th MCGD "
+    "iteration'")
+#: reading rule 1 (docs/methods.md): the document contradicts itself on the conditioning of Theorems
+#3 and 4; the
+#: statements condition on F_{t-1}, the proofs bound the bias with Lemma 7, t steps from eta_0. Both
+#sides have
+#: support, both readings are kept, and the contradiction is recorded once, at the proof step
+#(severity.json)
 CONDITIONING_SEE = "theorem3.var.3"
-#: the readings kept after the search for readings the document supports: claim -> {reading: (support, what the
+#: the readings kept after the search for readings the document supports: claim -> {reading:
+#(support, what the
 #: search found)}
 KEPT_READINGS_REVIEW = {
     "theorem3": {
-        JOINT: ("proof of Theorem 3: 'the n-step transition kernel for the vector of the Markov-chain samples eta = "
-                "z^(1:N) is represented as P^k = ...'", "no definition rules it out (the product form is a claim about "
+        JOINT: ("proof of Theorem 3: 'the n-step transition kernel for the vector of the "
+                "Markov-chain samples eta = z^(1:N) is represented as P^k = ...'",
+                "no definition rules it out (the product form is a claim about "
                 "JSA's law, checked by theorem3.def)"),
-        AS_DEFINED: ("Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), dz'^(1)) ...'",
+        AS_DEFINED: (
+            "Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), "
+            "dz'^(1)) ...'",
                      "no sentence rules it out"),
         CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
-                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under it (theorem3.var.3)"),
-        UNCONDITIONAL: ("proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of r^(tN)' "
+                      "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under "
+                      "it (theorem3.var.3)"),
+        UNCONDITIONAL: (
+            "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of "
+            "r^(tN)' "
                         "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
-                        "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' contradicts it "
-                        "(rule 1: both kept, recorded once at theorem3.var.3)")},
+                        "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' "
+                        "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem4": {
         CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
-                      "the proof's 'the bias terms decreases in a rate of r^t' is false under it (theorem4.var.2)"),
-        UNCONDITIONAL: ("proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t' "
+                      "the proof's 'the bias terms decreases in a rate of r^t' is false under it "
+                      "(theorem4.var.2)"),
+        UNCONDITIONAL: (
+            "proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t' "
                         "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
-                        "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' contradicts it "
-                        "(rule 1: both kept, recorded once at theorem3.var.3)")},
+                        "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' "
+                        "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem2": {APPENDIX: ("App. D, Theorem 2 with its O-terms", "no sentence rules it out"),
                  MAIN_TEXT: ("§4.2, Theorem 2 without them", "no sentence rules it out")},
 }
 
 
 def _conditioning_readings(statement, proof_quote, explicit_note=""):
-    """Reading rule 1: the statement's E[. | F_{t-1}] and the proof's Lemma 7 (t steps from eta_0) contradict
+    """Reading rule 1: the statement's E[. | F_{t-1}] and the proof's Lemma 7 (t steps from eta_0)
+    contradict
     each other; each side is a reading of the O(r^t)-type term, both kept."""
     return (Reading(CONDITIONAL, statement,
-                    "the bound holds for E[.|F_{t-1}] whatever F_{t-1} is: at every fixed state of the chains "
-                    "(every state, Monte Carlo at a stationary draw and at the argmax of w), as " + F_T_DEF
-                    + " and the proof's conditioning of the variance on the chains' states at t - 1 read it"
-                    + explicit_note, axis="conditioning", select=by_quantity("second_moment", "variance"),
+                    "the bound holds for E[.|F_{t-1}] whatever F_{t-1} is: at every fixed state of "
+                    "the chains (every state, Monte Carlo at a stationary draw and at the argmax "
+                    "of w), as "
+                    + F_T_DEF
+                    + " and the proof's conditioning of the variance on the chains' states at t - "
+                      "1 read it"
+                    + explicit_note, axis="conditioning",
+                    select=by_quantity("second_moment", "variance"),
                     see=CONDITIONING_SEE),
             Reading(UNCONDITIONAL, proof_quote,
-                    "the expectation runs over the trajectory from eta_0 with lambda fixed, and the O(.) term is the "
-                    "bias after t iterations, as the proof's appeal to Lemma 7 (n steps from eta_0) reads it: the "
-                    "printed bound with that bias written out (the 'unconditional' form) against the exact "
-                    "second moment of the chains' law after t iterations from every start",
+                    "the expectation runs over the trajectory from eta_0 with lambda fixed, and "
+                    "the O(.) term is the bias after t iterations, as the proof's appeal to Lemma "
+                    "7 (n steps from eta_0) reads it: the printed bound with that bias written out "
+                    "(the 'unconditional' form) against the exact second moment of the chains' law "
+                    "after t iterations from every start",
                     axis="conditioning", see=CONDITIONING_SEE))
 
 
@@ -298,12 +348,13 @@ def _unconditional_jsa(K, pi, q, s, w, N, grid, score):
                                   _finite_moment_params(pi, q, s, w, N, t, x0), UNCONDITIONAL_FORMS,
                                   UNCONDITIONAL_NOTE + "; C_cov of the same law", c_cov=c_cov,
                                   primary_forms=("unconditional",), reading=UNCONDITIONAL,
-                                  extra={"space": f"finite M={grid['M']}", "state": f"eta_0 at state {x0}",
+                                  extra={"space": f"finite M={grid['M']}",
+                                         "state": f"eta_0 at state {x0}",
                                          "score": score, "t": t})
     return out
 
 
-# ----------------------------------------------------------------------------- tightness of the corrections
+# --------------------------------------------------------------------- tightness of the corrections
 TIGHT_SPACE = "random finite pi, q (M = 3, no symmetry), random chain states, |s| <= L = 1"
 
 
@@ -313,8 +364,10 @@ def _tight(claim, form):
 
     from verify.search import _unit_score, finite_pair, scores
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(3, 3), "N": st.integers(1, 5), "t": st.integers(1, 20),
-                                   "xs": st.lists(st.integers(0, 2), min_size=5, max_size=5), "s": scores(3)})
+    strat = st.fixed_dictionaries({"pq": finite_pair(3, 3), "N": st.integers(1, 5),
+                                   "t": st.integers(1, 20),
+                                   "xs": st.lists(st.integers(0, 2), min_size=5, max_size=5),
+                                   "s": scores(3)})
 
     def ev(d):
         pi, q = d["pq"]
@@ -326,10 +379,12 @@ def _tight(claim, form):
         xs = np.array(d["xs"][:N]) % pi.size
         kw = dict(N=N, w_star=w, L=1.0, mu_norm=mu, D=1, t=t)
         if claim == "theorem4":
-            m = F.moments_pmcsa(np.linalg.matrix_power(K, t) if form == "unconditional" else K, s, xs)
+            m = F.moments_pmcsa(np.linalg.matrix_power(K, t) if form == "unconditional" else K, s,
+                                xs)
             second, c_cov = m.second, None
         elif form == "unconditional":
-            second, c_cov = _jsa_moments_from(K, s, np.linalg.matrix_power(K, N * (t - 1))[xs[0]], N)
+            second, c_cov = _jsa_moments_from(K, s, np.linalg.matrix_power(K, N * (t - 1))[xs[0]],
+                                              N)
         else:
             m = F.moments_jsa(K, s, int(xs[0]), N)
             second, c_cov = m.second, m.c_cov
@@ -338,7 +393,8 @@ def _tight(claim, form):
         c = bounds.get(claim)
         names = {p.name for p in c.form_params("second_moment", form)}
         b = _b(claim, "second_moment", form, **{k: v for k, v in kw.items() if k in names})
-        par = {**{k: v for k, v in kw.items() if k in names}, "state": xs.tolist() if claim == "theorem4"
+        par = {**{k: v for k, v in kw.items() if k in names},
+               "state": xs.tolist() if claim == "theorem4"
                else int(xs[0]),
                "pi": pi.round(6).tolist(), "q": q.round(6).tolist(), "s": s[:, 0].round(6).tolist()}
         return second, b, par
@@ -346,7 +402,8 @@ def _tight(claim, form):
 
 
 def _tightness(claim, forms):
-    return [tightness_check(claim, "second_moment", form, *_tight(claim, form), TIGHT_SPACE) for form in forms]
+    return [tightness_check(claim, "second_moment", form, *_tight(claim, form),
+                            TIGHT_SPACE) for form in forms]
 
 
 # ============================================================================= Theorem 1
@@ -363,13 +420,16 @@ def run_theorem1(grid, seed=0, progress=None):
             K = F.cis_matrix(pi, q, N)
             emp = max(F.moments_msc(K, s, x).second for x in range(grid["M"]))
             out += _moment_checks("theorem1", "second_moment", emp, dict(L=L_FINITE, N=N, w_star=w),
-                                  ("explicit", "stated"), "max over all states; |s| <= L, E_pi s = 0",
-                                  extra={"space": f"finite M={grid['M']}", "state": "every state", "score": score})
+                                  ("explicit", "stated"),
+                                  "max over all states; |s| <= L, E_pi s = 0",
+                                  extra={"space": f"finite M={grid['M']}", "state": "every state",
+                                         "score": score})
     _progress(progress, "theorem1: Monte Carlo second moments (Student-t q)")
     out += _mc_moment_checks("theorem1", "msc", {**grid, "t": [1]}, seed)
     _progress(progress, "theorem1: shape in N")
     out += _shape_check("theorem1", "msc", grid, seed, "second", 0.0,
-                        note="Kim et al. (NeurIPS 2022) §4.2: 'the gradient variance of MSC is insensitive to N'")
+                        note="Kim et al. (NeurIPS 2022) §4.2: 'the gradient variance of MSC is "
+                             "insensitive to N'")
     return out
 
 
@@ -385,9 +445,11 @@ def run_theorem2(grid, seed=0, progress=None):
                 mom = F.moments_msc_rb(pi, q, s, x, N)
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, x)
-                    new = _moment_checks("theorem2", "second_moment", mom.second, params, ("explicit", "stated"),
+                    new = _moment_checks("theorem2", "second_moment", mom.second, params,
+                                         ("explicit", "stated"),
                                          "MSC-RB at a fixed state; |s| <= L, E_pi s = 0",
-                                         extra={"space": f"finite M={grid['M']}", "state": int(x), "score": score,
+                                         extra={"space": f"finite M={grid['M']}", "state": int(x),
+                                                "score": score,
                                                 "t": t},
                                          first_t=t == grid["t"][0])
                     for c_ in new:
@@ -397,7 +459,8 @@ def run_theorem2(grid, seed=0, progress=None):
     out += _mc_moment_checks("theorem2", "msc-rb", grid, seed)
     _progress(progress, "theorem2: shape in N")
     out += _shape_check("theorem2", "msc-rb", grid, seed, "variance", -1.0, x_of_N=lambda N: N - 1,
-                        note="Kim et al. (NeurIPS 2022) §4.2: MSC-RB variance decreases as O(1/(N-1)) (chi2/(N-1))")
+                        note="Kim et al. (NeurIPS 2022) §4.2: MSC-RB variance decreases as "
+                             "O(1/(N-1)) (chi2/(N-1))")
     return out
 
 
@@ -444,12 +507,14 @@ def run_theorem3(grid, seed=0, progress=None):
             out += _unconditional_jsa(K, pi, q, s, w, N, grid, score)
             for x in range(grid["M"]):
                 m = F.moments_jsa(K, s, x, N)
-                label = {"space": f"finite M={grid['M']}", "state": "worst" if x == 0 else int(x), "score": score}
+                label = {"space": f"finite M={grid['M']}", "state": "worst" if x == 0 else int(x),
+                         "score": score}
                 for t in grid["t"]:
                     params = _finite_moment_params(pi, q, s, w, N, t, x)
                     out += _moment_checks("theorem3", "second_moment", m.second, params,
                                           ("stated", "explicit", "moment", "corrected", "sharper"),
-                                          "exact JSA moments at a fixed z_{t-1}; C_cov exact", c_cov=m.c_cov,
+                                          "exact JSA moments at a fixed z_{t-1}; C_cov exact",
+                                          c_cov=m.c_cov,
                                           extra={**label, "t": t}, first_t=t == grid["t"][0])
                 params = _finite_moment_params(pi, q, s, w, N, 1, x)
                 out += _moment_checks("theorem3", "variance", m.variance, params,
@@ -458,11 +523,12 @@ def run_theorem3(grid, seed=0, progress=None):
     _progress(progress, "theorem3: tightness of the corrected forms (Hypothesis)")
     out += _tightness("theorem3", ("corrected", "sharper", "unconditional"))
     _progress(progress, "theorem3: Monte Carlo (Student-t and Gaussian q)")
-    out += _mc_moment_checks("theorem3", "jsa", grid, seed, quantities=("second_moment", "variance"))
+    out += _mc_moment_checks("theorem3", "jsa", grid, seed,
+                             quantities=("second_moment", "variance"))
     _progress(progress, "theorem3: shape in N")
     out += _shape_check("theorem3", "jsa", grid, seed, "variance", 0.0,
-                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction is limited by the "
-                             "constant 1/2 term'")
+                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction "
+                             "is limited by the constant 1/2 term'")
     return out
 
 
@@ -491,26 +557,32 @@ def run_theorem4(grid, seed=0, progress=None):
                 res = wl.imh_tv(pair, max(grid["k"]), wl.start_log_weight(pair, start))
                 for k in grid["k"]:
                     b = _b("theorem4", "mixing", "explicit", N=1, w_star=float(res.w_star), k=k)
-                    out.append(CheckResult("mixing", "explicit", {"N": 1, "w_star": float(res.w_star), "k": k,
-                                                                  "space": f"N(0,I_{D}) vs N(0,{s:g}^2 I)",
+                    out.append(CheckResult("mixing", "explicit",
+                                           {"N": 1, "w_star": float(res.w_star), "k": k,
+                                                                  "space": f"N(0,I_{D}) vs "
+                                                                           f"N(0,{s:g}^2 I)",
                                                                       "start": start},
                                            float(res.tv[k - 1]), b, "exact",
                                            tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
-                                           note="Eq. (7) d_TV(K^k(z,.), pi) <= r^k, one chain (N = 1); " + res.method))
+                                           note="Eq. (7) d_TV(K^k(z,.), pi) <= r^k, one chain (N = "
+                                                "1); " + res.method))
     _progress(progress, "theorem4: exact conditional moments")
     rng = np.random.default_rng(12345)
     for N in grid["N"]:
         for score, pi, q, s, w in _finite_cases(grid):
             K = F.imh_matrix(pi, q)
-            configs = [("all worst", np.zeros(N, int))] + [(f"random {i}", rng.integers(0, grid["M"], N))
+            configs = [("all worst", np.zeros(N, int))] + [(f"random {i}",
+                                                            rng.integers(0, grid["M"], N))
                                                           for i in range(grid.get("configs", 2))]
             for label, xs in configs:
                 m = F.moments_pmcsa(K, s, xs)
                 lab = {"space": f"finite M={grid['M']}", "state": label, "score": score}
-                for t in grid["t"]:  # unconditional: the N chains' law after t transitions from eta_0 = xs
+                # unconditional: the N chains' law after t transitions from eta_0 = xs
+                for t in grid["t"]:
                     um = F.moments_pmcsa(np.linalg.matrix_power(K, t), s, xs)
                     out += _moment_checks("theorem4", "second_moment", um.second,
-                                          _finite_moment_params(pi, q, s, w, N, t, xs), UNCONDITIONAL_FORMS,
+                                          _finite_moment_params(pi, q, s, w, N, t, xs),
+                                          UNCONDITIONAL_FORMS,
                                           UNCONDITIONAL_NOTE,
                                           extra={**lab, "state": f"eta_0 = {label}", "t": t},
                                           primary_forms=("unconditional",), reading=UNCONDITIONAL)
@@ -518,28 +590,35 @@ def run_theorem4(grid, seed=0, progress=None):
                     params = _finite_moment_params(pi, q, s, w, N, t, xs)
                     out += _moment_checks("theorem4", "second_moment", m.second, params,
                                           ("stated", "explicit", "moment", "corrected", "sharper"),
-                                          "exact pMCSA moments at fixed chain states", extra={**lab, "t": t},
+                                          "exact pMCSA moments at fixed chain states",
+                                          extra={**lab, "t": t},
                                           first_t=t == grid["t"][0])
                 params = _finite_moment_params(pi, q, s, w, N, 1, xs)
-                out += _moment_checks("theorem4", "variance", m.variance, params, ("stated", "explicit", "moment"),
+                out += _moment_checks("theorem4", "variance", m.variance, params,
+                                      ("stated", "explicit", "moment"),
                                       "exact pMCSA variance", extra=lab)
     _progress(progress, "theorem4: tightness of the corrected forms (Hypothesis)")
     out += _tightness("theorem4", ("corrected", "sharper", "unconditional"))
     _progress(progress, "theorem4: Monte Carlo (Student-t and Gaussian q)")
-    out += _mc_moment_checks("theorem4", "pmcsa", grid, seed, quantities=("second_moment", "variance"))
+    out += _mc_moment_checks("theorem4", "pmcsa", grid, seed,
+                             quantities=("second_moment", "variance"))
     _progress(progress, "theorem4: shape in N")
     out += _shape_check("theorem4", "pmcsa", grid, seed, "variance", -1.0,
-                        note="Kim et al. (NeurIPS 2022) §5.1: pMCSA achieves an O(1/N) variance reduction at any w*")
+                        note="Kim et al. (NeurIPS 2022) §5.1: pMCSA achieves an O(1/N) variance "
+                             "reduction at any w*")
     return out
 
 
 # ============================================================================= grids and registry
 _COMMON_QUICK = dict(M=4, w_star=[1.1, 2.0, 10.0, 100.0], k=[1, 2, 5, 10, 20], t=[1, 10, 100],
-                     t_problem=(3, 1.5, 5.0), g_problem=(3, 1.5), shape_problem=(6, 3.0, 5.0), R=2048,
+                     t_problem=(3, 1.5, 5.0), g_problem=(3, 1.5), shape_problem=(6, 3.0, 5.0),
+                     R=2048,
                      N_shape=[2, 4, 8, 16])
-_COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1, 2, 3, 5, 10, 20, 50, 100],
+_COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0],
+                    k=[1, 2, 3, 5, 10, 20, 50, 100],
                     t=[1, 5, 10, 50, 200],
-                    t_problem=(5, 1.5, 5.0), g_problem=(5, 1.3), shape_problem=(6, 3.0, 5.0), R=16384,
+                    t_problem=(5, 1.5, 5.0), g_problem=(5, 1.3), shape_problem=(6, 3.0, 5.0),
+                    R=16384,
                     N_shape=[2, 4, 8, 16, 32, 64])
 
 # ============================================================================= readings
@@ -547,73 +626,99 @@ _COMMON_FULL = dict(M=6, w_star=[1.01, 1.1, 1.5, 2.0, 10.0, 100.0, 1000.0], k=[1
 _READINGS: dict = {}
 _READINGS["theorem3"] = (
     Reading(JOINT, "d_TV(P^k(eta, .), Pi) <= C(r, N) r^(kN) (Theorem 3)",
-            "P^k is the law of JSA's N states after k iterations (one Markov path), held against Pi = pi^N",
+            "P^k is the law of JSA's N states after k iterations (one Markov path), held against "
+            "Pi = pi^N",
             axis="mixing law", select=lambda c: c.quantity == "mixing"),
-    Reading(AS_DEFINED, "P^k(eta, d eta') = prod_n K^(N(k-1)+n)(z^(n), dz'^(n)) (proof of Theorem 3)",
-            "P^k as the proof defines it: the product of the N states' marginal laws", axis="mixing law"),
-) + _conditioning_readings("E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
-                           "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of r^(tN)'",
-                           "; the 'explicit' form is reported but rests on Lemma 6, which fails for n >= 2")
+    Reading(AS_DEFINED, "P^k(eta, d eta') = prod_n K^(N(k-1)+n)(z^(n), dz'^(n)) (proof of Theorem "
+                        "3)",
+            "P^k as the proof defines it: the product of the N states' marginal laws",
+            axis="mixing law"),
+) + _conditioning_readings(
+    "E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
+                           "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in "
+                           "a rate of r^(tN)'",
+                           "; the 'explicit' form is reported but rests on Lemma 6, which fails "
+                           "for n >= 2")
 
 _READINGS["theorem4"] = _conditioning_readings(
     "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
     "proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t'")
 
 for _cid, _q in (("theorem1", "E[||g_t,MSC||^2 | F_{t-1}] <= L^2"),
-                 ("theorem2", "E[||g_t,MSC-RB||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] "
-                              "+ ||mu||^2")):
+                 ("theorem2", "E[||g_t,MSC-RB||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + "
+                              "gamma^(t-1)/(N-1))] + ||mu||^2")):
     _READINGS[_cid] = (Reading(
-        CONDITIONAL, _q, "at every fixed state (the bound is uniform in F_{t-1}, so it also bounds the "
-        "unconditional expectation over any trajectory: no separate reading can fail)", axis="conditioning"),)
+        CONDITIONAL, _q,
+        "at every fixed state (the bound is uniform in F_{t-1}, so it also bounds the "
+        "unconditional expectation over any trajectory: no separate reading can fail)",
+        axis="conditioning"),)
 
 _READINGS["theorem2"] += (
-    Reading(APPENDIX, "E[||g||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + ||mu||^2 (App. D)",
-            "the appendix's statement, its O-terms with the constants of the proof (Cardoso et al. 2022's MSE and "
-            "bias bounds)", axis="which statement", select=lambda c: c.form == "explicit"),
+    Reading(APPENDIX, "E[||g||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1) + O(N^-3/2 + gamma^(t-1)/(N-1))] + "
+                      "||mu||^2 (App. D)",
+            "the appendix's statement, its O-terms with the constants of the proof (Cardoso et al. "
+            "2022's MSE and bias bounds)", axis="which statement",
+            select=lambda c: c.form == "explicit"),
     Reading(MAIN_TEXT, "E[||g||^2 | F_{t-1}] <= 4L^2 [chi2/(N-1)] + ||mu||^2 (§4.2)",
-            "the main text's statement as printed, without the O-terms the appendix keeps", axis="which statement",
+            "the main text's statement as printed, without the O-terms the appendix keeps",
+            axis="which statement",
             select=lambda c: c.form == "stated", promote=True),
 )
 
 
 register(Verification(
     "theorem1",
-    measures="exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; MSC's N-scaling",
-    targets="finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with Student-t q",
+    measures="exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; "
+             "MSC's N-scaling",
+    targets="finite spaces with w* in {2, 10, 100}; isotropic Gaussian weight line; N(0, I) with "
+            "Student-t q",
     method="exact+monte-carlo", forms="explicit, stated",
-    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)], dim=[5]),
-              dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32], N_gauss=[2, 4, 16, 64],
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16], N_gauss=[2, 8], gauss=[(5, 1.5)],
+                   dim=[5]),
+              dict(_COMMON_FULL, N=[2, 3, 4, 8, 16, 32, 64], N_mc=[2, 8, 32],
+                   N_gauss=[2, 4, 16, 64],
                    gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
     run=run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"),
     grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, adjust_grid=gauss_pairs_override,
     check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
 register(Verification(
     "theorem2",
-    measures="exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the Rao-Blackwellised estimator",
-    targets="finite spaces; N(0, I) with Student-t q", method="exact+monte-carlo", forms="explicit, stated",
+    measures="exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the "
+             "Rao-Blackwellised estimator",
+    targets="finite spaces; N(0, I) with Student-t q", method="exact+monte-carlo",
+    forms="explicit, stated",
     grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]),
               dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
-    run=run_theorem2, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    run=run_theorem2, overrides=("N", "k", "t", "w_star"),
+    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
     readings=_READINGS.get('theorem2', ())))
 register(Verification(
     "theorem3",
-    measures="exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's N-scaling",
+    measures="exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's "
+             "N-scaling",
     targets="finite spaces; N(0, I) with Student-t and Gaussian q", method="exact+monte-carlo",
     forms="explicit, moment, stated",
     grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
-              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3, N_mc=[2, 8, 32])),
-    run=run_theorem3, overrides=("N", "k", "t", "w_star"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3,
+                   N_mc=[2, 8, 32])),
+    run=run_theorem3, overrides=("N", "k", "t", "w_star"),
+    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
     readings=_READINGS.get('theorem3', ())))
 register(Verification(
     "theorem4",
-    measures="exact joint TV of N independent IMH chains; single-chain TV on the weight line; exact and MC moments",
+    measures="exact joint TV of N independent IMH chains; single-chain TV on the weight line; "
+             "exact and MC moments",
     targets="finite spaces; isotropic Gaussian weight line; N(0, I) with Student-t and Gaussian q",
     method="exact+monte-carlo", forms="explicit, moment, stated",
-    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16], gauss=[(5, 1.5)], dim=[5]),
-              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4, N_mc=[2, 8, 32],
+    grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16],
+                   gauss=[(5, 1.5)], dim=[5]),
+              dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4], M_joint=4,
+                   N_mc=[2, 8, 32],
                    gauss=[(5, 1.5), (50, 1.05)], dim=[5, 50])), run=run_theorem4,
-    overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"), grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
-    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem4', ())))
+    overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"),
+    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check,
+    readings=_READINGS.get('theorem4', ())))
 
 
 # ============================================================================= search spaces
@@ -627,14 +732,16 @@ def _t1():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "N": st.integers(2, 12), "k": st.integers(1, 30)})
+    strat = st.fixed_dictionaries({"pq": finite_pair(), "N": st.integers(2, 12),
+                                   "k": st.integers(1, 30)})
 
     def ev(d):
         pi, q = d["pq"]
         K = F.cis_matrix(pi, q, d["N"])
         tv = F.tv_curve(K, pi, d["k"])[-1].max()
         w = float((pi / q).max())
-        return [("mixing (explicit)", float(tv), _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]),
+        return [("mixing (explicit)", float(tv),
+                 _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]),
                  "<=", 1e-9)]
     return strat, ev
 
@@ -645,7 +752,8 @@ def _t2():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8), "t": st.integers(1, 300),
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8),
+                                   "t": st.integers(1, 300),
                                    "x": st.integers(0, 2), "s": scores(3)})
 
     def ev(d):
@@ -655,20 +763,25 @@ def _t2():
         m = F.moments_msc_rb(pi, q, s, x, d["N"])
         w = float((pi / q).max())
         chi2 = min(float((pi ** 2 / q).sum() - 1), w - 1)  # 1 + chi2 = E_pi w <= w* (clip rounding)
-        kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))), chi2=max(chi2, 0.0))
-        return [("second_moment (explicit)", m.second, _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8
+        kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))),
+                  chi2=max(chi2, 0.0))
+        return [("second_moment (explicit)", m.second,
+                 _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8
                  + m.error)]
     return strat, ev
 
 
-@spec("theorem3", "finite pi, q; JSA joint law (N in 1..4, k in 1..8) and conditional moments (t in 1..300)")
+@spec("theorem3", "finite pi, q; JSA joint law (N in 1..4, k in 1..8) and conditional moments (t "
+                  "in 1..300)")
 def _t3():
     from hypothesis import strategies as st
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4), "k": st.integers(1, 8),
-                                   "t": st.integers(1, 300), "x": st.integers(0, 2), "s": scores(3)})
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4),
+                                   "k": st.integers(1, 8),
+                                   "t": st.integers(1, 300), "x": st.integers(0, 2),
+                                   "s": scores(3)})
 
     def ev(d):
         pi, q = d["pq"]
@@ -679,10 +792,14 @@ def _t3():
         s = _unit_score(d["s"], pi.size)
         m = F.moments_jsa(K, s, x, N)
         mu = min(1.0, float(abs(pi @ s[:, 0])))  # |E_pi s| <= max |s| = L (clip rounding)
-        return [("mixing (explicit)", tv, _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k), "<=", TOL),
-                ("second_moment (explicit)", m.second, _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
-                                                          t=d["t"], L=1.0, mu_norm=mu, D=1, c_cov=m.c_cov), "<=", TOL),
-                ("variance (explicit)", m.variance, _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
+        return [("mixing (explicit)", tv, _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k),
+                 "<=", TOL),
+                ("second_moment (explicit)", m.second,
+                 _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
+                                                          t=d["t"], L=1.0, mu_norm=mu, D=1,
+                                                          c_cov=m.c_cov), "<=", TOL),
+                ("variance (explicit)", m.variance,
+                 _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
                                                        c_cov=m.c_cov), "<=", TOL)]
     return strat, ev
 
@@ -693,8 +810,10 @@ def _t4():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6), "k": st.integers(1, 20),
-                                   "t": st.integers(1, 300), "xs": st.lists(st.integers(0, 2), min_size=6, max_size=6),
+    strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6),
+                                   "k": st.integers(1, 20),
+                                   "t": st.integers(1, 300),
+                                   "xs": st.lists(st.integers(0, 2), min_size=6, max_size=6),
                                    "s": scores(3)})
 
     def ev(d):
@@ -706,19 +825,23 @@ def _t4():
         s = _unit_score(d["s"], pi.size)
         m = F.moments_pmcsa(K, s, xs)
         mu = min(1.0, float(abs(pi @ s[:, 0])))
-        out = [("second_moment (explicit)", m.second, _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
-                                                         t=d["t"], L=1.0, mu_norm=mu, D=1), "<=", TOL)]
+        out = [("second_moment (explicit)", m.second,
+                _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
+                                                         t=d["t"], L=1.0, mu_norm=mu, D=1), "<=",
+                                                         TOL)]
         if pi.size ** N <= 729:
             Kk = np.linalg.matrix_power(K, d["k"])
             tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
-            out.append(("mixing (explicit)", tv, _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=",
+            out.append(("mixing (explicit)", tv,
+                        _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=",
                         TOL))
         return out
     return strat, ev
 
 
-# reading rule 4 (docs/methods.md): the 'explicit' form of Theorems 1-4 carries every constant of the proof (the
-# bounds catalog: "explicit (every constant from the proof)"); its violation is a gap of the proof, not of the
-# O(.) statement, which is refuted by a family along which the O-terms vanish (the audit's statement steps)
+# reading rule 4 (docs/methods.md): the 'explicit' form of Theorems 1-4 carries every constant of
+# the proof (the bounds catalog: "explicit (every constant from the proof)"); its violation is a gap
+# of the proof, not of the O(.) statement, which is refuted by a family along which the O-terms
+# vanish (the audit's statement steps)
 for _cid in ("theorem1", "theorem2", "theorem3", "theorem4"):
     REGISTRY[_cid].proof_forms = ("explicit",)
