@@ -208,7 +208,8 @@ def run_case(prog, argv, expected, timeout):
                            cwd=TMP, env=env)
         rc, err = r.returncode, r.stderr
     except subprocess.TimeoutExpired as e:
-        rc, err = None, (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+        raw = e.stderr or ""
+        rc, err = None, raw.decode() if isinstance(raw, bytes) else raw
     dt = time.perf_counter() - t0
     lines = len(err.strip().splitlines()) if err.strip() else 0
     trace = "Traceback" in err

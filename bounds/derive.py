@@ -85,7 +85,8 @@ def _printer():
             if expr.is_Dummy:
                 d["dummy_index"] = expr.dummy_index
             attr = ", ".join(f"{k}={v}" for k, v in d.items())
-            return f"{expr.__class__.__name__}({self._print(expr.name)}{', ' + attr if attr else ''})"
+            tail = ", " + attr if attr else ""
+            return f"{expr.__class__.__name__}({self._print(expr.name)}{tail})"
 
     return _Printer()
 

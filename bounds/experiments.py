@@ -60,7 +60,8 @@ tau = Param("tau", "--tau", "tau",
             lower=0, lower_strict=True, default=1.0, sample_max=100)
 
 _R = r_w.symbol
-Ns, eqs, sps, epis, ccs = S.N.symbol, S.eq_s2.symbol, S.s_prev2.symbol, epi_s2.symbol, S.c_cov.symbol
+Ns, eqs, sps = S.N.symbol, S.eq_s2.symbol, S.s_prev2.symbol
+epis, ccs = epi_s2.symbol, S.c_cov.symbol
 _sum_nr = SUM_NR.subs(S.r, _R)  # sum_n n r^(n-1)
 _sum_r = SUM_R.subs(S.r, _R)  # sum_n r^n
 _sum_c = Ns - _sum_r - (1 - _R) * _sum_nr  # sum_n (1 - r^n - n (1-r) r^(n-1)), corrected Lemma 6

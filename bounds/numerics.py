@@ -567,7 +567,8 @@ class Evaluator:
                 if all(mpmath.isfinite(v) for v in lims):
                     if _close(lims[0], lims[1]):
                         return +lims[1]
-                    if abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0]) * mpmath.mpf(10) ** -5:
+                    if (abs(lims[1]) < mpmath.mpf(10) ** -25 and abs(lims[1]) <= abs(lims[0])
+                        * mpmath.mpf(10) ** -5):
                         return mpmath.mpf(0)  # the limit is 0: the value shrinks with the nudge
         # a removable singularity inside the domain (0/0 where 1 - k/2 = 0 divides): the limit,
         # taken from both sides (every real argument moved up, then down) and required to agree

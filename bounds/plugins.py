@@ -3,7 +3,8 @@
 A document reaches the toolkit through entry points and nothing else (docs/own-claim.md,
 docs/design.md §2)::
 
-    [project.entry-points."mcsa_verify.bounds"]   # the formulas: a module with BUILDERS = {id: builder}
+    # the formulas: a module with BUILDERS = {id: builder}
+    [project.entry-points."mcsa_verify.bounds"]
     my_doc = "my_package.formulas"
 
     [project.entry-points."mcsa_verify.claims"]   # the rest: a register(registry) hook

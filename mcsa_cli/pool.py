@@ -23,6 +23,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 __all__ = ["BrokenProcessPool", "blas_env", "can_spawn", "local_pool", "sigint_deferred",
            "stop_pool", "unordered", "worker_init"]
@@ -182,7 +183,7 @@ def local_pool(workers: int, threads: int = 1, *, broken: str = "raise"):
             pool.shutdown(wait=True)
 
 
-def unordered(pool: cf.Executor, fn: Callable, args: list) -> Iterator[tuple[int, object]]:
+def unordered(pool: cf.Executor, fn: Callable, args: list) -> Iterator[tuple[int, Any]]:
     """Submit ``fn(args[i])`` for every ``i`` (Ctrl-C deferred while the workers are spawned)
     and yield ``(i, result)`` as each finishes.
 

@@ -5,11 +5,11 @@ Python API (stable; the command line ``python -m simulate sweep`` is a thin laye
     from simulate.sweep import run_sweep
 
     if __name__ == "__main__":  # local worker processes are spawned: guard the script
-        res = run_sweep({"scheme": ["msc", "pmcsa"], "optimizer": ["sgd", "adam"], "lr": [0.01, 0.1],
-                         "N": 4, "dim": 5, "iters": 50, "replicates": 2},
+        res = run_sweep({"scheme": ["msc", "pmcsa"], "optimizer": ["sgd", "adam"],
+                         "lr": [0.01, 0.1], "N": 4, "dim": 5, "iters": 50, "replicates": 2},
                         seed=0, workers=2, cache="cache/")
         res.rows      # the tidy table: a list of dicts, one per (cell, replicate, logged iteration)
-        res.results   # per cell: CellResult arrays (iteration, values["kl"] (L, R), ..., diverged_at)
+        res.results   # per cell: CellResult arrays (iteration, values["kl"] (L, R), ...)
         res.write_csv("results.csv")   # and results.json, the metadata (grid, seed, versions)
 
 Every grid key (:data:`GRID_KEYS`: scheme, optimizer, lr, N, dim, nu, target_seed, iters,
@@ -747,8 +747,9 @@ def check_execution(workers=1, scheduler: str | None = None, cache: str | None =
     check_workers(workers)
     if scheduler is not None:
         hostport = str(scheduler).split("://", 1)[-1]
-        if not (str(scheduler).startswith(("tcp://", "tls://", "inproc://")) or ":" in hostport) \
-                or hostport.count(":") != 1 or not hostport.split(":")[0] or not hostport.split(":")[1].isdigit():
+        host, _, port = hostport.partition(":")
+        if (not (str(scheduler).startswith(("tcp://", "tls://", "inproc://")) or ":" in hostport)
+                or hostport.count(":") != 1 or not host or not port.isdigit()):
             raise GridError(f"--scheduler: expected an address tcp://HOST:PORT, got {scheduler!r}")
         if workers != 1:
             raise GridError(

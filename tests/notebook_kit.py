@@ -137,7 +137,8 @@ def _stored_run(path: pathlib.Path, probe_source: str) -> pathlib.Path | None:
             h.update(f"{dist} {importlib.metadata.version(dist)}\n".encode())
         except importlib.metadata.PackageNotFoundError:
             h.update(f"{dist} -\n".encode())
-    return _nbcache().cache_path() / "test-runs" / f"{path.parent.name}-{path.stem}-{h.hexdigest()[:16]}.json"
+    name = f"{path.parent.name}-{path.stem}-{h.hexdigest()[:16]}.json"
+    return _nbcache().cache_path() / "test-runs" / name
 
 
 def execute(path: pathlib.Path, probes: dict[str, str], kernel_dirs: list[str], kernel_name: str,

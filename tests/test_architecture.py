@@ -157,7 +157,8 @@ def test_machinery_never_names_a_claim(path):
     ids = _claim_ids()
     named = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in doc_nodes:
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in doc_nodes):
             for cid in ids:
                 if re.fullmatch(re.escape(cid), node.value):  # a claim id used as a value
                     named.append((node.lineno, cid))

@@ -496,7 +496,8 @@ def _point(draw, claim):
                                      st.floats(0.71, 20).map(lambda x: Decimal(repr(x)))))
             continue
         pt[p.name] = draw(_int(p) if p.integer else _real(p, claim.id))
-    D = lambda x: x if isinstance(x, Decimal) else Decimal(repr(x)) if isinstance(x, float) else Decimal(x)  # noqa: E731
+    def D(x):
+        return x if isinstance(x, Decimal) else Decimal(repr(x) if isinstance(x, float) else x)
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
     if "mu_norm" in pt and "L" in pt:
         pt["mu_norm"] = ctx.multiply(D(pt["L"]), draw(_frac()))

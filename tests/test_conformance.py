@@ -149,7 +149,7 @@ def test_a_verification_that_cannot_be_sent_to_a_second_process_is_said_so():
     assert check_claim(_verification(run), rerun=False).reproducible is None
 
 
-def test_a_monte_carlo_check_without_standard_error_and_a_bound_that_does_not_evaluate_are_rejected():
+def test_a_monte_carlo_check_without_standard_error_and_a_bound_not_evaluating_are_rejected():
     def run(grid, seed=0, progress=None):
         return [CheckResult("mean", "stated", {}, 5.0, 1.0, "monte-carlo"),
                 CheckResult("q", "stated", {}, 1.0, float("nan"), "exact")]

@@ -116,12 +116,16 @@ def open_page(exe: str, path: pathlib.Path | str, width: int = 1280, height: int
                 math: document.querySelectorAll('.math').length,
                 typeset: document.querySelectorAll('mjx-container').length,
                 mathErrors: document.querySelectorAll('mjx-merror').length,
-                brokenImages: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+                brokenImages: [...document.images]
+                    .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
                 text: document.body.innerText,
-                links: [...document.querySelectorAll('a.reference.internal')].map(a => a.getAttribute('href')),
-                results: [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href')),
+                links: [...document.querySelectorAll('a.reference.internal')]
+                    .map(a => a.getAttribute('href')),
+                results: [...document.querySelectorAll('#search-results li a')]
+                    .map(a => a.getAttribute('href')),
                 badges: Object.fromEntries([...document.querySelectorAll('section[id^="claim-"]')]
-                    .map(s => [s.id.slice(6), (s.querySelector('.mcsa-status') || {}).textContent])),
+                    .map(s => [s.id.slice(6),
+                               (s.querySelector('.mcsa-status') || {}).textContent])),
             })""")
             requests = [e["params"]["request"]["url"] for e in dt.events
                         if e.get("method") == "Network.requestWillBeSent"]

@@ -144,7 +144,8 @@ def _independent_second_moments(N, t, w_star, pi0=0.3, L=1.0):
 
 def crossing_is_right(w, N, t, rel=1e-6) -> bool:
     """pMCSA's E||g_t||^2 is below JSA's just below ``w`` and not below it just above."""
-    lo, hi = _independent_second_moments(N, t, w * (1 - rel)), _independent_second_moments(N, t, w * (1 + rel))
+    lo = _independent_second_moments(N, t, w * (1 - rel))
+    hi = _independent_second_moments(N, t, w * (1 + rel))
     return lo[0] < lo[1] and hi[0] >= hi[1]
 
 

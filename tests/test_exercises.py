@@ -113,9 +113,8 @@ def _n_times_var_reference():
 def _crossing_ok(w, N, t=100, rel=1e-5):
     from verify import draw as vd
 
-    lo, hi = vd.second_moments(N, t, w * (1 - rel),
-                               ("JSA", "pMCSA")), vd.second_moments(N, t, w * (1 + rel),
-                                                                                          ("JSA", "pMCSA"))
+    lo = vd.second_moments(N, t, w * (1 - rel), ("JSA", "pMCSA"))
+    hi = vd.second_moments(N, t, w * (1 + rel), ("JSA", "pMCSA"))
     return lo["pMCSA"] < lo["JSA"] and hi["pMCSA"] >= hi["JSA"]
 
 
@@ -218,9 +217,9 @@ CHECKS = {
     "03_tradeoff": [
         Check("Ex. 6: the bisection's w* (N = 16, t = 100) is where pMCSA's E||g_t||^2 reaches "
               "JSA's (recomputed)",
-              lambda p: _crossing_ok(p["w_cross_16"],
-                                     16) and math.isclose(p["w_cross_16"], p["toolkit_16"],
-                                                                           rel_tol=1e-6), scale("w_cross_16", 1.02)),
+              lambda p: (_crossing_ok(p["w_cross_16"], 16)
+                         and math.isclose(p["w_cross_16"], p["toolkit_16"], rel_tol=1e-6)),
+              scale("w_cross_16", 1.02)),
         Check("Ex. 6: ... and the same at N = 8",
               lambda p: _crossing_ok(p["w_cross_8"], 8), scale("w_cross_8", 0.98)),
         Check("Ex. 7: MSC-RB's stated bound equals L^2 at chi2 = (N - 1)/4 = 3.75 (N = 16)",

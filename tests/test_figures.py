@@ -195,7 +195,8 @@ def test_figure2_tau_1_nat_is_decided_on_the_stored_run(decided):
     data decide three schemes' Adam comparisons (JSA and pMCSA with >= 5 converged runs in each arm;
     MSC-RB by Fisher's exact test, 2 of 400 Adam runs against 31 of 400 SGD runs), and 3 is the
     majority: the reading is not degenerate, and it fails.  The sentence is hedged ('Overall, most
-    ... seem'), so by reading rule 2 the claim holds under the lenient end of the tau range and tau = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
+    ... seem'), so by reading rule 2 the claim holds under the lenient end of the tau range and tau
+    = 1 nat is reported as failing only read strictly.  MSC alone (0 of 400
     against 7 of 400) is not decided."""
     rep = decided("figure2")
     st = rep.status

@@ -88,7 +88,8 @@ def test_claim_statements_and_their_readings():
         s = STEPS[sid]
         if s.statement and s.reading:
             assert s.reading in {r.name for r in REGISTRY[s.claim].readings}, sid
-    assert STEPS["cis.accbound.unnorm"].run().status == WRONG and STEPS["cis.accbound"].run().status == VALID
+    assert (STEPS["cis.accbound.unnorm"].run().status == WRONG
+            and STEPS["cis.accbound"].run().status == VALID)
     assert STEPS["cis.growth"].run().status == VALID
     assert (STEPS["cis.growth.linear"].run().status == STEPS["cis.growth.formula"].run().status
             == WRONG)

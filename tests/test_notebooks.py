@@ -711,8 +711,8 @@ CHECKS["08_tradeoff"] = [
           lambda p: close(p["at_crossing"]["pMCSA"], p["at_crossing"]["JSA"], rtol=1e-9),
           apply(lambda p, v: v * 1.01, "at_crossing", "pMCSA")),
     Check("the crossing grows with t (t = 10 .. 1000), and t = 100 gives the marked w*",
-          lambda p: (lambda c: all(a < b for a, b in zip(c, c[1:])))([p["crossing_by_t"][k] for k in
-                                                                      ("10", "30", "100", "300", "1000")])
+          lambda p: (lambda c: all(a < b for a, b in zip(c, c[1:])))(
+              [p["crossing_by_t"][k] for k in ("10", "30", "100", "300", "1000")])
           and close(p["crossing_by_t"]["100"], p["w_cross"], rtol=1e-9),
           put("crossing_by_t", "300", 100.0)),
     Check("Table 1: pMCSA's rho-free (SGD-Nesterov) rate bound is below JSA's at every w* ...",

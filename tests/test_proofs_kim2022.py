@@ -111,9 +111,8 @@ def test_h04_table_of_state_transitions():
 def test_h04_the_table_holds_with_lambda_frozen(monkeypatch):
     """Not always 'wrong': with lambda frozen (no update) the table's rows are exact."""
     real = P._jsa_iteration
-    monkeypatch.setattr(P, "_jsa_iteration", lambda pi, lam, z, NN,
-                        gamma: [(p, path, lam) for p, path, _ in
-                                                                          real(pi, lam, z, NN, gamma)])
+    monkeypatch.setattr(P, "_jsa_iteration", lambda pi, lam, z, NN, gamma: [
+        (p, path, lam) for p, path, _ in real(pi, lam, z, NN, gamma)])
     assert P._t3_table().status == EXACT
 
 
@@ -271,9 +270,8 @@ FORMULAS = [
     ("_lemma1_rhs", lambda real: lambda pa, qa: float(np.abs(pa - qa)[1:].sum()),
      "lemma1.statement"),
     # Eq. (4) line 1 with 1/(N+1) in place of 1/N
-    ("_prop1_lines", lambda real: lambda m, s,
-     NN=None: {**real(m, s, NN), **({0: real(m, s, NN)[0] * NN / (NN + 1)}
-                                                                            if NN else {})}, "prop1.4.a"),
+    ("_prop1_lines", lambda real: lambda m, s, NN=None: {
+        **real(m, s, NN), **({0: real(m, s, NN)[0] * NN / (NN + 1)} if NN else {})}, "prop1.4.a"),
     # Eq. (1) corrected with the printed lag back in
     ("_mean_lambda_eq1", lambda real: lambda pi, lam0, x0, gamma, T,
      lag=1: real(pi, lam0, x0, gamma, T, lag=1),

@@ -136,7 +136,8 @@ def test_every_claim_has_its_section_and_figure(page):
     found = page["js"]("""[...document.querySelectorAll('section.claim')].map(s => ({
         id: s.id,
         img: (() => { const i = s.querySelector('img.claim-figure');
-                      return i ? [i.complete, i.naturalWidth, i.naturalHeight, i.src.slice(0, 22)] : null; })(),
+                      return i ? [i.complete, i.naturalWidth, i.naturalHeight,
+                                  i.src.slice(0, 22)] : null; })(),
         summary: !!document.querySelector('#summary-table a[href="#' + s.id + '"]')
     }))""")
     assert [s["id"] for s in found] == [f"claim-{c}" for c in ids]
@@ -219,7 +220,8 @@ def test_page_does_not_scroll_sideways(view, request):
         const r = e.getBoundingClientRect();
         if (r.right <= window.innerWidth + 0.5) return false;
         for (let p = e.parentElement; p; p = p.parentElement)
-          if (getComputedStyle(p).overflowX === 'auto' && p.getBoundingClientRect().right <= window.innerWidth + 0.5)
+          if (getComputedStyle(p).overflowX === 'auto'
+              && p.getBoundingClientRect().right <= window.innerWidth + 0.5)
             return false;
         return true;
       }).map(e => e.tagName + ' ' + (e.textContent || '').trim().slice(0, 40))""")

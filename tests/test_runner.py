@@ -31,7 +31,8 @@ def test_cached_results_equal_computed_ones_and_are_read_back(cache, monkeypatch
     again = runner.run_claims(IDS, workers=1)  # nothing changed: read, not recomputed
     assert calls == []
     for cid in IDS:
-        assert _checks(again[cid]) == _checks(first[cid]) and again[cid].verdict == first[cid].verdict
+        assert (_checks(again[cid]) == _checks(first[cid]) and again[cid].verdict
+                == first[cid].verdict)
 
 
 def test_a_changed_code_digest_recomputes(cache, monkeypatch):

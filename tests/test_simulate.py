@@ -210,8 +210,8 @@ def test_numerical_w_star_for_student_t_and_defensive_mixture():
     assert res.accuracy < 1e-6 and res.agreeing >= 3
     mix = DefensiveMixture(MeanFieldGaussian(2), 0.8, MultivariateT(2, 3.0))
     lq2 = lambda z: mix.logpdf(MeanFieldGaussian(2).init(0.5, 0.5), z)  # noqa: E731
-    grad2 = lambda z: (lp(z + 1e-6 * np.eye(2)) - lp(z - 1e-6 * np.eye(2)) - lq2(z + 1e-6 * np.eye(2))  # noqa: E731
-                       + lq2(z - 1e-6 * np.eye(2))) / 2e-6
+    h = 1e-6 * np.eye(2)
+    grad2 = lambda z: (lp(z + h) - lp(z - h) - lq2(z + h) + lq2(z - h)) / 2e-6  # noqa: E731
     res2 = dv.numerical_log_w_star(lp, lq2, grad2, starts=[[0, 0], [0.5, 0.5], [2, 2], [-2, -1]])
     assert res2.value >= (lp(grid) - lq2(grid)).max() - 1e-9
 
@@ -346,8 +346,9 @@ def test_conditional_moments_match_quadrature(name, N):
     mean_exact = -sum(m1) / n
     assert np.all(np.abs(est.mean_g - mean_exact) < Z * np.sqrt(est.variance / est.R) * 2)
     # the decomposition adds up
-    assert est.variance * (est.R - 1) / est.R + est.bias_sq + est.variance / est.R + est.cross + est.mu_sq == \
-        pytest.approx(est.second, rel=1e-9)
+    parts = (est.variance * (est.R - 1) / est.R + est.bias_sq + est.variance / est.R + est.cross
+             + est.mu_sq)
+    assert parts == pytest.approx(est.second, rel=1e-9)
 
 
 def test_conditional_moments_do_not_depend_on_batch_and_jsa_c_cov_adds_up():

@@ -204,7 +204,8 @@ SPLIT_WORDS_JS = r"""(() => {
         const r = document.createRange();
         r.setStart(n, m.index);
         r.setEnd(n, m.index + m[0].length);
-        const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+        const tops = new Set([...r.getClientRects()].filter(x => x.width > 0)
+                                                     .map(x => Math.round(x.top)));
         if (tops.size > 1) out.push([m[0], cell.textContent.trim().slice(0, 80)]);
       }
     }

@@ -195,8 +195,10 @@ def screenshot(html, png, data: dict) -> None:
         pg.open(pathlib.Path(html).resolve().as_uri())
         raw = pg.screenshot(height=h)
         shown = pg.js(
-            """({counts: [...document.querySelectorAll('header .status')].map(e => e.textContent.trim()),
-            statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr =>
+            """({counts: [...document.querySelectorAll('header .status')]
+                .map(e => e.textContent.trim()),
+            statuses: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')]
+              .map(tr =>
               [tr.querySelector('a').getAttribute('href').replace('#claim-', ''),
                tr.querySelector('.status').textContent.trim()]))})""")
     record = {"source": "verify/data/verdicts.json", "verdicts_sha256": verdicts_digest(),

@@ -429,7 +429,8 @@ def plan(variables: dict) -> list[Run]:
     for n, k in kinds.items():
         for cfg in k.configs:
             for reg in k.regimes:
-                if cfg == k.configs[0] or reg.name == "interior" or cfg == max(k.configs, key=_size):
+                if (cfg == k.configs[0] or reg.name == "interior" or cfg
+                    == max(k.configs, key=_size)):
                     if cfg == k.configs[0] and reg.name == "interior":
                         continue  # the whole-domain run
                     runs.append(Run(f"{n}: {reg.name}, {_cfg_text(k, cfg)}", {**base_cfg, n: cfg},
@@ -611,7 +612,8 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
             res = differential_evolution(f, [(0.0, 1.0)] * dim, args=(decode,), maxiter=gens,
                                          popsize=pop, tol=0.0,
                                          atol=0.0, polish=False, init="latinhypercube",
-                                         **{_rng_keyword(): np.random.default_rng(rng.integers(2 ** 63))})
+                                         **{_rng_keyword():
+                                            np.random.default_rng(rng.integers(2 ** 63))})
             left = per_run - state["run_n"]
             if left > 4:
                 x0 = np.clip(res.x, 0, 1)

@@ -193,8 +193,8 @@ def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
     breaks.
     """
     if c.status in (EXACT, VALID, LOOSE):
-        how = {"proof": "proved", "search": "survived the adversarial search"}.get(c.established_by,
-                                                                                 f"holds ({c.established_by})")
+        how = {"proof": "proved", "search": "survived the adversarial search"}.get(
+            c.established_by, f"holds ({c.established_by})")
         extra = ""
         if c.established_by == "search":
             extra = f" ({c.evaluations} evaluations, largest lhs/rhs {_fmt(c.best_ratio)})"
@@ -411,10 +411,11 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     if bad is not None:
         with mpmath.workdps(50):
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
+        simplified = " (although sympy simplified the difference to 0)" if proved else ""
         return Outcome(
-            WRONG, f"differs{' (although sympy simplified the difference to 0)' if proved else ''}: "
-                              f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} "
-                              f"at a point Hypothesis found and shrank",
+            WRONG, f"differs{simplified}: "
+                   f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} "
+                   f"at a point Hypothesis found and shrank",
                        counterexample={"at": {str(k): float(v) for k, v in bad.items()},
                                        "lhs": float(a),
                                        "rhs": float(b)},

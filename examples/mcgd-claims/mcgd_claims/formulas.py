@@ -12,8 +12,9 @@ finite set with stationary distribution pi and Dobrushin coefficient
 ``delta = max_{x,y} ||P(x,.) - P(y,.)||_TV < 1``.  For every start x, every n >= 1 and
 every f with ``max |f| <= ||f||``::
 
-    | E_x[(1/n) sum_{t=0}^{n-1} f(X_t)] - pi(f) |  <=  osc(f) (1 - delta^n) / (n (1 - delta))   (explicit)
-                                                    <=  2 ||f|| / (n (1 - delta))               (stated)
+    | E_x[(1/n) sum_{t=0}^{n-1} f(X_t)] - pi(f) |
+        <=  osc(f) (1 - delta^n) / (n (1 - delta))   (explicit)
+        <=  2 ||f|| / (n (1 - delta))                (stated)
 
 with ``osc(f) = max f - min f <= 2 ||f||``; and ``d(t) = max_x ||P^t(x,.) - pi||_TV <=
 delta^t`` (quantity ``tv``).

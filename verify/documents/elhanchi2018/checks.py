@@ -578,7 +578,8 @@ def _trajectory(F: Frame, k, T):
     first-order bound on ||W(V_t - V_t exact)||:
 
     e_t <= (rho + a_w)^2 e_{t-1} + 2 rho ||W(V_{t-1})|| a_w + q_w + 2 ||H|| gamma (||A||^2
-    ||V_{t-1}|| + ||Q||) (propagated error, perturbed inputs, rounding of the step and of the symmetrization).
+    ||V_{t-1}|| + ||Q||) (propagated error, perturbed inputs, rounding of the step and of the
+    symmetrization).
     """
     D, A, Q, a_w, q_w = _precond_process(F, k)
     rho = _n2(F.sim(A))

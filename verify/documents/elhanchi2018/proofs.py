@@ -112,7 +112,8 @@ def _var1():
     a, b, c_, d_, e_, f_, p, q, r = sp.symbols("D11 D12 D22 H11 H12 H22 C11 C12 C22", real=True)
     th1, th2 = sp.symbols("theta1 theta2", real=True)
     Nd, S = sp.symbols("N S", positive=True)
-    Dm, Hm, Cm = sp.Matrix([[a, b], [b, c_]]), sp.Matrix([[d_, e_], [e_, f_]]), sp.Matrix([[p, q], [q, r]])
+    Dm, Hm = sp.Matrix([[a, b], [b, c_]]), sp.Matrix([[d_, e_], [e_, f_]])
+    Cm = sp.Matrix([[p, q], [q, r]])
     th = sp.Matrix([th1, th2])
     mean = th + eps * Dm * (-Hm * th)  # E[theta + eps D (-H theta + xi)]
     cov = (eps ** 2 * Dm * (Nd ** 2 / S * Cm) * Dm.T
@@ -238,8 +239,8 @@ def _lyap_scale(H, rho, c=1.0):
     """The rounding scale of a Lyapunov solve whose solution is c H^-1: ||H^-1|| c kappa(H) / (1 -
     rho^2) d.
     """
-    return float(
-        np.abs(np.linalg.inv(H)).max()) * abs(c) * kappa(H) / max(1 - rho * rho, 1e-300) * H.shape[0]
+    return (float(np.abs(np.linalg.inv(H)).max()) * abs(c) * kappa(H)
+            / max(1 - rho * rho, 1e-300) * H.shape[0])
 
 
 def _lyapunov(ratio=None):
@@ -1273,11 +1274,9 @@ def _logistic_information(N_factor):
     C = Var[grad] per datum), exactly by enumeration over the atoms and y in {0, 1}."""
     def fn():
         rows = []
-        for params, p, vals, mu in searchable("discrete", [({"case": "fixed", "d": 2},
-                                                            np.array([0.2, 0.5, 0.3]),
-                                                            np.array(
-                                                                [[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]),
-                                                            np.array([0.5, -0.2]))]):
+        fixed = ({"case": "fixed", "d": 2}, np.array([0.2, 0.5, 0.3]),
+                 np.array([[0.0, 1.0], [2.0, -1.0], [4.0, 0.5]]), np.array([0.5, -0.2]))
+        for params, p, vals, mu in searchable("discrete", [fixed]):
             Ns = free("N", [2, 1000], N_DATA) if N_factor else [1]
             z = vals @ mu
             sg = 1 / (1 + np.exp(-z))

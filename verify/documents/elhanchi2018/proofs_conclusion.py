@@ -294,7 +294,7 @@ def _optimal():
                   "its injected noise": injected(k_alt, **SKIN),
                   "steps to halve the offset (OSGFS, alternative)": [
                       math.log(0.5) / math.log(1 - k_os / 2),
-                                                                     math.log(0.5) / math.log(1 - k_alt / 2)]},
+                      math.log(0.5) / math.log(1 - k_alt / 2)]},
                  abs(1 - k_os / 2), abs(1 - k_alt / 2)))
     kstar = admissible_k_scalar(**STRONG)
     for c in (0.1, 0.5, 1.0 - 1e-9):

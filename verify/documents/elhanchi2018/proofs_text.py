@@ -302,7 +302,8 @@ def _bvm_prior():
 def _small_noise():
     """§2.3.1 'In cases where |S| << N, the variance of the total noise is only a small fraction of
     the variance of the target distribution, which slows down the convergence': at k = 4|S|/(N +
-    |S|) the exact process's variance reaches half of H^-1 after t_1/2 = log 2/(-2 log(1 - k/2)) = log 2/(4 artanh f) steps (f = |S|/N);
+    |S|) the exact process's variance reaches half of H^-1 after t_1/2 = log 2/(-2 log(1 - k/2)) =
+    log 2/(4 artanh f) steps (f = |S|/N);
     t_1/2 >= log 2 (1 - f^2)/(4 f), i.e. ~ (log 2/4) N/|S|."""
     f = sp.Symbol("f", positive=True)
     kk = 4 * f / (1 + f)
@@ -324,8 +325,9 @@ def _r_equals_1():
 def _eq14_nonstationary():
     """§2.3.1.1 and the Appendix: 'in the case of a strong prior ..., the process described by (14)
     might not even have a stationary distribution' / 'we can have DH >= 2I': with D = 2|S|/((N +
-    |S|) N) C^-1 and H = N C + G, G = g C (commuting), DH = (k/2)(1 + g/N) I, k = 4|S|/(N + |S|), which exceeds 2 iff g > N (4/k - 1) = N^2/|S|.
-    An existence statement: exact witnesses (rationals) prove it; g = 2 N^2/|S| for four (N,
+    |S|) N) C^-1 and H = N C + G, G = g C (commuting), DH = (k/2)(1 + g/N) I, k = 4|S|/(N + |S|),
+    which exceeds 2 iff g > N (4/k - 1) = N^2/|S|. An existence statement: exact witnesses
+    (rationals) prove it; g = 2 N^2/|S| for four (N,
     |S|)."""
     rows = []
     for Ni, Si in ((1000, 100), (100, 10), (10 ** 4, 100), (50, 50)):
@@ -442,7 +444,8 @@ def _running_c(ddof):
     """Algorithm 1 line 7 'C = (1 - 1/i) C + (1/i) cov(gradients)', minibatches of |S| draws with
     replacement (line 5): the exact expectation of the running estimate after i iterations (i = 2)
     against C = Var_X[U], in rationals, enumerating every pair of minibatches.  cov with denominator
-    |S| - 1 (``ddof`` 1) or |S| (``ddof`` 0, 'the empirical covariance of the passed samples' read as the covariance of the empirical law).  Data the
+    |S| - 1 (``ddof`` 1) or |S| (``ddof`` 0, 'the empirical covariance of the passed samples' read
+    as the covariance of the empirical law).  Data the
     per-datum gradients of H12's set and of a second set; |S| = 2, 3."""
     rows = []
     for x in (H12_X[:4], (0, 1, 5), (-3, 0, 0, 2, 8)):

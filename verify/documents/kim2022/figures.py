@@ -381,7 +381,8 @@ def _phase_runs(rows, scheme, phase):
     pick = _phases(rows)[phase]
     acc = defaultdict(list)
     for r in rows:
-        if r["scheme"] == scheme and pick(r["t"]) and not r.get("diverged") and _finite(r.get("variance")) \
+        if r["scheme"] == scheme and pick(r["t"]) and not r.get("diverged") \
+                and _finite(r.get("variance")) \
                 and r["variance"] > 0:
             acc[(int(r["N"]), int(r["replicate"]))].append(r)
     out = []
@@ -1149,9 +1150,8 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                 by[c[1]].append(SCHEME_LABEL.get(c[0], c[0]))
             rep.extra["incomplete"] = (
                 f"INCOMPLETE: {len(missing)} of {len(all_cells)} cells not run yet — "
-                                       + "; ".join(
-                                           f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
-                                                   + ", ".join(v) for k, v in by.items())
+                + "; ".join(f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
+                            + ", ".join(v) for k, v in by.items())
                                        + " — verdicts on the cells shown only")
         (REGISTRY[fig].plot)(rep, str(data / f"{fig}.png"))
         walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows

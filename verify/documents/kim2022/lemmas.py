@@ -350,8 +350,9 @@ def run_lemma6(grid, seed=0, progress=None):
                               epi_f=float(pi @ f))
                     par = {"M": M, "n": n, "state": x, "f": fname, **kw}
                     for form in ("stated", "corrected"):
-                        b = _b("lemma6", "expectation", form, **{k: v for k, v in kw.items()
-                                                                 if form == "corrected" or k != "epi_f"})
+                        kw_form = {k: v for k, v in kw.items() if form == "corrected" or k
+                                   != "epi_f"}
+                        b = _b("lemma6", "expectation", form, **kw_form)
                         out.append(CheckResult("expectation", form, par, emp, b, "exact",
                                                tolerance=_tol(emp, b),
                                                primary=form == "stated"))
@@ -361,7 +362,10 @@ def run_lemma6(grid, seed=0, progress=None):
     emp = float(np.linalg.matrix_power(K, 2)[0] @ np.ones(3))
     out.append(CheckResult("expectation", "stated",
                            {"M": 3, "n": 2, "w_star": 1.0, "f": "1", "space": "q = pi"},
-                           emp, _b("lemma6", "expectation", "stated", n=2, w_star=1.0, eq_f=1.0, f_z=1.0), "exact",
+                           emp,
+                           _b("lemma6", "expectation", "stated", n=2, w_star=1.0, eq_f=1.0,
+                              f_z=1.0),
+                           "exact",
                            tolerance=_tol(emp),
                            note="q = pi: the chain samples pi exactly, E f = 1 > 0 = bound"))
     out.append(tightness_check("lemma6", "expectation", "corrected", *_l6_tight(),

@@ -857,7 +857,8 @@ def _t1_kernel_expectation():
 
 
 def _t1_assumption3():
-    ("""int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n wbar_n prod q, L = """
+    ("""int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n """
+     """wbar_n prod q, L = """
         """max |s|.""")
     rows = []
     for pi, q, s in _scored(SCORED_CIS, count=6):
@@ -1866,7 +1867,8 @@ def _t3_sum_closed():
 
 
 def _t3_mix_sum():
-    ("""sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n r^((k-1)N+n), N and k up to """
+    ("""sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n """
+     """r^((k-1)N+n), N and k up to """
         """10^4.""")
     rows = []
     for pi, q in _pairs(count=8):
@@ -2060,7 +2062,8 @@ def _t3_lemma6_corrected():
 
 
 def _t3_assumption3():
-    ("""(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2], L = """
+    ("""(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) """
+     """L^2 + r^n L^2], L = """
         """max |s|.""")
     rows = []
     for pi, q, s in _scored():
@@ -2156,7 +2159,8 @@ def _t3_sum_direct(NN, wv):
 
 
 def _t3_gap(NN, wv):
-    ("""N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - 1/w*, without """
+    ("""N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - """
+     """1/w*, without """
         """cancellation.""")
     lr = np.log1p(-1 / wv) if wv > 1 else -1e300  # log r
     j = np.arange(1, NN + 1, dtype=float)
@@ -2207,7 +2211,8 @@ def _t3_var_sum():
 
 
 def _t3_var_le_second():
-    ("""(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ K^n(z_t-1, .), N up to """
+    ("""(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ """
+     """K^n(z_t-1, .), N up to """
         """10^4.""")
     rows = []
     for pi, q, s in _scored():
@@ -2243,7 +2248,8 @@ def _t3_markov():
 
 
 def _t3_substitution():
-    ("""Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed form (sympy), r = 1 - """
+    ("""Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed """
+     """form (sympy), r = 1 - """
         """1/w*.""")
     nn = sp.Symbol("n", integer=True, positive=True)
 
@@ -2797,9 +2803,11 @@ _H03_PI, _H03_Q, _H03_S = (0.5, 0.3, 0.2), (0.2, 0.3, 0.5), (1.0, -0.5, 0.25)
 
 
 def _t4_bias_rows():
-    """All N chains started at z*, the state of weight w* (t transitions, lambda fixed): Bias_t =
-    ||E g_t + mu|| from the exact t-step kernel (moments_pmcsa with K^t), against 2 L r^t / N (the 'tighter bound ... O(r^t/N)' with the
-    constant of the direct (K, z) argument, 2L)."""
+    """All N chains started at z*, the state of weight w* (t transitions, lambda fixed).
+
+    Bias_t = ||E g_t + mu|| from the exact t-step kernel (moments_pmcsa with K^t), against
+    2 L r^t / N (the 'tighter bound ... O(r^t/N)' with the constant of the direct (K, z)
+    argument, 2L)."""
     pi, q, s = np.array(_H03_PI), np.array(_H03_Q), np.array(_H03_S)
     K = F.imh_matrix(pi, q)
     ww = pi / q

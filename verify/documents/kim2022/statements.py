@@ -314,10 +314,9 @@ def _table_fixed():
                 joint = np.asarray(F.jsa_joint_law(K, 0, N, k)).reshape((pi.size,) * N)
                 for n in range(N):
                     marg = joint.sum(axis=tuple(a for a in range(N) if a != n))
+                    exact = np.linalg.matrix_power(K, (k - 1) * N + n + 1)[0]
                     rows.append(({"M": pi.size, "N": N, "k": k, "n": n + 1},
-                                 float(np.abs(marg
-                                              - np.linalg.matrix_power(K, (k - 1) * N + n + 1)[0]).max()), 0.0,
-                                 1.0))
+                                 float(np.abs(marg - exact).max()), 0.0, 1.0))
     return instance_check(lambda: rows, "=", tol=64 * U * 256,
                           describe="marginals of JSA's joint law vs K^((k-1)N+n)(z_0, .), lambda "
                                    "fixed")
@@ -548,8 +547,8 @@ def _tighter_corrected():
         for ws in free("w_star", [2.5, 1.5], Real(1.0, 1e12, log=True)):
             for m in free("mu/L", [0.4, 0.88], Real(0.0, 0.999)):
                 n1 = max(int(N), math.ceil((2 - 1 / ws) / (1 - m * m) - 1e-12))
-                T4 = lambda n: bounds.evaluate("theorem4", "second_moment", "stated", N=n, w_star=ws, L=1.0,  # noqa: E731
-                                               mu_norm=m)
+                T4 = lambda n: bounds.evaluate(  # noqa: E731
+                    "theorem4", "second_moment", "stated", N=n, w_star=ws, L=1.0, mu_norm=m)
                 rows.append(({"N": n1, "w_star": ws, "||mu||/L": m, "against": "Theorem 1"}, T4(n1),
                              1.0))
                 rows.append(({"N": int(N), "w_star": ws, "||mu||/L": m, "against": "Theorem 3"},
@@ -697,8 +696,8 @@ def _bounded_variance():
     """001 §3.2: 'the bounded variance assumption E[||g||^2] < G^2 used in vanilla SGD, which is
     also known to be strong as it contradicts strong convexity (Nguyen et al., 2018)'.  For a
     mu-strongly convex f with E g = grad f: E||g(lambda)||^2 >= ||grad f(lambda)||^2 >= mu^2
-    ||lambda - lambda*||^2, unbounded.  Instance: f(lambda) = (1/2) E_pi (lambda - eta)^T A (lambda - eta) (MCSA with
-    q = N(lambda, A^-1)), g = A(lambda - eta), Cov(eta) = c I."""
+    ||lambda - lambda*||^2, unbounded.  Instance: f(lambda) = (1/2) E_pi (lambda - eta)^T A
+    (lambda - eta) (MCSA with q = N(lambda, A^-1)), g = A(lambda - eta), Cov(eta) = c I."""
     rows = []
     fixed_ = [(np.diag([1.0, 10.0]), np.random.default_rng(1)),
               (np.eye(3), np.random.default_rng(2))]
