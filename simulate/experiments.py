@@ -65,9 +65,12 @@ OPTIMIZER_NAMES = ("sgd", "momentum", "nesterov", "adam")
 # ============================================================================ settings
 @dataclass(frozen=True)
 class Figure1Settings:
-    """001 Figure 1: 'The target distribution is a 50-D multivariate Gaussian with nu = 500.
+    """Settings of Kim et al. (2022) Figure 1.
+
+    'The target distribution is a 50-D multivariate Gaussian with nu = 500.
     ... N in [2^3, ..., 2^7] ... 8 replications'; Adam(0.01), T = 10^4 and 512 chains every
-    ~200 iterations from §6.2 and the authors' code."""
+    ~200 iterations from §6.2 and the authors' code.
+    """
 
     D: int = 50
     nu: int = 500
@@ -103,9 +106,12 @@ LRS_6 = (0.001, 0.003981071705534973, 0.015848931924611134, 0.0630957344480193, 
 
 @dataclass(frozen=True)
 class Figure2Settings:
-    """001 Figure 2: 'The final KL is obtained at the 10^4th iteration. The target distribution
+    """Settings of Kim et al. (2022) Figure 2.
+
+    'The final KL is obtained at the 10^4th iteration. The target distribution
     is a 100-D Gaussian with nu = 500 ... 20 replications'; N = 10 and the step sizes
-    logspace(-3, 0, 20) from the authors' code; Momentum/Nesterov 0.9, Adam (0.9, 0.999)."""
+    logspace(-3, 0, 20) from the authors' code; Momentum/Nesterov 0.9, Adam (0.9, 0.999).
+    """
 
     D: int = 100
     nu: int = 500
@@ -133,7 +139,7 @@ FIG2_FULL = Figure2Settings()
 
 
 def cell_seed(seed: int, *key) -> int:
-    """A 64-bit seed for one cell, spawned from ``seed`` by the cell's key."""
+    """Return a 64-bit seed for one cell, spawned from ``seed`` by the cell's key."""
     ints = [int.from_bytes(hashlib.sha256(str(k).encode()).digest()[:4], "little") for k in key]
     ss = np.random.SeedSequence(int(seed), spawn_key=tuple(ints))
     return int(ss.generate_state(1, np.uint64)[0])
@@ -157,8 +163,11 @@ def expected_sq_score_pi(family: MeanFieldGaussian, lam, mean, var) -> np.ndarra
 
 
 def kl_min_meanfield(target) -> float:
-    """min over mean-field Gaussians of KL(pi||q) = (1/2) [sum_d log Sigma_dd - log det Sigma]
-    (moment matching: m = mu, sigma_d^2 = Sigma_dd)."""
+    """Return the minimum over mean-field Gaussians q of KL(pi||q).
+
+    It is (1/2) [sum_d log Sigma_dd - log det Sigma] (moment matching: m = mu,
+    sigma_d^2 = Sigma_dd).
+    """
     logdet = 2 * np.log(np.diag(target.chol)).sum()
     return float(0.5 * (np.log(np.diag(target.cov)).sum() - logdet))
 
@@ -332,20 +341,23 @@ def _cell_fn(figure):
 
 
 def _json_safe(rows):
-    """A cell's rows as a cache payload: non-finite floats tagged (:func:`mcsa_cli.untag`)."""
+    """Return a cell's rows as a cache payload, non-finite floats tagged (see ``untag``)."""
     return jsonable(rows, nonfinite="tag")
 
 
 def _figure_task(args: list, progress=None) -> list:
-    """Task body of :func:`run_figure` (top-level, picklable): the rows of each (figure, settings,
-    cell).
+    """Compute the rows of each (figure, settings, cell): :func:`run_figure`'s task body.
+
+    Top-level, so that it pickles.
     """
     return [_cell_fn(fig)(st, *c, progress=progress) for fig, st, c in args]
 
 
 def cell_key(figure: str, st, cell: tuple) -> str:
-    """Cache key (and file name) of one figure cell: the figure, the cell, and SHA-256 of the
-    settings, the cell, the simulators' code digest and the cache format.
+    """Return the cache key (and file name) of one figure cell.
+
+    The key names the figure and the cell, with SHA-256 of the settings, the cell, the
+    simulators' code digest and the cache format.
 
     Parameters
     ----------

@@ -130,17 +130,21 @@ class GridError(ValueError):
 
 
 def _version() -> str:
-    """The cache-key version of the simulators: a digest of the code a cell's result
+    """Return the cache-key version of the simulators.
+
+    It is a digest of the code a cell's result
     depends on (every module of :mod:`simulate`, and the NumPy and SciPy versions), not a
     version number nobody bumps.  Changing a simulator changes every key, so a cached cell
-    computed by other code is never read."""
+    computed by other code is never read.
+    """
     return code_digest()[:16]
 
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """The digest of every module of :mod:`simulate` and of the NumPy and SciPy versions
-    (:func:`mcsa_cli.store.files_digest`).
+    """Digest every module of :mod:`simulate` and the NumPy and SciPy versions.
+
+    See :func:`mcsa_cli.store.files_digest`.
 
     Returns
     -------
@@ -183,16 +187,21 @@ class Cell:
 
     @property
     def every(self) -> int:
+        """Iterations between logged rows: ``record_every``, else about 100 rows per run."""
         return self.record_every or max(1, self.iters // 100)
 
     @property
     def diag_every(self) -> int:
-        """R-hat and ESS are computed at most ~20 times per run: at logged iterations that
-        are multiples of this (a multiple of ``every``), and at the last iteration."""
+        """Iterations between R-hat and ESS computations (a multiple of ``every``).
+
+        They are computed at most ~20 times per run: at logged iterations that are multiples
+        of this, and at the last iteration.
+        """
         e = self.every
         return e * max(1, -(-self.iters // (20 * e)))
 
     def params(self) -> dict:
+        """Return the cell's parameters as a dict, ``record_every`` resolved."""
         d = dataclasses.asdict(self)
         d["record_every"] = self.every
         return d
@@ -202,9 +211,12 @@ class Cell:
         return dumps({k: (repr(float(d[k])) if k == "lr" else d[k]) for k in keys}, sort_keys=True)
 
     def unit_key(self) -> tuple:
-        """This cell's random-stream unit prefix: four 32-bit words of SHA-256 of the stream
+        """Return the cell's random-stream unit prefix.
+
+        It is four 32-bit words of SHA-256 of the stream
         parameters (scheme, optimizer, lr, N, dim, nu, target_seed).  Replicate r of the
-        cell draws from ``SeedSequence(seed, spawn_key=(*unit_key, r, kind))``."""
+        cell draws from ``SeedSequence(seed, spawn_key=(*unit_key, r, kind))``.
+        """
         h = hashlib.sha256(self._canonical(STREAM_KEYS).encode()).digest()
         return tuple(int.from_bytes(h[i:i + 4], "little") for i in range(0, 16, 4))
 
@@ -289,10 +301,13 @@ def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
 # ----------------------------------------------------------------------------- one cell
 @dataclass
 class CellResult:
-    """Arrays of one cell: ``iteration (L,)``; ``kl, grad_norm, r, rhat_z, ess_z, rhat_lambda``
+    """Arrays of one cell.
+
+    ``iteration (L,)``; ``kl, grad_norm, r, rhat_z, ess_z, rhat_lambda``
     ``(L, R)``; ``time_s (L,)``; ``diverged_at (R,)`` (-1: never) with ``diverged_why``;
     ``rejection_rate``/``rejection_rate_last_10pct`` over the whole run; ``costs_per_iteration``
-    (001 Table 2 counts); ``elapsed_s``."""
+    (001 Table 2 counts); ``elapsed_s``.
+    """
 
     cell: Cell
     iteration: np.ndarray
@@ -316,6 +331,7 @@ class CellResult:
 
     @classmethod
     def from_json(cls, d: dict) -> "CellResult":
+        """Rebuild a result from its cached JSON form (non-finite floats untagged)."""
         return cls(Cell(**d["cell"]), np.asarray(d["iteration"], dtype=np.int64),
                    {k: _dec(v) for k, v in d["values"].items()}, _dec(d["time_s"]),
                    np.asarray(d["diverged_at"], dtype=np.int64), list(d["diverged_why"]),
@@ -323,7 +339,7 @@ class CellResult:
                    dict(d["costs_per_iteration"]), float(d["elapsed_s"]))
 
     def rows(self, key: str | None = None) -> list[dict]:
-        """The cell's rows of the tidy table (see the module docstring)."""
+        """Return the cell's rows of the tidy table (see the module docstring)."""
         p = self.cell.params()
         base = {k: p[k] for k in ("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
                                   "iters",
@@ -343,7 +359,7 @@ class CellResult:
 
 
 def _enc(a):
-    """An array of floats as nested lists (NaN -> None, +-inf -> 'inf'/'-inf': :func:`jsonable`)."""
+    """Return an array of floats as nested lists (NaN -> None, +-inf -> 'inf'/'-inf')."""
     return jsonable(np.asarray(a, dtype=float))
 
 
@@ -496,9 +512,10 @@ def _compute_batch(params: list) -> list:
 
 # ----------------------------------------------------------------------------- cache
 def cache_read(cache: str, key: str):
-    """The JSON payload stored under ``key`` in the directory ``cache``
-    (:class:`mcsa_cli.store.Store`), or None when absent, partial or corrupt (checksum, key
-    or format mismatch).
+    """Return the JSON payload stored under ``key`` in the directory ``cache``.
+
+    The store is :class:`mcsa_cli.store.Store`; None when the entry is absent, partial or
+    corrupt (checksum, key or format mismatch).
 
     Parameters
     ----------
@@ -550,7 +567,7 @@ def _as_list(name, v) -> list:
 
 def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
                diagnostics: bool = True) -> list[Cell]:
-    """The cells of ``grid`` (a mapping GRID_KEYS -> value or list), in grid order.
+    """Return the cells of ``grid`` (a mapping GRID_KEYS -> value or list), in grid order.
 
     Every cell is checked (:func:`check_cell`); :class:`GridError` names the offending
     flag.  Duplicate values give one cell.
@@ -594,9 +611,12 @@ def make_cells(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
 
 @dataclass
 class SweepResult:
-    """``rows``: the tidy table (list of dicts with :data:`COLUMNS`), in grid order;
+    """What :func:`run_sweep` returns.
+
+    ``rows``: the tidy table (list of dicts with :data:`COLUMNS`), in grid order;
     ``results``: the :class:`CellResult` of each cell; ``computed``/``cached``: counts;
-    ``metadata``: grid, seed, versions, timing."""
+    ``metadata``: grid, seed, versions, timing.
+    """
 
     rows: list
     results: list
@@ -605,8 +625,11 @@ class SweepResult:
     metadata: dict
 
     def to_dataframe(self):
-        """The tidy table as a pandas DataFrame, one row per (cell, replicate, logged
-        iteration), columns :data:`COLUMNS` (pandas: the "dataframe" extra)."""
+        """Return the tidy table as a pandas DataFrame.
+
+        One row per (cell, replicate, logged iteration), columns :data:`COLUMNS` (pandas: the
+        "dataframe" extra).
+        """
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=list(COLUMNS))
@@ -614,18 +637,23 @@ class SweepResult:
     def to_xarray(self, dims=("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
                               "replicate",
                                "iteration")):
-        """The table as an :class:`xarray.Dataset` with ``dims`` (default: every grid axis,
+        """Return the table as an :class:`xarray.Dataset`.
+
+        Its dimensions are ``dims`` (default: every grid axis,
         scheme x optimizer x lr x N x dim x nu x target_seed, then replicate x iteration)
         and every other column a variable, so that ``.sel()`` and arviz-stats diagnostics
         work on it directly (xarray: the "dataframe" extra).  Grid axes that do not vary
-        are dimensions of length one."""
+        are dimensions of length one.
+        """
         df = self.to_dataframe()
         dims = [d for d in dims if d in df.columns]
         return df.set_index(dims).to_xarray()
 
     def write_csv(self, path: str) -> tuple[str, str]:
-        """Write the table as CSV and the metadata next to it (same name, ``.json``);
-        both atomically.  Floats are written with repr (exact round trip); NaN as ``nan``.
+        """Write the table as CSV and the metadata next to it (same name, ``.json``).
+
+        Both are written atomically.  Floats are written with repr (exact round trip); NaN as
+        ``nan``.
 
         Parameters
         ----------
@@ -736,14 +764,16 @@ def check_workers(workers) -> int:
 
 
 def check_execution(workers=1, scheduler: str | None = None, cache: str | None = None) -> None:
-    """Validate execution options before any work (:class:`GridError` naming the flag):
+    """Validate execution options before any work (:class:`GridError` naming the flag).
+
     ``workers`` an integer >= 1; ``scheduler`` a Dask address ``tcp://HOST:PORT`` (not with
     ``workers > 1``: the cluster has its own workers); ``cache`` a directory, created now when
     missing (:func:`mcsa_cli.output_path`: a path that cannot be written -- /sys, a file,
     a read-only file system -- is refused, as root too; when the command goes through
     :func:`mcsa_cli.run`, a directory created here and left empty is removed at the
     end).  Reachability of the scheduler is checked when :func:`execute` connects (before
-    any task runs)."""
+    any task runs).
+    """
     check_workers(workers)
     if scheduler is not None:
         hostport = str(scheduler).split("://", 1)[-1]
@@ -912,9 +942,12 @@ def execute(tasks: list, fn: Callable[[list], list], *, keys: list[str],
 
 
 def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
-    """Indices of ``todo`` grouped into tasks: cells differing only in lr together (in grid
-    order), groups split until there are at least ``tasks`` of them (when possible);
-    ``tasks=None``: one cell per task."""
+    """Group the indices of ``todo`` into tasks.
+
+    Cells differing only in lr go together (in grid order), groups split until there are at
+    least ``tasks`` of them (when possible);
+    ``tasks=None``: one cell per task.
+    """
     if tasks is None:
         return [[i] for i in todo]
     groups: dict = {}
@@ -931,9 +964,11 @@ def _batches(cells: list, todo: list, tasks: int | None) -> list[list[int]]:
 
 
 def _run_on(executor: cf.Executor, fn, tasks, groups: Iterable[list], finish) -> None:
-    """Submit every group to the caller's executor (a Dask cluster's, or any), then ``finish``
-    each result as it arrives; on an exception the futures not started are cancelled.  (A
-    local pool of :func:`execute`'s own is :func:`mcsa_cli.pool.local_pool`'s.)"""
+    """Submit every group to the caller's executor, then ``finish`` each result as it arrives.
+
+    The executor is a Dask cluster's, or any.  On an exception the futures not started are
+    cancelled.  (A local pool of :func:`execute`'s own is :func:`mcsa_cli.pool.local_pool`'s.)
+    """
     futs = {executor.submit(fn, [tasks[i] for i in g]): g for g in groups}
     try:
         for f in cf.as_completed(futs):
