@@ -58,6 +58,7 @@ EXTREME_DPS = 240
 #: integer parameters up to this are substituted into a form that gave no trusted value
 SUBST_MAX = 64
 #: the precision ceiling at the scaled points (inputs within 1e+-(300 + 60))
+SCALED_DIGITS = 50  # significant digits an extreme input keeps when it is scaled (_scaled)
 SCALED_MAX_DPS = 2048
 
 
@@ -555,7 +556,12 @@ class Evaluator:
         except PrecisionError as e:
             err = e
         if extreme and scale:
-            return self._scaled(scalars, nudge)
+            try:
+                return self._scaled(scalars, nudge)
+            except PrecisionError as e:
+                # not a power law of the extreme input here (e.g. w* = 1 beside c_cov = 1e-308,
+                # a 0/0 at a boundary): the one-sided limits below may still find the value
+                err = e
         nudgeable = 3 * span + 60 <= MP_MAX_DPS  # else the nudged values could not be resolved
         if nudge and any(nudge) and nudgeable:
             with mpmath.workdps(max(120, 3 * span + 60)):
@@ -594,10 +600,10 @@ class Evaluator:
         """The value at a point with extreme inputs, from the same form at scaled inputs.
 
         Every extreme input is moved toward 1 by the same factor 10^s (``w* = 1e20000`` to
-        ``1e60``, ``1e90``, ``1e120``; an input below 1e-300 up likewise), exactly (decimal
-        scaling).  Far from 1 each form is a power law in that factor to 35 digits and more
-        (the corrections are powers of 1/w*, of k, ... times at most (k N)^j <= 1e21^j):
-        ``log10 |f|`` is linear in ``s``.
+        ``1e60``, ``1e90``, ``1e120``; an input below 1e-300 up likewise), by decimal scaling,
+        keeping :data:`SCALED_DIGITS` significant digits.  Far from 1 each form is a power law in
+        that factor to 35 digits and more (the corrections are powers of 1/w*, of k, ... times at
+        most (k N)^j <= 1e21^j): ``log10 |f|`` is linear in ``s``.
         The slope is read from the three scaled points; it must be the same rational number
         (denominator <= 12: 0 for a limit such as N, -1 for a 1/w* term, 2 for L^2) on both
         pairs to 12 digits, the three values must have one sign, and the value at the point is
@@ -621,8 +627,11 @@ class Evaluator:
             pt = list(scalars)
             for i in ext:
                 d = _as_decimal(scalars[i])
-                ctx = decimal.Context(prec=len(d.as_tuple().digits) + 2, Emax=decimal.MAX_EMAX,
-                                      Emin=decimal.MIN_EMIN)
+                # a float's exact decimal expansion has up to ~750 digits; SCALED_DIGITS of them
+                # move the value by a relative 1e-50 at most, far below the digits printed, and
+                # keep the scaled point's own span (and so the precision it needs) small
+                ctx = decimal.Context(prec=min(len(d.as_tuple().digits) + 2, SCALED_DIGITS),
+                                      Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
                 pt[i] = ctx.scaleb(d, -sh if exps[i] > 0 else sh)
             try:
                 vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
