@@ -1,6 +1,7 @@
 """The checked style (issue 25 §4): ``ruff check`` passes on the package, tests, examples,
 benchmarks and the docs extensions, with the settings of ``[tool.ruff]`` in pyproject.toml
-(pyflakes, pycodestyle at 120 columns, isort).  ``.ci/run`` also runs it, and mypy."""
+(pyflakes, pycodestyle at 100 columns, isort, pydocstyle on the public API).  ``.ci/run`` also runs
+it, and mypy."""
 
 import shutil
 import subprocess
