@@ -5,6 +5,7 @@ performance lives in the benchmark, not in tests."""
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -33,12 +34,18 @@ def test_one_thread_means_one_cpu_for_every_variant():
     env = res["environment"]
     assert len(env["cpus"]) == 1 and env["cpus"][0] in os.sched_getaffinity(0)
     assert env["thread_env"]["OPENBLAS_NUM_THREADS"] == "1"
+    every = []
     for name, s in res["schemes"].items():
         shares = ([s["cpu_over_wall"]]
                   + [c["cpu_over_wall"] for c in s["comparators"].values() if "cpu_over_wall" in c])
         assert len(shares) >= 6, (name, s["comparators"].keys())
-        assert max(shares) <= 1.05, (name, shares)  # one CPU: CPU time cannot outrun wall time
+        # one CPU: CPU time cannot outrun wall time.  The small settings time windows of a few
+        # milliseconds, and the kernel charges CPU time in ticks, so one variant's median can
+        # read 1.3 on one CPU (seen once in CI); a second CPU at work reads close to 2
+        assert max(shares) <= 1.5, (name, shares)
+        every += shares
         assert s["comparators"]["jax"] == {"skipped": "disabled with --no-jax"}
+    assert statistics.median(every) <= 1.05, every
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
