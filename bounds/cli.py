@@ -38,9 +38,9 @@ PROG = "python -m bounds"
 #: an adaptive-precision mpmath evaluation, and a table longer than this is not read by anyone
 MAX_POINTS = 10_000
 EXIT_TEXT = (
-    "Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal "
-             "error (rerun with --debug for the traceback), 74 an output cannot be written (a full "
-             "disk), 130 interrupted.")
+    "Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 internal error "
+    "(rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 "
+    "interrupted.")
 
 
 # ----------------------------------------------------------------------------- values

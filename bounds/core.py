@@ -168,7 +168,7 @@ class Param:
         if d != 0 and not (-MAX_EXP <= d.adjusted() <= MAX_EXP):
             raise ParamError(
                 f"{where}: numbers with decimal exponents from -{MAX_EXP} to {MAX_EXP} are "
-                             f"evaluated, got {shown}")
+                f"evaluated, got {shown}")
         if isinstance(value, decimal.Decimal) and len(value.as_tuple().digits) > MAX_DIGITS:
             raise ParamError(f"{where}: at most {MAX_DIGITS} significant digits are evaluated, "
                              f"got {len(value.as_tuple().digits)}")

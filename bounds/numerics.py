@@ -637,8 +637,8 @@ class Evaluator:
                 vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
             except PrecisionError:
                 raise PrecisionError(
-                    "no value could be trusted at this extreme input (not even with it "
-                                     "scaled toward 1)") from None
+                    "no value could be trusted at this extreme input (not even with it scaled "
+                    "toward 1)") from None
         if all(v == 0 for v in vals):
             return mpmath.mpf(0)
         signs = {mpmath.sign(v) for v in vals}
@@ -653,8 +653,8 @@ class Evaluator:
             q = mpmath.mpf(bq.numerator) / bq.denominator
             if abs(b01 - q) > 1e-12 or abs(b12 - q) > 1e-12:
                 raise PrecisionError(
-                    "the value at this extreme input could not be found by scaling "
-                                     "(it is not a power law of the extreme input)")
+                    "the value at this extreme input could not be found by scaling (it is not a "
+                    "power law of the extreme input)")
         with mpmath.workdps(MP_AGREE_DIGITS + 10):
             return vals[2] * mpmath.power(10, -q * shifts[2])
 

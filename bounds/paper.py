@@ -568,8 +568,7 @@ def table1() -> Claim:
         quantities=(
             Quantity("mirror_descent",
                      "optimality gap of mirror descent, gamma_t = gamma/sqrt(t) (Duchi et al. "
-                     "2012, "
-                                       "Cor. 3.5)",
+                     "2012, Cor. 3.5)",
                      "<=", (Form("stated", c * Gs ** 2 * sp.log(Ts)
                                  / (sp.log(1 / rh) * sp.sqrt(Ts)),
                                  "c G^2 log T / (log(1/rho) sqrt(T))"),)),

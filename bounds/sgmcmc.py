@@ -73,7 +73,7 @@ def sgfs_stationary_covariance() -> Claim:
         quantities=(
             Quantity("covariance_ratio",
                      "Lambda in units of H^-1 (stationary covariance of Eq. 7 without gradient "
-                                         "noise)",
+                     "noise)",
                      "=", (Form("stated", printed, "printed: 1/(1 - k eps/4)"),
                            Form("explicit", solved, "Eq. (32) solved by sympy"),
                            Form("series", series_sum,

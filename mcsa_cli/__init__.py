@@ -83,9 +83,9 @@ class OutputError(OSError):
         return f"cannot write {self.name}: {self.strerror}"
 
 EXIT_HELP = (
-    "exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), "
-             "3 inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error "
-             "(rerun with --debug for the traceback), 130 interrupted.")
+    "exit status: 0 holds / success, 1 a claim is violated, 2 bad input (one line on stderr), 3 "
+    "inconclusive, 4 depends on reading, 5 a run diverged, 70 internal error (rerun with --debug "
+    "for the traceback), 130 interrupted.")
 
 
 class UsageError(Exception):
@@ -1300,8 +1300,8 @@ def _run(prog, usage, argv, commands, claim, errors) -> int:
                 status = commands[cmd](rest)
             elif cmd.startswith("-"):
                 raise UsageError(
-                    f"expected a command{' or claim id' if claim else ''} before {cmd!r}; "
-                                 f"see `{prog} --help`")
+                    f"expected a command{' or claim id' if claim else ''} before {cmd!r}; see "
+                    f"`{prog} --help`")
             elif claim is None:
                 raise UsageError(f"unknown command {cmd!r}; choose {_either(commands)}")
             else:

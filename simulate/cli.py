@@ -38,7 +38,7 @@ EXIT_OK, EXIT_USAGE, EXIT_DIVERGED = clikit.OK, clikit.BAD_INPUT, clikit.DIVERGE
 EXIT_INTERNAL, EXIT_INTERRUPTED = clikit.INTERNAL_ERROR, clikit.INTERRUPTED
 EXITS = (
     "exit status: 0 success, 2 bad input (one line on stderr, before any work), 5 a run diverged, "
-         "70 internal error, 74 an output cannot be written, 130 interrupted")
+    "70 internal error, 74 an output cannot be written, 130 interrupted")
 
 #: tv: at most this many k are printed / computed for IMH (log-spaced beyond 100)
 TV_MAX_SHOWN = 1000
@@ -189,8 +189,7 @@ def cmd_tv(argv):
     ap.add_argument("--steps", type=_int(1, IMH_MAX_STEPS), required=True,
                     help="K: number of transitions")
     ap.add_argument("--start", default="worst",
-                    help="worst (argmax w), typical (= quantile:0.5) or quantile:Q, "
-                                                     "0 < Q < 1")
+                    help="worst (argmax w), typical (= quantile:0.5) or quantile:Q, 0 < Q < 1")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     from . import weightline as wl
@@ -202,8 +201,7 @@ def cmd_tv(argv):
     if a.kernel == "cis" and a.steps > CIS_MAX_STEPS:
         raise UsageError(
             f"--steps: at most {CIS_MAX_STEPS} for --kernel cis (the weight-line recursion takes "
-                         f"~0.25 ms per step), got {a.steps}; --kernel imh computes any number of "
-                         f"steps")
+            f"~0.25 ms per step), got {a.steps}; --kernel imh computes any number of steps")
     try:
         pair = wl.isotropic_pair(a.dim, a.proposal_scale)
         lw0 = wl.start_log_weight(pair, a.start)
@@ -396,12 +394,11 @@ def _run_flags(ap, many: bool):
 
 DIAG_HELP = (
     "Diagnostics (after the CIS-as-IMH draft, 'Inclusive Variational Inference with Independent "
-             "Metropolis-Hastings', paragraph 'Convergence Diagnostics'; explained in `pydoc "
-             "simulate.diagnostics`): r = rejection rate (the r-diagnostic); "
-             "R-hat_z and ESS_z of log pi(z) over chain states (pMCSA: its N chains; other "
-             "schemes: the replicate chains); R-hat_lambda across replicates; computed with ArviZ "
-             "about 20 times per run (null/NaN at the logged iterations between), each over the "
-             "preceding stretch of the run.")
+    "Metropolis-Hastings', paragraph 'Convergence Diagnostics'; explained in `pydoc "
+    "simulate.diagnostics`): r = rejection rate (the r-diagnostic); R-hat_z and ESS_z of log pi(z) "
+    "over chain states (pMCSA: its N chains; other schemes: the replicate chains); R-hat_lambda "
+    "across replicates; computed with ArviZ about 20 times per run (null/NaN at the logged "
+    "iterations between), each over the preceding stretch of the run.")
 
 
 def cmd_run(argv):

@@ -280,9 +280,8 @@ def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
     if est["bytes"] > LIMITS["bytes"]:
         raise GridError(
             f"--dim/--N/--replicates: {what} needs about {est['bytes'] / 2 ** 30:.3g} GiB of "
-            f"memory; "
-                        f"the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB (lower --dim, --N or "
-                        f"--replicates)")
+            f"memory; the limit is {LIMITS['bytes'] / 2 ** 30:.3g} GiB (lower --dim, --N or "
+            f"--replicates)")
     if est["seconds"] > LIMITS["seconds_per_run"]:
         raise GridError(
             f"{flag_iters}: {what} would take about {_fmt_seconds(est['seconds'])} on one core "
@@ -293,8 +292,7 @@ def check_cell(cell: Cell, flag_iters: str = "--iters") -> Cell:
     if est["logged_values"] > LIMITS["logged_values"]:
         raise GridError(
             f"--record-every: {est['logged_values']} logged values (logged iterations x "
-            f"replicates); "
-                        f"the limit is {LIMITS['logged_values']} (raise --record-every)")
+            f"replicates); the limit is {LIMITS['logged_values']} (raise --record-every)")
     return cell
 
 

@@ -490,8 +490,8 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     if x0 <= 0.0:
         # only rounding: exp(n log r) with log r to ~1 ulp
         round_err = float(np.max(rn * (2.0 + ns * abs(pair.log_r)))) * np.finfo(float).eps
-        return TVResult(rn, round_err, method="IMH worst start: TV_n = r^n in closed form "
-                        "(exact; error_bound = float rounding only)",
+        return TVResult(rn, round_err, method="IMH worst start: TV_n = r^n in closed form (exact; "
+                                              "error_bound = float rounding only)",
                         log_one_minus_tv=log_1m_rn, **common)
     c, lws = pair.c, pair.log_w_star
     xe = min(x0, _x_cap(pair))
@@ -530,8 +530,8 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     err_total = float(np.max(err + defect)) + 4 * np.finfo(float).eps
     method = ("IMH Smith-Tierney on the weight line: 1-d adaptive Gauss-Kronrod (quad_vec)"
               + (", Newton root where T_n(w0) > 1" if np.any(roots) else "")
-              + "; error_bound = ESTIMATE (quad error estimates + root residual + "
-              "|TV - (1/2)(int|T_n-1| dpi + lambda^n)|), not rigorous")
+              + "; error_bound = ESTIMATE (quad error estimates + root residual + |TV - "
+                "(1/2)(int|T_n-1| dpi + lambda^n)|), not rigorous")
     return TVResult(np.clip(tv, 0.0, 1.0), err_total, method=method,
                     log_one_minus_tv=log_1m_tv, **common)
 

@@ -284,8 +284,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
         f"{v.primary_form}; "
           f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
     if n_mc:
-        say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim "
-              f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}).")
+        say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim (Bonferroni "
+            f"over {n_mc} checks: {z_text(rep.checks)}).")
     say()
     _print(summarize(rep, wide))  # a table: fitted by clikit.table
     bad = [x for x in rep.checks if x.verdict != HOLDS]
@@ -309,14 +309,13 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
             say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
-                  f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}"
+                f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}"
                       + (f" — {x.note}" if x.note else ""))
     if verbose:
         say("\nall checks:")
         for x in rep.checks:
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} "
-                f"{fmt(x.scaled_bound)} "
-                  f"{x.params}")
+                f"{fmt(x.scaled_bound)} {x.params}")
     fv = rep.form_verdicts()
     rtext = own_checks_text(readings_text(rep), rep)
     if smoke:
@@ -526,7 +525,7 @@ def cmd_claim(cid, argv):
     if given and not v.execution:
         raise UsageError(
             f"{given[0]} does not apply to {cid}: it runs no sweep (the execution options apply to "
-                         f"{', '.join(execution_claims())})")
+            f"{', '.join(execution_claims())})")
     execution = execution_options(a) if given else None
     refused: tuple = ()
     if execution:
@@ -603,8 +602,8 @@ def stored_run_text(cid, v, stored) -> str:
         f"verdict is about that experiment. The stored full run at the paper's settings "
         f"({_settings_text(stored['settings'])}"
         + ("" if stored["complete"] else ", incomplete")
-        + f"; {stored['path']}) is {stored['verdict'].upper()}"
-        f" (not holding: {failing}).", width=100, subsequent_indent="  ", break_on_hyphens=False,
+        + f"; {stored['path']}) is {stored['verdict'].upper()} (not holding: "
+          f"{failing}).", width=100, subsequent_indent="  ", break_on_hyphens=False,
         break_long_words=False) + f"\n  rerun it: {PROG} {cid} --full --workers 2"
 
 

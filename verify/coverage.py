@@ -403,8 +403,8 @@ def markdown(entries: list[dict], walked: dict[str, list[dict]] | None = None) -
             v = verdict(e, steps, claims) if e["status"] == "checked" else None
             out.append(
                 f"| {_cell(e['location'])} | {e['kind']} | {_code(e['quote'])} | {e['status']} | "
-                       f"{_cell(' / '.join(x for x in (e['claim'], e['step']) if x))} | {_cell(v)} "
-                       f"| {_cell(e['reason'])} |")
+                f"{_cell(' / '.join(x for x in (e['claim'], e['step']) if x))} | {_cell(v)} | "
+                f"{_cell(e['reason'])} |")
         out.append("")
     out += ["## To do: the statements not checked yet", ""]
     for doc, es in by_doc.items():

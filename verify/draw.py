@@ -58,7 +58,7 @@ DEFAULTS = {"mixing": {"N": [4, 16], "w_star": [10.0, 100.0], "schemes": list(SC
 
 EPILOG = (
     "Exit status: 0 written, 2 bad input (one line on stderr, before any work), 70 internal error "
-          "(rerun with --debug for the traceback).")
+    "(rerun with --debug for the traceback).")
 
 
 # ----------------------------------------------------------------------------- the command line
@@ -91,8 +91,7 @@ def _parser(kind: str) -> Parser:
                         help="target mass of the worst state z* (0 < P <= 0.5; default 0.3)")
         if kind == "mixing":
             ap.add_argument("--k", default=None, metavar="KMAX",
-                            help="the largest k drawn (default: until N r^k < "
-                "1e-3)")
+                            help="the largest k drawn (default: until N r^k < 1e-3)")
         else:
             ap.add_argument("--t", default=None, metavar="T",
                             help="the MCGD iteration t (default 100)")
@@ -160,7 +159,7 @@ def parse(argv) -> tuple[str, dict]:
             if len(opts["N"]) * len(w) > MAX_PANELS:
                 raise UsageError(
                     f"--N, --w-star: at most {MAX_PANELS} panels (one per N and w*), got "
-                                 f"{len(opts['N'])} x {len(w)}")
+                    f"{len(opts['N'])} x {len(w)}")
             opts["k"] = (number("--k", a.k, integer=True, lo=1,
                                 limit=MAX_T) if a.k is not None else None)
         else:
@@ -521,8 +520,8 @@ def _cap_line(ax, value, label):
 
 #: the legend's title: what the dashed and dotted bounds are
 BOUND_NOTE = (
-    "bounds capped at the trivial bound; a stated form with O(·) terms is drawn without them "
-              "(the paper gives no constants)")
+    "bounds capped at the trivial bound; a stated form with O(·) terms is drawn without them (the "
+    "paper gives no constants)")
 
 
 def _legend_below(fig, axes, title=BOUND_NOTE, styles=True):

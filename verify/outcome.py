@@ -164,7 +164,7 @@ class Report:
     def _repr_markdown_(self) -> str:
         lines = [
             f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
-                 f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
+            f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
                  "| | |", "|---|---|"]
         lines += [f"| {k} | {v} |".replace("||", "\\|\\|") for k, v in self._summary_lines()]
         return "\n".join(lines)

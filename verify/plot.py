@@ -697,7 +697,7 @@ def _compare(ax, report, rel, checks, zcrit):
         color = FORM_STYLE.get(f, ("C9", "-"))[0] if f != deciding else "k"
         label = f"{FORM_LABELS.get(f, f)}" + (" (deciding)" if f == deciding
                                               else "") + (f": {len(fc)} "
-            f"check{'s' if len(fc) != 1 else ''}")
+                                                          f"check{'s' if len(fc) != 1 else ''}")
         mc = [c for c in fc if c.method == "monte-carlo" and c.stderr]
         other = [c for c in fc if not (c.method == "monte-carlo" and c.stderr)]
         if other:
@@ -759,8 +759,8 @@ def _title(report, width_in):
         rel = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "=": "!="}.get(dec.relation, "vs")
         bound = dec.scaled_bound if dec.scaled_bound is not None else dec.bound
         src = cite_numbers(
-            f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, "
-                           f"{rel} the bound {bound:.4g}; {src}")
+            f"decisive: {_quantity_label(dec.quantity)} ({dec.form}) = {dec.empirical:.4g}, {rel} "
+            f"the bound {bound:.4g}; {src}")
     # wrapped, not cut: a figure shown alone on a slide names its counterexample and its equations
     # in full
     line2 = "\n".join(textwrap.wrap(src, chars2, break_long_words=False, max_lines=2,

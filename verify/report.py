@@ -92,8 +92,8 @@ def parse(argv):
 
         if find_browser() is None:
             raise UsageError(
-                "--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. "
-                             "`apt-get install -y chromium`")
+                "--screenshot: no Chromium found (/usr/bin/chromium); install it, e.g. `apt-get "
+                "install -y chromium`")
         shot = pathlib.Path(output_path("--screenshot", a.screenshot, (".png",)))
         output_path("--screenshot", str(shot) + ".json", (".json",))
     return out, ("full" if a.full else "quick"), seed, dpi, workers, not a.no_cache, shot
@@ -541,8 +541,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                 "source_full": full, "assumptions": assumptions, "notes": notes, "status": status,
                 "status_text": (
                     f"{status} at the paper's settings (stored full run); this report's reduced "
-                    f"run, "
-                                f"a smoke test of the same code: {rep.verdict}"
+                    f"run, a smoke test of the same code: {rep.verdict}"
                                 if shown["smoke_test"] is not None else
                                 cite_numbers(status
                                              + (f" (fails under: {'; '.join(rep.failing_readings)})"

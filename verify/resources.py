@@ -74,8 +74,7 @@ def writable(rel: str, flag: str = "--write") -> Path:
 
         raise UsageError(
             f"{flag}: generated files are written into a source checkout only; this is an "
-            f"installed "
-                         f"package (clone the repository and install it with `pip install -e .`)")
+            f"installed package (clone the repository and install it with `pip install -e .`)")
     return root / rel
 
 

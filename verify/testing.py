@@ -124,7 +124,7 @@ def _structure_problems(report) -> list[str]:
         if bad:
             out.append(
                 f"{len(bad)} check(s) with an unknown {what}, e.g. {getattr(bad[0], what)!r} "
-                       f"({bad[0].quantity}, {bad[0].form})")
+                f"({bad[0].quantity}, {bad[0].form})")
     nan = [c for c in checks if not _number(c.bound)]
     if nan:
         out.append(f"{len(nan)} check(s) whose bound did not evaluate (NaN or not a number), e.g. "
@@ -345,7 +345,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         if report.bound_scale != 1.0 or report.seed != seed:
             raise ValueError(
                 f"the report was run at bound scale {report.bound_scale:g} and seed {report.seed}; "
-                             f"check_claim needs bound scale 1 and seed {seed}")
+                f"check_claim needs bound scale 1 and seed {seed}")
         if overrides:
             raise ValueError("overrides apply to a run made here, not to a given report")
     elapsed = 0.0
@@ -367,8 +367,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             holding = [k for k, val in readings.items() if val != "violated"] or ["every reading"]
             problems.append(
                 f"no tightened bound is violated: at bound scale {min(scales, default=1.0):g} "
-                            f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} "
-                            f"not fail (a check that cannot fail)")
+                f"{'; '.join(holding)} still {'does' if len(holding) == 1 else 'do'} not fail (a "
+                f"check that cannot fail)")
     reproducible = hashseed = None
     not_rerun = None
     if rerun:
@@ -385,8 +385,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             if not isinstance(claim, str):
                 problems.append(
                     f"cannot rerun in a second process: the verification cannot be pickled "
-                                f"({type(e).__name__}: {e}); give its id, or define its run "
-                                f"function at module level")
+                    f"({type(e).__name__}: {e}); give its id, or define its run function at module "
+                    f"level")
         if (blob is not None
             and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
                                                                  "") == "__main__":
@@ -394,9 +394,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             # the hash key
             not_rerun = (
                 "same seed, same checks in this process only: the claim's code is defined in "
-                "__main__ "
-                         "(a notebook or a script), which a second process cannot import; put it "
-                         "in a module to have it rerun with another PYTHONHASHSEED")
+                "__main__ (a notebook or a script), which a second process cannot import; put it "
+                "in a module to have it rerun with another PYTHONHASHSEED")
             diff = _first_difference(_check_records(first), _check_records(run()), first.checks)
             reproducible = not diff
             if diff:
@@ -418,8 +417,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                 if diff:
                     problems.append(
                         f"not reproducible: the same seed gave different checks in a second "
-                        f"process "
-                                    f"with PYTHONHASHSEED={hashseed} ({diff})")
+                        f"process with PYTHONHASHSEED={hashseed} ({diff})")
             elapsed += time.perf_counter() - t0
     if problems:
         raise AssertionError(f"{v.claim}: " + "; ".join(p.replace("\n", " ") for p in problems))

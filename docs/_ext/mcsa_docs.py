@@ -162,8 +162,8 @@ def documents(records: dict) -> list[tuple[str, str, str, str]]:
     for n in numbers:
         if not any(r and r["document"] == n for r in records.values()):
             continue
-        short, full = reference(n) or (n, "Claims registered by an installed package (entry "
-                                       "points mcsa_verify.bounds and mcsa_verify.claims).")
+        short, full = reference(n) or (n, "Claims registered by an installed package (entry points "
+                                          "mcsa_verify.bounds and mcsa_verify.claims).")
         out.append((n, short, full, slug(short)))
     if any(r is None for r in records.values()):
         out.append(("", "Other claims", "Claims without formulas in the bounds library.",

@@ -305,7 +305,7 @@ def table_text(rs, width: int | None = None) -> str:
         flag = " (affected)" if r["affected"] else ""
         lines.append(
             f"{r['id']:<{pad}}  {r['status']:<9}{flag:<11} {r['relation']:>2}  {r['location']}  "
-                     f"[{r['method']}]")
+            f"[{r['method']}]")
         lines += [f"{'':<{pad}}    {line}" for line in d]
     return "\n".join(lines)
 
@@ -390,7 +390,7 @@ def errata_markdown() -> str:
             for r in group:
                 out.append(
                     f"#### `{r['id']}` — {r['status']}{' (affected)' if r['affected'] else ''}, "
-                           f"{sev or 'no severity'}")
+                    f"{sev or 'no severity'}")
                 out.append("")
                 if sev:
                     # a quote may hold the document's own Markdown links ("[Lemma 7](#)"): shown as
@@ -404,7 +404,7 @@ def errata_markdown() -> str:
                     f"{statuses.get(r['claim'], '')})")
                 out.append(
                     f"- **Printed:** `{r['lhs']}` {r['relation']} `{r['rhs']}` — justification: "
-                           f"{r['justification']}")
+                    f"{r['justification']}")
                 out.append(f"- **Finding:** {r['detail']}")
                 if r["counterexample"]:
                     out.append(f"- **Counterexample:** {_fmt_ce(r['counterexample'])}")

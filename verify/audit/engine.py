@@ -341,8 +341,7 @@ def _search_text(res, boxes=None) -> str:
         best = f"largest lhs/rhs {res.best_ratio:.6g}"
     elif res.best_row is not None:
         best = (f"no row with both sides above the resolution; closest lhs = "
-                f"{res.best_row[1]:.6g}, rhs = "
-            f"{res.best_row[2]:.6g}")
+                f"{res.best_row[1]:.6g}, rhs = {res.best_row[2]:.6g}")
     else:
         best = "no evaluation on the domain"
     unres = ""
@@ -351,8 +350,7 @@ def _search_text(res, boxes=None) -> str:
         at = f" (first: lhs {row[1]:.6g}, rhs {row[2]:.6g})" if row and row[1] is not None else ""
         unres = (
             f"; {res.unresolved} apparent violations within the numerical resolution (relative "
-            f"margin below "
-                 f"{adversary.DECISIVE:g}) passed over{at}")
+            f"margin below {adversary.DECISIVE:g}) passed over{at}")
     return (f"adversarial search{dom}: {res.evaluations} evaluations in {len(res.regimes)} runs "
             f"(differential evolution + Nelder-Mead; regimes: {regs}); {best}{unres}")
 
@@ -413,9 +411,9 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
         simplified = " (although sympy simplified the difference to 0)" if proved else ""
         return Outcome(
-            WRONG, f"differs{simplified}: "
-                   f"relative discrepancy {float(abs(a - b) / max(abs(a), abs(b))):.3g} "
-                   f"at a point Hypothesis found and shrank",
+            WRONG, f"differs{simplified}: relative discrepancy "
+                   f"{float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point Hypothesis found and "
+                   f"shrank",
                        counterexample={"at": {str(k): float(v) for k, v in bad.items()},
                                        "lhs": float(a),
                                        "rhs": float(b)},
@@ -437,7 +435,7 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
                              f"{float(abs(a - b) / max(abs(a), abs(b))):.3g}")
     o = Outcome(
         EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
-                       f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}",
+               f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}",
                        method="hypothesis+search",
                 instances=count + res.evaluations, established_by="search")
     return _attach_search(o, res, boxes)
@@ -477,8 +475,8 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
             v = f(*[bad[s] for s in syms])
         return Outcome(
-            WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and shrank"
-                              f"{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
+            WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and "
+                   f"shrank{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
                        counterexample={"at": {str(k): float(v) for k, v in bad.items()},
                                        "lhs": float(a),
                                        "rhs": float(b)},
@@ -498,7 +496,7 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
                              b: f"violated: rhs - lhs = {float(b - a):.4g}")
     o = Outcome(
         status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
-                        f"{float(-worst) if worst is not None else float('nan'):.3g})",
+                f"{float(-worst) if worst is not None else float('nan'):.3g})",
                 gap=None, method="hypothesis+search", instances=count + res.evaluations,
                 established_by="search" if status == VALID else "counterexample")
     return _attach_search(o, res, boxes)
@@ -761,15 +759,14 @@ def instance_check(fn: Callable[[], list], relation: str, tol: float = 1e-10,
             ce["scale"] = scale
         return Outcome(
             WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, "
-                   f"rhs "
-                              f"{b:.6g})",
+                   f"rhs {b:.6g})",
                        counterexample=ce, method="instances", instances=len(rows),
                        established_by="counterexample")
     closest = ({"at": best[1][0], "lhs": best[1][1],
                 "rhs": best[1][2]} if best[1] is not None else None)
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
-        return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; "
-                       f"largest gap |lhs - rhs| {max(gaps):.4g}",
+        return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; largest "
+                              f"gap |lhs - rhs| {max(gaps):.4g}",
                        gap=f"{max(gaps):.4g}", method="instances", instances=len(rows),
                        score=best[0],
                        best_ratio=best[2], closest=closest)

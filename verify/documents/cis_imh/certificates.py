@@ -149,7 +149,7 @@ def gauss_kl_pq(m, s):
 # ============================================================================= the certificates
 _METROPOLIS = rel(
     "printed: Barker's R/(1 + R) is a special case of Metropolis' min(1, R) (equal acceptance); "
-                  "violated when they differ") + '''
+    "violated when they differ") + '''
 def check(I):
     R = Q(I["R"])
     lhs, rhs = R / (1 + R), min(Fraction(1), R)
@@ -158,8 +158,7 @@ def check(I):
 
 _MOVE = rel(
     "printed: P(z_t != z_t-1 | z_t-1) = sum_i w_i / (w(z_t-1) + sum_i w_i) (Eq. (acc)); violated "
-    "when "
-            "they differ") + '''
+    "when they differ") + '''
 def check(I):
     q, w, x, N = QV(I["q"]), QV(I["w"]), int(I["x"]), int(I["N"])
     row, acc = cis_row(q, w, x, N)
@@ -169,9 +168,8 @@ def check(I):
 
 _APPROXVAR = rel(
     "printed: V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS] (Eq. (approx_var)) in the "
-                 "regime w(z_t-1) >> w(z^(i)) (z_t-1 off the support of q); violated when they "
-                 "differ by more than rel_tol relative to the larger (both sides multiplied by "
-                 "w(z_t-1)^2)") + '''
+    "regime w(z_t-1) >> w(z^(i)) (z_t-1 off the support of q); violated when they differ by more "
+    "than rel_tol relative to the larger (both sides multiplied by w(z_t-1)^2)") + '''
 def check(I):
     q, w, f = QV(I["q"]), QV(I["w"]), QV(I["f"])
     w0, f0, N = Q(I["w0"]), Q(I["f0"]), int(I["N"])
@@ -202,7 +200,7 @@ def check(I):
 
 _CIS_FLOOR = rel(
     "printed: the rejection rate of 'any IMH type kernel' (here CIS, N proposals) is <= "
-                 "sqrt((KL(q||p) + KL(p||q))/2); violated when lhs > rhs") + '''
+    "sqrt((KL(q||p) + KL(p||q))/2); violated when lhs > rhs") + '''
 def check(I):
     p, q, x, N = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"])
     w = [a / b for a, b in zip(p, q)]
@@ -216,7 +214,7 @@ def check(I):
 
 _BIAS = rel(
     "printed: 'a low rejection rate is a necessary condition for the bias to decrease', read as "
-            "r(z_t-1) <= c |E_K(z_t-1, .) f - E_p f| (CIS kernel); violated when lhs > rhs") + '''
+    "r(z_t-1) <= c |E_K(z_t-1, .) f - E_p f| (CIS kernel); violated when lhs > rhs") + '''
 def check(I):
     p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
     w = [a / b for a, b in zip(p, q)]
@@ -227,7 +225,7 @@ def check(I):
 
 _ACC_UNNORM = rel(
     "printed: 1 - r(z_t-1) <= N / (w(z_t-1) + N) with w(z) = p(z, x)/q(z) (the draft's "
-                  "unnormalised weight); violated when lhs > rhs") + '''
+    "unnormalised weight); violated when lhs > rhs") + '''
 def check(I):
     prior, mu, q = I["prior"], I["mu"], I["q"]
     sigma, xo, z, N = mp.mpf(I["sigma"]), mp.mpf(I["x_obs"]), int(I["z"]), int(I["N"])
@@ -243,7 +241,7 @@ def check(I):
 
 _TIGHT = rel(
     "printed: the bound N/(w(z_t-1) + N) on the acceptance rate is 'very tight', read as (1 - "
-             "r(z_t-1)) / (N/(w + N)) >= tau; violated when lhs < tau") + '''
+    "r(z_t-1)) / (N/(w + N)) >= tau; violated when lhs < tau") + '''
 def check(I):
     p, q, x, N, tau = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"]), Q(I["tau"])
     w = [a / b for a, b in zip(p, q)]
@@ -253,9 +251,9 @@ def check(I):
 '''
 
 _GROWTH_LINEAR = rel(
-    "printed: 'when w(z_t-1) is very large, the conditional variance of CIS approximately "
-                     "grows linearly with N', read as V(2N)/V(N) = 2^(1 +- eta); violated when the "
-                     "ratio is outside [2^(1-eta), 2^(1+eta)]") + '''
+    "printed: 'when w(z_t-1) is very large, the conditional variance of CIS approximately grows "
+    "linearly with N', read as V(2N)/V(N) = 2^(1 +- eta); violated when the ratio is outside "
+    "[2^(1-eta), 2^(1+eta)]") + '''
 def V(p, q, f, x, N):
     w = [a / b for a, b in zip(p, q)]
     # z_t-1 = x is a state of the chain; proposals can equal it (q(x) > 0)
@@ -272,8 +270,7 @@ def check(I):
 
 _GROWTH_FORMULA = rel(
     "printed (last display of §Parallel IMH): V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 "
-                      "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, "
-                      "rhs/lhs) > c") + '''
+    "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, rhs/lhs) > c") + '''
 def check(I):
     p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
     w = [a / b for a, b in zip(p, q)]
@@ -287,8 +284,7 @@ def check(I):
 
 _PIMH = rel(
     "printed: the N PIMH chains give 'an average of N independent estimators'; checked: "
-    "Cov(z_t^(1), "
-            "z_t^(2)) = 0; violated when the exact covariance is not 0") + '''
+    "Cov(z_t^(1), z_t^(2)) = 0; violated when the exact covariance is not 0") + '''
 import itertools
 
 
@@ -339,8 +335,8 @@ def check(I):
 
 _RDIAG = rel(
     "printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection "
-             "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they "
-             "differ") + '''
+    "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they "
+    "differ") + '''
 def check(I):
     p, q, x = QV(I["p"]), QV(I["q"]), int(I["x"])
     rx = imh_row(p, q, x)[1]
@@ -350,8 +346,7 @@ def check(I):
 
 _EQ1 = rel(
     "printed (Eq. (1), first '='): (1/T) sum_{t=1}^T f(z_t) = E[f(z_t)], read in expectation at "
-    "finite "
-           "T; violated when E[(1/T) sum_s f(z_s)] differs from E f(z_t)") + '''
+    "finite T; violated when E[(1/T) sum_s f(z_s)] differs from E f(z_t)") + '''
 def check(I):
     p, q, f = QV(I["p"]), QV(I["q"]), QV(I["f"])
     mu, T, t = QV(I["z0_law"]), int(I["T"]), int(I["t"])
@@ -367,9 +362,8 @@ def check(I):
 
 _EQ2 = rel(
     "printed (Eq. (2)): grad_lambda KL(q_lambda || p) ~ E[s(z_t; lambda) | z_t-1], read in the "
-    "ideal "
-           "case z_t ~ p: grad_lambda KL(q_lambda || p) = E_p[s(z; lambda)]; violated when they "
-           "differ") + '''
+    "ideal case z_t ~ p: grad_lambda KL(q_lambda || p) = E_p[s(z; lambda)]; violated when they "
+    "differ") + '''
 import mpmath as mp
 
 mp.mp.dps = 30
@@ -393,9 +387,9 @@ def check(I):
 
 _COST = rel(
     "printed: 'the cost of PIMH is exactly equal to MSC if we use Rao-Blackwellization'; checked: "
-            "score evaluations of one iteration, PIMH with N chains vs MSC with CIS (N_proposals "
-            "proposals) and the Rao-Blackwellised estimate of Eq. (exact_variance); violated when "
-            "the counts differ") + '''
+    "score evaluations of one iteration, PIMH with N chains vs MSC with CIS (N_proposals "
+    "proposals) and the Rao-Blackwellised estimate of Eq. (exact_variance); violated when the "
+    "counts differ") + '''
 import numpy as np
 
 

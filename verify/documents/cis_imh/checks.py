@@ -618,11 +618,10 @@ def run_rejection_kl(grid, seed=0, progress=None):
         worst = max(bad, key=lambda c: c.empirical / c.bound)
         summary = (
             f"; counterexamples to Eq. (rej_bound): {len(bad)} of {len(rej_rows)} points. Smallest "
-                   f"(least KL): {small.params['space']}: r = {small.empirical:.6g} > "
-                   f"sqrt(KL(p||q)/2) = {small.bound:.6g} (KL = {small.params['kl']:.4g}); largest "
-                   f"ratio {worst.empirical / worst.bound:.4f} "
-                   f"at {worst.params['space']}.  Mean shift: r = erf(m/2) ~ m/sqrt(pi) vs m/2, "
-                   f"violated for m < {_mean_shift_crossover():.4f}")
+            f"(least KL): {small.params['space']}: r = {small.empirical:.6g} > sqrt(KL(p||q)/2) = "
+            f"{small.bound:.6g} (KL = {small.params['kl']:.4g}); largest ratio "
+            f"{worst.empirical / worst.bound:.4f} at {worst.params['space']}.  Mean shift: r = "
+            f"erf(m/2) ~ m/sqrt(pi) vs m/2, violated for m < {_mean_shift_crossover():.4f}")
         for c in rej_rows:
             c.note += summary
     return out
@@ -758,8 +757,7 @@ def run_variance_growth(grid, seed=0, progress=None):
         gmax = float(_b(claim, "growth_regime_max_N", w=wx))
         scan_note = (
             f"exact V increases on the geometric grid (ratio {ratio:.3g}) from N = 1 to N = "
-            f"{last_up}"
-                     f" and decreases at N = {nxt}"
+            f"{last_up} and decreases at N = {nxt}"
                      + (f"; refined argmax N = {peak}" if grid.get("refine_peak") else "")
                      + f"; peak / w = {peak / wx:.3g}")
         gparams = {**base, "N_peak": int(peak), "scan_ratio": ratio}
@@ -816,8 +814,8 @@ _READINGS["cis_variance_growth"] = (
             "no sentence of the CIS-as-IMH draft rules it out (the section's title, 'can "
             "increase', is weaker, not contrary)",
             axis="'grows linearly'",
-            select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ "
-                "N^a for N <<")),
+            select=lambda c: c.quantity.startswith("conditional_variance: exponent a in V ~ N^a "
+                                                   "for N <<")),
     Reading(GROWS, Q_GROWS,
             "the section's claim: V increases with N under some conditions (w(z_t-1) large); the "
             "rate is not asserted; not ruled out by the sentence on linear growth, which is "
@@ -830,8 +828,7 @@ _READINGS["cis_variance_growth"] = (
             see="cis.approxvar"),
     Reading(FORMULA, Q_FORMULA,
             "the displayed approximation (1 - r(z))^2 V_q[f_IS] with 1 - r = N/(w+N) (the bound "
-                                "the "
-            "paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's "
+            "the paragraph calls 'in general very tight') and V_q[f_IS] = sigma^2/N (the toolkit's "
             "constant for the underbrace O(1/N); the draft gives none) matches V within +-50%.  "
             "With the display's ingredients computed exactly (audit step cis.growth.formula) the "
             "gap is a factor up to 5.9: wrong within a factor 2, right within an order of "

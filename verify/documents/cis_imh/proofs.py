@@ -197,7 +197,7 @@ def _selection():
     tol = 64 * (nmax + 8) * U
     return instance_check(lambda: rows, "=", tol,
                           describe="selection law of kernels.select_index vs Eq. (acc), "
-                                                          "probabilities compared on the scale 1")
+                                   "probabilities compared on the scale 1")
 
 
 def _barker_vs_metropolis():
@@ -209,9 +209,8 @@ def _barker_vs_metropolis():
              "case of the other: "),
         correction=(
             "Barker's R/(1 + R) and Metropolis' min(1, R) are distinct members of Hastings' (1970) "
-            "family "
-                    "a = s(x, y)/(1 + 1/R), s symmetric (Barker s = 1, Metropolis s = min(1 + R, 1 "
-                    "+ 1/R))"))
+            "family a = s(x, y)/(1 + 1/R), s symmetric (Barker s = 1, Metropolis s = min(1 + R, 1 "
+            "+ 1/R))"))
 
 
 def _hastings():
@@ -266,10 +265,9 @@ def _accept_moves():
              "'a proposal is selected': "),
         correction=(
             "P(z_t != z_t-1) = alpha(z_t-1) - E[c w(z_t-1)/(w(z_t-1) + S)], c the number of "
-            "proposals equal "
-                    "to z_t-1 (> 0 when q has an atom at z_t-1); define acceptance as 'a proposal "
-                    "index is selected' (cis.acc.kernel): the two agree when q has no atom at "
-                    "z_t-1"))
+            "proposals equal to z_t-1 (> 0 when q has an atom at z_t-1); define acceptance as 'a "
+            "proposal index is selected' (cis.acc.kernel): the two agree when q has no atom at "
+            "z_t-1"))
 
 
 def _moves_corrected():
@@ -291,13 +289,13 @@ def _moves_corrected():
                 rows.append((p, _toward(1 - float(K[x, x]), float(acc[x] - tie[x]), float(err[x])),
                              float(acc[x] - tie[x]), 1.0))
     return instance_check(lambda: rows, "=", 1e-12,
-                          describe="1 - K(x,x) (simulate.finite.cis_matrix) vs alpha - tie "
-                                                            "(the Laplace sum), every state")
+                          describe="1 - K(x,x) (simulate.finite.cis_matrix) vs alpha - tie (the "
+                                   "Laplace sum), every state")
 
 
 step("cis.acc.move", claim="cis_barker_acceptance", seed=SEED,
-     location="§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 "
-"as accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)",
+     location="§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 as "
+              "accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)",
 rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
      justification="definition", check=_accept_moves, expect=WRONG, statement=True, reading=MOVE,
      corrected=_moves_corrected, search_budget=400)
@@ -332,9 +330,8 @@ def _totvar_parts():
 def _total_variance():
     rows = [(p, _toward(t, v + wi, e), v + wi, s) for p, t, v, wi, e, s in _totvar_parts()]
     return instance_check(lambda: rows, "=", 1e-10,
-                          describe="V_K[f] = V_q[E[f|.]] + E_q[V[f|.]]: the kernel's exact "
-                                                            "sum vs the Rao-Blackwellised moments, "
-                                                            "scale max f^2")
+                          describe="V_K[f] = V_q[E[f|.]] + E_q[V[f|.]]: the kernel's exact sum vs "
+                                   "the Rao-Blackwellised moments, scale max f^2")
 
 
 def _total_variance_ge():
@@ -375,8 +372,8 @@ def _relative_rows(rows, tol):
         p, a, b = next(r for r in rows if r[0] is o.counterexample["at"])
         o = Outcome(
             WRONG, f"fails on an exact instance: relative difference "
-                   f"{abs(a - b) / max(abs(a), abs(b)):.3g} > "
-                           f"{tol:g} (lhs {a:.6g}, rhs {b:.6g}); {o.detail.rsplit('; ', 1)[-1]}",
+                   f"{abs(a - b) / max(abs(a), abs(b)):.3g} > {tol:g} (lhs {a:.6g}, rhs {b:.6g}); "
+                   f"{o.detail.rsplit('; ', 1)[-1]}",
                     counterexample={"at": p, "lhs": float(a), "rhs": float(b)}, method="instances",
                     instances=len(rows))
     return o
@@ -419,19 +416,17 @@ def _approx_var():
     if o.status == WRONG:
         o.detail = (
             "1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken "
-            "out of the "
-                    "variance (and the approximation ignores f(z_t-1)): the exact variance differs "
-                    "by a factor 9/4 as w0 -> oo (f = (0, 1)), and is > 0 where the approximation "
-                    "is 0 (f constant on supp q): "
+            "out of the variance (and the approximation ignores f(z_t-1)): the exact variance "
+            "differs by a factor 9/4 as w0 -> oo (f = (0, 1)), and is > 0 where the approximation "
+            "is 0 (f constant on supp q): "
                         + o.detail)
         o.correction = (
             "V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp "
-            "q, "
-                        "w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 "
-                        "F^2 / w(z_t-1)^3 (checked; the constant 2 survives the search) and, "
-                        "proved by Cauchy-Schwarz on E[f|.] - f(z_t-1) = T/w0 - T S/(w0 (w0 + S)), "
-                        "T = sum_i w_i (f_i - f(z_t-1)), |R| <= 2 N^(5/2) w_max^3 F^2 / w0^3 + N^4 "
-                        "w_max^4 F^2 / w0^4: the leading term grows linearly in N")
+            "q, w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 F^2 / "
+            "w(z_t-1)^3 (checked; the constant 2 survives the search) and, proved by "
+            "Cauchy-Schwarz on E[f|.] - f(z_t-1) = T/w0 - T S/(w0 (w0 + S)), T = sum_i w_i (f_i - "
+            "f(z_t-1)), |R| <= 2 N^(5/2) w_max^3 F^2 / w0^3 + N^4 w_max^4 F^2 / w0^4: the leading "
+            "term grows linearly in N")
     return o
 
 
@@ -479,8 +474,7 @@ def _approx_var_corrected():
                     rows.append((p, max(abs(V - lead) / B - err, 0.0), rhs))
     return instance_check(lambda: rows, "<=", 1e-12,
                           describe="|V - N V_q[Y]/w0^2| / (N w_max^2 F^2/w0^2) against the "
-                                                             "remainder bound (exact sums over the "
-                                                             "proposal counts)")
+                                   "remainder bound (exact sums over the proposal counts)")
 
 
 step("cis.approxvar", claim="cis_variance_growth", seed=SEED,
@@ -525,8 +519,8 @@ def _marginal_rows(bound):
 def _rejection_kl_symmetric():
     rows = _marginal_rows(lambda a, b: math.sqrt((a + b) / 2))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="marginal IMH rejection at stationarity, finite and "
-                                                             "Gaussian pairs")
+                          describe="marginal IMH rejection at stationarity, finite and Gaussian "
+                                   "pairs")
 
 
 def _rejection_kl_dropped():
@@ -541,16 +535,16 @@ def _rejection_kl_dropped():
         why=("dropping the non-negative KL(q||p) makes the right-hand side smaller, so the bound "
              "does not follow: "),
         correction=(
-            "r <= min(1, sqrt((KL(q||p) + KL(p||q))/2)) (Neklyudov et al.); with KL(p||q) alone "
-                    "r <= min(1, 2 TV(p, q)) <= min(1, sqrt(2 KL(p||q))) (r = TV(p x q, q x p) <= "
-                    "2 TV(p, q), Pinsker): twice the printed bound, so KL(p||q) >= r^2/2"))
+            "r <= min(1, sqrt((KL(q||p) + KL(p||q))/2)) (Neklyudov et al.); with KL(p||q) alone r "
+            "<= min(1, 2 TV(p, q)) <= min(1, sqrt(2 KL(p||q))) (r = TV(p x q, q x p) <= 2 TV(p, "
+            "q), Pinsker): twice the printed bound, so KL(p||q) >= r^2/2"))
 
 
 def _rej_bound_corrected():
     rows = _marginal_rows(lambda a, b: min(1.0, math.sqrt(2 * a)))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="r <= min(1, sqrt(2 KL(p||q))) (no weaker than the "
-                                                             "trivial r <= 1)")
+                          describe="r <= min(1, sqrt(2 KL(p||q))) (no weaker than the trivial r <= "
+                                   "1)")
 
 
 def _metropolis_row(p, q, x):
@@ -587,8 +581,7 @@ def _wang_atoms():
              "continuous targets, false on spaces with atoms: "),
         correction=(
             "r(z) - p({z}) <= d_TV(K(z, .), p) on every space (K(z, {z}) >= r(z)); r(z) <= "
-            "d_TV(K(z, .), p) "
-                    "when p has no atom at z"))
+            "d_TV(K(z, .), p) when p has no atom at z"))
 
 
 def _tv_rows(sup_over_f: bool = False):
@@ -621,9 +614,8 @@ def _tv_rows(sup_over_f: bool = False):
 def _wang_corrected():
     rows = _tv_rows()
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="max(0, r(x) - p({x})) <= d_TV(K(x, .), p) (no weaker "
-                                                             "than the trivial 0 <= d_TV), every "
-                                                             "state")
+                          describe="max(0, r(x) - p({x})) <= d_TV(K(x, .), p) (no weaker than the "
+                                   "trivial 0 <= d_TV), every state")
 
 
 step("imh.neklyudov", claim="imh_rejection_kl", seed=SEED,
@@ -660,9 +652,8 @@ def _cis_rejection_floor():
              "more: at q = p the CIS rejection is 1/(N + 1), not 0: "),
         correction=(
             "the marginal CIS rejection E_p[r(z)] >= 1/(N + 1) for every q, with equality iff q = "
-            "p "
-                    "(Jensen twice: E_q[w^2/(w + S)] >= 1/(1 + S), E[1/(1 + S)] >= 1/(1 + N)); "
-                    "only the Metropolis-IMH rejection goes to 0 with the KL divergences"))
+            "p (Jensen twice: E_q[w^2/(w + S)] >= 1/(1 + S), E[1/(1 + S)] >= 1/(1 + N)); only the "
+            "Metropolis-IMH rejection goes to 0 with the KL divergences"))
 
 
 def _cis_floor_corrected():
@@ -676,8 +667,8 @@ def _cis_floor_corrected():
                          _toward(rbar, 1 / (N + 1), e) if
                          rbar < 1 / (N + 1) else rbar, 1 / (N + 1)))
     return instance_check(lambda: rows, ">=", 1e-12,
-                          describe="marginal CIS rejection E_p[r(z)] >= 1/(N + 1), "
-                                                             "equality at q = p")
+                          describe="marginal CIS rejection E_p[r(z)] >= 1/(N + 1), equality at q = "
+                                   "p")
 
 
 def _bias_needs_low_r():
@@ -699,22 +690,20 @@ def _bias_needs_low_r():
              "for a small bias of a given f: "),
         correction=(
             "r(z) - p({z}) <= d_TV(K(z, .), p) = sup_{|f| <= 1} |E_K f - E_p f|/2: a low rejection "
-            "rate is "
-                    "necessary for the bias to be small uniformly over bounded f, not for the bias "
-                    "of one f"))
+            "rate is necessary for the bias to be small uniformly over bounded f, not for the bias "
+            "of one f"))
 
 
 def _bias_corrected():
     rows = _tv_rows(sup_over_f=True)
     return instance_check(lambda: rows, "<=", 1e-12,
                           describe="max(0, r(x) - p({x})) <= sup_{|f|<=1} |E_K f - E_p f|/2 "
-                                                             "(attained at f = sign(K(x, .) - p)), "
-                                                             "every state")
+                                   "(attained at f = sign(K(x, .) - p)), every state")
 
 
 step("imh.cis_floor", claim="imh_rejection_kl", seed=SEED,
-     location="§Bias-variance, 'Rejection rate decreases as MSC converges' and 'IMH "
-"kernels automatic trade-off' ('also holds similarly in any IMH type kernel')", relation="<=",
+     location="§Bias-variance, 'Rejection rate decreases as MSC converges' and 'IMH kernels "
+              "automatic trade-off' ('also holds similarly in any IMH type kernel')", relation="<=",
      lhs="r(z_t-1) of the CIS kernel (Barker, N proposals)", rhs="sqrt((KL(q||p) + KL(p||q))/2)",
      justification="Neklyudov et al. (2019)", check=_cis_rejection_floor, expect=WRONG,
      corrected=_cis_floor_corrected,
@@ -724,7 +713,7 @@ step("imh.bias_necessary", claim="imh_rejection_kl", seed=SEED,
      lhs="r(z_t-1)",
      rhs="c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the "
          "bias to "
-"decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r,
+         "decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r,
 depends=("imh.wang",),
      expect=WRONG, corrected=_bias_corrected, search_budget=300)
 
@@ -808,8 +797,8 @@ step("cis.accbound", claim="cis_acceptance_bound", seed=SEED,
      justification="Jensen on the concave S -> S/(w + S)",
      check=_acc_bound, search_budget=300, expect=VALID)
 step("cis.accbound.unnorm", claim="cis_acceptance_bound", seed=SEED,
-     location="§Parallel IMH, 'The variance of CIS can increase with N', "
-"with w(z) = p(z, x)/q(z) of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)",
+     location="§Parallel IMH, 'The variance of CIS can increase with N', with w(z) = p(z, x)/q(z) "
+              "of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)",
 rhs="N / (w(z_t-1) + N)",
      justification="Proposition rej_bound (not included in the draft)",
      check=_acc_bound_unnormalised,
@@ -856,9 +845,8 @@ def _tight_general():
              "threshold in [0.8, 0.95], and even at tau = 1/2 (and every tau > 0 as eps -> 0): "),
         correction=(
             "in general only the Jensen lower bound 1 - r(z) >= N E_q[W/(w(z) + W + N - 1)] holds "
-            "(it can "
-                    "be far below N/(w + N)); at the state of largest weight 1 - r >= N/(2 (w + N "
-                    "- 1)): within a factor 2 of the bound (cis.accbound.tight.max)"))
+            "(it can be far below N/(w + N)); at the state of largest weight 1 - r >= N/(2 (w + N "
+            "- 1)): within a factor 2 of the bound (cis.accbound.tight.max)"))
 
 
 def _tight_general_corrected():
@@ -918,8 +906,8 @@ step("cis.accbound.tight", claim="cis_acceptance_bound", seed=SEED,
      corrected=_tight_general_corrected,
      search_budget=200)
 step("cis.accbound.tight.max", claim="cis_acceptance_bound", seed=SEED,
-     location="§Parallel IMH, 'which in general is very tight', read at "
-"the state of largest weight ('when w(z_t-1) is very large')", relation=">=",
+     location="§Parallel IMH, 'which in general is very tight', read at the state of largest "
+              "weight ('when w(z_t-1) is very large')", relation=">=",
 lhs="(1 - r(z*)) / (N/(w* + N))",
      rhs="tau = 0.8  ('very tight': tau in [0.8, 0.95])", justification="—", check=_tight_max,
      depends=("cis.accbound",), expect=WRONG, corrected=_tight_max_corrected, search_budget=200)
@@ -945,10 +933,8 @@ def _acc_linear():
                 rows.append(({**p, "side": "lower"}, lo, _toward(a, lo, e) if a < lo else a))
                 rows.append(({**p, "side": "upper"}, _toward(a, hi, e) if a > hi else a, hi))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear "
-        "in "
-                                                             "N up to the factor w/(w + N - 1) -> "
-                                                             "1 as w -> oo")
+                          describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear in N up "
+                                   "to the factor w/(w + N - 1) -> 1 as w -> oo")
 
 
 def _mitigate():
@@ -963,14 +949,14 @@ def _mitigate():
 
 
 step("cis.acc.linear", claim="cis_acceptance_bound", seed=SEED,
-     location="§Parallel IMH, 'when w(z_t-1) is very large, the acceptance rate "
-"grows like O(N)'", relation="<=", lhs="N (1 - r_1(z_t-1)) w/(w + N - 1) <= 1 - r_N(z_t-1)",
+     location="§Parallel IMH, 'when w(z_t-1) is very large, the acceptance rate grows like "
+              "O(N)'", relation="<=", lhs="N (1 - r_1(z_t-1)) w/(w + N - 1) <= 1 - r_N(z_t-1)",
      rhs="N (1 - r_1(z_t-1))  (O(N), linear up to the factor w/(w + N - 1) -> 1)",
      justification="convexity; S_N increases with N", check=_acc_linear, search_budget=300,
      expect=VALID)
 step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
-     location="§Bias-variance, 'This effect cannot in general be mitigated by "
-"increasing N'", relation="=",
+     location="§Bias-variance, 'This effect cannot in general be mitigated by increasing "
+              "N'", relation="=",
 lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
      rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",),
      expect=EXACT)
@@ -1051,9 +1037,8 @@ def _growth_linear():
              "as a general statement: "),
         correction=(
             "the variance is bounded by the acceptance rate: V_q[E[f | z_t-1, z^(1:N)]] <= F^2 (1 "
-            "- r(z_t-1)) "
-                    "<= F^2 N/(w(z_t-1) + N), F = max |f - f(z_t-1)| (at most linear in N), but "
-                    "its growth exponent is between 1 and 3 for N << w"))
+            "- r(z_t-1)) <= F^2 N/(w(z_t-1) + N), F = max |f - f(z_t-1)| (at most linear in N), "
+            "but its growth exponent is between 1 and 3 for N << w"))
 
 
 def _envelope():
@@ -1082,8 +1067,8 @@ def _envelope():
                 rows.append(({**p, "pair": "1 - r <= N/(w + N)"},
                              _toward(a, b, float(aerr[x])) if a > b else a, b))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="V/F^2 <= 1 - r <= N/(w + N) (no weaker than the trivial "
-                                                             "V <= F^2), every state")
+                          describe="V/F^2 <= 1 - r <= N/(w + N) (no weaker than the trivial V <= "
+                                   "F^2), every state")
 
 
 #: 'approx.' in the last display read as 'within a factor c', c in this range (2: +-50% the lenient
@@ -1153,17 +1138,17 @@ def _snis():
 
 
 step("cis.growth", claim="cis_variance_growth", seed=SEED,
-     location="§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, "
-"under specific conditions, the variance increases with N'", relation="<",
+     location="§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, under "
+              "specific conditions, the variance increases with N'", relation="<",
 lhs="V_q[E[f | z_t-1, z^(1:N)]]",
      rhs="V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", justification="—",
      check=_growth_witness, expect=VALID,
      statement=True, reading=GROWS)
 step("cis.growth.linear", claim="cis_variance_growth", seed=SEED,
-     location="§Parallel IMH, 'Thus, when w(z_t-1) is very large, the "
-"conditional variance of CIS approximately grows linearly with N'", relation="=",
-lhs="V_q[E[f | z_t-1, z^(1:2N)]] / "
-             "V_q[E[f | z_t-1, z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
+     location="§Parallel IMH, 'Thus, when w(z_t-1) is very large, the conditional variance of CIS "
+              "approximately grows linearly with N'", relation="=",
+lhs="V_q[E[f | z_t-1, z^(1:2N)]] / V_q[E[f | z_t-1, "
+    "z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
      justification="approximations", check=_growth_linear, expect=WRONG, statement=True,
      reading=LINEAR,
      corrected=_envelope, search_budget=150)
@@ -1175,16 +1160,16 @@ step("cis.growth.formula", claim="cis_variance_growth", seed=SEED,
      reading=FORMULA,
      corrected=_envelope, search_budget=150)
 step("cis.suppress", claim="cis_variance_growth", seed=SEED,
-     location="§Bias-variance, 'IMH kernels automatic trade-off bias for variance': "
-"'variance is suppressed by rejecting most of the proposals'", relation="<=",
+     location="§Bias-variance, 'IMH kernels automatic trade-off bias for variance': 'variance is "
+              "suppressed by rejecting most of the proposals'", relation="<=",
 lhs="V_q[E[f | z_t-1, z^(1:N)]]",
      rhs="max |f - f(z_t-1)|^2 (1 - r(z_t-1)) <= max |f - f(z_t-1)|^2 N/(w + N)",
      justification="Eq. (exact_variance); (1 - r)^2 <= 1 - r", check=_envelope,
      depends=("cis.accbound",), expect=VALID,
      search_budget=300)
 step("snis.rate", claim="cis_variance_growth", seed=SEED,
-     location="§Parallel IMH, 'the variance of a SNIS estimator is known to "
-"approximately decrease in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]",
+     location="§Parallel IMH, 'the variance of a SNIS estimator is known to approximately decrease "
+              "in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]",
 rhs="E_q[w^2] osc(f)^2 / N",
      justification="Agapiou et al. (2017)", check=_snis, expect=VALID, search_budget=300)
 
@@ -1214,8 +1199,8 @@ def _pimh_variance():
             rows.append(({"M": M, "N chains": int(N), "states": xs}, lhs, rhs,
                          float(np.max(f * f))))
     return instance_check(lambda: rows, "=", 1e-12,
-                          describe="variance of the PIMH average from the joint law vs the "
-                                                            "average of the chains' variances / N")
+                          describe="variance of the PIMH average from the joint law vs the average "
+                                   "of the chains' variances / N")
 
 
 def _pimh_dependence():
@@ -1246,8 +1231,7 @@ def _pimh_dependence():
              "independent): "),
         correction=(
             "the chains are independent only given lambda_t-1 and their previous states: only the "
-            "conditional "
-                    "variance given the past is an average of N terms (pimh.variance)"))
+            "conditional variance given the past is an average of N terms (pimh.variance)"))
 
 
 def _pimh_conditional():
@@ -1276,13 +1260,13 @@ def _pimh_conditional():
 
 step("pimh.variance", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'Thus, the variance linearly decreases in an order of "
-"O(1/N)'", relation="=", lhs="V[(1/N) sum_i s(z_t^(i)) | z_t-1^(1:N)]",
+              "O(1/N)'", relation="=", lhs="V[(1/N) sum_i s(z_t^(i)) | z_t-1^(1:N)]",
      rhs="(1/N^2) sum_i V[s(z_t^(i)) | z_t-1^(i)]: O(1/N)", justification="independent chains",
      check=_pimh_variance,
      expect=EXACT, search_budget=300)
 step("pimh.independent", claim="cis_variance_growth", seed=SEED,
-     location="§Parallel IMH, 'the estimate of Eq. (pimh) is an average of N "
-"independent estimators'", relation="=", lhs="Cov(z_t^(1), z_t^(2))", rhs="0",
+     location="§Parallel IMH, 'the estimate of Eq. (pimh) is an average of N independent "
+              "estimators'", relation="=", lhs="Cov(z_t^(1), z_t^(2))", rhs="0",
      justification="independent initial states", check=_pimh_dependence, expect=WRONG,
      corrected=_pimh_conditional,
      search_budget=200)
@@ -1306,8 +1290,7 @@ def _rdiag_unbiased():
             "p-distributed: ",
         correction=(
             "unbiased at stationarity: E_{z ~ p}[r(z)] = 1 - int int alpha(z*, z) q(z*) p(z) = r; "
-            "before "
-                    "convergence each chain estimates r(z_t-1) at its own state"))
+            "before convergence each chain estimates r(z_t-1) at its own state"))
 
 
 def _rdiag_corrected():
@@ -1337,20 +1320,19 @@ def _rdiag_noise():
             rows.append(({"M": pi.size, "N chains": int(N), "r": r}, cv,
                          math.sqrt((1 - r) / (int(N) * r))))
     return instance_check(lambda: rows, "=", 1e-12,
-                          describe="coefficient of variation of the r-diagnostic at "
-                                                            "stationarity")
+                          describe="coefficient of variation of the r-diagnostic at stationarity")
 
 
 step("rdiag.unbiased", claim="imh_rejection_kl", seed=SEED,
      location="§Parallel IMH, Convergence Diagnostics (r-diagnostic)", relation="=",
      lhs="E[rejection indicator of chain i | z_t-1^(i)]",
-     rhs="r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal "
-"rejection rate')", justification="—", check=_rdiag_unbiased, expect=WRONG,
+     rhs="r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal rejection "
+         "rate')", justification="—", check=_rdiag_unbiased, expect=WRONG,
 corrected=_rdiag_corrected,
      search_budget=200)
 step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
-     location="§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be "
-"highly noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity",
+     location="§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be highly "
+              "noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity",
 rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
      justification="independent Bernoulli(r) indicators", check=_rdiag_noise, expect=EXACT,
      search_budget=200)
@@ -1379,9 +1361,8 @@ def _eq1_h15():
              "it holds as an estimator of E_p f at stationarity (imh.stationary) and as T -> oo: "),
         correction=(
             "E[(1/T) sum_t f(z_t)] = (1/T) sum_t E f(z_t) -> E_p f with |E[(1/T) sum_t f(z_t)] - "
-            "E_p f| <= "
-                    "osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= "
-                    "r^t)"))
+            "E_p f| <= osc(f) r (1 - r^T)/(T (1 - r)), r = 1 - 1/w* (IMH; d_TV(K^t(z, .), p) <= "
+            "r^t)"))
 
 
 def _eq1_corrected():
@@ -1398,9 +1379,8 @@ def _eq1_corrected():
                 rows.append(({"M": pi.size, "T": T, "z_0": x, "w*": float(w.max())},
                              max(float(tv[x]) - 64 * U * T, 0.0), bound, 1.0))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="sup_{osc f <= 1} |E[(1/T) sum f(z_t)] - E_p f| = TV of "
-                                                             "the averaged law, vs r (1 - r^T)/(T "
-                                                             "(1 - r)) (<= 1)")
+                          describe="sup_{osc f <= 1} |E[(1/T) sum f(z_t)] - E_p f| = TV of the "
+                                   "averaged law, vs r (1 - r^T)/(T (1 - r)) (<= 1)")
 
 
 def _tower():
@@ -1470,13 +1450,13 @@ def _eq1_estimator():
 
 step("msc.eq1", claim="msc_estimates", seed=SEED,
      location="§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
-"identity (in expectation at finite T)", relation="=",
+              "identity (in expectation at finite T)", relation="=",
 lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
      rhs="E[f(z_t)]", justification="—", check=_eq1_h15, expect=WRONG, corrected=_eq1_corrected,
      search_budget=300)
 step("msc.eq1.estimator", claim="msc_estimates", seed=SEED,
-     location="§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), "
-"read as an estimator at stationarity", relation="=", lhs="E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p",
+     location="§MCMC in MSC, 'the marginal estimator of f is given as', Eq. (1), read as an "
+              "estimator at stationarity", relation="=", lhs="E[(1/T) sum_{t=1}^T f(z_t)], z_0 ~ p",
      rhs="E[f(z_t)] = E_p f", justification="p-invariance of K", check=_eq1_estimator, expect=EXACT,
      search_budget=300)
 step("msc.eq1.tower", claim="msc_estimates", seed=SEED,
@@ -1485,8 +1465,8 @@ step("msc.eq1.tower", claim="msc_estimates", seed=SEED,
      justification="tower property", check=_tower,
      expect=EXACT, search_budget=300)
 step("imh.stationary", claim="msc_estimates", seed=SEED,
-     location="§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, "
-"Eq. (pimh) and Convergence Diagnostics", relation="=", lhs="E[f(z_t)], z_t-1 ~ p", rhs="E_p f",
+     location="§MCMC in MSC, Eq. (1) ('the marginal estimator of f'); §Parallel IMH, Eq. (pimh) "
+              "and Convergence Diagnostics", relation="=", lhs="E[f(z_t)], z_t-1 ~ p", rhs="E_p f",
      justification="p-invariance of K", check=_stationary, expect=EXACT, search_budget=300)
 
 
@@ -1605,8 +1585,8 @@ step("cis.ensemble", claim="cis_barker_acceptance", seed=SEED,
      check=_ensemble,
      expect=EXACT, search_budget=300)
 step("cis.resample", claim="cis_barker_acceptance", seed=SEED,
-     location="§CIS as IMH, 'If the ensemble proposal is accepted, a single "
-"proposal is resampled'", relation="=", lhs="P(z_t = z^(i) | z_t-1, z^(1:N), accepted)",
+     location="§CIS as IMH, 'If the ensemble proposal is accepted, a single proposal is "
+              "resampled'", relation="=", lhs="P(z_t = z^(i) | z_t-1, z^(1:N), accepted)",
      rhs="w(z^(i)) / sum_i w(z^(i))", justification="multinomial selection", check=_resample,
      expect=EXACT,
      search_budget=300)
@@ -1662,9 +1642,8 @@ def _cost_rb():
              "'sampling cost ... exactly equal to a CIS kernel with N proposals' fails: "),
         correction=(
             "PIMH with N chains: N scores, 2N q evaluations, N samples, N p evaluations; MSC-RB "
-            "with N "
-                    "proposals: N + 1, N + 1, N, N; equal score counts need MSC-RB with N - 1 "
-                    "proposals"))
+            "with N proposals: N + 1, N + 1, N, N; equal score counts need MSC-RB with N - 1 "
+            "proposals"))
 
 
 def _cost_rb_corrected():
@@ -1686,8 +1665,8 @@ step("pimh.cost.sampling", claim="pimh_cost", seed=SEED,
      rhs="those of a CIS kernel with N proposals", justification="—",
      check=_cost_sampling, expect=EXACT, search_budget=120)
 step("pimh.cost.rb", claim="pimh_cost", seed=SEED,
-     location="§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly "
-"equal to MSC if we use Rao-Blackwellization'", relation="=",
+     location="§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly equal to "
+              "MSC if we use Rao-Blackwellization'", relation="=",
 lhs="score (and q) evaluations of PIMH, N chains",
      rhs="those of MSC-RB (CIS with N proposals)", justification="—", check=_cost_rb, expect=WRONG,
      corrected=_cost_rb_corrected, search_budget=120)
@@ -1714,15 +1693,15 @@ def _abrupt():
         rows.append(({"gamma": gamma, "q_lambda_t(z_t-1)": float(qn[0]), "w(z_t-1)": w0, "N": 10,
                       "CIS rejection at z_t-1": 1 - float(acc[0])}, float(qn[0]), 1e-4))
     o = instance_check(lambda: rows, "<=", 0.0,
-                       describe="an existence statement ('can be very small', threshold "
-                                                        "1e-4): exact witnesses prove it",
+                       describe="an existence statement ('can be very small', threshold 1e-4): "
+                                "exact witnesses prove it",
                                                         complete=True)
     return o
 
 
 step("msc.abrupt", claim="cis_initial_rejection", seed=SEED,
-     location="§Bias-variance, 'CIS has high rejection rate in the beginning': "
-"'q_lambda_t(z_t-1) can be very small. Consequently, the importance weight ... extremely large'",
+     location="§Bias-variance, 'CIS has high rejection rate in the beginning': 'q_lambda_t(z_t-1) "
+              "can be very small. Consequently, the importance weight ... extremely large'",
 relation="<=",
      lhs="q_lambda_t(z_t-1) after one step of size gamma", rhs="very small (1e-4)",
      justification="—", check=_abrupt,

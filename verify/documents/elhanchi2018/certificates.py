@@ -162,9 +162,9 @@ def window_mean_law(I, theta0_mean=0, stationary=True):
 # Appendix
 _STATIONARY = rel(
     "printed: the VAR(1) theta' = (I - eps D H) theta + N(0, 2 eps D) has a stationary "
-                  "distribution iff -I < I - eps D H < I (Loewner order; for the non-symmetric I - "
-                  "eps D H read on its symmetric part); lhs = 1 if stationary (spectral radius < "
-                  "1), rhs = 1 if the printed condition holds; violated when they differ") + '''
+    "distribution iff -I < I - eps D H < I (Loewner order; for the non-symmetric I - eps D H read "
+    "on its symmetric part); lhs = 1 if stationary (spectral radius < 1), rhs = 1 if the printed "
+    "condition holds; violated when they differ") + '''
 def check(I):
     import numpy as np
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
@@ -178,9 +178,8 @@ def check(I):
 
 _K01 = rel(
     "printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, "
-    "1); "
-           "lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in "
-           "(0, 1); violated when they differ") + '''
+    "1); lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, "
+    "1); violated when they differ") + '''
 def check(I):
     H, k = QM(I["H"]), Q(I["k"])
     D = scal(k / 2, inv(H))
@@ -191,8 +190,7 @@ def check(I):
 
 _EQ32 = rel(
     "printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
-            "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices "
-            "differ") + '''
+    "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -203,9 +201,8 @@ def check(I):
 
 _SERIES = rel(
     "printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, "
-    "1) "
-              "shown (series summed until its terms fall below 1e-30); violated when it differs "
-              "from the stationary covariance by more than 1e-9 relative") + '''
+    "1) shown (series summed until its terms fall below 1e-30); violated when it differs from the "
+    "stationary covariance by more than 1e-9 relative") + '''
 def check(I):
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
     A = add(eye(len(H)), mm(D, H), -eps)
@@ -227,9 +224,8 @@ def check(I):
 
 _VART = rel(
     "printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals "
-    "the "
-            "printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; "
-            "violated when the matrices differ") + '''
+    "the printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; "
+    "violated when the matrices differ") + '''
 def check(I):
     H, k, t = QM(I["H"]), Q(I["k"]), int(I["t"])
     n = len(H)
@@ -259,8 +255,8 @@ def printed(k, t):
 
 _AUTOCOV = rel(
     "printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + "
-               "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when "
-               "they differ") + '''
+    "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when they "
+    "differ") + '''
 def check(I):
     k, H = Q(I["k"]), Q(I["H"])
     D = k / (2 * H)
@@ -273,10 +269,10 @@ def check(I):
 '''
 
 _DISCRETISATION = rel(
-    "printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of "
-                      "D'; process (7) theta' = (1 - D H) theta + N(0, 2 D), scalar: relative "
-                      "error of its stationary variance against H^-1, at the larger D (lhs) and "
-                      "the smaller D (rhs); violated when lhs > rhs") + '''
+    "printed (§2.1.2): the discretisation error is 'inversely proportional to the sizes of D'; "
+    "process (7) theta' = (1 - D H) theta + N(0, 2 D), scalar: relative error of its stationary "
+    "variance against H^-1, at the larger D (lhs) and the smaller D (rhs); violated when lhs > "
+    "rhs") + '''
 def err(D, H):
     a = 1 - D * H
     v = 2 * D / (1 - a * a)
@@ -291,9 +287,9 @@ def check(I):
 
 _UPDATE = rel(
     "printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be "
-              "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and "
-              "(7)'s injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
-              "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1") + '''
+    "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s "
+    "injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
+    "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1") + '''
 def check(I):
     H, k, dhd = QM(I["H"]), Q(I["k"]), Q(I["dhd"])
     n = len(H)
@@ -307,8 +303,8 @@ def check(I):
 # ============================================================================= §2.3.1 admissible k
 _WEAK = rel(
     "printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at k = "
-            "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated "
-            "when lhs > rhs") + '''
+    "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated when lhs > "
+    "rhs") + '''
 def check(I):
     N, S = Q(I["N"]), Q(I["S"])
     k = 4 * S / (N + S)
@@ -318,7 +314,7 @@ def check(I):
 
 _STRONG = rel(
     "printed (§2.3.1.2): 'For strong priors, r > 1', r = lambda_min(H^-1)/lambda_max(H^-1 N C "
-              "H^-1), H = N C + G; here G matches N C in a direction; violated when r <= 1") + '''
+    "H^-1), H = N C + G; here G matches N C in a direction; violated when r <= 1") + '''
 def check(I):
     import numpy as np
     NC, G = QM(I["NC"]), QM(I["G"])
@@ -333,9 +329,9 @@ def check(I):
 
 _OPTIMAL = rel(
     "printed (§4): OSGFS is 'optimal in terms of reduced autocorrelation and maximal rate of "
-               "convergence'; within its own family (D = (k/2) H^-1, Q = 0) the lag-one "
-               "autocorrelation |1 - k/2| at its k of Eq. (16) against an admissible k = f x 4 "
-               "max{...}; violated when lhs > rhs") + '''
+    "convergence'; within its own family (D = (k/2) H^-1, Q = 0) the lag-one autocorrelation |1 - "
+    "k/2| at its k of Eq. (16) against an admissible k = f x 4 max{...}; violated when lhs > "
+    "rhs") + '''
 def check(I):
     N, S, C, G, c, f = (Q(I[x]) for x in ("N", "S", "C", "G", "c", "f"))
     h = N * C + G
@@ -354,9 +350,8 @@ def check(I):
 # convergence criterion
 _GRAD = rel(
     "printed (§2.3.2, 'Now:'): grad log p(theta | x) ~ (theta - theta_MAP)^T H for the quadratic "
-    "(6); "
-            "scalar, the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an "
-            "exact central difference (exact for a quadratic); violated when they differ") + '''
+    "(6); scalar, the derivative of log p = -(theta - theta_MAP) H (theta - theta_MAP)/2 by an "
+    "exact central difference (exact for a quadratic); violated when they differ") + '''
 def check(I):
     h, th, m = Q(I["h"]), Q(I["theta"]), Q(I["theta_MAP"])
     logp = lambda x: -(x - m) * h * (x - m) / 2
@@ -368,7 +363,7 @@ def check(I):
 
 _CRIT_VAR = rel(
     "printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at "
-                "stationarity (scalar, exact process (8)); violated when they differ") + '''
+    "stationarity (scalar, exact process (8)); violated when they differ") + '''
 def check(I):
     n = int(I["n"])
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
@@ -379,9 +374,9 @@ def check(I):
 
 _CRIT_PASS = rel(
     "printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
-                 "deviations of the window mean, so a stationary window passes with probability 2 "
-                 "Phi(b) - 1; lhs = the exact pass probability (normal window mean, exact "
-                 "variance); violated when they differ by more than 1e-9") + '''
+    "deviations of the window mean, so a stationary window passes with probability 2 Phi(b) - 1; "
+    "lhs = the exact pass probability (normal window mean, exact variance); violated when they "
+    "differ by more than 1e-9") + '''
 def Phi(x):
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
@@ -397,9 +392,8 @@ def check(I):
 
 _CRIT_SD = rel(
     "printed (Eq. (17)): the threshold b sqrt((1/n)(N C + G) + N^2/(n |S|)) is b standard "
-               "deviations of the window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact "
-               "sd, rhs = the printed threshold; violated when they differ by more than 1e-9 "
-               "relative") + '''
+    "deviations of the window mean (1/n) sum_i Y_i at stationarity; lhs = b x its exact sd, rhs = "
+    "the printed threshold; violated when they differ by more than 1e-9 relative") + '''
 def check(I):
     n, b = int(I["n"]), float(Q(I["b"]))
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
@@ -411,8 +405,7 @@ def check(I):
 
 _WINDOW_N = rel(
     "printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as "
-                "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs "
-                "> tau") + '''
+    "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs > tau") + '''
 def check(I):
     k, tau = Q(I["k"]), Q(I["tau"])
     n = math.ceil(1 / k)
@@ -500,8 +493,8 @@ def trapz(y, x):
 
 _BURNIN = rel(
     "printed (§4): the criterion (17) 'guarantees that all the samples collected are from the "
-              "posterior'; read as TV(law of the first stored sample theta_n, posterior) <= tau, "
-              "start theta_0 = 'start' posterior sd from the mode; violated when lhs > tau") + '''
+    "posterior'; read as TV(law of the first stored sample theta_n, posterior) <= tau, start "
+    "theta_0 = 'start' posterior sd from the mode; violated when lhs > tau") + '''
 def check(I):
     P, dens, post, grid, _ = first_check(I)
     tv = 0.5 * trapz(np.abs(dens / P - post), grid)
@@ -511,8 +504,8 @@ def check(I):
 
 _UNLIKELY = rel(
     "printed (§2.3.2): for b <= 1 'it is very unlikely that the iterates pass (17) without being "
-                "reasonably close to the mode'; read as P(pass at the first check i = n and "
-                "|theta_n| > d0 posterior sd) <= alpha; violated when lhs > alpha") + '''
+    "reasonably close to the mode'; read as P(pass at the first check i = n and |theta_n| > d0 "
+    "posterior sd) <= alpha; violated when lhs > alpha") + '''
 def check(I):
     P, dens, post, grid, sd_post = first_check(I)
     far = float(Q(I["d0"])) * sd_post
@@ -525,9 +518,8 @@ def check(I):
 # identities
 _EQ5 = rel(
     "printed (Eq. (5)): the noise (D + Q) xi, Cov xi = C', has covariance B = [D + Q] C' [D + Q]; "
-    "lhs, "
-           "rhs: entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), "
-           "Cov xi = I = C') and of the printed B; violated when the matrices differ") + '''
+    "lhs, rhs: entry (1, 1) of the exact covariance (xi uniform on the four points (+-1, +-1), Cov "
+    "xi = I = C') and of the printed B; violated when the matrices differ") + '''
 def check(I):
     D, Qm = QM(I["D"]), QM(I["Q"])
     M = add(D, Qm)
@@ -544,9 +536,9 @@ def check(I):
 
 _PRIOR = rel(
     "printed (§2.1.3): p(theta | x) = prod_i p(x_i | theta) p(theta); lhs: the posterior precision "
-             "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed "
-             "product; x_i ~ N(theta, 1), prior N(0, 1), exact second differences (exact for these "
-             "quadratics); violated when they differ") + '''
+    "-d^2/dtheta^2 log of Bayes' posterior (prior once), rhs: that of the printed product; x_i ~ "
+    "N(theta, 1), prior N(0, 1), exact second differences (exact for these quadratics); violated "
+    "when they differ") + '''
 def check(I):
     xs = [Q(v) for v in I["x"]]
     loglik = lambda t, x: -(x - t) ** 2 / 2
@@ -585,10 +577,9 @@ def check(I):
 
 _CLT = rel(
     "printed (§2.2): 'assumption 1 [the CLT for the minibatch gradient] holds almost always for "
-    "|S| >= "
-           "50'; population of per-datum gradients (integer values with multiplicities), |S| draws "
-           "with replacement: the Kolmogorov distance between the exact law of the minibatch sum "
-           "and its CLT normal; violated when > tol") + '''
+    "|S| >= 50'; population of per-datum gradients (integer values with multiplicities), |S| draws "
+    "with replacement: the Kolmogorov distance between the exact law of the minibatch sum and its "
+    "CLT normal; violated when > tol") + '''
 def check(I):
     import numpy as np
     pop = [(int(v), int(m)) for v, m in I["population"]]
@@ -616,8 +607,8 @@ def check(I):
 
 _SUBSET = rel(
     "printed (Eq. (4), S a random subset of {1..N}, §2.1.3): Cov[grad^S log p - grad log p] = "
-              "(N^2/|S|) C, C = Var_X[U]; exact over every subset of size |S|; a loose step: "
-              "confirmed when '=' fails and '<=' holds") + '''
+    "(N^2/|S|) C, C = Var_X[U]; exact over every subset of size |S|; a loose step: confirmed when "
+    "'=' fails and '<=' holds") + '''
 import itertools
 
 
@@ -638,7 +629,7 @@ def check(I):
 
 _RANK27 = rel(
     "printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) "
-              "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N") + '''
+    "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N") + '''
 def check(I):
     X = QM(I["X"])
     r = rank(mm(X, T(X)))
@@ -647,8 +638,8 @@ def check(I):
 
 _CHOL = rel(
     "printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive "
-            "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 "
-            "eigenvalue from trace and det)") + '''
+    "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 eigenvalue "
+    "from trace and det)") + '''
 def check(I):
     L = QM(I["L"])
     G = mm(L, T(L))
@@ -698,9 +689,9 @@ def nll20(I, beta, G, s):
 
 _LMM26 = rel(
     "printed (Eq. (26)): the expected complete-data -log-likelihood E_mu[-log P(y, mu | beta, G, "
-             "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a "
-             "constant); lhs = (printed - exact) at point 1 minus (printed - exact) at point 2 (a "
-             "constant offset cancels), rhs = 0; violated when lhs != 0 beyond 1e-9 relative") + """
+    "sigma)], mu ~ N(a, V) from the E-step, 'has the analytic form' (26) (up to a constant); lhs = "
+    "(printed - exact) at point 1 minus (printed - exact) at point 2 (a constant offset cancels), "
+    "rhs = 0; violated when lhs != 0 beyond 1e-9 relative") + """
 def printed26(I, beta, G, s, a, V):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -737,9 +728,9 @@ def check(I):
 
 _LMM_EM = rel(
     "printed (§3.3.2.2): 'the update equations for the EM algorithm' (27)-(29) (with (27) read as "
-              "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not "
-              "increase the -log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after "
-              "iteration it (0: at the start); violated when lhs > rhs") + """
+    "(X^T X)^-1 X^T (y - Z a), (28) and (29) as rendered); an EM iteration must not increase the "
+    "-log-likelihood (20): lhs = (20) after iteration it + 1, rhs = after iteration it (0: at the "
+    "start); violated when lhs > rhs") + """
 def em_step(I, beta, G, s):
     X, Z, y = model(I)
     N, q = Z.shape
@@ -764,11 +755,10 @@ def check(I):
 
 _LMM29 = rel(
     "printed (Eq. (29)): sigma^(i) minimises the expected complete-data -log-likelihood in sigma "
-    "at "
-             "(beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = "
-             "(29) as rendered, rhs = the argmin found numerically (bounded Brent search on log "
-             "sigma) of the expectation computed from the moments of mu; violated when they differ "
-             "by more than 1e-6 relative") + """
+    "at (beta^(i), G^(i)) ((27) read as (X^T X)^-1 X^T (y - Z a), (28) as printed); lhs = (29) as "
+    "rendered, rhs = the argmin found numerically (bounded Brent search on log sigma) of the "
+    "expectation computed from the moments of mu; violated when they differ by more than 1e-6 "
+    "relative") + """
 from scipy import optimize
 
 
@@ -802,12 +792,11 @@ def check(I):
 
 _GH31 = rel(
     "printed (§3.3.3.1): 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
-            "(31)' than (30), read (hedged) as: on a majority of a grid of rules and parameters; "
-            "one cluster of I observations of a random-intercept logistic model, n-point rule with "
-            "the random effect's N(0, g) prior as weight, relative errors against adaptive "
-            "quadrature (relative tolerance 1e-13); cases where both errors are below 'tie' are "
-            "left out; lhs = fraction of cases with error on (31) <= error on (30); violated when "
-            "lhs <= 1/2") + """
+    "(31)' than (30), read (hedged) as: on a majority of a grid of rules and parameters; one "
+    "cluster of I observations of a random-intercept logistic model, n-point rule with the random "
+    "effect's N(0, g) prior as weight, relative errors against adaptive quadrature (relative "
+    "tolerance 1e-13); cases where both errors are below 'tie' are left out; lhs = fraction of "
+    "cases with error on (31) <= error on (30); violated when lhs <= 1/2") + """
 import itertools
 
 import numpy as np
@@ -854,11 +843,10 @@ def check(I):
 
 _IW_CHOL = rel(
     "printed (Figure 3 caption): the two off-diagonal elements of the Cholesky factor of Sigma ~ "
-               "IW(I_2, nu) 'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 "
-               "for a normal), M = Sigma or, for comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: "
-               "W = A A^T, A lower triangular, a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1), so chol(W)_21 = "
-               "a21 and chol(Sigma)_21 = -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional "
-               "quadrature; violated when |lhs| > tol") + """
+    "IW(I_2, nu) 'are normally distributed'; lhs = the excess kurtosis of chol(M)_21 (0 for a "
+    "normal), M = Sigma or, for comparison, M = W = Sigma^-1 ~ Wishart; Bartlett: W = A A^T, A "
+    "lower triangular, a21 ~ N(0, 1), a22^2 ~ chi2_(nu-1), so chol(W)_21 = a21 and chol(Sigma)_21 "
+    "= -a21/(a22 sqrt(a21^2 + a22^2)); two-dimensional quadrature; violated when |lhs| > tol") + """
 from scipy import integrate, special
 
 

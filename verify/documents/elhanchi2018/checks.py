@@ -564,8 +564,8 @@ def run_admissible_k(grid, seed=0, progress=None):
             "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, r, 1.0, "exact",
             relation=">",
             tolerance=_gamma(2) * _kappa(H) ** 2, primary=False,
-            note=f"counterexample to 'For strong priors, r > 1': N C = diag(1, 100), {label} "
-                 f"(G >= N C in the first "
+            note=f"counterexample to 'For strong priors, r > 1': N C = diag(1, 100), {label} (G >= "
+                 f"N C in the first "
                  f"direction{'' if label == 'G = I' else ', G = N C in every direction'}) gives r "
                  f"= {r:.6g} < 1"))
     return out

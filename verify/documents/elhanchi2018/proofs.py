@@ -126,12 +126,11 @@ def _var1():
     o = sym_equal(lm + lc, rm + rc, domain=dom)
     o.detail = (
         "mean (I - eps D H) theta_i and covariance 2 eps D, entrywise (2 x 2 symbolic D, H, C; the "
-        "identity "
-                "uses no commutation): " + o.detail
-                + ". Reading: the injected noise of (7) with eps restored is "
-                "2 eps D - eps^2 (N^2/|S|) D C D, i.e. (2) minus the noise the stochastic gradient "
-                "adds ('removing the added noise', §2.1.3); read as eps (2D - (N^2/|S|) DCD) the "
-                "display would hold only at eps = 1")
+        "identity uses no commutation): " + o.detail
+                + ". Reading: the injected noise of (7) with eps restored is 2 eps D - eps^2 "
+                  "(N^2/|S|) D C D, i.e. (2) minus the noise the stochastic gradient adds "
+                  "('removing the added noise', §2.1.3); read as eps (2D - (N^2/|S|) DCD) the "
+                  "display would hold only at eps = 1")
     return o
 
 
@@ -149,8 +148,7 @@ def _stationary_k():
             rows.append(({"k": kk, "eps": 1, "dim": H.shape[0], "spectral radius": rho},
                          float(rho < 1), float(kk < 1)))
     o = instance_check(lambda: rows, "=", 0.0,
-                       describe="spectral radius of I - DH < 1 (stationary) vs the printed k "
-                                                        "< 1")
+                       describe="spectral radius of I - DH < 1 (stationary) vs the printed k < 1")
     if o.status == WRONG:
         o.detail = ("the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = 0): "
                     + o.detail)
@@ -348,7 +346,7 @@ def _admissible(which, k_factor=1.0):
                                          scale))
         return instance_check(lambda: rows, ">=", TOL,
                               describe="smallest eigenvalue of the injected noise at the "
-                                                                "admissible k")
+                                       "admissible k")
     return fn
 
 
@@ -398,8 +396,7 @@ def _weak_prior_noise():
     ratio = sp.limit(total / (2 * S / Nd), S, 0)
     return Outcome(
         WRONG, f"with k = 4|S|/(N+|S|) the total noise 2D = k H^-1 ~ 4|S|/N H^-1, twice the "
-               f"printed 2|S|/N "
-                          f"(ratio {sp.sstr(ratio)} as |S|/N -> 0)",
+               f"printed 2|S|/N (ratio {sp.sstr(ratio)} as |S|/N -> 0)",
                    counterexample={"at": {"N": 1000, "S": 10}, "lhs": float(4 * 10 / 1010),
                                    "rhs": 2 * 10 / 1000},
                    correction="the total noise cannot exceed ~ 4 |S|/N Var[theta | x]",
@@ -423,8 +420,7 @@ def _strong_prior():
     rr = np.linalg.eigvalsh(Hinv).min() / np.linalg.eigvalsh(Hinv @ NC @ Hinv).max()
     return Outcome(
         WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), "
-               f"yet r = "
-                          f"{rr:.4g} < 1",
+               f"yet r = {rr:.4g} < 1",
                    counterexample={"at": {"NC": "diag(1, 100)", "G": "I"}, "lhs": float(rr),
                                    "rhs": 1.0},
                    correction="r >= lambda_min(H)^2 / (lambda_max(H) lambda_max(N C)): r > 1 once "
@@ -542,8 +538,7 @@ def _largest_k():
             rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
                          abs(1 - top / 2), abs(1 - f * top / 2)))
     return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="|1 - k/2| at the largest k in (0, 1) against any "
-        "smaller k")
+                          describe="|1 - k/2| at the largest k in (0, 1) against any smaller k")
 
 
 def _largest_k_corrected():
@@ -576,8 +571,8 @@ def _autocov_intermediate():
         rows.append(({"k": kk, "H": 1}, (kk / 2) * var, a * var))
     o = instance_check(lambda: rows, "=", 1e-12, describe="stationary scalar process")
     o.correction = (
-        "E[((1 - k/2) theta_t-1 + w_t-1) theta_t-1^T] = (1 - k/2) H^-1 (the coefficient "
-                    "is 1 - k/2)")
+        "E[((1 - k/2) theta_t-1 + w_t-1) theta_t-1^T] = (1 - k/2) H^-1 (the coefficient is 1 - "
+        "k/2)")
     return o
 
 
@@ -636,8 +631,7 @@ def _criterion_clt(factor=1.0):
                        describe="Var of the averaged minibatch noise, exact")
     o.detail += (
         "; conditionally on the iterates the noises are not N(0, .): xi_i moves theta_(i+1), which "
-        "the next "
-                 "display's sum of variances ignores (charged to sgfs.17.var)")
+        "the next display's sum of variances ignores (charged to sgfs.17.var)")
     return o
 
 
@@ -683,10 +677,8 @@ def _criterion_var():
                        describe="exact stationary covariance of the scalar process")
     o.correction = (
         "Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) "
-        "rho^(d-1) + n "
-                    "sigma^2], "
-                    "rho = 1 - k/2, h = NC + G, sigma^2 = N^2 C/|S| (bounds: "
-                    "sgfs_convergence_criterion, corrected)")
+        "rho^(d-1) + n sigma^2], rho = 1 - k/2, h = NC + G, sigma^2 = N^2 C/|S| (bounds: "
+        "sgfs_convergence_criterion, corrected)")
     return o
 
 
@@ -706,8 +698,8 @@ def _criterion_var_corrected():
                            fisher=C, prior=G, b=1.0, k_frac=kk)
         rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk}, exact, float(corr)))
     return instance_check(lambda: rows, "=", 1e-7,
-                          describe="sd of the window mean: exact linear maps vs the "
-                                                            "corrected closed form")
+                          describe="sd of the window mean: exact linear maps vs the corrected "
+                                   "closed form")
 
 
 _CRIT_CE = dict(n=10, N=1000, S=100, C=0.25, G=1.0, k=0.1, b=1.0)
@@ -736,9 +728,8 @@ def _criterion_pass(corrected):
     if o.status == WRONG and not corrected:
         o.detail = (
             "the printed threshold is not b standard deviations of the window mean at stationarity "
-            "(the factor "
-                    "C and the autocorrelation of the iterates are missing), so (17) does not pass "
-                    "a stationary chain with the probability 2 Phi(b) - 1 its derivation gives: "
+            "(the factor C and the autocorrelation of the iterates are missing), so (17) does not "
+            "pass a stationary chain with the probability 2 Phi(b) - 1 its derivation gives: "
                     + o.detail)
         o.correction = ("b times the exact stationary sd (bounds: sgfs_convergence_criterion, "
                         "corrected)")
@@ -1125,8 +1116,8 @@ def _discretisation_corrected():
                 rows.append(({"k small": f * kl, "k large": kl, "dim": d}, errs[0], errs[1],
                              max(scales)))
     return instance_check(lambda: rows, "<=", TOL,
-                          describe="error of the stationary covariance at the smaller D "
-                                                           "against the larger")
+                          describe="error of the stationary covariance at the smaller D against "
+                                   "the larger")
 
 
 def _eq5_transpose():
@@ -1191,10 +1182,8 @@ def _prior_counted():
         why="the printed product (and Eq. (3)'s gradient) counts the prior N times: ",
         correction=(
             "p(theta | x) propto prod_i p(x_i | theta) p(theta) with the prior once: grad^S = "
-            "(N/|S|) sum_{j "
-                    "in S} "
-                    "grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = -Hess log p(x | "
-                    "theta) - Hess log p(theta)"))
+            "(N/|S|) sum_{j in S} grad log p(x_j | theta) + grad log p(theta); Eq. (9) then H = "
+            "-Hess log p(x | theta) - Hess log p(theta)"))
 
 
 def _gaussian_data():
@@ -1260,9 +1249,8 @@ def _fisher_chain(which):
                   + ": "),
             correction=(
                 "-Hess log p(x | theta) ~ N E_X[-Hess log p(X | theta)], and ~ N C only for a "
-                "well-specified "
-                        "model with large N near the true parameter (C := Var_X[U] is already the "
-                        "per-datum variance)"))
+                "well-specified model with large N near the true parameter (C := Var_X[U] is "
+                "already the per-datum variance)"))
     return fn
 
 
@@ -1340,9 +1328,8 @@ def _clt_minibatch():
         why="with a heavy-tailed or outlying gradient population |S| = 50 is far from normal: ",
         correction=(
             "the CLT at |S| needs a light-tailed gradient population: the Kolmogorov distance is "
-            "at most "
-                    "0.4748 E|U - EU|^3 / (sd^3 sqrt(|S|)) (Berry-Esseen, Shevtsova's constant), "
-                    "large for an outlier"))
+            "at most 0.4748 E|U - EU|^3 / (sd^3 sqrt(|S|)) (Berry-Esseen, Shevtsova's constant), "
+            "large for an outlier"))
 
 
 def _binomial_ks(S, p):
@@ -1556,8 +1543,8 @@ step("osgfs.update", claim="osgfs_algorithm", seed=SEED,
      corrected=_algorithm1_corrected)
 step("lmm.27", claim="lmm_em", seed=SEED, location="§3.3.2.2 Eq. (27)", relation="=",
      lhs="rank(X X^T), X N x p",
-     rhs="N (for (X X^T)^-1 in beta^(i) = "
-"(X X^T)^-1 X^T (y - Z a))", justification="minimising (26) in beta", check=_beta_update,
+     rhs="N (for (X X^T)^-1 in beta^(i) = (X X^T)^-1 X^T (y - Z "
+         "a))", justification="minimising (26) in beta", check=_beta_update,
 expect=WRONG,
      corrected=_beta_corrected)
 step("fig3.cholesky", claim="hierarchical_model", seed=SEED, location="§3.2, Figure 3 caption",

@@ -115,8 +115,7 @@ def _burnin():
              "'neither a sufficient nor a necessary condition': "),
         correction=(
             "no guarantee: (17) lowers the chance of sampling before convergence; a burn-in of a "
-            "few "
-                    "autocorrelation times (4 - k)/k of the exact process is still needed"))
+            "few autocorrelation times (4 - k)/k of the exact process is still needed"))
 
 
 def _tv_normals(m1, s1, m2, s2):
@@ -197,20 +196,18 @@ def _unlikely():
                       alpha))
     o = first_failing(
         rows, "<=", 1e-9,
-        describe="probability of passing (17) at the first check with theta_n more "
-                                   "than d0 sd from the mode (worst start)",
+        describe="probability of passing (17) at the first check with theta_n more than d0 sd from "
+                 "the mode (worst start)",
         why=("with a small minibatch the gradient noise N^2 C/|S| dominates the window mean, so "
              "(17) passes often from far away: "),
         correction=(
             "the probability of passing from d0 sd away is 2 Phi-type in the window mean's "
-            "offset/sd ratio, "
-                    "which the gradient noise N^2 C/|S| shrinks: (17) discriminates only when h n "
-                    ">> N^2 C/|S|"))
+            "offset/sd ratio, which the gradient noise N^2 C/|S| shrinks: (17) discriminates only "
+            "when h n >> N^2 C/|S|"))
     o.detail += (
         f"; readings: 'reasonably close' = within d0 sd, d0 in {list(CLOSE_READING)}; 'very "
-        f"unlikely' = "
-                 f"probability <= alpha, alpha in {list(UNLIKELY_READING)}; the row uses the most "
-                 f"lenient pair")
+        f"unlikely' = probability <= alpha, alpha in {list(UNLIKELY_READING)}; the row uses the "
+        f"most lenient pair")
     return o
 
 
@@ -240,14 +237,12 @@ def _window_length():
     if o.status == WRONG:
         o.detail = (
             "n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
-            "k)/k: the last "
-                    "iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> 0): "
+            "k)/k: the last iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> "
+            "0): "
                     + o.detail)
         o.correction = (
             "n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau "
-            "= "
-                        "0.25); "
-                        "the window then spans about one autocorrelation time")
+            "= 0.25); the window then spans about one autocorrelation time")
     return o
 
 
@@ -305,17 +300,16 @@ def _optimal():
                      abs(1 - k_os / 2), abs(1 - 2.0 / 2)))
     return first_failing(
         rows, "<=", 1e-12,
-        describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible "
-                                    "k of the same family",
+        describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible k of the same "
+                 "family",
         why=("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own "
              "analysis, read correctly, puts the optimum at k = min(2, largest admissible k)); "
              "§2.3.3 itself leaves Q != 0 open ('if there exists in that case a more optimal "
              "process ... we leave this question'): "),
         correction=(
             "within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the "
-            "lag-one "
-                    "autocorrelation and the rate (sgfs.rate's correction); no claim about all "
-                    "continuous-time MCMC"))
+            "lag-one autocorrelation and the rate (sgfs.rate's correction); no claim about all "
+            "continuous-time MCMC"))
 
 
 def _optimal_corrected():
@@ -330,30 +324,29 @@ def _optimal_corrected():
 
 # ----------------------------------------------------------------------------- the steps
 step("osgfs.burnin", claim="sgfs_conclusion", seed=SEED,
-     location="§4 Conclusion, 'guaranteeing that all the samples collected are "
-"from the posterior'", relation="<=",
+     location="§4 Conclusion, 'guaranteeing that all the samples collected are from the "
+              "posterior'", relation="<=",
 lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
      rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin,
      depends=("sgfs.17",),
      expect=WRONG, statement=False, corrected=_burnin_corrected, search_budget=600)
 step("sgfs.17.unlikely", claim="sgfs_convergence_criterion", seed=SEED,
-     location="§2.3.2, 'very unlikely that the iterates of the "
-"process pass this criterion without being reasonably close to the mode'", relation="<=",
+     location="§2.3.2, 'very unlikely that the iterates of the process pass this criterion without "
+              "being reasonably close to the mode'", relation="<=",
      lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= "
          "1",
-     rhs="alpha (readings: d0 in [2, 4], "
-"alpha in [0.01, 0.05])",
+     rhs="alpha (readings: d0 in [2, 4], alpha in [0.01, 0.05])",
 justification="the components of the window mean have a large mean far from the mode",
      check=_unlikely, expect=WRONG)
 step("sgfs.17.n", claim="sgfs_convergence_criterion", seed=SEED,
-     location="§2.3.2, 'A reasonable choice would be 1/k, so that the "
-"process is given enough iterates to explore the posterior'", relation="<=",
+     location="§2.3.2, 'A reasonable choice would be 1/k, so that the process is given enough "
+              "iterates to explore the posterior'", relation="<=",
 lhs="corr(theta_0, theta_n), n = 1/k",
      rhs="tau (reading: tau in [0.05, 0.5])", justification="—", check=_window_length, expect=WRONG,
      corrected=_window_length_corrected)
 step("osgfs.optimal", claim="sgfs_conclusion", seed=SEED,
-     location="§4 Conclusion, 'optimal in terms of reduced autocorrelation and "
-"maximal rate of convergence among all continuous time MCMC algorithms'", relation="<=",
+     location="§4 Conclusion, 'optimal in terms of reduced autocorrelation and maximal rate of "
+              "convergence among all continuous time MCMC algorithms'", relation="<=",
      lhs="lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))",
      rhs="that of any admissible k",
      justification="Appendix, 'we must choose the largest possible k'", check=_optimal,

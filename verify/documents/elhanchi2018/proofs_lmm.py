@@ -418,8 +418,8 @@ def _eq26():
              "even up to a constant: "),
         correction=(
             "(26) = (N+q) log sigma + 1/2 log det G + (1/(2 sigma^2)) [||y - X beta||^2 - 2 (y - X "
-            "beta)^T Z a "
-                    "+ Tr((V + a a^T)(Z^T Z + G^-1))], V = sigma^2(i-1) (Z^T Z + G^-1(i-1))^-1"))
+            "beta)^T Z a + Tr((V + a a^T)(Z^T Z + G^-1))], V = sigma^2(i-1) (Z^T Z + "
+            "G^-1(i-1))^-1"))
 
 
 def _eq26_corrected():
@@ -495,11 +495,11 @@ def _eq29():
     return first_failing(
         rows, "=", 1e-6,
         describe="sigma^(i) of (29) as rendered against argmin_sigma of the expected "
-                                  "-log-likelihood",
+                 "-log-likelihood",
         why="the trace term stands outside 1/(N + q): ",
         correction=(
-            "sigma^(i) = {(1/(N+q)) [||y - X beta^(i)||^2 - 2 (y - X beta^(i))^T Z a^(i-1) + "
-                    "Tr((V + a a^T)(Z^T Z + G^-1(i)))]}^(1/2)"))
+            "sigma^(i) = {(1/(N+q)) [||y - X beta^(i)||^2 - 2 (y - X beta^(i))^T Z a^(i-1) + Tr((V "
+            "+ a a^T)(Z^T Z + G^-1(i)))]}^(1/2)"))
 
 
 def _eq29_corrected():
@@ -757,8 +757,8 @@ step("lmm.em", claim=C, seed=SEED,
      expect=WRONG,
      corrected=_em_corrected, search_budget=200)
 step("lmm.cost.em", claim=C, seed=SEED,
-     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
-"(p, q fixed, N -> infinity)", relation="<=",
+     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' (p, q "
+              "fixed, N -> infinity)", relation="<=",
 lhs="multiplications of one EM iteration / (max(q, p) N) at 2N",
      rhs="its value at N", justification="operation count", check=_cost_em(True), expect=VALID)
 step("lmm.cost.em.q", claim=C, seed=SEED,
@@ -769,6 +769,6 @@ rhs="12 max(q, p) N",
      corrected=_cost_em_corrected)
 step("lmm.em.cheaper", claim=C, seed=SEED,
      location="§3.3.2.2, 'For large N, the EM algorithm can be much more efficient than first "
-"order and quasi-Newton methods per iteration'", relation="<=",
+              "order and quasi-Newton methods per iteration'", relation="<=",
 lhs="N x (EM count / gradient count), N >= max(p, q)^3",
      rhs="2", justification="operation counts", check=_em_cheaper, expect=VALID)

@@ -165,19 +165,17 @@ def _eq4_subset():
                       "factor (N - |S|)/(N - 1)": str(Fraction(len(H12_X) - S, len(H12_X) - 1))},
                       float(v), float(eq4)))
     o = instance_check(lambda: rows, "<=", 1e-12, printed="=",
-                       describe="exact covariance over all subsets against "
-                                                                         "(N^2/|S|) "
-                                                                         "C", complete=True)
+                       describe="exact covariance over all subsets against (N^2/|S|) "
+                                "C", complete=True)
     if o.status == LOOSE:
         ce = next(r for r in rows if r[0]["|S|"] == 5)
         o.counterexample = {"at": ce[0], "lhs": ce[1], "rhs": ce[2]}
         o.established_by = "counterexample"
         o.detail = (
             "reading 'S a random subset' (§2.1.3: 'where S ⊂ {1, ..., N} is random'): sampling "
-            "without "
-                    "replacement shrinks the covariance by (N - |S|)/(N - 1) (|S| = 5 of N = 6: "
-                    "72/5 against 72; |S| = N: 0 against N C); minor when |S| << N (0.96 in §3.1's "
-                    "Skin setting): "
+            "without replacement shrinks the covariance by (N - |S|)/(N - 1) (|S| = 5 of N = 6: "
+            "72/5 against 72; |S| = N: 0 against N C); minor when |S| << N (0.96 in §3.1's Skin "
+            "setting): "
                     + o.detail)
         o.correction = ("grad^S log p - grad log p ~ N(0, (N^2/|S|) C (N - |S|)/(N - 1)) for a "
                         "random subset")
@@ -221,8 +219,7 @@ def _eq4_replacement():
             v, eq4 = _subset_variance(x, S, True)
             rows.append(({"N": len(x), "|S|": S}, float(v), float(eq4)))
     return instance_check(lambda: rows, "=", 1e-12,
-                          describe="exact covariance over all index sequences against "
-                                                              "(N^2/|S|) C")
+                          describe="exact covariance over all index sequences against (N^2/|S|) C")
 
 
 # ============================================================================= §2.3 Bernstein-von
@@ -718,9 +715,8 @@ def _gh_31():
              "of the old parameters: "),
         correction=(
             "on relative error the rule does better on (31) for clusters of 10 or more "
-            "observations "
-                    "(glmm.gh.31.large); for clusters of 5 or fewer it does not, and pairs favour "
-                    "(30)"))
+            "observations (glmm.gh.31.large); for clusters of 5 or fewer it does not, and pairs "
+            "favour (30)"))
 
 
 def _gh_31_large():
@@ -906,8 +902,8 @@ step("glmm.gh.grid", claim=G3, seed=SEED,
 step("glmm.gh.31", claim=G3, seed=SEED,
      location="§3.3.3.1, 'One expects the Gauss-Hermite Quadrature to perform better in evaluating "
               "(31)' (every cluster size, pairs included)",
-     relation=">", lhs="per cluster size, the fraction of a grid of rules and "
-             "parameters where the rule's error on (31) is below that on (30)", rhs="1/2",
+     relation=">", lhs="per cluster size, the fraction of a grid of rules and parameters where the "
+                       "rule's error on (31) is below that on (30)", rhs="1/2",
      justification="log P is nearly polynomial", check=_gh_31, expect=WRONG,
      reading="one expects = on most cases, clusters of any size", statement=False,
      corrected=_gh_31_large)

@@ -271,7 +271,7 @@ cert("lemma7.1", "Bias as defined, E||g_hat - E_Pi g||, is not the ||E g_hat - E
      {"pi": _H10[0], "q": _H10[1], "g": ["1", "1", "1"], "n": 200, "start": 0},
      EXACT, IMH,
      rel("E||g(eta_n) - E_pi g|| = ||E g(eta_n) - E_pi g|| (eta_n ~ K^n(start, .), IMH kernel); "
-                     "violated when they differ"), '''
+         "violated when they differ"), '''
 def check(I):
     pi, q, g = law(I["pi"]), law(I["q"]), frs(I["g"])
     row = matpow(imh_kernel(pi, q), I["n"])[I["start"]]
@@ -305,8 +305,8 @@ cert("lemma7.4", "d_TV(K^n(x, .), pi) < r^n strictly: line 5's '=' is only '<='"
      {"pi": _H10[0], "q": _H10[1], "n": 3, "L": 1},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "n": 3, "L": 1},
      EXACT, MP, TOL, LOOSE, IMH,
-     rel("line 5: 2 sqrt(D) L d_TV(P^n(eta_0, .), Pi) = 2 sqrt(D) L C rho^n (D = 1, C = 1, "
-                                     "rho = r), worst start; confirmed when '<' holds strictly"),
+     rel("line 5: 2 sqrt(D) L d_TV(P^n(eta_0, .), Pi) = 2 sqrt(D) L C rho^n (D = 1, C = 1, rho = "
+         "r), worst start; confirmed when '<' holds strictly"),
                                      '''
 def check(I):
     pi, q = law(I["pi"]), law(I["q"])
@@ -357,8 +357,8 @@ cert("lemma5.2", "Line 2 bounds lambda(v) by 1 - 1/w* on (w, oo), but lambda(v) 
      {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "n": 2, "state": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "n": 1, "state": 0},
      EXACT, IMH, T_N,
-     rel("line 2: int_w^oo n/v^2 lambda^(n-1)(v) dv <= int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv "
-                          "(= (n/w) r^(n-1)), here at w = w*; violated when lhs > rhs"), L5)
+     rel("line 2: int_w^oo n/v^2 lambda^(n-1)(v) dv <= int_w^oo n/v^2 (1 - 1/w*)^(n-1) dv (= (n/w) "
+         "r^(n-1)), here at w = w*; violated when lhs > rhs"), L5)
 
 L6 = '''
 def check(I):
@@ -381,7 +381,7 @@ cert("lemma6.2", "Line 2 of Lemma 6's proof (Lemma 5 inserted) fails at the same
      {**_L6, "n": 1},
      EXACT, IMH,
      rel("line 2: E_{K^n(z,.)} f = int T_n(w v w') f pi + ... <= int n/(w v w') r^(n-1) f pi + ... "
-                     "= n r^(n-1) E_q f + r^n f(z); violated when lhs > rhs"), L6)
+         "= n r^(n-1) E_q f + r^n f(z); violated when lhs > rhs"), L6)
 
 cert("theorem3.var.7",
      "Lemma 6 inserted in Theorem 3's variance: (1/N^2) sum_n E||s_n||^2 = 1/N exceeds the bound",
@@ -390,8 +390,7 @@ cert("theorem3.var.7",
      {"pi": ["1/2", "1/2"], "q": ["1/20", "19/20"], "s": [1, -1], "N": 2, "x": 0},
      EXACT, IMH,
      rel("(1/N^2) sum_n E_{K^n(x,.)}||s||^2 <= (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n "
-         "||s(x)||^2]; "
-                     "violated when lhs > rhs"), '''
+         "||s(x)||^2]; violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     K = imh_kernel(pi, q)
@@ -533,16 +532,16 @@ cert("theorem3.var.3",
      {**_H4I, "scheme": "jsa", "t": 1},
      EXACT, IMH,
      rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^(tN)) with the O-term Lemma 7's "
-                     "B^2 + 2L B, B = 2L C(r, N) r^(tN) (V and ||mu||^2 cancel); violated when lhs "
-                     "> rhs"), COND_BIAS)
+         "B^2 + 2L B, B = 2L C(r, N) r^(tN) (V and ||mu||^2 cancel); violated when lhs > "
+         "rhs"), COND_BIAS)
 cert("theorem4.var.2",
      "Conditionally on F_t-1 pMCSA's bias does not decay like r^t: Bias^2 + 2L Bias stays ~2.6",
      "App. D, proof of Theorem 4, variance, line 3 (Lemma 7 with t steps)",
      {**_H4I, "scheme": "pmcsa"},
      {**_H4I, "scheme": "pmcsa", "t": 1},
      EXACT, IMH,
-     rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t) with the O-term Lemma 7's "
-                     "B^2 + 2L B, B = 2 L N r^t (V and ||mu||^2 cancel); violated when lhs > rhs"),
+     rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t) with the O-term Lemma 7's B^2 + "
+         "2L B, B = 2 L N r^t (V and ||mu||^2 cancel); violated when lhs > rhs"),
                      COND_BIAS)
 
 _HPQS = {"pi": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "s": ["1", "-1/2", "1/4"]}
@@ -552,7 +551,7 @@ cert("statements.theorem3_bias_conditional",
      {**_HPQS, "N": 2, "t": 1, "x": 0},
      EXACT, IMH,
      rel("Bias[g_t,JSA | F_t-1] <= (2L/N) C(r, N) r^(tN), C(r, N) r^(tN) = sum_n r^((t-1)N+n); "
-                     "violated when lhs > rhs"), '''
+         "violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["x"]
     K = imh_kernel(pi, q)
@@ -569,8 +568,7 @@ cert("theorem4.bias_over_n",
      {**_HPQS, "N": 10000, "t": 1, "z": 0, "C": "2L"}, {**_HPQS, "N": 1, "t": 1, "z": 0, "C": "2L"},
      EXACT, IMH,
      rel("Bias[g_t,pMCSA] <= C r^t/N with C = 2L (N chains started at z*, w(z*) = w*); violated "
-         "when "
-                     "lhs > rhs"), '''
+         "when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, z = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["z"]
     Kt = matpow(imh_kernel(pi, q), t)
@@ -589,8 +587,7 @@ cert("theorem4.rejections",
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 10, "x": 0},
      EXACT, IMH,
      rel("V[g_t,pMCSA | F_t-1] with IMH chains = the same without rejections (every chain drawn "
-         "from pi); "
-                     "violated when they differ"), '''
+         "from pi); violated when they differ"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     row = imh_kernel(pi, q)[x]
@@ -606,15 +603,13 @@ def check(I):
 ''')
 
 cert("statements.alg5_is_jsa",
-     "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments "
-                               "differ",
+     "Algorithm 5 (N sequential IMH steps) is JSA, not pMCSA: conditional second moments differ",
      "App. D, proof of Theorem 4, first sentence ('pMCSA, is described in Algorithm 5')",
      {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0},
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 4, "x": 0},
      EXACT, IMH,
      rel("E[||g||^2 | F_t-1] of Algorithm 5 (a chain of N IMH steps from x) = that of pMCSA "
-         "(Algorithm 1: "
-                     "N chains, one step each, all at x); violated when they differ"), '''
+         "(Algorithm 1: N chains, one step each, all at x); violated when they differ"), '''
 import itertools
 
 
@@ -646,7 +641,7 @@ cert("theorem2.est", "The printed MSC-RB estimator has the wrong sign on the cur
       "x": 0},
      EXACT, CIS,
      rel("E[-sum_{n>=2} wbar_n s(z^(n)) + wbar_1 s(z_t-1) | z_t-1] = E[g_t,MSC-RB | z_t-1], "
-                     "g_t,MSC-RB = -sum_n wbar_n s(z^(n)); violated when they differ"), '''
+         "g_t,MSC-RB = -sum_n wbar_n s(z^(n)); violated when they differ"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     printed, _ = msc_rb_moments(pi, q, s, x, N, printed_sign=True)
@@ -661,7 +656,7 @@ cert("theorem2.mse",
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "x": 1},
      EXACT, MP, CIS,
      rel("MSE[g | F] <= 4L^2 [(1 + eps^2)/(N-1) V_q w + (1 + eps^-2)(1 + w*)^2/N^2], eps^2 = "
-                         "(N-1)^(-1/2); violated when lhs > rhs"), '''
+         "(N-1)^(-1/2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     mu = dot(pi, s)
@@ -704,8 +699,7 @@ cert("theorem2.main",
      {"form": "main text", "pi": ["1/2", "1/2"], "q": ["1/4", "3/4"], "s": [1, -1], "N": 2, "x": 1},
      EXACT, MP, CIS,
      rel("Theorem 2: E[||g_t,MSC-RB||^2 | F_t-1] <= 4L^2 chi2(pi||q)/(N-1) + ||mu||^2; violated "
-         "when "
-                         "lhs > rhs"), T2_SECOND)
+         "when lhs > rhs"), T2_SECOND)
 cert("theorem2.statement",
      "Theorem 2 with its O-terms written out (the proof's last line) fails at q = pi, N = 400",
      "App. D, Theorem 2 (O(N^-3/2 + gamma^(t-1)/(N-1)) as the proof's last line and the quoted MSE "
@@ -715,17 +709,17 @@ cert("theorem2.statement",
      {"form": "appendix", "pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2,
       "x": 1},
      EXACT, MP, CIS,
-     rel("E[||g||^2 | F_t-1] <= 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + "
-                         "(1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2, gamma = 2w*/(2w* + N - 2), eps^2 "
-                         "= (N-1)^(-1/2); violated when lhs > rhs"), T2_SECOND)
+     rel("E[||g||^2 | F_t-1] <= 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + (1 + "
+         "eps^-2)(1 + w*)^2/N^2] + ||mu||^2, gamma = 2w*/(2w* + N - 2), eps^2 = (N-1)^(-1/2); "
+         "violated when lhs > rhs"), T2_SECOND)
 
 cert("theorem2.bias",
      "Conditionally on F_t-1 MSC-RB's bias is one CIS step's and does not decay like gamma^(t-1)",
      "App. D, proof of Theorem 2, the bias bound",
      {**_H4I, "N": 4, "t": 500}, {**_H4I, "N": 4, "t": 1},
      EXACT, CIS,
-     rel("Bias[g | F_t-1] = |E[g | z_t-1] + mu| <= 4L/(N-1) (chi2 + 1 + w*) gamma^(t-1), "
-                     "gamma = 2w*/(2w* + N - 2); violated when lhs > rhs"), '''
+     rel("Bias[g | F_t-1] = |E[g | z_t-1] + mu| <= 4L/(N-1) (chi2 + 1 + w*) gamma^(t-1), gamma = "
+         "2w*/(2w* + N - 2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N, t, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["x"]
     m1, _ = msc_rb_moments(pi, q, s, x, N)
@@ -746,7 +740,7 @@ cert("alg2.proposals",
      {"pi": ["1", "0"], "q": ["1/2", "1/2"], "N": 2},
      EXACT, CIS,
      rel("K(z*, z*) of Algorithm 2 (current state + N proposals) = K(z*, z*) of Theorem 1's kernel "
-                     "(current state + N - 1 proposals), w(z*) = w*; violated when they differ"),
+         "(current state + N - 1 proposals), w(z*) = w*; violated when they differ"),
                      '''
 def check(I):
     pi, q, N = law(I["pi"]), law(I["q"]), I["N"]
@@ -766,8 +760,7 @@ cert("theorem2.lemma3",
      {"pi": ["3/5", "3/10", "1/10"], "q": ["1/5", "3/10", "1/2"], "alpha": "1"},
      EXACT, rel(
          "V_{q_def}[w] = chi2(pi || q), q_def = alpha q + (1 - alpha) uniform, w = pi/q_def; "
-         "violated when they "
-                "differ"), '''
+         "violated when they differ"), '''
 def check(I):
     pi, q, a = law(I["pi"]), law(I["q"]), fr(I["alpha"])
     M = len(pi)
@@ -784,8 +777,7 @@ cert("theorem2.combine", "Combining MSE and 2L Bias drops a factor 2 on the gamm
      {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma_pow": 0},
      EXACT, rel(
          "4L^2 chi2/(N-1) + 2L [4L/(N-1) (chi2 + 1 + w*) gamma^(t-1)] <= 4L^2 [chi2/(N-1) + (chi2 "
-         "+ 1 + w*) "
-                "gamma^(t-1)/(N-1)]; violated when lhs > rhs"), '''
+         "+ 1 + w*) gamma^(t-1)/(N-1)]; violated when lhs > rhs"), '''
 def check(I):
     N, L, c, ws, g = (fr(I[k]) for k in ("N", "L", "chi2", "w_star", "gamma_pow"))
     lhs = 4 * L ** 2 * c / (N - 1) + 2 * L * (4 * L / (N - 1) * (c + 1 + ws) * g)
@@ -798,8 +790,7 @@ cert("theorem3.var.9", "The closed form of sum_n [n r^(n-1) + r^n] is off by 1 -
      {"N": 1, "w_star": "1000000001/1000000000"}, {"N": 0, "w_star": "1000000001/1000000000"},
      EXACT, rel(
          "sum_{n=1}^N [n r^(n-1) + r^n] = (w*)^2 + w* - r^N ((w*)^2 + w* + N w*), r = 1 - 1/w*; "
-         "violated "
-                "when they differ"), '''
+         "violated when they differ"), '''
 def check(I):
     N, w = I["N"], fr(I["w_star"])
     r = 1 - 1 / w
@@ -814,7 +805,7 @@ cert("theorem4.duchi",
      {"L": 1, "N": 10, "mu": 0, "w_star": 10}, {"L": 1, "N": 1, "mu": 0, "w_star": 10},
      EXACT, MP,
      rel("G^2/log(1/rho) at N = the same at N = 1, G^2 = L^2 (2 - 1/w*)/N + ||mu||^2 (Theorem 4), "
-                    "rho = r = 1 - 1/w*; violated when they differ"), '''
+         "rho = r = 1 - 1/w*; violated when they differ"), '''
 def check(I):
     L, N, mu, w = fr(I["L"]), I["N"], fr(I["mu"]), fr(I["w_star"])
     G2 = lambda n: L ** 2 * (2 - 1 / w) / n + mu ** 2  # noqa: E731
@@ -828,8 +819,7 @@ cert("statements.tighter_uniform", "At N = 1 Theorem 4's stated bound exceeds Th
      {**_HPQS, "N": 1}, {**_HPQS, "N": 4},
      EXACT, rel(
          "Theorem 4's L^2 (2 - 1/w*)/N + ||mu||^2 <= min(Theorem 1's L^2, Theorem 3's L^2 (1/2 + "
-         "3/(2N)) + "
-                "||mu||^2); violated when lhs > rhs"), '''
+         "3/(2N)) + ||mu||^2); violated when lhs > rhs"), '''
 def check(I):
     pi, q, s, N = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"]
     ws = max(a / b for a, b in zip(pi, q))
@@ -846,8 +836,7 @@ cert("statements.s7_sigma",
      {"pi": ["1/2", "1/2"], "s": [1, -1], "N": 3},
      EXACT, rel(
          "sigma^2/N (sigma = V_pi[s]) = V[g_pMCSA] at stationarity (N independent chains at pi); "
-         "violated when "
-                "they differ"), '''
+         "violated when they differ"), '''
 import itertools
 
 
@@ -888,8 +877,8 @@ cert("table3.dims",
      {"data set": "yacht", "D_lambda": 403, "D_x": 6, "hidden": 50},
      EXACT, rel(
          "D_lambda (Table 3) = dim z of App. C.1's network = H (D_x + 1) + (H + 1) + 2 (H = 50 "
-         "hidden units "
-                "with biases, output weights and bias, lambda, gamma); violated when they differ"),
+         "hidden units with biases, output weights and bias, lambda, gamma); violated when they "
+         "differ"),
      _count('I["hidden"] * (I["D_x"] + 1) + (I["hidden"] + 1) + 2'))
 cert("table4.dims", "Table 4's airfoil row: D_lambda = 353 is not N_train + D_x + 4 = 1362",
      "§6.4, Table 4, row 'airfoil', and App. C.2",
@@ -897,8 +886,7 @@ cert("table4.dims", "Table 4's airfoil row: D_lambda = 353 is not N_train + D_x 
      {"data set": "yacht", "D_lambda": 287, "D_x": 6, "N_train": 277},
      EXACT, rel(
          "D_lambda (Table 4) = dim z of App. C.2's model = N_train (latent f) + D_x (length "
-         "scales) + 4 "
-                "(sigma_f, epsilon, nu, sigma_y); violated when they differ"),
+         "scales) + 4 (sigma_f, epsilon, nu, sigma_y); violated when they differ"),
      _count('I["N_train"] + I["D_x"] + 4'))
 cert("statements.appc1_params",
      "App. C.1's printed BNN (no biases) has 352 parameters on yacht, Table 3 says 403",
@@ -907,8 +895,7 @@ cert("statements.appc1_params",
      {"data set": "yacht", "D_x": 6, "hidden": 50, "D_lambda": 352},
      EXACT, rel(
          "parameters of the printed model (W_1: H x D_x, W_2: H, lambda, gamma) = Table 3's "
-         "D_lambda; violated "
-                "when they differ"),
+         "D_lambda; violated when they differ"),
      _count('I["hidden"] * I["D_x"] + I["hidden"] + 2', table_first=False))
 
 # ============================================================================= mpmath closed forms
@@ -937,8 +924,7 @@ cert("appc2.matern",
      {"points": ["0", "3", "6"], "l": 1, "sigma_f": 1},
      EXACT, MP,
      rel("every Gram matrix [k(x_i, x_j)] of a covariance function is PSD: smallest eigenvalue >= "
-         "0, "
-                    "k = sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r); violated when it is < 0"),
+         "0, k = sigma_f (1 + sqrt5 r + 5/3 r^2) exp(-sqrt5 r); violated when it is < 0"),
                     '''
 def check(I):
     x, l, sf = frs(I["points"]), fr(I["l"]), fr(I["sigma_f"])
@@ -960,8 +946,7 @@ cert("theorem3.discussion",
      {"N": 100000, "w_star": 10000}, {"N": 100000, "w_star": "inf"},
      EXACT, MP,
      rel("(1/N^2) sum_n [n r^(n-1) + r^n] (the proof's bound of the variance part, L = 1, C_cov = "
-         "0) >= "
-                    "1/2 + 3/(2N); violated when lhs < rhs"), '''
+         "0) >= 1/2 + 3/(2N); violated when lhs < rhs"), '''
 def check(I):
     N = I["N"]
     if I["w_star"] == "inf":
@@ -998,9 +983,8 @@ cert("table1.sgd_stepsize",
      {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
      EXACT, MP,
      rel("decay exponent of ||E lambda_T - lambda*||^2 between T and T^2 >= that of G^2 log T/T; "
-         "SGD on "
-                    "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0, so E "
-                    "lambda_t = (I - gamma_t A) E lambda_(t-1) exactly; violated when lhs < rhs"),
+         "SGD on f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda - eta), E eta = 0, so E lambda_t "
+         "= (I - gamma_t A) E lambda_(t-1) exactly; violated when lhs < rhs"),
                     '''
 def check(I):
     mu, L, T = fr(I["mu"]), fr(I["L"]), mpmath.mpf(I["T"])
@@ -1103,7 +1087,7 @@ def g_score(lam, z):
 
 cert("eq1.index",
      "Eq. (1) draws the sample used at lambda_t with the kernel of lambda_t-1; the algorithms use "
-                  "lambda_t's",
+     "lambda_t's",
      "§2.2 Eq. (1), against App. B Algorithms 1, 4, 5 and App. D (proofs of Theorems 1, 3, 4)",
      {"pi": ["3/5", "3/10", "1/10"], "lambda_t-1": [0, 0, "5/2"], "eta_t-1": 0, "gamma": "3/2",
       "component": 0},
@@ -1225,8 +1209,8 @@ def check(I):
 _T4S = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 4, "x": 0}
 _T4H = {"pi": _H10[0], "q": _H10[1], "s": centred(_H10[0]), "N": 1, "x": 0}
 cert("theorem4.statement",
-     "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t "
-                           "-> oo",
+     "Conditionally on F_t-1 pMCSA's second moment from x* stays above Theorem 4's bound as t -> "
+     "oo",
      "§5.1, Theorem 4 (second moment), read conditionally on F_t-1",
      _T4S, _T4H, EXACT, IMH,
      rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left "
@@ -1273,11 +1257,9 @@ cert("theorem2", "Theorem 2 fails in both its readings (main text and appendix O
      {"pi": ["1/2", "1/2"], "q": ["1/2", "1/2"], "s": [1, -1], "N": 2, "t": 2, "x": 1},
      EXACT, MP, CIS,
      rel("E[||g_t,MSC-RB||^2 | F_t-1] <= the larger of the two readings' right sides: 4L^2 "
-         "chi2/(N-1) "
-                         "+ "
-                         "||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) "
-                         "+ (1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); "
-                         "violated when lhs > rhs"), """
+         "chi2/(N-1) + ||mu||^2 (§4.2) and 4L^2 [chi2/(N-1) + (chi2 + 1 + w*) gamma^(t-1)/(N-1) + "
+         "(1 + eps^-2)(1 + w*)^2/N^2] + ||mu||^2 (App. D, O-terms written out); violated when lhs "
+         "> rhs"), """
 def check(I):
     pi, q, s, N, x = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["x"]
     _, second = msc_rb_moments(pi, q, s, x, N)
@@ -1294,17 +1276,14 @@ def check(I):
     return mp(second), rhs, mp(second) > rhs
 """)
 cert("table1", "Table 1's SGD row fails in its three readings: error, suboptimality and averaged "
-               "iterate all decay "
-     "slower than log T/T",
+               "iterate all decay slower than log T/T",
      "§2.1, Table 1, row 'SGD' (gamma_t = gamma/t, gamma = min{1/2L, 2L/mu})",
      {"mu": 1, "L": 10, "T": 1000000, "lambda_0": [1, 1]},
      {"mu": 1, "L": 1, "T": 1000000, "lambda_0": [1, 1]},
      EXACT, MP,
      rel("for each reading (E||lambda_T - lambda*||^2, E f(lambda_T) - f*, the averaged iterate's "
-         "error): "
-                    "decay exponent between T and T^2 of a lower bound of it >= that of G^2 log "
-                    "T/T; lhs is the largest of the three exponents; violated when lhs < rhs (all "
-                    "three fail)"), """
+         "error): decay exponent between T and T^2 of a lower bound of it >= that of G^2 log T/T; "
+         "lhs is the largest of the three exponents; violated when lhs < rhs (all three fail)"), """
 def check(I):
     \"\"\"SGD on f = (1/2) E (lambda - eta)^T A (lambda - eta), A = diag(mu, L), E eta = 0: E
     lambda_t = (I - gamma_t A) E lambda_t-1 exactly, so ||E lambda_T||^2 <= E||lambda_T||^2, f(E
@@ -1374,8 +1353,7 @@ cert("statements.appc1_relu",
      {"x": ["-3", "-1", "1", "3"], "y": ["0", "0", "0", "0"]},
      EXACT, rel(
          "min over weights of the printed model's MSE (>= mean(y^2 1{y < 0}): its output is a "
-         "ReLU, >= 0) <= "
-                "the MSE of the least-squares line in x; violated when lhs > rhs"), """
+         "ReLU, >= 0) <= the MSE of the least-squares line in x; violated when lhs > rhs"), """
 def check(I):
     x, y = frs(I["x"]), frs(I["y"])
     n = len(x)
@@ -1396,9 +1374,8 @@ cert("statements.mixing_improves",
      {"Sigma": [[1, 0], [0, 2]], "start_variance": 10},
      EXACT, MP,
      rel("r = 1 - 1/w* at convergence < r at the start of VI; pi = N(0, Sigma), q = N(0, D) "
-         "mean-field; "
-                    "the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); the "
-                    "start is N(0, start_variance I); violated when lhs >= rhs"), """
+         "mean-field; the inclusive-KL optimum matches the marginal variances, D = diag(Sigma); "
+         "the start is N(0, start_variance I); violated when lhs >= rhs"), """
 def r_gauss(Sig, D):
     \"\"\"r = 1 - 1/w* for pi = N(0, Sig), q = N(0, diag(D)) in 2 dimensions, exactly: w(x) = c
     exp(x^T (D^-1 - Sig^-1) x / 2) is unbounded (w* = oo, r = 1) iff D^-1 - Sig^-1 has a positive
@@ -1425,9 +1402,8 @@ def check(I):
 
 UNCOVERED: dict[str, str] = {
     "theorem3.statement": "its failure rests on a reading of the O(1/w* + r^(tN)) term, which has "
-                          "no constant: no finite "
-                          "instance refutes it (the conditional bias behind it is certified: "
-                          "theorem3.var.3, statements.theorem3_bias_conditional)",
+                          "no constant: no finite instance refutes it (the conditional bias behind "
+                          "it is certified: theorem3.var.3, statements.theorem3_bias_conditional)",
     "statements.qdef_benefit": "needs sup pi/q_def for a Gaussian pi against a mixture of "
                                "Gaussians, which the audit bounds but does not compute; a reading "
                                "of 'vanishes', not a finite relation",

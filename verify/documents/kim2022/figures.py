@@ -114,29 +114,26 @@ _OBS = ("Kim et al. (NeurIPS 2022), §6.2: \"(i) pMCSA has the lowest variance o
         "increasing N until q(.; lambda) has sufficiently converged (when w* has become small).\"")
 _DELTA_WHY = (
     "'benefits' <=> beta >= delta, 'does not benefit' <=> beta <= delta, beta = -d log V/d log N. "
-              "Range [0.1, 0.5]: over the figure's 16-fold budget (N = 8..128) V falls by 1.3x at "
-              "0.1 and 4x at 0.5 (half the O(1/N) rate). delta = 0 is ruled out by §4.2 (Theorem "
-              "1's discussion): 'Although the mixing rate does improve with N, ... this will be "
-              "marginal' (and §4.3: 'the variance improvement becomes marginal'): a marginal gain "
-              "is still 'no benefit'. delta near 1 is ruled out by §5.1: pMCSA 'consistently "
-              "achieve[s] an O(1/N) variance reduction' (beta = 1), which (i) calls a benefit")
+    "Range [0.1, 0.5]: over the figure's 16-fold budget (N = 8..128) V falls by 1.3x at 0.1 and 4x "
+    "at 0.5 (half the O(1/N) rate). delta = 0 is ruled out by §4.2 (Theorem 1's discussion): "
+    "'Although the mixing rate does improve with N, ... this will be marginal' (and §4.3: 'the "
+    "variance improvement becomes marginal'): a marginal gain is still 'no benefit'. delta near 1 "
+    "is ruled out by §5.1: pMCSA 'consistently achieve[s] an O(1/N) variance reduction' (beta = "
+    "1), which (i) calls a benefit")
 DELTAS = tuple(Threshold("benefit margin delta", f"delta={d:g}", d, _OBS,
                          _DELTA_WHY) for d in (0.1, 0.2, 0.5))
 
 _CHI2_Q = (
     "Kim et al. (NeurIPS 2022), §4.2 Theorem 2: the MSC-RB variance is at most 4 L^2 "
-    "d_chi2(pi||q)/(N-1) "
-           "+ ||mu||^2; 'the variance of MSC-RB will be large on challenging problems where the "
-           "chi2 divergence is large, although linear variance reduction is possible'; §6.2 (iii): "
-           "'... until the chi2 divergence between pi and q(.; lambda) has become small'")
+    "d_chi2(pi||q)/(N-1) + ||mu||^2; 'the variance of MSC-RB will be large on challenging problems "
+    "where the chi2 divergence is large, although linear variance reduction is possible'; §6.2 "
+    "(iii): '... until the chi2 divergence between pi and q(.; lambda) has become small'")
 _CHI2_WHY = (
     "chi2 matters through chi2/(N-1) (Theorem 2): 'small' relative to the budget, 1 + chi2 <= k, "
-    "the "
-             "importance-sampling effective sample size N/(1 + chi2) at least 1. Range: k from "
-             "N_min (small for every budget) through N_max (for the largest) to 10 N_max (within "
-             "an order of magnitude of it). 'chi2 finite' alone is ruled out by the same "
-             "discussion ('large on challenging problems where the chi2 divergence is large': a "
-             "finite chi2 of 10^3 N is large)")
+    "the importance-sampling effective sample size N/(1 + chi2) at least 1. Range: k from N_min "
+    "(small for every budget) through N_max (for the largest) to 10 N_max (within an order of "
+    "magnitude of it). 'chi2 finite' alone is ruled out by the same discussion ('large on "
+    "challenging problems where the chi2 divergence is large': a finite chi2 of 10^3 N is large)")
 #: the range of a budget-relative threshold k: N_min, N_max, 10 N_max (as functions of the budgets
 #Ns)
 _BUDGET_RANGE = (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)),
@@ -150,30 +147,26 @@ _W_Q = ("Kim et al. (NeurIPS 2022), §4.3 Theorem 3: d_TV <= C(r, N) r^(kN), r =
         "become small)'")
 _W_WHY = (
     "JSA's N IMH steps per iteration contract by r^N <= exp(-N/w*) (Theorem 3): 'small' relative "
-    "to the "
-          "budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the "
-          "paper's Gaussian pair w* = inf at every iteration (a mean-field q is never wider than a "
-          "full-rank pi), so every value of the range reads (iv)'s premise the same way there")
+    "to the budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the "
+    "paper's Gaussian pair w* = inf at every iteration (a mean-field q is never wider than a "
+    "full-rank pi), so every value of the range reads (iv)'s premise the same way there")
 W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY) for name,
                 fn in _BUDGET_RANGE)
 
 _CONV_Q = (
     "Kim et al. (NeurIPS 2022), §6.2: 'Clearly, pMCSA successfully converges for the broadest "
-    "variety of "
-           "optimizer settings. Overall, most MCSA methods seem to be the most stable with ADAM'; "
-           "Figure 2: 'Optimizer stepsize versus final KL ... The final KL is obtained at the "
-           "10^4th iteration'")
+    "variety of optimizer settings. Overall, most MCSA methods seem to be the most stable with "
+    "ADAM'; Figure 2: 'Optimizer stepsize versus final KL ... The final KL is obtained at the "
+    "10^4th iteration'")
 _CONV_WHY = (
     "converged <=> final KL(pi||q) <= KL* + tau (KL* the best mean-field KL, closed form); a "
-    "diverged "
-             "run is not converged. Range: tau from 1 nat (close to the optimum in absolute terms) "
-             "through max(1 nat, KL*) (within a factor 2 of the optimum) to 10 max(1 nat, KL*) "
-             "(within an order of magnitude, as one reads Figure 2's log-scale KL axis). Below 1 "
-             "nat is ruled out by Figure 2's caption, 'results in stable convergence': a constant "
-             "step size with stochastic gradients ends on a noise floor above KL*, and the runs "
-             "the paper calls converged are those on that floor (in the stored full run the best "
-             "run of every scheme ends 0.46-0.79 nat above KL*; at tau = 0.5 nat 2 of 6400 runs "
-             "converge and every comparison is 0 vs 0)")
+    "diverged run is not converged. Range: tau from 1 nat (close to the optimum in absolute terms) "
+    "through max(1 nat, KL*) (within a factor 2 of the optimum) to 10 max(1 nat, KL*) (within an "
+    "order of magnitude, as one reads Figure 2's log-scale KL axis). Below 1 nat is ruled out by "
+    "Figure 2's caption, 'results in stable convergence': a constant step size with stochastic "
+    "gradients ends on a noise floor above KL*, and the runs the paper calls converged are those "
+    "on that floor (in the stored full run the best run of every scheme ends 0.46-0.79 nat above "
+    "KL*; at tau = 0.5 nat 2 of 6400 runs converge and every comparison is 0 vs 0)")
 TAUS = tuple(Threshold("converged", name, fn, _CONV_Q, _CONV_WHY)
              for name,
              fn in (("tau=1 nat", lambda k: 1.0), ("tau=max(1,KL*)", lambda k: max(1.0, k)),
@@ -184,9 +177,9 @@ _MOST_Q = (
     "ADAM'")
 _MOST_WHY = (
     "per scheme, ADAM 'the most stable' <=> its fraction of converged runs is at least each other "
-             "optimizer's (ratio >= 1, decided with the claim's error rate); 'most' of the 4 "
-             "schemes <=> a majority, at least 3. 2 of 4 is not 'most'; 4 of 4 reads 'most' as "
-             "'all', which the sentence chose not to say. The range is this one value")
+    "optimizer's (ratio >= 1, decided with the claim's error rate); 'most' of the 4 schemes <=> a "
+    "majority, at least 3. 2 of 4 is not 'most'; 4 of 4 reads 'most' as 'all', which the sentence "
+    "chose not to say. The range is this one value")
 MOST = (Threshold("most MCSA methods", "majority (3 of 4)", lambda n: n // 2 + 1, _MOST_Q,
                   _MOST_WHY),)
 
@@ -933,8 +926,7 @@ def plot_figure1(report, path, dpi=130):
     line = _verdict_line(report, [("pmcsa_benefit", "(i) pMCSA benefits"),
                                   ("pmcsa_lowest_variance", "(i) lowest"),
                                   ("msc_benefit", "(ii) MSC no benefit"),
-                                  ("mscrb_benefit_chi2_large", "(iii) chi2 "
-                                      "large"),
+                                  ("mscrb_benefit_chi2_large", "(iii) chi2 large"),
                                   ("mscrb_benefit_chi2_small", "(iii) chi2 small"),
                                       ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
@@ -1033,9 +1025,8 @@ def plot_figure2(report, path, dpi=130):
     inc = report.extra.get("incomplete")
     title = (
         f"Step size vs final KL (Kim et al., NeurIPS 2022, Figure 2) — D = "
-        f"{rows[0].get('D', '?')}, "
-             f"N = {rows[0]['N']}, {reps} replications, T = {rows[0]['t']}; "
-             f"{_verdict_label('figure2', rows[0].get('D'), rows[0]['t'])}: {report.verdict}")
+        f"{rows[0].get('D', '?')}, N = {rows[0]['N']}, {reps} replications, T = {rows[0]['t']}; "
+        f"{_verdict_label('figure2', rows[0].get('D'), rows[0]['t'])}: {report.verdict}")
     fig.suptitle(textwrap.fill(title, 45 * len(opts)) + f"\n{textwrap.fill(line, 45 * len(opts))}"
                  + (f"\n{textwrap.fill(inc, 45 * len(opts))}" if inc else ""), fontsize=11,
                  color="k")
@@ -1055,9 +1046,8 @@ def _reproduce(fig):
 register(Verification(
     "figure1",
     measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, "
-             "against each theorem's "
-             "variance bound at the current lambda; the observations (i)-(iv) of §6.2 as slopes of "
-             "log V in log N",
+             "against each theorem's variance bound at the current lambda; the observations "
+             "(i)-(iv) of §6.2 as slopes of log V in log N",
     targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = "
             "10), mean-field Gaussian q",
     method="monte-carlo", forms="moment, corrected, stated",

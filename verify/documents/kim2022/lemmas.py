@@ -223,8 +223,7 @@ def run_lemma4(grid, seed=0, progress=None):
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
             hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
             imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: "
-                   "the reading the "
-                "cited source gives)")
+                   "the reading the cited source gives)")
             out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=",
                                    tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
@@ -622,10 +621,8 @@ LEMMA7_NORM = "Bias = ||E g_hat - E_Pi g|| (as the proof and Theorems 3-4 use it
 
 _IMH_SUPPORT = (
     "§4.3: 'we use the exact n-step marginal IMH kernel derived by Smith & Tierney (1996) as (2)'; "
-    "proof "
-                "of "
-                "Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney "
-                "(1996)'")
+    "proof of Lemma 4: 'The proof can be found in the proof of Theorem 3 of Smith & Tierney "
+    "(1996)'")
 
 _READINGS = {
     "proposition2": (
@@ -657,7 +654,7 @@ _READINGS = {
     "lemma4": (
         Reading(LAMBDA_PRINTED,
                 "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 4: 'lambda(.) in "
-                                "Equation (3)'",
+                "Equation (3)'",
                 "lambda(w) computed literally from Eq. (3), integrating against pi", axis="lambda",
                 select=by_form("printed-eq3"), promote=True, see="eq3"),
         # rule 1: Eq. (3) contradicts the source the text and the proof cite; both sides are kept
@@ -669,14 +666,13 @@ _READINGS = {
     "lemma5": (
         Reading(LAMBDA_PRINTED,
                 "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in "
-                "Equation "
-                                "(3)'",
+                "Equation (3)'",
                 "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with "
                 "lambda the IMH rejection probability is dropped (see DROPPED_READINGS; Lemma 5 "
                 "fails under it too)", axis="lambda"),),
     "table1": tuple(
-        Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate "
-                                  "O(G^2 log T / T) (the column 'Rate' names no quantity)",
+        Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate O(G^2 "
+                      "log T / T) (the column 'Rate' names no quantity)",
                             meaning, axis="rate of")
                     for name, meaning in zip(SGD_READINGS, (
                         "the rate bounds the mean squared distance of the last iterate to lambda*",
@@ -707,8 +703,7 @@ _READINGS = {
 #: shows it.
 _BIAS_DEFS = (
     "Lemma 2: 'the bias is denoted as Bias[g] = E||g - mu||_2'; Lemma 7: 'The bias of g_hat, "
-    "defined as "
-              "Bias[g_hat] = E||g_hat - E_Pi g||'")
+    "defined as Bias[g_hat] = E||g_hat - E_Pi g||'")
 _EQ3 = ("Eq. (3): 'lambda(w) = int_{R(w)} (1 - w(z')/w) pi(d z')', the definition Lemmas 4-5 refer "
         "to ('lambda(.) in Equation (3)', 'T_n(.) in Equation (3)')")
 DROPPED_READINGS = {
@@ -724,15 +719,15 @@ DROPPED_READINGS = {
 KEPT_READINGS_REVIEW = {
     "proposition2": {
         "'<=' (equality exactly at pi = q)": (
-            "proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is "
-                                              "bounded below exponentially by the inclusive KL'",
+            "proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is bounded below "
+            "exponentially by the inclusive KL'",
                                               "the statement's own strict '<' rules it out (rule "
                                               "6)"),
         STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'",
                  "no sentence rules it out")},
     "lemma1": {
-        "sup over all sets": ("proofs of Theorems 3-4: "
-                              "'d_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, A)| ... <= ... Lemma 1'",
+        "sup over all sets": ("proofs of Theorems 3-4: 'd_TV(P^k, Pi) = sup_A |Pi(A) - P^k(eta, "
+                              "A)| ... <= ... Lemma 1'",
                               "no sentence rules it out"),
         "sup over product sets A^N": ("Lemma 1: 'an arbitrary set A ... int_{A^N}'",
                                       "no sentence rules it out")},
@@ -813,11 +808,10 @@ register(Verification("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, |
                       overrides=("n",), readings=_READINGS.get('lemma7', ())))
 register(Verification("table1",
                       measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, "
-                               "L = mu); exact lower "
-                     "bounds of the error at condition numbers L/mu > 1; symbolic structure",
+                               "L = mu); exact lower bounds of the error at condition numbers L/mu "
+                               "> 1; symbolic structure",
                       targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly "
-                              "convex); quadratic MCSA "
-                              "instances with Hessian diag(mu, L)",
+                              "convex); quadratic MCSA instances with Hessian diag(mu, L)",
                               method="monte-carlo+exact+symbolic", forms="stated",
                       grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
                             dict(D=10, N=16, R=256, T_min=100, T_max=20000,
@@ -828,7 +822,7 @@ register(
     Verification(
         "table2",
         measures="evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
-                               "path-derivative ELBO gradient, per iteration",
+                 "path-derivative ELBO gradient, per iteration",
                                targets="every MCSA scheme; ELBO",
                       method="exact", forms="stated",
                       grid=Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])),

@@ -284,8 +284,7 @@ def _eq3():
     if o.status == WRONG:
         o.correction = (
             "lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not pi); with it Eq. (2) "
-            "equals "
-                        "the exact n-step kernel (step eq2), with pi it does not")
+            "equals the exact n-step kernel (step eq2), with pi it does not")
     return o
 
 
@@ -301,8 +300,7 @@ def _eq3_corrected():
             rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"),
                          float(K[x, x] - q[x])))
     return instance_check(lambda: rows, "=", tol=1e-12,
-                          describe="lambda against q vs K(z, {z}) - q(z) of the exact "
-        "IMH matrix")
+                          describe="lambda against q vs K(z, {z}) - q(z) of the exact IMH matrix")
 
 
 def _eq7():
@@ -407,8 +405,7 @@ def _eq1_index():
              "for the algorithms' form): "),
         correction=(
             "eta_t ~ P_{lambda_t}(eta_{t-1}, .) in Eq. (1) (the sample used at lambda_t drawn with "
-            "the "
-                    "kernel of lambda_t), which is Algorithms 1, 4, 5 re-indexed"))
+            "the kernel of lambda_t), which is Algorithms 1, 4, 5 re-indexed"))
 
 
 def _eq1_corrected():
@@ -715,8 +712,7 @@ def _lemma1_statement():
     o = instance_check(_lemma1_rows, "<=", tol=1e-12, describe="every A of X, product sets A^N")
     o.detail = (
         "Lemma 1 bounds the rectangles A^N only (one common A); d_TV of product measures needs "
-        "every set of "
-                "X^N (see theorem3.mix.2, theorem4.mix.1): " + o.detail)
+        "every set of X^N (see theorem3.mix.2, theorem4.mix.1): " + o.detail)
     return o
 
 
@@ -858,8 +854,7 @@ def _t1_kernel_expectation():
 
 def _t1_assumption3():
     ("""int sum_n wbar_n ||s||^2 prod q (= E_{K(z,.)}||s||^2, theorem1.mom.1) vs L^2 int sum_n """
-     """wbar_n prod q, L = """
-        """max |s|.""")
+     """wbar_n prod q, L = max |s|.""")
     rows = []
     for pi, q, s in _scored(SCORED_CIS, count=6):
         M = pi.size
@@ -1129,13 +1124,12 @@ def _t2_eps():
         gam.append(f"N = {Nv:g}, w* = {w_:g}: t > {t_star:.3g}")
     o.detail = (
         f"the remainder is an explicit O(N^-3/2): N^(3/2) rest -> {sp.sstr(lim)} as N -> oo (a "
-        f"constant that "
-                f"grows like w*^2); {o.detail}. Sequences: the kept term 4L^2 chi2/(N-1) exceeds "
-                f"the remainder (N -> oo at fixed w*) {'; '.join(seq)} -- i.e. only for N of order "
-                f"w*^2 or larger; at fixed N (w* -> oo, chi2 = w* - 1): {'; '.join(w_star_at)} "
-                f"(the remainder grows like w*^2/N^(3/2), the kept term like w*/N). The "
-                f"appendix's other dropped term (chi2 + 1 + w*) gamma^(t-1)/(N-1) falls below the "
-                f"kept term only for {'; '.join(gam)} (gamma -> 1 as w* -> oo at fixed N)")
+        f"constant that grows like w*^2); {o.detail}. Sequences: the kept term 4L^2 chi2/(N-1) "
+        f"exceeds the remainder (N -> oo at fixed w*) {'; '.join(seq)} -- i.e. only for N of order "
+        f"w*^2 or larger; at fixed N (w* -> oo, chi2 = w* - 1): {'; '.join(w_star_at)} (the "
+        f"remainder grows like w*^2/N^(3/2), the kept term like w*/N). The appendix's other "
+        f"dropped term (chi2 + 1 + w*) gamma^(t-1)/(N-1) falls below the kept term only for "
+        f"{'; '.join(gam)} (gamma -> 1 as w* -> oo at fixed N)")
     return o
 
 
@@ -1301,10 +1295,9 @@ def _t2_main_text():
 
 T2_CORRECTION = (
     "4L^2 [(1 + chi2)/(N-1) + O(N^-3/2)] + 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2; explicitly "
-                 "E[||g||^2 | F] <= min(L^2, 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + "
-                 "(1+eps^-2)(1+w*)^2/N^2] + 4 L ||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2), eps^2 = "
-                 "(N-1)^-1/2 (the quoted MSE bound with E_q w^2 = 1 + chi2, Lemma 2 (2), the "
-                 "one-step bias; L^2 is the trivial bound, ||g|| <= L)")
+    "E[||g||^2 | F] <= min(L^2, 4L^2 [(1+eps^2)(1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2] + 4 L "
+    "||mu|| d_TV(K(z_t-1,.), pi) + ||mu||^2), eps^2 = (N-1)^-1/2 (the quoted MSE bound with E_q "
+    "w^2 = 1 + chi2, Lemma 2 (2), the one-step bias; L^2 is the trivial bound, ||g|| <= L)")
 
 
 def _t2_second_corrected():
@@ -1380,8 +1373,7 @@ def _l5_step():
     d = sp.factor(sp.simplify(lhs - rhs))
     return Outcome(
         WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 "
-               f"- 1/v. "
-                          f"At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
+               f"- 1/v. At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
                    counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
                                    "rhs": float(rhs.subs(w, 2))},
                    correction=L5_CORRECTION, method="symbolic")
@@ -1469,8 +1461,7 @@ def _l6_rows(stated=True):
 
 def _l6_step2():
     o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12,
-                       describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v "
-        "w') <= 1/w'")
+                       describe="E_{K^n} f vs the bound after Lemma 5 and 1/(w v w') <= 1/w'")
     o.correction = L6_CORRECTION
     return o
 
@@ -1483,8 +1474,7 @@ def _l6_statement():
     if o.status == WRONG:
         o.correction = (
             "E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1)) E_pi f "
-            "(Lemma 5 "
-                        "corrected); min with the trivial max f")
+            "(Lemma 5 corrected); min with the trivial max f")
     return o
 
 
@@ -1612,8 +1602,7 @@ def _l7_def():
     used = float(np.linalg.norm(Kn[0] @ gvec - Epi))
     return Outcome(
         WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; "
-               "the "
-                          "former does not vanish at stationarity",
+               "the former does not vanish at stationarity",
                    counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]},
                                    "lhs": as_defined,
                                    "rhs": used},
@@ -1680,9 +1669,8 @@ def _l7_statement():
     if o.status == WRONG:
         o.detail = (
             "with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the expected norm does "
-            "not vanish at "
-                    "stationarity; it holds for ||E g_hat - E_Pi g||, and then sqrt(D) is "
-                    "unnecessary: " + o.detail)
+            "not vanish at stationarity; it holds for ||E g_hat - E_Pi g||, and then sqrt(D) is "
+            "unnecessary: " + o.detail)
         o.correction = "||E g_hat - E_Pi g|| <= 2 L C rho^n"
     return o
 
@@ -1752,9 +1740,7 @@ def _t3_def():
         o.detail = "JSA's N states form one Markov path, not independent draws: " + o.detail
         o.correction = (
             "P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a "
-            "path "
-                        "law); "
-                        "its stationary law is the path law of K, not pi^N")
+            "path law); its stationary law is the path law of K, not pi^N")
     return o
 
 
@@ -1847,8 +1833,7 @@ def _sup_vs_sum(corrected=False):
         if o.status == LOOSE:
             o.detail = (
                 "sup over one common A of the sum is at most the sum of the sups, with '<' when "
-                "the terms "
-                        "need different sets (M >= 3): " + o.detail)
+                "the terms need different sets (M >= 3): " + o.detail)
             o.correction = "'<='"
         return o
     return fn
@@ -1868,8 +1853,7 @@ def _t3_sum_closed():
 
 def _t3_mix_sum():
     ("""sum_n d_TV(K^((k-1)N+n)(z^(n), .), pi) (each term at its worst start) vs sum_n """
-     """r^((k-1)N+n), N and k up to """
-        """10^4.""")
+     """r^((k-1)N+n), N and k up to 10^4.""")
     rows = []
     for pi, q in _pairs(count=8):
         K = F.imh_matrix(pi, q)
@@ -1959,8 +1943,7 @@ def _t3_cond_bias(scheme):
     if o.status == WRONG:
         o.detail = (
             "E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t steps from eta_0 "
-            "bounds "
-                    "the unconditional bias: " + o.detail)
+            "bounds the unconditional bias: " + o.detail)
         o.correction = (
             "one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n (JSA), <= 2 L r "
             "(pMCSA)")
@@ -2033,13 +2016,11 @@ def _t3_lemma6():
                           for j in range(1, NN + 1)) / NN ** 2
                 rows.append(({"w_star": ws, "N": NN, "x": x}, lhs, rhs))
     o = instance_check(lambda: rows, "<=", tol=1e-12,
-                       describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| "
-        "= 1")
+                       describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| = 1")
     o.correction = (
         "(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n "
-        "||s(z_t-1)||^2 "
-                    "+ (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected E_pi "
-                    "term; L^2/N is the trivial bound)")
+        "||s(z_t-1)||^2 + (1 - r^n - n(1-r) r^(n-1)) E_pi||s||^2]) (Lemma 6 with its corrected "
+        "E_pi term; L^2/N is the trivial bound)")
     return o
 
 
@@ -2063,8 +2044,7 @@ def _t3_lemma6_corrected():
 
 def _t3_assumption3():
     ("""(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2] vs (1/N^2) sum_n [n r^(n-1) """
-     """L^2 + r^n L^2], L = """
-        """max |s|.""")
+     """L^2 + r^n L^2], L = max |s|.""")
     rows = []
     for pi, q, s in _scored():
         rr = 1 - 1 / float((pi / q).max())
@@ -2134,10 +2114,8 @@ def _t3_laurent():
     seq = "" if searching() else _t3_laurent_sequences()
     o.detail = (
         "the w* -> oo limit of the sum is N^2/2 + 3N/2 (sympy) and the remainder is explicit: 0 <= "
-        "N^2/2 + "
-                "3N/2 "
-                "- sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so L^2 "
-                "[1/2 + 3/(2N) + O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq
+        "N^2/2 + 3N/2 - sum <= N(N+1)(2N+1)/(6 w*), an O(1/w*) whose constant grows like N^3/3 (so "
+        "L^2 [1/2 + 3/(2N) + O(1/w*)] hides an O-constant ~ N/3, not uniform in N)" + seq
                 + ": " + o.detail)
     return o
 
@@ -2160,8 +2138,7 @@ def _t3_sum_direct(NN, wv):
 
 def _t3_gap(NN, wv):
     ("""N^2/2 + 3N/2 - sum_n [n r^(n-1) + r^n] = sum_n [n (1 - r^(n-1)) + (1 - r^n)], r = 1 - """
-     """1/w*, without """
-        """cancellation.""")
+     """1/w*, without cancellation.""")
     lr = np.log1p(-1 / wv) if wv > 1 else -1e300  # log r
     j = np.arange(1, NN + 1, dtype=float)
     return float((j * -np.expm1((j - 1) * lr) - np.expm1(j * lr)).sum())
@@ -2206,14 +2183,13 @@ def _t3_var_sum():
                 rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2,
                              L2 * NN ** 2))
     return instance_check(lambda: rows, "=", 1e-12,
-                          describe="JSA paths on finite spaces; residual relative to "
-                                                           "L^2 N^2 (the N^2 products that cancel)")
+                          describe="JSA paths on finite spaces; residual relative to L^2 N^2 (the "
+                                   "N^2 products that cancel)")
 
 
 def _t3_var_le_second():
     ("""(1/N^2) sum_n V[s_n | F] vs (1/N^2) sum_n E[||s_n||^2 | F], s_n = s(z^(n)), z^(n) ~ """
-     """K^n(z_t-1, .), N up to """
-        """10^4.""")
+     """K^n(z_t-1, .), N up to 10^4.""")
     rows = []
     for pi, q, s in _scored():
         K = F.imh_matrix(pi, q)
@@ -2249,8 +2225,7 @@ def _t3_markov():
 
 def _t3_substitution():
     ("""Line 10's sum with L^2 and r against line 11's with r = 1 - 1/w*: the sums in closed """
-     """form (sympy), r = 1 - """
-        """1/w*.""")
+     """form (sympy), r = 1 - 1/w*.""")
     nn = sp.Symbol("n", integer=True, positive=True)
 
     def closed(expr):
@@ -2347,9 +2322,8 @@ def _t3_table():
              "mixing bound P^k_lambda uses, which it does not affect): "),
         correction=(
             "z_t^(n) | z_t-1^(N), lambda_t-1 ~ K^n_lambda_t-1(z_t-1^(N), .); the law of z_k^(n) "
-            "given z_0 is "
-                    "E[K^N_lambda_0 ... K^N_lambda_k-2 K^n_lambda_k-1](z_0, .), a power "
-                    "K^((k-1)N+n)_lambda only with lambda frozen"))
+            "given z_0 is E[K^N_lambda_0 ... K^N_lambda_k-2 K^n_lambda_k-1](z_0, .), a power "
+            "K^((k-1)N+n)_lambda only with lambda frozen"))
 
 
 def _t3_table_corrected():
@@ -2491,9 +2465,8 @@ step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 
      justification="the chain above",
      check=fixed(
          WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact "
-                "counterexamples in "
-                        "`python -m verify theorem3`); the variance part survives only because the "
-                        "stated 1/2 + 3/(2N) exceeds the trivial 1/N",
+                "counterexamples in `python -m verify theorem3`); the variance part survives only "
+                "because the stated 1/2 + 3/(2N) exceeds the trivial 1/N",
                  correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
      depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True,
      reading=CONDITIONAL,
@@ -2572,9 +2545,7 @@ def _orate(scheme):
             kept = "L^2 (2 - 1/w*)/N" if scheme == "pmcsa" else "L^2 (1/2 + 3/(2N))"
             o.detail = (
                 f"the proof's O-term holds with Lemma 7's constants (unconditional reading); it "
-                f"falls below "
-                        f"the "
-                        f"kept {kept} only from {_orate_sequences(scheme)}"
+                f"falls below the kept {kept} only from {_orate_sequences(scheme)}"
                         + (" -- t* grows like w* ln N: the constant C(N) = N of Lemma 7 (the exact "
                            "bias has no factor N, see theorem4.bias_over_n)" if scheme == "pmcsa"
                            else
@@ -2594,8 +2565,7 @@ def _t4_lemma6_n1():
         for x in range(pi.size):
             rows.append(({"M": pi.size, "x": x}, float(K[x] @ f), float(q @ f + rr * f[x])))
     return instance_check(lambda: rows, "<=", tol=1e-12,
-                          describe="Lemma 6 with n = 1 (where it is correct), f = "
-        "||s||^2")
+                          describe="Lemma 6 with n = 1 (where it is correct), f = ||s||^2")
 
 
 def _starts(pi, q, NN):
@@ -2778,8 +2748,7 @@ step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 
      justification="the chain above",
      check=fixed(
          WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is "
-                "large (exact "
-                        "counterexamples in `python -m verify theorem4`)",
+                "large (exact counterexamples in `python -m verify theorem4`)",
                  correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",),
                  expect=WRONG,
      statement=True, reading=CONDITIONAL, corrected=_t4_statement_corrected, search_budget=1200)
@@ -2858,8 +2827,8 @@ def _t4_bias_corrected():
 
 
 step("theorem4.bias_over_n", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance: 'it is possible to obtain a tighter "
-"bound on the bias terms such that O(r^t/N)'", relation="<=",
+     location="App. D proof of Thm 4, variance: 'it is possible to obtain a tighter bound on the "
+              "bias terms such that O(r^t/N)'", relation="<=",
      lhs="Bias[g_t,pMCSA] (N chains started at z*, w(z*) = w*)",
      rhs="C r^t/N with C independent of N (C = 2L, the direct (K, z) argument's constant)",
      justification="'As noted in the proof of "
@@ -2909,16 +2878,14 @@ def _mix_lemma1(scheme):
     if o.status == WRONG:
         o.detail = (
             "Lemma 1 covers the rectangles A'^N only, but d_TV takes the supremum over every set "
-            "of Z^N "
-                    "(three states are needed: on two, A' = {z} attains every marginal TV); "
+            "of Z^N (three states are needed: on two, A' = {z} attains every marginal TV); "
                     + o.detail
                     + ". The theorem's conclusion still holds: d_TV(prod_n K^k(z_n, .), Pi) <= "
-                      "sum_n d_TV(K^k(z_n, .), "
-                    "pi) <= N r^k (hybrid argument, exact on these instances)")
+                      "sum_n d_TV(K^k(z_n, .), pi) <= N r^k (hybrid argument, exact on these "
+                      "instances)")
         o.correction = (
             "d_TV(prod_n p_n, prod_n pi) <= sum_n d_TV(p_n, pi) for every set (telescoping over "
-            "hybrids "
-                        "p_1 x .. x p_m x pi x .. x pi, Fubini), not via Lemma 1")
+            "hybrids p_1 x .. x p_m x pi x .. x pi, Fubini), not via Lemma 1")
     return o
 
 
@@ -2950,8 +2917,7 @@ def _t2_mse_quoted():
              "not V_q[w] = chi2: at q = pi the MSE is 1/N while the quoted bound is O(N^-3/2); "),
         correction=(
             "4L^2 [(1+eps^2) (1 + chi2)/(N-1) + (1+eps^-2)(1+w*)^2/N^2] (E_q[w^2] = 1 + chi2 in "
-            "the leading "
-                    "term); at q = pi it is >= 4L^2/(N-1) >= MSE"))
+            "the leading term); at q = pi it is >= 4L^2/(N-1) >= MSE"))
     return o if o.status == WRONG else _t2_mse()
 
 
@@ -3005,8 +2971,7 @@ def _p2_equality_cases():
             "= q: ",
         correction=(
             "exp(d_KL(pi || q)) <= w*, with equality iff w = pi/q is constant on supp(pi) (Jensen "
-            "is "
-                    "strict otherwise, and E_pi w = w* needs w = w* pi-a.s.)"))
+            "is strict otherwise, and E_pi w = w* needs w = w* pi-a.s.)"))
 
 
 def _t3_discussion():
@@ -3037,9 +3002,8 @@ def _t3_discussion():
              "| F] <= L^2/N for any kernel (Assumption 3): "),
         correction=(
             "(1/N^2) sum_n V[s(z_t^(n)) | F_t-1] <= L^2/N: any w*-dependent limitation of the "
-            "variance "
-                    "reduction must come from C_cov (and the bias), not from the terms the "
-                    "discussion keeps"))
+            "variance reduction must come from C_cov (and the bias), not from the terms the "
+            "discussion keeps"))
 
 
 def _tables_dim():
@@ -3061,9 +3025,8 @@ def _tables_dim():
              "503 but D_x 8 and 9: "),
         correction=(
             "D_x = (D_lambda - 103)/50: airfoil 5, energy 8, wine 11, boston 13, sml 22, gas 128 "
-            "(the UCI "
-                    "feature counts, and Table 4's for boston, energy, wine, gas); D_lambda is dim "
-                    "z, not the dimension of lambda"))
+            "(the UCI feature counts, and Table 4's for boston, energy, wine, gas); D_lambda is "
+            "dim z, not the dimension of lambda"))
 
 
 def _table4_dim():
@@ -3145,8 +3108,7 @@ def _gamma_rate():
     if o.status == LOOSE:
         o.detail = (
             "gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same kernel by 1/(2w* + "
-            "N - 2); at "
-                    "N = 2 gamma = 1, no contraction at all: " + o.detail)
+            "N - 2); at N = 2 gamma = 1, no contraction at all: " + o.detail)
         o.counterexample = {"at": rows[0][0], "lhs": rows[0][1], "rhs": rows[0][2]}
         o.correction = "'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) (Theorem 1)"
     return o
@@ -3197,7 +3159,7 @@ def _pmcsa_rejections():
              "(1 - 1/w*)/N): "),
         correction=(
             "'the chains' rejections add no covariance between chains'; each term V[s(z_t^(n)) | "
-                    "z_t-1^(n)] depends on the rejection probability"))
+            "z_t-1^(n)] depends on the rejection probability"))
 
 
 def _gamma_corrected():

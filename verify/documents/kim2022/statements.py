@@ -494,9 +494,7 @@ H11_CASES = ((H_PI, H_Q, H_S, 1),
 
 TIGHTER_QUOTE = (
     "Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter "
-    "bound on "
-                 "the "
-                 "gradient variance'; §1 ❸: 'achieves lower gradient variance (Theorem 4)'")
+    "bound on the gradient variance'; §1 ❸: 'achieves lower gradient variance (Theorem 4)'")
 UNIFORM, VARIANCE_PART = "uniformly: Theorem 4's stated bound below Theorems 1 and 3's", \
     "the variance part, N >= 2: L^2 (2 - 1/w*)/N against L^2 and L^2 (1/2 + 3/(2N))"
 
@@ -532,8 +530,7 @@ def _tighter_uniform():
              "||mu||^2/L^2)); it is below Theorem 3's for every N: "),
         correction=(
             "'a tighter bound' holds for the variance part (statements.tighter_variance_part) and, "
-            "for the "
-                    "second moment, once N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)"))
+            "for the second moment, once N >= (2 - 1/w*)/(1 - ||mu||^2/L^2)"))
 
 
 def _tighter_corrected():
@@ -710,8 +707,7 @@ def _bounded_variance():
                 rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c},
                              *strong_convexity_sides(A, v, R, c)))
     return instance_check(lambda: rows, "<=", tol=64 * U * 64,
-                          describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr "
-        "A^2")
+                          describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
 
 
 step("statements.bounded_variance", claim=CLAIM, seed=SEED, location="§3.2, Gradient Bound G",
@@ -930,8 +926,7 @@ def _sgd_stepsize():
         why=why,
         correction=(
             "gamma >= 1/(2 mu) (e.g. gamma = 1/mu, the classical condition 2 gamma mu > 1 for "
-            "gamma/t); as "
-                    "printed, 1/(2L) and 2L/mu do not even have the same units"))
+            "gamma/t); as printed, 1/(2L) and 2L/mu do not even have the same units"))
 
 
 step("table1.sgd_stepsize", claim="table1", seed=SEED, location="§2.1 Table 1, row 'SGD'",
@@ -1067,8 +1062,7 @@ def _table3_gas():
     if o.status == WRONG:
         o.detail = (
             "pMCSA is not bolded on gas while both ELBO columns are: by Table 3's own criterion it "
-            "is "
-                    "distinguishable from the best there: " + o.detail)
+            "is distinguishable from the best there: " + o.detail)
         o.correction = "'on gas pMCSA is 0.22 nat below ELBO (N = 10) and 0.03 below ELBO (N = 1)'"
     return o
 
@@ -1107,7 +1101,7 @@ def _table3_gas_gap():
                        complete=True)
     o.detail += (
         f"; the gap {gap:g} nat: fails for delta < {gap:g}, holds for delta >= {gap:g} (range "
-                 f"{list(GAP_RANGE)}): depends on the reading of 'comparable'")
+        f"{list(GAP_RANGE)}): depends on the reading of 'comparable'")
     return o
 
 
@@ -1238,9 +1232,7 @@ def _s7_literal():
     if o.status == WRONG:
         o.detail = (
             "with sigma the variance, as the parenthesis defines it, sigma^2/N is V_pi[s]^2/N, not "
-            "the "
-                    "variance "
-                    "V_pi[s]/N of pMCSA at stationarity: " + o.detail)
+            "the variance V_pi[s]/N of pMCSA at stationarity: " + o.detail)
         o.correction = "'sigma^2/N (sigma^2 is the variance of the score over the posterior)'"
     return o
 
@@ -1284,9 +1276,8 @@ def _appc1_params():
              "parameters; Table 3's D_lambda counts 50 (D_x + 1) + 51 + 2, i.e. biases: "),
         correction=(
             "z = ReLU(W_1 x + b_1), y_hat = W_2 z + b_2 (linear output with biases, 50 (D_x + 1) + "
-            "53 "
-                    "parameters); for the other six rows of Table 3 the D_x column itself is one "
-                    "too large (table3.dims)"))
+            "53 parameters); for the other six rows of Table 3 the D_x column itself is one too "
+            "large (table3.dims)"))
 
 
 step("statements.appc1_params", claim="experiments", seed=SEED, location="App. C.1, the BNN model",
@@ -1321,8 +1312,7 @@ def _appc1_relu():
     if o.status == WRONG:
         o.detail = (
             "the printed output layer ReLU(W_2 z) is never negative: on z-standardised targets no "
-            "weights fit "
-                    "better than mean(y^2 1{y < 0}), worse than a straight line: " + o.detail)
+            "weights fit better than mean(y^2 1{y < 0}), worse than a straight line: " + o.detail)
         o.correction = ("y_hat = W_2 z (+ b_2): a linear output layer, as in Hernandez-Lobato & "
                         "Adams (2015)")
     return o
@@ -1346,14 +1336,12 @@ step("statements.appc2_wording", claim="experiments", seed=SEED,
      justification="App. C.2's display; §6.4 'Robust Gaussian Process Regression'",
      check=fixed(
          WRONG, "the displayed model has a Student-t likelihood (observation model) y_i ~ "
-                "student-t(f(x_i), "
-                        "sigma_y, "
-                        "nu) on a latent GP f, not a Student-t prior; the heading says 'Logistic "
-                        "Regression' while the model and "
-                        "§6.4 are regression with real-valued targets (minor: wording)",
+                "student-t(f(x_i), sigma_y, nu) on a latent GP f, not a Student-t prior; the "
+                "heading says 'Logistic Regression' while the model and §6.4 are regression with "
+                "real-valued targets (minor: wording)",
                  correction="'robust Gaussian process regression with a Student-t likelihood and a "
-                            "latent Gaussian process "
-                            "prior'; heading 'Robust Gaussian Process Regression'"), expect=WRONG)
+                            "latent Gaussian process prior'; heading 'Robust Gaussian Process "
+                            "Regression'"), expect=WRONG)
 
 
 # ========================================================================= App. D: 'pMCSA, is
@@ -1436,20 +1424,16 @@ MISSPECIFIED = "a misspecified family, as in §6.2 (mean-field q, correlated Gau
 step("statements.mixing_improves", claim=CLAIM, seed=SEED, location="§5.1, Discussion",
      relation="<",
      lhs="r = 1 - 1/w* at (and near) convergence",
-     rhs="r at the start of VI ('the mixing rate will improve naturally as MCSA "
-"converges')",
+     rhs="r at the start of VI ('the mixing rate will improve naturally as MCSA converges')",
      justification="§4.1: 'w* will be large (i) in the initial steps of VI and (ii) under model "
                    "misspecification'",
      check=fixed(
          WRONG, "for the paper's own §6.2 problem (mean-field q against a full-rank Gaussian pi) "
-                "w* = oo at "
-                        "the "
-                        "inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - Sigma has "
-                        "a negative eigenvalue), so "
-                        "r = 1 at convergence as at the start: the global mixing rate never "
-                        "improves (the stored full Figure 1 run has w* = inf at every recorded "
-                        "iteration of every scheme).  With a family that contains "
-                        "pi (w* -> 1 as q -> pi) the sentence holds",
+                "w* = oo at the inclusive-KL optimum (statements.wstar_meanfield: diag(Sigma) - "
+                "Sigma has a negative eigenvalue), so r = 1 at convergence as at the start: the "
+                "global mixing rate never improves (the stored full Figure 1 run has w* = inf at "
+                "every recorded iteration of every scheme).  With a family that contains pi (w* -> "
+                "1 as q -> pi) the sentence holds",
                  correction="'the mixing rate improves as MCSA converges when the variational "
                             "family can match pi's tails; "
                             "under misspecification w* can stay infinite'"),
@@ -1463,13 +1447,10 @@ step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relati
                    "vanishes as lambda converges'",
      check=fixed(
          WRONG, "for a misspecified family (the paper's §6.2 problem) the plain kernel has w* = "
-                "oo, r = 1 at "
-                        "the "
-                        "inclusive-KL optimum (statements.wstar_meanfield), while q_def keeps w* "
-                        "<= sup(pi/nu)/(1 - alpha) < oo "
-                        "(statements.qdef_w_star), r < 1: the benefit does not vanish as lambda "
-                        "converges.  With a family that "
-                        "contains pi the plain kernel's r -> 0 and the benefit does vanish",
+                "oo, r = 1 at the inclusive-KL optimum (statements.wstar_meanfield), while q_def "
+                "keeps w* <= sup(pi/nu)/(1 - alpha) < oo (statements.qdef_w_star), r < 1: the "
+                "benefit does not vanish as lambda converges.  With a family that contains pi the "
+                "plain kernel's r -> 0 and the benefit does vanish",
                  correction="'this benefit vanishes as lambda converges when q(.; lambda) can "
                             "match pi's tails'"),
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG,
@@ -1500,10 +1481,9 @@ FIG1_REACH = {"pmcsa": {1.0: (5000, 2800), 1.1897: (4800, 2800), 2.3793: (4400, 
                          11.897: (6000, 4800)}}
 DRAMATIC_WHY = (
     "'quite dramatically' <=> over the figure's 16-fold budget range (N = 8 -> 128) pMCSA needs at "
-    "least k "
-                "times fewer iterations to reach KL* + tau; k from 1.5 (the least a reader calls "
-                "dramatic) to 4 (the square root of the budget ratio); tau over figure2's range (1 "
-                "nat to 10 KL*)")
+    "least k times fewer iterations to reach KL* + tau; k from 1.5 (the least a reader calls "
+    "dramatic) to 4 (the square root of the budget ratio); tau over figure2's range (1 nat to 10 "
+    "KL*)")
 
 
 def _acceleration(k):
@@ -1521,8 +1501,7 @@ def _acceleration(k):
         if o.status == WRONG:
             o.detail = (
                 f"on the paper's own §6.2 problem a 16-fold budget speeds pMCSA's convergence up "
-                f"by 1.71-1.90x "
-                        f"(the other schemes 1.18-1.26x): below k = {k:g}: " + o.detail)
+                f"by 1.71-1.90x (the other schemes 1.18-1.26x): below k = {k:g}: " + o.detail)
             o.correction = ("'increasing N accelerates convergence (1.7-1.9x over N = 8 to 128 on "
                             "§6.2's problem)'")
         return o

@@ -228,14 +228,10 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
 SHAPE_TOL = (0.05, 0.25)
 SHAPE_WHY = (
     "'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, "
-    "0.25]: "
-             "over the "
-             "fitted budget range (its largest N 8 to 32 times its smallest) a factor 1.1-1.2 at "
-             "the strict end, 1.7-2.4 at "
-             "the lenient end, beyond which 'insensitive to N' and 'O(1/N)' would not be told "
-             "apart from a real trend; violated "
-             "over the whole range iff the lenient check is, 'depends on reading' if only the "
-             "strict one is")
+    "0.25]: over the fitted budget range (its largest N 8 to 32 times its smallest) a factor "
+    "1.1-1.2 at the strict end, 1.7-2.4 at the lenient end, beyond which 'insensitive to N' and "
+    "'O(1/N)' would not be told apart from a real trend; violated over the whole range iff the "
+    "lenient check is, 'depends on reading' if only the strict one is")
 
 
 # ----------------------------------------------------------------------- readings of E[. | F_{t-1}]
@@ -276,8 +272,7 @@ KEPT_READINGS_REVIEW = {
                       "it (theorem3.var.3)"),
         UNCONDITIONAL: (
             "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of "
-            "r^(tN)' "
-                        "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
+            "r^(tN)' (Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
                         "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' "
                         "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem4": {
@@ -286,7 +281,7 @@ KEPT_READINGS_REVIEW = {
                       "(theorem4.var.2)"),
         UNCONDITIONAL: (
             "proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t' "
-                        "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
+            "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
                         "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' "
                         "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem2": {APPENDIX: ("App. D, Theorem 2 with its O-terms", "no sentence rules it out"),
