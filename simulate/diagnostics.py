@@ -53,6 +53,23 @@ def _array_stats():
     return array_stats
 
 
+def _diagnostic(name, x, chain_axis, draw_axis, min_chains, method):
+    """Compute ArviZ's ``array_stats.<name>`` over (chain, draw), warnings silenced.
+
+    NaN over the batch axes where there are fewer than ``min_chains`` chains or
+    :data:`MIN_DRAWS` draws.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.shape[chain_axis] < min_chains or x.shape[draw_axis] < MIN_DRAWS:
+        pooled = (chain_axis % x.ndim, draw_axis % x.ndim)
+        return np.full([n for i, n in enumerate(x.shape) if i not in pooled], np.nan)
+    stat = getattr(_array_stats(), name)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(stat(x, chain_axis=chain_axis, draw_axis=draw_axis, method=method),
+                          dtype=float)
+
+
 def rhat(x, chain_axis: int = 0, draw_axis: int = 1, method: str = "rank") -> np.ndarray:
     """Compute R-hat over the chain axis (ArviZ); other axes are batch axes.
 
@@ -63,16 +80,7 @@ def rhat(x, chain_axis: int = 0, draw_axis: int = 1, method: str = "rank") -> np
     NaN where there are fewer than 2 chains or fewer than :data:`MIN_DRAWS` draws.  A
     constant series across chains stuck at different values gives inf.
     """
-    x = np.asarray(x, dtype=float)
-    if x.shape[chain_axis] < 2 or x.shape[draw_axis] < MIN_DRAWS:
-        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim,
-                                                              draw_axis % x.ndim)]
-        return np.full(keep, np.nan)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(_array_stats().rhat(x, chain_axis=chain_axis, draw_axis=draw_axis,
-                                              method=method),
-                          dtype=float)
+    return _diagnostic("rhat", x, chain_axis, draw_axis, min_chains=2, method=method)
 
 
 def ess(x, chain_axis: int = 0, draw_axis: int = 1) -> np.ndarray:
@@ -80,16 +88,7 @@ def ess(x, chain_axis: int = 0, draw_axis: int = 1) -> np.ndarray:
 
     NaN where there are fewer than :data:`MIN_DRAWS` draws per chain.
     """
-    x = np.asarray(x, dtype=float)
-    if x.shape[draw_axis] < MIN_DRAWS:
-        keep = [s for i, s in enumerate(x.shape) if i not in (chain_axis % x.ndim,
-                                                              draw_axis % x.ndim)]
-        return np.full(keep, np.nan)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(_array_stats().ess(x, chain_axis=chain_axis, draw_axis=draw_axis,
-                                             method="bulk"),
-                          dtype=float)
+    return _diagnostic("ess", x, chain_axis, draw_axis, min_chains=1, method="bulk")
 
 
 def _nanmax(x, axis):
