@@ -37,6 +37,31 @@ from verify.registry import load as _load_claims  # noqa: E402
 
 _load_claims()
 
+# One quick run of every claim for the whole suite, shared by the pytest-xdist workers through a
+# directory of the session (tests/shared_runs.py); the controller (or a run without xdist) makes
+# it, the workers inherit its path.
+from shared_runs import SHARED_DIR, cached_runs  # noqa: E402
+
+import verify.report as _report  # noqa: E402
+
+_report.cached_runs = cached_runs
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        import tempfile
+
+        config._mcsa_runs = tempfile.TemporaryDirectory(prefix="mcsa-runs-")
+        os.environ[SHARED_DIR] = config._mcsa_runs.name
+
+
+def pytest_unconfigure(config):
+    runs = getattr(config, "_mcsa_runs", None)
+    if runs is not None:
+        os.environ.pop(SHARED_DIR, None)
+        runs.cleanup()
+
+
 # The claim-result cache (verify.runner) is off for the suite: tests that patch a claim or
 # the machinery must see it recomputed.  tests/test_runner.py switches it on in a tmp dir.
 os.environ.setdefault("MCSA_CACHE", "off")

@@ -367,6 +367,12 @@ def _tours(p):
     return p["tours"].values()
 
 
+def _below_at_every_n(lower, upper):
+    """A check: the series at path ``lower`` is below the one at ``upper`` (element by element,
+    over N) in every tour."""
+    return lambda p: all(le(at(res, *lower), at(res, *upper)) for res in _tours(p))
+
+
 def _t_failing(p, tour, scheme, form):
     run = p["tours"][tour]["along_t"][scheme]
     b = run["bounds"][form]
@@ -465,9 +471,8 @@ CHECKS["07_explorer"] = [
           apply(lambda p, v: [10 * x for x in v], "tours", "poor_q", "along_t", "JSA", "bounds",
                 "moment")),
     Check("pMCSA's stated second-moment bound is below JSA's at every N (all positions)",
-          lambda p: all(le(res["at_step"]["bounds"]["pMCSA"]["stated"],
-                           res["at_step"]["bounds"]["JSA"]["stated"])
-                        for res in _tours(p)),
+          _below_at_every_n(("at_step", "bounds", "pMCSA", "stated"),
+                            ("at_step", "bounds", "JSA", "stated")),
           put("tours", "large_N", "at_step", "bounds", "pMCSA", "stated", 0, 2.0)),
     Check("at w* = 1000, t = 100 pMCSA's exact second moment stays above 0.8 at every N while "
           "JSA's falls 5x",
@@ -476,15 +481,12 @@ CHECKS["07_explorer"] = [
           put("tours", "poor_q", "at_step", "exact", "pMCSA", 5, 0.5)),
     Check("Table 1, SGD-Nesterov (rho-free): pMCSA's rate bound below JSA's at every N (all "
           "positions)",
-          lambda p: all(le(res["table1"]["pMCSA"]["sgd_nesterov"],
-                           res["table1"]["JSA"]["sgd_nesterov"])
-                        for res in _tours(p)),
+          _below_at_every_n(("table1", "pMCSA", "sgd_nesterov"), ("table1", "JSA", "sgd_nesterov")),
           put("tours", "good_q", "table1", "pMCSA", "sgd_nesterov", 0, 1.0)),
     Check("Table 1, mirror descent (needs rho): JSA's rate bound below pMCSA's at every N (all "
           "positions)",
-          lambda p: all(le(res["table1"]["JSA"]["mirror_descent"],
-                           res["table1"]["pMCSA"]["mirror_descent"])
-                        for res in _tours(p)),
+          _below_at_every_n(("table1", "JSA", "mirror_descent"),
+                            ("table1", "pMCSA", "mirror_descent")),
           put("tours", "large_N", "table1", "JSA", "mirror_descent", -1, 1.0)),
     Check("at w* = 1000 every mirror-descent rate bound exceeds 0.5 (rho within 1e-3 of 1)",
           lambda p: all(v > 0.5 for sc in SCHEMES
