@@ -9,7 +9,7 @@ processed at once, or on which worker.
 Draws are buffered in blocks of ``block`` iterations: one generator call per unit and
 kind every ``block`` iterations, so the per-iteration hot path never loops over units
 in Python.  NumPy generators give the same sequence whether numbers are drawn one
-iteration at a time or a block at a time (checked in ``tests/test_simulate_rng.py``),
+iteration at a time or a block at a time (checked in ``tests/test_reproducibility.py``),
 so results do not depend on ``block`` either.
 
 Units are numbered ``first_unit, first_unit + 1, ...`` by default; ``unit_ids`` names
@@ -50,6 +50,119 @@ def unit_generator(seed: int, unit, kind: str) -> np.random.Generator:
     """
     ss = np.random.SeedSequence(entropy=int(seed), spawn_key=(*_unit_key(unit), _kind_key(kind)))
     return np.random.Generator(np.random.PCG64(ss))
+
+
+# ----------------------------------------------------------------------------- many units at once
+# numpy.random.SeedSequence's hash (M. E. O'Neill's seed_seq alternative, as numpy implements it
+# in numpy/random/bit_generator.pyx), evaluated for many spawn keys at once with array
+# arithmetic.  ``numpy.random.PCG64(SeedSequence(seed, spawn_key=key))`` costs about 0.1 ms,
+# nearly all of it in the per-key hashing; a batch of 20,000 units (a notebook's replicates)
+# spent seconds there.  The states are the ones SeedSequence gives, word for word
+# (tests/test_reproducibility.py compares them on thousands of keys), so the streams are too.
+_M32 = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(16)
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = np.uint64(0xCA01F9DD), np.uint64(0x4973F715)
+_POOL = 4  # SeedSequence's default pool size (32-bit words)
+
+
+def _words(n: int) -> list[int]:
+    """Split a non-negative integer into 32-bit words, least significant first (SeedSequence)."""
+    if int(n) < 0:
+        raise ValueError(f"a seed or spawn key is a non-negative integer, got {n}")
+    out = [int(n) & 0xFFFFFFFF]
+    n = int(n) >> 32
+    while n:
+        out.append(n & 0xFFFFFFFF)
+        n >>= 32
+    return out
+
+
+def _entropy(seed: int, spawn_key: tuple) -> list[int]:
+    """Assemble the entropy of ``SeedSequence(seed, spawn_key=spawn_key)``.
+
+    The seed's words, padded to the pool size when there is a spawn key, then the spawn key's.
+    """
+    run = _words(seed)
+    spawn = [w for k in spawn_key for w in _words(k)]
+    if spawn and len(run) < _POOL:
+        run += [0] * (_POOL - len(run))
+    return run + spawn
+
+
+def _pcg64_seeds(entropy: np.ndarray) -> np.ndarray:
+    """Compute ``SeedSequence(...).generate_state(4, numpy.uint64)`` for each row of ``entropy``.
+
+    ``entropy`` is an (n, L) array of 32-bit words held in uint64; the result, (n, 4) uint64, is
+    what numpy's PCG64 seeds itself with.
+    """
+    n, length = entropy.shape
+    mult = _INIT_A
+
+    def hashmix(v):
+        nonlocal mult
+        v = v ^ np.uint64(mult)
+        mult = (mult * _MULT_A) & 0xFFFFFFFF
+        v = (v * np.uint64(mult)) & _M32
+        return v ^ (v >> _SHIFT)
+
+    def mix(x, y):
+        r = (_MIX_L * x - _MIX_R * y) & _M32
+        return r ^ (r >> _SHIFT)
+
+    zero = np.zeros(n, dtype=np.uint64)
+    pool = [hashmix(entropy[:, i] if i < length else zero) for i in range(_POOL)]
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hashmix(pool[src]))
+    for src in range(_POOL, length):
+        for dst in range(_POOL):
+            pool[dst] = mix(pool[dst], hashmix(entropy[:, src]))
+    words = np.empty((n, 8), dtype=np.uint64)
+    mult = _INIT_B
+    for i in range(8):
+        v = pool[i % _POOL] ^ np.uint64(mult)
+        mult = (mult * _MULT_B) & 0xFFFFFFFF
+        v = (v * np.uint64(mult)) & _M32
+        words[:, i] = v ^ (v >> _SHIFT)
+    return words[:, 0::2] | (words[:, 1::2] << np.uint64(32))
+
+
+class _Seeded:
+    """The seed of one PCG64, already derived (:func:`_pcg64_seeds`).
+
+    numpy's bit generators accept any ``ISeedSequence`` and ask it for
+    ``generate_state(4, uint64)``.
+    """
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: np.ndarray):
+        self.words = words
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        if n_words != 4 or np.dtype(dtype) != np.uint64:
+            raise ValueError("a derived seed gives PCG64's four 64-bit words only")
+        return self.words.copy()
+
+
+np.random.bit_generator.ISeedSequence.register(_Seeded)
+
+
+def unit_generators(seed: int, units, kind: str) -> list[np.random.Generator]:
+    """``[unit_generator(seed, u, kind) for u in units]``, the same streams, derived at once."""
+    keys = [(*_unit_key(u), _kind_key(kind)) for u in units]
+    out: list = [None] * len(keys)
+    by_length: dict[int, list[int]] = {}
+    rows = [_entropy(int(seed), k) for k in keys]
+    for i, row in enumerate(rows):
+        by_length.setdefault(len(row), []).append(i)
+    for idx in by_length.values():
+        seeds = _pcg64_seeds(np.array([rows[i] for i in idx], dtype=np.uint64))
+        for i, words in zip(idx, seeds):
+            out[i] = np.random.Generator(np.random.PCG64(_Seeded(words)))  # type: ignore[arg-type]
+    return out
 
 
 @dataclass
@@ -109,8 +222,8 @@ class Streams:
 
     def _generators(self, kind):
         if kind not in self._gens:
-            self._gens[kind] = [unit_generator(self.seed, self.unit(u),
-                                               kind) for u in range(self.units)]
+            self._gens[kind] = unit_generators(self.seed, map(self.unit, range(self.units)),
+                                               kind)
         return self._gens[kind]
 
     @staticmethod

@@ -10,6 +10,7 @@ written next to it in simulate/schemes.py, targets.py and families.py.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from simulate import fused, optim
 from simulate.families import FullRankGaussian, MeanFieldGaussian, StudentT
@@ -137,3 +138,43 @@ def test_conditional_moments_do_not_depend_on_batch_bit_for_bit(name):
     b = conditional_moments(sch, lam, state, R=1300, seed=2, batch=3)
     assert a.as_dict() == b.as_dict() and np.array_equal(a.mean_g, b.mean_g)
     assert 0 < a.rejection < 1
+
+
+# ----------------------------------------------------------------------------- derived seeds
+_EDGES = [0, 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**64 - 1, 2**64, 2**100 + 7]
+
+
+@settings(max_examples=300)
+@given(seed=st.one_of(st.sampled_from(_EDGES), st.integers(0, 2**130)),
+       units=st.lists(st.one_of(st.sampled_from(_EDGES), st.integers(0, 2**70),
+                                st.tuples(st.integers(0, 2**40), st.integers(0, 2**70))),
+                      min_size=1, max_size=6, unique=True),
+       kind=st.text(max_size=12))
+def test_units_derived_at_once_are_numpys_seed_sequences(seed, units, kind):
+    """simulate.rng.unit_generators hashes many spawn keys at once: each generator's state and
+    first draws are the ones numpy.random.SeedSequence gives (unit_generator), bit for bit."""
+    from simulate.rng import unit_generator, unit_generators
+
+    fast = unit_generators(seed, units, kind)
+    for u, g in zip(units, fast, strict=True):
+        ref = unit_generator(seed, u, kind)
+        assert g.bit_generator.state == ref.bit_generator.state
+        assert np.array_equal(g.random(3), ref.random(3))
+
+
+def test_derived_seeds_refuse_what_seed_sequence_refuses():
+    from simulate.rng import unit_generators
+
+    with pytest.raises(ValueError):
+        unit_generators(-1, [0], "normal")
+    with pytest.raises(ValueError):
+        unit_generators(0, [-2], "normal")
+
+
+def test_a_planted_change_to_the_hash_is_caught(monkeypatch):
+    """The comparison above can fail: one constant of SeedSequence's hash changed by one."""
+    from simulate import rng
+
+    monkeypatch.setattr(rng, "_MULT_B", rng._MULT_B + 1)
+    g = rng.unit_generators(3, [5], "normal")[0]
+    assert g.bit_generator.state != rng.unit_generator(3, 5, "normal").bit_generator.state
