@@ -27,6 +27,11 @@ sys.path.insert(1, str(DOCS.parent))  # the packages of this checkout, also when
 os.environ.setdefault("MPLBACKEND", "Agg")
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # 2 shared cores
     os.environ.setdefault(_var, "1")
+# nbformat imports jsonschema, whose optional IRI format check (present when Jupyter's
+# jsonschema[format-nongpl] is installed) imports rfc3987_syntax, which compiles a grammar at
+# import: 2-3 CPU s in every process that reads a notebook.  Nothing here validates an IRI
+# (nbformat checks no string formats), so the module is marked absent and the check not defined.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 
 import verify  # noqa: E402
 

@@ -19,11 +19,17 @@ import json
 import sys
 import traceback
 
-import nbformat
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+# nbformat imports jsonschema, whose optional IRI format check (present when Jupyter's
+# jsonschema[format-nongpl] is installed) imports rfc3987_syntax, which compiles a grammar at
+# import: 2-3 CPU s in every process that reads a notebook.  Nothing here validates an IRI
+# (nbformat checks no string formats), so the module is marked absent and the check not defined.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
+
+import nbformat  # noqa: E402
+from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402
+from jupyter_client.manager import AsyncKernelManager  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 
 
 async def _run(client: NotebookClient, km: AsyncKernelManager) -> None:
