@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 
 def _logdet(A):
@@ -153,6 +152,8 @@ def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None,
     ``grad_log_w(z)`` is the gradient of log w.  ``bound_check(z)`` (optional) returns
     True when log w keeps increasing along a ray (w* = inf), which is then reported.
     """
+    from scipy import optimize  # imported when needed (~0.3 s)
+
     best: Any = None  # scipy's OptimizeResult
     vals: Any = []
     for z0 in np.atleast_2d(starts):

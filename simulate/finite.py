@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy import integrate
 from scipy.special import gammaln
 
 
@@ -92,6 +91,8 @@ def _split_quad(f, rates, epsrel: float = 1e-13):
     that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
     Returns (value, error estimate).
     """
+    from scipy import integrate  # imported when a quadrature runs (~0.7 s)
+
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     pts = (np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0,
                                                      64.0)])) if r.size else np.array([1.0]))

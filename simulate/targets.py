@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy import linalg, stats
 
 from .families import sqnorm
 
@@ -57,6 +56,8 @@ class Gaussian:
     @cached_property
     def precision(self) -> np.ndarray:
         """Precision matrix, the inverse covariance."""
+        from scipy import linalg  # imported when needed: scipy.linalg/stats cost ~0.5 s
+
         return linalg.cho_solve((self.chol, True), np.eye(self.dim))
 
     @cached_property
@@ -124,6 +125,8 @@ def wishart_target(D: int, nu: int = 500, seed: int = 0) -> Gaussian:
     rng = np.random.Generator(
         np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=(7919,))))
     scale = np.diag(np.arange(1, D + 1) / D)
+    from scipy import stats
+
     cov = stats.wishart(df=D + nu, scale=scale).rvs(random_state=rng)
     cov = np.atleast_2d(cov)
     mean = rng.standard_normal(D)

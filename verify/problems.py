@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import integrate, optimize, stats
 
 from simulate import divergences as dv
 from simulate.families import MeanFieldGaussian, StudentT
@@ -49,6 +48,8 @@ class Problem:
 
 @lru_cache(maxsize=64)
 def student_t_problem(D: int = 3, scale: float = 1.5, nu: float = 5.0, loc: float = 0.0) -> Problem:
+    from scipy import integrate, optimize, stats  # imported when a problem is built (~1 s)
+
     target = isotropic(D)
     fam = StudentT(D, nu)
     lam = fam.init(loc, scale)
