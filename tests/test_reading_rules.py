@@ -18,6 +18,12 @@ def check(reading, empirical, bound, relation="<=", form="stated", proof=False, 
     return decide(c, 0)
 
 
+def evidence(failing, holding):
+    """Checks on which reading ``failing`` exceeds its bound (twice it) and reading ``holding``
+    stays within it (half of it): the evidence of a claim whose verdict depends on the reading."""
+    return [check(failing, 2.0, 1.0), check(holding, 0.5, 1.0)]
+
+
 def status(readings, checks, audit=None):
     return final_status("planted", reading_verdicts(checks, readings), audit or {}, readings)
 
@@ -28,7 +34,7 @@ def test_rule1_a_contradiction_keeps_both_sides_and_is_recorded_once():
     a = Reading("as defined", "Bias = E||g - mu||", "the definition", axis="bias", see="erratum.1")
     b = Reading("as the proof uses it", "Bias = ||E g - mu||", "the proof's first line",
                 axis="bias", see="erratum.1")
-    st = status((a, b), [check("as defined", 2.0, 1.0), check("as the proof uses it", 0.5, 1.0)])
+    st = status((a, b), evidence("as defined", "as the proof uses it"))
     assert st.status == DEPENDS and st.failing == ("as defined",)
     assert st.see == ("erratum.1",)  # one erratum, named once however many readings point to it
     # without the other side (dropping it as 'ruled out by the definition') the same checks would
@@ -40,7 +46,7 @@ def test_rule2_a_hedged_claim_that_holds_under_its_lenient_reading_holds():
     strict = Reading("exponent 1", "grows linearly", "strict", axis="growth")
     lenient = Reading("grows", "grows linearly", "lenient", axis="growth",
                       hedge="approximately grows linearly")
-    checks = [check("exponent 1", 1.6, 1.0), check("grows", 0.5, 1.0)]
+    checks = evidence("exponent 1", "grows")
     st = status((strict, lenient), checks)
     assert st.status == HOLDS and st.failing == () and st.strict_only == ("exponent 1",)
     # the same readings without the hedge: depends on reading
@@ -109,9 +115,9 @@ def test_rule6_a_reading_the_document_rules_out_cannot_be_the_holding_reading():
     eq = Reading("equivalence", "equivalent to k in (0, 1)", "iff", axis="range")
     suff = Reading("sufficient", "equivalent to k in (0, 1)", "if", axis="range",
                    ruled_out="The restriction on the values of k is necessary for convergence")
-    checks = [check("equivalence", 4.0, 1.0), check("sufficient", 0.5, 1.0)]
-    st = status((eq, suff), checks)
-    assert (st.status == VIOLATED and st.failing == ("equivalence",
-                                                     ) and st.ruled_out == ("sufficient",))
+    st = status((eq, suff), evidence("equivalence", "sufficient"))
+    assert st.status == VIOLATED and st.failing == ("equivalence",)
+    assert st.ruled_out == ("sufficient",)
     # without the ruling-out sentence the same evidence depends on reading
-    assert status((eq, Reading("sufficient", "q", "if", axis="range")), checks).status == DEPENDS
+    plain = Reading("sufficient", "q", "if", axis="range")
+    assert status((eq, plain), evidence("equivalence", "sufficient")).status == DEPENDS
