@@ -3285,20 +3285,18 @@ step("alg2.proposals", claim="definitions", seed=SEED,
      rhs="the kernel of Theorem 1 and Table 2 (N - 1 proposals)", justification="Algorithm 2",
      check=_alg2_proposals,
      expect=WRONG, corrected=_alg2_corrected, search_budget=500)
-step("table3.dims", claim="experiments", seed=SEED,
-     location="§6.3 Table 3, columns D_lambda and D_x", relation="=",
-     lhs="D_lambda (as printed)",
-     rhs="dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x",
-     justification="App. C.1", check=_tables_dim, expect=WRONG, corrected=_table3_corrected)
-step("table4.dims", claim="experiments", seed=SEED, location="§6.4 Table 4, row 'airfoil'",
-     relation="=",
-     lhs="D_lambda (as printed)", rhs="dim z = N_train + D_x + 4 (App. C.2)",
-     justification="App. C.2",
-     check=_table4_dim, expect=WRONG, corrected=_table4_corrected)
-step("appc2.matern", claim="experiments", seed=SEED, location="App. C.2, Matern 5/2 kernel",
-     relation=">=",
-     lhs="smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2",
-     rhs="0 (a covariance function)",
-     justification="Matern 5/2 with ARD (Neal 1996)", check=_matern_psd, expect=WRONG,
-     corrected=_matern_corrected,
-     search_budget=1200)
+# App. C and Tables 3-4 (claim "experiments"): the printed dimensions and kernel, each wrong
+for _id, _where, _rel, _lhs, _rhs, _why, _check, _corrected, _budget in (
+        ("table3.dims", "§6.3 Table 3, columns D_lambda and D_x", "=", "D_lambda (as printed)",
+         "dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x", "App. C.1",
+         _tables_dim, _table3_corrected, None),
+        ("table4.dims", "§6.4 Table 4, row 'airfoil'", "=", "D_lambda (as printed)",
+         "dim z = N_train + D_x + 4 (App. C.2)", "App. C.2", _table4_dim, _table4_corrected,
+         None),
+        ("appc2.matern", "App. C.2, Matern 5/2 kernel", ">=",
+         "smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2",
+         "0 (a covariance function)", "Matern 5/2 with ARD (Neal 1996)", _matern_psd,
+         _matern_corrected, 1200)):
+    step(_id, claim="experiments", seed=SEED, location=_where, relation=_rel, lhs=_lhs, rhs=_rhs,
+         justification=_why, check=_check, expect=WRONG, corrected=_corrected,
+         search_budget=_budget)
