@@ -23,7 +23,7 @@ from verify.model import CheckResult, Grid, Reading, Verification, by_form, exac
 from verify.problems import fit_slope
 from verify.registry import bound_value, register
 
-from ._spaces import pair_space
+from ._kit import pair_space
 
 _tol = exact_tolerance
 _b = bound_value

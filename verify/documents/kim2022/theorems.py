@@ -38,7 +38,7 @@ from verify.problems import (
 )
 from verify.registry import REGISTRY, bound_value, register
 
-from ._spaces import pair_space
+from ._kit import pair_space
 
 L_FINITE = 1.0
 _tol = exact_tolerance
