@@ -144,6 +144,18 @@ def combine(verdicts: list[str]) -> str:
     return INCONCLUSIVE
 
 
+def across_readings(verdicts) -> str:
+    """Combine one quantity's verdicts under the full readings into one.
+
+    The same verdict everywhere is kept; ``depends on reading`` when it holds under some and
+    is violated under others (as :func:`final_status` does for the claim), else inconclusive.
+    """
+    vs = set(verdicts)
+    if len(vs) == 1:
+        return vs.pop()
+    return DEPENDS if {HOLDS, VIOLATED} <= vs else INCONCLUSIVE
+
+
 def summary_status(statuses) -> str:
     """Combine claims' statuses into the status of a whole run (``verify all``).
 

@@ -71,12 +71,11 @@ from scipy import stats
 import bounds
 from mcsa_cli import atomic_write, dumps, jsonable
 from simulate import experiments as X
-from verify.decide import ALPHA, combine, degenerate_reasons, z_one_sided
+from verify.decide import ALPHA, across_readings, combine, degenerate_reasons, z_one_sided
 from verify.model import (
     DEGENERATE,
     DEPENDS,
     HOLDS,
-    INCONCLUSIVE,
     VIOLATED,
     CheckResult,
     Grid,
@@ -716,20 +715,11 @@ def read_csv(path):
     return rows
 
 
-def across_readings(verdicts) -> str:
-    """One quantity's verdicts under the full readings -> one: the same everywhere, or
-    ``depends on reading`` when it holds under some and is violated under others (as
-    :func:`verify.decide.final_status` does for the claim)."""
-    vs = set(verdicts)
-    if len(vs) == 1:
-        return vs.pop()
-    return DEPENDS if {HOLDS, VIOLATED} <= vs else INCONCLUSIVE
-
-
 def quantity_verdict(per_reading: dict, strict_only=()) -> str:
-    """One quantity's verdict from ``{full reading: verdict}``: :func:`across_readings`, except that
-    (reading rule 2) a quantity that fails only under the readings in ``strict_only`` (the claim's
-    hedged sentence read strictly) and holds under every other holds."""
+    """One quantity's verdict from ``{full reading: verdict}``:
+    :func:`~verify.decide.across_readings`, except that (reading rule 2) a quantity that fails only
+    under the readings in ``strict_only`` (the claim's hedged sentence read strictly) and holds
+    under every other holds."""
     v = across_readings(per_reading.values())
     lenient = [x for r, x in per_reading.items() if r not in strict_only]
     if v == DEPENDS and strict_only and lenient and all(x == HOLDS for x in lenient):
@@ -755,8 +745,8 @@ def verdict_summary(checks, exclude=(), strict_only=()) -> dict:
 def sensitivity_table(checks, axes) -> dict:
     """The sensitivity analysis over the thresholds' ranges: ``readings`` (each full reading:
     its verdict and its quantities'), ``by_value`` (per threshold and value: the verdict over
-    the other thresholds' ranges, :func:`across_readings`) and ``thresholds`` (the values,
-    quotes and ranges)."""
+    the other thresholds' ranges, :func:`~verify.decide.across_readings`) and ``thresholds``
+    (the values, quotes and ranges)."""
     per = {}
     for combo in joint(axes):
         name = joint_name(combo)
@@ -1043,28 +1033,31 @@ def _reproduce(fig):
 
 
 # ============================================================================ registry
-register(Verification(
-    "figure1",
+def _register_figure(fig, quick, full, run, plot, readings, **text):
+    """Register ``fig``: Monte Carlo runs at ``quick`` / ``full`` settings (the full ones cached),
+    reproducible at the paper's settings; ``text`` is its ``measures``, ``targets``, ``forms``."""
+    register(Verification(
+        fig, method="monte-carlo",
+        grid=Grid(dict(settings=quick), dict(settings=full, cache=CACHE)), run=run, plot=plot,
+        execution=True, reproduction=_reproduce(fig), readings=readings, **text))
+
+
+_register_figure(
+    "figure1", X.FIG1_QUICK, X.FIG1_FULL, run_figure1, plot_figure1, joint_readings(FIG1_AXES),
     measures="tr Var[g] of 512 (quick: 128) persistent chains every ~200 iterations of each run, "
              "against each theorem's variance bound at the current lambda; the observations "
              "(i)-(iv) of §6.2 as slopes of log V in log N",
     targets="the paper's target: Gaussian pi with Wishart covariance (D = 50, nu = 500; quick D = "
             "10), mean-field Gaussian q",
-    method="monte-carlo", forms="moment, corrected, stated",
-    grid=Grid(dict(settings=X.FIG1_QUICK), dict(settings=X.FIG1_FULL, cache=CACHE)),
-    run=run_figure1, plot=plot_figure1,
-    execution=True, reproduction=_reproduce("figure1"), readings=joint_readings(FIG1_AXES)))
-register(Verification(
-    "figure2",
+    forms="moment, corrected, stated")
+_register_figure(
+    "figure2", X.FIG2_QUICK, X.FIG2_FULL, run_figure2, plot_figure2,
+    joint_readings(FIG2_AXES, degenerate=figure2_degenerate, hedge=FIG2_HEDGE),
     measures="final KL(pi||q) in closed form after T iterations for 4 optimizers x 20 step sizes x "
              "20 replications; the fraction of converged runs per scheme and optimizer",
     targets="the paper's target: Gaussian pi with Wishart covariance (D = 100, nu = 500; quick D = "
             "10), N = 10",
-    method="monte-carlo", forms="stated",
-    grid=Grid(dict(settings=X.FIG2_QUICK), dict(settings=X.FIG2_FULL, cache=CACHE)),
-    run=run_figure2, plot=plot_figure2,
-    execution=True, reproduction=_reproduce("figure2"),
-        readings=joint_readings(FIG2_AXES, degenerate=figure2_degenerate, hedge=FIG2_HEDGE)))
+    forms="stated")
 
 
 # ============================================================================ regenerate

@@ -23,6 +23,8 @@ from verify.model import CheckResult, Grid, Reading, Verification, by_form, exac
 from verify.problems import fit_slope
 from verify.registry import bound_value, register
 
+from ._kit import pair_space
+
 _tol = exact_tolerance
 _b = bound_value
 
@@ -143,6 +145,16 @@ def run_lemma1(grid, seed=0, progress=None):
 
 
 # ============================================================================= Lemma 2
+def _lemma2_moments(p, vals, mu):
+    """Lemma 2's quantities for g taking the values ``vals`` (rows) with probabilities ``p``:
+    E g, E||g||^2, the trace variance, Bias = E||g - mu|| (as defined), MSE = E||g - mu||^2 and
+    ||mu||."""
+    mean = p @ vals
+    return (mean, float(p @ (vals ** 2).sum(1)), float(p @ ((vals - mean) ** 2).sum(1)),
+            float(p @ np.linalg.norm(vals - mu, axis=1)), float(p @ ((vals - mu) ** 2).sum(1)),
+            float(np.linalg.norm(mu)))
+
+
 def run_lemma2(grid, seed=0, progress=None):
     out = []
     for d in grid["d"]:
@@ -152,13 +164,8 @@ def run_lemma2(grid, seed=0, progress=None):
             p = g.dirichlet(np.ones(K))
             vals = g.standard_normal((K, d)) * g.exponential(1.0, (K, 1))
             mu = g.standard_normal(d) * (0.1 if i % 2 else 2.0)
-            mean = p @ vals
-            second = float(p @ (vals ** 2).sum(1))
-            V = float(p @ ((vals - mean) ** 2).sum(1))
             # Bias as defined: E||g - mu||
-            bias_exp_norm = float(p @ np.linalg.norm(vals - mu, axis=1))
-            mse = float(p @ ((vals - mu) ** 2).sum(1))
-            mu_n = float(np.linalg.norm(mu))
+            mean, second, V, bias_exp_norm, mse, mu_n = _lemma2_moments(p, vals, mu)
             par = {"d": d, "case": i, "bias": "E||g - mu||"}
             for q_, kw in (("second_moment_variance",
                             dict(variance=V, bias=bias_exp_norm, mu_norm=mu_n)),
@@ -231,18 +238,13 @@ def run_lemma4(grid, seed=0, progress=None):
                                    tolerance=_tol(lam_q, hi),
                                    primary=False, note=imh))
             lam_p = F.imh_lambda(pi, q, w[x], "pi")
-            out.append(CheckResult("lambda_upper (lambda as printed in Eq. 3, against pi)",
-                                   "printed-eq3", par, lam_p,
-                                   hi,
-                                   "exact", relation="<=", tolerance=_tol(lam_p, hi), primary=False,
-                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against "
-                                        "pi(dz')"))
-            out.append(CheckResult("lambda_lower (lambda as printed in Eq. 3, against pi)",
-                                   "printed-eq3", par, lam_p,
-                                   lo,
-                                   "exact", relation=">=", tolerance=_tol(lam_p, lo), primary=False,
-                                   note="Kim et al. (NeurIPS 2022) Eq. (3) integrates against "
-                                        "pi(dz'); the rejection probability needs q(dz')"))
+            eq3 = "Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"
+            for side, bound, rel, note in (
+                    ("upper", hi, "<=", eq3),
+                    ("lower", lo, ">=", eq3 + "; the rejection probability needs q(dz')")):
+                out.append(CheckResult(f"lambda_{side} (lambda as printed in Eq. 3, against pi)",
+                                       "printed-eq3", par, lam_p, bound, "exact", relation=rel,
+                                       tolerance=_tol(lam_p, bound), primary=False, note=note))
     return out
 
 
@@ -296,11 +298,22 @@ def _T_printed(pi, q, n, w_value):
 SEARCH_SPACE = "random finite pi, q (M = 2..4, no symmetry), every state"
 
 
-def _l5_tight():
+def _l5_space():
+    """Lemma 5's instances: a finite pair, n in 1..10 and a state x (taken mod M)."""
     from hypothesis import strategies as st
 
-    from verify.search import finite_pair
+    return pair_space(n=st.integers(1, 10), x=st.integers(0, 3))
 
+
+def _l6_space():
+    """Lemma 6's instances: Lemma 5's and f >= 0 (its first M entries)."""
+    from hypothesis import strategies as st
+
+    return pair_space(n=st.integers(1, 10), x=st.integers(0, 3),
+                      f=st.lists(st.floats(0, 1), min_size=4, max_size=4))
+
+
+def _l5_tight():
     def ev(d):
         pi, q = d["pq"]
         w = pi / q
@@ -310,15 +323,10 @@ def _l5_tight():
                "q": q.round(6).tolist()}
         return (T, _b("lemma5", "T_n", "corrected", n=d["n"], w=float(w[x]), w_star=float(w.max())),
                 par)
-    return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10),
-                                  "x": st.integers(0, 3)}), ev
+    return _l5_space(), ev
 
 
 def _l6_tight():
-    from hypothesis import strategies as st
-
-    from verify.search import finite_pair
-
     def ev(d):
         pi, q = d["pq"]
         x = d["x"] % pi.size
@@ -328,9 +336,7 @@ def _l6_tight():
                   epi_f=float(pi @ f))
         return (emp, _b("lemma6", "expectation", "corrected", **kw),
                 {**kw, "state": x, "f": f.round(6).tolist()})
-    return st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10),
-                                  "x": st.integers(0, 3),
-                                  "f": st.lists(st.floats(0, 1), min_size=4, max_size=4)}), ev
+    return _l6_space(), ev
 
 
 def run_lemma6(grid, seed=0, progress=None):
@@ -737,97 +743,74 @@ KEPT_READINGS_REVIEW = {
 }
 
 # ============================================================================= registry
-register(Verification("proposition1",
-                      measures="E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by "
-                               "Monte Carlo",
-                      targets="pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q",
-                      method="exact+monte-carlo", forms="stated",
-                      grid=Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4,
-                                     R=20000),
-                                dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0),
-                                         (-0.2, 0.3)], wishart_dim=10,
-                                     R=200000)), run=run_proposition1,
-                                     readings=_READINGS.get('proposition1', ())))
-register(Verification("proposition2", measures="exact w* and KL(pi||q)",
-                      targets="Gaussian pairs (closed forms); random finite pairs", method="exact",
-                      forms="stated",
-                      grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0),
-                                            (2, 3.0, 2.0)], M=[3, 6],
-                                     pairs=3),
-                                dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0),
-                                            (2, 3.0, 2.0),
-                                            (100, 1.05, 0.1)],
-                                     M=[2, 3, 6, 12], pairs=10)), run=run_proposition2,
-                      readings=_READINGS.get('proposition2', ())))
-register(
-    Verification("lemma1", measures="exact TV of product measures (all sets, and product sets A^N)",
-                      targets="random finite spaces", method="exact", forms="stated",
-                      grid=Grid(dict(M=[2, 3], N=[1, 2, 3, 4]),
-                                dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
-                      run=run_lemma1, overrides=("N",), readings=_READINGS.get('lemma1', ())))
-register(
-    Verification(
-        "lemma2", measures="exact second moment, variance, bias, MSE of discrete random vectors",
-                      targets="random discrete distributions in R^d", method="exact",
-                      forms="stated",
-                      grid=Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)),
-                      run=run_lemma2,
-                      readings=_READINGS.get('lemma2', ())))
-register(Verification("lemma3", measures="V_q[w] by adaptive quadrature with its error estimate",
-                      targets="pi = N(0,1), q = N(m, s^2)", method="exact", forms="stated",
-                      grid=Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
-                                dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0),
-                                         (0.1, 0.75)])),
-                      run=run_lemma3, readings=_READINGS.get('lemma3', ())))
-register(
-    Verification("lemma4", measures="IMH rejection probability lambda(w) at every state, exactly",
-                      targets="finite spaces with w* attained at a known state", method="exact",
-                      forms="stated",
-                      grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma4,
-                      overrides=("w_star",),
-                      readings=_READINGS.get('lemma4', ())))
-register(
-    Verification(
-        "lemma5",
-        measures="T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
-                      targets="finite spaces", method="exact", forms="stated, corrected",
-                      grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma5,
-                      overrides=("n", "w_star"),
-                      readings=_READINGS.get('lemma5', ())))
-register(Verification("lemma6", measures="E_{K^n(z,.)}[f] by exact matrix powers",
-                      targets="finite spaces; q = pi",
-                      method="exact", forms="stated, corrected",
-                      grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)),
-                      run=run_lemma6, overrides=("n", "w_star"),
-                      readings=_READINGS.get('lemma6', ())))
-register(Verification("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L",
-                      targets="finite spaces, IMH kernel (C = 1, rho = r)", method="exact",
-                      forms="stated",
-                      grid=Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
-                      run=run_lemma7,
-                      overrides=("n",), readings=_READINGS.get('lemma7', ())))
-register(Verification("table1",
-                      measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, "
-                               "L = mu); exact lower bounds of the error at condition numbers L/mu "
-                               "> 1; symbolic structure",
-                      targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly "
-                              "convex); quadratic MCSA instances with Hessian diag(mu, L)",
-                              method="monte-carlo+exact+symbolic", forms="stated",
-                      grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
-                            dict(D=10, N=16, R=256, T_min=100, T_max=20000,
-                                 kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
-                      run=run_table1, proof="no proof in its document",
-                      readings=_READINGS.get('table1', ())))
-register(
-    Verification(
-        "table2",
-        measures="evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
-                 "path-derivative ELBO gradient, per iteration",
-                               targets="every MCSA scheme; ELBO",
-                      method="exact", forms="stated",
-                      grid=Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])),
-                      run=run_table2, overrides=("N",), proof="no proof in its document",
-                      readings=_READINGS.get('table2', ())))
+def _register(claim, **fields):
+    """Register the Verification of ``claim`` with its readings (``_READINGS``; none by default)."""
+    register(Verification(claim, readings=_READINGS.get(claim, ()), **fields))
+
+
+_register("proposition1",
+          measures="E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
+          targets="pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q",
+          method="exact+monte-carlo", forms="stated",
+          grid=Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
+                    dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)],
+                         wishart_dim=10, R=200000)),
+          run=run_proposition1)
+_register("proposition2", measures="exact w* and KL(pi||q)",
+          targets="Gaussian pairs (closed forms); random finite pairs", method="exact",
+          forms="stated",
+          grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)],
+                         M=[3, 6], pairs=3),
+                    dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0),
+                                (100, 1.05, 0.1)],
+                         M=[2, 3, 6, 12], pairs=10)),
+          run=run_proposition2)
+_register("lemma1", measures="exact TV of product measures (all sets, and product sets A^N)",
+          targets="random finite spaces", method="exact", forms="stated",
+          grid=Grid(dict(M=[2, 3], N=[1, 2, 3, 4]), dict(M=[2, 3, 4], N=[1, 2, 3, 4, 5, 6])),
+          run=run_lemma1, overrides=("N",))
+_register("lemma2", measures="exact second moment, variance, bias, MSE of discrete random vectors",
+          targets="random discrete distributions in R^d", method="exact", forms="stated",
+          grid=Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run=run_lemma2)
+_register("lemma3", measures="V_q[w] by adaptive quadrature with its error estimate",
+          targets="pi = N(0,1), q = N(m, s^2)", method="exact", forms="stated",
+          grid=Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
+                    dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
+          run=run_lemma3)
+_register("lemma4", measures="IMH rejection probability lambda(w) at every state, exactly",
+          targets="finite spaces with w* attained at a known state", method="exact",
+          forms="stated", grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma4,
+          overrides=("w_star",))
+_register("lemma5",
+          measures="T_n(w) of the Smith-Tierney n-step kernel, exactly (piecewise closed form)",
+          targets="finite spaces", method="exact", forms="stated, corrected",
+          grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma5,
+          overrides=("n", "w_star"))
+_register("lemma6", measures="E_{K^n(z,.)}[f] by exact matrix powers",
+          targets="finite spaces; q = pi", method="exact", forms="stated, corrected",
+          grid=Grid(dict(_IMH_QUICK), dict(_IMH_FULL)), run=run_lemma6,
+          overrides=("n", "w_star"))
+_register("lemma7", measures="bias ||E_{P^n} g - E_pi g|| exactly, ||g|| = L",
+          targets="finite spaces, IMH kernel (C = 1, rho = r)", method="exact", forms="stated",
+          grid=Grid(dict(_IMH_QUICK, D=[1, 4]), dict(_IMH_FULL, D=[1, 2, 4, 16])),
+          run=run_lemma7, overrides=("n",))
+_register("table1",
+          measures="decay of E||lambda_T - lambda*||^2 under SGD gamma/t (Monte Carlo, L = mu); "
+                   "exact lower bounds of the error at condition numbers L/mu > 1; symbolic "
+                   "structure",
+          targets="pi = N(mu, I_D), q = N(m, 1.5^2 I) with the scale fixed (strongly convex); "
+                  "quadratic MCSA instances with Hessian diag(mu, L)",
+          method="monte-carlo+exact+symbolic", forms="stated",
+          grid=Grid(dict(D=3, N=8, R=64, T_min=50, T_max=2000, kappa=(1.0, 2.0, 10.0)),
+                    dict(D=10, N=16, R=256, T_min=100, T_max=20000,
+                         kappa=(1.0, 1.5, 2.0, 10.0, 100.0))),
+          run=run_table1, proof="no proof in its document")
+_register("table2",
+          measures="evaluation, sampling and gradient counters of the simulators (MCSA) and of a "
+                   "path-derivative ELBO gradient, per iteration",
+          targets="every MCSA scheme; ELBO", method="exact", forms="stated",
+          grid=Grid(dict(N=[2, 5, 10]), dict(N=[2, 3, 5, 10, 32])),
+          run=run_table2, overrides=("N",), proof="no proof in its document")
 
 
 # ============================================================================= search spaces
@@ -837,12 +820,9 @@ from verify.spaces import spec  # noqa: E402
 
 @spec("lemma5", "finite pi, q; n in 1..10; the weight of any state")
 def _l5():
-    from hypothesis import strategies as st
-
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10),
-                                   "x": st.integers(0, 3)})
+    strat = _l5_space()
 
     def ev(d):
         pi, q = d["pq"]
@@ -858,13 +838,9 @@ def _l5():
 
 @spec("lemma6", "finite pi, q; n in 1..10; any start; f >= 0")
 def _l6():
-    from hypothesis import strategies as st
-
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 10),
-                                   "x": st.integers(0, 3),
-                                   "f": st.lists(st.floats(0, 1), min_size=4, max_size=4)})
+    strat = _l6_space()
 
     def ev(d):
         pi, q = d["pq"]
@@ -884,7 +860,7 @@ def _l4():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "x": st.integers(0, 3)})
+    strat = pair_space(x=st.integers(0, 3))
 
     def ev(d):
         pi, q = d["pq"]
@@ -905,9 +881,8 @@ def _l7():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "n": st.integers(1, 20),
-                                   "D": st.integers(1, 4),
-                                   "g": st.lists(st.floats(-1, 1), min_size=16, max_size=16)})
+    strat = pair_space(n=st.integers(1, 20), D=st.integers(1, 4),
+                       g=st.lists(st.floats(-1, 1), min_size=16, max_size=16))
 
     def ev(d):
         pi, q = d["pq"]
@@ -954,13 +929,7 @@ def _l2():
         dim = d["d"]
         vals = np.array(d["v"]).reshape(4, 3)[:, :dim]
         mu = np.array(d["mu"][:dim])
-        p = d["p"]
-        mean = p @ vals
-        second = float(p @ (vals ** 2).sum(1))
-        V = float(p @ ((vals - mean) ** 2).sum(1))
-        bias = float(p @ np.linalg.norm(vals - mu, axis=1))
-        mse = float(p @ ((vals - mu) ** 2).sum(1))
-        mn = float(np.linalg.norm(mu))
+        _, second, V, bias, mse, mn = _lemma2_moments(d["p"], vals, mu)
         return [("second_moment_variance", second,
                  _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias,
                     mu_norm=mn), "<=", TOL),

@@ -50,6 +50,7 @@ from verify.audit.engine import (
     sym_le,
 )
 
+from ._kit import explain
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
 
@@ -199,6 +200,17 @@ def _w(pi, q):
     return pi / q
 
 
+def _proof_chain(claim, part, where, rows):
+    """Declare the steps of one chain of displays in ``claim``'s proof, a row a line: ``(line,
+    lines, relation, lhs, rhs, justification, check, expect, options)``; the step's id is
+    ``<claim>.<part>.<line>``, its location ``<where>, <lines>``, and ``options`` its other
+    keywords (:func:`~verify.audit.engine.step`)."""
+    for line, lines, relation, lhs, rhs, why, check, expect, options in rows:
+        step(f"{claim}.{part}.{line}", claim=claim, seed=SEED, location=f"{where}, {lines}",
+             relation=relation, lhs=lhs, rhs=rhs, justification=why, check=check, expect=expect,
+             **options)
+
+
 def _tv(p, pi):
     return 0.5 * float(np.abs(np.asarray(p) - np.asarray(pi)).sum())
 
@@ -281,11 +293,9 @@ def _eq3():
                          F.imh_lambda(pi, q, float(ww[x]), "pi"), rej))
     o = instance_check(lambda: rows, "=", tol=1e-12,
                        describe="lambda as printed vs the IMH rejection probability")
-    if o.status == WRONG:
-        o.correction = (
-            "lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not pi); with it Eq. (2) "
-            "equals the exact n-step kernel (step eq2), with pi it does not")
-    return o
+    return explain(o, correction="lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not "
+                                 "pi); with it Eq. (2) equals the exact n-step kernel (step eq2), "
+                                 "with pi it does not")
 
 
 def _eq3_corrected():
@@ -766,6 +776,15 @@ def _le_rows(which):
     return lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2(which)()], "<=", 1e-12)
 
 
+def _lemma2_equality():
+    """Lemma 2 as used by the first line of the variance proofs of Theorems 3 and 4, printed '=':
+    its Cauchy-Schwarz rows hold only as '<=' (the correction, whatever the outcome)."""
+    o = instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12,
+                       printed="=")
+    o.correction = "'<='"
+    return o
+
+
 step("lemma2.1", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 1",
      relation="=", lhs="E||g||^2",
      rhs="V g + ||E g||^2", justification="decomposition",
@@ -787,13 +806,10 @@ step("lemma2.3", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, l
 
 def _l2_bias():
     o = instance_check(lambda: [(p, *ab) for p, ab in _l2("bias_def")()], "<=", 1e-12, printed="=")
-    if o.status == LOOSE:
-        o.detail = (
-            "Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= E||g - mu|| "
-            "(Jensen): "
-                    + o.detail)
-        o.correction = "'<=' (or define Bias[g] = ||E g - mu||, which the proofs use)"
-    return o
+    return explain(o, why="Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= "
+                          "E||g - mu|| (Jensen): ",
+                      correction="'<=' (or define Bias[g] = ||E g - mu||, which the proofs "
+                                 "use)", status=LOOSE)
 
 
 step("lemma2.4", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 5",
@@ -895,22 +911,15 @@ step("theorem1.mix.2", claim="theorem1", seed=SEED, location="App. D proof of Th
      lhs="d_TV(K^k(z,.), pi)", rhs="(1 - (N-1)/(2 w* + N - 2))^k",
      justification="Andrieu, Lee & Vihola (2018)",
      check=_t1_mix, search_examples=COSTLY, expect=VALID, statement=True, search_budget=1000)
-step("theorem1.mom.1", claim="theorem1", seed=SEED,
-     location="App. D proof of Thm 1, variance, line 2", relation="=",
-     lhs="E[||s(z_t)||^2 | z_t-1]", rhs="int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))",
-     justification="Andrieu et al. (2018)", check=_t1_kernel_expectation, search_examples=COSTLY,
-     expect=EXACT,
-     search_budget=800)
-step("theorem1.mom.2", claim="theorem1", seed=SEED,
-     location="App. D proof of Thm 1, variance, line 3", relation="<=",
-     lhs="int sum_n wbar_n ||s||^2 prod q", rhs="L^2 int sum_n wbar_n prod q",
-     justification="Assumption 3",
-     check=_t1_assumption3, expect=VALID, search_budget=800)
-step("theorem1.mom.3", claim="theorem1", seed=SEED,
-     location="App. D proof of Thm 1, variance, lines 4-5", relation="=",
-     lhs="L^2 int sum_n wbar_n prod q", rhs="L^2",
-     justification="sum_n wbar_n = 1; q is a probability",
-     check=_t1_normalised, expect=EXACT, statement=True, search_budget=1000)
+_proof_chain("theorem1", "mom", "App. D proof of Thm 1, variance", (
+    ("1", "line 2", "=", "E[||s(z_t)||^2 | z_t-1]",
+     "int sum_n wbar_n ||s(z^(n))||^2 prod_{n>=2} q(dz^(n))", "Andrieu et al. (2018)",
+     _t1_kernel_expectation, EXACT, dict(search_examples=COSTLY, search_budget=800)),
+    ("2", "line 3", "<=", "int sum_n wbar_n ||s||^2 prod q", "L^2 int sum_n wbar_n prod q",
+     "Assumption 3", _t1_assumption3, VALID, dict(search_budget=800)),
+    ("3", "lines 4-5", "=", "L^2 int sum_n wbar_n prod q", "L^2",
+     "sum_n wbar_n = 1; q is a probability", _t1_normalised, EXACT,
+     dict(statement=True, search_budget=1000))))
 
 
 # ============================================================================= Lemma 3
@@ -1148,15 +1157,11 @@ def _t2_bias():
                              4 / (NN - 1) * (chi + 1 + ws) * gam ** (tt - 1)))
     o = instance_check(lambda: rows, "<=", tol=1e-10,
                        describe="conditional bias given F_t-1 at the worst state")
-    if o.status == WRONG:
-        o.detail = (
-            "conditional on F_t-1 the bias is that of one CIS step from z_t-1 and does not decay "
-            "in t: "
-                    + o.detail)
-        o.correction = (
-            "a bias bound uniform in the state (one step), e.g. 2 L d_TV(K(z_t-1,.), pi); "
-            "gamma^(t-1) needs the unconditional reading")
-    return o
+    return explain(o, why="conditional on F_t-1 the bias is that of one CIS step from z_t-1 and "
+                          "does not decay in t: ",
+                      correction="a bias bound uniform in the state (one step), e.g. 2 L "
+                                 "d_TV(K(z_t-1,.), pi); gamma^(t-1) needs the unconditional "
+                                 "reading")
 
 
 def _t2_bias_corrected():
@@ -1288,9 +1293,7 @@ def _t2_main_text():
                               "mu": round(mu, 6)},
                              mom.second, 4 * chi / (NN - 1) + mu ** 2))
     o = instance_check(lambda: rows, "<=", tol=1e-8, describe="exact MSC-RB second moment, s = +-1")
-    if o.status == WRONG:
-        o.correction = T2_CORRECTION
-    return o
+    return explain(o, correction=T2_CORRECTION)
 
 
 T2_CORRECTION = (
@@ -1471,11 +1474,8 @@ L6_CORRECTION = "+ (1 - r^n - n(1-r) r^(n-1)) E_pi f, from the corrected Lemma 5
 
 def _l6_statement():
     o = instance_check(lambda: _l6_rows(), "<=", tol=1e-12, describe="E_{K^n} f, exact IMH kernels")
-    if o.status == WRONG:
-        o.correction = (
-            "E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) r^(n-1)) E_pi f "
-            "(Lemma 5 corrected); min with the trivial max f")
-    return o
+    return explain(o, correction="E_{K^n(z,.)} f <= n r^(n-1) E_q f + r^n f(z) + (1 - r^n - n(1-r) "
+                                 "r^(n-1)) E_pi f (Lemma 5 corrected); min with the trivial max f")
 
 
 def _f_pos(s):
@@ -1666,13 +1666,10 @@ def _l7_statement():
     o = instance_check(lambda: [({"n": nn, "M": 3, "w_star": 10, "g": list(_L7_G), "D": 1, "L": 1,
                                   "C": 1, "rho": rr},
                                  as_defined, 2 * rr ** nn)], "<=", tol=1e-12)
-    if o.status == WRONG:
-        o.detail = (
-            "with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the expected norm does "
-            "not vanish at stationarity; it holds for ||E g_hat - E_Pi g||, and then sqrt(D) is "
-            "unnecessary: " + o.detail)
-        o.correction = "||E g_hat - E_Pi g|| <= 2 L C rho^n"
-    return o
+    return explain(o, why="with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the "
+                          "expected norm does not vanish at stationarity; it holds for ||E g_hat - "
+                          "E_Pi g||, and then sqrt(D) is unnecessary: ",
+                      correction="||E g_hat - E_Pi g|| <= 2 L C rho^n")
 
 
 def _l7_corrected():
@@ -1736,12 +1733,10 @@ def _t3_def():
             rows.append(({"M": pi.size, "N": NN, "k": 3}, F.tv_joint(joint, prod), 0.0))
     o = instance_check(lambda: rows, "=", tol=1e-12,
                        describe="law of JSA's (z^(1..N)) vs the product of its marginals")
-    if o.status == WRONG:
-        o.detail = "JSA's N states form one Markov path, not independent draws: " + o.detail
-        o.correction = (
-            "P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) K(z'^(1), dz'^(2)) ... (a "
-            "path law); its stationary law is the path law of K, not pi^N")
-    return o
+    return explain(o, why="JSA's N states form one Markov path, not independent draws: ",
+                      correction="P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) "
+                                 "K(z'^(1), dz'^(2)) ... (a path law); its stationary law is the "
+                                 "path law of K, not pi^N")
 
 
 def _t3_def_corrected():
@@ -1830,12 +1825,9 @@ def _sup_vs_sum(corrected=False):
     def fn():
         o = instance_check(_sup_vs_sum_rows, "<=", tol=1e-12, printed="<=" if corrected else "=",
                            describe="a common A against each term's own set")
-        if o.status == LOOSE:
-            o.detail = (
-                "sup over one common A of the sum is at most the sum of the sups, with '<' when "
-                "the terms need different sets (M >= 3): " + o.detail)
-            o.correction = "'<='"
-        return o
+        return explain(o, why="sup over one common A of the sum is at most the sum of the sups, "
+                              "with '<' when the terms need different sets (M >= 3): ",
+                          correction="'<='", status=LOOSE)
     return fn
 
 
@@ -1940,14 +1932,10 @@ def _cond_bias_rows(scheme):
 def _t3_cond_bias(scheme):
     o = instance_check(lambda: _cond_bias_rows(scheme), "<=", tol=1e-12,
                        describe="Bias^2 + 2L Bias conditional on F_t-1 vs Lemma 7 with t steps")
-    if o.status == WRONG:
-        o.detail = (
-            "E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t steps from eta_0 "
-            "bounds the unconditional bias: " + o.detail)
-        o.correction = (
-            "one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n (JSA), <= 2 L r "
-            "(pMCSA)")
-    return o
+    return explain(o, why="E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t "
+                          "steps from eta_0 bounds the unconditional bias: ",
+                      correction="one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n "
+                                 "(JSA), <= 2 L r (pMCSA)")
 
 
 def _jsa_terms_all(K, s, NN):
@@ -2401,64 +2389,35 @@ step("theorem3.mix.statement", claim="theorem3", seed=SEED, location="§4.3 Theo
      check=_t3_mix_statement,
      depends=("theorem3.def",), expect=WRONG, statement=True, reading=JOINT,
      corrected=_t3_marginals, search_budget=600)
-step("theorem3.var.1", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 1", relation="=",
-     lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
-     check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
-instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12, printed="=")),
-     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem3.var.2", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 2", relation="<=",
-     lhs="... + 2 Bias ||mu|| + ...", rhs="... + 2 L Bias + ...", justification="||mu|| <= L",
-     check=lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L,
-                          domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}),
-     expect=VALID)
-step("theorem3.var.3", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 3", relation="<=",
-     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^(tN))",
-     justification="Lemma 7",
-     check=lambda: _t3_cond_bias("jsa"), depends=("lemma7.statement",), expect=WRONG,
-     corrected=_cond_bias_corrected("jsa"), search_budget=600)
-step("theorem3.var.4", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, lines 4-5", relation="=",
-     lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n V[s_n | F] + C_cov",
-     justification="variance of a sum",
-     check=_t3_var_sum, expect=EXACT, search_budget=500)
-step("theorem3.var.5", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 6", relation="<=",
-     lhs="(1/N^2) sum_n V[s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | F]",
-     justification="V <= second moment",
-     check=_t3_var_le_second, expect=VALID, search_budget=600)
-step("theorem3.var.6", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, lines 7-8", relation="=",
-     lhs="E[||s_n||^2 | F_t-1]", rhs="E_{K^n(z_t-1^(N), .)}[||s||^2]",
-     justification="Markov property",
-     check=_t3_markov, expect=EXACT, search_budget=1000)
-step("theorem3.var.7", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 9", relation="<=",
-     lhs="(1/N^2) sum_n E_{K^n}||s||^2",
-     rhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
-     justification="Lemma 6", check=_t3_lemma6, depends=("lemma6.statement",), expect=WRONG,
-     corrected=_t3_lemma6_corrected, search_budget=600)
-step("theorem3.var.7a", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 10", relation="<=",
-     lhs="(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
-     rhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
-     justification="Assumption 3", check=_t3_assumption3, expect=VALID, search_budget=1200)
-step("theorem3.var.8", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, lines 10-11",
-     relation="=", lhs="(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
-     rhs="(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]",
-     justification="Assumption 3; r = 1 - 1/w*", check=_t3_substitution, expect=EXACT)
-step("theorem3.var.9", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, line 12", relation="=",
-     lhs="sum_n [n r^(n-1) + r^n]", rhs="(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)",
-     justification="closed form",
-     check=_t3_closed_form, expect=WRONG, corrected=_t3_closed_form_corrected)
-step("theorem3.var.10", claim="theorem3", seed=SEED,
-     location="App. D proof of Thm 3, variance, lines 13-14",
-     relation="=", lhs="(L^2/N^2) sum_n [...]", rhs="L^2 [1/2 + 3/(2N) + O(1/w*)]",
-     justification="Laurent series at w* -> oo", check=_t3_laurent, expect=EXACT, search_budget=800)
+_proof_chain("theorem3", "var", "App. D proof of Thm 3, variance", (
+    ("1", "line 1", "=", "E[||g||^2 | F]", "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2",
+     _lemma2_equality, LOOSE,
+     dict(depends=("lemma2.statement",), corrected=_le_rows("cs"), search_budget=1200)),
+    ("2", "line 2", "<=", "... + 2 Bias ||mu|| + ...", "... + 2 L Bias + ...", "||mu|| <= L",
+     lambda: sym_le(2 * _B * L / (1 + _DD), 2 * _B * L,
+                    domain={_B: POS_DOM, L: POS_DOM, _DD: POS_DOM}), VALID, {}),
+    ("3", "line 3", "<=", "V + Bias^2 + 2 L Bias + ||mu||^2", "V + ||mu||^2 + O(r^(tN))", "Lemma 7",
+     lambda: _t3_cond_bias("jsa"), WRONG,
+     dict(depends=("lemma7.statement",), corrected=_cond_bias_corrected("jsa"), search_budget=600)),
+    ("4", "lines 4-5", "=", "V[(1/N) sum_n s_n | F]", "(1/N^2) sum_n V[s_n | F] + C_cov",
+     "variance of a sum", _t3_var_sum, EXACT, dict(search_budget=500)),
+    ("5", "line 6", "<=", "(1/N^2) sum_n V[s_n | F]", "(1/N^2) sum_n E[||s_n||^2 | F]",
+     "V <= second moment", _t3_var_le_second, VALID, dict(search_budget=600)),
+    ("6", "lines 7-8", "=", "E[||s_n||^2 | F_t-1]", "E_{K^n(z_t-1^(N), .)}[||s||^2]",
+     "Markov property", _t3_markov, EXACT, dict(search_budget=1000)),
+    ("7", "line 9", "<=", "(1/N^2) sum_n E_{K^n}||s||^2",
+     "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]", "Lemma 6", _t3_lemma6, WRONG,
+     dict(depends=("lemma6.statement",), corrected=_t3_lemma6_corrected, search_budget=600)),
+    ("7a", "line 10", "<=", "(1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n ||s(z_t-1)||^2]",
+     "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]", "Assumption 3", _t3_assumption3, VALID,
+     dict(search_budget=1200)),
+    ("8", "lines 10-11", "=", "(1/N^2) sum_n [n r^(n-1) L^2 + r^n L^2]",
+     "(L^2/N^2) sum_n [n (1-1/w*)^(n-1) + (1-1/w*)^n]", "Assumption 3; r = 1 - 1/w*",
+     _t3_substitution, EXACT, {}),
+    ("9", "line 12", "=", "sum_n [n r^(n-1) + r^n]", "(w*)^2 + w* - r^N ((w*)^2 + w* + N w*)",
+     "closed form", _t3_closed_form, WRONG, dict(corrected=_t3_closed_form_corrected)),
+    ("10", "lines 13-14", "=", "(L^2/N^2) sum_n [...]", "L^2 [1/2 + 3/(2N) + O(1/w*)]",
+     "Laurent series at w* -> oo", _t3_laurent, EXACT, dict(search_budget=800))))
 step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 3 (second moment)",
      relation="<=",
      lhs="E[||g_t,JSA||^2 | F_t-1]", rhs="L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
@@ -2708,40 +2667,25 @@ step("theorem4.mix.statement", claim="theorem4", seed=SEED, location="§5.1 Theo
      check=_t4_mix_statement,
      depends=("theorem4.mix.1", "theorem4.mix.2", "theorem4.mix.3"), expect=VALID, statement=True,
      search_budget=1200)
-step("theorem4.var.1", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, line 1", relation="=",
-     lhs="E[||g||^2 | F]", rhs="V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", justification="Lemma 2",
-     check=lambda: (lambda o: (setattr(o, "correction", "'<='"), o)[1])(
-               instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12,
-                              printed="=")),
-     depends=("lemma2.statement",), expect=LOOSE, corrected=_le_rows("cs"), search_budget=1200)
-step("theorem4.var.2", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, line 3", relation="<=",
-     lhs="V + Bias^2 + 2 L Bias + ||mu||^2", rhs="V + ||mu||^2 + O(r^t)", justification="Lemma 7",
-     check=lambda: _t3_cond_bias("pmcsa"), depends=("lemma7.statement",), expect=WRONG,
-     corrected=_cond_bias_corrected("pmcsa"), search_budget=1000)
-step("theorem4.var.3", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, lines 4-6",
-     relation="<=", lhs="V[(1/N) sum_n s_n | F]", rhs="(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]",
-     justification="independence of the chains; V <= second moment", check=_t4_var_indep,
-     expect=VALID,
-     search_budget=1200)
-step("theorem4.var.4", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, line 7", relation="<=",
-     lhs="E_{K(z,.)}||s||^2", rhs="E_q||s||^2 + r ||s(z)||^2", justification="Lemma 6 (n = 1)",
-     check=_t4_lemma6_n1,
-     expect=VALID)
-step("theorem4.var.4a", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, line 8", relation="<=",
-     lhs="(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]", rhs="(1/N^2) sum_n [L^2 + r L^2]",
-     justification="Assumption 3", check=_t4_assumption3, expect=VALID, search_budget=1200)
-step("theorem4.var.5", claim="theorem4", seed=SEED,
-     location="App. D proof of Thm 4, variance, lines 8-10",
-     relation="=", lhs="(L^2/N^2) sum_n (1 + r)", rhs="L^2 [1/N + (1/N)(1 - 1/w*)]",
-     justification="algebra",
-     check=lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)),
-                             L ** 2 * (1 / N + (1 - 1 / w) / N),
-                             domain={L: POS_DOM, N: N_REAL, w: W_DOM}), expect=EXACT)
+_proof_chain("theorem4", "var", "App. D proof of Thm 4, variance", (
+    ("1", "line 1", "=", "E[||g||^2 | F]", "V + Bias^2 + 2 Bias ||mu|| + ||mu||^2", "Lemma 2",
+     _lemma2_equality, LOOSE,
+     dict(depends=("lemma2.statement",), corrected=_le_rows("cs"), search_budget=1200)),
+    ("2", "line 3", "<=", "V + Bias^2 + 2 L Bias + ||mu||^2", "V + ||mu||^2 + O(r^t)", "Lemma 7",
+     lambda: _t3_cond_bias("pmcsa"), WRONG,
+     dict(depends=("lemma7.statement",), corrected=_cond_bias_corrected("pmcsa"),
+          search_budget=1000)),
+    ("3", "lines 4-6", "<=", "V[(1/N) sum_n s_n | F]", "(1/N^2) sum_n E[||s_n||^2 | z_t-1^(n)]",
+     "independence of the chains; V <= second moment", _t4_var_indep, VALID,
+     dict(search_budget=1200)),
+    ("4", "line 7", "<=", "E_{K(z,.)}||s||^2", "E_q||s||^2 + r ||s(z)||^2", "Lemma 6 (n = 1)",
+     _t4_lemma6_n1, VALID, {}),
+    ("4a", "line 8", "<=", "(1/N^2) sum_n [E_q||s||^2 + r ||s(z_t-1^(n))||^2]",
+     "(1/N^2) sum_n [L^2 + r L^2]", "Assumption 3", _t4_assumption3, VALID,
+     dict(search_budget=1200)),
+    ("5", "lines 8-10", "=", "(L^2/N^2) sum_n (1 + r)", "L^2 [1/N + (1/N)(1 - 1/w*)]", "algebra",
+     lambda: sym_equal(L ** 2 / N ** 2 * N * (1 + (1 - 1 / w)), L ** 2 * (1 / N + (1 - 1 / w) / N),
+                       domain={L: POS_DOM, N: N_REAL, w: W_DOM}), EXACT, {})))
 step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 4 (second moment)",
      relation="<=",
      lhs="E[||g_t,pMCSA||^2 | F_t-1]", rhs="L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
@@ -3106,12 +3050,11 @@ def _gamma_rate():
         rows.append(({"N": NN, "w_star": ws}, float(rate), float(gam)))
     o = instance_check(lambda: rows, "<=", tol=1e-12, printed="=")
     if o.status == LOOSE:
-        o.detail = (
-            "gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same kernel by 1/(2w* + "
-            "N - 2); at N = 2 gamma = 1, no contraction at all: " + o.detail)
         o.counterexample = {"at": rows[0][0], "lhs": rows[0][1], "rhs": rows[0][2]}
-        o.correction = "'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) (Theorem 1)"
-    return o
+    return explain(o, why="gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same "
+                          "kernel by 1/(2w* + N - 2); at N = 2 gamma = 1, no contraction at all: ",
+                      correction="'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) "
+                                 "(Theorem 1)", status=LOOSE)
 
 
 def _duchi_cancels():
@@ -3285,20 +3228,18 @@ step("alg2.proposals", claim="definitions", seed=SEED,
      rhs="the kernel of Theorem 1 and Table 2 (N - 1 proposals)", justification="Algorithm 2",
      check=_alg2_proposals,
      expect=WRONG, corrected=_alg2_corrected, search_budget=500)
-step("table3.dims", claim="experiments", seed=SEED,
-     location="§6.3 Table 3, columns D_lambda and D_x", relation="=",
-     lhs="D_lambda (as printed)",
-     rhs="dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x",
-     justification="App. C.1", check=_tables_dim, expect=WRONG, corrected=_table3_corrected)
-step("table4.dims", claim="experiments", seed=SEED, location="§6.4 Table 4, row 'airfoil'",
-     relation="=",
-     lhs="D_lambda (as printed)", rhs="dim z = N_train + D_x + 4 (App. C.2)",
-     justification="App. C.2",
-     check=_table4_dim, expect=WRONG, corrected=_table4_corrected)
-step("appc2.matern", claim="experiments", seed=SEED, location="App. C.2, Matern 5/2 kernel",
-     relation=">=",
-     lhs="smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2",
-     rhs="0 (a covariance function)",
-     justification="Matern 5/2 with ARD (Neal 1996)", check=_matern_psd, expect=WRONG,
-     corrected=_matern_corrected,
-     search_budget=1200)
+# App. C and Tables 3-4 (claim "experiments"): the printed dimensions and kernel, each wrong
+for _id, _where, _rel, _lhs, _rhs, _why, _check, _corrected, _budget in (
+        ("table3.dims", "§6.3 Table 3, columns D_lambda and D_x", "=", "D_lambda (as printed)",
+         "dim z = 50 (D_x + 1) + 51 + 2 of the App. C.1 network at the printed D_x", "App. C.1",
+         _tables_dim, _table3_corrected, None),
+        ("table4.dims", "§6.4 Table 4, row 'airfoil'", "=", "D_lambda (as printed)",
+         "dim z = N_train + D_x + 4 (App. C.2)", "App. C.2", _table4_dim, _table4_corrected,
+         None),
+        ("appc2.matern", "App. C.2, Matern 5/2 kernel", ">=",
+         "smallest eigenvalue of [k(x_i, x_j)], r = sum_i (x_i - x'_i)^2 / l_i^2",
+         "0 (a covariance function)", "Matern 5/2 with ARD (Neal 1996)", _matern_psd,
+         _matern_corrected, 1200)):
+    step(_id, claim="experiments", seed=SEED, location=_where, relation=_rel, lhs=_lhs, rhs=_rhs,
+         justification=_why, check=_check, expect=WRONG, corrected=_corrected,
+         search_budget=_budget)

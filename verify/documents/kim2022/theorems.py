@@ -38,6 +38,8 @@ from verify.problems import (
 )
 from verify.registry import REGISTRY, bound_value, register
 
+from ._kit import pair_space
+
 L_FINITE = 1.0
 _tol = exact_tolerance
 _b = bound_value
@@ -401,6 +403,18 @@ def _tightness(claim, forms):
                             TIGHT_SPACE) for form in forms]
 
 
+def _last_stages(claim, scheme, grid, seed, progress, slope, note):
+    """The last stages of Theorems 3 and 4: tightness of the corrected forms (Hypothesis), Monte
+    Carlo moments (Student-t and Gaussian q), and the variance's slope ``slope`` in N (``note``:
+    the sentence it checks)."""
+    _progress(progress, f"{claim}: tightness of the corrected forms (Hypothesis)")
+    out = _tightness(claim, ("corrected", "sharper", "unconditional"))
+    _progress(progress, f"{claim}: Monte Carlo (Student-t and Gaussian q)")
+    out += _mc_moment_checks(claim, scheme, grid, seed, quantities=("second_moment", "variance"))
+    _progress(progress, f"{claim}: shape in N")
+    return out + _shape_check(claim, scheme, grid, seed, "variance", slope, note=note)
+
+
 # ============================================================================= Theorem 1
 def run_theorem1(grid, seed=0, progress=None):
     out = []
@@ -515,16 +529,9 @@ def run_theorem3(grid, seed=0, progress=None):
                 out += _moment_checks("theorem3", "variance", m.variance, params,
                                       ("stated", "explicit", "moment", "corrected"),
                                       "exact JSA variance; C_cov exact", c_cov=m.c_cov, extra=label)
-    _progress(progress, "theorem3: tightness of the corrected forms (Hypothesis)")
-    out += _tightness("theorem3", ("corrected", "sharper", "unconditional"))
-    _progress(progress, "theorem3: Monte Carlo (Student-t and Gaussian q)")
-    out += _mc_moment_checks("theorem3", "jsa", grid, seed,
-                             quantities=("second_moment", "variance"))
-    _progress(progress, "theorem3: shape in N")
-    out += _shape_check("theorem3", "jsa", grid, seed, "variance", 0.0,
-                        note="Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance reduction "
-                             "is limited by the constant 1/2 term'")
-    return out
+    return out + _last_stages("theorem3", "jsa", grid, seed, progress, 0.0,
+                              "Kim et al. (NeurIPS 2022) §4.3: for w* >> N 'the variance "
+                              "reduction is limited by the constant 1/2 term'")
 
 
 # ============================================================================= Theorem 4
@@ -592,16 +599,9 @@ def run_theorem4(grid, seed=0, progress=None):
                 out += _moment_checks("theorem4", "variance", m.variance, params,
                                       ("stated", "explicit", "moment"),
                                       "exact pMCSA variance", extra=lab)
-    _progress(progress, "theorem4: tightness of the corrected forms (Hypothesis)")
-    out += _tightness("theorem4", ("corrected", "sharper", "unconditional"))
-    _progress(progress, "theorem4: Monte Carlo (Student-t and Gaussian q)")
-    out += _mc_moment_checks("theorem4", "pmcsa", grid, seed,
-                             quantities=("second_moment", "variance"))
-    _progress(progress, "theorem4: shape in N")
-    out += _shape_check("theorem4", "pmcsa", grid, seed, "variance", -1.0,
-                        note="Kim et al. (NeurIPS 2022) §5.1: pMCSA achieves an O(1/N) variance "
-                             "reduction at any w*")
-    return out
+    return out + _last_stages("theorem4", "pmcsa", grid, seed, progress, -1.0,
+                              "Kim et al. (NeurIPS 2022) §5.1: pMCSA achieves an O(1/N) variance "
+                              "reduction at any w*")
 
 
 # ============================================================================= grids and registry
@@ -661,7 +661,14 @@ _READINGS["theorem2"] += (
 )
 
 
-register(Verification(
+def _register_theorem(claim, **fields):
+    """Register a theorem's Verification with its readings; ``--N`` sets every budget of N (the
+    Gaussian, Monte Carlo and joint-law grids)."""
+    register(Verification(claim, grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
+                          readings=_READINGS.get(claim, ()), **fields))
+
+
+_register_theorem(
     "theorem1",
     measures="exact TV of the CIS kernel (all starts); E[||g||^2 | F] exactly and by Monte Carlo; "
              "MSC's N-scaling",
@@ -674,9 +681,8 @@ register(Verification(
                    N_gauss=[2, 4, 16, 64],
                    gauss=[(5, 1.5), (20, 1.2)], dim=[5, 20])),
     run=run_theorem1, overrides=("N", "k", "w_star", "dim", "proposal_scale"),
-    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")}, adjust_grid=gauss_pairs_override,
-    check_overrides=gauss_pairs_check, readings=_READINGS.get('theorem1', ())))
-register(Verification(
+    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check)
+_register_theorem(
     "theorem2",
     measures="exact TV of CIS vs gamma^k; exact and Monte Carlo second moment of the "
              "Rao-Blackwellised estimator",
@@ -684,10 +690,8 @@ register(Verification(
     forms="explicit, stated",
     grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 16], N_mc=[4, 16]),
               dict(_COMMON_FULL, N=[2, 4, 8, 16, 64], N_mc=[2, 8, 32])),
-    run=run_theorem2, overrides=("N", "k", "t", "w_star"),
-    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
-    readings=_READINGS.get('theorem2', ())))
-register(Verification(
+    run=run_theorem2, overrides=("N", "k", "t", "w_star"))
+_register_theorem(
     "theorem3",
     measures="exact TV of the joint law of JSA's N states; exact and MC conditional moments; JSA's "
              "N-scaling",
@@ -696,10 +700,8 @@ register(Verification(
     grid=Grid(dict(_COMMON_QUICK, N=[2, 4, 8], N_joint=[2, 3], M_joint=3, N_mc=[4, 16]),
               dict(_COMMON_FULL, N=[1, 2, 4, 8, 16, 32], N_joint=[2, 3, 4, 5], M_joint=3,
                    N_mc=[2, 8, 32])),
-    run=run_theorem3, overrides=("N", "k", "t", "w_star"),
-    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
-    readings=_READINGS.get('theorem3', ())))
-register(Verification(
+    run=run_theorem3, overrides=("N", "k", "t", "w_star"))
+_register_theorem(
     "theorem4",
     measures="exact joint TV of N independent IMH chains; single-chain TV on the weight line; "
              "exact and MC moments",
@@ -711,9 +713,7 @@ register(Verification(
                    N_mc=[2, 8, 32],
                    gauss=[(5, 1.5), (50, 1.05)], dim=[5, 50])), run=run_theorem4,
     overrides=("N", "k", "t", "w_star", "dim", "proposal_scale"),
-    grid_aliases={"N": ("N_gauss", "N_mc", "N_joint")},
-    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check,
-    readings=_READINGS.get('theorem4', ())))
+    adjust_grid=gauss_pairs_override, check_overrides=gauss_pairs_check)
 
 
 # ============================================================================= search spaces
@@ -727,8 +727,7 @@ def _t1():
 
     from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
-    strat = st.fixed_dictionaries({"pq": finite_pair(), "N": st.integers(2, 12),
-                                   "k": st.integers(1, 30)})
+    strat = pair_space(N=st.integers(2, 12), k=st.integers(1, 30))
 
     def ev(d):
         pi, q = d["pq"]
