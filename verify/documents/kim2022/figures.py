@@ -66,7 +66,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 import bounds
 from mcsa_cli import atomic_write, dumps, jsonable
@@ -322,6 +321,8 @@ def _num(x):
 def _rescale(checks, n_bound_level, n_obs_level, dof=None):
     """Split the claim's budget alpha: bound checks at alpha/(2 n_bound), observation checks at
     alpha/(2 n_obs) (Student t with ``dof`` when given); see the module docstring."""
+    from scipy import stats  # imported when a figure is decided: scipy.stats costs ~1 s at import
+
     n_mc = len(checks)
     if n_mc == 0:
         return checks
@@ -393,6 +394,8 @@ def benefit_exponent(runs):
     n = len(y)
     if n < 3 or np.ptp(x) == 0:
         return math.nan, math.nan, 0
+    from scipy import stats
+
     res = stats.linregress(x, y)
     return float(-res.slope), float(res.stderr), n - 2
 
