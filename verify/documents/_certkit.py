@@ -54,6 +54,15 @@ def rel(text: str) -> str:
     return f"RELATION = {text!r}\n"
 
 
+def check_head(text: str, **fields: str) -> str:
+    """The piece stating the printed relation (:func:`rel`) and opening the script's ``check(I)``
+    with one line binding each of the instance's ``fields`` to a local of the same name through its
+    conversion (``q="QV"``: ``q = QV(I["q"])``); the check's body follows, indented."""
+    names = ", ".join(fields)
+    values = ", ".join(f'{conv}(I["{name}"])' for name, conv in fields.items())
+    return f"{rel(text)}\ndef check(I):\n    {names} = {values}"
+
+
 def body(*pieces: str) -> str:
     """A certificate's body: its pieces in order, two blank lines apart."""
     return "\n".join(p.strip("\n") + "\n\n" for p in pieces)
