@@ -23,7 +23,7 @@ without the document package).
 from __future__ import annotations
 
 from verify.certify import Certificate
-from verify.documents._certkit import PROPOSALS, body, check_head, exact_number, rel
+from verify.documents._certkit import PROPOSALS, body, check_head, exact_number, rel, restated
 
 _DRAFT = "CIS-as-IMH draft ('Inclusive Variational Inference with Independent Metropolis-Hastings')"
 
@@ -630,13 +630,8 @@ CERTIFICATES: list[Certificate] = [
 
 # the violated claims: each is established by its audit statement step, whose script is reused under
 # the claim id
-_BY_ID = {c.id: c for c in CERTIFICATES}
-for _claim, _step in (("cis_acceptance_bound", "cis.accbound.unnorm"),
-                      ("imh_rejection_kl", "imh.rej_bound")):
-    _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
-                                    source=_c.source,
-                                    instance=_c.instance, holding=_c.holding, body=_c.body))
+CERTIFICATES += restated(CERTIFICATES, {"cis_acceptance_bound": "cis.accbound.unnorm",
+                                        "imh_rejection_kl": "imh.rej_bound"})
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason
 UNCOVERED: dict[str, str] = {}

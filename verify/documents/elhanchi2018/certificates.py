@@ -23,7 +23,7 @@ without the document package).
 from __future__ import annotations
 
 from verify.certify import Certificate
-from verify.documents._certkit import body, check_head, exact_number, rel
+from verify.documents._certkit import body, check_head, exact_number, rel, restated
 
 _DOC = "El hanchi (2018), 'Stochastic gradient MCMC algorithms and their applications'"
 
@@ -1180,12 +1180,7 @@ CERTIFICATES += [
 ]
 
 # the violated claims established by an audit statement step reuse that step's script
-_BY_ID = {c.id: c for c in CERTIFICATES}
-for _claim, _step in (("sgfs_variance_trajectory", "sgfs.vart"),):
-    _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
-                                    source=_c.source,
-                                    instance=_c.instance, holding=_c.holding, body=_c.body))
+CERTIFICATES += restated(CERTIFICATES, {"sgfs_variance_trajectory": "sgfs.vart"})
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason
 UNCOVERED: dict[str, str] = {
