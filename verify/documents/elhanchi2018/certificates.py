@@ -101,9 +101,21 @@ def var1_stationary(A, Qm):
     return [[v[i * n + j][0] for j in range(n)] for i in range(n)]
 
 
+def floats(A):
+    """A matrix of fractions as a float64 array."""
+    import numpy as np
+    return np.array([[float(v) for v in r] for r in A])
+
+
 def spectral_radius(A):
     import numpy as np
-    return float(max(abs(np.linalg.eigvals(np.array([[float(v) for v in r] for r in A])))))
+    return float(max(abs(np.linalg.eigvals(floats(A)))))
+
+
+def drift(D, H, eps=1):
+    """I - eps D H: the matrix of the VAR(1) theta' = (I - eps D H) theta + noise (Eqs. (7), (8),
+    (32))."""
+    return add(eye(len(H)), mm(D, H), -eps)
 '''
 
 _CHAIN = '''
@@ -168,7 +180,7 @@ _STATIONARY = rel(
 def check(I):
     import numpy as np
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
-    A = add(eye(len(H)), mm(D, H), -eps)
+    A = drift(D, H, eps)
     stationary = spectral_radius(A) < 1
     Sym = np.array([[float((A[i][j] + A[j][i]) / 2) for j in range(len(A))] for i in range(len(A))])
     ev = np.linalg.eigvalsh(Sym)
@@ -181,7 +193,7 @@ _K01 = check_head(
     "1); lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, "
     "1); violated when they differ", H="QM", k="Q") + '''
     D = scal(k / 2, inv(H))
-    A = add(eye(len(H)), mm(D, H), -1)
+    A = drift(D, H)
     stationary = spectral_radius(A) < 1
     return int(stationary), int(0 < k < 1), stationary != (0 < k < 1)
 '''
@@ -190,7 +202,7 @@ _EQ32 = check_head(
     "printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
     "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ",
     D="QM", H="QM", eps="Q") + '''
-    A = add(eye(len(H)), mm(D, H), -eps)
+    A = drift(D, H, eps)
     L = var1_stationary(A, scal(2 * eps, D))
     printed = add(mm(A, L, A), scal(2 * eps, D))
     return float(L[0][0]), float(printed[0][0]), L != printed
@@ -200,11 +212,10 @@ _SERIES = check_head(
     "printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, "
     "1) shown (series summed until its terms fall below 1e-30); violated when it differs from the "
     "stationary covariance by more than 1e-9 relative", D="QM", H="QM", eps="Q") + '''
-    A = add(eye(len(H)), mm(D, H), -eps)
+    A = drift(D, H, eps)
     L = var1_stationary(A, scal(2 * eps, D))
     import numpy as np
-    Af = np.array([[float(v) for v in r] for r in A])
-    Df = np.array([[float(v) for v in r] for r in D])
+    Af, Df = floats(A), floats(D)
     S, P = np.zeros_like(Df), np.eye(len(Df))
     for _ in range(100000):
         term = 2 * float(eps) * P @ Df @ P
@@ -212,7 +223,7 @@ _SERIES = check_head(
         if np.abs(term).max() < 1e-30:
             break
         P = P @ Af
-    Lf = np.array([[float(v) for v in r] for r in L])
+    Lf = floats(L)
     return (float(L[0][0]), float(S[0, 0]),
             float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max()))
 '''
@@ -224,7 +235,7 @@ _VART = check_head(
     n = len(H)
     Hi = inv(H)
     D = scal(k / 2, Hi)
-    A = add(eye(n), mm(D, H), -1)
+    A = drift(D, H)
     noise = add(scal(2, D), mm(D, H, D), -1)  # Eq. (8) without the gradient noise: exact gradient
     V = [[Fraction(0)] * n for _ in range(n)]
     for _ in range(t):
@@ -281,10 +292,9 @@ _UPDATE = check_head(
     "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s "
     "injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
     "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1", H="QM", k="Q", dhd="Q") + '''
-    n = len(H)
     Hi = inv(H)
     D = scal(k / 2, Hi)
-    A = add(eye(n), mm(D, H), -1)
+    A = drift(D, H)
     L = var1_stationary(A, add(scal(2, D), mm(D, H, D), -dhd))
     return float(L[0][0] / Hi[0][0]), 1.0, L != Hi
 '''
@@ -307,9 +317,8 @@ def check(I):
     NC, G = QM(I["NC"]), QM(I["G"])
     H = add(NC, G)
     Hi = inv(H)
-    f = lambda M: np.array([[float(v) for v in r] for r in M])
-    lmin = np.linalg.eigvalsh(f(Hi)).min()
-    lmax = np.linalg.eigvalsh(f(mm(Hi, NC, Hi))).max()
+    lmin = np.linalg.eigvalsh(floats(Hi)).min()
+    lmax = np.linalg.eigvalsh(floats(mm(Hi, NC, Hi))).max()
     r = float(lmin / lmax)
     return r, 1.0, r <= 1
 '''
