@@ -11,6 +11,8 @@ files without their document packages, and may import it.
 
 from __future__ import annotations
 
+import dataclasses
+
 
 def exact_number(name: str) -> str:
     """The piece defining ``name(x)``: a number of the instance as an exact fraction (``"p/q"``
@@ -54,6 +56,25 @@ def rel(text: str) -> str:
     return f"RELATION = {text!r}\n"
 
 
+def check_head(text: str, **fields: str) -> str:
+    """The piece stating the printed relation (:func:`rel`) and opening the script's ``check(I)``
+    with one line binding each of the instance's ``fields`` to a local of the same name through its
+    conversion (``q="QV"``: ``q = QV(I["q"])``); the check's body follows, indented."""
+    names = ", ".join(fields)
+    values = ", ".join(f'{conv}(I["{name}"])' for name, conv in fields.items())
+    return f"{rel(text)}\ndef check(I):\n    {names} = {values}"
+
+
 def body(*pieces: str) -> str:
     """A certificate's body: its pieces in order, two blank lines apart."""
     return "\n".join(p.strip("\n") + "\n\n" for p in pieces)
+
+
+def restated(certificates: list, claims: dict[str, str]) -> list:
+    """The certificates of violated claims that an audit statement step establishes: for each
+    ``claims`` entry (claim id: step id) the step's certificate under the claim's id, its title
+    naming the step."""
+    by_id = {c.id: c for c in certificates}
+    return [dataclasses.replace(by_id[step], id=claim,
+                                title=by_id[step].title + f" (the statement step {step})")
+            for claim, step in claims.items()]

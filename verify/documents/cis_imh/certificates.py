@@ -23,7 +23,7 @@ without the document package).
 from __future__ import annotations
 
 from verify.certify import Certificate
-from verify.documents._certkit import PROPOSALS, body, exact_number, rel
+from verify.documents._certkit import PROPOSALS, body, check_head, exact_number, rel, restated
 
 _DRAFT = "CIS-as-IMH draft ('Inclusive Variational Inference with Independent Metropolis-Hastings')"
 
@@ -147,31 +147,26 @@ def gauss_kl_pq(m, s):
 
 
 # ============================================================================= the certificates
-_METROPOLIS = rel(
+_METROPOLIS = check_head(
     "printed: Barker's R/(1 + R) is a special case of Metropolis' min(1, R) (equal acceptance); "
-    "violated when they differ") + '''
-def check(I):
-    R = Q(I["R"])
+    "violated when they differ", R="Q") + '''
     lhs, rhs = R / (1 + R), min(Fraction(1), R)
     return lhs, rhs, lhs != rhs
 '''
 
-_MOVE = rel(
+_MOVE = check_head(
     "printed: P(z_t != z_t-1 | z_t-1) = sum_i w_i / (w(z_t-1) + sum_i w_i) (Eq. (acc)); violated "
-    "when they differ") + '''
-def check(I):
-    q, w, x, N = QV(I["q"]), QV(I["w"]), int(I["x"]), int(I["N"])
+    "when they differ", q="QV", w="QV", x="int", N="int") + '''
     row, acc = cis_row(q, w, x, N)
     lhs = 1 - row[x]
     return lhs, acc, lhs != acc
 '''
 
-_APPROXVAR = rel(
+_APPROXVAR = check_head(
     "printed: V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 V_q[f_IS] (Eq. (approx_var)) in the "
     "regime w(z_t-1) >> w(z^(i)) (z_t-1 off the support of q); violated when they differ by more "
-    "than rel_tol relative to the larger (both sides multiplied by w(z_t-1)^2)") + '''
-def check(I):
-    q, w, f = QV(I["q"]), QV(I["w"]), QV(I["f"])
+    "than rel_tol relative to the larger (both sides multiplied by w(z_t-1)^2)",
+    q="QV", w="QV", f="QV") + '''
     w0, f0, N = Q(I["w0"]), Q(I["f0"]), int(I["N"])
     _, V, acc = rb_moments(q, w, f, N, w0, f0)
     _, Vis, _ = rb_moments(q, w, f, N, 0, 0)
@@ -188,21 +183,18 @@ def check(I):
     return mp.nstr(r, 20), mp.nstr(b, 20), r - b > mp.mpf(10) ** -30
 '''
 
-_WANG = rel(
+_WANG = check_head(
     "printed: r(z_t-1) <= d_TV(K(z_t-1, .), p) (Metropolis IMH kernel); violated when lhs > "
-    "rhs") + '''
-def check(I):
-    p, q, x = QV(I["p"]), QV(I["q"]), int(I["x"])
+    "rhs", p="QV", q="QV", x="int") + '''
     row, r = imh_row(p, q, x)
     tv = sum(abs(a - b) for a, b in zip(row, p)) / 2
     return r, tv, r > tv
 '''
 
-_CIS_FLOOR = rel(
+_CIS_FLOOR = check_head(
     "printed: the rejection rate of 'any IMH type kernel' (here CIS, N proposals) is <= "
-    "sqrt((KL(q||p) + KL(p||q))/2); violated when lhs > rhs") + '''
-def check(I):
-    p, q, x, N = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"])
+    "sqrt((KL(q||p) + KL(p||q))/2); violated when lhs > rhs",
+    p="QV", q="QV", x="int", N="int") + '''
     w = [a / b for a, b in zip(p, q)]
     _, acc = cis_row(q, w, x, N)
     r = 1 - acc
@@ -212,11 +204,10 @@ def check(I):
     return r, rhs, float(r) > rhs + 1e-12
 '''
 
-_BIAS = rel(
+_BIAS = check_head(
     "printed: 'a low rejection rate is a necessary condition for the bias to decrease', read as "
-    "r(z_t-1) <= c |E_K(z_t-1, .) f - E_p f| (CIS kernel); violated when lhs > rhs") + '''
-def check(I):
-    p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
+    "r(z_t-1) <= c |E_K(z_t-1, .) f - E_p f| (CIS kernel); violated when lhs > rhs",
+    p="QV", q="QV", f="QV", x="int", N="int", c="Q") + '''
     w = [a / b for a, b in zip(p, q)]
     row, acc = cis_row(q, w, x, N)
     bias = abs(sum(k * v for k, v in zip(row, f)) - sum(a * v for a, v in zip(p, f)))
@@ -239,11 +230,10 @@ def check(I):
     return mp.nstr(acc, 20), mp.nstr(rhs, 20), acc - rhs > mp.mpf(10) ** -30
 '''
 
-_TIGHT = rel(
+_TIGHT = check_head(
     "printed: the bound N/(w(z_t-1) + N) on the acceptance rate is 'very tight', read as (1 - "
-    "r(z_t-1)) / (N/(w + N)) >= tau; violated when lhs < tau") + '''
-def check(I):
-    p, q, x, N, tau = QV(I["p"]), QV(I["q"]), int(I["x"]), int(I["N"]), Q(I["tau"])
+    "r(z_t-1)) / (N/(w + N)) >= tau; violated when lhs < tau",
+    p="QV", q="QV", x="int", N="int", tau="Q") + '''
     w = [a / b for a, b in zip(p, q)]
     _, acc = cis_row(q, w, x, N)
     ratio = acc / (Fraction(N) / (w[x] + N))
@@ -268,11 +258,10 @@ def check(I):
     return fl(ratio), "[%g, %g]" % (lo, hi), not (lo <= float(ratio) <= hi)
 '''
 
-_GROWTH_FORMULA = rel(
+_GROWTH_FORMULA = check_head(
     "printed (last display of §Parallel IMH): V_q[E[f | z_t-1, z^(1:N)]] ~ (1 - r(z_t-1))^2 "
-    "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, rhs/lhs) > c") + '''
-def check(I):
-    p, q, f, x, N, c = QV(I["p"]), QV(I["q"]), QV(I["f"]), int(I["x"]), int(I["N"]), Q(I["c"])
+    "V_q[f_IS], '~' read as within a factor c; violated when max(lhs/rhs, rhs/lhs) > c",
+    p="QV", q="QV", f="QV", x="int", N="int", c="Q") + '''
     w = [a / b for a, b in zip(p, q)]
     _, V, _ = rb_moments(q, w, f, N, w[x], f[x])
     _, acc = cis_row(q, w, x, N)
@@ -333,22 +322,19 @@ def check(I):
     return cov, 0.0, abs(cov) > 1e-12
 '''
 
-_RDIAG = rel(
+_RDIAG = check_head(
     "printed: each chain's rejection indicator is an unbiased estimate of the marginal rejection "
     "rate r = E_{z ~ p} r(z); checked: E[indicator | chain at x] = r; violated when they "
-    "differ") + '''
-def check(I):
-    p, q, x = QV(I["p"]), QV(I["q"]), int(I["x"])
+    "differ", p="QV", q="QV", x="int") + '''
     rx = imh_row(p, q, x)[1]
     r = sum(p[y] * imh_row(p, q, y)[1] for y in range(len(p)))
     return rx, r, rx != r
 '''
 
-_EQ1 = rel(
+_EQ1 = check_head(
     "printed (Eq. (1), first '='): (1/T) sum_{t=1}^T f(z_t) = E[f(z_t)], read in expectation at "
-    "finite T; violated when E[(1/T) sum_s f(z_s)] differs from E f(z_t)") + '''
-def check(I):
-    p, q, f = QV(I["p"]), QV(I["q"]), QV(I["f"])
+    "finite T; violated when E[(1/T) sum_s f(z_s)] differs from E f(z_t)",
+    p="QV", q="QV", f="QV") + '''
     mu, T, t = QV(I["z0_law"]), int(I["T"]), int(I["t"])
     M = len(p)
     K = [imh_row(p, q, x)[0] for x in range(M)]
@@ -644,13 +630,8 @@ CERTIFICATES: list[Certificate] = [
 
 # the violated claims: each is established by its audit statement step, whose script is reused under
 # the claim id
-_BY_ID = {c.id: c for c in CERTIFICATES}
-for _claim, _step in (("cis_acceptance_bound", "cis.accbound.unnorm"),
-                      ("imh_rejection_kl", "imh.rej_bound")):
-    _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
-                                    source=_c.source,
-                                    instance=_c.instance, holding=_c.holding, body=_c.body))
+CERTIFICATES += restated(CERTIFICATES, {"cis_acceptance_bound": "cis.accbound.unnorm",
+                                        "imh_rejection_kl": "imh.rej_bound"})
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason
 UNCOVERED: dict[str, str] = {}

@@ -910,15 +910,20 @@ DROPPED = {
 
 
 # ============================================================================ registry
-register(Verification(
-    claim="cis_barker_acceptance",
+def _register(claim: str, **fields) -> None:
+    """Register the verification of ``claim`` on its stated forms (every claim of 003 is checked
+    on the printed bound only), with the readings declared for it above."""
+    register(Verification(claim, forms="stated", readings=_READINGS.get(claim, ()), **fields))
+
+
+_register(
+    "cis_barker_acceptance",
     measures="P(z_t != z_{t-1} | z_{t-1}, z^(1:N)): selection law of kernels.select_index (exact, "
              "by bisection in u) for every proposal multiset; fraction of cis_step moves (Monte "
              "Carlo)",
     targets="finite spread instance (M states, every x, every multiset of N proposals); pi = N(0, "
             "I_D) vs q = N(0, s^2 I_D) at the worst and median states",
     method="exact+monte-carlo",
-    forms="stated",
     grid=Grid(
         quick={"M_barker": 4, "w_star_barker": 50.0, "N": [1, 2, 4], "N_enumerate_max": 4,
                "N_marginal_max": 2,
@@ -932,17 +937,15 @@ register(Verification(
     ),
     run=run_barker,
     overrides=("N",), name="CIS acceptance is Barker's ratio",
-    readings=_READINGS.get('cis_barker_acceptance', ()),
-))
+)
 
-register(Verification(
-    claim="cis_acceptance_bound",
+_register(
+    "cis_acceptance_bound",
     measures="acceptance rate 1 - r(z) = E_q[S/(w(z) + S)] (Laplace quadrature; enumeration for "
              "small N)",
     targets="every state of finite hard / spread instances (w* = 1e2..1e4); isotropic Gaussian "
             "pairs at the worst (w = w*) and median state",
     method="exact",
-    forms="stated",
     grid=Grid(
         quick={"N": [1, 10, 100], "N_enumerate_max": 1,
                "instances": [("hard", 6, 1e2, 0), ("hard", 6, 1e4, 0), ("spread", 6, 1e3, 0)],
@@ -958,16 +961,14 @@ register(Verification(
     ),
     run=run_acceptance_bound,
     overrides=("N",), name='CIS acceptance-rate bound',
-    readings=_READINGS.get('cis_acceptance_bound', ()),
-))
+)
 
-register(Verification(
-    claim="imh_rejection_kl",
+_register(
+    "imh_rejection_kl",
     measures="marginal IMH rejection rate at stationarity r = 1 - E_{pi x q} min(1, w(z*)/w(z)) "
              "(quadrature)",
     targets="pi = N(0,1) vs q = N(m,1) (mean shift); pi = N(0, I_D) vs q = N(0, s^2 I_D) (scale)",
     method="exact",
-    forms="stated",
     grid=Grid(
         quick={"m": [0.1, 0.5, 1.0, 1.2, 1.5, 2.0, 3.0], "dim": [1, 3, 10],
                "proposal_scale": [0.8, 1.05, 1.2, 2.0]},
@@ -977,16 +978,14 @@ register(Verification(
     ),
     run=run_rejection_kl,
     overrides=("dim", "proposal_scale"), name='IMH rejection rate vs KL, Eq. (rej_bound)',
-        readings=_READINGS.get('imh_rejection_kl', ()),
-))
+)
 
-register(Verification(
-    claim="cis_variance_growth",
+_register(
+    "cis_variance_growth",
     measures="exact variance of the Rao-Blackwellised CIS estimate at the w*-state as a function "
              "of N (finite.moments_msc_rb with N + 1 particles)",
     targets="finite hard / spread instances with w* = 1e3..1e4, f = N(0,1) per state",
     method="exact",
-    forms="stated",
     grid=Grid(
         quick={"w_star": [1e4], "instances": [("hard", 8, 0), ("spread", 12, 0)], "slope_points": 6,
                "transition_points": 3, "scan_ratio": 2.0, "refine_peak": False},
@@ -997,8 +996,7 @@ register(Verification(
     ),
     run=run_variance_growth,
     overrides=("w_star",), name='CIS variance growth with N',
-    readings=_READINGS.get('cis_variance_growth', ()),
-))
+)
 
 
 # ============================================================================= search spaces

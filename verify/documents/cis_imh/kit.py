@@ -48,35 +48,35 @@ PairF = PairsWith("cis_pqf", "f", "unit",
                   "finite pi, q on M = 2, 3, 5, 8 states with f in [-1, 1]^M")
 
 
+#: the regimes of ``cis_gauss``: name -> (text, the map of a point (a, b) of [0, 1]^2 to (m, s))
+_GAUSS_REGIMES = {
+    "interior": ("m in [-3, 3], s in [0.5, 2] (log)",
+                 lambda a, b: (-3 + 6 * a, math.exp(math.log(0.5) + b * math.log(4.0)))),
+    "wide": ("m in [-30, 30], s in [1e-2, 1e2] (log)",
+             lambda a, b: (-30 + 60 * a, math.exp(math.log(1e-2) + b * math.log(1e4)))),
+    "mean shift": ("s = 1, m in [-30, 30]", lambda a, b: (-30 + 60 * a, 1.0)),
+    "scale": ("m = 0, s in [1e-2, 1e2] (log)",
+              lambda a, b: (0.0, math.exp(math.log(1e-2) + b * math.log(1e4)))),
+    "q near p": ("m in [-1e-3, 1e-3], log s in [-1e-3, 1e-3]",
+                 lambda a, b: (1e-3 * (2 * a - 1), math.exp(1e-3 * (2 * b - 1)))),
+    "q = p": ("m = 0, s = 1", lambda a, b: (0.0, 1.0)),
+}
+
+
 class GaussPair(Kind):
     """p = N(0, I_D), q = N(m e_1, s^2 I_D): the instance is (D, m, s)."""
 
     name = "cis_gauss"
     text = "Gaussian pairs p = N(0, I_D), q = N(m e_1, s^2 I_D), D = 1, 3, 10, 100"
     configs = (1, 10, 3, 100)
-    regimes = (Regime("interior", "m in [-3, 3], s in [0.5, 2] (log)"),
-               Regime("wide", "m in [-30, 30], s in [1e-2, 1e2] (log)"),
-               Regime("mean shift", "s = 1, m in [-30, 30]"),
-               Regime("scale", "m = 0, s in [1e-2, 1e2] (log)"),
-               Regime("q near p", "m in [-1e-3, 1e-3], log s in [-1e-3, 1e-3]"),
-               Regime("q = p", "m = 0, s = 1"))
+    regimes = tuple(Regime(key, about) for key, (about, _) in _GAUSS_REGIMES.items())
 
     def dim(self, D, regime):
         return 2
 
     def decode(self, u, D, regime):
-        a, b = float(u[0]), float(u[1])
-        if regime == "interior":
-            return D, -3 + 6 * a, math.exp(math.log(0.5) + b * math.log(4.0))
-        if regime == "wide":
-            return D, -30 + 60 * a, math.exp(math.log(1e-2) + b * math.log(1e4))
-        if regime == "mean shift":
-            return D, -30 + 60 * a, 1.0
-        if regime == "scale":
-            return D, 0.0, math.exp(math.log(1e-2) + b * math.log(1e4))
-        if regime == "q near p":
-            return D, 1e-3 * (2 * a - 1), math.exp(1e-3 * (2 * b - 1))
-        return D, 0.0, 1.0
+        m, s = _GAUSS_REGIMES[regime][1](float(u[0]), float(u[1]))
+        return D, m, s
 
     def describe(self, inst):
         D, m, s = inst

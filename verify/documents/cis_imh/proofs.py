@@ -69,6 +69,8 @@ U = kit.U
 N_DOM = Int(1, 10 ** 4, log=True)
 #: T, t: iterations
 T_DOM = Int(1, 10 ** 4, log=True)
+#: the conditional variance of CIS as 003 prints it (a side of five steps)
+V_CIS = "V_q[E[f | z_t-1, z^(1:N)]]"
 #: the weight of a current state off the support of q
 W0_DOM = Real(1.0, 1e12, log=True)
 
@@ -347,7 +349,7 @@ step("cis.totvar", claim="cis_variance_growth", seed=SEED,
      justification="law of total variance", check=_total_variance, search_budget=300, expect=EXACT)
 step("cis.totvar.ge", claim="cis_variance_growth", seed=SEED,
      location="§Bias-variance, Eq. (total_variance), line 2",
-     relation=">=", lhs="V_q[f | z_t-1]", rhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     relation=">=", lhs="V_q[f | z_t-1]", rhs=V_CIS,
      justification="the Rao-Blackwell gain is >= 0", check=_total_variance_ge, search_budget=300,
      expect=VALID)
 step("cis.exactvar", claim="cis_variance_growth", seed=SEED,
@@ -479,7 +481,7 @@ def _approx_var_corrected():
 
 step("cis.approxvar", claim="cis_variance_growth", seed=SEED,
      location="§Bias-variance, Eq. (approx_var)", relation="=",
-     lhs="V_q[E[f | z_t-1, z^(1:N)]]", rhs="(1 - r(z_t-1))^2 V_q[f_IS | z_t-1]  (approximately)",
+     lhs=V_CIS, rhs="(1 - r(z_t-1))^2 V_q[f_IS | z_t-1]  (approximately)",
      justification="w(z_t-1) >> w(z^(i))", check=_approx_var, expect=WRONG,
      corrected=_approx_var_corrected,
      search_budget=400)
@@ -1140,7 +1142,7 @@ def _snis():
 step("cis.growth", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'The variance of CIS can increase with N' and 'Instead, under "
               "specific conditions, the variance increases with N'", relation="<",
-lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     lhs=V_CIS,
      rhs="V_q[E[f | z_t-1, z^(1:(N+1))]]  (for some instance)", justification="—",
      check=_growth_witness, expect=VALID,
      statement=True, reading=GROWS)
@@ -1154,7 +1156,7 @@ lhs="V_q[E[f | z_t-1, z^(1:2N)]] / V_q[E[f | z_t-1, "
      corrected=_envelope, search_budget=150)
 step("cis.growth.formula", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, last display", relation="=",
-     lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     lhs=V_CIS,
      rhs="(1 - r(z_t-1))^2 V_q[f_IS], both exact  (approx.: within a factor c in [2, 10])",
      justification="O(N^2) x O(1/N)", check=_growth_formula, expect=WRONG, statement=True,
      reading=FORMULA,
@@ -1162,7 +1164,7 @@ step("cis.growth.formula", claim="cis_variance_growth", seed=SEED,
 step("cis.suppress", claim="cis_variance_growth", seed=SEED,
      location="§Bias-variance, 'IMH kernels automatic trade-off bias for variance': 'variance is "
               "suppressed by rejecting most of the proposals'", relation="<=",
-lhs="V_q[E[f | z_t-1, z^(1:N)]]",
+     lhs=V_CIS,
      rhs="max |f - f(z_t-1)|^2 (1 - r(z_t-1)) <= max |f - f(z_t-1)|^2 N/(w + N)",
      justification="Eq. (exact_variance); (1 - r)^2 <= 1 - r", check=_envelope,
      depends=("cis.accbound",), expect=VALID,

@@ -23,7 +23,7 @@ without the document package).
 from __future__ import annotations
 
 from verify.certify import Certificate
-from verify.documents._certkit import body, exact_number, rel
+from verify.documents._certkit import body, check_head, exact_number, rel, restated
 
 _DOC = "El hanchi (2018), 'Stochastic gradient MCMC algorithms and their applications'"
 
@@ -101,9 +101,21 @@ def var1_stationary(A, Qm):
     return [[v[i * n + j][0] for j in range(n)] for i in range(n)]
 
 
+def floats(A):
+    """A matrix of fractions as a float64 array."""
+    import numpy as np
+    return np.array([[float(v) for v in r] for r in A])
+
+
 def spectral_radius(A):
     import numpy as np
-    return float(max(abs(np.linalg.eigvals(np.array([[float(v) for v in r] for r in A])))))
+    return float(max(abs(np.linalg.eigvals(floats(A)))))
+
+
+def drift(D, H, eps=1):
+    """I - eps D H: the matrix of the VAR(1) theta' = (I - eps D H) theta + noise (Eqs. (7), (8),
+    (32))."""
+    return add(eye(len(H)), mm(D, H), -eps)
 '''
 
 _CHAIN = '''
@@ -168,7 +180,7 @@ _STATIONARY = rel(
 def check(I):
     import numpy as np
     D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
-    A = add(eye(len(H)), mm(D, H), -eps)
+    A = drift(D, H, eps)
     stationary = spectral_radius(A) < 1
     Sym = np.array([[float((A[i][j] + A[j][i]) / 2) for j in range(len(A))] for i in range(len(A))])
     ev = np.linalg.eigvalsh(Sym)
@@ -176,40 +188,34 @@ def check(I):
     return int(stationary), int(loewner), stationary != loewner
 '''
 
-_K01 = rel(
+_K01 = check_head(
     "printed: with D = (k/2) H^-1 and eps = 1 the stationarity condition is equivalent to k in (0, "
     "1); lhs = 1 if the VAR(1) is stationary (spectral radius of I - D H < 1), rhs = 1 if k in (0, "
-    "1); violated when they differ") + '''
-def check(I):
-    H, k = QM(I["H"]), Q(I["k"])
+    "1); violated when they differ", H="QM", k="Q") + '''
     D = scal(k / 2, inv(H))
-    A = add(eye(len(H)), mm(D, H), -1)
+    A = drift(D, H)
     stationary = spectral_radius(A) < 1
     return int(stationary), int(0 < k < 1), stationary != (0 < k < 1)
 '''
 
-_EQ32 = rel(
+_EQ32 = check_head(
     "printed (Eq. (32)): Lambda = (I - eps D H) Lambda (I - eps D H) + 2 eps D at the stationary "
-    "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ") + '''
-def check(I):
-    D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
-    A = add(eye(len(H)), mm(D, H), -eps)
+    "covariance Lambda of the VAR(1); entry (1, 1) shown; violated when the matrices differ",
+    D="QM", H="QM", eps="Q") + '''
+    A = drift(D, H, eps)
     L = var1_stationary(A, scal(2 * eps, D))
     printed = add(mm(A, L, A), scal(2 * eps, D))
     return float(L[0][0]), float(printed[0][0]), L != printed
 '''
 
-_SERIES = rel(
+_SERIES = check_head(
     "printed (after Eq. (32)): Lambda = 2 eps sum_i (I - eps D H)^i D (I - eps D H)^i; entry (1, "
     "1) shown (series summed until its terms fall below 1e-30); violated when it differs from the "
-    "stationary covariance by more than 1e-9 relative") + '''
-def check(I):
-    D, H, eps = QM(I["D"]), QM(I["H"]), Q(I["eps"])
-    A = add(eye(len(H)), mm(D, H), -eps)
+    "stationary covariance by more than 1e-9 relative", D="QM", H="QM", eps="Q") + '''
+    A = drift(D, H, eps)
     L = var1_stationary(A, scal(2 * eps, D))
     import numpy as np
-    Af = np.array([[float(v) for v in r] for r in A])
-    Df = np.array([[float(v) for v in r] for r in D])
+    Af, Df = floats(A), floats(D)
     S, P = np.zeros_like(Df), np.eye(len(Df))
     for _ in range(100000):
         term = 2 * float(eps) * P @ Df @ P
@@ -217,21 +223,19 @@ def check(I):
         if np.abs(term).max() < 1e-30:
             break
         P = P @ Af
-    Lf = np.array([[float(v) for v in r] for r in L])
+    Lf = floats(L)
     return (float(L[0][0]), float(S[0, 0]),
             float(np.abs(S - Lf).max()) > 1e-9 * float(np.abs(Lf).max()))
 '''
 
-_VART = rel(
+_VART = check_head(
     "printed: Var[theta_t] of the exact process from theta_0 = theta_MAP, D = (k/2) H^-1, equals "
     "the printed multiple c(k, t) H^-1 (FORM); lhs, rhs: the (1, 1) entries over that of H^-1; "
-    "violated when the matrices differ") + '''
-def check(I):
-    H, k, t = QM(I["H"]), Q(I["k"]), int(I["t"])
+    "violated when the matrices differ", H="QM", k="Q", t="int") + '''
     n = len(H)
     Hi = inv(H)
     D = scal(k / 2, Hi)
-    A = add(eye(n), mm(D, H), -1)
+    A = drift(D, H)
     noise = add(scal(2, D), mm(D, H, D), -1)  # Eq. (8) without the gradient noise: exact gradient
     V = [[Fraction(0)] * n for _ in range(n)]
     for _ in range(t):
@@ -253,12 +257,10 @@ def printed(k, t):
 '''
 
 
-_AUTOCOV = rel(
+_AUTOCOV = check_head(
     "printed (Appendix, Minimizing auto-covariance): Cov[theta_t, theta_t-1] = E[(k/2 theta_t-1 + "
     "w_t-1) theta_t-1] at stationarity of the exact process, scalar H; violated when they "
-    "differ") + '''
-def check(I):
-    k, H = Q(I["k"]), Q(I["H"])
+    "differ", k="Q", H="Q") + '''
     D = k / (2 * H)
     a = 1 - D * H                       # theta_t = theta_t-1 + D(-H theta_t-1) + w_t-1
     noise = 2 * D - D * H * D           # Var w (exact process)
@@ -285,28 +287,23 @@ def check(I):
     return float(err(Dl, H)), float(err(Ds, H)), err(Dl, H) > err(Ds, H)
 '''
 
-_UPDATE = rel(
+_UPDATE = check_head(
     "printed (Algorithm 1, line 8): theta is updated by (7), whose stationary covariance should be "
     "the posterior's H^-1; with D = (k/2) H^-1 the gradient noise (N^2/|S|) D C D and (7)'s "
     "injected noise add up to 2D - dhd D H D (dhd = 0: Eq. (7), 1: Eq. (8)); lhs = "
-    "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1") + '''
-def check(I):
-    H, k, dhd = QM(I["H"]), Q(I["k"]), Q(I["dhd"])
-    n = len(H)
+    "Lambda(1,1)/H^-1(1,1); violated when Lambda != H^-1", H="QM", k="Q", dhd="Q") + '''
     Hi = inv(H)
     D = scal(k / 2, Hi)
-    A = add(eye(n), mm(D, H), -1)
+    A = drift(D, H)
     L = var1_stationary(A, add(scal(2, D), mm(D, H, D), -dhd))
     return float(L[0][0] / Hi[0][0]), 1.0, L != Hi
 '''
 
 # ============================================================================= §2.3.1 admissible k
-_WEAK = rel(
+_WEAK = check_head(
     "printed (§2.3.1.1): the total noise 2D cannot be greater than ~ 2 |S|/N Var[theta | x] at k = "
     "4|S|/(N + |S|), D = (k/2) H^-1 (both in units of Var[theta | x] = H^-1); violated when lhs > "
-    "rhs") + '''
-def check(I):
-    N, S = Q(I["N"]), Q(I["S"])
+    "rhs", N="Q", S="Q") + '''
     k = 4 * S / (N + S)
     total = k            # 2D = k H^-1
     return total, 2 * S / N, total > 2 * S / N
@@ -320,9 +317,8 @@ def check(I):
     NC, G = QM(I["NC"]), QM(I["G"])
     H = add(NC, G)
     Hi = inv(H)
-    f = lambda M: np.array([[float(v) for v in r] for r in M])
-    lmin = np.linalg.eigvalsh(f(Hi)).min()
-    lmax = np.linalg.eigvalsh(f(mm(Hi, NC, Hi))).max()
+    lmin = np.linalg.eigvalsh(floats(Hi)).min()
+    lmax = np.linalg.eigvalsh(floats(mm(Hi, NC, Hi))).max()
     r = float(lmin / lmax)
     return r, 1.0, r <= 1
 '''
@@ -361,11 +357,9 @@ def check(I):
     return grad, printed, grad != printed
 '''
 
-_CRIT_VAR = rel(
+_CRIT_VAR = check_head(
     "printed (§2.3.2, 'and finally'): Var[(1/n) sum_i Y_i] = (1/n)(N C + G) + N^2/(|S| n) at "
-    "stationarity (scalar, exact process (8)); violated when they differ") + '''
-def check(I):
-    n = int(I["n"])
+    "stationarity (scalar, exact process (8)); violated when they differ", n="int") + '''
     N, S, C, G = Q(I["N"]), Q(I["S"]), Q(I["C"]), Q(I["G"])
     _, vY, _, _, _ = window_mean_law(I)
     printed = (N * C + G) / n + N * N / (S * n)
@@ -403,11 +397,10 @@ def check(I):
     return exact, thr, abs(exact - thr) > 1e-9 * thr
 '''
 
-_WINDOW_N = rel(
+_WINDOW_N = check_head(
     "printed (§2.3.2): n = 1/k gives 'enough iterates to explore the posterior', read as "
-    "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs > tau") + '''
-def check(I):
-    k, tau = Q(I["k"]), Q(I["tau"])
+    "corr(theta_0, theta_n) <= tau at stationarity (exact process); violated when lhs > tau",
+    k="Q", tau="Q") + '''
     n = math.ceil(1 / k)
     h = Q(I["N"]) * Q(I["C"]) + Q(I["G"])
     I2 = dict(I, n=n)
@@ -627,21 +620,17 @@ def check(I):
 '''
 
 
-_RANK27 = rel(
+_RANK27 = check_head(
     "printed (Eq. (27)): beta = (X X^T)^-1 X^T (y - Z a) with X of size N x p needs X X^T (N x N) "
-    "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N") + '''
-def check(I):
-    X = QM(I["X"])
+    "invertible: lhs = rank(X X^T), rhs = N; violated when rank < N", X="QM") + '''
     r = rank(mm(X, T(X)))
     return r, len(X), r < len(X)
 '''
 
-_CHOL = rel(
+_CHOL = check_head(
     "printed (§3.3.2.1): parametrising by the Cholesky factor L 'ensures that G remains positive "
     "definite': lambda_min(L L^T) > 0; violated when lambda_min <= 0 (exact: the 2 x 2 eigenvalue "
-    "from trace and det)") + '''
-def check(I):
-    L = QM(I["L"])
+    "from trace and det)", L="QM") + '''
     G = mm(L, T(L))
     tr, det = G[0][0] + G[1][1], G[0][0] * G[1][1] - G[0][1] * G[1][0]
     disc = tr * tr - 4 * det
@@ -1200,12 +1189,7 @@ CERTIFICATES += [
 ]
 
 # the violated claims established by an audit statement step reuse that step's script
-_BY_ID = {c.id: c for c in CERTIFICATES}
-for _claim, _step in (("sgfs_variance_trajectory", "sgfs.vart"),):
-    _c = _BY_ID[_step]
-    CERTIFICATES.append(Certificate(id=_claim, title=_c.title + f" (the statement step {_step})",
-                                    source=_c.source,
-                                    instance=_c.instance, holding=_c.holding, body=_c.body))
+CERTIFICATES += restated(CERTIFICATES, {"sgfs_variance_trajectory": "sgfs.vart"})
 
 #: wrong/loose steps and violated claims of this document without a certificate, with the reason
 UNCOVERED: dict[str, str] = {

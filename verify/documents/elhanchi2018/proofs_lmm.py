@@ -583,15 +583,20 @@ def _cost_gradient():
     :func:`ops_gradient` is at most 20 max(q, p) N^2 (20 >= the sum of its coefficients) for N in
     2..1e7, p, q in
     1..N (free)."""
+    return _count_below(ops_gradient, lambda N, p, q: 20.0 * max(p, q) * N * N, [0.03, 1.0],
+                        "operation count against 20 max(q, p) N^2")
+
+
+def _count_below(count, bound, q_fixed, describe):
+    """count(N, p, q) <= bound(N, p, q) for N in 2..1e7, p = f_p N and q = f_q N (at least 1) with
+    f_p, f_q in [1e-7, 1] (all free, log scale); ``q_fixed``: the fixed values of q/N."""
     rows = []
     for N in free("N", [100, 10 ** 4], Int(2, 10 ** 7, log=True)):
         for fp in free("p/N", [0.01, 1.0], Real(1e-7, 1.0, log=True)):
-            for fq in free("q/N", [0.03, 1.0], Real(1e-7, 1.0, log=True)):
+            for fq in free("q/N", q_fixed, Real(1e-7, 1.0, log=True)):
                 p, q = max(1, int(fp * N)), max(1, int(fq * N))
-                rows.append(({"N": N, "p": p, "q": q}, float(ops_gradient(N, p, q)),
-                             20.0 * max(p, q) * N * N))
-    return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="operation count against 20 max(q, p) N^2")
+                rows.append(({"N": N, "p": p, "q": q}, float(count(N, p, q)), bound(N, p, q)))
+    return instance_check(lambda: rows, "<=", 1e-12, describe=describe)
 
 
 def _cost_em(fixed_pq):
@@ -629,15 +634,8 @@ def _cost_em_check(fixed_pq):
 
 def _cost_em_corrected():
     """The correction: count <= 12 (max(q, p) N + q^3 + p^3), N in 2..1e7, p, q in 1..N."""
-    rows = []
-    for N in free("N", [100, 10 ** 4], Int(2, 10 ** 7, log=True)):
-        for fp in free("p/N", [0.01, 1.0], Real(1e-7, 1.0, log=True)):
-            for fq in free("q/N", [0.5, 1.0], Real(1e-7, 1.0, log=True)):
-                p, q = max(1, int(fp * N)), max(1, int(fq * N))
-                rows.append(({"N": N, "p": p, "q": q}, float(ops_em(N, p, q)),
-                             12.0 * (max(p, q) * N + q ** 3 + p ** 3)))
-    return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="operation count against 12 (max(q, p) N + q^3 + p^3)")
+    return _count_below(ops_em, lambda N, p, q: 12.0 * (max(p, q) * N + q ** 3 + p ** 3),
+                        [0.5, 1.0], "operation count against 12 (max(q, p) N + q^3 + p^3)")
 
 
 def _em_cheaper():
