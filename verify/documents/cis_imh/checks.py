@@ -92,15 +92,20 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
+from scipy import special
 
 import bounds
+from mcsa_cli.lazy import lazy_module
 from simulate import divergences as dv, finite as F, kernels as Kn
 from simulate.families import MeanFieldGaussian
 from simulate.rng import unit_generator
 from simulate.targets import isotropic
 from verify.model import CheckResult, Grid, Reading, Verification
 from verify.registry import register
+
+integrate = lazy_module("scipy.integrate")
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals

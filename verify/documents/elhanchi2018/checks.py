@@ -18,6 +18,7 @@ the empirical value is the eigenvalue of ``sym(M)`` farthest from ``c``, pushed 
 ``||skew(M)||_2`` away from ``c``, so that ``|empirical - c|`` bounds ``||M - c I||_2``
 from above and equals 0 only if ``X = c H^-1`` up to rounding.
 
+
 * ``sgfs_stationary_covariance`` (Appendix, Discretization error, Eq. 32): the stationary
   covariance ``Lambda`` of ``theta' = (I - eps D H) theta + N(0, 2 eps D)`` from a
   Lyapunov solve (``scipy.linalg.solve_discrete_lyapunov``) vs ``1/(1 - k eps/4)``
@@ -99,11 +100,15 @@ import itertools
 import math
 
 import numpy as np
-from scipy import linalg, optimize, stats
 
+from mcsa_cli.lazy import lazy_module
 from simulate.rng import unit_generator
 from verify.model import CheckResult, Grid, Reading, Verification
 from verify.registry import bound_value, register
+
+linalg = lazy_module("scipy.linalg")
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 

@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import linalg, stats
 
+from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
     EXACT,
@@ -46,6 +46,9 @@ from ._kit import (
     tol,
 )
 from .checks import EQUIVALENT, SUFFICIENT
+
+linalg = lazy_module("scipy.linalg")
+stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
 k, eps, t = sp.symbols("k epsilon t", positive=True)

@@ -21,12 +21,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
+from mcsa_cli.lazy import lazy_module
 from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
 
 from ._kit import admissible_k_scalar, scalar_chain
 from .proofs import N_DATA, S_FRAC, _batch
+
+stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
 

@@ -29,12 +29,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
 
+from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import EXACT, VALID, WRONG, first_failing, instance_check, searchable, step
 
 from ._kit import U, fixed_lmms, n2, sym
+
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
 TOL = 64 * U

@@ -18,8 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from scipy import integrate, optimize, special, stats
+from scipy import special
 
+from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
     EXACT,
@@ -36,6 +37,10 @@ from verify.audit.engine import (
 
 from ._kit import kappa, matrix_identity
 from .proofs import EPS, TOL, _gaussian_data, _instances, _stationary
+
+integrate = lazy_module("scipy.integrate")
+optimize = lazy_module("scipy.optimize")
+stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
 k, eps = sp.symbols("k epsilon", positive=True)
