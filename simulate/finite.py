@@ -34,7 +34,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln
+
+from mcsa_cli.lazy import lazy_module
+
+special = lazy_module("scipy.special")  # at first use (~0.2 s)
 
 
 class FiniteSpaceError(ValueError):
@@ -349,7 +352,7 @@ def _cis_laplace_sum(w: np.ndarray, q: np.ndarray, n: int):
     C = _all_count_vectors(n, K) if full else _count_vectors(n, lo, hi)
     Cf = C.astype(float)
     logQ = np.log(Q)
-    log_fact = gammaln(np.arange(n + 1) + 1.0)  # log c! for c = 0..n
+    log_fact = special.gammaln(np.arange(n + 1) + 1.0)  # log c! for c = 0..n
     g_n = float(log_fact[n])
     g_c = log_fact[C].sum(axis=1)
     p = np.exp(g_n - g_c + Cf @ logQ)
@@ -662,7 +665,7 @@ def _msc_rb_sum(pi, q, s, x: int, N: int):
         return None
     w = pi / q
     C = _all_count_vectors(n, M).astype(float)
-    log_fact = gammaln(np.arange(n + 1) + 1.0)
+    log_fact = special.gammaln(np.arange(n + 1) + 1.0)
     p = np.exp(log_fact[n] - log_fact[_all_count_vectors(n, M)].sum(axis=1) + C @ np.log(q))
     den = w[x] + C @ w
     num = w[x] * s[x][None, :] + (C * w[None, :]) @ s
@@ -752,7 +755,7 @@ def moments_msc_rb_enumerate(pi, q, s, x: int, N: int) -> Moments:
     second = 0.0
     mean = np.zeros(s.shape[1])
     for c in _compositions(N - 1, M):
-        logp = (gammaln(N) - sum(gammaln(ci + 1) for ci in c)
+        logp = (special.gammaln(N) - sum(special.gammaln(ci + 1) for ci in c)
                 + sum(ci * np.log(qq) for ci, qq in zip(c, q)))
         p = math.exp(logp)
         num = w[x] * s[x] + sum(ci * w[i] * s[i] for i, ci in enumerate(c))

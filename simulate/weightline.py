@@ -57,7 +57,11 @@ import operator
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, special
+
+from mcsa_cli.lazy import lazy_module
+
+integrate = lazy_module("scipy.integrate")  # at first use
+special = lazy_module("scipy.special")
 
 __all__ = [
     "IsotropicPair",

@@ -92,7 +92,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import special
 
 import bounds
 from mcsa_cli.lazy import lazy_module
@@ -106,6 +105,7 @@ from verify.registry import register
 integrate = lazy_module("scipy.integrate")
 optimize = lazy_module("scipy.optimize")
 stats = lazy_module("scipy.stats")
+special = lazy_module("scipy.special")
 
 EPS = float(np.finfo(float).eps)
 #: scaled truncation error allowed at each end of the Laplace integrals

@@ -32,13 +32,13 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from mcsa_cli.lazy import lazy_module
 from simulate import finite as F
 from verify.audit.adversary import Kind, PairsWith, Regime, _r6, register_kind
 
 stats = lazy_module("scipy.stats")
+special = lazy_module("scipy.special")
 
 U = float(np.finfo(float).eps) / 2  # unit roundoff
 #: largest number of count vectors (times the work per vector) an exact sum may take in a search

@@ -41,9 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from scipy import special
 
 import bounds
+from mcsa_cli.lazy import lazy_module
 from simulate import finite as F, kernels as Kn
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import (
@@ -62,6 +62,8 @@ from . import kit
 
 # the readings (quotes: checks._READINGS)
 from .checks import FORMULA, GROWS, LINEAR, MOVE, SELECT, UNNORMALISED
+
+special = lazy_module("scipy.special")
 
 SEED = "003"  # the CIS-as-IMH draft
 U = kit.U

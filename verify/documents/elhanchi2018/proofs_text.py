@@ -18,7 +18,6 @@ from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from scipy import special
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
@@ -41,6 +40,7 @@ from .proofs import EPS, TOL, _gaussian_data, _instances, _stationary
 integrate = lazy_module("scipy.integrate")
 optimize = lazy_module("scipy.optimize")
 stats = lazy_module("scipy.stats")
+special = lazy_module("scipy.special")
 
 SEED = "002"  # El hanchi (2018)
 k, eps = sp.symbols("k epsilon", positive=True)

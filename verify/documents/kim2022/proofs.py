@@ -29,8 +29,8 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy.special import gammaln
 
+from mcsa_cli.lazy import lazy_module
 from simulate import finite as F
 from verify.audit.adversary import Int, Pairs, Real, Regime, _r6, free, register_kind, searching
 from verify.audit.engine import (
@@ -53,6 +53,8 @@ from verify.audit.engine import (
 from ._kit import explain
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
+
+special = lazy_module("scipy.special")  # at first use
 
 COSTLY = 10  # Hypothesis examples for steps whose every instance needs quadrature
 SEED = "001"  # Kim et al. (NeurIPS 2022)
@@ -244,7 +246,7 @@ def _cis_integrals(pi, q, NN, f):
     a vector (M,)."""
     w_ = pi / q
     C = _compositions(NN - 1, w_.size)
-    p = np.exp(gammaln(NN) - gammaln(C + 1).sum(1) + C @ np.log(q))
+    p = np.exp(special.gammaln(NN) - special.gammaln(C + 1).sum(1) + C @ np.log(q))
     f = np.asarray(f, float)
     num = (w_ * f)[None, :] + (C @ (w_ * f))[:, None]  # (compositions, x)
     den = w_[None, :] + (C @ w_)[:, None]
@@ -2560,7 +2562,7 @@ def _tv_iid_power(p, pi, NN):
     else:
         C = np.array([(a, b, NN - a - b) for a in range(NN + 1) for b in range(NN + 1 - a)],
                      dtype=float)
-    logm = gammaln(NN + 1) - gammaln(C + 1).sum(1)
+    logm = special.gammaln(NN + 1) - special.gammaln(C + 1).sum(1)
     return 0.5 * float(np.abs(np.exp(logm + C @ lp) - np.exp(logm + C @ lq)).sum())
 
 
