@@ -750,6 +750,9 @@ def _disc_vectors():
 
 
 def _l2(which):
+    """Rows (instance, left side, right side) of one line of Lemma 2's proof on the discrete
+    instances, for :func:`instance_check`."""
+
     def fn():
         rows = []
         for par, p, vals, mu in _disc_vectors():
@@ -761,7 +764,7 @@ def _l2(which):
             mn = float(np.linalg.norm(mu))
             quad = V + float((Eg - mu) @ (Eg - mu)) + 2 * float((Eg - mu) @ mu) + mn ** 2
             cs = V + bias_norm ** 2 + 2 * bias_norm * mn + mn ** 2
-            rows.append((par, {"decomp": (sq, V + float(Eg @ Eg)),
+            rows.append((par, *{"decomp": (sq, V + float(Eg @ Eg)),
                                "expand": (V + float(Eg @ Eg), quad),
                                "cs": (quad, cs),
                                "bias_def": (cs, V + bias_def ** 2 + 2 * bias_def * mn + mn ** 2),
@@ -775,14 +778,13 @@ def _le_rows(which):
     """The corrected '<=' of a line printed '=' (Lemma 2's decomposition), searched like the
     step.
     """
-    return lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2(which)()], "<=", 1e-12)
+    return lambda: instance_check(_l2(which), "<=", 1e-12)
 
 
 def _lemma2_equality():
     """Lemma 2 as used by the first line of the variance proofs of Theorems 3 and 4, printed '=':
     its Cauchy-Schwarz rows hold only as '<=' (the correction, whatever the outcome)."""
-    o = instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("cs")()], "<=", 1e-12,
-                       printed="=")
+    o = instance_check(_l2("cs"), "<=", 1e-12, printed="=")
     o.correction = "'<='"
     return o
 
@@ -790,24 +792,24 @@ def _lemma2_equality():
 step("lemma2.1", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 1",
      relation="=", lhs="E||g||^2",
      rhs="V g + ||E g||^2", justification="decomposition",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("decomp")()], "=", 1e-12),
+     check=lambda: instance_check(_l2("decomp"), "=", 1e-12),
      expect=EXACT)
 step("lemma2.2", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, lines 2-3",
      relation="=",
      lhs="V g + ||E g - mu + mu||^2", rhs="V g + ||E g - mu||^2 + 2 (E g - mu)^T mu + ||mu||^2",
      justification="expanded quadratic",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("expand")()], "=", 1e-12),
+     check=lambda: instance_check(_l2("expand"), "=", 1e-12),
      expect=EXACT)
 step("lemma2.3", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 4",
      relation="<=",
      lhs="... + 2 (E g - mu)^T mu + ...", rhs="... + 2 ||E g - mu|| ||mu|| + ...",
      justification="Cauchy-Schwarz",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("cs")()], "<=", 1e-12),
+     check=lambda: instance_check(_l2("cs"), "<=", 1e-12),
      expect=VALID)
 
 
 def _l2_bias():
-    o = instance_check(lambda: [(p, *ab) for p, ab in _l2("bias_def")()], "<=", 1e-12, printed="=")
+    o = instance_check(_l2("bias_def"), "<=", 1e-12, printed="=")
     return explain(o, why="Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= "
                           "E||g - mu|| (Jensen): ",
                       correction="'<=' (or define Bias[g] = ||E g - mu||, which the proofs "
@@ -824,7 +826,7 @@ step("lemma2.statement", claim="lemma2", seed=SEED, location="App. D Lemma 2 (1)
      relation="<=",
      lhs="E||g||^2", rhs="MSE[g] + 2 Bias[g] ||mu|| + ||mu||^2",
      justification="bias-variance decomposition of the MSE",
-     check=lambda: instance_check(lambda: [(p, *ab) for p, ab in _l2("mse")()], "<=", 1e-12),
+     check=lambda: instance_check(_l2("mse"), "<=", 1e-12),
      expect=VALID,
      statement=True)
 
@@ -978,8 +980,7 @@ def _t2_est_corrected():
 
 
 def _t2_eq6_loose():
-    o = instance_check(lambda: [(p, ab[0], ab[1]) for p, ab in _l2("mse")()], "<=", 1e-12,
-                       printed="=")
+    o = instance_check(_l2("mse"), "<=", 1e-12, printed="=")
     o.correction = "'<=' (Lemma 2 (2) is an inequality)"
     return o
 
