@@ -1,7 +1,7 @@
 """The suite's one quick run of every claim, stood in for a command's own quick run.
 
-``verify.report.cached_runs("quick", 0)`` is computed once for the whole suite (the figure,
-verify, report and plot tests read it): tests/conftest.py puts :func:`cached_runs` in its place.
+:func:`cached_runs` ``("quick", 0)`` is computed once for the whole suite (the figure, verify,
+report and plot tests read it).
 The test processes (pytest-xdist workers) share the claims' results through a directory of the
 session (``$MCSA_TEST_RUNS``): a worker reads a claim's result from there when another worker has
 written it, and otherwise computes it and writes it.  The workers walk the claims in opposite
@@ -51,10 +51,10 @@ def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
         if path is not None and path.exists():
             payloads[cid] = json.loads(path.read_text())
             continue
-        payloads[cid] = json.loads(dumps(encode(run_verification(REGISTRY[cid], mode,
-                                                                 seed=seed))))
+        text = dumps(encode(run_verification(REGISTRY[cid], mode, seed=seed)))
+        payloads[cid] = json.loads(text)
         if path is not None:
-            atomic_write(path, dumps(payloads[cid]))
+            atomic_write(path, text)
     return {cid: decode(payloads[cid]) for cid in ids}
 
 

@@ -1,6 +1,6 @@
 """verify.testing.check_claim: every registered claim conforms, and broken claims are rejected.
 
-The first run of each claim is the shared quick run (``verify.report.cached_runs("quick",
+The first run of each claim is the shared quick run (``shared_runs.cached_runs("quick",
 0)``, also used by the figure and report tests): check_claim re-decides its checks at
 tightened bounds without recomputing them.  The reproducibility rerun (in a second process
 with another PYTHONHASHSEED) is made for a fixed sample of fast claims (one exact, two with
@@ -10,11 +10,12 @@ is installed.
 
 import numpy as np
 import pytest
+from shared_runs import cached_runs
 
 import bounds
 from verify.model import HOLDS, VIOLATED, CheckResult, Grid, Verification
 from verify.outcome import run_verification
-from verify.report import cached_runs, claim_ids
+from verify.report import claim_ids
 from verify.testing import SCALES, Conformance, check_claim
 
 #: claims rerun for reproducibility: fast ones (lemma2 exact; the other two Monte Carlo), and the

@@ -6,7 +6,7 @@
 * a claim's only reading owns all its checks: "(all N checks)", never "(0 own checks)";
 * each status has one colour, the same in the report and on the docs site.
 
-The claims' runs are the suite's shared quick run (``verify.report.cached_runs("quick", 0)``).
+The claims' runs are the suite's shared quick run (``shared_runs.cached_runs("quick", 0)``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ import pathlib
 import re
 
 import pytest
+from shared_runs import cached_runs
 
 from verify.formatting import readings_text
 from verify.plot import _subtitle, make_figure, own_checks_text, z_text
 from verify.registry import REGISTRY
-from verify.report import STATUS_COLOURS, build, cached_runs, claim_ids, render
+from verify.report import STATUS_COLOURS, build, claim_ids, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: claims whose figure shows Monte Carlo points (identities, bounds) and one with both kinds of

@@ -31,8 +31,8 @@ def reports():
     """figure1's and figure2's run_verification(REGISTRY[f], "quick", seed=0), taken from the quick
     run of every claim that this file (test_verify_all_lists_...) and the figure, report and verify
     tests share in this process
-    (verify.report.cached_runs, memoised)."""
-    from verify.report import cached_runs
+    (shared_runs.cached_runs, memoised)."""
+    from shared_runs import cached_runs
 
     return {f: cached_runs("quick", 0)[f] for f in ("figure1", "figure2")}
 
@@ -489,8 +489,9 @@ def _json_run(capsys, cli):
 
 
 def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys, monkeypatch):
+    from shared_runs import cached_runs
+
     from verify import cli
-    from verify.report import cached_runs
 
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
                         **kw: list(cached_runs("quick", seed).values()))

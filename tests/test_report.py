@@ -56,7 +56,9 @@ def browser() -> str:
 
 @pytest.fixture(scope="module")
 def report_dir():
-    from verify.report import cached_runs, cmd_report
+    from shared_runs import cached_runs
+
+    from verify.report import cmd_report
 
     with tempfile.TemporaryDirectory() as d:
         import contextlib
@@ -338,8 +340,9 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", raw[16:24]) == (1280, 1150)
     record = json.loads((tmp_path / "shot.png.json").read_text())
     assert list(record["statuses"]) == claim_ids()
+    from shared_runs import cached_runs
+
     from verify.registry import REGISTRY
-    from verify.report import cached_runs
     from verify.reproductions import shown_status
 
     runs = cached_runs("quick", 0)

@@ -78,7 +78,7 @@ def _bounds(argv):
 
 
 #: the table commands; `verify all --quick` is checked in test_verify_widths.py, which shares the
-#: process's one quick run of every claim (verify.report.cached_runs) with the other tests there
+#: process's one quick run of every claim (shared_runs.cached_runs) with the other tests there
 COMMANDS = {
     "verify list": (_verify, ["list"]),
     "verify audit": (_verify, ["audit"]),

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from shared_runs import quick_runs_shared
+from shared_runs import cached_runs, quick_runs_shared
 
 import bounds
 from verify.cli import main
@@ -30,7 +30,6 @@ from verify.model import (
 )
 from verify.outcome import rescore
 from verify.registry import REGISTRY
-from verify.report import cached_runs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -38,7 +37,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def quick():
     """Every claim's quick run at seed 0: the run the figure and report tests share in this process
-    (verify.report.cached_runs, memoised), i.e. run_verification(REGISTRY[cid], "quick", seed=0)."""
+    (shared_runs.cached_runs, memoised), i.e. run_verification(REGISTRY[cid], "quick", seed=0)."""
     runs = cached_runs("quick", 0)
     return {cid: runs[cid] for cid in bounds.ids() if cid in REGISTRY}
 

@@ -36,8 +36,9 @@ def test_one_claim_fits_100_columns(capsys, narrow):
 
 
 def test_all_fits_100_columns(capsys, narrow, monkeypatch):
+    from shared_runs import cached_runs
+
     from verify import cli
-    from verify.report import cached_runs
 
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
                         **kw: list(cached_runs("quick", seed).values()))
@@ -74,10 +75,10 @@ def test_all_fits_without_splitting_a_word(width, capsys, monkeypatch):
     """`verify all --quick` (the quick run shared with test_all_fits_100_columns): every line
     within the width, no word of a cell split (tests/test_tables.py's check against the same
     output unfitted), every claim id whole at the start of its row."""
+    from shared_runs import cached_runs
     from test_tables import HUGE, assert_fits, assert_no_word_split, first_words, run_at
 
     from verify import cli
-    from verify.report import cached_runs
 
     reports = list(cached_runs("quick", 0).values())
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: reports)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import functools
 import math
 import os
 import pathlib
@@ -469,16 +468,6 @@ def _doc_figures():
         out.append({"name": cid.replace("_", " "), "file": f"{cid}.png", "stored": stored,
                     "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")})
     return out
-
-
-@functools.lru_cache(maxsize=2)
-def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
-    """{claim: Report} of one run of every registered claim, memoised in this process: the
-    test suite's figure tests and report test share one quick run."""
-    from .outcome import run_verification
-    from .registry import REGISTRY
-
-    return {cid: run_verification(REGISTRY[cid], mode, seed=seed) for cid in claim_ids()}
 
 
 def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool = False, ids=None,

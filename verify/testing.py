@@ -297,7 +297,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         The seed of the run(s).
     report : verify.outcome.Report, optional
         A run already made with this mode and seed, at ``bound_scale = 1`` and without grid
-        overrides (e.g. from :func:`verify.report.cached_runs`): used instead of the first run.
+        overrides (e.g. a run the caller already has): used instead of the first run.
     rerun : bool
         Run the claim once more, in a second Python process with another ``PYTHONHASHSEED``,
         to check that the same seed gives the same checks bit for bit.  With ``report``
