@@ -37,6 +37,7 @@ import numpy as np
 
 from mcsa_cli.lazy import lazy_module
 
+integrate = lazy_module("scipy.integrate")  # at first use (~0.7 s)
 special = lazy_module("scipy.special")  # at first use (~0.2 s)
 
 
@@ -94,8 +95,6 @@ def _split_quad(f, rates, epsrel: float = 1e-13):
     that a spike of width 1/w near 0 (a weight of 1e10) is resolved rather than stepped over.
     Returns (value, error estimate).
     """
-    from scipy import integrate  # imported when a quadrature runs (~0.7 s)
-
     r = np.asarray([x for x in np.ravel(rates) if np.isfinite(x) and x > 0], float)
     pts = (np.unique(np.concatenate([f / r for f in (0.1, 1.0, 8.0,
                                                      64.0)])) if r.size else np.array([1.0]))

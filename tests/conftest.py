@@ -15,10 +15,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import sys  # noqa: E402
 
-# nbformat imports jsonschema, whose optional IRI format check (present when Jupyter's
-# jsonschema[format-nongpl] is installed) imports rfc3987_syntax, which compiles a grammar at
-# import: 2-3 CPU s in every process that reads a notebook.  Nothing here validates an IRI
-# (nbformat checks no string formats), so the module is marked absent and the check not defined.
+# as tests/_nbrun.py (which says why): nbformat, read here too, then skips a 2-3 s import
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 
 import pytest
@@ -48,11 +45,7 @@ _load_claims()
 # One quick run of every claim for the whole suite, shared by the pytest-xdist workers through a
 # directory of the session (tests/shared_runs.py); the controller (or a run without xdist) makes
 # it, the workers inherit its path.
-from shared_runs import SHARED_DIR, cached_runs  # noqa: E402
-
-import verify.report as _report  # noqa: E402
-
-_report.cached_runs = cached_runs
+from shared_runs import SHARED_DIR  # noqa: E402
 
 
 def pytest_configure(config):
