@@ -35,7 +35,7 @@ def _pairs_check(rel_fn, relation="<=", fixed=None):
 
     def check():
         rows = [({"M": p.size}, *rel_fn(p, q)) for p, q in finite_pairs(fixed)]
-        return instance_check(lambda: rows, relation, 1e-12)
+        return instance_check(rows, relation, 1e-12)
     return check
 
 
@@ -62,7 +62,7 @@ def test_search_reaches_large_N_through_free():
     def check():
         rows = [({"N": n}, float(n), 5000.0) for n in free("N", (2, 10, 100),
                                                            Int(2, 10 ** 4, log=True))]
-        return instance_check(lambda: rows, "<=", 1e-12)
+        return instance_check(rows, "<=", 1e-12)
 
     assert check().status == VALID
     o = searched_run(check, key="test/N")
@@ -103,7 +103,7 @@ def test_unresolved_violations_are_not_reported_as_findings():
     def check():
         rows = [({"u": u}, 1.0 + (1e-12 if u > 0.9 else 0.0),
                  1.0) for u in free("u", (0.1, 0.5), Real(0, 1))]
-        return instance_check(lambda: rows, "<=", 1e-14)
+        return instance_check(rows, "<=", 1e-14)
 
     o = searched_run(check, key="test/unresolved")
     assert o.status == VALID and "within the numerical resolution" in o.detail

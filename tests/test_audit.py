@@ -185,6 +185,32 @@ def test_planted_dropped_factor_is_caught():
             == EXACT)
 
 
+def test_instance_check_takes_rows_or_a_function_of_them():
+    """Rows given as a list, a function returning them, or (in first_failing) an iterator
+    decide alike; a planted violation is caught whichever way they come."""
+    from verify.audit.instances import first_failing
+
+    good = [({"i": i}, float(i), float(i + 1)) for i in range(4)]
+    bad = good + [({"i": 9}, 11.0, 10.0)]
+    for rows, want in ((good, VALID), (bad, WRONG)):
+        a = instance_check(rows, "<=", 1e-12)
+        b = instance_check(lambda rows=rows: rows, "<=", 1e-12)
+        c = first_failing(iter(rows), "<=", 1e-12, why="planted: ")
+        assert a.status == b.status == c.status == want
+        assert a.detail == b.detail
+    assert c.counterexample["at"] == {"i": 9} and c.detail.startswith("planted: ")
+
+
+def test_the_engine_reexports_the_kit_from_its_rooms():
+    """One object per name: ``verify.audit.engine`` re-exports, it does not redefine."""
+    from verify.audit import instances, outcome, search, symbolic
+
+    for room in (instances, outcome, search, symbolic):
+        for name, obj in vars(room).items():
+            if hasattr(engine, name) and not name.startswith("_") and callable(obj):
+                assert getattr(engine, name) is obj, name
+
+
 def test_planted_flipped_inequality_is_caught():
     # Jensen flipped: log E_pi[w] <= E_pi[log w]
     rows = []
@@ -193,7 +219,7 @@ def test_planted_flipped_inequality_is_caught():
         pi, q = g.dirichlet(np.ones(3), 2)
         w = pi / q
         rows.append(({}, float(np.log(pi @ w)), float(pi @ np.log(w))))
-    assert instance_check(lambda: rows, "<=").status == WRONG
+    assert instance_check(rows, "<=").status == WRONG
     # Cauchy-Schwarz flipped: |x y| >= ... symbolic search finds a violation
     a, b = sp.symbols("a b", positive=True)
     assert sym_le(a + b, a, domain={a: lambda r: sp.Float(r.uniform(0.1, 2), 50),
@@ -225,12 +251,12 @@ def test_planted_altered_bound_is_caught_on_instances():
         tv = F.tv_curve(K, pi, 10)
         # Eq. (7) with r^(k+1) instead of r^k
         rows += [({"k": k + 1}, tv[k].max(), r ** (k + 2)) for k in range(10)]
-    assert instance_check(lambda: rows, "<=").status == WRONG
+    assert instance_check(rows, "<=").status == WRONG
 
 
 def test_planted_equality_that_is_only_an_inequality_is_loose():
     rows = [({}, 1.0, 2.0), ({}, 0.5, 0.5)]
-    assert instance_check(lambda: rows, "<=", printed="=").status == LOOSE
+    assert instance_check(rows, "<=", printed="=").status == LOOSE
 
 
 # ----------------------------------------------------------------------------- command line
@@ -256,7 +282,7 @@ def test_search_finds_what_symmetric_fixed_instances_hide():
     def check():
         rows = [({"M": p.size}, 0.5 * float(np.abs(p - q).sum()), 0.0) for p, q in
                 finite_pairs([(np.array([0.2, 0.8]),) * 2, (np.array([0.1, 0.3, 0.6]),) * 2])]
-        return instance_check(lambda: rows, "=", 1e-12, describe="d_TV(pi, q) = 0 (planted)")
+        return instance_check(rows, "=", 1e-12, describe="d_TV(pi, q) = 0 (planted)")
 
     assert check().status == EXACT  # the fixed instances alone would call it exact
     o = searched_run(check)

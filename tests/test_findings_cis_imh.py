@@ -306,10 +306,10 @@ def _capture(monkeypatch, fn):
     got = []
     real = engine.instance_check
 
-    def spy(rows_fn, relation, tol=1e-10, **kw):
-        rows = list(rows_fn())
+    def spy(rows, relation, tol=1e-10, **kw):
+        rows = list(rows() if callable(rows) else rows)
         got.append((rows, relation, tol))
-        return real(lambda: rows, relation, tol, **kw)
+        return real(rows, relation, tol, **kw)
 
     monkeypatch.setattr(P, "instance_check", spy)
     fn()
@@ -319,8 +319,7 @@ def _capture(monkeypatch, fn):
 
 def _tightened(rows, relation):
     """The rows with the right-hand side moved past the closest row (by 1e-6 relative, at least
-    1e-9): a check
-    that holds as tightly as it reports must now fail."""
+    1e-9): a check that holds as tightly as it reports must now fail."""
     out = []
     if relation == "=":
         for r in rows:
@@ -348,7 +347,7 @@ def test_a_check_fails_when_its_right_hand_side_is_tightened(monkeypatch, sid, w
     captured = _capture(monkeypatch, fn)
     assert captured, sid
     rows, relation, tol = captured[-1]
-    o = engine.instance_check(lambda: _tightened(rows, relation), relation, tol)
+    o = engine.instance_check(_tightened(rows, relation), relation, tol)
     assert o.status == WRONG, (sid, which, o.detail)
 
 
@@ -383,7 +382,7 @@ def test_planted_computation_errors_are_caught(monkeypatch):
     monkeypatch.undo()
     # the printed sqrt(KL(p||q)/2) in place of the correction's sqrt(2 KL(p||q))
     rows = P._marginal_rows(lambda a, b: math.sqrt(a / 2))
-    assert engine.instance_check(lambda: rows, "<=", 1e-12).status == WRONG
+    assert engine.instance_check(rows, "<=", 1e-12).status == WRONG
     # the remainder of cis.approxvar's correction 100 times too small
     monkeypatch.setattr(P, "REMAINDER", lambda N, wmax,
                         w0: 0.01 * P._remainder_searched(N, wmax, w0))
@@ -398,7 +397,7 @@ def test_planted_wrong_formulas_and_witnesses_are_caught():
     assert sym_equal((a * w / (1 - a)) / (w + a * w / (1 - a)), a / 2).status == WRONG
     # an existence witness that does not witness: f constant gives V = 0 at every N
     rows = [({"N": N}, 0.0, 0.0) for N in (1, 2)]
-    assert engine.instance_check(lambda: rows, "<", 0.0, complete=True).status == WRONG
+    assert engine.instance_check(rows, "<", 0.0, complete=True).status == WRONG
 
 
 def test_growth_display_with_exact_ingredients(monkeypatch):

@@ -18,18 +18,8 @@ from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
-from .engine import (
-    CACHE,
-    EXACT,
-    LOOSE,
-    SEVERITY,
-    STEPS,
-    UNCHECKED,
-    VALID,
-    WRONG,
-    Outcome,
-    status_with_affected,
-)
+from .engine import CACHE, STEPS, status_with_affected
+from .outcome import EXACT, LOOSE, SEVERITY, UNCHECKED, VALID, WRONG, Outcome
 
 
 def _closure(ids) -> list[str]:

@@ -7,8 +7,8 @@ A step's digest (:func:`step_digest`) covers
 * the source of its check and, transitively, of every function the check refers to (by
   name, through globals and closures), and the whole source file of every module or class
   of this project (or of the claim's own package) that it refers to;
-* the source of the audit engine and its search (:mod:`verify.audit.engine`,
-  :mod:`verify.audit.adversary`, this module).
+* the source of the audit engine and its search (:mod:`verify.audit.engine` and its rooms,
+  :mod:`verify.audit.adversary`, this module: :data:`ENGINE_FILES`).
 
 Library versions are not part of it: the stored audit ships with the package and must stay
 valid on any supported NumPy/SciPy (the test suite re-runs a fixed sample of steps to show
@@ -158,9 +158,14 @@ def _stable_repr(val) -> str | None:
     return None if " at 0x" in text else text[:100_000]
 
 
+#: the audit engine's modules, all part of every step's digest
+ENGINE_FILES = ("engine.py", "outcome.py", "instances.py", "symbolic.py", "search.py",
+                "adversary.py", "cache.py")
+
+
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
-    """The digest of the audit engine's code (engine, adversary, this module) and the format.
+    """The digest of the audit engine's code (its rooms: :data:`ENGINE_FILES`) and the format.
 
     Returns
     -------
@@ -168,7 +173,7 @@ def engine_digest() -> str:
         64 hex digits (:func:`mcsa_cli.store.files_digest`).
     """
     here = Path(__file__).resolve().parent
-    return files_digest([here / name for name in ("engine.py", "adversary.py", "cache.py")],
+    return files_digest([here / name for name in ENGINE_FILES],
                         extra=f"format {FORMAT}")
 
 

@@ -1,7 +1,7 @@
 """Instances and exact computations for the proof audit of the CIS-as-IMH draft (document 003).
 
 The draft's steps are checked on instances the adversarial search chooses
-(:func:`verify.audit.engine.searchable`, :func:`verify.audit.engine.free`).  Three kinds of
+(:func:`verify.audit.instances.searchable`, :func:`verify.audit.adversary.free`).  Three kinds of
 instances are added to the engine's (``register_kind``):
 
 ``cis_pqf``    a finite pair (pi, q) on M = 2, 3, 5, 8 states (the regimes of the engine's

@@ -46,17 +46,10 @@ import bounds
 from mcsa_cli.lazy import lazy_module
 from simulate import finite as F, kernels as Kn
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import (
-    EXACT,
-    VALID,
-    WRONG,
-    Outcome,
-    first_failing,
-    instance_check,
-    searchable,
-    step,
-    sym_equal,
-)
+from verify.audit.engine import step
+from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, VALID, WRONG, Outcome
+from verify.audit.symbolic import sym_equal
 
 from . import kit
 
@@ -199,7 +192,7 @@ def _selection():
     # probability 1 - u near 0 is resolved to eps absolute) and the cumulative sum of n weights
     # rounds by ~ n eps
     tol = 64 * (nmax + 8) * U
-    return instance_check(lambda: rows, "=", tol,
+    return instance_check(rows, "=", tol,
                           describe="selection law of kernels.select_index vs Eq. (acc), "
                                    "probabilities compared on the scale 1")
 
@@ -228,7 +221,7 @@ def _hastings():
         rows.append(({"R": R, "rule": "Metropolis = s_M/(1 + 1/R)"}, min(1.0, R), sM / (1 + 1 / R)))
         rows.append(({"R": R, "rule": "s_M(R) = s_M(1/R)"}, sM, min(1 + 1 / R, 1 + R)))
         rows.append(({"R": R, "rule": "Barker = 1/(1 + 1/R)"}, R / (1 + R), 1 / (1 + 1 / R)))
-    return instance_check(lambda: rows, "=", 1e-13,
+    return instance_check(rows, "=", 1e-13,
                           describe="Hastings' family s/(1 + 1/R), R in [1e-12, 1e12]")
 
 
@@ -292,7 +285,7 @@ def _moves_corrected():
                 p = {"M": pi.size, "N": int(N), "N used": Nu, "x": x, "tie": float(tie[x])}
                 rows.append((p, _toward(1 - float(K[x, x]), float(acc[x] - tie[x]), float(err[x])),
                              float(acc[x] - tie[x]), 1.0))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="1 - K(x,x) (simulate.finite.cis_matrix) vs alpha - tie (the "
                                    "Laplace sum), every state")
 
@@ -333,14 +326,14 @@ def _totvar_parts():
 
 def _total_variance():
     rows = [(p, _toward(t, v + wi, e), v + wi, s) for p, t, v, wi, e, s in _totvar_parts()]
-    return instance_check(lambda: rows, "=", 1e-10,
+    return instance_check(rows, "=", 1e-10,
                           describe="V_K[f] = V_q[E[f|.]] + E_q[V[f|.]]: the kernel's exact sum vs "
                                    "the Rao-Blackwellised moments, scale max f^2")
 
 
 def _total_variance_ge():
     rows = [(p, _toward(t, v, e) if t < v else t, v, s) for p, t, v, wi, e, s in _totvar_parts()]
-    return instance_check(lambda: rows, ">=", 1e-10,
+    return instance_check(rows, ">=", 1e-10,
                           describe="V_K[f] >= V_q[E[f|.]] (the Rao-Blackwell gain >= 0)")
 
 
@@ -476,7 +469,7 @@ def _approx_var_corrected():
                     p = {"M": pi.size, "w0": float(w0), "f0": float(f0), "N": int(N), "N used": Nu,
                          "w_max": wmax}
                     rows.append((p, max(abs(V - lead) / B - err, 0.0), rhs))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="|V - N V_q[Y]/w0^2| / (N w_max^2 F^2/w0^2) against the "
                                    "remainder bound (exact sums over the proposal counts)")
 
@@ -522,7 +515,7 @@ def _marginal_rows(bound):
 
 def _rejection_kl_symmetric():
     rows = _marginal_rows(lambda a, b: math.sqrt((a + b) / 2))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="marginal IMH rejection at stationarity, finite and Gaussian "
                                    "pairs")
 
@@ -546,7 +539,7 @@ def _rejection_kl_dropped():
 
 def _rej_bound_corrected():
     rows = _marginal_rows(lambda a, b: min(1.0, math.sqrt(2 * a)))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="r <= min(1, sqrt(2 KL(p||q))) (no weaker than the trivial r <= "
                                    "1)")
 
@@ -617,7 +610,7 @@ def _tv_rows(sup_over_f: bool = False):
 
 def _wang_corrected():
     rows = _tv_rows()
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="max(0, r(x) - p({x})) <= d_TV(K(x, .), p) (no weaker than the "
                                    "trivial 0 <= d_TV), every state")
 
@@ -670,7 +663,7 @@ def _cis_floor_corrected():
             rows.append(({"M": pi.size, "N": int(N), "acceptance by": how},
                          _toward(rbar, 1 / (N + 1), e) if
                          rbar < 1 / (N + 1) else rbar, 1 / (N + 1)))
-    return instance_check(lambda: rows, ">=", 1e-12,
+    return instance_check(rows, ">=", 1e-12,
                           describe="marginal CIS rejection E_p[r(z)] >= 1/(N + 1), equality at q = "
                                    "p")
 
@@ -700,7 +693,7 @@ def _bias_needs_low_r():
 
 def _bias_corrected():
     rows = _tv_rows(sup_over_f=True)
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="max(0, r(x) - p({x})) <= sup_{|f|<=1} |E_K f - E_p f|/2 "
                                    "(attained at f = sign(K(x, .) - p)), every state")
 
@@ -738,7 +731,7 @@ def _acc_bound():
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "w": float(w[x]), "by": how},
                              _toward(a, b, float(err[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="exact acceptance rates, every state, normalised w")
 
 
@@ -790,7 +783,7 @@ def _acc_bound_unnormalised_corrected():
                     a = float(acc[x])
                     rows.append(({"M": pi.size, "p(x)": float(Z), "N": int(N), "x": x},
                                  _toward(a, b, float(err[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="1 - r <= N p(x)/(w + N p(x)), w = p(z, x)/q(z)")
 
 
@@ -864,7 +857,7 @@ def _tight_general_corrected():
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "x": x, "w": float(w[x])}, lower,
                               _toward(a, lower, float(err[x])) if a < lower else a))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="N E_q[W/(w + W + N - 1)] <= 1 - r(x) (no weaker than 0)")
 
 
@@ -897,7 +890,7 @@ def _tight_max_corrected():
             a = float(acc[x])
             rows.append(({"M": pi.size, "N": int(N), "w*": float(w[x])}, lower,
                           _toward(a, lower, float(err[x])) if a < lower else a))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="N/(2 (w* + N - 1)) <= 1 - r(z*) at the w*-state")
 
 
@@ -936,7 +929,7 @@ def _acc_linear():
                 a = float(aN[x])
                 rows.append(({**p, "side": "lower"}, lo, _toward(a, lo, e) if a < lo else a))
                 rows.append(({**p, "side": "upper"}, _toward(a, hi, e) if a > hi else a, hi))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="N (1-r_1) w/(w+N-1) <= 1 - r_N <= N (1 - r_1): linear in N up "
                                    "to the factor w/(w + N - 1) -> 1 as w -> oo")
 
@@ -990,7 +983,7 @@ def _growth_witness():
     rows = [({"pi": [0.3, 0.7], "q": [3e-4, 0.9997], "w(z_t-1)": 1000, "f": [0, 1], "N": N,
               "N + 1": N + 1},
              float(V[N - 1]), float(V[N])) for N in range(1, 5)]
-    o = instance_check(lambda: rows, "<", 0.0,
+    o = instance_check(rows, "<", 0.0,
                        describe="an existence statement: one exact rational witness proves it",
                        complete=True)
     o.detail += "; exact V(1..5) = " + ", ".join(f"{float(v):.6g}" for v in V)
@@ -1070,7 +1063,7 @@ def _envelope():
                 b = int(N) / (float(w[x]) + int(N))
                 rows.append(({**p, "pair": "1 - r <= N/(w + N)"},
                              _toward(a, b, float(aerr[x])) if a > b else a, b))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="V/F^2 <= 1 - r <= N/(w + N) (no weaker than the trivial V <= "
                                    "F^2), every state")
 
@@ -1137,8 +1130,7 @@ def _snis():
             rhs = float(q @ w ** 2) * osc ** 2 / Nu
             rows.append(({"M": pi.size, "N": int(N), "N used": Nu, "E_q w^2": float(q @ w ** 2)},
                          V * (1 - 1e-12), rhs))
-    return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="exact SNIS variance vs E_q[w^2] osc(f)^2/N")
+    return instance_check(rows, "<=", 1e-12, describe="exact SNIS variance vs E_q[w^2] osc(f)^2/N")
 
 
 step("cis.growth", claim="cis_variance_growth", seed=SEED,
@@ -1202,7 +1194,7 @@ def _pimh_variance():
             rhs = sum(per) / int(N) ** 2
             rows.append(({"M": M, "N chains": int(N), "states": xs}, lhs, rhs,
                          float(np.max(f * f))))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="variance of the PIMH average from the joint law vs the average "
                                    "of the chains' variances / N")
 
@@ -1258,7 +1250,7 @@ def _pimh_conditional():
             rows.append(({"M": M, "previous states": [x1, x2]},
                          float(np.abs(joint - np.outer(K[x1], K[x2])).max()),
                          0.0, 1.0))
-    return instance_check(lambda: rows, "=", 1e-13,
+    return instance_check(rows, "=", 1e-13,
                           describe="max |joint - K(x1, .) x K(x2, .)| = 0, probabilities")
 
 
@@ -1302,7 +1294,7 @@ def _rdiag_corrected():
     for pi, q in _pairs():
         rows.append(({"M": pi.size, "pi": _r(pi), "q": _r(q)}, float(pi @ kit.imh_rejection(pi, q)),
                      kit.marginal_rejection_tv(pi, q), 1.0))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="E_p[lambda(w(z))] vs 1 - sum_xy min(pi_x q_y, pi_y q_x)")
 
 
@@ -1323,7 +1315,7 @@ def _rdiag_noise():
             cv = math.sqrt(VI / int(N)) / r
             rows.append(({"M": pi.size, "N chains": int(N), "r": r}, cv,
                          math.sqrt((1 - r) / (int(N) * r))))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="coefficient of variation of the r-diagnostic at stationarity")
 
 
@@ -1382,7 +1374,7 @@ def _eq1_corrected():
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "T": T, "z_0": x, "w*": float(w.max())},
                              max(float(tv[x]) - 64 * U * T, 0.0), bound, 1.0))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="sup_{osc f <= 1} |E[(1/T) sum f(z_t)] - E_p f| = TV of the "
                                    "averaged law, vs r (1 - r^T)/(T (1 - r)) (<= 1)")
 
@@ -1403,7 +1395,7 @@ def _tower():
                 rows.append(({"M": pi.size, "t": t, "z_0": x}, float(Kt[x] @ f),
                              float(Kt1[x] @ (K @ f)),
                              float(np.abs(f).max())))
-    return instance_check(lambda: rows, "=", 1e-11,
+    return instance_check(rows, "=", 1e-11,
                           describe="E f(z_t) = E[E[f(z_t) | z_t-1]], scale max |f|")
 
 
@@ -1425,7 +1417,7 @@ def _stationary():
             rows.append(({"kernel": "CIS", "M": pi.size, "N": int(N), "N used": Nu},
                          _toward(a, b, 2 * pi.size * kerr * sc),
                          b, sc))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="E_{z_t-1 ~ p} E[f(z_t) | z_t-1] = E_p f, scale max |f|")
 
 
@@ -1448,7 +1440,7 @@ def _eq1_estimator():
             a, b = acc / T, float(pi @ f)
             rows.append(({"M": pi.size, "T": T, "z_0": "~ p"},
                          _toward(a, b, 64 * T * pi.size * U * sc), b, sc))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="E[(1/T) sum f(z_t)] = E_p f from a stationary start")
 
 
@@ -1555,7 +1547,7 @@ def _ensemble():
             diff = float(np.abs(E - K).max())
             rows.append(({"M": M, "N": int(N), "N used": Nu}, max(0.0, diff - kerr - 64 * U * M),
                          0.0, 1.0))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="max |ensemble kernel - CIS kernel|, probabilities")
 
 
@@ -1579,8 +1571,7 @@ def _resample():
             rows.append(({"N": n - 1, "i": i}, cuts[i] - cuts[i - 1], (1 - cut0) * float(wt[i - 1]),
                          1.0))
     tol = 64 * (nmax + 8) * U  # as in cis.acc.kernel: the float u and the cumulative sum
-    return instance_check(lambda: rows, "=", tol,
-                          describe="selection law vs (1 - r) w~^(i), probabilities")
+    return instance_check(rows, "=", tol, describe="selection law vs (1 - r) w~^(i), probabilities")
 
 
 step("cis.ensemble", claim="cis_barker_acceptance", seed=SEED,
@@ -1623,8 +1614,7 @@ def _cost_sampling():
             rows.append(({"N": int(N), "count": k,
                           "q evaluations (not sampling)": [pc["q_eval"], cc["q_eval"]]},
                          pc[k], cc[k]))
-    return instance_check(lambda: rows, "=", 0.0,
-                          describe="counters of simulate.schemes (pmcsa vs msc)")
+    return instance_check(rows, "=", 0.0, describe="counters of simulate.schemes (pmcsa vs msc)")
 
 
 def _cost_rb():
@@ -1660,7 +1650,7 @@ def _cost_rb_corrected():
                  ({"N": N, "count": "q_eval, PIMH"}, pc["q_eval"], 2 * N),
                  ({"N": N, "count": "score, MSC-RB with N proposals"}, rc["score"], N + 1),
                  ({"N": N, "count": "q_eval, MSC-RB with N proposals"}, rc["q_eval"], N + 1)]
-    return instance_check(lambda: rows, "=", 0.0, describe="counters of simulate.schemes")
+    return instance_check(rows, "=", 0.0, describe="counters of simulate.schemes")
 
 
 step("pimh.cost.sampling", claim="pimh_cost", seed=SEED,
@@ -1696,7 +1686,7 @@ def _abrupt():
         w0 = float(p[0] / qn[0])
         rows.append(({"gamma": gamma, "q_lambda_t(z_t-1)": float(qn[0]), "w(z_t-1)": w0, "N": 10,
                       "CIS rejection at z_t-1": 1 - float(acc[0])}, float(qn[0]), 1e-4))
-    o = instance_check(lambda: rows, "<=", 0.0,
+    o = instance_check(rows, "<=", 0.0,
                        describe="an existence statement ('can be very small', threshold 1e-4): "
                                 "exact witnesses prove it",
                                                         complete=True)

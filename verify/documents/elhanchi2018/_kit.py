@@ -1,7 +1,7 @@
 """Instances and rounding scales for the proof audit of El hanchi (2018) (document 002).
 
 The report's matrix statements (§2.3.1 Eqs. (11)-(16), the Appendix) are checked on SPD
-matrices the adversarial search chooses (:func:`verify.audit.engine.searchable`).  Two kinds
+matrices the adversarial search chooses (:func:`verify.audit.instances.searchable`).  Two kinds
 of instances are added here to the engine's (``register_kind``):
 
 ``spd2``
@@ -15,7 +15,7 @@ of instances are added here to the engine's (``register_kind``):
     G (q x q, SPD), sigma, beta, and a response y.  See :class:`Lmm`.
 
 Rounding.  A float64 residual that is 0 in exact arithmetic is compared with 0 together with
-its *scale* (the 4th element of a row, see :func:`verify.audit.engine.instance_check`): the size
+its *scale* (the 4th element of a row, see :func:`verify.audit.instances.instance_check`): the size
 of the terms that cancel, times the condition number that amplifies their rounding.  The
 tolerance is then a small multiple of the unit roundoff ``U`` (:func:`tol`), from first-order
 error analysis of the few O(d^3) operations involved.
@@ -254,7 +254,7 @@ def admissible_k_scalar(N, S, C, G):
 def matrix_identity(L, R, name="w"):
     """(sum_ij w_ij L_ij, sum_ij w_ij R_ij) with fresh symbols w_ij: equal as expressions iff L = R
     entrywise
-    (a scalar form of a matrix identity for :func:`verify.audit.engine.sym_equal`), and the
+    (a scalar form of a matrix identity for :func:`verify.audit.symbolic.sym_equal`), and the
     weights."""
     import sympy as sp
 

@@ -21,18 +21,10 @@ import sympy as sp
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import (
-    EXACT,
-    VALID,
-    WRONG,
-    Outcome,
-    first_failing,
-    instance_check,
-    searchable,
-    step,
-    sym_equal,
-    sym_le,
-)
+from verify.audit.engine import step
+from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, VALID, WRONG, Outcome
+from verify.audit.symbolic import sym_equal, sym_le
 
 from ._kit import (
     U,
@@ -150,7 +142,7 @@ def _stationary_k():
                 continue  # on the boundary within rounding: not an instance either side decides
             rows.append(({"k": kk, "eps": 1, "dim": H.shape[0], "spectral radius": rho},
                          float(rho < 1), float(kk < 1)))
-    o = instance_check(lambda: rows, "=", 0.0,
+    o = instance_check(rows, "=", 0.0,
                        describe="spectral radius of I - DH < 1 (stationary) vs the printed k < 1")
     if o.status == WRONG:
         o.detail = ("the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = 0): "
@@ -176,7 +168,7 @@ def _stationary_k_corrected():
                 rows.append(({"k eps": ke, "eps": e, "dim": d, "spectral radius": rho},
                              float(rho < 1),
                              float(0 < ke < 4)))
-    return instance_check(lambda: rows, "=", 0.0,
+    return instance_check(rows, "=", 0.0,
                           describe="stationary (spectral radius < 1) iff 0 < k eps < 4")
 
 
@@ -192,7 +184,7 @@ def _k01_sufficient():
             A = np.eye(d) - (kk / 2) * np.linalg.solve(H, H)
             rho = float(np.max(np.abs(np.linalg.eigvals(A))))
             rows.append(({"k": kk, "dim": d}, rho, 1.0, kappa(H)))
-    return instance_check(lambda: rows, "<", TOL,
+    return instance_check(rows, "<", TOL,
                           describe="spectral radius of I - DH, D = (k/2) H^-1, k in (0, 1)")
 
 
@@ -223,8 +215,7 @@ def _loewner_sufficient():
             rows.append(({"f": f, "dim": d, "max |eig sym(I - eps DH)|": float(np.abs(sy).max())},
                          rho, 1.0,
                          kappa(Dm) * kappa(H)))
-    return instance_check(lambda: rows, "<", TOL,
-                          describe="spectral radius when -I < sym(I - eps DH) < I")
+    return instance_check(rows, "<", TOL, describe="spectral radius when -I < sym(I - eps DH) < I")
 
 
 def _series_sum():
@@ -260,7 +251,7 @@ def _lyapunov(ratio=None):
                 rows.append(({"k eps": ke, "eps": e, "dim": d}, float(np.abs(Lam - c * Hinv).max()),
                              0.0,
                              _lyap_scale(H, abs(1 - ke / 2), c)))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="discrete Lyapunov solves, max |Lambda - H^-1/(1 - k eps/4)|")
 
 
@@ -288,8 +279,7 @@ def _exact_noise(dhd=1.0):
                 rows.append(({"D": label, "largest eig(DH)": s, "dim": d},
                              float(np.abs(Lam - Hinv).max()), 0.0,
                              _lyap_scale(H, rho) * kappa(Dm)))
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="Lyapunov solves with Q = 2D - DHD against H^-1")
+    return instance_check(rows, "=", TOL, describe="Lyapunov solves with Q = 2D - DHD against H^-1")
 
 
 # ============================================================================= §2.3.1 Eqs.
@@ -347,7 +337,7 @@ def _admissible(which, k_factor=1.0):
                             rows.append(({"d": d, "N": Nd, "|S|": S, "g": gw, "k": kk, "r": r},
                                          _mineig(Q), 0.0,
                                          scale))
-        return instance_check(lambda: rows, ">=", TOL,
+        return instance_check(rows, ">=", TOL,
                               describe="smallest eigenvalue of the injected noise at the "
                                        "admissible k")
     return fn
@@ -364,8 +354,7 @@ def _eq12():
                 X = Hinv - Hinv @ (Nd * C) @ Hinv
                 rows.append(({"d": C.shape[0], "N": Nd, "g": gw}, _mineig(X), 0.0,
                              (n2(Hinv) + n2(Hinv) ** 2 * n2(Nd * C)) * kappa(H) * C.shape[0]))
-    return instance_check(lambda: rows, ">=", TOL,
-                          describe="smallest eigenvalue of H^-1 - H^-1 N C H^-1")
+    return instance_check(rows, ">=", TOL, describe="smallest eigenvalue of H^-1 - H^-1 N C H^-1")
 
 
 def _eq12_iff():
@@ -388,7 +377,7 @@ def _eq12_iff():
             rows.append(({"d": H.shape[0], "w": w, "lambda_min(H - NC)": l1,
                           "lambda_min(H^-1 - H^-1 NC H^-1)": l2}, l1 * l2, 0.0,
                           abs(l1) * s2 + abs(l2) * s1))
-    return instance_check(lambda: rows, ">=", TOL,
+    return instance_check(rows, ">=", TOL,
                           describe="product of the two smallest eigenvalues (same sign)")
 
 
@@ -451,7 +440,7 @@ def _strong_prior_corrected():
                 bound = float(eh[0] ** 2 / (eh[-1] * np.linalg.eigvalsh(sym(NC)).max()))
                 rows.append(({"d": C.shape[0], "N": Nd, "g": gw}, r, bound,
                              max(r, bound) * kappa(H) ** 2))
-    return instance_check(lambda: rows, ">=", TOL,
+    return instance_check(rows, ">=", TOL,
                           describe="r against lambda_min(H)^2/(lambda_max(H) lambda_max(NC))")
 
 
@@ -467,7 +456,7 @@ def _var_trajectory(printed_sum):
                        - a ** tt)
                 rows.append(({"k": kk, "t": tt}, v, ref))
                 v = a * a * v + noise
-        o = instance_check(lambda: rows, "=", 1e-12,
+        o = instance_check(rows, "=", 1e-12,
                            describe="exact recursion Var[theta_t] from theta_0 = theta_MAP")
         o.correction = ("Var[theta_t] = (k - k^2/4) sum_{i=0}^{t-1} (1-k/2)^(2i) H^-1 = [1 - (1 - "
                         "k/2)^(2t)] H^-1")
@@ -511,7 +500,7 @@ def _var_trajectory_corrected():
                 rows.append(({"k": kk, "t": int(tt), "dim": d}, float(np.abs(V - c * Hinv).max()),
                              0.0,
                              _lyap_scale(H, rho) * (1 + math.log2(1 + int(tt)))))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="Var[theta_t] by the recursion against 1 - (1 - k/2)^(2t)")
 
 
@@ -540,7 +529,7 @@ def _largest_k():
         for f in free("k/k_top", [0.1, 0.5, 1.0], Real(1e-6, 1.0)):
             rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": f * top, "k_top": top},
                          abs(1 - top / 2), abs(1 - f * top / 2)))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="|1 - k/2| at the largest k in (0, 1) against any smaller k")
 
 
@@ -557,7 +546,7 @@ def _largest_k_corrected():
             kk = f * ks
             rows.append(({"N": Nd, "|S|": S, "C": C, "G": G, "k": kk, "k*": ks}, abs(1 - kc / 2),
                          abs(1 - kk / 2)))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="|1 - k/2| at min(2, k*) against any admissible k")
 
 
@@ -572,7 +561,7 @@ def _autocov_intermediate():
         var = noise / (1 - a * a)  # stationary variance of theta (= 1 = H^-1)
         # printed coefficient vs recursion's
         rows.append(({"k": kk, "H": 1}, (kk / 2) * var, a * var))
-    o = instance_check(lambda: rows, "=", 1e-12, describe="stationary scalar process")
+    o = instance_check(rows, "=", 1e-12, describe="stationary scalar process")
     o.correction = (
         "E[((1 - k/2) theta_t-1 + w_t-1) theta_t-1^T] = (1 - k/2) H^-1 (the coefficient is 1 - "
         "k/2)")
@@ -595,7 +584,7 @@ def _autocov(coef=None):
             c = 1 - kk / 2 if coef is None else coef(kk)
             rows.append(({"k": kk, "dim": d}, float(np.abs(A @ Lam - c * Hinv).max()), 0.0,
                          _lyap_scale(H, abs(1 - kk / 2))))
-    return instance_check(lambda: rows, "=", TOL, describe="A Lambda against (1 - k/2) H^-1")
+    return instance_check(rows, "=", TOL, describe="A Lambda against (1 - k/2) H^-1")
 
 
 # ============================================================================= §2.3.2 the
@@ -630,8 +619,7 @@ def _criterion_clt(factor=1.0):
         h, sx2, Ybar, gbar = _window(n_, Nd, S, C, G, kk)
         v = float(np.sum((Ybar - gbar) ** 2))
         rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk}, v, factor * sx2 / n_))
-    o = instance_check(lambda: rows, "=", 1e-9,
-                       describe="Var of the averaged minibatch noise, exact")
+    o = instance_check(rows, "=", 1e-9, describe="Var of the averaged minibatch noise, exact")
     o.detail += (
         "; conditionally on the iterates the noises are not N(0, .): xi_i moves theta_(i+1), which "
         "the next display's sum of variances ignores (charged to sgfs.17.var)")
@@ -676,7 +664,7 @@ def _criterion_var():
         rows.append(({"n": n_, "N": Nd, "S": S, "C": C, "G": G, "k": kk},
                      window_mean_sd(n_, Nd, S, C, G, kk) ** 2,
                      h / n_ + Nd ** 2 / (n_ * S)))
-    o = instance_check(lambda: rows, "=", 1e-9,
+    o = instance_check(rows, "=", 1e-9,
                        describe="exact stationary covariance of the scalar process")
     o.correction = (
         "Var[(1/n) sum Y_i] = (1/n^2)[h (n + 2 sum_d (n-d) rho^d) - k sigma^2 sum_d (n-d) "
@@ -700,7 +688,7 @@ def _criterion_var_corrected():
                            n_data=Nd, batch=S,
                            fisher=C, prior=G, b=1.0, k_frac=kk)
         rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk}, exact, float(corr)))
-    return instance_check(lambda: rows, "=", 1e-7,
+    return instance_check(rows, "=", 1e-7,
                           describe="sd of the window mean: exact linear maps vs the corrected "
                                    "closed form")
 
@@ -726,8 +714,7 @@ def _criterion_pass(corrected):
             rows.append(({"n": n_, "N": Nd, "|S|": S, "C": C, "G": G, "k": kk, "b": b,
                           "threshold": thr,
                           "exact sd": sd}, p, float(2 * stats.norm.cdf(b) - 1)))
-    o = instance_check(lambda: rows, "=", 1e-9,
-                       describe="probability that a stationary window passes (17)")
+    o = instance_check(rows, "=", 1e-9, describe="probability that a stationary window passes (17)")
     if o.status == WRONG and not corrected:
         o.detail = (
             "the printed threshold is not b standard deviations of the window mean at stationarity "
@@ -982,7 +969,7 @@ def _stationary_iff_corrected():
             continue
         rows.append(({"largest eig(eps DH)": s, "dim": d, "spectral radius": rho}, float(rho < 1),
                      float(ev[0] > 0 and ev[-1] < 2)))
-    return instance_check(lambda: rows, "=", 0.0, describe="stationary iff eig(eps D H) in (0, 2)")
+    return instance_check(rows, "=", 0.0, describe="stationary iff eig(eps D H) in (0, 2)")
 
 
 def _eq32_transpose():
@@ -1034,7 +1021,7 @@ def _eq32_corrected():
         res = float(np.abs(Lam - A @ Lam @ A.T - Q).max())
         rows.append(({"largest eig(eps DH)": s, "dim": d, "doublings": j}, res, 0.0,
                      n2(Lam) * (1 + j) * kappa(E) * kappa(H) * d))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="residual of the corrected (32) at the series' limit")
 
 
@@ -1073,7 +1060,7 @@ def _eq32_series_corrected():
         rho = float(np.max(np.abs(np.linalg.eigvals(A))))
         rows.append(({"largest eig(eps DH)": s, "dim": d}, float(np.abs(Lam - vec).max()), 0.0,
                      n2(Lam) * (1 + j) * kappa(E) * kappa(H) * d / max(1 - rho * rho, 1e-300)))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="the corrected series against the Kronecker solve")
 
 
@@ -1118,7 +1105,7 @@ def _discretisation_corrected():
                     scales.append(_lyap_scale(H, abs(1 - kk / 2)) * n2(H))
                 rows.append(({"k small": f * kl, "k large": kl, "dim": d}, errs[0], errs[1],
                              max(scales)))
-    return instance_check(lambda: rows, "<=", TOL,
+    return instance_check(rows, "<=", TOL,
                           describe="error of the stationary covariance at the smaller D against "
                                    "the larger")
 
@@ -1165,7 +1152,7 @@ def _eq5_corrected():
             cov = sum(np.outer(M @ x, M @ x) for x in xs) / (2 * d)
             rows.append(({"dim": d, "w": w}, float(np.abs(cov - M @ C @ M.T).max()), 0.0,
                          n2(M) ** 2 * n2(C) * d))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="covariance of (D + Q) xi against (D + Q) C (D + Q)^T")
 
 
@@ -1220,8 +1207,7 @@ def _prior_corrected():
         sc = (np.abs(gl).sum(0).max() + np.abs(gp).max()) * Nd
         rows += [({"component": j, "s^2": s2, "tau^2": tau2}, float(mean_sg[j]), float(full[j]), sc)
                  for j in range(vals.shape[1])]
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="E[grad^S] against the posterior's gradient")
+    return instance_check(rows, "=", TOL, describe="E[grad^S] against the posterior's gradient")
 
 
 def _fisher_chain(which):
@@ -1286,7 +1272,7 @@ def _logistic_information(N_factor):
                           float(Nd * var[a, b]),
                           Nd * sc)
                          for a in range(vals.shape[1]) for b in range(vals.shape[1])]
-        return instance_check(lambda: rows, "=", TOL,
+        return instance_check(rows, "=", TOL,
                               describe="N E[-Hess] against N Var[grad] at the true parameter")
     return fn
 
@@ -1312,7 +1298,7 @@ def _fisher_sum_corrected():
         rows += [({"entry": f"({a + 1}, {b + 1})", "N": Nd}, float(total[a, b]), float(avg[a, b]),
                   sc)
                  for a in range(vals.shape[1]) for b in range(vals.shape[1])]
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="-sum of the Hessians against N times their average")
 
 
@@ -1359,7 +1345,7 @@ def _clt_corrected():
             ks, _ = _binomial_ks(int(S), p)
             be = 0.4748 * (p * p + (1 - p) ** 2) / math.sqrt(S * p * (1 - p))
             rows.append(({"p": p, "|S|": int(S)}, ks, min(1.0, be)))
-    return instance_check(lambda: rows, "<=", 1e-12,
+    return instance_check(rows, "<=", 1e-12,
                           describe="Kolmogorov distance against the Berry-Esseen bound")
 
 
@@ -1409,7 +1395,7 @@ def _algorithm1_corrected():
                                      0.0,
                                      _lyap_scale(H, abs(1 - kk / 2)) * (1
                                              + n2(Dm @ ((Nd * Nd / S) * C) @ Dm) / n2(Hinv))))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="stationary covariance of (8) with its gradient noise")
 
 
@@ -1461,7 +1447,7 @@ def _iw_corrected():
         rows.append(({"nu": int(nu), "E L21^2": m2, "kurtosis with 300 nodes": kurt3},
                      min(kurt, kurt3), 0.0,
                      abs(kurt - kurt3) / TOL))
-    return instance_check(lambda: rows, ">", TOL, describe="excess kurtosis of chol(Sigma)_21 > 0")
+    return instance_check(rows, ">", TOL, describe="excess kurtosis of chol(Sigma)_21 > 0")
 
 
 def _beta_update():
@@ -1494,8 +1480,7 @@ def _beta_corrected():
                       + np.linalg.norm(Z @ a)) * np.linalg.cond(X.T @ X) * X.shape[1]
         rows.append(({"N": X.shape[0], "p": X.shape[1], "q": Z.shape[1]}, float(np.abs(grad).max()),
                      0.0, sc))
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="gradient of (26) in beta at the corrected (27)")
+    return instance_check(rows, "=", TOL, describe="gradient of (26) in beta at the corrected (27)")
 
 
 step("sgfs.32.series", claim="sgfs_stationary_covariance", seed=SEED,

@@ -23,7 +23,10 @@ import math
 import numpy as np
 
 from mcsa_cli.lazy import lazy_module
-from verify.audit.engine import WRONG, Real, first_failing, free, instance_check, step
+from verify.audit.adversary import Real, free
+from verify.audit.engine import step
+from verify.audit.instances import first_failing, instance_check
+from verify.audit.outcome import WRONG
 
 from ._kit import admissible_k_scalar, scalar_chain
 from .proofs import N_DATA, S_FRAC, _batch
@@ -159,8 +162,7 @@ def _burnin_corrected():
                         tv = _tv_normals(m, math.sqrt(v), 0.0, 1 / math.sqrt(h))
                         rows.append(({"d0": d0, "tau": tau, "N": Nd, "|S|": S, "G": G, "k": k,
                                       "B": B}, tv, tau))
-    return instance_check(lambda: rows, "<=", 1e-9,
-                          describe="TV(theta_B, posterior) after the burn-in")
+    return instance_check(rows, "<=", 1e-9, describe="TV(theta_B, posterior) after the burn-in")
 
 
 # ------------------------------------------------------------------------- 'very unlikely' (§2.3.2)
@@ -235,7 +237,7 @@ def _window_length():
         rows.append(({"k": k, "n": n, "integrated autocorrelation time (4 - k)/k": (4 - k) / k},
                      corr,
                      EXPLORE_READING[1]))
-    o = instance_check(lambda: rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
+    o = instance_check(rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
     if o.status == WRONG:
         o.detail = (
             "n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
@@ -257,7 +259,7 @@ def _window_length_corrected():
         for tau in free("tau", [0.05, 0.25, 0.5], Real(*EXPLORE_READING)):
             n = int(math.ceil(2 * math.log(1 / tau) / k))
             rows.append(({"k": k, "tau": tau, "n": n}, (1 - k / 2) ** n, tau))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="(1 - k/2)^n at the corrected n")
+    return instance_check(rows, "<=", 1e-12, describe="(1 - k/2)^n at the corrected n")
 
 
 # ----------------------------------------------------------------------------- H08: "optimal ..."

@@ -32,7 +32,9 @@ import numpy as np
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import EXACT, VALID, WRONG, first_failing, instance_check, searchable, step
+from verify.audit.engine import step
+from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, VALID, WRONG
 
 from ._kit import U, fixed_lmms, n2, sym
 
@@ -212,7 +214,7 @@ def _eq19():
             ref = float(stats.multivariate_normal(X @ beta, s ** 2 * Dmat(m, G)).logpdf(y))
             sc = (abs(joint) + N + q) * np.linalg.cond(P) * np.linalg.cond(Dmat(m, G))
             rows.append(({"N": N, "q": q, "sigma": s}, float(logpy), ref, sc))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="log p(y) integrated over mu against the printed normal")
 
 
@@ -225,7 +227,7 @@ def _eq20():
             a = nll20(m, beta, G, s) + N / 2 * math.log(2 * math.pi)
             b = nll_scipy(m, beta, G, s)
             rows.append(({"N": N, "sigma": s}, a, b, (abs(a) + N) * np.linalg.cond(Dmat(m, G))))
-    return instance_check(lambda: rows, "=", TOL, describe="(20) + N/2 log 2 pi against -log p(y)")
+    return instance_check(rows, "=", TOL, describe="(20) + N/2 log 2 pi against -log p(y)")
 
 
 def _gls(m, G):
@@ -258,8 +260,7 @@ def _eq21_22(which):
                     s = math.sqrt(r @ Li @ r / N)
                     rows.append(({"N": N}, N / s - r @ Li @ r / s ** 3, 0.0,
                                  (N / s) * np.linalg.cond(D)))
-        return instance_check(lambda: rows, "=", TOL,
-                              describe=f"the derivative of (20) at ({which})")
+        return instance_check(rows, "=", TOL, describe=f"the derivative of (20) at ({which})")
     return fn
 
 
@@ -301,7 +302,7 @@ def _eq23():
             a = nll20(m, b, G, s) - profiled23(m, Lm)
             rows.append(({"N": N}, a, N / 2 - N / 2 * math.log(N),
                          N * np.linalg.cond(D) * np.linalg.cond(m["X"]) ** 2))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="(20) profiled minus (23) against N/2 - N/2 log N")
 
 
@@ -349,8 +350,7 @@ def _eq24():
                    + 1e-9 * abs(fd))
             rows.append(({"entry of vech(L)": e, "N": m["Z"].shape[0], "q": q}, float(g[e]),
                          float(fd), err / TOL))
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="(24) against finite differences of (23)")
+    return instance_check(rows, "=", TOL, describe="(24) against finite differences of (23)")
 
 
 def _woodbury():
@@ -366,8 +366,7 @@ def _woodbury():
             sc = ((1 + n2(Z) ** 2 * n2(np.linalg.inv(np.linalg.inv(G) + Z.T @ Z)))
                   * np.linalg.cond(G) * np.linalg.cond(Dmat(m, G)))
             rows.append(({"N": Z.shape[0], "q": Z.shape[1]}, float(np.abs(W - Li).max()), 0.0, sc))
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="Woodbury's Lambda against inv(Z G Z^T + I)")
+    return instance_check(rows, "=", TOL, describe="Woodbury's Lambda against inv(Z G Z^T + I)")
 
 
 def _posterior_mu():
@@ -392,7 +391,7 @@ def _posterior_mu():
             rows.append(({"N": Z.shape[0], "q": Z.shape[1], "what": "covariance"},
                          float(np.abs(V - cov).max()), 0.0,
                          sc))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="the quoted posterior of mu against Gaussian conditioning")
 
 
@@ -439,7 +438,7 @@ def _eq26_corrected():
             sc = (abs(lin) + abs(tr)
                   + np.linalg.norm(m["y"]) ** 2) / s ** 2 * np.linalg.cond(G) * np.linalg.cond(V)
             rows.append(({"N": m["Z"].shape[0], "sigma": s}, c, e, sc))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="corrected (26) against the expected -log-likelihood")
 
 
@@ -468,7 +467,7 @@ def _eq28():
             rows.append(({"N": m["Z"].shape[0], "q": m["Z"].shape[1], "sigma": s},
                          float(np.abs(g).max()), 0.0,
                          n2(Gi) * np.linalg.cond(Gn) ** 2))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="gradient in G of the expected -log-likelihood at (28)")
 
 
@@ -521,7 +520,7 @@ def _eq29_corrected():
             A = lin + tr
             sc = ((N + q) / s + (abs(lin) + abs(tr)) / s ** 3) * np.linalg.cond(Gn)
             rows.append(({"N": N, "q": q}, (N + q) / s - A / s ** 3, 0.0, sc))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="d/dsigma of the expected -log-likelihood at (29) corrected")
 
 
@@ -554,7 +553,7 @@ def _em_corrected():
         for i in range(len(hist) - 1):
             rows.append(({"N": N, "iteration": i + 2}, hist[i + 1], hist[i],
                          (abs(hist[i]) + N) * 1e3))
-    return instance_check(lambda: rows, "<=", TOL,
+    return instance_check(rows, "<=", TOL,
                           describe="-log-likelihood along EM with the corrected updates")
 
 
@@ -599,7 +598,7 @@ def _count_below(count, bound, q_fixed, describe):
             for fq in free("q/N", q_fixed, Real(1e-7, 1.0, log=True)):
                 p, q = max(1, int(fp * N)), max(1, int(fq * N))
                 rows.append(({"N": N, "p": p, "q": q}, float(count(N, p, q)), bound(N, p, q)))
-    return instance_check(lambda: rows, "<=", 1e-12, describe=describe)
+    return instance_check(rows, "<=", 1e-12, describe=describe)
 
 
 def _cost_em(fixed_pq):
@@ -621,7 +620,7 @@ def _cost_em_check(fixed_pq):
                     r1 = ops_em(N, p, q) / (max(p, q) * N)
                     r2 = ops_em(2 * N, p, q) / (max(p, q) * 2 * N)
                     rows.append(({"N": N, "p": p, "q": q}, r2, r1))
-        return instance_check(lambda: rows, "<=", 1e-12,
+        return instance_check(rows, "<=", 1e-12,
                               describe="count/(max(q, p) N) at 2N against N (p, q fixed)")
     for N in (100, 1000, 10 ** 4):
         q, p = N // 2, 2
@@ -654,7 +653,7 @@ def _em_cheaper():
                 N = int(math.ceil(f * max(p, q) ** 3))
                 r = ops_em(N, p, q) / ops_gradient(N, p, q)
                 rows.append(({"N": N, "p": p, "q": q, "EM/gradient": r}, N * r, 2.0))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="N x (EM count / gradient count)")
+    return instance_check(rows, "<=", 1e-12, describe="N x (EM count / gradient count)")
 
 
 def _cholesky_pd():
@@ -687,7 +686,7 @@ def _cholesky_corrected():
             G = Lm @ Lm.T
             rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)),
                          t ** (2 * d) * np.linalg.cond(G)))
-    return instance_check(lambda: rows, "=", 1e-6, describe="det(L L^T) against prod L_ii^2 (> 0)")
+    return instance_check(rows, "=", 1e-6, describe="det(L L^T) against prod L_ii^2 (> 0)")
 
 
 # ----------------------------------------------------------------------------- the steps

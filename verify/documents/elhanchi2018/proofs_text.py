@@ -21,18 +21,10 @@ import sympy as sp
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import (
-    EXACT,
-    LOOSE,
-    VALID,
-    WRONG,
-    first_failing,
-    instance_check,
-    searchable,
-    step,
-    sym_equal,
-    sym_le,
-)
+from verify.audit.engine import step
+from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, LOOSE, VALID, WRONG
+from verify.audit.symbolic import sym_equal, sym_le
 
 from ._kit import kappa, matrix_identity
 from .proofs import EPS, TOL, _gaussian_data, _instances, _stationary
@@ -109,7 +101,7 @@ def _noise_proportional():
                 rows.append(({"eps": e, "k": kk, "dim": d},
                              float(np.abs(R - (1 - kk * e / 2) * np.eye(d)).max()), 0.0,
                              kappa(H) ** 2 * d / max(1 - rho * rho, 1e-300)))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="lag-one autocorrelation matrix against (1 - k eps/2) I")
 
 
@@ -129,7 +121,7 @@ def _mean_gradient():
         rhs = np.mean(per, axis=0)  # E_X[U] under the uniform law on the data
         sc = float(np.abs(per).max())
         rows += [({"component": j}, float(lhs[j]), float(rhs[j]), sc) for j in range(vals.shape[1])]
-    return instance_check(lambda: rows, "=", TOL, describe="(1/N) grad log p against E_X[U]")
+    return instance_check(rows, "=", TOL, describe="(1/N) grad log p against E_X[U]")
 
 
 @functools.lru_cache(maxsize=None)
@@ -169,7 +161,7 @@ def _eq4_subset():
         rows.append(({"data (x - theta)": list(H12_X), "N": len(H12_X), "|S|": S, "exact": str(v),
                       "factor (N - |S|)/(N - 1)": str(Fraction(len(H12_X) - S, len(H12_X) - 1))},
                       float(v), float(eq4)))
-    o = instance_check(lambda: rows, "<=", 1e-12, printed="=",
+    o = instance_check(rows, "<=", 1e-12, printed="=",
                        describe="exact covariance over all subsets against (N^2/|S|) "
                                 "C", complete=True)
     if o.status == LOOSE:
@@ -203,7 +195,7 @@ def _eq4_subset_corrected():
             corr = eq4 * Fraction(Nd - S, Nd - 1) if Nd > 1 else Fraction(0)
             rows.append(({"N": Nd, "|S|": S}, float(v), float(corr),
                          float(abs(eq4)) / TOL * 1e-15 + 1e-300))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="exact covariance against (N^2/|S|) C (N - |S|)/(N - 1)")
 
 
@@ -223,7 +215,7 @@ def _eq4_replacement():
         for S in range(1, 3):
             v, eq4 = _subset_variance(x, S, True)
             rows.append(({"N": len(x), "|S|": S}, float(v), float(eq4)))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="exact covariance over all index sequences against (N^2/|S|) C")
 
 
@@ -278,7 +270,7 @@ def _bvm():
             a, b = tv_laplace(4 * N, th, 1.0, points=601), tv_laplace(N, th, 1.0, points=601)
             rows.append(({"N": N, "theta0": th, "TV(N)": b, "TV(N) sqrt(N)": b * math.sqrt(N)}, a,
                          0.75 * b))
-    return instance_check(lambda: rows, "<=", 1e-9,
+    return instance_check(rows, "<=", 1e-9,
                           describe="TV(posterior, Laplace) at 4 N against 0.75 of it at N")
 
 
@@ -296,8 +288,7 @@ def _bvm_prior():
                 for xs in free("x scale", [1.0], Real(0.1, 3.0, log=True)):
                     a, b = tv_laplace(N, th, xs, tau, points=801), tv_laplace(N, th, xs, points=801)
                     rows.append(({"N": N, "tau": tau, "theta0": th, "x scale": xs}, a, b + 1e-4))
-    return instance_check(lambda: rows, "<=", 1e-12,
-                          describe="TV with the prior against TV without it")
+    return instance_check(rows, "<=", 1e-12, describe="TV with the prior against TV without it")
 
 
 # ============================================================================= §2.3.1 remarks
@@ -340,7 +331,7 @@ def _eq14_nonstationary():
         rows.append(({"N": Ni, "|S|": Si, "G": f"g C, g = 2 N^2/|S| = {float(g):g}",
                       "eig(DH)": str(eig),
                       "threshold g > N^2/|S|": float(Nd * (4 / kk - 1))}, float(abs(1 - eig)), 1.0))
-    return instance_check(lambda: rows, ">", 0.0,
+    return instance_check(rows, ">", 0.0,
                           describe="spectral radius of I - DH with D from (14) (witnesses)",
                           complete=True)
 
@@ -480,7 +471,7 @@ def _cov(v, ddof):
 
 def _running_c_unbiased():
     rows = _running_c(1)
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="E[running C] against C (unbiased minibatch covariance)",
                           complete=True)
 
@@ -530,8 +521,7 @@ def _conjugate():
                     rows += [({"K": K, "d": d, "lambda": lam, "nu": nu, "phi": phi, "point": j},
                               diffs[j], diffs[0], sc)
                              for j in (1, 2)]
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="log joint - log NIW at three (mu, Sigma)")
+    return instance_check(rows, "=", TOL, describe="log joint - log NIW at three (mu, Sigma)")
 
 
 def _iw_logpdf(Sig, nu, Phi):
@@ -586,7 +576,7 @@ def _laplace_order():
                     rows.append(({"I": I, "successes": ones, "b0": b0, "g": g, "err(I)": e1,
                                   "I err(I)": I * e1},
                                  slope, -1.0))
-    return instance_check(lambda: rows, "=", 0.15,
+    return instance_check(rows, "=", 0.15,
                           describe="log-log slope of the Laplace error from I to 4I")
 
 
@@ -604,8 +594,7 @@ def _gh_exact():
             q = float(np.sum(w * x ** m))
             exact = 0.0 if m % 2 else math.gamma((m + 1) / 2)
             rows.append(({"n": n, "degree": m}, q, exact, float(np.sum(np.abs(w * x ** m))) * n))
-    return instance_check(lambda: rows, "=", TOL,
-                          describe="Gauss-Hermite rule against the exact moment")
+    return instance_check(rows, "=", TOL, describe="Gauss-Hermite rule against the exact moment")
 
 
 def _gh_sharp():
@@ -619,7 +608,7 @@ def _gh_sharp():
         err = math.gamma(n + 0.5) - float(np.sum(w * x ** (2 * n)))
         rows.append(({"n": n}, err, math.factorial(n) * math.sqrt(math.pi) / 2 ** n,
                      float(np.sum(w * x ** (2 * n))) * n * 10))
-    return instance_check(lambda: rows, "=", TOL,
+    return instance_check(rows, "=", TOL,
                           describe="Gauss-Hermite error on x^2n against n! sqrt(pi)/2^n")
 
 
@@ -635,7 +624,7 @@ def _gh_grid():
         for q in range(1, 6):
             cnt = sum(1 for _ in itertools.product(x, repeat=q))
             rows.append(({"n": n, "q": q}, float(cnt), float(n ** q)))
-    return instance_check(lambda: rows, "=", 0.0,
+    return instance_check(rows, "=", 0.0,
                           describe="nodes of the tensor Gauss-Hermite rule against n^q",
                           complete=True)
 
@@ -729,7 +718,7 @@ def _gh_31_large():
     (10, 20, 50, 100):
     a majority of the grid does better on (31) at every size (a complete finite class)."""
     rows = _gh_fractions((10, 20, 50, 100))
-    return instance_check(lambda: rows, ">", 0.0,
+    return instance_check(rows, ">", 0.0,
                           describe="fraction of the grid where the rule does better on (31)",
                           complete=True)
 
@@ -771,7 +760,7 @@ def _smaller_b():
                             rows.append(({"b": b, "f": f, "d0": d0, "N": Nd, "|S|": S, "G": G},
                                          _pass_probability(d0, f * b, Nd, S, 1.0, G),
                                          _pass_probability(d0, b, Nd, S, 1.0, G)))
-    return instance_check(lambda: rows, "<=", 1e-12, describe="P(pass) at a smaller b against b")
+    return instance_check(rows, "<=", 1e-12, describe="P(pass) at a smaller b against b")
 
 
 # ============================================================================= the steps

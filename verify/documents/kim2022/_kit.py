@@ -3,7 +3,7 @@ the tightness checks, and the explanation a failing proof step carries."""
 
 from __future__ import annotations
 
-from verify.audit.engine import WRONG, Outcome
+from verify.audit.outcome import WRONG, Outcome
 
 
 def pair_space(**params):

@@ -33,22 +33,10 @@ import sympy as sp
 from mcsa_cli.lazy import lazy_module
 from simulate import finite as F
 from verify.audit.adversary import Int, Pairs, Real, Regime, _r6, free, register_kind, searching
-from verify.audit.engine import (
-    EXACT,
-    LOOSE,
-    VALID,
-    WRONG,
-    Outcome,
-    definition,
-    finite_pairs,
-    first_failing,
-    fixed,
-    instance_check,
-    searchable,
-    step,
-    sym_equal,
-    sym_le,
-)
+from verify.audit.engine import step
+from verify.audit.instances import finite_pairs, first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, LOOSE, VALID, WRONG, Outcome, definition, fixed
+from verify.audit.symbolic import sym_equal, sym_le
 
 from ._kit import explain
 from .lemmas import LEMMA7_E, STRICT
@@ -278,7 +266,7 @@ def _eq2():
             rows.append(({"M": pi.size, "n": nn, "entry (0-based)": [int(i[0]), int(i[1])]},
                          float(ST[i]), float(Kn[i]),
                          float(nn * pi.size)))
-    return instance_check(lambda: rows, "=", tol=1e-12,
+    return instance_check(rows, "=", tol=1e-12,
                           describe="n-step IMH kernels vs exact matrix powers")
 
 
@@ -293,7 +281,7 @@ def _eq3():
                           "pi": [round(float(a), 6) for a in pi],
                           "q": [round(float(a), 6) for a in q]},
                          F.imh_lambda(pi, q, float(ww[x]), "pi"), rej))
-    o = instance_check(lambda: rows, "=", tol=1e-12,
+    o = instance_check(rows, "=", tol=1e-12,
                        describe="lambda as printed vs the IMH rejection probability")
     return explain(o, correction="lambda(w) = int_{R(w)} (1 - w(z')/w) q(dz') (the proposal, not "
                                  "pi); with it Eq. (2) equals the exact n-step kernel (step eq2), "
@@ -311,7 +299,7 @@ def _eq3_corrected():
         for x in range(pi.size):
             rows.append(({"M": pi.size, "state": x}, F.imh_lambda(pi, q, float(ww[x]), "q"),
                          float(K[x, x] - q[x])))
-    return instance_check(lambda: rows, "=", tol=1e-12,
+    return instance_check(rows, "=", tol=1e-12,
                           describe="lambda against q vs K(z, {z}) - q(z) of the exact IMH matrix")
 
 
@@ -327,7 +315,7 @@ def _eq7():
             tv = F.tv_rows(np.linalg.matrix_power(K, kk), pi).max()
             tol = max(tol, _pow_tol(kk, pi.size))
             rows.append(({"M": pi.size, "k": kk, "w_star": ws}, float(tv), (1 - 1 / ws) ** kk))
-    return instance_check(lambda: rows, "<=", tol=tol, describe="all starts")
+    return instance_check(rows, "<=", tol=tol, describe="all starts")
 
 
 # ---- H05: Eq. (1) against Algorithms 1, 4, 5 and the proofs
@@ -436,7 +424,7 @@ def _eq1_corrected():
             rows.append(({"M": pi.size, "gamma": gamma, "T": 3, "component": i}, float(c[i]),
                          float(a[i]),
                           float(np.abs(a).max() + 1.0)))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="E[lambda_3]: corrected Eq. (1) vs Algorithm 4")
 
 
@@ -570,7 +558,7 @@ def _jensen():
     for pi, q in _pairs():
         ww = pi / q
         rows.append(({"M": pi.size}, float(pi @ np.log(ww)), float(np.log(pi @ ww))))
-    return instance_check(lambda: rows, "<=", tol=1e-13)
+    return instance_check(rows, "<=", tol=1e-13)
 
 
 def _p2_wstar():
@@ -578,7 +566,7 @@ def _p2_wstar():
     for pi, q in _pairs():
         ww = pi / q
         rows.append(({"M": pi.size}, float(np.log(pi @ ww)), float(np.log(ww.max()))))
-    return instance_check(lambda: rows, "<=", tol=1e-13)
+    return instance_check(rows, "<=", tol=1e-13)
 
 
 _P1, _P2 = sp.symbols("p1 p2", nonnegative=True)
@@ -849,7 +837,7 @@ def _t1_mix():
                 tol = max(tol, kk * M * err + kk * M * 1e-15)
                 rows.append(({"M": M, "N": n_eff, "k": kk, "w_star": ws}, float(tv),
                              (1 - (n_eff - 1) / (2 * ws + n_eff - 2)) ** kk))
-    return instance_check(lambda: rows, "<=", tol=tol,
+    return instance_check(rows, "<=", tol=tol,
                           describe="exact CIS kernels, all starts; " + CIS_CAP_TEXT)
 
 
@@ -867,7 +855,7 @@ def _t1_kernel_expectation():
             integ = _cis_integrals(pi, q, n_eff, f)
             for x in range(M):
                 rows.append(({"M": M, "N": n_eff, "x": x}, float(K[x] @ f), float(integ[x])))
-    return instance_check(lambda: rows, "=", tol=1e-11,
+    return instance_check(rows, "=", tol=1e-11,
                           describe="kernel expectation vs the enumerated integral (N with C(N + M "
                                    "- 2, M - 1) <= 4000)")
 
@@ -885,8 +873,7 @@ def _t1_assumption3():
             for x in range(M):
                 rows.append(({"M": M, "N": n_eff, "x": x, "L": L_}, float(K[x] @ s ** 2),
                              L_ ** 2 * float(K[x].sum())))
-    return instance_check(lambda: rows, "<=", tol=1e-12,
-                          describe="exact CIS kernels; " + CIS_CAP_TEXT)
+    return instance_check(rows, "<=", tol=1e-12, describe="exact CIS kernels; " + CIS_CAP_TEXT)
 
 
 def _t1_normalised():
@@ -901,7 +888,7 @@ def _t1_normalised():
             integ = _cis_integrals(pi, q, n_eff, np.ones(M))
             for x in range(M):
                 rows.append(({"M": M, "N": n_eff, "x": x}, float(integ[x]), 1.0))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="proposal multisets enumerated")
+    return instance_check(rows, "=", tol=1e-12, describe="proposal multisets enumerated")
 
 
 step("theorem1.mix.1", claim="theorem1", seed=SEED, location="App. D proof of Thm 1, ergodicity",
@@ -934,7 +921,7 @@ def _l3():
         rows.append(({"M": pi.size}, float(q @ (ww - q @ ww) ** 2),
                      float(((pi / q - 1) ** 2 * q).sum()),
                      float(q @ ww ** 2)))
-    return instance_check(lambda: rows, "=", tol=1e-12)
+    return instance_check(rows, "=", tol=1e-12)
 
 
 step("lemma3.1", claim="lemma3", seed=SEED, location="App. D proof of Lemma 3", relation="=",
@@ -976,7 +963,7 @@ def _t2_est_corrected():
                 m = F.moments_msc_rb(pi, q, s, x, n_eff)
                 tol = max(tol, 10 * m.error)
                 rows.append(({"M": M, "N": n_eff, "x": x}, -float(integ[x]), float(m.mean[0]), 1.0))
-    return instance_check(lambda: rows, "=", tol=tol, describe="enumerated vs quadrature")
+    return instance_check(rows, "=", tol=tol, describe="enumerated vs quadrature")
 
 
 def _t2_eq6_loose():
@@ -1002,7 +989,7 @@ def _t2_mse():
                 # E||g + mu||^2, g estimates -mu
                 mse = m.second + 2 * float(m.mean[0]) * mu + mu * mu
                 rows.append(({"M": pi.size, "N": NN, "x": x, "w_star": ws}, mse, bound))
-    return instance_check(lambda: rows, "<=", tol=1e-9,
+    return instance_check(rows, "<=", tol=1e-9,
                           describe="conditional MSE of the RB estimator at every state")
 
 
@@ -1041,7 +1028,7 @@ def _t2_mse_corrected():
                 rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi,
                               "informative": b < 4 * L_ ** 2},
                              m.second + 2 * float(m.mean[0]) * mu + mu * mu, min(4 * L_ ** 2, b)))
-    return instance_check(lambda: rows, "<=", tol=tol, describe="exact MSC-RB MSE; " + CIS_CAP_TEXT)
+    return instance_check(rows, "<=", tol=tol, describe="exact MSC-RB MSE; " + CIS_CAP_TEXT)
 
 
 def _t2_lemma3_qdef():
@@ -1074,8 +1061,7 @@ def _t2_lemma3_corrected():
             rows.append(({"M": pi.size, "alpha": alpha}, float(qd @ (wd - qd @ wd) ** 2),
                          float((pi ** 2 / qd).sum() - 1),
                          float(qd @ wd ** 2)))
-    return instance_check(lambda: rows, "=", tol=1e-12,
-                          describe="defensive mixtures with a uniform nu")
+    return instance_check(rows, "=", tol=1e-12, describe="defensive mixtures with a uniform nu")
 
 
 def _crossing(f, lo, hi):
@@ -1158,7 +1144,7 @@ def _t2_bias():
             for tt in (1, 50, 500):
                 rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"}, bias,
                              4 / (NN - 1) * (chi + 1 + ws) * gam ** (tt - 1)))
-    o = instance_check(lambda: rows, "<=", tol=1e-10,
+    o = instance_check(rows, "<=", tol=1e-10,
                        describe="conditional bias given F_t-1 at the worst state")
     return explain(o, why="conditional on F_t-1 the bias is that of one CIS step from z_t-1 and "
                           "does not decay in t: ",
@@ -1182,8 +1168,7 @@ def _t2_bias_corrected():
             for x in range(M):
                 rows.append(({"M": M, "N": n_eff, "x": x}, abs(float(K[x] @ s) - mu),
                              2 * L_ * _tv(K[x], pi)))
-    return instance_check(lambda: rows, "<=", tol=tol,
-                          describe="exact CIS kernels; " + CIS_CAP_TEXT)
+    return instance_check(rows, "<=", tol=tol, describe="exact CIS kernels; " + CIS_CAP_TEXT)
 
 
 _NN2, _LL2, _CH2, _WS2, _GM2 = sp.symbols("N L chi2 w_star gamma_t", positive=True)
@@ -1295,7 +1280,7 @@ def _t2_main_text():
                 rows.append(({"M": M, "N": NN, "state": x, "chi2": round(chi, 6),
                               "mu": round(mu, 6)},
                              mom.second, 4 * chi / (NN - 1) + mu ** 2))
-    o = instance_check(lambda: rows, "<=", tol=1e-8, describe="exact MSC-RB second moment, s = +-1")
+    o = instance_check(rows, "<=", tol=1e-8, describe="exact MSC-RB second moment, s = +-1")
     return explain(o, correction=T2_CORRECTION)
 
 
@@ -1323,7 +1308,7 @@ def _t2_second_corrected():
                 rows.append(({"M": M, "N": n_eff, "x": x, "w_star": ws, "chi2": chi,
                               "informative": b < L_ ** 2},
                              m.second, min(L_ ** 2, b)))
-    return instance_check(lambda: rows, "<=", tol=tol,
+    return instance_check(rows, "<=", tol=tol,
                           describe="exact MSC-RB second moment; " + CIS_CAP_TEXT)
 
 
@@ -1355,7 +1340,7 @@ def _l4(which):
                 rows.append(({"M": pi.size, "w": float(ww[x]), "w_star": ws},
                               *((max(1 - 1 / ww[x], 0),
                                  lam) if which == "lower" else (lam, 1 - 1 / ws))))
-        return instance_check(lambda: rows, "<=", tol=1e-12,
+        return instance_check(rows, "<=", tol=1e-12,
                               describe="lambda integrated against q, every state")
     return fn
 
@@ -1398,7 +1383,7 @@ def _l5_statement():
                 rows.append(({"M": pi.size, "n": nn, "w": float(ww[x]), "w_star": ws},
                              F.imh_T(pi, q, nn, float(ww[x])),
                              nn / ww[x] * (1 - 1 / ws) ** (nn - 1)))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="exact T_n on finite spaces")
+    o = instance_check(rows, "<=", tol=1e-12, describe="exact T_n on finite spaces")
     o.correction = L5_CORRECTION
     return o
 
@@ -1418,8 +1403,7 @@ def _l5_corrected():
                 rows.append(({"M": pi.size, "n": nn, "w": float(ww[x]), "w_star": ws},
                              F.imh_T(pi, q, nn, float(ww[x])),
                              float(min(b, nn / ww[x])), float(nn)))
-    return instance_check(lambda: rows, "<=", tol=1e-12,
-                          describe="exact T_n on finite spaces, every state")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact T_n on finite spaces, every state")
 
 
 step("lemma5.1", claim="lemma5", seed=SEED, location="App. D proof of Lemma 5, line 1",
@@ -1505,7 +1489,7 @@ def _l6_corrected():
                 rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f),
                              float(min(f.max(), b)),
                              _pow_tol(nn, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _l6_eq2():
@@ -1525,7 +1509,7 @@ def _l6_eq2():
                 rhs += F.imh_lambda(pi, q, float(ww[x]), "q") ** nn * f[x]
                 rows.append(({"M": pi.size, "n": nn, "x": x}, float(Kn[x] @ f), float(rhs),
                              float(nn * pi.size)))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="Eq. (2) with lambda against q")
+    return instance_check(rows, "=", tol=1e-12, describe="Eq. (2) with lambda against q")
 
 
 def _l6_vee():
@@ -1541,7 +1525,7 @@ def _l6_vee():
                 rows.append(({"M": pi.size, "n": nn, "x": x},
                              float(c * (f * pi / np.maximum(ww[x], ww)).sum()),
                              float(c * (f * pi / ww).sum())))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 def _l6_defw():
@@ -1554,7 +1538,7 @@ def _l6_defw():
         for nn in free("n", (1, 3), K_DOM):
             c = nn * rr ** (nn - 1)
             rows.append(({"M": pi.size, "n": nn}, float(c * (f / ww) @ pi), float(c * f @ q)))
-    return instance_check(lambda: rows, "=", tol=1e-12)
+    return instance_check(rows, "=", tol=1e-12)
 
 
 step("lemma6.1", claim="lemma6", seed=SEED, location="App. D proof of Lemma 6, line 1",
@@ -1652,7 +1636,7 @@ def _l7_sup_h():
         for hv in itertools.product((-1.0, 1.0), repeat=M):
             best = max(best, abs(float(np.asarray(hv) @ (q - pi))))
         rows.append(({"M": M}, best, 2 * _tv(q, pi), 1.0))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="Pi = pi, P = q")
+    return instance_check(rows, "=", tol=1e-12, describe="Pi = pi, P = q")
 
 
 def _l7_statement():
@@ -1690,7 +1674,7 @@ def _l7_corrected():
                 rows.append(({"M": pi.size, "n": nn, "x": x}, abs(float(Kn[x] @ s - pi @ s)),
                              2 * L_ * rr ** nn,
                              _pow_tol(nn, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 step("lemma7.1", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, line 1",
@@ -1734,7 +1718,7 @@ def _t3_def():
             prod = F.product_law([np.linalg.matrix_power(K, 2 * NN + j)[0]
                                   for j in range(1, NN + 1)])
             rows.append(({"M": pi.size, "N": NN, "k": 3}, F.tv_joint(joint, prod), 0.0))
-    o = instance_check(lambda: rows, "=", tol=1e-12,
+    o = instance_check(rows, "=", tol=1e-12,
                        describe="law of JSA's (z^(1..N)) vs the product of its marginals")
     return explain(o, why="JSA's N states form one Markov path, not independent draws: ",
                       correction="P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) "
@@ -1768,7 +1752,7 @@ def _t3_def_corrected():
                               "check": "z_0 ~ pi: the stationary path law, not pi^N"},
                              float(np.abs(mix - _stationary_path_law(K, pi, NN)).max()), 0.0,
                              float(kk * NN * M)))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _common_set_sup(laws, pi):
@@ -1863,7 +1847,7 @@ def _t3_mix_sum():
                 rhs = float(sum(rr ** ((kk - 1) * NN + j) for j in range(1, NN + 1)))
                 rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, rhs,
                              NN * _pow_tol(kk * NN, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels, every start")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels, every start")
 
 
 def _t3_mix_statement():
@@ -1906,7 +1890,7 @@ def _t3_marginals():
                 i = _worst(tv, b)
                 rows.append(({"M": pi.size, "N": NN, "k": kk, "n": i + 1}, tv[i], b[i],
                              _pow_tol(kk * NN, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _cond_bias_rows(scheme):
@@ -1989,7 +1973,7 @@ def _cond_bias_corrected(scheme):
                         m = F.moments_pmcsa(K, s, starts)
                         lhs, rhs = abs(float(m.mean[0]) + mu), 2 * L_ * rr
                     rows.append(({"M": M, "N": NN, "x": x}, lhs, rhs, L_))
-        return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+        return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
     return fn
 
 
@@ -2006,7 +1990,7 @@ def _t3_lemma6():
                 rhs = sum(j * rr ** (j - 1) * (q @ s2) + rr ** j * s2[x]
                           for j in range(1, NN + 1)) / NN ** 2
                 rows.append(({"w_star": ws, "N": NN, "x": x}, lhs, rhs))
-    o = instance_check(lambda: rows, "<=", tol=1e-12,
+    o = instance_check(rows, "<=", tol=1e-12,
                        describe="(1/N^2) sum_n E||s_n||^2 vs the Lemma 6 bound, ||s|| = 1")
     o.correction = (
         "(1/N^2) sum_n E||s_n||^2 <= min(L^2/N, (1/N^2) sum_n [n r^(n-1) E_q||s||^2 + r^n "
@@ -2030,7 +2014,7 @@ def _t3_lemma6_corrected():
                      + (1 - rr ** j - j * (1 - rr) * rr ** (j - 1)) * (pi @ f)).sum()
                 rows.append(({"M": pi.size, "N": NN, "x": x}, float(m2[:, x].sum()) / NN ** 2,
                              min(L_ ** 2 / NN, float(b) / NN ** 2), L_ ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _t3_assumption3():
@@ -2047,7 +2031,7 @@ def _t3_assumption3():
                 rows.append(({"M": pi.size, "N": NN, "x": x},
                              float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2,
                                  float((a + b).sum()) * L_ ** 2 / NN ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 def _t3_closed_form_sum():
@@ -2098,7 +2082,7 @@ def _t3_laurent():
             rows.append(({"N": NN, "w_star": wv,
                           "relation": "(N^2/2 + 3N/2 - sum) 6 w*/(N(N+1)(2N+1)) <= 1"},
                          _t3_gap(NN, wv) * 6 * wv / (NN * (NN + 1) * (2 * NN + 1)), 1.0))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, describe="the sum and its remainder")
+    o = instance_check(rows, "<=", tol=1e-12, describe="the sum and its remainder")
     if o.status != VALID:
         return o
     o.status = EXACT
@@ -2173,7 +2157,7 @@ def _t3_var_sum():
                           for b in range(a + 1, NN + 1))
                 rows.append(({"M": M, "N": NN, "x": x}, m.variance, V / NN ** 2 + 2 * cov / NN ** 2,
                              L2 * NN ** 2))
-    return instance_check(lambda: rows, "=", 1e-12,
+    return instance_check(rows, "=", 1e-12,
                           describe="JSA paths on finite spaces; residual relative to L^2 N^2 (the "
                                    "N^2 products that cancel)")
 
@@ -2190,7 +2174,7 @@ def _t3_var_le_second():
                 rows.append(({"M": pi.size, "N": NN, "x": x},
                              float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
                              float(m2[:, x].sum()) / NN ** 2, float(np.abs(s).max()) ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 def _t3_markov():
@@ -2211,7 +2195,7 @@ def _t3_markov():
                     marg = joint.sum(axis=tuple(i for i in range(NN) if i != j))
                     rows.append(({"M": M, "N": NN, "x": x, "n": j + 1}, float(marg @ s ** 2),
                                  float(m2[j]), 1.0))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="the sweep's path law vs K^n")
+    return instance_check(rows, "=", tol=1e-12, describe="the sweep's path law vs K^n")
 
 
 def _t3_substitution():
@@ -2243,7 +2227,7 @@ def _t3_statement_corrected():
                 b = (L_ ** 2 / NN + m.c_cov
                      + (mu + 2 * L_ / NN * sum(rr ** j for j in range(1, NN + 1))) ** 2)
                 rows.append(({"M": pi.size, "N": NN, "x": x}, m.second, min(L_ ** 2, b), L_ ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact JSA moments")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact JSA moments")
 
 
 def _t3_discussion_corrected():
@@ -2260,7 +2244,7 @@ def _t3_discussion_corrected():
                 rows.append(({"M": pi.size, "N": NN, "x": x},
                              float((m2[:, x] - m1[:, x] ** 2).sum()) / NN ** 2,
                              L_ ** 2 / NN, L_ ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 # ---- H04: the table of state transitions in the proof of Theorem 3
@@ -2340,7 +2324,7 @@ def _t3_table_corrected():
             for j in range(2):
                 rows.append(({"M": M, "gamma": gamma, "n": j + 1}, _tv(exact[j], corr[j]), 0.0,
                              1.0))
-    return instance_check(lambda: rows, "=", 1e-12, describe="exact enumeration")
+    return instance_check(rows, "=", 1e-12, describe="exact enumeration")
 
 
 step("theorem3.table", claim="theorem3", seed=SEED,
@@ -2526,7 +2510,7 @@ def _t4_lemma6_n1():
         f = s ** 2
         for x in range(pi.size):
             rows.append(({"M": pi.size, "x": x}, float(K[x] @ f), float(q @ f + rr * f[x])))
-    return instance_check(lambda: rows, "<=", tol=1e-12,
+    return instance_check(rows, "<=", tol=1e-12,
                           describe="Lemma 6 with n = 1 (where it is correct), f = ||s||^2")
 
 
@@ -2550,7 +2534,7 @@ def _t4_mix_sum():
                 lhs = float(tvs[_starts(pi, q, NN)].sum())
                 rows.append(({"M": pi.size, "N": NN, "k": kk}, lhs, NN * rr ** kk,
                              NN * _pow_tol(kk, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact IMH kernels")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact IMH kernels")
 
 
 def _tv_iid_power(p, pi, NN):
@@ -2596,7 +2580,7 @@ def _t4_mix_statement():
                                   "starts": "all at the highest-weight state"},
                                  _tv_iid_power(Kk[xs], pi, NN), bound,
                                  NN * _pow_tol(kk, M) / 1e-12 + NN))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact product laws")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact product laws")
 
 
 def _t4_var_indep():
@@ -2612,7 +2596,7 @@ def _t4_var_indep():
             rows.append(({"M": pi.size, "N": NN}, m.variance,
                          float((K[st] @ s ** 2).sum()) / NN ** 2,
                          float(np.abs(s).max()) ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 def _t4_assumption3():
@@ -2628,7 +2612,7 @@ def _t4_assumption3():
             rows.append(({"M": pi.size, "N": NN},
                          float((q @ s ** 2) * NN + rr * (s[st] ** 2).sum()) / NN ** 2,
                          NN * (L_ ** 2 + rr * L_ ** 2) / NN ** 2))
-    return instance_check(lambda: rows, "<=", tol=1e-12)
+    return instance_check(rows, "<=", tol=1e-12)
 
 
 def _t4_statement_corrected():
@@ -2644,7 +2628,7 @@ def _t4_statement_corrected():
             m = F.moments_pmcsa(K, s, _starts(pi, q, NN))
             rows.append(({"M": pi.size, "N": NN}, m.second,
                          min(L_ ** 2, L_ ** 2 * (1 + rr) / NN + (mu + 2 * L_ * rr) ** 2)))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA moments")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact pMCSA moments")
 
 
 _T4_N, _T4_W, _T4_L = sp.symbols("N w_star L", positive=True)
@@ -2770,7 +2754,7 @@ def _t4_bias_corrected():
                 rows.append(({"M": pi.size, "N": NN, "t": tt}, abs(float(m.mean[0]) + mu),
                              2 * L_ * rr ** tt,
                              L_ * _pow_tol(tt, pi.size) / 1e-12))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="exact pMCSA bias")
+    return instance_check(rows, "<=", tol=1e-12, describe="exact pMCSA bias")
 
 
 step("theorem4.bias_over_n", claim="theorem4", seed=SEED,
@@ -3051,7 +3035,7 @@ def _gamma_rate():
         gam = bounds.evaluate("theorem2", "mixing", "stated", N=NN, w_star=ws, k=1)
         rate = bounds.evaluate("theorem1", "mixing", "stated", N=NN, w_star=ws, k=1)
         rows.append(({"N": NN, "w_star": ws}, float(rate), float(gam)))
-    o = instance_check(lambda: rows, "<=", tol=1e-12, printed="=")
+    o = instance_check(rows, "<=", tol=1e-12, printed="=")
     if o.status == LOOSE:
         o.counterexample = {"at": rows[0][0], "lhs": rows[0][1], "rhs": rows[0][2]}
     return explain(o, why="gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same "
@@ -3143,7 +3127,7 @@ def _rejections_corrected():
             rows.append(({"M": pi.size, "N": NN}, F.moments_pmcsa(K, s, st).variance,
                          float(per.sum()) / NN ** 2,
                          float(np.abs(s).max()) ** 2))
-    return instance_check(lambda: rows, "=", tol=1e-12, describe="exact pMCSA moments")
+    return instance_check(rows, "=", tol=1e-12, describe="exact pMCSA moments")
 
 
 def _alg2_corrected():
@@ -3159,7 +3143,7 @@ def _alg2_corrected():
             i = np.unravel_index(int(np.argmax(np.abs(A - B))), A.shape)
             rows.append(({"M": pi.size, "N": n_eff, "entry": [int(i[0]), int(i[1])]}, float(A[i]),
                          float(B[i])))
-    return instance_check(lambda: rows, "=", tol=1e-11, describe="enumerated vs exact sum")
+    return instance_check(rows, "=", tol=1e-11, describe="enumerated vs exact sum")
 
 
 def _table3_corrected():
@@ -3170,8 +3154,7 @@ def _table3_corrected():
             (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 5), ("energy", 503, 8),
              ("wine", 653, 11),
              ("boston", 753, 13), ("sml", 1203, 22), ("gas", 6503, 128))]
-    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 3, all eight rows",
-                          complete=True)
+    return instance_check(rows, "=", tol=0.0, describe="Table 3, all eight rows", complete=True)
 
 
 def _table4_corrected():
@@ -3182,8 +3165,7 @@ def _table4_corrected():
             (("yacht", 287, 6, 277), ("airfoil", 1362, 6, 1352), ("boston", 472, 13, 455),
              ("energy", 703, 8, 691),
              ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))]
-    return instance_check(lambda: rows, "=", tol=0.0, describe="Table 4, all seven rows",
-                          complete=True)
+    return instance_check(rows, "=", tol=0.0, describe="Table 4, all seven rows", complete=True)
 
 
 def _matern_corrected():
@@ -3195,8 +3177,7 @@ def _matern_corrected():
     X = np.array(pts)[:, None]
     rows.append(({"points": _r6(pts)},
                  float(np.linalg.eigvalsh(_matern_printed(X, squared=False)).min()), 0.0, 6.0))
-    return instance_check(lambda: rows, ">=", tol=1e-12,
-                          describe="Gram matrices of the corrected kernel")
+    return instance_check(rows, ">=", tol=1e-12, describe="Gram matrices of the corrected kernel")
 
 
 

@@ -34,20 +34,10 @@ import sympy as sp
 
 from simulate import finite as F
 from verify.audit.adversary import Int, PairsWith, Real, free, register_kind
-from verify.audit.engine import (
-    EXACT,
-    UNCHECKED,
-    VALID,
-    WRONG,
-    Outcome,
-    finite_pairs,
-    first_failing,
-    fixed,
-    instance_check,
-    searchable,
-    step,
-    sym_le,
-)
+from verify.audit.engine import step
+from verify.audit.instances import finite_pairs, first_failing, instance_check, searchable
+from verify.audit.outcome import EXACT, UNCHECKED, VALID, WRONG, Outcome, fixed
+from verify.audit.symbolic import sym_le
 
 from ._kit import explain
 
@@ -142,7 +132,7 @@ def _invariance_cis():
             K = cis_box(pi, q, n)
             rows.append(({"M": pi.size, "N (proposals)": n, "pi": _p(pi), "q": _p(q)},
                          float(np.abs(pi @ K - pi).max()), 0.0, 1.0))
-    return instance_check(lambda: rows, "=", tol=64 * U * 8,
+    return instance_check(rows, "=", tol=64 * U * 8,
                           describe="max_y |(pi K)(y) - pi(y)|, K the literal Algorithm 2 box "
                                    "(every proposal tuple)")
 
@@ -153,7 +143,7 @@ def _invariance_imh():
         K = imh_box(pi, q)
         rows.append(({"M": pi.size, "pi": _p(pi), "q": _p(q)}, float(np.abs(pi @ K - pi).max()),
                      0.0, 1.0))
-    return instance_check(lambda: rows, "=", tol=64 * U * 8,
+    return instance_check(rows, "=", tol=64 * U * 8,
                           describe="max_y |(pi K)(y) - pi(y)|, K the literal Algorithm 3 box")
 
 
@@ -191,7 +181,7 @@ def _worst_start():
                          float(np.abs(Kn[xs] - law).max()), 0.0, 1.0))
             rows.append(({**par, "what": "bias |E_{K^n(x*,.)} s - E_pi s| vs r^n |s(x*) - mu|"},
                          abs(float(Kn[xs] @ s) - mu), r ** n * abs(s[xs] - mu), 1.0))
-    return instance_check(lambda: rows, "=", tol=64 * U * 512,
+    return instance_check(rows, "=", tol=64 * U * 512,
                           describe="the n-step law from a state of maximal weight, and the bias of "
                                    "s")
 
@@ -216,7 +206,7 @@ def _cis_stay():
             K, err = F.cis_matrix(pi, q, N, return_error=True)
             rows.append(({"M": pi.size, "N": N, "w_star": ws}, float(K[xs, xs]) + err,
                          ws / (ws + N - 1)))
-    return instance_check(lambda: rows, ">=", tol=1e-12,
+    return instance_check(rows, ">=", tol=1e-12,
                           describe="K_CIS(x*, x*) (exact, plus its error bound)")
 
 
@@ -242,8 +232,7 @@ def _ccov():
                 rows.append(({"M": pi.size, "N": int(N), "z_t-1": x,
                               "w_star": 1 / max(1e-300, 1 - _r(pi, q))},
                               m.c_cov, 0.0, max(1e-300, m.second)))
-    return instance_check(lambda: rows, ">=", tol=64 * U * 64,
-                          describe="C_cov given z_t-1, every start")
+    return instance_check(rows, ">=", tol=64 * U * 64, describe="C_cov given z_t-1, every start")
 
 
 step("statements.jsa_ccov_nonneg", claim=CLAIM, seed=SEED, location="§4.3, Discussion",
@@ -283,7 +272,7 @@ def _theorem4_def():
                 prod = np.asarray(F.product_law([Kk[x] for x in xs])).ravel()
                 rows.append(({"M": pi.size, "N": N, "k": int(k), "start": xs},
                              float(np.abs(_pmcsa_tuple_law(K, xs, int(k)) - prod).max()), 0.0, 1.0))
-    return instance_check(lambda: rows, "=", tol=64 * U * 256,
+    return instance_check(rows, "=", tol=64 * U * 256,
                           describe="law of Algorithm 1's N-tuple after k steps vs prod_n "
                                    "K^k(z^(n), .)")
 
@@ -319,7 +308,7 @@ def _table_fixed():
                     exact = np.linalg.matrix_power(K, (k - 1) * N + n + 1)[0]
                     rows.append(({"M": pi.size, "N": N, "k": k, "n": n + 1},
                                  float(np.abs(marg - exact).max()), 0.0, 1.0))
-    return instance_check(lambda: rows, "=", tol=64 * U * 256,
+    return instance_check(rows, "=", tol=64 * U * 256,
                           describe="marginals of JSA's joint law vs K^((k-1)N+n)(z_0, .), lambda "
                                    "fixed")
 
@@ -363,7 +352,7 @@ def _jsa_bias_over_N():
                 for x in range(pi.size):
                     rows.append(({"M": pi.size, "N": N, "t": t, "z_0": x, "r": r},
                                  abs(jsa_mean_score(K, s, x, N, t) - mu), rhs))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64,
+    return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="unconditional bias of JSA's g after t iterations from every "
                                    "z_0")
 
@@ -423,7 +412,7 @@ def _jsa_bias_conditional_corrected():
                 rows.append(({"M": pi.size, "N": N, "z_t-1^(N)": x, "r": r},
                              abs(jsa_mean_score(K, s, x, N, 1) - mu),
                              2 * L / N * sum(r ** n for n in range(1, N + 1))))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64,
+    return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="Bias[g_t,JSA | F_t-1] vs (2L/N) sum_n r^n")
 
 
@@ -460,7 +449,7 @@ def _lemma7_sup():
                 g = np.column_stack([np.cos(ang), np.sin(ang)])
                 rows.append(({"M": M, "D": 2, "L": 1, "theta": th, "phi": ph},
                              *lemma7_sup_sides(P, Pi, g, 1.0)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 8,
+    return instance_check(rows, "<=", tol=64 * U * 8,
                           describe="P, Pi finite laws; ||g(x)||_2 = L = 1")
 
 
@@ -555,7 +544,7 @@ def _tighter_corrected():
                              bounds.evaluate("theorem3", "second_moment", "stated", N=int(N), L=1.0,
                                              mu_norm=m,
                                              c_cov=0.0)))
-    return instance_check(lambda: rows, "<=", tol=1e-12, describe="stated bounds, L = 1")
+    return instance_check(rows, "<=", tol=1e-12, describe="stated bounds, L = 1")
 
 
 step("statements.tighter_uniform", claim=CLAIM, seed=SEED, location="Abstract; §1 Contribution ❸",
@@ -595,7 +584,7 @@ def _chi2_kl():
     for pi, q in finite_pairs(_fixed_pairs()):
         lhs, rhs = exp_kl_and_chi2(pi, q)
         rows.append(({"M": pi.size, "KL": math.log(lhs), "chi2": rhs - 1}, lhs, rhs))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q")
+    return instance_check(rows, "<=", tol=64 * U * 8, describe="finite pi, q")
 
 
 step("statements.chi2_kl", claim=CLAIM, seed=SEED, location="§4.2, after Theorem 2", relation="<=",
@@ -619,7 +608,7 @@ def _qdef():
     for pi, q, nu in searchable("pqnu", fixed_):
         for a in free("alpha", [0.5, 0.9], Real(1e-3, 1 - 1e-3)):
             rows.append(({"M": pi.size, "alpha": a}, *qdef_sides(pi, q, nu, a)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 8, describe="finite pi, q, nu")
+    return instance_check(rows, "<=", tol=64 * U * 8, describe="finite pi, q, nu")
 
 
 step("statements.qdef_w_star", claim=CLAIM, seed=SEED, location="§4.1, defensive mixture",
@@ -661,8 +650,7 @@ def _wstar_meanfield():
         d = Sig.shape[0]
         sc = float(np.linalg.norm(Sig, 2))
         rows.append(({"d": d, "||Sigma||": sc}, meanfield_optimum_gap(Sig), 0.0, sc))
-    o = instance_check(lambda: rows, "<=", tol=64 * U * 64,
-                       describe="lambda_min(diag Sigma - Sigma)")
+    o = instance_check(rows, "<=", tol=64 * U * 64, describe="lambda_min(diag Sigma - Sigma)")
     o.detail += (
         f"; at the target of Kim et al. (NeurIPS 2022) §6.2 (Wishart, D = 50, nu = 500) lambda_min "
         f"= "
@@ -708,7 +696,7 @@ def _bounded_variance():
             for c in free("c", [0.0, 1.0], Real(0.0, 10.0)):
                 rows.append(({"d": A.shape[0], "mu": mu, "R = ||lambda - lambda*||": R, "c": c},
                              *strong_convexity_sides(A, v, R, c)))
-    return instance_check(lambda: rows, "<=", tol=64 * U * 64,
+    return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="E||g||^2 = ||A(lambda - lambda*)||^2 + c tr A^2")
 
 
@@ -790,7 +778,7 @@ def _lazy_error():
                 lhs = T * sgd_error(p, V, K, gains)
                 rows.append(({**par, "K": len(p), "rho": rho, "T": T, "tr Sigma": tr}, lhs,
                              lazy_error_closed(tr, rho, T), max(tr / (1 - rho), 1e-300)))
-    return instance_check(lambda: rows, "=", tol=64 * U * 4096,
+    return instance_check(rows, "=", tol=64 * U * 4096,
                           describe="T E||lambda_T - lambda*||^2: exact recursion vs closed form")
 
 
@@ -982,8 +970,7 @@ def _table3_best():
     """§6.3: 'pMCSA achieves the best performance compared to all other MCSA methods.'"""
     rows = [({"data set": ds, "best other MCSA": max(MCSA_OTHERS, key=lambda c: _t3(ds, c))},
              max(_t3(ds, c) for c in MCSA_OTHERS), _t3(ds, "pMCSA")) for ds in TABLE3]
-    return instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3, every row",
-                          complete=True)
+    return instance_check(rows, "<=", tol=PRINTED, describe="Table 3, every row", complete=True)
 
 
 step("statements.table3_best", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
@@ -1011,8 +998,7 @@ def _table3_comparable():
             rows.append(({"method": col, "bolded": f"{k}/{n}"}, n / 2, float(k)))
         else:  # unlike: bolded on at most half
             rows.append(({"method": col, "bolded": f"{k}/{n}"}, float(k), n / 2))
-    return instance_check(lambda: rows, "<=", tol=0.0, describe="Table 3's bold entries",
-                          complete=True)
+    return instance_check(rows, "<=", tol=0.0, describe="Table 3's bold entries", complete=True)
 
 
 step("statements.table3_comparable", claim=CLAIM, seed=SEED, location="§6.3, Results",
@@ -1038,7 +1024,7 @@ def _table3_numbers():
     rows += [({"data set": "gas", "sentence": "dominates by roughly 0.4 nat", "other": c,
                "margin": round(_t3("gas", "pMCSA") - _t3("gas", c), 9)},
               abs(_t3("gas", "pMCSA") - _t3("gas", c) - 0.4), 0.02) for c in MCSA_OTHERS]
-    return instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3", complete=True)
+    return instance_check(rows, "<=", tol=PRINTED, describe="Table 3", complete=True)
 
 
 step("statements.table3_numbers", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
@@ -1060,7 +1046,7 @@ def _table3_gas():
     rows = [({"data set": ds, "pMCSA bolded": "pMCSA" in TABLE3_BOLD[ds],
               "bolded": sorted(TABLE3_BOLD[ds])},
              1.0, float("pMCSA" in TABLE3_BOLD[ds]))]
-    o = instance_check(lambda: rows, "<=", tol=PRINTED, describe="Table 3, gas", complete=True)
+    o = instance_check(rows, "<=", tol=PRINTED, describe="Table 3, gas", complete=True)
     return explain(o, why="pMCSA is not bolded on gas while both ELBO columns are: by Table 3's "
                           "own criterion it is distinguishable from the best there: ",
                       correction="'on gas pMCSA is 0.22 nat below ELBO (N = 10) and 0.03 below "
@@ -1096,7 +1082,7 @@ def _table3_gas_gap():
               "gap (nat)": round(_t3("gas", c) - _t3("gas", "pMCSA"), 9),
               "delta": GAP_RANGE[1]}, round(_t3("gas", c) - _t3("gas", "pMCSA"), 9), GAP_RANGE[1])
             for c in TABLE3_COLS if c != "pMCSA"]
-    o = instance_check(lambda: rows, "<=", tol=PRINTED,
+    o = instance_check(rows, "<=", tol=PRINTED,
                        describe="pMCSA's gap to every other entry on gas",
                        complete=True)
     o.detail += (
@@ -1160,7 +1146,7 @@ def _table4_gas():
              g["ELBO N=1"]) for c in TABLE4_COLS if c != "ELBO N=1"]
     rows += [({"data set": "gas", "method": c, "against": "pMCSA"}, g[c],
               g["pMCSA"]) for c in MCSA_OTHERS]
-    return instance_check(lambda: rows, "<", tol=0.0, describe="Table 4, gas", complete=True)
+    return instance_check(rows, "<", tol=0.0, describe="Table 4, gas", complete=True)
 
 
 step("statements.table4_gas", claim=CLAIM, seed=SEED, location="§6.4, Results", relation="<",
@@ -1196,7 +1182,7 @@ def _s7_variance():
             v = float(pi @ (s - pi @ s) ** 2)
             rows.append(({"M": pi.size, "N": N}, pmcsa_stationary_variance(pi, s, N), v / N,
                          max(v, 1e-300)))
-    return instance_check(lambda: rows, "=", tol=64 * U * 4096, describe="N-tuples enumerated")
+    return instance_check(rows, "=", tol=64 * U * 4096, describe="N-tuples enumerated")
 
 
 step("statements.s7_variance", claim=CLAIM, seed=SEED, location="§7, Beyond the KL Divergence",
@@ -1228,7 +1214,7 @@ def _s7_literal():
     printed = var ** 2 / N
     rows = [({"pi": "(1/2, 3/10, 1/5)", "s": "(1, -1/2, 1/4)", "N": N, "sigma = V_pi[s]": str(var),
               "printed sigma^2/N": str(printed), "exact V[g]": str(Vg)}, float(printed), float(Vg))]
-    o = instance_check(lambda: rows, "=", tol=1e-15)
+    o = instance_check(rows, "=", tol=1e-15)
     return explain(o, why="with sigma the variance, as the parenthesis defines it, sigma^2/N is "
                           "V_pi[s]^2/N, not the variance V_pi[s]/N of pMCSA at stationarity: ",
                       correction="'sigma^2/N (sigma^2 is the variance of the score over the "
@@ -1306,7 +1292,7 @@ def _appc1_relu():
     line = float(np.mean((y - (a * X[:, 0] + b)) ** 2))
     rows = [({"data": "n = 2000, D_x = 6, y = sin(x_1) + 0.5 x_2 + 0.1 eps, standardised",
               "fraction of negative targets": float(np.mean(y < 0))}, lower, line)]
-    o = instance_check(lambda: rows, "<=", tol=1e-12)
+    o = instance_check(rows, "<=", tol=1e-12)
     return explain(o, why="the printed output layer ReLU(W_2 z) is never negative: on "
                           "z-standardised targets no weights fit better than mean(y^2 1{y < 0}), "
                           "worse than a straight line: ",
@@ -1399,7 +1385,7 @@ def _cost_q_dominated():
         p_cost = n ** 3 / 3 + 2 * n ** 2
         rows.append(({"table": 4, "data set": ds, "q": 4 * dl, "p": p_cost, "k": k},
                      float(k * 4 * dl), float(p_cost)))
-    return instance_check(lambda: rows, "<=", tol=0.0,
+    return instance_check(rows, "<=", tol=0.0,
                           describe="every row of Tables 3-4 (cost model in the docstring)",
                           complete=True)
 
@@ -1491,7 +1477,7 @@ def _acceleration(k):
             rows.append(({"scheme": "pMCSA", "tau": tau, "iterations at N = 8": t8,
                           "at N = 128": t128,
                           "speed-up of the other schemes": others, "k": k}, t8 / t128, float(k)))
-        o = instance_check(lambda: rows, ">=", tol=0.0,
+        o = instance_check(rows, ">=", tol=0.0,
                            describe="the stored full Figure 1 run, every tau of the range",
                            complete=True)
         return explain(o, why=f"on the paper's own §6.2 problem a 16-fold budget speeds pMCSA's "

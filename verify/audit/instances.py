@@ -1,0 +1,126 @@
+"""Steps checked on exact instances: :func:`instance_check` and :func:`first_failing` decide
+a relation on rows ``(params, lhs, rhs)``; :func:`searchable` marks rows that the search
+(:mod:`verify.audit.search`) may replace with drawn ones.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+from . import adversary
+from .adversary import oriented_ratio, row_score
+from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome
+
+
+def _bad(a: float, b: float, relation: str, tol: float, magnitude: float = 1.0) -> bool:
+    """Whether ``a RELATION b`` fails beyond ``tol`` relative to max(1, |a|, |b|, magnitude)."""
+    scale = tol * max(1.0, abs(a), abs(b), abs(magnitude))
+    if relation == "=":
+        return abs(a - b) > scale
+    if relation == "<=":
+        return a > b + scale
+    if relation == ">=":
+        return a < b - scale
+    if relation == "<":  # strictness must be resolved beyond the numerical error
+        return a >= b - scale
+    return a <= b + scale
+
+
+def searchable(kind: str, fixed: list) -> list:
+    """The instances a step is checked on: ``fixed`` normally; one searched instance of the
+    same kind while the engine searches (Hypothesis draws, :data:`STRATEGIES`, then the
+    optimiser, :data:`verify.audit.adversary.KINDS`).  A step whose instances come from here
+    is searched automatically."""
+    return adversary.searchable(kind, fixed)
+
+
+def finite_pairs(fixed: list) -> list:
+    """Finite (pi, q) pairs (see :func:`searchable`)."""
+    return searchable("pairs", fixed)
+
+
+def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: float = 1e-10,
+                   printed: str | None = None, describe: str = "",
+                   complete: bool = False) -> Outcome:
+    """Exact instances: ``rows`` are ``[(params, lhs, rhs)]`` (or a function returning them);
+    the relation must hold on all.
+
+    ``printed`` is the relation as printed (defaults to ``relation``): a printed '=' that
+    only holds as '<=' on the instances (with a strict gap somewhere) is ``loose``.
+    ``complete``: the rows exhaust a finite class (the status is then a proof).
+    Steps whose instances come from :func:`searchable` / :func:`free` are also searched
+    (see :func:`verify.audit.search.searched_run`); the outcome carries the row that came
+    closest to failing.
+    """
+    printed = printed or relation
+    rows = list(rows() if callable(rows) else rows)
+    worst = None
+    gaps = []
+    best = (-math.inf, None)  # the largest row score and its row
+    top = (None, None)  # the largest oriented ratio among rows above the resolution, and its row
+    for row in rows:
+        params, a, b = row[:3]
+        scale = float(row[3]) if len(row) > 3 else 1.0  # the magnitude a residual is relative to
+        a, b = float(a), float(b)
+        if (_bad(a, b, relation, tol,
+                 scale) and (worst is None or abs(a - b) > abs(worst[1] - worst[2]))):
+            worst = (params, a, b, scale)
+        gaps.append(abs(a - b))
+        res = tol * max(1.0, abs(a), abs(b), abs(scale))
+        sc = row_score(a, b, relation, res)
+        if sc > best[0] or best[1] is None:
+            best = (sc, (params, a, b))
+        ratio = oriented_ratio(a, b, relation) if min(abs(a), abs(b)) > 1e4 * res else None
+        if ratio is not None and (top[0] is None or ratio > top[0]):
+            top = (ratio, (params, a, b))
+    best = (best[0], top[1] if top[1] is not None else best[1], top[0])
+    if worst is not None:
+        p, a, b, scale = worst
+        ce = {"at": p, "lhs": a, "rhs": b}
+        if scale != 1.0:
+            ce["scale"] = scale
+        return Outcome(
+            WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, "
+                   f"rhs {b:.6g})",
+                       counterexample=ce, method="instances", instances=len(rows),
+                       established_by="counterexample")
+    closest = ({"at": best[1][0], "lhs": best[1][1],
+                "rhs": best[1][2]} if best[1] is not None else None)
+    if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
+        return Outcome(LOOSE, f"only '{relation}' holds on {len(rows)} exact instances; largest "
+                              f"gap |lhs - rhs| {max(gaps):.4g}",
+                       gap=f"{max(gaps):.4g}", method="instances", instances=len(rows),
+                       score=best[0],
+                       best_ratio=best[2], closest=closest)
+    status = EXACT if relation == "=" else VALID
+    return Outcome(
+        status, f"holds on {len(rows)} exact instances{' (' + describe + ')' if describe else ''}"
+                           f"{' (a complete finite class)' if complete else ''}",
+                   method="instances", instances=len(rows),
+                   established_by="proof" if complete else "",
+                   score=best[0], best_ratio=best[2], closest=closest)
+
+
+def first_failing(rows, relation, tol, describe="", printed=None, why="", correction=None):
+    """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first
+    failing row (rows are ordered so that the documented instance comes first).
+
+    When the outcome is ``wrong``, ``why`` (the reason the printed step fails, ending with its own
+    separator, e.g. ``": "``) is put before the detail and ``correction`` becomes the outcome's
+    correction; either may be a function of the outcome (e.g. to name its counterexample).
+    Other outcomes are returned as computed.
+    """
+    rows = list(rows)
+    o = instance_check(rows, relation, tol, printed=printed, describe=describe)
+    if o.status != WRONG:
+        return o
+    bad = [r for r in rows if instance_check([r], relation, tol).status == WRONG]
+    one = instance_check(bad[:1], relation, tol, describe=describe)
+    one.detail += f"; {len(bad)} of {len(rows)} rows fail"
+    one.instances = len(rows)
+    if one.status == WRONG:
+        one.detail = (why(one) if callable(why) else why) + one.detail
+        if correction is not None:
+            one.correction = correction(one) if callable(correction) else correction
+    return one

@@ -1,0 +1,91 @@
+"""The audit's statuses and what a check found (:class:`Outcome`).
+
+A step's check returns one :class:`Outcome`; :func:`unchecked`, :func:`fixed` and
+:func:`definition` make the checks of steps that nothing computes.  See
+:mod:`verify.audit.engine` for what each status means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from ..model import TextEnum
+
+
+class StepStatus(TextEnum):
+    """The audit's status of one step: exact, valid, loose (printed '=' but only an inequality
+    holds), wrong (with a counterexample and the correction) or unchecked."""
+
+    EXACT = "exact"
+    VALID = "valid"
+    LOOSE = "loose"
+    WRONG = "wrong"
+    UNCHECKED = "unchecked"
+
+
+EXACT, VALID, LOOSE, WRONG, UNCHECKED = StepStatus
+STATUSES = tuple(StepStatus)
+SEVERITY = {EXACT: 0, VALID: 0, UNCHECKED: 1, LOOSE: 2, WRONG: 3}
+
+
+@dataclass
+class Outcome:
+    """What a check found: status, one-line detail, and the evidence."""
+
+    status: StepStatus | str
+    detail: str
+    counterexample: dict | None = None  # e.g. {"at": {...}, "lhs": x, "rhs": y}
+    correction: str | None = None
+    gap: str | None = None
+    method: str = ""
+    # how many instances (points, exact cases, examples) the check survived or tried
+    instances: int | None = None
+    # proof | search | counterexample | definition | reading | instances | "" (unchecked)
+    established_by: str = ""
+    evaluations: int | None = None  # adversarial search: evaluations of the relation
+    # the largest oriented lhs/rhs reached (> 1 breaks the relation)
+    best_ratio: float | None = None
+    # adversarial search: [{"regime", "evaluations", "best_ratio", "violated"}]
+    regimes: list | None = None
+    closest: dict | None = None  # where the search came closest: {"at", "lhs", "rhs"}
+    # the correction's own check: "survived search ..." / "withdrawn ..."
+    correction_status: str | None = None
+    # largest row score (transient)
+    score: float | None = field(default=None, repr=False, compare=False)
+
+    def to_json(self) -> dict:
+        """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
+        import json
+
+        from mcsa_cli import dumps
+
+        d = asdict(self)
+        d.pop("score", None)
+        # keys sorted at every level: a fresh outcome and one read back from JSON print alike
+        return json.loads(dumps(d, sort_keys=True))
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Outcome":
+        names = {f for f in cls.__dataclass_fields__ if f != "score"}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def unchecked(reason: str) -> Callable[[], Outcome]:
+    return lambda: Outcome(UNCHECKED, reason, method="none")
+
+
+def fixed(status: str, detail: str, **kw) -> Callable[[], Outcome]:
+    """For steps settled by reading alone (a substitution, a cited result whose consequence
+    another step checks): recorded with method 'reading', so the tables show which statuses
+    were not computed."""
+    kw.setdefault("method", "reading")
+    kw.setdefault("established_by", "reading")
+    return lambda: Outcome(status, detail, **kw)
+
+
+def definition(detail: str) -> Callable[[], Outcome]:
+    """A line that restates a definition (nothing to establish): exact, established by
+    definition.
+    """
+    return lambda: Outcome(EXACT, detail, method="reading", established_by="definition")
