@@ -921,16 +921,16 @@ def print_table(res):
           "Scheme(fast=False).")
     print("samples = proposals drawn (R x q_sample per iteration).  See benchmarks/README.md.")
     print("comparator times (ms/iter): " + "; ".join(
-        f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}" for k,
-                             v in s["comparators"].items() if "ms_per_iter" in v)
+        f"{n}: " + ", ".join(f"{k} {v['ms_per_iter']:.3g}"
+                             for k, v in s["comparators"].items() if "ms_per_iter" in v)
         for n, s in res["schemes"].items()))
     share = {f"{n} {v}": c["cpu_over_wall"] for n, s in res["schemes"].items()
              for v, c in [("scheme", s)] + list(s["comparators"].items()) if "cpu_over_wall" in c}
     hi = max(share, key=share.get)
     print(f"CPUs {e.get('cpus')}; CPU time / wall time per call (all threads): median over "
           f"variants {statistics.median(share.values()):.2f}, largest {share[hi]:.2f} ({hi})"
-          + "".join(f", {n} jax {s['comparators']['jax']['cpu_over_wall']:.2f}" for n,
-                    s in res["schemes"].items()
+          + "".join(f", {n} jax {s['comparators']['jax']['cpu_over_wall']:.2f}"
+                    for n, s in res["schemes"].items()
                     if "cpu_over_wall" in s["comparators"].get("jax", {})))
     if res["jax_skipped"]:
         print(f"jax comparator skipped: {res['jax_skipped']}")

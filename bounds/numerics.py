@@ -567,8 +567,8 @@ class Evaluator:
             with mpmath.workdps(max(120, 3 * span + 60)):
                 lims = []
                 for h in (mpmath.mpf(10) ** -40, mpmath.mpf(10) ** -50):
-                    pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x))) for x,
-                          d in zip(scalars, nudge)]
+                    pt = [mp_arg(x) + d * h * max(1, abs(mp_arg(x)))
+                          for x, d in zip(scalars, nudge)]
                     lims.append(_mpf(self._mp, pt))
                 if all(mpmath.isfinite(v) for v in lims):
                     if _close(lims[0], lims[1]):

@@ -222,7 +222,7 @@ def lemma3() -> Claim:
     # chi2 = E_q[(w - 1)^2] = int pi^2/q - 1 = E_pi[w] - 1
     c2 = derive.simplify(derive.integrate(sp.exp(sp.expand(logw)) * sp.exp(-z ** 2 / 2)
                                           / sp.sqrt(2 * sp.pi),
-                                  (z, -sp.oo, sp.oo), conds="none") - 1)
+                                          (z, -sp.oo, sp.oo), conds="none") - 1)
     return Claim(
         id="lemma3",
         title="Variance of the importance weight equals chi2(pi || q)",

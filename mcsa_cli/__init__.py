@@ -1087,7 +1087,7 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
     if cut:
         result.append(
             wrap(f"({mark} marks a cell cut to fit {limit} columns; {see} shows every cell whole)",
-                           width=limit, indent=" "))
+                 width=limit, indent=" "))
     return "\n".join(result)
 
 

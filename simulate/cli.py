@@ -468,8 +468,8 @@ def cmd_run(argv):
             f"ESS_z {f(fin['ess_z'])}; R-hat_lambda {f(fin['rhat_lambda'][:1])}"
             + (" (nan: too few chains or draws, or diverged)" if np.isnan(fin["rhat_lambda"]).any()
                or np.isnan(fin["rhat_z"]).any() else ""))
-        say("costs per iteration: " + ", ".join(f"{k} {c:g}" for k,
-                                                c in res.costs_per_iteration.items())
+        say("costs per iteration: " + ", ".join(f"{k} {c:g}"
+                                                for k, c in res.costs_per_iteration.items())
             + "  (Kim et al. 2022 Table 2: p_eval, q_eval, q_sample, score = q grads)")
     if diverged.any():
         # one line on stderr

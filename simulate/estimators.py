@@ -135,7 +135,7 @@ def conditional_moments(scheme, lam, state: ChainState, R: int = 4096, seed: int
         variance=float(variance), variance_se=float(dsq.std(ddof=1) / np.sqrt(R)),
         bias_sq=bias_sq, cross=float(-2 * b @ mu), mu_sq=float(mu @ mu), mean_g=mean_g,
         c_cov=c_cov, c_cov_se=c_cov_se, diag_var=diag, diag_var_se=diag_se,
-            rejection=float(np.concatenate(rejs).sum() / R))
+        rejection=float(np.concatenate(rejs).sum() / R))
 
 
 def marginal_variance(scheme, lam, population: ChainState, streams: Streams):

@@ -116,8 +116,8 @@ class CISInfo(NamedTuple):
 
 def draw_noise(proposal, streams, prefix: tuple) -> dict:
     """Draw the proposal's random primitives for samples of shape ``(rows, *prefix, D)``."""
-    return {name: streams.take(kind, shape) for name,
-            (kind, shape) in proposal.noise_spec(prefix).items()}
+    return {name: streams.take(kind, shape)
+            for name, (kind, shape) in proposal.noise_spec(prefix).items()}
 
 
 def imh_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarray,

@@ -162,8 +162,8 @@ class Scheme:
             init = Streams.for_units(seed, units, block=1)
         C = self.n_chains
         if isinstance(start, str) and start == "q":
-            noise = {k: init.take(kind + "/init", shp) for k,
-                     (kind, shp) in self.family.noise_spec((C,)).items()}
+            noise = {k: init.take(kind + "/init", shp)
+                     for k, (kind, shp) in self.family.noise_spec((C,)).items()}
             pos = self.family.sample(lam, noise)
         elif isinstance(start, str) and start == "target":
             eps = init.take("normal/init-target", (C, self.dim))

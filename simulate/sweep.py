@@ -90,7 +90,7 @@ __all__ = ["Cell", "CellResult", "SweepResult", "run_cell", "run_cells", "run_sw
            "GridError",
            "GRID_KEYS", "COLUMNS", "check_cell", "LIMITS", "execute", "check_workers",
            "check_execution", "cache_read",
-               "cache_store"]
+           "cache_store"]
 
 SCHEMES = ("msc", "msc-rb", "jsa", "pmcsa")
 OPTIMIZERS = ("sgd", "momentum", "nesterov", "adam")
@@ -634,7 +634,7 @@ class SweepResult:
 
     def to_xarray(self, dims=("scheme", "optimizer", "lr", "N", "dim", "nu", "target_seed",
                               "replicate",
-                               "iteration")):
+                              "iteration")):
         """Return the table as an :class:`xarray.Dataset`.
 
         Its dimensions are ``dims`` (default: every grid axis,
@@ -741,8 +741,8 @@ def run_sweep(grid: Mapping, *, seed: int = 0, record_every: int | None = None,
     rows = []
     for res, k in zip(results, keys):
         rows.extend(res.rows(k))
-    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k,
-                     v in grid.items()},
+    meta = {"grid": {k: (list(v) if isinstance(v, (list, tuple)) else [v])
+                     for k, v in grid.items()},
             "seed": seed, "record_every": record_every, "diagnostics": diagnostics, "batch": batch,
             "cells": total,
             "computed": total - n_cached,

@@ -162,7 +162,7 @@ def test_f8_theorem3_form_exact():
     assert o.status == WRONG and ce["at"]["start states (1-based)"] == [3, 1]
     assert ce["lhs"] == pytest.approx(float(tv_prod),
                                       rel=1e-12) and ce["rhs"] == pytest.approx(float(common),
-                                                                                                rel=1e-12)
+                                                                                rel=1e-12)
     # the correction
     assert ce["lhs"] <= sum(float(sum(abs(law[i] - pi[i]) for i in range(3)) / 2) for law in laws)
 

@@ -51,8 +51,8 @@ def test_regression_w_star_1e20000_gives_the_limit_not_a_negative_tv_bound():
     assert b["second_moment"]["corrected"] == 1.0 and b["second_moment"]["sharper"] == 1.0
     for w in ("1e1000", "1e5000", "1e100000"):
         got = bounds.get("theorem3").evaluate(N=10, w_star=w, L=1, k=5)
-        assert ({q: {f: (None if v is None else float(v)) for f, v in fs.items()} for q,
-                 fs in got.items()} == b), w
+        assert ({q: {f: (None if v is None else float(v)) for f, v in fs.items()}
+                 for q, fs in got.items()} == b), w
 
 
 def test_regression_underflow_is_not_zero_in_python():
@@ -344,8 +344,8 @@ def _ref_table2(p):
             "MSC-RB": (N - 1, N, N - 1, 0, N),
             "JSA": (N, N + 1, N, 0, N), "pMCSA": (N, 2 * N, N, 0, N)}
     cols = ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad")
-    return {(f"{s}.{c}", "stated"): mpmath.mpf(v) for s, row in rows.items() for c,
-            v in zip(cols, row)}
+    return {(f"{s}.{c}", "stated"): mpmath.mpf(v) for s, row in rows.items()
+            for c, v in zip(cols, row)}
 
 
 REF = {
@@ -544,9 +544,8 @@ def test_every_claim_has_a_reference():
     for cid in bounds.ids():
         c = bounds.get(cid)
         forms = {(q.name, f.name) for q in c.quantities for f in q.forms}
-        pt = {k: _mp(v) for k,
-              v in {**{p.name: (p.default if p.default is not None else 1) for p in c.params},
-                                     **c.example}.items()}
+        defaults = {p.name: (p.default if p.default is not None else 1) for p in c.params}
+        pt = {k: _mp(v) for k, v in {**defaults, **c.example}.items()}
         if cid == "lemma3":
             pt["s"] = mpmath.mpf(2)
         with mpmath.workdps(DPS):

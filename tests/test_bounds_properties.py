@@ -114,8 +114,8 @@ def test_theorem3_laurent_remainder_is_nonpositive():
     assert np.all(ex <= st_ * (1 + 1e-12))
 
 
-EXPANSIONS = [(c, q.name, i) for c in ALL for q in bounds.get(c).quantities for i,
-              _ in enumerate(q.expansions)]
+EXPANSIONS = [(c, q.name, i) for c in ALL for q in bounds.get(c).quantities
+              for i, _ in enumerate(q.expansions)]
 
 
 @pytest.mark.parametrize("claim_id,quantity,index", EXPANSIONS)

@@ -157,7 +157,7 @@ def test_the_marked_wstar_is_where_pmcsa_advantage_vanishes(drawn):
     pm, jsa = np.array([_independent_second_moments(16, 100, x) for x in d.data["w"]]).T
     assert np.allclose(d.data["exact"]["pMCSA"], pm,
                        rtol=1e-12) and np.allclose(d.data["exact"]["JSA"], jsa,
-                                                                                 rtol=1e-10)
+                                                   rtol=1e-10)
     i = int(np.searchsorted(d.data["w"], w))
     assert pm[i - 1] < jsa[i - 1] and pm[i] >= jsa[i]
 
@@ -194,7 +194,7 @@ def test_bounds_are_capped_at_the_trivial_bound_and_the_cap_is_active(drawn):
     pi, q = F.hard_instance(2, 10.0, seed=0, pi0=0.3)
     raw = bounds.get(D.claim_of("MSC-RB")).evaluate_form("second_moment", "stated", N=2, L=1.0,
                                                          mu_norm=0.0,
-                                                        chi2=float((pi ** 2 / q).sum() - 1))
+                                                         chi2=float((pi ** 2 / q).sum() - 1))
     assert float(raw) > 1.0 and var["bounds"]["MSC-RB"]["stated"][0] == 1.0
 
 

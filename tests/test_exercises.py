@@ -35,8 +35,8 @@ HEADING = re.compile(r"^## Exercise (\d+): (.+)$", re.MULTILINE)
 # ----------------------------------------------------------------------------- static
 def headings(path) -> list[tuple[int, str]]:
     nb = nbformat.read(path, as_version=4)
-    return [(int(n), t.strip()) for c in nb.cells if c.cell_type == "markdown" for n,
-            t in HEADING.findall(c.source)]
+    return [(int(n), t.strip()) for c in nb.cells if c.cell_type == "markdown"
+            for n, t in HEADING.findall(c.source)]
 
 
 def test_every_exercise_has_a_solution_with_the_same_headings():
@@ -69,7 +69,7 @@ def test_each_notebook_is_clean_cited_and_public(path):
     assert not re.search(r"^\s*assert\b", code, re.MULTILINE)
     assert re.findall(
         r"\b[A-Za-z]\w*\._[A-Za-z]\w*|^\s*from\s+\S*\b_[A-Za-z]\w*\s+import|import\s+_[A-Za-z]",
-                      code, re.MULTILINE) == []
+        code, re.MULTILINE) == []
     for cell in nb.cells:  # each exercise: objective and expected time under its heading
         if cell.cell_type == "markdown" and HEADING.search(cell.source):
             assert "**Objective:**" in cell.source and re.search(
@@ -160,20 +160,20 @@ def _matches_counterexample(lhs, step):
 PROBES = {
     "01_mixing": {"tv_exact": "tv_exact", "k_01": "k_01", "k_01_eq7": "k_01_eq7",
                   "kernel_error": "kernel_error",
-                      "tv_ratios": "tv_ratios", "theorem1_rho": "theorem1_rho"},
+                  "tv_ratios": "tv_ratios", "theorem1_rho": "theorem1_rho"},
     "02_variance": {"n_times_var": "n_times_var", "n_times_second": "n_times_second",
                     "jsa_slope": "jsa_slope",
-                        "pmcsa_slope": "pmcsa_slope", "exact_second": "exact_second",
-                        "stated": "stated",
-                            "corrected": "corrected",
-                        "bias2": "bias2"},
+                    "pmcsa_slope": "pmcsa_slope", "exact_second": "exact_second",
+                    "stated": "stated",
+                    "corrected": "corrected",
+                    "bias2": "bias2"},
     "03_tradeoff": {"w_cross_16": "w_cross_16", "w_cross_8": "w_cross_8",
                     "toolkit_16": "toolkit_16",
-                        "chi2_threshold": "chi2_threshold", "w_at_threshold": "w_at_threshold"},
+                    "chi2_threshold": "chi2_threshold", "w_at_threshold": "w_at_threshold"},
     "04_verify": {"planted_first_k": "planted_first_k", "verdict_true": "verdict_true",
-                      "verdict_planted": "verdict_planted", "worst_ratio": "worst_ratio",
-                      "step_id": "row['id']",
-                      "recomputed_lhs": "recomputed_lhs"},
+                  "verdict_planted": "verdict_planted", "worst_ratio": "worst_ratio",
+                  "step_id": "row['id']",
+                  "recomputed_lhs": "recomputed_lhs"},
 }
 CHECKS = {
     "01_mixing": [
@@ -200,7 +200,7 @@ CHECKS = {
               lambda p: len(p["n_times_var"]) == 5
               and all(math.isclose(x, _n_times_var_reference(), rel_tol=1e-12)
                                                            for x in p["n_times_var"]),
-                                                           scale("n_times_var", 1.001)),
+              scale("n_times_var", 1.001)),
         Check("Ex. 3: ... while N E||g||^2 grows with N (the bias does not average out)",
               lambda p: all(a < b for a, b in zip(p["n_times_second"], p["n_times_second"][1:])),
               put("n_times_second", [1.0] * 5)),
@@ -225,7 +225,7 @@ CHECKS = {
         Check("Ex. 7: MSC-RB's stated bound equals L^2 at chi2 = (N - 1)/4 = 3.75 (N = 16)",
               lambda p: p["chi2_threshold"] == 3.75
               and math.isclose(_msc_rb_stated_at(p["chi2_threshold"]), 1.0,
-                                                                        rel_tol=1e-12),
+                               rel_tol=1e-12),
               put("chi2_threshold", 4.0)),
         Check("Ex. 7: the two-state instance reaches that chi2 at the answer's w*",
               lambda p: math.isclose(_chi2_at(p["w_at_threshold"]), 3.75, rel_tol=1e-9),

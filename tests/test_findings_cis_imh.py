@@ -288,7 +288,7 @@ def test_acceptance_kernel_and_moments_against_enumeration():
         mean_k, var_k, _, _ = kit.ratio_moments(q2, w2, f2, N, w0=w0)
         assert mean_k == pytest.approx(mean, rel=1e-13) and var_k == pytest.approx(
             probs @ (vals - mean) ** 2,
-                                                                                   rel=1e-12)
+            rel=1e-12)
 
 
 def test_selection_law_by_bisection_resolves_tiny_probabilities():

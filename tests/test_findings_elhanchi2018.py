@@ -78,7 +78,7 @@ def test_the_old_residuals_are_far_below_their_rounding_scale():
 
 @pytest.mark.parametrize("sid, status",
                          [("sgfs.lambda.matrix", EXACT), ("sgfs.exact", EXACT), ("sgfs.13", VALID),
-                                         ("sgfs.autocov", EXACT)])
+                          ("sgfs.autocov", EXACT)])
 def test_false_alarm_steps_reach_their_pinned_status_by_search(sid, status):
     o = STEPS[sid].run()
     assert o.status == status == STEPS[sid].expect and o.established_by == "search", (sid, o.detail)
@@ -98,7 +98,7 @@ def test_every_002_correction_survives_its_own_check():
         if STEPS[sid].corrected is not None and o.correction is not None:
             assert o.correction_status and o.correction_status.startswith(("survived", "proved")), (
                 sid,
-                                                                                                    o.correction_status)
+                o.correction_status)
 
 
 # ----------------------------------------------------------------- power: planted errors are caught

@@ -30,7 +30,7 @@ def dyadic_pair(M, seed):
 
 
 @pytest.mark.parametrize("M,N,seed", [(2, 2, 0), (2, 7, 1), (3, 3, 2), (3, 6, 3), (4, 4, 4),
-                                       (4, 5, 5)])
+                                      (4, 5, 5)])
 def test_sum_within_its_bound_of_exact_rational_enumeration(M, N, seed):
     pi, q = dyadic_pair(M, seed)
     K, err = F.cis_matrix(pi, q, N, return_error=True)

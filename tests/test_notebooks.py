@@ -79,8 +79,8 @@ def le(a, b, atol=0.0, rtol=0.0):
 def close(a, b, rtol=0.0, atol=0.0):
     a = a if isinstance(a, list) else [a]
     b = b if isinstance(b, list) else [b] * len(a)
-    return (len(a) == len(b) and all(math.isclose(x, y, rel_tol=rtol, abs_tol=atol) for x,
-                                     y in zip(a, b)))
+    return (len(a) == len(b) and all(math.isclose(x, y, rel_tol=rtol, abs_tol=atol)
+                                     for x, y in zip(a, b)))
 
 
 # 01 -- Kim et al. 2022, §3.1 Proposition 1, §5.2 Table 2, §6.2, §2.2 Table 1
@@ -201,7 +201,7 @@ CHECKS["03_gradient_variance"] = [
     Check("... at the worst state V_32 = V_1 / 32 (rel 1e-9)",
           lambda p: p["Ns"][-1] == 32
               and close(p["exact_var"][WORST]["pMCSA"][-1], p["exact_var"][WORST]["pMCSA"][0] / 32,
-                                                rtol=1e-9),
+                        rtol=1e-9),
           apply(lambda p, v: v * 1.01, "exact_var", WORST, "pMCSA", -1)),
     Check("JSA's conditional variance at the worst state grows with N (V_32 > V_1)",
           lambda p: p["exact_var"][WORST]["JSA"][-1] > p["exact_var"][WORST]["JSA"][0],
@@ -272,8 +272,8 @@ CHECKS["04_proof_audit"] = [
     Check("Lemma 6 with q = pi: for n >= 2 the printed bound is below E f and the corrected one is "
           "not",
           lambda p: len([r for r in p["lemma6_q_is_pi"] if r[0] >= 2]) == 3
-          and all(lhs > printed and lhs <= corrected + 1e-12 for n, lhs, printed,
-                  corrected in p["lemma6_q_is_pi"]
+          and all(lhs > printed and lhs <= corrected + 1e-12
+                  for n, lhs, printed, corrected in p["lemma6_q_is_pi"]
                   if n >= 2),
           put("lemma6_q_is_pi", 2, 2, 0.35)),
     Check("verify.search finds a Lemma 6 counterexample, and shrinks it to q = pi",
@@ -591,7 +591,7 @@ def test_notebook_teaches(path):
     assert "SUMMARY" not in code, f"{path.name}: a SUMMARY print"
     private = re.findall(
         r"\b[A-Za-z]\w*\._[A-Za-z]\w*|^\s*from\s+\S*\b_[A-Za-z]\w*\s+import|import\s+_[A-Za-z]",
-                         code, re.M)
+        code, re.M)
     assert private == [], f"{path.name}: private names {private}"
     markdown = sum(cell.cell_type == "markdown" for cell in nb.cells)
     assert (markdown >= sum(cell.cell_type == "code" for cell in nb.cells)

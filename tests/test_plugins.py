@@ -50,8 +50,8 @@ def example(tmp_path_factory):
 
     where = tmp_path_factory.mktemp("site")
     eps = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]["entry-points"]
-    text = "\n".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in t.items()) for g,
-                     t in eps.items())
+    text = "\n".join(f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in t.items())
+                     for g, t in eps.items())
     assert "mcgd_claims:register" in text  # the package names its hook, not a module to import
     _dist_info(where, "mcgd-claims", text)
     return where

@@ -353,7 +353,7 @@ def test_equalities_planted_with_an_offset_are_caught():
     # prop2.4 with the mass of one atom lost
     assert sym_equal(sp.log(w_ * (P._P1 + P._P2)), sp.log(w_),
                      domain={P._P1: Real(0.0, 0.5), P._P2: Real(0.0, 0.5),
-                                                                      w_: P.W_DOM}).status == WRONG
+                             w_: P.W_DOM}).status == WRONG
 
 
 def test_the_search_finds_a_planted_error_the_fixed_instances_miss(monkeypatch):

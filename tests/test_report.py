@@ -353,8 +353,8 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
         assert status == want, cid
     from collections import Counter
 
-    assert (sorted(record["counts"]) == sorted(f"{n} {s}" for s,
-                                               n in Counter(record["statuses"].values()).items()))
+    counts = Counter(record["statuses"].values())
+    assert sorted(record["counts"]) == sorted(f"{n} {s}" for s, n in counts.items())
     assert (record["verdicts_sha256"] == verdicts_digest() and (record["mode"],
                                                                 record["seed"]) == ("quick", 0))
 

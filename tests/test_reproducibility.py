@@ -36,8 +36,8 @@ CASES = [(f, t) for f in FAMILIES for t in ((True, False) if f == "meanfield" el
 
 
 @pytest.mark.parametrize("fam,triangular", CASES,
-                         ids=[f + ("" if f != "meanfield" else "-trmm" if t else "-gemm") for f,
-                              t in CASES])
+                         ids=[f + ("" if f != "meanfield" else "-trmm" if t else "-gemm")
+                              for f, t in CASES])
 @pytest.mark.parametrize("name", SCHEMES)
 def test_rows_do_not_depend_on_replicate_count_block_or_path(name, fam, triangular, monkeypatch):
     """R in {1, 2, 3, 5, 17} x blocks {1, 3, 32}, fused (where it applies) and generic

@@ -203,7 +203,7 @@ def test_help_cites_sources_not_notes(capsys):
 def test_blas_pinned_to_one_thread_unless_threads_given():
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS",
                                                             "OMP_NUM_THREADS",
-                                                              "MKL_NUM_THREADS")}
+                                                            "MKL_NUM_THREADS")}
     probe = ("import os, runpy, sys\nsys.argv = ['simulate'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('simulate', run_name='__main__')\nexcept SystemExit:\n    "
              "pass\nprint(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])")
@@ -220,7 +220,7 @@ def test_no_traceback_in_a_subprocess_and_json_is_strict():
     p = subprocess.run([sys.executable, "-m", "simulate", "run", "--scheme", "msc", "--dim", "3",
                         "--N", "3",
                         "--iters", "10", "--optimizer", "adam", "--lr", "0.1", "--json"],
-                        capture_output=True,
+                       capture_output=True,
                        text=True)
     assert p.returncode == 0 and p.stderr == ""
     d = strict(p.stdout)

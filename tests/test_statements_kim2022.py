@@ -168,7 +168,7 @@ def test_rho_influence_is_unchecked_a_cited_bound():
          n: f(pi, q,
               n) @ np.diag(np.r_[1.02, np.ones(len(pi) - 1)])
               / (f(pi, q, n) @ np.r_[1.02, np.ones(len(pi) - 1)])[:,
-                      None]),
+                                                                  None]),
     # targets q instead of pi
     ("statements.imh_invariance", "imh_box", lambda f: lambda pi, q: f(q, pi)),
     ("statements.imh_worst_start", "_r", lambda f: lambda pi, q: 0.9 * f(pi, q)),

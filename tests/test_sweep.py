@@ -26,8 +26,8 @@ SMALL = {"scheme": ["msc", "pmcsa"], "optimizer": "adam", "lr": [0.02, 0.2], "N"
 
 def table(res):
     """The table without the wall-time column, NaN made comparable."""
-    return [tuple("nan" if isinstance(v, float) and math.isnan(v) else v for k,
-                  v in row.items() if k != "time_s")
+    return [tuple("nan" if isinstance(v, float) and math.isnan(v) else v
+                  for k, v in row.items() if k != "time_s")
             for row in res.rows]
 
 

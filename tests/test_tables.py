@@ -145,7 +145,7 @@ def test_a_narrow_terminal_leaves_columns_out_and_wide_shows_them(monkeypatch, c
     assert re.search(
         r"\(3 of 6 columns left out to fit 60 columns: document, how,\s+proof audit; --wide shows "
         r"them\)",
-                     out)
+        out)
     assert _verify(["list", "--wide"]) == 0
     wide = capsys.readouterr().out.splitlines()
     assert {"audit", "measures", "how", "source"} <= set(wide[0].split())

@@ -125,8 +125,8 @@ def test_expected_verdicts_on_the_seeds(quick):
     # O(N^-3/2), N >= 287)
     assert quick["theorem2"].failing_readings == [
         "conditional on F_{t-1} + appendix (O-terms kept)",
-                                                  "conditional on F_{t-1} + main text §4.2 "
-                                                  "(O-terms absent)"]
+        "conditional on F_{t-1} + main text §4.2 "
+        "(O-terms absent)"]
 
 
 @pytest.mark.parametrize("cid", ["lemma5", "lemma6", "theorem3", "theorem4"])

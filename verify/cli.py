@@ -195,7 +195,7 @@ def cmd_list(argv):
                      for r in rows],
                     ["claim", "source", "assumptions", "how", "forms (primary first)", "readings",
                      "final status (quick)", "failing readings", "severity", "audit", "measures"],
-                     wide=True))
+                    wide=True))
     # what fits 100 columns; --wide adds the source's location, assumptions, forms and what is
     # measured
     else:
@@ -303,8 +303,8 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
             + ("" if verbose else f" (worst {len(shown)} of {len(bad)}; --verbose for all)") + ":")
         for x in shown:
             se = f" ± {fmt(x.stderr)}" if x.stderr else ""
-            params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k,
-                               val in x.params.items())
+            params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}"
+                               for k, val in x.params.items())
             rel = "vs"
             if x.verdict == VIOLATED and x.relation != "=":
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
@@ -354,8 +354,8 @@ def headline(rep, smoke=False) -> str:
                    else "")
                 + f"; `python -m verify audit {rep.claim}` shows it")
     if dec is not None:
-        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}" for k,
-                           val in dec.params.items())
+        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}"
+                           for k, val in dec.params.items())
         rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
         out += (f"\n{'supporting' if step is not None else 'decisive'} "
                 f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
@@ -473,7 +473,7 @@ def claim_parser(cid, v, keys=None):
            "Dask cluster with --scheduler, cached per cell under --cache DIR); the results do not "
            "depend on how they run."
            if v.execution else "")),
-        epilog=EXIT_TEXT)
+                 epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--plot", metavar="PATH",
                     help="write a bound-vs-empirical figure (.png, .pdf or .svg)")
@@ -655,8 +655,8 @@ def cmd_all(argv):
                      "failing_readings": {r.claim: r.failing_readings for r in reports
                                           if r.failing_readings},
                      "stored_full_runs": stored,
-                     "severity": {cid: f for cid,
-                                  v in shown.items() for f in [_severity_of(cid, v)]
+                     "severity": {cid: f
+                                  for cid, v in shown.items() for f in [_severity_of(cid, v)]
                                   if f["severity"]},
                      # each row: the run's own record, then the final status shown (a figure claim:
                      # at the paper's settings) and its severity

@@ -40,4 +40,4 @@ from .registry import REGISTRY, bound_value, register  # noqa: F401
 warnings.warn(
     "verify.core is deprecated: import from verify.model, verify.decide, verify.formatting, "
     "verify.docio, verify.outcome, verify.registry or verify.hypothesis_tools",
-              DeprecationWarning, stacklevel=2)
+    DeprecationWarning, stacklevel=2)

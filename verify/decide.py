@@ -293,8 +293,8 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
     vs = list(decisive.values())
     failing = tuple(k for k, val in decisive.items() if val == VIOLATED)
     # rule 2: a hedged sentence holds when it holds under the lenient reading its hedge allows
-    hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k]) for k,
-                       val in decisive.items())
+    hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k])
+                       for k, val in decisive.items())
     strict_only = ()
     if hedged_holds:
         status, strict_only, failing = HOLDS, failing, ()

@@ -293,7 +293,7 @@ def _moment_bounds(sc, N, t, w_star, pi0, L, c_cov):
     pi, q, s = instance(w_star, pi0, L)
     vals = {"N": N, "w_star": w_star, "t": t, "L": L, "mu_norm": abs(float(pi @ s[:, 0])),
             "chi2": _chi2(pi, q), "D": 1,
-                "c_cov": c_cov if c_cov is not None else 0.0}
+            "c_cov": c_cov if c_cov is not None else 0.0}
     out = {}
     for form in FORM_STYLE:
         b = _bound(claim_of(sc), "second_moment", form, L ** 2, **vals)
@@ -328,8 +328,8 @@ def wstar_data(N: int = 16, t: int = 100, w_range=(2.0, 1e4), schemes=("JSA", "p
     return {"N": N, "t": t, "pi0": pi0, "L": L, "w": w,
             "exact": {k: np.array(v) for k, v in exact.items()},
             "stationary": {k: np.array(v) for k, v in stationary.items()},
-            "bounds": {sc: {f: np.array(v) for f, v in d.items() if len(v) == len(w)} for sc,
-                       d in bnds.items()},
+            "bounds": {sc: {f: np.array(v) for f, v in d.items() if len(v) == len(w)}
+                       for sc, d in bnds.items()},
             "crossings": crossings}
 
 
@@ -658,8 +658,8 @@ def _draw_step(step_id):
              f"where: {r['location']}", "", "the step:", f"{r['lhs']}  {r['relation']}  {r['rhs']}",
              ""]
     if ce:
-        lines += (["counterexample at:"] + [f"  {k} = {_num(v)}" for k,
-                                            v in list(ce.get("at", {}).items())[:7]])
+        lines += (["counterexample at:"] + [f"  {k} = {_num(v)}"
+                                            for k, v in list(ce.get("at", {}).items())[:7]])
     else:
         lines += ["evidence: " + r["detail"]]
     if r["correction"]:

@@ -165,15 +165,15 @@ class Report:
         lines = [
             f"**{self.claim}**: {self.status.text()} ({len(self.checks)} checks, seed {self.seed}, "
             f"false-violation rate of Monte Carlo verdicts <= {ALPHA:g} per claim)", "",
-                 "| | |", "|---|---|"]
+            "| | |", "|---|---|"]
         lines += [f"| {k} | {v} |".replace("||", "\\|\\|") for k, v in self._summary_lines()]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         import html
 
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k,
-                       v in self._summary_lines())
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>"
+                       for k, v in self._summary_lines())
         fig = ""
         png = self.figure_png() if self.figure_png is not None else None
         if png:

@@ -332,8 +332,8 @@ def _levels(checks, group, x):
     """
     ref = {k: str(v) for k, v in group[0].params.items() if k != x}
     return [c for c in checks if x not in c.params and c.form not in {g.form for g in group}
-            and all(ref.get(k) == str(v) for k,
-                    v in c.params.items() if k in ref and k not in DERIVED)]
+            and all(ref.get(k) == str(v)
+                    for k, v in c.params.items() if k in ref and k not in DERIVED)]
 
 
 def _rank(g, q, x):
@@ -406,7 +406,7 @@ def bound_curve(report, quantity: str, form: str, x: str, checks, grid_lo, grid_
                             dtype=float)
             at = np.asarray(claim.evaluate_form(bq.name, form, **fixed, **(
                 {px.name: np.array([float(c.params[x]) for c in mine])} if on_x else {})),
-                dtype=float)
+                            dtype=float)
     except Exception:
         return None
     ys = np.broadcast_to(ys, xs.shape).copy()

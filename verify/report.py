@@ -598,7 +598,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
         "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
-            "doc_figures": _doc_figures(),
+        "doc_figures": _doc_figures(),
         "references": bibliography([*(s["seed"] for s in steps),
                                     *(bounds.get(c["id"]).source for c in claims if c["source"])]),
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode,

@@ -140,7 +140,7 @@ def encode(rep) -> dict:
     for c in rep.checks:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note",
                                         "verdict",
-                                       "reading")}
+                                        "reading")}
         d.update({k: _tag(getattr(c, k)) for k in _FLOATS})
         d["params"] = _tag(params_json(c.params))
         checks.append(d)

@@ -389,7 +389,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                     f"level")
         if (blob is not None
             and b"__main__" in blob) or getattr(getattr(v, "run", None), "__module__",
-                                                                 "") == "__main__":
+                                                "") == "__main__":
             # defined in a notebook or a script: a second process cannot import it, and a fork keeps
             # the hash key
             not_rerun = (

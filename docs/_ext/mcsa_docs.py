@@ -474,8 +474,8 @@ def generate(app) -> None:
                          f"{statuses[c]['severity'].get('severity') or '—'} | "
                          f"{esc(statuses[c]['audit'] or '—')} |")
         lines.append("")
-    lines += (["```{toctree}", ":hidden:", ""] + [f"documents/{page}" for *_,
-                                                  page in docs] + ["```", ""])
+    lines += (["```{toctree}", ":hidden:", ""] + [f"documents/{page}"
+                                                  for *_, page in docs] + ["```", ""])
     write("claims.md", "\n".join(lines))
     write("fragments/status-summary.md",
           f"**{len(reg)} claims** from {len(docs)} documents: {esc(summary)} ({esc(mode)}).\n")

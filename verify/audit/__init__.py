@@ -556,8 +556,8 @@ def cmd_audit(argv):
                    f"wrong/loose steps: "
                    + count_text(r.get("severity") for r in rs if r["status"] in (WRONG, LOOSE))
                    + ".", wide=a.wide))
-        print(wrap("\n" + ", ".join(f"{v} {k}" for k,
-                                    v in counts.items()) + f" of {len(rs)} steps; "
+        print(wrap("\n" + ", ".join(f"{v} {k}"
+                                    for k, v in counts.items()) + f" of {len(rs)} steps; "
                    f"{sum(r['affected'] for r in rs)} affected by a wrong step. Established by: "
                    + ", ".join(f"{v} {k}" for k, v in how.items() if v) + ".", wide=a.wide))
     return 0

@@ -83,8 +83,8 @@ def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: 
         return Outcome(
             WRONG, f"fails on an exact instance{': ' + describe if describe else ''} (lhs {a:.6g}, "
                    f"rhs {b:.6g})",
-                       counterexample=ce, method="instances", instances=len(rows),
-                       established_by="counterexample")
+            counterexample=ce, method="instances", instances=len(rows),
+            established_by="counterexample")
     closest = ({"at": best[1][0], "lhs": best[1][1],
                 "rhs": best[1][2]} if best[1] is not None else None)
     if printed == "=" and relation != "=" and max(gaps, default=0) > tol:
@@ -97,9 +97,9 @@ def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: 
     return Outcome(
         status, f"holds on {len(rows)} exact instances{' (' + describe + ')' if describe else ''}"
                            f"{' (a complete finite class)' if complete else ''}",
-                   method="instances", instances=len(rows),
-                   established_by="proof" if complete else "",
-                   score=best[0], best_ratio=best[2], closest=closest)
+        method="instances", instances=len(rows),
+        established_by="proof" if complete else "",
+        score=best[0], best_ratio=best[2], closest=closest)
 
 
 def first_failing(rows, relation, tol, describe="", printed=None, why="", correction=None):

@@ -176,19 +176,19 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
             WRONG, f"differs{simplified}: relative discrepancy "
                    f"{float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point Hypothesis found and "
                    f"shrank",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()},
-                                       "lhs": float(a),
-                                       "rhs": float(b)},
-                       method="hypothesis", instances=count, established_by="counterexample")
+            counterexample={"at": {str(k): float(v) for k, v in bad.items()},
+                            "lhs": float(a),
+                            "rhs": float(b)},
+            method="hypothesis", instances=count, established_by="counterexample")
     if proved:
         return Outcome(
             EXACT, f"sympy simplifies the difference to 0; equal at {count} Hypothesis points to "
                    f"50 digits",
-                       method="symbolic+hypothesis", instances=count, established_by="proof")
+            method="symbolic+hypothesis", instances=count, established_by="proof")
     if not syms:
         return Outcome(
             EXACT, f"equal to 50 digits (no free symbol; sympy left {sp.sstr(diff)[:60]})",
-                       method="numeric", instances=1, established_by="proof")
+            method="numeric", instances=1, established_by="proof")
     res, boxes = _sym_search(syms, domain, Real(0.1, 5.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "=",
                              lambda a, b: rel_tol * max(abs(a), abs(b), mpmath.mpf(1e-300)))
@@ -198,8 +198,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     o = Outcome(
         EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
                f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}",
-                       method="hypothesis+search",
-                instances=count + res.evaluations, established_by="search")
+        method="hypothesis+search",
+        instances=count + res.evaluations, established_by="search")
     return _attach_search(o, res, boxes)
 
 
@@ -239,17 +239,17 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
         return Outcome(
             WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and "
                    f"shrank{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
-                       counterexample={"at": {str(k): float(v) for k, v in bad.items()},
-                                       "lhs": float(a),
-                                       "rhs": float(b)},
-                       method="hypothesis", instances=count, established_by="counterexample")
+            counterexample={"at": {str(k): float(v) for k, v in bad.items()},
+                            "lhs": float(a),
+                            "rhs": float(b)},
+            method="hypothesis", instances=count, established_by="counterexample")
     status = VALID if printed != "=" else LOOSE
     if proved:
         return Outcome(
             status, f"sympy proves rhs - lhs >= 0 on the domain; no violation at {count} "
                     f"Hypothesis points",
-                       gap=sp.sstr(d), method="symbolic+hypothesis", instances=count,
-                       established_by="proof")
+            gap=sp.sstr(d), method="symbolic+hypothesis", instances=count,
+            established_by="proof")
     res, boxes = _sym_search(syms, domain, Real(0.01, 10.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "<=",
                              lambda a, b: mpmath.mpf(10) ** -30)
@@ -259,6 +259,6 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
     o = Outcome(
         status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
                 f"{float(-worst) if worst is not None else float('nan'):.3g})",
-                gap=None, method="hypothesis+search", instances=count + res.evaluations,
-                established_by="search" if status == VALID else "counterexample")
+        gap=None, method="hypothesis+search", instances=count + res.evaluations,
+        established_by="search" if status == VALID else "counterexample")
     return _attach_search(o, res, boxes)

@@ -825,7 +825,7 @@ _READINGS["cis_variance_growth"] = (
             "the section's claim: V increases with N under some conditions (w(z_t-1) large); the "
             "rate is not asserted; not ruled out by the sentence on linear growth, which is "
             "stronger",
-                axis="'grows linearly'",
+            axis="'grows linearly'",
             # rule 2: the hedge allows the typical-case reading; the exponent departs from 1 only
             # where the linear coefficient N V_q[w (f - f(z_t-1))]/w(z_t-1)^2 vanishes (the
             # display's defect: step cis.approxvar)
@@ -839,7 +839,7 @@ _READINGS["cis_variance_growth"] = (
             "gap is a factor up to 5.9: wrong within a factor 2, right within an order of "
             "magnitude",
             axis="'grows linearly'",
-                select=lambda c: c.quantity == "conditional_variance", promote=True),
+            select=lambda c: c.quantity == "conditional_variance", promote=True),
 )
 
 SELECT, MOVE = ("'accept': the ensemble proposal is accepted (a proposal index is selected)",
@@ -874,9 +874,8 @@ _READINGS["cis_barker_acceptance"] = (
 
 UNNORM_Q = "acceptance_rate with unnormalised weights w~ = p(z, x)/q(z)"
 
-NORMALISED, UNNORMALISED = "w normalised (E_q w = 1)", (
-    "w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines "
-    "it")
+NORMALISED = "w normalised (E_q w = 1)"
+UNNORMALISED = "w unnormalised, p(z, x)/q(z), as the CIS-as-IMH draft defines it"
 
 #: the bound (003, §Parallel IMH) and the definition of w it uses (003, §CIS as IMH)
 Q_ACC_BOUND = "1 - r\\,(\\vz_{t-1}) \\leq \\frac{N}{ w\\,(\\vz_{t-1}) + N},"

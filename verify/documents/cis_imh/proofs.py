@@ -124,8 +124,8 @@ def _barker():
     # 50-digit points lose up to 24 digits to the cancellation in 1 - w0/(w0 + S) at w0/S = 1e24:
     # rel_tol 1e-20
     return sym_equal(S / (w0 + S), 1 - w0 / (w0 + S), domain={w0: Real(1e-12, 1e12, log=True),
-                                                               S: Real(1e-12, 1e12, log=True)},
-                                                               rel_tol=1e-20)
+                                                              S: Real(1e-12, 1e12, log=True)},
+                     rel_tol=1e-20)
 
 
 def _logw_fixed():
@@ -293,7 +293,7 @@ def _moves_corrected():
 step("cis.acc.move", claim="cis_barker_acceptance", seed=SEED,
      location="§CIS as IMH, 'by defining z_t = z_t-1 as reject and z_t != z_t-1 as "
               "accept'", relation="=", lhs="P(z_t != z_t-1 | z_t-1)",
-rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
+     rhs="sum_i w_i / (w(z_t-1) + sum_i w_i)  (Eq. (acc))",
      justification="definition", check=_accept_moves, expect=WRONG, statement=True, reading=MOVE,
      corrected=_moves_corrected, search_budget=400)
 
@@ -371,8 +371,8 @@ def _relative_rows(rows, tol):
             WRONG, f"fails on an exact instance: relative difference "
                    f"{abs(a - b) / max(abs(a), abs(b)):.3g} > {tol:g} (lhs {a:.6g}, rhs {b:.6g}); "
                    f"{o.detail.rsplit('; ', 1)[-1]}",
-                    counterexample={"at": p, "lhs": float(a), "rhs": float(b)}, method="instances",
-                    instances=len(rows))
+            counterexample={"at": p, "lhs": float(a), "rhs": float(b)}, method="instances",
+            instances=len(rows))
     return o
 
 
@@ -404,7 +404,7 @@ def _approx_var_rows():
                               "w(z_t-1)": w0,
                               "N": n_prop,
                               "sides": "times w(z_t-1)^2"}, float(exact * w0 ** 2),
-                              float(approx * w0 ** 2)))
+                             float(approx * w0 ** 2)))
     return rows
 
 
@@ -711,7 +711,7 @@ step("imh.bias_necessary", claim="imh_rejection_kl", seed=SEED,
      rhs="c |E_{K(z_t-1, .)} f - E_p f|  ('a low rejection rate is a necessary condition for the "
          "bias to "
          "decrease')", justification="bias <= osc(f) d_TV; r <= d_TV", check=_bias_needs_low_r,
-depends=("imh.wang",),
+     depends=("imh.wang",),
      expect=WRONG, corrected=_bias_corrected, search_budget=300)
 
 
@@ -796,7 +796,7 @@ step("cis.accbound", claim="cis_acceptance_bound", seed=SEED,
 step("cis.accbound.unnorm", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'The variance of CIS can increase with N', with w(z) = p(z, x)/q(z) "
               "of §CIS as IMH", relation="<=", lhs="1 - r(z_t-1)",
-rhs="N / (w(z_t-1) + N)",
+     rhs="N / (w(z_t-1) + N)",
      justification="Proposition rej_bound (not included in the draft)",
      check=_acc_bound_unnormalised,
      depends=("cis.accbound",), expect=WRONG, statement=True, reading=UNNORMALISED,
@@ -821,7 +821,7 @@ def _tightness_rows(pairs_x, tau):
         rows.append(({"instance": label, "pi": _r(pi), "q": _r(q), "x": x, "w(x)": float(w[x]),
                       "N": N,
                       "acceptance": float(acc[x]), "bound": b, "threshold": tau},
-                      (float(acc[x]) + float(err[x])) / b,
+                     (float(acc[x]) + float(err[x])) / b,
                      tau))
     return rows
 
@@ -856,7 +856,7 @@ def _tight_general_corrected():
                 lower = int(N) * float(q @ (w / (w[x] + w + int(N) - 1)))
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "x": x, "w": float(w[x])}, lower,
-                              _toward(a, lower, float(err[x])) if a < lower else a))
+                             _toward(a, lower, float(err[x])) if a < lower else a))
     return instance_check(rows, "<=", 1e-12,
                           describe="N E_q[W/(w + W + N - 1)] <= 1 - r(x) (no weaker than 0)")
 
@@ -889,7 +889,7 @@ def _tight_max_corrected():
             lower = int(N) / (2 * (float(w[x]) + int(N) - 1))
             a = float(acc[x])
             rows.append(({"M": pi.size, "N": int(N), "w*": float(w[x])}, lower,
-                          _toward(a, lower, float(err[x])) if a < lower else a))
+                         _toward(a, lower, float(err[x])) if a < lower else a))
     return instance_check(rows, "<=", 1e-12,
                           describe="N/(2 (w* + N - 1)) <= 1 - r(z*) at the w*-state")
 
@@ -905,7 +905,7 @@ step("cis.accbound.tight", claim="cis_acceptance_bound", seed=SEED,
 step("cis.accbound.tight.max", claim="cis_acceptance_bound", seed=SEED,
      location="§Parallel IMH, 'which in general is very tight', read at the state of largest "
               "weight ('when w(z_t-1) is very large')", relation=">=",
-lhs="(1 - r(z*)) / (N/(w* + N))",
+     lhs="(1 - r(z*)) / (N/(w* + N))",
      rhs="tau = 0.8  ('very tight': tau in [0.8, 0.95])", justification="—", check=_tight_max,
      depends=("cis.accbound",), expect=WRONG, corrected=_tight_max_corrected, search_budget=200)
 
@@ -954,7 +954,7 @@ step("cis.acc.linear", claim="cis_acceptance_bound", seed=SEED,
 step("cis.mitigate", claim="cis_acceptance_bound", seed=SEED,
      location="§Bias-variance, 'This effect cannot in general be mitigated by increasing "
               "N'", relation="=",
-lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
+     lhs="the N at which the bound N/(w + N) reaches an acceptance rate a",
      rhs="a w / (1 - a)", justification="cis.accbound", check=_mitigate, depends=("cis.accbound",),
      expect=EXACT)
 
@@ -1019,7 +1019,7 @@ def _growth_linear():
         rows.append(({"q": [1 / 99, 98 / 99], "w": [50.0, 0.5], "w(z_t-1) (off supp q)": w0,
                       "f - f(z_t-1)": [0.01, 1.0],
                       "N": N, "V(N)": v1, "V(2N)": v2, "exponent": math.log2(v2 / v1)}, v2 / v1,
-                      4.0))
+                     4.0))
     return first_failing(
         rows, "<=", 1e-9, "V(2N)/V(N) at states of weight 1e4..1e6 (exact sums)",
         why=("proposals equal to z_t-1 (probability N pi(z_t-1)/w each) halve E[f|.] - f(z_t-1) ~ "
@@ -1094,7 +1094,7 @@ def _growth_formula():
         rows.append(({"pi": [0.3, 0.7], "w(z_t-1)": 1e6, "f": [0, 1], "N": N, "V exact": V[N],
                       "1 - r": acc,
                       "V_q[f_IS]": vis, "(1 - r)^2 V_q[f_IS]": A}, max(V[N] / A, A / V[N]),
-                      APPROX_FACTOR[0]))
+                     APPROX_FACTOR[0]))
     worst = max(r[1] for r in rows)
     o = first_failing(
         rows, "<=", 1e-9, "exact V vs (1 - r)^2 V_q[f_IS], both exact: the larger over the smaller",
@@ -1143,8 +1143,8 @@ step("cis.growth", claim="cis_variance_growth", seed=SEED,
 step("cis.growth.linear", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'Thus, when w(z_t-1) is very large, the conditional variance of CIS "
               "approximately grows linearly with N'", relation="=",
-lhs="V_q[E[f | z_t-1, z^(1:2N)]] / V_q[E[f | z_t-1, "
-    "z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
+     lhs="V_q[E[f | z_t-1, z^(1:2N)]] / V_q[E[f | z_t-1, "
+         "z^(1:N)]]", rhs="2^(1 +- eta)  (linear growth; eta in [0.1, 1])",
      justification="approximations", check=_growth_linear, expect=WRONG, statement=True,
      reading=LINEAR,
      corrected=_envelope, search_budget=150)
@@ -1166,7 +1166,7 @@ step("cis.suppress", claim="cis_variance_growth", seed=SEED,
 step("snis.rate", claim="cis_variance_growth", seed=SEED,
      location="§Parallel IMH, 'the variance of a SNIS estimator is known to approximately decrease "
               "in a rate of O(1/N)'", relation="<=", lhs="V_q[f_IS]",
-rhs="E_q[w^2] osc(f)^2 / N",
+     rhs="E_q[w^2] osc(f)^2 / N",
      justification="Agapiou et al. (2017)", check=_snis, expect=VALID, search_budget=300)
 
 
@@ -1324,12 +1324,12 @@ step("rdiag.unbiased", claim="imh_rejection_kl", seed=SEED,
      lhs="E[rejection indicator of chain i | z_t-1^(i)]",
      rhs="r = E_{z ~ p} r(z)  ('N unbiased estimates of the marginal rejection "
          "rate')", justification="—", check=_rdiag_unbiased, expect=WRONG,
-corrected=_rdiag_corrected,
+     corrected=_rdiag_corrected,
      search_budget=200)
 step("rdiag.noise", claim="imh_rejection_kl", seed=SEED,
      location="§Parallel IMH, Convergence Diagnostics, 'the r-diagnostic tend to be highly "
               "noisy'", relation="=", lhs="sd(r-diagnostic) / r at stationarity",
-rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
+     rhs="sqrt((1 - r)/(N r))  (-> oo as r -> 0)",
      justification="independent Bernoulli(r) indicators", check=_rdiag_noise, expect=EXACT,
      search_budget=200)
 
@@ -1447,7 +1447,7 @@ def _eq1_estimator():
 step("msc.eq1", claim="msc_estimates", seed=SEED,
      location="§MCMC in MSC, 'MCMC uses marginal esimates', Eq. (1), first '=', read as an "
               "identity (in expectation at finite T)", relation="=",
-lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
+     lhs="(1/T) sum_{t=1}^T f(z_t)  (or its expectation)",
      rhs="E[f(z_t)]", justification="—", check=_eq1_h15, expect=WRONG, corrected=_eq1_corrected,
      search_budget=300)
 step("msc.eq1.estimator", claim="msc_estimates", seed=SEED,
@@ -1661,7 +1661,7 @@ step("pimh.cost.sampling", claim="pimh_cost", seed=SEED,
 step("pimh.cost.rb", claim="pimh_cost", seed=SEED,
      location="§Parallel IMH, 'Computational Cost of PIMH', 'the cost of PIMH is exactly equal to "
               "MSC if we use Rao-Blackwellization'", relation="=",
-lhs="score (and q) evaluations of PIMH, N chains",
+     lhs="score (and q) evaluations of PIMH, N chains",
      rhs="those of MSC-RB (CIS with N proposals)", justification="—", check=_cost_rb, expect=WRONG,
      corrected=_cost_rb_corrected, search_budget=120)
 
@@ -1689,14 +1689,14 @@ def _abrupt():
     o = instance_check(rows, "<=", 0.0,
                        describe="an existence statement ('can be very small', threshold 1e-4): "
                                 "exact witnesses prove it",
-                                                        complete=True)
+                       complete=True)
     return o
 
 
 step("msc.abrupt", claim="cis_initial_rejection", seed=SEED,
      location="§Bias-variance, 'CIS has high rejection rate in the beginning': 'q_lambda_t(z_t-1) "
               "can be very small. Consequently, the importance weight ... extremely large'",
-relation="<=",
+     relation="<=",
      lhs="q_lambda_t(z_t-1) after one step of size gamma", rhs="very small (1e-4)",
      justification="—", check=_abrupt,
      expect=VALID)

@@ -133,10 +133,10 @@ class Lmm(Kind):
     regimes = (
         Regime("interior", "Z cluster indicators, G eigenvalues in [0.01, 100], sigma in [0.1, "
                            "10]"),
-               Regime("general", "Z with N(0, 1) entries"),
-               Regime("ill-conditioned",
-                      "X columns correlated up to 1 - 1e-6, G eigenvalues in [1e-6, 1e3]"),
-               Regime("extreme sigma", "sigma in [1e-3, 1e3]"))
+        Regime("general", "Z with N(0, 1) entries"),
+        Regime("ill-conditioned",
+               "X columns correlated up to 1 - 1e-6, G eigenvalues in [1e-6, 1e3]"),
+        Regime("extreme sigma", "sigma in [1e-3, 1e3]"))
 
     def dim(self, config, regime):
         N, p, q = config

@@ -777,13 +777,13 @@ _register(
     "sgfs_stationary_covariance",
     measures="Lambda H for the stationary covariance of theta' = (I - eps DH) theta + N(0, 2 eps "
              "D), D = (k/2) H^-1; sup of the k with rho(I - eps DH) < 1",
-             targets="random SPD H, dimensions 1-6",
-             method="exact",
+    targets="random SPD H, dimensions 1-6",
+    method="exact",
     forms="stated, explicit, series",
     grid=Grid(dict(dim=[1, 3, 6], k=[0.5, 1.0, 3.0], eps=[1.0, 0.25], cond=100.0),
-                                                dict(dim=[1, 2, 3, 4, 5, 6],
-                                                     k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
-                                                     eps=[1.0, 0.5, 0.1], cond=1000.0)),
+              dict(dim=[1, 2, 3, 4, 5, 6],
+                   k=[0.05, 0.5, 0.9, 1.0, 2.0, 3.0, 3.9],
+                   eps=[1.0, 0.5, 0.1], cond=1000.0)),
     run=run_stationary_covariance, overrides=("k", "eps", "dim", "cond"),
     name='Stationary covariance, Eq. (32)')
 
@@ -811,7 +811,7 @@ _register(
                    c=0.1, cond=10.0),
               dict(dim=[1, 2, 3, 5, 6], N=[100, 1000, 10000, 100000], batch=[10, 100, 1000],
                    priors=["zero", "isotropic", "weak", "strong"], c=0.1, cond=100.0)),
-                   run=run_admissible_k,
+    run=run_admissible_k,
     overrides=("dim", "N", "batch", "priors", "c", "cond"), name='Admissible k, Eqs. (13)-(16)')
 
 _register(

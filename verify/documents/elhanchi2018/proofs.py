@@ -376,7 +376,7 @@ def _eq12_iff():
             s2 = (n2(Hinv) + n2(Hinv) ** 2 * n2(B)) * kappa(H) * H.shape[0]
             rows.append(({"d": H.shape[0], "w": w, "lambda_min(H - NC)": l1,
                           "lambda_min(H^-1 - H^-1 NC H^-1)": l2}, l1 * l2, 0.0,
-                          abs(l1) * s2 + abs(l2) * s1))
+                         abs(l1) * s2 + abs(l2) * s1))
     return instance_check(rows, ">=", TOL,
                           describe="product of the two smallest eigenvalues (same sign)")
 
@@ -389,10 +389,10 @@ def _weak_prior_noise():
     return Outcome(
         WRONG, f"with k = 4|S|/(N+|S|) the total noise 2D = k H^-1 ~ 4|S|/N H^-1, twice the "
                f"printed 2|S|/N (ratio {sp.sstr(ratio)} as |S|/N -> 0)",
-                   counterexample={"at": {"N": 1000, "S": 10}, "lhs": float(4 * 10 / 1010),
-                                   "rhs": 2 * 10 / 1000},
-                   correction="the total noise cannot exceed ~ 4 |S|/N Var[theta | x]",
-                   method="symbolic")
+        counterexample={"at": {"N": 1000, "S": 10}, "lhs": float(4 * 10 / 1010),
+                        "rhs": 2 * 10 / 1000},
+        correction="the total noise cannot exceed ~ 4 |S|/N Var[theta | x]",
+        method="symbolic")
 
 
 def _weak_prior_corrected():
@@ -413,14 +413,14 @@ def _strong_prior():
     return Outcome(
         WRONG, f"G = I matches N C = diag(1, 100) in its first direction (a strong prior there), "
                f"yet r = {rr:.4g} < 1",
-                   counterexample={"at": {"NC": "diag(1, 100)", "G": "I"}, "lhs": float(rr),
-                                   "rhs": 1.0},
-                   correction="r >= lambda_min(H)^2 / (lambda_max(H) lambda_max(N C)): r > 1 once "
-                              "lambda_min(H)^2 > lambda_max(H) lambda_max(N C) (e.g. G = g I with "
-                              "g > 1.62 lambda_max(N C)); a prior strong "
-                              "in some directions only does not suffice when N C is "
-                              "ill-conditioned",
-                                  method="instances")
+        counterexample={"at": {"NC": "diag(1, 100)", "G": "I"}, "lhs": float(rr),
+                        "rhs": 1.0},
+        correction="r >= lambda_min(H)^2 / (lambda_max(H) lambda_max(N C)): r > 1 once "
+                   "lambda_min(H)^2 > lambda_max(H) lambda_max(N C) (e.g. G = g I with "
+                   "g > 1.62 lambda_max(N C)); a prior strong "
+                   "in some directions only does not suffice when N C is "
+                   "ill-conditioned",
+        method="instances")
 
 
 def _strong_prior_corrected():
@@ -787,7 +787,7 @@ step("sgfs.11", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (11)
                                                      c: Real(1e-8, 1e4, log=True),
                                                      Nd: Real(1, 1e6, log=True),
                                                      S: Real(1, 1e6, log=True),
-                                                         k: Real(1e-6, 4.0)}))(
+                                                     k: Real(1e-6, 4.0)}))(
                                                              *sp.symbols("h c N S", positive=True)),
      expect=EXACT)
 step("sgfs.12", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1 Eq. (12)", relation=">=",
@@ -812,11 +812,11 @@ step("sgfs.14", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.1 Eq. (1
      justification="substitution",
      check=lambda: (lambda S, Nd,
                     c: sym_equal((4 * S / (Nd + S)) / 2 / (Nd * c), 2 * S / ((Nd + S) * Nd) / c,
-                                               domain={S: Real(1, 1e6, log=True),
-                                                       Nd: Real(1, 1e6, log=True),
-                                                       c: Real(1e-8, 1e4, log=True)}))(
+                                 domain={S: Real(1, 1e6, log=True),
+                                         Nd: Real(1, 1e6, log=True),
+                                         c: Real(1e-8, 1e4, log=True)}))(
                                                            *sp.symbols("S N c",
-                                                                                                   positive=True)),
+                                                                       positive=True)),
      expect=EXACT)
 step("sgfs.15", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 Eq. (15)", relation=">=",
      lhs="noise at k = 4r/(r + N/|S|)", rhs="0", justification="Weyl's inequality",
@@ -828,12 +828,12 @@ step("sgfs.15.algebra", claim="sgfs_admissible_k", seed=SEED,
      check=lambda: sym_equal(sp.solve(sp.Eq((1 - k / 4) * sp.Symbol("r", positive=True),
                                             (k / 4) * sp.Symbol("a", positive=True)), k)[0],
                              4 * sp.Symbol("r",
-                                     positive=True)
+                                           positive=True)
                                      / (sp.Symbol("r", positive=True)
                                         + sp.Symbol("a", positive=True)),
                              domain={sp.Symbol("r", positive=True): Real(1e-8, 1e8, log=True),
                                      sp.Symbol("a", positive=True): Real(1.0, 1e6, log=True)}),
-                                     expect=EXACT)
+     expect=EXACT)
 step("sgfs.strong", claim="sgfs_admissible_k", seed=SEED, location="§2.3.1.2 after Eq. (15)",
      relation=">",
      lhs="r (strong prior)", rhs="1", justification="'For strong priors, r > 1'",
@@ -983,8 +983,8 @@ def _eq32_transpose():
         printed = A @ Lam @ A + 2 * Dm
         rows.append(({"D": Dm.round(6).tolist(), "H": H.round(6).tolist(), "entry": "(1, 1)",
                       "max |Lambda - printed|": float(np.abs(Lam - printed).max())},
-                      float(Lam[0, 0]),
-                          float(printed[0, 0])))
+                     float(Lam[0, 0]),
+                     float(printed[0, 0])))
     return first_failing(
         rows, "=", 1e-9, "true stationary covariance vs the right side of (32)",
         why=("the stationary covariance of x' = A x + e is A Lambda A^T + Cov e; A = I - eps D H "
@@ -1533,7 +1533,7 @@ step("lmm.27", claim="lmm_em", seed=SEED, location="§3.3.2.2 Eq. (27)", relatio
      lhs="rank(X X^T), X N x p",
      rhs="N (for (X X^T)^-1 in beta^(i) = (X X^T)^-1 X^T (y - Z "
          "a))", justification="minimising (26) in beta", check=_beta_update,
-expect=WRONG,
+     expect=WRONG,
      corrected=_beta_corrected)
 step("fig3.cholesky", claim="hierarchical_model", seed=SEED, location="§3.2, Figure 3 caption",
      relation="=",

@@ -197,7 +197,7 @@ def _unlikely():
                       **inst, "k": r["k"],
                       "n": r["n"], "P(pass at i = n)": r["P(pass at i = n)"],
                       "TV(theta_n | pass, posterior)": r["TV(theta_n | pass, posterior)"]}, r[key],
-                      alpha))
+                     alpha))
     o = first_failing(
         rows, "<=", 1e-9,
         describe="probability of passing (17) at the first check with theta_n more than d0 sd from "
@@ -330,7 +330,7 @@ def _optimal_corrected():
 step("osgfs.burnin", claim="sgfs_conclusion", seed=SEED,
      location="§4 Conclusion, 'guaranteeing that all the samples collected are from the "
               "posterior'", relation="<=",
-lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
+     lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
      rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin,
      depends=("sgfs.17",),
      expect=WRONG, statement=False, corrected=_burnin_corrected, search_budget=600)
@@ -340,12 +340,12 @@ step("sgfs.17.unlikely", claim="sgfs_convergence_criterion", seed=SEED,
      lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= "
          "1",
      rhs="alpha (readings: d0 in [2, 4], alpha in [0.01, 0.05])",
-justification="the components of the window mean have a large mean far from the mode",
+     justification="the components of the window mean have a large mean far from the mode",
      check=_unlikely, expect=WRONG)
 step("sgfs.17.n", claim="sgfs_convergence_criterion", seed=SEED,
      location="§2.3.2, 'A reasonable choice would be 1/k, so that the process is given enough "
               "iterates to explore the posterior'", relation="<=",
-lhs="corr(theta_0, theta_n), n = 1/k",
+     lhs="corr(theta_0, theta_n), n = 1/k",
      rhs="tau (reading: tau in [0.05, 0.5])", justification="—", check=_window_length, expect=WRONG,
      corrected=_window_length_corrected)
 step("osgfs.optimal", claim="sgfs_conclusion", seed=SEED,

@@ -759,16 +759,16 @@ step("lmm.em", claim=C, seed=SEED,
 step("lmm.cost.em", claim=C, seed=SEED,
      location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' (p, q "
               "fixed, N -> infinity)", relation="<=",
-lhs="multiplications of one EM iteration / (max(q, p) N) at 2N",
+     lhs="multiplications of one EM iteration / (max(q, p) N) at 2N",
      rhs="its value at N", justification="operation count", check=_cost_em(True), expect=VALID)
 step("lmm.cost.em.q", claim=C, seed=SEED,
      location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
 "(q growing with N: small clusters)", relation="<=", lhs="multiplications of one EM iteration",
-rhs="12 max(q, p) N",
+     rhs="12 max(q, p) N",
      justification="operation count", check=_cost_em(False), expect=WRONG,
      corrected=_cost_em_corrected)
 step("lmm.em.cheaper", claim=C, seed=SEED,
      location="§3.3.2.2, 'For large N, the EM algorithm can be much more efficient than first "
               "order and quasi-Newton methods per iteration'", relation="<=",
-lhs="N x (EM count / gradient count), N >= max(p, q)^3",
+     lhs="N x (EM count / gradient count), N >= max(p, q)^3",
      rhs="2", justification="operation counts", check=_em_cheaper, expect=VALID)

@@ -160,7 +160,7 @@ def _eq4_subset():
         v, eq4 = _subset_variance(H12_X, S, False)
         rows.append(({"data (x - theta)": list(H12_X), "N": len(H12_X), "|S|": S, "exact": str(v),
                       "factor (N - |S|)/(N - 1)": str(Fraction(len(H12_X) - S, len(H12_X) - 1))},
-                      float(v), float(eq4)))
+                     float(v), float(eq4)))
     o = instance_check(rows, "<=", 1e-12, printed="=",
                        describe="exact covariance over all subsets against (N^2/|S|) "
                                 "C", complete=True)
@@ -865,7 +865,7 @@ step("sgfs.dhd", claim="sgfs_exact_noise", seed=SEED,
 step("hier.conjugate", claim="hierarchical_model", seed=SEED,
      location="§3.2, 'the sampling of mu and Sigma is done directly using the "
               "conjugate prior property'", relation="=",
-              lhs="log p(mu, Sigma | theta_1..K) + const",
+     lhs="log p(mu, Sigma | theta_1..K) + const",
      rhs="log NIW(mu, Sigma; updated parameters)", justification="normal-inverse-Wishart conjugacy",
      check=_conjugate,
      expect=EXACT, search_budget=300)
@@ -879,8 +879,8 @@ step("glmm.laplace", claim=G3, seed=SEED,
 step("glmm.gh", claim=G3, seed=SEED,
      location="§3.3.3.1, Gauss-Hermite, 'If f(x) is a polynomial of degree <= 2n-1, this "
               "approximation is exact'", relation="=",
-              lhs="n-point Gauss-Hermite rule on x^m, m <= 2n - 1",
-              rhs="int x^m e^(-x^2) dx",
+     lhs="n-point Gauss-Hermite rule on x^m, m <= 2n - 1",
+     rhs="int x^m e^(-x^2) dx",
      justification="Gaussian quadrature", check=_gh_exact, expect=EXACT)
 step("glmm.gh.sharp", claim=G3, seed=SEED,
      location="§3.3.3.1, Gauss-Hermite (degree 2n is not exact)", relation="=",

@@ -542,7 +542,7 @@ cert("theorem4.var.2",
      EXACT, IMH,
      rel("V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t) with the O-term Lemma 7's B^2 + "
          "2L B, B = 2 L N r^t (V and ||mu||^2 cancel); violated when lhs > rhs"),
-                     COND_BIAS)
+     COND_BIAS)
 
 _HPQS = {"pi": ["1/2", "3/10", "1/5"], "q": ["1/5", "3/10", "1/2"], "s": ["1", "-1/2", "1/4"]}
 cert("statements.theorem3_bias_conditional",
@@ -1216,7 +1216,7 @@ cert("theorem4.statement",
      rel("E[||g_t,pMCSA||^2 | F_t-1] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2; the left "
          "side does not depend on t, so compared with the right side's limit t -> oo; violated "
          "when lhs > rhs"),
-         PMCSA_LIMIT)
+     PMCSA_LIMIT)
 again("theorem4", "Theorem 4 (conditional on F_t-1, its one failing reading): the second moment "
                   "from x* exceeds the bound",
       "§5.1, Theorem 4, read conditionally on F_t-1", of="theorem4.statement")
@@ -1332,10 +1332,10 @@ cert("statements.table4_except_gas",
      "methods'), Table 4",
      {"data set": "yacht",
       "LPD": {"ELBO N=1": "-3.63", "pMCSA": "-3.31", "JSA": "-3.29", "MSC": "-3.25",
-                                   "MSC-RB": "-3.27"}},
+              "MSC-RB": "-3.27"}},
      {"data set": "airfoil",
       "LPD": {"ELBO N=1": "-3.14", "pMCSA": "-2.63", "JSA": "-2.83", "MSC": "-2.77",
-                                     "MSC-RB": "-2.73"}},
+              "MSC-RB": "-2.73"}},
      EXACT, rel(
          "pMCSA's test LPD > every other method's on the row (as printed in Table 4); violated "
          "when it is not"),

@@ -148,8 +148,8 @@ _W_WHY = (
     "to the budget, w* <= k. Range: k from N_min through N_max to 10 N_max, as for chi2. For the "
     "paper's Gaussian pair w* = inf at every iteration (a mean-field q is never wider than a "
     "full-rank pi), so every value of the range reads (iv)'s premise the same way there")
-W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY) for name,
-                fn in _BUDGET_RANGE)
+W_SMALL = tuple(Threshold("w* has become small", f"w*<={name}", fn, _W_Q, _W_WHY)
+                for name, fn in _BUDGET_RANGE)
 
 _CONV_Q = (
     "Kim et al. (NeurIPS 2022), §6.2: 'Clearly, pMCSA successfully converges for the broadest "
@@ -166,8 +166,8 @@ _CONV_WHY = (
     "on that floor (in the stored full run the best run of every scheme ends 0.46-0.79 nat above "
     "KL*; at tau = 0.5 nat 2 of 6400 runs converge and every comparison is 0 vs 0)")
 TAUS = tuple(Threshold("converged", name, fn, _CONV_Q, _CONV_WHY)
-             for name,
-             fn in (("tau=1 nat", lambda k: 1.0), ("tau=max(1,KL*)", lambda k: max(1.0, k)),
+             for name, fn in (("tau=1 nat", lambda k: 1.0),
+                              ("tau=max(1,KL*)", lambda k: max(1.0, k)),
                               ("tau=10max(1,KL*)", lambda k: 10 * max(1.0, k))))
 
 _MOST_Q = (
@@ -451,9 +451,9 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
         rel = claim.quantity(quantity).relation
         obs.append(CheckResult(quantity, "stated",
                                {"scheme": scheme, "phase": phase, "runs": len(runs), "dof": dof,
-                                                    "chi2 (median)": _num(chi2),
-                                                    "w* (median)": _num(w),
-                                                    "delta": delta, "_kind": "obs"},
+                                "chi2 (median)": _num(chi2),
+                                "w* (median)": _num(w),
+                                "delta": delta, "_kind": "obs"},
                                beta, delta, "monte-carlo", rel, stderr=None if se != se else se,
                                primary=premise,
                                reading=joint_name(combo),
@@ -571,7 +571,7 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
             out.append(CheckResult("pmcsa_breadth", "stated",
                                    {"scheme": f"pmcsa vs {other}",
                                     "converged": f"{kp}/{n_p} vs {ko}/{no}",
-                                                               "qualifying": [[kp, n_p], [ko, no]]},
+                                    "qualifying": [[kp, n_p], [ko, no]]},
                                    ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
                                    note=f"fraction of converged runs ({tau_t.name}) "
                                         "over all optimizers and step sizes"))
@@ -921,7 +921,7 @@ def plot_figure1(report, path, dpi=130):
                                   ("msc_benefit", "(ii) MSC no benefit"),
                                   ("mscrb_benefit_chi2_large", "(iii) chi2 large"),
                                   ("mscrb_benefit_chi2_small", "(iii) chi2 small"),
-                                      ("jsa_benefit_while_w_star_large", "(iv)")])
+                                  ("jsa_benefit_while_w_star_large", "(iv)")])
     D = rows[0].get("D")
     fig.suptitle("Gradient variance along MCSA runs (Kim et al., NeurIPS 2022, Figure 1)"
                  + (f", D = {D:g}" if D else "")
@@ -1151,8 +1151,8 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                                               rep.status.strict_only),
                "cell_wall_s": walls,
                "final_readings": dict(rep.readings), "failing_readings": list(rep.failing_readings),
-               "reading_rules": {k: v for k,
-                                 v in rep.status.as_json().items()
+               "reading_rules": {k: v
+                                 for k, v in rep.status.as_json().items()
                                  if k not in ("status", "failing_readings")},
                "degenerate_why": degenerate_reasons(rep.checks, rep.reading_defs),
                "sensitivity": _sensitivity(fig, rep.checks),

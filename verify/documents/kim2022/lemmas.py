@@ -73,7 +73,7 @@ def run_proposition1(grid, seed=0, progress=None):
                                {"D": D, "component": j, "R": grid["R"], "space": tgt.name},
                                float(G[:, j].mean()), grad, "monte-carlo", relation="=",
                                stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])),
-                                   tolerance=1e-6 * max(1, abs(grad)),
+                               tolerance=1e-6 * max(1, abs(grad)),
                                note="MC mean of -s(z), z ~ pi, vs central difference of the "
                                     "closed-form KL"))
     return out
@@ -679,7 +679,7 @@ _READINGS = {
     "table1": tuple(
         Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate O(G^2 "
                       "log T / T) (the column 'Rate' names no quantity)",
-                            meaning, axis="rate of")
+                meaning, axis="rate of")
                     for name, meaning in zip(SGD_READINGS, (
                         "the rate bounds the mean squared distance of the last iterate to lambda*",
                         "the rate bounds the expected optimality gap of the last iterate",
@@ -727,8 +727,8 @@ KEPT_READINGS_REVIEW = {
         "'<=' (equality exactly at pi = q)": (
             "proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is bounded below "
             "exponentially by the inclusive KL'",
-                                              "the statement's own strict '<' rules it out (rule "
-                                              "6)"),
+            "the statement's own strict '<' rules it out (rule "
+            "6)"),
         STRICT: ("Proposition 2: 'exp(d_KL(pi || q(.; lambda))) < w*'",
                  "no sentence rules it out")},
     "lemma1": {
@@ -850,7 +850,7 @@ def _l6():
         w = float((pi / q).max())
         return [("expectation (stated)", emp,
                  _b("lemma6", "expectation", "stated", n=d["n"], w_star=w,
-                                                 eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
+                    eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
     return strat, ev
 
 

@@ -423,7 +423,7 @@ def _eq1_corrected():
             i = int(np.argmax(np.abs(a - c)))
             rows.append(({"M": pi.size, "gamma": gamma, "T": 3, "component": i}, float(c[i]),
                          float(a[i]),
-                          float(np.abs(a).max() + 1.0)))
+                         float(np.abs(a).max() + 1.0)))
     return instance_check(rows, "=", 1e-12,
                           describe="E[lambda_3]: corrected Eq. (1) vs Algorithm 4")
 
@@ -753,11 +753,11 @@ def _l2(which):
             quad = V + float((Eg - mu) @ (Eg - mu)) + 2 * float((Eg - mu) @ mu) + mn ** 2
             cs = V + bias_norm ** 2 + 2 * bias_norm * mn + mn ** 2
             rows.append((par, *{"decomp": (sq, V + float(Eg @ Eg)),
-                               "expand": (V + float(Eg @ Eg), quad),
-                               "cs": (quad, cs),
-                               "bias_def": (cs, V + bias_def ** 2 + 2 * bias_def * mn + mn ** 2),
-                               "mse": (sq, float(p @ ((vals - mu) ** 2).sum(1)) + 2 * bias_def
-                                       * mn + mn ** 2)}[which]))
+                                "expand": (V + float(Eg @ Eg), quad),
+                                "cs": (quad, cs),
+                                "bias_def": (cs, V + bias_def ** 2 + 2 * bias_def * mn + mn ** 2),
+                                "mse": (sq, float(p @ ((vals - mu) ** 2).sum(1)) + 2 * bias_def
+                                        * mn + mn ** 2)}[which]))
         return rows
     return fn
 
@@ -800,8 +800,8 @@ def _l2_bias():
     o = instance_check(_l2("bias_def"), "<=", 1e-12, printed="=")
     return explain(o, why="Bias[g] is defined as E||g - mu||, the line before has ||E g - mu|| <= "
                           "E||g - mu|| (Jensen): ",
-                      correction="'<=' (or define Bias[g] = ||E g - mu||, which the proofs "
-                                 "use)", status=LOOSE)
+                   correction="'<=' (or define Bias[g] = ||E g - mu||, which the proofs "
+                              "use)", status=LOOSE)
 
 
 step("lemma2.4", claim="lemma2", seed=SEED, location="App. D proof of Lemma 2, line 5",
@@ -942,11 +942,11 @@ def _t2_sign():
     printed = -((NN - 1) * mu) / NN + s[x] / NN
     return Outcome(
         WRONG, "the current-state term carries the wrong sign: with q = pi, E[g | z_t-1] differs",
-                   counterexample={"at": {"pi": "q = (0.2, 0.3, 0.5)", "s": [1.0, -0.5, 0.25],
-                                          "N": NN, "z_t-1": x},
-                                   "lhs": printed, "rhs": correct},
-                   correction="g = -sum_{n>=2} wbar_n s(z^(n)) - wbar_1 s(z_t-1)",
-                   method="instances")
+        counterexample={"at": {"pi": "q = (0.2, 0.3, 0.5)", "s": [1.0, -0.5, 0.25],
+                               "N": NN, "z_t-1": x},
+                        "lhs": printed, "rhs": correct},
+        correction="g = -sum_{n>=2} wbar_n s(z^(n)) - wbar_1 s(z_t-1)",
+        method="instances")
 
 
 def _t2_est_corrected():
@@ -1041,12 +1041,12 @@ def _t2_lemma3_qdef():
     return Outcome(
         WRONG, "the kernel's weights are pi/q_def: their variance is chi2(pi || q_def), not "
                "chi2(pi || q)",
-                   counterexample={"at": {"pi": list(pi), "q": list(q),
-                                          "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
-                                   "rhs": rhs},
-                   correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only "
-                              "without a defensive mixture",
-                   method="instances")
+        counterexample={"at": {"pi": list(pi), "q": list(q),
+                               "q_def": "0.7 q + 0.3 uniform"}, "lhs": lhs,
+                        "rhs": rhs},
+        correction="V_{q_def}[w] = chi2(pi || q_def); equal to chi2(pi || q) only "
+                   "without a defensive mixture",
+        method="instances")
 
 
 def _t2_lemma3_corrected():
@@ -1148,9 +1148,9 @@ def _t2_bias():
                        describe="conditional bias given F_t-1 at the worst state")
     return explain(o, why="conditional on F_t-1 the bias is that of one CIS step from z_t-1 and "
                           "does not decay in t: ",
-                      correction="a bias bound uniform in the state (one step), e.g. 2 L "
-                                 "d_TV(K(z_t-1,.), pi); gamma^(t-1) needs the unconditional "
-                                 "reading")
+                   correction="a bias bound uniform in the state (one step), e.g. 2 L "
+                              "d_TV(K(z_t-1,.), pi); gamma^(t-1) needs the unconditional "
+                              "reading")
 
 
 def _t2_bias_corrected():
@@ -1182,13 +1182,13 @@ def _t2_combine():
     return Outcome(
         WRONG, f"MSE + 2 L Bias exceeds the printed bracket by {sp.sstr(d)} > 0 (a factor 2 "
                f"dropped)",
-                   counterexample={"at": {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma^(t-1)": 1},
-                                   "lhs": float(
-                                       mse_plus_bias.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1})),
-                                   "rhs": float(printed.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1}))},
-                   correction="4L^2 [chi2/(N-1) + 2 (chi2 + 1 + w*) gamma^(t-1)/(N-1) + O(N^-3/2)] "
-                              "+ ||mu||^2",
-                   method="symbolic")
+        counterexample={"at": {"N": 2, "L": 1, "chi2": 1, "w_star": 1, "gamma^(t-1)": 1},
+                        "lhs": float(
+                            mse_plus_bias.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1})),
+                        "rhs": float(printed.subs({NN: 2, LL: 1, ch: 1, ws: 1, gm: 1}))},
+        correction="4L^2 [chi2/(N-1) + 2 (chi2 + 1 + w*) gamma^(t-1)/(N-1) + O(N^-3/2)] "
+                   "+ ||mu||^2",
+        method="symbolic")
 
 
 _T2_DOM = {_NN2: N_REAL, _LL2: POS_DOM, _CH2: Real(0.0, 1e12), _WS2: W_DOM, _GM2: U_DOM}
@@ -1338,8 +1338,8 @@ def _l4(which):
             for x in range(pi.size):
                 lam = F.imh_lambda(pi, q, float(ww[x]), "q")
                 rows.append(({"M": pi.size, "w": float(ww[x]), "w_star": ws},
-                              *((max(1 - 1 / ww[x], 0),
-                                 lam) if which == "lower" else (lam, 1 - 1 / ws))))
+                             *((max(1 - 1 / ww[x], 0),
+                                lam) if which == "lower" else (lam, 1 - 1 / ws))))
         return instance_check(rows, "<=", tol=1e-12,
                               describe="lambda integrated against q, every state")
     return fn
@@ -1365,9 +1365,9 @@ def _l5_step():
     return Outcome(
         WRONG, f"Lemma 4's bound r >= lambda(v) holds only for v <= w*; on (w*, oo) lambda(v) = 1 "
                f"- 1/v. At w = w*, n = 2: lhs - rhs = {sp.sstr(d)} > 0",
-                   counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
-                                   "rhs": float(rhs.subs(w, 2))},
-                   correction=L5_CORRECTION, method="symbolic")
+        counterexample={"at": {"n": 2, "w": "w* = 2"}, "lhs": float(lhs.subs(w, 2)),
+                        "rhs": float(rhs.subs(w, 2))},
+        correction=L5_CORRECTION, method="symbolic")
 
 
 L5_CORRECTION = "T_n(w) <= n r^(n-1) (1/w - 1/w*) + 1 - r^n  (lambda(v) = 1 - 1/v for v >= w*)"
@@ -1590,12 +1590,12 @@ def _l7_def():
     return Outcome(
         WRONG, "Bias is defined as E||g_hat - E_Pi g|| but the proof bounds ||E g_hat - E_Pi g||; "
                "the former does not vanish at stationarity",
-                   counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]},
-                                   "lhs": as_defined,
-                                   "rhs": used},
-                   correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the "
-                              "theorems use)",
-                   method="instances")
+        counterexample={"at": {"n": 200, "M": 3, "w_star": 10, "g": [1, -1, 0.5]},
+                        "lhs": as_defined,
+                        "rhs": used},
+        correction="define Bias[g_hat] = ||E g_hat - E_Pi g|| (as the proof and the "
+                   "theorems use)",
+        method="instances")
 
 
 def _tv_vs_geometric(defaults, step_key):
@@ -1656,7 +1656,7 @@ def _l7_statement():
     return explain(o, why="with Bias as defined (E||g_hat - E_Pi g||) the bound fails: the "
                           "expected norm does not vanish at stationarity; it holds for ||E g_hat - "
                           "E_Pi g||, and then sqrt(D) is unnecessary: ",
-                      correction="||E g_hat - E_Pi g|| <= 2 L C rho^n")
+                   correction="||E g_hat - E_Pi g|| <= 2 L C rho^n")
 
 
 def _l7_corrected():
@@ -1686,9 +1686,9 @@ step("lemma7.2", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, l
      relation="<=", lhs="||x||_2",
      rhs="sqrt(D) ||x||_inf", justification="norm inequality",
      check=lambda: sym_le(sp.sqrt(sp.Symbol("x1") ** 2 + sp.Symbol("x2") ** 2),
-                           sp.sqrt(2) * sp.Max(sp.Abs(sp.Symbol("x1")), sp.Abs(sp.Symbol("x2"))),
-                           domain={sp.Symbol("x1"): Real(-1e6, 1e6),
-                                   sp.Symbol("x2"): Real(-1e6, 1e6)}), expect=VALID)
+                          sp.sqrt(2) * sp.Max(sp.Abs(sp.Symbol("x1")), sp.Abs(sp.Symbol("x2"))),
+                          domain={sp.Symbol("x1"): Real(-1e6, 1e6),
+                                  sp.Symbol("x2"): Real(-1e6, 1e6)}), expect=VALID)
 step("lemma7.3", claim="lemma7", seed=SEED, location="App. D proof of Lemma 7, lines 3-4",
      relation="=",
      lhs="L sup_{|h|<=1} |E_P h - E_Pi h|", rhs="2 L d_TV(P^n, Pi)",
@@ -1721,9 +1721,9 @@ def _t3_def():
     o = instance_check(rows, "=", tol=1e-12,
                        describe="law of JSA's (z^(1..N)) vs the product of its marginals")
     return explain(o, why="JSA's N states form one Markov path, not independent draws: ",
-                      correction="P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) "
-                                 "K(z'^(1), dz'^(2)) ... (a path law); its stationary law is the "
-                                 "path law of K, not pi^N")
+                   correction="P^k(eta, d eta') = int K^(N(k-1))(z^(N), dx) K(x, dz'^(1)) "
+                              "K(z'^(1), dz'^(2)) ... (a path law); its stationary law is the "
+                              "path law of K, not pi^N")
 
 
 def _t3_def_corrected():
@@ -1814,7 +1814,7 @@ def _sup_vs_sum(corrected=False):
                            describe="a common A against each term's own set")
         return explain(o, why="sup over one common A of the sum is at most the sum of the sups, "
                               "with '<' when the terms need different sets (M >= 3): ",
-                          correction="'<='", status=LOOSE)
+                       correction="'<='", status=LOOSE)
     return fn
 
 
@@ -1921,8 +1921,8 @@ def _t3_cond_bias(scheme):
                        describe="Bias^2 + 2L Bias conditional on F_t-1 vs Lemma 7 with t steps")
     return explain(o, why="E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t "
                           "steps from eta_0 bounds the unconditional bias: ",
-                      correction="one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n "
-                                 "(JSA), <= 2 L r (pMCSA)")
+                   correction="one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n "
+                              "(JSA), <= 2 L r (pMCSA)")
 
 
 def _jsa_terms_all(K, s, NN):
@@ -2030,7 +2030,7 @@ def _t3_assumption3():
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "N": NN, "x": x},
                              float((a * (q @ s ** 2) + b * s[x] ** 2).sum()) / NN ** 2,
-                                 float((a + b).sum()) * L_ ** 2 / NN ** 2))
+                             float((a + b).sum()) * L_ ** 2 / NN ** 2))
     return instance_check(rows, "<=", tol=1e-12)
 
 
@@ -2072,7 +2072,7 @@ def _t3_laurent():
     if sp.simplify(ser - (N ** 2 / 2 + sp.Rational(3, 2) * N)) != 0:
         return Outcome(
             WRONG, f"the w* -> oo limit of the sum is {sp.sstr(sp.factor(ser))}, not N^2/2 + 3N/2",
-                       method="symbolic", established_by="proof")
+            method="symbolic", established_by="proof")
     rows = []
     for NN in free("N", (1, 2, 10, 100), Int(1, 10 ** 4, log=True)):
         for wv in free("w_star", (1.0, 1.5, 10.0, 1e6), W_DOM):
@@ -2413,7 +2413,7 @@ step("theorem3.statement", claim="theorem3", seed=SEED, location="§4.3 Theorem 
          WRONG, "fails conditionally on F_t-1 at high-weight states for large t (exact "
                 "counterexamples in `python -m verify theorem3`); the variance part survives only "
                 "because the stated 1/2 + 3/(2N) exceeds the trivial 1/N",
-                 correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
+         correction="L^2/N + C_cov + (||mu|| + (2L/N) sum_n r^n)^2"),
      depends=("theorem3.var.3", "theorem3.var.7", "theorem3.var.9"), expect=WRONG, statement=True,
      reading=CONDITIONAL,
      corrected=_t3_statement_corrected, search_budget=500)
@@ -2680,8 +2680,8 @@ step("theorem4.statement", claim="theorem4", seed=SEED, location="§5.1 Theorem 
      check=fixed(
          WRONG, "fails conditionally on F_t-1 when the chains sit at high-weight states and t is "
                 "large (exact counterexamples in `python -m verify theorem4`)",
-                 correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",),
-                 expect=WRONG,
+         correction="L^2 (1 + r)/N + (||mu|| + 2 L r)^2"), depends=("theorem4.var.2",),
+     expect=WRONG,
      statement=True, reading=CONDITIONAL, corrected=_t4_statement_corrected, search_budget=1200)
 step("theorem3.orate", claim="theorem3", seed=SEED,
      location="App. D proof of Thm 3, 'the bias terms decreases in a rate of r^(tN)'",
@@ -2925,7 +2925,7 @@ def _t3_discussion():
     rows.append(({"w_star": 100, "N": 50, "pi": [0.5, 0.5], "q": [0.005, 0.995], "s": [1, -1],
                   "z_t-1": "w*",
                   "lhs": "exact (1/N^2) sum_n V[s(z_t^(n)) | F_t-1]"}, m.variance - m.c_cov,
-                  0.5 + 1.5 / 50))
+                 0.5 + 1.5 / 50))
     return first_failing(
         rows, ">=", 1e-12, "L = 1, C_cov = 0",
         why=("the 1/2 is an artefact of the Laurent step taken at fixed N as w* -> oo (it "
@@ -2967,8 +2967,8 @@ def _table4_dim():
     table4 = (("yacht", 287, 6, 277), ("airfoil", 353, 6, 1352), ("boston", 472, 13, 455),
               ("energy", 703, 8, 691),
               ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
-    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4)) for name,
-            dl, dx,
+    rows = [({"data set": name, "D_x": dx, "N_train": nt}, float(dl), float(nt + dx + 4))
+            for name, dl, dx,
             nt in table4]
     return first_failing(
         rows, "=", 0.0, "Table 4 rows",
@@ -3015,7 +3015,7 @@ def _alg2_proposals():
             rows.append(({"pi": [round(float(v), 6) for v in pi],
                           "q": [round(float(v), 6) for v in q], "N": NN,
                           "entry": "K(z*, z*), z* of weight w*"}, float(as_printed[x, x]),
-                          float(analysed[x, x])))
+                         float(analysed[x, x])))
     return first_failing(
         rows, "=", 1e-12, "exact CIS kernels: N + 1 particles vs N particles",
         why=("Algorithm 2 as printed is the CIS kernel with N + 1 particles (its rate would be "
@@ -3040,8 +3040,8 @@ def _gamma_rate():
         o.counterexample = {"at": rows[0][0], "lhs": rows[0][1], "rhs": rows[0][2]}
     return explain(o, why="gamma exceeds Theorem 1's rate (2w* - 1)/(2w* + N - 2) of the same "
                           "kernel by 1/(2w* + N - 2); at N = 2 gamma = 1, no contraction at all: ",
-                      correction="'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) "
-                                 "(Theorem 1)", status=LOOSE)
+                   correction="'a' (looser) rate; the kernel's rate is 1 - (N-1)/(2w* + N - 2) "
+                              "(Theorem 1)", status=LOOSE)
 
 
 def _duchi_cancels():
@@ -3081,7 +3081,7 @@ def _pmcsa_rejections():
         rows.append(({"pi": [0.5, 0.5], "q": [0.25, 0.75], "s": [1, -1], "N": NN,
                       "states": "all chains at state 1"},
                      F.moments_pmcsa(K, s, np.zeros(NN, int)).variance,
-                         F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
+                     F.moments_pmcsa(exact_pi, s, np.zeros(NN, int)).variance))
     return first_failing(
         rows, "=", 1e-12, "exact conditional variances",
         why=("independence removes the cross-covariances, not the effect of rejections on each "
@@ -3110,7 +3110,7 @@ def _duchi_corrected():
         return (_T4_L ** 2 * (2 - 1 / _T4_W) / NN + mu_ ** 2) / (-sp.log(1 - 1 / _T4_W))
     return sym_le(factor(_T4_N + 1), factor(_T4_N),
                   domain={_T4_N: N_REAL, _T4_W: Real(1 + 1e-9, 1e12, log=True),
-                                                            _T4_L: POS_DOM, mu_: Real(0.0, 1e9)})
+                          _T4_L: POS_DOM, mu_: Real(0.0, 1e9)})
 
 
 def _rejections_corrected():

@@ -231,7 +231,7 @@ def _ccov():
                 m = F.moments_jsa(K, s, x, int(N))
                 rows.append(({"M": pi.size, "N": int(N), "z_t-1": x,
                               "w_star": 1 / max(1e-300, 1 - _r(pi, q))},
-                              m.c_cov, 0.0, max(1e-300, m.second)))
+                             m.c_cov, 0.0, max(1e-300, m.second)))
     return instance_check(rows, ">=", tol=64 * U * 64, describe="C_cov given z_t-1, every start")
 
 
@@ -388,7 +388,7 @@ def _jsa_bias_conditional():
             rows.append(({"pi": _p(H_PI), "q": _p(H_Q), "s": _p(H_S), "r": r, "N": N, "t": t,
                           "z_t-1^(N)": "x*",
                           "(2L/N) sum_n r^n": 2 * L / N * sum(r ** n for n in range(1, N + 1))}, b,
-                          rhs))
+                         rhs))
     return first_failing(
         rows, "<=", 1e-12, "Bias[g_t,JSA | F_t-1] vs (2L/N) C(r, N) r^(tN)",
         why=("conditionally on F_t-1 the bias is a one-iteration quantity, the same at every t: "
@@ -564,7 +564,7 @@ step("statements.tighter_variance_part", claim=CLAIM, seed=SEED,
      check=lambda: sym_le((2 - 1 / _W) / _N2,
                           sp.Min(1, sp.Rational(1, 2) + sp.Rational(3, 2) / _N2), symbols=[_N2, _W],
                           domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}),
-                          expect=VALID,
+     expect=VALID,
      reading=VARIANCE_PART)
 
 
@@ -624,7 +624,7 @@ step("statements.theorem1_marginal", claim="theorem1", seed=SEED,
      check=lambda: sym_le(1 - (_N2 - 1) / (2 * _W), 1 - (_N2 - 1) / (2 * _W + _N2 - 2),
                           symbols=[_N2, _W],
                           domain={_N2: Int(2, 10 ** 4, log=True), _W: Real(1.0, 1e12, log=True)}),
-                          expect=VALID)
+     expect=VALID)
 
 
 def meanfield_optimum_gap(Sigma) -> float:
@@ -810,7 +810,7 @@ def _rho_influence():
                    f"remark: on the toy chain the influence of rho on the error itself is of order "
                    f"1/T (rho = {rho}, T = {T}: T Delta_T = {td:.6g}, limit 2 rho tr Sigma/(1 - "
                    f"rho) = {2 * rho * tr / (1 - rho):.6g})",
-                   method="none")
+        method="none")
 
 
 step("statements.mcgd_rho_influence", claim=CLAIM, seed=SEED,
@@ -1049,8 +1049,8 @@ def _table3_gas():
     o = instance_check(rows, "<=", tol=PRINTED, describe="Table 3, gas", complete=True)
     return explain(o, why="pMCSA is not bolded on gas while both ELBO columns are: by Table 3's "
                           "own criterion it is distinguishable from the best there: ",
-                      correction="'on gas pMCSA is 0.22 nat below ELBO (N = 10) and 0.03 below "
-                                 "ELBO (N = 1)'")
+                   correction="'on gas pMCSA is 0.22 nat below ELBO (N = 10) and 0.03 below "
+                              "ELBO (N = 1)'")
 
 
 step("statements.table3_gas", claim=CLAIM, seed=SEED, location="§6.3, Results", relation="<=",
@@ -1122,7 +1122,7 @@ def _table4_except_gas():
         best = max(others, key=others.get)
         rows.append(({"data set": ds, "pMCSA": p, "best other": best, "its LPD": others[best],
                       "higher than pMCSA": sorted(c for c, v in others.items() if v > p)}, p,
-                      others[best]))
+                     others[best]))
     return first_failing(
         rows, ">", 0.0, "Table 4, every row but gas",
         why=("on yacht pMCSA has the lowest test LPD of the four MCSA methods (-3.31 against MSC "
@@ -1217,8 +1217,8 @@ def _s7_literal():
     o = instance_check(rows, "=", tol=1e-15)
     return explain(o, why="with sigma the variance, as the parenthesis defines it, sigma^2/N is "
                           "V_pi[s]^2/N, not the variance V_pi[s]/N of pMCSA at stationarity: ",
-                      correction="'sigma^2/N (sigma^2 is the variance of the score over the "
-                                 "posterior)'")
+                   correction="'sigma^2/N (sigma^2 is the variance of the score over the "
+                              "posterior)'")
 
 
 step("statements.s7_sigma", claim=CLAIM, seed=SEED, location="§7, Beyond the KL Divergence",
@@ -1296,8 +1296,8 @@ def _appc1_relu():
     return explain(o, why="the printed output layer ReLU(W_2 z) is never negative: on "
                           "z-standardised targets no weights fit better than mean(y^2 1{y < 0}), "
                           "worse than a straight line: ",
-                      correction="y_hat = W_2 z (+ b_2): a linear output layer, as in "
-                                 "Hernandez-Lobato & Adams (2015)")
+                   correction="y_hat = W_2 z (+ b_2): a linear output layer, as in "
+                              "Hernandez-Lobato & Adams (2015)")
 
 
 step("statements.appc1_relu", claim="experiments", seed=SEED, location="App. C.1, the BNN model",
@@ -1321,9 +1321,9 @@ step("statements.appc2_wording", claim="experiments", seed=SEED,
                 "student-t(f(x_i), sigma_y, nu) on a latent GP f, not a Student-t prior; the "
                 "heading says 'Logistic Regression' while the model and §6.4 are regression with "
                 "real-valued targets (minor: wording)",
-                 correction="'robust Gaussian process regression with a Student-t likelihood and a "
-                            "latent Gaussian process prior'; heading 'Robust Gaussian Process "
-                            "Regression'"), expect=WRONG)
+         correction="'robust Gaussian process regression with a Student-t likelihood and a "
+                    "latent Gaussian process prior'; heading 'Robust Gaussian Process "
+                    "Regression'"), expect=WRONG)
 
 
 # ========================================================================= App. D: 'pMCSA, is
@@ -1416,10 +1416,10 @@ step("statements.mixing_improves", claim=CLAIM, seed=SEED, location="§5.1, Disc
                 "global mixing rate never improves (the stored full Figure 1 run has w* = inf at "
                 "every recorded iteration of every scheme).  With a family that contains pi (w* -> "
                 "1 as q -> pi) the sentence holds",
-                 correction="'the mixing rate improves as MCSA converges when the variational "
-                            "family can match pi's tails; "
-                            "under misspecification w* can stay infinite'"),
-                            depends=("statements.wstar_meanfield",),
+         correction="'the mixing rate improves as MCSA converges when the variational "
+                    "family can match pi's tails; "
+                    "under misspecification w* can stay infinite'"),
+     depends=("statements.wstar_meanfield",),
      expect=WRONG, reading=MISSPECIFIED)
 
 step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relation="<",
@@ -1433,8 +1433,8 @@ step("statements.qdef_benefit", claim=CLAIM, seed=SEED, location="§4.1", relati
                 "keeps w* <= sup(pi/nu)/(1 - alpha) < oo (statements.qdef_w_star), r < 1: the "
                 "benefit does not vanish as lambda converges.  With a family that contains pi the "
                 "plain kernel's r -> 0 and the benefit does vanish",
-                 correction="'this benefit vanishes as lambda converges when q(.; lambda) can "
-                            "match pi's tails'"),
+         correction="'this benefit vanishes as lambda converges when q(.; lambda) can "
+                    "match pi's tails'"),
      depends=("statements.wstar_meanfield", "statements.qdef_w_star"), expect=WRONG,
      reading=MISSPECIFIED)
 
@@ -1472,8 +1472,8 @@ def _acceleration(k):
     def check():
         rows = []
         for tau, (t8, t128) in FIG1_REACH["pmcsa"].items():
-            others = {s: round(v[tau][0] / v[tau][1], 4) for s,
-                      v in FIG1_REACH.items() if s != "pmcsa"}
+            others = {s: round(v[tau][0] / v[tau][1], 4)
+                      for s, v in FIG1_REACH.items() if s != "pmcsa"}
             rows.append(({"scheme": "pMCSA", "tau": tau, "iterations at N = 8": t8,
                           "at N = 128": t128,
                           "speed-up of the other schemes": others, "k": k}, t8 / t128, float(k)))
@@ -1483,8 +1483,8 @@ def _acceleration(k):
         return explain(o, why=f"on the paper's own §6.2 problem a 16-fold budget speeds pMCSA's "
                               f"convergence up by 1.71-1.90x (the other schemes 1.18-1.26x): "
                               f"below k = {k:g}: ",
-                          correction="'increasing N accelerates convergence (1.7-1.9x over N = 8 "
-                                     "to 128 on §6.2's problem)'")
+                       correction="'increasing N accelerates convergence (1.7-1.9x over N = 8 "
+                                  "to 128 on §6.2's problem)'")
     return check
 
 

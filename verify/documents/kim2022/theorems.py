@@ -65,7 +65,7 @@ def _cis_mixing_checks(claim, grid, forms):
                     out.append(CheckResult("mixing", form,
                                            {"N": N, "w_star": w, "k": k,
                                             "space": f"finite M={grid['M']}",
-                                                            "start": "worst of all states"},
+                                            "start": "worst of all states"},
                                            emp, b, "exact",
                                            tolerance=_tol(emp, b, err=k * err * grid["M"])))
     return out
@@ -85,8 +85,8 @@ def _weightline_cis_checks(claim, grid, forms):
                     b = _b(claim, "mixing", form, N=N, w_star=float(res.w_star), k=k)
                     out.append(CheckResult("mixing", form,
                                            {"N": N, "w_star": float(res.w_star), "k": k,
-                                                            "space": f"N(0,I_{D}) vs N(0,{s:g}^2 "
-                                                                     f"I)", "start": "worst"},
+                                            "space": f"N(0,I_{D}) vs N(0,{s:g}^2 "
+                                                     f"I)", "start": "worst"},
                                            float(res.tv[k - 1]), b, "exact",
                                            tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
                                            note=res.method))
@@ -188,7 +188,7 @@ def _mc_moment_checks(claim, scheme_name, grid, seed, quantities=("second_moment
                 if "variance" in quantities:
                     emp, se = (est.diag_var,
                                est.diag_var_se) if est.diag_var is not None else (est.variance,
-                                                                                                est.variance_se)
+                                                                                  est.variance_se)
                     forms = (("stated", "explicit",
                               "moment") if label == "student-t" else ("moment",))
                     out += _moment_checks(claim, "variance", emp, {**base, "t": 1}, forms,
@@ -268,15 +268,15 @@ KEPT_READINGS_REVIEW = {
         AS_DEFINED: (
             "Theorem 3: 'JSA ... is obtained by defining P^k(eta, d eta') = K^(N(k-1)+1)(z^(1), "
             "dz'^(1)) ...'",
-                     "no sentence rules it out"),
+            "no sentence rules it out"),
         CONDITIONAL: ("Theorem 3: 'E[||g_t,JSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
                       "the proof's 'the bias terms decreases in a rate of r^(tN)' is false under "
                       "it (theorem3.var.3)"),
         UNCONDITIONAL: (
             "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in a rate of "
             "r^(tN)' (Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
-                        "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' "
-                        "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
+            "the proof's own reading of the O(r^(tN)) term; the statement's '| F_t-1' "
+            "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem4": {
         CONDITIONAL: ("Theorem 4: 'E[||g_t,pMCSA||_2^2 | F_t-1] <= ...'; " + F_T_DEF,
                       "the proof's 'the bias terms decreases in a rate of r^t' is false under it "
@@ -284,8 +284,8 @@ KEPT_READINGS_REVIEW = {
         UNCONDITIONAL: (
             "proof of Theorem 4: 'As shown in Lemma 7, the bias terms decreases in a rate of r^t' "
             "(Lemma 7: eta ~ P^n(eta_0, .), n steps from eta_0)",
-                        "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' "
-                        "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
+            "the proof's own reading of the O(r^t) term; the statement's '| F_t-1' "
+            "contradicts it (rule 1: both kept, recorded once at theorem3.var.3)")},
     "theorem2": {APPENDIX: ("App. D, Theorem 2 with its O-terms", "no sentence rules it out"),
                  MAIN_TEXT: ("§4.2, Theorem 2 without them", "no sentence rules it out")},
 }
@@ -561,9 +561,9 @@ def run_theorem4(grid, seed=0, progress=None):
                     b = _b("theorem4", "mixing", "explicit", N=1, w_star=float(res.w_star), k=k)
                     out.append(CheckResult("mixing", "explicit",
                                            {"N": 1, "w_star": float(res.w_star), "k": k,
-                                                                  "space": f"N(0,I_{D}) vs "
-                                                                           f"N(0,{s:g}^2 I)",
-                                                                      "start": start},
+                                            "space": f"N(0,I_{D}) vs "
+                                                     f"N(0,{s:g}^2 I)",
+                                            "start": start},
                                            float(res.tv[k - 1]), b, "exact",
                                            tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
                                            note="Eq. (7) d_TV(K^k(z,.), pi) <= r^k, one chain (N = "
@@ -630,10 +630,10 @@ _READINGS["theorem3"] = (
             axis="mixing law"),
 ) + _conditioning_readings(
     "E[||g_t,JSA||^2 | F_{t-1}] <= L^2 [1/2 + 3/(2N) + O(1/w* + r^(tN))] + C_cov + ||mu||^2",
-                           "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in "
-                           "a rate of r^(tN)'",
-                           "; the 'explicit' form is reported but rests on Lemma 6, which fails "
-                           "for n >= 2")
+    "proof of Theorem 3: 'As shown in Lemma 7, the bias terms decreases in "
+    "a rate of r^(tN)'",
+    "; the 'explicit' form is reported but rests on Lemma 6, which fails "
+    "for n >= 2")
 
 _READINGS["theorem4"] = _conditioning_readings(
     "E[||g_t,pMCSA||^2 | F_{t-1}] <= L^2 [1/N + (1/N)(1 - 1/w*)] + O(r^t) + ||mu||^2",
@@ -790,11 +790,11 @@ def _t3():
                  "<=", TOL),
                 ("second_moment (explicit)", m.second,
                  _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
-                                                          t=d["t"], L=1.0, mu_norm=mu, D=1,
-                                                          c_cov=m.c_cov), "<=", TOL),
+                    t=d["t"], L=1.0, mu_norm=mu, D=1,
+                    c_cov=m.c_cov), "<=", TOL),
                 ("variance (explicit)", m.variance,
                  _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
-                                                       c_cov=m.c_cov), "<=", TOL)]
+                    c_cov=m.c_cov), "<=", TOL)]
     return strat, ev
 
 
@@ -821,8 +821,8 @@ def _t4():
         mu = min(1.0, float(abs(pi @ s[:, 0])))
         out = [("second_moment (explicit)", m.second,
                 _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
-                                                         t=d["t"], L=1.0, mu_norm=mu, D=1), "<=",
-                                                         TOL)]
+                   t=d["t"], L=1.0, mu_norm=mu, D=1), "<=",
+                TOL)]
         if pi.size ** N <= 729:
             Kk = np.linalg.matrix_power(K, d["k"])
             tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
