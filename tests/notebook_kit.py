@@ -9,9 +9,10 @@ the tests is a predicate on that probe with a *plant*, a wrong value that it mus
 nbclient's limit is on one cell (``CELL_TIMEOUT`` seconds without the cell finishing); there is no
 limit on a whole notebook, so a slow or busy machine only makes the run longer.  Notebooks used to
 be driven from the test process itself, where Jupyter's messaging stalled now and then after the
-rest of the suite had run (the kernel idle with every cell run, the client waiting); a run that
-makes no progress for a whole cell timeout, or whose kernel dies, is repeated once in a fresh
-process and said on stderr.  A cell that raises, or a wrong probe, is never retried.
+rest of the suite had run (the kernel idle with every cell run, the client waiting), and they
+still do now and then; a run that makes no progress (the kernel idle for 30 s with a cell
+pending, tests/_nbrun.py; or a whole cell timeout), or whose kernel dies, is repeated once in a
+fresh process and said on stderr.  A cell that raises, or a wrong probe, is never retried.
 
 An execution is kept (:func:`_stored_run`) beside the docs build's jupyter-cache, in the directory
 named by the digest of the packages' code and the numerical libraries' versions
