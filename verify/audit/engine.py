@@ -110,9 +110,7 @@ class Step:
 
     @property
     def digest(self) -> str:
-        """Digest of the code this step's outcome depends on
-        (:func:`verify.audit.cache.step_digest`).
-        """
+        """Return the digest of the code the outcome depends on (``cache.step_digest``)."""
         if self._digest is None:
             from .cache import step_digest
 
@@ -129,9 +127,7 @@ class Step:
         return Outcome.from_json(o.to_json())  # what the cache gives back, to the last bit
 
     def run(self) -> Outcome:
-        """The outcome: from the cache when the stored digest matches, else computed (and
-        cached).
-        """
+        """Return the outcome: stored when the stored digest matches, else computed and stored."""
         if self._outcome is None:
             from . import cache
 
@@ -150,8 +146,9 @@ CACHE = {"read": True, "write": True}
 
 
 def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
-    """Attach the correction's check to the step's outcome; withdraw a correction the search
-    breaks.
+    """Attach the correction's check to the step's outcome.
+
+    A correction that the search breaks is withdrawn.
     """
     if c.status in (EXACT, VALID, LOOSE):
         how = {"proof": "proved", "search": "survived the adversarial search"}.get(
@@ -181,9 +178,50 @@ STEPS: dict[str, Step] = {}
 def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
          expect="", statement=False, reading="", search_examples=None, search_budget=None,
          corrected=None) -> Step:
-    """Declare one displayed step (see :class:`Step`); ``corrected`` checks the correction.
+    """Declare one displayed step of a derivation (see :class:`Step`).
 
-    Every argument after ``id`` is a keyword.
+    Parameters
+    ----------
+    id : str
+        Unique, e.g. ``"theorem3.var.6"``.
+    claim : str
+        The claim (or definition) the step belongs to.
+    seed : str
+        The document's key in the bibliography (:mod:`bounds.references`).
+    location : str
+        Where the step is printed (section, equation, line), with a quote where it helps.
+    relation : str
+        The printed relation: ``"="``, ``"<="``, ``"<"``, ``">="`` or ``">"``.
+    lhs, rhs : str
+        Both sides as printed (readable text).
+    justification : str
+        The reason the document gives, or ``"—"``.
+    check : callable
+        Returns the step's :class:`Outcome` (:func:`instance_check`, :func:`first_failing`,
+        :func:`sym_equal`, :func:`sym_le`, :func:`fixed`, :func:`definition`, ...).
+    depends : tuple of str
+        Steps this one uses: it is ``affected`` when one of them is wrong.
+    expect : str
+        The audit's recorded status, which the tests pin.
+    statement : bool
+        The step is the claim's final statement.
+    reading : str
+        The reading (:class:`verify.model.Reading` name) the statement is read under.
+    search_examples, search_budget : int, optional
+        Hypothesis examples and adversarial evaluations (defaults ``SEARCH_EXAMPLES``,
+        ``SEARCH_BUDGET``).
+    corrected : callable, optional
+        Checks the correction; a correction the search breaks is withdrawn.
+
+    Returns
+    -------
+    Step
+        The step, also entered in :data:`STEPS`.
+
+    Raises
+    ------
+    ValueError
+        When a step of that id was declared already.
     """
     s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends),
              expect, statement, reading, search_examples, search_budget, corrected)

@@ -1,5 +1,7 @@
-"""Steps checked on exact instances: :func:`instance_check` and :func:`first_failing` decide
-a relation on rows ``(params, lhs, rhs)``; :func:`searchable` marks rows that the search
+"""Steps checked on exact instances.
+
+:func:`instance_check` and :func:`first_failing` decide a relation on rows
+``(params, lhs, rhs)``; :func:`searchable` marks the instances that the search
 (:mod:`verify.audit.search`) may replace with drawn ones.
 """
 
@@ -28,30 +30,63 @@ def _bad(a: float, b: float, relation: str, tol: float, magnitude: float = 1.0) 
 
 
 def searchable(kind: str, fixed: list) -> list:
-    """The instances a step is checked on: ``fixed`` normally; one searched instance of the
-    same kind while the engine searches (Hypothesis draws, :data:`STRATEGIES`, then the
-    optimiser, :data:`verify.audit.adversary.KINDS`).  A step whose instances come from here
-    is searched automatically."""
+    """Return the instances a step is checked on, and mark the step as searched.
+
+    Normally ``fixed``; while the engine searches, one drawn instance of the same kind
+    (Hypothesis draws, :data:`verify.audit.search.STRATEGIES`, then the optimiser,
+    :data:`verify.audit.adversary.KINDS`).
+
+    Parameters
+    ----------
+    kind : str
+        The kind of instance: ``"pairs"`` (finite pi, q), ``"discrete"``, ``"products"``,
+        ``"spd"``, or a kind a document registers (``register_kind``).
+    fixed : list
+        The instances of an ordinary run, the documented one first.
+
+    Returns
+    -------
+    list
+        The instances to check.
+    """
     return adversary.searchable(kind, fixed)
 
 
 def finite_pairs(fixed: list) -> list:
-    """Finite (pi, q) pairs (see :func:`searchable`)."""
+    """Return finite (pi, q) pairs to check a step on: ``searchable("pairs", fixed)``."""
     return searchable("pairs", fixed)
 
 
 def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: float = 1e-10,
                    printed: str | None = None, describe: str = "",
                    complete: bool = False) -> Outcome:
-    """Exact instances: ``rows`` are ``[(params, lhs, rhs)]`` (or a function returning them);
-    the relation must hold on all.
+    """Decide ``lhs RELATION rhs`` on exact instances: it must hold on every row.
 
-    ``printed`` is the relation as printed (defaults to ``relation``): a printed '=' that
-    only holds as '<=' on the instances (with a strict gap somewhere) is ``loose``.
-    ``complete``: the rows exhaust a finite class (the status is then a proof).
-    Steps whose instances come from :func:`searchable` / :func:`free` are also searched
-    (see :func:`verify.audit.search.searched_run`); the outcome carries the row that came
-    closest to failing.
+    Steps whose instances come from :func:`searchable` or :func:`verify.audit.adversary.free`
+    are also searched (:func:`verify.audit.search.searched_run`); the outcome carries the row
+    that came closest to failing.
+
+    Parameters
+    ----------
+    rows : sequence or callable
+        ``[(params, lhs, rhs)]``, or ``(params, lhs, rhs, scale)`` where a residual is relative
+        to ``scale``; or a function returning them.
+    relation : str
+        ``"="``, ``"<="``, ``"<"``, ``">="`` or ``">"``.
+    tol : float
+        Relative tolerance: a residual counts relative to ``max(1, abs(lhs), abs(rhs), scale)``.
+    printed : str, optional
+        The relation as printed (default ``relation``): a printed ``"="`` that only holds as
+        ``relation`` on the rows, with a strict gap somewhere, is ``loose``.
+    describe : str
+        What the rows are, for the detail line.
+    complete : bool
+        The rows exhaust a finite class: the status is then a proof.
+
+    Returns
+    -------
+    Outcome
+        ``wrong`` at the row that fails by most, else ``exact``/``valid``/``loose``.
     """
     printed = printed or relation
     rows = list(rows() if callable(rows) else rows)
@@ -103,13 +138,29 @@ def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: 
 
 
 def first_failing(rows, relation, tol, describe="", printed=None, why="", correction=None):
-    """:func:`instance_check` over ``rows``; when it fails, the counterexample shown is the first
-    failing row (rows are ordered so that the documented instance comes first).
+    """Decide a relation on rows like :func:`instance_check`, showing the first failing row.
 
-    When the outcome is ``wrong``, ``why`` (the reason the printed step fails, ending with its own
-    separator, e.g. ``": "``) is put before the detail and ``correction`` becomes the outcome's
-    correction; either may be a function of the outcome (e.g. to name its counterexample).
-    Other outcomes are returned as computed.
+    Rows are ordered so that the documented instance comes first; the counterexample shown is
+    the first row that fails, and the detail says how many fail.
+
+    Parameters
+    ----------
+    rows : iterable
+        ``(params, lhs, rhs)`` rows, as for :func:`instance_check`.
+    relation, tol, describe, printed
+        As for :func:`instance_check`.
+    why : str or callable, optional
+        The reason the printed step fails, ending with its own separator (e.g. ``": "``); put
+        before the detail of a ``wrong`` outcome.  A function of the outcome may name its
+        counterexample.
+    correction : str or callable, optional
+        The corrected relation, or a function of the outcome giving it; becomes the ``wrong``
+        outcome's correction.
+
+    Returns
+    -------
+    Outcome
+        The outcome; ``why`` and ``correction`` apply only when it is ``wrong``.
     """
     rows = list(rows)
     o = instance_check(rows, relation, tol, printed=printed, describe=describe)

@@ -14,8 +14,12 @@ from ..model import TextEnum
 
 
 class StepStatus(TextEnum):
-    """The audit's status of one step: exact, valid, loose (printed '=' but only an inequality
-    holds), wrong (with a counterexample and the correction) or unchecked."""
+    """The audit's status of one step.
+
+    ``exact`` (the printed relation holds as printed), ``valid`` (an inequality that holds),
+    ``loose`` (printed '=' but only an inequality holds), ``wrong`` (with a counterexample and,
+    where one exists, the correction) or ``unchecked`` (not decidable here; the reason given).
+    """
 
     EXACT = "exact"
     VALID = "valid"
@@ -55,7 +59,7 @@ class Outcome:
     score: float | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
-        """The outcome as strict JSON (floats exact, non-finite floats as strings)."""
+        """Return the outcome as strict JSON (floats exact, non-finite floats as strings)."""
         import json
 
         from mcsa_cli import dumps
@@ -67,25 +71,63 @@ class Outcome:
 
     @classmethod
     def from_json(cls, d: dict) -> "Outcome":
+        """Return the outcome that :meth:`to_json` gave ``d`` for."""
         names = {f for f in cls.__dataclass_fields__ if f != "score"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
 
 def unchecked(reason: str) -> Callable[[], Outcome]:
+    """Make the check of a step that cannot be decided here.
+
+    Parameters
+    ----------
+    reason : str
+        Why not (shown in the audit's tables).
+
+    Returns
+    -------
+    callable
+        A check returning an ``unchecked`` :class:`Outcome`.
+    """
     return lambda: Outcome(UNCHECKED, reason, method="none")
 
 
 def fixed(status: str, detail: str, **kw) -> Callable[[], Outcome]:
-    """For steps settled by reading alone (a substitution, a cited result whose consequence
-    another step checks): recorded with method 'reading', so the tables show which statuses
-    were not computed."""
+    """Make the check of a step settled by reading alone.
+
+    A substitution, or a cited result whose consequence another step checks: the outcome is
+    recorded with method ``reading``, so that the tables show which statuses were not computed.
+
+    Parameters
+    ----------
+    status : StepStatus or str
+        The status the reading gives.
+    detail : str
+        What was read, in one line.
+    **kw
+        Further :class:`Outcome` fields (e.g. ``correction``).
+
+    Returns
+    -------
+    callable
+        A check returning that :class:`Outcome`.
+    """
     kw.setdefault("method", "reading")
     kw.setdefault("established_by", "reading")
     return lambda: Outcome(status, detail, **kw)
 
 
 def definition(detail: str) -> Callable[[], Outcome]:
-    """A line that restates a definition (nothing to establish): exact, established by
-    definition.
+    """Make the check of a line that restates a definition (nothing to establish).
+
+    Parameters
+    ----------
+    detail : str
+        The definition restated.
+
+    Returns
+    -------
+    callable
+        A check returning an ``exact`` :class:`Outcome` established by definition.
     """
     return lambda: Outcome(EXACT, detail, method="reading", established_by="definition")

@@ -1,6 +1,8 @@
-"""Symbolic steps: :func:`sym_equal` and :func:`sym_le` decide a printed relation between two
-sympy expressions, by proof where sympy can, else by a Hypothesis search at 50 digits and the
-adversarial search over the step's domain.
+"""Symbolic steps.
+
+:func:`sym_equal` and :func:`sym_le` decide a printed relation between two sympy expressions:
+by proof where sympy can, else by a Hypothesis search at 50 digits and the adversarial search
+over the step's domain.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ PROOF_EXAMPLES = 30
 
 
 def _hyp_points(syms, domain, default, n, score):
-    """Hypothesis search over points of ``domain`` (callables drawing each symbol from a
-    Random instance that Hypothesis controls: derandomized, shrinkable).  ``score(pt)``
-    returns ``(value, bad)``; the search steers towards large values and stops at (and
-    shrinks) the first bad point.  Returns ``(worst value, its point, points tried, bad point)``."""
+    """Search points of ``domain`` with Hypothesis (derandomized, shrinking).
+
+    ``domain`` holds callables drawing each symbol from a Random instance that Hypothesis
+    controls.  ``score(pt)`` returns ``(value, bad)``; the search steers towards large values
+    and stops at (and shrinks) the first bad point.  Returns ``(worst value, its point, points
+    tried, bad point)``.
+    """
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st, target
 
     best = {"v": None, "pt": None}
@@ -82,9 +87,12 @@ def _confirm_dps(values) -> int:
 
 
 def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
-    """Adversarial search of a symbolic relation: ``evaluate(point) -> (lhs, rhs)`` at 50 digits
-    over the boxes of the symbols (``domain`` entries as :class:`Real`/:class:`Int`, or legacy
-    draw functions whose box is inferred; ``default_box`` for the others)."""
+    """Search a symbolic relation adversarially: ``evaluate(point) -> (lhs, rhs)`` at 50 digits.
+
+    The search runs over the boxes of the symbols (``domain`` entries as :class:`Real` or
+    :class:`Int`, or legacy draw functions whose box is inferred; ``default_box`` for the
+    others).
+    """
     boxes = {s: adversary.box_of(domain[s], s.name) if domain and s in domain else default_box
              for s in syms}
     variables = {s.name: ("free", boxes[s]) for s in syms}
@@ -129,8 +137,11 @@ def _bad_mp(a, b, relation, tol) -> bool:
 
 
 def _search_found(res, boxes, count: int, what) -> Outcome:
-    """WRONG at the adversarial search's first counterexample (pt, lhs, rhs); ``what(lhs, rhs)``
-    opens the message, the Hypothesis points ``count`` are added to the search's evaluations."""
+    """Return ``wrong`` at the adversarial search's first counterexample (pt, lhs, rhs).
+
+    ``what(lhs, rhs)`` opens the message; the Hypothesis points ``count`` are added to the
+    search's evaluations.
+    """
     pt, a, b = res.found[0]
     return _attach_search(Outcome(WRONG, f"{what(a, b)} at a point the adversarial search found",
                                   counterexample={"at": {str(k): float(v) for k, v in pt.items()},
@@ -141,11 +152,33 @@ def _search_found(res, boxes, count: int, what) -> Outcome:
 
 def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 200, seed: int = 0,
               rel_tol: float = 1e-30) -> Outcome:
-    """Equality: simplify lhs - rhs (a proof when it gives 0, then also tested at
-    PROOF_EXAMPLES points); otherwise a Hypothesis search over ``n`` points at 50 digits
-    for the worst relative discrepancy, then the adversarial search (:func:`_sym_search`)
-    over the domain's boxes (``domain``: :class:`Real`/:class:`Int` per symbol, default
-    [0.1, 5]); derandomized (``seed`` is kept for the call sites)."""
+    """Decide ``lhs = rhs`` between two sympy expressions.
+
+    sympy simplifies lhs - rhs: 0 is a proof (then also tested at :data:`PROOF_EXAMPLES`
+    points).  Otherwise a Hypothesis search over ``n`` points at 50 digits looks for the worst
+    relative discrepancy, then the adversarial search over the domain's boxes.  Derandomized.
+
+    Parameters
+    ----------
+    lhs, rhs : sympy.Expr
+        Both sides.
+    symbols : sequence of sympy.Symbol, optional
+        The free symbols, in order (default: all, by name).
+    domain : dict, optional
+        ``{symbol: Real(...) or Int(...)}`` (:mod:`verify.audit.adversary`); default
+        ``Real(0.1, 5)`` for each symbol.
+    n : int
+        Hypothesis points when sympy does not decide.
+    seed : int
+        Kept for the call sites; the searches are derandomized.
+    rel_tol : float
+        The relative discrepancy that counts as a difference.
+
+    Returns
+    -------
+    Outcome
+        ``exact`` (by proof or by search) or ``wrong`` with the point found.
+    """
     diff = sp.simplify(sp.expand(lhs - rhs))
     syms = sorted(lhs.free_symbols | rhs.free_symbols,
                   key=lambda s: s.name) if symbols is None else list(symbols)
@@ -206,10 +239,30 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
 def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None,
            n: int = 400,
            seed: int = 0, printed: str = "<=") -> Outcome:
-    """Inequality lhs <= rhs: symbolic proof if sympy decides the sign of rhs - lhs (then
-    also tested at PROOF_EXAMPLES points), else a Hypothesis search over ``n`` points of
-    ``domain`` at 50 digits (steered to the smallest rhs - lhs, shrinking a violation),
-    then the adversarial search over the domain's boxes (default [0.01, 10])."""
+    """Decide ``lhs <= rhs`` between two sympy expressions.
+
+    A proof when sympy decides the sign of rhs - lhs (then also tested at
+    :data:`PROOF_EXAMPLES` points); else a Hypothesis search over ``n`` points of ``domain`` at
+    50 digits (steered to the smallest rhs - lhs, shrinking a violation), then the adversarial
+    search over the domain's boxes.
+
+    Parameters
+    ----------
+    lhs, rhs : sympy.Expr
+        Both sides.
+    assumptions_subs : dict, optional
+        Unused; kept for the call sites.
+    symbols, domain, n, seed
+        As for :func:`sym_equal` (default box ``Real(0.01, 10)``).
+    printed : str
+        The relation as printed: with ``"="``, an equality that holds is ``exact`` and an
+        inequality that holds is ``loose``.
+
+    Returns
+    -------
+    Outcome
+        ``valid``, ``loose``, ``exact`` or ``wrong`` with the point found.
+    """
     d = sp.simplify(rhs - lhs)
     if printed == "=":
         eq = sym_equal(lhs, rhs, symbols, domain, n=min(n, 200), seed=seed)
