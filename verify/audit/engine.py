@@ -63,7 +63,7 @@ from typing import Callable
 
 # the proof author's kit, one import away (each name lives in its own room)
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401
-from .instances import finite_pairs, first_failing, instance_check, searchable  # noqa: F401
+from .instances import explain, finite_pairs, first_failing, instance_check, searchable  # noqa: F401
 from .outcome import (  # noqa: F401
     EXACT,
     LOOSE,

@@ -149,13 +149,8 @@ def first_failing(rows, relation, tol, describe="", printed=None, why="", correc
         ``(params, lhs, rhs)`` rows, as for :func:`instance_check`.
     relation, tol, describe, printed
         As for :func:`instance_check`.
-    why : str or callable, optional
-        The reason the printed step fails, ending with its own separator (e.g. ``": "``); put
-        before the detail of a ``wrong`` outcome.  A function of the outcome may name its
-        counterexample.
-    correction : str or callable, optional
-        The corrected relation, or a function of the outcome giving it; becomes the ``wrong``
-        outcome's correction.
+    why, correction : optional
+        Given to a ``wrong`` outcome by :func:`explain`.
 
     Returns
     -------
@@ -170,8 +165,33 @@ def first_failing(rows, relation, tol, describe="", printed=None, why="", correc
     one = instance_check(bad[:1], relation, tol, describe=describe)
     one.detail += f"; {len(bad)} of {len(rows)} rows fail"
     one.instances = len(rows)
-    if one.status == WRONG:
-        one.detail = (why(one) if callable(why) else why) + one.detail
+    return explain(one, why=why, correction=correction)
+
+
+def explain(o: Outcome, why="", correction=None, status=WRONG) -> Outcome:
+    """Give an outcome of ``status`` the reason its printed step fails and the correction.
+
+    Parameters
+    ----------
+    o : Outcome
+        A check's outcome; returned unchanged unless its status is ``status``.
+    why : str or callable
+        The reason, ending with its own separator (e.g. ``": "``); put before the detail.  A
+        function of the outcome may name its counterexample.
+    correction : str or callable, optional
+        The corrected relation, or a function of the outcome giving it; ``None`` keeps the
+        outcome's own.
+    status : StepStatus or str
+        The status the reason explains: ``wrong``, or ``loose`` for a printed '=' that holds
+        only as an inequality.
+
+    Returns
+    -------
+    Outcome
+        ``o`` itself.
+    """
+    if o.status == status:
+        o.detail = (why(o) if callable(why) else why) + o.detail
         if correction is not None:
-            one.correction = correction(one) if callable(correction) else correction
-    return one
+            o.correction = correction(o) if callable(correction) else correction
+    return o

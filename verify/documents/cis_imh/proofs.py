@@ -47,7 +47,7 @@ from mcsa_cli.lazy import lazy_module
 from simulate import finite as F, kernels as Kn
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import step
-from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.instances import explain, first_failing, instance_check, searchable
 from verify.audit.outcome import EXACT, VALID, WRONG, Outcome
 from verify.audit.symbolic import sym_equal
 
@@ -409,22 +409,19 @@ def _approx_var_rows():
 
 
 def _approx_var():
-    o = _relative_rows(_approx_var_rows(), 0.1)
-    if o.status == WRONG:
-        o.detail = (
-            "1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken "
+    return explain(
+        _relative_rows(_approx_var_rows(), 0.1),
+        why="1 - r = S/(w0 + S) is proportional to the random S = sum_i w_i, so it cannot be taken "
             "out of the variance (and the approximation ignores f(z_t-1)): the exact variance "
             "differs by a factor 9/4 as w0 -> oo (f = (0, 1)), and is > 0 where the approximation "
-            "is 0 (f constant on supp q): "
-                        + o.detail)
-        o.correction = (
+            "is 0 (f constant on supp q): ",
+        correction=(
             "V_q[E[f | z_t-1, z^(1:N)]] = N V_q[w (f - f(z_t-1))] / w(z_t-1)^2 + R, z_t-1 off supp "
             "q, w_max = max_supp q w, F = max_supp q |f - f(z_t-1)|: |R| <= 2 N^2 w_max^3 F^2 / "
             "w(z_t-1)^3 (checked; the constant 2 survives the search) and, proved by "
             "Cauchy-Schwarz on E[f|.] - f(z_t-1) = T/w0 - T S/(w0 (w0 + S)), T = sum_i w_i (f_i - "
             "f(z_t-1)), |R| <= 2 N^(5/2) w_max^3 F^2 / w0^3 + N^4 w_max^4 F^2 / w0^4: the leading "
-            "term grows linearly in N")
-    return o
+            "term grows linearly in N"))
 
 
 def _remainder_searched(N, wmax, w0):

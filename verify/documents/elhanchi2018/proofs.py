@@ -22,7 +22,7 @@ import sympy as sp
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
 from verify.audit.engine import step
-from verify.audit.instances import first_failing, instance_check, searchable
+from verify.audit.instances import explain, first_failing, instance_check, searchable
 from verify.audit.outcome import EXACT, VALID, WRONG, Outcome
 from verify.audit.symbolic import sym_equal, sym_le
 
@@ -144,11 +144,9 @@ def _stationary_k():
                          float(rho < 1), float(kk < 1)))
     o = instance_check(rows, "=", 0.0,
                        describe="spectral radius of I - DH < 1 (stationary) vs the printed k < 1")
-    if o.status == WRONG:
-        o.detail = ("the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = 0): "
-                    + o.detail)
-        o.correction = "k in (0, 4/eps); for eps = 1, k in (0, 4)"
-    return o
+    return explain(o, why="the VAR(1) is stationary for every k < 4 (e.g. k = 2 gives I - DH = "
+                          "0): ",
+                   correction="k in (0, 4/eps); for eps = 1, k in (0, 4)")
 
 
 def _stationary_k_corrected():
@@ -715,15 +713,15 @@ def _criterion_pass(corrected):
                           "threshold": thr,
                           "exact sd": sd}, p, float(2 * stats.norm.cdf(b) - 1)))
     o = instance_check(rows, "=", 1e-9, describe="probability that a stationary window passes (17)")
-    if o.status == WRONG and not corrected:
-        o.detail = (
-            "the printed threshold is not b standard deviations of the window mean at stationarity "
-            "(the factor C and the autocorrelation of the iterates are missing), so (17) does not "
-            "pass a stationary chain with the probability 2 Phi(b) - 1 its derivation gives: "
-                    + o.detail)
-        o.correction = ("b times the exact stationary sd (bounds: sgfs_convergence_criterion, "
-                        "corrected)")
-    return o
+    if corrected:
+        return o
+    return explain(
+        o, why="the printed threshold is not b standard deviations of the window mean at "
+               "stationarity (the factor C and the autocorrelation of the iterates are missing), "
+               "so (17) does not pass a stationary chain with the probability 2 Phi(b) - 1 its "
+               "derivation gives: ",
+        correction="b times the exact stationary sd (bounds: sgfs_convergence_criterion, "
+                   "corrected)")
 
 
 # ============================================================================= the steps

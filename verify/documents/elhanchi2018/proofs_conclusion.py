@@ -25,7 +25,7 @@ import numpy as np
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Real, free
 from verify.audit.engine import step
-from verify.audit.instances import first_failing, instance_check
+from verify.audit.instances import explain, first_failing, instance_check
 from verify.audit.outcome import WRONG
 
 from ._kit import admissible_k_scalar, scalar_chain
@@ -238,16 +238,12 @@ def _window_length():
                      corr,
                      EXPLORE_READING[1]))
     o = instance_check(rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
-    if o.status == WRONG:
-        o.detail = (
-            "n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
-            "k)/k: the last iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k -> "
-            "0): "
-                    + o.detail)
-        o.correction = (
-            "n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k for tau "
-            "= 0.25); the window then spans about one autocorrelation time")
-    return o
+    return explain(
+        o, why="n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
+               "k)/k: the last iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k "
+               "-> 0): ",
+        correction="n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k "
+                   "for tau = 0.25); the window then spans about one autocorrelation time")
 
 
 def _window_length_corrected():

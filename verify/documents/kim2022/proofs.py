@@ -34,11 +34,16 @@ from mcsa_cli.lazy import lazy_module
 from simulate import finite as F
 from verify.audit.adversary import Int, Pairs, Real, Regime, _r6, free, register_kind, searching
 from verify.audit.engine import step
-from verify.audit.instances import finite_pairs, first_failing, instance_check, searchable
+from verify.audit.instances import (
+    explain,
+    finite_pairs,
+    first_failing,
+    instance_check,
+    searchable,
+)
 from verify.audit.outcome import EXACT, LOOSE, VALID, WRONG, Outcome, definition, fixed
 from verify.audit.symbolic import sym_equal, sym_le
 
-from ._kit import explain
 from .lemmas import LEMMA7_E, STRICT
 from .theorems import APPENDIX, CONDITIONAL, JOINT, MAIN_TEXT
 

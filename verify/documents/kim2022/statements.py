@@ -35,11 +35,15 @@ import sympy as sp
 from simulate import finite as F
 from verify.audit.adversary import Int, PairsWith, Real, free, register_kind
 from verify.audit.engine import step
-from verify.audit.instances import finite_pairs, first_failing, instance_check, searchable
+from verify.audit.instances import (
+    explain,
+    finite_pairs,
+    first_failing,
+    instance_check,
+    searchable,
+)
 from verify.audit.outcome import EXACT, UNCHECKED, VALID, WRONG, Outcome, fixed
 from verify.audit.symbolic import sym_le
-
-from ._kit import explain
 
 SEED = "001"  # Kim et al. (NeurIPS 2022)
 CLAIM = "statements"  # sentences of 001 that are not a numbered result
