@@ -61,8 +61,7 @@ def _cpu_seconds(pid: int) -> float:
     return total
 
 
-async def _watch(client: NotebookClient, km: AsyncKernelManager, idle_limit: float,
-                 activity: list[float]) -> None:
+async def _watch(km: AsyncKernelManager, idle_limit: float, activity: list[float]) -> None:
     """Raise :class:`Stall` once the kernel used no CPU and no cell started or finished for
     ``idle_limit`` seconds."""
     mark_cpu, mark = None, time.monotonic()  # CPU time and clock at the last sign of progress
@@ -88,7 +87,7 @@ async def _run(client: NotebookClient, km: AsyncKernelManager, idle_limit: float
 
     client.on_cell_start = client.on_cell_executed = touched
     run = asyncio.ensure_future(client.async_execute())  # raises CellExecutionError on a cell
-    watch = asyncio.ensure_future(_watch(client, km, idle_limit, activity))
+    watch = asyncio.ensure_future(_watch(km, idle_limit, activity))
     try:
         done, _ = await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
         if watch in done:
