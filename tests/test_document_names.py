@@ -4,9 +4,9 @@ The code keys documents by number (001, 002, 003); whatever a user reads names t
 does: "Kim et al. (NeurIPS 2022)", "the CIS-as-IMH draft", "El hanchi (2018)".  Checked here: every
 reading's name and meaning, every string a claim's package shows (check notes, audit details,
 corrections, coverage reasons: the string literals of verify/documents, docstrings and comments
-excepted), the packaged verdicts.json and audit.json, docs/ERRATA.md and docs/COVERAGE.md, and the
-terminal's `bounds show`.  The report's HTML is checked by tests/test_report.py with the same
-pattern.
+excepted, and its data files, the steps' tables included), the packaged verdicts.json and
+audit.json, docs/ERRATA.md and docs/COVERAGE.md, and the terminal's `bounds show`.  The report's
+HTML is checked by tests/test_report.py with the same pattern.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import pathlib
 import re
+import tomllib
 
 import pytest
 from documents_kit import code_strings
@@ -81,6 +82,11 @@ def test_strings_the_claims_show():
     for p in sorted((ROOT / "verify" / "documents").rglob("*.json")):
         bad += [f"{p.relative_to(ROOT)}: {j!r}" for s in _strings(json.loads(p.read_text()))
                 for j in jargon(s)]
+    tables = sorted((ROOT / "verify" / "documents").rglob("*.toml"))  # the steps' printed text
+    assert tables
+    for p in tables:
+        bad += [f"{p.relative_to(ROOT)}: {j!r}"
+                for s in _strings(tomllib.loads(p.read_text(encoding="utf-8"))) for j in jargon(s)]
     assert bad == []
 
 

@@ -196,7 +196,7 @@ def step_digest(step) -> str:
     parts = [engine_digest(),
              dumps([step.id, step.claim, step.seed, step.location, step.relation, step.lhs,
                     step.rhs, step.justification, list(step.depends), step.statement, step.reading,
-                    step.search_examples, step.search_budget])]
+                    step.search_examples, step.search_budget, step.why, step.correction])]
     seen: set = set()
     _walk(step.check, roots, seen, parts)
     if step.corrected is not None:

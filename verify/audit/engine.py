@@ -105,6 +105,9 @@ class Step:
     search_budget: int | None = None  # adversarial evaluations (default SEARCH_BUDGET / SYM_BUDGET)
     # a check of the correction, searched like the step
     corrected: Callable[[], Outcome] | None = None
+    # why the printed step fails and its correction, given to a ``wrong`` outcome of ``check``
+    why: str = ""
+    correction: str | None = None
     _outcome: Outcome | None = field(default=None, repr=False)
     _digest: str | None = field(default=None, repr=False)
 
@@ -119,12 +122,19 @@ class Step:
 
     def compute(self) -> Outcome:
         """Run the check and its searches now (no cache)."""
-        o = searched_run(self.check, self.search_examples, self.search_budget, key=self.id)
+        o = searched_run(self._checked, self.search_examples, self.search_budget, key=self.id)
         if self.corrected is not None and o.correction is not None:
             c = searched_run(self.corrected, self.search_examples, self.search_budget,
                              key=self.id + "/corrected")
             o = _judge_correction(o, c)
         return Outcome.from_json(o.to_json())  # what the cache gives back, to the last bit
+
+    def _checked(self) -> Outcome:
+        """``check()``, with the step's ``why`` and ``correction`` given to a wrong outcome."""
+        o = self.check()
+        if self.why or self.correction is not None:
+            explain(o, self.why, self.correction)
+        return o
 
     def run(self) -> Outcome:
         """Return the outcome: stored when the stored digest matches, else computed and stored."""
@@ -177,7 +187,7 @@ STEPS: dict[str, Step] = {}
 
 def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
          expect="", statement=False, reading="", search_examples=None, search_budget=None,
-         corrected=None) -> Step:
+         corrected=None, why="", correction=None) -> Step:
     """Declare one displayed step of a derivation (see :class:`Step`).
 
     Parameters
@@ -212,6 +222,11 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
         ``SEARCH_BUDGET``).
     corrected : callable, optional
         Checks the correction; a correction the search breaks is withdrawn.
+    why : str
+        Why the printed step fails, ending with its own separator (``": "``): put before the
+        detail of a ``wrong`` outcome of ``check`` (:func:`explain`).
+    correction : str, optional
+        The corrected relation, given to a ``wrong`` outcome of ``check``.
 
     Returns
     -------
@@ -223,12 +238,71 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
     ValueError
         When a step of that id was declared already.
     """
-    s = Step(id, claim, seed, location, relation, lhs, rhs, justification, check, tuple(depends),
-             expect, statement, reading, search_examples, search_budget, corrected)
+    s = Step(id=id, claim=claim, seed=seed, location=location, relation=relation, lhs=lhs, rhs=rhs,
+             justification=justification, check=check, depends=tuple(depends),
+             expect=StepStatus(expect) if expect else "", statement=statement, reading=reading,
+             search_examples=search_examples, search_budget=search_budget, corrected=corrected,
+             why=why, correction=correction)
     if id in STEPS:
         raise ValueError(f"duplicate step {id}")
     STEPS[id] = s
     return s
+
+
+#: the keys a step table may give (the printed text and the declaration's plain values)
+TEXT_KEYS = ("claim", "location", "relation", "lhs", "rhs", "justification", "why", "correction",
+             "depends", "expect", "statement", "reading", "search_examples", "search_budget")
+#: every step table read: its file -> the ids it holds that no declaration has taken yet
+UNUSED_TEXT: dict[str, set[str]] = {}
+
+
+def step_table(module: str, *, seed: str) -> Callable[..., Step]:
+    """Return a :func:`step` that takes each step's printed text from the module's table.
+
+    The table is the TOML file beside the module (``proofs.toml`` for ``proofs.py``), one table
+    a step id, with any of :data:`TEXT_KEYS`.  A document keeps the text it quotes (where a
+    step is printed, both sides, the justification, why it fails and the correction) as data,
+    and its module declares the checks: ``step("eq3", check=_eq3, corrected=_eq3_corrected)``.
+
+    Parameters
+    ----------
+    module : str
+        The declaring module's ``__name__``; it is being imported.
+    seed : str
+        The document's key in the bibliography, given to every step.
+
+    Returns
+    -------
+    callable
+        ``declare(id, **fields)``: :func:`step` with the table's entry for ``id`` (if any) and
+        ``fields``; a field given both ways is an error.
+
+    Raises
+    ------
+    ValueError
+        When the table has a key outside :data:`TEXT_KEYS`, or a declaration repeats a key.
+    """
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    path = Path(sys.modules[module].__file__).with_suffix(".toml")
+    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for sid, entry in table.items():
+        bad = sorted(set(entry) - set(TEXT_KEYS))
+        if bad:
+            raise ValueError(f"{path.name}: step {sid}: unknown key(s) {', '.join(bad)}")
+    UNUSED_TEXT[str(path)] = set(table)
+
+    def declare(id, **fields) -> Step:
+        entry = table.get(id, {})
+        both = sorted(set(entry) & set(fields))
+        if both:
+            raise ValueError(f"step {id}: {', '.join(both)} given in {path.name} and in the code")
+        UNUSED_TEXT[str(path)].discard(id)
+        return step(id, seed=seed, **entry, **fields)
+
+    return declare
 
 
 def status_with_affected(s: Step) -> tuple[str, bool]:

@@ -24,9 +24,8 @@ import numpy as np
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Real, free
-from verify.audit.engine import step
-from verify.audit.instances import explain, first_failing, instance_check
-from verify.audit.outcome import WRONG
+from verify.audit.engine import step_table
+from verify.audit.instances import first_failing, instance_check
 
 from ._kit import admissible_k_scalar, scalar_chain
 from .proofs import N_DATA, S_FRAC, _batch
@@ -34,6 +33,8 @@ from .proofs import N_DATA, S_FRAC, _batch
 stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
+#: declares a step; its printed text is in proofs_conclusion.toml
+step = step_table(__name__, seed=SEED)
 
 
 def k16(N, S, C, G, c=0.1):
@@ -237,13 +238,7 @@ def _window_length():
         rows.append(({"k": k, "n": n, "integrated autocorrelation time (4 - k)/k": (4 - k) / k},
                      corr,
                      EXPLORE_READING[1]))
-    o = instance_check(rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
-    return explain(
-        o, why="n = 1/k iterates are about a quarter of the integrated autocorrelation time (4 - "
-               "k)/k: the last iterate still remembers the first (corr -> e^(-1/2) = 0.607 as k "
-               "-> 0): ",
-        correction="n ~ log(1/tau) 2/k iterates for corr(theta_0, theta_n) <= tau (e.g. n = 2.8/k "
-                   "for tau = 0.25); the window then spans about one autocorrelation time")
+    return instance_check(rows, "<=", 1e-12, describe="corr(theta_0, theta_n) at n = 1/k")
 
 
 def _window_length_corrected():
@@ -301,15 +296,7 @@ def _optimal():
     return first_failing(
         rows, "<=", 1e-12,
         describe="lag-one autocorrelation |1 - k/2| of OSGFS against an admissible k of the same "
-                 "family",
-        why=("Eq. (16) caps k at c < 1 although larger k are admissible (and the Appendix's own "
-             "analysis, read correctly, puts the optimum at k = min(2, largest admissible k)); "
-             "§2.3.3 itself leaves Q != 0 open ('if there exists in that case a more optimal "
-             "process ... we leave this question'): "),
-        correction=(
-            "within D = (k/2) H^-1, Q = 0: k = min(2, largest admissible k) is optimal for the "
-            "lag-one autocorrelation and the rate (sgfs.rate's correction); no claim about all "
-            "continuous-time MCMC"))
+                 "family")
 
 
 def _optimal_corrected():
@@ -323,32 +310,7 @@ def _optimal_corrected():
 
 
 # ----------------------------------------------------------------------------- the steps
-step("osgfs.burnin", claim="sgfs_conclusion", seed=SEED,
-     location="§4 Conclusion, 'guaranteeing that all the samples collected are from the "
-              "posterior'", relation="<=",
-     lhs="TV(law of the first sample Algorithm 1 stores, posterior), start 3 sd away",
-     rhs="tau (reading: tau in [0, 0.5])", justification="the criterion (17)", check=_burnin,
-     depends=("sgfs.17",),
-     expect=WRONG, statement=False, corrected=_burnin_corrected, search_budget=600)
-step("sgfs.17.unlikely", claim="sgfs_convergence_criterion", seed=SEED,
-     location="§2.3.2, 'very unlikely that the iterates of the process pass this criterion without "
-              "being reasonably close to the mode'", relation="<=",
-     lhs="max over starts of P(pass (17) at the first check, theta_n > d0 sd from the mode), b <= "
-         "1",
-     rhs="alpha (readings: d0 in [2, 4], alpha in [0.01, 0.05])",
-     justification="the components of the window mean have a large mean far from the mode",
-     check=_unlikely, expect=WRONG)
-step("sgfs.17.n", claim="sgfs_convergence_criterion", seed=SEED,
-     location="§2.3.2, 'A reasonable choice would be 1/k, so that the process is given enough "
-              "iterates to explore the posterior'", relation="<=",
-     lhs="corr(theta_0, theta_n), n = 1/k",
-     rhs="tau (reading: tau in [0.05, 0.5])", justification="—", check=_window_length, expect=WRONG,
-     corrected=_window_length_corrected)
-step("osgfs.optimal", claim="sgfs_conclusion", seed=SEED,
-     location="§4 Conclusion, 'optimal in terms of reduced autocorrelation and maximal rate of "
-              "convergence among all continuous time MCMC algorithms'", relation="<=",
-     lhs="lag-one autocorrelation |1 - k/2| of OSGFS (k from Eq. (16))",
-     rhs="that of any admissible k",
-     justification="Appendix, 'we must choose the largest possible k'", check=_optimal,
-     depends=("sgfs.rate",),
-     expect=WRONG, statement=False, corrected=_optimal_corrected)
+step("osgfs.burnin", check=_burnin, corrected=_burnin_corrected)
+step("sgfs.17.unlikely", check=_unlikely)
+step("sgfs.17.n", check=_window_length, corrected=_window_length_corrected)
+step("osgfs.optimal", check=_optimal, corrected=_optimal_corrected)

@@ -32,9 +32,8 @@ import numpy as np
 
 from mcsa_cli.lazy import lazy_module
 from verify.audit.adversary import Int, Real, free
-from verify.audit.engine import step
+from verify.audit.engine import step_table
 from verify.audit.instances import first_failing, instance_check, searchable
-from verify.audit.outcome import EXACT, VALID, WRONG
 
 from ._kit import U, fixed_lmms, n2, sym
 
@@ -42,6 +41,8 @@ optimize = lazy_module("scipy.optimize")
 stats = lazy_module("scipy.stats")
 
 SEED = "002"  # El hanchi (2018)
+#: declares a step; its printed text is in proofs_lmm.toml
+step = step_table(__name__, seed=SEED)
 TOL = 64 * U
 
 
@@ -497,11 +498,7 @@ def _eq29():
     return first_failing(
         rows, "=", 1e-6,
         describe="sigma^(i) of (29) as rendered against argmin_sigma of the expected "
-                 "-log-likelihood",
-        why="the trace term stands outside 1/(N + q): ",
-        correction=(
-            "sigma^(i) = {(1/(N+q)) [||y - X beta^(i)||^2 - 2 (y - X beta^(i))^T Z a^(i-1) + Tr((V "
-            "+ a a^T)(Z^T Z + G^-1(i)))]}^(1/2)"))
+                 "-log-likelihood")
 
 
 def _eq29_corrected():
@@ -666,11 +663,7 @@ def _cholesky_pd():
     G = Lm @ Lm.T
     rows = [({"L": Lm.tolist(), "G": G.tolist()}, float(np.linalg.eigvalsh(G).min()), 0.0)]
     return first_failing(
-        rows, ">", 1e-12, describe="smallest eigenvalue of G = L L^T",
-        why="G = L L^T is positive semi-definite only (minor: it matters when the MLE of G is "
-            "singular): ",
-        correction="G = L L^T is positive semi-definite; positive definite iff every diagonal "
-                   "entry of L is nonzero")
+        rows, ">", 1e-12, describe="smallest eigenvalue of G = L L^T")
 
 
 def _cholesky_corrected():
@@ -691,84 +684,20 @@ def _cholesky_corrected():
 
 # ----------------------------------------------------------------------------- the steps
 C = "lmm_em"
-step("lmm.19", claim=C, seed=SEED, location="§3.3.2 Eq. (19)", relation="=",
-     lhs="log p(y | beta, G, sigma) (mu integrated out)",
-     rhs="log N(y; X beta, sigma^2 (Z G Z^T + I_N))",
-     justification="mu and eps multivariate normal", check=_eq19, expect=EXACT)
-step("lmm.20", claim=C, seed=SEED, location="§3.3.2.1 Eq. (20)", relation="=",
-     lhs="-log P(y | beta, G, sigma) - N/2 log 2 pi",
-     rhs="N log sigma + 1/2 log det D + (y - X beta)^T D^-1 (y - X beta)/(2 sigma^2)",
-     justification="Eq. (19)",
-     check=_eq20, depends=("lmm.19",), expect=EXACT)
-step("lmm.21", claim=C, seed=SEED, location="§3.3.2.1 Eq. (21)", relation="=",
-     lhs="d(20)/d beta at beta(D)", rhs="0",
-     justification="setting the gradient to 0", check=_eq21_22("21"), depends=("lmm.20",),
-     expect=EXACT)
-step("lmm.22", claim=C, seed=SEED, location="§3.3.2.1 Eq. (22)", relation="=",
-     lhs="d(20)/d sigma at sigma(D)", rhs="0",
-     justification="setting the gradient to 0", check=_eq21_22("22"), depends=("lmm.20",),
-     expect=EXACT)
-step("lmm.23", claim=C, seed=SEED, location="§3.3.2.1 Eq. (23)", relation="=",
-     lhs="(20) at beta(D), sigma(D) minus (23)", rhs="N/2 - N/2 log N (a constant)",
-     justification="replacing (21) and (22) in (20)", check=_eq23, depends=("lmm.21", "lmm.22"),
-     expect=EXACT)
-step("lmm.24", claim=C, seed=SEED, location="§3.3.2.1 Eq. (24)", relation="=",
-     lhs="d(23)/d vech(L) (finite differences)", rhs="the printed gradient",
-     justification="matrix calculus",
-     check=_eq24, depends=("lmm.23",), expect=EXACT, search_budget=300)
-step("lmm.woodbury", claim=C, seed=SEED, location="§3.3.2.1, Woodbury's identity", relation="=",
-     lhs="Lambda = (Z G Z^T + I_N)^-1", rhs="I_N - Z (G^-1 + Z^T Z)^-1 Z^T",
-     justification="Woodbury's matrix identity",
-     check=_woodbury, expect=EXACT)
-step("lmm.cost.grad", claim=C, seed=SEED,
-     location="§3.3.2.1, 'asymptotic complexity of the computation of the gradient'", relation="<=",
-     lhs="multiplications of Eq. (24) (Lambda Z first, Woodbury)", rhs="O(max{q N^2, p N^2})",
-     justification="operation count", check=_cost_gradient, expect=VALID)
-step("lmm.chol", claim=C, seed=SEED,
-     location="§3.3.2.1, 'ensures that G remains positive definite'", relation=">",
-     lhs="lambda_min(L L^T)", rhs="0", justification="Cholesky parametrisation", check=_cholesky_pd,
-     expect=WRONG,
-     corrected=_cholesky_corrected)
-step("lmm.posterior", claim=C, seed=SEED, location="§3.3.2.2, 'It is shown in [2] that'",
-     relation="=",
-     lhs="law of mu | y, beta, G, sigma", rhs="N(a, sigma^2 (Z^T Z + G^-1)^-1)",
-     justification="Jiang (2007), ch. 1",
-     check=_posterior_mu, expect=EXACT)
-step("lmm.26", claim=C, seed=SEED, location="§3.3.2.2 Eq. (26)", relation="=",
-     lhs="(26) as rendered (trace outside 1/(2 sigma^2))",
-     rhs="E[-log P(y, mu | beta, G, sigma)], mu ~ N(a, V) (up to a constant)",
-     justification="expectation of a quadratic form", check=_eq26, depends=("lmm.posterior",),
-     expect=WRONG,
-     corrected=_eq26_corrected)
-step("lmm.28", claim=C, seed=SEED, location="§3.3.2.2 Eq. (28)", relation="=",
-     lhs="G^(i) = (V + a a^T)/sigma^2(i-1)",
-     rhs="argmin over G of E[-log P(y, mu | beta, G, sigma^(i-1))]",
-     justification="minimising (26) in G", check=_eq28,
-     depends=("lmm.26",), expect=EXACT)
-step("lmm.29", claim=C, seed=SEED, location="§3.3.2.2 Eq. (29)", relation="=",
-     lhs="sigma^(i) as rendered (trace outside 1/(N+q))",
-     rhs="argmin over sigma of E[-log P(y, mu | beta^(i), G^(i), sigma)]",
-     justification="minimising (26) in sigma",
-     check=_eq29, depends=("lmm.26",), expect=WRONG, corrected=_eq29_corrected, statement=False)
-step("lmm.em", claim=C, seed=SEED,
-     location="§3.3.2.2, 'the update equations for the EM algorithm' (27)-(29)",
-     relation="<=", lhs="-log-likelihood (20) after EM iteration i + 1", rhs="after iteration i",
-     justification="EM's monotonicity", check=_em_printed, depends=("lmm.27", "lmm.29"),
-     expect=WRONG,
-     corrected=_em_corrected, search_budget=200)
-step("lmm.cost.em", claim=C, seed=SEED,
-     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' (p, q "
-              "fixed, N -> infinity)", relation="<=",
-     lhs="multiplications of one EM iteration / (max(q, p) N) at 2N",
-     rhs="its value at N", justification="operation count", check=_cost_em(True), expect=VALID)
-step("lmm.cost.em.q", claim=C, seed=SEED,
-     location="§3.3.2.2, 'complexity of one iteration of the EM algorithm is O(max{qN, pN})' "
-"(q growing with N: small clusters)", relation="<=", lhs="multiplications of one EM iteration",
-     rhs="12 max(q, p) N",
-     justification="operation count", check=_cost_em(False), expect=WRONG,
-     corrected=_cost_em_corrected)
-step("lmm.em.cheaper", claim=C, seed=SEED,
-     location="§3.3.2.2, 'For large N, the EM algorithm can be much more efficient than first "
-              "order and quasi-Newton methods per iteration'", relation="<=",
-     lhs="N x (EM count / gradient count), N >= max(p, q)^3",
-     rhs="2", justification="operation counts", check=_em_cheaper, expect=VALID)
+step("lmm.19", check=_eq19)
+step("lmm.20", check=_eq20)
+step("lmm.21", check=_eq21_22("21"))
+step("lmm.22", check=_eq21_22("22"))
+step("lmm.23", check=_eq23)
+step("lmm.24", check=_eq24)
+step("lmm.woodbury", check=_woodbury)
+step("lmm.cost.grad", check=_cost_gradient)
+step("lmm.chol", check=_cholesky_pd, corrected=_cholesky_corrected)
+step("lmm.posterior", check=_posterior_mu)
+step("lmm.26", check=_eq26, corrected=_eq26_corrected)
+step("lmm.28", check=_eq28)
+step("lmm.29", check=_eq29, corrected=_eq29_corrected)
+step("lmm.em", check=_em_printed, corrected=_em_corrected)
+step("lmm.cost.em", check=_cost_em(True))
+step("lmm.cost.em.q", check=_cost_em(False), corrected=_cost_em_corrected)
+step("lmm.em.cheaper", check=_em_cheaper)
