@@ -1,5 +1,5 @@
-"""Audit of the CIS-as-IMH draft (003, /work/shared/seeds/003_*.txt): CIS as IMH, acceptance and
-rejection bounds, the variance of CIS with N, parallel IMH chains.
+"""Audit of the CIS-as-IMH draft (bibliography key 003, :mod:`bounds.references`): CIS as IMH,
+acceptance and rejection bounds, the variance of CIS with N, parallel IMH chains.
 
 Step ids read ``<topic>.<part>``; ``lhs``/``rhs`` are the expressions as printed (in plain
 text), the relation the one printed between them; locations cite 003 by section, equation

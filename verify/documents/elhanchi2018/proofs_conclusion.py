@@ -1,7 +1,7 @@
 """Audit of El hanchi (2018): the convergence criterion (17) in use (§2.3.2, Algorithm 1) and the
 Conclusion (§4).
 
-Findings H07 and H08 of the third independent hunt (2026-11, /work/hunt3/FINDINGS.md) are recomputed
+Findings H07 and H08 of the third independent review of the documents (2026-11) are recomputed
 here with the toolkit's own code (:func:`._kit.scalar_chain`: every iterate and stochastic gradient
 of the scalar process of §2.3 as an exact linear map of independent normals; no sampling) and pinned
 in tests/test_findings_elhanchi2018.py.
