@@ -46,8 +46,9 @@ digest of the code they depend on (:mod:`verify.audit.cache`).
 
 Rooms
 -----
-This module declares steps (:func:`step`, :class:`Step`, :data:`STEPS`) and re-exports the
-proof author's kit from the modules that hold it:
+This module declares steps (:func:`step`, :class:`Step`, :data:`STEPS`; :func:`step_table` takes
+their printed text from a TOML table beside the declaring module) and re-exports the proof
+author's kit from the modules that hold it:
 
 :mod:`verify.audit.outcome`    the statuses and :class:`Outcome`; ``fixed``, ``definition``;
 :mod:`verify.audit.instances`  :func:`instance_check`, :func:`first_failing`, ``searchable``;
