@@ -8,8 +8,7 @@ Docstrings cite the documents by number: 001 is Kim et al., "Markov Chain Score 
 """
 
 #: public names imported lazily (``import simulate`` stays light): the schemes, their cost counters
-#and
-#: the seeded random streams
+#: and the seeded random streams
 PUBLIC = {"Scheme": "schemes", "SCHEMES": "schemes", "COUNT_KEYS": "schemes",
           "kl_inclusive_meanfield": "schemes",
           "Streams": "rng"}

@@ -90,7 +90,7 @@ class Figure1Settings:
 
 
 #: the step sizes of Figure 2, logspace(-3, 0, 20), as the stored full run used them (to the last
-#bit)
+#: bit)
 LRS_20 = (0.001, 0.0014384498882876629, 0.00206913808111479, 0.002976351441631319,
           0.004281332398719396,
           0.006158482110660267, 0.008858667904100823, 0.012742749857031334, 0.018329807108324356,
@@ -119,9 +119,8 @@ class Figure2Settings:
     replicates: int = 20
     iters: int = 10_000
     #: logspace(-3, 0, 20) written out: NumPy's logspace can differ in the last bit between
-    #versions,
-    #: and a step size is part of a run's seed-for-seed reproducibility (these are the stored run's
-    #values)
+    #: versions, and a step size is part of a run's seed-for-seed reproducibility (these are the
+    #: stored run's values)
     lrs: tuple = LRS_20
     optimizers: tuple = OPTIMIZER_NAMES
     schemes: tuple = SCHEMES

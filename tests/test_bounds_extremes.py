@@ -427,7 +427,7 @@ REF = {
 }
 
 #: quantities with a range: probabilities and rates in [0, 1]; TV bounds, variances, second moments
-#>= 0
+#: >= 0
 UNIT = {("lemma4", "lambda_lower"), ("lemma4", "lambda_upper"), ("theorem1", "mixing"),
         ("theorem2", "mixing"),
         ("cis_barker_acceptance", "acceptance"), ("cis_barker_acceptance", "rejection"),

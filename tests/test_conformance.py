@@ -19,7 +19,7 @@ from verify.report import claim_ids
 from verify.testing import SCALES, Conformance, check_claim
 
 #: claims rerun for reproducibility: fast ones (lemma2 exact; the other two Monte Carlo), and the
-#example
+#: example
 RERUN = ("lemma2", "sgfs_autocovariance", "sgfs_convergence_criterion", "mcgd_average_bias")
 
 

@@ -21,8 +21,7 @@ from documents_kit import code_strings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: a document number used as a name ("003's definition", "as 003 defines it", "001 §4.2"): 000-004
-#standing
-#: alone, not part of a decimal (0.001), a grouped number (10 000, 10,000) or an identifier
+#: standing alone, not part of a decimal (0.001), a grouped number (10 000, 10,000) or an identifier
 DOC_NUMBER = re.compile(r"(?<![\w.,])(?<!\d )00[0-4](?:'s)?(?!\w)(?!\.\d)")
 #: keys and fields that hold a document's number as data (the key itself), not as text a user reads
 DATA_KEYS = {"seed", "document", "doc"}

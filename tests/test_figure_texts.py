@@ -24,7 +24,7 @@ from verify.report import STATUS_COLOURS, build, claim_ids, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: claims whose figure shows Monte Carlo points (identities, bounds) and one with both kinds of
-#checks
+#: checks
 MC_CLAIMS = ("proposition1", "table1", "sgfs_autocovariance", "theorem1")
 
 

@@ -151,7 +151,7 @@ def __getattr__(name):
 
 
 #: public names imported lazily from the toolkit's modules (``from verify import Verification``
-#works)
+#: works)
 PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"),
                           "model"),
           **dict.fromkeys(("bound_value", "register"), "registry"),

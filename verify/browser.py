@@ -214,5 +214,5 @@ SPLIT_WORDS_JS = r"""(() => {
 })()"""
 
 #: JavaScript: {scrollWidth, innerWidth} of the page (a page that scrolls sideways has scrollWidth >
-#innerWidth)
+#: innerWidth)
 PAGE_WIDTH_JS = "({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"

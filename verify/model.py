@@ -74,9 +74,8 @@ class Severity(TextEnum):
 HOLDS, VIOLATED, INCONCLUSIVE, DEPENDS = Verdict
 STATUSES = tuple(Verdict)
 #: the verdict of a full reading that cannot decide anything on the run (reading rule 3: its premise
-#is never
-#: met, or too few cases qualify to decide its comparison); a reading's verdict only, never a
-#check's or a claim's
+#: is never met, or too few cases qualify to decide its comparison); a reading's verdict only, never
+#: a check's or a claim's
 DEGENERATE = "degenerate"
 EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = tuple(Method)
@@ -156,9 +155,8 @@ class Reading:
     #: reading rule 2: the hedge of the sentence, quoted ("one expects", "approximately", ...);
     #: the reading is the lenient one the hedge allows, and a claim that holds under it holds
     hedge: str = ""
-    #: reading rule 6: the sentence of the document that rules this reading out in so many
-    #: words ("necessary", "equivalent to", the printed strict sign); it cannot be the holding
-    #reading
+    #: reading rule 6: the sentence of the document that rules this reading out in so many words
+    #: ("necessary", "equivalent to", the printed strict sign); it cannot be the holding reading
     ruled_out: str = ""
     #: reading rule 3: degenerate(checks of this reading) -> "" or why the run cannot decide it
     #: (premise never met, too few qualifying cases); a degenerate reading is excluded
@@ -270,13 +268,13 @@ class Verification:
     #: override key -> the other grid keys it also sets (e.g. --N sets every budget grid)
     grid_aliases: dict = field(default_factory=dict)
     #: adjust_grid(grid, overrides): grid entries derived from overrides (e.g. pairs (D, s) from
-    #--dim)
+    #: --dim)
     adjust_grid: Callable | None = None
     #: check_overrides(grid, overrides) -> None or one line saying why the values are refused
     check_overrides: Callable | None = None
     #: reading rule 4: the forms whose bounds are the proof's explicit constants (not the
-    #statement's):
-    #: their checks can support 'holds', but their violation is a gap of the proof (verify.decide)
+    #: statement's): their checks can support 'holds', but their violation is a gap of the proof
+    #: (verify.decide)
     proof_forms: tuple[str, ...] = ()
     #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
     #: settings and store it (verify.reproductions); the claim then has a stored full run

@@ -66,10 +66,8 @@ def register(v: Verification) -> Verification:
 
 
 #: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound
-#is a pure
-#: function of its parameters, and a verification evaluates the same one at many checks (every state
-#of a chain,
-#: every score), some of them through adaptive-precision mpmath
+#: is a pure function of its parameters, and a verification evaluates the same one at many checks
+#: (every state of a chain, every score), some of them through adaptive-precision mpmath
 _BOUND_VALUES: dict = {}
 
 
@@ -120,7 +118,7 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
 
 
 #: the data file of a document package that names its document (verify.coverage): ``{"document":
-#key, ...}``
+#: key, ...}``
 SECTIONS_FILE = "coverage_sections.json"
 
 

@@ -42,9 +42,8 @@ PROG = "python -m verify report"
 TEMPLATE = "report.html.j2"
 STATUS_ORDER = ("violated", "depends on reading", "inconclusive", "holds")
 #: one colour per status, the same in the report (its CSS variables) and the docs site
-#(docs/_static/mcsa.css,
-#: classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends;
-#tests/test_figure_texts.py compares them)
+#: (docs/_static/mcsa.css, classes .mcsa-holds, .mcsa-violated, .mcsa-inconclusive, .mcsa-depends;
+#: tests/test_figure_texts.py compares them)
 STATUS_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "inconclusive": "#8a6d00",
                   "depends on reading": "#5a3fb0"}
 

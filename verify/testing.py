@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass
 
 #: bound scales tried for the power check, loosest first (1e-12: the bound is tightened by 12
-#orders)
+#: orders)
 SCALES = (0.99, 0.9, 0.5, 0.1, 1e-2, 1e-3, 1e-6, 1e-9, 1e-12)
 
 
@@ -85,7 +85,7 @@ class Conformance:
     #: the PYTHONHASHSEED of the second process (None when not rerun)
     rerun_hashseed: str | None = None
     #: why the claim was rerun in this process only, not in a second one (None when it was, or not
-    #rerun)
+    #: rerun)
     not_rerun: str | None = None
 
     def __str__(self) -> str:

@@ -483,10 +483,9 @@ class SearchResult:
 
 
 #: a violation that the search (not a fixed instance) finds counts only when its relative margin
-#: |lhs - rhs| / max(|lhs|, |rhs|, scale) exceeds this: float64 checks at the extreme regimes
-#: (atoms of mass 1e-11, condition numbers of 1e12) carry rounding errors up to about this size.
-#: ``scale`` is the magnitude a residual is relative to (a row's 4th element; without it the margin
-#is
+#: |lhs - rhs| / max(|lhs|, |rhs|, scale) exceeds this: float64 checks at the extreme regimes (atoms
+#: of mass 1e-11, condition numbers of 1e12) carry rounding errors up to about this size. ``scale``
+#: is the magnitude a residual is relative to (a row's 4th element; without it the margin is
 #: relative to the larger side, so a residual compared with 0 must give its scale to be judged).
 DECISIVE = 1e-6
 

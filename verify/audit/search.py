@@ -19,7 +19,7 @@ from . import adversary
 from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome
 
 #: adversarial evaluations per step (instance steps; a symbolic step's search is cheaper per
-#evaluation)
+#: evaluation)
 SEARCH_BUDGET = 1200
 SYM_BUDGET = 2000
 _CONTEXT = {"budget": None, "key": ""}

@@ -791,12 +791,9 @@ def run_variance_growth(grid, seed=0, progress=None):
 
 # ============================================================================= readings
 #: claim id -> its reasonable readings (verify.model.Reading), declared with the claim.  Every
-#reading quotes
-#: the words of 003 that support it (verbatim LaTeX, tests/test_verify_cis_imh.py checks them
-#against the
-#: document); a reading that another sentence of 003 rules out is not declared: it is in
-#:data:`DROPPED`
-#: with that sentence.
+#: reading quotes the words of 003 that support it (verbatim LaTeX, tests/test_verify_cis_imh.py
+#: checks them against the document); a reading that another sentence of 003 rules out is not
+#: declared: it is in :data:`DROPPED` with that sentence.
 _READINGS: dict = {}
 GROWS_Q = "conditional_variance increases with N for N << w"
 

@@ -66,8 +66,6 @@ U = kit.U
 N_DOM = Int(1, 10 ** 4, log=True)
 #: T, t: iterations
 T_DOM = Int(1, 10 ** 4, log=True)
-#: the conditional variance of CIS as 003 prints it (a side of five steps)
-V_CIS = "V_q[E[f | z_t-1, z^(1:N)]]"
 #: the weight of a current state off the support of q
 W0_DOM = Real(1.0, 1e12, log=True)
 
@@ -892,8 +890,8 @@ def _envelope():
 
 
 #: 'approx.' in the last display read as 'within a factor c', c in this range (2: +-50% the lenient
-#way round;
-#: 10: an order of magnitude, as its underbraces 'approx. O(N^2)', 'approx. O(1/N)' speak of orders)
+#: way round; 10: an order of magnitude, as its underbraces 'approx. O(N^2)', 'approx. O(1/N)' speak
+#: of orders)
 APPROX_FACTOR = (2.0, 10.0)
 
 

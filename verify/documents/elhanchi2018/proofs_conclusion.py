@@ -92,7 +92,7 @@ def first_check(d0, N, S, C, G, b=1.0, c=0.1, k=None, n=None, far=None):
 
 # -------------------------------------------------------------------------- H07: "guaranteeing ..."
 #: the hunt's instance: N = 1000, |S| = 100, C = 1, G = 1 (H = 1001), k = 0.1 from (16), n = 10, b =
-#1
+#: 1
 H07 = dict(N=1000, S=100, C=1.0, G=1.0, b=1.0)
 # 'from the posterior': TV(law of the stored sample, posterior) <= tau, tau in this range
 TV_READING = (0.0, 0.5)
@@ -168,11 +168,11 @@ def _burnin_corrected():
 
 # ------------------------------------------------------------------------- 'very unlikely' (§2.3.2)
 #: readings of 'very unlikely that the iterates pass this criterion without being reasonably close
-#to the mode'
+#: to the mode'
 CLOSE_READING = (2.0, 4.0)  # 'reasonably close': within d0 posterior sd, d0 in this range
 UNLIKELY_READING = (0.01, 0.05)  # 'very unlikely': probability at most alpha, alpha in this range
 #: a small-minibatch instance (|S| >= 50, where §2.2 grants the CLT), weak prior like §3.1's N(0,
-#100 I)
+#: 100 I)
 SMALL_BATCH = dict(N=100_000, S=50, C=1.0, G=0.01, b=1.0)
 
 
@@ -255,7 +255,7 @@ def _window_length_corrected():
 
 # ----------------------------------------------------------------------------- H08: "optimal ..."
 #: §3.1's Skin Segmentation setting (N = 245 057, |S| = 10 000), weak prior; the hunt's strong-prior
-#instance
+#: instance
 SKIN = dict(N=245057, S=10000, C=1.0, G=0.01)
 STRONG = dict(N=1000, S=100, C=1.0, G=2e4)
 

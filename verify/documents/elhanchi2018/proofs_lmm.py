@@ -683,7 +683,6 @@ def _cholesky_corrected():
 
 
 # ----------------------------------------------------------------------------- the steps
-C = "lmm_em"
 step("lmm.19", check=_eq19)
 step("lmm.20", check=_eq20)
 step("lmm.21", check=_eq21_22("21"))

@@ -660,13 +660,12 @@ def _gh_cluster(I, ones, b0, g, gnew, n):  # noqa: E741 -- I is the document's n
 
 
 #: the grid of rules and parameters per cluster size: rule sizes, success fractions, intercepts,
-#random-effect
-#: variances (the reading of 'one expects ... to perform better': on most of them)
+#: random-effect variances (the reading of 'one expects ... to perform better': on most of them)
 GH_GRID = dict(n=(3, 5, 10, 20), fraction=(0.1, 0.5, 0.9), b0=(0.0, 1.5), g=(0.5, 5.0))
 
 
 #: both relative errors below this are a tie (the quadrature reference is good to about 1e-13
-#relative)
+#: relative)
 GH_TIE = 1e-10
 
 
@@ -759,7 +758,6 @@ def _smaller_b():
 
 
 # ============================================================================= the steps
-R = "sgmcmc_recipe"
 step("recipe.eq1", check=_fokker_planck)
 step("recipe.noise", check=_noise_proportional)
 step("recipe.mean", check=_mean_gradient)
@@ -780,7 +778,6 @@ step("osgfs.C", check=_running_c_unbiased)
 step("sgfs.lambda.linear", check=_linear_in_eps)
 step("sgfs.dhd", check=_dhd)
 step("hier.conjugate", check=_conjugate)
-G3 = "glmm_methods"
 step("glmm.laplace", check=_laplace_order)
 step("glmm.gh", check=_gh_exact)
 step("glmm.gh.sharp", check=_gh_sharp)

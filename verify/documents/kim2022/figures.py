@@ -133,7 +133,7 @@ _CHI2_WHY = (
     "magnitude of it). 'chi2 finite' alone is ruled out by the same discussion ('large on "
     "challenging problems where the chi2 divergence is large': a finite chi2 of 10^3 N is large)")
 #: the range of a budget-relative threshold k: N_min, N_max, 10 N_max (as functions of the budgets
-#Ns)
+#: Ns)
 _BUDGET_RANGE = (("Nmin", lambda Ns: min(Ns)), ("Nmax", lambda Ns: max(Ns)),
                  ("10Nmax", lambda Ns: 10 * max(Ns)))
 CHI2_SMALL = tuple(Threshold("chi2 has become small", f"1+chi2<={name}", fn, _CHI2_Q, _CHI2_WHY)
@@ -214,17 +214,15 @@ def joint_readings(axes, degenerate=None, hedge="") -> tuple[Reading, ...]:
 
 
 #: reading rule 2 for Figure 2: the sentence whose threshold (tau) decides is hedged three times
-#('Overall',
-#: 'most', 'seem'), so it holds when it holds under the lenient end of the tau range; a failure at
-#the strict end
-#: (tau = 1 nat) is reported as failing only read strictly
+#: ('Overall', 'most', 'seem'), so it holds when it holds under the lenient end of the tau range; a
+#: failure at the strict end (tau = 1 nat) is reported as failing only read strictly
 FIG2_HEDGE = "Overall, most MCSA methods seem to be the most stable with ADAM"
 
 
 #: reading rule 3 for Figure 2: the per-scheme comparisons are ratio tests of two binomial
-#proportions
-#: with a delta-method (normal) standard error, valid only when each arm has at least this many
-#: qualifying (converged) runs: the textbook condition n p >= 5 of the normal approximation
+#: proportions with a delta-method (normal) standard error, valid only when each arm has at least
+#: this many qualifying (converged) runs: the textbook condition n p >= 5 of the normal
+#: approximation
 MIN_QUALIFYING = 5
 
 

@@ -701,12 +701,9 @@ _READINGS = {
 
 
 #: readings dropped because a sentence of 001 rules them out (a definition of the symbol the
-#statement uses; a
-#: claim that is false under a reading is a finding, not grounds to drop it): claim -> [(reading,
-#meaning, the quote
-#: that supported it, the sentence that rules it out)].  The kept reading's meaning names each, so
-#`verify CLAIM`
-#: shows it.
+#: statement uses; a claim that is false under a reading is a finding, not grounds to drop it):
+#: claim -> [(reading, meaning, the quote that supported it, the sentence that rules it out)].  The
+#: kept reading's meaning names each, so `verify CLAIM` shows it.
 _BIAS_DEFS = (
     "Lemma 2: 'the bias is denoted as Bias[g] = E||g - mu||_2'; Lemma 7: 'The bias of g_hat, "
     "defined as Bias[g_hat] = E||g_hat - E_Pi g||'")
@@ -720,8 +717,7 @@ DROPPED_READINGS = {
 }
 
 #: the readings kept after the same search (each supported by a quote, none ruled out by a
-#definition of 001):
-#: claim -> {reading: (support, what the search found)}
+#: definition of 001): claim -> {reading: (support, what the search found)}
 KEPT_READINGS_REVIEW = {
     "proposition2": {
         "'<=' (equality exactly at pi = q)": (

@@ -62,9 +62,8 @@ N_DOM = Int(2, 10 ** 4, log=True)
 #: k, t, n: numbers of transitions or iterations
 K_DOM = Int(1, 10 ** 4, log=True)
 #: the same ranges for symbolic steps, as reals: the identities hold for real N, n, k, and the
-#engine hands an Int
-#: domain's values to the 50-digit evaluation as Python ints, whose quotients (1/N, N**2/2) are
-#float64
+#: engine hands an Int domain's values to the 50-digit evaluation as Python ints, whose quotients
+#: (1/N, N**2/2) are float64
 N_REAL = Real(2.0, 1e4, log=True)
 K_REAL = Real(1.0, 1e4, log=True)
 #: w* = sup pi/q (Assumption 2): from 1 (q = pi) to 1e12
@@ -126,8 +125,7 @@ _KINDS = {PAIRS_CIS: ((2, 3, 5, 8), False), SCORED: ((3, 8, 2, 5), True),
 for _name, (_configs, _score) in _KINDS.items():
     register_kind(_PairKind(_name, _configs, _score))
 #: the kinds' code and sizes, referred to by the checks that draw from them (so that the audit's
-#digest of those
-#: steps covers how their instances are decoded)
+#: digest of those steps covers how their instances are decoded)
 _KIND_CODE = (_PairKind.__init__, _PairKind.dim, _PairKind.decode, _PairKind._base, _KINDS)
 
 #: N up to which the exact CIS kernel (simulate.finite.cis_matrix's sum) and the Rao-Blackwellised

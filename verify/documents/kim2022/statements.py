@@ -435,9 +435,6 @@ H11_CASES = ((H_PI, H_Q, H_S, 1),
              (np.array([0.9, 0.05, 0.05]), np.array([0.6, 0.2, 0.2]), np.array([1.0, -0.2, -0.2]),
               2))
 
-TIGHTER_QUOTE = (
-    "Abstract: 'we develop a novel MCSA scheme, parallel MCSA (pMCSA), that achieves a tighter "
-    "bound on the gradient variance'; §1 ❸: 'achieves lower gradient variance (Theorem 4)'")
 UNIFORM, VARIANCE_PART = "uniformly: Theorem 4's stated bound below Theorems 1 and 3's", \
     "the variance part, N >= 2: L^2 (2 - 1/w*)/N against L^2 and L^2 (1/2 + 3/(2N))"
 
@@ -825,9 +822,8 @@ step("table1.sgd_stepsize", check=_sgd_stepsize)
 # =================================================================== §6.3-§6.4 against Tables 3-4
 # (the printed numbers)
 #: Table 3 (BNN, test LPD, higher is better): data set -> (ELBO N=1, ELBO N=10, pMCSA, JSA, MSC,
-#MSC-RB), and the
-#: columns printed in bold ('not enough evidence to be distinguished from the best performing
-#method', footnote 3)
+#: MSC-RB), and the columns printed in bold ('not enough evidence to be distinguished from the best
+#: performing method', footnote 3)
 TABLE3 = {"yacht": (-2.45, -2.44, -2.49, -3.00, -2.98, -2.98),
           "concrete": (-3.25, -3.24, -3.20, -3.33, -3.32, -3.33),
           "airfoil": (-2.53, -2.56, -2.27, -2.51, -2.53, -2.51),
@@ -868,9 +864,6 @@ def _table3_best():
 
 
 step("statements.table3_best", check=_table3_best)
-
-COMPARABLE_BOLD = ("comparable = bolded, footnote 3 ('not enough evidence to be distinguished from "
-                   "the best')")
 
 
 def _table3_comparable():
@@ -932,11 +925,8 @@ def _table3_gas():
 step("statements.table3_gas", check=_table3_gas)
 
 #: 'comparable' as a gap in nats: at most the margin the same sentence calls domination ('dominates
-#all other MCSA
-#: methods by roughly 0.4 nat'), so 'comparable' must be a smaller gap; the range of readings of the
-#threshold
-COMPARABLE_GAP = ("comparable = within delta nat of the best, delta below the 0.4 nat the sentence "
-                  "calls domination")
+#: all other MCSA methods by roughly 0.4 nat'), so 'comparable' must be a smaller gap; the range of
+#: readings of the threshold
 GAP_RANGE = (0.05, 0.4)
 
 
@@ -967,8 +957,8 @@ def _table3_gas_gap():
 step("statements.table3_gas_gap", check=_table3_gas_gap)
 
 #: 'better than' read with the Table's own bolding ('not enough evidence to be distinguished from
-#the best'):
-#: dropped, the footnote itself names the best performing method by its printed value (MSC on yacht)
+#: the best'): dropped, the footnote itself names the best performing method by its printed value
+#: (MSC on yacht)
 DROPPED = {
     "statements.table4_except_gas": (
         "'better' = bolded (not distinguishable from the best)",
@@ -1209,7 +1199,6 @@ step("statements.cost_q_dominated", check=_cost_q_dominated)
 
 # ============================================================================= readings settled
 # from computed steps
-MISSPECIFIED = "a misspecified family, as in §6.2 (mean-field q, correlated Gaussian pi)"
 
 step("statements.mixing_improves",
      check=fixed(
@@ -1237,12 +1226,9 @@ step("statements.qdef_benefit",
 # ====================================================== §5.1: 'increasing N accelerates convergence
 # quite dramatically'
 #: the stored full run of Figure 1 (docs/figures/figure1.csv: 001 §6.2's target, D = 50, nu = 500,
-#ADAM 0.01, 8
-#: replications): per scheme and convergence tolerance tau (over figure2's range 1 nat .. 10 KL*: 1,
-#KL*, 2 KL*,
-#: 5 KL*, 10 KL*; KL* = 1.1897 for this target), the median
-#: over replications of the first recorded iteration with KL(pi||q_t) <= KL* + tau, at N = 8 and N =
-#128
+#: ADAM 0.01, 8 replications): per scheme and convergence tolerance tau (over figure2's range 1 nat
+#: .. 10 KL*: 1, KL*, 2 KL*, 5 KL*, 10 KL*; KL* = 1.1897 for this target), the median over
+#: replications of the first recorded iteration with KL(pi||q_t) <= KL* + tau, at N = 8 and N = 128
 #: (recomputed from the CSV in tests/test_statements_kim2022.py)
 FIG1_REACH = {"pmcsa": {1.0: (5000, 2800), 1.1897: (4800, 2800), 2.3793: (4400, 2400),
                         5.9483: (3800, 2000),
@@ -1256,11 +1242,6 @@ FIG1_REACH = {"pmcsa": {1.0: (5000, 2800), 1.1897: (4800, 2800), 2.3793: (4400, 
               "msc-rb": {1.0: (8800, 7200), 1.1897: (8600, 7000), 2.3793: (7800, 6400),
                          5.9483: (6800, 5400),
                          11.897: (6000, 4800)}}
-DRAMATIC_WHY = (
-    "'quite dramatically' <=> over the figure's 16-fold budget range (N = 8 -> 128) pMCSA needs at "
-    "least k times fewer iterations to reach KL* + tau; k from 1.5 (the least a reader calls "
-    "dramatic) to 4 (the square root of the budget ratio); tau over figure2's range (1 nat to 10 "
-    "KL*)")
 
 
 def _acceleration(k):

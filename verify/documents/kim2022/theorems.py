@@ -222,11 +222,9 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
 
 
 #: the threshold that turns '~ N^a' ('insensitive to N', 'decreases as O(1/(N-1))', 'O(1/N) variance
-#reduction',
-#: 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of the stated
-#one, a reading
-#: with a range; the shape checks are made at both ends (violated over the whole range iff the
-#lenient one is)
+#: reduction', 'limited by the constant 1/2 term') into a number: the fitted exponent within tol of
+#: the stated one, a reading with a range; the shape checks are made at both ends (violated over the
+#: whole range iff the lenient one is)
 SHAPE_TOL = (0.05, 0.25)
 SHAPE_WHY = (
     "'~ N^a' read as |fitted exponent - a| <= tol (plus the Monte Carlo allowance), tol in [0.05, "
@@ -250,15 +248,12 @@ F_T_DEF = (
     "Table 1, notation: 'F_t is the sigma-field formed by the iterates eta_t up to the t-th MCGD "
     "iteration'")
 #: reading rule 1 (docs/methods.md): the document contradicts itself on the conditioning of Theorems
-#3 and 4; the
-#: statements condition on F_{t-1}, the proofs bound the bias with Lemma 7, t steps from eta_0. Both
-#sides have
-#: support, both readings are kept, and the contradiction is recorded once, at the proof step
-#(severity.json)
+#: 3 and 4; the statements condition on F_{t-1}, the proofs bound the bias with Lemma 7, t steps
+#: from eta_0. Both sides have support, both readings are kept, and the contradiction is recorded
+#: once, at the proof step (severity.json)
 CONDITIONING_SEE = "theorem3.var.3"
 #: the readings kept after the search for readings the document supports: claim -> {reading:
-#(support, what the
-#: search found)}
+#: (support, what the search found)}
 KEPT_READINGS_REVIEW = {
     "theorem3": {
         JOINT: ("proof of Theorem 3: 'the n-step transition kernel for the vector of the "
