@@ -236,9 +236,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     return _attach_search(o, res, boxes)
 
 
-def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, domain=None,
-           n: int = 400,
-           seed: int = 0, printed: str = "<=") -> Outcome:
+def sym_le(lhs: sp.Expr, rhs: sp.Expr, *, symbols=None, domain=None, n: int = 400, seed: int = 0,
+           printed: str = "<=") -> Outcome:
     """Decide ``lhs <= rhs`` between two sympy expressions.
 
     A proof when sympy decides the sign of rhs - lhs (then also tested at
@@ -250,8 +249,6 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, assumptions_subs=None, symbols=None, doma
     ----------
     lhs, rhs : sympy.Expr
         Both sides.
-    assumptions_subs : dict, optional
-        Unused; kept for the call sites.
     symbols, domain, n, seed
         As for :func:`sym_equal` (default box ``Real(0.01, 10)``).
     printed : str
