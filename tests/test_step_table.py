@@ -97,6 +97,12 @@ def test_a_bad_table_is_refused(plant):
     with pytest.raises(ValueError, match="unknown key"):
         plant("planted_unknown", CODE.format(name="unknown", lhs=0.5),
               TABLE.format(name="unknown", expect="valid") + 'check = "no"\n')
+    with pytest.raises(ValueError, match="search_budget must be a whole number"):
+        plant("planted_type", CODE.format(name="type", lhs=0.5),
+              TABLE.format(name="type", expect="valid") + 'search_budget = "many"\n')
+    with pytest.raises(ValueError, match=r"planted_syntax.toml: .*line"):
+        plant("planted_syntax", CODE.format(name="syntax", lhs=0.5),
+              TABLE.format(name="syntax", expect="valid") + 'why = "unclosed\n')
     with pytest.raises(ValueError, match="given in planted_twice.toml and in the code"):
         plant("planted_twice",
               CODE.format(name="twice", lhs=0.5).replace("check=", 'claim="again", check='),

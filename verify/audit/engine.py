@@ -253,6 +253,10 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
 #: the keys a step table may give (the printed text and the declaration's plain values)
 TEXT_KEYS = ("claim", "location", "relation", "lhs", "rhs", "justification", "why", "correction",
              "depends", "expect", "statement", "reading", "search_examples", "search_budget")
+#: the type of each key that is not text
+_TEXT_TYPES = {"depends": list, "statement": bool, "search_examples": int, "search_budget": int}
+_TYPE_WORDS = {str: "a string", list: "a list of step ids", bool: "true or false",
+               int: "a whole number"}
 #: every step table read: its file -> the ids it holds that no declaration has taken yet
 UNUSED_TEXT: dict[str, set[str]] = {}
 
@@ -281,18 +285,27 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
     Raises
     ------
     ValueError
-        When the table has a key outside :data:`TEXT_KEYS`, or a declaration repeats a key.
+        When the table is not valid TOML, has a key outside :data:`TEXT_KEYS` or a value of
+        the wrong type, or when a declaration repeats a key of the table.
     """
     import sys
     import tomllib
     from pathlib import Path
 
     path = Path(sys.modules[module].__file__).with_suffix(".toml")
-    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: {e}") from None
     for sid, entry in table.items():
         bad = sorted(set(entry) - set(TEXT_KEYS))
         if bad:
             raise ValueError(f"{path.name}: step {sid}: unknown key(s) {', '.join(bad)}")
+        for key, value in entry.items():
+            want = _TEXT_TYPES.get(key, str)
+            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+                raise ValueError(f"{path.name}: step {sid}: {key} must be {_TYPE_WORDS[want]}, "
+                                 f"not {value!r}")
     UNUSED_TEXT[str(path)] = set(table)
 
     def declare(id, **fields) -> Step:
