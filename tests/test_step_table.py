@@ -26,16 +26,16 @@ def test_every_table_is_read_and_every_entry_declared():
 
     verifications()
     tables = {str(p.resolve()) for p in (ROOT / "verify" / "documents").rglob("*.toml")}
-    read = {str(pathlib.Path(p).resolve()) for p in engine.UNUSED_TEXT}
-    assert tables and tables <= read, sorted(tables - read)
-    unused = {p: sorted(ids) for p, ids in engine.UNUSED_TEXT.items() if ids}
+    read = {str(pathlib.Path(p).resolve()): ids for p, ids in engine.UNUSED_TEXT.items()}
+    assert tables and tables <= set(read), sorted(tables - set(read))
+    unused = {p: sorted(read[p]) for p in tables if read[p]}
     assert unused == {}
 
 
 @pytest.fixture
 def plant(tmp_path, monkeypatch):
     """Write ``name.py`` and ``name.toml`` into a folder on the path and import the module; the
-    steps it declares are removed afterwards."""
+    steps it declares, and the record of its table, are removed afterwards."""
     monkeypatch.syspath_prepend(str(tmp_path))
     made = []
 
@@ -53,6 +53,8 @@ def plant(tmp_path, monkeypatch):
     yield make
     for s in made:
         engine.STEPS.pop(s, None)
+    for p in [p for p in engine.UNUSED_TEXT if pathlib.Path(p).parent == tmp_path]:
+        del engine.UNUSED_TEXT[p]
 
 
 CODE = """\
