@@ -59,7 +59,11 @@ author's kit from the modules that hold it:
 
 from __future__ import annotations
 
+import inspect
+import sys
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 # the proof author's kit, one import away (each name lives in its own room)
@@ -132,10 +136,7 @@ class Step:
 
     def _checked(self) -> Outcome:
         """``check()``, with the step's ``why`` and ``correction`` given to a wrong outcome."""
-        o = self.check()
-        if self.why or self.correction is not None:
-            explain(o, self.why, self.correction)
-        return o
+        return explain(self.check(), self.why, self.correction)
 
     def run(self) -> Outcome:
         """Return the outcome: stored when the stored digest matches, else computed and stored."""
@@ -250,9 +251,10 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
     return s
 
 
-#: the keys a step table may give (the printed text and the declaration's plain values)
-TEXT_KEYS = ("claim", "location", "relation", "lhs", "rhs", "justification", "why", "correction",
-             "depends", "expect", "statement", "reading", "search_examples", "search_budget")
+#: the keys a step table may give: :func:`step`'s arguments but the id, the document and the two
+#: functions (the printed text and the declaration's plain values)
+TEXT_KEYS = tuple(p for p in inspect.signature(step).parameters
+                  if p not in ("id", "seed", "check", "corrected"))
 #: the type of each key that is not text
 _TEXT_TYPES = {"depends": list, "statement": bool, "search_examples": int, "search_budget": int}
 _TYPE_WORDS = {str: "a string", list: "a list of step ids", bool: "true or false",
@@ -288,10 +290,6 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
         When the table is not valid TOML, has a key outside :data:`TEXT_KEYS` or a value of
         the wrong type, or when a declaration repeats a key of the table.
     """
-    import sys
-    import tomllib
-    from pathlib import Path
-
     path = Path(sys.modules[module].__file__).with_suffix(".toml")
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
