@@ -27,8 +27,8 @@ from functools import lru_cache
 from .plugins import BOUNDS_GROUP as GROUP
 
 __all__ = ["ASSUMPTIONS", "Claim", "Form", "Param", "ParamError", "Quantity", "Source",
-           "get", "ids", "all_claims", "evaluate", "compare", "claim_modules", "add_builder",
-           "UnknownClaim"]
+           "get", "ids", "all_claims", "evaluate", "enclose", "compare", "claim_modules",
+           "add_builder", "UnknownClaim"]
 
 
 def claim_modules(group: str = GROUP) -> tuple[str, ...]:
@@ -253,6 +253,27 @@ def evaluate(claim_id: str, quantity: str | None = None, form: str | None = None
             out[(q.name, f.name)] = _number(claim.evaluate_form(q.name, f.name, exact=True,
                                                                 **params))
     return out
+
+
+def enclose(claim_id: str, quantity: str, form: str, prec: int | None = None, **params):
+    """Enclose one form's value at one point: an interval that provably contains it.
+
+    Ball arithmetic (python-flint's ``arb``) on the form's formula, at ``prec`` bits or, by
+    default, at a precision raised until the enclosure is narrow (:meth:`Claim.enclose_form`;
+    docs/methods.md §12).  Parameters as in :func:`evaluate`, read exactly.
+
+    Returns
+    -------
+    bounds.enclosure.Enclosure
+
+    Examples
+    --------
+    >>> import bounds
+    >>> e = bounds.enclose("theorem4", "mixing", "stated", w_star="1.000000000001", k=10**12)
+    >>> e.lo > 0 and e.hi < 1e-200
+    True
+    """
+    return get(claim_id).enclose_form(quantity, form, prec, **params)
 
 
 def _number(v):

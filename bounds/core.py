@@ -32,6 +32,9 @@ import sympy as sp
 
 from .numerics import Evaluator, as_float_array, lambdify
 
+#: the precisions (bits) :meth:`Claim.enclose_form` tries in turn by default
+ENCLOSE_PRECISIONS = (64, 256, 1024, 4096, 16384)
+
 #: Named assumptions.  Claims refer to these keys.
 ASSUMPTIONS: dict[str, str] = {
     "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (Kim et al. 2022 Assumption 1)",
@@ -482,6 +485,55 @@ class Claim:
             )
         self.validate({n: values[n] for n in names}, flag)
         return ev(*[values[n] for n in names], exact=exact, boundaries=self._boundaries(names))
+
+    def enclose_form(self, quantity: str, form: str, prec: int | None = None, **values):
+        """Enclose one form's value at one point in ball arithmetic (docs/methods.md §12).
+
+        Parameters
+        ----------
+        quantity, form : str
+            The form.
+        prec : int, optional
+            Working precision in bits.  By default it starts at 64 bits and is raised (64,
+            256, 1024, then doubled up to 16384) until the enclosure's width is at most
+            2^-50 of its magnitude, or the cap is reached.
+        **values
+            The parameters, as :meth:`evaluate_form` takes them (doubles, ints, Decimals and
+            decimal strings, read exactly).
+
+        Returns
+        -------
+        bounds.enclosure.Enclosure
+            It provably contains the form's value at the given parameters; whole-line when
+            the form cannot be enclosed there (e.g. ``0 * log 0`` at a domain end).
+        """
+        from .enclosure import Enclosure, enclose_expr
+
+        values = self.exact(self.with_defaults(values))
+        ev, names = self.evaluator(quantity, form)
+        miss = [n for n in names if n not in values]
+        if miss:
+            raise ParamError(f"{self.id}.{quantity}.{form} needs "
+                             + ", ".join(self.param(n).name for n in miss))
+        self.validate({n: values[n] for n in names})
+        expr = self._resolved(quantity, form)
+        point = {n: values[n] for n in names}
+        if prec is not None:
+            return enclose_expr(expr, point, prec)
+        out = Enclosure(-math.inf, math.inf, "arb-64")
+        for bits in ENCLOSE_PRECISIONS:
+            out = enclose_expr(expr, point, bits)
+            if out.finite and out.rel_width() <= 2.0 ** -50:
+                return out
+        return out
+
+    def _resolved(self, quantity: str, form: str) -> sp.Expr:
+        """Return the form's expression with its definitions substituted (cached per form)."""
+        key = (quantity, form)
+        cache = self.__dict__.setdefault("_resolved_cache", {})
+        if key not in cache:
+            cache[key] = self.resolve(self.quantity(quantity).form(form).expr)
+        return cache[key]
 
     def mp_value(self, quantity: str, form: str, **values):
         """Evaluate the form at one point in adaptive-precision mpmath.

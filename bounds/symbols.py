@@ -23,9 +23,8 @@ def _p(name, flag, label, description, **kw) -> Param:
 N = _p("N", "--N", "N", "computational budget: particles of CIS, chains of pMCSA, steps of JSA",
        lower=1, integer=True, sample_max=1000, log_scale=True)
 k = _p("k", "--k", "k", "number of applications of the MCGD kernel P (mixing after k steps)",
-       lower=1, integer=True, sample_max=200, limit=10 ** 9)
-t = _p("t", "--t", "t", "MCGD iteration index", lower=1, integer=True, sample_max=200,
-       limit=10 ** 9)
+       lower=1, integer=True, sample_max=200)
+t = _p("t", "--t", "t", "MCGD iteration index", lower=1, integer=True, sample_max=200)
 w_star = _p("w_star", "--w-star", "w*", "sup_z pi(z)/q_def(z): maximum importance weight",
             lower=1, sample_max=1e8, log_scale=True)
 L = _p("L", "--L", "L", "bound on the score norm, ||s|| <= L (Assumption 3)",
@@ -90,7 +89,7 @@ k_frac = _p("k_frac", "--k", "k", "preconditioner scale: D = (k/2) H^-1 (El hanc
 eps = _p("eps", "--eps", "epsilon", "discretisation step", lower=0, lower_strict=True,
          default=1.0, sample_max=4)
 t_iter = _p("t_iter", "--t", "t", "iteration of the VAR(1) process started at theta_MAP",
-            lower=0, integer=True, sample_max=200, limit=10 ** 9)
+            lower=0, integer=True, sample_max=200)
 n_data = _p("n_data", "--n-data", "N", "number of data points (El hanchi 2018 calls it N)", lower=1,
             integer=True, sample_max=1e7, log_scale=True)
 batch = _p("batch", "--batch", "|S|", "minibatch size", lower=1, integer=True, sample_max=1e4,

@@ -152,8 +152,7 @@ def __getattr__(name):
 
 #: public names imported lazily from the toolkit's modules (``from verify import Verification``
 #: works)
-PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification", "exact_tolerance"),
-                          "model"),
+PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification"), "model"),
           **dict.fromkeys(("bound_value", "register"), "registry"),
           "group_checks": "formatting", "rescore": "outcome",
           **dict.fromkeys(("instance_check", "sym_equal"), "audit.engine")}

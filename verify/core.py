@@ -2,7 +2,7 @@
 against it keeps working.  Import from the modules that now hold each job instead:
 
 * :mod:`verify.model`: statuses, :class:`CheckResult`, :class:`Reading`, :class:`Status`,
-  :class:`Grid`, :class:`Verification`, :class:`CheckList`, ``exact_tolerance``;
+  :class:`Grid`, :class:`Verification`, :class:`CheckList`;
 * :mod:`verify.decide`: ``decide``, ``combine``, ``final_status``, ``reading_verdicts``,
   ``summary_status``, ``scale_bound``, ``ALPHA`` (Bonferroni);
 * :mod:`verify.formatting`: ``fmt``, ``fmt_ratio``, ``group_checks``, ``status_cell``,
@@ -30,9 +30,9 @@ from .docio import (AUDIT_DOC, VERDICTS_DOC, audit_statements, load_doc, verdict
 from .formatting import CheckGroup, fmt, fmt_ratio, group_checks, readings_text, status_cell  # noqa: F401
 from .hypothesis_tools import (TIGHTNESS_EXAMPLES, hypothesis_without_local_constants,  # noqa: F401
                                tightness_check, tightness_search)
-from .model import (AS_PRINTED, DEPENDS, EPS_EXACT, EXIT, HOLDS, INCONCLUSIVE, METHODS,  # noqa: F401
+from .model import (AS_PRINTED, DEPENDS, EXIT, HOLDS, INCONCLUSIVE, METHODS,  # noqa: F401
                     RELATIONS, STATUSES, VIOLATED, CheckList, CheckResult, Grid, Reading, Status,
-                    Verification, by_form, by_quantity, exact_tolerance)
+                    Verification, by_form, by_quantity)
 from .model import params_json as _jsonable  # noqa: F401
 from .outcome import Report, rescore, run_verification  # noqa: F401
 from .registry import REGISTRY, bound_value, register  # noqa: F401

@@ -37,8 +37,18 @@ docs/ERRATA.md all use it (tests/test_readings.py checks that they agree).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
-import numpy as np
+from bounds.enclosure import (
+    EXACT,
+    FLOAT64,
+    PRECISIONS,
+    Enclosure,
+    arb_how,
+    log10_ratio,
+    ratio_float,
+    relation_verdict,
+)
 
 from .model import (
     AS_PRINTED,
@@ -75,62 +85,172 @@ def scale_bound(bound: float, relation: str, C: float) -> float:
     return bound / C  # lower bounds
 
 
+def _scaled(enc: Enclosure, relation: str, C: float) -> Enclosure:
+    """Tighten the bound's enclosure by C, rounded outward (C is an exact double)."""
+    return enc.scaled(C, divide=relation in (">=", ">"))
+
+
+def empirical_enclosure(check: CheckResult) -> Enclosure:
+    """Return the enclosure of a check's empirical side at the first stage (float64).
+
+    ``check.lhs`` when given; else ``empirical`` with its error bound ``error`` (a few units
+    in the last place of the value when None).  Symbolic results are exact.
+    """
+    if check.lhs is not None:
+        return check.lhs
+    v = check.empirical
+    if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+        return Enclosure.point(v).widen(check.error or 0)
+    if check.method == "symbolic":
+        return Enclosure.point(float(v))
+    return Enclosure.f64(float(v), check.error or 0.0)
+
+
+def bound_enclosure(check: CheckResult, bits: int | None = None) -> Enclosure:
+    """Return the enclosure of a check's bound.
+
+    Its formula in ball arithmetic at ``bits`` (64 at the first stage) when it came from
+    :func:`verify.registry.bound_value`; else ``check.rhs``; else ``bound`` with
+    ``bound_error`` (ints and Fractions exact).
+    """
+    ref = getattr(check.bound, "ref", None)
+    if ref is not None:
+        from .registry import bound_enclosure as enclose
+
+        return enclose(ref, bits or PRECISIONS[0])
+    if check.rhs is not None:
+        return check.rhs
+    b = check.bound
+    if isinstance(b, (int, Fraction)) and not isinstance(b, bool):
+        return Enclosure.point(b).widen(check.bound_error or 0)
+    if check.method == "symbolic":
+        return Enclosure.point(float(b))
+    return Enclosure.f64(float(b), check.bound_error or 0.0)
+
+
+def _settled(lhs: Enclosure, rhs: Enclosure, bits: int | None) -> str:
+    if lhs.how == EXACT and rhs.how == EXACT:
+        return EXACT
+    return FLOAT64 if bits is None else arb_how(bits)
+
+
 def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
            alpha: float = ALPHA) -> CheckResult:
-    """Fill in ``verdict``, ``ratio``, ``z`` and ``scaled_bound`` of one check."""
-    b = scale_bound(check.bound, check.relation, bound_scale)
-    check.scaled_bound = b
-    th = check.empirical
-    with np.errstate(divide="ignore", invalid="ignore"):
-        check.ratio = float(th / b) if b != 0 else (0.0 if th == 0 else math.inf)
-    if check.method == "exact" and max(abs(th), abs(b)) <= check.tolerance:
-        check.ratio = float("nan")  # both below the numerical resolution: no tightness to report
+    """Fill in ``verdict``, ``ratio``, ``settled_by``, ``z`` and ``scaled_bound`` of one check.
+
+    Exact checks are decided on enclosures (:func:`bounds.enclosure.relation_verdict`): at
+    float64 first, then with both sides recomputed at the precisions of
+    :data:`bounds.enclosure.PRECISIONS` (the empirical side by ``check.refine``, the bound by
+    its formula) until decided; at the cap the check is ``inconclusive``, never ``holds``, and
+    its note gives the widths.  Monte Carlo checks are decided by their confidence limits
+    against the bound's enclosure.
+    """
+    lhs = empirical_enclosure(check)
+    rhs = bound_enclosure(check)
     rel = check.relation
-    if not (math.isfinite(th) or math.isinf(th)) or (isinstance(b, float) and b != b):
-        check.verdict = INCONCLUSIVE
-        return check
+    check.settled_by = ""
     if check.method == "monte-carlo":
-        se = float(check.stderr or 0.0)
+        return _decide_mc(check, lhs, rhs, n_mc, bound_scale, alpha)
+    verdict = relation_verdict(lhs, _scaled(rhs, rel, bound_scale), rel)
+    bits = None
+    if verdict is None:
+        ref = getattr(check.bound, "ref", None)
+        for b in PRECISIONS:
+            new_lhs = check.refine(b) if check.refine is not None else lhs
+            new_rhs = bound_enclosure(check, b) if ref is not None else rhs
+            if new_lhs is lhs and new_rhs is rhs:
+                break  # nothing can be computed more precisely
+            lhs, rhs, bits = new_lhs, new_rhs, b
+            verdict = relation_verdict(lhs, _scaled(rhs, rel, bound_scale), rel)
+            if verdict is not None:
+                break
+    _fill(check, lhs, rhs, bound_scale)
+    if verdict is None:
+        check.verdict = INCONCLUSIVE
+        check.settled_by = arb_how(bits) if bits is not None else FLOAT64
+        why = (f"undecided at {check.settled_by}: quantity in {lhs}, bound in "
+               f"{_scaled(rhs, rel, bound_scale)}"
+               + ("" if check.refine is not None or bits is not None
+                  else " (no higher-precision computation of this quantity)"))
+        if why not in check.note:
+            check.note = f"{check.note}; {why}" if check.note else why
+        return check
+    check.verdict = HOLDS if verdict == "holds" else VIOLATED
+    check.settled_by = "symbolic" if check.method == "symbolic" else _settled(lhs, rhs, bits)
+    return check
+
+
+def _fill(check: CheckResult, lhs: Enclosure, rhs: Enclosure, bound_scale: float) -> None:
+    """Record the enclosures a verdict was reached on and the ratio computed from them."""
+    check.lhs, check.rhs = lhs, rhs
+    srhs = _scaled(rhs, check.relation, bound_scale)
+    check.scaled_bound = srhs.mid if srhs.finite else scale_bound(float(check.bound),
+                                                                  check.relation, bound_scale)
+    check.ratio = ratio_float(lhs, srhs)
+    check.log10_ratio = log10_ratio(lhs, srhs)
+
+
+def _decide_mc(check, lhs, rhs, n_mc, bound_scale, alpha) -> CheckResult:
+    """Decide a Monte Carlo check: confidence limits of the estimate against the bound."""
+    se = float(check.stderr or 0.0)
+    th = float(check.empirical)
+    rel = check.relation
+    check.settled_by = "monte-carlo"
+    ref = getattr(check.bound, "ref", None)
+    levels = [None] + (list(PRECISIONS) if ref is not None else [])
+    verdict = INCONCLUSIVE
+    for bits in levels:
+        if bits is not None:
+            rhs = bound_enclosure(check, bits)
+        b = _scaled(rhs, rel, bound_scale)
+        _fill(check, lhs, rhs, bound_scale)
+        if not math.isfinite(th) or not b.finite and not (rel in ("<=", "<") and b.lo == math.inf):
+            check.verdict = INCONCLUSIVE
+            return check
+        lo, hi = _float_lo(b), _float_hi(b)
         if rel == "=":
             z = z_one_sided(alpha / (2 * max(n_mc, 1)))
             check.z = z
-            check.verdict = VIOLATED if abs(th - b) > z * se + check.tolerance else HOLDS
+            # violated when no value of the bound's enclosure is within z standard errors
+            check.verdict = VIOLATED if (th - z * se > hi or th + z * se < lo) else HOLDS
             return check
         z = z_one_sided(alpha / max(n_mc, 1))
         check.z = z
         if rel in ("<=", "<"):
             lcl = th - z * se
             strict = rel == "<"
-            if lcl > b + check.tolerance or (strict and lcl >= b + check.tolerance and se == 0):
-                check.verdict = VIOLATED
-            elif th < b or (th == b and not strict):
-                check.verdict = HOLDS
+            if lcl > hi or (strict and se == 0 and lcl >= hi):
+                verdict = VIOLATED
+            elif th < lo or (th == lo and not strict):
+                verdict = HOLDS
+            elif th <= hi:
+                verdict = None  # the estimate is inside the bound's enclosure: refine it
             else:
-                check.verdict = INCONCLUSIVE
+                verdict = INCONCLUSIVE
         else:
             ucl = th + z * se
-            strict = rel == ">"
-            if ucl < b - check.tolerance:
-                check.verdict = VIOLATED
-            elif th > b or (th == b and not strict):
-                check.verdict = HOLDS
+            if ucl < lo:
+                verdict = VIOLATED
+            elif th > hi or (th == hi and rel == ">="):
+                verdict = HOLDS
+            elif th >= lo:
+                verdict = None
             else:
-                check.verdict = INCONCLUSIVE
-        return check
-    # exact and symbolic checks
-    tol = check.tolerance
-    if rel == "<=":
-        ok = th <= b + tol
-    elif rel == "<":
-        ok = th < b - tol  # strictness must be resolved beyond the numerical error
-    elif rel == ">=":
-        ok = th >= b - tol
-    elif rel == ">":
-        ok = th > b + tol
-    else:
-        ok = abs(th - b) <= tol
-    check.verdict = HOLDS if ok else VIOLATED
+                verdict = INCONCLUSIVE
+        if verdict is not None:
+            break
+    check.verdict = verdict if verdict is not None else INCONCLUSIVE
     return check
+
+
+def _float_lo(e: Enclosure) -> float:
+    """Return the largest double at or below the enclosure's lower end."""
+    return e.floats()[0]
+
+
+def _float_hi(e: Enclosure) -> float:
+    """Return the smallest double at or above the enclosure's upper end."""
+    return e.floats()[1]
 
 
 def combine(verdicts: list[str]) -> str:

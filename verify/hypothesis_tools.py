@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .model import CheckResult, exact_tolerance
+from .model import CheckResult
 
 
 class hypothesis_without_local_constants:
@@ -73,8 +73,7 @@ def tightness_check(claim: str, quantity: str, form: str, strategy, evaluate, sp
     """The tightness of one corrected form as a check: the instance of largest ratio found."""
     ratio, emp, b, params, n = tightness_search(strategy, evaluate, **kw)
     return CheckResult(f"{quantity} (tightness search)", form, {**params, "space": space}, emp, b,
-                       "exact",
-                       tolerance=exact_tolerance(emp, b), primary=False,
+                       "exact", primary=False,
                        note=f"largest empirical/bound ratio {ratio:.4g} over {n} derandomized "
                             f"Hypothesis examples (random finite pi, q, states, scores): the "
                             f"form's tightness")

@@ -86,7 +86,18 @@ RELATIONS: tuple[Relation, ...] = ("<=", ">=", "=", "<", ">")
 
 @dataclass
 class CheckResult:
-    """One empirical value held against one bound form at one parameter point."""
+    """One empirical value held against one bound form at one parameter point.
+
+    Exact checks are decided on enclosures (docs/methods.md §12, :mod:`bounds.enclosure`): the
+    empirical side ``lhs`` and the bound ``rhs`` are intervals that provably contain the true
+    values.  By default ``lhs`` is ``empirical`` with its absolute error bound ``error`` (plus
+    float64 rounding relative to the value, never an absolute floor), and ``rhs`` is the
+    bound's enclosure (ball arithmetic on its formula when it came from
+    :func:`verify.registry.bound_value`, else ``bound`` with ``bound_error``).  When the
+    enclosures overlap, :func:`verify.decide.decide` asks ``refine(bits)`` for the empirical
+    side at a higher precision (and the bound's formula likewise) until the check is decided or
+    the cap is reached; ``settled_by`` says where it was decided.
+    """
 
     quantity: str
     form: str
@@ -96,7 +107,9 @@ class CheckResult:
     method: Method | str
     relation: Relation = "<="
     stderr: float | None = None  # Monte Carlo standard error
-    tolerance: float = 0.0  # exact checks: allowed absolute discrepancy (from error bounds)
+    #: exact checks: a proved bound on |empirical - true value| (None: exact up to float64
+    #: rounding of the value, a few units in its last place)
+    error: float | None = None
     primary: bool = True  # counts towards the claim verdict
     note: str = ""
     verdict: Verdict | str = ""  # "" until decided
@@ -107,18 +120,42 @@ class CheckResult:
     #: reading rule 4: the bound carries the proof's explicit constants (Verification.proof_forms);
     #: its violation is a gap of the proof, not a violation of the statement
     proof: bool = False
+    #: a proved bound on |bound - true bound| for a bound not from verify.registry.bound_value
+    bound_error: float | None = None
+    #: the enclosures, when given directly (bounds.enclosure.Enclosure); after decide: the
+    #: enclosures the verdict was reached on (the bound's unscaled)
+    lhs: object = field(default=None, repr=False)
+    rhs: object = field(default=None, repr=False)
+    #: refine(bits) -> Enclosure of the empirical side at that working precision (or exact)
+    refine: Callable | None = field(default=None, repr=False, compare=False)
+    #: where the verdict was decided: "float64", "exact", "arb-<bits>", "monte-carlo",
+    #: "symbolic"; for an undecided exact check, the last precision tried
+    settled_by: str = ""
+    #: log10 of empirical/bound at any magnitude (None when undefined)
+    log10_ratio: float | None = None
 
     def as_json(self) -> dict:
-        """Return the check as strict JSON (NaN as null, infinities as ``"inf"``, ``"-inf"``)."""
+        """Return the check as strict JSON (NaN as null, infinities as ``"inf"``, ``"-inf"``).
+
+        ``enclosure`` gives both sides' intervals (ends rounded outward; decimal strings for
+        ends outside the double range) and ``settled_by`` where the verdict was decided.
+        """
 
         def num(x):  # NaN -> None, +/-inf -> "inf"/"-inf" (the command lines' strict JSON)
             return None if x is None else jsonable(float(x))
 
+        enc = {}
+        if self.lhs is not None and self.rhs is not None:
+            enc = {"enclosure": {"empirical": self.lhs.as_json(),
+                                 "bound": self.rhs.as_json()}}
         return {"quantity": self.quantity, "form": self.form, "params": params_json(self.params),
                 "empirical": num(self.empirical), "stderr": num(self.stderr),
                 "bound": num(self.scaled_bound),
-                "ratio": num(self.ratio), "verdict": self.verdict, "method": self.method,
-                "relation": self.relation, "tolerance": num(self.tolerance),
+                "ratio": num(self.ratio), "log10_ratio": num(self.log10_ratio),
+                "verdict": self.verdict, "method": self.method,
+                "settled_by": self.settled_by,
+                "relation": self.relation, "error": num(self.error),
+                **enc,
                 "primary": self.primary,
                 "note": self.note, "reading": self.reading,
                 **({"proof": True} if self.proof else {})}
@@ -284,28 +321,3 @@ class Verification:
     def primary_form(self) -> str:
         """The first of :attr:`forms`: the form whose checks decide the verdict."""
         return self.forms.split(",")[0].strip()
-
-
-#: relative float64 allowance of exact finite computations (sums and matrix products of a
-#: few thousand terms: accumulated rounding stays far below this)
-EPS_EXACT = 1e-11
-
-
-def exact_tolerance(*values, err: float = 0.0) -> float:
-    """Return the tolerance of an exact check.
-
-    It is the computation's own error bound ``err`` plus float64 rounding relative to the
-    magnitudes involved: ``err + EPS_EXACT * max(1, |values|...)`` (:data:`EPS_EXACT`).
-
-    Parameters
-    ----------
-    *values : float
-        The magnitudes involved (the empirical side, the bound).
-    err : float
-        The computation's own error bound.
-
-    Returns
-    -------
-    float
-    """
-    return err + EPS_EXACT * max([1.0] + [abs(float(v)) for v in values])

@@ -340,7 +340,7 @@ def _rank(g, q, x):
     prim = [c.ratio for c in g if c.primary and _numeric(c.ratio)]
     score = max(prim) if prim else max((c.ratio for c in g if _numeric(c.ratio)), default=0.0)
     trivial = q == "mixing" and all(c.scaled_bound >= 1 for c in g if c.primary)
-    informative = sum(1 for c in g if c.method != "exact" or abs(c.empirical) > c.tolerance)
+    informative = sum(1 for c in g if c.method != "exact" or _resolved(c))
     distinct = len({c.params[x] for c in g})
     return (distinct > 1, not trivial, informative > 1, any(c.verdict == VIOLATED for c in g),
             min(distinct, 6),
@@ -495,21 +495,39 @@ def _deciding(report, checks):
     return report.primary_form if report.primary_form in {c.form for c in checks} else None
 
 
+def _resolved(c) -> bool:
+    """Whether an exact check's empirical enclosure excludes 0 (its value's sign and magnitude
+    are known); an enclosure reaching 0 is drawn at its upper end, as an upper limit."""
+    lhs = getattr(c, "lhs", None)
+    return lhs is None or lhs.sign() in (1, -1)
+
+
 def _points(checks, x):
-    """Unique empirical points (x, value, stderr, method) of the checks."""
+    """Unique empirical points (x, value) -> (stderr, method, resolved, z) of the checks.
+
+    An exact check whose enclosure reaches 0 is keyed at its enclosure's upper end."""
     pts = {}
     for c in checks:
-        key = (float(c.params[x]), float(c.empirical))
-        pts.setdefault(key, (c.stderr or 0.0, c.method, c.tolerance, c.z))
+        ok = c.method != "exact" or _resolved(c)
+        y = float(c.empirical) if ok else float(c.lhs.floats()[1])
+        key = (float(c.params[x]), y)
+        pts.setdefault(key, (c.stderr or 0.0, c.method, ok, c.z))
     return pts
 
 
 def _draw_empirical(ax, pts, zcrit, handles):
-    exact = [(x, y) for (x, y), (se, m, tol, z) in pts.items() if m != "monte-carlo"]
-    mc = [(x, y, se, z) for (x, y), (se, m, tol, z) in pts.items() if m == "monte-carlo"]
+    exact = [(x, y) for (x, y), (se, m, ok, z) in pts.items() if m != "monte-carlo" and ok]
+    limits = [(x, y) for (x, y), (se, m, ok, z) in pts.items() if m != "monte-carlo" and not ok
+              and y > 0]
+    mc = [(x, y, se, z) for (x, y), (se, m, ok, z) in pts.items() if m == "monte-carlo"]
     if exact:
         ex, ey = zip(*sorted(exact))
         h = ax.plot(ex, ey, "o", color="k", ms=6, zorder=6, label="empirical (exact)")[0]
+        handles.append(h)
+    if limits:
+        lx, ly = zip(*sorted(limits))
+        h = ax.plot(lx, ly, "v", color="0.35", ms=7, zorder=6,
+                    label="empirical below its resolution (drawn at its enclosure's upper end)")[0]
         handles.append(h)
     if mc:
         mx, my, ms, mz = zip(*sorted(mc))
@@ -551,7 +569,7 @@ def _sweep(ax, report, q, x, checks, zcrit):
     levels = [c for c in checks if x not in c.params]
     checks = [c for c in checks if x in c.params]
     pts = _points(checks, x)
-    shown = {k: v for k, v in pts.items() if v[1] != "exact" or abs(k[1]) > v[2]} or pts
+    shown = pts  # every point: an unresolved one at its enclosure's upper end (_draw_empirical)
     xvals = sorted({c.params[x] for c in checks})
     lo, hi = float(min(xvals)), float(max(xvals))
     logx = lo > 0 and hi / lo > 30

@@ -342,23 +342,54 @@ class QuickClaim:
         return EXIT[rep.verdict]
 
     # ------------------------------------------------------------------ internals
-    def _value(self, point: dict, rng=None) -> tuple[float, float]:
-        """``(value, error)`` of the quantity at ``point``."""
+    def _call(self, point: dict, rng=None, prec: int | None = None):
+        """Call the quantity at ``point`` (``rng`` and ``prec`` passed when it takes them)."""
         import inspect
 
         kw = dict(point)
-        if "rng" in inspect.signature(self.quantity).parameters:
+        params = inspect.signature(self.quantity).parameters
+        if "rng" in params:
             kw["rng"] = rng
-        out = self.quantity(**kw)
+        if prec is not None:
+            kw["prec"] = prec
+        return self.quantity(**kw)
+
+    def _takes_prec(self) -> bool:
+        import inspect
+
+        return "prec" in inspect.signature(self.quantity).parameters
+
+    def _enclosure(self, point: dict, rng=None, prec: int | None = None):
+        """Enclose the quantity at ``point`` (:meth:`bounds.enclosure.Enclosure.of`).
+
+        Raises
+        ------
+        ValueError
+            The quantity returned something that is not a number (one line).
+        """
+        from bounds.enclosure import Enclosure
+
+        out = self._call(point, rng, prec)
+        try:
+            return Enclosure.of(out)
+        except TypeError as e:
+            raise ValueError(f"{self.id}: the quantity at {point}: {e}") from None
+
+    def _value(self, point: dict, rng=None) -> tuple[float, float]:
+        """``(value, error)`` of a Monte Carlo quantity at ``point`` (mean, standard error)."""
+        out = self._call(point, rng)
         value, err = out if isinstance(out, (tuple, list)) else (out, 0.0)
         return float(value), float(err)
 
     def _check(self, point: dict, rng=None, label: str = ""):
-        from .model import CheckResult, exact_tolerance
+        from fractions import Fraction
 
-        value, err = self._value(point, rng)
-        b = self.bound_at(**point)
+        from .model import CheckResult
+        from .registry import bound_value
+
+        b = bound_value(self.id, self.quantity_name, "stated", **point)
         if self.method == "monte-carlo":
+            value, err = self._value(point, rng)
             return CheckResult(
                 self.quantity_name,
                 "stated",
@@ -370,15 +401,22 @@ class QuickClaim:
                 stderr=err,
                 note=label,
             )
+        enc = self._enclosure(point, rng)
+        refine = None
+        if self._takes_prec():
+            def refine(bits, point=dict(point)):
+                return self._enclosure(point, None, bits)
+        mid = enc.mid
         return CheckResult(
             self.quantity_name,
             "stated",
             dict(point),
-            value,
+            mid if not (enc.is_point and isinstance(enc.lo, Fraction)) else enc.lo,
             b,
             "exact",
             relation=self.relation,
-            tolerance=exact_tolerance(value, b, err=err),
+            lhs=enc,
+            refine=refine,
             note=label,
         )
 
@@ -412,10 +450,12 @@ class QuickClaim:
     def _plot(self, report, path, dpi=110):
         """Draw two panels: each check's quantity against its bound, and their ratio.
 
-        The first is log-log (the diagonal is equality), the second against one parameter;
-        violated checks are red crosses.
+        The first is log-log (the diagonal is equality), the second the ratio against one
+        parameter, both from the enclosures at any magnitude; violated checks are red crosses,
+        a quantity whose enclosure reaches 0 is a grey triangle at the enclosure's upper end.
+        A point that cannot be drawn (outside the double range, or not positive on a log axis)
+        is counted in the title, never dropped silently.
         """
-        import numpy as np
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -425,44 +465,52 @@ class QuickClaim:
         fig = Figure(figsize=(11, 4.8), layout="constrained")
         FigureCanvasAgg(fig)
         ax1, ax2 = fig.subplots(1, 2)
-        drawn = []
-        for bad, style in (
-            (False, dict(marker="o", color="C0", ls="", ms=4, label="holds / inconclusive")),
-            (True, dict(marker="x", color="red", ls="", ms=8, mew=2, label="violated")),
-        ):
-            cs = [
-                c
-                for c in report.checks
-                if (c.verdict == VIOLATED) == bad and (bad or c.empirical > c.tolerance)
-            ]
-            drawn += cs
-            if not cs:
+        lims: list[float] = []
+        omitted = 0
+        styles = (
+            ("holds", dict(marker="o", color="C0", ls="", ms=4, label="holds")),
+            ("inconclusive", dict(marker="s", color="C1", ls="", ms=5, mfc="none",
+                                  label="inconclusive (enclosures overlap)")),
+            ("unresolved", dict(marker="v", color="0.4", ls="", ms=5,
+                                label="quantity's enclosure reaches 0 (at its upper end)")),
+            (VIOLATED, dict(marker="x", color="red", ls="", ms=8, mew=2, label="violated")),
+        )
+        groups: dict[str, list] = {k: [] for k, _ in styles}
+        for c in report.checks:
+            lhs, rhs = c.lhs, c.rhs
+            if lhs is None or rhs is None:
+                omitted += 1
                 continue
-            b = np.array([c.scaled_bound for c in cs], float)
-            e = np.array([c.empirical for c in cs], float)
-            ok = (b > 0) & (e > 0)
-            ax1.loglog(b[ok], e[ok], **style)
-            ax2.semilogy(
-                [c.params[x] for c in cs],
-                np.where(b != 0, e / np.where(b != 0, b, 1), np.nan),
-                **style,
-            )
-        lims = [v for c in drawn for v in (c.scaled_bound, c.empirical) if v and v > 0]
+            b = float(c.scaled_bound) if c.scaled_bound is not None else rhs.mid
+            unresolved = lhs.sign() not in (1, -1)
+            e = lhs.floats()[1] if unresolved else lhs.mid
+            if not (b > 0 and e > 0 and b < 1e308 and e < 1e308):
+                omitted += 1
+                continue
+            kind = (VIOLATED if c.verdict == VIOLATED else "unresolved" if unresolved
+                    else "holds" if c.verdict == "holds" else "inconclusive")
+            groups[kind].append((b, e, c.params[x], c.log10_ratio))
+            lims += [b, e]
+        for kind, style in styles:
+            pts = groups[kind]
+            if not pts:
+                continue
+            ax1.loglog([p[0] for p in pts], [p[1] for p in pts], **style)
+            ratios = [(p[2], 10.0 ** p[3]) for p in pts
+                      if p[3] is not None and -307 < p[3] < 307]
+            if ratios:
+                ax2.semilogy([r[0] for r in ratios], [r[1] for r in ratios], **style)
         if lims:
-            ax1.plot(
-                [min(lims), max(lims)], [min(lims), max(lims)], "k-", lw=1, label="quantity = bound"
-            )
-        ax2.axhline(1.0, color="k", lw=1)
+            lo, hi = min(lims), max(lims)
+            ax1.plot([lo, hi], [lo, hi], "k-", lw=1, label="quantity = bound")
+        ax2.axhline(1.0, color="k", lw=1, label="ratio 1")
         if _interval(x, self.domain[x])[3]:
             ax2.set_xscale("log")
-        hidden = sum(
-            1 for c in report.checks if c.verdict != VIOLATED and c.empirical <= c.tolerance
-        )
         ax1.set(
             xlabel="bound" + (f" (x {report.bound_scale:g})" if report.bound_scale != 1 else ""),
             ylabel=self.quantity_name,
             title=f"{self.quantity_name} against the bound ({len(report.checks)} checks"
-            + (f"; {hidden} below their error bound not drawn)" if hidden else ")"),
+            + (f"; {omitted} outside the drawable range, not drawn)" if omitted else ")"),
         )
         ax2.set(
             xlabel=x,
@@ -488,10 +536,11 @@ class QuickClaim:
             return st.integers(lo, hi) if integer else st.floats(lo, hi, allow_nan=False)
 
         def evaluate(inst):
-            c = self._check(inst)
-            return [
-                (f"{c.quantity} {c.relation} bound", c.empirical, c.bound, c.relation, c.tolerance)
-            ]
+            from .decide import bound_enclosure, decide
+
+            c = decide(self._check(inst), 0)  # decided on enclosures, refined where needed
+            return [(f"{c.quantity} {c.relation} bound", c.lhs, c.rhs if c.rhs is not None
+                     else bound_enclosure(c), c.relation, 0.0)]
 
         return st.fixed_dictionaries({n: strategy(d) for n, d in self.domain.items()}), evaluate
 
@@ -572,8 +621,21 @@ def _search_text(res: dict) -> str:
     if res["found"]:
         return (
             f"{head}\nCOUNTEREXAMPLE ({res['check']}): {res['empirical']:.6g} "
-            f"vs bound {res['bound']:.6g} at {dumps(res['counterexample'])}"
+            f"vs bound {res['bound']:.6g} (ratio {_ratio_text(res)}) at "
+            f"{dumps(res['counterexample'])}"
         )
     close = res.get("closest")
-    tail = f"; closest: ratio {close['ratio']:.4g} at {dumps(close['instance'])}" if close else ""
+    tail = (f"; closest: ratio {_ratio_text(close)} at {dumps(close['instance'])}" if close
+            else "")
     return f"{head}\nno violation found{tail}"
+
+
+def _ratio_text(row: dict) -> str:
+    """Write a search row's ratio at any magnitude ("3.1e-200"; "10^-412.3" beyond doubles)."""
+    lr = row.get("log10_ratio")
+    r = row.get("ratio")
+    if r is not None and r != 0 and math.isfinite(r):
+        return f"{r:.4g}"
+    if lr is not None:
+        return f"10^{lr:.4g}"
+    return f"{r:.4g}" if r is not None else "undefined"

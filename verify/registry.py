@@ -32,6 +32,7 @@ from __future__ import annotations
 import sys
 import warnings
 from contextlib import contextmanager
+from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Iterator
 
@@ -65,17 +66,42 @@ def register(v: Verification) -> Verification:
     return v
 
 
-#: bound values already computed in this process: (claim, quantity, form, params) -> float.  A bound
-#: is a pure function of its parameters, and a verification evaluates the same one at many checks
-#: (every state of a chain, every score), some of them through adaptive-precision mpmath
-_BOUND_VALUES: dict = {}
+class BoundValue(float):
+    """A bound's value as a float that remembers where it came from.
+
+    ``ref`` is ``(claim, quantity, form, params)``: :func:`verify.decide.decide` encloses the
+    bound from its formula in ball arithmetic (:func:`bound_enclosure`), at any precision,
+    instead of trusting the float.  Arithmetic on it gives a plain float (no ``ref``).
+    """
+
+    ref: tuple | None = None
+
+
+def _frozen(v):
+    """Return a parameter value as a hashable exact key (NumPy scalars as Python numbers)."""
+    import numpy as np
+
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        raise TypeError("an array parameter")
+    hash(v)
+    return v
+
+
+@lru_cache(maxsize=200_000)
+def _bound_float(claim_id: str, quantity: str, form: str, params: tuple) -> float:
+    import bounds
+
+    return float(bounds.get(claim_id).evaluate_form(quantity, form, **dict(params)))
 
 
 def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
-    """Evaluate a bound of :mod:`bounds` as a float (values outside double range saturate).
+    """Evaluate a bound of :mod:`bounds` as a float that knows its formula (:class:`BoundValue`).
 
-    The value is memoised per process on the exact parameter values (``repr`` of each, the bytes
-    of an array: 0.1 and 0.1 + 1e-17 are different keys); a bound is a pure function of them.
+    The value is memoised per process on the exact parameter values (0.1 and 0.1 + 1e-17 are
+    different keys); a bound is a pure function of them.  Checks are decided on the bound's
+    enclosure (:func:`bound_enclosure`), never on this float.
 
     Parameters
     ----------
@@ -88,33 +114,39 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
 
     Returns
     -------
-    float
+    BoundValue
+        A float (values outside the double range saturate) with ``ref`` set.
 
     Raises
     ------
     bounds.ParamError
         A parameter outside its domain, or one the form needs that is not given.
     """
-    import numpy as np
-
     import bounds
 
-    def exact(v):  # repr of an array elides its middle: arrays are keyed by their bytes
-        if isinstance(v, np.ndarray):
-            return (v.dtype.str, v.shape, v.tobytes())
-        return (type(v).__name__, repr(v))
-
     try:
-        key = (claim_id, quantity, form, tuple(sorted((k, exact(v)) for k, v in params.items())))
-        hash(key)
-    except TypeError:
-        key = None
-    if key is not None and key in _BOUND_VALUES:
-        return _BOUND_VALUES[key]
-    val = float(bounds.get(claim_id).evaluate_form(quantity, form, **params))
-    if key is not None and len(_BOUND_VALUES) < 200_000:
-        _BOUND_VALUES[key] = val
-    return val
+        key = tuple(sorted((k, _frozen(v)) for k, v in params.items()))
+    except TypeError:  # an array parameter: evaluated, without a formula to enclose
+        return BoundValue(float(bounds.get(claim_id).evaluate_form(quantity, form, **params)))
+    out = BoundValue(_bound_float(claim_id, quantity, form, key))
+    out.ref = (claim_id, quantity, form, key)
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def bound_enclosure(ref: tuple, bits: int):
+    """Enclose the bound ``ref = (claim, quantity, form, params)`` at ``bits`` of precision.
+
+    Ball arithmetic on the form's formula (:func:`bounds.enclose`); memoised per process.
+
+    Returns
+    -------
+    bounds.enclosure.Enclosure
+    """
+    import bounds
+
+    claim_id, quantity, form, params = ref
+    return bounds.enclose(claim_id, quantity, form, prec=bits, **dict(params))
 
 
 #: the data file of a document package that names its document (verify.coverage): ``{"document":
@@ -305,8 +337,8 @@ def _forget(claims: set[str], steps=()) -> None:
             d.pop(c, None)
     for s in steps:
         _steps().pop(s, None)
-    for key in [k for k in _BOUND_VALUES if k[0] in claims]:
-        del _BOUND_VALUES[key]
+    _bound_float.cache_clear()
+    bound_enclosure.cache_clear()
     bounds.get.cache_clear()
 
 

@@ -35,8 +35,8 @@ from .resources import cache_dir  # noqa: F401  (re-exported: the claim cache's 
 
 PACKAGES = ("bounds", "simulate", "mcsa_cli")
 #: bump when the payload's layout changes
-FORMAT = 3  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null;
-# 3: the check's own floats tagged alike
+FORMAT = 4  # 2: non-finite floats in rows, params and extra kept (tagged), not written as null;
+# 3: the check's own floats tagged alike; 4: enclosures and settled_by (no tolerance)
 
 
 @functools.lru_cache(maxsize=None)
@@ -104,7 +104,8 @@ def cache_key(claim: str, mode: str, seed: int) -> str:
 
 
 # ----------------------------------------------------------------------------- payloads
-_FLOATS = ("empirical", "bound", "stderr", "tolerance", "ratio", "z", "scaled_bound")
+_FLOATS = ("empirical", "bound", "stderr", "error", "bound_error", "ratio", "z", "scaled_bound",
+           "log10_ratio")
 
 
 def _tag(x):
@@ -139,9 +140,11 @@ def encode(rep) -> dict:
     checks = []
     for c in rep.checks:
         d = {k: getattr(c, k) for k in ("quantity", "form", "method", "relation", "primary", "note",
-                                        "verdict",
-                                        "reading")}
+                                        "verdict", "reading", "settled_by", "proof")}
         d.update({k: _tag(getattr(c, k)) for k in _FLOATS})
+        # the enclosures the verdict was reached on, exactly (bounds.enclosure.Enclosure.encode)
+        d["lhs"] = c.lhs.encode() if c.lhs is not None else None
+        d["rhs"] = c.rhs.encode() if c.rhs is not None else None
         d["params"] = _tag(params_json(c.params))
         checks.append(d)
     rows = getattr(rep.checks, "rows", None)
@@ -165,6 +168,8 @@ def decode(payload: dict):
     verify.outcome.Report or None
         None for a payload of another :data:`FORMAT`.
     """
+    from bounds.enclosure import Enclosure
+
     from .docio import audit_statements
     from .model import CheckResult
     from .outcome import Report
@@ -176,8 +181,10 @@ def decode(payload: dict):
     checks = []
     for d in payload["checks"]:
         kw = {k: d[k] for k in ("quantity", "form", "method", "relation", "primary", "note",
-                                "verdict", "reading")}
+                                "verdict", "reading", "settled_by", "proof")}
         kw.update({k: _float(d[k]) for k in _FLOATS})
+        for side in ("lhs", "rhs"):
+            kw[side] = Enclosure.decode(d[side]) if d.get(side) is not None else None
         kw["params"] = untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:

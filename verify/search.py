@@ -7,7 +7,11 @@ Hypothesis draws targets, proposals, budgets, steps, iterations and test functio
 counterexample.  The search is reproducible from ``--seed`` (no example database).
 
 Each :class:`SearchSpec` gives a strategy over instances and an ``evaluate(instance)``
-returning ``(label, empirical, bound, relation, tolerance)`` tuples.
+returning ``(label, empirical, bound, relation, error)`` tuples: ``empirical`` and ``bound``
+are numbers or :class:`bounds.enclosure.Enclosure` objects, ``error`` a proved bound on the
+empirical value's absolute error (numbers are otherwise exact up to float64 rounding).  A row
+is a violation only when the enclosures prove it (:func:`bounds.enclosure.relation_verdict`);
+the search steers by the log-ratio, so a violation at 1e-200 is as visible as one at 0.5.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strat
 
 import bounds
 
-TOL = 1e-10  # exact finite computations: float64 rounding on sums of a few hundred terms
+#: the absolute error of exact finite computations on probabilities (sums of a few hundred
+#: terms, each at most 1 in magnitude): float64 rounding gamma_n * sum |terms| stays below this
+TOL = 1e-10
 
 
 from .registry import bound_value as _b  # noqa: E402,F401
@@ -50,22 +56,50 @@ def _unit_score(s, M):
     return (s / mx if mx > 0 else np.ones(M))[:, None]
 
 
-def _violated(emp, b, rel, tol):
-    if rel in ("<=", "<"):
-        return emp > b + tol
-    if rel in (">=", ">"):
-        return emp < b - tol
-    return abs(emp - b) > tol
+def _sides(emp, b, tol):
+    """The enclosures of a row's two sides."""
+    from bounds.enclosure import Enclosure
+
+    lhs = emp if isinstance(emp, Enclosure) else Enclosure.of(emp).widen(tol or 0)
+    rhs = b if isinstance(b, Enclosure) else Enclosure.of(b)
+    return lhs, rhs
+
+
+def _violated(emp, b, rel, tol) -> bool:
+    """Whether the row's enclosures prove ``emp REL b`` false."""
+    from bounds.enclosure import relation_verdict
+
+    lhs, rhs = _sides(emp, b, tol)
+    return relation_verdict(lhs, rhs, rel) == "violated"
+
+
+def _log_ratio(emp, b, rel, tol=0.0) -> float:
+    """log10 of the row's ratio, oriented so that above 0 means violated; at any magnitude.
+
+    ``<=``: log10(emp / b); ``>=``: log10(b / emp); ``=``: log10(1 + |emp - b| / |b|).
+    -inf when the empirical side is resolved as 0 below a positive bound.
+    """
+    from bounds.enclosure import log10_ratio
+
+    lhs, rhs = _sides(emp, b, tol)
+    if rel == "=":
+        d, m = abs(lhs.mid - rhs.mid), max(abs(rhs.mid), 1e-300)
+        return math.log10(1 + d / m) if math.isfinite(d) else math.inf
+    a, c = (lhs, rhs) if rel in ("<=", "<") else (rhs, lhs)
+    lr = log10_ratio(a, c)
+    if lr is not None:
+        return lr
+    if c.sign() == 1:
+        return -math.inf if a.sign() in (0, -1) or a.sign() is None else math.inf
+    return math.inf if a.sign() == 1 else -math.inf
 
 
 def _ratio(emp, b, rel, tol=0.0):
-    if max(abs(emp), abs(b)) <= tol:
-        return 0.0  # both below the numerical resolution
-    if rel in (">=", ">"):
-        return b / emp if emp > 0 else (math.inf if b > 0 else 0.0)
-    if rel == "=":
-        return 1 + abs(emp - b) / max(abs(b), 1e-300)
-    return emp / b if b > 0 else (math.inf if emp > 0 else 0.0)
+    """The row's ratio (oriented, above 1 is violated) as a double; see :func:`_log_ratio`."""
+    lr = _log_ratio(emp, b, rel, tol)
+    if lr == -math.inf:
+        return 0.0
+    return 10.0 ** lr if lr < 308 else math.inf
 
 
 def search(claim: str, seed: int = 0, max_examples: int = 200):
@@ -114,10 +148,10 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
         rows = sp_.evaluate(inst)
         if not rows:
             return
-        ratios = [_ratio(e, b, rel, tol) for _, e, b, rel, tol in rows]
-        j = int(np.argmax(ratios))
-        r = ratios[j] if math.isfinite(ratios[j]) else 1e300
-        target(float(min(r, 1e300)), label="empirical/bound")
+        logs = [_log_ratio(e, b, rel, tol) for _, e, b, rel, tol in rows]
+        j = int(np.argmax(logs))
+        r = logs[j] if math.isfinite(logs[j]) else (1e300 if logs[j] > 0 else -1e300)
+        target(float(r), label="log10 empirical/bound")
         if r > best["ratio"]:
             best.update(ratio=r, row=rows[j], inst=inst)
         for row in rows:
@@ -136,20 +170,30 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
     elapsed = time.perf_counter() - t0
     if found:
         inst, (label, emp, b, rel, tol) = found[-1]  # the last failure is the shrunk one
+        lr = _log_ratio(emp, b, rel, tol)
         return {"claim": claim, "found": True, "seed": seed, "examples": n["examples"],
                 "elapsed_s": elapsed,
-                "space": sp_.space, "counterexample": _show(inst), "check": label, "empirical": emp,
-                "bound": b,
-                "relation": rel}
+                "space": sp_.space, "counterexample": _show(inst), "check": label,
+                "empirical": _num(emp), "bound": _num(b), "relation": rel,
+                "ratio": _ratio(emp, b, rel, tol), "log10_ratio": lr if math.isfinite(lr) else None}
     out = {"claim": claim, "found": False, "seed": seed, "examples": n["examples"],
            "elapsed_s": elapsed,
            "space": sp_.space}
     if "row" in best:
         label, emp, b, rel, tol = best["row"]
-        out.update(closest={"instance": _show(best["inst"]), "check": label, "empirical": emp,
-                            "bound": b,
-                            "ratio": best["ratio"]})
+        lr = best["ratio"]
+        out.update(closest={"instance": _show(best["inst"]), "check": label,
+                            "empirical": _num(emp), "bound": _num(b),
+                            "ratio": _ratio(emp, b, rel, tol),
+                            "log10_ratio": lr if abs(lr) < 1e300 else None})
     return out
+
+
+def _num(x) -> float:
+    """A row's side as a double (an enclosure by its midpoint)."""
+    from bounds.enclosure import Enclosure
+
+    return x.mid if isinstance(x, Enclosure) else float(x)
 
 
 def _show(inst):

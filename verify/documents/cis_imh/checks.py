@@ -358,7 +358,7 @@ def _barker_finite_checks(grid, progress):
                     qty, "stated",
                     {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
                      "event": ev},
-                    float(emp_all[j]), float(bnd_all[j]), "exact", relation="=", tolerance=tol,
+                    float(emp_all[j]), float(bnd_all[j]), "exact", relation="=", error=tol,
                     note=(f"worst of the {nt.size} multisets of {N} proposals without a copy of x "
                           f"(law of kernels.select_index by bisection in u); over all {len(sets)} "
                           f"multisets P(a proposal is selected) = Barker's ratio to "
@@ -372,7 +372,7 @@ def _barker_finite_checks(grid, progress):
                     {**base, "proposals": [int(v) for v in combos[j]], "w_sum": float(S[j]),
                                              "event": "z_t != z_{t-1}",
                                              "ties": "multiset contains x"},
-                    float(p_move[j]), float(barker[j]), "exact", relation="=", tolerance=tol,
+                    float(p_move[j]), float(barker[j]), "exact", relation="=", error=tol,
                     reading=MOVE,
                     note=(f"{tj.size} multisets contain a copy of x; selecting it gives z_t = "
                           f"z_(t-1), a rejection under the CIS-as-IMH draft's definition, so Eq. "
@@ -392,7 +392,7 @@ def _barker_finite_checks(grid, progress):
                           "marginal": "z^(1:N) ~ q^N"}
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "a proposal is selected"},
-                    move + tie_mass[x], e_barker, "exact", relation="=", tolerance=mtol,
+                    move + tie_mass[x], e_barker, "exact", relation="=", error=mtol,
                     reading=SELECT,
                     note=(f"ties made explicit: 1 - K(x,x) = {move:.6g} from finite.cis_matrix "
                           f"({N + 1} particles, quadrature error {kerr:.1e}) + E_q[P(select a copy "
@@ -400,7 +400,7 @@ def _barker_finite_checks(grid, progress):
                           f"enumerating the {len(sets)} multisets")))
                 out.append(CheckResult(
                     "acceptance", "stated", {**params, "event": "z_t != z_{t-1}"},
-                    move, e_barker, "exact", relation="=", tolerance=mtol, reading=MOVE,
+                    move, e_barker, "exact", relation="=", error=mtol, reading=MOVE,
                     note=(f"the CIS-as-IMH draft's 'accept' (z_t != z_(t-1)) on a finite space: "
                           f"the marginal move probability falls "
                           f"short of E_q[Barker] by the tie mass {tie_mass[x]:.4g}")))
@@ -451,7 +451,7 @@ def _barker_mc_checks(grid, seed, progress):
                     {"N": N, "w": math.exp(lw), "state": st, "space": pair.label, "D": D, "s": s,
                      "R": R, "seed": seed,
                      "marginal": "z^(1:N) ~ q^N"},
-                    p_hat, b, "monte-carlo", relation="=", stderr=se, tolerance=float(err[i, k]),
+                    p_hat, b, "monte-carlo", relation="=", stderr=se, error=float(err[i, k]),
                     note=(f"fraction of {R} cis_step moves ({N + 1} particles) from ||z||^2 = "
                           f"{x2:.4g}; claimed value E_q[S/(w+S)] by Laplace quadrature (error "
                           f"{err[i, k]:.1e}); se = sqrt(b(1-b)/R) at the claimed b; moved != "
@@ -488,7 +488,7 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                     "acceptance_rate", "stated",
                     {"N": N, "w": float(w[x]), "x": x, "space": space,
                      "state": "w* state" if x == 0 else "other"},
-                    emp, float(bnd[x, k]), "exact", tolerance=tol + _round(bnd[x, k], n=4),
+                    emp, float(bnd[x, k]), "exact", error=tol + _round(bnd[x, k], n=4),
                     primary=False,
                     note=(f"the correction (normalised w = p(z | x)/q(z), E_q w = 1): E_q[S/(w+S)] "
                           f"by {how}; 1 - r(z) = {emp:.6g}, Jensen bound {bnd[x, k]:.6g}")))
@@ -504,7 +504,7 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                             UNNORM_Q, "stated",
                             {"N": N, "w": float(w[x]), "Z": Z, "x": x, "space": space},
                             float(acc[x, k]), float(bz[x, k]), "exact",
-                            tolerance=float(err[x, k]) + _round(bz[x, k], n=4),
+                            error=float(err[x, k]) + _round(bz[x, k], n=4),
                             reading=UNNORMALISED,
                             note=f"the acceptance rate does not depend on Z (the selection uses "
                                  f"weight ratios); the bound N/(w~ + N) with w~ = Z w = "
@@ -518,7 +518,7 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                         "acceptance_rate", "stated",
                         {"N": N, "w": float(w[x]), "x": x, "space": space,
                          "event": "z_t != z_{t-1}"},
-                        1.0 - float(K[x, x]), float(bm[x]), "exact", tolerance=kerr + _round(n=4),
+                        1.0 - float(K[x, x]), float(bm[x]), "exact", error=kerr + _round(n=4),
                         primary=False,
                         note=f"move probability 1 - K(x,x) of finite.cis_matrix ({N + 1} "
                              f"particles) <= E_q[S/(w+S)] <= bound (ties are rejections)"))
@@ -536,7 +536,7 @@ def run_acceptance_bound(grid, seed=0, progress=None):
                     {"N": N, "w": float(ws[i]), "state": st, "space": pair.label, "D": pair.D,
                      "s": pair.s,
                      "w_star": math.exp(pair.log_w_star)},
-                    float(acc[i, k]), b, "exact", tolerance=float(err[i, k]) + _round(b, n=4),
+                    float(acc[i, k]), b, "exact", error=float(err[i, k]) + _round(b, n=4),
                     primary=False,
                     note="the correction (normalised w): E_q[S/(w+S)] by Laplace quadrature (phi "
                          "by Gauss-Legendre in ||z||); ratio = tightness"))
@@ -611,13 +611,13 @@ def run_rejection_kl(grid, seed=0, progress=None):
             b = float(_b("imh_rejection_kl", qty, kl=kl, kl_rev=klr))
             tol = e + _round(r, b, n=40)
             row = CheckResult(qty, "stated", {**params, "kl": kl, "kl_rev": klr}, r, b, "exact",
-                              tolerance=tol,
+                              error=tol,
                               note=("r = 1 - E min(1, w(z*)/w(z)) at stationarity by quadrature"
                                     + (f"; {extra}" if extra else "")))
             out.append(row)
             if qty == "rejection_rate":
                 rej_rows.append(row)
-    bad = [c for c in rej_rows if c.empirical > c.bound + c.tolerance]
+    bad = [c for c in rej_rows if c.empirical > c.bound + (c.error or 0.0)]
     if bad:
         small = min(bad, key=lambda c: c.params["kl"])
         worst = max(bad, key=lambda c: c.empirical / c.bound)
@@ -708,7 +708,7 @@ def run_variance_growth(grid, seed=0, progress=None):
         out.append(CheckResult(
             "conditional_variance: exponent a in V ~ N^a for N << w", "stated",
             {**base, "N": [int(n) for n in Ns], "fit": "least squares of log V on log N"},
-            slope, 1.0, "exact", relation="=", tolerance=form_dev + se_fit + dslope,
+            slope, 1.0, "exact", relation="=", error=form_dev + se_fit + dslope,
             note=(f"the CIS-as-IMH draft: 'when w(z_(t-1)) is very large, the conditional variance "
                   f"of CIS approximately grows "
                   f"linearly with N'; exact V = {', '.join(f'{v:.4g}' for v in vals)}; tolerance = "
@@ -725,7 +725,7 @@ def run_variance_growth(grid, seed=0, progress=None):
         out.append(CheckResult(
             GROWS_Q, "stated", {**base, "N": [int(n) for n in Ns]}, float(min(steps)), 1.0, "exact",
             relation=">=",
-            tolerance=2 * max(V(n)[1] / V(n)[0] for n in Ns), primary=True, reading=GROWS,
+            error=2 * max(V(n)[1] / V(n)[0] for n in Ns), primary=True, reading=GROWS,
             note=f"smallest ratio V(N_(i+1))/V(N_i) over N << w; exact V = "
                  f"{', '.join(f'{v:.4g}' for v in vals)}"))
         # transition regime: the exact exponent against the stated form's exponent
@@ -738,7 +738,7 @@ def run_variance_growth(grid, seed=0, progress=None):
         out.append(CheckResult(
             "conditional_variance: exponent a in V ~ N^a for w/10 <= N <= w", "stated",
             {**base, "N": [int(n) for n in N2], "fit": "least squares of log V on log N"},
-            s2, sb, "exact", relation="=", tolerance=se2 + seb + d2, primary=False,
+            s2, sb, "exact", relation="=", error=se2 + seb + d2, primary=False,
             note=(f"bound = exponent of the stated approximation fitted on the same N; exact V = "
                   f"{', '.join(f'{v:.4g}' for v in v2)}: the variance keeps growing, faster than "
                   f"linearly, where the approximation already flattens")))
@@ -768,12 +768,12 @@ def run_variance_growth(grid, seed=0, progress=None):
         gparams = {**base, "N_peak": int(peak), "scan_ratio": ratio}
         out.append(CheckResult(
             "growth_regime_max_N", "stated", gparams, float(peak), gmax, "exact", relation=">=",
-            tolerance=0.0,
+            error=0.0,
             note=f"the exact variance grows over the whole stated regime N < w iff N_peak >= w; "
                  f"{scan_note}"))
         out.append(CheckResult(
             "growth_regime_max_N", "stated", gparams, float(peak), gmax, "exact", relation="=",
-            tolerance=0.5 * gmax, primary=False,
+            error=0.5 * gmax, primary=False,
             note=f"'=' of an approximation read as within +-50% of w; {scan_note}"))
         # (b) the stated approximation
         for n in sorted({1, nmax, int(wx), 10 * int(wx)}):
@@ -782,7 +782,7 @@ def run_variance_growth(grid, seed=0, progress=None):
             out.append(CheckResult(
                 "conditional_variance", "stated", {**base, "N": int(n)}, v, b, "exact",
                 relation="=",
-                tolerance=0.5 * b + e, primary=False,
+                error=0.5 * b + e, primary=False,
                 note=(f"'~' read as within +-50%; exact/approx = {v / b:.3g}; sigma2 = V_pi f; for "
                       f"N << w the exact leading term N V_q[w(f - f(z_(t-1)))]/w^2 gives ratio "
                       f"{lead / sigma2:.3g}")))

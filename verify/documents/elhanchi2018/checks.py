@@ -345,7 +345,7 @@ def run_stationary_covariance(grid, seed=0, progress=None):
                         "covariance_ratio", form,
                         {"dimension": d, "k": k, "eps": eps, "cond_H": kap,
                          "instance": f"seed {seed}, unit {d}"},
-                        emp, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
+                        emp, b, "exact", relation="=", error=tol, primary=form == "stated",
                         note=f"Lyapunov solve of Lambda = A Lambda A^T + 2 eps D, A = I - eps D H, "
                              f"rho(A) = {rho:.6g}; {_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
             # the supremum of stationary k at this eps
@@ -369,12 +369,12 @@ def run_stationary_covariance(grid, seed=0, progress=None):
                     note = "counterexample to 'k in (0, 1)': " + note
                 out.append(CheckResult(
                     "stationarity_k_max", form, {"dimension": d, "eps": eps, "cond_H": kap},
-                    k_hat, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
+                    k_hat, b, "exact", relation="=", error=tol, primary=form == "stated",
                     note=note))
                 if form == "stated":  # the other reading: every k in (0, 1) is stationary
                     out.append(CheckResult(
                         SUFFICIENT_Q, form, {"dimension": d, "eps": eps, "cond_H": kap},
-                        k_hat, b, "exact", relation=">=", tolerance=tol, primary=True,
+                        k_hat, b, "exact", relation=">=", error=tol, primary=True,
                         reading=SUFFICIENT,
                         note="every k below the printed sup 1 must be stationary: sup k (brentq) "
                              ">= 1"))
@@ -401,7 +401,7 @@ def run_exact_noise(grid, seed=0, progress=None):
             params = {"dimension": d, "k": k, "D": "(k/2) H^-1", "cond_H": kap}
             out.append(CheckResult(
                 "stationary_covariance_ratio", "stated", params, emp, 1.0, "exact", relation="=",
-                tolerance=tol,
+                error=tol,
                 note=f"Lyapunov Lambda of theta' = (I - DH) theta + N(0, 2D - DHD) in units of "
                      f"H^-1 (claim: 'has the correct stationary distribution' N(0, H^-1)); "
                      f"{_fmt_range(lo, hi)}"))
@@ -417,7 +417,7 @@ def run_exact_noise(grid, seed=0, progress=None):
                 b = bound_value(claim, "noise_ratio", form, k_frac=k)
                 emp, lo, hi, skew, tol = _ratio(F, Qs, eQ, b)
                 out.append(CheckResult(
-                    "noise_ratio", form, params, emp, b, "exact", relation="=", tolerance=tol,
+                    "noise_ratio", form, params, emp, b, "exact", relation="=", error=tol,
                     primary=form == "stated",
                     note=f"H^-1 - A H^-1 A^T with A = I - DH (the noise making H^-1 stationary); "
                          f"{_fmt_range(lo, hi)}"))
@@ -435,7 +435,7 @@ def run_exact_noise(grid, seed=0, progress=None):
                 {"dimension": d, "D": "random SPD", "rho_max_DH": 2 * frac, "cond_H": kap,
                  "cond_D": _kappa(D),
                  "rho_A": _rho(A)},
-                emp, 1.0, "exact", relation="=", tolerance=tol,
+                emp, 1.0, "exact", relation="=", error=tol,
                 note=f"random D, lambda_min(2D - DHD) = {np.linalg.eigvalsh(Q)[0]:.3g}, rho(I - "
                      f"DH) = {_rho(A):.6g}; {_fmt_range(lo, hi)}"))
     return out
@@ -541,7 +541,7 @@ def run_admissible_k(grid, seed=0, progress=None):
         for eq, kf in ks.items():
             out.append(CheckResult(
                 qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=",
-                tolerance=ktol,
+                error=ktol,
                 note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the "
                      f"literal matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
                      f"Eq. ({eq}) claims its k is admissible"))
@@ -550,14 +550,14 @@ def run_admissible_k(grid, seed=0, progress=None):
             out.append(CheckResult(
                 "noise_min_eig", "stated", {**params, "eq": eq, "k": kf}, lmin, 0.0, "exact",
                 relation=">=",
-                tolerance=tau,
+                error=tau,
                 note=f"smallest eigenvalue of the injected noise at the k of Eq. ({eq}) = "
                      f"{kf:.6g}"))
         if prior == "zero":
             out.append(CheckResult(
                 "k_max_13_necessary", "stated", {**params, "k_formula": ks["13"]}, k_hat, ks["13"],
                 "exact",
-                relation="=", tolerance=ktol, primary=False,
+                relation="=", error=ktol, primary=False,
                 note="§2.3.1.1: for G << N C 'the condition in (13) becomes a necessary one' (G = "
                      "0 here)"))
     # remark after Eq. (15): "For strong priors, r > 1"
@@ -568,7 +568,7 @@ def run_admissible_k(grid, seed=0, progress=None):
         out.append(CheckResult(
             "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, r, 1.0, "exact",
             relation=">",
-            tolerance=_gamma(2) * _kappa(H) ** 2, primary=False,
+            error=_gamma(2) * _kappa(H) ** 2, primary=False,
             note=f"counterexample to 'For strong priors, r > 1': N C = diag(1, 100), {label} (G >= "
                  f"N C in the first "
                  f"direction{'' if label == 'G = I' else ', G = N C in every direction'}) gives r "
@@ -615,7 +615,7 @@ def run_variance_trajectory(grid, seed=0, progress=None):
                     emp, lo, hi, skew, tol = _ratio(F, V, e, b)
                     out.append(CheckResult(
                         "variance_ratio", form, {"dimension": d, "k": k, "t": t, "cond_H": kap},
-                        emp, b, "exact", relation="=", tolerance=tol, primary=form == "stated",
+                        emp, b, "exact", relation="=", error=tol, primary=form == "stated",
                         note=f"exact recursion Var[theta_t] = A Var[theta_(t-1)] A^T + (2D - DHD) "
                              f"from theta_0 = theta_MAP: Var[theta_{t}] = {(lo + hi) / 2:.12g} "
                              f"H^-1 vs {form} {b:.12g}; {_fmt_range(lo, hi)}"))
@@ -641,7 +641,7 @@ def run_autocovariance(grid, seed=0, progress=None):
                 out.append(CheckResult(
                     "lag1_ratio", form, {"dimension": d, "k": k, "cond_H": kap}, emp, b, "exact",
                     relation="=",
-                    tolerance=tol, primary=form == "stated",
+                    error=tol, primary=form == "stated",
                     note=f"A Lambda with Lambda the Lyapunov solution of the exact process; "
                          f"{_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
     # Monte Carlo: R independent chains of the exact process, burnt in from theta_MAP = 0

@@ -8,6 +8,8 @@ target, and Table 1's SGD rate by simulation on a strongly convex instance.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import sympy as sp
 
@@ -19,13 +21,12 @@ from simulate.rng import Streams, unit_generator
 from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
 from simulate.targets import Gaussian, isotropic, wishart_target
 from verify.hypothesis_tools import tightness_check
-from verify.model import CheckResult, Grid, Reading, Verification, by_form, exact_tolerance
+from verify.model import CheckResult, Grid, Reading, Verification, by_form
 from verify.problems import fit_slope
 from verify.registry import bound_value, register
 
 from ._kit import pair_space
 
-_tol = exact_tolerance
 _b = bound_value
 
 
@@ -49,12 +50,11 @@ def run_proposition1(grid, seed=0, progress=None):
         p = {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2), Gauss-Hermite 120"}
         out.append(CheckResult("objective", "stated", p, ef,
                                _b("proposition1", "objective", "stated", m=m, s=s),
-                               "exact", relation="=", tolerance=_tol(ef)))
+                               "exact", relation="="))
         for q_, val in (("gradient_m", g_m), ("gradient_s", g_s)):
             for form in ("stated", "explicit"):
                 b = _b("proposition1", q_, form, m=m, s=s)
-                out.append(CheckResult(q_, form, p, val, b, "exact", relation="=",
-                                       tolerance=_tol(val, b)))
+                out.append(CheckResult(q_, form, p, val, b, "exact", relation="="))
     # Monte Carlo on the paper's Wishart target: E_Pi[g] vs the gradient of the closed-form KL
     D = grid["wishart_dim"]
     tgt = wishart_target(D, 10, seed=1)
@@ -73,9 +73,10 @@ def run_proposition1(grid, seed=0, progress=None):
                                {"D": D, "component": j, "R": grid["R"], "space": tgt.name},
                                float(G[:, j].mean()), grad, "monte-carlo", relation="=",
                                stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])),
-                               tolerance=1e-6 * max(1, abs(grad)),
+                               bound_error=1e-6 * max(1, abs(grad)),
                                note="MC mean of -s(z), z ~ pi, vs central difference of the "
-                                    "closed-form KL"))
+                                    "closed-form KL (step 1e-6; its error counted in the bound's "
+                                    "enclosure)"))
     return out
 
 
@@ -90,8 +91,7 @@ def run_proposition2(grid, seed=0, progress=None):
         b = _b("proposition2", "w_star_lower", "stated", kl=kl)
         out.append(CheckResult("w_star_lower", "stated", {"D": D, "s": s, "shift": shift, "kl": kl,
                                                           "space": "Gaussian pair"},
-                               float(np.exp(lw)), b, "exact", relation=">=",
-                               tolerance=_tol(np.exp(lw), b)))
+                               float(np.exp(lw)), b, "exact", relation=">="))
     for M in grid["M"]:
         for i in range(grid["pairs"]):
             pi, q = _rand_pair(M, seed + i)
@@ -100,14 +100,12 @@ def run_proposition2(grid, seed=0, progress=None):
             b = _b("proposition2", "w_star_lower", "stated", kl=kl)
             out.append(CheckResult("w_star_lower", "stated",
                                    {"M": M, "pair": i, "kl": kl, "space": "finite"},
-                                   float(w.max()), b, "exact", relation=">=",
-                                   tolerance=_tol(w.max(), b)))
+                                   float(w.max()), b, "exact", relation=">="))
     # strictness: the printed '<' at pi = q
     out.append(CheckResult("w_star_lower (strict '<' as printed)", "strict",
                            {"space": "pi = q", "kl": 0.0},
-                           1.0, _b("proposition2", "w_star_lower", "stated", kl=0.0), "exact",
-                           relation=">",
-                           tolerance=0.0, primary=False,
+                           1, _b("proposition2", "w_star_lower", "stated", kl=0.0), "exact",
+                           relation=">", primary=False,
                            note="counterexample to the strict inequality: pi = q gives w* = 1 = "
                                 "exp(0)"))
     return out
@@ -132,7 +130,7 @@ def run_lemma1(grid, seed=0, progress=None):
             par = {"M": M, "N": N, "tv": tv1}
             out.append(CheckResult("product_tv", "stated",
                                    {**par, "sets": "all sets of the product space"},
-                                   emp, b, "exact", tolerance=_tol(emp, b)))
+                                   emp, b, "exact"))
             # as printed: product sets A^N only
             best = 0.0
             for mask in range(1, 2 ** M):
@@ -140,7 +138,7 @@ def run_lemma1(grid, seed=0, progress=None):
                 best = max(best, abs(p[A].sum() ** N - q[A].sum() ** N))
             out.append(CheckResult("product_tv (product sets A^N, as printed)", "product-sets",
                                    {**par, "sets": "A^N"},
-                                   best, b, "exact", tolerance=_tol(best, b), primary=False))
+                                   best, b, "exact", primary=False))
     return out
 
 
@@ -171,15 +169,14 @@ def run_lemma2(grid, seed=0, progress=None):
                             dict(variance=V, bias=bias_exp_norm, mu_norm=mu_n)),
                            ("second_moment_mse", dict(mse=mse, bias=bias_exp_norm, mu_norm=mu_n))):
                 b = _b("lemma2", q_, "stated", **kw)
-                out.append(CheckResult(q_, "stated", par, second, b, "exact",
-                                       tolerance=_tol(second, b)))
+                out.append(CheckResult(q_, "stated", par, second, b, "exact"))
             # with the bias of the proof, ||E g - mu||
             bias2 = float(np.linalg.norm(mean - mu))
             b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2,
                    mu_norm=mu_n)
             out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated",
                                    {**par, "bias": "||E g - mu||"},
-                                   second, b, "exact", tolerance=_tol(second, b), primary=False,
+                                   second, b, "exact", primary=False,
                                    note="the dropped reading Bias = ||E g - mu|| (see "
                                         "DROPPED_READINGS): shown, not deciding"))
     return out
@@ -200,7 +197,7 @@ def run_lemma3(grid, seed=0, progress=None):
         out.append(CheckResult("weight_variance", "stated",
                                {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2)"},
                                val, b, "exact", relation="=",
-                               tolerance=_tol(val, b, err=10 * err + 1e-10 * abs(b))))
+                               error=10 * err + 1e-10 * abs(b)))
     return out
 
 
@@ -223,8 +220,7 @@ def run_lemma4(grid, seed=0, progress=None):
             par = {"M": M, "w_star": w_star, "state": x, "w": float(w[x])}
             out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej,
                                    "exact",
-                                   relation="=",
-                                   tolerance=_tol(lam_q), primary=False,
+                                   relation="=", primary=False,
                                    note="lambda(w) integrated against q equals IMH's rejection "
                                         "probability"))
             lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
@@ -232,10 +228,8 @@ def run_lemma4(grid, seed=0, progress=None):
             imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: "
                    "the reading the cited source gives)")
             out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=",
-                                   tolerance=_tol(lam_q, lo),
                                    primary=False, note=imh))
             out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=",
-                                   tolerance=_tol(lam_q, hi),
                                    primary=False, note=imh))
             lam_p = F.imh_lambda(pi, q, w[x], "pi")
             eq3 = "Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"
@@ -244,7 +238,7 @@ def run_lemma4(grid, seed=0, progress=None):
                     ("lower", lo, ">=", eq3 + "; the rejection probability needs q(dz')")):
                 out.append(CheckResult(f"lambda_{side} (lambda as printed in Eq. 3, against pi)",
                                        "printed-eq3", par, lam_p, bound, "exact", relation=rel,
-                                       tolerance=_tol(lam_p, bound), primary=False, note=note))
+                                       primary=False, note=note))
     return out
 
 
@@ -258,7 +252,7 @@ def run_lemma5(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "n": n, "w": float(w[x]), "state": x}
                 for form in ("stated", "corrected"):
                     b = _b("lemma5", "T_n", form, n=n, w=float(w[x]), w_star=w_star)
-                    out.append(CheckResult("T_n", form, par, T, b, "exact", tolerance=_tol(T, b),
+                    out.append(CheckResult("T_n", form, par, T, b, "exact",
                                            primary=False,
                                            note="T_n with lambda the IMH rejection probability "
                                                 "(the dropped reading): shown, not deciding"))
@@ -266,7 +260,7 @@ def run_lemma5(grid, seed=0, progress=None):
                 Tp, err = _T_printed(pi, q, n, float(w[x]))
                 b = _b("lemma5", "T_n", "stated", n=n, w=float(w[x]), w_star=w_star)
                 out.append(CheckResult(T_PRINTED_Q, "stated", par, Tp, b, "exact",
-                                       tolerance=_tol(Tp, b, err=err),
+                                       error=err,
                                        reading=LAMBDA_PRINTED,
                                        note="T_n(w) = int_w^oo n/v^2 lambda_pi(v)^(n-1) dv by "
                                             "quadrature in u = 1/v (breakpoints at the weights)"))
@@ -359,7 +353,6 @@ def run_lemma6(grid, seed=0, progress=None):
                                    != "epi_f"}
                         b = _b("lemma6", "expectation", form, **kw_form)
                         out.append(CheckResult("expectation", form, par, emp, b, "exact",
-                                               tolerance=_tol(emp, b),
                                                primary=form == "stated"))
     # the clean counterexample: q = pi (w* = 1, r = 0), f = 1
     pi = np.array([0.2, 0.3, 0.5])
@@ -371,7 +364,6 @@ def run_lemma6(grid, seed=0, progress=None):
                            _b("lemma6", "expectation", "stated", n=2, w_star=1.0, eq_f=1.0,
                               f_z=1.0),
                            "exact",
-                           tolerance=_tol(emp),
                            note="q = pi: the chain samples pi exactly, E f = 1 > 0 = bound"))
     out.append(tightness_check("lemma6", "expectation", "corrected", *_l6_tight(),
                                SEARCH_SPACE + ", f in [0, 1]^M"))
@@ -396,8 +388,7 @@ def run_lemma7(grid, seed=0, progress=None):
                 par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r,
                        "start": "worst of all"}
                 b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
-                out.append(CheckResult("bias", "stated", par, emp, b, "exact",
-                                       tolerance=_tol(emp, b), primary=False,
+                out.append(CheckResult("bias", "stated", par, emp, b, "exact", primary=False,
                                        note="||E g_hat - E_Pi g||, the bias the proof bounds (line "
                                             "1) and Theorems 3-4 use"))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay
@@ -405,14 +396,13 @@ def run_lemma7(grid, seed=0, progress=None):
                 as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
                 out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par,
                                        as_written, b,
-                                       "exact",
-                                       tolerance=_tol(as_written, b), primary=False,
+                                       "exact", primary=False,
                                        note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the "
                                             "proof bounds ||E g_hat - E_Pi g||"))
                 b1 = _b("lemma7", "bias", "stated", D=1, L=Lg, C=1.0, rho=r, n=n)
                 out.append(CheckResult("bias (without sqrt(D))", "sharper",
                                        {**par, "D used in bound": 1}, emp, b1,
-                                       "exact", tolerance=_tol(emp, b1), primary=False,
+                                       "exact", primary=False,
                                        note="||E_P g - E_pi g|| <= 2 L d_TV: the sqrt(D) factor is "
                                             "not needed"))
     return out
@@ -453,7 +443,7 @@ def _table1_sgd_exact(grid):
                                         "G^2 log T/T at T_2": float(sgd_rate(mu, L, T2)),
                                         "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda "
                                                  "- eta), E eta = 0"},
-                                       emp, rate, "exact", relation=">=", tolerance=1e-9,
+                                       emp, rate, "exact", relation=">=", error=1e-9,
                                        reading=reading,
                                        note=f"{measure} is a lower bound of the reading's error, "
                                             f"exact (Gamma products); "
@@ -580,13 +570,13 @@ def run_table2(grid, seed=0, progress=None):
             for key, col in cols.items():
                 b = _b("table2", f"{tname}.{col}", "stated", N=N)
                 out.append(CheckResult(f"{tname}.{col}", "stated", {"N": N, "iterations": 3},
-                                       float(st.counts[key]) / 3, b, "exact", relation="=",
-                                       tolerance=0.0,
+                                       Fraction(int(st.counts[key]), 3), b, "exact",
+                                       relation="=",
                                        note="counted by the simulator per iteration"))
             b = _b("table2", f"{tname}.p_grad", "stated", N=N)
             out.append(CheckResult(f"{tname}.p_grad", "stated",
                                    {"N": N, "iterations": 3, "replicates": 2},
-                                   pg["p_grad"] / 3, b, "exact", relation="=", tolerance=0.0,
+                                   Fraction(pg["p_grad"], 3), b, "exact", relation="=",
                                    note="calls of the target's log-density gradient "
                                         "(instrumented), per iteration: MCSA's g = -(1/N) sum "
                                         "s(lambda; z) needs none"))
@@ -600,8 +590,8 @@ def run_table2(grid, seed=0, progress=None):
         for col in ("p_eval", "q_eval", "q_sample", "p_grad", "q_grad"):
             b = _b("table2", f"ELBO.{col}", "stated", N=N)
             out.append(CheckResult(f"ELBO.{col}", "stated", {"N": N, "iterations": 3},
-                                   counts[col] / 3, b, "exact",
-                                   relation="=", tolerance=0.0,
+                                   Fraction(counts[col], 3), b, "exact",
+                                   relation="=",
                                    note="counted in a path-derivative ELBO gradient (Roeder et al. "
                                         "2017)"))
     return out

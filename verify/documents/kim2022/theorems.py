@@ -28,7 +28,7 @@ from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
 from verify.hypothesis_tools import tightness_check
-from verify.model import CheckResult, Grid, Reading, Verification, by_quantity, exact_tolerance
+from verify.model import CheckResult, Grid, Reading, Verification, by_quantity
 from verify.problems import (
     fit_slope,
     gauss_pairs_check,
@@ -41,7 +41,6 @@ from verify.registry import REGISTRY, bound_value, register
 from ._kit import pair_space
 
 L_FINITE = 1.0
-_tol = exact_tolerance
 _b = bound_value
 
 
@@ -67,7 +66,7 @@ def _cis_mixing_checks(claim, grid, forms):
                                             "space": f"finite M={grid['M']}",
                                             "start": "worst of all states"},
                                            emp, b, "exact",
-                                           tolerance=_tol(emp, b, err=k * err * grid["M"])))
+                                           error=k * err * grid["M"]))
     return out
 
 
@@ -88,7 +87,7 @@ def _weightline_cis_checks(claim, grid, forms):
                                             "space": f"N(0,I_{D}) vs N(0,{s:g}^2 "
                                                      f"I)", "start": "worst"},
                                            float(res.tv[k - 1]), b, "exact",
-                                           tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
+                                           error=res.error_bound,
                                            note=res.method))
     return out
 
@@ -141,7 +140,6 @@ def _moment_checks(claim, quantity, emp, params, forms, note, method="exact", se
         if "t" not in names:
             show.pop("t", None)  # the form does not depend on t
         out.append(CheckResult(quantity, form, show, emp, b, method, stderr=se,
-                               tolerance=_tol(emp, b) if method == "exact" else 0.0,
                                primary=form in primary_forms, note=note, reading=reading))
     return out
 
@@ -215,7 +213,8 @@ def _shape_check(claim, scheme_name, grid, seed, what, target_slope, x_of_N=lamb
                         {"N": Ns, "fit": f"log {what} vs log x(N)", "problem": prob.name,
                          "w_star": prob.w_star,
                          "tolerance range": [lo, hi]},
-                        slope, target_slope, "monte-carlo", relation="=", stderr=se, tolerance=tol,
+                        slope, target_slope, "monte-carlo", relation="=", stderr=se,
+                        bound_error=tol,
                         primary=False,
                         note=note + f"; values {', '.join(f'{v:.4g}' for v in vals)}; " + SHAPE_WHY)
             for end, tol in (("strict", lo), ("lenient", hi))]
@@ -457,7 +456,7 @@ def run_theorem2(grid, seed=0, progress=None):
                                                 "t": t},
                                          first_t=t == grid["t"][0])
                     for c_ in new:
-                        c_.tolerance += mom.error
+                        c_.error = (c_.error or 0.0) + mom.error
                     out += new
     _progress(progress, "theorem2: Monte Carlo (Student-t q)")
     out += _mc_moment_checks("theorem2", "msc-rb", grid, seed)
@@ -490,17 +489,15 @@ def run_theorem3(grid, seed=0, progress=None):
             params = {"N": N, "w_star": w, "k": k, "space": f"finite M={grid['M_joint']}",
                       "start": "worst of all"}
             out.append(CheckResult("mixing", "explicit", params, worst, b, "exact",
-                                   tolerance=_tol(worst, b),
                                    note="TV of the joint law of (z^(1..N)) after k iterations to "
                                         "pi^N"))
-            out.append(CheckResult("mixing", "stated", params, worst, bs, "exact",
-                                   tolerance=_tol(worst, bs)))
+            out.append(CheckResult("mixing", "stated", params, worst, bs, "exact"))
             # the kernel as *defined* in Theorem 3: a product of marginals K^(N(k-1)+n)
             defined = max(F.tv_joint(F.product_law([np.linalg.matrix_power(K, N * (k - 1) + n)[x0]
                                                     for n in range(1, N + 1)]), Pi)
                           for x0 in range(grid["M_joint"]))
             out.append(CheckResult("mixing (product of marginals, as defined)", "as-defined",
-                                   params, defined, b, "exact", tolerance=_tol(defined, b),
+                                   params, defined, b, "exact",
                                    primary=True, reading=AS_DEFINED,
                                    note="Kim et al. (NeurIPS 2022) Theorem 3 defines P^k as a "
                                         "product of marginals; JSA's states are not independent"))
@@ -542,8 +539,7 @@ def run_theorem4(grid, seed=0, progress=None):
                       "start": "all-worst / spread"}
             for form in ("explicit", "stated"):
                 b = _b("theorem4", "mixing", form, N=N, w_star=w, k=k)
-                out.append(CheckResult("mixing", form, params, emp, b, "exact",
-                                       tolerance=_tol(emp, b)))
+                out.append(CheckResult("mixing", form, params, emp, b, "exact"))
     if grid.get("gauss"):
         from simulate import weightline as wl
 
@@ -560,7 +556,7 @@ def run_theorem4(grid, seed=0, progress=None):
                                                      f"N(0,{s:g}^2 I)",
                                             "start": start},
                                            float(res.tv[k - 1]), b, "exact",
-                                           tolerance=_tol(res.tv[k - 1], b, err=res.error_bound),
+                                           error=res.error_bound,
                                            note="Eq. (7) d_TV(K^k(z,.), pi) <= r^k, one chain (N = "
                                                 "1); " + res.method))
     _progress(progress, "theorem4: exact conditional moments")
