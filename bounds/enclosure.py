@@ -367,8 +367,8 @@ class Enclosure:
         """
         if isinstance(value, Enclosure):
             return value
-        if isinstance(value, bool):
-            raise TypeError("a quantity is a number, not a bool")
+        if isinstance(value, (bool, str, bytes)):
+            raise TypeError(f"a quantity is a number, not a {type(value).__name__}")
         if isinstance(value, (int, Fraction)):
             return Enclosure.point(value)
         if isinstance(value, (tuple, list)):
@@ -431,9 +431,9 @@ class Enclosure:
             return 0.0 if self.sign() == 0 else _INF
         if type(self.lo) is float and type(self.hi) is float:
             return _up((self.hi - self.lo) / min(abs(self.lo), abs(self.hi)))
-        w = _to_arb(self.hi) - _to_arb(self.lo)
-        m = _to_arb(self.lo) if self.sign() > 0 else -_to_arb(self.hi)
-        return _float_up(_end(arb_upper(w / m)))
+        w = _op(self.hi, self.lo, "-", up=True)
+        m = self.lo if self.sign() > 0 else _op(0.0, self.hi, "-", up=False)
+        return _float_up(_op(w, m, "/", up=True))
 
     def log10(self) -> float | None:
         """``log10 |midpoint|`` at any magnitude (None for 0 or an unbounded enclosure)."""
