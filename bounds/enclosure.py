@@ -292,7 +292,8 @@ class Enclosure:
         """A double computed with absolute error at most ``err``, plus ``ulps`` roundings.
 
         The enclosure is ``[x - err, x + err]`` widened by ``ulps`` units in the last place of
-        each end (relative to the value: no absolute floor), every operation rounded outward.
+        each end (relative to the value: no absolute floor; a 0 with no error stays [0, 0], as
+        the relative rounding model says), every operation rounded outward.
         A non-finite ``x`` gives the whole line (a NaN) or the infinite end.
         """
         x = float(x)
@@ -301,6 +302,8 @@ class Enclosure:
             return Enclosure(-_INF, _INF, FLOAT64)
         if math.isinf(x):
             return Enclosure(x, x, FLOAT64)
+        if x == 0 and not err:  # units relative to the value: a computed 0 stays 0
+            return Enclosure(0.0, 0.0, FLOAT64)
         lo = _down(_down(x - err) if err else x, ulps)
         hi = _up(_up(x + err) if err else x, ulps)
         return Enclosure(lo, hi, FLOAT64)

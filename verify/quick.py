@@ -24,12 +24,29 @@ built-in claim::
 
 The checks: every corner of the domain plus ``points`` random points (quick; the full grid
 adds interior values and more points), drawn from ``numpy.random.SeedSequence(seed)``.
-``quantity(**point)`` returns the quantity's value (exact), or ``(value, error_bound)``
-(exact, with the computation's own error bound as tolerance), or, with
-``method="monte-carlo"``, ``(mean, standard_error)``; a function taking an ``rng``
-argument gets a ``numpy.random.Generator`` seeded per point.  Verdicts are decided by the
-machinery (:func:`verify.decide.decide`): exact checks against the error bound plus float64
-rounding, Monte Carlo checks one-sided at ``alpha / m`` (Bonferroni).
+``quantity(**point)`` returns the quantity's value in any of these forms
+(:meth:`bounds.enclosure.Enclosure.of`):
+
+* a ``float``: exact up to float64 rounding, i.e. an enclosure of a few units in its last
+  place, *relative* to the value (no absolute floor: 1e-200 is compared at its own scale);
+* ``(value, error)``: a float with a proved bound on its absolute error (use it when the
+  computation loses more than rounding, e.g. ``(norm.sf(t), 1e-14 * norm.sf(t))``: scipy's
+  normal tail carries a relative error near 1e-15);
+* a :class:`fractions.Fraction` or an ``int``: exact;
+* an mpmath ``mpf`` (exact up to its precision) or ``mpi`` (an interval);
+* a python-flint ``arb`` (a ball).
+
+A quantity that also takes a ``prec`` argument is called again with ``prec`` = 64, 256,
+1024 (bits) where a check cannot be decided at first, and should then return an enclosure at
+that precision (``mpi``, ``arb``, or an exact Fraction).  With ``method="monte-carlo"`` it
+returns ``(mean, standard_error)``; a function taking an ``rng`` argument gets a
+``numpy.random.Generator`` seeded per point.  The bound is evaluated in ball arithmetic from
+its formula.  Verdicts are decided by the machinery (:func:`verify.decide.decide`): exact
+checks on the two enclosures (holds only when the quantity's enclosure lies on the right
+side of the bound's; never by a tolerance), Monte Carlo checks one-sided at ``alpha / m``
+(Bonferroni).  A declaration is checked before any work: a bound that does not parse, uses an
+unknown parameter, is empty, is a relation (``"t > 1"``), or is not finite on the domain gets
+one line and exit status 2 from :meth:`QuickClaim.main`.
 
 The same object becomes an installed plugin with two module-level lines (entry points
 ``mcsa_verify.bounds`` and ``mcsa_verify.claims``; see ``docs/own-claim.md``)::
@@ -63,8 +80,10 @@ class QuickClaim:
         ``quantity(**point)`` for a point of the domain: a float, or ``(value, error)``;
         see the module docstring.
     domain : dict
-        ``{name: (lo, hi)}``: integers when both ends are ints, else a closed real
-        interval; ``(lo, hi, "log")`` samples a positive real interval on a log scale.
+        ``{name: (lo, hi)}``: an integer range when both ends are Python ``int`` (``(0, 8)``
+        means t in {0, ..., 8}), else a closed real interval (``(0.0, 8.0)``); say it
+        explicitly with ``(lo, hi, "int")`` or ``(lo, hi, "real")``; ``(lo, hi, "log")``
+        samples a positive real interval on a log scale.
     relation : {"<=", ">=", "="}
         Reads "quantity RELATION bound".
     method : {"exact", "monte-carlo"}
@@ -93,19 +112,72 @@ class QuickClaim:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
-        """Refuse a bad declaration in one line (``ValueError``): id, relation, method, domain."""
-        if not self.id.isidentifier():
-            raise ValueError(f"claim id {self.id!r}: letters, digits and _ only")
-        if self.relation not in RELATIONS:
-            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
-        if self.method not in QUICK_METHODS:
-            raise ValueError(f"method must be one of {QUICK_METHODS}, got {self.method!r}")
-        if not self.domain:
-            raise ValueError("the domain names no parameter")
-        for name, dom in self.domain.items():
-            _interval(name, dom)
-        if self.x and self.x not in self.domain:
-            raise ValueError(f"x={self.x!r} is not a parameter of the domain")
+        """Check the cheap parts of the declaration (id, relation, method, domain).
+
+        A problem is recorded, not raised, so that a script whose declaration is wrong still
+        reaches :meth:`main`, which answers with one line and exit status 2; every other use
+        (:meth:`formula`, :meth:`run`, :meth:`register`, ...) raises it as a ``ValueError``.
+        """
+        self._problem = _declaration_problem(self)
+
+    def check(self) -> None:
+        """Check the whole declaration, the bound's formula included; raise ``ValueError``.
+
+        The bound must parse as a formula (not empty, not a relation such as ``"t > 1"``),
+        use only the domain's parameters, and be finite at every point the quick grid checks
+        (the corners of the domain and its random points) and, for a formula of one parameter,
+        have no singularity sympy finds inside the domain.  The message is one line.
+        """
+        if self._problem:
+            raise ValueError(self._problem)
+        self.formula()
+        if "finite" not in self._cache:
+            self._cache["finite"] = self._finite_problem()
+        if self._cache["finite"]:
+            raise ValueError(self._cache["finite"])
+
+    def _finite_problem(self) -> str:
+        """Return why the bound is not finite on the domain, or ''."""
+        import sympy as sp
+
+        expr = self.formula().quantities[0].forms[0].expr
+        grid = dict(self.verification().grid.quick)
+        for point, _ in self._points(grid, 0):
+            try:
+                v = self._bound_float(expr, point)
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
+                why = str(e) or ("division by zero" if isinstance(e, ZeroDivisionError)
+                                 else type(e).__name__)
+                return (f"{self.id}: the bound {self.bound!r} is not finite at "
+                        + ", ".join(f"{k}={x}" for k, x in point.items()) + f" ({why})")
+            if v.imag != 0 or not math.isfinite(v.real):
+                return (f"{self.id}: the bound {self.bound!r} is not finite at "
+                        + ", ".join(f"{k}={x}" for k, x in point.items()))
+        syms = list(expr.free_symbols)
+        if len(syms) == 1:
+            (sym,) = syms
+            lo, hi, integer, _ = _interval(sym.name, self.domain[sym.name])
+            try:
+                sing = sp.singularities(expr, sym, sp.Interval(lo, hi))
+            except (NotImplementedError, ValueError, TypeError):
+                sing = sp.S.EmptySet
+            pts = sorted(float(x) for x in sing) if isinstance(sing, sp.FiniteSet) else []
+            if integer:
+                pts = [x for x in pts if float(x).is_integer()]
+            if pts:
+                return (f"{self.id}: the bound {self.bound!r} is not finite at {sym.name}="
+                        f"{pts[0]:g}, inside the domain")
+        return ""
+
+    @staticmethod
+    def _bound_float(expr, point) -> complex:
+        import mpmath
+        import sympy as sp
+
+        f = sp.lambdify([sp.Symbol(k) for k in point], expr.subs(
+            {s: sp.Symbol(s.name) for s in expr.free_symbols}), "mpmath")
+        with mpmath.workdps(30):
+            return complex(f(*[mpmath.mpf(v) for v in point.values()]))
 
     def __getstate__(self) -> dict:
         """Pickle without the built objects, which are rebuilt on use.
@@ -116,6 +188,11 @@ class QuickClaim:
         return {**self.__dict__, "_cache": {}}
 
     # ------------------------------------------------------------------ the three objects
+    def _require(self) -> None:
+        """Raise the declaration's problem (``ValueError``, one line), if it has one."""
+        if self._problem:
+            raise ValueError(self._problem)
+
     @property
     def quantity_name(self) -> str:
         """The quantity's name: the function's ``__name__`` (``"quantity"`` for a lambda)."""
@@ -123,10 +200,17 @@ class QuickClaim:
 
     def formula(self):
         """Build the claim as a :class:`bounds.core.Claim`: one quantity, one form (``stated``)."""
+        if self._problem:
+            raise ValueError(self._problem)
         if "formula" not in self._cache:
             import sympy as sp
+            from sympy.parsing.sympy_parser import TokenError
 
             from bounds.core import Claim, Form, Param, Quantity, Source
+
+            if isinstance(self.bound, str) and not self.bound.strip():
+                raise ValueError(f"{self.id}: the bound is empty; give a formula in "
+                                 f"{', '.join(self.domain)}")
 
             params = []
             for name, dom in self.domain.items():
@@ -151,10 +235,22 @@ class QuickClaim:
                     if isinstance(self.bound, str)
                     else self.bound
                 )
-            except (SyntaxError, TypeError, sp.SympifyError) as e:
+            except (SyntaxError, TypeError, ValueError, AttributeError, NameError,
+                    sp.SympifyError, TokenError) as e:
+                why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise ValueError(
-                    f"{self.id}: the bound {self.bound!r} is not a formula ({e})"
+                    f"{self.id}: the bound {self.bound!r} is not a formula ({why})"
                 ) from None
+            from sympy.logic.boolalg import BooleanAtom, BooleanFunction
+
+            if isinstance(expr, (sp.Rel, BooleanAtom, BooleanFunction)) or not isinstance(
+                    expr, sp.Expr):
+                raise ValueError(f"{self.id}: the bound {self.bound!r} is a relation or a truth "
+                                 "value, not a bound: give the bound's right-hand side only "
+                                 "(the relation is the claim's `relation`)")
+            if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+                raise ValueError(f"{self.id}: the bound {self.bound!r} is not finite (it "
+                                 "contains an infinity or nan)")
             unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in symbols)
             if unknown:
                 raise ValueError(
@@ -286,30 +382,51 @@ class QuickClaim:
         """Run the script's command line: run, print, search, draw.
 
         Returns the exit status of ``python -m verify CLAIM`` (0 holds, 1 violated,
-        3 inconclusive, 4 depends on reading); bad input: one line on stderr and status 2.
+        3 inconclusive, 4 depends on reading).  Bad input -- a bad flag, an output path that
+        cannot be written, or a declaration that is wrong (a bound that does not parse, uses
+        an unknown parameter, is empty, a relation, or not finite on the domain) -- gets one
+        line on stderr and status 2, before any work; an unexpected error one line and status
+        70 (``--debug`` shows the traceback); Ctrl-C status 130.
         """
         import sys
 
-        from mcsa_cli import UsageError
+        from mcsa_cli import UsageError, discard_unwritten_outputs
 
+        args = sys.argv[1:] if argv is None else list(argv)
         try:
-            return self._main(argv)
-        except UsageError as e:
-            print(f"{self.id}: {e}", file=sys.stderr)
+            return self._main(args)
+        except (UsageError, ValueError) as e:
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            print(msg if msg.startswith(f"{self.id}:") else f"{self.id}: {msg}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print(f"{self.id}: interrupted", file=sys.stderr)
             return 130
+        except Exception as e:  # a crash is never exit 1 ("violated")
+            if "--debug" in args:
+                raise
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            print(f"{self.id}: internal error: {type(e).__name__}{': ' + first if first else ''}"
+                  " (rerun with --debug for the traceback)", file=sys.stderr)
+            return 70
+        finally:
+            discard_unwritten_outputs()  # an output path checked but never written goes again
 
     def _main(self, argv) -> int:
-        import sys
+        from mcsa_cli import Parser, dumps, number, output_path
 
-        from mcsa_cli import Parser, dumps, number
-
-        from .cli import print_report
         from .model import EXIT
 
-        ap = Parser(prog=self.id, description=f"Verify {self.id}: {self.formula().title}")
+        title = self.title or f"{self.quantity_name} {self.relation} {self.bound}"
+        ap = Parser(
+            prog=self.id,
+            description=f"Verify {self.id}: {title}. Checks every corner of the domain and random "
+                        "points (--full: a larger grid), decides each check on enclosures of both "
+                        "sides, then searches the domain for a counterexample.",
+            epilog="Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any "
+                   "work), 3 inconclusive, 4 depends on reading, 70 internal error (rerun with "
+                   "--debug), 130 interrupted.",
+        )
         ap.add_argument("--full", action="store_true", help="the larger grid")
         ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
         ap.add_argument(
@@ -323,21 +440,27 @@ class QuickClaim:
         ap.add_argument(
             "--verbose", action="store_true", help="every check not holding, then every check"
         )
-        a = ap.parse_args(sys.argv[1:] if argv is None else argv)
+        ap.add_argument("--debug", action="store_true", help="show the traceback of an internal "
+                                                             "error")
+        a = ap.parse_args(argv)
         seed = number("--seed", a.seed, integer=True, lo=0)
         scale = number("--bound-scale", a.bound_scale, lo=0, lo_strict=True)
         m = number("--max-examples", a.max_examples, integer=True, lo=0, hi=10_000)
+        self.check()  # the declaration, before any work
+        plot = output_path("--plot", a.plot, (".png", ".svg", ".pdf")) if a.plot else None
         rep = self.run("full" if a.full else "quick", seed=seed, bound_scale=scale)
         found = self.search(seed=seed, max_examples=m) if m else None
-        if a.plot:
-            self.figure(rep, a.plot)
+        if plot:
+            self.figure(rep, plot)
         if a.json:
             print(dumps({**rep.as_json(), "search": found}))
             return EXIT[rep.verdict]
+        from .cli import print_report
+
         print_report(rep, verbose=a.verbose)
         if found is not None:
             print(_search_text(found))
-        if a.plot:
+        if plot:
             print(f"figure written to {a.plot}")
         return EXIT[rep.verdict]
 
@@ -387,7 +510,7 @@ class QuickClaim:
         from .model import CheckResult
         from .registry import bound_value
 
-        b = bound_value(self.id, self.quantity_name, "stated", **point)
+        b = bound_value(self, self.quantity_name, "stated", **point)
         if self.method == "monte-carlo":
             value, err = self._value(point, rng)
             return CheckResult(
@@ -420,15 +543,18 @@ class QuickClaim:
             note=label,
         )
 
-    def _run(self, grid, seed=0, progress=None):
+    def _points(self, grid, seed=0) -> list[tuple[dict, str]]:
+        """The points a run checks: every corner of the grid, then ``points`` random ones.
+
+        Random points come from ``numpy.random.SeedSequence(seed)`` (its first spawned child).
+        """
         import itertools
 
         import numpy as np
 
         names = list(self.domain)
         corners = [dict(zip(names, vals)) for vals in itertools.product(*(grid[n] for n in names))]
-        ss = np.random.SeedSequence(seed)
-        draw = np.random.default_rng(ss.spawn(1)[0])
+        draw = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
         fixed = set(grid.get("fixed", ()))
         randoms = [
             {
@@ -437,13 +563,19 @@ class QuickClaim:
             }
             for _ in range(int(_one(grid["points"])))
         ]
+        return [(p, "grid point") for p in corners] + [(p, "random point") for p in randoms]
+
+    def _run(self, grid, seed=0, progress=None):
+        import numpy as np
+
+        points = self._points(grid, seed)
+        # the stream of point i: the SeedSequence's child i + 2 (child 0 drew the points; the
+        # numbering is the one every earlier version used, so runs are unchanged)
+        streams = np.random.SeedSequence(seed).spawn(len(points) + 2)[2:]
         out = []
-        streams = ss.spawn(len(corners) + len(randoms) + 1)[1:]
-        for i, (point, label) in enumerate(
-            [(p, "grid point") for p in corners] + [(p, "random point") for p in randoms]
-        ):
+        for i, (point, label) in enumerate(points):
             if progress is not None:
-                progress(f"{self.id}: {i + 1} of {len(corners) + len(randoms)}")
+                progress(f"{self.id}: {i + 1} of {len(points)}")
             out.append(self._check(point, np.random.default_rng(streams[i]), label))
         return out
 
@@ -545,14 +677,46 @@ class QuickClaim:
         return st.fixed_dictionaries({n: strategy(d) for n, d in self.domain.items()}), evaluate
 
 
+def _declaration_problem(c) -> str:
+    """Return what is wrong with a claim's id, relation, method or domain ('' when nothing)."""
+    if not isinstance(c.id, str) or not c.id.isidentifier():
+        return f"claim id {c.id!r}: letters, digits and _ only"
+    if c.relation not in RELATIONS:
+        return f"{c.id}: relation must be one of {RELATIONS}, got {c.relation!r}"
+    if c.method not in QUICK_METHODS:
+        return f"{c.id}: method must be one of {QUICK_METHODS}, got {c.method!r}"
+    if not callable(c.quantity):
+        return f"{c.id}: the quantity must be a function, got {type(c.quantity).__name__}"
+    if not isinstance(c.domain, dict) or not c.domain:
+        return f"{c.id}: the domain names no parameter"
+    for name, dom in c.domain.items():
+        try:
+            _interval(name, dom)
+        except ValueError as e:
+            return f"{c.id}: {e}"
+    if c.x and c.x not in c.domain:
+        return f"{c.id}: x={c.x!r} is not a parameter of the domain"
+    return ""
+
+
+#: the kinds a domain entry may name as its third element
+KINDS = ("int", "real", "log")
+
+
 def _interval(name, dom):
-    """``(lo, hi, integer, log)`` of a domain entry; ValueError (one line) when malformed."""
+    """``(lo, hi, integer, log)`` of a domain entry; ValueError (one line) when malformed.
+
+    ``(lo, hi)`` is an integer range when both ends are ``int`` and a real interval otherwise;
+    ``(lo, hi, "int")`` and ``(lo, hi, "real")`` say it explicitly, ``(lo, hi, "log")`` is a
+    positive real interval sampled on a log scale.
+    """
     if (
         not isinstance(dom, (tuple, list))
         or len(dom) not in (2, 3)
-        or (len(dom) == 3 and dom[2] != "log")
+        or (len(dom) == 3 and dom[2] not in KINDS)
     ):
-        raise ValueError(f"domain of {name}: give (lo, hi) or (lo, hi, 'log'), got {dom!r}")
+        raise ValueError(f"domain of {name}: give (lo, hi) or (lo, hi, kind) with kind one of "
+                         f"{', '.join(KINDS)}, got {dom!r}")
     lo, hi = dom[0], dom[1]
     if not all(
         isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -561,9 +725,17 @@ def _interval(name, dom):
         raise ValueError(f"domain of {name}: the ends must be finite numbers, got {dom!r}")
     if not lo <= hi:
         raise ValueError(f"domain of {name}: lo > hi in {dom!r}")
-    integer = isinstance(lo, int) and isinstance(hi, int)
-    log = len(dom) == 3
-    if log and (integer or lo <= 0):
+    kind = dom[2] if len(dom) == 3 else ("int" if isinstance(lo, int) and isinstance(hi, int)
+                                         else "real")
+    integer = kind == "int"
+    if integer and not (float(lo).is_integer() and float(hi).is_integer()):
+        raise ValueError(f"domain of {name}: an integer range needs integer ends, got {dom!r}")
+    if integer:
+        lo, hi = int(lo), int(hi)
+    elif kind in ("real", "log"):
+        lo, hi = float(lo), float(hi)
+    log = kind == "log"
+    if log and lo <= 0:
         raise ValueError(
             f"domain of {name}: a log scale needs a positive real interval, got {dom!r}"
         )

@@ -90,13 +90,11 @@ def _frozen(v):
 
 
 @lru_cache(maxsize=200_000)
-def _bound_float(claim_id: str, quantity: str, form: str, params: tuple) -> float:
-    import bounds
-
-    return float(bounds.get(claim_id).evaluate_form(quantity, form, **dict(params)))
+def _bound_float(claim, quantity: str, form: str, params: tuple) -> float:
+    return float(_claim(claim).evaluate_form(quantity, form, **dict(params)))
 
 
-def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
+def bound_value(claim_id, quantity: str, form: str, **params) -> float:
     """Evaluate a bound of :mod:`bounds` as a float that knows its formula (:class:`BoundValue`).
 
     The value is memoised per process on the exact parameter values (0.1 and 0.1 + 1e-17 are
@@ -105,8 +103,10 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
 
     Parameters
     ----------
-    claim_id : str
-        The claim (:func:`bounds.ids`), e.g. ``"theorem3"``.
+    claim_id : str or object
+        The claim (:func:`bounds.ids`), e.g. ``"theorem3"``; or an object whose ``formula()``
+        builds the :class:`bounds.core.Claim` (a :class:`verify.quick.QuickClaim`, which need
+        not be registered).
     quantity, form : str
         The bounded quantity and the form of its bound (``"second_moment"``, ``"stated"``).
     **params
@@ -122,12 +122,11 @@ def bound_value(claim_id: str, quantity: str, form: str, **params) -> float:
     bounds.ParamError
         A parameter outside its domain, or one the form needs that is not given.
     """
-    import bounds
 
     try:
         key = tuple(sorted((k, _frozen(v)) for k, v in params.items()))
     except TypeError:  # an array parameter: evaluated, without a formula to enclose
-        return BoundValue(float(bounds.get(claim_id).evaluate_form(quantity, form, **params)))
+        return BoundValue(float(_claim(claim_id).evaluate_form(quantity, form, **params)))
     out = BoundValue(_bound_float(claim_id, quantity, form, key))
     out.ref = (claim_id, quantity, form, key)
     return out
@@ -143,10 +142,16 @@ def bound_enclosure(ref: tuple, bits: int):
     -------
     bounds.enclosure.Enclosure
     """
+    claim, quantity, form, params = ref
+    return _claim(claim).enclose_form(quantity, form, bits, **dict(params))
+
+
+def _claim(claim):
+    """The :class:`bounds.core.Claim` of a claim id, or of an object that builds its formula
+    itself (a :class:`verify.quick.QuickClaim` not registered in this process)."""
     import bounds
 
-    claim_id, quantity, form, params = ref
-    return bounds.enclose(claim_id, quantity, form, prec=bits, **dict(params))
+    return bounds.get(claim) if isinstance(claim, str) else claim.formula()
 
 
 #: the data file of a document package that names its document (verify.coverage): ``{"document":
