@@ -380,3 +380,23 @@ def test_a_monte_carlo_quantity_is_decided_with_its_error_rate():
     wrong = QuickClaim("quick_test_max_wrong", bound="n/(n + 2)", quantity=top, relation="=",
                        method="monte-carlo", domain={"n": (1, 20)}, points=6)
     assert wrong.run().verdict == "violated"
+
+
+def loose(n, x):
+    """|(1 + x/n)^n - e^x| with an error bound wider than the value (module level: pickled)."""
+    import numpy as np
+
+    v = abs((1 + x / n) ** n - np.exp(x))
+    return v, 10 * v + 1e-300
+
+
+def test_check_claim_flags_an_enclosure_wider_than_its_value():
+    from verify.quick import QuickClaim
+    from verify.testing import check_claim
+
+    # the error bound (10 times the value) cannot even say the sign: flagged, with the way out
+    # (and such a check can never be violated by a positive bound: no power either)
+    c = QuickClaim("quick_test_loose", bound="1.01 * Abs((1 + x/n)**n - exp(x))", quantity=loose,
+                   domain={"n": (1, 1000), "x": (0.5, 3.0)})
+    with pytest.raises(AssertionError, match="wider than its value.*inconclusive for that reason"):
+        check_claim(c.verification(), rerun=False)

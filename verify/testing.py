@@ -87,6 +87,9 @@ class Conformance:
     #: why the claim was rerun in this process only, not in a second one (None when it was, or not
     #: rerun)
     not_rerun: str | None = None
+    #: exact checks whose quantity's enclosure is wider than its value (its error bound cannot
+    #: tell the value's sign), each decided all the same; one line naming the first, or ""
+    wide: str = ""
 
     def __str__(self) -> str:
         """Say in one line what was found: checks, power scale, reproducibility, verdict."""
@@ -94,7 +97,36 @@ class Conformance:
                f"same seed, same checks in a second process (PYTHONHASHSEED={self.rerun_hashseed})")
         return (f"{self.claim}: conforms ({self.checks} checks, {self.primary} primary, "
                 f"{self.monte_carlo} Monte Carlo at alpha {self.alpha:g}; violated at bound scale "
-                f"{self.power_scale:g}; {rep}; verdict {self.verdict})")
+                f"{self.power_scale:g}; {rep}; verdict {self.verdict})"
+                + (f"; note: {self.wide}" if self.wide else ""))
+
+
+def _wide_enclosures(report) -> tuple[str, list[str]]:
+    """Flag exact checks whose quantity's enclosure is wider than the value itself.
+
+    Such an error bound cannot even tell the value's sign.  A check it still decides is noted
+    (``Conformance.wide``); one left inconclusive by it is a problem: give a tighter error
+    bound, an exact value, or a ``refine`` at higher precision.
+
+    Returns
+    -------
+    tuple
+        ``(note, problems)``.
+    """
+    wide = [c for c in report.checks if c.method == "exact" and c.lhs is not None
+            and c.lhs.sign() is None and c.lhs.mid != 0]
+    if not wide:
+        return "", []
+    first = wide[0]
+    where = ", ".join(f"{k}={v}" for k, v in list(first.params.items())[:4])
+    note = (f"{len(wide)} exact check(s) have a quantity enclosure wider than its value (first: "
+            f"{first.quantity} in {first.lhs} at {where})")
+    from .model import INCONCLUSIVE
+
+    stuck = [c for c in wide if c.verdict == INCONCLUSIVE]
+    problems = [f"{len(stuck)} of them are inconclusive for that reason: give a tighter error "
+                f"bound, an exact value, or a quantity that takes `prec`"] if stuck else []
+    return note, problems
 
 
 def _number(x) -> bool:
@@ -359,6 +391,8 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
 
     first = report if report is not None else run()
     problems = _structure_problems(first)
+    wide, stuck = _wide_enclosures(first)
+    problems += [f"{wide}; {p}" for p in stuck]
     problems += _monte_carlo_problems(first)
     scale = None
     if first.checks:
@@ -425,4 +459,4 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
                        sum(c.primary for c in first.checks),
                        sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale,
                        reproducible, elapsed,
-                       hashseed if reproducible is not None else None, not_rerun)
+                       hashseed if reproducible is not None else None, not_rerun, wide)
