@@ -214,7 +214,11 @@ def _arb_ends(a) -> tuple[Any, Any]:
     if a.is_exact():
         e = _end(a)
         return e, e
-    return _end(a.lower()), _end(a.upper())
+    # lower() and upper() round at the working precision: use the ball's own (its midpoint's
+    # bits), not whatever the context happens to be, so a 1024-bit ball keeps its width
+    bits = max(int(a.mid().man_exp()[0]).bit_length(), 53) + 16
+    with precision(bits):
+        return _end(a.lower()), _end(a.upper())
 
 
 def _end(x):

@@ -189,3 +189,39 @@ def test_piecewise_picks_the_certain_branch_and_unions_the_undecided():
     assert enclose_expr(pw, {"x": 3.0}, 64).contains(6)
     with pytest.raises(UnsupportedExpression):
         enclose_expr(sp.Function("mystery")(x), {"x": 1.0}, 64)
+
+
+def test_a_ball_keeps_its_width_outside_its_precision_context():
+    from flint import arb
+
+    from bounds.enclosure import precision
+
+    with precision(1024):
+        third = arb(1) / 3
+    e = Enclosure.from_arb(third, 1024)  # read at the default 53 bits of the context
+    assert e.contains(Fraction(1, 3)) and e.rel_width() < 1e-300 and e.how == "arb-1024"
+
+
+def test_settled_by_names_the_deciding_precision():
+    from verify.decide import decide
+    from verify.model import CheckResult
+
+    exact = decide(CheckResult("q", "f", {}, Fraction(1, 3), Fraction(1, 2), "exact"), 0)
+    assert (exact.verdict, exact.settled_by) == ("holds", "exact")
+    first = decide(CheckResult("q", "f", {}, 0.25, 0.5, "exact"), 0)
+    assert (first.verdict, first.settled_by) == ("holds", "float64")
+    ball = decide(CheckResult("q", "f", {}, 0.25, 0.5, "exact",
+                              lhs=Enclosure(0.25, 0.25000001, "arb-256")), 0)
+    assert ball.settled_by == "arb-256"
+    # undecided at float64, decided by the refinement at 256 bits
+    tight = Fraction(1, 3) + Fraction(1, 10 ** 30)
+
+    def refine(bits):
+        return Enclosure.point(tight) if bits >= 256 else Enclosure.f64(float(tight), 1e-20)
+
+    r = decide(CheckResult("q", "f", {}, float(tight), Fraction(1, 3), "exact", error=1e-20,
+                           refine=refine), 0)
+    assert (r.verdict, r.settled_by) == ("violated", "exact")
+    stuck = decide(CheckResult("q", "f", {}, float(tight), Fraction(1, 3), "exact", error=1e-20),
+                   0)
+    assert stuck.verdict == "inconclusive" and "undecided at float64" in stuck.note

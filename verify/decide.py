@@ -129,9 +129,17 @@ def bound_enclosure(check: CheckResult, bits: int | None = None) -> Enclosure:
 
 
 def _settled(lhs: Enclosure, rhs: Enclosure, bits: int | None) -> str:
+    """Name where a check was decided: ``exact`` when both sides are exact; else the highest
+    ball precision either side was computed at (``arb-<bits>``) beyond the first stage; else
+    ``float64`` (the first stage: the quantity in float64 with its proved error bound, the bound
+    in 64-bit balls)."""
     if lhs.how == EXACT and rhs.how == EXACT:
         return EXACT
-    return FLOAT64 if bits is None else arb_how(bits)
+    own = [int(e.how[4:]) for e in (lhs, rhs) if e.how.startswith("arb-")
+           and e.how[4:].isdigit()]
+    top = max([b for b in own if b > PRECISIONS[0]] + ([bits] if bits is not None else []),
+              default=None)
+    return FLOAT64 if top is None else arb_how(top)
 
 
 def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
