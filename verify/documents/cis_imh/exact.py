@@ -1,0 +1,300 @@
+"""Rigorous arithmetic for the checks of the CIS-as-IMH draft (document 003): the enclosures that
+decide them (docs/methods.md, "Validated numerics").
+
+* **Exact rationals** (``fractions.Fraction``) for the finite-space identities: the instance
+  ``(pi, q)`` is the pair of float vectors of :func:`simulate.finite.hard_instance` or
+  :func:`verify.documents.cis_imh.checks.spread_instance`, each divided by its exact sum (the
+  float vectors sum to 1 only up to rounding), so that ``w = pi/q`` and every probability of the
+  CIS kernel are exact rationals.  :func:`cis_move_exact` is a small exact version of the
+  off-diagonal of :func:`simulate.finite.cis_matrix` (that function is float64; its formula
+  ``K(x, y) = N pi_y E[1/(w_x + w_y + S_(N-1))]`` is summed here over the multisets of the
+  other proposals, in Fractions).
+* **A Hermite-Hadamard bracket** of the acceptance rate's Laplace integral (:func:`acceptance_hh`):
+  float64 arithmetic with a proved rounding bound, for N too large to enumerate.
+* **Ball arithmetic** (python-flint ``arb``) for the closed forms of the marginal IMH rejection
+  rate of the Gaussian families and of their KL divergences (:func:`rejection_arb`, :func:`kl_arb`)
+  and for functions of enclosed values (log-log slopes, ratios).
+
+Bounds from :mod:`bounds` are evaluated exactly at rational parameters by substituting them into
+the claim's own sympy formula (:func:`exact_form`), so a planted change of a formula is seen.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from bounds.enclosure import Enclosure, precision
+
+U = 2.0 ** -53  # unit roundoff of float64
+
+
+# ============================================================================= bounds, exactly
+@lru_cache(maxsize=64)
+def _form_expr(claim: str, quantity: str, form: str):
+    import bounds
+
+    c = bounds.get(claim)
+    return c._resolved(quantity, form), tuple(p.name for p in c.params)
+
+
+def exact_form(claim: str, quantity: str, form: str = "stated", **values) -> Fraction:
+    """The bound ``form`` of ``quantity`` at exact rational parameter values, as a Fraction.
+
+    The claim's sympy formula evaluated on Fractions (sums, products, integer powers and rational
+    constants); raises ``ValueError`` for any other operation (an irrational formula: use
+    :func:`bounds.enclose`).
+    """
+    expr, _ = _form_expr(claim, quantity, form)
+    vals = {k: Fraction(v) for k, v in values.items()}
+    return _eval_rational(expr, vals, f"{claim}.{quantity}.{form}")
+
+
+def _eval_rational(e, vals: dict, what: str) -> Fraction:
+    import sympy as sp
+
+    if e.is_Rational:
+        return Fraction(int(e.p), int(e.q))
+    if e.is_Symbol:
+        return vals[e.name]
+    if isinstance(e, sp.Add):
+        return sum((_eval_rational(a, vals, what) for a in e.args), Fraction(0))
+    if isinstance(e, sp.Mul):
+        out = Fraction(1)
+        for a in e.args:
+            out *= _eval_rational(a, vals, what)
+        return out
+    if isinstance(e, sp.Pow) and e.exp.is_Integer:
+        return _eval_rational(e.base, vals, what) ** int(e.exp)
+    raise ValueError(f"{what} is not a rational function ({type(e).__name__})")
+
+
+# ============================================================================= finite instances
+def exact_pair(pi, q) -> tuple[list[Fraction], list[Fraction]]:
+    """The float vectors ``pi``, ``q`` as exact probability vectors (each divided by its exact
+    sum; the floats sum to 1 only up to rounding)."""
+    P = [Fraction(float(v)) for v in pi]
+    Q = [Fraction(float(v)) for v in q]
+    sp_, sq = sum(P), sum(Q)
+    return [v / sp_ for v in P], [v / sq for v in Q]
+
+
+def exact_weights(pi, q) -> list[Fraction]:
+    """``w = pi/q`` of :func:`exact_pair`, exactly."""
+    P, Q = exact_pair(pi, q)
+    return [a / b for a, b in zip(P, Q)]
+
+
+def multisets_exact(Q: list[Fraction], N: int):
+    """Every multiset of N proposals drawn i.i.d. from Q: ``(states, counts, probability)`` with
+    the multinomial probability an exact Fraction (the order of
+    ``itertools.combinations_with_replacement``)."""
+    M = len(Q)
+    fact = [math.factorial(k) for k in range(N + 1)]
+    for combo in itertools.combinations_with_replacement(range(M), N):
+        c = [0] * M
+        for s in combo:
+            c[s] += 1
+        p = Fraction(fact[N])
+        for s in range(M):
+            if c[s]:
+                p = p / fact[c[s]] * Q[s] ** c[s]
+        yield combo, c, p
+
+
+def cis_move_exact(P: list[Fraction], Q: list[Fraction], x: int, N: int) -> Fraction:
+    """P(z_t != x | z_t-1 = x) of the CIS kernel with N proposals, exactly.
+
+    ``sum_(y != x) K(x, y)`` with ``K(x, y) = N pi_y E[1/(w_x + w_y + S_(N-1))]``, ``S_(N-1)`` the
+    sum of the weights of the other N - 1 proposals (the formula of
+    :func:`simulate.finite.cis_matrix`, summed exactly over their multisets).  It counts a
+    proposal equal to x, when selected, as no move (a rejection).
+    """
+    W = [a / b for a, b in zip(P, Q)]
+    tot = Fraction(0)
+    sets = [(sum((W[s] for s in combo), Fraction(0)), p) for combo, _, p in
+            multisets_exact(Q, N - 1)]
+    for y in range(len(P)):
+        if y == x:
+            continue
+        tot += N * P[y] * sum((p / (W[x] + W[y] + S) for S, p in sets), Fraction(0))
+    return tot
+
+
+# ============================================================================= Hermite-Hadamard
+def _lse_rows(logm: np.ndarray, t: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``log sum_i exp(logm_i - t w_i)`` for every t (the algorithm whose rounding
+    :func:`acceptance_hh` bounds: max taken out, exp, sum, log, max added back)."""
+    a = logm[None, :] - t[:, None] * w[None, :]
+    m = a.max(axis=1)
+    s = np.exp(a - m[:, None]).sum(axis=1)
+    return np.log(s) + m
+
+
+def acceptance_hh(pi, q, Ns, k: int = 9):
+    """Enclosures of the acceptance rate ``1 - r(x) = E_q[S/(w_x + S)]`` at every state x, for
+    every N in ``Ns`` (S the sum of N i.i.d. proposal weights), on the exact instance of
+    :func:`exact_pair`: ``(lo, hi)`` arrays of shape (M, len(Ns)) with lo <= value <= hi.
+
+    Method.  ``E_q[S/(w + S)] = int_0^oo h(t) dt``, ``h(t) = N e^(-t w_x) phi_pi(t)
+    phi_q(t)^(N-1)``, ``phi_mu(t) = sum_i mu_i e^(-t w_i)`` (from ``1/a = int e^(-ta) dt`` and
+    ``q_y w_y = pi_y``).  ``log phi_mu`` is a log-sum-exp of functions affine in t, hence convex,
+    so ``log h`` is convex and h is convex: on every panel [a, b] the Hermite-Hadamard inequality
+    gives ``(b - a) h((a+b)/2) <= int_a^b h <= (b - a)(h(a) + h(b))/2``.  The panels are a
+    geometric grid of ratio ``1 + 2^-k`` from ``t0 = 1e-20/N_max`` to ``t1`` with ``N
+    e^(-t1 r)/r <= 1e-20`` (``r = w_x + N w_min``); the ends add ``[0, N t0]`` (``h <= h(0) =
+    N``) and ``[0, N e^(-t1 r)/r]`` (``phi_mu(t) <= e^(-t w_min)``).
+
+    Rounding (a proof, in float64; the elementary functions exp and log within 4 ulp, every
+    other operation correctly rounded, u = 2^-53): the instance enters as floats within u
+    relative of the exact ``mu`` and ``w``, which moves ``log phi_mu`` by at most ``u(1 + t
+    w_max)``; the computed log-sum-exp of ``a_i = log mu_i - t w_i`` is within ``u (16 A + 2 M +
+    32)`` of the exact one (A = max |a_i|: the arguments' own rounding, 10 u A, enters through a
+    1-Lipschitz map, then exp, the sum of M positive terms, log and the final addition); ``log h =
+    log N - t w_x + L_pi + (N - 1) L_q`` adds the rounding of its four terms; E below bounds the
+    total, and h lies in ``h_hat exp(+-E) (1 +- 8u)``, taken as ``h_hat (1 +- (2E + 16u))`` for
+    E <= 1/2.  The grid points are floats with ratio below 2, so ``b - a`` is exact (Sterbenz);
+    the computed midpoint is within ``u b`` of the true one, which the tangent of the convex h
+    at it turns into a relative loss of at most ``(w_x + N w_max) u b`` (``|h'/h| <= w_x + N
+    w_max``).  Positive terms are summed with ``math.fsum`` (correctly rounded) after each
+    product is rounded outward (factors 1 -+ 8u: each is rounded at most four times).
+
+    The width is about ``2^-2k`` relative; k = 9 gives some 1e-6.
+    """
+    P, Q = exact_pair(pi, q)
+    W = [a / b for a, b in zip(P, Q)]
+    w = np.array([float(v) for v in W])
+    lp = np.log(np.array([float(v) for v in P]))
+    lq = np.log(np.array([float(v) for v in Q]))
+    Ns = [int(n) for n in Ns]
+    M = w.size
+    wmin, wmax = float(w.min()), float(w.max())
+    nmax = max(Ns)
+    t0 = 1e-20 / nmax
+    t1 = 0.0
+    for x in range(M):
+        for N in Ns:
+            r = w[x] + N * wmin
+            t1 = max(t1, (math.log(N / r) + 47.0) / r)
+    rho = 1.0 + 2.0 ** -k
+    n = int(math.ceil(math.log(t1 / t0) / math.log(rho)))
+    t = t0 * rho ** np.arange(n + 1, dtype=float)  # floats; consecutive ratio < 2
+    t[-1] = max(t[-1], t1)
+    a, b = t[:-1], t[1:]
+    dt = b - a  # exact (Sterbenz)
+    mid = (a + b) / 2
+    # log phi at the nodes and the midpoints, and the bound on their rounding
+    Lp = _lse_rows(lp, t, w)
+    Lq = _lse_rows(lq, t, w)
+    Lpm = _lse_rows(lp, mid, w)
+    Lqm = _lse_rows(lq, mid, w)
+    Amax_t = np.maximum(np.abs(lp).max(), np.abs(lq).max()) + t * wmax
+    Amax_m = np.maximum(np.abs(lp).max(), np.abs(lq).max()) + mid * wmax
+    errL_t = U * (16 * Amax_t + 2 * M + 32) + U * (1 + t * wmax)
+    errL_m = U * (16 * Amax_m + 2 * M + 32) + U * (1 + mid * wmax)
+    lo = np.zeros((M, len(Ns)))
+    hi = np.zeros((M, len(Ns)))
+    for j, N in enumerate(Ns):
+        logN = math.log(N)
+        for x in range(M):
+            def logh(tt, L1, Lq_):
+                return logN - tt * w[x] + L1 + (N - 1) * Lq_
+
+            def bound_E(tt, L1, Lq_, errL):
+                return (U * (12 * logN + 6 * tt * w[x] + 5 * (np.abs(L1) + N * np.abs(Lq_)))
+                        + N * errL)
+
+            h_t = np.exp(logh(t, Lp, Lq))
+            h_m = np.exp(logh(mid, Lpm, Lqm))
+            E_t = bound_E(t, Lp, Lq, errL_t)
+            E_m = bound_E(mid, Lpm, Lqm, errL_m)
+            if max(float(E_t.max()), float(E_m.max())) > 0.5:
+                raise ArithmeticError("rounding bound too large for the Hermite-Hadamard bracket")
+            hh_t = h_t * (1 + (2 * E_t + 16 * U))
+            hl_m = h_m * (1 - (2 * E_m + 16 * U))
+            kappa = (w[x] + N * wmax) * (1 + 4 * U) * U * b
+            # each product below is rounded at most four times (<= 4u relative): 8u covers it
+            low_terms = dt * hl_m * (1 - kappa) * (1 - 8 * U)
+            up_terms = dt * (hh_t[:-1] + hh_t[1:]) * 0.5 * (1 + 8 * U)
+            r = (w[x] + N * wmin) * (1 - 4 * U)
+            tail = N * math.exp(-t[-1] * r) / r * (1 + 16 * U)
+            head = N * t0 * (1 + 2 * U)
+            # a sum of n positive terms in any order is within gamma_n = n u/(1 - n u) relative
+            g = 2.0 * low_terms.size * U
+            lo[x, j] = float(np.maximum(low_terms, 0.0).sum()) * (1 - g) * (1 - 2 * U)
+            hi[x, j] = (float(up_terms.sum()) * (1 + g) + tail + head) * (1 + 4 * U)
+    return lo, hi
+
+
+# ============================================================================= ball arithmetic
+def arb_value_error(ball) -> tuple[float, float]:
+    """A float near the ball's centre and a proved bound on its distance to any point of the
+    ball (the radius plus the rounding of the centre, rounded up)."""
+    enc = Enclosure.from_arb(ball)
+    lo, hi = enc.floats()
+    v = float(ball.mid())
+    err = max(Fraction(v) - Fraction(lo), Fraction(hi) - Fraction(v))
+    e = float(err)
+    return v, e if Fraction(e) >= err else math.nextafter(e, math.inf)
+
+
+def kl_arb(family: str, prec: int, m: float = 0.0, D: int = 1, s: float = 1.0):
+    """(KL(p || q), KL(q || p)) as arb balls at ``prec`` bits, for p = N(0, 1), q = N(m, 1)
+    (``family="mean shift"``: both m^2/2) or p = N(0, I_D), q = N(0, s^2 I_D) (``"scale"``:
+    D/2 (1/s^2 - 1 + log s^2) and D/2 (s^2 - 1 - log s^2))."""
+    from flint import arb
+
+    with precision(prec):
+        if family == "mean shift":
+            k = arb(m) ** 2 / 2
+            return k, k
+        s2 = arb(s) ** 2
+        half_d = arb(int(D)) / 2
+        return half_d * (1 / s2 - 1 + s2.log()), half_d * (s2 - 1 - s2.log())
+
+
+def rejection_arb(family: str, prec: int, m: float = 0.0, D: int = 1, s: float = 1.0):
+    """The marginal IMH rejection rate at stationarity, r = 1 - E_{z~p, z*~q} min(1, w(z*)/w(z)),
+    in closed form as an arb ball at ``prec`` bits.
+
+    Mean shift, p = N(0, 1), q = N(m, 1): w(z*)/w(z) = e^(-m D), D = z* - z ~ N(m, 2), and
+    r = P(mD > 0) - E[e^(-mD); mD > 0] = Phi(|m|/sqrt 2) - Phi(-|m|/sqrt 2) = erf(|m|/2)
+    (the exponential tilt of N(m, 2) by e^(-mD) is N(-m, 2) with the same mass).
+    Scale, p = N(0, I_D), q = N(0, s^2 I_D): with X = ||z||^2, s^2 Y = ||z*||^2, X and Y i.i.d.
+    chi2_D, w(z*)/w(z) = exp(-c (s^2 Y - X)), c = (1 - 1/s^2)/2; tilting X by e^(cX) and Y by
+    e^(-c s^2 Y) (factors s^D and s^-D) gives r = |P(X < s^2 Y) - P(X s^2 < Y)| = |F(s^2) -
+    F(1/s^2)| for F the CDF of X/Y ~ F(D, D), i.e. r = |2 I_(s^2/(1+s^2))(D/2, D/2) - 1|
+    (regularised incomplete beta; I_(1-z)(a, a) = 1 - I_z(a, a)).
+    """
+    from flint import arb
+
+    with precision(prec):
+        if family == "mean shift":
+            return (abs(arb(m)) / 2).erf()
+        s2 = arb(s) ** 2
+        z = s2 / (1 + s2)
+        a = arb(int(D)) / 2
+        return abs(2 * z.beta_lower(a, a, 1) - 1)
+
+
+def log_slope_arb(Ns, lo_hi, prec: int = 128):
+    """The least-squares slope of log V on log N for V_i in [lo_i, hi_i] (positive), as an arb
+    ball containing the slope of every choice of V_i in those intervals: ``sum_i c_i log V_i``,
+    ``c_i = (log N_i - mean) / sum_j (log N_j - mean)^2`` (the slope is linear in log V)."""
+    from flint import arb, fmpz
+
+    from bounds.enclosure import _to_arb
+
+    with precision(prec):
+        lx = [arb(fmpz(int(n))).log() for n in Ns]
+        mean = sum(lx, arb(0)) / len(lx)
+        sxx = sum(((v - mean) ** 2 for v in lx), arb(0))
+        out = arb(0)
+        for li, (lo, hi) in zip(lx, lo_hi):
+            lv = _to_arb(lo).union(_to_arb(hi)).log()
+            out += (li - mean) / sxx * lv
+        return out
