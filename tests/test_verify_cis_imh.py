@@ -341,6 +341,33 @@ def test_hermite_hadamard_bracket_contains_the_exact_value_and_decides_a_hair():
     assert ok.verdict == HOLDS
 
 
+def test_hermite_hadamard_bracket_at_extreme_weights():
+    """w* = 1e12 with N = 10^4 proposals: the rounding bound does not grow with t max w (the
+    negligible terms carry it), and the bracket contains a 30-digit quadrature of the integral."""
+    import mpmath as mp
+
+    from verify.documents.cis_imh import exact as X
+
+    pi, q = F.hard_instance(3, 1e12, seed=0)
+    lo, hi = X.acceptance_hh(pi, q, [10000])
+    P, Q = X.exact_pair(pi, q)
+    mp.mp.dps = 30
+    try:
+        Pm, Qm = [mp.mpf(v.numerator) / v.denominator for v in P], [
+            mp.mpf(v.numerator) / v.denominator for v in Q]
+        Wm = [a / b for a, b in zip(Pm, Qm)]
+        for x in range(3):
+            def h(t, x=x):
+                return (10000 * mp.exp(-t * Wm[x]) * sum(p * mp.exp(-t * w) for p, w in zip(Pm, Wm))
+                        * sum(p * mp.exp(-t * w) for p, w in zip(Qm, Wm)) ** 9999)
+            pts = sorted({mp.mpf(0), *[1 / (Wm[x] + 10000 * w) for w in Wm],
+                          *[mp.mpf(10) ** k for k in range(-16, 3)]})
+            ref = mp.quad(h, pts + [mp.inf])
+            assert lo[x, 0] <= ref <= hi[x, 0] and hi[x, 0] - lo[x, 0] <= 2e-6 * ref
+    finally:
+        mp.mp.dps = 15
+
+
 def test_rejection_closed_forms_against_quadrature_and_refinement():
     """erf(|m|/2) and |2 I_(s^2/(1+s^2))(D/2, D/2) - 1| agree with the quadratures of
     rejection_mean_shift / rejection_scale; a bound 1e-20 above the rate (closer than float64

@@ -126,13 +126,40 @@ def cis_move_exact(P: list[Fraction], Q: list[Fraction], x: int, N: int) -> Frac
 
 
 # ============================================================================= Hermite-Hadamard
-def _lse_rows(logm: np.ndarray, t: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``log sum_i exp(logm_i - t w_i)`` for every t (the algorithm whose rounding
-    :func:`acceptance_hh` bounds: max taken out, exp, sum, log, max added back)."""
+def _lse_rows(logm: np.ndarray, t: np.ndarray, w: np.ndarray):
+    """``L(t) = log sum_i mu_i exp(-t w_i)`` for every t, with a proved bound on its error and
+    the tilted mean ``sum_i mu_i w_i e^(-t w_i) / sum_i mu_i e^(-t w_i)`` (within a factor 2).
+
+    The algorithm (whose rounding :func:`acceptance_hh` bounds): ``a_i = log mu_i - t w_i``, ``m =
+    max_i a_i``, ``T_i = exp(a_i - m)``, ``s = sum_i T_i``, ``L = log s + m``.  Any m gives the
+    same L exactly, so m's own rounding is harmless.  Term i is off its exact value (the exact
+    instance's mu_i and w_i, within u relative of the floats used) by a factor ``exp(+-eps_i)``,
+    ``eps_i = u (12 |log mu_i| + 4 t w_i + 2 |m| + 12)``: log within 4 ulp (8 u |log mu_i|), the
+    product and the two subtractions (u each of their magnitudes), exp within 4 ulp (8 u), the
+    instance (u (1 + t w_i)).  So the exact s lies in ``s_hat (1 +- R) (1 +- gamma_M)``, ``R =
+    sum_i (exp(d_i + eps_i) - exp(d_i - eps_i)) / s_hat`` (d_i the computed a_i - m; a term that
+    underflows adds at most 2^-1074), and ``|log s - log s_hat| <= 2 (R + gamma_M)`` for R +
+    gamma_M <= 1/2; log adds 8 u log M (s_hat in [1, M]) and the final addition u |L|.  A term
+    that is negligible has a negligible share of R however large its own eps_i: no bound grows
+    with t max w_i.
+    """
     a = logm[None, :] - t[:, None] * w[None, :]
     m = a.max(axis=1)
-    s = np.exp(a - m[:, None]).sum(axis=1)
-    return np.log(s) + m
+    d = a - m[:, None]
+    T = np.exp(d)
+    s = T.sum(axis=1)
+    L = np.log(s) + m
+    M = w.size
+    eps = U * (12 * np.abs(logm)[None, :] + 4 * t[:, None] * w[None, :]
+               + 2 * np.abs(m)[:, None] + 12)
+    with np.errstate(over="ignore"):
+        dev = (np.exp(d + eps) - np.exp(d - eps)) * (1 + 16 * U)
+    R = dev.sum(axis=1) / s * (1 + 8 * U) + M * 5e-324
+    gM = 2 * M * U
+    err = np.where(R + gM <= 0.5, 2 * (R + gM) * (1 + 4 * U) + 8 * U * math.log(M)
+                   + 2 * U * np.abs(L), np.inf)
+    tilt = 2 * (T * w[None, :]).sum(axis=1) / s
+    return L, err, tilt
 
 
 def acceptance_hh(pi, q, Ns, k: int = 9):
@@ -147,21 +174,21 @@ def acceptance_hh(pi, q, Ns, k: int = 9):
     gives ``(b - a) h((a+b)/2) <= int_a^b h <= (b - a)(h(a) + h(b))/2``.  The panels are a
     geometric grid of ratio ``1 + 2^-k`` from ``t0 = 1e-20/N_max`` to ``t1`` with ``N
     e^(-t1 r)/r <= 1e-20`` (``r = w_x + N w_min``); the ends add ``[0, N t0]`` (``h <= h(0) =
-    N``) and ``[0, N e^(-t1 r)/r]`` (``phi_mu(t) <= e^(-t w_min)``).
+    N``) and ``[0, N e^(-t1 r)/r]`` (``phi_mu(t) <= e^(-t w_min)``, so ``h(t) <= N e^(-t r)``).
 
     Rounding (a proof, in float64; the elementary functions exp and log within 4 ulp, every
-    other operation correctly rounded, u = 2^-53): the instance enters as floats within u
-    relative of the exact ``mu`` and ``w``, which moves ``log phi_mu`` by at most ``u(1 + t
-    w_max)``; the computed log-sum-exp of ``a_i = log mu_i - t w_i`` is within ``u (16 A + 2 M +
-    32)`` of the exact one (A = max |a_i|: the arguments' own rounding, 10 u A, enters through a
-    1-Lipschitz map, then exp, the sum of M positive terms, log and the final addition); ``log h =
-    log N - t w_x + L_pi + (N - 1) L_q`` adds the rounding of its four terms; E below bounds the
-    total, and h lies in ``h_hat exp(+-E) (1 +- 8u)``, taken as ``h_hat (1 +- (2E + 16u))`` for
-    E <= 1/2.  The grid points are floats with ratio below 2, so ``b - a`` is exact (Sterbenz);
-    the computed midpoint is within ``u b`` of the true one, which the tangent of the convex h
-    at it turns into a relative loss of at most ``(w_x + N w_max) u b`` (``|h'/h| <= w_x + N
-    w_max``).  Positive terms are summed with ``math.fsum`` (correctly rounded) after each
-    product is rounded outward (factors 1 -+ 8u: each is rounded at most four times).
+    other operation correctly rounded, u = 2^-53): :func:`_lse_rows` bounds the error of each
+    ``L_mu = log phi_mu``; ``log h = log N - t w_x + L_pi + (N - 1) L_q`` adds the rounding of
+    its terms (log N, the product t w_x with the instance's u, (N - 1) L_q, three additions); E
+    below bounds the total, and h lies in ``h_hat exp(+-E) (1 +- 8u)``, taken as ``h_hat (1 +-
+    (2E + 16u))`` for E <= 1/2.  Where E > 1/2 (only where h is negligible) the node's bounds are
+    0 and ``N e^(-t r)``.  The grid points are floats with ratio below 2, so ``b - a`` is exact
+    (Sterbenz); the computed midpoint is within ``u b`` of the true one, which the tangent of the
+    convex h at it turns into a relative loss of at most ``|h'/h| u b``, ``|h'/h| = w_x +
+    E_pi,t[W] + (N - 1) E_q,t[W]`` (tilted means, bounded by :func:`_lse_rows` within a factor 2).
+    Each panel's product is rounded outward (factors 1 -+ 8u: it is rounded at most four times);
+    the n positive panel terms are summed in any order within gamma_n = n u/(1 - n u) relative
+    (taken as 2 n u), and the last additions and products are covered by 1 -+ 4u.
 
     The width is about ``2^-2k`` relative; k = 9 gives some 1e-6.
     """
@@ -172,7 +199,7 @@ def acceptance_hh(pi, q, Ns, k: int = 9):
     lq = np.log(np.array([float(v) for v in Q]))
     Ns = [int(n) for n in Ns]
     M = w.size
-    wmin, wmax = float(w.min()), float(w.max())
+    wmin = float(w.min())
     nmax = max(Ns)
     t0 = 1e-20 / nmax
     t1 = 0.0
@@ -187,40 +214,35 @@ def acceptance_hh(pi, q, Ns, k: int = 9):
     a, b = t[:-1], t[1:]
     dt = b - a  # exact (Sterbenz)
     mid = (a + b) / 2
-    # log phi at the nodes and the midpoints, and the bound on their rounding
-    Lp = _lse_rows(lp, t, w)
-    Lq = _lse_rows(lq, t, w)
-    Lpm = _lse_rows(lp, mid, w)
-    Lqm = _lse_rows(lq, mid, w)
-    Amax_t = np.maximum(np.abs(lp).max(), np.abs(lq).max()) + t * wmax
-    Amax_m = np.maximum(np.abs(lp).max(), np.abs(lq).max()) + mid * wmax
-    errL_t = U * (16 * Amax_t + 2 * M + 32) + U * (1 + t * wmax)
-    errL_m = U * (16 * Amax_m + 2 * M + 32) + U * (1 + mid * wmax)
+    # log phi at the nodes and the midpoints, their error bounds and the tilted means
+    Lp, eLp, _ = _lse_rows(lp, t, w)
+    Lq, eLq, _ = _lse_rows(lq, t, w)
+    Lpm, eLpm, tpm = _lse_rows(lp, mid, w)
+    Lqm, eLqm, tqm = _lse_rows(lq, mid, w)
     lo = np.zeros((M, len(Ns)))
     hi = np.zeros((M, len(Ns)))
     for j, N in enumerate(Ns):
         logN = math.log(N)
         for x in range(M):
-            def logh(tt, L1, Lq_):
-                return logN - tt * w[x] + L1 + (N - 1) * Lq_
-
-            def bound_E(tt, L1, Lq_, errL):
-                return (U * (12 * logN + 6 * tt * w[x] + 5 * (np.abs(L1) + N * np.abs(Lq_)))
-                        + N * errL)
-
-            h_t = np.exp(logh(t, Lp, Lq))
-            h_m = np.exp(logh(mid, Lpm, Lqm))
-            E_t = bound_E(t, Lp, Lq, errL_t)
-            E_m = bound_E(mid, Lpm, Lqm, errL_m)
-            if max(float(E_t.max()), float(E_m.max())) > 0.5:
-                raise ArithmeticError("rounding bound too large for the Hermite-Hadamard bracket")
-            hh_t = h_t * (1 + (2 * E_t + 16 * U))
-            hl_m = h_m * (1 - (2 * E_m + 16 * U))
-            kappa = (w[x] + N * wmax) * (1 + 4 * U) * U * b
-            # each product below is rounded at most four times (<= 4u relative): 8u covers it
-            low_terms = dt * hl_m * (1 - kappa) * (1 - 8 * U)
-            up_terms = dt * (hh_t[:-1] + hh_t[1:]) * 0.5 * (1 + 8 * U)
             r = (w[x] + N * wmin) * (1 - 4 * U)
+
+            def node_bounds(tt, L1, e1, L2, e2):
+                with np.errstate(invalid="ignore"):
+                    h = np.exp(logN - tt * w[x] + L1 + (N - 1) * L2)
+                    E = (U * (12 * logN + 6 * tt * w[x] + 5 * (np.abs(L1) + N * np.abs(L2)))
+                         + e1 + (N - 1) * e2)
+                    ok = E <= 0.5
+                    cap = N * np.exp(-tt * r) * (1 + 16 * U)  # h <= N e^(-t r), always
+                    up = np.where(ok, np.minimum(h * (1 + (2 * E + 16 * U)), cap), cap)
+                    down = np.where(ok, h * (1 - (2 * E + 16 * U)), 0.0)
+                return down, up
+
+            _, hh_t = node_bounds(t, Lp, eLp, Lq, eLq)
+            hl_m, _ = node_bounds(mid, Lpm, eLpm, Lqm, eLqm)
+            kappa = (w[x] + tpm + (N - 1) * tqm) * (1 + 4 * U) * U * b
+            # each product below is rounded at most four times (<= 4u relative): 8u covers it
+            low_terms = dt * hl_m * np.maximum(1 - kappa, 0.0) * (1 - 8 * U)
+            up_terms = dt * (hh_t[:-1] + hh_t[1:]) * 0.5 * (1 + 8 * U)
             tail = N * math.exp(-t[-1] * r) / r * (1 + 16 * U)
             head = N * t0 * (1 + 2 * U)
             # a sum of n positive terms in any order is within gamma_n = n u/(1 - n u) relative
