@@ -430,3 +430,41 @@ def test_threshold_reading_and_peak_bracket():
 
     lo, hi, text = C._peak_bracket(flat, 1000.0, {"scan_ratio": 2.0})
     assert hi is None and "undecided" in text
+
+
+def test_rigorous_variance_encloses_enumeration_and_the_binomial_form():
+    """exact.msc_rb_variance encloses the variance of the Rao-Blackwellised estimate computed by
+    enumerating the proposal multisets in exact rationals (small N), and the binomial closed form
+    of the hard instance (large N; its rest weights are equal up to 1e-16, hence the 1e-9)."""
+    from verify.documents.cis_imh import exact as X
+
+    pi, q = C.spread_instance(4, 50.0, seed=1)
+    f = np.array([0.3, -1.2, 0.7, 2.0])
+    P, Q = X.exact_pair(pi, q)
+    W = [a / b for a, b in zip(P, Q)]
+    fx = [Fraction(float(v)) for v in f]
+    for x in (0, 2):
+        res = X.msc_rb_variance(pi, q, f, x, [1, 2, 3, 5])
+        for N, (lo, hi) in res.items():
+            m = m2 = Fraction(0)
+            for combo, _, p in X.multisets_exact(Q, N):
+                S = sum((W[v] for v in combo), Fraction(0))
+                g = (W[x] * fx[x] + sum((W[v] * fx[v] for v in combo), Fraction(0))) / (W[x] + S)
+                m, m2 = m + p * g, m2 + p * g * g
+            assert lo <= m2 - m * m <= hi and hi - lo <= 1e-4 * (m2 - m * m)
+    w_star, M = 1e4, 8
+    pi, q = F.hard_instance(M, w_star, seed=0)
+    f = C._test_function(M, 0)
+    w = pi / q
+    wr = float(np.mean(w[1:]))
+    qr = q[1:] / q[1:].sum()
+    mr, vr = qr @ f[1:], qr @ (f[1:] - qr @ f[1:]) ** 2
+    res = X.msc_rb_variance(pi, q, f, 0, [200, 30000])
+    for N, (lo, hi) in res.items():
+        k = np.arange(N + 1)
+        pk = stats.binom.pmf(k, N, q[0])
+        den = w_star * (1 + k) + wr * (N - k)
+        mean_k = (w_star * (1 + k) * f[0] + wr * (N - k) * mr) / den
+        V = pk @ ((wr / den) ** 2 * (N - k) * vr) + pk @ (mean_k - pk @ mean_k) ** 2
+        assert float(lo) * (1 - 1e-9) <= V <= float(hi) * (1 + 1e-9)
+        assert float(hi - lo) <= 2e-2 * V

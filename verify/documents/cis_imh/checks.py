@@ -76,11 +76,12 @@ reading ``|x - target| <= allowance`` with the allowance's source and reasonable
 ``cis_variance_growth`` -- ¶"The variance of CIS can increase with N": at a state of
     large weight, V_q[E[f | z_{t-1}, z^(1:N)]] ~ N sigma^2 / (w + N)^2 grows ~ N.
     Exact variance of the Rao-Blackwellised CIS estimate sum_i wbar_i f(z_i) over the
-    N + 1 particles (:func:`simulate.finite.moments_msc_rb`; its error is an estimate and
-    enters :data:`ESTIMATE_SAFETY` times) at the w*-state of finite instances with w* =
-    1e3..1e4, f = N(0, 1) draws per state, sigma^2 = V_pi f (the parameter's definition in
-    :mod:`bounds`).  Every derived number (slopes, ratios, distances) is computed on the error
-    intervals of V in ball arithmetic or exact rationals.
+    N + 1 particles, enclosed rigorously (:func:`exact.msc_rb_variance_fn`: E g and E g^2 as
+    completely monotone Laplace integrals bracketed by Hermite-Hadamard in float64 with a proved
+    rounding bound; :func:`simulate.finite.moments_msc_rb` is reported beside it) at the w*-state
+    of finite instances with w* = 1e3..1e4, f = N(0, 1) draws per state, sigma^2 = V_pi f (the
+    parameter's definition in :mod:`bounds`).  Every derived number (slopes, ratios, distances)
+    is computed on the enclosures of V in ball arithmetic or exact rationals.
     (a) primary, a threshold reading: the fitted log-log exponent a over 1 <= N <= w/50,
     |a - 1| <= 2 N_max/(w + N_max) (how far the stated form's own local exponent departs from
     1 on that range) + the fit's residual standard error.  Non-primary: the exponent on
@@ -877,6 +878,7 @@ def run_variance_growth(grid, seed=0, progress=None):
     out = []
     claim = "cis_variance_growth"
     for (kind, M, iseed), wst in itertools.product(grid["instances"], grid["w_star"]):
+        first = len(out)
         wst = float(wst)
         _progress(progress, f"cis_variance_growth: {kind} instance M={M}, w*={wst:g}")
         pi, q = _instance(kind, M, wst, iseed)
@@ -894,13 +896,18 @@ def run_variance_growth(grid, seed=0, progress=None):
         lead = float(q @ Y ** 2 - (q @ Y) ** 2)
         chi2 = float(pi @ w - 1)
         cache: dict[int, tuple[float, float]] = {}
+        rig = X.msc_rb_variance_fn(pi, q, f, x)
+        agree = [0.0]  # largest |float64 V - enclosure| / V of finite.moments_msc_rb
 
         def V(N):
-            """V(N) and its error estimate times ESTIMATE_SAFETY (not a proved bound)."""
+            """V(N) and a proved bound on its error (exact.msc_rb_variance_fn)."""
             N = int(N)
             if N not in cache:
-                v, e = conditional_variance_exact(pi, q, f, x, N)
-                cache[N] = (v, ESTIMATE_SAFETY * e)
+                lo, hi = rig(N)
+                cache[N] = X.value_error(lo, hi)
+                fv, _ = conditional_variance_exact(pi, q, f, x, N)
+                out_by = max(Fraction(fv) - hi, lo - Fraction(fv), Fraction(0))
+                agree[0] = max(agree[0], float(out_by) / max(cache[N][0], 1e-300))
             return cache[N]
 
         space = f"finite M={M} {kind}_instance(w*={wst:g}, seed={iseed})"
@@ -908,10 +915,11 @@ def run_variance_growth(grid, seed=0, progress=None):
                 "f": [round(float(v), 12) for v in f],
                 "f_def": f"N(0,1) per state: unit_generator({iseed}, {M}, 'cis_imh/test_function')"}
         onset = wx / math.sqrt(1.0 + chi2) * math.sqrt(lead) / max(abs(float(q @ Y)), 1e-300)
-        est = (f"V's error is the estimate of finite.moments_msc_rb (Gauss-Legendre rule "
-               f"difference, or rounding of the exact multinomial sum), not a proved bound: it "
-               f"enters {ESTIMATE_SAFETY:g} times, so a check it decides is decided far from its "
-               f"threshold")
+        def est():
+            return ("V enclosed rigorously (exact.msc_rb_variance_fn: completely monotone "
+                    "Laplace integrals bracketed by Hermite-Hadamard, proved float64 rounding, "
+                    "the instance's pi, q divided by their exact sums); finite.moments_msc_rb "
+                    "(float64) lies outside the enclosures by at most @@AGREE@@ relative")
         # (a) growth exponent over N << w: |a - 1| <= allowance (a threshold reading, rule 3)
         nmax = max(2, int(wx / grid.get("slope_range", 50)))
         Ns = np.unique(np.round(np.geomspace(1, nmax, grid.get("slope_points", 8))).astype(int))
@@ -936,7 +944,7 @@ def run_variance_growth(grid, seed=0, progress=None):
                   f"{se_fit:.2g} (how far one exponent describes the points) = "
                   f"{float(allow):.4g}; reasonable allowances run from {form_dev:.3f} (the form's "
                   f"own departure alone) to about 0.2 ('approximately' read as a in [0.8, 1.2]): "
-                  f"{_allowance_range(dev_enc, allow)}; {est}.  V/(N V_q[w(f-f(z))]/w^2) = "
+                  f"{_allowance_range(dev_enc, allow)}; {est()}.  V/(N V_q[w(f-f(z))]/w^2) = "
                   f"{vals[0] / (Ns[0] * lead / wx ** 2):.4f} at N = {Ns[0]}, "
                   f"{vals[-1] / (Ns[-1] * lead / wx ** 2):.4f} at N = {Ns[-1]}. Linear only while "
                   f"N^2 (E_q Y)^2 chi2 << w^2 V_q Y (Y = w (f - f(z))), i.e. N << {onset:.3g} "
@@ -953,7 +961,7 @@ def run_variance_growth(grid, seed=0, progress=None):
             reading=GROWS,
             note=f"smallest ratio V(N_(i+1))/V(N_i) over N << w (on the error intervals of V: "
                  f"[{float(r_lo):.6g}, {float(r_hi):.6g}]); exact V = "
-                 f"{', '.join(f'{v:.4g}' for v in vals)}; {est}"))
+                 f"{', '.join(f'{v:.4g}' for v in vals)}; {est()}"))
         # transition regime: the exact exponent against the stated form's exponent fitted on the
         # same N: |a - a_approx| <= the two fits' standard errors (a threshold reading)
         N2 = np.unique(np.round(np.geomspace(max(2, wx / 10), wx,
@@ -978,7 +986,7 @@ def run_variance_growth(grid, seed=0, progress=None):
                   f"linearly, where the approximation already flattens.  A threshold reading: "
                   f"allowance = the two fits' residual standard errors {float(allow2):.3g} (the "
                   f"exponents agree as far as power laws describe the points); "
-                  f"{_allowance_range(Enclosure.f64(gap, gap_err), allow2)}; {est}")))
+                  f"{_allowance_range(Enclosure.f64(gap, gap_err), allow2)}; {est()}")))
         # (c) where the exact variance stops growing
         lo, hi, scan_note = _peak_bracket(V, wx, grid)
         gmax = X.exact_form(claim, "growth_regime_max_N", w=Fraction(wx))
@@ -994,7 +1002,7 @@ def run_variance_growth(grid, seed=0, progress=None):
             note=f"the exact variance grows over the whole stated regime N < w (on the grid) iff "
                  f"the local maximum N_peak of V that ends the growth is >= w; N_peak in "
                  f"[{lo + 1}, {hi - 1 if hi is not None else 'oo'}]; {scan_note}; "
-                 f"peak / w = {peak_val / wx:.3g}; {est}"))
+                 f"peak / w = {peak_val / wx:.3g}; {est()}"))
         # '=' of an approximation: |N_peak - w| <= w/2 (a threshold reading, rule 3)
         if hi is None:
             dist = Enclosure(max(Fraction(lo + 1) - gmax, Fraction(0)), math.inf, "exact")
@@ -1028,7 +1036,9 @@ def run_variance_growth(grid, seed=0, progress=None):
                       f"{_allowance_range(rel, half)}; exact V = {v:.6g}, approx N sigma2/(w + "
                       f"N)^2 = {float(b):.6g} (exact rationals), exact/approx = "
                       f"{v / float(b):.3g}; sigma2 = V_pi f; for N << w the exact leading term N "
-                      f"V_q[w(f - f(z_(t-1)))]/w^2 gives ratio {lead / sigma2:.3g}; {est}")))
+                      f"V_q[w(f - f(z_(t-1)))]/w^2 gives ratio {lead / sigma2:.3g}; {est()}")))
+        for c in out[first:]:
+            c.note = c.note.replace("@@AGREE@@", f"{agree[0]:.1e}")
     return out
 
 

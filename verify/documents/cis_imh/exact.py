@@ -320,3 +320,162 @@ def log_slope_arb(Ns, lo_hi, prec: int = 128):
             lv = _to_arb(lo).union(_to_arb(hi)).log()
             out += (li - mean) / sxx * lv
         return out
+
+
+# ============================================================================= variance of MSC-RB
+def _cm_integral(t, mid, facs, facs_m, n, q_t, q_m, wx, wmin, t0):
+    """Enclosures of ``int_0^oo G`` and ``int_0^oo t G`` for ``G(t) = e^(-t w_x) prod_j
+    F_j(t) phi_q(t)^n``, each ``F_j(t) = sum_y c_y e^(-t w_y)`` with c_y >= 0: (I_lo, I_hi, J_lo,
+    J_hi).
+
+    G is a positive combination of decreasing exponentials (completely monotone), hence
+    decreasing and log-convex, so convex: on a panel [a, b] with midpoint m and width D, ``D G(m)
+    <= int G <= D (G(a) + G(b))/2`` (Hermite-Hadamard) and ``int (t - m) G in [-(D^2/8)(G(a) -
+    G(b)), 0]`` (pair t = m +- v: G(m + v) - G(m - v) lies in [G(b) - G(a), 0]), hence ``int t G
+    in [m D G(m) - (D^2/8)(G(a) - G(b)), m D (G(a) + G(b))/2]``.  The computed midpoint is within
+    u b of m: the tangent at it loses a relative ``|G'/G| u b`` of ``D G(m_hat)`` (``|G'/G| = w_x
+    + sum_j E_Fj,t W + n E_q,t W``, tilted means) and ``int (t - m_hat) G`` moves by at most ``u b
+    D G(a)``.  The ends: ``[0, t0]`` adds at most ``G(0) t0`` (``G(0) t0^2/2``), ``[t1, oo)`` at
+    most ``G(0) e^(-t1 r)/r`` (``G(0) e^(-t1 r)(t1/r + 1/r^2)``), ``r = w_x + (n + #F) w_min``
+    (``G(t) <= G(0) e^(-t r)``).  Node values: ``exp(-t w_x + sum_j L_Fj + n L_q)`` within
+    ``exp(+-E)``, E from the proved errors of the log-sum-exps (:func:`_lse_rows`), the rounding
+    of the product t w_x (with w_x's own), of n L_q and of the sum, and exp's 4 ulp; where E > 1/2
+    the node's bounds are 0 and ``G(0) e^(-t r)``.  Sums of n terms: within gamma_n sum |terms|
+    (taken as 2 n u).
+    """
+    G0 = math.prod(f[3] for f in facs) * (1 + 8 * len(facs) * U)
+    r = (wx + (n + len(facs)) * wmin) * (1 - 4 * U)
+
+    def node(tt, fs, qq):
+        L = -tt * wx + n * qq[0]
+        E = U * (4 * tt * wx + 3 * n * np.abs(qq[0]) + 4) + n * qq[1]
+        tilt = wx + n * qq[2]
+        for f in fs:
+            L = L + f[0]
+            E = E + f[1] + 2 * U * np.abs(f[0])
+            tilt = tilt + f[2]
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            g = np.exp(L)
+            ok = E <= 0.5
+            cap = G0 * np.exp(-tt * r) * (1 + 16 * U)
+            up = np.where(ok, np.minimum(g * (1 + 2 * E + 16 * U), cap), cap)
+            down = np.where(ok, g * (1 - 2 * E - 16 * U), 0.0)
+        return down, up, tilt
+
+    g_lo_t, g_hi, _ = node(t, facs, q_t)
+    g_lo_m, _, tilt_m = node(mid, facs_m, q_m)
+    a, b = t[:-1], t[1:]
+    D = b - a  # exact (Sterbenz)
+    kappa = tilt_m * (1 + 4 * U) * U * b
+    base_lo = D * g_lo_m * np.maximum(1 - kappa, 0.0) * (1 - 8 * U)
+    base_hi = D * (g_hi[:-1] + g_hi[1:]) * 0.5 * (1 + 8 * U)
+    shift = U * b * D * g_hi[:-1] * (1 + 8 * U)
+    curv = D ** 2 / 8 * np.maximum(g_hi[:-1] - g_lo_t[1:], 0.0) * (1 + 8 * U)
+    J_lo_terms = mid * base_lo * (1 - 2 * U) - curv - shift
+    J_hi_terms = mid * base_hi * (1 + 2 * U) + shift
+    gam = 2.0 * D.size * U
+    t1 = float(t[-1])
+    with np.errstate(under="ignore"):
+        eI = G0 * math.exp(-t1 * r) / r * (1 + 16 * U)
+        eJ = G0 * math.exp(-t1 * r) * (t1 / r + 1 / r ** 2) * (1 + 16 * U)
+    I_lo = float(base_lo.sum()) * (1 - gam) * (1 - 2 * U)
+    I_hi = (float(base_hi.sum()) * (1 + gam) + eI + G0 * t0) * (1 + 4 * U)
+    J_lo = float(J_lo_terms.sum()) - gam * float(np.abs(J_lo_terms).sum())
+    J_lo = J_lo * (1 - 4 * U) if J_lo > 0 else 0.0
+    J_hi = (float(J_hi_terms.sum()) * (1 + gam) + eJ + G0 * t0 * t0 / 2) * (1 + 4 * U)
+    return max(I_lo, 0.0), I_hi, J_lo, J_hi
+
+
+def msc_rb_variance(pi, q, f, x: int, Ns, k: int = 8) -> dict:
+    """``{N: (lo, hi)}`` of :func:`msc_rb_variance_fn` for every N in ``Ns``."""
+    fn = msc_rb_variance_fn(pi, q, f, x, k)
+    return {int(N): fn(int(N)) for N in Ns}
+
+
+def msc_rb_variance_fn(pi, q, f, x: int, k: int = 8):
+    """A function ``N -> (lo, hi)``: exact Fractions enclosing ``V_q[E[f | z_t-1 = x,
+    z^(1:N)]]``, the variance of the Rao-Blackwellised CIS estimate ``g = sum_i wbar_i f(z_i)``
+    over the current state x and N proposals (003's N; N + 1 particles), on the exact instance of
+    :func:`exact_pair` (a rigorous counterpart of :func:`simulate.finite.moments_msc_rb`).
+
+    The variance is shift-invariant: with ``s = f - f(x)`` (``s_x = 0``) and ``A = sum_i w(z_i)
+    s(z_i)``, ``g = A/(w_x + S)``; with ``1/c = int e^(-tc) dt``, ``1/c^2 = int t e^(-tc) dt`` and
+    the generating functions ``phi(t) = E_q e^(-tW)``, ``psi1(t) = E_q[W s e^(-tW)] = sum_y pi_y
+    s_y e^(-t w_y)``, ``psi2(t) = sum_y pi_y w_y s_y^2 e^(-t w_y)``: ``E g = N int e^(-t w_x)
+    psi1 phi^(N-1)`` and ``E g^2 = int t e^(-t w_x) [N psi2 phi^(N-1) + N (N-1) psi1^2
+    phi^(N-2)]``.  psi1 = psi1+ - psi1- (the states with s_y > 0 and < 0), so that every
+    integrand is completely monotone (:func:`_cm_integral`): ``E g = N (I[psi1+] - I[psi1-])``,
+    ``E g^2 = N J[psi2] + N (N - 1) (J[psi1+^2] + J[psi1-^2] - 2 J[psi1+ psi1-])``, each on a
+    geometric grid of ratio ``1 + 2^-k``; the combination is interval arithmetic in Fractions,
+    ``V = E g^2 - (E g)^2`` (a difference of close numbers: the relative width of V is the
+    integrals' ~2^-2k times that cancellation, up to ~1e-2 on the toolkit's instances).
+    """
+    P, Q = exact_pair(pi, q)
+    W = [a / b for a, b in zip(P, Q)]
+    F_ = [Fraction(float(v)) for v in f]
+    s = [v - F_[x] for v in F_]
+    M = len(W)
+    w = np.array([float(v) for v in W])
+    wx = float(W[x])
+    wmin = float(w.min())
+    lq = np.log(np.array([float(v) for v in Q]))
+    pos = [y for y in range(M) if s[y] > 0]
+    neg = [y for y in range(M) if s[y] < 0]
+    t0 = 1e-30
+    t1 = 64.0 / (wx + wmin)
+    rho = 1.0 + 2.0 ** -k
+    npts = int(math.ceil(math.log(t1 / t0) / math.log(rho)))
+    t = t0 * rho ** np.arange(npts + 1, dtype=float)
+    t[-1] = max(t[-1], t1)
+    mid = (t[:-1] + t[1:]) / 2
+
+    def lse(coefs, ys, tt):
+        """(L, err, tilt, F(0)) of F(t) = sum_(y in ys) coefs_y e^(-t w_y) (coefs > 0)."""
+        c = np.array([float(coefs[y]) for y in ys])
+        L, e, tl = _lse_rows(np.log(c), tt, w[ys])
+        return L, e, tl, float(c.sum()) * (1 + 2 * len(ys) * U)
+
+    q_t = _lse_rows(lq, t, w)
+    q_m = _lse_rows(lq, mid, w)
+    psi = {"+": [P[y] * s[y] for y in range(M)], "-": [-P[y] * s[y] for y in range(M)],
+           "2": [P[y] * W[y] * s[y] ** 2 for y in range(M)]}
+    ys_of = {"+": pos, "-": neg, "2": pos + neg}
+    F_t = {key: lse(psi[key], ys, t) for key, ys in ys_of.items() if ys}
+    F_m = {key: lse(psi[key], ys, mid) for key, ys in ys_of.items() if ys}
+
+    def integral(keys, n):
+        if any(k_ not in F_t for k_ in keys):
+            return 0.0, 0.0, 0.0, 0.0  # an empty psi1+ or psi1-: the integrand is 0
+        return _cm_integral(t, mid, [F_t[k_] for k_ in keys], [F_m[k_] for k_ in keys], n, q_t,
+                            q_m, wx, wmin, t0)
+
+    def variance(N: int):
+        N = int(N)
+        Ip = integral(("+",), N - 1)
+        In = integral(("-",), N - 1)
+        J2 = integral(("2",), N - 1)
+        m_lo = N * (Fraction(Ip[0]) - Fraction(In[1]))
+        m_hi = N * (Fraction(Ip[1]) - Fraction(In[0]))
+        e2_lo, e2_hi = N * Fraction(J2[2]), N * Fraction(J2[3])
+        if N >= 2:
+            Jpp = integral(("+", "+"), N - 2)
+            Jnn = integral(("-", "-"), N - 2)
+            Jpn = integral(("+", "-"), N - 2)
+            k2 = N * (N - 1)
+            e2_lo += k2 * (Fraction(Jpp[2]) + Fraction(Jnn[2]) - 2 * Fraction(Jpn[3]))
+            e2_hi += k2 * (Fraction(Jpp[3]) + Fraction(Jnn[3]) - 2 * Fraction(Jpn[2]))
+        sq_hi = max(m_lo ** 2, m_hi ** 2)
+        sq_lo = Fraction(0) if m_lo <= 0 <= m_hi else min(m_lo ** 2, m_hi ** 2)
+        return max(e2_lo - sq_hi, Fraction(0)), e2_hi - sq_lo
+
+    return variance
+
+
+def value_error(lo: Fraction, hi: Fraction) -> tuple[float, float]:
+    """A float v and a float e with [lo, hi] inside [v - e, v + e] (exactly)."""
+    v = float((lo + hi) / 2)
+    err = max(hi - Fraction(v), Fraction(v) - lo)
+    e = float(err)
+    while Fraction(e) < err:
+        e = math.nextafter(e, math.inf)
+    return v, e
