@@ -825,7 +825,7 @@ def _code(e, names: dict) -> str:
         if x.is_Integer:
             return f"_P({_code(b, names)}, {int(x)})"
         if x == sp.Rational(1, 2):
-            return f"({_code(b, names)}).sqrt()"
+            return f"_F['sqrt']({_code(b, names)})"
         return f"_P({_code(b, names)}, {_code(x, names)})"
     if isinstance(e, sp.Piecewise):
         parts = []
@@ -872,8 +872,132 @@ def _compiled(expr, args: tuple[str, ...]):
     return eval(src, env)  # noqa: S307 -- source generated above from a sympy tree
 
 
+class _NotRational(Exception):
+    """The formula, at these values, is not a rational computation of modest size."""
+
+
+#: the largest integer exponent evaluated exactly in rational arithmetic (beyond it, balls)
+EXACT_POWER_MAX = 2048
+#: the largest numerator or denominator (bits) an exact rational evaluation may reach
+EXACT_BITS_MAX = 20_000
+
+
+def _qpow(b, e):
+    if isinstance(e, Fraction):
+        if e.denominator != 1:
+            raise _NotRational
+        e = e.numerator
+    if abs(e) > EXACT_POWER_MAX or (b == 0 and e < 0):
+        raise _NotRational
+    out = b ** e
+    if max(out.numerator.bit_length(), out.denominator.bit_length()) > EXACT_BITS_MAX:
+        raise _NotRational
+    return out
+
+
+def _qfun(name):
+    if name == "Min":
+        return min
+    if name == "Max":
+        return max
+    if name == "Abs":
+        return abs
+
+    def f(*a):
+        raise _NotRational
+
+    return f
+
+
+class _QFuncs(dict):
+    def __missing__(self, name):
+        return _qfun(name)
+
+
+def _qpiecewise(*pairs):
+    for value, cond in pairs:
+        if cond is True:
+            return value()
+    raise _NotRational
+
+
+def _qrel(op):
+    return {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b}[op]
+
+
+def _no_constant(*a):
+    raise _NotRational
+
+
+@lru_cache(maxsize=4096)
+def _compiled_exact(expr, args: tuple[str, ...]):
+    """Compile ``expr`` once into a function of Fractions (None when it names a function other
+    than Min, Max and Abs, or a constant such as pi: not rational)."""
+    names = {a: f"_x{i}" for i, a in enumerate(args)}
+    try:
+        body = _code(expr, names)
+    except UnsupportedExpression:
+        return None
+    if "_A." in body:  # pi, e, infinities
+        return None
+    src = f"lambda {', '.join(names.values())}: {body}"
+    env = {"_Z": Fraction, "_Q": Fraction, "_D": lambda s: Fraction(decimal.Decimal(s)),
+           "_A": None, "_P": _qpow, "_F": _QFuncs(), "_PW": _qpiecewise,
+           "_C": {op: _qrel(op) for op in ("<", "<=", ">", ">=")}}
+    return eval(src, env)  # noqa: S307 -- source generated above from a sympy tree
+
+
+def _as_fraction_value(x) -> Fraction:
+    """A parameter value as an exact Fraction (doubles, ints, Fractions, decimal text)."""
+    if isinstance(x, bool):
+        return Fraction(int(x))
+    if hasattr(x, "item") and not isinstance(x, (int, float)):  # NumPy scalars
+        x = x.item()
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise _NotRational
+        return Fraction(x)
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    if isinstance(x, (decimal.Decimal, str)):
+        d = decimal.Decimal(x)
+        if not d.is_finite() or abs(d.adjusted()) > 2000:
+            raise _NotRational
+        return Fraction(d)
+    raise _NotRational
+
+
+def enclose_exact(expr, values: dict) -> Enclosure | None:
+    """Evaluate a rational formula exactly at exact values, or return None.
+
+    A formula built from +, -, *, / and integer powers (at most :data:`EXACT_POWER_MAX`),
+    Min, Max, Abs and Piecewise is evaluated in :class:`fractions.Fraction` at the parameters'
+    exact values (a double is an exact binary fraction; decimal text is read exactly), so an
+    identity against it can be decided.  None for any other formula or value, or a result
+    larger than :data:`EXACT_BITS_MAX` bits.
+    """
+    import sympy as sp
+
+    expr = sp.sympify(expr)
+    args = tuple(sorted(s.name for s in expr.free_symbols))
+    f = _compiled_exact(expr, args)
+    if f is None:
+        return None
+    try:
+        v = f(*[_as_fraction_value(values[a]) for a in args])
+    except (_NotRational, ZeroDivisionError, OverflowError, TypeError, AttributeError):
+        return None
+    if not isinstance(v, Fraction):
+        v = Fraction(v)
+    return Enclosure.point(v)
+
+
 def enclose_expr(expr, values: dict, prec: int) -> Enclosure:
-    """Enclose the value of a sympy expression at ``values`` in ball arithmetic.
+    """Enclose the value of a sympy expression at ``values``.
+
+    A rational formula at exact values is evaluated exactly (:func:`enclose_exact`: the
+    enclosure is one point, ``how="exact"``); any other in ball arithmetic at ``prec`` bits.
 
     Parameters
     ----------
@@ -888,7 +1012,7 @@ def enclose_expr(expr, values: dict, prec: int) -> Enclosure:
     Returns
     -------
     Enclosure
-        ``how`` is ``"arb-<prec>"`` (``"exact"`` when the ball has radius 0).
+        ``how`` is ``"exact"`` or ``"arb-<prec>"`` (``"exact"`` too when the ball has radius 0).
 
     Raises
     ------
@@ -898,6 +1022,9 @@ def enclose_expr(expr, values: dict, prec: int) -> Enclosure:
     import sympy as sp
 
     expr = sp.sympify(expr)
+    exact = enclose_exact(expr, values)
+    if exact is not None:
+        return exact
     args = tuple(sorted(s.name for s in expr.free_symbols))
     f = _compiled(expr, args)
     with precision(prec):

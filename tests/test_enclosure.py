@@ -225,3 +225,19 @@ def test_settled_by_names_the_deciding_precision():
     stuck = decide(CheckResult("q", "f", {}, float(tight), Fraction(1, 3), "exact", error=1e-20),
                    0)
     assert stuck.verdict == "inconclusive" and "undecided at float64" in stuck.note
+
+
+def test_rational_formulas_are_evaluated_exactly():
+    from bounds.enclosure import enclose_exact
+
+    k = sp.Symbol("k")
+    e = enclose_expr(1 / (1 - k / 4), {"k": 0.05}, 64)  # 1/(1 - k/4) at the double 0.05
+    assert e.how == "exact" and e.is_point
+    assert e.lo == 1 / (1 - Fraction(0.05) / 4)
+    # so an identity against it can hold
+    assert relation_verdict(Enclosure.point(1 / (1 - Fraction(0.05) / 4)), e, "=") == "holds"
+    # not rational, or too large: balls
+    assert enclose_exact(sp.exp(-k), {"k": 3.0}) is None
+    assert enclose_exact((1 - 1 / k) ** 10 ** 6, {"k": 3.0}) is None
+    assert enclose_expr(sp.sqrt(k), {"k": 2.0}, 64).how == "arb-64"
+    assert enclose_exact(sp.Min(k, 1) + sp.Abs(k - 3), {"k": "0.1"}).lo == Fraction(3)
