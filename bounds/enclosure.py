@@ -524,14 +524,14 @@ class Enclosure:
         return out
 
     def encode(self) -> list:
-        """``[lo, hi, how]`` exactly (Fractions as ``"p/q"``, dyadics as ``"m*2^e"``), for
-        caches."""
+        """``[lo, hi, how]`` exactly (Fractions as ``"p/q"``, dyadics as ``"m*2^e"``; an integer
+        past Python's 4300-digit limit on decimal text in hexadecimal, ``0x...``), for caches."""
         def one(e):
             if isinstance(e, float):
                 return e if math.isfinite(e) else ("inf" if e > 0 else "-inf")
             if isinstance(e, Dyadic):
-                return f"{e.man}*2^{e.exp}"
-            return f"{e.numerator}/{e.denominator}"
+                return f"{_int_text(e.man)}*2^{e.exp}"
+            return f"{_int_text(e.numerator)}/{_int_text(e.denominator)}"
 
         return [one(self.lo), one(self.hi), self.how]
 
@@ -544,7 +544,10 @@ class Enclosure:
                     return float(e)
                 if "*2^" in e:
                     m, x = e.split("*2^")
-                    return Dyadic(int(m), int(x))
+                    return Dyadic(int(m, 0), int(x))
+                if "x" in e:
+                    p, q = e.split("/")
+                    return _compact(Fraction(int(p, 0), int(q, 0)))
                 return _compact(Fraction(e))
             return float(e)
 
@@ -553,6 +556,13 @@ class Enclosure:
     def __str__(self) -> str:
         """``[lo, hi]`` with 6 significant digits at any magnitude."""
         return f"[{_short(self.lo, True)}, {_short(self.hi, False)}]"
+
+
+def _int_text(n: int) -> str:
+    """An int as decimal text, or as hexadecimal (``0x...``) when it has more than 4000 digits:
+    Python refuses decimal text past 4300 digits (``sys.get_int_max_str_digits``), hexadecimal
+    has no limit.  ``int(text, 0)`` reads both."""
+    return str(n) if n.bit_length() < 13_000 else hex(n)
 
 
 def arb_upper(a):

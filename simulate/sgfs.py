@@ -32,3 +32,25 @@ def window_mean_covariance(n: int, N: float, S: float, C: float, G: float, k: fl
 def window_mean_sd(n: int, N: float, S: float, C: float, G: float, k: float) -> float:
     """Compute the standard deviation of (1/n) sum_{i=1}^n Y_i at stationarity."""
     return float(np.sqrt(window_mean_covariance(n, N, S, C, G, k).sum()) / n)
+
+
+def window_mean_variance_exact(n: int, N, S, C, G, k):
+    """Var[(1/n) sum_{i=1}^n Y_i] at stationarity, exactly, as a :class:`fractions.Fraction`.
+
+    The same covariance as :func:`window_mean_covariance`, summed in rational arithmetic: the
+    parameters (ints, doubles or Fractions) are read exactly, so the result is the exact
+    variance of the instance, for a check decided without rounding.  Cov[Y_i, Y_j] is
+    ``h rho^d - h rho^(d-1) D sigma^2`` for ``d = |i - j| > 0`` and ``h + sigma^2`` for d = 0;
+    there are ``2 (n - d)`` pairs at lag d > 0 and n at lag 0.
+    """
+    from fractions import Fraction
+
+    N, S, C, G, k = (Fraction(x) for x in (N, S, C, G, k))
+    h = N * C + G
+    sigma2 = N ** 2 * C / S
+    rho = 1 - k / 2
+    D = k / (2 * h)
+    total = n * (h + sigma2)
+    for d in range(1, n):
+        total += 2 * (n - d) * (h * rho ** d - h * rho ** (d - 1) * D * sigma2)
+    return total / n ** 2

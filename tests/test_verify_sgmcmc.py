@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from flint import arb, fmpq
 
 import verify.documents.elhanchi2018.checks as sg
+from bounds.enclosure import Enclosure
+from verify.decide import decide
+from verify.documents.elhanchi2018 import _kit
+from verify.model import CheckResult
 from verify.outcome import run_verification
 from verify.registry import REGISTRY
 
@@ -96,24 +102,43 @@ def test_power(claim, scale):
 
 
 def test_admissible_k_detects_too_large_bound(reports):
-    """The design: k* >= k_formula; Eq. (13) is tight for G = 0 and (15) for isotropic C, G."""
+    """The design: k* >= k_formula; Eq. (13) is tight for G = 0 and (15) for isotropic C, G:
+    there k* equals the formula's k exactly, and the noise at that k is the zero matrix."""
     r = reports["sgfs_admissible_k"]
     for q, prior in (("k_max_13", "zero"), ("k_max_15", "isotropic")):
         for c in _find(r, q, "stated", prior=prior):
-            assert c.relation == ">=" and c.verdict == "holds"
-            assert c.empirical == pytest.approx(c.bound, rel=1e-9)
+            assert c.relation == ">=" and c.verdict == "holds" and c.settled_by == "exact"
+            assert c.lhs.is_point and c.lhs == c.rhs  # k* = k_formula exactly
     # every k* is an upper end: the noise is PSD at the formula's k
     for c in _find(r, "noise_min_eig", "stated"):
         assert c.verdict == "holds"
+    for c in _find(r, "noise_min_eig", "stated", prior="zero", eq="13"):
+        assert c.empirical == 0 and c.settled_by == "exact"  # the boundary, decided exactly
+    for c in _find(r, "noise_min_eig", "stated", prior="isotropic", eq="15"):
+        assert c.empirical == 0 and c.settled_by == "exact"
 
 
-def test_exact_tolerances_are_rounding_level(reports):
+def test_exact_checks_are_decided_on_enclosures(reports):
+    """Every exact check is decided exactly or on narrow balls, never by a tolerance: an exact
+    settlement compares two exact numbers; a ball of the empirical side is at most 2^-50 wide
+    relative to its value and contains the double shown."""
     for r in reports.values():
         for c in r.checks:
-            if c.method == "exact":
-                assert c.tolerance < 1e-8 * max(1.0, abs(c.bound)), (r.claim, c.quantity, c.params)
-                # Var[theta_0] = 0 exactly
-                assert c.tolerance > 0 or (c.empirical == 0 and c.params.get("t") == 0)
+            if c.method != "exact":
+                continue
+            assert c.verdict in ("holds", "violated"), (r.claim, c.quantity, c.params, c.note)
+            assert c.settled_by == "exact" or c.settled_by.startswith("arb-"), c.settled_by
+            # the double shown is the value (or its ball's midpoint) rounded
+            assert abs(c.lhs.mid - c.empirical) <= 2.0 ** -50 * abs(c.empirical)
+            if c.settled_by == "exact":
+                assert c.lhs.is_point and c.rhs.is_point
+            else:
+                assert c.lhs.is_point or c.lhs.rel_width() <= 2.0 ** -50, (c.quantity, c.lhs)
+            if c.relation == "=" and c.verdict == "holds":
+                assert c.settled_by == "exact" and c.lhs == c.rhs
+            # Var[theta_0] = 0 exactly
+            if c.quantity == "variance_ratio" and c.params["t"] == 0:
+                assert c.empirical == 0 and isinstance(c.empirical, Fraction)
 
 
 # --------------------------------------------------------------------------- pinned counterexamples
@@ -121,36 +146,33 @@ def test_stationarity_counterexample(reports):
     r = reports["sgfs_stationary_covariance"]
     for c in _find(r, "stationarity_k_max", "stated"):
         assert c.params["eps"] == 1.0 and c.primary
-        assert c.empirical == pytest.approx(4.0, abs=1e-12) and c.bound == 1.0
+        assert c.empirical == 4 and c.settled_by == "exact" and c.bound == 1.0
         assert c.verdict == "violated"
-        assert ("Lambda = 2.000000..2.000000 H^-1" in c.note
-                and "Lambda = 4.000000..4.000000 H^-1" in c.note)
+        assert ("I - eps DH = 0 I, rho = 0 < 1, Lambda = 2 H^-1 (exact)" in c.note
+                and "rho = 0.5 < 1, Lambda = 4 H^-1 (exact)" in c.note)
     for c in _find(r, "stationarity_k_max", "explicit"):
-        assert c.empirical == pytest.approx(4.0 / c.params["eps"],
-                                            rel=1e-12) and c.verdict == "holds"
-    # k = 2 (outside the printed (0, 1)) gives I - DH = 0: stationary, Lambda = 2 H^-1
+        assert c.empirical == 4 / Fraction(c.params["eps"]) and c.verdict == "holds"
+    # k = 2 (outside the printed (0, 1)) gives I - DH = 0: stationary, Lambda = 2 H^-1, exactly
     H = sg.random_spd(np.random.default_rng(1), 4, 50.0)
-    F = sg.Frame(H)
-    Lam, err, A = sg._stationary_covariance(F, 2.0, 1.0)
-    assert sg._rho(A) < 1e-12
-    emp, lo, hi, _, tol = sg._ratio(F, Lam, err, 2.0)
-    assert abs(emp - 2.0) <= tol < 1e-10
+    E = sg.Exact(H)
+    Lam, A = sg._stationary_covariance(E, 2.0, 1.0)
+    assert _kit.scalar_of(A) == 0 and _kit.scalar_of(Lam * E.q) == 2
 
 
 def test_covariance_ratio_values(reports):
     r = reports["sgfs_stationary_covariance"]
     c = _find(r, "covariance_ratio", "stated", dimension=6, k=1.0, eps=1.0)[0]
-    assert c.empirical == pytest.approx(4 / 3, abs=1e-12) and c.verdict == "holds"
+    assert c.empirical == Fraction(4, 3) and c.verdict == "holds"
     # k = 3: outside (0, 1), stationary
     c = _find(r, "covariance_ratio", "stated", dimension=3, k=3.0, eps=1.0)[0]
-    assert c.empirical == pytest.approx(4.0, abs=1e-11) and c.verdict == "holds"
+    assert c.empirical == 4 and c.verdict == "holds"
 
 
 def test_variance_trajectory_counterexample(reports):
     r = reports["sgfs_variance_trajectory"]
     for d in (1, 3, 6):
         c = _find(r, "variance_ratio", "stated", dimension=d, k=1.0, t=1)[0]
-        assert c.empirical == pytest.approx(0.75, abs=1e-13) and c.bound == pytest.approx(0.5)
+        assert c.empirical == Fraction(3, 4) and c.bound == 0.5
         assert c.verdict == "violated"
         c = _find(r, "variance_ratio", "stated_sum", dimension=d, k=1.0, t=1)[0]
         assert c.bound == pytest.approx(0.9375) and c.verdict == "violated"
@@ -158,31 +180,40 @@ def test_variance_trajectory_counterexample(reports):
         assert c.verdict == "holds" and not c.primary
     for c in _find(r, "variance_ratio", "stated", t=0):  # both start at 0
         assert c.verdict == "holds"
+    # the printed sum to i = t is wrong by 3 (1/4)^(t+1) at k = 1 and k = 3: at t = 20 that is
+    # 6.8e-13, within the old tolerances (which had it 'holds'); exactly, it is violated
+    for k in (1.0, 3.0):
+        for c in _find(r, "variance_ratio", "stated_sum", k=k, t=20):
+            assert c.empirical == 1 - Fraction(1, 4) ** 20 and c.rhs.lo == 1 - Fraction(1, 4) ** 21
+            assert c.verdict == "violated" and c.settled_by == "exact"
 
 
 def test_strong_prior_counterexamples(reports):
     r = reports["sgfs_admissible_k"]
     got = {c.params["G"]: c for c in _find(r, "eig_ratio_strong_prior", "remark")}
-    assert got["G = I"].empirical == pytest.approx(4 / 101, rel=1e-12)
-    assert got["G = N C"].empirical == pytest.approx(1 / 50, rel=1e-12)
+    assert got["G = I"].empirical == Fraction(4, 101)
+    assert got["G = N C"].empirical == Fraction(1, 50)
     for c in got.values():
         assert c.verdict == "violated" and not c.primary and c.relation == ">"
 
 
-def test_k_star_bisection_matches_generalized_eigenproblem():
+def test_k_star_matches_generalized_eigenproblem():
+    """k* (exact matrices, eigenvalue ball) against numpy's generalized eigenproblem, and the
+    literal noise exactly PSD just below k*, not PSD just above."""
     rng = np.random.default_rng(3)
     for d, N, S in ((1, 1000, 10), (3, 1000, 100), (5, 10000, 100)):
         C = sg.random_spd(rng, d, 20.0)
         G = sg.random_spd(rng, d, 20.0, scale=N * 0.5)
+        inst = sg.Admissible(C, G, N, S)
+        k = inst.k_star(128)
         H = N * C + G
-        k_hat, tol = sg._k_star(H, C, N, S)
-        Hs = (H + H.T) / 2
-        lam = np.linalg.eigvals(np.linalg.solve(Hs, N ** 2 / S * C + Hs)).real.max()
-        assert abs(k_hat - 4 / lam) <= tol + 1e-12 and tol < 1e-8
-        # PSD just below, not PSD just above
-        for kk, ok in ((k_hat * (1 - 1e-6), True), (k_hat * (1 + 1e-6), False)):
-            W, tau, _ = sg._noise(H, C, N, S, kk)
-            assert (np.linalg.eigvalsh(W)[0] >= -tau) == ok
+        lam = np.linalg.eigvals(np.linalg.solve(H, N ** 2 / S * C + H)).real.max()
+        mid = _kit.fq(float(k)) if _kit.is_exact(k) else _kit.fq(float(k.mid()))
+        assert float(mid) == pytest.approx(4 / lam, rel=1e-9)
+        assert _kit.is_exact(k) or float(k.rad()) <= 1e-30 * float(k.mid())
+        for kk, ok in ((mid * (1 - fmpq(1, 10 ** 6)), True), (mid * (1 + fmpq(1, 10 ** 6)), False)):
+            lo = _kit.Spectrum(inst.noise(kk)).ends(64)[0]
+            assert (lo >= 0) == ok and (lo < 0) == (not ok)
 
 
 def test_convergence_criterion_numbers(reports):
@@ -242,3 +273,155 @@ def test_overrides():
     assert {c.params["t"] for c in r.checks} == {3} and r.verdict == "violated"
     with pytest.raises(KeyError):
         run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", overrides={"nope": 1})
+
+
+# ------------------------------------------------------------------- the exact mechanisms: power
+def _decided(**kw):
+    return decide(CheckResult(quantity="q", form="stated", params={}, method="exact", **kw), 0)
+
+
+def test_identity_planted_off_by_a_hair_is_violated_and_the_exact_one_holds():
+    """X = c H^-1 holds exactly (a non-dyadic c); X + 1e-40 H^-1 (a relative hair) is violated,
+    and so is a skew perturbation of 1e-40 that leaves the symmetric part equal."""
+    H = sg.random_spd(np.random.default_rng(5), 3, 100.0)
+    E = sg.Exact(H)
+    c = Fraction(1) / (1 - Fraction(0.05) / 4)  # 1/(1 - k/4) at k = 0.05: not dyadic
+    X = E.inv * _kit.fq(c)
+    f, _ = sg._ratio_fields(X, E, c)
+    ok = _decided(bound=float(c), rhs=Enclosure.point(c), relation="=", **f)
+    assert ok.verdict == "holds" and ok.settled_by == "exact"
+    hair = E.inv * fmpq(1, 10 ** 40)
+    f, _ = sg._ratio_fields(X + hair, E, c)
+    bad = _decided(bound=float(c), rhs=Enclosure.point(c), relation="=", **f)
+    assert bad.verdict == "violated" and bad.empirical == c + Fraction(1, 10 ** 40)
+    K = _kit.qmat(np.zeros((3, 3)))
+    K[0, 1], K[1, 0] = fmpq(1, 10 ** 40), -fmpq(1, 10 ** 40)
+    f, _ = sg._ratio_fields(X + K, E, c)
+    assert "refine" in f  # ||skew|| is irrational: a ball
+    sk = _decided(bound=float(c), rhs=Enclosure.point(c), relation="=", **f)
+    assert sk.verdict == "violated" and sk.settled_by.startswith("arb-")
+
+
+def _ball(q, rad, bits):
+    """The exact fmpq q as a ball of radius rad (at least), at ``bits``."""
+    from bounds.enclosure import precision
+
+    with precision(bits):
+        return arb(q.p) / arb(q.q) + arb(0, rad)
+
+
+def test_noise_psd_boundary_decided_exactly():
+    """At k = k* (G = 0: k* = 4|S|/(N + |S|)) the noise is 0 and 'lambda_min >= 0' holds exactly;
+    a hair above (2^-80 relative) it is violated, with k exact and with k a ball (Weyl)."""
+    rng = np.random.default_rng(11)
+    C = sg.random_spd(rng, 3, 30.0)
+    inst = sg.Admissible(C, np.zeros((3, 3)), 1000, 100)
+    k_star = inst.k_star(64)
+    assert _kit.is_exact(k_star) and k_star == fmpq(4 * 100, 1100)
+    zero = Enclosure.point(0)
+
+    def check(k_of):
+        return _decided(bound=0.0, rhs=zero, relation=">=",
+                        **sg._value_fields(inst.noise_min_eig(k_of)))
+    at = check(lambda bits: k_star)
+    assert at.verdict == "holds" and at.settled_by == "exact" and at.empirical == 0
+    above = k_star * (1 + fmpq(1, 2 ** 80))
+    assert check(lambda bits: above).verdict == "violated"
+    hb = check(lambda bits: _ball(above, 2.0 ** -120, bits))
+    assert hb.verdict == "violated" and hb.settled_by.startswith("arb-")
+    below = k_star * (1 - fmpq(1, 2 ** 80))
+    lb = check(lambda bits: _ball(below, 2.0 ** -120, bits))
+    assert lb.verdict == "holds" and lb.settled_by.startswith("arb-")
+
+
+def test_k_star_against_a_formula_a_hair_too_large():
+    """k* >= k_formula with the formula 2^-70 above k* (exact k*) is violated; equal holds."""
+    C = sg.random_spd(np.random.default_rng(2), 2, 10.0)
+    inst = sg.Admissible(C, np.zeros((2, 2)), 10000, 100)
+    k = _kit.frac(inst.k_star(64))
+    f = sg._value_fields(inst.k_star)
+    assert _decided(bound=float(k), rhs=Enclosure.point(k), relation=">=", **f).verdict == "holds"
+    k2 = k * (1 + Fraction(1, 2 ** 70))
+    assert (_decided(bound=float(k2), rhs=Enclosure.point(k2), relation=">=", **f).verdict
+            == "violated")
+
+
+def test_exact_helpers():
+    import sympy as sp
+
+    # Lyapunov: the solution satisfies the equation exactly
+    H = sg.random_spd(np.random.default_rng(8), 3, 10.0)
+    A = _kit.qmat(0.7 * np.eye(3) + 0.01 * np.ones((3, 3)) - 0.001 * H)
+    Q = _kit.qmat(np.eye(3))
+    X = _kit.lyapunov(A, Q)
+    assert A * X * A.transpose() + Q == X
+    # rational eigenvalues exactly, irrational ones in balls
+    assert sorted(_kit.Spectrum(_kit.qmat([[2.0, 1.0], [1.0, 2.0]])).values()) == [1, 3]
+    lo, hi = _kit.Spectrum(_kit.qmat([[2.0, 1.0], [1.0, 3.0]])).ends(128)
+    from bounds.enclosure import precision
+
+    with precision(300):  # (5 +- sqrt 5)/2, a narrower ball
+        assert hi.contains((5 + arb(5).sqrt()) / 2) and lo.contains((5 - arb(5).sqrt()) / 2)
+    assert not _kit.is_exact(hi) and 0 < hi.rad() < 1e-35
+    # Min/Max keep the branch that is certainly the extreme one, exactly
+    x, y = sp.symbols("x y")
+    v = _kit.formula_value(sp.Min(x, 4 * sp.Max(y, x / 10)), {"x": fmpq(1, 10), "y": arb(1) / 1000})
+    assert _kit.is_exact(v) and v == fmpq(1, 25)
+    v = _kit.formula_value(sp.Max(x, y), {"x": fmpq(1, 1000), "y": arb(1) / 1000 + arb(0, 1e-9)})
+    assert not _kit.is_exact(v) and v.contains(arb(1) / 1000)  # a tie: a ball
+    assert _kit.exact_value((1 - x / 2) ** 3 / (1 - x ** 2), {"x": Fraction(0.1)}) == (
+        (1 - Fraction(0.1) / 2) ** 3 / (1 - Fraction(0.1) ** 2))
+    assert _kit.exact_value(sp.sqrt(x), {"x": Fraction(2)}) is None
+    # a non-dyadic rational bound is an exact point (a ball never is)
+    b, rhs = sg._exact_bound("sgfs_stationary_covariance", "covariance_ratio", "stated",
+                             k_frac=0.05, eps=1.0)
+    assert rhs.is_point and rhs.lo == 1 / (1 - Fraction(0.05) / 4) and b == float(rhs.lo)
+
+
+def test_refine_is_bound_to_its_own_instance():
+    """Each refine recomputes its own check's value (a closure over a loop variable would give
+    the last instance's): its ball at 256 bits lies within its ball at 64 bits."""
+    r = run_verification(REGISTRY["sgfs_admissible_k"], "quick", seed=0)
+    n = 0
+    for c in r.checks:
+        if c.refine is not None:
+            e64, e256 = c.refine(64), c.refine(256)
+            assert e64.contains(e256.lo) and e64.contains(e256.hi), c.quantity
+            assert abs(e256.mid - c.empirical) <= 2.0 ** -50 * abs(c.empirical), c.quantity
+            n += 1
+    assert n > 20
+
+
+def test_window_mean_variance_exact_is_the_corrected_threshold_squared():
+    """simulate.sgfs's exact variance of the window mean against the registry's corrected sd
+    (b = 1) enclosed at 256 bits, and against the float64 covariance sum."""
+    from flint import fmpq as q
+
+    import bounds
+    from simulate.sgfs import window_mean_sd, window_mean_variance_exact
+
+    for n, Nd, S, C, G, k in ((10, 1000, 100, 1.0, 1.0, 0.1), (10, 1000, 100, 0.5, 10.0, 0.05),
+                              (50, 200, 20, 2.0, 0.0, 0.2), (3, 10000, 1000, 4.0, 1000.0, 0.3)):
+        v = window_mean_variance_exact(n, Nd, S, C, G, k)
+        e = bounds.enclose("sgfs_convergence_criterion", "threshold", "corrected", prec=256,
+                           n_avg=n, n_data=Nd, batch=S, fisher=C, prior=G, b=1.0, k_frac=k)
+        lo, hi = Fraction(e.lo), Fraction(e.hi)
+        assert lo * lo <= v <= hi * hi and hi - lo < Fraction(1, 10 ** 60) * hi
+        assert float(v) == pytest.approx(window_mean_sd(n, Nd, S, C, G, k) ** 2, rel=1e-12)
+        assert q(v.numerator, v.denominator) > 0
+
+
+def test_exact_rationals_past_the_decimal_digit_limit_survive_the_cache():
+    """Var[theta_200] at k = 0.05 is a rational with ~7000-digit terms; the cache's exact
+    encoding of the enclosures (bounds.enclosure.Enclosure.encode) once died on Python's
+    4300-digit limit of decimal text (the --full run exited 70)."""
+    from verify.runner import decode, encode
+
+    rep = run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", seed=0,
+                           overrides={"k": [0.05], "t": [200], "dim": [1]})
+    big = [c for c in rep.checks if c.lhs.is_point and c.lhs.lo.denominator.bit_length() > 20_000]
+    assert big and all(c.verdict in ("holds", "violated") for c in rep.checks)
+    back = decode(json.loads(json.dumps(encode(rep))))
+    assert [c.lhs for c in back.checks] == [c.lhs for c in rep.checks]
+    assert [c.rhs for c in back.checks] == [c.rhs for c in rep.checks]
+    assert [c.verdict for c in back.checks] == [c.verdict for c in rep.checks]

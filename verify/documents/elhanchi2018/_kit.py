@@ -19,6 +19,12 @@ its *scale* (the 4th element of a row, see :func:`verify.audit.instances.instanc
 of the terms that cancel, times the condition number that amplifies their rounding.  The
 tolerance is then a small multiple of the unit roundoff ``U`` (:func:`tol`), from first-order
 error analysis of the few O(d^3) operations involved.
+
+Exact linear algebra (the last section, used by the verifications of ``checks.py``): the
+instances' doubles read as rationals (python-flint's ``fmpq_mat``), exact inverses, products and
+Lyapunov solves, and eigenvalues as roots of the exact characteristic polynomial (rational ones
+exactly, the others in arb balls at a requested precision): those checks are decided on these,
+never on a tolerance.
 """
 
 from __future__ import annotations
@@ -262,3 +268,280 @@ def matrix_identity(L, R, name="w"):
     w = sp.Matrix(L.shape[0], L.shape[1], lambda i, j: sp.Symbol(f"{name}{i}{j}", real=True))
     return (sum(w[i, j] * L[i, j] for i in range(L.shape[0]) for j in range(L.shape[1])),
             sum(w[i, j] * R[i, j] for i in range(L.shape[0]) for j in range(L.shape[1])), list(w))
+
+
+# ----------------------------------------------------------------------------- exact linear algebra
+# The verifications (checks.py) decide the report's matrix identities on the instance's own
+# matrices in exact rational arithmetic (python-flint's fmpq_mat): a double is a rational number,
+# so H, C, G, k and eps are read exactly, and every inverse, product and linear solve below is
+# exact.  Eigenvalues are the roots of the exact characteristic polynomial: a rational root is
+# found exactly (a linear factor over Q), an irrational one is isolated in a ball at the working
+# precision asked for (arb), which is a rigorous enclosure.
+def fq(x):
+    """A double, int or Fraction as an exact ``flint.fmpq``."""
+    from fractions import Fraction
+
+    from flint import fmpq
+
+    if isinstance(x, Fraction):
+        return fmpq(x.numerator, x.denominator)
+    if isinstance(x, (int, np.integer)):
+        return fmpq(int(x))
+    n, d = float(x).as_integer_ratio()
+    return fmpq(n, d)
+
+
+def frac(q):
+    """An exact ``fmpq`` as a :class:`fractions.Fraction`."""
+    from fractions import Fraction
+
+    return Fraction(int(q.p), int(q.q))
+
+
+def qmat(A):
+    """A float matrix (or scalar) as an exact ``flint.fmpq_mat``."""
+    from flint import fmpq_mat
+
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    return fmpq_mat(A.shape[0], A.shape[1], [fq(x) for x in A.ravel()])
+
+
+def qeye(d: int):
+    """The d x d identity as an ``fmpq_mat``."""
+    from flint import fmpq_mat
+
+    return fmpq_mat(d, d, [1 if i == j else 0 for i in range(d) for j in range(d)])
+
+
+def qsym(X):
+    """(X + X^T)/2, exactly."""
+    from flint import fmpq
+
+    return (X + X.transpose()) * fmpq(1, 2)
+
+
+def scalar_of(P):
+    """``c`` (an fmpq) when ``P = c I`` exactly, else None."""
+    d = P.nrows()
+    c = P[0, 0]
+    for i in range(d):
+        for j in range(d):
+            if P[i, j] != (c if i == j else 0):
+                return None
+    return c
+
+
+def lyapunov(A, Q):
+    """The solution X of ``X = A X A^T + Q``, exactly (the Kronecker system
+    ``(I - A (x) A) vec X = vec Q``, row-major vec, solved in rationals).
+
+    Raises ZeroDivisionError when ``I - A (x) A`` is singular (an eigenvalue product of A equal
+    to 1: no unique solution)."""
+    from flint import fmpq_mat
+
+    d = A.nrows()
+    a = [[A[i, j] for j in range(d)] for i in range(d)]
+    n = d * d
+    rows = []
+    for i in range(d):
+        for j in range(d):
+            row = [-(a[i][p] * a[j][q]) for p in range(d) for q in range(d)]
+            row[i * d + j] += 1
+            rows.extend(row)
+    x = fmpq_mat(n, n, rows).solve(fmpq_mat(n, 1, [Q[i, j] for i in range(d) for j in range(d)]))
+    return fmpq_mat(d, d, [x[i, 0] for i in range(n)])
+
+
+def frobenius_sq(X):
+    """The squared Frobenius norm of an ``fmpq_mat`` (exact)."""
+    from flint import fmpq
+
+    out = fmpq(0)
+    for i in range(X.nrows()):
+        for j in range(X.ncols()):
+            out += X[i, j] ** 2
+    return out
+
+
+class Spectrum:
+    """The eigenvalues of a rational matrix whose spectrum is real (``S H`` with S symmetric and H
+    SPD: similar to the symmetric ``L^T S L``), from its exact characteristic polynomial.
+
+    The polynomial is factored over Q once: each linear factor gives a rational eigenvalue
+    exactly (an ``fmpq``); the roots of the other factors are isolated at ``bits`` (arb balls, the
+    real part of arb's complex root enclosures: the root is real, so it lies in that real part).
+    ``exact`` says whether every eigenvalue is rational."""
+
+    def __init__(self, P):
+        self.d = P.nrows()
+        s = scalar_of(P)
+        if s is not None:
+            self._rational, self._other = [(s, self.d)], []
+        else:
+            _, factors = P.charpoly().factor()
+            self._rational = [(-f[0] / f[1], m) for f, m in factors if f.degree() == 1]
+            self._other = [(f, m) for f, m in factors if f.degree() > 1]
+        self.exact = not self._other
+        self._at = {}
+
+    def values(self, bits: int = 64) -> list:
+        """Every eigenvalue, repeated by multiplicity: fmpq (exact) or arb (a ball at ``bits``)."""
+        if bits not in self._at:
+            self._at[bits] = self._values(bits)
+        return list(self._at[bits])
+
+    def _values(self, bits: int) -> list:
+        from bounds.enclosure import precision
+
+        out = [r for r, m in self._rational for _ in range(m)]
+        with precision(bits):
+            for f, m in self._other:
+                for z, mm in f.complex_roots():
+                    if not z.imag.contains(0):
+                        raise ArithmeticError(f"a non-real eigenvalue {z} of a matrix with a real "
+                                              "spectrum")
+                    out.extend([z.real] * (m * mm))
+        return out
+
+    def ends(self, bits: int = 64):
+        """(smallest, largest) eigenvalue: fmpq when rational, else arb balls at ``bits``."""
+        vals = self.values(bits)
+        if all(not hasattr(v, "rad") for v in vals):  # every eigenvalue rational: exact order
+            return min(vals), max(vals)
+        from flint import arb
+
+        from bounds.enclosure import precision
+
+        with precision(bits):
+            balls = [v if hasattr(v, "rad") else arb(v) for v in vals]
+            lo, hi = balls[0], balls[0]
+            for b in balls[1:]:
+                lo, hi = lo.min(b), hi.max(b)
+            # a rational end stays exact when it is the end for certain
+            for v in vals:
+                if not hasattr(v, "rad"):
+                    if all(v <= b for b in balls):
+                        lo = v
+                    if all(v >= b for b in balls):
+                        hi = v
+        return lo, hi
+
+
+def is_exact(x) -> bool:
+    """Whether a value of this section is an exact rational (fmpq) rather than an arb ball."""
+    return not hasattr(x, "rad")
+
+
+def enclosure(x, bits: int):
+    """An :class:`bounds.enclosure.Enclosure` of an fmpq (exact point) or an arb ball.
+
+    The ball's ends are taken at ``bits`` of working precision (arb rounds ``lower()`` and
+    ``upper()`` outward to the current precision: at python-flint's default 53 bits a narrow ball
+    would come out 2^-53 wide)."""
+    from bounds.enclosure import Enclosure, precision
+
+    if is_exact(x):
+        return Enclosure.point(frac(x))
+    with precision(bits):
+        return Enclosure.from_arb(x, bits)
+
+
+def farthest_eigenvalue(X, H, c, bits: int = 64):
+    """The quantity of the matrix identities ``X = c H^-1`` (checks.py), in exact arithmetic:
+    with ``M = L^T X L`` (``H = L L^T``), the eigenvalue v of ``sym(M)`` farthest from c (the
+    larger one on a tie), moved ``||skew(M)||_2`` further from c.  ``|v - c|`` bounds
+    ``||M - c I||_2`` from above and is 0 only when ``X = c H^-1``.
+
+    ``sym(M) = L^T sym(X) L`` has the eigenvalues of ``sym(X) H``; ``||skew(M)||_2^2`` is the
+    largest eigenvalue of ``-skew(M)^2 = -L^T K H K L`` (K = skew(X)), i.e. of ``-K H K H``.
+    ``X``, ``H`` are fmpq_mat, ``c`` an fmpq.  Returns an fmpq (exact) or an arb ball at ``bits``
+    (a ball that may hold both candidates when the farther one cannot be told at ``bits``)."""
+    from flint import arb
+
+    from bounds.enclosure import precision
+
+    S = qsym(X)
+    K = X - S
+    lo, hi = Spectrum(S * H).ends(bits)
+    with precision(bits):
+        if is_exact(lo) and is_exact(hi):
+            v = lo if abs(lo - c) > abs(hi - c) else hi
+        else:
+            dl, dh = abs(arb(lo) - arb(c)), abs(arb(hi) - arb(c))
+            v = lo if dl > dh else hi if dl <= dh else arb(lo).union(arb(hi))
+        if scalar_of(K) == 0:
+            return v
+        _, s2 = Spectrum(-(K * H * K * H)).ends(bits)
+        skew = arb(s2).sqrt()
+        if is_exact(v) and v != c:
+            return arb(v) + skew if v > c else arb(v) - skew
+        if is_exact(v):
+            return arb(v) + skew
+        if v > arb(c):
+            return v + skew
+        if v < arb(c):
+            return v - skew
+        return (v - skew).union(v + skew)
+
+
+def formula_value(expr, values: dict, bits: int = 64):
+    """A sympy formula that is rational (+, *, integer powers, Min, Max) at ``values`` (``{symbol
+    name: fmpq or arb}``): an fmpq, exactly, when every value is an fmpq; else an arb ball at
+    ``bits``.  ``Min``/``Max`` keep the argument that is certainly the smallest/largest as it is
+    (exact when it is exact), and fall back to the balls' min/max otherwise.  Raises
+    :class:`NotRational` on any other function."""
+    from flint import arb, fmpq
+
+    def ev(e):
+        if e.is_Symbol:
+            return values[e.name]
+        if e.is_Integer:
+            return fmpq(int(e))
+        if e.is_Rational:
+            return fmpq(int(e.p), int(e.q))
+        if e.is_Add:
+            out = fmpq(0)
+            for a in e.args:
+                out = out + ev(a)
+            return out
+        if e.is_Mul:
+            out = fmpq(1)
+            for a in e.args:
+                out = out * ev(a)
+            return out
+        if e.is_Pow:
+            x = ev(e.args[1])
+            if is_exact(x) and x.q == 1:  # an integer power (0**0 = 1, as sympy has it)
+                return ev(e.args[0]) ** int(x.p)
+        name = type(e).__name__
+        if name in ("Min", "Max"):
+            vals = [ev(a) for a in e.args]
+            if all(is_exact(v) for v in vals):
+                return min(vals) if name == "Min" else max(vals)
+            for v in vals:  # an argument that is certainly the extreme one
+                if all(v is w or (v <= w if name == "Min" else v >= w) for w in vals):
+                    return v
+            balls = [arb(v) for v in vals]
+            out = balls[0]
+            for v in balls[1:]:
+                out = out.min(v) if name == "Min" else out.max(v)
+            return out
+        raise NotRational(name)
+
+    from bounds.enclosure import precision
+
+    with precision(bits):
+        return ev(expr)
+
+
+def exact_value(expr, values: dict):
+    """A rational sympy formula at rational ``values`` (``{symbol name: Fraction}``), exactly, as
+    a Fraction (:func:`formula_value`); None when the formula is not rational."""
+    try:
+        return frac(formula_value(expr, {k: fq(v) for k, v in values.items()}))
+    except NotRational:
+        return None
+
+
+class NotRational(Exception):
+    """A formula with a function other than +, *, integer powers, Min and Max."""

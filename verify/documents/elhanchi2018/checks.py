@@ -12,40 +12,49 @@ Empirical sides
 ---------------
 All exact checks use random SPD matrices ``H = Q diag(l) Q^T`` (``Q`` Haar orthogonal,
 ``log l`` uniform, condition number ``cond`` attained) of dimensions 1-6, drawn from
-``simulate.rng.unit_generator(seed, ...)``.  A matrix statement "``X = c H^-1``" is
-checked through ``M = L^T X L`` (``H = L L^T``), whose eigenvalues are those of ``X H``:
-the empirical value is the eigenvalue of ``sym(M)`` farthest from ``c``, pushed a further
-``||skew(M)||_2`` away from ``c``, so that ``|empirical - c|`` bounds ``||M - c I||_2``
-from above and equals 0 only if ``X = c H^-1`` up to rounding.
+``simulate.rng.unit_generator(seed, ...)``.  The matrices are doubles, hence rational numbers,
+and every exact check is computed on them in exact rational arithmetic (python-flint's
+``fmpq_mat``, helpers in :mod:`._kit`): ``D = (k/2) H^-1`` with the exact inverse, the processes'
+``A`` and noise from the literal formulas, Lyapunov equations ``X = A X A^T + Q`` solved exactly
+as the Kronecker system ``(I - A (x) A) vec X = vec Q``.  A matrix statement "``X = c H^-1``" is
+checked through ``M = L^T X L`` (``H = L L^T``), whose eigenvalues are those of ``X H``: the
+empirical value is the eigenvalue of ``sym(M)`` farthest from ``c``, pushed a further
+``||skew(M)||_2`` away from ``c`` (:func:`._kit.farthest_eigenvalue`), so that ``|empirical -
+c|`` bounds ``||M - c I||_2`` from above and equals 0 only if ``X = c H^-1``.  When ``X H`` is a
+scalar matrix (it is, exactly, whenever the report's algebra is right) the value is that exact
+rational; otherwise it is an eigenvalue of ``X H``, a root of its exact characteristic polynomial,
+enclosed in a ball (arb) at the working precision the decision asks for.
 
 
 * ``sgfs_stationary_covariance`` (Appendix, Discretization error, Eq. 32): the stationary
-  covariance ``Lambda`` of ``theta' = (I - eps D H) theta + N(0, 2 eps D)`` from a
-  Lyapunov solve (``scipy.linalg.solve_discrete_lyapunov``) vs ``1/(1 - k eps/4)``
-  (forms stated / explicit / series).  ``stationarity_k_max``: the supremum of the k for
-  which ``rho(I - eps D H) < 1``, found by Brent's method (``scipy.optimize.brentq``) on the
-  spectral radius of the literal matrix, vs the printed "k in (0, 1)" (stated, at eps = 1) and
-  ``4/eps`` (explicit).  The printed range is wrong: k = 2 gives ``I - DH = 0`` (i.i.d. draws)
-  and k = 3 a spectral radius 1/2; both are stationary (note of the check).
+  covariance ``Lambda`` of ``theta' = (I - eps D H) theta + N(0, 2 eps D)`` (exact Lyapunov
+  solve) vs ``1/(1 - k eps/4)`` (forms stated / explicit / series).  ``stationarity_k_max``: the
+  supremum of the k for which ``rho(I - eps D H) < 1``, from the exact ``P = H^-1 H`` (its
+  eigenvalues mu > 0 give ``sup k = 4 / (eps max mu)``), vs the printed "k in (0, 1)" (stated,
+  at eps = 1) and ``4/eps`` (explicit).  The printed range is wrong: k = 2 gives ``I - DH = 0``
+  (i.i.d. draws) and k = 3 a spectral radius 1/2; both are stationary (note of the check).
 * ``sgfs_exact_noise`` (Appendix, Derivation of the exact process): with
   ``Q = 2D - DHD``, the Lyapunov solution of ``Lambda = A Lambda A^T + Q``,
   ``A = I - DH``, is ``H^-1`` -- for ``D = (k/2) H^-1`` *and* for random SPD ``D`` with
   ``rho(I - DH) < 1``.  ``noise_ratio``: the noise that makes ``H^-1`` stationary,
   ``H^-1 - A H^-1 A^T`` computed from the matrices, vs ``k - k^2/4``.
-* ``sgfs_admissible_k`` (§2.3.1 Eqs. 11-16): ``H = N C + G`` with random SPD ``C`` and
-  a prior ``G`` that is zero (weak prior), isotropic (with ``C`` isotropic), weak random
-  (``0.01 N C`` scale) or strong random (``10 N C`` scale).  The empirical value is
-  ``k*``, the largest k for which the literal noise
-  ``2D - (N^2/|S|) D C D - D H D`` (``D = (k/2) H^-1``) is PSD, by Brent's method on its
-  smallest eigenvalue.  Eqs. (13), (15) (``r`` computed from the matrices as defined
-  below Eq. 15) and (16) claim that their k is admissible, i.e. ``k* >= k_formula``:
-  relation ``>=``, so ``--bound-scale C < 1`` (bound divided by C) asks whether
-  ``k_formula / C`` is still admissible and a too-large formula is reported violated.
-  Eq. (13) is tight for ``G = 0`` and Eq. (15) for isotropic ``C`` and ``G``, so the
-  check has power.  Also primary: the smallest eigenvalue of the noise at each
-  formula's k is ``>= 0``.  Non-primary: the remark after Eq. (15) "For strong priors,
+* ``sgfs_admissible_k`` (§2.3.1 Eqs. 11-16): ``H = N C + G`` (exactly, as the report defines it)
+  with random SPD ``C`` and a prior ``G`` that is zero (weak prior), isotropic (with ``C``
+  isotropic), weak random (``0.01 N C`` scale) or strong random (``10 N C`` scale).  The
+  empirical value is ``k*``, the largest k for which the literal noise
+  ``2D - (N^2/|S|) D C D - D H D`` (``D = (k/2) H^-1``) is PSD.  That noise is
+  ``(k/4) H^-1 [4H - k B] H^-1`` with ``B = (N^2/|S|) C + H``, congruent to ``4H - kB`` for
+  k > 0, so ``k* = 4 / lambda_max(H^-1 B)``: an exact rational when that eigenvalue is rational
+  (it is for G = 0 and for isotropic C, G), else a ball.  Eqs. (13), (15) (``r`` computed from
+  the matrices as defined below Eq. 15, exactly or as a ball) and (16) claim that their k is
+  admissible, i.e. ``k* >= k_formula``: relation ``>=``, so ``--bound-scale C < 1`` (bound
+  divided by C) asks whether ``k_formula / C`` is still admissible and a too-large formula is
+  reported violated.  Eq. (13) is tight for ``G = 0`` and Eq. (15) for isotropic ``C`` and ``G``
+  (``k* = k_formula`` exactly there), so the check has power.  Also primary: the smallest
+  eigenvalue of the literal noise at each formula's k is ``>= 0`` (exactly 0 in the tight cases:
+  the noise matrix is then 0).  Non-primary: the remark after Eq. (15) "For strong priors,
   r > 1" (form ``remark``, relation ``>``) -- counterexamples ``N C = diag(1, 100)`` with ``G = I``
-  (``r = 0.040``) and with ``G = N C`` (``r = 0.020``) -- and the necessity of Eq. (13) for ``G =
+  (``r = 4/101``) and with ``G = N C`` (``r = 1/50``) -- and the necessity of Eq. (13) for ``G =
   0`` (§2.3.1.1).
 * ``sgfs_variance_trajectory`` (Appendix, Maximizing the rate of convergence): the exact
   recursion ``V_t = A V_{t-1} A^T + Q`` from ``V_0 = 0`` (``theta_0 = theta_MAP``),
@@ -75,17 +84,18 @@ Every claim's primary form is ``stated`` (what 002 prints); ``explicit`` / ``ser
 printed stationarity range is part of the statement (the explicit forms hold).  The
 ``stationarity_k_max`` stated check exists only at ``eps = 1``, where 002 states it.
 
-Tolerances
-----------
-Exact checks are compared with first-order float64 rounding bounds of the computation
-actually performed (never a guessed epsilon), with ``gamma_d = 8 d u`` (``u`` the unit
-roundoff) as the constant of d x d products, Cholesky / inverse and symmetric
-eigensolvers.  Errors are tracked in units of ``H^-1`` (:class:`Frame`): the error of
-``fl(H^-1)`` a posteriori from ``||L^T fl(H^-1) L - I||``, a Lyapunov solution a
-posteriori from its residual and ``1 - ||L^T A L^-T||^2`` (:func:`_lyapunov`), the
-recursion of ``sgfs_variance_trajectory`` step by step.  With ``cond(H) <= 100`` (quick
-grids) the tolerances are below 1e-9 relative; real discrepancies are ~1e-15.
-Monte Carlo verdicts use the core's Bonferroni-corrected z (``ALPHA = 1e-3`` per claim).
+Deciding the exact checks
+-------------------------
+No tolerance: a rational empirical value is given as a :class:`fractions.Fraction` (decided
+exactly); an irrational one as its double with ``error=inf`` (the double decides nothing) and a
+``refine(bits)`` that encloses it in a ball at ``bits`` (:func:`verify.decide.decide` escalates
+64, 256, 1024 bits).  The identities' bounds (``=``) are the registry's rational formulas
+evaluated exactly at the parameters (:func:`_exact_bound`: a ball at a non-dyadic rational is
+never a point, so ``=`` could not hold on it); the bounds of Eqs. (15)-(16) take the exact (or
+enclosed) ``r``.  The float64 computations of an earlier version (Lyapunov solves, eigensolvers,
+Brent's method) carried first-order rounding estimates, not proved bounds; the exact
+computations replace them (d <= 6: they are also faster).  Monte Carlo verdicts use the core's
+Bonferroni-corrected z (``ALPHA = 1e-3`` per claim).
 
 Grid keys a command line may override (``Verification.overrides``): ``dim``, ``k``,
 ``eps``, ``t``, ``cond`` (exact claims), ``N``, ``batch``, ``priors``, ``c`` (admissible
@@ -98,28 +108,35 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
+from bounds.enclosure import Enclosure, precision
 from mcsa_cli.lazy import lazy_module
 from simulate.rng import unit_generator
 from verify.model import CheckResult, Grid, Reading, Verification
 from verify.registry import bound_value, register
 
-linalg = lazy_module("scipy.linalg")
-optimize = lazy_module("scipy.optimize")
+from ._kit import (
+    Spectrum,
+    enclosure,
+    exact_value,
+    farthest_eigenvalue,
+    formula_value,
+    fq,
+    frac,
+    frobenius_sq,
+    is_exact,
+    lyapunov,
+    qeye,
+    qmat,
+    qsym,
+    scalar_of,
+)
+
 stats = lazy_module("scipy.stats")
-
-U = float(np.finfo(float).eps) / 2  # unit roundoff
-
-
-def _gamma(d: int) -> float:
-    """First-order rounding constant of d x d products, inverses and eigensolvers."""
-    return 8.0 * d * U
-
-
-def _n2(X) -> float:
-    return float(np.linalg.norm(np.atleast_2d(X), 2))
 
 
 def _sym(X):
@@ -144,185 +161,130 @@ def random_spd(rng: np.random.Generator, d: int, cond: float, scale: float = 1.0
     return _sym((Q * ev) @ Q.T)
 
 
-def _target(seed, unit, stream: str, d: int, cond: float):
-    """The target of a check: H = :func:`random_spd` (d, cond) from the unit's generator, its
-    :class:`Frame` and the frame's condition number."""
-    H = random_spd(unit_generator(seed, unit, stream), d, cond)
-    F = Frame(H)
-    return H, F, F.kappa
-
-
 def _kappa(H) -> float:
+    """cond(H) in float64 (a parameter shown with the checks; it decides nothing)."""
     ev = np.linalg.eigvalsh(H)
     return float(ev[-1] / ev[0])
 
 
-class Frame:
-    """Units of H^-1.  A symmetric X is mapped to ``W(X) = L^T X L`` (``H = L L^T``), so
-    ``W(c H^-1) = c I``; an operator A acting as ``X -> A X A^T`` is mapped to
-    ``sim(A) = L^T A L^-T`` (then ``W(A X A^T) = sim(A) W(X) sim(A)^T``).
+def _rho(A) -> float:
+    """Spectral radius in float64 (shown in notes and parameters; it decides nothing)."""
+    return float(np.max(np.abs(np.linalg.eigvals(A)))) if A.size else 0.0
 
-    Error bookkeeping is done in these units.  A natural-coordinate error E maps to at
-    most ``||H|| ||E||`` in ``W`` and ``kappa^(1/2) ||E||`` in ``sim``; rounding of a
-    product ``fl(X Y)`` is at most ``gamma_d ||X|| ||Y||`` (normwise, first order).
-    """
+
+class Exact:
+    """A target H in exact rational arithmetic: ``q`` (H as an fmpq_mat), ``inv`` (H^-1, exact)
+    and the processes of the appendix built from the literal formulas."""
 
     def __init__(self, H: np.ndarray):
         self.H = H
         self.d = H.shape[0]
-        self.L = np.linalg.cholesky(H)
-        ev = np.linalg.eigvalsh(H)
-        self.kappa = float(ev[-1] / ev[0])
-        self.nH = float(ev[-1])
-        self.g = _gamma(self.d)
+        self.q = qmat(H)
+        self.inv = self.q.inv()
+        self.I = qeye(self.d)  # noqa: E741 -- I is the document's notation
 
-    def w(self, X):
-        return self.L.T @ X @ self.L
+    def precond(self, k):
+        """D = (k/2) H^-1 (Eq. 10), exactly."""
+        return self.inv * (fq(k) / 2)
 
-    def sim(self, A):
-        return self.L.T @ linalg.solve_triangular(self.L, A.T, lower=True).T
+    def process(self, k, eps=1, exact_noise: bool = True):
+        """(A, Q) of theta' = A theta + N(0, Q): A = I - eps D H, D = (k/2) H^-1, and
+        Q = 2D - DHD (the exact process, eps = 1) or Q = 2 eps D (Eq. 7 without gradient noise)."""
+        D = self.precond(k)
+        A = self.I - D * self.q * fq(eps)
+        Q = D * 2 - D * self.q * D if exact_noise else D * (2 * fq(eps))
+        return A, Q
+
+    def given_D(self, D: np.ndarray):
+        """(A, Q) = (I - DH, 2D - DHD) for a D given as doubles (exact rationals)."""
+        Dq = qmat(D)
+        return self.I - Dq * self.q, Dq * 2 - Dq * self.q * Dq
 
 
-def _inverse(F: Frame):
-    """fl(H^-1) and an a-posteriori bound on ||W(fl(H^-1) - H^-1)|| = ||W(fl(H^-1)) - I||.
+def _target(seed, unit, stream: str, d: int, cond: float):
+    """The target of a check: H = :func:`random_spd` (d, cond) from the unit's generator, its
+    :class:`Exact` frame and its condition number."""
+    H = random_spd(unit_generator(seed, unit, stream), d, cond)
+    return H, Exact(H), _kappa(H)
 
-    The computed ``Z = W(X) - I`` differs from the exact one by the Cholesky backward
-    error (a relative perturbation <= gamma kappa of W(X)) and the rounding of the two
-    products (<= gamma ||H|| ||X|| <= gamma kappa ||W(X)||): hence ||Z|| + 3 gamma kappa (1 +
-    ||Z||).
+
+# ----------------------------------------------------------------------------- deciding
+@lru_cache(maxsize=None)
+def _formula(claim: str, quantity: str, form: str):
+    import bounds
+
+    cl = bounds.get(claim)
+    return cl.resolve(cl.quantity(quantity).form(form).expr)
+
+
+def _exact_bound(claim: str, quantity: str, form: str, **params):
+    """The bound ``(float, Enclosure)``: the registry's formula evaluated *exactly* at the
+    parameters (doubles are rationals) when it is a rational function
+    (:func:`._kit.exact_value`), after the claim's domain checks; the float is that exact value
+    rounded.  Else :func:`verify.registry.bound_value` (the float keeps its formula, which
+    :func:`verify.decide.decide` encloses; ``rhs`` None)."""
+    import bounds
+
+    v = exact_value(_formula(claim, quantity, form), {k: Fraction(x) for k, x in params.items()})
+    if v is None:
+        return bound_value(claim, quantity, form, **params), None
+    bounds.get(claim).validate(params)
+    return float(v), Enclosure.point(v)
+
+
+def _value_fields(compute, ball_bound: bool = False):
+    """The CheckResult fields of an exactly computed quantity.
+
+    ``compute(bits)`` returns an fmpq (exact) or an arb ball at ``bits``.  An exact value is the
+    ``empirical`` itself (a Fraction: decided exactly, ``settled_by`` "exact"), unless the bound
+    is a ball (``ball_bound``); a ball's midpoint (or the value held against a ball) is shown as
+    ``empirical`` with ``error=inf`` (the double decides nothing) and ``refine`` computes the
+    value at the precision the decision asks for (``settled_by`` "arb-<bits>").
     """
-    X = _sym(np.linalg.inv(F.H))
-    z = _n2(F.w(X) - np.eye(F.d))
-    return X, z + 3 * F.g * F.kappa * (1 + z)
+    v = compute(64)
+    if is_exact(v) and not ball_bound:
+        return {"empirical": frac(v)}
+    return {"empirical": float(v) if is_exact(v) else float(v.mid()), "error": math.inf,
+            "refine": lambda bits: enclosure(compute(bits), bits)}
 
 
-def _precond_process(F: Frame, k: float, eps: float = 1.0, exact_noise: bool = True):
-    """theta' = A theta + N(0, Q) with D = (k/2) fl(H^-1), A = I - eps D H and
-    Q = 2D - DHD (exact process, eps = 1) or Q = 2 eps D (Eq. 7 without gradient noise).
-
-    Returns (D, A, Q, a_w, q_w): a_w bounds ||sim(A) - sim(A_exact)||, q_w bounds
-    ||W(Q) - W(Q_exact)|| where the exact quantities use D = (k/2) H^-1 exactly.
-    W(dD) <= (k/2) e_inv; sim(dD H) = W(dD); W(dD H D) = W(dD) W(D) with W(D) = k/2 I.
-    """
-    Hinv, e_inv = _inverse(F)
-    D = (k / 2) * Hinv
-    eD = (k / 2) * e_inv
-    I = np.eye(F.d)  # noqa: E741 -- I is the document's notation
-    A = I - eps * D @ F.H
-    nD = _n2(D)
-    a_w = eps * eD + math.sqrt(F.kappa) * F.g * (1 + eps * nD * F.nH)
-    if exact_noise:
-        Q = _sym(2 * D - D @ F.H @ D)
-        q_w = 2 * eD + k * eD + F.nH * F.g * (2 * nD + 2 * nD ** 2 * F.nH)
+def _ratio_fields(X, E: Exact, c: Fraction):
+    """Fields and a note for "X = c H^-1": :func:`._kit.farthest_eigenvalue` (exact or a ball)."""
+    cq = fq(c)
+    s = scalar_of(X * E.q)
+    if s is not None:
+        gap = frac(s) - Fraction(c)
+        text = f"X H = {float(s):.15g} I exactly" + (
+            f", {float(gap):.6g} I from the bound's" if gap else ", the bound's exactly")
     else:
-        Q = 2 * eps * D
-        q_w = 2 * eps * eD + F.nH * F.g * 2 * eps * nD
-    return D, A, Q, a_w, q_w
-
-
-def _given_D_process(F: Frame, D: np.ndarray):
-    """A = I - DH, Q = 2D - DHD for a D given exactly (only the products are rounded)."""
-    nD = _n2(D)
-    A = np.eye(F.d) - D @ F.H
-    Q = _sym(2 * D - D @ F.H @ D)
-    a_w = math.sqrt(F.kappa) * F.g * (1 + nD * F.nH)
-    q_w = F.nH * F.g * (2 * nD + 2 * nD ** 2 * F.nH)
-    return A, Q, a_w, q_w
-
-
-def _lyapunov(F: Frame, A: np.ndarray, Q: np.ndarray, a_w: float = 0.0, q_w: float = 0.0):
-    """Solve X = A X A^T + Q; return (X, bound on ||W(X - X_exact)||).
-
-    X_exact solves the equation with the exact A, Q (within a_w, q_w of the stored ones
-    in the frame's units).  With rho = ||sim(A)|| < 1 (sim(A) is symmetric for the D of
-    these claims, so rho is its spectral radius) and the residual R = X - A X A^T - Q,
-    W(X - X_exact) = sim(A*) W(X - X_exact) sim(A*)^T + W(R) + (input perturbations), so
-    ||W(X - X_exact)|| <= (||W(R)|| + r_R + 2 rho ||W(X)|| a_w + q_w) / (1 - (rho + a_w)^2),
-    r_R = ||H|| gamma sqrt(d) (||X|| + ||A||^2 ||X|| + ||Q||) bounding the rounding in R.
-    """
-    X = _sym(linalg.solve_discrete_lyapunov(A, Q))
-    rho = _n2(F.sim(A))
-    R = X - A @ X @ A.T - Q
-    nA, nX, nQ = _n2(A), _n2(X), _n2(Q)
-    r = _n2(F.w(R)) + F.nH * F.g * math.sqrt(F.d) * (nX + nA ** 2 * nX + nQ)
-    den = 1 - (rho + a_w) ** 2
-    if den <= 0:
-        return X, math.inf
-    return X, (r + 2 * rho * _n2(F.w(X)) * a_w + q_w) / den
-
-
-def _ratio(F: Frame, X: np.ndarray, e_w: float, c: float):
-    """X in units of H^-1: the eigenvalues of X H via M = W(X) = L^T X L.
-
-    Returns (empirical, lo, hi, skew, tol): ``empirical`` is the eigenvalue of sym(M)
-    farthest from c, moved ||skew(M)|| further away, so |empirical - c| >= ||M - cI||_2.
-    Tolerance: e_w (error of X in these units) + gamma kappa ||M|| (the Cholesky
-    backward error ||dH|| <= gamma ||H|| perturbs M's spectrum by a relative
-    gamma kappa) + gamma (kappa + 1) ||M|| (the two products, ||H|| ||X|| <= kappa ||M||,
-    and the eigensolver); the skew part of the computed M is bounded by the same
-    quantity, hence the factor 2.
-    """
-    M = F.w(X)
-    S, K = _sym(M), (M - M.T) / 2
-    ev = np.linalg.eigvalsh(S)
-    skew = _n2(K)
-    lo, hi = float(ev[0]), float(ev[-1])
-    v = lo if abs(lo - c) > abs(hi - c) else hi
-    emp = v + math.copysign(skew, v - c) if v != c else v + skew
-    tol = 2 * (e_w + F.g * (2 * F.kappa + 1) * _n2(M))
-    return emp, lo, hi, skew, tol
-
-
-def _fmt_range(lo, hi):
-    return f"eig(X H) in [{lo:.15g}, {hi:.15g}]"
+        lo, hi = Spectrum(qsym(X) * E.q).ends(64)
+        text = f"eig(X H) in [{float(lo):.15g}, {float(hi):.15g}] (not a scalar matrix)"
+    return _value_fields(lambda bits: farthest_eigenvalue(X, E.q, cq, bits)), text
 
 
 # ============================================================================= 1. stationary
 # covariance
-def _rho(A) -> float:
-    return float(np.max(np.abs(np.linalg.eigvals(A)))) if A.size else 0.0
+def _sup_stationary_k(E: Exact, eps):
+    """sup{k > 0 : rho(I - eps (k/2) H^-1 H) < 1}, exactly: with P = H^-1 H (exact; it is I) and
+    its eigenvalues mu > 0 (real: P = S H with S = H^-1 symmetric), |1 - eps (k/2) mu| < 1 for
+    every mu iff k < 4 / (eps max mu).  Returns compute(bits) -> fmpq or arb."""
+    spec = Spectrum(E.inv * E.q)
+
+    def compute(bits):
+        lo, hi = spec.ends(bits)
+        if not lo > 0:
+            raise ArithmeticError("H^-1 H has an eigenvalue <= 0")
+        if is_exact(hi):
+            return fq(4) / (fq(eps) * hi)
+        with precision(bits):
+            return 4 / (hi * fq(eps))
+    return compute
 
 
-RTOL = 4 * np.finfo(float).eps  # the smallest relative tolerance brentq accepts
-
-
-def _sup_stationary_k(H: np.ndarray, eps: float, kap: float):
-    """sup{k > 0 : rho(I - eps (k/2) H^-1 H) < 1} on the literal matrices (scipy.optimize.brentq).
-
-    Returns (k_hat, tol).  The computed A(k) is within dA = eps k gamma kappa of the exact
-    (I - eps D H), which is (1 - k eps/2) I by construction; a matrix that close to a
-    scalar matrix has its eigenvalues within dA + gamma ||A|| of the scalar (Bauer-Fike
-    with V = I), so the computed rho differs from |1 - k eps/2| by at most
-    delta = dA + gamma ||A||, and the crossing rho = 1 is located to within
-    2 delta / eps plus twice brentq's bracket width.
-    """
-    d = H.shape[0]
-    Hinv = np.linalg.inv(H)
-
-    def rho(k):
-        return _rho(np.eye(d) - eps * (k / 2) * Hinv @ H)
-
-    lo = 1e-3 * min(1.0, 1.0 / eps)
-    if not rho(lo) < 1:
-        raise ValueError(f"rho(I - eps D H) >= 1 already at k = {lo:g}")
-    hi = max(1.0, 2 * lo)
-    for _ in range(80):  # bracket the crossing rho = 1
-        if rho(hi) >= 1:
-            break
-        lo, hi = hi, 2 * hi
-    xtol = 4 * U * hi
-    k_hat = optimize.brentq(lambda k: rho(k) - 1.0, lo, hi, xtol=xtol, rtol=RTOL, maxiter=500)
-    width = xtol + RTOL * k_hat  # brentq: |k_hat - crossing| <= xtol + rtol |k_hat|
-    top = k_hat + width
-    g = _gamma(d)
-    delta = eps * top * g * kap + g * (1 + abs(1 - top * eps / 2))
-    return float(k_hat), float(2 * width + 2 * delta / eps)
-
-
-def _stationary_covariance(F: Frame, k, eps):
-    D, A, Q, a_w, q_w = _precond_process(F, k, eps, exact_noise=False)
-    Lam, err = _lyapunov(F, A, Q, a_w, q_w)
-    return Lam, err, A
+def _stationary_covariance(E: Exact, k, eps):
+    """(Lambda, A): the exact Lyapunov solution of Lambda = A Lambda A^T + 2 eps D."""
+    A, Q = E.process(k, eps, exact_noise=False)
+    return lyapunov(A, Q), A
 
 
 def run_stationary_covariance(grid, seed=0, progress=None):
@@ -330,54 +292,58 @@ def run_stationary_covariance(grid, seed=0, progress=None):
     out = []
     cond = grid["cond"]
     for d in grid["dim"]:
-        H, F, kap = _target(seed, d, "sgfs/stationary/H", d, cond)
+        H, E, kap = _target(seed, d, "sgfs/stationary/H", d, cond)
         _progress(progress, f"{claim}: d={d}")
         for eps in grid["eps"]:
             for k in grid["k"]:
                 if not k * eps < 4:
                     continue  # no stationary distribution: the claim's constraint
-                Lam, err, A = _stationary_covariance(F, k, eps)
-                rho = _rho(A)
+                Lam, A = _stationary_covariance(E, k, eps)
+                a = scalar_of(A)
+                rho = f"{abs(float(a)):.6g} (A = {float(a):.6g} I exactly)" if a is not None \
+                    else f"{_rho(np.array(A.tolist(), dtype=float)):.6g}"
                 for form in ("stated", "explicit", "series"):
-                    b = bound_value(claim, "covariance_ratio", form, k_frac=k, eps=eps)
-                    emp, lo, hi, skew, tol = _ratio(F, Lam, err, b)
+                    b, rhs = _exact_bound(claim, "covariance_ratio", form, k_frac=k, eps=eps)
+                    fields, text = _ratio_fields(Lam, E, rhs.lo)
                     out.append(CheckResult(
                         "covariance_ratio", form,
                         {"dimension": d, "k": k, "eps": eps, "cond_H": kap,
                          "instance": f"seed {seed}, unit {d}"},
-                        emp, b, "exact", relation="=", error=tol, primary=form == "stated",
-                        note=f"Lyapunov solve of Lambda = A Lambda A^T + 2 eps D, A = I - eps D H, "
-                             f"rho(A) = {rho:.6g}; {_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
+                        bound=b, rhs=rhs, method="exact", relation="=", primary=form == "stated",
+                        note=f"exact Lyapunov solve of Lambda = A Lambda A^T + 2 eps D, A = I - "
+                             f"eps D H, D = (k/2) H^-1 (rationals), rho(A) = {rho}; {text}",
+                        **fields))
             # the supremum of stationary k at this eps
-            k_hat, tol = _sup_stationary_k(H, eps, kap)
+            sup = _sup_stationary_k(E, eps)
+            fields = _value_fields(sup)
             ce = []
-            for kc in (2.0 / eps, 3.0 / eps):
-                Lam, err, A = _stationary_covariance(F, kc, eps)
-                _, lo, hi, _, _ = _ratio(F, Lam, err, 1.0)
-                ce.append(
-                    f"k = {kc:g}: rho(I - eps DH) = {_rho(A):.3g} < 1, Lambda = {lo:.6f}..{hi:.6f} "
-                    f"H^-1")
-            A_out = np.eye(d) - eps * (4.5 / eps / 2) * np.linalg.inv(H) @ H
-            ce.append(f"k = {4.5 / eps:g}: rho = {_rho(A_out):.3g} >= 1 (no stationary law)")
+            for kc in (Fraction(2) / Fraction(eps), Fraction(3) / Fraction(eps)):
+                Lam, A = _stationary_covariance(E, kc, eps)
+                a, lam = scalar_of(A), scalar_of(Lam * E.q)
+                ce.append(f"k = {float(kc):g}: I - eps DH = {float(a):g} I, rho = {abs(float(a)):g}"
+                          f" < 1, Lambda = {float(lam):g} H^-1 (exact)")
+            kc = Fraction(9, 2) / Fraction(eps)
+            a = scalar_of(E.process(kc, eps, exact_noise=False)[0])
+            ce.append(f"k = {float(kc):g}: rho = {abs(float(a)):g} >= 1 (no stationary law)")
             for form in ("stated", "explicit"):
                 if form == "stated" and eps != 1.0:
                     continue  # the printed "k in (0, 1)" is stated for eps = 1 only
-                b = bound_value(claim, "stationarity_k_max", form, eps=eps)
-                note = (f"brentq on rho(I - eps (k/2) H^-1 H) = 1: sup k = {k_hat:.12g}; "
-                        + "; ".join(ce))
+                b, rhs = _exact_bound(claim, "stationarity_k_max", form, eps=eps)
+                note = (f"exact: eigenvalues mu of H^-1 H (rationals), sup k = 4/(eps max mu) = "
+                        f"{float(fields['empirical']):.15g}; " + "; ".join(ce))
                 if form == "stated":
                     note = "counterexample to 'k in (0, 1)': " + note
                 out.append(CheckResult(
                     "stationarity_k_max", form, {"dimension": d, "eps": eps, "cond_H": kap},
-                    k_hat, b, "exact", relation="=", error=tol, primary=form == "stated",
-                    note=note))
+                    bound=b, rhs=rhs, method="exact", relation="=", primary=form == "stated",
+                    note=note, **fields))
                 if form == "stated":  # the other reading: every k in (0, 1) is stationary
                     out.append(CheckResult(
                         SUFFICIENT_Q, form, {"dimension": d, "eps": eps, "cond_H": kap},
-                        k_hat, b, "exact", relation=">=", error=tol, primary=True,
+                        bound=b, rhs=rhs, method="exact", relation=">=", primary=True,
                         reading=SUFFICIENT,
-                        note="every k below the printed sup 1 must be stationary: sup k (brentq) "
-                             ">= 1"))
+                        note="every k below the printed sup 1 must be stationary: sup k (exact) "
+                             ">= 1", **fields))
     return out
 
 
@@ -391,112 +357,121 @@ def run_exact_noise(grid, seed=0, progress=None):
     claim = "sgfs_exact_noise"
     out = []
     cond = grid["cond"]
+    one = Enclosure.point(1)
     for d in grid["dim"]:
         _progress(progress, f"{claim}: d={d}")
-        H, F, kap = _target(seed, d, "sgfs/exact_noise/H", d, cond)
+        H, E, kap = _target(seed, d, "sgfs/exact_noise/H", d, cond)
         for k in grid["k"]:
-            D, A, Q, a_w, q_w = _precond_process(F, k)
-            Lam, err = _lyapunov(F, A, Q, a_w, q_w)
-            emp, lo, hi, skew, tol = _ratio(F, Lam, err, 1.0)
+            A, Q = E.process(k)
+            Lam = lyapunov(A, Q)
+            fields, text = _ratio_fields(Lam, E, Fraction(1))
             params = {"dimension": d, "k": k, "D": "(k/2) H^-1", "cond_H": kap}
             out.append(CheckResult(
-                "stationary_covariance_ratio", "stated", params, emp, 1.0, "exact", relation="=",
-                error=tol,
-                note=f"Lyapunov Lambda of theta' = (I - DH) theta + N(0, 2D - DHD) in units of "
-                     f"H^-1 (claim: 'has the correct stationary distribution' N(0, H^-1)); "
-                     f"{_fmt_range(lo, hi)}"))
-            # the noise that makes H^-1 stationary, H^-1 - A H^-1 A^T, from the matrices:
-            # W(.) = W(X) - sim(A) W(X) sim(A)^T with ||W(X) - I|| <= e_inv, ||sim(A) - sim(A*)|| <=
-            # a_w
-            Hinv, e_inv = _inverse(F)
-            Qs = Hinv - A @ Hinv @ A.T
-            rho = _n2(F.sim(A))
-            eQ = (e_inv * (1 + rho ** 2) + 2 * rho * a_w * (1 + e_inv)
-                  + F.nH * F.g * 2 * (_n2(Hinv) + _n2(A) ** 2 * _n2(Hinv)))
+                "stationary_covariance_ratio", "stated", params, bound=1.0, rhs=one,
+                method="exact", relation="=",
+                note=f"exact Lyapunov Lambda of theta' = (I - DH) theta + N(0, 2D - DHD) in units "
+                     f"of H^-1 (claim: 'has the correct stationary distribution' N(0, H^-1)); "
+                     f"{text}", **fields))
+            # the noise that makes H^-1 stationary, H^-1 - A H^-1 A^T, from the matrices
+            Qs = E.inv - A * E.inv * A.transpose()
             for form in ("stated", "explicit"):
-                b = bound_value(claim, "noise_ratio", form, k_frac=k)
-                emp, lo, hi, skew, tol = _ratio(F, Qs, eQ, b)
+                b, rhs = _exact_bound(claim, "noise_ratio", form, k_frac=k)
+                fields, text = _ratio_fields(Qs, E, rhs.lo)
                 out.append(CheckResult(
-                    "noise_ratio", form, params, emp, b, "exact", relation="=", error=tol,
+                    "noise_ratio", form, params, bound=b, rhs=rhs, method="exact", relation="=",
                     primary=form == "stated",
-                    note=f"H^-1 - A H^-1 A^T with A = I - DH (the noise making H^-1 stationary); "
-                         f"{_fmt_range(lo, hi)}"))
+                    note=f"H^-1 - A H^-1 A^T with A = I - DH (the noise making H^-1 stationary), "
+                         f"exact; {text}", **fields))
         # random SPD D with rho(I - DH) < 1
-        for j, frac in enumerate(grid["random_D_frac"]):
+        for j, frac_ in enumerate(grid["random_D_frac"]):
             rng = unit_generator(seed, 100 * d + j, "sgfs/exact_noise/D")
             D0 = random_spd(rng, d, grid["cond_D"])
-            mu_max = float(np.linalg.eigvalsh(F.w(D0))[-1])  # largest eigenvalue of D0 H
-            D = (2 * frac / mu_max) * D0
-            A, Q, a_w, q_w = _given_D_process(F, D)
-            Lam, err = _lyapunov(F, A, Q, a_w, q_w)
-            emp, lo, hi, skew, tol = _ratio(F, Lam, err, 1.0)
+            L = np.linalg.cholesky(H)
+            mu_max = float(np.linalg.eigvalsh(L.T @ D0 @ L)[-1])  # largest eigenvalue of D0 H
+            D = (2 * frac_ / mu_max) * D0
+            A, Q = E.given_D(D)
+            Lam = lyapunov(A, Q)
+            fields, text = _ratio_fields(Lam, E, Fraction(1))
+            Af = np.eye(d) - D @ H
             out.append(CheckResult(
                 "stationary_covariance_ratio", "stated",
-                {"dimension": d, "D": "random SPD", "rho_max_DH": 2 * frac, "cond_H": kap,
-                 "cond_D": _kappa(D),
-                 "rho_A": _rho(A)},
-                emp, 1.0, "exact", relation="=", error=tol,
-                note=f"random D, lambda_min(2D - DHD) = {np.linalg.eigvalsh(Q)[0]:.3g}, rho(I - "
-                     f"DH) = {_rho(A):.6g}; {_fmt_range(lo, hi)}"))
+                {"dimension": d, "D": "random SPD", "rho_max_DH": 2 * frac_, "cond_H": kap,
+                 "cond_D": _kappa(D), "rho_A": _rho(Af)},
+                bound=1.0, rhs=one, method="exact", relation="=",
+                note=f"random D (doubles, read exactly), float64 lambda_min(2D - DHD) = "
+                     f"{np.linalg.eigvalsh(_sym(2 * D - D @ H @ D))[0]:.3g}, rho(I - DH) = "
+                     f"{_rho(Af):.6g}; exact Lyapunov solve; {text}", **fields))
     return out
 
 
 # ============================================================================= 3. admissible k
-def _precond(H: np.ndarray, k: float):
-    """D = (k/2) fl(H^-1) with a bound on ||dD||_2 (natural coordinates).
+class Admissible:
+    """One instance (C, G, N, |S|) of §2.3.1 in exact arithmetic: ``H = N C + G`` (the report's
+    definition, exactly), ``a = N^2/|S|``, ``B = a C + H``.
 
-    The computed inverse X of an SPD H satisfies ||X - H^-1|| <= gamma_d kappa(H) ||H^-1||
-    (forward error of inversion, Higham, Accuracy and Stability, Ch. 14).
+    The literal noise of Eq. (8) at ``D = (k/2) H^-1`` is
+    ``W(k) = 2D - a DCD - DHD = k H^-1 - (k^2/4) H^-1 B H^-1 = (k/4) H^-1 (4H - kB) H^-1``,
+    congruent (k > 0) to ``4H - kB``: PSD iff ``k <= k* = 4 / lambda_max(H^-1 B)``.
     """
-    d = H.shape[0]
-    Hinv = _sym(np.linalg.inv(H))
-    D = (k / 2) * Hinv
-    return D, (k / 2) * _gamma(d) * _kappa(H) * _n2(Hinv), Hinv
 
+    def __init__(self, C: np.ndarray, G: np.ndarray, N: int, S: int):
+        self.C, self.G, self.N, self.S = qmat(C), qmat(G), N, S
+        self.H = self.C * fq(N) + self.G
+        self.inv = self.H.inv()
+        self.a = fq(N) ** 2 / fq(S)
+        self.B = self.C * self.a + self.H
+        self.HBH = self.inv * self.B * self.inv
+        self._kstar = Spectrum(self.inv * self.B)  # real: H^-1 symmetric, B SPD
+        self._r = (Spectrum(self.H), Spectrum(self.inv * self.C * fq(N) * self.inv))
 
-def _noise(H, C, N, S, k):
-    """The literal injected noise of Eq. (8) at D = (k/2) H^-1, and its rounding bound."""
-    d = H.shape[0]
-    D, dD, Hinv = _precond(H, k)
-    a = N ** 2 / S
-    T1, T2, T3 = 2 * D, a * D @ C @ D, D @ H @ D
-    W = T1 - T2 - T3
-    nD, nC, nH = _n2(D), _n2(C), _n2(H)
-    g = _gamma(d)
-    tau = (2 * dD + 2 * dD * nD * (a * nC + nH)  # error of D propagated
-           + g * (_n2(T1) + 2 * _n2(T2) + 2 * _n2(T3))  # products and sums
-           + g * _n2(W))  # eigensolver
-    return _sym(W), tau, Hinv
+    def k_star(self, bits):
+        """k* = 4 / lambda_max(H^-1 B): fmpq or a ball at ``bits``."""
+        _, hi = self._kstar.ends(bits)
+        if is_exact(hi):
+            return fq(4) / hi
+        with precision(bits):
+            return 4 / hi
 
+    def r(self, bits):
+        """r = lambda_min(H^-1) / lambda_max(H^-1 N C H^-1) (below Eq. 15) =
+        1 / (lambda_max(H) lambda_max(H^-1 N C H^-1)): fmpq or a ball at ``bits``."""
+        h, m = (s.ends(bits)[1] for s in self._r)
+        if is_exact(h) and is_exact(m):
+            return 1 / (h * m)
+        with precision(bits):
+            return 1 / (h * m)
 
-def _k_star(H, C, N, S):
-    """Largest k with the literal noise PSD, by Brent's method on its smallest eigenvalue.
+    def noise(self, k):
+        """W(k) = 2D - a DCD - DHD with D = (k/2) H^-1, from the literal formula (k an fmpq)."""
+        D = self.inv * (k / 2)
+        return D * 2 - D * self.C * D * self.a - D * self.H * D
 
-    Predicate: lambda_min(fl(noise(k))) >= -tau(k).  For k > k* the exact smallest
-    eigenvalue is <= -(k - k*) lambda_min(H^-1) (v^T noise(k) v = a k (1 - k/k*) along the
-    null vector v of noise(k*), a = v^T H^-1 v), so an accepted k satisfies
-    k <= k* + 2 tau / lambda_min(H^-1) and a rejected one k > k*.
-    Returns (k_hat, tol).
-    """
-    lam_min_Hinv = 1.0 / float(np.linalg.eigvalsh(H)[-1])
+    def noise_min_eig(self, k_of_bits):
+        """compute(bits) of lambda_min(W(k)) for the k that ``k_of_bits(bits)`` gives (fmpq or
+        ball).
 
-    def margin(k):  # >= 0 iff the literal noise is PSD up to its rounding bound tau(k)
-        W, tau, _ = _noise(H, C, N, S, k)
-        return float(np.linalg.eigvalsh(W)[0]) + tau, tau
+        A ball k = m +- delta (m its exact midpoint): W(k) - W(m) = (k - m) H^-1 - ((k^2 -
+        m^2)/4) H^-1 B H^-1 is symmetric with 2-norm at most delta (||H^-1||_F + (2|m| + delta)/4
+        ||H^-1 B H^-1||_F), and by Weyl's inequality lambda_min moves by at most that much.
+        """
+        from flint import arb
 
-    lo, hi = 1e-9, 4.0  # at k -> 0 the noise is k H^-1 + O(k^2) > 0; at k = 4 it is not PSD
-    assert margin(lo)[0] > 0 and margin(hi)[0] < 0
-    xtol = 4 * U * hi
-    k_hat = optimize.brentq(lambda k: margin(k)[0], lo, hi, xtol=xtol, rtol=RTOL, maxiter=500)
-    width = xtol + RTOL * k_hat  # brentq: |k_hat - sign change| <= xtol + rtol |k_hat|
-    tau = margin(min(k_hat + width, hi))[1]
-    return float(k_hat), float(2 * width + 2 * tau / lam_min_Hinv)
-
-
-def _eig_ratio(H, NC):
-    """r = lambda_min(H^-1) / lambda_max(H^-1 N C H^-1) (below Eq. 15), from the matrices."""
-    Hinv = _sym(np.linalg.inv(H))
-    return float(np.linalg.eigvalsh(Hinv)[0] / np.linalg.eigvalsh(_sym(Hinv @ NC @ Hinv))[-1])
+        def compute(bits):
+            k = k_of_bits(bits)
+            if is_exact(k):
+                return Spectrum(self.noise(k)).ends(bits)[0]
+            with precision(bits):
+                m = k.mid()
+                man, exp = m.man_exp()
+                mq = fq(int(man)) * fq(2) ** int(exp) if int(exp) >= 0 else \
+                    fq(int(man)) / fq(2) ** -int(exp)
+                lo = Spectrum(self.noise(mq)).ends(bits)[0]
+                delta = k.rad()
+                f_inv = arb(frobenius_sq(self.inv)).sqrt()
+                f_hbh = arb(frobenius_sq(self.HBH)).sqrt()
+                shift = delta * (f_inv + (2 * abs(arb(mq)) + delta) / 4 * f_hbh)
+                return arb(lo) + shift * arb(0, 1)
+        return compute
 
 
 def _admissible_instance(seed, d, N, prior, cond, unit):
@@ -515,87 +490,97 @@ def _admissible_instance(seed, d, N, prior, cond, unit):
     return C, G
 
 
+def _num(x) -> float:
+    """An fmpq or a ball's midpoint as a double (display)."""
+    return float(x) if is_exact(x) else float(x.mid())
+
+
+def _k_formula(claim: str, quantity: str, inst: Admissible, bits: int, **params):
+    """The k of Eq. (15) or (16) at the instance's r (:meth:`Admissible.r`): the registry's
+    formula (:func:`._kit.formula_value`) exactly when r is rational, else in ball arithmetic at
+    ``bits`` (exact again when a Min/Max picks a rational branch for certain)."""
+    vals = {k: fq(x) for k, x in params.items()}
+    vals["eig_ratio"] = inst.r(bits)
+    return formula_value(_formula(claim, quantity, "stated"), vals, bits)
+
+
+def _formula_ks(claim: str, inst: Admissible, N: int, S: int, cmax: float) -> dict:
+    """{"13" | "15" | "16": bits -> the k of that equation} (fmpq or ball) for one instance."""
+    k13 = fq(_exact_bound(claim, "k_max_13", "stated", n_data=N, batch=S)[1].lo)
+    return {"13": lambda bits: k13,
+            "15": lambda bits: _k_formula(claim, "k_max_15", inst, bits, n_data=N, batch=S),
+            "16": lambda bits: _k_formula(claim, "k_16", inst, bits, n_data=N, batch=S,
+                                          c_max=cmax)}
+
+
 def run_admissible_k(grid, seed=0, progress=None):
     claim = "sgfs_admissible_k"
     out = []
     cmax = grid["c"]
     unit = 0
+    qn = {"13": "k_max_13", "15": "k_max_15", "16": "k_16"}
     for d, N, S, prior in itertools.product(grid["dim"], grid["N"], grid["batch"], grid["priors"]):
         unit += 1
         if S > N:
             continue
         _progress(progress, f"{claim}: d={d} N={N} |S|={S} prior={prior}")
         C, G = _admissible_instance(seed, d, N, prior, grid["cond"], unit)
-        H = _sym(N * C + G)
-        r = _eig_ratio(H, N * C)
-        k_hat, ktol = _k_star(H, C, N, S)
-        # cross-check: noise PSD <=> H >= (k/4)((N^2/|S|) C + H), a generalized eigenproblem
-        k_gen = 4.0 / float(linalg.eigh(_sym(N ** 2 / S * C + H), H, eigvals_only=True)[-1])
-        params = {"dimension": d, "N": N, "|S|": S, "prior": prior, "r": r, "c": cmax,
-                  "cond_H": _kappa(H)}
-        ks = {"13": bound_value(claim, "k_max_13", "stated", n_data=N, batch=S),
-              "15": bound_value(claim, "k_max_15", "stated", n_data=N, batch=S, eig_ratio=r),
-              "16": bound_value(claim, "k_16", "stated", n_data=N, batch=S, eig_ratio=r,
-                                c_max=cmax)}
-        qn = {"13": "k_max_13", "15": "k_max_15", "16": "k_16"}
-        for eq, kf in ks.items():
+        inst = Admissible(C, G, N, S)
+        r = inst.r(64)
+        how = "exact" if is_exact(inst.k_star(64)) else "an eigenvalue ball"
+        params = {"dimension": d, "N": N, "|S|": S, "prior": prior, "r": _num(r), "c": cmax,
+                  "cond_H": _kappa(_sym(N * C + G))}
+        k_of = _formula_ks(claim, inst, N, S, cmax)
+        r_how = "exact" if is_exact(r) else "a ball"
+        for eq in ("13", "15", "16"):
+            kf = k_of[eq](256)
             out.append(CheckResult(
-                qn[eq], "stated", {**params, "k_formula": kf}, k_hat, kf, "exact", relation=">=",
-                error=ktol,
-                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD (brentq on the "
-                     f"literal matrix; generalized eigenvalue cross-check {k_gen:.12g}); "
-                     f"Eq. ({eq}) claims its k is admissible"))
-            W, tau, _ = _noise(H, C, N, S, kf)
-            lmin = float(np.linalg.eigvalsh(W)[0])
+                qn[eq], "stated", {**params, "k_formula": _num(kf)}, bound=_num(kf),
+                rhs=enclosure(kf, 256), method="exact", relation=">=",
+                note=f"empirical: largest k with 2D - (N^2/|S|) DCD - DHD PSD, k* = 4 / "
+                     f"lambda_max(H^-1 ((N^2/|S|) C + H)) from the exact matrices ({how}); Eq. "
+                     f"({eq}) claims its k is admissible (r {r_how})",
+                **_value_fields(inst.k_star, ball_bound=not is_exact(kf))))
             out.append(CheckResult(
-                "noise_min_eig", "stated", {**params, "eq": eq, "k": kf}, lmin, 0.0, "exact",
-                relation=">=",
-                error=tau,
-                note=f"smallest eigenvalue of the injected noise at the k of Eq. ({eq}) = "
-                     f"{kf:.6g}"))
+                "noise_min_eig", "stated", {**params, "eq": eq, "k": _num(kf)}, bound=0.0,
+                rhs=Enclosure.point(0), method="exact", relation=">=",
+                note=f"smallest eigenvalue of the literal injected noise 2D - (N^2/|S|) DCD - DHD "
+                     f"at the k of Eq. ({eq}) = {_num(kf):.6g} (exact rationals; k "
+                     f"{'exact' if is_exact(kf) else 'a ball: Weyl bound on its radius'})",
+                **_value_fields(inst.noise_min_eig(k_of[eq]))))
         if prior == "zero":
+            b, rhs = _exact_bound(claim, "k_max_13", "stated", n_data=N, batch=S)
             out.append(CheckResult(
-                "k_max_13_necessary", "stated", {**params, "k_formula": ks["13"]}, k_hat, ks["13"],
-                "exact",
-                relation="=", error=ktol, primary=False,
+                "k_max_13_necessary", "stated", {**params, "k_formula": b}, bound=b, rhs=rhs,
+                method="exact", relation="=", primary=False,
                 note="§2.3.1.1: for G << N C 'the condition in (13) becomes a necessary one' (G = "
-                     "0 here)"))
+                     f"0 here): k* = 4 |S| / (N + |S|) ({how})", **_value_fields(inst.k_star)))
     # remark after Eq. (15): "For strong priors, r > 1"
     for label, NC, G in (("G = I", np.diag([1.0, 100.0]), np.eye(2)),
                          ("G = N C", np.diag([1.0, 100.0]), np.diag([1.0, 100.0]))):
-        H = NC + G
-        r = _eig_ratio(H, NC)
+        inst = Admissible(NC, G, 1, 1)  # N = 1: C is N C itself
         out.append(CheckResult(
-            "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, r, 1.0, "exact",
-            relation=">",
-            error=_gamma(2) * _kappa(H) ** 2, primary=False,
+            "eig_ratio_strong_prior", "remark", {"NC": "diag(1, 100)", "G": label}, bound=1.0,
+            rhs=Enclosure.point(1), method="exact", relation=">", primary=False,
             note=f"counterexample to 'For strong priors, r > 1': N C = diag(1, 100), {label} (G >= "
                  f"N C in the first "
                  f"direction{'' if label == 'G = I' else ', G = N C in every direction'}) gives r "
-                 f"= {r:.6g} < 1"))
+                 f"= {_num(inst.r(64)):.6g} < 1 (exact)", **_value_fields(inst.r)))
     return out
 
 
 # ============================================================================= 4. variance
 # trajectory
-def _trajectory(F: Frame, k, T):
-    """V_t = A V_{t-1} A^T + Q, V_0 = 0 (theta_0 = theta_MAP), Q = 2D - DHD, with a running
-    first-order bound on ||W(V_t - V_t exact)||:
-
-    e_t <= (rho + a_w)^2 e_{t-1} + 2 rho ||W(V_{t-1})|| a_w + q_w + 2 ||H|| gamma (||A||^2
-    ||V_{t-1}|| + ||Q||) (propagated error, perturbed inputs, rounding of the step and of the
-    symmetrization).
-    """
-    D, A, Q, a_w, q_w = _precond_process(F, k)
-    rho = _n2(F.sim(A))
-    nA, nQ = _n2(A), _n2(Q)
-    V, e = np.zeros((F.d, F.d)), 0.0
-    out = [(V.copy(), 0.0)]
+def _trajectory(E: Exact, k, T):
+    """[V_0, ..., V_T]: V_t = A V_{t-1} A^T + Q, V_0 = 0 (theta_0 = theta_MAP), Q = 2D - DHD, in
+    exact rationals."""
+    A, Q = E.process(k)
+    At = A.transpose()
+    V = Q * 0
+    out = [V]
     for _ in range(T):
-        e = ((rho + a_w) ** 2 * e + 2 * rho * _n2(F.w(V)) * a_w + q_w
-             + 2 * F.nH * F.g * (nA ** 2 * _n2(V) + nQ))
-        V = _sym(A @ V @ A.T + Q)
-        out.append((V.copy(), e))
+        V = A * V * At + Q
+        out.append(V)
     return out
 
 
@@ -605,52 +590,54 @@ def run_variance_trajectory(grid, seed=0, progress=None):
     ts = sorted(set(int(t) for t in grid["t"]))
     for d in grid["dim"]:
         _progress(progress, f"{claim}: d={d}")
-        H, F, kap = _target(seed, d, "sgfs/trajectory/H", d, grid["cond"])
+        H, E, kap = _target(seed, d, "sgfs/trajectory/H", d, grid["cond"])
         for k in grid["k"]:
-            traj = _trajectory(F, k, max(ts))
+            traj = _trajectory(E, k, max(ts))
             for t in ts:
-                V, e = traj[t]
+                V = traj[t]
                 for form in ("stated", "stated_sum", "corrected"):
-                    b = bound_value(claim, "variance_ratio", form, k_frac=k, t_iter=t)
-                    emp, lo, hi, skew, tol = _ratio(F, V, e, b)
+                    b, rhs = _exact_bound(claim, "variance_ratio", form, k_frac=k, t_iter=t)
+                    fields, text = _ratio_fields(V, E, rhs.lo)
                     out.append(CheckResult(
                         "variance_ratio", form, {"dimension": d, "k": k, "t": t, "cond_H": kap},
-                        emp, b, "exact", relation="=", error=tol, primary=form == "stated",
+                        bound=b, rhs=rhs, method="exact", relation="=", primary=form == "stated",
                         note=f"exact recursion Var[theta_t] = A Var[theta_(t-1)] A^T + (2D - DHD) "
-                             f"from theta_0 = theta_MAP: Var[theta_{t}] = {(lo + hi) / 2:.12g} "
-                             f"H^-1 vs {form} {b:.12g}; {_fmt_range(lo, hi)}"))
+                             f"from theta_0 = theta_MAP (rationals): Var[theta_{t}] H: {text}; "
+                             f"{form} {float(b):.12g}", **fields))
     return out
 
 
 # ============================================================================= 5. autocovariance
+def _float_process(H: np.ndarray, k: float):
+    """(A, Q) of the exact process in float64, for the Monte Carlo chains only."""
+    D = (k / 2) * _sym(np.linalg.inv(H))
+    return np.eye(H.shape[0]) - D @ H, _sym(2 * D - D @ H @ D)
+
+
 def run_autocovariance(grid, seed=0, progress=None):
     claim = "sgfs_autocovariance"
     out = []
     for d in grid["dim"]:
         _progress(progress, f"{claim}: exact d={d}")
-        H, F, kap = _target(seed, d, "sgfs/autocov/H", d, grid["cond"])
+        H, E, kap = _target(seed, d, "sgfs/autocov/H", d, grid["cond"])
         for k in grid["k"]:
-            D, A, Q, a_w, q_w = _precond_process(F, k)
-            Lam, err = _lyapunov(F, A, Q, a_w, q_w)
-            X = A @ Lam  # Cov[theta_t, theta_{t-1}] = E[(A theta + w) theta^T]
-            # W(A Lam) = sim(A) W(Lam): error <= rho e_Lam + a_w ||W(Lam)|| + product rounding
-            eX = (_n2(F.sim(A)) * err + a_w * _n2(F.w(Lam)) + F.nH * F.g * _n2(A) * _n2(Lam))
+            A, Q = E.process(k)
+            X = A * lyapunov(A, Q)  # Cov[theta_t, theta_{t-1}] = E[(A theta + w) theta^T]
             for form in ("stated", "explicit"):
-                b = bound_value(claim, "lag1_ratio", form, k_frac=k)
-                emp, lo, hi, skew, tol = _ratio(F, X, eX, b)
+                b, rhs = _exact_bound(claim, "lag1_ratio", form, k_frac=k)
+                fields, text = _ratio_fields(X, E, rhs.lo)
                 out.append(CheckResult(
-                    "lag1_ratio", form, {"dimension": d, "k": k, "cond_H": kap}, emp, b, "exact",
-                    relation="=",
-                    error=tol, primary=form == "stated",
-                    note=f"A Lambda with Lambda the Lyapunov solution of the exact process; "
-                         f"{_fmt_range(lo, hi)}, ||skew|| = {skew:.2g}"))
+                    "lag1_ratio", form, {"dimension": d, "k": k, "cond_H": kap}, bound=b, rhs=rhs,
+                    method="exact", relation="=", primary=form == "stated",
+                    note=f"A Lambda with Lambda the exact Lyapunov solution of the exact process "
+                         f"(rationals); {text}", **fields))
     # Monte Carlo: R independent chains of the exact process, burnt in from theta_MAP = 0
     d = grid["mc_dim"]
-    H, F, kap = _target(seed, 10_000 + d, "sgfs/autocov/H", d, grid["cond"])
+    H, _, kap = _target(seed, 10_000 + d, "sgfs/autocov/H", d, grid["cond"])
     R = int(grid["R"])
     for j, k in enumerate(grid["mc_k"]):
         _progress(progress, f"{claim}: Monte Carlo d={d} k={k} R={R}")
-        _, A, Q, _, _ = _precond_process(F, k)
+        A, Q = _float_process(H, k)
         LQ = np.linalg.cholesky(Q)
         rho = max(_rho(A), 1e-300)
         burn = max(1, int(math.ceil(math.log(1e-10) / (2 * math.log(rho))))) if rho < 1 else 1
@@ -854,7 +841,6 @@ _register(
 
 # ============================================================================= search spaces
 # (python -m verify search CLAIM: verify.search)
-from verify.registry import bound_value as _b  # noqa: E402
 from verify.spaces import spec  # noqa: E402
 
 
@@ -866,14 +852,14 @@ def _svt():
 
     strat = st.fixed_dictionaries({"k": st.floats(0.01, 3.99), "t": st.integers(0, 50)})
 
-    def ev(d):
-        k, t = d["k"], d["t"]
-        a, noise, v = 1 - k / 2, k - k * k / 4, 0.0
+    def ev(d):  # exact rationals: the double k is a rational number
+        k, t = Fraction(d["k"]), d["t"]
+        a, noise, v = 1 - k / 2, k - k * k / 4, Fraction(0)
         for _ in range(t):
             v = a * a * v + noise
-        return [("variance_ratio (stated)", v,
-                 _b("sgfs_variance_trajectory", "variance_ratio", "stated", k_frac=k, t_iter=t),
-                 "=", 1e-10)]
+        _, rhs = _exact_bound("sgfs_variance_trajectory", "variance_ratio", "stated",
+                              k_frac=d["k"], t_iter=t)
+        return [("variance_ratio (stated)", v, rhs, "=", 0.0)]
     return strat, ev
 
 
