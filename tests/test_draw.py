@@ -510,15 +510,13 @@ def test_the_lecture_in_one_command(tmp_path, capsys):
     """At least 10 figures of a 50-minute lecture and an outline giving each its message."""
     import re
 
-    from verify import lecture
-
     out = tmp_path / "lecture"
     assert main(["draw", "lecture", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     figures = sorted(p.name for p in out.glob("*.png"))
-    assert len(figures) >= 10 and len(figures) == len(lecture.SLIDES)
+    assert len(figures) >= 10 and len(figures) == len(D.SLIDES)
     outline = (out / "outline.md").read_text()
-    assert sum(s[3] for s in lecture.SLIDES) + lecture.WRAP_UP == 50
+    assert sum(s[3] for s in D.SLIDES) + D.WRAP_UP == 50
     assert "50-minute lecture" in outline
     for name in figures:
         line = next(x for x in outline.splitlines() if x.startswith("| ") and f"`{name}`" in x)
