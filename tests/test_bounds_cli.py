@@ -23,12 +23,12 @@ def test_list_shows_every_claim_with_its_source(capsys):
         line = next(ln for ln in out.splitlines() if ln.startswith(c.id + " "))
         assert str(c.source) in line  # the bibliographic citation, with its location
         assert ("Kim et al. (NeurIPS 2022)" in line or "CIS-as-IMH draft" in line
-                or "El hanchi (2018)" in line)
+                or "El hanchi (2018)" in line or "mcsa-verify teaching material" in line)
     rc, out, _ = run(capsys, "list", "--json")
     rows = json.loads(out)
     assert [r["id"] for r in rows] == list(bounds.ids())
     assert all(r["source"].startswith(("Kim et al. (NeurIPS 2022)", "CIS-as-IMH draft",
-                                       "El hanchi (2018)"))
+                                       "El hanchi (2018)", "mcsa-verify teaching material"))
                for r in rows)
     required = {"proposition1", "proposition2", *(f"lemma{i}" for i in range(1, 8)),
                 *(f"theorem{i}" for i in range(1, 5)), "table1", "table2"}

@@ -150,17 +150,22 @@ def inventory() -> list[dict]:
             cites = citations(text)
             if reason is not None or not cites:
                 continue
-            claim = next((i for k, i, _ in cites if k == "checked" or "." not in i), None)
-            step = next((i for k, i, _ in cites if k == "status" and "." in i), None)
-            local = claim is not None and not claim.startswith("teach_") and claim in LOCAL
+            teach = next((i for k, i, _ in cites if k == "checked"), None)
+            listed = "; ".join(i + (f" ({s})" if s else "") for _, i, s in cites)
+            local = [i for _, i, _ in cites if i in LOCAL]
+            if teach is not None:
+                status, reason = "checked", "cites " + listed
+            elif local:
+                status = "out of scope"
+                reason = (f"checked inside the notebook by the claim it registers ({local[0]}; "
+                          "tests/test_notebooks.py)")
+            else:  # the documents' verdicts: their findings are theirs, not this document's
+                status = "out of scope"
+                reason = ("reports the documents' verdicts: " + listed
+                          + " (quoted as packaged: tests/test_teaching_citations.py)")
             out.append({"document": "teaching", "location": where,
-                        "quote": one_line(text)[:300], "kind": "result",
-                        "status": "out of scope" if local else "checked",
-                        "claim": None if local else claim, "step": step,
-                        "reason": (f"checked inside the notebook by the claim it registers "
-                                   f"({claim}; tests/test_notebooks.py)" if local else
-                                   "cites " + "; ".join(
-                                       i + (f" ({s})" if s else "") for _, i, s in cites))})
+                        "quote": one_line(text)[:300], "kind": "result", "status": status,
+                        "claim": teach, "step": None, "reason": reason})
     return out
 
 
