@@ -1757,7 +1757,7 @@ def _cite(ref: str) -> str:
     if kind == "audit":
         status = _audit_json()["steps"][what]["status"]
         return f"`python -m verify audit {what.split('.')[0]}`, step `{what}`: {status}"
-    return f"`python -m verify {what}` (teaching document)"
+    return f"`python -m verify {what}` (a fact of the lecture, checked exactly)"
 
 
 def outline(drawn: list[dict]) -> str:

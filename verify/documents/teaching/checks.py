@@ -159,23 +159,23 @@ def run_mixing_rate_order(grid, seed=0, progress=None):
     for N in grid["N"]:
         if N >= 4:
             th = _threshold(N)
-            rows.append(("threshold", {"N": N}, th, "=", {"N": N}))
+            rows.append(("threshold", {"N": N}, th, "=", {"N4": N}))
         for w in [Fr(x) for x in grid["w_stars"]]:
             msc, pm, jsa = _rates(N, w)
             base = {"N": N, "w_star": float(w)}
             slower = N >= 4 and w > Fr(N - 2, N - 3)
             q = "ratio_slower" if slower else "ratio_not_slower"
-            rows.append((q, base, pm / msc, ">" if slower else "<=", {}))
+            rows.append((q, base, (1 - msc) / (1 - pm), ">" if slower else "<=", {}))
             if w > 1:
-                rows.append(("jsa_over_pmcsa", base, jsa / pm, "<=", {}))
+                rows.append(("jsa_over_pmcsa", base, (1 - jsa) / (1 - pm), ">=", {}))
         if N >= 4:  # just either side of the threshold
             th = Fr(N - 2, N - 3)
-            for w, q, rel in ((th * Fr(1001, 1000), "ratio_slower", ">"),
-                              (th * Fr(999, 1000), "ratio_not_slower", "<=")):
+            for w, q, rel in ((th * Fr(101, 100), "ratio_slower", ">"),
+                              (th * Fr(99, 100), "ratio_not_slower", "<=")):
                 if w >= 1:
                     msc, pm, _ = _rates(N, w)
                     rows.append((q, {"N": N, "w_star": float(w), "near": "threshold"},
-                                 pm / msc, rel, {}))
+                                 (1 - msc) / (1 - pm), rel, {}))
     return _rows(cid, rows)
 
 

@@ -54,9 +54,10 @@ def _params(Param):
     }
 
 
-def _value(Param, name, what):
-    """A parameter that carries a computed quantity the claim compares with."""
-    return Param(name, "--" + name.replace("_", "-"), name, what)
+def _value(Param, name, what, lower=0):
+    """A parameter that carries a computed quantity the claim compares with (a second moment or a
+    variance: non-negative unless said otherwise)."""
+    return Param(name, "--" + name.replace("_", "-"), name, what, lower=lower)
 
 
 def teach_imh_escape():
@@ -106,25 +107,26 @@ def teach_cis_q_equals_pi():
 def teach_mixing_rate_order():
     sp, Claim, Form, Param, Quantity, Source = _core()
     P = _params(Param)
-    N = P["N"].symbol
+    N4 = Param("N4", "--N4", "N", "a budget of at least 4 (below it the rates never meet)",
+               lower=4, integer=True)
     return Claim(
         id="teach_mixing_rate_order",
         title="pMCSA's rho = r exceeds MSC's iff N >= 4 and w* > (N - 2)/(N - 3); JSA's r^N <= r",
         source=Source(DOCUMENT, WHERE["teach_mixing_rate_order"]),
         assumptions=("FINITE",),
-        params=(P["N"], P["w_star"]),
+        params=(P["N"], P["w_star"], N4),
         quantities=(
             Quantity.stated("threshold", "the w* at which pMCSA's and MSC's rho are equal "
-                            "(Theorems 1 and 4 solved), N >= 4", "=", (N - 2) / (N - 3),
-                            "(N - 3) w* = N - 2"),
-            Quantity.stated("ratio_slower", "rho_pMCSA / rho_MSC where N >= 4, w* > (N-2)/(N-3)",
-                            ">", sp.Integer(1), "pMCSA mixes slower"),
-            Quantity.stated("ratio_not_slower", "rho_pMCSA / rho_MSC elsewhere", "<=",
+                            "(Theorems 1 and 4 solved), N >= 4", "=",
+                            (N4.symbol - 2) / (N4.symbol - 3), "(N - 3) w* = N - 2"),
+            Quantity.stated("ratio_slower", "(1 - rho_MSC)/(1 - rho_pMCSA) where N >= 4, w* > "
+                            "(N-2)/(N-3)", ">", sp.Integer(1), "pMCSA mixes slower"),
+            Quantity.stated("ratio_not_slower", "(1 - rho_MSC)/(1 - rho_pMCSA) elsewhere", "<=",
                             sp.Integer(1), "pMCSA does not mix slower"),
-            Quantity.stated("jsa_over_pmcsa", "rho_JSA / rho_pMCSA", "<=", sp.Integer(1),
-                            "r^N <= r"),
+            Quantity.stated("jsa_over_pmcsa", "(1 - rho_JSA)/(1 - rho_pMCSA)", ">=",
+                            sp.Integer(1), "r^N <= r"),
         ),
-        example={"N": 10, "w_star": 10.0},
+        example={"N": 10, "w_star": 10.0, "N4": 10},
     )
 
 
@@ -172,7 +174,7 @@ def teach_stationary_order():
     msc = _value(Param, "msc_second", "MSC's stationary E||g||^2")
     jsa = _value(Param, "jsa_second", "JSA's stationary E||g||^2")
     es2 = _value(Param, "e_pi_s2", "E_pi s^2")
-    mu = _value(Param, "mu", "E_pi s")
+    mu = _value(Param, "mu", "E_pi s", lower=None)
     return Claim(
         id="teach_stationary_order",
         title="At stationarity pMCSA's E||g||^2 = E_pi s^2/N + (1 - 1/N) mu^2 <= MSC's and JSA's",
