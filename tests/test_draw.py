@@ -348,16 +348,16 @@ def test_an_omitted_curve_is_named_in_its_panel():
     panel = d.fig.axes[0]
     notes = " ".join(t.get_text() for t in panel.texts).replace("\n", " ")
     assert "JSA's exact curve is not drawn" in notes and "2^N atoms" in notes
-    assert "JSA: Theorem 3, stated = explicit" in D.legend_labels(d.fig) or any(
+    assert "JSA: Theorem 3, stated and explicit" in D.legend_labels(d.fig) or any(
         "JSA" in x for x in D.legend_labels(d.fig))
     assert D.overlapping_texts(d.fig) == []
 
 
 def test_stated_equal_to_explicit_is_one_line_and_every_style_is_used(drawn):
-    """No legend style stands for a line hidden under another: where stated = explicit (every
+    """No legend style stands for a line hidden under another: where stated and explicit (every
     mixing bound), one line says so."""
     labels = D.legend_labels(drawn["mixing"].fig)
-    assert "pMCSA: Theorem 4, stated = explicit" in labels
+    assert "pMCSA: Theorem 4, stated and explicit" in labels
     assert not any(x.endswith(", explicit") for x in labels)
     styles = {ln.get_linestyle() for ax in drawn["mixing"].fig.axes for ln in ax.get_lines()}
     assert ":" not in styles
@@ -374,7 +374,7 @@ def test_vacuous_bounds_are_grey_and_named(drawn):
     assert np.all(ys[np.isfinite(ys)] == 1.0)
     assert not any(ln.get_label().startswith("MSC: Theorem 1") for ln in lines)
     title = fig.legends[0].get_title().get_text().replace("\n", " ")
-    assert "vacuous at every point drawn" in title and "MSC (stated = explicit)" in title
+    assert "vacuous at every point drawn" in title and "MSC (stated and explicit)" in title
     # a bound below the cap is coloured: pMCSA's stated bound at w* = 10
     coloured = [ln for ln in lines if ln.get_label() == "pMCSA: Theorem 4, stated"]
     assert coloured and coloured[0].get_color() == D.COLOR["pMCSA"]

@@ -1006,13 +1006,14 @@ def _log2_ticks(ax, Ns) -> None:
 
 
 def _forms_to_draw(forms: dict) -> list[tuple[str, object]]:
-    """``[(label, values)]``: stated and explicit, or one line "stated = explicit" where they are
-    the same numbers (so that no legend style stands for a line hidden under another)."""
+    """``[(label, values)]``: stated and explicit, or one line "stated and explicit" where they
+    draw the same numbers (equal, or both capped at the trivial bound), so that no legend style
+    stands for a line hidden under another."""
     import numpy as np
 
     if "stated" in forms and "explicit" in forms and np.allclose(
             forms["stated"], forms["explicit"], rtol=1e-12, atol=0, equal_nan=True):
-        return [("stated = explicit", forms["stated"])]
+        return [("stated and explicit", forms["stated"])]
     return [(f, v) for f, v in forms.items()]
 
 
@@ -1275,7 +1276,7 @@ def _draw_rates(N=16, w_range=(1.5, 1e4), pi0=0.3, L=1.0):
     md = d["preferred"]["mirror_descent"]
     ns = d["preferred"]["sgd_nesterov"]
     msg = (f"Mirror descent's rate, which needs ρ, prefers {_most(md)} at "
-           f"{_share(md, _most(md))} of the w* drawn, while the ρ-free SGD–Nesterov rate prefers "
+           f"{_share(md, _most(md))} of w* drawn, while the ρ-free SGD–Nesterov rate prefers "
            f"{_most(ns)} at {_share(ns, _most(ns))}: 'converges faster' needs the rate it is "
            f"about.")
     return Drawing("rates", fig, d, notes=notes, message=msg)
@@ -1287,7 +1288,7 @@ def _most(seq) -> str:
 
 def _share(seq, x) -> str:
     n = seq.count(x)
-    return "every one" if n == len(seq) else f"{n} of {len(seq)}"
+    return "every value" if n == len(seq) else f"{n} of the {len(seq)} values"
 
 
 def _fmt_exact(values) -> str:
@@ -1304,7 +1305,7 @@ def _draw_stationary(N=tuple(range(2, 17)), w_star=10.0, pi0=0.3, instance_=None
     if instance_ is None:
         pi, q, s = instance(w_star, pi0, L)
         s = s[:, 0]
-        what = f"the two-state instance, w* = {w_star:g}, π(z*) = {pi0:g}"
+        what = f"the two-state instance, π(z*) = {pi0:g}"
     else:
         pi, q, s = (np.array([float(Fraction(x)) for x in instance_[k]]) for k in ("pi", "q", "s"))
         what = f"π = {_fmt_exact(pi)}, q = {_fmt_exact(q)}, s = {_fmt_exact(s)}"
