@@ -230,7 +230,7 @@ def parse(argv) -> tuple[str, dict]:
     argv = list(argv)
     if not argv or argv[0] in ("-h", "--help"):
         if argv:
-            print(f"usage: {PROG} {{{','.join(KINDS)}}} ... --out FILE|DIR\n\n"
+            print(f"usage: {PROG} KIND ... --out FILE|DIR\n       KIND: {', '.join(KINDS)}\n\n"
                   + textwrap.fill(
                       "Lecture-ready figures, exact: mixing (TV curves), variance (E||g_t||^2 "
                       "against N), wstar (E||g_t||^2 against w*, the crossing marked), rates "
@@ -238,7 +238,7 @@ def parse(argv) -> tuple[str, dict]:
                       "stationary second moments on a finite instance), step (an audit step and "
                       "its counterexample), lecture (the figures and outline of a 50-minute "
                       f"lecture). `{PROG} KIND --help` for a kind's flags.", 100)
-                  + "\n\n" + EPILOG)
+                  + "\n\n" + textwrap.fill(EPILOG, 100))
             raise SystemExit(0)
         raise UsageError(f"a kind is required: {', '.join(KINDS)}")
     kind, rest = argv[0], argv[1:]
@@ -1502,7 +1502,7 @@ SLIDES = (
      "probability 1/w*, but a proposal of z* itself changes nothing: it moves with probability "
      "(1 − π(z*))/w*. Eq. (7) is tight up to 1 − π(z*) on a finite space (exactly tight for a "
      "continuous target).",
-     ("checked:teach_imh_escape", "verdict:lemma4")),
+     ("checked:teach_imh_escape", "audit:eq7")),
     ("03_mixing", "mixing", {"N": [4, 16], "w_star": [10.0]}, 5,
      "Per iteration: MSC/MSC-RB make one CIS step, JSA N IMH steps of one chain, pMCSA one IMH "
      "step of each of N chains. pMCSA's ρ = r is the worst of the four for N ≥ 4 and "
