@@ -51,6 +51,69 @@ def fmt(x) -> str:
     return short(x, 6, nan="undefined")
 
 
+#: the words printed beside a bound at or above its trivial bound
+VACUOUS = "vacuous here"
+
+
+def trivial_bound(description: str, relation: str, values: dict):
+    """The trivial bound of a quantity, ``(value, why)``, or None when none is known.
+
+    A bound at or above it says nothing (it is *vacuous here*):
+
+    * a total variation distance (a quantity ``d_TV(...)``, the mixing bounds of Theorems 1-4 of
+      Kim et al. 2022, §3.1 Assumption 1) is at most 1;
+    * each MCSA gradient estimate averages scores of norm at most L (Assumption 3), so its second
+      moment and its variance (``E[||g...``, ``V[g...``, Theorems 1-4) are at most L^2;
+    * the bias of Lemma 7, ``||E g - E_Pi g||``, is the difference of two such averages: at most
+      2L.
+
+    ``values`` maps parameter names to the values of one point (L is needed for the last two);
+    the rule is read from the quantity's description, so a user's claim that describes its
+    quantity the same way is covered too."""
+    if relation not in ("<=", "<"):
+        return None
+    d = description.strip()
+    if d.startswith("d_TV("):
+        return 1, "a total variation distance is at most 1"
+    L = values.get("L")
+    if L is None:
+        return None
+    if d.startswith(("E[||g", "V[g")):
+        return L * L, "an average of scores of norm at most L has V[g] <= E||g||^2 <= L^2"
+    if d.startswith("||E") and " g" in d:
+        return 2 * L, "two averages of scores of norm at most L differ by at most 2L"
+    return None
+
+
+def _as_float(x) -> float:
+    """A float for a comparison: ints, Decimals, mpmath numbers and decimal strings beyond the
+    double range (their sign and size are what matters: 1e400 is +inf here)."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        s = str(x).strip().lower()
+        if s in ("inf", "+inf", "∞"):
+            return float("inf")
+        if s in ("-inf", "-∞"):
+            return float("-inf")
+        import decimal
+
+        try:
+            d = decimal.Decimal(s)
+        except decimal.InvalidOperation:
+            return float("nan")
+        return float("inf") if d > 1 else (float("-inf") if d < -1 else 0.0)
+
+
+def is_vacuous(value, trivial) -> bool:
+    """Whether a bound ``value`` is at or above the ``trivial`` bound (False when either is
+    unknown or NaN)."""
+    if value is None or trivial is None:
+        return False
+    v, t = _as_float(value), _as_float(trivial)
+    return v == v and t == t and v >= t
+
+
 def _catalog():
     from .derive import catalog
 
@@ -202,7 +265,10 @@ def claim_parser(c) -> _Parser:
                     "Values are read exactly (1.000000000001 stays 1.000000000001, 1e400 is "
                     "allowed where the formula is defined): where floats cannot be trusted the "
                     "value is computed in mpmath from the digits typed. In tables, 'undefined' "
-                    "marks 0/0 at that point and '∞' an infinite (vacuous) bound.",
+                    "marks 0/0 at that point and '∞' an infinite (vacuous) bound. A bound at or "
+                    "above its quantity's trivial bound (1 for a total variation distance, L^2 "
+                    "for the second moment or variance of an average of scores of norm <= L, 2L "
+                    "for Lemma 7's bias) says nothing there: it is marked 'vacuous here'.",
         epilog=EXIT_TEXT,
         formatter_class=ParagraphHelpFormatter)
     for p in c.params:
@@ -298,11 +364,29 @@ def cmd_claim(claim_id, argv):
         flat = list(np.atleast_1d(arr).ravel())
         return flat[0] if scalar else flat
 
+    # the trivial bound of each quantity at each point (None where none is known)
+    trivial = {q.name: [trivial_bound(q.description, q.relation,
+                                      {n: cols[n][i] for n in names}) for i in range(len(grid))]
+               for q in c.quantities}
+
+    def vacuous(qname, f):
+        v = res[qname][f]
+        if v is None:
+            return None
+        flat = list(np.atleast_1d(v).ravel())
+        out = [is_vacuous(x, t[0] if t else None) for x, t in zip(flat, trivial[qname])]
+        return out[0] if scalar else out
+
     if a.json:
         print(dumps({
             "claim": c.id, "source": str(c.source),
             "params": {n: (cols[n][0] if scalar else list(cols[n])) for n in names},
             "bounds": {q: {f: vals(v) for f, v in forms.items()} for q, forms in res.items()},
+            # a bound at or above the trivial bound says nothing: "vacuous here"
+            "trivial_bound": {q: (ts[0] if scalar else ts) for q, ts in (
+                (q, [{"value": t[0], "why": t[1]} if t else None for t in ts])
+                for q, ts in trivial.items())},
+            "vacuous": {q: {f: vacuous(q, f) for f in forms} for q, forms in res.items()},
             "missing": missing,
         }))
         return 0
@@ -316,15 +400,27 @@ def cmd_claim(claim_id, argv):
     for q in c.quantities:
         forms = [f.name for f in q.forms]
         header = [c.param(n).label for n in varying] + forms
-        rows = []
+        rows, marked = [], set()
         for i in range(len(grid)):
             row = [show_param(cols[n][i]) for n in varying]
             for f in forms:
                 v = res[q.name][f]
-                row.append(fmt(np.atleast_1d(v).ravel()[i]) if v is not None else "—")
+                if v is None:
+                    row.append("—")
+                    continue
+                x = np.atleast_1d(v).ravel()[i]
+                t = trivial[q.name][i]
+                if t is not None and is_vacuous(x, t[0]):
+                    marked.add((show_param(t[0]), t[1]))
+                    row.append(f"{fmt(x)} ({VACUOUS})")
+                else:
+                    row.append(fmt(x))
             rows.append(row)
         print(wrap(f"\n{q.name}: {q.description}   [quantity {q.relation} form]", wide=a.wide))
         print(table(rows, header, wide=a.wide))
+        for value, why in sorted(marked):
+            print(wrap(f"  {VACUOUS}: at or above the trivial bound {value} ({why}), the bound "
+                       "says nothing at this point", wide=a.wide, indent="    "))
         for f, need in missing.get(q.name, {}).items():
             print(f"  {f}: needs {' '.join(need)}")
     return 0
@@ -382,14 +478,19 @@ def cmd_compare(argv):
                                                 **kw))
     by_mix = sorted(rho, key=lambda s: rho[s])
     by_mom = sorted(moment, key=lambda s: moment[s])
+    L2 = vals["L"] * vals["L"]  # the trivial bound of every scheme's E||g||^2 (||s|| <= L)
+    void = {s: is_vacuous(moment[s], L2) for s in moment}
     notes = ["JSA's mixing bound is for the product of its marginals; the joint law of its N "
              "sequential states does not converge to Pi (see `python -m verify theorem3`).",
-             "Conditional second-moment bounds of JSA and pMCSA hold in their corrected forms; "
-             "see `python -m verify theorem3` / `theorem4`."]
+             "Conditional second-moment bounds of JSA and pMCSA hold in their corrected forms, "
+             "which are below the trivial bound L^2 only for w* < 2 (pMCSA: where (1 + r)/N + "
+             "(||mu||/L + 2r)^2 < 1); see `python -m verify theorem3` / `theorem4`."]
     if a.json:
         print(dumps({"params": vals, "form": a.form,
                      "mixing_rate": [{"scheme": s, "rho": rho[s]} for s in by_mix],
-                     "second_moment": [{"scheme": s, "bound": moment[s]} for s in by_mom],
+                     "second_moment": [{"scheme": s, "bound": moment[s], "vacuous": void[s]}
+                                       for s in by_mom],
+                     "trivial_bound": L2,
                      "notes": notes}))
         return 0
     print(wrap(f"N = {show_param(vals['N'])}, w* = {show_param(vals['w_star'])}, "
@@ -401,8 +502,13 @@ def cmd_compare(argv):
                 wide=a.wide))
     print(wrap(f"\ngradient: bound on E[||g_t||^2 | F_t-1], form '{a.form}'"
                + (" (O-terms dropped, C_cov = 0)" if a.form == "stated" else ""), wide=a.wide))
-    print(table([[str(i + 1), s, fmt(moment[s])] for i, s in enumerate(by_mom)],
+    print(table([[str(i + 1), s, fmt(moment[s]) + (f" ({VACUOUS})" if void[s] else "")]
+                 for i, s in enumerate(by_mom)],
                 ["rank", "scheme", "bound"], wide=a.wide))
+    if any(void.values()):
+        print(wrap(f"  {VACUOUS}: at or above the trivial bound L^2 = {show_param(L2)} (an "
+                   "average of scores of norm at most L), the bound says nothing; its rank "
+                   "means nothing either", wide=a.wide, indent="    "))
     print(wrap("\nnotes:\n" + "\n".join(f"  - {x}" for x in notes), wide=a.wide, indent="  "))
     return 0
 
@@ -543,6 +649,8 @@ as a formula you can evaluate.
 
 Forms: stated (as printed, O-terms dropped), explicit (every constant from the proof),
 moment (E_q||s||^2 in place of L^2), corrected (where a check found the printed form wrong).
+A bound at or above the trivial bound (1 for a TV distance, L^2 for a second moment) is
+printed with "vacuous here": it is true but says nothing at that point.
 Parameters are read exactly; values outside the double range are printed (and put in JSON)
 as decimal strings. JSON output is strict RFC 8259: NaN is null, infinities are "inf"/"-inf".
 Tables fit the terminal (--wide: full width); they show 6 significant digits (--json: exact).

@@ -23,12 +23,12 @@ def test_list_shows_every_claim_with_its_source(capsys):
         line = next(ln for ln in out.splitlines() if ln.startswith(c.id + " "))
         assert str(c.source) in line  # the bibliographic citation, with its location
         assert ("Kim et al. (NeurIPS 2022)" in line or "CIS-as-IMH draft" in line
-                or "El hanchi (2018)" in line)
+                or "El hanchi (2018)" in line or "mcsa-verify teaching material" in line)
     rc, out, _ = run(capsys, "list", "--json")
     rows = json.loads(out)
     assert [r["id"] for r in rows] == list(bounds.ids())
     assert all(r["source"].startswith(("Kim et al. (NeurIPS 2022)", "CIS-as-IMH draft",
-                                       "El hanchi (2018)"))
+                                       "El hanchi (2018)", "mcsa-verify teaching material"))
                for r in rows)
     required = {"proposition1", "proposition2", *(f"lemma{i}" for i in range(1, 8)),
                 *(f"theorem{i}" for i in range(1, 5)), "table1", "table2"}
@@ -142,3 +142,65 @@ def test_subprocess_exit_codes_and_no_traceback():
                             capture_output=True, text=True)
     assert (helped.returncode == 0 and "--w-star" in helped.stdout
             and "Cartesian product" in helped.stdout)
+
+
+# ----------------------------------------------------------------------------- vacuous bounds
+README_EXAMPLE = ("theorem3", "--N", "10", "--w-star", "100", "--L", "1", "--k", "5", "--t", "50",
+                  "--D", "3", "--eq-s2", "0.8", "--s-prev2", "1")
+
+
+def test_readme_example_names_the_vacuous_mixing_bound_beside_its_value(capsys):
+    """The README's example: Theorem 3's mixing bound is 6.33 > 1, the trivial bound of a TV
+    distance; the table says "vacuous here" in the same cell, and the note says why."""
+    rc, out, _ = run(capsys, *README_EXAMPLE, "--wide")
+    assert rc == 0
+    lines = out.splitlines()
+    row = lines[lines.index(next(ln for ln in lines if ln.startswith("mixing:"))) + 3]
+    assert row.split() == ["6.3326", "(vacuous", "here)", "6.3326", "(vacuous", "here)"]
+    assert "trivial bound 1 (a total variation distance is at most 1)" in out
+    # the second moment: stated 0.65 < L^2 is not marked, explicit 1.14587 and corrected 1 are
+    sm = lines[lines.index(next(ln for ln in lines if ln.startswith("second_moment:"))) + 3]
+    assert sm.startswith("0.65 ") and "1.14587 (vacuous here)" in sm and "1 (vacuous here)" in sm
+    assert sm.split()[-1] == "0.650189"  # unconditional, below L^2
+    rc, out, _ = run(capsys, *README_EXAMPLE, "--json")
+    d = json.loads(out)
+    assert d["vacuous"]["mixing"] == {"stated": True, "explicit": True}
+    assert d["vacuous"]["second_moment"]["stated"] is False
+    assert d["vacuous"]["second_moment"]["corrected"] is True
+    assert d["trivial_bound"]["mixing"]["value"] == 1
+
+
+def test_a_bound_below_the_trivial_bound_is_not_marked(capsys):
+    """The marker can be absent: at k = 500 the mixing bound is far below 1 (a plant: the same
+    quantity at k = 5 is marked)."""
+    argv = list(README_EXAMPLE)
+    argv[argv.index("--k") + 1] = "500"
+    rc, out, _ = run(capsys, *argv, "--json")
+    d = json.loads(out)
+    assert d["bounds"]["mixing"]["stated"] < 1 and d["vacuous"]["mixing"]["stated"] is False
+    rc, out, _ = run(capsys, *argv)
+    block = out.split("mixing:")[1].split("second_moment:")[0]
+    assert "vacuous" not in block
+
+
+def test_the_trivial_bound_rules():
+    from bounds.cli import is_vacuous, trivial_bound
+
+    assert trivial_bound("d_TV(P^k(eta,.), Pi)", "<=", {}) == (1, trivial_bound(
+        "d_TV(x)", "<=", {})[1])
+    assert trivial_bound("E[||g_t,JSA||^2 | F_{t-1}]", "<=", {"L": 3})[0] == 9
+    assert trivial_bound("E[||g_t,JSA||^2 | F_{t-1}]", "<=", {}) is None  # no L: no rule
+    assert trivial_bound("d_TV(P^k(eta,.), Pi)", ">=", {}) is None  # a lower bound is never void
+    assert trivial_bound("||E_{P^n(eta_0,.)} g - E_Pi g||_2", "<=", {"L": 2})[0] == 4
+    assert is_vacuous(1.0, 1) and is_vacuous("1e400", 1) and not is_vacuous(0.999, 1)
+    assert not is_vacuous(float("nan"), 1) and not is_vacuous(None, 1)
+
+
+def test_compare_marks_vacuous_second_moment_bounds(capsys):
+    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1e4", "--chi2", "50", "--L", "1",
+                     "--json")
+    d = json.loads(out)
+    void = {r["scheme"]: r["vacuous"] for r in d["second_moment"]}
+    assert void == {"pMCSA": False, "JSA": False, "MSC": True, "MSC-RB": True}
+    rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1e4", "--chi2", "50", "--L", "1")
+    assert "22.2222 (vacuous here)" in out and "0.19999 (vacuous" not in out

@@ -436,6 +436,58 @@ SIGNED = {("proposition1", "gradient_m"), ("proposition1", "gradient_s"),
           ("sgfs_autocovariance", "lag1_ratio")}
 
 
+
+def _ref_teaching():
+    """The teaching document's formulas (verify/documents/teaching/formulas.py), written again:
+    the facts the notebooks, exercises and glossary state."""
+    one = mpmath.mpf(1)
+
+    def r(p):
+        return 1 - 1 / p["w_star"]
+
+    return {
+        "teach_imh_escape": lambda p: {
+            ("acceptance", "stated"): 1 / p["w_star"],
+            ("move", "stated"): (1 - p["pi0"]) / p["w_star"],
+            ("tv_worst", "stated"): r(p) ** p["k"] * (1 - p["pi0"])},
+        "teach_cis_q_equals_pi": lambda p: {
+            ("stay", "stated"): 1 / p["N"] + (1 - 1 / p["N"]) * p["pi_x"],
+            ("tv", "stated"): mpmath.power(p["N"], -p["k"]) * (1 - p["pi_x"])},
+        "teach_mixing_rate_order": lambda p: {
+            ("threshold", "stated"): (p["N4"] - 2) / (p["N4"] - 3),
+            ("ratio_slower", "stated"): one, ("ratio_not_slower", "stated"): one,
+            ("jsa_over_pmcsa", "stated"): one},
+        "teach_trivial_bounds": lambda p: {("second_moment", "stated"): p["L"] ** 2,
+                                           ("tv", "stated"): one},
+        "teach_divergences": lambda p: {("one_plus_chi2", "stated"): p["w_star"]},
+        "teach_stationary_order": lambda p: {
+            ("pmcsa", "stated"): p["e_pi_s2"] / p["N"] + (1 - 1 / p["N"]) * p["mu"] ** 2,
+            ("pmcsa_vs_msc", "stated"): p["msc_second"],
+            ("pmcsa_vs_jsa", "stated"): p["jsa_second"], ("imh_psd", "stated"): 0 * one},
+        "teach_stationary_counterexample": lambda p: {
+            ("msc_rb", "stated"): 1 / (2 * p["N"]), ("jsa", "stated"): 1 / (2 * p["N"]),
+            ("msc", "stated"): one / 2},
+        "teach_conditional_variances": lambda p: {
+            ("pmcsa_n_var", "stated"): p["v_one"], ("jsa_growth", "stated"): p["v_one"],
+            ("msc_growth", "stated"): p["v_prev"], ("msc_rb_small", "stated"): p["v_other"]},
+        "teach_corrected_theorem4": lambda p: {
+            ("second_moment", "stated"): p["L"] ** 2 * (1 + r(p)) / p["N"]
+            + (p["mu_norm"] + 2 * p["L"] * r(p)) ** 2,
+            ("one_step_bias", "stated"): 2 * p["L"] * r(p),
+            ("informative", "stated"): p["L"] ** 2, ("vacuous", "stated"): p["L"] ** 2},
+        "teach_msc_rb_stated_vacuous": lambda p: {("vacuous", "stated"): one,
+                                                  ("informative", "stated"): one},
+        "teach_rate_ratios": lambda p: {
+            ("mirror_descent", "stated"): 2 * p["N"] * (1 + r(p)) / (p["N"] + 3),
+            ("sgd_nesterov", "stated"): 2 * (1 + r(p)) / (p["N"] + 3),
+            ("md_prefers_jsa", "stated"): one, ("nesterov_prefers_pmcsa", "stated"): one},
+        "teach_transient_crossing": lambda p: {("below", "stated"): one,
+                                               ("above", "stated"): one},
+    }
+
+
+REF.update(_ref_teaching())
+
 def _in_range(cid, q, v) -> bool:
     if (cid, q) in SIGNED:
         return True

@@ -191,7 +191,8 @@ PROBES["03_gradient_variance"] = dict(
     thm3_explicit_t1000="thm3_explicit_t1000",
     thm3_corrected="thm3_corrected", gauss_second="gauss_est.second",
     gauss_se="gauss_est.second_se",
-    gauss_explicit_t1000="gauss_explicit_t1000")
+    gauss_explicit_t1000="gauss_explicit_t1000", corrected_uncapped="corrected_uncapped",
+    w_informative="w_informative", corrected_b="corrected_b", exact_b="exact_b")
 CHECKS["03_gradient_variance"] = [
     Check("pMCSA's exact conditional variance is V_1 / N at both states (rtol 1e-10)",
           lambda p: len(p["exact_var"]) == 2 and all(
@@ -228,6 +229,19 @@ CHECKS["03_gradient_variance"] = [
     Check("the exact conditional second moment is 0.8432142857142858 (rel 1e-9)",
           lambda p: close(p["thm4_exact"], 0.8432142857142858, rtol=1e-9),
           put("thm4_exact", 0.8432)),
+    Check("the corrected bound is vacuous at w* = 10: capped at L^2 = 1, (1 + r)/4 + (2r)^2 = "
+          "3.715 before the cap",
+          lambda p: p["thm4_corrected"] == 1.0
+          and close(p["corrected_uncapped"], 1.9 / 4 + 1.8 ** 2, rtol=1e-12),
+          put("corrected_uncapped", 0.9)),
+    Check("... informative only for w* < 1.675 at N = 4 (the root of (1 + r)/4 + 4 r^2 = 1, "
+          "recomputed), and at w* = 1.5 it is below L^2 and above every placement's exact value",
+          lambda p: close(p["w_informative"],
+                          1 / (1 - (-1 + math.sqrt(1 + 192)) / 32), rtol=1e-12)
+          and p["corrected_b"] < 1.0 and len(p["exact_b"]) == 35
+          and max(p["exact_b"]) <= p["corrected_b"]
+          and close(p["corrected_b"], (1 + 1 / 3) / 4 + (2 / 3) ** 2, rtol=1e-12),
+          plants(put("exact_b", 3, 0.9), put("corrected_b", 0.5))),
     Check("the one-step bias is at most 2 L r (the corrected form's bias)",
           lambda p: p["bias"] <= 2 * p["L"] * p["r"],
           apply(lambda p, v: 1.01 * 2 * p["L"] * p["r"], "bias")),
@@ -675,15 +689,39 @@ def _nb08_stationary_pmcsa(p):
     return out
 
 
+def _nb08_counterexample_independent(N):
+    """MSC-RB's and pMCSA's stationary E g^2 on the three-state counterexample, with Fractions and
+    an enumeration of the proposals' counts (nothing from the toolkit)."""
+    from fractions import Fraction as Fr
+    from math import factorial
+
+    pi, q, s = [Fr(1, 2), Fr(1, 4), Fr(1, 4)], [Fr(1, 10), Fr(9, 20), Fr(9, 20)], [0, 1, -1]
+    w = [a / b for a, b in zip(pi, q)]
+    rb, n = Fr(0), N - 1
+    for c0 in range(n + 1):
+        for c1 in range(n + 1 - c0):
+            c = (c0, c1, n - c0 - c1)
+            p = Fr(factorial(n), factorial(c[0]) * factorial(c[1]) * factorial(c[2]))
+            p *= q[0] ** c[0] * q[1] ** c[1] * q[2] ** c[2]
+            for x in range(3):
+                cnt = [c[i] + (i == x) for i in range(3)]
+                weight = sum(cnt[i] * w[i] for i in range(3))
+                g = sum(cnt[i] * w[i] * s[i] for i in range(3)) / weight
+                rb += pi[x] * p * g * g
+    return float(rb), float(sum(a * b * b for a, b in zip(pi, s)) / N)
+
+
 PROBES["08_tradeoff"] = dict(
     W_GRID="W_GRID", rho_G2="rho_G2", stationary="stationary",
     stationary_winner="stationary_winner",
+    counterexample="{sc: counterexample['exact'][sc] for sc in SCHEMES}",
+    counterexample_N="counterexample['N']", msc_rb_below_pmcsa="msc_rb_below_pmcsa",
     w_cross="w_cross", at_crossing="at_crossing",
     crossing_by_t="{str(t): w for t, w in crossing_by_t.items()}",
     rate_ratio_md="rate_ratio_md", rate_ratio_nesterov="rate_ratio_nesterov")
 CHECKS["08_tradeoff"] = [
-    Check("at stationarity pMCSA's exact E||g||^2 is the smallest of the four schemes at every w* "
-          "(N = 16)",
+    Check("on the two-state instance, at stationarity pMCSA's exact E||g||^2 is the smallest of "
+          "the four schemes at every w* (N = 16)",
           lambda p: p["stationary_winner"] == ["pMCSA"] and all(
               p["stationary"]["pMCSA"][i]
               < min(p["stationary"][sc][i] for sc in SCHEMES if sc != "pMCSA")
@@ -692,6 +730,21 @@ CHECKS["08_tradeoff"] = [
     Check("... and equals E_pi s^2 / N (N independent draws from pi; rel 1e-12)",
           lambda p: close(p["stationary"]["pMCSA"], _nb08_stationary_pmcsa(p), rtol=1e-12),
           apply(lambda p, v: [x * 1.001 for x in v], "stationary", "pMCSA")),
+    Check("the counterexample: MSC-RB's stationary E||g||^2 is below pMCSA's at every N = 2..16, "
+          "0.0199 against 0.0312 at N = 16 (recomputed with Fractions at N = 2, 5, 16)",
+          lambda p: p["counterexample_N"] == list(range(2, 17))
+          and p["msc_rb_below_pmcsa"] == list(range(2, 17))
+          and all(a < b for a, b in zip(p["counterexample"]["MSC-RB"],
+                                        p["counterexample"]["pMCSA"]))
+          and all(close([p["counterexample"]["MSC-RB"][n - 2], p["counterexample"]["pMCSA"][n - 2]],
+                        list(_nb08_counterexample_independent(n)), rtol=1e-10) for n in (2, 5, 16))
+          and f"{p['counterexample']['MSC-RB'][-1]:.4f}" == "0.0199"
+          and f"{p['counterexample']['pMCSA'][-1]:.4f}" == "0.0312",
+          plants(put("counterexample", "MSC-RB", 14, 0.0312), put("msc_rb_below_pmcsa", [2]))),
+    Check("... where JSA ties with pMCSA (K s = 0) and MSC is E_pi s^2 = 1/2 at every N",
+          lambda p: close(p["counterexample"]["JSA"], p["counterexample"]["pMCSA"], rtol=1e-10)
+          and close(p["counterexample"]["MSC"], 0.5, rtol=1e-10),
+          apply(lambda p, v: v * 1.01, "counterexample", "JSA", 3)),
     Check("Theorems 3 and 4: JSA's rho = r^N is below pMCSA's rho = r = 1 - 1/w* at every w*",
           lambda p: close(p["rho_G2"]["pMCSA"]["rho"], [1 - 1 / w for w in p["W_GRID"]], rtol=1e-12)
           and all(j < m for j, m in zip(p["rho_G2"]["JSA"]["rho"], p["rho_G2"]["pMCSA"]["rho"])),
@@ -725,7 +778,7 @@ CHECKS["08_tradeoff"] = [
           lambda p: len(p["rate_ratio_md"]) == len(p["W_GRID"]) and min(p["rate_ratio_md"]) > 1,
           put("rate_ratio_md", 0, 0.9)),
 ]
-FIGURES["08_tradeoff"] = 3
+FIGURES["08_tradeoff"] = 5
 
 # 05 (teaching issue): pMCSA's beta > 1 explained -- the 1/N law at a given score scale, plus
 # lambda_t's dependence on N

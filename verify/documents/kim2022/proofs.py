@@ -1660,16 +1660,18 @@ def _cond_bias_rows(scheme):
                 m = F.moments_pmcsa(K, s, np.zeros(NN, int))
                 B = lambda tt: 2 * NN * rr ** tt  # noqa: E731
             bias = float(np.linalg.norm(m.mean))  # mu = 0
+            # both sides as printed, V + ||mu||^2 (= V: mu = 0, L = 1) on each
             for tt in (1, 20, 200):
                 rows.append(({"w_star": ws, "N": NN, "t": tt, "state": "worst"},
-                             bias ** 2 + 2 * bias, B(tt) ** 2
-                             + 2 * B(tt)))
+                             m.variance + bias ** 2 + 2 * bias,
+                             m.variance + B(tt) ** 2 + 2 * B(tt)))
     return rows
 
 
 def _t3_cond_bias(scheme):
     o = instance_check(lambda: _cond_bias_rows(scheme), "<=", tol=1e-12,
-                       describe="Bias^2 + 2L Bias conditional on F_t-1 vs Lemma 7 with t steps")
+                       describe="V + Bias^2 + 2L Bias + ||mu||^2 conditional on F_t-1 vs V + "
+                                "||mu||^2 + Lemma 7's B^2 + 2L B with t steps")
     return explain(o, why="E[. | F_t-1] is one transition from the state at t-1; Lemma 7 with t "
                           "steps from eta_0 bounds the unconditional bias: ",
                    correction="one-step conditional bias: ||E[g|F] + mu|| <= (2L/N) sum_n r^n "
