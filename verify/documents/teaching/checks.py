@@ -6,12 +6,12 @@ as every claim of the documents does, and the machinery decides them
 (:func:`verify.outcome.run_verification`).
 
 The numbers are exact (:mod:`verify.documents.teaching.exact`, rational arithmetic), and so are the
-bounds: each form is evaluated by sympy at the exact parameters (:func:`bound_exact`).  A check
-therefore carries ``tolerance=0.0``: an identity must hold as an identity, a strict inequality
-strictly.  Before a check is handed over, its relation is decided on the exact values too; a float
-conversion that would decide otherwise stops the run (:func:`_check`), so a verdict is never a
-rounding artefact.  This module is the teaching document's only contact with the machinery's data
-model (``CheckResult``, ``Grid``, ``Verification``).
+bounds: each form is evaluated by sympy at the exact parameters (:func:`bound_exact`).  Both are
+handed to the machinery as :class:`fractions.Fraction` values, which it takes as exact points
+(docs/methods.md, section 12): an identity must hold as an identity, a strict inequality strictly,
+and a verdict is never a rounding artefact (``settled_by`` says ``exact``).  This module is the
+teaching document's only contact with the machinery's data model (``CheckResult``, ``Grid``,
+``Verification``).
 """
 
 from __future__ import annotations
@@ -41,22 +41,13 @@ def bound_exact(claim_id: str, quantity: str, **values) -> Fraction:
     return Fr(int(val.p), int(val.q))
 
 
-def _holds(e: Fraction, b: Fraction, rel: str) -> bool:
-    return {"<=": e <= b, "<": e < b, ">=": e >= b, ">": e > b, "=": e == b}[rel]
-
-
 def _check(claim_id, quantity, params, empirical: Fraction, bound: Fraction, relation: str,
            note: str = ""):
-    """A CheckResult with exact tolerance 0, after checking that its floats decide as the exact
-    values do."""
+    """A CheckResult on the exact values: the machinery decides it on the two exact points."""
     from verify.model import CheckResult
 
-    fe, fb = float(empirical), float(bound)
-    if _holds(empirical, bound, relation) != _holds(Fr(fe), Fr(fb), relation):
-        raise RuntimeError(f"{claim_id} {quantity} at {params}: the float values decide "
-                           f"otherwise than the exact ones ({empirical} {relation} {bound})")
-    return CheckResult(quantity, FORM, dict(params), fe, fb, "exact", relation=relation,
-                       tolerance=0.0, note=note or _exact_note(empirical, bound))
+    return CheckResult(quantity, FORM, dict(params), Fr(empirical), Fr(bound), "exact",
+                       relation=relation, note=note or _exact_note(empirical, bound))
 
 
 def _exact_note(e: Fraction, b: Fraction) -> str:
