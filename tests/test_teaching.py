@@ -45,7 +45,7 @@ def test_each_teaching_claim_holds_and_conforms(cid):
 
     rep = verify.run(cid, "quick", seed=0)
     assert rep.verdict == "holds" and rep.checks
-    assert all(c.method == "exact" and c.tolerance == 0.0 for c in rep.checks)
+    assert all(c.method == "exact" and c.settled_by == "exact" for c in rep.checks)
     check_claim(cid, report=rep, rerun=False)
 
 
@@ -63,8 +63,8 @@ def test_planted_pmcsa_always_smallest_at_stationarity_fails():
         out = []
         for N in range(2, 17):
             st = X.stationary(*X.COUNTEREXAMPLE, N)
-            out.append(CheckResult("pmcsa_smallest", "stated", {"N": N}, float(st["pMCSA"]),
-                                   float(st["MSC-RB"]), "exact", tolerance=0.0))
+            out.append(CheckResult("pmcsa_smallest", "stated", {"N": N}, st["pMCSA"],
+                                   st["MSC-RB"], "exact"))
         return out
 
     rep = run_verification(_planted("planted_pmcsa_smallest", run), "quick")
@@ -85,8 +85,8 @@ def test_planted_corrected_bound_informative_at_w_star_10_fails():
         for w in (2, 10, 1000):
             capped = C.bound_of_form("theorem4", "second_moment", "corrected", N=4, w_star=w, L=1,
                                      mu_norm=0)
-            out.append(CheckResult("informative", "stated", {"w_star": w}, float(capped), 1.0,
-                                   "exact", relation="<", tolerance=0.0))
+            out.append(CheckResult("informative", "stated", {"w_star": w}, Fr(capped), 1,
+                                   "exact", relation="<"))
         return out
 
     rep = run_verification(_planted("planted_corrected_informative", run), "quick")
@@ -108,13 +108,17 @@ def test_a_wrong_bound_is_caught_exactly(relation, bound):
     assert decide(c, 0).verdict == "violated"
 
 
-def test_a_float_that_would_decide_otherwise_stops_the_run():
-    """A difference below float resolution (1e-30, 1e-40) is never turned into a verdict by
-    rounding: the run stops and says so."""
-    with pytest.raises(RuntimeError, match="decide otherwise"):
-        C._check("planted", "q", {}, Fr(1, 3) + Fr(1, 10 ** 40), Fr(1, 3), ">")
-    with pytest.raises(RuntimeError, match="decide otherwise"):
-        C._check("planted", "q", {}, Fr(1, 10), Fr(1, 10) + Fr(1, 10 ** 30), "=")
+def test_a_difference_below_float_resolution_is_decided_exactly():
+    """A difference below float resolution (1e-30, 1e-40) is decided on the exact values, never
+    by rounding: the machinery takes the Fractions as exact points."""
+    from verify.decide import decide
+
+    above = decide(C._check("planted", "q", {}, Fr(1, 3) + Fr(1, 10 ** 40), Fr(1, 3), ">"), 0)
+    assert (above.verdict, above.settled_by) == ("holds", "exact")
+    off = decide(C._check("planted", "q", {}, Fr(1, 10), Fr(1, 10) + Fr(1, 10 ** 30), "="), 0)
+    assert (off.verdict, off.settled_by) == ("violated", "exact")
+    same = decide(C._check("planted", "q", {}, Fr(1, 3), Fr(2, 6), "="), 0)
+    assert same.verdict == "holds"
 
 
 def test_each_claims_checks_fail_with_a_planted_formula(monkeypatch):
