@@ -518,13 +518,17 @@ class Enclosure:
 
     def encode(self) -> list:
         """``[lo, hi, how]`` exactly (Fractions as ``"p/q"``, dyadics as ``"m*2^e"``), for
-        caches."""
+        caches.  Integers of more than 3000 decimal digits are written in hexadecimal (``0x``),
+        which Python's limit on decimal conversions (4300 digits) does not apply to."""
+        def num(n: int) -> str:
+            return f"{n}" if n.bit_length() < 9900 else (f"-0x{-n:x}" if n < 0 else f"0x{n:x}")
+
         def one(e):
             if isinstance(e, float):
                 return e if math.isfinite(e) else ("inf" if e > 0 else "-inf")
             if isinstance(e, Dyadic):
-                return f"{e.man}*2^{e.exp}"
-            return f"{e.numerator}/{e.denominator}"
+                return f"{num(e.man)}*2^{e.exp}"
+            return f"{num(e.numerator)}/{num(e.denominator)}"
 
         return [one(self.lo), one(self.hi), self.how]
 
@@ -537,7 +541,10 @@ class Enclosure:
                     return float(e)
                 if "*2^" in e:
                     m, x = e.split("*2^")
-                    return Dyadic(int(m), int(x))
+                    return Dyadic(int(m, 0), int(x))
+                if "0x" in e:
+                    p, q = e.split("/")
+                    return _compact(Fraction(int(p, 0), int(q, 0)))
                 return _compact(Fraction(e))
             return float(e)
 

@@ -613,8 +613,8 @@ def jsa_moments(p0, K, s, N: int):
     if off:
         two_off = qsum(cross[k] for k in off) * 2
         cov = qsum(cross[n, m] - (Es[n] * Es[m]).sum() for n, m in off) * 2
-    else:
-        two_off = cov = diag * 0
+    else:  # one state: no pairs, both sums are exactly 0
+        two_off = cov = TF(0.0) if isinstance(diag, TF) else diag * 0
     second = (diag + two_off) / nn
     mean = -qsum(Es) / N
     return second, mean, cov / nn

@@ -376,3 +376,14 @@ def sympy_enclosure(expr, bits: int = 128):
     from bounds.enclosure import enclose_expr
 
     return enclose_expr(expr, {}, bits)
+
+
+def search_bound(claim: str, quantity: str, form: str, **params):
+    """The bound of a search row (verify.search) as an enclosure at the exact parameters: the
+    exact point, or the formula enclosed at 128 bits (a ball parameter stays a ball)."""
+    from verify.registry import bound_enclosure
+
+    bk = bound_kwargs(claim, quantity, form, **params)
+    if "rhs" in bk:
+        return bk["rhs"]
+    return bound_enclosure(bk["bound"].ref, 128)

@@ -1057,39 +1057,32 @@ _register("table2",
 from verify.spaces import spec  # noqa: E402
 
 
+# Each search evaluates its claim exactly on the drawn instance (its doubles read exactly, pi and q
+# normalised): empirical sides as rationals (or balls where a norm or a logarithm enters), bounds at
+# the exact parameters (_exact.search_bound); no error allowance, so a violation at any magnitude is
+# seen.
 @spec("lemma5", "finite pi, q; n in 1..10; the weight of any state")
 def _l5():
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = _l5_space()
 
     def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        T = F.imh_T(pi, q, d["n"], float(w[x]))
-        return [("T_n (stated)", T,
-                 _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())),
-                 "<=",
-                 TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        x = d["x"] % pair.M
+        T = RG.frac(RG.imh_T(pair, d["n"], pair.w[x]))
+        return [("T_n (stated)", T, X.search_bound("lemma5", "T_n", "stated", n=d["n"],
+                                                   w=pair.w[x], w_star=pair.w_star), "<=", 0.0)]
     return strat, ev
 
 
 @spec("lemma6", "finite pi, q; n in 1..10; any start; f >= 0")
 def _l6():
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = _l6_space()
 
     def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        f = np.array(d["f"][: pi.size])
-        emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), d["n"])[x] @ f)
-        w = float((pi / q).max())
-        return [("expectation (stated)", emp,
-                 _b("lemma6", "expectation", "stated", n=d["n"], w_star=w,
-                    eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
+        emp, kw = _l6_exact(d)
+        kw.pop("epi_f")
+        return [("expectation (stated)", RG.frac(emp),
+                 X.search_bound("lemma6", "expectation", "stated", **kw), "<=", 0.0)]
     return strat, ev
 
 
@@ -1097,42 +1090,41 @@ def _l6():
 def _l4():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = pair_space(x=st.integers(0, 3))
 
     def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        lam = F.imh_lambda(pi, q, float(w[x]), "q")
-        ws = float(w.max())
-        return [("lambda_lower", lam,
-                 _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=ws), ">=", TOL),
-                ("lambda_upper", lam,
-                 _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=ws), "<=", TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        x = d["x"] % pair.M
+        lam = RG.frac(RG.imh_lambda(pair, pair.w[x], "q"))
+        kw = dict(w=pair.w[x], w_star=pair.w_star)
+        return [("lambda_lower", lam, X.search_bound("lemma4", "lambda_lower", "stated", **kw),
+                 ">=", 0.0),
+                ("lambda_upper", lam, X.search_bound("lemma4", "lambda_upper", "stated", **kw),
+                 "<=", 0.0)]
     return strat, ev
 
 
-@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| = L in D = 1..4 dimensions; n in 1..20")
+@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| <= L in D = 1..4 dimensions; n in 1..20")
 def _l7():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from bounds.enclosure import Enclosure, precision
 
     strat = pair_space(n=st.integers(1, 20), D=st.integers(1, 4),
                        g=st.lists(st.floats(-1, 1), min_size=16, max_size=16))
 
     def ev(d):
-        pi, q = d["pq"]
-        M, D = pi.size, d["D"]
+        pair = RG.exact_pair(*d["pq"])
+        M, D = pair.M, d["D"]
         g = np.array(d["g"][: M * D]).reshape(M, D) + 1e-3
-        g /= np.linalg.norm(g, axis=1, keepdims=True)
-        K = F.imh_matrix(pi, q)
-        r = 1 - 1 / float((pi / q).max())
-        bias = float(np.max(np.linalg.norm(np.linalg.matrix_power(K, d["n"]) @ g - pi @ g, axis=1)))
-        return [("bias", bias, _b("lemma7", "bias", "stated", D=D, L=1.0, C=1.0, rho=r, n=d["n"]),
-                 "<=", TOL)]
+        g = g / np.linalg.norm(g, axis=1, keepdims=True) * (1 - 2.0 ** -50)  # ||g|| <= 1 exactly
+        ge = RG.qarray(g)
+        diff = RG.ExactChain(RG.imh_kernel(pair)).power(d["n"]) @ ge - _qvec(pair.pi) @ ge
+        with precision(128):
+            bias = Enclosure.from_arb(_arb_max(_norm_rows_arb(diff, 128)), 128)
+        r = 1 - 1 / pair.w_star
+        return [("bias", bias, X.search_bound("lemma7", "bias", "stated", D=D, L=1.0, C=1.0,
+                                              rho=r, n=d["n"]), "<=", 0.0)]
     return strat, ev
 
 
@@ -1140,16 +1132,16 @@ def _l7():
 def _l1():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import finite_pair
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 5)})
 
     def ev(d):
-        p, q = d["pq"]
-        tv = 0.5 * float(np.abs(p - q).sum())
-        emp = F.tv_joint(F.product_law([p] * d["N"]), F.product_law([q] * d["N"]))
-        return [("product_tv", emp, _b("lemma1", "product_tv", "stated", N=d["N"], tv=tv), "<=",
-                 TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        p, q = _qvec(pair.pi), _qvec(pair.q)
+        emp = RG.tv(RG.outer_law([p] * d["N"]), RG.outer_law([q] * d["N"]))
+        return [("product_tv", RG.frac(emp), X.search_bound("lemma1", "product_tv", "stated",
+                                                            N=d["N"], tv=RG.tv(p, q)), "<=", 0.0)]
     return strat, ev
 
 
@@ -1157,7 +1149,7 @@ def _l1():
 def _l2():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import prob_vector
 
     strat = st.fixed_dictionaries({"p": prob_vector(4),
                                    "v": st.lists(st.floats(-5, 5), min_size=12, max_size=12),
@@ -1166,29 +1158,34 @@ def _l2():
 
     def ev(d):
         dim = d["d"]
-        vals = np.array(d["v"]).reshape(4, 3)[:, :dim]
-        mu = np.array(d["mu"][:dim])
-        _, second, V, bias, mse, mn = _lemma2_moments(d["p"], vals, mu)
-        return [("second_moment_variance", second,
-                 _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias,
-                    mu_norm=mn), "<=", TOL),
-                ("second_moment_mse", second,
-                 _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=",
-                 TOL)]
+        p = RG.qarray(d["p"])
+        p = p / sum(p)
+        vals = RG.qarray(np.array(d["v"]).reshape(4, 3)[:, :dim])
+        mu = RG.qarray(np.array(d["mu"][:dim]))
+        second, V, mse, bias, mn, _ = _lemma2_exact(p, vals, mu)
+        return [("second_moment_variance", RG.frac(second),
+                 X.search_bound("lemma2", "second_moment_variance", "stated", variance=V,
+                                bias=bias, mu_norm=mn), "<=", 0.0),
+                ("second_moment_mse", RG.frac(second),
+                 X.search_bound("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias,
+                                mu_norm=mn), "<=", 0.0)]
     return strat, ev
 
 
 @spec("proposition2", "finite pi, q on 2-6 states")
 def _p2():
+    from flint import arb
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from bounds.enclosure import precision
+    from verify.search import finite_pair
 
     strat = finite_pair(6)
 
     def ev(pq):
-        pi, q = pq
-        w = pi / q
-        kl = float(pi @ np.log(w))
-        return [("w_star_lower", float(w.max()),
-                 _b("proposition2", "w_star_lower", "stated", kl=kl), ">=", TOL)]
+        pair = RG.exact_pair(*pq)
+        with precision(128):
+            kl = sum((arb(p) * (arb(p) / arb(q)).log() for p, q in zip(pair.pi, pair.q)
+                      if p != 0), arb(0))
+            b = X.search_bound("proposition2", "w_star_lower", "stated", kl=kl)
+        return [("w_star_lower", RG.frac(pair.w_star), b, ">=", 0.0)]
     return strat, ev

@@ -174,7 +174,7 @@ def _finite_moment_params(pair, s, N, t, states):
     eq_s2 = sum((qq * v for qq, v in zip(pair.q, s2)), fmpq(0))
     st = np.atleast_1d(states)
     s_prev2 = sum((s2[int(x)] for x in st), fmpq(0)) / len(st)
-    return dict(N=N, w_star=pair.w_star, t=t, L=1, mu_norm=0, D=1, eq_s2=eq_s2,
+    return dict(N=N, w_star=pair.w_star, t=t, L=1.0, mu_norm=0.0, D=1, eq_s2=eq_s2,
                 s_prev2=s_prev2, chi2=pair.chi2())
 
 
@@ -495,7 +495,7 @@ def _tight_exact(claim, form, d):
     K = RG.imh_kernel(pair)
     chain = RG.ExactChain(K)
     mu = abs(sum(p * v for p, v in zip(pair.pi, s[:, 0])))
-    kw = dict(N=N, w_star=pair.w_star, L=1, mu_norm=mu, D=1, t=t)
+    kw = dict(N=N, w_star=pair.w_star, L=1.0, mu_norm=mu, D=1, t=t)
     if claim == "theorem4":
         rows = chain.power(t) if form == "unconditional" else K
         second = RG.pmcsa_moments(rows[xs], s)[0]
@@ -560,7 +560,7 @@ def run_theorem1(grid, seed=0, progress=None):
             s2 = RG.qarray([sum(x * x for x in row) for row in s])
             emp = max(K @ s2)  # E[||s(z')||^2 | z] at every state z, exactly
             out += _moment_checks("theorem1", "second_moment", emp,
-                                  dict(L=1, N=N, w_star=pair.w_star),
+                                  dict(L=1.0, N=N, w_star=pair.w_star),
                                   ("explicit", "stated"),
                                   "max over all states; |s| <= L, E_pi s = 0",
                                   extra={"space": f"finite M={grid['M']}", "state": "every state",
@@ -914,22 +914,31 @@ _register_theorem(
 from verify.spaces import spec  # noqa: E402
 
 
+# Each search evaluates its claim exactly on the drawn instance (its doubles read exactly, pi and q
+# normalised, max |s| = 1 exactly): rationals throughout, bounds at the exact parameters; no error
+# allowance, so a violation at any magnitude is seen.
+def _search_instance(d):
+    from verify.search import _unit_score
+
+    pair = RG.exact_pair(*d["pq"])
+    s = RG.qarray(_unit_score(d["s"], pair.M)) if "s" in d else None
+    mu = abs(sum(p * v for p, v in zip(pair.pi, s[:, 0]))) if s is not None else None
+    return pair, s, mu
+
+
 @spec("theorem1", "finite pi, q (2-4 states), N in 2..12, k in 1..30, every start")
 def _t1():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = pair_space(N=st.integers(2, 12), k=st.integers(1, 30))
 
     def ev(d):
-        pi, q = d["pq"]
-        K = F.cis_matrix(pi, q, d["N"])
-        tv = F.tv_curve(K, pi, d["k"])[-1].max()
-        w = float((pi / q).max())
-        return [("mixing (explicit)", float(tv),
-                 _b("theorem1", "mixing", "explicit", N=d["N"], w_star=w, k=d["k"]),
-                 "<=", 1e-9)]
+        pair, _, _ = _search_instance(d)
+        chain = RG.ExactChain(RG.cis_kernel(pair, d["N"]))
+        tv = max(RG.tv_rows(chain.power(d["k"]), _qvec(pair.pi)))
+        return [("mixing (explicit)", RG.frac(tv),
+                 X.search_bound("theorem1", "mixing", "explicit", N=d["N"], w_star=pair.w_star,
+                                k=d["k"]), "<=", 0.0)]
     return strat, ev
 
 
@@ -937,24 +946,20 @@ def _t1():
 def _t2():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8),
                                    "t": st.integers(1, 300),
                                    "x": st.integers(0, 2), "s": scores(3)})
 
     def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_msc_rb(pi, q, s, x, d["N"])
-        w = float((pi / q).max())
-        chi2 = min(float((pi ** 2 / q).sum() - 1), w - 1)  # 1 + chi2 = E_pi w <= w* (clip rounding)
-        kw = dict(N=d["N"], w_star=w, t=d["t"], L=1.0, mu_norm=min(1.0, float(abs(pi @ s[:, 0]))),
-                  chi2=max(chi2, 0.0))
-        return [("second_moment (explicit)", m.second,
-                 _b("theorem2", "second_moment", "explicit", **kw), "<=", 1e-8
-                 + m.error)]
+        pair, s, mu = _search_instance(d)
+        x = d["x"] % pair.M
+        C, coef = RG.count_vectors(d["N"] - 1, pair.M)
+        second = RG.msc_rb_moments(_qvec(pair.w), _qvec(pair.q), s, x, d["N"], C, coef)[0]
+        kw = dict(N=d["N"], w_star=pair.w_star, t=d["t"], L=1.0, mu_norm=mu, chi2=pair.chi2())
+        return [("second_moment (explicit)", RG.frac(second),
+                 X.search_bound("theorem2", "second_moment", "explicit", **kw), "<=", 0.0)]
     return strat, ev
 
 
@@ -963,7 +968,7 @@ def _t2():
 def _t3():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4),
                                    "k": st.integers(1, 8),
@@ -971,23 +976,23 @@ def _t3():
                                    "s": scores(3)})
 
     def ev(d):
-        pi, q = d["pq"]
-        N, k, x = d["N"], d["k"], d["x"] % pi.size
-        K = F.imh_matrix(pi, q)
-        w = float((pi / q).max())
-        tv = F.tv_joint(F.jsa_joint_law(K, x, N, k), F.product_law([pi] * N))
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_jsa(K, s, x, N)
-        mu = min(1.0, float(abs(pi @ s[:, 0])))  # |E_pi s| <= max |s| = L (clip rounding)
-        return [("mixing (explicit)", tv, _b("theorem3", "mixing", "explicit", N=N, w_star=w, k=k),
-                 "<=", TOL),
-                ("second_moment (explicit)", m.second,
-                 _b("theorem3", "second_moment", "explicit", N=N, w_star=w,
-                    t=d["t"], L=1.0, mu_norm=mu, D=1,
-                    c_cov=m.c_cov), "<=", TOL),
-                ("variance (explicit)", m.variance,
-                 _b("theorem3", "variance", "explicit", N=N, w_star=w, L=1.0,
-                    c_cov=m.c_cov), "<=", TOL)]
+        pair, s, mu = _search_instance(d)
+        N, k, x = d["N"], d["k"], d["x"] % pair.M
+        K = RG.imh_kernel(pair)
+        chain = RG.ExactChain(K)
+        pi = _qvec(pair.pi)
+        tv = RG.tv(RG.jsa_joint_law(chain.power(N * (k - 1))[x], K, N), RG.outer_law([pi] * N))
+        second, mean, c_cov = RG.jsa_moments(_unit(pair.M, x), K, s, N)
+        variance = second - (mean * mean).sum()
+        return [("mixing (explicit)", RG.frac(tv),
+                 X.search_bound("theorem3", "mixing", "explicit", N=N, w_star=pair.w_star, k=k),
+                 "<=", 0.0),
+                ("second_moment (explicit)", RG.frac(second),
+                 X.search_bound("theorem3", "second_moment", "explicit", N=N, w_star=pair.w_star,
+                                t=d["t"], L=1.0, mu_norm=mu, D=1, c_cov=c_cov), "<=", 0.0),
+                ("variance (explicit)", RG.frac(variance),
+                 X.search_bound("theorem3", "variance", "explicit", N=N, w_star=pair.w_star,
+                                L=1.0, c_cov=c_cov), "<=", 0.0)]
     return strat, ev
 
 
@@ -995,7 +1000,7 @@ def _t3():
 def _t4():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6),
                                    "k": st.integers(1, 20),
@@ -1004,24 +1009,21 @@ def _t4():
                                    "s": scores(3)})
 
     def ev(d):
-        pi, q = d["pq"]
+        pair, s, mu = _search_instance(d)
         N = d["N"]
-        xs = np.array(d["xs"][:N]) % pi.size
-        K = F.imh_matrix(pi, q)
-        w = float((pi / q).max())
-        s = _unit_score(d["s"], pi.size)
-        m = F.moments_pmcsa(K, s, xs)
-        mu = min(1.0, float(abs(pi @ s[:, 0])))
-        out = [("second_moment (explicit)", m.second,
-                _b("theorem4", "second_moment", "explicit", N=N, w_star=w,
-                   t=d["t"], L=1.0, mu_norm=mu, D=1), "<=",
-                TOL)]
-        if pi.size ** N <= 729:
-            Kk = np.linalg.matrix_power(K, d["k"])
-            tv = F.tv_joint(F.product_law([Kk[x] for x in xs]), F.product_law([pi] * N))
-            out.append(("mixing (explicit)", tv,
-                        _b("theorem4", "mixing", "explicit", N=N, w_star=w, k=d["k"]), "<=",
-                        TOL))
+        xs = [int(x) % pair.M for x in d["xs"][:N]]
+        K = RG.imh_kernel(pair)
+        second = RG.pmcsa_moments(K[xs], s)[0]
+        out = [("second_moment (explicit)", RG.frac(second),
+                X.search_bound("theorem4", "second_moment", "explicit", N=N, w_star=pair.w_star,
+                               t=d["t"], L=1.0, mu_norm=mu, D=1), "<=", 0.0)]
+        if pair.M ** N <= 729:
+            Kk = RG.ExactChain(K).power(d["k"])
+            pi = _qvec(pair.pi)
+            tv = RG.tv(RG.outer_law([Kk[x] for x in xs]), RG.outer_law([pi] * N))
+            out.append(("mixing (explicit)", RG.frac(tv),
+                        X.search_bound("theorem4", "mixing", "explicit", N=N, w_star=pair.w_star,
+                                       k=d["k"]), "<=", 0.0))
         return out
     return strat, ev
 
