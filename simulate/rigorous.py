@@ -610,14 +610,12 @@ def jsa_moments(p0, K, s, N: int):
     diag = qsum(cross[n, n] for n in range(N))
     off = [(n, m) for n in range(N) for m in range(n + 1, N)]
     nn = N * N
-    if off:
-        two_off = qsum(cross[k] for k in off) * 2
-        cov = qsum(cross[n, m] - (Es[n] * Es[m]).sum() for n, m in off) * 2
-    else:  # one state: no pairs, both sums are exactly 0
-        two_off = cov = TF(0.0) if isinstance(diag, TF) else diag * 0
-    second = (diag + two_off) / nn
     mean = -qsum(Es) / N
-    return second, mean, cov / nn
+    if not off:  # one state: no pairs, C_cov is exactly 0
+        return diag / nn, mean, (TF(0.0) if isinstance(diag, TF) else diag * 0)
+    two_off = qsum(cross[k] for k in off) * 2
+    cov = qsum(cross[n, m] - (Es[n] * Es[m]).sum() for n, m in off) * 2
+    return (diag + two_off) / nn, mean, cov / nn
 
 
 def pmcsa_moments(rows, s):

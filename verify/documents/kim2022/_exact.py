@@ -220,17 +220,23 @@ def _limit_value(claim, quantity, form, values):
             edge.append((name, "+"))
         elif p.upper is not None and Fraction(v) == Fraction(p.upper):
             edge.append((name, "-"))
-    if len(edge) != 1:
+    if not edge:
         return None
-    name, side = edge[0]
     expr = c.resolve(c.quantity(quantity).form(form).expr)
-    sub = expr.subs({c.param(n).symbol: sp.Rational(Fraction(v).numerator,
-                                                    Fraction(v).denominator)
-                     for n, v in values.items() if n != name})
-    lim = sp.limit(sub, c.param(name).symbol, sp.Rational(Fraction(values[name]).numerator,
-                                                          Fraction(values[name]).denominator),
-                   side)
-    return Fraction(int(lim.p), int(lim.q)) if lim.is_Rational else None
+
+    def rat(v):
+        v = Fraction(v)
+        return sp.Rational(v.numerator, v.denominator)
+
+    for name, side in edge:  # the limit in one domain end at a time, the others substituted
+        sub = expr.subs({c.param(n).symbol: rat(v) for n, v in values.items() if n != name})
+        try:
+            lim = sp.limit(sub, c.param(name).symbol, rat(values[name]), side)
+        except (ValueError, NotImplementedError, TypeError):
+            continue
+        if lim.is_Rational:
+            return Fraction(int(lim.p), int(lim.q))
+    return None
 
 
 def exact_value(claim: str, quantity: str, form: str, **params) -> Fraction | None:
@@ -387,3 +393,10 @@ def search_bound(claim: str, quantity: str, form: str, **params):
     if "rhs" in bk:
         return bk["rhs"]
     return bound_enclosure(bk["bound"].ref, 128)
+
+
+def enclosure_arb(e):
+    """A python-flint ball containing the enclosure ``e`` (the union of its two exact ends)."""
+    from bounds.enclosure import _to_arb
+
+    return _to_arb(e.lo).union(_to_arb(e.hi))
