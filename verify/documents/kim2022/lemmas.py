@@ -131,18 +131,14 @@ def _gauss_prop2(D, s, shift):
     s^2)."""
     from flint import arb
 
-    S = arb(fmpq_of(RG.decimal_fraction(s)))
-    h = arb(fmpq_of(RG.decimal_fraction(shift)))
+    S = arb(RG.fmpq_of(RG.decimal_fraction(s)))
+    h = arb(RG.fmpq_of(RG.decimal_fraction(shift)))
     S2 = S * S
     if not S2 > 1:  # q no wider than pi: w* = inf
         return arb.pos_inf(), D * (1 / S2 + h * h / S2 - 1 + S2.log()) / 2
     lw = D * S2.log() / 2 + D * h * h / (S2 - 1) / 2
     kl = D * (1 / S2 + h * h / S2 - 1 + S2.log()) / 2
     return lw, kl
-
-
-def fmpq_of(x):
-    return RG.fmpq_of(x)
 
 
 def run_proposition2(grid, seed=0, progress=None):
@@ -221,16 +217,6 @@ def _qvec(values):
 
 
 # ============================================================================= Lemma 2
-def _lemma2_moments(p, vals, mu):
-    """Lemma 2's quantities for g taking the values ``vals`` (rows) with probabilities ``p``:
-    E g, E||g||^2, the trace variance, Bias = E||g - mu|| (as defined), MSE = E||g - mu||^2 and
-    ||mu||."""
-    mean = p @ vals
-    return (mean, float(p @ (vals ** 2).sum(1)), float(p @ ((vals - mean) ** 2).sum(1)),
-            float(p @ np.linalg.norm(vals - mu, axis=1)), float(p @ ((vals - mu) ** 2).sum(1)),
-            float(np.linalg.norm(mu)))
-
-
 def _lemma2_exact(p, vals, mu, bits=128):
     """Lemma 2's quantities exactly where they are rational (E||g||^2, V, MSE) and as balls at
     ``bits`` where a norm enters (Bias, ||mu||, ||E g - mu||; exact rationals in one dimension)."""

@@ -44,7 +44,6 @@ from verify.registry import REGISTRY, bound_value, register
 from . import _exact as X
 from ._kit import pair_space
 
-L_FINITE = 1.0
 _b = bound_value
 
 
