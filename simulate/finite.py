@@ -3,7 +3,9 @@
 No Monte Carlo anywhere: every quantity is a finite sum or a one-dimensional integral
 of a smooth, exponentially decaying function (computed by adaptive Gauss-Kronrod with
 its error estimate reported).  See ``docs/methods.md`` §3; "001" is Kim et al.
-(NeurIPS 2022, "Markov Chain Score Ascent").
+(NeurIPS 2022, "Markov Chain Score Ascent").  The verifications decide their checks on
+:mod:`simulate.rigorous` instead: the same kernels and moments in exact rationals, and
+floats with proved error bounds.
 
 States are ``0..M-1``; ``pi`` is the target and ``q`` the proposal (both probability
 vectors, ``q > 0``); ``w = pi / q`` are the normalised importance weights.

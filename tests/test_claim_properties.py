@@ -1,8 +1,10 @@
 """Hypothesis property tests, one group per claim: generated targets, proposals, N, k, t and
 test functions; the empirical values must respect the bounds.
 
-* Exact properties (finite state spaces, quadrature, linear algebra) have no statistical
-  tolerance: only float64 rounding (1e-10 relative on sums of a few hundred terms).
+* Exact properties have no statistical tolerance: on finite state spaces they are decided in
+  exact rational arithmetic (simulate.rigorous, bounds at the exact parameters: no tolerance at
+  all); quadrature and linear algebra allow float64 rounding (1e-10 relative on sums of a few
+  hundred terms).
 * Monte Carlo properties use fixed seeds and |z| <= 4.5 (false-failure rate 6.8e-6 per
   comparison); Hypothesis runs derandomized (conftest.py).
 * For a claim the toolkit finds violated, the property checks its *corrected* form (or
@@ -18,7 +20,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import bounds
-from simulate import finite as F
+from simulate import finite as F, rigorous as RG
 from verify.search import SPECS, _violated, finite_pair, prob_vector
 
 
@@ -44,70 +46,88 @@ def test_holding_claims_hold_on_generated_instances(claim):
 
 
 # --------------------------------------------------------------- corrected forms of violated claims
+# exact: the drawn pair read exactly (normalised), everything in rationals, the bound evaluated
+# exactly at the exact parameters -- no tolerance, so a tie (the corrected forms are tight) is a tie
+def _exact(claim, q, form, **kw):
+    from verify.documents.kim2022._exact import exact_value
+
+    v = exact_value(claim, q, form, **{k: RG.frac(x) if not isinstance(x, (int, float)) else x
+                                       for k, x in kw.items()})
+    assert v is not None, (claim, q, form, kw)
+    return v
+
+
+def _qv(xs):
+    return np.array(list(xs), dtype=object)
+
+
 @settings(max_examples=40)
 @given(finite_pair(), st.integers(1, 10), st.integers(0, 3))
 def test_lemma5_corrected(pq, n, x):
-    pi, q = pq
-    w = pi / q
-    x %= pi.size
-    T = F.imh_T(pi, q, n, float(w[x]))
-    assert (T <= b("lemma5", "T_n", "corrected", n=n, w=float(w[x]),
-                   w_star=float(w.max())) * (1 + 1e-10) + 1e-12)
+    pair = RG.exact_pair(*pq)
+    x %= pair.M
+    T = RG.imh_T(pair, n, pair.w[x])
+    assert RG.frac(T) <= _exact("lemma5", "T_n", "corrected", n=n, w=pair.w[x],
+                                w_star=pair.w_star)
 
 
 @settings(max_examples=40)
 @given(finite_pair(), st.integers(1, 10), st.integers(0, 3),
        st.lists(st.floats(0, 1), min_size=4, max_size=4))
 def test_lemma6_corrected(pq, n, x, f):
-    pi, q = pq
-    x %= pi.size
-    f = np.array(f[: pi.size])
-    emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), n)[x] @ f)
-    bound = b("lemma6", "expectation", "corrected", n=n, w_star=float((pi / q).max()),
-              eq_f=float(q @ f),
-              f_z=float(f[x]), epi_f=float(pi @ f))
-    assert emp <= bound + 1e-10 * max(1.0, bound)
+    pair = RG.exact_pair(*pq)
+    x %= pair.M
+    f = RG.qarray(np.array(f[: pair.M]))
+    emp = (RG.ExactChain(RG.imh_kernel(pair)).power(n) @ f)[x]
+    bound = _exact("lemma6", "expectation", "corrected", n=n, w_star=pair.w_star,
+                   eq_f=_qv(pair.q) @ f, f_z=f[x], epi_f=_qv(pair.pi) @ f)
+    assert RG.frac(emp) <= bound
+
+
+def _unit_score(s, M):
+    s = np.array(s[:M], float)
+    assume(np.abs(s).max() > 0)
+    return RG.qarray(s / np.abs(s).max())[:, None]  # max |s| = 1 exactly
 
 
 @settings(max_examples=30)
 @given(finite_pair(3), st.integers(1, 4), st.integers(1, 8), st.integers(0, 2),
        st.lists(st.floats(-1, 1), min_size=3, max_size=3))
 def test_theorem3_corrected_and_marginal_mixing(pq, N, k, x, s):
-    pi, q = pq
-    x %= pi.size
-    s = np.array(s[: pi.size])
-    assume(np.abs(s).max() > 0)
-    s = (s / np.abs(s).max())[:, None]
-    K = F.imh_matrix(pi, q)
-    w = float((pi / q).max())
-    m = F.moments_jsa(K, s, x, N)
-    mu = min(1.0, abs(float(pi @ s[:, 0])))
-    assert m.second <= b("theorem3", "second_moment", "corrected", N=N, w_star=w, L=1.0, mu_norm=mu,
-                         c_cov=m.c_cov) + 1e-10
-    assert m.variance <= b("theorem3", "variance", "corrected", N=N, L=1.0, c_cov=m.c_cov) + 1e-10
+    pair = RG.exact_pair(*pq)
+    x %= pair.M
+    s = _unit_score(s, pair.M)
+    K = RG.imh_kernel(pair)
+    unit = RG.qarray([int(i == x) for i in range(pair.M)])
+    second, mean, c_cov = RG.jsa_moments(unit, K, s, N)
+    variance = second - (mean * mean).sum()
+    mu = abs(_qv(pair.pi) @ s[:, 0])
+    assert RG.frac(second) <= _exact("theorem3", "second_moment", "corrected", N=N,
+                                     w_star=pair.w_star, L=1, mu_norm=mu, c_cov=c_cov)
+    assert RG.frac(variance) <= _exact("theorem3", "variance", "corrected", N=N, L=1, c_cov=c_cov)
     # each marginal of JSA's k-th sweep mixes at r^((k-1)N + n) (Eq. 7): the bound holds per
     # marginal
-    r = 1 - 1 / w
+    r = 1 - 1 / pair.w_star
+    chain = RG.ExactChain(K)
     for n in range(1, N + 1):
-        tv = 0.5 * np.abs(np.linalg.matrix_power(K, N * (k - 1) + n)[x] - pi).sum()
-        assert tv <= r ** (N * (k - 1) + n) + 1e-12
+        j = N * (k - 1) + n
+        assert RG.tv(chain.power(j)[x], _qv(pair.pi)) <= r ** j
 
 
 @settings(max_examples=30)
 @given(finite_pair(3), st.integers(1, 6), st.lists(st.integers(0, 2), min_size=6, max_size=6),
        st.lists(st.floats(-1, 1), min_size=3, max_size=3))
 def test_theorem4_corrected(pq, N, xs, s):
-    pi, q = pq
-    s = np.array(s[: pi.size])
-    assume(np.abs(s).max() > 0)
-    s = (s / np.abs(s).max())[:, None]
-    xs = np.array(xs[:N]) % pi.size
-    m = F.moments_pmcsa(F.imh_matrix(pi, q), s, xs)
-    mu = min(1.0, abs(float(pi @ s[:, 0])))
-    w = float((pi / q).max())
-    assert (m.second <= b("theorem4", "second_moment", "corrected", N=N, w_star=w, L=1.0,
-                          mu_norm=mu) + 1e-10)
-    assert m.variance <= b("theorem4", "variance", "explicit", N=N, w_star=w, L=1.0) + 1e-10
+    pair = RG.exact_pair(*pq)
+    s = _unit_score(s, pair.M)
+    xs = [int(v) % pair.M for v in xs[:N]]
+    second, mean = RG.pmcsa_moments(RG.imh_kernel(pair)[xs], s)
+    variance = second - (mean * mean).sum()
+    mu = abs(_qv(pair.pi) @ s[:, 0])
+    assert RG.frac(second) <= _exact("theorem4", "second_moment", "corrected", N=N,
+                                     w_star=pair.w_star, L=1, mu_norm=mu)
+    assert RG.frac(variance) <= _exact("theorem4", "variance", "explicit", N=N,
+                                       w_star=pair.w_star, L=1)
 
 
 @settings(max_examples=30)

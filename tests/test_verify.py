@@ -192,13 +192,43 @@ def test_false_violation_rate_is_controlled():
     assert rate(1) > 1e-3  # without Bonferroni the same claim would exceed the stated rate
 
 
-def test_exact_tolerance_and_ratio():
-    c = decide(CheckResult("q", "f", {}, 1.0 + 1e-13, 1.0, "exact", tolerance=1e-12), 0)
-    assert c.verdict == HOLDS
-    c = decide(CheckResult("q", "f", {}, 1.0 + 1e-11, 1.0, "exact", tolerance=1e-12), 0)
-    assert c.verdict == VIOLATED
-    c = decide(CheckResult("q", "f", {}, 1e-14, 1e-20, "exact", tolerance=1e-12), 0)
-    assert c.verdict == HOLDS and math.isnan(c.ratio)
+def test_exact_checks_are_decided_on_enclosures_not_tolerances():
+    """An exact check holds only when its enclosure lies on the right side of the bound's, is
+    violated when it lies on the wrong side (by any margin, at any magnitude), and is otherwise
+    refined (check.refine) or inconclusive -- never 'holds' by a tolerance."""
+    from fractions import Fraction
+
+    from bounds.enclosure import Enclosure
+
+    def exact(emp, bound, rel="<=", **kw):
+        return decide(CheckResult("q", "f", {}, emp, bound, "exact", relation=rel, **kw), 0)
+
+    # a proved error that straddles the bound: undecided, inconclusive (the old tolerance said
+    # holds)
+    c = exact(1.0 + 1e-13, 1, error=1e-12)
+    assert c.verdict == INCONCLUSIVE and c.settled_by == "float64" and "undecided" in c.note
+    # the same check with an exact refinement is decided by it, either way
+    c = exact(1.0 + 1e-13, 1, error=1e-12, refine=lambda bits: Enclosure.point(Fraction(1, 3)))
+    assert c.verdict == HOLDS and c.settled_by == "exact"
+    hair = Fraction(1) + Fraction(1, 2 ** 200)  # wrong side of 1 by a relative 6e-61
+    c = exact(1.0, 1, error=1e-12, refine=lambda bits: Enclosure.point(hair))
+    assert c.verdict == VIOLATED and c.settled_by == "exact"
+    # a tie, exactly: holds for <= and =, violated for <; and a bound-scale below 1 breaks it
+    third = Fraction(1, 3)
+    assert exact(third, third).verdict == HOLDS
+    assert exact(third, third, "=").verdict == HOLDS
+    assert exact(third, third, "<").verdict == VIOLATED
+    assert decide(CheckResult("q", "f", {}, third, third, "exact"), 0,
+                  bound_scale=1 - 2.0 ** -52).verdict == VIOLATED
+    # float64 noise against a tiny bound: 6.5e-16 (exact up to a few ulps) is violated at 1.8e-20;
+    # with a proved error of 1e-15 it is undecided, and its exact value decides it
+    assert exact(6.5e-16, 1.8e-20).verdict == VIOLATED
+    c = exact(6.5e-16, Fraction(18, 10 ** 21), error=1e-15,
+              refine=lambda bits: Enclosure.point(Fraction(1, 10 ** 30)))
+    assert c.verdict == HOLDS and c.log10_ratio == pytest.approx(-30 - math.log10(1.8e-20))
+    # the ratio is computed on the enclosures at any magnitude (never a 0 for a positive value)
+    c = exact(Fraction(1, 10 ** 300), Fraction(1, 10 ** 100))
+    assert c.verdict == HOLDS and c.log10_ratio == pytest.approx(-200)
 
 
 # ----------------------------------------------------------------------------- command line

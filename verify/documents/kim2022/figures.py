@@ -63,6 +63,7 @@ import math
 import os
 import textwrap
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -497,7 +498,7 @@ def figure1_checks(rows, readings=None) -> list[CheckResult]:
                                        {"scheme": f"pmcsa vs {other}", "N": N, "phase": phase,
                                         "dof": float(dof),
                                         "_kind": "obs"},
-                                       ratio, 1.0, "monte-carlo", "<=", stderr=ratio * se,
+                                       ratio, 1, "monte-carlo", "<=", stderr=ratio * se,
                                        note="ratio of geometric-mean variances over replicates "
                                             "(Welch, delta method)"))
     return _rescale(out + obs, n_bound, _per_reading(obs))
@@ -526,11 +527,12 @@ def converged(row, tau=tau_of) -> bool:
 
 
 def _ratio(k1, n1, k2, n2):
-    """p1/p2 with p = (k + 1/2)/(n + 1), and its delta-method standard error."""
-    p1, p2 = (k1 + 0.5) / (n1 + 1), (k2 + 0.5) / (n2 + 1)
+    """p1/p2 with p = (k + 1/2)/(n + 1), exactly (a Fraction of the counts: equal arms give exactly
+    1, the bound of a tie), and its delta-method standard error (a float)."""
+    p1, p2 = Fraction(2 * k1 + 1, 2 * (n1 + 1)), Fraction(2 * k2 + 1, 2 * (n2 + 1))
     ratio = p1 / p2
     se_log = math.sqrt((1 - p1) / ((n1 + 1) * p1) + (1 - p2) / ((n2 + 1) * p2))
-    return ratio, ratio * se_log
+    return ratio, float(ratio) * se_log
 
 
 def figure2_checks(rows, readings=None) -> list[CheckResult]:
@@ -570,7 +572,7 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                                    {"scheme": f"pmcsa vs {other}",
                                     "converged": f"{kp}/{n_p} vs {ko}/{no}",
                                     "qualifying": [[kp, n_p], [ko, no]]},
-                                   ratio, 1.0, "monte-carlo", ">=", stderr=se, reading=name,
+                                   ratio, 1, "monte-carlo", ">=", stderr=se, reading=name,
                                    note=f"fraction of converged runs ({tau_t.name}) "
                                         "over all optimizers and step sizes"))
     per_scheme = []
@@ -587,7 +589,7 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                                 {"scheme": s, "optimizer": f"adam vs {o}",
                                  "converged": f"{ka}/{na} vs {ko}/{no}",
                                  "qualifying": [ka, ko]},
-                                ratio, 1.0, "monte-carlo", ">=", stderr=se, primary=False,
+                                ratio, 1, "monte-carlo", ">=", stderr=se, primary=False,
                                 reading=name,
                                 note=f"fraction of converged runs ({tau_t.name}) over step sizes "
                                      f"and replicates")
@@ -606,7 +608,7 @@ def _figure2_reading(rows, combo) -> list[CheckResult]:
                                    {"schemes": len(per_scheme), "needed": need,
                                     "deciding scheme": pick.params["scheme"],
                                     "comparison": pick.params["optimizer"]},
-                                   pick.empirical, 1.0, "monte-carlo", ">=", stderr=pick.stderr,
+                                   pick.empirical, 1, "monte-carlo", ">=", stderr=pick.stderr,
                                    reading=name,
                                    note=f"{need} of {len(per_scheme)} schemes must have Adam's "
                                         f"worst ratio >= 1 ({tau_t.name}): the order statistic "

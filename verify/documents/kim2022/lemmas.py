@@ -14,17 +14,18 @@ import numpy as np
 import sympy as sp
 
 import bounds
-from simulate import divergences as dv, finite as F, optim
+from simulate import finite as F, optim, rigorous as RG
 from simulate.families import MeanFieldGaussian
 from simulate.kernels import ChainState
 from simulate.rng import Streams, unit_generator
-from simulate.schemes import COUNT_KEYS, Scheme, kl_inclusive_meanfield
+from simulate.schemes import COUNT_KEYS, Scheme
 from simulate.targets import Gaussian, isotropic, wishart_target
 from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_form
 from verify.problems import fit_slope
 from verify.registry import bound_value, register
 
+from . import _exact as X
 from ._kit import pair_space
 
 _b = bound_value
@@ -36,25 +37,70 @@ def _rand_pair(M, seed, conc=1.0):
 
 
 # ============================================================================= Proposition 1
+def _prop1_exact(m, s):
+    """E_pi f and E_Pi g for pi = N(0, 1), q = N(m, s^2) (m, s the grid's decimals), exactly.
+
+    ``f = log pi - log q`` and the score are polynomials in z (plus the constant ``log s``), so
+    their expectations under N(0, 1) follow from its moments E z = 0, E z^2 = 1: ``E f =
+    -1/2 + (1 + m^2) / (2 s^2) + log s``, ``E[-d/dm log q] = -E[(z - m)] / s^2 = m / s^2``,
+    ``E[-d/ds log q] = -E[(z - m)^2] / s^3 + 1 / s = -(1 + m^2) / s^3 + 1 / s``.  The gradients are
+    rationals; ``E f`` is ``(a rational) + log s``, returned as a sympy expression."""
+    M, S = sp.Rational(str(m)), sp.Rational(str(s))
+    ez1, ez2 = 0, 1  # moments of N(0, 1)
+    e_zm2 = ez2 - 2 * M * ez1 + M ** 2  # E (z - m)^2
+    ef = -sp.Rational(ez2, 2) + e_zm2 / (2 * S ** 2) + sp.log(S)
+    g_m = -(ez1 - M) / S ** 2
+    g_s = -(e_zm2 / S ** 3 - 1 / S)
+    return ef, Fraction(int(sp.numer(g_m)), int(sp.denom(g_m))), \
+        Fraction(int(sp.numer(g_s)), int(sp.denom(g_s)))
+
+
+def _kl_gradient(tgt, fam, lam):
+    """The gradient of the closed-form KL(pi || q(lambda)) of a mean-field Gaussian q, by hand:
+    KL = (1/2) sum_d [(Sigma_dd + (mu_d - m_d)^2) / sigma_d^2 + log sigma_d^2] + const, so
+    dKL/dm_d = (m_d - mu_d) / sigma_d^2 and dKL/domega_d = (1/sigma_d - (Sigma_dd + (mu_d - m_d)^2)
+    / sigma_d^3) dsigma_d/domega_d, at the family's sigma(omega) and its derivative (as computed);
+    tracked floats give the proved error of the rest of the arithmetic."""
+    m, sig, dsig = (RG.TF(x) for x in fam.unpack(lam))
+    mu, var = RG.TF(tgt.mean), RG.TF(np.diag(tgt.cov))
+    d = m - mu
+    s2 = sig * sig
+    g_m = d / s2
+    g_o = (1.0 / sig - (var + d * d) / (s2 * sig)) * dsig
+    return RG.TF(np.concatenate([g_m.v, g_o.v]), np.concatenate([g_m.e, g_o.e]))
+
+
 def run_proposition1(grid, seed=0, progress=None):
     out = []
-    x, wts = np.polynomial.hermite_e.hermegauss(120)  # exact for polynomials of degree < 240
-    wts = wts / wts.sum()
+    c = bounds.get("proposition1")
+    msym, ssym = c.param("m").symbol, c.param("s").symbol
     for m, s in grid["ms"]:
-        # f = -log q(z) - H[pi]; E_pi f = E_pi[log pi - log q]: a quadratic in z, integrated exactly
-        logpi = -0.5 * x ** 2 - 0.5 * np.log(2 * np.pi)
-        logq = -0.5 * ((x - m) / s) ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi)
-        ef = float(wts @ (logpi - logq))
-        g_m = float(wts @ (-(x - m) / s ** 2))  # E_Pi g = -E_pi s
-        g_s = float(wts @ (-(((x - m) ** 2) / s ** 3 - 1 / s)))
-        p = {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2), Gauss-Hermite 120"}
-        out.append(CheckResult("objective", "stated", p, ef,
-                               _b("proposition1", "objective", "stated", m=m, s=s),
-                               "exact", relation="="))
+        ef, g_m, g_s = _prop1_exact(m, s)
+        p = {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2), exact Gaussian moments"}
+        # E f = (a rational) + log s: the identity with the stated formula is decided in sympy's
+        # exact arithmetic (symbolic): both sides expanded, their difference must vanish
+        formula = c.resolve(c.quantity("objective").form("stated").expr).subs(
+            {msym: sp.Rational(str(m)), ssym: sp.Rational(str(s))})
+        diff = sp.expand(sp.expand_log(ef - formula, force=True))
+        value = float(formula)
+        if diff == 0:
+            kw = {"empirical": value, "bound": value}
+            note = ("E_pi f from the moments of N(0,1) (f is quadratic in z plus log s); the "
+                    "difference with the formula expands to 0 in exact arithmetic")
+        else:
+            kw = {"empirical": float(ef), "bound": value,
+                  "lhs": X.sympy_enclosure(ef), "rhs": X.sympy_enclosure(formula)}
+            note = f"E_pi f - formula = {diff} (exact arithmetic)"
+        out.append(CheckResult("objective", "stated", p, method="symbolic", relation="=",
+                               note=note, **kw))
         for q_, val in (("gradient_m", g_m), ("gradient_s", g_s)):
             for form in ("stated", "explicit"):
-                b = _b("proposition1", q_, form, m=m, s=s)
-                out.append(CheckResult(q_, form, p, val, b, "exact", relation="="))
+                out.append(CheckResult(q_, form, p, method="exact", relation="=",
+                                       empirical=val,
+                                       **X.bound_kwargs("proposition1", q_, form,
+                                                        m=RG.decimal_fraction(m),
+                                                        s=RG.decimal_fraction(s)),
+                                       note="E_Pi g from the moments of N(0,1), exactly"))
     # Monte Carlo on the paper's Wishart target: E_Pi[g] vs the gradient of the closed-form KL
     D = grid["wishart_dim"]
     tgt = wishart_target(D, 10, seed=1)
@@ -63,94 +109,135 @@ def run_proposition1(grid, seed=0, progress=None):
     g = unit_generator(seed, 0, "prop1-mc")
     z = tgt.sample(g, grid["R"])
     G = -fam.score(lam, z)  # g for one sample (N = 1); E over Pi
-    h = 1e-6
+    grad = _kl_gradient(tgt, fam, lam)
     for j in range(0, fam.n_params, max(1, fam.n_params // 4)):
-        e = np.zeros(fam.n_params)
-        e[j] = h
-        grad = float((kl_inclusive_meanfield(tgt, fam, lam + e)
-                      - kl_inclusive_meanfield(tgt, fam, lam - e)) / (2 * h))
         out.append(CheckResult(f"gradient[{j}] (Wishart target)", "stated",
                                {"D": D, "component": j, "R": grid["R"], "space": tgt.name},
-                               float(G[:, j].mean()), grad, "monte-carlo", relation="=",
+                               float(G[:, j].mean()), float(grad.v[j]), "monte-carlo",
+                               relation="=",
                                stderr=float(G[:, j].std(ddof=1) / np.sqrt(grid["R"])),
-                               bound_error=1e-6 * max(1, abs(grad)),
-                               note="MC mean of -s(z), z ~ pi, vs central difference of the "
-                                    "closed-form KL (step 1e-6; its error counted in the bound's "
-                                    "enclosure)"))
+                               bound_error=float(grad.e[j]),
+                               note="MC mean of -s(z), z ~ pi, vs the gradient of the closed-form "
+                                    "KL differentiated by hand (its rounding error, proved, in the "
+                                    "bound's enclosure)"))
     return out
 
 
 # ============================================================================= Proposition 2
+def _gauss_prop2(D, s, shift):
+    """log w* and KL(pi || q) for pi = N(0, I_D), q = N(shift 1, s^2 I_D) as balls (s, shift the
+    grid's decimals): log w* = (D/2) log s^2 + (D/2) shift^2 / (s^2 - 1) (s > 1; the maximiser of
+    log pi - log q, simulate.divergences.log_w_star), KL = (D/2) (1/s^2 + shift^2/s^2 - 1 + log
+    s^2)."""
+    from flint import arb
+
+    S = arb(RG.fmpq_of(RG.decimal_fraction(s)))
+    h = arb(RG.fmpq_of(RG.decimal_fraction(shift)))
+    S2 = S * S
+    if not S2 > 1:  # q no wider than pi: w* = inf
+        return arb.pos_inf(), D * (1 / S2 + h * h / S2 - 1 + S2.log()) / 2
+    lw = D * S2.log() / 2 + D * h * h / (S2 - 1) / 2
+    kl = D * (1 / S2 + h * h / S2 - 1 + S2.log()) / 2
+    return lw, kl
+
+
 def run_proposition2(grid, seed=0, progress=None):
+    from flint import arb
+
+    from bounds.enclosure import Enclosure, precision
+
     out = []
     for D, s, shift in grid["gauss"]:
-        mu, Sigma = np.zeros(D), np.eye(D)
-        m, S = np.full(D, shift), (s ** 2) * np.eye(D)
-        lw = dv.log_w_star(mu, Sigma, m, S)
-        kl = dv.kl_inclusive(mu, Sigma, m, S)
-        b = _b("proposition2", "w_star_lower", "stated", kl=kl)
-        out.append(CheckResult("w_star_lower", "stated", {"D": D, "s": s, "shift": shift, "kl": kl,
+        with precision(128):
+            lw, kl = _gauss_prop2(D, s, shift)
+            lhs = Enclosure.from_arb(lw.exp(), 128)
+        bk = X.bound_kwargs("proposition2", "w_star_lower", "stated", kl=kl)
+
+        def exact_lhs(bits, D=D, s=s, shift=shift):
+            return _gauss_prop2(D, s, shift)[0].exp()
+
+        out.append(CheckResult("w_star_lower", "stated", {"D": D, "s": s, "shift": shift,
+                                                          "kl": float(kl.mid()),
                                                           "space": "Gaussian pair"},
-                               float(np.exp(lw)), b, "exact", relation=">="))
+                               method="exact", relation=">=",
+                               **X.empirical_kwargs(lhs, arb=exact_lhs), **bk,
+                               note="closed forms in ball arithmetic"))
     for M in grid["M"]:
         for i in range(grid["pairs"]):
-            pi, q = _rand_pair(M, seed + i)
-            w = pi / q
-            kl = float(pi @ np.log(w))
-            b = _b("proposition2", "w_star_lower", "stated", kl=kl)
+            pair = RG.exact_pair(*_rand_pair(M, seed + i))
+            with precision(128):
+                kl = sum((arb(p) * (arb(p) / arb(q)).log() for p, q in zip(pair.pi, pair.q)
+                          if p != 0), arb(0))
+            bk = X.bound_kwargs("proposition2", "w_star_lower", "stated", kl=kl)
             out.append(CheckResult("w_star_lower", "stated",
-                                   {"M": M, "pair": i, "kl": kl, "space": "finite"},
-                                   float(w.max()), b, "exact", relation=">="))
+                                   {"M": M, "pair": i, "kl": float(kl.mid()), "space": "finite"},
+                                   method="exact", relation=">=", empirical=RG.frac(pair.w_star),
+                                   **bk, note="w* exact; KL(pi||q) in ball arithmetic"))
     # strictness: the printed '<' at pi = q
     out.append(CheckResult("w_star_lower (strict '<' as printed)", "strict",
-                           {"space": "pi = q", "kl": 0.0},
-                           1, _b("proposition2", "w_star_lower", "stated", kl=0.0), "exact",
-                           relation=">", primary=False,
+                           {"space": "pi = q", "kl": 0.0}, method="exact", relation=">",
+                           empirical=1, **X.bound_kwargs("proposition2", "w_star_lower", "stated",
+                                                         kl=0),
+                           primary=False,
                            note="counterexample to the strict inequality: pi = q gives w* = 1 = "
                                 "exp(0)"))
     return out
 
 
 # ============================================================================= Lemma 1
-def _tv_full(P, Q):
-    return 0.5 * float(np.abs(P - Q).sum())
-
-
 def run_lemma1(grid, seed=0, progress=None):
+    """Exact: p and q (a Dirichlet draw read exactly, normalised) and every product law are
+    rationals, and so are both suprema."""
     out = []
     for M in grid["M"]:
-        p, q = _rand_pair(M, seed + 3)
-        tv1 = _tv_full(p, q)
+        pair = RG.exact_pair(*_rand_pair(M, seed + 3))
+        p, q = _qvec(pair.pi), _qvec(pair.q)
+        tv1 = RG.tv(p, q)
         for N in grid["N"]:
             if M ** N > 5000:
                 continue
-            P, Q = F.product_law([p] * N), F.product_law([q] * N)
-            emp = _tv_full(P, Q)
-            b = _b("lemma1", "product_tv", "stated", N=N, tv=tv1)
-            par = {"M": M, "N": N, "tv": tv1}
+            emp = RG.tv(RG.outer_law([p] * N), RG.outer_law([q] * N))
+            bk = X.bound_kwargs("lemma1", "product_tv", "stated", N=N, tv=tv1)
+            par = {"M": M, "N": N, "tv": float(RG.frac(tv1))}
             out.append(CheckResult("product_tv", "stated",
                                    {**par, "sets": "all sets of the product space"},
-                                   emp, b, "exact"))
+                                   empirical=RG.frac(emp), method="exact", **bk))
             # as printed: product sets A^N only
-            best = 0.0
-            for mask in range(1, 2 ** M):
-                A = np.array([(mask >> i) & 1 for i in range(M)], bool)
-                best = max(best, abs(p[A].sum() ** N - q[A].sum() ** N))
+            best = max(abs(sum(p[A]) ** N - sum(q[A]) ** N)
+                       for A in (np.array([(mask >> i) & 1 for i in range(M)], bool)
+                                 for mask in range(1, 2 ** M)))
             out.append(CheckResult("product_tv (product sets A^N, as printed)", "product-sets",
-                                   {**par, "sets": "A^N"},
-                                   best, b, "exact", primary=False))
+                                   {**par, "sets": "A^N"}, empirical=RG.frac(best),
+                                   method="exact", **bk, primary=False))
     return out
 
 
+def _qvec(values):
+    return np.array(list(values), dtype=object)
+
+
 # ============================================================================= Lemma 2
-def _lemma2_moments(p, vals, mu):
-    """Lemma 2's quantities for g taking the values ``vals`` (rows) with probabilities ``p``:
-    E g, E||g||^2, the trace variance, Bias = E||g - mu|| (as defined), MSE = E||g - mu||^2 and
-    ||mu||."""
+def _lemma2_exact(p, vals, mu, bits=128):
+    """Lemma 2's quantities exactly where they are rational (E||g||^2, V, MSE) and as balls at
+    ``bits`` where a norm enters (Bias, ||mu||, ||E g - mu||; exact rationals in one dimension)."""
+    from flint import arb
+
+    from bounds.enclosure import precision
+
+    d = vals.shape[1]
     mean = p @ vals
-    return (mean, float(p @ (vals ** 2).sum(1)), float(p @ ((vals - mean) ** 2).sum(1)),
-            float(p @ np.linalg.norm(vals - mu, axis=1)), float(p @ ((vals - mu) ** 2).sum(1)),
-            float(np.linalg.norm(mu)))
+    second = p @ (vals * vals).sum(1)
+    V = p @ ((vals - mean) * (vals - mean)).sum(1)
+    mse = p @ ((vals - mu) * (vals - mu)).sum(1)
+
+    def norm(v):
+        if d == 1:
+            return abs(v[0])
+        return arb(sum(x * x for x in v)).sqrt()
+
+    with precision(bits):
+        bias = sum((pk * norm(vk - mu) for pk, vk in zip(p, vals)), 0 * p[0])
+        return second, V, mse, bias, norm(mu), norm(mean - mu)
 
 
 def run_lemma2(grid, seed=0, progress=None):
@@ -159,134 +246,185 @@ def run_lemma2(grid, seed=0, progress=None):
         for i in range(grid["cases"]):
             g = unit_generator(seed + i, d, "lemma2")
             K = 7
-            p = g.dirichlet(np.ones(K))
-            vals = g.standard_normal((K, d)) * g.exponential(1.0, (K, 1))
-            mu = g.standard_normal(d) * (0.1 if i % 2 else 2.0)
-            # Bias as defined: E||g - mu||
-            mean, second, V, bias_exp_norm, mse, mu_n = _lemma2_moments(p, vals, mu)
+            pf = g.dirichlet(np.ones(K))
+            vf = g.standard_normal((K, d)) * g.exponential(1.0, (K, 1))
+            muf = g.standard_normal(d) * (0.1 if i % 2 else 2.0)
+            # exactly: p normalised to sum 1, the values and mu as the doubles drawn
+            p = RG.qarray(pf) / sum(RG.qarray(pf))
+            vals, mu = RG.qarray(vf), RG.qarray(muf)
+            second, V, mse, bias, mu_n, bias2 = _lemma2_exact(p, vals, mu)
             par = {"d": d, "case": i, "bias": "E||g - mu||"}
-            for q_, kw in (("second_moment_variance",
-                            dict(variance=V, bias=bias_exp_norm, mu_norm=mu_n)),
-                           ("second_moment_mse", dict(mse=mse, bias=bias_exp_norm, mu_norm=mu_n))):
-                b = _b("lemma2", q_, "stated", **kw)
-                out.append(CheckResult(q_, "stated", par, second, b, "exact"))
+            for q_, kw in (("second_moment_variance", dict(variance=V, bias=bias, mu_norm=mu_n)),
+                           ("second_moment_mse", dict(mse=mse, bias=bias, mu_norm=mu_n))):
+                out.append(CheckResult(q_, "stated", par, empirical=RG.frac(second),
+                                       method="exact", **X.bound_kwargs("lemma2", q_, "stated",
+                                                                        **kw)))
             # with the bias of the proof, ||E g - mu||
-            bias2 = float(np.linalg.norm(mean - mu))
-            b = _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias2,
-                   mu_norm=mu_n)
             out.append(CheckResult("second_moment_variance (Bias = ||E g - mu||)", "stated",
                                    {**par, "bias": "||E g - mu||"},
-                                   second, b, "exact", primary=False,
+                                   empirical=RG.frac(second), method="exact",
+                                   **X.bound_kwargs("lemma2", "second_moment_variance", "stated",
+                                                    variance=V, bias=bias2, mu_norm=mu_n),
+                                   primary=False,
                                    note="the dropped reading Bias = ||E g - mu|| (see "
                                         "DROPPED_READINGS): shown, not deciding"))
     return out
 
 
 # ============================================================================= Lemma 3
-def run_lemma3(grid, seed=0, progress=None):
-    from scipy import integrate, stats
+def _lemma3_exact(m, s):
+    """V_q[w] = int pi^2 / q - 1 for pi = N(0, 1), q = N(m, s^2) (2 s^2 > 1), exactly: the
+    integrand is (s / sqrt(2 pi)) exp(a z^2 + b z + c) with a = 1/(2 s^2) - 1 < 0, b = -m/s^2,
+    c = m^2/(2 s^2), whose integral over the line is sqrt(pi / -a) exp(c - b^2 / (4 a)) (the
+    Gaussian integral); a sympy expression in the grid's decimals."""
+    M, S = sp.Rational(str(m)), sp.Rational(str(s))
+    a = 1 / (2 * S ** 2) - 1
+    b = -M / S ** 2
+    c = M ** 2 / (2 * S ** 2)
+    if a >= 0:
+        return sp.oo
+    return S / sp.sqrt(2 * sp.pi) * sp.sqrt(sp.pi / -a) * sp.exp(c - b ** 2 / (4 * a)) - 1
 
+
+def run_lemma3(grid, seed=0, progress=None):
     out = []
+    c = bounds.get("lemma3")
+    msym, ssym = c.param("m").symbol, c.param("s").symbol
+    expr = c.resolve(c.quantity("weight_variance").form("stated").expr)
     for m, s in grid["ms"]:
-        # V_q[w] = int (pi/q - 1)^2 q = int pi^2/q - 1, integrand exp(2 log pi - log q) (no
-        # overflow)
-        f = lambda z: np.exp(2 * stats.norm.logpdf(z) - stats.norm.logpdf(z, m, s))  # noqa: E731
-        val, err = integrate.quad(f, -np.inf, np.inf, epsabs=1e-13, epsrel=1e-12, limit=400)
-        val -= 1.0
-        b = _b("lemma3", "weight_variance", "stated", m=m, s=s)
-        out.append(CheckResult("weight_variance", "stated",
-                               {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2)"},
-                               val, b, "exact", relation="=",
-                               error=10 * err + 1e-10 * abs(b)))
+        val = _lemma3_exact(m, s)
+        formula = expr.subs({msym: sp.Rational(str(m)), ssym: sp.Rational(str(s))})
+        diff = sp.simplify(sp.powsimp(sp.radsimp(val - formula), force=True))
+        p = {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2)"}
+        value = float(formula)
+        if diff == 0:
+            kw = {"empirical": value, "bound": value}
+            note = ("V_q[w] = int pi^2/q - 1 by the Gaussian integral in exact arithmetic; its "
+                    "difference with the formula simplifies to 0")
+        else:
+            kw = {"empirical": float(val), "bound": value,
+                  "lhs": X.sympy_enclosure(val), "rhs": X.sympy_enclosure(formula)}
+            note = f"V_q[w] - formula = {diff} (exact arithmetic)"
+        out.append(CheckResult("weight_variance", "stated", p, method="symbolic", relation="=",
+                               note=note, **kw))
     return out
 
 
 # ============================================================================= Lemmas 4-6 (IMH on
 # finite spaces)
 def _instances(grid, seed):
+    """(M, w*, exact pair) for each grid point: :func:`simulate.rigorous.exact_hard_instance`,
+    the instances of :func:`simulate.finite.hard_instance` in exact rationals."""
     for M in grid["M"]:
         for w in grid["w_star"]:
-            yield M, w, F.hard_instance(M, w, seed=seed)
+            yield M, w, RG.exact_hard_instance(M, w, seed=seed)
 
 
 def run_lemma4(grid, seed=0, progress=None):
+    """Exact: lambda is a finite sum of rationals, and so is the rejection probability."""
+    from flint import fmpq
+
     out = []
-    for M, w_star, (pi, q) in _instances(grid, seed):
-        w = pi / q
+    for M, w_star, pair in _instances(grid, seed):
+        w = pair.w
         for x in range(M):
-            lam_q = F.imh_lambda(pi, q, w[x], "q")
+            lam_q = RG.imh_lambda(pair, w[x], "q")
             # independent: the IMH rejection probability 1 - sum_y q_y min(1, w_y / w_x)
-            rej = 1 - float(q @ np.minimum(1.0, w / w[x]))
-            par = {"M": M, "w_star": w_star, "state": x, "w": float(w[x])}
-            out.append(CheckResult("lambda = rejection probability", "definition", par, lam_q, rej,
-                                   "exact",
+            rej = 1 - sum((qy * min(fmpq(1), wy / w[x]) for qy, wy in zip(pair.q, w)), fmpq(0))
+            par = {"M": M, "w_star": w_star, "state": x, "w": float(RG.frac(w[x]))}
+            out.append(CheckResult("lambda = rejection probability", "definition", par,
+                                   RG.frac(lam_q), RG.frac(rej), "exact",
                                    relation="=", primary=False,
                                    note="lambda(w) integrated against q equals IMH's rejection "
                                         "probability"))
-            lo = _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=w_star)
-            hi = _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=w_star)
+            lo = X.bound_kwargs("lemma4", "lambda_lower", "stated", w=w[x], w_star=pair.w_star)
+            hi = X.bound_kwargs("lemma4", "lambda_upper", "stated", w=w[x], w_star=pair.w_star)
             imh = ("lambda integrated against q (the IMH rejection probability, Smith & Tierney's: "
                    "the reading the cited source gives)")
-            out.append(CheckResult("lambda_lower", "stated", par, lam_q, lo, "exact", relation=">=",
-                                   primary=False, note=imh))
-            out.append(CheckResult("lambda_upper", "stated", par, lam_q, hi, "exact", relation="<=",
-                                   primary=False, note=imh))
-            lam_p = F.imh_lambda(pi, q, w[x], "pi")
+            out.append(CheckResult("lambda_lower", "stated", par, RG.frac(lam_q), method="exact",
+                                   relation=">=", primary=False, note=imh, **lo))
+            out.append(CheckResult("lambda_upper", "stated", par, RG.frac(lam_q), method="exact",
+                                   relation="<=", primary=False, note=imh, **hi))
+            lam_p = RG.frac(RG.imh_lambda(pair, w[x], "pi"))
             eq3 = "Kim et al. (NeurIPS 2022) Eq. (3) integrates against pi(dz')"
             for side, bound, rel, note in (
                     ("upper", hi, "<=", eq3),
                     ("lower", lo, ">=", eq3 + "; the rejection probability needs q(dz')")):
                 out.append(CheckResult(f"lambda_{side} (lambda as printed in Eq. 3, against pi)",
-                                       "printed-eq3", par, lam_p, bound, "exact", relation=rel,
-                                       primary=False, note=note))
+                                       "printed-eq3", par, lam_p, method="exact", relation=rel,
+                                       primary=False, note=note, **bound))
     return out
 
 
 def run_lemma5(grid, seed=0, progress=None):
+    """Exact: T_n is piecewise a polynomial in 1/w between the weights (simulate.rigorous.imh_T),
+    with lambda against q (the IMH rejection probability) or against pi (Eq. (3) as printed)."""
     out = []
-    for M, w_star, (pi, q) in _instances(grid, seed):
-        w = pi / q
+    for M, w_star, pair in _instances(grid, seed):
+        w = pair.w
         for x in range(M):
             for n in grid["n"]:
-                T = F.imh_T(pi, q, n, float(w[x]))
-                par = {"M": M, "w_star": w_star, "n": n, "w": float(w[x]), "state": x}
+                T = RG.frac(RG.imh_T(pair, n, w[x], "q"))
+                par = {"M": M, "w_star": w_star, "n": n, "w": float(RG.frac(w[x])), "state": x}
                 for form in ("stated", "corrected"):
-                    b = _b("lemma5", "T_n", form, n=n, w=float(w[x]), w_star=w_star)
-                    out.append(CheckResult("T_n", form, par, T, b, "exact",
+                    out.append(CheckResult("T_n", form, par, T, method="exact",
                                            primary=False,
                                            note="T_n with lambda the IMH rejection probability "
-                                                "(the dropped reading): shown, not deciding"))
+                                                "(the dropped reading): shown, not deciding",
+                                           **X.bound_kwargs("lemma5", "T_n", form, n=n, w=w[x],
+                                                            w_star=pair.w_star)))
                 # the other reading: lambda integrated against pi, as Eq. (3) prints it
-                Tp, err = _T_printed(pi, q, n, float(w[x]))
-                b = _b("lemma5", "T_n", "stated", n=n, w=float(w[x]), w_star=w_star)
-                out.append(CheckResult(T_PRINTED_Q, "stated", par, Tp, b, "exact",
-                                       error=err,
+                Tp = RG.frac(RG.imh_T(pair, n, w[x], "pi"))
+                out.append(CheckResult(T_PRINTED_Q, "stated", par, Tp, method="exact",
                                        reading=LAMBDA_PRINTED,
-                                       note="T_n(w) = int_w^oo n/v^2 lambda_pi(v)^(n-1) dv by "
-                                            "quadrature in u = 1/v (breakpoints at the weights)"))
-    out.append(tightness_check("lemma5", "T_n", "corrected", *_l5_tight(), SEARCH_SPACE))
+                                       note="T_n(w) = int_w^oo n/v^2 lambda_pi(v)^(n-1) dv, "
+                                            "exactly (lambda_pi = A - B/v between the weights: "
+                                            "a polynomial in u = 1/v on each piece)",
+                                       **X.bound_kwargs("lemma5", "T_n", "stated", n=n, w=w[x],
+                                                        w_star=pair.w_star)))
+    out.append(_exact_tightness("lemma5", "T_n", "corrected", _l5_tight, _l5_exact))
     return out
 
 
 T_PRINTED_Q = "T_n with lambda as printed in Eq. 3 (against pi)"
 
 
-def _T_printed(pi, q, n, w_value):
-    """001 Eq. (3) read literally: T_n(w) = int_0^(1/w) n lambda_pi(1/u)^(n-1) du with
-    lambda_pi(v) = sum_{w_y <= v} pi_y (1 - w_y / v); (value, quadrature error)."""
-    from scipy import integrate
+def _exact_tightness(claim, quantity, form, make, exact):
+    """A tightness check (verify.hypothesis_tools.tightness_check) whose instance of largest
+    ratio is recomputed exactly: ``exact(instance) -> (empirical, bound parameters)``."""
+    strat, ev = make()
+    seen = []
 
-    wts = pi / q
+    def ev2(d):
+        res = ev(d)
+        seen.append((res[2], d))
+        return res
 
-    def lam(u):  # lambda_pi at v = 1/u
-        sel = wts * u <= 1
-        return float((pi[sel] * (1 - wts[sel] * u)).sum())
+    c = tightness_check(claim, quantity, form, strat, ev2, SEARCH_SPACE if claim == "lemma5"
+                        else SEARCH_SPACE + ", f in [0, 1]^M")
+    par = {k: v for k, v in c.params.items() if k != "space"}
+    d = next(d for p, d in reversed(seen) if p == par)
+    emp, kw = exact(d)
+    c.empirical, c.error = RG.frac(emp), None
+    bk = X.bound_kwargs(claim, quantity, form, **kw)
+    c.bound, c.rhs = bk["bound"], bk.get("rhs")
+    c.note += "; the instance of the largest ratio recomputed in exact rational arithmetic"
+    return c
 
-    brk = sorted({1 / v for v in wts if 1 / v < 1 / w_value})
-    val, err = integrate.quad(lambda u: n * lam(u) ** (n - 1), 0.0, 1.0 / w_value,
-                              points=brk or None,
-                              epsabs=1e-14, epsrel=1e-12, limit=200)
-    return float(val), float(err)
+
+def _l5_exact(d):
+    pair = RG.exact_pair(*d["pq"])
+    x = d["x"] % pair.M
+    return RG.imh_T(pair, d["n"], pair.w[x]), dict(n=d["n"], w=pair.w[x], w_star=pair.w_star)
+
+
+def _l6_exact(d):
+    pair = RG.exact_pair(*d["pq"])
+    x = d["x"] % pair.M
+    f = RG.qarray(np.array(d["f"][: pair.M], float))
+    Kn = RG.ExactChain(RG.imh_kernel(pair)).power(d["n"])
+    return Kn[x] @ f, dict(n=d["n"], w_star=pair.w_star, eq_f=_qvec(pair.q) @ f, f_z=f[x],
+                           epi_f=_qvec(pair.pi) @ f)
 
 
 SEARCH_SPACE = "random finite pi, q (M = 2..4, no symmetry), every state"
@@ -334,77 +472,130 @@ def _l6_tight():
 
 
 def run_lemma6(grid, seed=0, progress=None):
+    """Exact: E_{K^n(z, .)} f = K^n f with the IMH kernel, f and the bound's expectations in
+    rationals (the random f: its doubles read exactly)."""
     out = []
-    for M, w_star, (pi, q) in _instances(grid, seed):
-        K = F.imh_matrix(pi, q)
+    for M, w_star, pair in _instances(grid, seed):
+        chain = RG.ExactChain(RG.imh_kernel(pair))
         g = unit_generator(seed, M, "lemma6-f")
-        fs = [("indicator of the worst state", np.eye(M)[0]),
-              ("random f >= 0", g.exponential(1.0, M))]
+        fs = [("indicator of the worst state", RG.qarray(np.eye(M)[0])),
+              ("random f >= 0", RG.qarray(g.exponential(1.0, M)))]
+        pi, q = _qvec(pair.pi), _qvec(pair.q)
         for n in grid["n"]:
-            Kn = np.linalg.matrix_power(K, n)
+            Kn = chain.power(n)
             for fname, f in fs:
+                Knf = Kn @ f
                 for x in range(M):
-                    emp = float(Kn[x] @ f)
-                    kw = dict(n=n, w_star=w_star, eq_f=float(q @ f), f_z=float(f[x]),
-                              epi_f=float(pi @ f))
-                    par = {"M": M, "n": n, "state": x, "f": fname, **kw}
+                    kw = dict(n=n, w_star=pair.w_star, eq_f=q @ f, f_z=f[x], epi_f=pi @ f)
+                    par = {"M": M, "n": n, "state": x, "f": fname,
+                           **{k: X.disp(v) for k, v in kw.items()}, "w_star": w_star}
                     for form in ("stated", "corrected"):
                         kw_form = {k: v for k, v in kw.items() if form == "corrected" or k
                                    != "epi_f"}
-                        b = _b("lemma6", "expectation", form, **kw_form)
-                        out.append(CheckResult("expectation", form, par, emp, b, "exact",
-                                               primary=form == "stated"))
+                        out.append(CheckResult("expectation", form, par, RG.frac(Knf[x]),
+                                               method="exact", primary=form == "stated",
+                                               **X.bound_kwargs("lemma6", "expectation", form,
+                                                                **kw_form)))
     # the clean counterexample: q = pi (w* = 1, r = 0), f = 1
-    pi = np.array([0.2, 0.3, 0.5])
-    K = F.imh_matrix(pi, pi)
-    emp = float(np.linalg.matrix_power(K, 2)[0] @ np.ones(3))
+    pi = RG.qarray([Fraction(2, 10), Fraction(3, 10), Fraction(5, 10)])
+    pair = RG.ExactPair(tuple(pi), tuple(pi))
+    K2 = RG.ExactChain(RG.imh_kernel(pair)).power(2)
+    emp = (K2 @ RG.qarray([1, 1, 1]))[0]
     out.append(CheckResult("expectation", "stated",
                            {"M": 3, "n": 2, "w_star": 1.0, "f": "1", "space": "q = pi"},
-                           emp,
-                           _b("lemma6", "expectation", "stated", n=2, w_star=1.0, eq_f=1.0,
-                              f_z=1.0),
-                           "exact",
+                           RG.frac(emp), method="exact",
+                           **X.bound_kwargs("lemma6", "expectation", "stated", n=2, w_star=1,
+                                            eq_f=1, f_z=1),
                            note="q = pi: the chain samples pi exactly, E f = 1 > 0 = bound"))
-    out.append(tightness_check("lemma6", "expectation", "corrected", *_l6_tight(),
-                               SEARCH_SPACE + ", f in [0, 1]^M"))
+    out.append(_exact_tightness("lemma6", "expectation", "corrected", _l6_tight, _l6_exact))
     return out
 
 
 # ============================================================================= Lemma 7
 def run_lemma7(grid, seed=0, progress=None):
+    """||E_{P^n} g - E_pi g|| from the exact K^n (a norm: tracked floats, refined in ball
+    arithmetic; exact in one dimension); g of norm at most L = 1 exactly (each unit vector drawn is
+    shrunk by 2^-50 so that its exact norm is below 1)."""
     out = []
-    for M, w_star, (pi, q) in _instances(grid, seed):
-        K = F.imh_matrix(pi, q)
-        r = 1 - 1 / w_star
+    for M, w_star, pair in _instances(grid, seed):
+        chain = RG.ExactChain(RG.imh_kernel(pair))
+        r = 1 - 1 / pair.w_star
+        pi = _qvec(pair.pi)
         for D in grid["D"]:
             g = unit_generator(seed, D, "lemma7")
             v = g.standard_normal((M, D))
-            Lg = 1.0
-            v = v / np.linalg.norm(v, axis=1, keepdims=True) * Lg  # ||g|| <= L (= L on every state)
-            Epi = pi @ v
+            v = v / np.linalg.norm(v, axis=1, keepdims=True) * (1 - 2.0 ** -50)
+            ve = RG.qarray(v)
+            assert all(sum(x * x for x in row) <= 1 for row in ve)  # ||g|| <= L = 1, exactly
+            Epi = pi @ ve
             for n in grid["n"]:
-                Kn = np.linalg.matrix_power(K, n)
-                emp = float(np.max(np.linalg.norm(Kn @ v - Epi, axis=1)))
-                par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": r,
+                Kn = chain.power(n)
+                diff = Kn @ ve - Epi  # (M, D) exact
+                dev = ve - Epi
+                emp = _norms_max(diff)
+                as_written = _expected_norm_max(Kn, dev)
+                par = {"M": M, "w_star": w_star, "D": D, "n": n, "C": 1.0, "rho": float(r),
                        "start": "worst of all"}
-                b = _b("lemma7", "bias", "stated", D=D, L=Lg, C=1.0, rho=r, n=n)
-                out.append(CheckResult("bias", "stated", par, emp, b, "exact", primary=False,
+                bk = X.bound_kwargs("lemma7", "bias", "stated", D=D, L=1.0, C=1.0, rho=r, n=n)
+                out.append(CheckResult("bias", "stated", par, method="exact", primary=False,
                                        note="||E g_hat - E_Pi g||, the bias the proof bounds (line "
-                                            "1) and Theorems 3-4 use"))
+                                            "1) and Theorems 3-4 use", **emp, **bk))
                 # as written: Bias[g_hat] = E||g_hat - E_Pi g|| (expectation of the norm): no decay
                 # in n
-                as_written = float(np.max(Kn @ np.linalg.norm(v - Epi, axis=1)))
                 out.append(CheckResult("bias as written (E||g_hat - E_Pi g||)", "as-written", par,
-                                       as_written, b,
-                                       "exact", primary=False,
+                                       method="exact", primary=False,
                                        note="Lemma 7 defines Bias as E||g_hat - E_Pi g||; the "
-                                            "proof bounds ||E g_hat - E_Pi g||"))
-                b1 = _b("lemma7", "bias", "stated", D=1, L=Lg, C=1.0, rho=r, n=n)
+                                            "proof bounds ||E g_hat - E_Pi g||", **as_written,
+                                       **bk))
                 out.append(CheckResult("bias (without sqrt(D))", "sharper",
-                                       {**par, "D used in bound": 1}, emp, b1,
-                                       "exact", primary=False,
+                                       {**par, "D used in bound": 1}, method="exact",
+                                       primary=False,
                                        note="||E_P g - E_pi g|| <= 2 L d_TV: the sqrt(D) factor is "
-                                            "not needed"))
+                                            "not needed", **emp,
+                                       **X.bound_kwargs("lemma7", "bias", "stated", D=1, L=1.0,
+                                                        C=1.0, rho=r, n=n)))
+    return out
+
+
+def _norm_rows_tf(rows):
+    t = RG.TF.exact(rows)
+    return (t * t).sum(1).sqrt()
+
+
+def _norm_rows_arb(rows, bits):
+    from flint import arb
+
+    return [arb(sum(x * x for x in row)).sqrt() for row in rows]
+
+
+def _norms_max(rows):
+    """max_x ||rows[x]|| (exact rows): exact in one dimension, else tracked floats refined in ball
+    arithmetic."""
+    if rows.shape[1] == 1:
+        return {"empirical": RG.frac(max(abs(x) for x in rows[:, 0]))}
+    return X.empirical_kwargs(_norm_rows_tf(rows).max_enclosure(),
+                              arb=lambda bits: _arb_max(_norm_rows_arb(rows, bits)))
+
+
+def _expected_norm_max(Kn, dev):
+    """max_x sum_y K^n(x, y) ||dev[y]|| (exact K^n and dev)."""
+    if dev.shape[1] == 1:
+        return {"empirical": RG.frac(max(Kn @ RG.qarray([abs(x) for x in dev[:, 0]])))}
+    t = RG.TF.exact(Kn) @ _norm_rows_tf(dev)
+
+    def ball(bits):
+        from flint import arb
+
+        nr = _norm_rows_arb(dev, bits)
+        return _arb_max([sum((arb(k) * x for k, x in zip(row, nr)), arb(0)) for row in Kn])
+
+    return X.empirical_kwargs(t.max_enclosure(), arb=ball)
+
+
+def _arb_max(xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = out.max(x)
     return out
 
 
@@ -414,40 +605,86 @@ SGD_READINGS = ("rate of E||lambda_T - lambda*||^2", "rate of E f(lambda_T) - f*
                 "rate of the averaged iterate")
 
 
+def _sgd_balls(mu, L, T1, T2, measure, bits=128):
+    """The decay exponents of statements.sgd_mean_error (the error's lower bound, ``measure``) and
+    of statements.sgd_rate (G^2 log T/T) between T1 and T2, in ball arithmetic: the same closed
+    forms (Gamma products: prod_(t<=T) (1 - c/t) = Gamma(T + 1 - c)/(Gamma(1 - c) Gamma(T + 1)), and
+    their averages), with mu, L and gamma = min{1/(2L), 2L/mu} exact rationals."""
+    from flint import arb
+
+    from bounds.enclosure import precision
+
+    from .statements import SGD_MEASURES
+
+    with precision(bits):
+        muq, Lq = RG.fmpq_of(RG.decimal_fraction(mu)), RG.fmpq_of(RG.decimal_fraction(L))
+        g = min(1 / (2 * Lq), 2 * Lq / muq)
+
+        def prod_factor(c, T):
+            return (arb(T + 1 - c).lgamma() - arb(1 - c).lgamma() - arb(T + 1).lgamma()).exp()
+
+        def avg_factor(c, T):
+            a = 1 - c
+            return ((arb(T + 1 + a).lgamma() - arb(T + 1).lgamma() - arb(a).lgamma()).exp()
+                    / arb(a) - 1) / T
+
+        def err(T):
+            tot = arb(0)
+            for a in (muq, Lq):
+                c = g * a
+                if measure == SGD_MEASURES[2]:
+                    tot += avg_factor(c, T) ** 2
+                else:
+                    e = prod_factor(c, T) ** 2
+                    tot += e * arb(a) / 2 if measure == SGD_MEASURES[1] else e
+            return tot
+
+        def rate(T):
+            return 2 * arb(Lq) ** 2 * arb(T).log() / T
+
+        lt = (arb(T2) / arb(T1)).log()
+        return (-(err(T2) / err(T1)).log() / lt, -(rate(T2) / rate(T1)).log() / lt,
+                err(T2), rate(T2))
+
+
 def _table1_sgd_exact(grid):
     """Table 1, row 'SGD', with the printed stepsize gamma = min{1/(2L), 2L/mu}, at condition
     numbers kappa = L/mu in the grid: an exact lower bound of each reading's error
     (statements.sgd_mean_error: the mean of the iterate is exact because g is affine) and its decay
-    exponent between T_1 and T_2, against the decay exponent of G^2 log T/T over the same range.
-    O(G^2 log T/T) needs the error to
+    exponent between T_1 and T_2, against the decay exponent of G^2 log T/T over the same range,
+    both in ball arithmetic (_sgd_balls).  O(G^2 log T/T) needs the error to
     decay at least as fast; at kappa > 1 it decays like T^(-1/kappa)."""
-    import mpmath
+    from bounds.enclosure import Enclosure
 
-    from .statements import SGD_MEASURES, sgd_mean_error, sgd_printed_gamma, sgd_rate
+    from .statements import SGD_MEASURES, sgd_printed_gamma
 
     out = []
     T1, T2 = grid.get("T_exact", (1e4, 1e8))
+    T1, T2 = int(T1), int(T2)
     for kappa in grid.get("kappa", (1.0, 2.0, 10.0)):
         mu, L = 1.0, float(kappa)
-        with mpmath.workdps(50):
-            lt = mpmath.log(mpmath.mpf(T2) / T1)
-            rate = float(-mpmath.log(sgd_rate(mu, L, T2) / sgd_rate(mu, L, T1)) / lt)
-            for reading, measure in zip(SGD_READINGS, SGD_MEASURES):
-                e1, e2 = sgd_mean_error(
-                    mu, L, T1, measure=measure), sgd_mean_error(mu, L, T2, measure=measure)
-                emp = float(-mpmath.log(e2 / e1) / lt)
-                out.append(CheckResult(f"sgd (exact): decay exponent of {measure}", "stated",
-                                       {"kappa = L/mu": kappa, "mu": mu, "L": L,
-                                        "gamma": sgd_printed_gamma(mu, L),
-                                        "T": [T1, T2], f"{measure} at T_2": float(e2),
-                                        "G^2 log T/T at T_2": float(sgd_rate(mu, L, T2)),
-                                        "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda "
-                                                 "- eta), E eta = 0"},
-                                       emp, rate, "exact", relation=">=", error=1e-9,
-                                       reading=reading,
-                                       note=f"{measure} is a lower bound of the reading's error, "
-                                            f"exact (Gamma products); "
-                                            "its decay exponent must reach the rate's"))
+        for reading, measure in zip(SGD_READINGS, SGD_MEASURES):
+            emp, rate, e2, r2 = _sgd_balls(mu, L, T1, T2, measure)
+            lhs, rhs = Enclosure.from_arb(emp, 128), Enclosure.from_arb(rate, 128)
+
+            def refine(bits, mu=mu, L=L, measure=measure):
+                from bounds.enclosure import precision
+
+                with precision(bits):
+                    return Enclosure.from_arb(_sgd_balls(mu, L, T1, T2, measure, bits)[0], bits)
+
+            out.append(CheckResult(f"sgd (exact): decay exponent of {measure}", "stated",
+                                   {"kappa = L/mu": kappa, "mu": mu, "L": L,
+                                    "gamma": sgd_printed_gamma(mu, L),
+                                    "T": [T1, T2], f"{measure} at T_2": float(e2.mid()),
+                                    "G^2 log T/T at T_2": float(r2.mid()),
+                                    "space": "f = (1/2) E (lambda - eta)^T diag(mu, L) (lambda "
+                                             "- eta), E eta = 0"},
+                                   lhs.mid, rhs.mid, "exact", relation=">=", lhs=lhs, rhs=rhs,
+                                   refine=refine, reading=reading,
+                                   note=f"{measure} is a lower bound of the reading's error, "
+                                        f"exact (Gamma products, in ball arithmetic); "
+                                        "its decay exponent must reach the rate's"))
     return out
 
 
@@ -476,14 +713,24 @@ def run_table1(grid, seed=0, progress=None):
             errs[t] = (float(e.mean()), float(e.std(ddof=1) / np.sqrt(R)))
     Ts = np.array(checkpoints, float)
     slope, se = fit_slope(Ts, [errs[t][0] for t in checkpoints], [errs[t][1] for t in checkpoints])
-    rate = [_b("table1", "sgd", "stated", G=1.0, rho=0.5, T=T) for T in (Ts[0], Ts[-1])]
-    rate_decay = -(np.log(rate[1]) - np.log(rate[0])) / (np.log(Ts[-1]) - np.log(Ts[0]))
+    # the rate's decay exponent over the same range, in ball arithmetic on its formula
+    from flint import arb
+
+    from bounds.enclosure import Enclosure, precision
+    from verify.registry import bound_enclosure
+
+    with precision(128):
+        r0, r1 = (bound_enclosure(_b("table1", "sgd", "stated", G=1.0, rho=0.5, T=T).ref, 128)
+                  for T in (Ts[0], Ts[-1]))
+        r0, r1 = (X.enclosure_arb(e) for e in (r0, r1))
+        decay = -(r1.log() - r0.log()) / (arb(float(Ts[-1])).log() - arb(float(Ts[0])).log())
+        rate_decay = Enclosure.from_arb(decay, 128)
     out.append(CheckResult("sgd: decay exponent of E||lambda_T - lambda*||^2", "stated",
                            {"D": D, "N": N, "R": R, "gamma_t": f"{gamma:g}/t", "T": checkpoints,
                             "scheme": "pmcsa",
                             "kappa = L/mu": 1.0},
-                           -slope, float(rate_decay), "monte-carlo", relation=">=", stderr=se,
-                           reading=SGD_READINGS[0],
+                           -slope, rate_decay.mid, "monte-carlo", relation=">=", stderr=se,
+                           rhs=rate_decay, reading=SGD_READINGS[0],
                            note="fitted decay of the error vs the decay of G^2 log T / T over the "
                                 "same T range (L = mu: the one case where the printed stepsize "
                                 "gives gamma mu = 1/2); "
@@ -735,14 +982,15 @@ def _register(claim, **fields):
 
 
 _register("proposition1",
-          measures="E_Pi f and E_Pi g by exact Gauss-Hermite quadrature; E_Pi g by Monte Carlo",
+          measures="E_Pi f and E_Pi g exactly from the moments of N(0, 1) (E f: symbolic, with its "
+                   "log s); E_Pi g by Monte Carlo against the hand-differentiated closed-form KL",
           targets="pi = N(0,1), q = N(m, s^2); the Wishart target with a mean-field q",
-          method="exact+monte-carlo", forms="stated",
+          method="exact+symbolic+monte-carlo", forms="stated",
           grid=Grid(dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7)], wishart_dim=4, R=20000),
                     dict(ms=[(0.0, 1.0), (0.5, 2.0), (-1.5, 0.7), (3.0, 5.0), (-0.2, 0.3)],
                          wishart_dim=10, R=200000)),
           run=run_proposition1)
-_register("proposition2", measures="exact w* and KL(pi||q)",
+_register("proposition2", measures="exact w* and KL(pi||q) (ball arithmetic)",
           targets="Gaussian pairs (closed forms); random finite pairs", method="exact",
           forms="stated",
           grid=Grid(dict(gauss=[(1, 1.5, 0.0), (5, 1.2, 0.3), (20, 1.1, 0.0), (2, 3.0, 2.0)],
@@ -758,8 +1006,9 @@ _register("lemma1", measures="exact TV of product measures (all sets, and produc
 _register("lemma2", measures="exact second moment, variance, bias, MSE of discrete random vectors",
           targets="random discrete distributions in R^d", method="exact", forms="stated",
           grid=Grid(dict(d=[1, 3], cases=4), dict(d=[1, 2, 3, 10], cases=20)), run=run_lemma2)
-_register("lemma3", measures="V_q[w] by adaptive quadrature with its error estimate",
-          targets="pi = N(0,1), q = N(m, s^2)", method="exact", forms="stated",
+_register("lemma3", measures="V_q[w] = int pi^2/q - 1 by the Gaussian integral in exact (symbolic) "
+                            "arithmetic",
+          targets="pi = N(0,1), q = N(m, s^2)", method="symbolic", forms="stated",
           grid=Grid(dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8)]),
                     dict(ms=[(0.0, 1.5), (1.0, 1.0), (-0.5, 0.8), (2.0, 3.0), (0.1, 0.75)])),
           run=run_lemma3)
@@ -804,39 +1053,32 @@ _register("table2",
 from verify.spaces import spec  # noqa: E402
 
 
+# Each search evaluates its claim exactly on the drawn instance (its doubles read exactly, pi and q
+# normalised): empirical sides as rationals (or balls where a norm or a logarithm enters), bounds at
+# the exact parameters (_exact.search_bound); no error allowance, so a violation at any magnitude is
+# seen.
 @spec("lemma5", "finite pi, q; n in 1..10; the weight of any state")
 def _l5():
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = _l5_space()
 
     def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        T = F.imh_T(pi, q, d["n"], float(w[x]))
-        return [("T_n (stated)", T,
-                 _b("lemma5", "T_n", "stated", n=d["n"], w=float(w[x]), w_star=float(w.max())),
-                 "<=",
-                 TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        x = d["x"] % pair.M
+        T = RG.frac(RG.imh_T(pair, d["n"], pair.w[x]))
+        return [("T_n (stated)", T, X.search_bound("lemma5", "T_n", "stated", n=d["n"],
+                                                   w=pair.w[x], w_star=pair.w_star), "<=", 0.0)]
     return strat, ev
 
 
 @spec("lemma6", "finite pi, q; n in 1..10; any start; f >= 0")
 def _l6():
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = _l6_space()
 
     def ev(d):
-        pi, q = d["pq"]
-        x = d["x"] % pi.size
-        f = np.array(d["f"][: pi.size])
-        emp = float(np.linalg.matrix_power(F.imh_matrix(pi, q), d["n"])[x] @ f)
-        w = float((pi / q).max())
-        return [("expectation (stated)", emp,
-                 _b("lemma6", "expectation", "stated", n=d["n"], w_star=w,
-                    eq_f=float(q @ f), f_z=float(f[x])), "<=", TOL)]
+        emp, kw = _l6_exact(d)
+        kw.pop("epi_f")
+        return [("expectation (stated)", RG.frac(emp),
+                 X.search_bound("lemma6", "expectation", "stated", **kw), "<=", 0.0)]
     return strat, ev
 
 
@@ -844,42 +1086,41 @@ def _l6():
 def _l4():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
-
     strat = pair_space(x=st.integers(0, 3))
 
     def ev(d):
-        pi, q = d["pq"]
-        w = pi / q
-        x = d["x"] % pi.size
-        lam = F.imh_lambda(pi, q, float(w[x]), "q")
-        ws = float(w.max())
-        return [("lambda_lower", lam,
-                 _b("lemma4", "lambda_lower", "stated", w=float(w[x]), w_star=ws), ">=", TOL),
-                ("lambda_upper", lam,
-                 _b("lemma4", "lambda_upper", "stated", w=float(w[x]), w_star=ws), "<=", TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        x = d["x"] % pair.M
+        lam = RG.frac(RG.imh_lambda(pair, pair.w[x], "q"))
+        kw = dict(w=pair.w[x], w_star=pair.w_star)
+        return [("lambda_lower", lam, X.search_bound("lemma4", "lambda_lower", "stated", **kw),
+                 ">=", 0.0),
+                ("lambda_upper", lam, X.search_bound("lemma4", "lambda_upper", "stated", **kw),
+                 "<=", 0.0)]
     return strat, ev
 
 
-@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| = L in D = 1..4 dimensions; n in 1..20")
+@spec("lemma7", "finite pi, q; IMH; vector g with ||g|| <= L in D = 1..4 dimensions; n in 1..20")
 def _l7():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from bounds.enclosure import Enclosure, precision
 
     strat = pair_space(n=st.integers(1, 20), D=st.integers(1, 4),
                        g=st.lists(st.floats(-1, 1), min_size=16, max_size=16))
 
     def ev(d):
-        pi, q = d["pq"]
-        M, D = pi.size, d["D"]
+        pair = RG.exact_pair(*d["pq"])
+        M, D = pair.M, d["D"]
         g = np.array(d["g"][: M * D]).reshape(M, D) + 1e-3
-        g /= np.linalg.norm(g, axis=1, keepdims=True)
-        K = F.imh_matrix(pi, q)
-        r = 1 - 1 / float((pi / q).max())
-        bias = float(np.max(np.linalg.norm(np.linalg.matrix_power(K, d["n"]) @ g - pi @ g, axis=1)))
-        return [("bias", bias, _b("lemma7", "bias", "stated", D=D, L=1.0, C=1.0, rho=r, n=d["n"]),
-                 "<=", TOL)]
+        g = g / np.linalg.norm(g, axis=1, keepdims=True) * (1 - 2.0 ** -50)  # ||g|| <= 1 exactly
+        ge = RG.qarray(g)
+        diff = RG.ExactChain(RG.imh_kernel(pair)).power(d["n"]) @ ge - _qvec(pair.pi) @ ge
+        with precision(128):
+            bias = Enclosure.from_arb(_arb_max(_norm_rows_arb(diff, 128)), 128)
+        r = 1 - 1 / pair.w_star
+        return [("bias", bias, X.search_bound("lemma7", "bias", "stated", D=D, L=1.0, C=1.0,
+                                              rho=r, n=d["n"]), "<=", 0.0)]
     return strat, ev
 
 
@@ -887,16 +1128,16 @@ def _l7():
 def _l1():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import finite_pair
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 5)})
 
     def ev(d):
-        p, q = d["pq"]
-        tv = 0.5 * float(np.abs(p - q).sum())
-        emp = F.tv_joint(F.product_law([p] * d["N"]), F.product_law([q] * d["N"]))
-        return [("product_tv", emp, _b("lemma1", "product_tv", "stated", N=d["N"], tv=tv), "<=",
-                 TOL)]
+        pair = RG.exact_pair(*d["pq"])
+        p, q = _qvec(pair.pi), _qvec(pair.q)
+        emp = RG.tv(RG.outer_law([p] * d["N"]), RG.outer_law([q] * d["N"]))
+        return [("product_tv", RG.frac(emp), X.search_bound("lemma1", "product_tv", "stated",
+                                                            N=d["N"], tv=RG.tv(p, q)), "<=", 0.0)]
     return strat, ev
 
 
@@ -904,7 +1145,7 @@ def _l1():
 def _l2():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.search import prob_vector
 
     strat = st.fixed_dictionaries({"p": prob_vector(4),
                                    "v": st.lists(st.floats(-5, 5), min_size=12, max_size=12),
@@ -913,29 +1154,34 @@ def _l2():
 
     def ev(d):
         dim = d["d"]
-        vals = np.array(d["v"]).reshape(4, 3)[:, :dim]
-        mu = np.array(d["mu"][:dim])
-        _, second, V, bias, mse, mn = _lemma2_moments(d["p"], vals, mu)
-        return [("second_moment_variance", second,
-                 _b("lemma2", "second_moment_variance", "stated", variance=V, bias=bias,
-                    mu_norm=mn), "<=", TOL),
-                ("second_moment_mse", second,
-                 _b("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias, mu_norm=mn), "<=",
-                 TOL)]
+        p = RG.qarray(d["p"])
+        p = p / sum(p)
+        vals = RG.qarray(np.array(d["v"]).reshape(4, 3)[:, :dim])
+        mu = RG.qarray(np.array(d["mu"][:dim]))
+        second, V, mse, bias, mn, _ = _lemma2_exact(p, vals, mu)
+        return [("second_moment_variance", RG.frac(second),
+                 X.search_bound("lemma2", "second_moment_variance", "stated", variance=V,
+                                bias=bias, mu_norm=mn), "<=", 0.0),
+                ("second_moment_mse", RG.frac(second),
+                 X.search_bound("lemma2", "second_moment_mse", "stated", mse=mse, bias=bias,
+                                mu_norm=mn), "<=", 0.0)]
     return strat, ev
 
 
 @spec("proposition2", "finite pi, q on 2-6 states")
 def _p2():
+    from flint import arb
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from bounds.enclosure import precision
+    from verify.search import finite_pair
 
     strat = finite_pair(6)
 
     def ev(pq):
-        pi, q = pq
-        w = pi / q
-        kl = float(pi @ np.log(w))
-        return [("w_star_lower", float(w.max()),
-                 _b("proposition2", "w_star_lower", "stated", kl=kl), ">=", TOL)]
+        pair = RG.exact_pair(*pq)
+        with precision(128):
+            kl = sum((arb(p) * (arb(p) / arb(q)).log() for p, q in zip(pair.pi, pair.q)
+                      if p != 0), arb(0))
+            b = X.search_bound("proposition2", "w_star_lower", "stated", kl=kl)
+        return [("w_star_lower", RG.frac(pair.w_star), b, ">=", 0.0)]
     return strat, ev
