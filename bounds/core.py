@@ -519,13 +519,51 @@ class Claim:
         expr = self._resolved(quantity, form)
         point = {n: values[n] for n in names}
         if prec is not None:
-            return enclose_expr(expr, point, prec)
+            out = enclose_expr(expr, point, prec)
+            return out if out.finite else (self._edge_limit(expr, point, prec) or out)
         out = Enclosure(-math.inf, math.inf, "arb-64")
         for bits in ENCLOSE_PRECISIONS:
             out = enclose_expr(expr, point, bits)
+            if not out.finite:
+                out = self._edge_limit(expr, point, bits) or out
             if out.finite and out.rel_width() <= 2.0 ** -50:
                 return out
         return out
+
+    def _edge_limit(self, expr, point: dict, prec: int):
+        """Enclose the one-sided limit of ``expr`` at a real parameter sitting on its domain's
+        end (``0 * log 0``, ``0^0`` at w* = 1), as :meth:`mp_value` takes it; None if none
+        applies or the limit is not finite."""
+        from fractions import Fraction
+
+        from .enclosure import enclose_expr
+
+        def exact(v):
+            if isinstance(v, decimal.Decimal):
+                return sp.Rational(str(v))
+            if isinstance(v, (int, np.integer)):
+                return sp.Integer(int(v))
+            f = Fraction(v) if not isinstance(v, Fraction) else v
+            return sp.Rational(f.numerator, f.denominator)
+
+        for name, v in point.items():
+            p = self.param(name)
+            if p.integer:
+                continue
+            side = ("+" if p.lower is not None and float(v) == p.lower else
+                    "-" if p.upper is not None and float(v) == p.upper else None)
+            if side is None:
+                continue
+            others = {self.param(n).symbol: exact(x) for n, x in point.items() if n != name}
+            try:
+                lim = sp.limit(expr.subs(others), p.symbol, exact(v), side)
+            except (NotImplementedError, ValueError, TypeError):
+                continue
+            if lim.is_finite:
+                out = enclose_expr(lim, {}, prec)
+                if out.finite:
+                    return out
+        return None
 
     def _resolved(self, quantity: str, form: str) -> sp.Expr:
         """Return the form's expression with its definitions substituted (cached per form)."""

@@ -241,3 +241,23 @@ def test_rational_formulas_are_evaluated_exactly():
     assert enclose_exact((1 - 1 / k) ** 10 ** 6, {"k": 3.0}) is None
     assert enclose_expr(sp.sqrt(k), {"k": 2.0}, 64).how == "arb-64"
     assert enclose_exact(sp.Min(k, 1) + sp.Abs(k - 3), {"k": "0.1"}).lo == Fraction(3)
+
+
+def test_a_refined_check_shows_its_refined_value():
+    from verify.decide import decide
+    from verify.model import CheckResult
+
+    true = Fraction(17, 10 ** 42)
+    c = decide(CheckResult("q", "f", {}, 8.8e-16, Fraction(26, 10 ** 42), "exact", error=1e-15,
+                           refine=lambda bits: Enclosure.point(true)), 0)
+    assert c.verdict == "holds" and c.settled_by == "exact"
+    assert c.empirical == true and abs(c.log10_ratio - math.log10(17e-42 / 2.6e-41)) < 1e-9
+
+
+def test_bounds_take_one_sided_limits_at_their_domain_ends():
+    import bounds
+
+    # 0^0 at w* = 1 (r = 0) with N = 1: the float evaluator's one-sided limit, now enclosed
+    e = bounds.enclose("theorem3", "second_moment", "explicit", N=1, w_star=1, t=1, L=0.5,
+                       mu_norm=0, c_cov=0, D=1)
+    assert e.finite and e.contains(Fraction(1, 4))
