@@ -362,7 +362,7 @@ class Enclosure:
 
         * a ``float`` (or a NumPy float): exact up to float64 rounding (:meth:`f64`);
         * ``(value, err)``: a double with absolute error at most ``err``;
-        * an ``int`` or a :class:`fractions.Fraction`: exact;
+        * an ``int``, a :class:`fractions.Fraction` or a python-flint ``fmpq``/``fmpz``: exact;
         * an mpmath ``mpf`` (exact up to its precision) or ``mpi`` (an interval);
         * a python-flint ``arb`` (a ball);
         * an :class:`Enclosure` as it is.
@@ -390,6 +390,9 @@ class Enclosure:
         name = type(value).__module__.split(".")[0]
         if name == "flint" and type(value).__name__ == "arb":
             return Enclosure.from_arb(value)
+        if name == "flint" and type(value).__name__ in ("fmpq", "fmpz"):
+            return Enclosure.point(Fraction(int(value.p), int(value.q)) if hasattr(value, "q")
+                                   else int(value))
         if name == "mpmath":
             if hasattr(value, "_mpi_"):
                 return Enclosure.from_mpi(value)
