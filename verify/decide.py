@@ -407,7 +407,9 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
         name = reading_name(combo)
         verdict = (empirical or {}).get(name, INCONCLUSIVE if empirical is not None else None)
         options = {""} | {r.name for r in combo}
-        if any(audit.get(o) == "fails" for o in options):
+        # a degenerate reading stays excluded (rule 3): its premise lies outside what the document
+        # and the run can decide (the audit's failure there is the same case, recorded at its step)
+        if verdict != DEGENERATE and any(audit.get(o) == "fails" for o in options):
             verdict = VIOLATED
         elif verdict is None:  # audit only: a surviving statement is not an empirical 'holds'
             verdict = INCONCLUSIVE

@@ -8,7 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .decide import ALPHA, assign_readings, combine, decide, final_status, reading_verdicts
+from .decide import (
+    ALPHA,
+    assign_readings,
+    combine,
+    decide,
+    degenerate_reasons,
+    final_status,
+    reading_verdicts,
+)
 from .docio import audit_statements
 from .formatting import fmt_ratio, group_checks
 from .model import AS_PRINTED, CheckResult, Status, Verification, params_json
@@ -195,6 +203,8 @@ class Report:
                 "readings": st.readings, "failing_readings": list(st.failing),
                 "reading_rules": {k: v for k, v in st.as_json().items()
                                   if k not in ("status", "failing_readings")},
+                # every excluded reading with its reason (rule 3)
+                "degenerate_readings": degenerate_reasons(self.checks, self.reading_defs),
                 **self.severity_fields(),
                 "decisive": (lambda d: d.as_json() if d is not None else None)(self.decisive()),
                 "decisive_step": (lambda d: {k: d.get(k) for k in ("id", "status", "reading")} | {

@@ -51,9 +51,33 @@ def stored_run(claim: str, directory: Path | str | None = None) -> dict | None:
 
 
 def stored_full_run(claim: str) -> dict | None:
-    """The stored run of ``claim`` when it was made at the paper's (full) settings."""
+    """The stored run of ``claim`` when it was made at the paper's (full) settings.
+
+    Its status is decided again from its stored per-reading verdicts by the current reading rules
+    (:func:`verify.decide.final_status`, the claim's readings as registered now), so a rule or a
+    reading's hedge changed since the run was stored applies without rerunning the experiment.
+    """
     st = stored_run(claim)
-    return st if st is not None and st["mode"] == "full" else None
+    if st is None or st["mode"] != "full":
+        return None
+    return _redecided(claim, st)
+
+
+def _redecided(claim: str, st: dict) -> dict:
+    from .decide import final_status
+    from .registry import verifications
+
+    v = verifications().get(claim)
+    readings = st.get("final_readings") or {}
+    if v is None or not readings:
+        return st
+    status = final_status(claim, dict(readings), readings=v.readings)
+    if set(status.readings) != set(readings):  # stored under other readings: keep it as stored
+        return st
+    rules = {k: val for k, val in status.as_json().items()
+             if k not in ("status", "failing_readings") and val}
+    return {**st, "verdict": status.status, "failing_readings": list(status.failing),
+            "reading_rules": rules, "final_readings": dict(status.readings)}
 
 
 def stored_png(claim: str) -> bytes | None:

@@ -98,6 +98,13 @@ def document_of(package: str) -> str | None:
     return doc(_plugins().get(package) or Plugin(package, CLAIMS_GROUP, package))
 
 
+def _note_on_holds(entry, status) -> bool:
+    """Whether a claim's entry is a note on a claim that holds: its failing readings are the
+    strict readings of hedged prose (reading rule 2) or readings outside the document's setting
+    (rule 3), and the note is shown beside ``holds`` (docs/methods.md, section 11)."""
+    return status == HOLDS and isinstance(entry, dict) and entry.get("severity") == "note"
+
+
 def lookup(data: dict[str, dict], kind: str, ident: str) -> dict | None:
     """The entry of a step (``kind="steps"``) or claim (``"claims"``), whichever package holds
     it.
@@ -139,6 +146,9 @@ def problems(data: dict[str, dict], step_status: dict[str, str], claim_status: d
         for i in sorted(need[kind] - set(ids[kind])):
             out.append(f"{kind[:-1]} {i} ({status[kind][i]}): no severity")
         for i in sorted(set(ids[kind]) - need[kind]):
+            if kind == "claims" and _note_on_holds(data[ids[kind][i]][kind][i],
+                                                   status[kind].get(i)):
+                continue  # a claim that holds with a note (reading rules 2 and 3)
             out.append(
                 f"{kind[:-1]} {i}: a severity although its status is "
                 f"{status[kind].get(i, 'not recorded')}")
@@ -228,11 +238,12 @@ def fields(kind: str, ident: str, status: str | None = None) -> dict:
     command that writes its certificate, or None).  {} when ``status`` is not a finding's
     (a step not wrong/loose, a claim that holds) or no severity is recorded."""
     global _CERTS
-    if (status is not None
-        and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES)):
-        return {}
     e = lookup(loaded(), kind, ident)
     if e is None:
+        return {}
+    if (status is not None
+        and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES)
+            and not (kind == "claims" and _note_on_holds(e, status))):
         return {}
     if _CERTS is None:
         _CERTS = certificate_names()
