@@ -27,6 +27,13 @@ def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | N
             if st.get("claim") == claim_id and st.get("statement")
             and st.get("status") in ("wrong", "loose")
             and st.get("reading", "") in set(options) | {""}]
+    # the step where the claim's finding is recorded decides it (rule 5), a statement step or not:
+    # El hanchi's criterion (17) is false by its promise (sgfs.17.unlikely), not by the slip in
+    # its threshold that the statement step shows
+    pref = steps.get(prefer) if prefer else None
+    if (pref is not None and pref.get("status") in ("wrong", "loose")
+            and prefer not in {h["id"] for h in hits}):
+        hits.append({"id": prefer, **pref})
     # the step where the claim's erratum is recorded (its severity's ``see``) first, then one with a
     # counterexample
     hits.sort(key=lambda st: (st["id"] != prefer,
