@@ -573,9 +573,12 @@ def check(I):
     pi, q, s, N, t, z = law(I["pi"]), law(I["q"]), frs(I["s"]), I["N"], I["t"], I["z"]
     Kt = matpow(imh_kernel(pi, q), t)
     mu, L, r = dot(pi, s), max(abs(v) for v in s), r_of(pi, q)
+    # C as written in INSTANCE: a number, or a multiple of L ("2L")
+    c = str(I["C"]).strip()
+    C = Fraction(c[:-1] or "1") * L if c.endswith("L") else Fraction(c)
     # the N chains are independent copies from z: the average of their means is one chain's mean
     lhs = abs(sum(dot(Kt[z], s) for _ in range(N)) / N - mu)
-    rhs = 2 * L * r ** t / N
+    rhs = C * r ** t / N
     return lhs, rhs, lhs > rhs
 ''')
 
