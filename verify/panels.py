@@ -1,0 +1,149 @@
+"""A claim's figure for the HTML report: its title as text and one image per column of panels.
+
+A claim's figure (:func:`verify.plot.make_figure`) has its panels side by side, 5.6 in each, under
+a two-line suptitle.  Shrunk to a phone's width, three panels of 10 pt type become 3 px type.
+:func:`cut` draws the figure once and cuts it along the figure's own geometry (each column's
+tight bounding box: its panel, title, tick labels, axis labels and legend, which the constrained
+layout keeps apart), so that the report can lay the columns side by side on a desktop, where the
+figure looks as drawn, and one under the other on a phone, where each takes the screen's width
+(:mod:`verify.report`).  The suptitle becomes the report's text (wrapped, its mathematics
+rendered) instead of pixels.
+
+A figure this cannot cut (panels that overlap, text placed on the figure itself) and the
+reproductions' own figures (grids drawn by their registered ``plot``) are kept whole:
+:func:`whole`.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+
+#: margin kept around a column's ink (pixels)
+PAD = 4
+#: a pixel darker than this (0-255 grey) is ink (the background is white)
+INK = 250
+
+
+def piece(png: bytes, dpi: float | None, min_font: float | None) -> dict:
+    """One image of a figure as the report's template shows it.
+
+    Parameters
+    ----------
+    png : bytes
+        The image.
+    dpi : float or None
+        Its pixels per figure inch (None: unknown).
+    min_font : float or None
+        The size of its smallest type, in points (None: unknown).
+
+    Returns
+    -------
+    dict
+        ``{"uri", "width", "height", "inches", "min_font"}``: a data URI, its size in pixels, its
+        width in the figure's inches (None without ``dpi``) and ``min_font``.
+    """
+    from PIL import Image
+
+    w, h = Image.open(io.BytesIO(png)).size
+    return {"uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+            "width": w, "height": h, "inches": round(w / dpi, 4) if dpi else None,
+            "min_font": min_font}
+
+
+def whole(png: bytes, min_font: float | None = None) -> dict:
+    """A figure kept whole: ``{"title": "", "columns": [], "whole": piece}``, its dpi read from the
+    PNG (matplotlib records it)."""
+    from PIL import Image
+
+    dpi = (Image.open(io.BytesIO(png)).info.get("dpi") or (None,))[0]
+    return {"title": "", "columns": [], "whole": piece(png, dpi, min_font)}
+
+
+def smallest_font(fig) -> float | None:
+    """The smallest size (points) of the visible, non-empty texts of a drawn figure."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes) if sizes else None
+
+
+def cut(fig, dpi: float) -> dict:
+    """Draw ``fig`` at ``dpi`` (its suptitle taken out as text) and cut it into columns of panels.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure on an Agg canvas whose axes stand in one row of columns
+        (:func:`verify.plot.make_figure`).
+    dpi : float
+        Pixels per inch of the images.
+
+    Returns
+    -------
+    dict
+        ``{"title": the suptitle's text ('' without one), "columns": [piece, ...], "whole": None}``
+        (pieces as :func:`piece` gives them, left to right); or, when the columns cannot be cut
+        apart, ``{"title": text, "columns": [], "whole": piece}`` (the figure drawn without its
+        suptitle).
+    """
+    from PIL import Image
+
+    title = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    if title:
+        fig.suptitle("")  # the page shows it as text; the panels take its room
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    h, w = rgb.shape[:2]
+    small = smallest_font(fig)  # the suptitle, emptied, is not counted
+    image = Image.fromarray(rgb)
+
+    def encode(img) -> bytes:
+        out = io.BytesIO()
+        img.save(out, format="PNG", dpi=(dpi, dpi))
+        return out.getvalue()
+
+    # columns: the axes grouped by their horizontal extent on the figure
+    groups: list[list] = []
+    for ax in sorted((a for a in fig.axes if a.get_visible()), key=lambda a: a.get_position().x0):
+        p = ax.get_position()
+        if groups and p.x0 < groups[-1][-1].get_position().x1:
+            groups[-1].append(ax)
+        else:
+            groups.append([ax])
+    boxes = []
+    for g in groups:
+        bbs = [b for b in (a.get_tightbbox(renderer) for a in g) if b is not None]
+        if not bbs:
+            boxes = []
+            break
+        boxes.append((min(b.x0 for b in bbs), max(b.x1 for b in bbs),
+                      min(b.y0 for b in bbs), max(b.y1 for b in bbs)))
+    apart = all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:]))
+    alone = not (fig.legends or fig.images or fig.patches or fig.lines
+                 or any(t.get_text().strip() for t in fig.texts))
+    if not boxes or not apart or not alone:
+        return {"title": title, "columns": [], "whole": piece(encode(image), dpi, small)}
+    # cut half-way across the gaps between columns; rows span every column's box (pixel rows
+    # count from the top, the renderer's y from the bottom)
+    xs = [0, *[(a[1] + b[0]) / 2 for a, b in zip(boxes, boxes[1:])], w]
+    top = max(0, int(h - max(b[3] for b in boxes)) - PAD)
+    bottom = min(h, int(np.ceil(h - min(b[2] for b in boxes))) + PAD)
+    ink = rgb.min(axis=2) < INK
+    columns = []
+    for x0, x1 in zip(xs[:-1], xs[1:]):
+        a, b = int(round(x0)), int(round(x1))
+        cols = ink[top:bottom, a:b].any(axis=0)
+        end = bottom
+        if cols.any():  # trimmed to its ink: both sides, and the bottom (the tops stay level)
+            a, b = (max(0, a + int(np.argmax(cols)) - PAD),
+                    min(w, b - int(np.argmax(cols[::-1])) + PAD))
+            rows = ink[top:bottom, a:b].any(axis=1)
+            end = min(bottom, top + len(rows) - int(np.argmax(rows[::-1])) + PAD)
+        columns.append(piece(encode(image.crop((a, top, b, end))), dpi, small))
+    return {"title": title, "columns": columns, "whole": None}
