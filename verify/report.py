@@ -444,7 +444,7 @@ def _severity(f: dict, ids=frozenset(), anchors: dict | None = None) -> dict:
         return {}
     reason = " ".join(f["severity_reason"].split())
     see = f.get("see") or ""
-    return {"severity": f["severity"], "reason": reason,
+    return {"severity": f["severity"], "reason": reason.rstrip(" ."),
             "quote": " ".join(f["severity_quote"].split()), "see": see,
             "see_anchor": (anchors or {}).get(see, ""), "headline": headline(reason, ids)}
 
