@@ -86,9 +86,12 @@ def cut(fig, dpi: float) -> dict:
     -------
     dict
         ``{"title": the suptitle's text ('' without one), "columns": [piece, ...], "whole": None}``
-        (pieces as :func:`piece` gives them, left to right); or, when the columns cannot be cut
-        apart, ``{"title": text, "columns": [], "whole": piece}`` (the figure drawn without its
-        suptitle).
+        (pieces as :func:`piece` gives them, left to right, each with its ``box``: left, top,
+        right, bottom in the drawn figure's pixels); or, when the columns cannot be cut apart,
+        ``{"title": text, "columns": [], "whole": piece}`` (the figure drawn without its
+        suptitle).  Columns are cut half-way across the gap between their tight boxes or, where
+        the boxes overlap (a label's padding), at a pixel column without ink between the two
+        panels; when there is none, or when text stands on the figure itself, it stays whole.
     """
     from PIL import Image
 
@@ -116,7 +119,7 @@ def cut(fig, dpi: float) -> dict:
             groups[-1].append(ax)
         else:
             groups.append([ax])
-    boxes = []
+    boxes, spans = [], []
     for g in groups:
         bbs = [b for b in (a.get_tightbbox(renderer) for a in g) if b is not None]
         if not bbs:
@@ -124,26 +127,41 @@ def cut(fig, dpi: float) -> dict:
             break
         boxes.append((min(b.x0 for b in bbs), max(b.x1 for b in bbs),
                       min(b.y0 for b in bbs), max(b.y1 for b in bbs)))
-    apart = all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:]))
+        spans.append((min(a.get_position().x0 for a in g) * w,
+                      max(a.get_position().x1 for a in g) * w))
     alone = not (fig.legends or fig.images or fig.patches or fig.lines
                  or any(t.get_text().strip() for t in fig.texts))
-    if not boxes or not apart or not alone:
+    if not boxes or not alone:
         return {"title": title, "columns": [], "whole": piece(encode(image), dpi, small)}
-    # cut half-way across the gaps between columns; rows span every column's box (pixel rows
-    # count from the top, the renderer's y from the bottom)
-    xs = [0, *[(a[1] + b[0]) / 2 for a, b in zip(boxes, boxes[1:])], w]
+    # rows span every column's box (pixel rows count from the top, the renderer's y from the
+    # bottom)
     top = max(0, int(h - max(b[3] for b in boxes)) - PAD)
     bottom = min(h, int(np.ceil(h - min(b[2] for b in boxes))) + PAD)
     ink = rgb.min(axis=2) < INK
+    blank = ~ink[top:bottom].any(axis=0)  # pixel columns with no ink from top to bottom
+    xs = [0]
+    for (a, b), (_, right), (left, _) in zip(zip(boxes, boxes[1:]), spans, spans[1:]):
+        if a[1] <= b[0]:  # the boxes are apart: cut half-way across the gap
+            xs.append((a[1] + b[0]) / 2)
+            continue
+        # the boxes overlap (a tick label reaching under the next panel's label): cut at the
+        # blank pixel column nearest the middle of the gap between the two panels' axes
+        lo, hi = int(right), int(np.ceil(left))
+        free = [x for x in range(lo, hi + 1) if 0 <= x < w and blank[x]]
+        if not free:
+            return {"title": title, "columns": [], "whole": piece(encode(image), dpi, small)}
+        xs.append(min(free, key=lambda x: abs(x - (a[1] + b[0]) / 2)))
+    xs.append(w)
     columns = []
     for x0, x1 in zip(xs[:-1], xs[1:]):
         a, b = int(round(x0)), int(round(x1))
         cols = ink[top:bottom, a:b].any(axis=0)
         end = bottom
         if cols.any():  # trimmed to its ink: both sides, and the bottom (the tops stay level)
-            a, b = (max(0, a + int(np.argmax(cols)) - PAD),
-                    min(w, b - int(np.argmax(cols[::-1])) + PAD))
+            a, b = (max(a, a + int(np.argmax(cols)) - PAD),  # never past the cuts
+                    min(b, b - int(np.argmax(cols[::-1])) + PAD))
             rows = ink[top:bottom, a:b].any(axis=1)
             end = min(bottom, top + len(rows) - int(np.argmax(rows[::-1])) + PAD)
-        columns.append(piece(encode(image.crop((a, top, b, end))), dpi, small))
+        columns.append(piece(encode(image.crop((a, top, b, end))), dpi, small)
+                       | {"box": [a, top, b, end]})
     return {"title": title, "columns": columns, "whole": None}
