@@ -403,6 +403,35 @@ def test_figures_keep_their_layout_on_a_desktop(page):
         assert all(b["left"] >= a["right"] - 1 for a, b in zip(cols, cols[1:])), fig
 
 
+def test_own_figures_smallest_type_is_the_one_assumed(monkeypatch, tmp_path):
+    """A reproduction's own figure is kept whole, and shown on a phone at the width where its
+    smallest type is 9.5 px, computed from OWN_FIGURE_MIN_FONT: no text in those figures is
+    smaller (each figure, drawn by its registered plot, is caught as it is saved)."""
+    from matplotlib.figure import Figure
+    from shared_runs import cached_runs
+
+    from verify.panels import smallest_font
+    from verify.registry import REGISTRY
+    from verify.report import OWN_FIGURE_MIN_FONT
+
+    saved = []
+    real = Figure.savefig
+
+    def savefig(fig, *args, **kwargs):
+        out = real(fig, *args, **kwargs)  # drawn: its tick labels exist
+        saved.append(smallest_font(fig))
+        return out
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    runs = cached_runs("quick", 0)
+    own = [c for c, v in REGISTRY.items() if v.plot is not None]
+    assert own
+    for cid in own:
+        REGISTRY[cid].plot(runs[cid], str(tmp_path / f"{cid}.png"), dpi=40)
+    assert len(saved) == len(own)
+    assert min(saved) >= OWN_FIGURE_MIN_FONT, saved
+
+
 def test_check_tables_show_their_verdict_on_a_phone(phone):
     """At 390 px the verdict of every check, worst counterexample and audited step (in a claim's
     section and in the errata) is on screen: it is the column next to the table's edge (the rest

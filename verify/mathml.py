@@ -65,7 +65,9 @@ TOKEN = re.compile(r"\\(?:[A-Za-z]+|.)|[A-Za-z]+|\d+(?:\.\d+)?|\s+|.", re.S)
 # ----------------------------------------------------------------------------- text
 def has_tex(text: str) -> bool:
     """Whether ``text`` holds anything :func:`render` changes beyond escaping."""
-    return bool(re.search(r"\$|\\[A-Za-z()\[\]]|``|\S~\S|\*\S|\]\(", text or ""))
+    text = text or ""
+    return bool(re.search(r"\$|\\[A-Za-z()\[\]]|``|\S~\S", text) or MD_EMPHASIS.search(text)
+                or MD_LINK.search(text))
 
 
 def render(text) -> Markup:
@@ -166,6 +168,8 @@ def _prose(s: str) -> str:
     up to the next word of prose) as MathML, text commands as HTML, the rest escaped."""
     if not s:
         return ""
+    if "\\" not in s and "``" not in s and "~" not in s:  # no command, quote or tie: plain
+        return _plain(s)
     # TeX's typography: ``quotes'' and ties (Equation~\eqref)
     s = re.sub(r"``(.+?)''", "“\\1”", s)
     s = re.sub(r"(?<=\S)~(?=\S)", "\u00a0", s)

@@ -237,7 +237,7 @@ def claim_ids():
 
 
 #: the smallest type (points) in the reproductions' own figures (their legends:
-#: verify/documents/kim2022/figures.py; tests/test_report.py reads the sizes there)
+#: verify/documents/kim2022/figures.py; tests/test_report.py measures it on the drawn figures)
 OWN_FIGURE_MIN_FONT = 9.0
 #: on a phone a figure kept whole is shown at a width where its smallest type is this many CSS
 #: pixels (it scrolls sideways in its own box); cut columns take the screen's width
