@@ -97,3 +97,34 @@ def test_whole_reads_the_dpi_of_the_png():
     out = panels.whole(buf.getvalue(), 9.0)
     assert out["columns"] == [] and abs(out["whole"]["inches"] - 5.6) < 0.02
     assert out["whole"]["min_font"] == 9.0
+
+
+def test_drawn_by_measures_a_plot_that_saves_and_closes_its_figure(tmp_path):
+    """A claim's own plot (pyplot, saved and closed inside): its smallest type is read as it is
+    saved, and Figure.savefig is itself again afterwards, also when the plot fails."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def plot(report, path, dpi=90):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [0, 1])
+        ax.text(0.5, 0.5, "a note", fontsize=7)
+        fig.savefig(path, dpi=dpi)
+        plt.close(fig)
+        return path
+
+    real = Figure.savefig
+    assert panels.drawn_by(plot, None, str(tmp_path / "a.png"), dpi=40) == 7
+    assert Figure.savefig is real and (tmp_path / "a.png").stat().st_size > 0
+
+    def broken(report, path, dpi=90):
+        raise RuntimeError("planted")
+
+    try:
+        panels.drawn_by(broken, None, "x.png")
+    except RuntimeError:
+        pass
+    assert Figure.savefig is real
+    assert panels.drawn_by(lambda *a, **k: None) is None  # saves nothing

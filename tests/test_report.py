@@ -403,33 +403,14 @@ def test_figures_keep_their_layout_on_a_desktop(page):
         assert all(b["left"] >= a["right"] - 1 for a, b in zip(cols, cols[1:])), fig
 
 
-def test_own_figures_smallest_type_is_the_one_assumed(monkeypatch, tmp_path):
-    """A reproduction's own figure is kept whole, and shown on a phone at the width where its
-    smallest type is 9.5 px, computed from OWN_FIGURE_MIN_FONT: no text in those figures is
-    smaller (each figure, drawn by its registered plot, is caught as it is saved)."""
-    from matplotlib.figure import Figure
-    from shared_runs import cached_runs
-
-    from verify.panels import smallest_font
-    from verify.registry import REGISTRY
-    from verify.report import OWN_FIGURE_MIN_FONT
-
-    saved = []
-    real = Figure.savefig
-
-    def savefig(fig, *args, **kwargs):
-        out = real(fig, *args, **kwargs)  # drawn: its tick labels exist
-        saved.append(smallest_font(fig))
-        return out
-
-    monkeypatch.setattr(Figure, "savefig", savefig)
-    runs = cached_runs("quick", 0)
-    own = [c for c, v in REGISTRY.items() if v.plot is not None]
-    assert own
-    for cid in own:
-        REGISTRY[cid].plot(runs[cid], str(tmp_path / f"{cid}.png"), dpi=40)
-    assert len(saved) == len(own)
-    assert min(saved) >= OWN_FIGURE_MIN_FONT, saved
+def test_every_figure_knows_its_smallest_type(page):
+    """Every figure image carries the size of its smallest type, measured when it was drawn (a
+    claim's own plot included): the phone's widths are computed from it."""
+    found = page["js"]("""[...document.querySelectorAll('img.fig-piece')].map(i =>
+        [(i.closest('figure') || {}).id || i.className, i.dataset.minFont, i.dataset.inches])""")
+    assert found
+    bad = [f for f in found if not (float(f[1]) >= 5 and float(f[2]) > 0)]
+    assert bad == []
 
 
 def test_check_tables_show_their_verdict_on_a_phone(phone):

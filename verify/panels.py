@@ -10,8 +10,9 @@ figure looks as drawn, and one under the other on a phone, where each takes the 
 rendered) instead of pixels.
 
 A figure this cannot cut (panels that overlap, text placed on the figure itself) and the
-reproductions' own figures (grids drawn by their registered ``plot``) are kept whole:
-:func:`whole`.
+figures a claim draws itself (its registered ``plot``: the reproductions' grids) are kept whole:
+:func:`whole`, with the size of their smallest type measured as they are saved
+(:func:`drawn_by`), so that a phone can show them at a readable width.
 """
 
 from __future__ import annotations
@@ -69,6 +70,33 @@ def smallest_font(fig) -> float | None:
     sizes = [t.get_fontsize() for t in fig.findobj(Text)
              if t.get_visible() and t.get_text().strip()]
     return min(sizes) if sizes else None
+
+
+def drawn_by(plot, *args, **kwargs) -> float | None:
+    """Call ``plot(*args, **kwargs)`` (a claim's registered plot, which saves its own figure) and
+    return the smallest type, in points, of the figures it saves (None when it saves none through
+    :meth:`matplotlib.figure.Figure.savefig`).
+
+    Each figure is read as it is saved, drawn, before the plot closes it: ``Figure.savefig`` is
+    wrapped for the duration of the call (in this process; the report draws its figures one
+    after another).
+    """
+    from matplotlib.figure import Figure
+
+    sizes = []
+    real = Figure.savefig
+
+    def savefig(fig, *a, **k):
+        out = real(fig, *a, **k)
+        sizes.append(smallest_font(fig))
+        return out
+
+    Figure.savefig = savefig
+    try:
+        plot(*args, **kwargs)
+    finally:
+        Figure.savefig = real
+    return min((x for x in sizes if x), default=None)
 
 
 def cut(fig, dpi: float) -> dict:

@@ -236,9 +236,9 @@ def claim_ids():
     return ids + [c for c in REGISTRY if c not in ids]
 
 
-#: the smallest type (points) in the reproductions' own figures (their legends:
-#: verify/documents/kim2022/figures.py; tests/test_report.py measures it on the drawn figures)
-OWN_FIGURE_MIN_FONT = 9.0
+#: the smallest type (points) assumed in a figure whose type could not be measured (a plot that
+#: saves no matplotlib Figure): small, so that a phone shows the figure wide enough
+UNKNOWN_MIN_FONT = 6.0
 #: on a phone a figure kept whole is shown at a width where its smallest type is this many CSS
 #: pixels (it scrolls sideways in its own box); cut columns take the screen's width
 PHONE_TEXT_PX = 9.5
@@ -284,8 +284,8 @@ def _draw(rep, dpi: int) -> dict:
     if v is not None and v.plot is not None:  # a registered plot takes (report, path, dpi)
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, f"{rep.claim}.png")
-            v.plot(rep, p, dpi=dpi)
-            return panels.whole(pathlib.Path(p).read_bytes(), OWN_FIGURE_MIN_FONT)
+            small = panels.drawn_by(v.plot, rep, p, dpi=dpi)  # its smallest type, measured
+            return panels.whole(pathlib.Path(p).read_bytes(), small or UNKNOWN_MIN_FONT)
     return panels.cut(make_figure(rep), dpi)
 
 
@@ -571,8 +571,10 @@ def _provenance(mode, seed, elapsed, claims=()):
             ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")]
 
 
-def _doc_figures():
-    """The stored reproductions at the paper's settings (packaged: verify/data/figures)."""
+def _doc_figures(min_fonts: dict | None = None):
+    """The stored reproductions at the paper's settings (packaged: verify/data/figures);
+    ``min_fonts``: claim -> the smallest type of its figure as this run drew it (the same plot
+    drew the stored one)."""
     from . import panels
     from .reproductions import reproducible, stored_png, stored_run
 
@@ -584,7 +586,8 @@ def _doc_figures():
         # the stored run's own verdicts (its settings may differ from this report's run)
         stored = stored_run(cid)
         out.append({"name": cid.replace("_", " "), "file": f"{cid}.png", "stored": stored,
-                    "figure": _phone_widths(panels.whole(png, OWN_FIGURE_MIN_FONT))})
+                    "figure": _phone_widths(panels.whole(
+                        png, (min_fonts or {}).get(cid) or UNKNOWN_MIN_FONT))})
     return out
 
 
@@ -730,7 +733,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
         "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
-        "doc_figures": _doc_figures(),
+        "doc_figures": _doc_figures({c["id"]: (c["figure"].get("whole") or {}).get("min_font")
+                                     for c in claims}),
         "references": bibliography([*(s["seed"] for s in steps),
                                     *(bounds.get(c["id"]).source for c in claims if c["source"])]),
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode,
