@@ -11,10 +11,15 @@ between versions and is mixed with the browser's own diagnostics (dbus, GPU).
 Checks: the page loads with no console error, no exception and no error log entry; every
 claim's section and figure is there and decoded; every internal link (#anchor) resolves;
 nothing but data: URIs is referenced; the screenshot is not blank.  The layout is measured
-on a desktop (1280 px) and on a phone (390 px, mobile emulation): the page never scrolls
+on a desktop (1280 x 800) and on a phone (390 x 844, mobile emulation): the page never scrolls
 sideways, no word is split by a line break, and on the phone the summary is one card per
-claim.  ``MCSA_SCREENSHOTS=DIR`` keeps the two screenshots (report-1280.png, report-390.png)
-to look at.  The client (verify.browser) is the one ``verify report --screenshot`` uses.
+claim.  The report reads at a glance (issue 37 §1): the summary table starts within 700 px
+(desktop) and 1,166 px (phone); no TeX is left in the visible text and its mathematics is
+MathML; a finding's first line names no internal step; at 390 px every figure's smallest type
+is at least 9 px (one column of panels per row) and every table's verdict is on screen; quoted
+readings do not run together.  Each measure is shown to see a planted defect.
+``MCSA_SCREENSHOTS=DIR`` keeps the two screenshots (report-1280.png, report-390.png) to look
+at.  The client (verify.browser) is the one ``verify report --screenshot`` uses.
 
 The browser is Debian's ``chromium`` (``bash .ci/run`` installs it with apt-get when it
 is missing).  The test is skipped only when no browser can be installed: when .ci/run
