@@ -216,3 +216,42 @@ SPLIT_WORDS_JS = r"""(() => {
 #: JavaScript: {scrollWidth, innerWidth} of the page (a page that scrolls sideways has scrollWidth >
 #: innerWidth)
 PAGE_WIDTH_JS = "({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"
+
+#: JavaScript: what is left of TeX in the page's visible text, read with every <details> opened
+#: (a closed one hides its text from innerText; they are closed again after): ``$...$`` spans,
+#: ``\mathbf``, ``\(``, any other ``\command``; and the mathematics the browser renders as MathML
+#: (``math`` elements in the MathML namespace, each with a box) or as the SVG fallback; ``source``:
+#: spans shown as TeX source
+RAW_TEX_JS = r"""(() => {
+  const closed = [...document.querySelectorAll('details')].filter(d => !d.open);
+  closed.forEach(d => { d.open = true; });
+  const t = document.body.innerText;
+  const math = [...document.querySelectorAll('math')];
+  const widths = math.map(m => m.getBoundingClientRect().width);
+  closed.forEach(d => { d.open = false; });
+  return {dollar: (t.match(/\$[^$\n]+\$/g) || []),
+          mathbf: (t.match(/\\mathbf/g) || []).length,
+          paren: (t.match(/\\\(/g) || []).length,
+          commands: [...new Set(t.match(/\\[A-Za-z]+/g) || [])],
+          math: math.length,
+          mathml: math.filter((m, k) => m.namespaceURI === 'http://www.w3.org/1998/Math/MathML'
+                                        && widths[k] > 0).length,
+          svg: document.querySelectorAll('svg.tex-svg').length,
+          source: document.querySelectorAll('code.tex-source').length};
+})()"""
+
+#: JavaScript: the top of the summary table, in CSS pixels from the top of the page
+SUMMARY_TOP_JS = ("(() => { const t = document.querySelector('#summary-table');"
+                  " return t ? t.getBoundingClientRect().top + window.scrollY : null; })()")
+
+#: JavaScript: every figure image (img.fig-piece) as laid out: its figure's id, whether it is a
+#: column of panels, its box, and the height in CSS pixels of its smallest type (its smallest
+#: font in points, data-min-font, at its width in the figure's inches, data-inches)
+FIGURE_TEXT_JS = r"""[...document.querySelectorAll('img.fig-piece')].map(i => {
+  const r = i.getBoundingClientRect();
+  const inches = parseFloat(i.dataset.inches), pt = parseFloat(i.dataset.minFont);
+  return {figure: (i.closest('figure') || {}).id || '', column: i.classList.contains('fig-col'),
+          left: r.left, right: r.right, top: r.top + window.scrollY,
+          bottom: r.bottom + window.scrollY, width: r.width,
+          text_px: pt * r.width / inches / 72};
+})"""

@@ -1,35 +1,41 @@
 """The main job: ``python -m verify report [--out DIR] [--quick|--full] [--seed S]``.
 
 Runs every registered verification once, and writes ONE self-contained HTML file,
-``DIR/report.html`` (figures inlined as PNG data URIs; nothing is fetched from the
-network), built from the Jinja2 template ``verify/templates/report.html.j2`` (autoescape
-on).  The page holds:
+``DIR/report.html`` (figures inlined as PNG data URIs, mathematics as MathML; nothing is
+fetched from the network and no script runs), built from the Jinja2 template
+``verify/templates/report.html.j2`` (autoescape on).  The page holds:
 
-* a summary table of every claim with its final status (and readings), linking to
+* on its first screen, the counts and a compact summary table: per claim its final status,
+  severity, a one-line finding (:func:`headline`; its details open without a script) and
+  the certificate command, linking to
 * one section per claim: statement and source (bibliographic reference, sections and
-  equations kept), the figure (:func:`verify.plot.figure`), the checks by quantity and
-  form, the worst counterexamples, and the audit's steps with corrections
-  (:func:`verify.audit.rows`);
-* the errata (every loose or wrong step of the audit);
+  equations kept), the readings with their quotes, the figure (:func:`verify.plot.make_figure`,
+  cut into its columns of panels by :mod:`verify.panels`: side by side on a desktop, one per
+  row on a phone), the checks by quantity and form, the worst counterexamples, and the
+  audit's steps with corrections (:func:`verify.audit.rows`);
+* what the statuses and severities mean;
+* the errata (every loose or wrong step of the audit, each row an anchor the findings link to);
 * the reproductions of the documents' experiments (claims with a ``reproduction``, and
   their stored runs at the paper's settings, :mod:`verify.reproductions`);
 * provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
   versions, machine.
 
-Each claim runs once: the same :class:`~verify.outcome.Report` feeds its figure and its
-tables.  The command prints the summary and the report's path and exits 0 once the file
-is written (2 on bad input, before any work).  ``python -m verify all`` keeps the
-checker's exit statuses (1 = a claim is violated).
+The documents' TeX in the quoted texts is converted to MathML when the page is built
+(:mod:`verify.mathml`, the template's ``tex`` filter).  Each claim runs once: the same
+:class:`~verify.outcome.Report` feeds its figure and its tables.  The command prints the
+summary and the report's path and exits 0 once the file is written (2 on bad input, before
+any work).  ``python -m verify all`` keeps the checker's exit statuses (1 = a claim is
+violated).
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import math
 import os
 import pathlib
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -230,39 +236,67 @@ def claim_ids():
     return ids + [c for c in REGISTRY if c not in ids]
 
 
-def _figure_uri(rep, dpi: int, mode: str = "quick", cache: bool = True) -> tuple[str, str]:
-    """(data URI, error) of the claim's figure; the PNG is cached beside the claim's result
-    (same content key, and the dpi), so an unchanged report draws nothing again."""
+#: the smallest type (points) assumed in a figure whose type could not be measured (a plot that
+#: saves no matplotlib Figure): small, so that a phone shows the figure wide enough
+UNKNOWN_MIN_FONT = 6.0
+#: on a phone a figure kept whole is shown at a width where its smallest type is this many CSS
+#: pixels (it scrolls sideways in its own box); cut columns take the screen's width
+PHONE_TEXT_PX = 9.5
+#: the version of the figure cache's entries (the figure as pieces, verify.panels)
+FIGURE_FORMAT = "panels1"
+
+
+def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
+    """The claim's figure as the template shows it (:func:`verify.panels.cut`): ``{"title",
+    "columns", "whole", "error"}``; cached beside the claim's result (same content key, the dpi),
+    so an unchanged report draws nothing again."""
     from .runner import cache_dir, cache_key
 
     d = cache_dir() if cache and rep.bound_scale == 1.0 else None
-    key = f"{cache_key(rep.claim, mode, rep.seed)}-png{dpi}" if d else None
+    key = f"{cache_key(rep.claim, mode, rep.seed)}-{FIGURE_FORMAT}-{dpi}" if d else None
     if d:
         from simulate.sweep import cache_read
 
         hit = cache_read(d, key)
-        if isinstance(hit, dict) and isinstance(hit.get("uri"), str):
-            return hit["uri"], ""
-    uri, err = _draw_uri(rep, dpi)
-    if d and uri and not err:
+        if isinstance(hit, dict) and isinstance(hit.get("columns"), list):
+            return _phone_widths(hit)
+    try:
+        fig = _draw(rep, dpi)
+    except Exception as e:  # shown in the report and on stderr, never silently dropped
+        print(f"{PROG}: figure of {rep.claim} failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return {"title": "", "columns": [], "whole": None, "error": f"{type(e).__name__}: {e}"}
+    fig["error"] = ""
+    if d:
         from simulate.sweep import cache_store
 
-        cache_store(d, key, {"uri": uri})
-    return uri, err
+        cache_store(d, key, fig)
+    return _phone_widths(fig)
 
 
-def _draw_uri(rep, dpi: int) -> tuple[str, str]:
-    from .plot import figure
+def _draw(rep, dpi: int) -> dict:
+    """Draw the claim's figure once: cut into columns (:func:`verify.plot.make_figure`), or whole
+    when its verification registers its own ``plot``."""
+    from . import panels
+    from .plot import make_figure
+    from .registry import REGISTRY
 
-    with tempfile.TemporaryDirectory() as d:
-        p = os.path.join(d, f"{rep.claim}.png")
-        try:
-            figure(rep, p, dpi=dpi)
-            raw = pathlib.Path(p).read_bytes()
-        except Exception as e:  # shown in the report and on stderr, never silently dropped
-            print(f"{PROG}: figure of {rep.claim} failed: {type(e).__name__}: {e}", file=sys.stderr)
-            return "", f"{type(e).__name__}: {e}"
-    return "data:image/png;base64," + base64.b64encode(raw).decode("ascii"), ""
+    v = REGISTRY.get(rep.claim)
+    if v is not None and v.plot is not None:  # a registered plot takes (report, path, dpi)
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, f"{rep.claim}.png")
+            small = panels.drawn_by(v.plot, rep, p, dpi=dpi)  # its smallest type, measured
+            return panels.whole(pathlib.Path(p).read_bytes(), small or UNKNOWN_MIN_FONT)
+    return panels.cut(make_figure(rep), dpi)
+
+
+def _phone_widths(fig: dict) -> dict:
+    """Give a figure kept whole the width (CSS px) it takes on a phone: its smallest type
+    :data:`PHONE_TEXT_PX` pixels high (it scrolls sideways in its box)."""
+    w = fig.get("whole")
+    if w:
+        w["phone_width"] = (math.ceil(w["inches"] * PHONE_TEXT_PX * 72 / w["min_font"])
+                            if w.get("inches") and w.get("min_font") else w["width"])
+    return fig
 
 
 def _fmt(x) -> str:
@@ -392,13 +426,97 @@ def _step(r):
             "correction": r["correction"] or "", "gap": r["gap"] or "", "statement": r["statement"],
             "established": _established(r), "correction_status": r.get("correction_status") or "",
             "severity": r.get("severity") or "", "severity_line": _severity_line(r),
-            "certificate": r.get("certificate") or ""}
+            "severity_fields": r, "certificate": r.get("certificate") or ""}
 
 
 def _severity_line(f: dict) -> str:
     from .severity import reason_line
 
     return reason_line(f) if f.get("severity") else ""
+
+
+def _severity(f: dict, ids=frozenset(), anchors: dict | None = None) -> dict:
+    """A finding's severity as the page shows it: ``severity``, ``reason``, ``quote`` (the
+    deciding sentence, whole: its mathematics is rendered), ``see`` (the entry where a shared
+    erratum is recorded) with ``see_anchor`` (its place on the page, from ``anchors``, or ''),
+    and ``headline`` (:func:`headline`); {} without a severity."""
+    if not f.get("severity"):
+        return {}
+    reason = " ".join(f["severity_reason"].split())
+    see = f.get("see") or ""
+    return {"severity": f["severity"], "reason": reason.rstrip(" ."),
+            "quote": " ".join(f["severity_quote"].split()), "see": see,
+            "see_anchor": (anchors or {}).get(see, ""), "headline": headline(reason, ids)}
+
+
+#: abbreviations after which ". " does not end a sentence
+_ABBREV = ("Eq", "Eqs", "Fig", "Sec", "Thm", "App", "al", "e.g", "i.e", "cf", "vs", "resp")
+
+
+def _top_level(text: str, seps: tuple[str, ...]) -> list[int]:
+    """Positions of the separators ``seps`` in ``text`` outside brackets and quotes."""
+    out, depth, quote = [], 0, False
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch in "“”":
+            quote = ch == "“"
+        if depth or quote:
+            continue
+        for sep in seps:
+            if text.startswith(sep, i):
+                if sep == ". " and (not text[i + 2:i + 3].isupper()
+                                    or text[:i].rsplit(" ", 1)[-1] in _ABBREV):
+                    continue
+                out.append(i)
+    return out
+
+
+def _mentions(text: str, ids) -> bool:
+    """Whether ``text`` names an internal id (a step or claim id) or a rule number."""
+    words = {w.rstrip(".") for w in re.findall(r"[\w.]+", text)}
+    return bool(words & set(ids)) or bool(re.search(r"\brecorded (?:once )?at\b|\brule \d", text))
+
+
+#: a bracketed remark after a space: " (...)" (one level of brackets inside) or " [...]"
+_BRACKETED = re.compile(r" \((?:[^()]|\([^()]*\))*\)| \[[^\[\]]*\]")
+
+
+def headline(reason: str, ids=frozenset(), limit: int = 120) -> str:
+    """The first line of a finding: its reason's first clause, without internal ids.
+
+    Parameters
+    ----------
+    reason : str
+        A severity's reason (verify/documents/*/severity.json).
+    ids : set of str
+        Internal ids (audit steps, claims): a bracketed remark or clause that names one is left
+        out ("(rule 1, recorded at theorem3.var.3)", "[recorded once at lemma5.2]").
+    limit : int
+        Longest headline in characters, before an ellipsis.
+
+    Returns
+    -------
+    str
+    """
+    t = " ".join(reason.split())
+    ends = _top_level(t, ("; ", ". "))
+    t = t[:ends[0]] if ends else t.rstrip(".")
+    # bracketed remarks (after a space) that name an id go; so do clauses that do
+    t = _BRACKETED.sub(lambda m: "" if _mentions(m.group(0), ids) else m.group(0), t)
+    cuts = _top_level(t, (", ", ": "))
+    pieces = [t[a:b] for a, b in zip([0, *cuts], [*cuts, len(t)])]
+    t = "".join(p for k, p in enumerate(pieces) if k == 0 or not _mentions(p, ids))
+    if len(t) > limit:  # shorter: without the bracketed remarks (words, not "(0, 1)"), then
+        # up to a clause
+        t = _BRACKETED.sub(lambda m: "" if len(re.findall(r"[A-Za-z]{3,}", m.group(0))) > 1
+                           else m.group(0), t)
+    if len(t) > limit:
+        cuts = [c for c in _top_level(t, (", ", ": ", " and ", " while ")) if 30 <= c <= limit]
+        t = (t[:cuts[-1]] if cuts else t[:limit].rsplit(" ", 1)[0]).rstrip(",:; ") + " …"
+    return t
 
 
 def _decisive(rep) -> str:
@@ -453,8 +571,11 @@ def _provenance(mode, seed, elapsed, claims=()):
             ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")]
 
 
-def _doc_figures():
-    """The stored reproductions at the paper's settings (packaged: verify/data/figures)."""
+def _doc_figures(min_fonts: dict | None = None):
+    """The stored reproductions at the paper's settings (packaged: verify/data/figures);
+    ``min_fonts``: claim -> the smallest type of its figure as this run drew it (the same plot
+    drew the stored one)."""
+    from . import panels
     from .reproductions import reproducible, stored_png, stored_run
 
     out = []
@@ -465,7 +586,8 @@ def _doc_figures():
         # the stored run's own verdicts (its settings may differ from this report's run)
         stored = stored_run(cid)
         out.append({"name": cid.replace("_", " "), "file": f"{cid}.png", "stored": stored,
-                    "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")})
+                    "figure": _phone_widths(panels.whole(
+                        png, (min_fonts or {}).get(cid) or UNKNOWN_MIN_FONT))})
     return out
 
 
@@ -492,7 +614,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             v = REGISTRY[cid]
             rep = (reports or {}).get(cid) or run_verification(v, mode, seed=seed)
             bar(f"{cid}: figure")
-            uri, err = _figure_uri(rep, dpi, mode, cache)
+            fig = _figure(rep, dpi, mode, cache)
             try:
                 c = bounds.get(cid)
                 title, source, full = c.title, cite(c.source), cite(c.source, full=True)
@@ -538,6 +660,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                                              else ""))),
                 "smoke_test": shown["smoke_test"],
                 "severity": sev.get("severity") or "", "severity_line": _severity_line(sev),
+                "severity_fields": sev,
                 "certificate": sev.get("certificate") or "", "rules": rules,
                 "decisive": _decisive(rep) if shown["smoke_test"] is None else "",
                 "deciding": rep.primary_form, "form_verdicts": rep.form_verdicts(),
@@ -550,7 +673,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                             f"(Bonferroni over {n_mc} checks: {z_text(rep.checks)}); "
                             "error bars in the figure are z × standard error.") if n_mc else "",
                 "elapsed": rep.elapsed_s, "cached": bool(getattr(rep, "cached", False)),
-                "checks_text": checks_text(rep), "figure": uri, "figure_error": err,
+                "checks_text": checks_text(rep), "figure": fig, "figure_error": fig["error"],
                 "own_figure": v.plot is not None,
                 "checks": _check_rows(rep), "worst": _worst(rep), "tightest": _tightest(rep),
                 "steps": [],
@@ -568,6 +691,19 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         bar.update()
     finally:
         bar.close()
+    # what a finding's first line leaves out: the internal ids of steps and claims
+    internal = frozenset({r["id"] for r in rows} | set(REGISTRY) | {c["id"] for c in claims})
+    anchors = {}  # each wrong or loose step's row in the errata, once
+    for s in steps:
+        if s["status"] in ("wrong", "loose") and s["id"] not in anchors:
+            anchors[s["id"]] = s["anchor"] = f"step-{s['id']}"
+    anchors.update({c["id"]: c["anchor"] for c in claims})
+    for s in [*steps, *(x for c in claims for x in c["steps"])]:
+        s["sev"] = _severity(s.pop("severity_fields"), internal, anchors)
+        s.setdefault("anchor", "")
+    for c in claims:
+        c["sev"] = _severity(c["severity_fields"], internal, anchors)
+        c["headline"] = c["sev"].get("headline") or c["title"]
     from .severity import MEANING, SEVERITIES, order_key
 
     errata = []
@@ -597,12 +733,14 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
         "severity_counts": severity_counts, "claim_severity_counts": claim_severity_counts,
         "claims_by_severity": claims_by_severity,
         "reproductions": [c for c in claims if REGISTRY[c["id"]].reproduction is not None],
-        "doc_figures": _doc_figures(),
+        "doc_figures": _doc_figures({c["id"]: (c["figure"].get("whole") or {}).get("min_font")
+                                     for c in claims}),
         "references": bibliography([*(s["seed"] for s in steps),
                                     *(bounds.get(c["id"]).source for c in claims if c["source"])]),
         "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode,
         "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,
+        "severity_meanings": [(sv, MEANING[sv]) for sv in SEVERITIES],
     }
 
 
@@ -613,6 +751,9 @@ def render(data: dict) -> str:
                                                                 / "templates")),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
+    from .mathml import render as tex
+
+    env.filters["tex"] = tex  # the texts' TeX as MathML (verify.mathml), the rest escaped
     return env.get_template(TEMPLATE).render(**data)
 
 
