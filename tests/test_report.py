@@ -570,3 +570,15 @@ def test_bad_input_exits_2_before_work(tmp_path, capsys):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_provenance_counts_the_checks_by_where_they_were_decided():
+    from collections import Counter
+
+    from verify.report import settled_text
+
+    text = settled_text(Counter({"float64": 1969, "exact": 5531, "arb-256": 12, "arb-64": 46,
+                                 "monte-carlo": 925, "symbolic": 13}))
+    assert text.startswith("5531 exact (rationals); 1969 float64 with a proved error bound; "
+                           "46 ball arithmetic at 64 bits; 12 ball arithmetic at 256 bits")
+    assert text.endswith("(8496 checks)") and "925 Monte Carlo" in text

@@ -548,7 +548,24 @@ def _established(r) -> str:
             "reading": "by reading the text", "instances": "on fixed instances only"}.get(e, "")
 
 
-def _provenance(mode, seed, elapsed, claims=()):
+def settled_text(settled: Counter) -> str:
+    """The checks counted by where they were decided (docs/methods.md, section 12)."""
+    order = ["exact", "float64"]
+    order += sorted((k for k in settled if k.startswith("arb-")), key=lambda k: int(k[4:]))
+    order += [k for k in ("symbolic", "monte-carlo") if k in settled]
+    order += sorted(k for k in settled if k not in order)
+    words = {"exact": "exact (rationals)", "float64": "float64 with a proved error bound",
+             "symbolic": "symbolic", "monte-carlo": "Monte Carlo (statistical, alpha 1e-3)"}
+    def word(k):
+        if k.startswith("arb-"):
+            return f"ball arithmetic at {k[4:]} bits"
+        return words.get(k, k)
+
+    return "; ".join(f"{settled[k]} {word(k)}" for k in order if settled.get(k)) + (
+        f" ({sum(settled.values())} checks)")
+
+
+def _provenance(mode, seed, elapsed, claims=(), settled: Counter | None = None):
     import importlib.metadata as md
 
     import matplotlib
@@ -568,7 +585,8 @@ def _provenance(mode, seed, elapsed, claims=()):
             ("Python", platform.python_version()), ("numpy", numpy.__version__),
             ("scipy", scipy.__version__),
             ("sympy", sympy.__version__), ("matplotlib", matplotlib.__version__),
-            ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")]
+            ("machine", f"{platform.platform()}; {platform.machine()}; {os.cpu_count()} CPUs")] + (
+                [("checks decided by", settled_text(settled))] if settled else [])
 
 
 def _doc_figures(min_fonts: dict | None = None):
@@ -608,11 +626,13 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     bar = progress(total=len(ids) + 1, desc="report", enabled=show_progress)
     steps, statuses = [], {}
     claims = []
+    settled: Counter = Counter()  # where each check was decided (provenance)
     try:
         for cid in ids:
             bar(f"{cid}: checks")
             v = REGISTRY[cid]
             rep = (reports or {}).get(cid) or run_verification(v, mode, seed=seed)
+            settled.update(c.settled_by or "not recorded" for c in rep.checks)
             bar(f"{cid}: figure")
             fig = _figure(rep, dpi, mode, cache)
             try:
@@ -737,7 +757,8 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
                                      for c in claims}),
         "references": bibliography([*(s["seed"] for s in steps),
                                     *(bounds.get(c["id"]).source for c in claims if c["source"])]),
-        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims), "mode": mode,
+        "provenance": _provenance(mode, seed, time.perf_counter() - t0, claims, settled),
+        "mode": mode,
         "seed": seed,
         "alpha": ALPHA, "colours": STATUS_COLOURS,
         "severity_meanings": [(sv, MEANING[sv]) for sv in SEVERITIES],
