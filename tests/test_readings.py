@@ -169,3 +169,21 @@ def test_registry_covers_the_claims_with_readings():
     assert {"theorem3", "proposition2",
             "table1"} <= {c for c, v in REGISTRY.items() if len(v.readings) > 1}
     assert set(bounds.ids()) & set(REGISTRY)
+
+
+def test_proposition2s_equality_label_agrees_with_its_counterexample():
+    """Issue 34 §4: the '<=' reading of Proposition 2 names where equality holds, and that is
+    the set its own counterexample lies in: w constant on supp pi (pi = (1, 0), q = (1/2, 1/2):
+    w = 2 on the support, exp(KL) = 2 = w*), not only pi = q."""
+    import math
+    from fractions import Fraction
+
+    import verify.registry
+
+    names = [r.name for r in verify.registry.verifications()["proposition2"].readings]
+    label = next(n for n in names if n.startswith("'<='"))
+    assert "w is constant on supp pi" in label and "at pi = q" not in label
+    pi, q = (Fraction(1), Fraction(0)), (Fraction(1, 2), Fraction(1, 2))
+    w = [p / r for p, r in zip(pi, q)]
+    kl = sum(float(p) * math.log(p / r) for p, r in zip(pi, q) if p)
+    assert math.isclose(math.exp(kl), float(max(w)))  # equality off pi = q

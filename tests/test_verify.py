@@ -279,7 +279,8 @@ def test_a_ruled_out_reading_cannot_hold_proposition2(capsys):
     assert main(["proposition2", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["verdict"] == VIOLATED and d["severity"] == "loose"
-    assert d["reading_rules"]["ruled_out"] == ["'<=' (equality exactly at pi = q)"]
+    assert d["reading_rules"]["ruled_out"] == [
+        "'<=' (equality exactly where w is constant on supp pi)"]
     assert (d["decisive"]["reading"] == "strict '<' for every pair" and d["decisive_step"]["id"]
             == "prop2.statement")
 

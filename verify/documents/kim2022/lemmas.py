@@ -869,7 +869,8 @@ _IMH_SUPPORT = (
 
 _READINGS = {
     "proposition2": (
-        Reading("'<=' (equality exactly at pi = q)", "exp(d_KL(pi || q)) < w*",
+        Reading("'<=' (equality exactly where w is constant on supp pi)",
+                "exp(d_KL(pi || q)) < w*",
                 "the strict sign read as '<=', strict whenever w is not constant on the support of "
                 "pi",
                 axis="relation", select=by_form("stated"),
@@ -957,7 +958,7 @@ DROPPED_READINGS = {
 #: definition of 001): claim -> {reading: (support, what the search found)}
 KEPT_READINGS_REVIEW = {
     "proposition2": {
-        "'<=' (equality exactly at pi = q)": (
+        "'<=' (equality exactly where w is constant on supp pi)": (
             "proof of Proposition 2: '... <= log E_pi[w*] = log w*'; §4.1: 'w* is bounded below "
             "exponentially by the inclusive KL'",
             "the statement's own strict '<' rules it out (rule "
