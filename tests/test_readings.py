@@ -148,10 +148,14 @@ def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
     from verify.documents.kim2022 import theorems
 
     dropped = _dropped()
-    # lemma4 and lemma7 keep both sides of their document's contradiction (reading rule 1), and so
-    # do theorems 3 and 4 (the statement's conditioning against the proof's Lemma 7): nothing
-    # dropped there
-    assert set(dropped) == {"lemma2", "lemma5"}
+    # lemma4, lemma5 and lemma7 keep both sides of their document's contradiction (reading rule
+    # 1), and so do theorems 3 and 4 (the statement's conditioning against the proof's Lemma 7):
+    # nothing dropped there
+    assert set(dropped) == {"lemma2"}
+    from verify.documents.kim2022 import lemmas
+
+    lemma5 = {r.name for r in REGISTRY["lemma5"].readings}
+    assert {lemmas.LAMBDA_PRINTED, lemmas.LAMBDA_IMH} <= lemma5  # 'false under both readings' 
     for cid, rows in dropped.items():
         kept = {r.name for r in REGISTRY[cid].readings}
         for name, meaning, support, ruled_out in rows:

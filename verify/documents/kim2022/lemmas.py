@@ -370,7 +370,9 @@ def run_lemma5(grid, seed=0, progress=None):
                     out.append(CheckResult("T_n", form, par, T, method="exact",
                                            primary=False,
                                            note="T_n with lambda the IMH rejection probability "
-                                                "(the dropped reading): shown, not deciding",
+                                                "(Smith & Tierney's, the source cited): the stated "
+                                                "form decides that reading, the corrected one is "
+                                                "shown",
                                            **X.bound_kwargs("lemma5", "T_n", form, n=n, w=w[x],
                                                             w_star=pair.w_star)))
                 # the other reading: lambda integrated against pi, as Eq. (3) prints it
@@ -911,9 +913,16 @@ _READINGS = {
         Reading(LAMBDA_PRINTED,
                 "lambda(w) = int_{R(w)} (1 - w(z')/w) pi(dz') (Eq. 3); Lemma 5: 'T_n(.) in "
                 "Equation (3)'",
-                "T_n built from lambda exactly as Eq. (3) prints it (against pi); the reading with "
-                "lambda the IMH rejection probability is dropped (see DROPPED_READINGS; Lemma 5 "
-                "fails under it too)", axis="lambda"),),
+                "T_n built from lambda exactly as Eq. (3) prints it (against pi)", axis="lambda",
+                see="eq3"),
+        # rule 1, as for Lemma 4: Eq. (3) contradicts the source the text and the proof cite; both
+        # sides are kept, and Lemma 5 fails under both
+        Reading(LAMBDA_IMH, _IMH_SUPPORT,
+                "T_n built from lambda the IMH rejection probability, integrating against q as "
+                "Smith & Tierney's kernel does (the source §4.3 and the proof of Lemma 4 cite); "
+                "Eq. (3)'s pi(dz') contradicts it (erratum eq3)",
+                axis="lambda", select=lambda c: c.quantity == "T_n" and c.form == "stated",
+                promote=True, see="eq3")),
     "table1": tuple(
         Reading(name, "Table 1, row 'SGD': gamma_t = gamma/t, gamma = min{1/2L, 2L/mu}, rate O(G^2 "
                       "log T / T) (the column 'Rate' names no quantity)",
@@ -951,7 +960,6 @@ DROPPED_READINGS = {
     "lemma2": [("Bias = ||E g - mu||", "the bias as the norm of the mean error",
                 "proof of Lemma 2, line 5: '... = V g + Bias[g]^2 + 2 Bias[g] ||mu||_2 + "
                 "||mu||_2^2  (Definition of bias)', after ||E g - mu||_2^2", _BIAS_DEFS)],
-    "lemma5": [(LAMBDA_IMH, "T_n from lambda the IMH rejection probability", _IMH_SUPPORT, _EQ3)],
 }
 
 #: the readings kept after the same search (each supported by a quote, none ruled out by a
