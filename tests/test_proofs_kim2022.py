@@ -55,7 +55,8 @@ def test_the_step_list_is_complete():
 def test_exact_and_valid_steps_are_established(sid):
     s, o = run_step(sid)
     if o.status in (EXACT, VALID):
-        assert o.established_by in ("proof", "search", "definition"), (sid, o.established_by)
+        assert o.established_by in ("proof", "search", "not refuted", "definition"), (
+            sid, o.established_by)
         assert (o.established_by == "definition") == (sid in DEFINITIONS), sid
     if o.status in (WRONG, LOOSE) and o.correction and sid not in NOT_COMPUTABLE:
         assert s.corrected is not None, f"{sid}: its correction is not checked"

@@ -767,7 +767,9 @@ def _acc_linear():
         for N in _N((2, 10, 1000)):
             aN, eN, how = kit.acceptance(pi, q, int(N))
             for x in range(pi.size):
-                lo = int(N) * float(a1[x]) * float(w[x]) / (float(w[x]) + int(N) - 1)
+                # w + (N - 1), the integer first: (w + N) - 1 would cancel w's digits against 1 when
+                # w is tiny (w = 1e-8 loses 8 of them), and at N = 1 the factor must be exactly 1
+                lo = int(N) * float(a1[x]) * float(w[x]) / (float(w[x]) + (int(N) - 1))
                 hi = int(N) * float(a1[x])
                 e = float(eN[x]) + int(N) * float(e1[x])
                 p = {"M": pi.size, "N": int(N), "x": x, "w": float(w[x]), "by": how}
