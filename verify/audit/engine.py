@@ -171,10 +171,12 @@ def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
     A correction that the search breaks is withdrawn.
     """
     if c.status in (EXACT, VALID, LOOSE):
-        how = {"proof": "proved", "search": "survived the adversarial search"}.get(
+        how = {"proof": "proved", "search": "survived the adversarial search",
+               "not refuted": "survived the adversarial search, not refuted (an '=' whose rows "
+                              "agree within their enclosures: not a proof)"}.get(
             c.established_by, f"holds ({c.established_by})")
         extra = ""
-        if c.established_by == "search":
+        if c.established_by in ("search", "not refuted") and c.evaluations:
             extra = f" ({c.evaluations} evaluations, largest lhs/rhs {_fmt(c.best_ratio)})"
         o.correction_status = f"{how}{extra}: {c.detail}"
         return o
