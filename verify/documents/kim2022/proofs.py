@@ -157,11 +157,13 @@ CIS_CAP_TEXT = ("N capped at 10^4 on two states, 128 on three, 16 on five, 10 on
 _EPS = 2.3e-16
 
 
-def _pow_tol(k, M, floor=1e-12):
+def _pow_tol(k, M, floor=0.0):
     """The float64 error of K^k for a stochastic matrix K on M states: each product adds at most M
     eps to the
     row-sum norm and every squaring doubles the error already made, so ||fl(K^k) - K^k||_inf <= 2 k
-    M eps."""
+    M eps.  (A TV distance or an expectation of a function bounded by 1 read off fl(K^k) adds M eps
+    of its own sum, within the bound for k >= 1.)  No floor by default: the rows that use it as
+    their scale (in units of tol = 1e-12) carry exactly this absolute error."""
     return max(floor, 2.0 * float(k) * M * _EPS)
 
 
