@@ -398,7 +398,7 @@ def test_planted_wrong_formulas_and_witnesses_are_caught():
     a, w = sp.symbols("a w", positive=True)
     assert sym_equal((a * w / (1 - a)) / (w + a * w / (1 - a)), a / 2).status == WRONG
     # an existence witness that does not witness: f constant gives V = 0 at every N
-    rows = [({"N": N}, 0.0, 0.0) for N in (1, 2)]
+    rows = [({"N": N}, 0, 0) for N in (1, 2)]  # V = 0 exactly: 0 < 0 fails exactly
     assert engine.instance_check(rows, "<", 0.0, complete=True).status == WRONG
 
 

@@ -218,7 +218,7 @@ def _cis_stay():
             N = int(N)
             K, err = F.cis_matrix(pi, q, N, return_error=True)
             rows.append(({"M": pi.size, "N": N, "w_star": ws}, float(K[xs, xs]) + err,
-                         ws / (ws + N - 1)))
+                         ws / (ws + (N - 1))))
     return instance_check(rows, ">=", tol=1e-12,
                           describe="K_CIS(x*, x*) (exact, plus its error bound)")
 
