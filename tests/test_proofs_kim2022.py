@@ -98,7 +98,7 @@ def test_h05_eq1_against_the_algorithms():
 
 def test_h04_table_of_state_transitions():
     """H04: pi = (.6, .3, .1), softmax q, lambda_0 = (0, 0, 2), N = 2, gamma = 1, z_0 = state 3."""
-    (at2, tv2, _), (at1, tv1, _) = P._t3_table_rows()
+    (at2, tv2, *_), (at1, tv1, *_) = P._t3_table_rows()
     assert tv2 == pytest.approx(0.136777, abs=1e-6)
     assert at2["exact law"] == pytest.approx([0.23737, 0.21526, 0.54737], abs=1e-5)
     assert (at2["table (averaged over lambda_2)"]

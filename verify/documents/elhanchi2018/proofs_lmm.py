@@ -27,6 +27,7 @@ inside 1/(2 sigma^2): the trace inside is the correction.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -730,12 +731,21 @@ def _cholesky_corrected():
     off-diagonals."""
     rows = []
     g = np.random.default_rng(11)
+    from flint import fmpq, fmpq_mat
+
     for t in free("t", [1e-3, 0.5], Real(1e-8, 1.0, log=True)):
         for d in (2, 3, 5):
             Lm = np.tril(g.standard_normal((d, d)), -1) + t * np.eye(d)
-            G = Lm @ Lm.T
-            rows.append(({"t": t, "d": d}, float(np.linalg.det(G)), float(t ** (2 * d)),
-                         t ** (2 * d) * np.linalg.cond(G)))
+            # exactly, in rationals (the doubles of L read exactly): det(L L^T) by fmpq_mat against
+            # the product of the squared diagonal -- a float determinant of an ill-conditioned
+            # G = L L^T (t = 1e-8: det 1e-80) is mostly rounding
+            Lq = fmpq_mat(d, d, [fmpq(*Fraction(float(v)).as_integer_ratio())
+                                 for v in Lm.ravel()])
+            det = (Lq * Lq.transpose()).det()
+            prod = fmpq(1)
+            for i in range(d):
+                prod *= Lq[i, i] ** 2
+            rows.append(({"t": t, "d": d}, det, prod))
     return instance_check(rows, "=", 1e-6, describe="det(L L^T) against prod L_ii^2 (> 0)")
 
 

@@ -395,10 +395,15 @@ def _jsa_bias_conditional_corrected():
         r, L, mu = _r(pi, q), float(np.abs(s).max()), float(pi @ s)
         for N in free("N", [1, 8], Int(1, 64, log=True)):
             N = int(N)
+            # the lhs cancels E s(z_n) against mu (both up to L): absolute error at most
+            # L (2 N M + N + 4) eps (rows of fl(K^n), n <= N, and the average), as in
+            # statements.theorem3_bias_over_N: the row's scale, in units of tol
+            err = L * (2 * N * pi.size + N + 4) * 2.3e-16
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "N": N, "z_t-1^(N)": x, "r": r},
                              abs(jsa_mean_score(K, s, x, N, 1) - mu),
-                             2 * L / N * sum(r ** n for n in range(1, N + 1))))
+                             2 * L / N * sum(r ** n for n in range(1, N + 1)),
+                             max(L, err / (64 * U * 64))))
     return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="Bias[g_t,JSA | F_t-1] vs (2L/N) sum_n r^n")
 
