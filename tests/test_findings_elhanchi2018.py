@@ -81,7 +81,9 @@ def test_the_old_residuals_are_far_below_their_rounding_scale():
                           ("sgfs.autocov", EXACT)])
 def test_false_alarm_steps_reach_their_pinned_status_by_search(sid, status):
     o = STEPS[sid].run()
-    assert o.status == status == STEPS[sid].expect and o.established_by == "search", (sid, o.detail)
+    # an '=' searched on doubles is "not refuted" (its rows agree within their enclosures)
+    want = ("search", "not refuted") if status == EXACT else ("search",)
+    assert o.status == status == STEPS[sid].expect and o.established_by in want, (sid, o.detail)
     assert o.evaluations >= 1000
 
 
@@ -89,7 +91,8 @@ def test_no_002_step_is_established_by_reading_or_instances_only():
     for sid in DOC:
         o = STEPS[sid].run()
         if o.status in (EXACT, VALID):
-            assert o.established_by in ("proof", "search", "definition"), (sid, o.established_by)
+            assert o.established_by in ("proof", "search", "not refuted", "definition"), (
+                sid, o.established_by)
 
 
 def test_every_002_correction_survives_its_own_check():
@@ -132,8 +135,11 @@ def test_planted_wrong_likelihood_is_caught(monkeypatch):
 
 
 def test_planted_wrong_gradient_24_is_caught(monkeypatch):
-    good = L.grad24
-    monkeypatch.setattr(L, "grad24", lambda m, Lm: 1.001 * good(m, Lm))
+    # the check evaluates (24) in ball arithmetic (grad24_arb, the printed formula): a relative
+    # 1e-3 error in it is caught on rigorous enclosures
+    assert L._eq24().status == EXACT
+    good = L.grad24_arb
+    monkeypatch.setattr(L, "grad24_arb", lambda *a: [1.001 * v for v in good(*a)])
     assert L._eq24().status == WRONG
 
 

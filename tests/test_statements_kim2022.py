@@ -225,10 +225,12 @@ def test_searched_steps_are_searched_within_their_budget():
     for sid in ("statements.imh_worst_start", "statements.jsa_ccov_nonneg",
                 "statements.theorem3_bias_over_N"):
         o = STEPS[sid].compute()
-        assert (o.established_by == "search" and o.evaluations >= 100
+        # an '=' searched on doubles is "not refuted" (its rows agree within their enclosures)
+        by = ("search", "not refuted") if o.status == EXACT else ("search",)
+        assert (o.established_by in by and o.evaluations >= 1000
                 and o.status in (EXACT, VALID)), (sid, o.detail)
         assert o.evaluations <= 2 * STEPS[sid].search_budget, (sid, o.evaluations)
-    assert engine.STEPS["statements.imh_worst_start"].search_budget == 900
+    assert engine.STEPS["statements.imh_worst_start"].search_budget == 1000
 
 
 # ------------------------------------------------------------------------- claims table1 and table2

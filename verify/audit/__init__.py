@@ -344,7 +344,13 @@ def errata_markdown() -> str:
            "derandomized Hypothesis search with shrinking, then differential evolution and "
            "Nelder-Mead maximising lhs/rhs over the step's whole domain and its extreme regimes "
            "(finite pi, q on 2 to 8 states with atoms, w* -> 1 and w* -> infinity, q = pi; N, k, t "
-           "at both ends of their ranges); **Established by** gives the evidence (evaluations, the "
+           "at both ends of their ranges), at least 1,000 evaluations a step. Every row is decided "
+           "on enclosures of its two sides (exact rationals, ball arithmetic, or doubles with a "
+           "proved error bound relative to the magnitudes they cancel; never a tolerance with an "
+           "absolute floor): a step is wrong only where the enclosures exclude the printed "
+           "relation, a row they cannot decide is counted as undecided and is never a "
+           "counterexample, and an `=` that rests on such rows is *not refuted*, not proved; "
+           "**Established by** gives the evidence (evaluations, the "
            "largest lhs/rhs reached, the regimes). A correction is searched the same way; one that "
            "the search breaks is withdrawn. A statement step marked with a **Reading** fails only "
            "under that reading of the claim (see the final statuses at the end).",
@@ -437,7 +443,12 @@ def errata_markdown() -> str:
         out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
     out += ["", "## How each step was established", "",
             "**proof**: sympy decides the relation on its domain, or it is exact over a complete "
-            "finite class; **search**: it survived the adversarial search (evaluations of the "
+            "finite class, every row decided exactly or on enclosures; **not refuted**: an `=` "
+            "whose rows agree only within their enclosures (doubles with their proved error, or "
+            "ball arithmetic of a transcendental identity), searched like the others: no disproof "
+            "was "
+            "found, which is not a proof; **search**: it survived the adversarial search "
+            "(evaluations of the "
             "relation, the largest lhs/rhs reached with the sides oriented so that a ratio above 1 "
             "would break it, and the number of optimiser runs, one per regime); "
             "**counterexample**: an exact instance breaks it; **definition**: the line restates a "
@@ -458,7 +469,8 @@ def errata_markdown() -> str:
     return "\n".join(out)
 
 
-ESTABLISHED = ("proof", "search", "counterexample", "definition", "reading", "instances", "")
+ESTABLISHED = ("proof", "search", "not refuted", "counterexample", "definition", "reading",
+               "instances", "")
 
 
 def _num_or_dash(x) -> str:
@@ -467,7 +479,7 @@ def _num_or_dash(x) -> str:
 
 def _evidence(r) -> str:
     e = r["established_by"] or "not established"
-    if e == "search" or r["evaluations"]:
+    if e in ("search", "not refuted") or r["evaluations"]:
         regs = "; ".join(g["regime"] for g in (r["regimes"] or []))
         return (f"{e}: {r['evaluations']} adversarial evaluations, largest lhs/rhs "
                 f"{_num_or_dash(r['best_ratio'])}{'; regimes: ' + regs if regs else ''} "

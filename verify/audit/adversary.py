@@ -10,8 +10,9 @@ A step's check asks the engine for the points it is evaluated on, through
 In an ordinary run these return the fixed instances the step was written with.  While the
 engine searches, they return one point chosen by an optimiser, and the check's rows
 ``(params, lhs, rhs)`` are scored by how close they come to violating the relation
-(:func:`row_score`: log(lhs/rhs) above the numerical resolution, the difference in units of
-the larger side or of the tolerance below it).  The search maximises the largest score:
+(:func:`row_score`: ln(lhs/rhs) on the rows' enclosures at any magnitude -- a row at 1e-200
+scores as one at 0.5 -- the difference in units of the larger side where a side is not
+positive; no resolution floor).  The search maximises the largest score:
 
 * the box of each variable is mapped to the unit cube (log scale for wide positive
   ranges; softmax logits for probability vectors, so atoms of mass 1e-11 are in reach);
@@ -24,9 +25,11 @@ the larger side or of the tolerance below it).  The search maximises the largest
 
 The search is deterministic for a given step (the seed is derived from the step id), so it
 gives the same result whatever the number of worker processes.  It stops at the first point
-that violates the relation beyond the check's tolerance and reports it; otherwise it
-reports the number of evaluations, the largest lhs/rhs reached (``best_ratio``), the point
-where it was reached and the regimes covered.  See docs/methods.md, "Adversarial search".
+where the enclosures of a row exclude the relation and reports it (a row they cannot decide is
+counted, never a finding); otherwise it reports the number of evaluations, the largest lhs/rhs
+reached (``best_ratio``), the point where it was reached and the regimes covered.  When the
+plan's runs end before the budget is spent (an optimiser converges early), they are restarted
+with fresh seeds until it is.  See docs/methods.md, "Adversarial search".
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ from typing import Callable
 import numpy as np
 
 # ----------------------------------------------------------------------------- domains
-RESOLUTION_FLOOR = 1e-300
 
 
 @dataclass(frozen=True)
@@ -377,33 +379,89 @@ def searching() -> bool:
 
 
 # ----------------------------------------------------------------------------- scores
-def row_score(a: float, b: float, relation: str, tol_scale: float) -> float:
-    """How close ``a RELATION b`` comes to failing: > 0 when the relation's sides are in the
-    wrong order.  Above the resolution ``tol_scale`` it is log(lhs/rhs) (sides oriented so
-    that lhs <= rhs is the relation); below it the difference in units of the larger side,
-    or of the resolution when both sides are below it."""
-    if relation in ("=",):
-        return max(row_score(a, b, "<=", tol_scale), row_score(b, a, "<=", tol_scale))
+def _enc(x):
+    """An enclosure of a row's side: an :class:`~bounds.enclosure.Enclosure` as it is, an exact
+    number (int, Fraction) as a point, a double as itself (its error bound is the caller's)."""
+    from bounds.enclosure import Enclosure
+
+    if isinstance(x, Enclosure):
+        return x
+    if isinstance(x, float):
+        return Enclosure(x, x, "float64")
+    return Enclosure.of(x)
+
+
+def _ln_ratio(lhs, rhs) -> float | None:
+    """ln(lhs / rhs) at the midpoints of two enclosures (or numbers), at any magnitude: None
+    unless both midpoints are positive."""
+    from bounds.enclosure import log10_ratio
+
+    if isinstance(lhs, float) and isinstance(rhs, float):
+        if lhs > 0 and rhs > 0 and math.isfinite(lhs) and math.isfinite(rhs):
+            return math.log(lhs) - math.log(rhs)
+        return None
+    from bounds.enclosure import _mid_sign
+
+    L, R = _enc(lhs), _enc(rhs)
+    if not (L.finite and R.finite):
+        return None
+    if _mid_sign(L) <= 0 or _mid_sign(R) <= 0:
+        return None
+    r = log10_ratio(L, R)
+    return None if r is None else r * math.log(10)
+
+
+def _mid(x) -> float:
+    if isinstance(x, float):
+        return x
+    e = _enc(x)
+    return e.mid
+
+
+def row_score(a, b, relation: str, verdict: str | None = "holds") -> float:
+    """How close ``a RELATION b`` comes to failing: > 0 when its sides are in the wrong order.
+
+    ``a`` and ``b`` are numbers or :class:`~bounds.enclosure.Enclosure` objects.  With the sides
+    oriented so that ``lhs <= rhs`` is the relation, the score is ln(lhs/rhs) at the midpoints
+    when both are positive, at any magnitude (a row at 1e-200 scores as one at 0.5); otherwise
+    (lhs - rhs) / max(|lhs|, |rhs|), in [-2, 2], and 0 when both are 0.  There is no resolution
+    floor.  ``verdict`` is the enclosures' verdict on the row (:func:`bounds.enclosure.
+    relation_verdict`): an undecided row (None) scores at most 0 -- it touches the relation
+    within its enclosures, and the search does not chase the rounding of a float beyond it; a
+    violated row scores ``inf``."""
+    if verdict == "violated":
+        return math.inf
+    if relation == "=":
+        return max(row_score(a, b, "<=", verdict), row_score(b, a, "<=", verdict))
     lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
-    if not (math.isfinite(lhs) and math.isfinite(rhs)):
-        if math.isnan(lhs) or math.isnan(rhs):
-            return -math.inf
-        return math.inf if (lhs == math.inf or rhs == -math.inf) and lhs != rhs else -math.inf
-    if lhs > tol_scale and rhs > tol_scale:
-        return math.log(lhs / rhs)
-    return (lhs - rhs) / max(abs(lhs), abs(rhs), tol_scale, RESOLUTION_FLOOR)
+    lm, rm = _mid(lhs), _mid(rhs)
+    if math.isnan(lm) or math.isnan(rm):
+        return -math.inf
+    if not (math.isfinite(lm) and math.isfinite(rm)):
+        s = math.inf if (lm == math.inf or rm == -math.inf) and lm != rm else -math.inf
+    else:
+        lr = _ln_ratio(lhs, rhs)
+        if lr is not None:
+            s = lr
+        elif lm == rm:
+            s = 0.0
+        else:
+            s = (lm - rm) / max(abs(lm), abs(rm))
+    return min(s, 0.0) if verdict is None else s
 
 
-def oriented_ratio(a: float, b: float, relation: str) -> float | None:
-    """lhs/rhs with the sides oriented so that a ratio above 1 breaks the relation (for '=',
-    the larger of the two ratios); None when a side is not positive."""
+def oriented_ratio(a, b, relation: str) -> float | None:
+    """lhs/rhs at the midpoints, with the sides oriented so that a ratio above 1 breaks the
+    relation (for '=', the larger of the two ratios); None when a side is not positive.  Computed
+    from the log-ratio, so that sides far outside the double range still give their ratio."""
     if relation == "=":
         r1, r2 = oriented_ratio(a, b, "<="), oriented_ratio(b, a, "<=")
         return None if r1 is None else max(r1, r2)
     lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
-    if not (lhs > 0 and rhs > 0 and math.isfinite(lhs) and math.isfinite(rhs)):
+    lr = _ln_ratio(lhs, rhs)
+    if lr is None:
         return None
-    return lhs / rhs
+    return math.exp(lr) if lr < 709 else math.inf
 
 
 # ----------------------------------------------------------------------------- the plan
@@ -478,20 +536,9 @@ class SearchResult:
     best_row: tuple | None  # (params, lhs, rhs)
     found: object  # the failing Outcome, or None
     regimes: list  # [{"regime": label, "evaluations": n, "best_ratio": r}]
-    unresolved: int = 0  # violations within the numerical resolution, passed over
-    unresolved_at: tuple | None = None  # (row, point) of the first
-
-
-#: a violation that the search (not a fixed instance) finds counts only when its relative margin
-#: |lhs - rhs| / max(|lhs|, |rhs|, scale) exceeds this: float64 checks at the extreme regimes (atoms
-#: of mass 1e-11, condition numbers of 1e12) carry rounding errors up to about this size. ``scale``
-#: is the magnitude a residual is relative to (a row's 4th element; without it the margin is
-#: relative to the larger side, so a residual compared with 0 must give its scale to be judged).
-DECISIVE = 1e-6
-
-
-def decisive(lhs: float, rhs: float, scale: float = 0.0, threshold: float = DECISIVE) -> bool:
-    return abs(lhs - rhs) > threshold * max(abs(lhs), abs(rhs), abs(scale))
+    # evaluations with a row the enclosures could not decide (never a finding), and the first
+    undecided: int = 0
+    undecided_at: tuple | None = None  # (row, point)
 
 
 def seed_of(key: str) -> int:
@@ -540,9 +587,9 @@ def search(check: Callable, variables: dict, budget: int, key: str,
     """Maximise ``score_of(check())`` over the variables' domains with ``budget`` evaluations.
 
     ``score_of(outcome)`` gives ``(score, ratio, row, failed)``: the outcome's largest row
-    score, its oriented lhs/rhs, that row, and whether the outcome is a violation; ``failed``
-    may be ``"unresolved"``: a violation within the numerical resolution, counted and passed
-    over (see :data:`DECISIVE`)."""
+    score, its oriented lhs/rhs, that row, and whether the outcome is a violation (proved on the
+    enclosures); ``failed`` may be ``"undecided"``: a row the enclosures could not decide, counted
+    (and the first one kept) -- it is never a finding, and the search goes on."""
 
     # a search inside a check's discovery run records nothing
     prev_rec, _S.requested = _S.requested, None
@@ -560,9 +607,8 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
     rng = np.random.default_rng(seed_of(key))
     state = {"n": 0, "err": 0, "best": -math.inf, "ratio": None, "point": None, "row": None,
              "found": None,
-             "run_best": -math.inf, "run_ratio": None, "run_n": 0, "cap": 0, "unresolved": 0,
-             "unresolved_at": None}
-    regimes = []
+             "run_best": -math.inf, "run_ratio": None, "run_n": 0, "cap": 0, "undecided": 0,
+             "undecided_at": None}
 
     def f(u, decode):
         if state["run_n"] >= state["cap"]:
@@ -580,12 +626,11 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
             state["err"] += 1
             del e
             return 1e6
-        if failed == "unresolved":
-            state["unresolved"] += 1
-            if state["unresolved_at"] is None:
-                state["unresolved_at"] = (row, point)
-            return -s if math.isfinite(s) else -1e6
-        if failed:
+        if failed == "undecided":
+            state["undecided"] += 1
+            if state["undecided_at"] is None:
+                state["undecided_at"] = (row, point)
+        elif failed:
             state["found"] = (o, point)
             raise _Stop()
         if s > state["run_best"]:
@@ -600,35 +645,63 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
                 state.update(point=point, row=row)
         return -s if math.isfinite(s) else (1e6 if s < 0 else -1e6)
 
-    for run in runs:
+    order = []  # the regimes' labels, in the order first run
+    by_label: dict = {}
+
+    def one_run(run, cap) -> bool:
+        """Run the optimiser once in ``run`` with ``cap`` evaluations; True when it found a
+        violation."""
         dim, decode = _decoder(variables, run)
-        state.update(run_best=-math.inf, run_ratio=None, run_n=0, cap=per_run)
         if dim == 0:
-            continue
-        pop = max(5, min(15, per_run // (4 * dim)))  # scipy's popsize multiplies the dimension
-        gens = max(1, (int(per_run * 0.75) // (pop * dim)) - 1)
+            return False
+        state.update(run_best=-math.inf, run_ratio=None, run_n=0, cap=cap)
+        pop = max(5, min(15, cap // (4 * dim)))  # scipy's popsize multiplies the dimension
+        gens = max(1, (int(cap * 0.75) // (pop * dim)) - 1)
+        found = False
         try:
             res = differential_evolution(f, [(0.0, 1.0)] * dim, args=(decode,), maxiter=gens,
                                          popsize=pop, tol=0.0,
                                          atol=0.0, polish=False, init="latinhypercube",
                                          **{_rng_keyword():
                                             np.random.default_rng(rng.integers(2 ** 63))})
-            left = per_run - state["run_n"]
+            left = cap - state["run_n"]
             if left > 4:
                 x0 = np.clip(res.x, 0, 1)
                 minimize(lambda u: f(np.clip(u, 0, 1), decode), x0, method="Nelder-Mead",
                          options={"maxfev": left, "xatol": 1e-9, "fatol": 0.0,
                                   "initial_simplex": _simplex(x0)})
         except _Stop:
-            regimes.append({"regime": run.label, "evaluations": state["run_n"], "best_ratio": None,
-                            "violated": True})
+            found = True
+        if run.label not in by_label:
+            order.append(run.label)
+            by_label[run.label] = {"regime": run.label, "evaluations": 0, "best_ratio": None,
+                                   "violated": False}
+        r = by_label[run.label]
+        r["evaluations"] += state["run_n"]
+        rr = _finite(state["run_ratio"])
+        if rr is not None and (r["best_ratio"] is None or rr > r["best_ratio"]):
+            r["best_ratio"] = rr
+        if found:
+            r.update(best_ratio=None, violated=True)
+        return found
+
+    # the plan once, then restarts of its runs (fresh seeds) until the budget is spent: an
+    # optimiser that converges early (Nelder-Mead's simplex collapses, DE's last generation is
+    # cut) would otherwise leave evaluations of the budget unused
+    passes = 0
+    while not state["found"] and passes < 8:
+        for run in runs:
+            cap = per_run if passes == 0 else min(per_run, budget - state["n"])
+            if cap <= 0 or one_run(run, max(cap, 8)):
+                break
+        passes += 1
+        if state["n"] >= budget:
             break
-        regimes.append({"regime": run.label, "evaluations": state["run_n"],
-                        "best_ratio": _finite(state["run_ratio"]), "violated": False})
+    regimes = [by_label[k] for k in order]
     found = state["found"]
     return SearchResult(state["n"], state["err"], state["best"], _finite(state["ratio"]),
                         state["point"], state["row"],
-                        found, regimes, state["unresolved"], state["unresolved_at"])
+                        found, regimes, state["undecided"], state["undecided_at"])
 
 
 @functools.lru_cache(maxsize=None)

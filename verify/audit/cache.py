@@ -31,8 +31,8 @@ from pathlib import Path
 from mcsa_cli import dumps
 from mcsa_cli.store import Store, digest, files_digest
 
-#: bump when the stored outcome's layout changes
-FORMAT = 2
+#: bump when the stored outcome's layout changes (3: settled_by and undecided, issue 34)
+FORMAT = 3
 _OWN = ("bounds", "simulate", "verify", "mcsa_cli")
 
 
@@ -165,7 +165,8 @@ ENGINE_FILES = ("engine.py", "outcome.py", "instances.py", "symbolic.py", "searc
 
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
-    """The digest of the audit engine's code (its rooms: :data:`ENGINE_FILES`) and the format.
+    """The digest of the audit engine's code (its rooms: :data:`ENGINE_FILES`, and
+    :mod:`bounds.enclosure`, on which every row is decided) and the format.
 
     Returns
     -------
@@ -173,7 +174,9 @@ def engine_digest() -> str:
         64 hex digits (:func:`mcsa_cli.store.files_digest`).
     """
     here = Path(__file__).resolve().parent
-    return files_digest([here / name for name in ENGINE_FILES],
+    # the enclosures every row is decided on are part of the engine
+    enclosure = here.parent.parent / "bounds" / "enclosure.py"
+    return files_digest([here / name for name in ENGINE_FILES] + [enclosure],
                         extra=f"format {FORMAT}")
 
 

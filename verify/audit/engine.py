@@ -12,9 +12,14 @@ expression after it (``=``, ``<=``, ``<``, ``>=``), its justification as printed
 
 How steps are checked
 ---------------------
+* Every row is decided on enclosures of its two sides (:mod:`verify.audit.instances`: exact
+  rationals, ball arithmetic, or doubles with a proved error bound relative to the magnitudes
+  they cancel -- never a tolerance with an absolute floor): a step is ``wrong`` only where the
+  enclosures exclude the printed relation; a row they cannot decide is counted as undecided.
 * Equalities: sympy simplifies the difference to 0 (``exact``); when simplification is
-  inconclusive, both sides are evaluated at many random points at 50 digits with mpmath
-  and the worst relative discrepancy is reported.
+  inconclusive, both sides are evaluated at many random points at 50 digits with mpmath,
+  a discrepancy is decided in ball arithmetic, and an equality that survives is *not
+  refuted*.
 * Inequalities: proved symbolically where sympy can (e.g. a difference that is a sum of
   non-negative terms on the domain), otherwise searched for a violation over the step's
   parameter domain, or checked on exact finite-state / Gaussian instances where the step
@@ -32,6 +37,9 @@ Hypothesis search whose failures shrink.  Each outcome says how it was establish
 ``search``          survived the adversarial search: ``evaluations``, ``best_ratio`` (the largest
                     lhs/rhs reached, sides oriented so that > 1 breaks the relation) and the
                     ``regimes`` covered are recorded;
+``not refuted``     an ``=`` whose rows agree only within their enclosures (doubles with their
+                    proved error, ball arithmetic of a transcendental identity): searched the
+                    same way, no disproof found -- which is not a proof;
 ``counterexample``  wrong or loose on an exact instance (given);
 ``definition``      the line restates a definition: nothing to establish;
 ``reading``         settled by reading the text (a substitution, a cited consequence);
@@ -163,10 +171,12 @@ def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
     A correction that the search breaks is withdrawn.
     """
     if c.status in (EXACT, VALID, LOOSE):
-        how = {"proof": "proved", "search": "survived the adversarial search"}.get(
+        how = {"proof": "proved", "search": "survived the adversarial search",
+               "not refuted": "survived the adversarial search, not refuted (an '=' whose rows "
+                              "agree within their enclosures: not a proof)"}.get(
             c.established_by, f"holds ({c.established_by})")
         extra = ""
-        if c.established_by == "search":
+        if c.established_by in ("search", "not refuted") and c.evaluations:
             extra = f" ({c.evaluations} evaluations, largest lhs/rhs {_fmt(c.best_ratio)})"
         o.correction_status = f"{how}{extra}: {c.detail}"
         return o

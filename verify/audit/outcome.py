@@ -45,7 +45,8 @@ class Outcome:
     method: str = ""
     # how many instances (points, exact cases, examples) the check survived or tried
     instances: int | None = None
-    # proof | search | counterexample | definition | reading | instances | "" (unchecked)
+    # proof | search | not refuted | counterexample | definition | reading | instances |
+    # "" (unchecked)
     established_by: str = ""
     evaluations: int | None = None  # adversarial search: evaluations of the relation
     # the largest oriented lhs/rhs reached (> 1 breaks the relation)
@@ -55,6 +56,12 @@ class Outcome:
     closest: dict | None = None  # where the search came closest: {"at", "lhs", "rhs"}
     # the correction's own check: "survived search ..." / "withdrawn ..."
     correction_status: str | None = None
+    # rows of the check by how the enclosures settled them: {"exact": n, "float64": m,
+    # "arb-256": k, "undecided": u} (verify.audit.instances); None for a check without rows
+    settled_by: dict | None = None
+    # rows (fixed and searched) that the enclosures could not decide, even refined: never a
+    # counterexample; an '=' with such rows is "not refuted", not proved
+    undecided: int | None = None
     # largest row score (transient)
     score: float | None = field(default=None, repr=False, compare=False)
 

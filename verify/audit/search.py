@@ -22,6 +22,9 @@ from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome
 #: evaluation)
 SEARCH_BUDGET = 1200
 SYM_BUDGET = 2000
+#: the fewest adversarial evaluations any searched step gets, whatever its table says: a step's
+#: status rests on a proof or on at least this many (the search restarts its runs until spent)
+MIN_EVALUATIONS = 1000
 _CONTEXT = {"budget": None, "key": ""}
 
 #: Hypothesis examples per searched step (random finite pairs; derandomized)
@@ -41,12 +44,14 @@ def _search_text(res, boxes=None) -> str:
     else:
         best = "no evaluation on the domain"
     unres = ""
-    if res.unresolved:
-        row = res.unresolved_at[0] if res.unresolved_at else None
-        at = f" (first: lhs {row[1]:.6g}, rhs {row[2]:.6g})" if row and row[1] is not None else ""
+    if res.undecided:
+        row = res.undecided_at[0] if res.undecided_at else None
+        at = (f" (first: lhs {row[1]:.6g}, rhs {row[2]:.6g})"
+              if row and isinstance(row[1], (int, float)) and isinstance(row[2], (int, float))
+              else "")
         unres = (
-            f"; {res.unresolved} apparent violations within the numerical resolution (relative "
-            f"margin below {adversary.DECISIVE:g}) passed over{at}")
+            f"; {res.undecided} evaluations had a row the enclosures could not decide (the sides "
+            f"agree within their proved error: not a counterexample){at}")
     return (f"adversarial search{dom}: {res.evaluations} evaluations in {len(res.regimes)} runs "
             f"(differential evolution + Nelder-Mead; regimes: {regs}); {best}{unres}")
 
@@ -134,10 +139,11 @@ def _describe(kind, inst):
 
 def _search_pairs(check, max_examples, kind="pairs"):
     """Re-run a step's ``check`` on Hypothesis-drawn random instances of ``kind`` (derandomized,
-    shrinking on failure): (instances checked, the shrunk failing Outcome or None)."""
+    shrinking on failure): (instances checked, the shrunk failing Outcome or None, rows the
+    enclosures could not decide)."""
     from hypothesis import HealthCheck, Phase, given, settings
 
-    found, n = [], [0]
+    found, n, und = [], [0], [0]
 
     class _Found(Exception):
         pass
@@ -150,6 +156,7 @@ def _search_pairs(check, max_examples, kind="pairs"):
         with adversary.overriding({kind: inst}):
             o = check()
         n[0] += o.instances or 1
+        und[0] += o.undecided or 0
         if o.status == WRONG:
             if o.counterexample is not None:
                 o.counterexample = {**o.counterexample,
@@ -163,24 +170,23 @@ def _search_pairs(check, max_examples, kind="pairs"):
             probe()
     except _Found:
         pass
-    return n[0], (found[-1] if found else None)  # the last failure is the shrunk one
+    return n[0], (found[-1] if found else None), und[0]  # the last failure is the shrunk one
 
 
 def _outcome_score(o: Outcome):
-    """(score, oriented ratio, closest row, failed) of one evaluation in the adversarial search;
-    a violation within the numerical resolution (:data:`verify.audit.adversary.DECISIVE`) is
-    ``"unresolved"``."""
+    """(score, oriented ratio, closest row, failed) of one evaluation in the adversarial search.
+
+    ``failed`` is True for a ``wrong`` outcome (a row whose enclosures exclude the relation: a
+    counterexample at any magnitude), ``"undecided"`` when a row could not be decided (counted,
+    never a finding), else False."""
     if o.status == WRONG:
-        ce = o.counterexample or {}
-        a, b = ce.get("lhs"), ce.get("rhs")
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
-                not adversary.decisive(float(a), float(b), float(ce.get("scale", 0.0))):
-            return 0.0, None, (ce.get("at"), a, b), "unresolved"
         return math.inf, o.best_ratio, None, True
-    if o.score is None:
-        return -math.inf, None, None, False
     c = o.closest or {}
-    return o.score, o.best_ratio, (c.get("at"), c.get("lhs"), c.get("rhs")), False
+    row = (c.get("at"), c.get("lhs"), c.get("rhs"))
+    failed = "undecided" if o.undecided else False
+    if o.score is None:
+        return -math.inf, None, row if failed else None, failed
+    return o.score, o.best_ratio, row, failed
 
 
 def searched_run(check: Callable[[], Outcome], max_examples: int | None = None,
@@ -192,6 +198,7 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None,
     look for a counterexample before an exact/valid/loose status is accepted.  Symbolic
     checks (:func:`sym_equal`, :func:`sym_le`) run their own search with the same budget."""
     prev = dict(_CONTEXT)
+    budget = max(budget, MIN_EVALUATIONS) if budget else None
     _CONTEXT.update(budget=budget, key=key)
     try:
         with adversary.recording() as requested:
@@ -201,18 +208,19 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None,
     variables = dict(requested)
     if o.status in (WRONG, LOOSE) and not o.established_by:
         o.established_by = "counterexample" if o.counterexample is not None or o.gap else "reading"
-    if o.status not in (EXACT, VALID,
-                        LOOSE) or o.established_by in ("proof", "search", "definition", "reading") \
-            or not variables:
+    if o.status not in (EXACT, VALID, LOOSE) or o.established_by in (
+            "proof", "search", "definition", "reading", "not refuted") or not variables:
         if not o.established_by:
-            o.established_by = "instances" if o.status in (EXACT, VALID) else ""
+            o.established_by = ("not refuted" if o.status == EXACT and o.undecided else
+                                "instances" if o.status in (EXACT, VALID) else "")
         return o
     base = o.instances or 0
     m = max_examples or SEARCH_EXAMPLES
-    n_hyp = 0
+    n_hyp, n_und = 0, [0]
     for kind in [v for v, (typ, _) in variables.items() if typ == "kind" and v in STRATEGIES]:
-        n_more, bad = _search_pairs(check, m, kind)
+        n_more, bad, und = _search_pairs(check, m, kind)
         n_hyp += n_more
+        n_und[0] += und
         if bad is not None:
             bad.detail = (
                 f"Hypothesis found (and shrank) a counterexample on a random instance ({kind}): "
@@ -240,7 +248,16 @@ def searched_run(check: Callable[[], Outcome], max_examples: int | None = None,
                      f"(derandomized)")
     o.method = (o.method or "instances") + "+search"
     o.instances = base + n_hyp + res.evaluations
-    o.established_by = "search" if o.status in (EXACT, VALID) else "counterexample"
+    o.undecided = (o.undecided or 0) + res.undecided + n_und[0] if (
+        o.undecided is not None or res.undecided or n_und[0]) else None
+    if o.status == EXACT and o.undecided:
+        # an '=' whose rows agree only within their enclosures: no disproof was found, which is
+        # not a proof of the equality
+        o.established_by = "not refuted"
+        if not o.detail.startswith("not refuted"):
+            o.detail = "not refuted: " + o.detail
+    else:
+        o.established_by = "search" if o.status in (EXACT, VALID) else "counterexample"
     if res.best_point is not None and res.best_row is not None:
         params, a, b = res.best_row
         res.best_row = ({**(params or {}), **adversary.describe_point(variables, res.best_point)},

@@ -2,7 +2,14 @@
 
 :func:`sym_equal` and :func:`sym_le` decide a printed relation between two sympy expressions:
 by proof where sympy can, else by a Hypothesis search at 50 digits and the adversarial search
-over the step's domain.
+over the step's domain.  The search steers by the log-ratio of the two sides at 50 digits (no
+absolute floor: a relation between numbers of 1e-200 is searched like one between numbers of
+0.5); a point where the 50-digit values break the relation is a counterexample only when ball
+arithmetic (:func:`bounds.enclosure.enclose_expr`, 64 bits and up to :data:`CONFIRM_BITS` plus
+the bits the inputs' magnitudes span) proves it: the enclosures of the two sides are disjoint
+(``=``) or ``lo(lhs) > hi(rhs)`` (``<=``).  A point they cannot decide is counted as undecided
+and never makes a step wrong; an equality that sympy does not prove is *not refuted*, not
+proved (``established_by``).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import sympy as sp
 
 from ..hypothesis_tools import hypothesis_without_local_constants
 from . import adversary
-from .adversary import Real, free, oriented_ratio, row_score
+from .adversary import Real, free
 from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome
 from .search import _CONTEXT, SYM_BUDGET, _attach_search
 
@@ -28,13 +35,14 @@ def _hyp_points(syms, domain, default, n, score):
 
     ``domain`` holds callables drawing each symbol from a Random instance that Hypothesis
     controls.  ``score(pt)`` returns ``(value, bad)``; the search steers towards large values
-    and stops at (and shrinks) the first bad point.  Returns ``(worst value, its point, points
-    tried, bad point)``.
+    and stops at (and shrinks) the first bad point (``bad`` True: proved in ball arithmetic);
+    ``bad == "undecided"`` is counted.  Returns ``(worst value, its point, points tried, bad
+    point, undecided points)``.
     """
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st, target
 
     best = {"v": None, "pt": None}
-    bad, count = [], [0]
+    bad, count, undecided = [], [0], [0]
 
     class _Bad(Exception):
         pass
@@ -54,7 +62,9 @@ def _hyp_points(syms, domain, default, n, score):
             # a pole of the printed expression: off the domain
             except (ZeroDivisionError, ValueError, TypeError):
                 return
-        if is_bad:
+        if is_bad == "undecided":
+            undecided[0] += 1
+        elif is_bad:
             bad.append(pt)
             raise _Bad()
         if not mpmath.isfinite(v):
@@ -68,30 +78,97 @@ def _hyp_points(syms, domain, default, n, score):
             probe()
     except _Bad:
         pass
-    return best["v"], best["pt"], count[0], (bad[-1] if bad else None)
+    return best["v"], best["pt"], count[0], (bad[-1] if bad else None), undecided[0]
 
 
-#: a symbolic relation evaluated at 50 digits: a violation found by the search counts when its
-#: relative margin exceeds this (cancellation at the extremes can eat 30 digits)
-SYM_DECISIVE = 1e-20
-#: a symbolic violation found at 50 digits is confirmed at CONFIRM_DPS digits plus the span of the
-#: inputs' magnitudes (a sum of terms 10^200 apart needs 200 more digits to cancel exactly)
-CONFIRM_DPS = 150
+#: the working precisions (bits) at which a point the 50-digit search flags is decided in ball
+#: arithmetic, each raised by the bits the inputs' magnitudes span (a sum of terms 10^200 apart
+#: needs 665 more bits to cancel exactly); undecided at the last: counted, never a finding
+CONFIRM_BITS = (64, 256, 1024)
 
 
-def _confirm_dps(values) -> int:
-    mags = [int(mpmath.mag(mpmath.mpf(v))) for v in values if v is not None and mpmath.mpf(v) != 0]
-    span = (max(mags) - min(mags)) if mags else 0
-    return int(min(4000, CONFIRM_DPS + 0.31 * span + 2 * max((abs(m) for m in mags),
-                                                             default=0) * 0.31))
+def _extra_bits(values) -> int:
+    """Count the bits the magnitudes of the point's coordinates span.
+
+    0 for a point of moderate numbers; capped so that a confirmation costs at most a few
+    thousand bits.
+    """
+    mags = [int(mpmath.mag(mpmath.mpf(v))) for v in values
+            if v is not None and mpmath.mpf(v) != 0]
+    if not mags:
+        return 0
+    return int(min(12000, (max(mags) - min(mags)) + 2 * max(abs(m) for m in mags)))
 
 
-def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
+def _rigorous(lhs, rhs, pt: dict, relation: str) -> str | None:
+    """Decide ``lhs RELATION rhs`` at the point ``pt`` ({Symbol: value}) in ball arithmetic.
+
+    Returns ``"holds"``, ``"violated"`` or None (undecided at the cap, or a formula without a
+    rigorous evaluation).
+    """
+    from bounds.enclosure import UnsupportedExpression, enclose_expr, relation_verdict
+
+    vals = {str(k): v for k, v in pt.items()}
+    extra = _extra_bits(pt.values())
+    for bits in CONFIRM_BITS:
+        try:
+            L = enclose_expr(lhs, vals, bits + extra)
+            R = enclose_expr(rhs, vals, bits + extra)
+        except (UnsupportedExpression, ZeroDivisionError, ValueError):
+            return None
+        v = relation_verdict(L, R, relation)
+        if v is not None:
+            return v
+    return None
+
+
+def _mp_score(a, b, relation: str) -> float:
+    """Score how close ``a RELATION b`` (50-digit values) comes to failing.
+
+    > 0 when the sides are in the wrong order: ln(lhs/rhs) when both are positive (any
+    magnitude), else (lhs - rhs) / max(|lhs|, |rhs|); for '=' the larger of both orientations.
+    """
+    if relation == "=":
+        return max(_mp_score(a, b, "<="), _mp_score(b, a, "<="))
+    lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
+    if lhs > 0 and rhs > 0:
+        return float(mpmath.log(lhs / rhs))
+    if lhs == rhs:
+        return 0.0
+    return float((lhs - rhs) / max(abs(lhs), abs(rhs)))
+
+
+def _mp_ratio(a, b, relation: str) -> float | None:
+    """lhs/rhs oriented so that > 1 breaks the relation (None unless both sides are positive)."""
+    if relation == "=":
+        r1, r2 = _mp_ratio(a, b, "<="), _mp_ratio(b, a, "<=")
+        return None if r1 is None else max(r1, r2)
+    lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
+    if not (lhs > 0 and rhs > 0):
+        return None
+    r = lhs / rhs
+    return float(r) if r < mpmath.mpf(1e300) else math.inf
+
+
+def _flagged(a, b, relation: str) -> bool:
+    """Tell whether the 50-digit values look like a violation worth deciding rigorously.
+
+    For '<=' the sides in the wrong order; for '=' a relative discrepancy beyond what 50 digits
+    of arithmetic leave (1e-40; an equality is never *proved* by numbers, only refuted).
+    """
+    if relation == "=":
+        return a != b and abs(a - b) > mpmath.mpf(10) ** -40 * max(abs(a), abs(b))
+    lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
+    return lhs > rhs
+
+
+def _sym_search(syms, domain, default_box, evaluate, relation, exprs):
     """Search a symbolic relation adversarially: ``evaluate(point) -> (lhs, rhs)`` at 50 digits.
 
     The search runs over the boxes of the symbols (``domain`` entries as :class:`Real` or
     :class:`Int`, or legacy draw functions whose box is inferred; ``default_box`` for the
-    others).
+    others).  ``exprs`` = (lhs, rhs) as sympy expressions, for the rigorous decision of a
+    flagged point (:func:`_rigorous`).
     """
     boxes = {s: adversary.box_of(domain[s], s.name) if domain and s in domain else default_box
              for s in syms}
@@ -109,31 +186,21 @@ def _sym_search(syms, domain, default_box, evaluate, relation, tol_of):
         pt, a, b = res
         if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
             return -math.inf, None, None, False
-        tol = tol_of(a, b)
-        fa, fb = float(a), float(b)
-        sc = row_score(fa, fb, relation, float(tol)) if abs(a - b) <= 1e300 else -math.inf
-        bad = _bad_mp(a, b, relation, tol)
-        if bad:  # confirmed at higher precision: cancellation of 50-digit terms is not a violation
-            with mpmath.workdps(_confirm_dps(pt.values())):
-                vals = {sy: mpmath.mpf(v) for sy, v in pt.items()}
-                a2, b2 = evaluate({sy: vals[sy] for sy in syms})
-                bad = _bad_mp(a2, b2, relation, tol_of(a2, b2))
-        if bad and not adversary.decisive(fa, fb, 0.0, SYM_DECISIVE):
-            bad = "unresolved"  # within what 50 digits resolve after cancellation
-        ratio = oriented_ratio(fa, fb, relation) if min(abs(fa), abs(fb)) > 1e-25 else None
-        return sc, ratio, ({str(k): float(v) for k, v in pt.items()}, fa, fb), bad
+        with mpmath.workdps(50):
+            sc = _mp_score(a, b, relation)
+            ratio = _mp_ratio(a, b, relation)
+        bad = False
+        if _flagged(a, b, relation):
+            v = _rigorous(*exprs, pt, relation)
+            bad = True if v == "violated" else "undecided" if v is None else False
+            if bad == "undecided":
+                sc = min(sc, 0.0)
+        row = ({str(k): float(v) for k, v in pt.items()}, float(a), float(b))
+        return sc, (ratio if not bad else None), row, bad
 
     budget = _CONTEXT["budget"] or SYM_BUDGET
     res = adversary.search(probe, variables, budget, _CONTEXT["key"] or "sym", score_of)
     return res, boxes
-
-
-def _bad_mp(a, b, relation, tol) -> bool:
-    if relation == "=":
-        return abs(a - b) > tol
-    if relation in ("<=", "<"):
-        return a - b > tol if relation == "<=" else a >= b - tol
-    return b - a > tol if relation == ">=" else b >= a - tol
 
 
 def _search_found(res, boxes, count: int, what) -> Outcome:
@@ -150,13 +217,19 @@ def _search_found(res, boxes, count: int, what) -> Outcome:
                                   established_by="counterexample"), res, boxes)
 
 
+def _at(pt) -> dict:
+    return {str(k): float(v) for k, v in pt.items()}
+
+
 def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 200, seed: int = 0,
-              rel_tol: float = 1e-30) -> Outcome:
+              rel_tol: float | None = None) -> Outcome:
     """Decide ``lhs = rhs`` between two sympy expressions.
 
     sympy simplifies lhs - rhs: 0 is a proof (then also tested at :data:`PROOF_EXAMPLES`
     points).  Otherwise a Hypothesis search over ``n`` points at 50 digits looks for the worst
-    relative discrepancy, then the adversarial search over the domain's boxes.  Derandomized.
+    relative discrepancy, then the adversarial search over the domain's boxes; a point is a
+    counterexample when ball arithmetic proves the sides differ there (:func:`_rigorous`).  An
+    equality that survives is *not refuted* (``established_by``), not proved.  Derandomized.
 
     Parameters
     ----------
@@ -171,13 +244,14 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
         Hypothesis points when sympy does not decide.
     seed : int
         Kept for the call sites; the searches are derandomized.
-    rel_tol : float
-        The relative discrepancy that counts as a difference.
+    rel_tol : None
+        Kept for the call sites and ignored: a discrepancy is decided in ball arithmetic, not
+        against a tolerance.
 
     Returns
     -------
     Outcome
-        ``exact`` (by proof or by search) or ``wrong`` with the point found.
+        ``exact`` (by proof, or not refuted) or ``wrong`` with the point found.
     """
     diff = sp.simplify(sp.expand(lhs - rhs))
     syms = sorted(lhs.free_symbols | rhs.free_symbols,
@@ -185,22 +259,18 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
     fl = sp.lambdify(syms, lhs, "mpmath")
     fr = sp.lambdify(syms, rhs, "mpmath")
 
-    def discrepancy(pt):
-        a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
-        return abs(a - b) / max(abs(a), abs(b), mpmath.mpf(1e-300))
-
     def score(pt):
-        d = discrepancy(pt)
-        # confirmed at higher precision: cancellation of 50-digit terms is not a discrepancy
-        if d > rel_tol:
-            with mpmath.workdps(_confirm_dps(pt.values())):
-                d = discrepancy(pt)
-        return d, d > rel_tol
+        a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
+        d = mpmath.mpf(0) if a == b else abs(a - b) / max(abs(a), abs(b))
+        if not _flagged(a, b, "="):
+            return d, False
+        v = _rigorous(lhs, rhs, pt, "=")
+        return d, (True if v == "violated" else "undecided" if v is None else False)
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.1, 5))  # noqa: E731
     proved = diff == 0
-    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n,
-                                        score)
+    worst, at, count, bad, und = _hyp_points(syms, domain, default,
+                                             PROOF_EXAMPLES if proved else n, score)
     if bad is not None:
         with mpmath.workdps(50):
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
@@ -208,10 +278,8 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
         return Outcome(
             WRONG, f"differs{simplified}: relative discrepancy "
                    f"{float(abs(a - b) / max(abs(a), abs(b))):.3g} at a point Hypothesis found and "
-                   f"shrank",
-            counterexample={"at": {str(k): float(v) for k, v in bad.items()},
-                            "lhs": float(a),
-                            "rhs": float(b)},
+                   f"shrank (the sides' enclosures in ball arithmetic are disjoint)",
+            counterexample={"at": _at(bad), "lhs": float(a), "rhs": float(b)},
             method="hypothesis", instances=count, established_by="counterexample")
     if proved:
         return Outcome(
@@ -219,20 +287,35 @@ def sym_equal(lhs: sp.Expr, rhs: sp.Expr, symbols=None, domain=None, n: int = 20
                    f"50 digits",
             method="symbolic+hypothesis", instances=count, established_by="proof")
     if not syms:
+        v = _rigorous(lhs, rhs, {}, "=")
+        if v == "violated":
+            with mpmath.workdps(50):
+                a, b = fl(), fr()
+            return Outcome(WRONG, f"differs: {float(a):.17g} vs {float(b):.17g} (disjoint "
+                                  f"enclosures in ball arithmetic)",
+                           counterexample={"at": {}, "lhs": float(a), "rhs": float(b)},
+                           method="numeric", instances=1, established_by="counterexample")
+        if v == "holds":
+            return Outcome(EXACT, "both sides are the same exact number (no free symbol)",
+                           method="numeric", instances=1, established_by="proof")
         return Outcome(
-            EXACT, f"equal to 50 digits (no free symbol; sympy left {sp.sstr(diff)[:60]})",
-            method="numeric", instances=1, established_by="proof")
+            EXACT, f"not refuted: the sides agree to {CONFIRM_BITS[-1]} bits in ball arithmetic "
+                   f"(no free symbol; sympy left {sp.sstr(diff)[:60]}); not a proof",
+            method="numeric", instances=1, established_by="not refuted", undecided=1)
     res, boxes = _sym_search(syms, domain, Real(0.1, 5.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "=",
-                             lambda a, b: rel_tol * max(abs(a), abs(b), mpmath.mpf(1e-300)))
+                             (lhs, rhs))
     if res.found is not None:
         return _search_found(res, boxes, count, lambda a, b: f"differs: relative discrepancy "
-                             f"{float(abs(a - b) / max(abs(a), abs(b))):.3g}")
+                             f"{float(abs(a - b) / max(abs(a), abs(b))):.3g} (disjoint enclosures "
+                             f"in ball arithmetic)")
     o = Outcome(
-        EXACT, f"equal at {count} Hypothesis points to 50 digits (worst relative discrepancy "
-               f"{float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}",
+        EXACT, f"not refuted: equal at {count} Hypothesis points to 50 digits (worst relative "
+               f"discrepancy {float(worst or 0):.1e}); sympy left {sp.sstr(diff)[:60]}; agreement "
+               f"of numbers is not a proof",
         method="hypothesis+search",
-        instances=count + res.evaluations, established_by="search")
+        instances=count + res.evaluations, established_by="not refuted",
+        undecided=count + res.evaluations)
     return _attach_search(o, res, boxes)
 
 
@@ -242,8 +325,9 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, *, symbols=None, domain=None, n: int = 40
 
     A proof when sympy decides the sign of rhs - lhs (then also tested at
     :data:`PROOF_EXAMPLES` points); else a Hypothesis search over ``n`` points of ``domain`` at
-    50 digits (steered to the smallest rhs - lhs, shrinking a violation), then the adversarial
-    search over the domain's boxes.
+    50 digits (steered by the log-ratio of the sides, shrinking a violation), then the
+    adversarial search over the domain's boxes.  A point is a counterexample when ball arithmetic
+    proves ``lo(lhs) > hi(rhs)`` there; a point it cannot decide is counted, never a finding.
 
     Parameters
     ----------
@@ -267,31 +351,28 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, *, symbols=None, domain=None, n: int = 40
             return eq
     syms = sorted(lhs.free_symbols | rhs.free_symbols,
                   key=lambda s: s.name) if symbols is None else list(symbols)
-    f = sp.lambdify(syms, d, "mpmath")
     proved = bool(d.is_nonnegative)
+    fl, fr = sp.lambdify(syms, lhs, "mpmath"), sp.lambdify(syms, rhs, "mpmath")
 
     def score(pt):
-        v = f(*[pt[s] for s in syms])
-        # confirmed at higher precision (cancellation of 50-digit terms)
-        if v < -mpmath.mpf(10) ** -30:
-            with mpmath.workdps(_confirm_dps(pt.values())):
-                v = f(*[pt[s] for s in syms])
-        return -v, v < -mpmath.mpf(10) ** -30
+        a, b = fl(*[pt[s] for s in syms]), fr(*[pt[s] for s in syms])
+        sc = mpmath.mpf(_mp_score(a, b, "<="))
+        if not _flagged(a, b, "<="):
+            return sc, False
+        v = _rigorous(lhs, rhs, pt, "<=")
+        return sc, (True if v == "violated" else "undecided" if v is None else False)
 
     default = lambda rng: mpmath.mpf(rng.uniform(0.01, 10))  # noqa: E731
-    worst, at, count, bad = _hyp_points(syms, domain, default, PROOF_EXAMPLES if proved else n,
-                                        score)
-    fl, fr = sp.lambdify(syms, lhs, "mpmath"), sp.lambdify(syms, rhs, "mpmath")
+    worst, at, count, bad, und = _hyp_points(syms, domain, default,
+                                             PROOF_EXAMPLES if proved else n, score)
     if bad is not None:
         with mpmath.workdps(50):
             a, b = fl(*[bad[s] for s in syms]), fr(*[bad[s] for s in syms])
-            v = f(*[bad[s] for s in syms])
         return Outcome(
-            WRONG, f"violated: rhs - lhs = {float(v):.4g} at a point Hypothesis found and "
-                   f"shrank{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
-            counterexample={"at": {str(k): float(v) for k, v in bad.items()},
-                            "lhs": float(a),
-                            "rhs": float(b)},
+            WRONG, f"violated: rhs - lhs = {float(b - a):.4g} (lhs {float(a):.6g}, rhs "
+                   f"{float(b):.6g}; lo(lhs) > hi(rhs) in ball arithmetic) at a point Hypothesis "
+                   f"found and shrank{' (although sympy proved rhs - lhs >= 0)' if proved else ''}",
+            counterexample={"at": _at(bad), "lhs": float(a), "rhs": float(b)},
             method="hypothesis", instances=count, established_by="counterexample")
     status = VALID if printed != "=" else LOOSE
     if proved:
@@ -302,13 +383,18 @@ def sym_le(lhs: sp.Expr, rhs: sp.Expr, *, symbols=None, domain=None, n: int = 40
             established_by="proof")
     res, boxes = _sym_search(syms, domain, Real(0.01, 10.0),
                              lambda v: (fl(*[v[s] for s in syms]), fr(*[v[s] for s in syms])), "<=",
-                             lambda a, b: mpmath.mpf(10) ** -30)
+                             (lhs, rhs))
     if res.found is not None:
         return _search_found(res, boxes, count, lambda a,
-                             b: f"violated: rhs - lhs = {float(b - a):.4g}")
+                             b: f"violated: rhs - lhs = {float(b - a):.4g} (lo(lhs) > hi(rhs) in "
+                                f"ball arithmetic)")
+    n_und = und + res.undecided
     o = Outcome(
-        status, f"no violation in {count} Hypothesis points at 50 digits (min of rhs - lhs = "
-                f"{float(-worst) if worst is not None else float('nan'):.3g})",
+        status, f"no violation in {count} Hypothesis points at 50 digits (largest ln(lhs/rhs) "
+                f"{float(worst) if worst is not None else float('nan'):.3g})"
+                + (f"; {n_und} points where the sides touch within their enclosures (undecided, "
+                   f"not a counterexample)" if n_und else ""),
         gap=None, method="hypothesis+search", instances=count + res.evaluations,
-        established_by="search" if status == VALID else "counterexample")
+        established_by="search" if status == VALID else "counterexample",
+        undecided=n_und or None)
     return _attach_search(o, res, boxes)

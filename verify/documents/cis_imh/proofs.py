@@ -715,7 +715,9 @@ def _tight_general_corrected():
         for N in _N((1, 3, 20)):
             acc, err, _ = kit.acceptance(pi, q, int(N))
             for x in range(pi.size):
-                lower = int(N) * float(q @ (w / (w[x] + w + int(N) - 1)))
+                # w_x + W + (N - 1), the integer first: ((w_x + W) + N) - 1 would cancel the digits
+                # of a tiny w_x + W against 1 (as in cis.acc.linear)
+                lower = int(N) * float(q @ (w / (w[x] + w + (int(N) - 1))))
                 a = float(acc[x])
                 rows.append(({"M": pi.size, "N": int(N), "x": x, "w": float(w[x])}, lower,
                              _toward(a, lower, float(err[x])) if a < lower else a))
@@ -743,7 +745,7 @@ def _tight_max_corrected():
         x = int(np.argmax(w))
         for N in _N((1, 3, 20)):
             acc, err, _ = kit.acceptance(pi, q, int(N))
-            lower = int(N) / (2 * (float(w[x]) + int(N) - 1))
+            lower = int(N) / (2 * (float(w[x]) + (int(N) - 1)))
             a = float(acc[x])
             rows.append(({"M": pi.size, "N": int(N), "w*": float(w[x])}, lower,
                          _toward(a, lower, float(err[x])) if a < lower else a))
@@ -767,7 +769,9 @@ def _acc_linear():
         for N in _N((2, 10, 1000)):
             aN, eN, how = kit.acceptance(pi, q, int(N))
             for x in range(pi.size):
-                lo = int(N) * float(a1[x]) * float(w[x]) / (float(w[x]) + int(N) - 1)
+                # w + (N - 1), the integer first: (w + N) - 1 would cancel w's digits against 1 when
+                # w is tiny (w = 1e-8 loses 8 of them), and at N = 1 the factor must be exactly 1
+                lo = int(N) * float(a1[x]) * float(w[x]) / (float(w[x]) + (int(N) - 1))
                 hi = int(N) * float(a1[x])
                 e = float(eN[x]) + int(N) * float(e1[x])
                 p = {"M": pi.size, "N": int(N), "x": x, "w": float(w[x]), "by": how}

@@ -462,7 +462,7 @@ def _running_c(ddof):
                     cnt += 1
             est = tot / cnt
             rows.append(({"data": list(x), "|S|": S, "iterations": 2, "cov denominator": S - ddof,
-                          "E[running C]": str(est), "C": str(C)}, float(est), float(C)))
+                          "E[running C]": str(est), "C": str(C)}, est, C))  # exact rationals
     return rows
 
 
@@ -625,7 +625,7 @@ def _gh_grid():
         x, _ = np.polynomial.hermite.hermgauss(n)
         for q in range(1, 6):
             cnt = sum(1 for _ in itertools.product(x, repeat=q))
-            rows.append(({"n": n, "q": q}, float(cnt), float(n ** q)))
+            rows.append(({"n": n, "q": q}, cnt, n ** q))  # counts: exact integers
     return instance_check(rows, "=", 0.0,
                           describe="nodes of the tensor Gauss-Hermite rule against n^q",
                           complete=True)

@@ -143,12 +143,32 @@ def _invariance_cis():
                                    "(every proposal tuple)")
 
 
+def _imh_box_residual_exact(pi, q):
+    """``again(bits)`` of an invariance row: max_y |(pi K)(y) - pi(y)| with the literal Algorithm 3
+    box built in rationals from the doubles pi, q (the same steps as :func:`imh_box`), and 0."""
+    def again(bits):
+        P, Q = [Fraction(float(a)) for a in pi], [Fraction(float(a)) for a in q]
+        w = [a / b for a, b in zip(P, Q)]
+        M = len(P)
+        K = [[Q[y] * min(w[y] / w[x], Fraction(1)) if y != x else Fraction(0) for y in range(M)]
+             for x in range(M)]
+        for x in range(M):
+            K[x][x] = 1 - sum(K[x])
+        res = max(abs(sum(P[x] * K[x][y] for x in range(M)) - P[y]) for y in range(M))
+        return res, 0
+    return again
+
+
 def _invariance_imh():
+    """pi K = pi for the literal Algorithm 3 box.  The doubles' residual (scale 1: it cancels
+    probabilities, 8 M eps at most) cannot tell 0 from rounding; each row is recomputed in
+    rationals, where the residual is exactly 0 (min(pi_x q_y, pi_y q_x) is symmetric), so the
+    equality is settled exactly on every instance, fixed or searched."""
     rows = []
     for pi, q in finite_pairs(_fixed_pairs()):
         K = imh_box(pi, q)
         rows.append(({"M": pi.size, "pi": _p(pi), "q": _p(q)}, float(np.abs(pi @ K - pi).max()),
-                     0.0, 1.0))
+                     0, 1.0, _imh_box_residual_exact(pi, q)))
     return instance_check(rows, "=", tol=64 * U * 8,
                           describe="max_y |(pi K)(y) - pi(y)|, K the literal Algorithm 3 box")
 
@@ -198,7 +218,7 @@ def _cis_stay():
             N = int(N)
             K, err = F.cis_matrix(pi, q, N, return_error=True)
             rows.append(({"M": pi.size, "N": N, "w_star": ws}, float(K[xs, xs]) + err,
-                         ws / (ws + N - 1)))
+                         ws / (ws + (N - 1))))
     return instance_check(rows, ">=", tol=1e-12,
                           describe="K_CIS(x*, x*) (exact, plus its error bound)")
 
@@ -323,9 +343,15 @@ def _jsa_bias_over_N():
             for t in free("t", [1, 3], Int(1, 60)):
                 N, t = int(N), int(t)
                 rhs = 2 * L / N * sum(r ** ((t - 1) * N + n) for n in range(1, N + 1))
+                # the lhs cancels E s(z_j) against mu, both of size up to L: its error is absolute.
+                # A row of fl(K^j), j <= tN, is off by at most 2 j M eps in the row-sum norm
+                # (_pow_tol of the proofs), times max|s| = L, plus the N-term average and the
+                # subtraction (N + 4) eps L: the row's scale, in units of tol
+                err = L * (2 * t * N * pi.size + N + 4) * 2.3e-16
                 for x in range(pi.size):
                     rows.append(({"M": pi.size, "N": N, "t": t, "z_0": x, "r": r},
-                                 abs(jsa_mean_score(K, s, x, N, t) - mu), rhs))
+                                 abs(jsa_mean_score(K, s, x, N, t) - mu), rhs,
+                                 max(L, err / (64 * U * 64))))
     return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="unconditional bias of JSA's g after t iterations from every "
                                    "z_0")
@@ -369,10 +395,15 @@ def _jsa_bias_conditional_corrected():
         r, L, mu = _r(pi, q), float(np.abs(s).max()), float(pi @ s)
         for N in free("N", [1, 8], Int(1, 64, log=True)):
             N = int(N)
+            # the lhs cancels E s(z_n) against mu (both up to L): absolute error at most
+            # L (2 N M + N + 4) eps (rows of fl(K^n), n <= N, and the average), as in
+            # statements.theorem3_bias_over_N: the row's scale, in units of tol
+            err = L * (2 * N * pi.size + N + 4) * 2.3e-16
             for x in range(pi.size):
                 rows.append(({"M": pi.size, "N": N, "z_t-1^(N)": x, "r": r},
                              abs(jsa_mean_score(K, s, x, N, 1) - mu),
-                             2 * L / N * sum(r ** n for n in range(1, N + 1))))
+                             2 * L / N * sum(r ** n for n in range(1, N + 1)),
+                             max(L, err / (64 * U * 64))))
     return instance_check(rows, "<=", tol=64 * U * 64,
                           describe="Bias[g_t,JSA | F_t-1] vs (2L/N) sum_n r^n")
 
@@ -687,8 +718,18 @@ def _lazy_error():
                 K = lazy_kernel(p, rho)
                 gains = np.ones((T, V.shape[1])) / np.arange(1, T + 1)[:, None]
                 lhs = T * sgd_error(p, V, K, gains)
+                # the error: relative tol of tr Sigma / (1 - rho) for the recursion, plus what the
+                # centring C = V - p V costs -- each entry is off by at most delta = (K + 2) eps
+                # max|V|, a bias that the running mean does not average away: ||e_T|| moves by at
+                # most delta, so T E||e_T||^2 (about 2 tr Sigma / (1 - rho), i.e. E||e_T||^2 <=
+                # 2 tr / ((1 - rho) T)) moves by at most 2 T delta sqrt(2 tr / ((1 - rho) T)) +
+                # T delta^2: an absolute error when the values are (nearly) equal and tr Sigma
+                # vanishes.  The row's scale, in units of tol
+                delta = (len(p) + 2) * 2.3e-16 * float(np.abs(V).max())
+                centring = (2 * delta * math.sqrt(2 * T * tr / (1 - rho)) + T * delta ** 2)
                 rows.append(({**par, "K": len(p), "rho": rho, "T": T, "tr Sigma": tr}, lhs,
-                             lazy_error_closed(tr, rho, T), max(tr / (1 - rho), 1e-300)))
+                             lazy_error_closed(tr, rho, T),
+                             tr / (1 - rho) + centring / (64 * U * 4096)))
     return instance_check(rows, "=", tol=64 * U * 4096,
                           describe="T E||lambda_T - lambda*||^2: exact recursion vs closed form")
 
@@ -897,12 +938,18 @@ def _table3_numbers():
     MSC, MSC-RB are 0.38, 0.38, 0.41, within tol of 0.4, tol a reading over [0.02, 0.1] (5% to 25%
     of 0.4), checked at the strict end 0.02, so it holds over
     the whole range."""
+    # the printed numbers as the exact decimals they are (two decimals each): every row is
+    # decided exactly, the complete class (the sentence's numbers) with it
+    def t3(ds, col):
+        return Fraction(str(_t3(ds, col)))
+
     rows = [({"data set": ds, "sentence": "improves over ELBO (N = 10) by", "printed": printed},
-             abs(round(_t3(ds, "pMCSA") - _t3(ds, "ELBO N=10") - printed, 9)), 0.005)
-            for ds, printed in (("airfoil", 0.29), ("energy", 0.48))]
+             abs(t3(ds, "pMCSA") - t3(ds, "ELBO N=10") - Fraction(printed)), Fraction("0.005"))
+            for ds, printed in (("airfoil", "0.29"), ("energy", "0.48"))]
     rows += [({"data set": "gas", "sentence": "dominates by roughly 0.4 nat", "other": c,
-               "margin": round(_t3("gas", "pMCSA") - _t3("gas", c), 9)},
-              abs(_t3("gas", "pMCSA") - _t3("gas", c) - 0.4), 0.02) for c in MCSA_OTHERS]
+               "margin": float(t3("gas", "pMCSA") - t3("gas", c))},
+              abs(t3("gas", "pMCSA") - t3("gas", c) - Fraction("0.4")), Fraction("0.02"))
+             for c in MCSA_OTHERS]
     return instance_check(rows, "<=", tol=PRINTED, describe="Table 3", complete=True)
 
 
@@ -1030,8 +1077,11 @@ def _s7_variance():
             while pi.size ** N > 3000 and N > 1:
                 N -= 1
             v = float(pi @ (s - pi @ s) ** 2)
+            # the lhs is E[g^2] - (E g)^2, both sums over at most 3000 tuples: it cancels terms of
+            # size E[g^2] = v/N + (E_pi s)^2 <= E_pi[s^2], with an error of about 3000 eps of that
+            # (within tol = 64 U 4096): the row's scale is E_pi[s^2], not v
             rows.append(({"M": pi.size, "N": N}, pmcsa_stationary_variance(pi, s, N), v / N,
-                         max(v, 1e-300)))
+                         float(pi @ s ** 2)))
     return instance_check(rows, "=", tol=64 * U * 4096, describe="N-tuples enumerated")
 
 
