@@ -192,8 +192,16 @@ def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
 
 
 def _fill(check: CheckResult, lhs: Enclosure, rhs: Enclosure, bound_scale: float) -> None:
-    """Record the enclosures a verdict was reached on and the ratio computed from them."""
+    """Record the enclosures a verdict was reached on and the ratio computed from them.
+
+    ``empirical`` and ``bound`` become doubles for display (an exact value given as a Fraction
+    lives on in the enclosures, which decide).
+    """
     check.lhs, check.rhs = lhs, rhs
+    for side in ("empirical", "bound"):
+        v = getattr(check, side)
+        if isinstance(v, (Fraction, int)) and not isinstance(v, bool):
+            setattr(check, side, float(v) if abs(v) < 2 ** 1023 else math.copysign(math.inf, v))
     srhs = _scaled(rhs, check.relation, bound_scale)
     check.scaled_bound = srhs.mid if srhs.finite else scale_bound(float(check.bound),
                                                                   check.relation, bound_scale)
