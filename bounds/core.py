@@ -531,9 +531,11 @@ class Claim:
         return out
 
     def _edge_limit(self, expr, point: dict, prec: int):
-        """Enclose the one-sided limit of ``expr`` at a real parameter sitting on its domain's
-        end (``0 * log 0``, ``0^0`` at w* = 1), as :meth:`mp_value` takes it; None if none
-        applies or the limit is not finite."""
+        """Enclose the one-sided limit of ``expr`` at a real parameter on its domain's end.
+
+        As :meth:`mp_value` takes it (``0 * log 0``, ``0^0`` at w* = 1); None if none applies or
+        the limit is not finite.
+        """
         from fractions import Fraction
 
         from .enclosure import enclose_expr

@@ -155,7 +155,7 @@ def test_dropped_readings_are_recorded_with_their_quotes_and_not_registered():
     from verify.documents.kim2022 import lemmas
 
     lemma5 = {r.name for r in REGISTRY["lemma5"].readings}
-    assert {lemmas.LAMBDA_PRINTED, lemmas.LAMBDA_IMH} <= lemma5  # 'false under both readings' 
+    assert {lemmas.LAMBDA_PRINTED, lemmas.LAMBDA_IMH} <= lemma5  # 'false under both readings'
     for cid, rows in dropped.items():
         kept = {r.name for r in REGISTRY[cid].readings}
         for name, meaning, support, ruled_out in rows:

@@ -129,10 +129,12 @@ def bound_enclosure(check: CheckResult, bits: int | None = None) -> Enclosure:
 
 
 def _settled(lhs: Enclosure, rhs: Enclosure, bits: int | None) -> str:
-    """Name where a check was decided: ``exact`` when both sides are exact; else the highest
-    ball precision either side was computed at (``arb-<bits>``) beyond the first stage; else
-    ``float64`` (the first stage: the quantity in float64 with its proved error bound, the bound
-    in 64-bit balls)."""
+    """Name where a check was decided.
+
+    ``exact`` when both sides are exact; else the highest ball precision either side was
+    computed at (``arb-<bits>``) beyond the first stage; else ``float64`` (the first stage: the
+    quantity in float64 with its proved error bound, the bound in 64-bit balls).
+    """
     if lhs.how == EXACT and rhs.how == EXACT:
         return EXACT
     own = [int(e.how[4:]) for e in (lhs, rhs) if e.how.startswith("arb-")

@@ -544,7 +544,7 @@ class QuickClaim:
         )
 
     def _points(self, grid, seed=0) -> list[tuple[dict, str]]:
-        """The points a run checks: every corner of the grid, then ``points`` random ones.
+        """List the points a run checks: every corner of the grid, then ``points`` random ones.
 
         Random points come from ``numpy.random.SeedSequence(seed)`` (its first spawned child).
         """

@@ -122,7 +122,6 @@ def bound_value(claim_id, quantity: str, form: str, **params) -> float:
     bounds.ParamError
         A parameter outside its domain, or one the form needs that is not given.
     """
-
     try:
         key = tuple(sorted((k, _frozen(v)) for k, v in params.items()))
     except TypeError:  # an array parameter: evaluated, without a formula to enclose
@@ -147,8 +146,11 @@ def bound_enclosure(ref: tuple, bits: int):
 
 
 def _claim(claim):
-    """The :class:`bounds.core.Claim` of a claim id, or of an object that builds its formula
-    itself (a :class:`verify.quick.QuickClaim` not registered in this process)."""
+    """Return the :class:`bounds.core.Claim` of a claim id.
+
+    Or of an object that builds its formula itself (a :class:`verify.quick.QuickClaim` not
+    registered in this process).
+    """
     import bounds
 
     return bounds.get(claim) if isinstance(claim, str) else claim.formula()

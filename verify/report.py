@@ -130,8 +130,9 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     if reports is None:
         from .runner import run_all
 
-        with progress(desc="claims") as bar:
-            reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache)}
+        with progress(desc="claims and figures") as bar:
+            reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache,
+                                                   figure_dpi=dpi)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
     # the run time the terminal gives is the one the report's provenance gives
     elapsed = time.perf_counter() - t0
@@ -244,6 +245,12 @@ UNKNOWN_MIN_FONT = 6.0
 PHONE_TEXT_PX = 9.5
 #: the version of the figure cache's entries (the figure as pieces, verify.panels)
 FIGURE_FORMAT = "panels1"
+
+
+def figure_view(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
+    """The claim's figure as the report shows it, drawn where it is called (a claim's worker,
+    :func:`verify.runner.run_claims`), or read from the figure cache."""
+    return _figure(rep, dpi, mode, cache)
 
 
 def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
@@ -634,7 +641,9 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             rep = (reports or {}).get(cid) or run_verification(v, mode, seed=seed)
             settled.update(c.settled_by or "not recorded" for c in rep.checks)
             bar(f"{cid}: figure")
-            fig = _figure(rep, dpi, mode, cache)
+            drawn = getattr(rep, "figure_view", None)  # drawn beside the claim in its worker
+            fig = _phone_widths(drawn) if isinstance(drawn, dict) and not drawn.get(
+                "error") else _figure(rep, dpi, mode, cache)
             try:
                 c = bounds.get(cid)
                 title, source, full = c.title, cite(c.source), cite(c.source, full=True)

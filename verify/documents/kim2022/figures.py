@@ -215,10 +215,11 @@ def joint_readings(axes, degenerate=None, hedge="") -> tuple[Reading, ...]:
 
 
 #: reading rule 2 for Figure 1: the two observations that the strict thresholds fail, (iii) and
-#: (iv), are hedged ("does not benefit much", "sufficiently converged"); the unhedged ones, (i) pMCSA
-#: benefits and (ii) MSC "does not benefit ... whatsoever", hold at every threshold of the stored
-#: full run, so the figure holds when it holds under the lenient end (delta = 0.5, 1 + chi2 <= 10
-#: N_max), and fails only read strictly (severity note: claims.figure1 in severity.json)
+#: (iv), are hedged ("does not benefit much", "sufficiently converged"); the unhedged ones, (i)
+#: pMCSA benefits and (ii) MSC "does not benefit ... whatsoever", hold at every threshold of the
+#: stored full run, so the figure holds when it holds under the lenient end (delta = 0.5,
+#: 1 + chi2 <= 10 N_max), and fails only read strictly (severity note: claims.figure1 in
+#: severity.json)
 FIG1_HEDGE = ("MSC-RB does not benefit much from increasing N until the chi2 divergence between pi "
               "and q(.; lambda) has become small. (iv) JSA does not benefit from increasing N "
               "until q(.; lambda) has sufficiently converged")
