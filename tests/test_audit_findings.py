@@ -38,9 +38,12 @@ HUNT = [
      "3, k = 1"),
     ("theorem2.mse", WRONG, 1.0e-3, 16 * (1 + math.sqrt(999)) / 1000 ** 2, 1e-9,
      "hunt 001 F12: q = pi, s = +-1, N = 1000: MSE 1.0e-3 vs 16(1 + sqrt(N-1))/N^2 = 5.2e-4"),
-    ("theorem2.statement", WRONG, 2.50e-3, 2.20e-3, 5e-3,
-     "hunt 001 F12: appendix Theorem 2 with its explicit terms, q = pi, N = 400, t = 2: 2.50e-3 > "
-     "2.20e-3"),
+    ("theorem2.statement", WRONG, Fraction(1, 10 ** 6), 4 * 100 * (Fraction(1, 10 ** 9)
+                                                                    + Fraction(2, 10 ** 6)
+                                                                    / (10 ** 6 - 1)), 1e-12,
+     "hunt 001 F12, as the family that refutes an O-statement (rule 4): q = pi, t = 2, N -> oo; "
+     "even the O-term's constant C = 100 fails at N = 10^6 (E||g||^2 = 1e-6 > 4.008e-7); the "
+     "hunt's point with the proof's explicit terms (N = 400: 2.50e-3 > 2.20e-3) follows it"),
     ("prop2.statement", WRONG, 2.0, 2.0, 1e-12,
      "hunt 001 F13: pi = (1, 0), q = (1/2, 1/2): KL = log 2, w* = 2"),
     ("theorem4.rejections", WRONG, Fraction(3, 40), Fraction(1, 10), 1e-12,
@@ -187,9 +190,14 @@ def test_f12_threshold_and_correction():
     assert 4 * ((1 + e2) * 1 / (N - 1) + (1 + 1 / e2) * 4 / N ** 2) >= ce["lhs"]
     o, ce = _ce("theorem2.statement")
     N = ce["at"]["N"]
-    assert N == 400 and ce["at"]["t"] == 2 and "(1 + chi2)/(N-1)" in o.correction
+    # the headline is the family (rule 4), the largest constant where it first fails
+    assert N == 10 ** 6 and ce["at"]["C (the O-term's constant)"] == 100
+    assert "N -> oo" in ce["at"]["family"] and "(1 + chi2)/(N-1)" in o.correction
     # the corrected leading term 4L^2 (1 + chi2)/(N-1) alone covers it
     assert 4 * (1 + 0) / (N - 1) >= ce["lhs"]
+    # and the proof's explicit terms fail at N = 400 (the hunt's point), in the same step: 12 of
+    # the family's 15 rows (N^(1/2) > 4 C) and that row
+    assert "13 of 16 rows fail" in o.detail
 
 
 def test_f13_corrected_equality_case():

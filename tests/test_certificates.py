@@ -44,16 +44,16 @@ def sandbox(tmp_path_factory):
     return d
 
 
-def run_script(sandbox, text: str, name: str) -> subprocess.CompletedProcess:
+def run_script(sandbox, text: str, name: str, *args: str) -> subprocess.CompletedProcess:
     path = sandbox / name
     path.write_text(text, encoding="utf-8")
     wrapper = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); sys.argv = sys.argv[2:]; "
                "runpy.run_path(sys.argv[0], run_name='__main__')")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["OPENBLAS_NUM_THREADS"] = "1"
-    return subprocess.run([sys.executable, "-I", "-c", wrapper, str(sandbox / "block"), str(path)],
-                          cwd=sandbox, env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
+    return subprocess.run([sys.executable, "-I", "-c", wrapper, str(sandbox / "block"), str(path),
+                           *args], cwd=sandbox, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
 
 
 # ----------------------------------------------------------------------------- the harness itself
@@ -111,9 +111,13 @@ def test_certificate(cid, sandbox):
                                  f"instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}")
     assert "lhs =" in p.stdout and "rhs =" in p.stdout and c.source in p.stdout
     assert c.holding != c.instance
-    p = run_script(sandbox, render(c, c.holding), "holding_" + certify.script_name(cid))
-    assert (p.returncode == 1), (f"exit {p.returncode} on its holding "
-                                 f"instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+    # the holding instance travels in the script itself: --holding runs it, NOT CONFIRMED
+    assert "HOLDING = " in text
+    p = run_script(sandbox, text, certify.script_name(cid), "--holding")
+    assert (p.returncode == 1 and "NOT CONFIRMED" in p.stdout), (
+        f"exit {p.returncode} on its holding instance:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}")
+    # a note's confirmation says that it fails only read strictly
+    assert ("NOTE = True" in text) == certify.is_note(cid)
 
 
 # ----------------------------------------------------------------------------- coverage
@@ -220,3 +224,15 @@ def test_cli_list_one_and_all(tmp_path):
     written = sorted(os.listdir(tmp_path / "certificates"))
     assert written == sorted(certify.script_name(c) for c in CERTS)
     assert len(p.stdout.splitlines()) == len(CERTS)
+
+
+def test_a_note_certificate_says_it_is_a_note(sandbox):
+    """A note's certificate (issue 34 §4) confirms with 'note: fails only under the strict
+    reading', not a bare CONFIRMED; a finding of another severity with a bare one."""
+    notes = [cid for cid in sorted(CERTS) if certify.is_note(cid)]
+    others = [cid for cid in sorted(CERTS) if not certify.is_note(cid)]
+    assert notes and others
+    for cid, says in ((notes[0], "CONFIRMED (note: fails only under the strict reading)"),
+                      (others[0], "CONFIRMED (the printed relation fails here)")):
+        p = run_script(sandbox, render(CERTS[cid]), certify.script_name(cid))
+        assert p.returncode == 0 and says in p.stdout, p.stdout[-500:]

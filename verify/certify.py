@@ -101,12 +101,14 @@ _HEADER = '''\
 Source:
 {source}
 
-Run:  python {fname}
-Exit status 0: the violation is confirmed at INSTANCE (below); 1: it is not.
+Run:  python {fname}              the violating instance, INSTANCE
+      python {fname} --holding    a nearby instance where the printed relation holds
+Exit status 0: the violation is confirmed at the instance; 1: it is not (with --holding it
+must say NOT CONFIRMED: a certificate that cannot fail certifies nothing).
 The script is self-contained: it imports only the standard library, numpy, scipy and
 mpmath, and recomputes both sides of the printed relation from the document's
 definitions (nothing of the toolkit that produced it is used or trusted).  Edit INSTANCE
-to try other values.
+to try other values.{note_doc}
 """
 
 import math
@@ -117,8 +119,13 @@ ID = {id_r}
 TITLE = {title_r}
 SOURCE = {source_r}
 RELATION = "lhs compared with rhs as printed in the source"
+#: the finding's severity is a note: it fails only under the strict reading of hedged prose, or
+#: outside the document's setting (the toolkit's reading rules 2 and 3)
+NOTE = {note}
 
 INSTANCE = {instance}
+
+HOLDING = {holding}
 '''
 
 _MAIN = '''
@@ -137,15 +144,21 @@ def show(x):
 
 
 def main():
-    lhs, rhs, violated = check(INSTANCE)
+    holding = "--holding" in sys.argv[1:]
+    lhs, rhs, violated = check(HOLDING if holding else INSTANCE)
     print("certificate:", ID)
     print("shows:      ", TITLE)
     print("source:     ", SOURCE)
     print("relation:   ", RELATION)
+    print("instance:   ", "HOLDING (a nearby one where the printed relation should hold)" if holding
+          else "INSTANCE (the violating one)")
     print("lhs =", show(lhs))
     print("rhs =", show(rhs))
-    print("verdict:    ", "CONFIRMED (the printed relation fails here)" if violated
-          else "NOT CONFIRMED (the printed relation holds here)")
+    if violated:
+        print("verdict:    ", "CONFIRMED (note: fails only under the strict reading)" if NOTE
+              else "CONFIRMED (the printed relation fails here)")
+    else:
+        print("verdict:     NOT CONFIRMED (the printed relation holds here)")
     return 0 if violated else 1
 
 
@@ -156,6 +169,15 @@ if __name__ == "__main__":
 
 def _doc_line(text: str) -> str:
     return text.replace('"""', "'''").replace("\\", "\\\\")
+
+
+def is_note(cid: str) -> bool:
+    """Whether the finding a certificate shows has the severity ``note`` (verify.severity)."""
+    from .severity import loaded, lookup
+
+    data = loaded()
+    e = lookup(data, "steps", cid) or lookup(data, "claims", cid)
+    return bool(e) and e.get("severity") == "note"
 
 
 def script_name(cid: str) -> str:
@@ -184,10 +206,17 @@ def render(cert: Certificate, instance: dict | None = None) -> str:
         return textwrap.fill(_doc_line(text), width=92, initial_indent="    ",
                              subsequent_indent="    ")
 
+    _check_instance(cert.holding, f"{cert.id} holding instance")
+    note = is_note(cert.id)
     head = _HEADER.format(id=_doc_line(cert.id), title=para(cert.title), source=para(cert.source),
                           fname=script_name(cert.id), id_r=repr(cert.id), title_r=repr(cert.title),
                           source_r=repr(cert.source),
-                          instance=pprint.pformat(inst, width=100, sort_dicts=False))
+                          note_doc=("\nThe finding is a note: it fails only under the strict "
+                                    "reading of hedged prose (or outside\nthe document's "
+                                    "setting), and the verdict line says so." if note else ""),
+                          note=repr(note),
+                          instance=pprint.pformat(inst, width=100, sort_dicts=False),
+                          holding=pprint.pformat(cert.holding, width=100, sort_dicts=False))
     text = head + "\n\n" + body + "\n" + _MAIN
     compile(text, script_name(cert.id), "exec")  # a syntax error is the certificate's, said here
     return text

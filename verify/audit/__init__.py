@@ -148,7 +148,7 @@ def rows(claim: str | None = None, workers: int | None = None):
                     "established_by": o.established_by, "evaluations": o.evaluations,
                     "best_ratio": o.best_ratio,
                     "regimes": o.regimes, "closest": o.closest,
-                    "correction_status": o.correction_status,
+                    "correction_status": o.correction_status, "assumes": s.assumes,
                     **_severity(s.id, st)})
     return out
 
@@ -180,6 +180,12 @@ def claim_statuses() -> dict[str, str]:
                               and r["reading"]})
             label += "; statement " + ("survives" if survives else "fails") + (
                 f" (read as: {'; '.join(read_as)})" if read_as and not survives else "")
+            # the readings no statement step reads: the final status weighs them by the checks
+            unread = [k for k, val in statement_map(c).items() if val == NO_STATEMENT_STEP]
+            if survives and unread:
+                checked = sorted({r["reading"] for r in stmt if r["reading"]})
+                label += ((f" read as: {'; '.join(checked)}" if checked else "")
+                          + f"; not audited as: {'; '.join(unread)} (the checks decide it)")
         out[c] = label
     for cid, v in REGISTRY.items():  # claims that declare why they have no proof to audit
         if v.proof:
@@ -205,6 +211,35 @@ def statement_readings() -> dict[str, dict[str, str]]:
     return out
 
 
+#: the audit's verdict on a reading under which no statement step is declared: the final status
+#: weighs that reading by the checks alone
+NO_STATEMENT_STEP = "no statement step"
+
+
+def statement_map(claim: str, raw: dict[str, str] | None = None) -> dict[str, str]:
+    """The audit's verdict on ``claim``'s printed statement under each reading the final status
+    weighs: every reading option of the claim (the statement as printed when it has none), a
+    statement step shared by all readings (``""``) counted under each, the worst verdict kept;
+    :data:`NO_STATEMENT_STEP` where none applies.
+
+    ``raw`` is :func:`statement_readings`'s entry for the claim (default: computed now).  The
+    map is what ``audit.json`` records and what :func:`verify.decide.final_status` reads (a
+    shared step applies to every option there too, so the status is the same).
+    """
+    from ..model import AS_PRINTED
+
+    if raw is None:
+        raw = statement_readings().get(claim, {})
+    v = REGISTRY.get(claim)
+    readings = (v.readings if v is not None and v.readings else ()) or (AS_PRINTED,)
+    order = {"fails": 2, "unchecked": 1, "survives": 0}
+    out = {}
+    for r in readings:
+        found = [raw[k] for k in (r.name, "") if k in raw]
+        out[r.name] = max(found, key=order.__getitem__) if found else NO_STATEMENT_STEP
+    return out
+
+
 def final_statuses() -> dict[str, Status]:
     """Every claim's final status from :func:`verify.decide.final_status`: the audit's statement
     verdicts computed now, the empirical per-reading verdicts from docs/verdicts.json."""
@@ -223,8 +258,11 @@ def audit_document() -> dict:
     claims = {}
     for cid in sorted(set(labels) | set(fin)):
         st = fin.get(cid)
+        v = REGISTRY.get(cid)
         claims[cid] = {"audit": labels.get(cid, "no proof in its document"),
-                       "statement": stm.get(cid, {}),
+                       "statement": statement_map(cid, stm.get(cid, {})),
+                       "statement_ruled_out": [r.name for r in (v.readings if v else ())
+                                               if r.ruled_out],
                        "final_status": st.status if st else None,
                        "failing_readings": list(st.failing) if st else [],
                        "degenerate_readings": list(st.degenerate) if st else [],
@@ -239,6 +277,7 @@ def audit_document() -> dict:
                        "severity": r["severity"], "severity_reason": r["severity_reason"],
                        "severity_quote": r["severity_quote"], "see": r["see"],
                        "certificate": r["certificate"],
+                       **({"assumes": r["assumes"]} if r["assumes"] else {}),
                        "digest": STEPS[r["id"]].digest, "outcome": STEPS[r["id"]].run().to_json()}
              for r in rows()}
     return {"claims": claims, "steps": steps}
@@ -276,6 +315,8 @@ def table_text(rs, width: int | None = None) -> str:
     for r in rs:
         d = [f"{r['lhs']}  {r['relation']}  {r['rhs']}   [{r['justification']}]",
              f"-> {r['detail']}"]
+        if r.get("assumes"):
+            d.append(f"holds under a condition the document does not print: {r['assumes']}")
         if r.get("severity"):
             from ..severity import reason_line
 

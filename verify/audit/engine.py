@@ -121,6 +121,9 @@ class Step:
     # why the printed step fails and its correction, given to a ``wrong`` outcome of ``check``
     why: str = ""
     correction: str | None = None
+    # a condition the step holds under that the document does not print, with its source (the
+    # check is made under it; docs/methods.md, section 11): "" when the printed text is complete
+    assumes: str = ""
     _outcome: Outcome | None = field(default=None, repr=False)
     _digest: str | None = field(default=None, repr=False)
 
@@ -199,7 +202,7 @@ STEPS: dict[str, Step] = {}
 
 def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
          expect="", statement=False, reading="", search_examples=None, search_budget=None,
-         corrected=None, why="", correction=None) -> Step:
+         corrected=None, why="", correction=None, assumes="") -> Step:
     """Declare one displayed step of a derivation (see :class:`Step`).
 
     Parameters
@@ -239,6 +242,10 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
         detail of a ``wrong`` outcome of ``check`` (:func:`explain`).
     correction : str, optional
         The corrected relation, given to a ``wrong`` outcome of ``check``.
+    assumes : str
+        A condition the step holds under that the document does not print, with its source (a
+        cited theorem's hypothesis, a range the lemma leaves implicit); the check is made under
+        it, and the outputs show it beside the status, never inside the printed text.
 
     Returns
     -------
@@ -254,7 +261,7 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
              justification=justification, check=check, depends=tuple(depends),
              expect=StepStatus(expect) if expect else "", statement=statement, reading=reading,
              search_examples=search_examples, search_budget=search_budget, corrected=corrected,
-             why=why, correction=correction)
+             why=why, correction=correction, assumes=assumes)
     if id in STEPS:
         raise ValueError(f"duplicate step {id}")
     STEPS[id] = s
