@@ -2642,8 +2642,8 @@ def _t2_appendix_statement():
     # 400): supporting evidence after the family, a gap of the proof (step theorem2.mse)
     NN, tt = 400, 2
     e2 = (NN - 1) ** -0.5
-    printed = 4 * ((1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2 + (0.0 + 1 + 1.0) * (2.0 / NN) ** (tt - 1)
-                   / (NN - 1))
+    printed = 4 * ((1 + 1 / e2) / NN ** 2 * (1 + 1.0) ** 2
+                   + (0.0 + 1 + 1.0) * (2.0 / NN) ** (tt - 1) / (NN - 1))
     rows.append(({"pi": "q = (1/2, 1/2)", "s": [1, -1], "z_t-1": 1, "N": NN, "t": tt, "chi2": 0,
                   "w_star": 1, "rhs": "the proof's last line + Cardoso's (1+eps^-2)(1+w*)^2/N^2"},
                  F.moments_msc_rb(pi, pi, s, 0, NN).second, printed))
