@@ -46,9 +46,9 @@ def test_a_claim_alone_finds_its_derivations_in_the_cache():
 
 
 def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
-    """verify.registry.bound_value memoises a bound per process; the key is exact (an array by its
-    bytes: its repr
-    elides the middle of a long array, which would make two different arrays one key)."""
+    """verify.registry.bound_value memoises a bound per process on the exact parameters (0.1 and
+    the next double are two keys); an array parameter is evaluated each time, never keyed by its
+    repr (which elides the middle of a long array and would make two different arrays one key)."""
     import numpy as np
 
     from verify import registry
@@ -62,7 +62,7 @@ def test_bound_values_are_memoised_on_exact_parameters(monkeypatch):
 
     import bounds
     monkeypatch.setattr(bounds, "get", lambda cid: Claim())
-    monkeypatch.setattr(registry, "_BOUND_VALUES", {})
+    registry._bound_float.cache_clear()  # the per-process memo (functools.lru_cache)
     a = np.zeros(5000)
     b = a.copy()
     b[2500] = 1.0

@@ -251,7 +251,8 @@ def test_a_refined_check_shows_its_refined_value():
     c = decide(CheckResult("q", "f", {}, 8.8e-16, Fraction(26, 10 ** 42), "exact", error=1e-15,
                            refine=lambda bits: Enclosure.point(true)), 0)
     assert c.verdict == "holds" and c.settled_by == "exact"
-    assert c.empirical == true and abs(c.log10_ratio - math.log10(17e-42 / 2.6e-41)) < 1e-9
+    assert c.empirical == float(true) and c.lhs == Enclosure.point(true)
+    assert abs(c.log10_ratio - math.log10(17e-42 / 2.6e-41)) < 1e-9
 
 
 def test_bounds_take_one_sided_limits_at_their_domain_ends():

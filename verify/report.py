@@ -128,11 +128,14 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     out, mode, seed, dpi, workers, cache, shot = parse(argv)
     t0 = time.perf_counter()
     if reports is None:
+        import functools
+
         from .runner import run_all
 
+        draw = functools.partial(figure_view, dpi=dpi, mode=mode, cache=bool(cache))
         with progress(desc="claims and figures") as bar:
             reports = {r.claim: r for r in run_all(mode, seed, bar, workers=workers, cache=cache,
-                                                   figure_dpi=dpi)}
+                                                   figure=draw)}
     data = build(mode=mode, seed=seed, dpi=dpi, show_progress=True, reports=reports, cache=cache)
     # the run time the terminal gives is the one the report's provenance gives
     elapsed = time.perf_counter() - t0

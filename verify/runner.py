@@ -197,7 +197,7 @@ def decode(payload: dict):
                  dict(untag(payload.get("extra") or {})), tuple(v.readings),
                  audit_statements(payload["claim"]))
     rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
-    rep.figure_view = payload.get("figure_view")  # drawn by the worker (run_claims figure_dpi)
+    rep.figure_view = payload.get("figure_view")  # drawn by the worker (run_claims figure)
     rep.cached = False
     return rep
 
@@ -236,9 +236,10 @@ def checks_text(rep) -> str:
 def _run_tasks(tasks: list) -> list:
     """Run ``[(claim, mode, seed[, figure]), ...]`` (a worker process: loads the registry itself).
 
-    ``figure`` (optional) is ``(dpi, cached)``: the worker also draws the claim's figure as the
-    report shows it (:func:`verify.report.figure_view`), so the figures are drawn in parallel with
-    the claims instead of one after another afterwards; the view travels in the payload.
+    ``figure`` (optional) is a picklable callable ``figure(report) -> dict`` (the report passes
+    its view of a claim's figure): the worker draws it right after the claim, so the figures are
+    drawn in parallel with the claims instead of one after another afterwards; the view travels
+    in the payload.
     """
     from .outcome import run_verification
     from .registry import verifications
@@ -250,17 +251,14 @@ def _run_tasks(tasks: list) -> list:
         rep = run_verification(reg[cid], mode, seed=seed)
         payload = encode(rep)
         if len(task) > 3 and task[3] is not None:
-            from .report import figure_view
-
-            dpi, cached = task[3]
-            payload["figure_view"] = figure_view(rep, dpi, mode, cache=cached)
+            payload["figure_view"] = task[3](rep)
         out.append(payload)
     return out
 
 
 def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None = None,
                scheduler: str | None = None, cache: str | None | bool = True,
-               progress=None, figure_dpi: int | None = None) -> dict:
+               progress=None, figure=None) -> dict:
     """``{claim: Report}`` for every claim of ``ids``, run in parallel and cached.
 
     Parameters
@@ -277,9 +275,10 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
         True: the default cache (:func:`cache_dir`); a path; False/None: no cache.
     progress : callable, optional
         ``progress(done, total)`` as claims finish.
-    figure_dpi : int, optional
-        Also draw each computed claim's figure at this resolution in the same worker (the
-        report's view of it, :func:`verify.report.figure_view`): ``Report.figure_view``.
+    figure : callable, optional
+        ``figure(report) -> dict``, picklable (a module-level function or a ``functools.partial``
+        of one): called in the worker right after each computed claim, its result kept as
+        ``Report.figure_view`` (the report draws its figures this way, in parallel).
     """
     from simulate.sweep import execute
 
@@ -290,8 +289,7 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
         cache = None
     if workers is None:
         workers = max(1, min(os.cpu_count() or 1, len(ids)))
-    fig = (int(figure_dpi), cache is not None) if figure_dpi else None
-    tasks = [(cid, mode, int(seed), fig) for cid in ids]
+    tasks = [(cid, mode, int(seed), figure) for cid in ids]
     keys = [cache_key(cid, mode, seed) for cid in ids]
     results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache,
                          workers=1 if scheduler else workers,
@@ -317,14 +315,14 @@ def parallel_workers(a):
                                                        lo=1, hi=256)
 
 
-def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figure_dpi=None):
+def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figure=None):
     """Every registered claim's Report, in the documents' order, run in parallel on
     ``workers`` local processes (default: the CPUs) and cached by content (verify.runner);
-    ``figure_dpi``: their figures drawn alongside (:func:`run_claims`)."""
+    ``figure``: drawn alongside each (:func:`run_claims`)."""
     from . import claims
 
     ids = list(claims())
     tick = (lambda done, total: progress(f"{done}/{total} claims")) if progress else None
     reps = run_claims(ids, mode, seed, workers=workers, cache=cache, progress=tick,
-                      figure_dpi=figure_dpi)
+                      figure=figure)
     return [reps[c] for c in ids]

@@ -28,6 +28,7 @@ This module names no claim and no document: everything document-specific is in t
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 
@@ -208,36 +209,28 @@ def quote_problems(data: dict[str, dict], texts: dict[str, str],
 
 
 # ----------------------------------------------------------------------------- in the outputs
-_LOADED: dict | None = None
-
-
+@functools.cache
 def loaded() -> dict[str, dict]:
     """:func:`load` once per process (every output reads the same data)."""
-    global _LOADED
-    if _LOADED is None:
-        _LOADED = load()
-    return _LOADED
+    return load()
 
 
-def certificate_names() -> set[str]:
+@functools.cache
+def certificate_names() -> frozenset[str]:
     """The ids (steps and claims) that have a certificate (``python -m verify certificate ID``)."""
     try:
-        from .certify import certificates
+        from .certindex import certificates
 
-        return set(certificates())
+        return frozenset(certificates())
     except Exception:  # a broken certificates module must not hide the findings; tests catch it
-        return set()
-
-
-_CERTS: set | None = None
+        return frozenset()
 
 
 def fields(kind: str, ident: str, status: str | None = None) -> dict:
     """The severity of a step (``kind="steps"``) or claim (``"claims"``) as the outputs show it:
     ``severity``, ``severity_reason``, ``severity_quote``, ``see`` and ``certificate`` (the
     command that writes its certificate, or None).  {} when ``status`` is not a finding's
-    (a step not wrong/loose, a claim that holds) or no severity is recorded."""
-    global _CERTS
+    (a step not wrong/loose, a claim that holds but for a note) or no severity is recorded."""
     e = lookup(loaded(), kind, ident)
     if e is None:
         return {}
@@ -245,11 +238,10 @@ def fields(kind: str, ident: str, status: str | None = None) -> dict:
         and status not in (FINDING_STEP_STATUSES if kind == "steps" else FINDING_CLAIM_STATUSES)
             and not (kind == "claims" and _note_on_holds(e, status))):
         return {}
-    if _CERTS is None:
-        _CERTS = certificate_names()
     return {"severity": e["severity"], "severity_reason": e["reason"], "severity_quote": e["quote"],
             "see": e.get("see"),
-            "certificate": f"python -m verify certificate {ident}" if ident in _CERTS else None}
+            "certificate": (f"python -m verify certificate {ident}"
+                            if ident in certificate_names() else None)}
 
 
 def count_text(severities) -> str:
