@@ -1,5 +1,6 @@
 """`python -m bounds`: output, JSON schema, and exit code 2 with one line for bad input."""
 
+import math
 import json
 import subprocess
 import sys
@@ -71,9 +72,9 @@ def test_values_outside_double_range_are_decimal_strings(capsys):
     d = json.loads(out)
     v = d["bounds"]["mixing"]["explicit"]
     assert isinstance(v, str) and v.startswith("1.827175162929") and v.endswith("e-4345117")
-    rc, _, err = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e12", "--L", "1",
+    rc, _, err = run(capsys, "theorem3", "--N", "10", "--w-star", "1e3", "--k", "1e13", "--L", "1",
                      "--json")
-    assert rc == 2 and "--k" in err and "1e+09" in err
+    assert rc == 2 and "--k" in err and "1e+12" in err
 
 
 def test_comma_lists_give_a_grid(capsys):
@@ -204,3 +205,17 @@ def test_compare_marks_vacuous_second_moment_bounds(capsys):
     assert void == {"pMCSA": False, "JSA": False, "MSC": True, "MSC-RB": True}
     rc, out, _ = run(capsys, "compare", "--N", "10", "--w-star", "1e4", "--chi2", "50", "--L", "1")
     assert "22.2222 (vacuous here)" in out and "0.19999 (vacuous" not in out
+
+
+def test_a_closed_form_is_evaluated_at_any_finite_parameter(capsys):
+    """Issue 34 §2: (1 - 1/w*)^k at w* = 1.000000000001 and k = 1e12 is 10^(-12e12), evaluated
+    at once (the old cap of 1e9 is gone; k and t stop at 1e12, INT_LIMIT)."""
+    import bounds
+
+    e = bounds.enclose("theorem4", "mixing", "stated", N=4, w_star="1.000000000001", k=10 ** 12)
+    # r = 1 - 1/w* = 1e-12 (1 - 1e-12 + ...), so r^k = 10^(-12 k) e^(-1 + ...) at k = 1e12
+    assert e.sign() == 1
+    assert abs(e.log10() - (math.log10(4) - math.log10(math.e) - 12 * 10 ** 12)) < 1e-2
+    rc, out, err = run(capsys, "theorem4", "--N", "4", "--w-star", "1.000000000001", "--k",
+                       "1e12", "--L", "1", "--t", "10")
+    assert rc == 0 and "e-12000000000000" in out, err
