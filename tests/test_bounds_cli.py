@@ -1,7 +1,7 @@
 """`python -m bounds`: output, JSON schema, and exit code 2 with one line for bad input."""
 
-import math
 import json
+import math
 import subprocess
 import sys
 

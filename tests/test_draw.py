@@ -409,17 +409,21 @@ def test_step_shows_its_status_and_the_claims_final_status_with_readings():
 
 def test_step_bars_are_the_printed_sides_with_V():
     """theorem4.var.2 prints V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t): the bars are
-    both sides with V (recomputed here: 4-state hard instance, w* = 10, N = 2 chains at z*, L = 1,
-    mu = 0, t = 200)."""
+    both sides with V (recomputed here at the audit's counterexample: 4-state hard instance, w* =
+    10, N chains at z*, L = 1, mu = 0, t = 200)."""
+    from verify.docio import AUDIT_DOC, load_doc
+
     d = D.figure("step", step_id="theorem4.var.2")
+    at = load_doc(AUDIT_DOC)["steps"]["theorem4.var.2"]["outcome"]["counterexample"]["at"]
+    N, t = at["N"], at["t"]
     pi, q = F.hard_instance(4, 10.0, seed=0)
     K = F.imh_matrix(pi, q)
     s = F.centred_bounded_score(pi, 1.0)[:, 0]
-    row = K[0]  # each of the two chains at z*: one IMH step
+    row = K[0]  # each of the N chains at z*: one IMH step
     mean, second = row @ s, row @ s ** 2
-    V = (second - mean ** 2) / 2  # two independent chains
+    V = (second - mean ** 2) / N  # N independent chains
     bias = abs(mean)
-    B = 2 * 2 * (1 - 1 / 10.0) ** 200  # Lemma 7: 2 L N r^t
+    B = 2 * N * (1 - 1 / 10.0) ** t  # Lemma 7: 2 L N r^t
     assert math.isclose(d.marks["lhs"], V + bias ** 2 + 2 * bias, rel_tol=1e-12)
     assert math.isclose(d.marks["rhs"], V + B ** 2 + 2 * B, rel_tol=1e-12)
     assert d.marks["rhs"] > V  # V is drawn on the right too

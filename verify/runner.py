@@ -289,7 +289,7 @@ def run_claims(ids, mode: str = "quick", seed: int = 0, *, workers: int | None =
         cache = None
     if workers is None:
         workers = max(1, min(os.cpu_count() or 1, len(ids)))
-    tasks = [(cid, mode, int(seed), figure) for cid in ids]
+    tasks = [(cid, mode, int(seed)) + ((figure,) if figure is not None else ()) for cid in ids]
     keys = [cache_key(cid, mode, seed) for cid in ids]
     results, _ = execute(tasks, _run_tasks, keys=keys, cache=cache,
                          workers=1 if scheduler else workers,
