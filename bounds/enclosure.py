@@ -984,9 +984,9 @@ def _as_fraction_value(x) -> Fraction:
 def enclose_exact(expr, values: dict) -> Enclosure | None:
     """Evaluate a rational formula exactly at exact values, or return None.
 
-    A formula built from +, -, *, / and integer powers (at most :data:`EXACT_POWER_MAX`),
-    Min, Max, Abs and Piecewise is evaluated in :class:`fractions.Fraction` at the parameters'
-    exact values (a double is an exact binary fraction; decimal text is read exactly), so an
+    A formula built from ``+``, ``-``, ``*``, ``/`` and integer powers (at most
+    :data:`EXACT_POWER_MAX`), Min, Max, Abs and Piecewise is evaluated in
+    :class:`fractions.Fraction` at the parameters' exact values (a double is an exact binary fraction; decimal text is read exactly), so an
     identity against it can be decided.  None for any other formula or value, or a result
     larger than :data:`EXACT_BITS_MAX` bits.
     """
