@@ -308,7 +308,7 @@ def uncovered() -> dict[str, str]:
 # ----------------------------------------------------------------------------- command line
 def main(argv) -> int:
     """``python -m verify certificate ID [--out DIR] | --all [--out DIR] | --list``."""
-    from mcsa_cli import Parser, UsageError
+    from mcsa_cli import Parser, UsageError, output_path
 
     ap = Parser(prog="python -m verify certificate",
                 description="Write self-contained scripts that recompute a wrong/loose proof step "
@@ -332,8 +332,9 @@ def main(argv) -> int:
         why = f" (not covered: {known[a.id]})" if a.id in known else ""
         raise UsageError(
             f"no certificate {a.id!r}{why}; `python -m verify certificate --list` lists them")
-    if os.path.exists(a.out) and not os.path.isdir(a.out):
-        raise UsageError(f"--out {a.out!r} exists and is not a directory")
+    # checked (created, or written into and cleaned) before any script is rendered: exit 2, one
+    # line, for a file, a missing parent, no permission or a read-only file system (/sys)
+    output_path("--out", a.out, kind="dir")
     chosen = list(certs.values()) if a.all else [certs[a.id]]
     for c in chosen:
         print(write(c, a.out))

@@ -70,7 +70,7 @@ def reproducible() -> list[str]:
 
 def main(argv=None) -> int:
     """``python -m verify.reproductions``: rerun and store the reproductions."""
-    from mcsa_cli import Parser, UsageError
+    from mcsa_cli import Parser, UsageError, discard_unwritten_outputs, output_path
 
     from .execution import add_execution_flags, execution_options
     from .resources import checkout_root
@@ -102,9 +102,8 @@ def main(argv=None) -> int:
         a = ap.parse_args(argv)
         ex = execution_options(a)
         if a.out is not None:
-            out = data_dir = Path(a.out)
-            if out.exists() and not out.is_dir():
-                raise UsageError(f"--out: {a.out!r} exists and is not a directory")
+            # created (or written into) now: an unwritable place is bad input, before any work
+            out = data_dir = Path(output_path("--out", a.out, kind="dir"))
         else:
             root = checkout_root()
             if root is None:
@@ -120,6 +119,7 @@ def main(argv=None) -> int:
                 if not (out / f"{cid}.csv").is_file():
                     raise UsageError(f"--from-csv: no stored table {out / f'{cid}.csv'}")
     except UsageError as e:
+        discard_unwritten_outputs()
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     from simulate.sweep import GridError
