@@ -84,8 +84,8 @@ verify lemma5 --n 0 => --n: must be an integer >= 1, got 0
 verify lemma5 --n 1e12 => --n: at most
 verify lemma5 --w-star 0.5 => --w-star: must be a number >= 1, got 0.5
 verify lemma5 --w-star 1e400 => --w-star: 1e400 is outside the double range
-verify lemma5 --w-star 1.0000000000000001 => --w-star: 1.0000000000000001 has more digits than a double (float64) holds: it would be read as 1.0
-verify theorem1 --bound-scale 0.10000000000000000001 => --bound-scale: 0.10000000000000000001 has more digits than a double
+verify lemma5 --w-star 1.0000000000000001 => would be read as 1.0, the nearest double
+verify theorem1 --bound-scale 0.10000000000000000001 => more digits than a double
 verify theorem1 --plot /proc/nope.png => --plot: cannot create '/proc/nope.png'
 verify certificate lemma5.2 --out /proc/nope/x => --out: directory '/proc/nope' does not exist
 verify theorem1 --k 1e12 => --k: at most 10000 is supported
@@ -115,7 +115,8 @@ verify search nope => unknown claim 'nope'
 verify search lemma5 --max-examples 0 => --max-examples: must be an integer with 1 <= x <= 10000
 verify search lemma5 --max-examples 1e9 => --max-examples: must be an integer with 1 <= x <= 10000
 verify search lemma5 --seed -2 => --seed: must be an integer >= 0
-verify audit nonsense => unknown claim 'nonsense'
+verify audit nonsense => unknown claim or step 'nonsense'
+verify audit lemma5.99 => unknown claim or step 'lemma5.99' (the steps of lemma5: lemma5.1
 verify audit --json --markdown => not allowed with argument
 """
 LONG = {f"${name}{a}..{b}": ",".join(str(i) for i in range(a, b + 1))
@@ -407,3 +408,22 @@ def test_every_output_path_is_checked_before_any_work(prog, argv, suffix, tmp_pa
         assert rc == 2, (place, rc, err)
         assert err.count("\n") == 1 and f"error: {flag}:" in err and "Traceback" not in err, err
         assert out == ""
+
+
+# ----------------------------------------------------------------------------- audit STEP
+def test_audit_shows_one_step_by_its_id(capsys):
+    """Issue 37: `verify audit lemma5.2` was refused (claims only), though the errata and the
+    certificates name steps."""
+    import json
+
+    assert V(["audit", "lemma5.2"]) == 0
+    out = capsys.readouterr().out
+    records = [line for line in out.splitlines() if line and not line.startswith(" ")]
+    assert records[0].startswith("lemma5.2 ") and not any(r.startswith("lemma5.3") for r in records)
+    assert "certificate: python -m verify certificate lemma5.2" in out
+    assert "`python -m verify audit lemma5` shows its" in " ".join(out.split())
+    assert V(["audit", "lemma5.2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["step"] == "lemma5.2" and [s["id"] for s in d["steps"]] == ["lemma5.2"]
+    assert V(["audit", "lemma5"]) == 0  # a claim: all its steps
+    assert sum(line.startswith("lemma5.") for line in capsys.readouterr().out.splitlines()) >= 3

@@ -312,8 +312,11 @@ def main(argv) -> int:
 
     ap = Parser(prog="python -m verify certificate",
                 description="Write self-contained scripts that recompute a wrong/loose proof step "
-                            "or a violated claim on its counterexample (exit 0: confirmed, 1: "
-                            "not).")
+                            "or a violated claim on its counterexample (a script exits 0 when it "
+                            "confirms the finding, 1 when not).",
+                epilog="Exit status: 0 written, 2 bad input (one line on stderr, before any "
+                       "work), 70 internal error (rerun with --debug for the traceback), 74 an "
+                       "output cannot be written (a full disk), 130 interrupted.")
     ap.add_argument("id", nargs="?", help="an audit step id or a claim id (see --list)")
     ap.add_argument("--all", action="store_true", help="write every certificate")
     ap.add_argument("--list", action="store_true", help="list the certificates: id, title")

@@ -7,11 +7,13 @@
                            (claims run on the sweep engine: figure1, figure2)
     python -m verify all [--quick|--full] [--json] [--write]
     python -m verify search CLAIM [--seed S] [--max-examples M] [--json]
-    python -m verify audit [CLAIM] [--json | --markdown]
+    python -m verify audit [CLAIM | STEP] [--json | --markdown]
     python -m verify report [...]
+    python -m verify coverage | certificate ID | draw KIND --out FILE
 
-Exit status: 0 holds, 1 violated, 2 bad input, 3 inconclusive, 4 depends on reading,
-70 internal error, 130 interrupted.
+Exit status of a claim and of `all`: 0 holds, 1 violated, 2 bad input, 3 inconclusive, 4 depends
+on reading, 70 internal error, 74 an output cannot be written, 130 interrupted; the other commands
+exit 0 on success and 2, 70, 74 or 130 alike.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
              "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
+#: the statuses of a command that checks no claim (list, audit, coverage, certificate, draw, report)
+LIST_EXIT_TEXT = ("Exit status: 0 success (whatever the claims' statuses: `python -m verify all` "
+                  "exits with them), 2 bad input (one line on stderr, before any work), 70 "
+                  "internal error (rerun with --debug for the traceback), 74 an output cannot be "
+                  "written (a full disk), 130 interrupted.")
 #: at most this many values per grid override
 MAX_VALUES = 20
 #: how far past the largest value of a claim's --full grid an integer override may go: costs
@@ -150,7 +157,7 @@ def _print(text: str = "") -> None:
 def cmd_list(argv):
     a = list_arguments(f"{PROG} list",
                        "Coverage table generated from the registry: one row per claim.", argv,
-                       EXIT_TEXT)
+                       LIST_EXIT_TEXT)
     import bounds
     from bounds.cli import records
 
@@ -835,25 +842,23 @@ def cmd_all(argv):
 
 
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,certificate,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,certificate,draw,CLAIM}} ...
 
 Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) against exact and Monte Carlo computations.
 
-  {PROG} list                      coverage table: what is measured, how, which form
-  {PROG} theorem3 [--plot f.png]   one claim: checks, verdict, counterexamples
-  {PROG} all --quick               every claim with a summary (--write: verify/data/verdicts.json)
-  {PROG} search theorem4           Hypothesis search for a counterexample
-  {PROG} audit [CLAIM]             step-by-step proof audit
-  {PROG} report                    the HTML report of every claim
-  {PROG} coverage [--json]         every checkable statement of the documents and its status
-  {PROG} certificate ID|--all      self-contained scripts that rerun a wrong step or a violated claim
+  {PROG} list                     what is measured, how, which form; statuses
+  {PROG} theorem3 [--plot f.png]  one claim: its final status and why, then its checks
+  {PROG} all --quick              every claim with a summary (--write: verdicts.json)
+  {PROG} search theorem4          Hypothesis search for a counterexample
+  {PROG} audit [CLAIM|STEP]       step-by-step proof audit; one step: audit lemma5.2
+  {PROG} report                   the HTML report of every claim
+  {PROG} coverage [--json]        every checkable statement of the documents
+  {PROG} certificate ID|--all     scripts that recompute a wrong step or a violated claim
+  {PROG} draw KIND --out FILE     lecture figures: mixing, variance, wstar; step STEP_ID
 
-Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict
-RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
-options.
+Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} COMMAND --help` gives a command's options and exit statuses, `{PROG} CLAIM --help` a claim's.
 
-{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
-prints the package version.
+{EXIT_TEXT} A claim and `all` exit with the claims' statuses; the other commands exit 0 on success. --debug (anywhere) shows the traceback of an internal error. `{PROG} --version` prints the package version.
 """  # noqa: E501
 
 

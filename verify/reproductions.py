@@ -82,8 +82,9 @@ def main(argv=None) -> int:
         "cell; --workers K local processes or a Dask cluster with --scheduler) and store them: the "
         "tidy CSV in docs/figures/, the verdicts and the PNG in verify/data/figures/ (from a "
         "source checkout; elsewhere give --out DIR)."),
-        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 "
-               "interrupted.")
+        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 "
+               "internal error (rerun with --debug for the traceback), 74 an output cannot be "
+               "written (a full disk), 130 interrupted.")
     ap.add_argument("--claim", choices=claims + ["all"], default="all")
     ap.add_argument("--mode", choices=("quick", "full"), default="full")
     ap.add_argument("--out", default=None, metavar="DIR",
@@ -152,8 +153,11 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # through the kit's dispatcher: an unexpected error is one line, exit 70
+    from mcsa_cli import run as _run
+
+    raise SystemExit(_run("python -m verify.reproductions", "", ["reproductions", *sys.argv[1:]],
+                          {"reproductions": main}))
 
 
 def shown_status(claim: str, run_status: str, mode: str) -> dict:
