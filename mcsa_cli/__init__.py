@@ -164,9 +164,11 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
 
     Returns an ``int`` for ``integer=True`` (exact, any size), else a ``float`` -- or, with
     ``exact=True``, a :class:`decimal.Decimal` holding every digit typed (``1.000000000001``,
-    ``1e400``), for mpmath.  Without ``exact``, values outside the double range are refused
-    with a message that says so.  ``limit`` is a practical upper limit (memory, time) whose
-    reason ``limit_why`` is given in the message.
+    ``1e400``), for mpmath.  Without ``exact`` the value is computed in doubles, so one that a
+    double cannot hold is refused with a message that says so: outside the double range, or
+    with more digits than a double keeps (``1.0000000000000001`` would silently become
+    ``1.0``; ``0.1`` is accepted, its double printing back as ``0.1``).  ``limit`` is a
+    practical upper limit (memory, time) whose reason ``limit_why`` is given in the message.
     """
     s = str(text).strip()
     want = domain_text(integer, lo, lo_strict, hi, hi_strict)
@@ -202,6 +204,10 @@ def number(flag: str, text, *, integer: bool = False, lo=None, lo_strict: bool =
     if math.isinf(f) or (f == 0 and d != 0):
         raise UsageError(
             f"{flag}: {s} is outside the double range (about 2.2e-308 to 1.8e308 in magnitude)")
+    if decimal.Decimal(repr(f)) != d:  # the value is computed in doubles: never silently rounded
+        raise UsageError(
+            f"{flag}: {s} has more digits than a double (float64) holds: it would be read as "
+            f"{f!r}, the nearest double; give that or fewer digits")
     return f
 
 
@@ -927,52 +933,114 @@ def _fold(word: str, w: int, cell_len) -> str:
     return "\n".join(lines)
 
 
-def _count_lines(lens: list[int], w: int) -> int:
+def _count_lines(lens: list, w: int) -> int:
     """The lines a greedy wrap at width ``w`` gives words of lengths ``lens`` (one space
-    between words; a word longer than ``w`` counts the lines its pieces take)."""
+    between words).  A word given as a tuple of its pieces' lengths (:func:`_pieces`) that is
+    longer than ``w`` is folded after its pieces as :func:`_fold` does; a plain one longer
+    than ``w`` counts ``ceil(length / w)`` lines."""
     n, used = 0, w
-    for x in lens:
+    for word in lens:
+        x = sum(word) if isinstance(word, tuple) else word
         if used + 1 + x <= w:
             used += 1 + x
-        else:
+        elif x <= w or not isinstance(word, tuple):
             k = max(1, -(-x // max(w, 1)))
             n, used = n + k, x - (k - 1) * w
+        else:  # folded after its pieces (_fold); the first line may follow the words before
+            chunks = [0]
+            for piece in word:
+                if chunks[-1] and chunks[-1] + piece > w:
+                    chunks.append(0)
+                chunks[-1] += piece
+            n += len(chunks) - (1 if used + 1 + chunks[0] <= w else 0)
+            used = chunks[-1]
     return max(n, 1)
 
 
-def _lines_needed(cols: list[list[list[int]]], lo: list[int], hi: list[int], room: int,
-                  max_lines: int) -> list[int]:
-    """The narrowest widths (between ``lo`` and ``hi``) at which no cell takes more than
-    ``L`` lines, for the fewest ``L`` up to ``max_lines`` whose widths fit ``room``
-    (``cols``: per column, per cell, its words' lengths); ``lo`` when none fit."""
-    for L in range(1, max_lines + 1):
-        need = []
-        for col, a, b in zip(cols, lo, hi):
-            if any(_count_lines(c, b) > L for c in col):
-                break
-            while a < b:  # the line count falls as the width grows
-                mid = (a + b) // 2
-                a, b = (a, mid) if all(_count_lines(c, mid) <= L for c in col) else (mid + 1, b)
-            need.append(a)
-            if sum(need) > room:
-                break
-        else:
-            return need
-    return list(lo)
+def _allocate(cols: list[list[list]], lo: list[int], hi: list[int], room: int,
+              max_lines: int) -> list[int]:
+    """Column widths between ``lo`` and ``hi`` (each column's longest word and its longest
+    cell) adding up to at most ``room`` at which the table is shortest.
 
+    ``cols``: per column, per row (the header first), the lengths of the cell's words (a word
+    that may break after / , + [ as the tuple of its pieces' lengths).  From ``lo`` the spare
+    room is handed out step by step: each step widens the one column, and by as much, as
+    removes the most per character given of, in this order, the lines cut off cells taller
+    than ``max_lines``, the table's lines (a row is as tall as its tallest cell) and the cells'
+    lines (so that two cells holding one row up can both narrow it).  Then characters are moved
+    between columns while that shortens the table.  So a column that needs a character to lose a
+    line gets it before one whose extra room would change nothing: no column is squeezed while
+    another has room it cannot use.  The table is narrower than ``room`` only when no column can
+    lose a line with what is left."""
+    n = len(cols)
+    clen = [[sum(sum(x) if isinstance(x, tuple) else x for x in c) + max(len(c) - 1, 0)
+             for c in col] for col in cols]
+    cache: list[dict[int, list[int]]] = [{} for _ in range(n)]
 
-def _distribute(lo: list[int], hi: list[int], room: int) -> list[int]:
-    """Widths between ``lo`` and ``hi`` that add up to ``room`` (at most ``sum(hi)``, at
-    least ``sum(lo)``): each column gets its minimum plus a share of the spare room in
-    proportion to what more it could use, ``hi - lo`` (the automatic table layout of CSS 2.1,
-    section 17.5.2.2), the rounding remainder to the largest fractions."""
-    spare, want = max(room - sum(lo), 0), [h - m for m, h in zip(lo, hi)]
-    if spare >= sum(want):
-        return list(hi)
-    share = [spare * x / sum(want) for x in want]
-    widths = [m + int(x) for m, x in zip(lo, share)]
-    for i in sorted(range(len(lo)), key=lambda i: int(share[i]) - share[i])[:room - sum(widths)]:
-        widths[i] += 1
+    def lines(j: int, w: int) -> list[int]:
+        h = cache[j].get(w)
+        if h is None:
+            h = cache[j][w] = [1 if L <= w else _count_lines(c, w)
+                               for c, L in zip(cols[j], clen[j])]
+        return h
+
+    widths = [min(a, b) for a, b in zip(lo, hi)]
+    spare = room - sum(widths)
+    rows = range(len(cols[0]) if cols else 0)
+    while spare > 0:
+        cur = [lines(j, widths[j]) for j in range(n)]
+        shown = [[min(x, max_lines) for x in h] for h in cur]
+        top = [max(col[r] for col in shown) for r in rows]
+        best = None
+        for j in range(n):
+            tall = [r for r in rows if cur[j][r] > 1]
+            if not tall:
+                continue
+            # each tall row's height without this column
+            rest = [max((shown[k][r] for k in range(n) if k != j), default=1) for r in tall]
+            prev = cur[j]
+            for w in range(widths[j] + 1, min(hi[j], widths[j] + spare) + 1):
+                new = lines(j, w)
+                if new == prev:
+                    continue
+                prev = new
+                d = w - widths[j]
+                dcut = sum(max(cur[j][r] - max_lines, 0) - max(new[r] - max_lines, 0)
+                           for r in tall)
+                dh = sum(top[r] - max(o, min(new[r], max_lines)) for r, o in zip(tall, rest))
+                ds = sum(cur[j][r] - new[r] for r in tall)
+                score = (dcut / d, dh / d, ds / d, -d)
+                if best is None or score > best[0]:
+                    best = (score, j, w)
+                if all(x == 1 for x in new):
+                    break
+        if best is None:
+            break
+        _, j, w = best
+        spare -= w - widths[j]
+        widths[j] = w
+
+    def cost(ws):  # (lines cut off, table lines, cell lines)
+        hs = [lines(j, w) for j, w in enumerate(ws)]
+        return (sum(max(x - max_lines, 0) for h in hs for x in h),
+                sum(max(min(h[r], max_lines) for h in hs) for r in rows),
+                sum(map(sum, hs)))
+
+    # then no character moved from one column to another shortens the table (the steps above
+    # only ever widen)
+    now, moved = cost(widths), True
+    while moved:
+        moved = False
+        for i in range(n):
+            for j in range(n):
+                if i == j or widths[i] >= hi[i] or widths[j] <= lo[j]:
+                    continue
+                widths[i], widths[j] = widths[i] + 1, widths[j] - 1
+                c = cost(widths)
+                if c < now:
+                    now, moved = c, True
+                else:
+                    widths[i], widths[j] = widths[i] - 1, widths[j] + 1
     return widths
 
 
@@ -984,18 +1052,19 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
     laid out by Rich (:class:`rich.table.Table`, no colour, no box characters).
 
     The table fits ``width`` columns (default :func:`terminal_width`: the terminal's, 100
-    when unknown).  No word is ever split: cells wrap at spaces only (a word longer than
-    any width its column can get breaks after ``/``, ``,``, ``+`` or ``[``, and nowhere
-    else), and the first column (the row's key: a claim or step id) is never wrapped
-    (``key=False``: it wraps like the others).  When the words do not fit, columns are left
-    out -- first those named in ``optional`` (header names, in that order), then the others
-    from the right, never the first -- and a line under the table names them and says that
-    ``see`` (the ``--wide`` flag of :func:`add_wide`) shows them.  The widths are the
-    narrowest at which the tallest cell takes the fewest lines (:func:`_lines_needed`), the
-    room left shared as CSS's automatic table layout does (:func:`_distribute`).  A cell
-    that would need more than ``max_lines`` lines is cut after a whole word and ends in
-    :func:`marker` (``…``, ``~`` on an ASCII terminal), and a line says so.  ``wide=True``:
-    every column, every cell whole on one line, whatever the width.  Cells are shown as
+    when unknown).  No word is ever split: cells wrap at spaces, and a word that is a list
+    written without spaces may also break after ``/``, ``,``, ``+`` or ``[`` (its pieces), and
+    nowhere else; the first column (the row's key: a claim or step id) is never wrapped
+    (``key=False``: it wraps like the others).  Each column is at least as wide as its longest
+    piece; when those do not fit, columns are left out -- first those named in ``optional``
+    (header names, in that order), then the others from the right, never the first -- and a
+    line under the table names them and says that ``see`` (the ``--wide`` flag of
+    :func:`add_wide`) shows them.  The room left goes where it shortens the table most
+    (:func:`_allocate`: first cells that would be cut, then the rows' heights, then the cells'
+    lines), so no column is squeezed while another has room it cannot use.  A cell that would
+    need more than ``max_lines`` lines is cut after a whole word and ends in :func:`marker`
+    (``…``, ``~`` on an ASCII terminal), and a line says so.  ``wide=True``: every column,
+    every cell whole on one line, whatever the width.  Cells are shown as
     stdout can print them (:func:`text`).
     """
     from rich.cells import cell_len
@@ -1011,34 +1080,23 @@ def table(rows: Iterable[Iterable], header: Iterable, width: int | None = None, 
     limit = None if wide else (width or terminal_width())
     keep, widths = list(range(n)), list(natural)
     if limit is not None and sum(natural) + 2 * (n - 1) > limit:
-        # the narrowest a column can be: its longest word (the key column: its longest cell);
-        # failing that, its longest piece of a word between breaks after / , + [
-        words = [max((cell_len(w) for c in col for w in c.split()), default=0) for col in cols]
-        pieces = [max((cell_len(p) for c in col for w in c.split() for p in _pieces(w)),
-                      default=0) for col in cols]
+        # the narrowest a column can be: its longest piece of a word between breaks after
+        # / , + [ (a list written without spaces breaks there, and nowhere else); the key
+        # column (a claim or step id): its longest cell
+        lo = [max((cell_len(p) for c in col for w in c.split() for p in _pieces(w)),
+                  default=0) for col in cols]
         if key:
-            words[0] = pieces[0] = natural[0]
+            lo[0] = natural[0]
         opt = [i for name in optional for i in range(1, n) if head[i] == name]
         order = list(dict.fromkeys(opt + list(range(n - 1, 0, -1))))  # left out first .. last
-
-        def fits(lo):
-            return sum(lo[i] for i in keep) + 2 * (len(keep) - 1) <= limit
-
-        while True:
-            lo = list(words)  # words whole; else the columns that gain most break words after / , +
-            for i in sorted(keep, key=lambda i: pieces[i] - words[i]):
-                if fits(lo):
-                    break
-                lo[i] = pieces[i]
-            # (nothing left to leave out: the narrowest, wider than the terminal)
-            if fits(lo) or not order:
-                break
+        # (nothing left to leave out: the narrowest, wider than the terminal)
+        while sum(lo[i] for i in keep) + 2 * (len(keep) - 1) > limit and order:
             keep.remove(order.pop(0))
         room = max(limit - 2 * (len(keep) - 1), 0)
-        lens = [[[cell_len(w) for w in c.split()] for c in cols[i]] for i in keep]
-        least = _lines_needed(lens, [lo[i] for i in keep], [natural[i] for i in keep], room,
-                              max_lines)
-        fitted = _distribute(least, [natural[i] for i in keep], room)
+        lens = [[[cell_len(w) if len(_pieces(w)) < 2 else tuple(cell_len(p) for p in _pieces(w))
+                  for w in c.split()] for c in cols[i]] for i in keep]
+        fitted = _allocate(lens, [lo[i] for i in keep], [natural[i] for i in keep], room,
+                           max_lines)
         widths = [0] * n
         for i, w in zip(keep, fitted):
             widths[i] = w

@@ -3,6 +3,7 @@ parameters, exit statuses.  In-process through main(argv); bad inputs are refuse
 work, so the whole file runs in about 10 s (most of it in the few real evaluations)."""
 
 import math
+import os
 import shlex
 import subprocess
 import sys
@@ -83,6 +84,10 @@ verify lemma5 --n 0 => --n: must be an integer >= 1, got 0
 verify lemma5 --n 1e12 => --n: at most
 verify lemma5 --w-star 0.5 => --w-star: must be a number >= 1, got 0.5
 verify lemma5 --w-star 1e400 => --w-star: 1e400 is outside the double range
+verify lemma5 --w-star 1.0000000000000001 => would be read as 1.0, the nearest double
+verify theorem1 --bound-scale 0.10000000000000000001 => more digits than a double
+verify theorem1 --plot /proc/nope.png => --plot: cannot create '/proc/nope.png'
+verify certificate lemma5.2 --out /proc/nope/x => --out: directory '/proc/nope' does not exist
 verify theorem1 --k 1e12 => --k: at most 10000 is supported
 verify theorem1 --k 2.5 => --k: must be an integer
 verify theorem1 --N 1 => --N: must be an integer >= 2, got 1
@@ -110,7 +115,8 @@ verify search nope => unknown claim 'nope'
 verify search lemma5 --max-examples 0 => --max-examples: must be an integer with 1 <= x <= 10000
 verify search lemma5 --max-examples 1e9 => --max-examples: must be an integer with 1 <= x <= 10000
 verify search lemma5 --seed -2 => --seed: must be an integer >= 0
-verify audit nonsense => unknown claim 'nonsense'
+verify audit nonsense => unknown claim or step 'nonsense'
+verify audit lemma5.99 => unknown claim or step 'lemma5.99' (the steps of lemma5: lemma5.1
 verify audit --json --markdown => not allowed with argument
 """
 LONG = {f"${name}{a}..{b}": ",".join(str(i) for i in range(a, b + 1))
@@ -290,3 +296,134 @@ def test_subprocess_end_to_end():
                          "--k", "2",
                          "--L", "1", "--json"], capture_output=True, text=True)
     assert ok.returncode == 0 and loads_strict(ok.stdout)["claim"] == "theorem1"
+
+
+# ----------------------------------------------------------------------------- numbers
+def test_a_value_a_double_cannot_hold_is_refused_not_rounded(capsys):
+    """Issue 37: `--w-star 1.0000000000000001` was read as 1.0 without a word.  Where a command
+    computes in doubles (mcsa_cli.number without exact=True: every verify, simulate and draw
+    flag), a value whose double is another number is refused in one line; bounds keeps every
+    digit (exact=True)."""
+    from mcsa_cli import UsageError, number
+    from simulate.cli import main as S
+
+    assert number("--x", "0.1") == 0.1 and number("--x", "1e-5") == 1e-5
+    assert number("--x", "0.30000000000000004") == 0.30000000000000004
+    assert number("--x", "1.000000000001") == 1.000000000001
+    assert number("--x", "123456789012345678", integer=True) == 123456789012345678
+    for text in ("1.0000000000000001", "123456789012345678", "3.14159265358979323846"):
+        with pytest.raises(UsageError, match="more digits than a double"):
+            number("--x", text)
+        assert str(number("--x", text, exact=True)) == text  # bounds: every digit kept
+    for main, argv in [
+            (V, ["theorem3", "--w-star", "1.0000000000000001"]),
+            (V, ["draw", "variance", "--w-star", "1.0000000000000001", "--out", "x.png"]),
+            (S, ["run", "--scheme", "msc", "--dim", "2", "--N", "4", "--iters", "5",
+                 "--optimizer", "sgd", "--lr", "0.0100000000000000001"])]:
+        assert main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert err.count("\n") == 1 and "more digits than a double" in err and out == "", err
+    # bounds reads it exactly: the digits reach mpmath
+    assert B(["theorem3", "--N", "10", "--w-star", "1.0000000000000001", "--k", "5", "--L", "1"]) \
+        == 0
+    assert "w*=1.0000000000000001" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- output paths
+#: every output flag of the three command lines: (program, arguments with OUT for the path, the
+#: suffix the flag needs); the QuickClaim scripts' --plot is tested in tests/test_quick_claim.py
+OUTPUTS = [
+    ("verify", ["certificate", "lemma5.2", "--out", "OUT"], ""),
+    ("verify", ["certificate", "--all", "--out", "OUT"], ""),
+    ("verify", ["theorem4", "--plot", "OUT"], ".png"),
+    ("verify", ["report", "--out", "OUT"], ""),
+    ("verify", ["report", "--out", "OUT"], ".html"),
+    ("verify", ["report", "--screenshot", "OUT"], ".png"),
+    ("verify", ["draw", "mixing", "--out", "OUT"], ".pdf"),
+    ("verify", ["figure1", "--quick", "--cache", "OUT"], ""),
+    ("reproductions", ["--claim", "figure1", "--cached-only", "--out", "OUT"], ""),
+    ("simulate", ["sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "4",
+                  "--dim", "3", "--iters", "5", "--out", "OUT"], ".csv"),
+    ("simulate", ["sweep", "--scheme", "msc", "--optimizer", "sgd", "--lr", "0.1", "--N", "4",
+                  "--dim", "3", "--iters", "5", "--cache", "OUT"], ""),
+]
+#: where each output flag is declared (checked against the source below)
+DECLARED = {("verify/certify.py", "--out"), ("verify/cli.py", "--plot"),
+            ("verify/report.py", "--out"), ("verify/report.py", "--screenshot"),
+            ("verify/draw.py", "--out"), ("verify/execution.py", "--cache"),
+            ("verify/reproductions.py", "--out"), ("simulate/cli.py", "--out"),
+            ("simulate/cli.py", "--cache"), ("verify/quick.py", "--plot")}
+
+
+def test_the_output_flags_tested_are_every_output_flag():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    found = set()
+    for pkg in ("bounds", "simulate", "verify", "mcsa_cli"):
+        for f in (root / pkg).rglob("*.py"):
+            for flag in re.findall(r'add_argument\(\s*"(--(?:out|plot|cache|screenshot|save|'
+                                   r'output|dir|figure|csv|html|png)(?:-(?:dir|file|path))?)"',
+                                   f.read_text(encoding="utf-8")):
+                found.add((f.relative_to(root).as_posix(), flag))
+    assert found == DECLARED, found ^ DECLARED
+
+
+def _unwritable_places(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    places = [str(tmp_path / "a-file" / "x")]  # a parent that is a file: everywhere, as root too
+    if os.path.isdir("/sys/kernel"):
+        places.append("/sys/kernel/x")  # a read-only file system (sysfs), as root too
+    return places
+
+
+@pytest.mark.parametrize("prog, argv, suffix", OUTPUTS,
+                         ids=[f"{p} {' '.join(a[:2])} {a[-2]}{s}" for p, a, s in OUTPUTS])
+def test_every_output_path_is_checked_before_any_work(prog, argv, suffix, tmp_path, capsys,
+                                                      monkeypatch):
+    """Issue 37: `verify certificate ... --out /sys/kernel/x` gave exit 70 (PermissionError) after
+    the work.  Every output flag is refused in one line naming it, exit 2, before anything is
+    computed (the computations are replaced by a failure here)."""
+    import simulate.cli
+    import simulate.sweep
+    import verify.certify
+    import verify.outcome
+    import verify.reproductions
+    import verify.runner
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the output path was checked")
+
+    for mod, name in [(verify.outcome, "run_verification"), (verify.runner, "run_claims"),
+                      (verify.certify, "render"), (simulate.sweep, "run_cell"),
+                      (simulate.sweep, "execute")]:
+        monkeypatch.setattr(mod, name, no_work)
+    main = {"verify": V, "simulate": simulate.cli.main,
+            "reproductions": verify.reproductions.main}[prog]
+    flag = argv[argv.index("OUT") - 1]
+    for place in _unwritable_places(tmp_path):
+        rc = main([place + suffix if a == "OUT" else a for a in argv])
+        out, err = capsys.readouterr()
+        assert rc == 2, (place, rc, err)
+        assert err.count("\n") == 1 and f"error: {flag}:" in err and "Traceback" not in err, err
+        assert out == ""
+
+
+# ----------------------------------------------------------------------------- audit STEP
+def test_audit_shows_one_step_by_its_id(capsys):
+    """Issue 37: `verify audit lemma5.2` was refused (claims only), though the errata and the
+    certificates name steps."""
+    import json
+
+    assert V(["audit", "lemma5.2"]) == 0
+    out = capsys.readouterr().out
+    records = [line for line in out.splitlines() if line and not line.startswith(" ")]
+    assert records[0].startswith("lemma5.2 ") and not any(r.startswith("lemma5.3") for r in records)
+    assert "certificate: python -m verify certificate lemma5.2" in out
+    assert "`python -m verify audit lemma5` shows its" in " ".join(out.split())
+    assert V(["audit", "lemma5.2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["step"] == "lemma5.2" and [s["id"] for s in d["steps"]] == ["lemma5.2"]
+    assert V(["audit", "lemma5"]) == 0  # a claim: all its steps
+    assert sum(line.startswith("lemma5.") for line in capsys.readouterr().out.splitlines()) >= 3

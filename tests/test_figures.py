@@ -469,8 +469,11 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
             and "(D = 50, T = 10000, 8 replications, incomplete;" in note)
     assert "is VIOLATED (not holding: msc_benefit [stated])" in note
     assert "rerun it: python -m verify figure1 --full --workers 2" in note
-    assert (out.index("status at the paper's settings: VIOLATED")
-            < out.index("smoke test's verdict:"))
+    flat = " ".join(out.split())
+    assert (flat.index("final status: violated (at the paper's settings: the stored full run")
+            < flat.index("a --quick smoke test of the same code on a reduced experiment; its own "
+                         "status:") < flat.index("by form (smoke test):"))
+    assert out.count("final status") == 1
     # the quick run's verdict is labelled as the smoke test's, never the claim's
     assert "\nverdict:" not in out
     d = json.loads(_json_run(capsys, cli))

@@ -4,9 +4,13 @@ workers, executors and batching; cache, resume and corruption; divergence rows; 
 Tiny grids (D <= 4, <= 30 iterations); about 15 s in all, most of it process start-up
 (2 spawned workers) and the Dask LocalCluster; the Ctrl-C tests add about 15 s (real
 SIGINTs to three sweeps in subprocesses, sent on progress, not after a delay, and a pool
-stopped in-process).
+stopped in-process).  They pass when the suite itself runs as a background job (``pytest &`` in a
+script, whose shell hands it SIGINT ignored): each sweep is started with SIGINT at its default,
+the in-process one sets Python's handler for its duration, and a sweep's whole process group is
+killed if a test fails.
 """
 
+import contextlib
 import json
 import math
 import os
@@ -223,10 +227,30 @@ def test_api_rejects_bad_grids_before_running():
 PATIENCE = 900  # seconds
 
 
+def _default_sigint():
+    """In the started sweep, before it runs: SIGINT back to its default disposition.  A suite
+    started as a background job (``pytest &`` in a script) is handed SIGINT ignored by the
+    shell, and a child inherits that: the sweep would never see the Ctrl-C."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _kill_group(p) -> None:
+    """Kill the sweep's whole process group (its pool workers too, which would otherwise run on
+    and hold its output pipes open) and reap it."""
+    import signal
+
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(p.pid, signal.SIGKILL)
+    p.communicate()
+
+
 def _sweep_then_ctrl_c(cache, iters, when):
-    """`python -m simulate sweep --workers 2 --cache CACHE` in its own process group; a
-    real SIGINT to the group (what the terminal sends on Ctrl-C) once ``when(pid)`` holds
-    (polled; ``pid`` is the sweep's).  Fails if the sweep exits before that."""
+    """`python -m simulate sweep --workers 2 --cache CACHE` in its own process group (SIGINT at
+    its default, :func:`_default_sigint`); a real SIGINT to the group (what the terminal sends
+    on Ctrl-C) once ``when(pid)`` holds (polled; ``pid`` is the sweep's).  Fails if the sweep
+    exits before that; the whole group is killed when anything goes wrong."""
     import signal
     import subprocess
     import sys
@@ -238,7 +262,8 @@ def _sweep_then_ctrl_c(cache, iters, when):
             "--workers", "2",
             "--cache", str(cache)]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=_default_sigint)
+    done = False
     try:
         deadline = time.monotonic() + PATIENCE
         while not when(p.pid):
@@ -247,10 +272,13 @@ def _sweep_then_ctrl_c(cache, iters, when):
             time.sleep(0.02)
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=PATIENCE)
+        done = True
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
+        if not done:
+            _kill_group(p)
+        else:  # nothing of the group may outlive the test
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)
     return p.returncode, err
 
 
@@ -360,7 +388,20 @@ def test_interrupted_pool_stops_without_a_thread_traceback(monkeypatch):
     assert thread_errors == []
 
 
-def test_ctrl_c_while_workers_are_spawned_is_deferred_not_lost():
+@pytest.fixture
+def ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt in this process during the test, as in a shell's
+    foreground; a suite started as a background job has SIGINT ignored (restored after)."""
+    import signal
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_while_workers_are_spawned_is_deferred_not_lost(ctrl_c_raises):
     """During the spawn SIGINT is blocked (the workers inherit the mask, so it cannot hit
     them before their initializer ignores it) and recorded here; it is raised after."""
     import concurrent.futures as cf

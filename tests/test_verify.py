@@ -264,13 +264,15 @@ def test_depends_on_reading_exit_code_4(capsys):
     assert {r["name"] for r in d["reading_definitions"]} == set(d["readings"])
     assert main(["lemma7"]) == 4
     out = capsys.readouterr().out
-    # the headline (rule 5): status, severity with its deciding sentence, then the decisive
-    # counterexample
-    head = out.split("measures:")[0]
-    assert "final status: depends on reading (fails under: Bias = E||g_hat" in head
-    assert ("severity slip:" in head and "deciding sentence" in head
-            and "decisive counterexample" in head)
-    assert "readings:" in out
+    # the final status once, with its severity and a reason of at most three lines, then the
+    # details: the readings, the severity with its deciding sentence, the decisive counterexample
+    head, details = out.split("\ndetails\n")
+    assert out.count("final status") == 1 and "final status: depends on reading" in head
+    assert "(severity slip:" in head and "fails under 1 of 2 readings" in head
+    assert len(head.split("reason: ")[1].strip().splitlines()) <= 3
+    assert ("severity slip:" in details and "deciding sentence" in details
+            and "counterexample" in details)
+    assert "readings:" in details
     assert summary_status([HOLDS, DEPENDS]) == DEPENDS
     assert summary_status([DEPENDS, VIOLATED]) == VIOLATED
     assert summary_status([HOLDS, HOLDS]) == HOLDS
@@ -385,4 +387,4 @@ def test_search_is_reproducible_and_finds_known_counterexamples(capsys):
 
 def test_progress_is_quiet_off_a_terminal():
     p = subprocess.run([sys.executable, "-m", "verify", "lemma1"], capture_output=True, text=True)
-    assert p.returncode == 0 and p.stderr == "" and "verdict: holds" in p.stdout
+    assert p.returncode == 0 and p.stderr == "" and "final status: holds" in p.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 
@@ -88,3 +90,58 @@ def test_all_fits_without_splitting_a_word(width, capsys, monkeypatch):
     assert_fits(out, width)
     assert_no_word_split(out, unfitted)
     assert {r.claim for r in reports} <= first_words(out)
+
+
+# ----------------------------------------------------------------------------- verify CLAIM
+#: a claim of each final status (theorem3 depends on reading and has an audit step deciding it,
+#: lemma5 is violated, lemma1 holds, figure1's status is its stored full run's)
+CLAIMS = ["theorem3", "lemma5", "lemma1", "figure1"]
+_CLAIM_OUT: dict = {}
+
+
+def _claim_out(cid, width, monkeypatch, capsys):
+    """``python -m verify CLAIM`` at ``width`` columns, on the suite's shared quick run."""
+    from shared_runs import share_quick_runs
+
+    from verify.cli import main
+
+    if (cid, width) not in _CLAIM_OUT:
+        with monkeypatch.context() as m:
+            m.setenv("COLUMNS", str(width))
+            share_quick_runs(m)
+            rc = main([cid])
+        _CLAIM_OUT[cid, width] = (rc, capsys.readouterr().out)
+    return _CLAIM_OUT[cid, width]
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+@pytest.mark.parametrize("cid", CLAIMS)
+def test_one_claim_says_its_status_once_with_a_short_reason(cid, width, monkeypatch, capsys):
+    """Issue 37: `verify theorem3` printed the final status three times, under it a 10-line
+    paragraph of rule numbers and step ids.  Now: the status once, a reason of at most three
+    lines without rule numbers or step ids, then the details."""
+    from verify.audit import rows
+
+    rc, out = _claim_out(cid, width, monkeypatch, capsys)
+    assert rc in (0, 1, 4) and _width(out) <= width
+    head, details = out.split("\ndetails\n", 1)
+    assert out.count("final status") == 1 and "final status: " in head, out[:600]
+    reason = head.split("\nreason: ", 1)[1].rstrip("\n").splitlines()
+    assert 1 <= len(reason) <= 3, reason
+    steps = {r["id"] for r in rows()}
+    assert "rule " not in head and not steps & set(re.findall(r"[\w.]+", head)), head
+    assert "readings:" in details or "checks" in details
+
+
+@pytest.mark.parametrize("width", [100, 120])
+@pytest.mark.parametrize("cid", CLAIMS)
+def test_the_checks_table_keeps_its_verdict_at_100_columns(cid, width, monkeypatch, capsys):
+    """At 100 columns the checks table keeps its verdict; what it leaves out are the method, the
+    number of checks and whether the form decides, in that order."""
+    from test_tables import tables_in
+
+    _, out = _claim_out(cid, width, monkeypatch, capsys)
+    checks = next(t for t in tables_in(out) if len(t["widths"]) >= 4)
+    header = out.split("\ndetails\n")[1]
+    assert re.search(r"^quantity\s+form\s+reading\s+verdict\b", header, re.M), header[:400]
+    assert set(checks["left_out"]) <= {"method", "checks", "deciding"}, checks["left_out"]

@@ -226,12 +226,15 @@ def write(cert: Certificate, out_dir: str, instance: dict | None = None) -> str:
 # ----------------------------------------------------------------------------- command line
 def main(argv) -> int:
     """``python -m verify certificate ID [--out DIR] | --all [--out DIR] | --list``."""
-    from mcsa_cli import Parser, UsageError
+    from mcsa_cli import Parser, UsageError, output_path
 
     ap = Parser(prog="python -m verify certificate",
                 description="Write self-contained scripts that recompute a wrong/loose proof step "
-                            "or a violated claim on its counterexample (exit 0: confirmed, 1: "
-                            "not).")
+                            "or a violated claim on its counterexample (a script exits 0 when it "
+                            "confirms the finding, 1 when not).",
+                epilog="Exit status: 0 written, 2 bad input (one line on stderr, before any "
+                       "work), 70 internal error (rerun with --debug for the traceback), 74 an "
+                       "output cannot be written (a full disk), 130 interrupted.")
     ap.add_argument("id", nargs="?", help="an audit step id or a claim id (see --list)")
     ap.add_argument("--all", action="store_true", help="write every certificate")
     ap.add_argument("--list", action="store_true", help="list the certificates: id, title")
@@ -250,8 +253,9 @@ def main(argv) -> int:
         why = f" (not covered: {known[a.id]})" if a.id in known else ""
         raise UsageError(
             f"no certificate {a.id!r}{why}; `python -m verify certificate --list` lists them")
-    if os.path.exists(a.out) and not os.path.isdir(a.out):
-        raise UsageError(f"--out {a.out!r} exists and is not a directory")
+    # checked (created, or written into and cleaned) before any script is rendered: exit 2, one
+    # line, for a file, a missing parent, no permission or a read-only file system (/sys)
+    output_path("--out", a.out, kind="dir")
     chosen = list(certs.values()) if a.all else [certs[a.id]]
     for c in chosen:
         print(write(c, a.out))

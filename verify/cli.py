@@ -7,11 +7,13 @@
                            (claims run on the sweep engine: figure1, figure2)
     python -m verify all [--quick|--full] [--json] [--write]
     python -m verify search CLAIM [--seed S] [--max-examples M] [--json]
-    python -m verify audit [CLAIM] [--json | --markdown]
+    python -m verify audit [CLAIM | STEP] [--json | --markdown]
     python -m verify report [...]
+    python -m verify coverage | certificate ID | draw KIND --out FILE
 
-Exit status: 0 holds, 1 violated, 2 bad input, 3 inconclusive, 4 depends on reading,
-70 internal error, 130 interrupted.
+Exit status of a claim and of `all`: 0 holds, 1 violated, 2 bad input, 3 inconclusive, 4 depends
+on reading, 70 internal error, 74 an output cannot be written, 130 interrupted; the other commands
+exit 0 on success and 2, 70, 74 or 130 alike.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
              "3 inconclusive, 4 depends on reading, 70 internal error (rerun with --debug for the "
              "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
+#: the statuses of a command that checks no claim (list, audit, coverage, certificate, draw, report)
+LIST_EXIT_TEXT = ("Exit status: 0 success (whatever the claims' statuses: `python -m verify all` "
+                  "exits with them), 2 bad input (one line on stderr, before any work), 70 "
+                  "internal error (rerun with --debug for the traceback), 74 an output cannot be "
+                  "written (a full disk), 130 interrupted.")
 #: at most this many values per grid override
 MAX_VALUES = 20
 #: how far past the largest value of a claim's --full grid an integer override may go: costs
@@ -150,7 +157,7 @@ def _print(text: str = "") -> None:
 def cmd_list(argv):
     a = list_arguments(f"{PROG} list",
                        "Coverage table generated from the registry: one row per claim.", argv,
-                       EXIT_TEXT)
+                       LIST_EXIT_TEXT)
     import bounds
     from bounds.cli import records
 
@@ -241,17 +248,21 @@ def _severity_text(r: dict) -> str:
 
 # ----------------------------------------------------------------------------- one claim
 def summarize(rep, wide: bool = False):
-    from .formatting import group_checks
+    """The checks table of ``verify CLAIM``: one row per quantity, form and reading, its verdict
+    beside the reading; on a narrow terminal the method, the number of checks and whether the
+    form decides are left out first (``--wide`` shows them)."""
+    from .formatting import fmt_ratio as ratio_text, group_checks
 
     rows = []
     for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
         q, f, reading = g.key
-        rows.append([q, f, reading or "all", "yes" if g.primary else "no", g.method,
-                     str(len(g.checks)), f"{g.holds}/{g.violated}/{g.inconclusive}",
-                     fmt_ratio(g.worst), g.verdict])
-    return table(rows, ["quantity", "form", "reading", "deciding", "method", "checks",
-                        "holds/viol/inc", "max ratio",
-                        "verdict"], wide=wide)
+        rows.append([q, f, reading or "all", g.verdict, f"{g.holds}/{g.violated}/{g.inconclusive}",
+                     ratio_text(g.worst, short=True), str(len(g.checks)), g.method,
+                     "yes" if g.primary else "no"])
+    return table(rows, ["quantity", "form", "reading", "verdict", "holds/viol/inc", "max ratio",
+                        "checks", "method", "deciding"], wide=wide,
+                 optional=["method", "checks", "deciding", "max ratio", "holds/viol/inc"],
+                 key=False)
 
 
 def _seed_text(seed) -> str:
@@ -260,14 +271,23 @@ def _seed_text(seed) -> str:
     return t if len(t) <= 20 else f"{t[:6]}...{t[-4:]} ({len(t)} digits; --json gives it in full)"
 
 
-def print_report(rep, verbose=False, wide=False, smoke=False):
-    """A claim's checks, readings and verdict.  ``smoke``: this run is the quick smoke test of a
-    claim whose
-    status comes from a stored run at the paper's settings (its own verdict is labelled so)."""
+#: at most this many lines of reason under a claim's final status (the details follow)
+REASON_LINES = 3
+
+
+def print_report(rep, verbose=False, wide=False, smoke=False, stored=None):
+    """A claim as ``python -m verify CLAIM`` prints it: the title and source, the final status
+    once, with a reason of at most :data:`REASON_LINES` lines, and then the details (what is
+    measured, the checks table, the checks that do not hold, the readings, the severity in full
+    and the decisive counterexamples).
+
+    ``smoke``: this run is the quick smoke test of a claim whose status comes from a stored run
+    at the paper's settings (``stored``, :func:`verify.reproductions.stored_full_run`); the final
+    status is then the stored run's, and this run's own status is labelled as the smoke test's.
+    """
     import bounds
 
     from .decide import ALPHA
-    from .formatting import readings_text, status_cell
     from .model import HOLDS, VIOLATED
     from .plot import own_checks_text, z_text
     from .runner import checks_text
@@ -279,10 +299,11 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
     v = _registry()[rep.claim]
     n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
     say(f"{rep.claim}: {c.title}\nsource: {c.source}")
-    say(headline(rep, smoke))
+    print(status_lines(rep, wide=wide, smoke=smoke, stored=stored))
+    say("\ndetails")
     say(f"measures: {v.measures}\non: {v.targets}\nhow: {v.method}; primary form: "
-        f"{v.primary_form}; "
-          f"seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; {checks_text(rep)}")
+        f"{v.primary_form}; seed {_seed_text(rep.seed)}; bound scale {rep.bound_scale:g}; "
+        f"{checks_text(rep)}")
     if n_mc:
         say(f"Monte Carlo verdicts: false-violation rate <= {ALPHA:g} for this claim (Bonferroni "
             f"over {n_mc} checks: {z_text(rep.checks)}).")
@@ -310,22 +331,118 @@ def print_report(rep, verbose=False, wide=False, smoke=False):
                 rel = x.relation.replace("<=", ">").replace(">=", "<")
             say(f"  [{x.verdict}] {x.quantity} ({x.form}): empirical {fmt(x.empirical)}{se} {rel} "
                 f"bound {fmt(x.scaled_bound)} (ratio {fmt_ratio(x)}) at {params}"
-                      + (f" — {x.note}" if x.note else ""))
+                + (f" — {x.note}" if x.note else ""))
     if verbose:
         say("\nall checks:")
         for x in rep.checks:
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} "
                 f"{fmt(x.scaled_bound)} {x.params}")
+    from .formatting import readings_text
+
+    say("\n" + own_checks_text(readings_text(rep), rep))
+    more = headline(rep, smoke)
+    if more:
+        say(more)
     fv = rep.form_verdicts()
-    rtext = own_checks_text(readings_text(rep), rep)
-    if smoke:
-        rtext = rtext.replace("final status: ", "smoke test's status (not the claim's): ")
-    print(wrap(cite_numbers("\n" + rtext), wide=wide))
-    label = "smoke test's verdict" if smoke else "verdict"
-    print(wrap(cite_numbers(f"\n{label}: {status_cell(rep)} (from the readings above; the deciding "
-                            f"form of each reading is "
-                f"'{v.primary_form}' unless a reading names its own)   by form: "
-                + ", ".join(f"{k}: {val}" for k, val in fv.items())), wide=wide))
+    say(f"by form{' (smoke test)' if smoke else ''}: "
+        + ", ".join(f"{k}: {val}" for k, val in fv.items())
+        + f" (the deciding form of each reading is '{v.primary_form}' unless the reading names its "
+          "own)")
+    if stored is not None:
+        say("\n" + stored_run_text(rep.claim, v, stored))
+
+
+def _counterexample_text(rep) -> str:
+    """The counterexample that decides a claim's status, in one short clause (no step id)."""
+    dec = rep.decisive()
+    if dec is not None:
+        params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}"
+                           for k, val in dec.params.items())
+        rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
+        return (f"counterexample: {dec.quantity} ({dec.form}) {fmt(dec.empirical)} {rel} "
+                f"{fmt(dec.scaled_bound)} at {params}")
+    step = rep.decisive_step()
+    ce = ((step or {}).get("outcome") or {}).get("counterexample")
+    if ce:
+        at = ", ".join(f"{k}={val}" for k, val in (ce.get("at") or {}).items())
+        return (f"counterexample (proof audit): the printed statement gives {_num(ce.get('lhs'))} "
+                f"against {_num(ce.get('rhs'))} at {at}")
+    if step is not None:
+        return "the proof audit finds the printed statement wrong"
+    return ""
+
+
+def reason_text(rep) -> str:
+    """Why a claim has its final status, in words (no rule numbers, no step ids): which readings
+    fail or hold, the deciding checks, and the counterexample that decides."""
+    from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
+
+    st = rep.status
+    names = list(st.readings)
+    holding = [k for k, val in st.readings.items() if val == HOLDS]
+    n = len(rep.checks)
+    ce = _counterexample_text(rep)
+    if st.status == HOLDS:
+        if st.strict_only:
+            return (f"holds under the lenient reading its hedge allows; fails only read strictly "
+                    f"({'; '.join(st.strict_only)})")
+        return (f"every check of the deciding form holds ({n} checks"
+                + (f", {len(names)} readings" if len(names) > 1 else "") + ")")
+    if st.status == VIOLATED:
+        head = "fails under every reading" if len(names) > 1 else "fails"
+        return f"{head}; {ce}" if ce else head
+    if st.status == DEPENDS:
+        head = (f"fails under {len(st.failing)} of {len(names)} readings, holds under "
+                + "; ".join(holding or ["the others"]))
+        return f"{head}. {ce[0].upper() + ce[1:]}" if ce else head
+    if st.status == INCONCLUSIVE:
+        k = sum(1 for x in rep.checks if x.verdict == INCONCLUSIVE)
+        return (f"Monte Carlo could not decide {k} of the {n} checks; none is violated under "
+                "every reading")
+    return ""
+
+
+def _fit_lines(text: str, lines: int, wide: bool) -> str:
+    """``text`` wrapped to the terminal in at most ``lines`` lines (continuations indented by
+    2); a longer text is cut after a whole word and ends in the marker (``--wide``: one
+    line, whole)."""
+    from mcsa_cli import marker, terminal_width
+
+    if wide:
+        return text
+    width = terminal_width()
+    out = textwrap.wrap(text, width=width, subsequent_indent="  ", break_on_hyphens=False,
+                        break_long_words=True) or [""]
+    if len(out) <= lines:
+        return "\n".join(out)
+    mark = f" {marker()} (details below)"
+    last = out[lines - 1]
+    while last.strip() and len(last) + len(mark) > width:
+        last = last.rsplit(" ", 1)[0] if " " in last.strip() else ""
+    return "\n".join(out[:lines - 1] + [last + mark])
+
+
+def status_lines(rep, wide: bool = False, smoke: bool = False, stored=None) -> str:
+    """The final status, once, and its reason in at most :data:`REASON_LINES` lines."""
+    from .severity import MEANING
+
+    if stored is not None:
+        sev = _severity_of(rep.claim, stored["verdict"])["severity"]
+        meaning = MEANING.get(sev, "").split(" (")[0]
+        head = (f"final status: {stored['verdict']} (at the paper's settings: the stored full "
+                f"run)" + (f"; severity {sev}: {meaning}" if meaning else ""))
+        failing = ", ".join(stored["not_holding"]) or "none"
+        why = (f"reason: not holding at the paper's settings: {failing}. Below, a --quick smoke "
+               f"test of the same code on a reduced experiment; its own status: {rep.verdict}")
+    else:
+        st = rep.status
+        sev = rep.severity_fields().get("severity") if not smoke else None
+        label = "smoke test's status (not the claim's)" if smoke else "final status"
+        meaning = MEANING.get(sev, "").split(" (")[0]  # (the reason comes below)
+        head = f"{label}: {st.status}" + (f" (severity {sev}: {meaning})" if meaning else "")
+        why = "reason: " + cite_numbers(reason_text(rep))
+    head = cite_numbers(head)
+    return _fit_lines(head, 2, wide) + "\n" + _fit_lines(why, REASON_LINES, wide)
 
 
 def _num(x) -> str:
@@ -333,40 +450,42 @@ def _num(x) -> str:
 
 
 def headline(rep, smoke=False) -> str:
-    """The first line after the title (reading rule 5): the final status, its severity with the
-    reason, and the counterexample that decides it."""
+    """The details behind the final status (reading rule 5), printed after the readings: the
+    severity with its full reason and deciding sentence, the counterexample that decides (the
+    audit step, then the supporting check) and the readings set aside by the reading rules."""
     from .severity import reason_line
 
     st = rep.status
     sev = rep.severity_fields()
-    out = f"{'smoke test' if smoke else 'final status'}: {st.text()}"
+    out = []
     if sev["severity"] and not smoke:
-        out += f"\nseverity {reason_line(sev)}"
+        out.append(f"severity {reason_line(sev)}")
     step = rep.decisive_step()
     dec = rep.decisive()
     # the audit fails the printed statement: its counterexample decides (rule 4: a family)
     if step is not None:
         ce = (step.get("outcome") or {}).get("counterexample")
         at = ", ".join(f"{k}={v}" for k, v in (ce or {}).get("at", {}).items())
-        out += (f"\ndecisive counterexample (audit step {step['id']}, {step['status']}"
-                + (f", read as: {step['reading']}" if step.get("reading") else "") + ")"
-                + (f": lhs {_num(ce.get('lhs'))} vs rhs {_num(ce.get('rhs'))} at {at}" if ce
-                   else "")
-                + f"; `python -m verify audit {rep.claim}` shows it")
+        out.append(f"decisive counterexample (audit step {step['id']}, {step['status']}"
+                   + (f", read as: {step['reading']}" if step.get("reading") else "") + ")"
+                   + (f": lhs {_num(ce.get('lhs'))} vs rhs {_num(ce.get('rhs'))} at {at}" if ce
+                      else "")
+                   + f"; `python -m verify audit {step['id']}` shows it")
     if dec is not None:
         params = ", ".join(f"{k}={fmt(val) if isinstance(val, float) else val}"
                            for k, val in dec.params.items())
         rel = dec.relation.replace("<=", ">").replace(">=", "<") if dec.relation != "=" else "!="
-        out += (f"\n{'supporting' if step is not None else 'decisive'} "
-                f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: {dec.quantity} "
-                f"({dec.form}) {fmt(dec.empirical)} {rel} {fmt(dec.scaled_bound)} at {params}")
+        out.append(f"{'supporting' if step is not None else 'decisive'} "
+                   f"counterexample{' (' + dec.reading + ')' if dec.reading else ''}: "
+                   f"{dec.quantity} ({dec.form}) {fmt(dec.empirical)} {rel} "
+                   f"{fmt(dec.scaled_bound)} at {params}")
     for what, names in (("degenerate, excluded (rule 3)", st.degenerate),
                         ("ruled out by the document (rule 6)", st.ruled_out),
                         ("fails only read strictly, the hedged reading holds (rule 2)",
                          st.strict_only)):
         if names:
-            out += f"\n{what}: {'; '.join(names)}"
-    return out
+            out.append(f"{what}: {'; '.join(names)}")
+    return "\n".join(out)
 
 
 def add_run_flags(ap):
@@ -573,15 +692,10 @@ def cmd_claim(cid, argv):
             out["status_basis"] = "stored full run" if from_stored else "this run"
         print(dumps(out))
     else:
-        if stored is not None:
-            _print(wrap(f"status at the paper's settings: {stored['verdict'].upper()} (stored full "
-                        f"run, {stored['path']}; not holding: "
-                        f"{', '.join(stored['not_holding']) or 'none'}). Below: a "
-                        "--quick smoke test of the same code on a reduced experiment, not the "
-                        "claim's status.\n",
-                        wide=a.wide))
-        print_report(rep, a.verbose, a.wide, smoke=stored is not None)
-        if stored is not None:
+        # a figure claim: its final status is the stored full run's; this run is a smoke test
+        print_report(rep, a.verbose, a.wide, smoke=stored is not None,
+                     stored=stored if from_stored else None)
+        if stored is not None and not from_stored:
             _print(stored_run_text(cid, v, stored))
         if plot:
             print(f"figure written to {a.plot}")
@@ -728,25 +842,23 @@ def cmd_all(argv):
 
 
 # ----------------------------------------------------------------------------- main
-USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,certificate,CLAIM}} ...
+USAGE = f"""usage: {PROG} {{list,all,search,audit,report,coverage,certificate,draw,CLAIM}} ...
 
 Hold every bound of Kim et al. (NeurIPS 2022), the CIS-as-IMH draft and El hanchi (2018) against exact and Monte Carlo computations.
 
-  {PROG} list                      coverage table: what is measured, how, which form
-  {PROG} theorem3 [--plot f.png]   one claim: checks, verdict, counterexamples
-  {PROG} all --quick               every claim with a summary (--write: verify/data/verdicts.json)
-  {PROG} search theorem4           Hypothesis search for a counterexample
-  {PROG} audit [CLAIM]             step-by-step proof audit
-  {PROG} report                    the HTML report of every claim
-  {PROG} coverage [--json]         every checkable statement of the documents and its status
-  {PROG} certificate ID|--all      self-contained scripts that rerun a wrong step or a violated claim
+  {PROG} list                     what is measured, how, which form; statuses
+  {PROG} theorem3 [--plot f.png]  one claim: its final status and why, then its checks
+  {PROG} all --quick              every claim with a summary (--write: verdicts.json)
+  {PROG} search theorem4          Hypothesis search for a counterexample
+  {PROG} audit [CLAIM|STEP]       step-by-step proof audit; one step: audit lemma5.2
+  {PROG} report                   the HTML report of every claim
+  {PROG} coverage [--json]        every checkable statement of the documents
+  {PROG} certificate ID|--all     scripts that recompute a wrong step or a violated claim
+  {PROG} draw KIND --out FILE     lecture figures: mixing, variance, wstar; step STEP_ID
 
-Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict
-RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} CLAIM --help` for a claim's
-options.
+Final statuses: holds, violated, inconclusive, depends on reading. JSON output is strict RFC 8259 (NaN is null, infinities are "inf"/"-inf"). `{PROG} COMMAND --help` gives a command's options and exit statuses, `{PROG} CLAIM --help` a claim's.
 
-{EXIT_TEXT} --debug (anywhere) shows the traceback of an internal error. `{PROG} --version`
-prints the package version.
+{EXIT_TEXT} A claim and `all` exit with the claims' statuses; the other commands exit 0 on success. --debug (anywhere) shows the traceback of an internal error. `{PROG} --version` prints the package version.
 """  # noqa: E501
 
 

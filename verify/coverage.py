@@ -461,7 +461,9 @@ def cmd_coverage(argv) -> int:
         "out of scope), the claim or proof-audit step that checks it and that check's current "
         "verdict, or the reason (for 'not checked': how it could be checked). 'python -m verify "
         "coverage --status \"not checked\"' is the to-do list."),
-        epilog="exit status: 0 success, 2 bad input (one line on stderr), 70 internal error.")
+        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 "
+               "internal error (rerun with --debug for the traceback), 74 an output cannot be "
+               "written (a full disk), 130 interrupted.")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="strict JSON: one object per entry")
     g.add_argument("--write", action="store_true",

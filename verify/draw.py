@@ -96,7 +96,8 @@ DEFAULTS = {"mixing": {"N": [4, 16], "w_star": [10.0, 100.0], "schemes": list(SC
 
 EPILOG = (
     "Exit status: 0 written, 2 bad input (one line on stderr, before any work), 70 internal error "
-    "(rerun with --debug for the traceback).")
+    "(rerun with --debug for the traceback), 74 an output cannot be written (a full disk), 130 "
+    "interrupted.")
 
 
 # ----------------------------------------------------------------------------- the command line

@@ -27,20 +27,21 @@ def fmt(x) -> str:
     return x if isinstance(x, str) else number_text(x, ".4g", nan="n/a", inf="∞")
 
 
-def fmt_ratio(c) -> str:
-    """empirical / bound of a check, said in words where it is not a number."""
+def fmt_ratio(c, short: bool = False) -> str:
+    """empirical / bound of a check, said in words where it is not a number (``short``: the
+    number alone, 'n/a' or '0', for a table cell)."""
     r = c.ratio
     if r is not None and math.isfinite(r):
-        if r >= 1e3 and c.relation in ("<=", "<"):  # say what a huge ratio means
+        if r >= 1e3 and c.relation in ("<=", "<") and not short:  # say what a huge ratio means
             return f"{r:.4g} (bound {math.log10(r):.0f} orders of magnitude too small)"
         return f"{r:.4g}"
     b, e = c.scaled_bound, c.empirical
     if b is not None and b == 0:  # a sign or a slope compared with 0: no tightness ratio
-        return "n/a (bound is 0)"
+        return "n/a" if short else "n/a (bound is 0)"
     if b is not None and math.isinf(b):
-        return "0 (bound is ∞)"
+        return "0" if short else "0 (bound is ∞)"
     if e is None or (isinstance(e, float) and math.isnan(e)):
-        return "n/a (no estimate)"
+        return "n/a" if short else "n/a (no estimate)"
     return fmt(r)
 
 
@@ -87,7 +88,7 @@ def status_cell(report_or_status) -> str:
 
 def readings_text(report) -> str:
     """Rendering for ``verify CLAIM``: each reading option with its quote and meaning,
-    then each full reading's verdict."""
+    then each full reading's verdict (the final status is printed once, above, by the caller)."""
     lines = ["readings:"]
     for r in report.reading_defs or (AS_PRINTED,):
         quote = r.quote
@@ -105,5 +106,4 @@ def readings_text(report) -> str:
         src = " (audit: statement fails)" if any(report.audit.get(o) == "fails"
                                                  for o in [""] + name.split(" + ")) else ""
         lines.append(f"  => {name}: {v}{src}")
-    lines.append(f"final status: {st.text()}")
     return "\n".join(lines)

@@ -60,9 +60,11 @@ def parse(argv):
         "Verify every claim once and write one self-contained HTML report (figures inlined, "
         "nothing fetched from the network): a summary of every claim's status, and per claim its "
         "statement and source, figure, checks, worst counterexamples and proof audit; the errata; "
-        "the figure reproductions; provenance. Prints the summary and the report's path. Exit "
-        "status 0 once the report is written, 2 on bad input; `python -m verify all` gives the "
-        "checker's statuses (1 = a claim is violated)."))
+        "the figure reproductions; provenance. Prints the summary and the report's path."),
+        epilog="Exit status: 0 once the report is written (whatever the claims' statuses: "
+               "`python -m verify all` exits with them), 2 bad input (one line on stderr, before "
+               "any work), 70 internal error (rerun with --debug for the traceback), 74 an output "
+               "cannot be written (a full disk), 130 interrupted.")
     ap.add_argument("--out", default="out", metavar="DIR|FILE.html",
                     help="a directory to write report.html into (created if missing; default: "
                          "./out), or the report's file name ending in .html")

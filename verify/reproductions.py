@@ -94,7 +94,7 @@ def reproducible() -> list[str]:
 
 def main(argv=None) -> int:
     """``python -m verify.reproductions``: rerun and store the reproductions."""
-    from mcsa_cli import Parser, UsageError
+    from mcsa_cli import Parser, UsageError, discard_unwritten_outputs, output_path
 
     from .execution import add_execution_flags, execution_options
     from .resources import checkout_root
@@ -106,8 +106,9 @@ def main(argv=None) -> int:
         "cell; --workers K local processes or a Dask cluster with --scheduler) and store them: the "
         "tidy CSV in docs/figures/, the verdicts and the PNG in verify/data/figures/ (from a "
         "source checkout; elsewhere give --out DIR)."),
-        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 130 "
-               "interrupted.")
+        epilog="Exit status: 0 success, 2 bad input (one line on stderr, before any work), 70 "
+               "internal error (rerun with --debug for the traceback), 74 an output cannot be "
+               "written (a full disk), 130 interrupted.")
     ap.add_argument("--claim", choices=claims + ["all"], default="all")
     ap.add_argument("--mode", choices=("quick", "full"), default="full")
     ap.add_argument("--out", default=None, metavar="DIR",
@@ -126,9 +127,8 @@ def main(argv=None) -> int:
         a = ap.parse_args(argv)
         ex = execution_options(a)
         if a.out is not None:
-            out = data_dir = Path(a.out)
-            if out.exists() and not out.is_dir():
-                raise UsageError(f"--out: {a.out!r} exists and is not a directory")
+            # created (or written into) now: an unwritable place is bad input, before any work
+            out = data_dir = Path(output_path("--out", a.out, kind="dir"))
         else:
             root = checkout_root()
             if root is None:
@@ -144,6 +144,7 @@ def main(argv=None) -> int:
                 if not (out / f"{cid}.csv").is_file():
                     raise UsageError(f"--from-csv: no stored table {out / f'{cid}.csv'}")
     except UsageError as e:
+        discard_unwritten_outputs()
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     from simulate.sweep import GridError
@@ -176,8 +177,11 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # through the kit's dispatcher: an unexpected error is one line, exit 70
+    from mcsa_cli import run as _run
+
+    raise SystemExit(_run("python -m verify.reproductions", "", ["reproductions", *sys.argv[1:]],
+                          {"reproductions": main}))
 
 
 def shown_status(claim: str, run_status: str, mode: str) -> dict:

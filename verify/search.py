@@ -229,8 +229,8 @@ def cmd_search(argv):
         "proof audit's adversarial search of the claim's statement (differential evolution over "
         "its whole domain and extreme regimes). Reproducible from --seed."),
         epilog="Exit status: 0 no violation found, 1 counterexample found, 2 bad input (one line "
-               "on stderr), 70 internal error (rerun with --debug for the traceback), 130 "
-               "interrupted.")
+               "on stderr, before any work), 70 internal error (rerun with --debug for the "
+               "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
     ap.add_argument("claim", help=f"a claim with a search space: {', '.join(SPECS)}")
     ap.add_argument("--seed", default="0", help="integer >= 0 (default 0)")
     ap.add_argument("--max-examples", default="200",

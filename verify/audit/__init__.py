@@ -538,8 +538,13 @@ def cmd_audit(argv):
         "Step-by-step audit of the documents' proofs: each displayed step is checked (sympy, "
         "50-digit evaluation, Hypothesis search, exact finite-state or Gaussian instances) and "
         "gets a status: exact, valid, loose (printed '=' but only an inequality holds), wrong "
-        "(with a counterexample and the correction) or unchecked."))
-    ap.add_argument("claim", nargs="?", help="one claim (default: all)")
+        "(with a counterexample and the correction) or unchecked."),
+        epilog="Exit status: 0 success (whatever the steps' statuses), 2 bad input (one line on "
+               "stderr, before any work), 70 internal error (rerun with --debug for the "
+               "traceback), 74 an output cannot be written (a full disk), 130 interrupted.")
+    ap.add_argument("claim", nargs="?", metavar="CLAIM|STEP",
+                    help="one claim, or one step by its id (lemma5.2, as the errata and the "
+                         "certificates name it); default: every step")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true")
     g.add_argument("--markdown", action="store_true", help="a Markdown table")
@@ -578,28 +583,43 @@ def cmd_audit(argv):
         print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
         return 0
     load()
-    if a.claim and a.claim not in {s.claim for s in STEPS.values()}:
+    step = STEPS.get(a.claim) if a.claim else None  # a step id: that step alone
+    if a.claim and step is None and a.claim not in {s.claim for s in STEPS.values()}:
         import bounds
 
         if a.claim in bounds.ids():
             raise UsageError(f"{a.claim} has no proof to audit in its document")
+        head = a.claim.split(".")[0]
+        near = sorted(i for i, s in STEPS.items() if s.claim == head)
         raise UsageError(
-            f"unknown claim {a.claim!r}; audited: "
-            f"{', '.join(sorted({s.claim for s in STEPS.values()}))}")
-    ensure(a.claim or None, workers)
+            f"unknown claim or step {a.claim!r}"
+            + (f" (the steps of {head}: {', '.join(near[:8])}{', ...' if len(near) > 8 else ''})"
+               if near else "")
+            + "; `python -m verify audit --markdown` lists every claim and step audited")
+    if step is not None and a.errata:
+        raise UsageError("--errata: prints every step's errata; give no claim or step")
+    claim = step.claim if step is not None else a.claim
+    ensure(claim or None, workers)
     if a.errata:
         print(errata_markdown(), end="")
         return 0
-    rs = rows(a.claim)
+    rs = rows(claim)
+    if step is not None:
+        rs = [r for r in rs if r["id"] == step.id]
     if a.json:
-        print(dumps({"claim": a.claim, "steps": rs, "claims": audit_document()["claims"]},
-                    default=str))
+        print(dumps({"claim": claim, "step": step.id if step is not None else None, "steps": rs,
+                     "claims": audit_document()["claims"]}, default=str))
     elif a.markdown:
         print(markdown(rs))
     else:
         from mcsa_cli import terminal_width, wrap
 
         print(wrap(table_text(rs, None if a.wide else terminal_width()), wide=a.wide, indent="  "))
+        if step is not None:
+            n = sum(s.claim == step.claim for s in STEPS.values())
+            print(wrap(f"\nstep {step.id} of {step.claim}'s proof audit; `python -m verify audit "
+                       f"{step.claim}` shows its {n} steps.", wide=a.wide))
+            return 0
         counts = {s: sum(r["status"] == s for r in rs)
                   for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
