@@ -229,6 +229,20 @@ def _end(x):
     return _from_man_exp(int(man), int(exp))
 
 
+def _coprime(p: int, q: int) -> Fraction:
+    """``p/q`` for coprime ``p`` and ``q > 0`` (python-flint's canonical ``fmpq``) without the gcd
+    that ``Fraction(p, q)`` computes again: seconds for a million-bit rational.  Uses the
+    constructor CPython provides for that (``_from_coprime_ints`` from 3.12, ``_normalize=False``
+    before); any other Python normalises."""
+    make = getattr(Fraction, "_from_coprime_ints", None)
+    if make is not None:
+        return make(p, q)
+    try:
+        return Fraction(p, q, _normalize=False)  # type: ignore[call-overload]
+    except TypeError:
+        return Fraction(p, q)
+
+
 def _compact(x: Fraction):
     """``x`` as a float when that is exact, else the Fraction itself."""
     d = x.denominator
@@ -246,6 +260,8 @@ def _to_arb(x):
     if isinstance(x, Dyadic):
         return arb(fmpz(x.man)) * arb(2) ** fmpz(x.exp)
     if isinstance(x, Fraction):
+        if x.denominator.bit_length() > 4096:  # a ball quotient: no gcd of long integers
+            return arb(fmpz(x.numerator)) / arb(fmpz(x.denominator))
         return arb(fmpq(x.numerator, x.denominator))
     return arb(x)
 
@@ -264,7 +280,16 @@ def _dec(x, down: bool) -> str:
         r = ctx.plus(v)
         ulp = ctx.scaleb(decimal.Decimal(1), r.adjusted() - 16)
         return str(ctx.subtract(r, ulp) if down else ctx.add(r, ulp))
-    return str(ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)))
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) <= 4096:
+        return str(ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)))
+    # a long rational (an exact sum of matrix powers): its 128-bit ball's outer end, then as a
+    # binary fraction (converting the integers to decimal would take seconds)
+    from flint import arb
+
+    with precision(128):
+        a = _to_arb(x)
+        end = _end(arb(a.lower()) if down else arb(a.upper()))
+    return _dec(end, down)
 
 
 # ----------------------------------------------------------------------------- the enclosure
@@ -343,7 +368,7 @@ class Enclosure:
         """An ``mpmath.iv`` interval (``mpi``): its ends are exact binary numbers."""
         from mpmath import iv
 
-        ends = []
+        ends: list = []
         for t in v._mpi_:
             sign, man, exp, _ = t
             if not man:
@@ -391,7 +416,7 @@ class Enclosure:
         if name == "flint" and type(value).__name__ == "arb":
             return Enclosure.from_arb(value)
         if name == "flint" and type(value).__name__ in ("fmpq", "fmpz"):
-            return Enclosure.point(Fraction(int(value.p), int(value.q)) if hasattr(value, "q")
+            return Enclosure.point(_coprime(int(value.p), int(value.q)) if hasattr(value, "q")
                                    else int(value))
         if name == "mpmath":
             if hasattr(value, "_mpi_"):
@@ -442,7 +467,7 @@ class Enclosure:
         if type(self.lo) is float and type(self.hi) is float:
             return _up((self.hi - self.lo) / min(abs(self.lo), abs(self.hi)))
         w = _op(self.hi, self.lo, "-", up=True)
-        m = self.lo if self.sign() > 0 else _op(0.0, self.hi, "-", up=False)
+        m = self.lo if (self.sign() or 0) > 0 else _op(0.0, self.hi, "-", up=False)
         return _float_up(_op(w, m, "/", up=True))
 
     def log10(self) -> float | None:
@@ -560,6 +585,18 @@ class Enclosure:
         """``[lo, hi]`` with 6 significant digits at any magnitude."""
         return f"[{_short(self.lo, True)}, {_short(self.hi, False)}]"
 
+    def __repr__(self) -> str:
+        """The dataclass form, with an end too long for decimal text (Python refuses more than
+        4300 digits) shown by its 17-digit outward rounding and its size."""
+        def end(x, down):
+            if isinstance(x, Fraction) and max(x.numerator.bit_length(),
+                                                x.denominator.bit_length()) >= 13_000:
+                return (f"<Fraction ~{_dec(x, down)}, {x.numerator.bit_length()}/"
+                        f"{x.denominator.bit_length()} bits>")
+            return repr(x)
+
+        return f"Enclosure(lo={end(self.lo, True)}, hi={end(self.hi, False)}, how={self.how!r})"
+
 
 def _int_text(n: int) -> str:
     """An int as decimal text, or as hexadecimal (``0x...``) when it has more than 4000 digits:
@@ -593,9 +630,9 @@ def _op(a, b, op: str, up: bool):
         return _up(v) if up else _down(v)
     if not isinstance(a, Dyadic) and not isinstance(b, Dyadic):
         fa, fb = Fraction(a), Fraction(b)
-        v = {"+": fa + fb, "-": fa - fb, "*": fa * fb, "/": fa / fb}[op]
-        if v.denominator.bit_length() < 4000 and v.numerator.bit_length() < 4000:
-            return _compact(v)
+        q = {"+": fa + fb, "-": fa - fb, "*": fa * fb, "/": fa / fb}[op]
+        if q.denominator.bit_length() < 4000 and q.numerator.bit_length() < 4000:
+            return _compact(q)
     bits = 128
     for x in (a, b):
         if isinstance(x, Dyadic):
@@ -889,10 +926,11 @@ class _NotRational(Exception):
     """The formula, at these values, is not a rational computation of modest size."""
 
 
-#: the largest integer exponent evaluated exactly in rational arithmetic (beyond it, balls)
-EXACT_POWER_MAX = 2048
-#: the largest numerator or denominator (bits) an exact rational evaluation may reach
-EXACT_BITS_MAX = 20_000
+#: the largest numerator or denominator (bits) an exact rational evaluation may reach: a power
+#: is evaluated exactly when its result stays below it (``|e|`` times the base's size; 2^21
+#: bits take about 0.15 s), beyond it in balls.  A bound attained with equality, such as
+#: delta^n at n = 10^5 against an exact d(n), is decided only exactly.
+EXACT_BITS_MAX = 2 ** 21
 
 
 def _qpow(b, e):
@@ -900,7 +938,11 @@ def _qpow(b, e):
         if e.denominator != 1:
             raise _NotRational
         e = e.numerator
-    if abs(e) > EXACT_POWER_MAX or (b == 0 and e < 0):
+    if b == 0 and e < 0:
+        raise _NotRational
+    b = Fraction(b)
+    size = max(b.numerator.bit_length(), b.denominator.bit_length(), 1)
+    if b not in (0, 1, -1) and abs(e) * size > EXACT_BITS_MAX:
         raise _NotRational
     out = b ** e
     if max(out.numerator.bit_length(), out.denominator.bit_length()) > EXACT_BITS_MAX:
@@ -984,11 +1026,11 @@ def _as_fraction_value(x) -> Fraction:
 def enclose_exact(expr, values: dict) -> Enclosure | None:
     """Evaluate a rational formula exactly at exact values, or return None.
 
-    A formula built from ``+``, ``-``, ``*``, ``/`` and integer powers (at most
-    :data:`EXACT_POWER_MAX`), Min, Max, Abs and Piecewise is evaluated in
-    :class:`fractions.Fraction` at the parameters' exact values (a double is an exact binary fraction; decimal text is read exactly), so an
-    identity against it can be decided.  None for any other formula or value, or a result
-    larger than :data:`EXACT_BITS_MAX` bits.
+    A formula built from ``+``, ``-``, ``*``, ``/`` and integer powers, Min, Max, Abs and
+    Piecewise is evaluated in :class:`fractions.Fraction` at the parameters' exact values (a
+    double is an exact binary fraction; decimal text is read exactly), so an identity against
+    it can be decided.  None for any other formula or value, or a result larger than
+    :data:`EXACT_BITS_MAX` bits.
     """
     import sympy as sp
 

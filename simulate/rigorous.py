@@ -157,7 +157,7 @@ class TF:
         for idx, x in np.ndenumerate(a):
             f = frac(x)
             v[idx] = float(f)
-            e[idx] = _float_up(abs(Fraction(v[idx]) - f))
+            e[idx] = _float_up(abs(Fraction(float(v[idx])) - f))
         return TF(v, e)
 
     @staticmethod
@@ -518,7 +518,7 @@ class ExactChain:
     def __init__(self, K: np.ndarray):
         self.K = K
         self.mat = to_mat(K)
-        self._pow = {}
+        self._pow: dict = {}
 
     def power(self, n: int) -> np.ndarray:
         if n not in self._pow:

@@ -138,7 +138,14 @@ def test_exact_checks_are_decided_on_enclosures(reports):
                 assert c.settled_by == "exact" and c.lhs == c.rhs
             # Var[theta_0] = 0 exactly
             if c.quantity == "variance_ratio" and c.params["t"] == 0:
-                assert c.empirical == 0 and isinstance(c.empirical, Fraction)
+                assert _exact(c) == 0 and c.empirical == 0
+
+
+def _exact(c):
+    """The exact value a check was decided on: its quantity's enclosure, a rational point (the
+    ``empirical`` field is that value rounded to a double, for display)."""
+    assert c.lhs.is_point and c.lhs.how == "exact", (c.quantity, c.lhs)
+    return Fraction(c.lhs.lo)
 
 
 # --------------------------------------------------------------------------- pinned counterexamples
@@ -151,7 +158,7 @@ def test_stationarity_counterexample(reports):
         assert ("I - eps DH = 0 I, rho = 0 < 1, Lambda = 2 H^-1 (exact)" in c.note
                 and "rho = 0.5 < 1, Lambda = 4 H^-1 (exact)" in c.note)
     for c in _find(r, "stationarity_k_max", "explicit"):
-        assert c.empirical == 4 / Fraction(c.params["eps"]) and c.verdict == "holds"
+        assert _exact(c) == 4 / Fraction(c.params["eps"]) and c.verdict == "holds"
     # k = 2 (outside the printed (0, 1)) gives I - DH = 0: stationary, Lambda = 2 H^-1, exactly
     H = sg.random_spd(np.random.default_rng(1), 4, 50.0)
     E = sg.Exact(H)
@@ -162,7 +169,7 @@ def test_stationarity_counterexample(reports):
 def test_covariance_ratio_values(reports):
     r = reports["sgfs_stationary_covariance"]
     c = _find(r, "covariance_ratio", "stated", dimension=6, k=1.0, eps=1.0)[0]
-    assert c.empirical == Fraction(4, 3) and c.verdict == "holds"
+    assert _exact(c) == Fraction(4, 3) and c.verdict == "holds"
     # k = 3: outside (0, 1), stationary
     c = _find(r, "covariance_ratio", "stated", dimension=3, k=3.0, eps=1.0)[0]
     assert c.empirical == 4 and c.verdict == "holds"
@@ -172,7 +179,7 @@ def test_variance_trajectory_counterexample(reports):
     r = reports["sgfs_variance_trajectory"]
     for d in (1, 3, 6):
         c = _find(r, "variance_ratio", "stated", dimension=d, k=1.0, t=1)[0]
-        assert c.empirical == Fraction(3, 4) and c.bound == 0.5
+        assert _exact(c) == Fraction(3, 4) and c.bound == 0.5
         assert c.verdict == "violated"
         c = _find(r, "variance_ratio", "stated_sum", dimension=d, k=1.0, t=1)[0]
         assert c.bound == pytest.approx(0.9375) and c.verdict == "violated"
@@ -184,15 +191,15 @@ def test_variance_trajectory_counterexample(reports):
     # 6.8e-13, within the old tolerances (which had it 'holds'); exactly, it is violated
     for k in (1.0, 3.0):
         for c in _find(r, "variance_ratio", "stated_sum", k=k, t=20):
-            assert c.empirical == 1 - Fraction(1, 4) ** 20 and c.rhs.lo == 1 - Fraction(1, 4) ** 21
+            assert _exact(c) == 1 - Fraction(1, 4) ** 20 and c.rhs.lo == 1 - Fraction(1, 4) ** 21
             assert c.verdict == "violated" and c.settled_by == "exact"
 
 
 def test_strong_prior_counterexamples(reports):
     r = reports["sgfs_admissible_k"]
     got = {c.params["G"]: c for c in _find(r, "eig_ratio_strong_prior", "remark")}
-    assert got["G = I"].empirical == Fraction(4, 101)
-    assert got["G = N C"].empirical == Fraction(1, 50)
+    assert _exact(got["G = I"]) == Fraction(4, 101)
+    assert _exact(got["G = N C"]) == Fraction(1, 50)
     for c in got.values():
         assert c.verdict == "violated" and not c.primary and c.relation == ">"
 
@@ -293,7 +300,7 @@ def test_identity_planted_off_by_a_hair_is_violated_and_the_exact_one_holds():
     hair = E.inv * fmpq(1, 10 ** 40)
     f, _ = sg._ratio_fields(X + hair, E, c)
     bad = _decided(bound=float(c), rhs=Enclosure.point(c), relation="=", **f)
-    assert bad.verdict == "violated" and bad.empirical == c + Fraction(1, 10 ** 40)
+    assert bad.verdict == "violated" and _exact(bad) == c + Fraction(1, 10 ** 40)
     K = _kit.qmat(np.zeros((3, 3)))
     K[0, 1], K[1, 0] = fmpq(1, 10 ** 40), -fmpq(1, 10 ** 40)
     f, _ = sg._ratio_fields(X + K, E, c)

@@ -166,7 +166,8 @@ def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
     if verdict is None:
         ref = getattr(check.bound, "ref", None)
         for b in PRECISIONS:
-            new_lhs = check.refine(b) if check.refine is not None else lhs
+            new_lhs = check.refine(b) if check.refine is not None else None
+            new_lhs = lhs if new_lhs is None else new_lhs  # None: nothing sharper to compute
             new_rhs = bound_enclosure(check, b) if ref is not None else rhs
             if new_lhs is lhs and new_rhs is rhs:
                 break  # nothing can be computed more precisely

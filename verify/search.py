@@ -56,12 +56,25 @@ def _unit_score(s, M):
     return (s / mx if mx > 0 else np.ones(M))[:, None]
 
 
-def _sides(emp, b, tol):
-    """The enclosures of a row's two sides."""
-    from bounds.enclosure import Enclosure
+def _sides(emp, b, tol, rel=None):
+    """The enclosures of a row's two sides.
+
+    A bound from :func:`verify.registry.bound_value` is enclosed from its formula (exactly where
+    its parameters are rational and its powers small, else in balls); with ``rel`` given, the
+    ball precision is raised (:data:`bounds.enclosure.PRECISIONS`) until the relation is decided
+    or the cap is reached, as :func:`verify.decide.decide` does."""
+    from bounds.enclosure import PRECISIONS, Enclosure, relation_verdict
 
     lhs = emp if isinstance(emp, Enclosure) else Enclosure.of(emp).widen(tol or 0)
-    rhs = b if isinstance(b, Enclosure) else Enclosure.of(b)
+    ref = getattr(b, "ref", None)
+    if isinstance(b, Enclosure) or ref is None:
+        return lhs, b if isinstance(b, Enclosure) else Enclosure.of(b)
+    from .registry import bound_enclosure
+
+    for bits in PRECISIONS:
+        rhs = bound_enclosure(ref, bits)
+        if rel is None or relation_verdict(lhs, rhs, rel) is not None:
+            break
     return lhs, rhs
 
 
@@ -69,7 +82,7 @@ def _violated(emp, b, rel, tol) -> bool:
     """Whether the row's enclosures prove ``emp REL b`` false."""
     from bounds.enclosure import relation_verdict
 
-    lhs, rhs = _sides(emp, b, tol)
+    lhs, rhs = _sides(emp, b, tol, rel)
     return relation_verdict(lhs, rhs, rel) == "violated"
 
 
@@ -81,7 +94,7 @@ def _log_ratio(emp, b, rel, tol=0.0) -> float:
     """
     from bounds.enclosure import log10_ratio
 
-    lhs, rhs = _sides(emp, b, tol)
+    lhs, rhs = _sides(emp, b, tol, rel)
     if rel == "=":
         d, m = abs(lhs.mid - rhs.mid), max(abs(rhs.mid), 1e-300)
         return math.log10(1 + d / m) if math.isfinite(d) else math.inf

@@ -10,12 +10,16 @@ componentwise (``gamma_m = m u / (1 - m u)``, ``u = 2^-53``; Higham, *Accuracy a
 Stability of Numerical Algorithms*, 2nd ed., 2002, §3.5), the float copy of ``P`` is
 within ``u P``, and the relative errors of the factors multiply (:func:`window_sum`).
 
+``P^n`` and the window sums are also exact where a check needs it (:func:`window_exact`,
+python-flint, n <= :data:`EXACT_N`).
+
 No sympy and nothing of mcsa-verify is imported here: the module serves the checks, the
 search space and the teaching notebook alike.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import zlib
 from fractions import Fraction
@@ -244,6 +248,65 @@ def tv_distance(A: np.ndarray, eA: float, pi) -> tuple[float, int, float]:
     """``(d, x, err)``: ``d = max_x ||A(x,.) - pi||_TV`` (A ~ P^t), its argmax and error bound."""
     b, x, err = worst_bias(A, eA, 1, pi)
     return b / 2, x, err / 2
+
+
+#: the largest n for which :func:`window_exact` is used (a 3-state chain's sum to 10^5 takes about
+#: a second; to 10^6, twenty)
+EXACT_N = 10 ** 5
+
+
+@functools.lru_cache(maxsize=64)
+def _window_exact(P: tuple, n: int, first: int):
+    from flint import fmpq, fmpq_mat
+
+    m = len(P)
+    Pq = fmpq_mat(m, m, [fmpq(v.numerator, v.denominator) for row in P for v in row])
+    I = fmpq_mat(m, m, [int(i == j) for i in range(m) for j in range(m)])  # noqa: E741
+    A, S = I, fmpq_mat(m, m)
+    for bit in bin(int(n))[2:]:  # the steps of window_sum, exactly
+        S, A = S + A * S, A * A
+        if bit == "1":
+            S, A = I + Pq * S, Pq * A
+    if first:
+        S = Pq * S
+    return A, S
+
+
+def window_exact(P, n: int, first: int = 0):
+    """``(A, S)`` of :func:`window_sum` exactly: ``P^n`` and ``sum_{t=first}^{first+n-1} P^t`` as
+    python-flint ``fmpq_mat`` (rational arithmetic), for the checks the float enclosures cannot
+    decide, such as a bound attained with equality.  Cached (the stated, explicit and random-f
+    rows share one sum)."""
+    return _window_exact(tuple(tuple(row) for row in P), int(n), int(first))
+
+
+def _q(v):
+    from flint import fmpq
+
+    v = Fraction(v)
+    return fmpq(v.numerator, v.denominator)
+
+
+def worst_bias_exact(S, n: int, pi):
+    """:func:`worst_bias`'s ``b`` exactly (an ``fmpq``), from an exact ``S`` (``fmpq_mat``)."""
+    m, piq = len(pi), [_q(p) for p in pi]
+    return max(sum((abs(S[x, y] / n - piq[y]) for y in range(m)), _q(0)) for x in range(m))
+
+
+def function_bias_exact(S, n: int, pi, f):
+    """:func:`function_bias`'s ``b`` exactly (``f``'s doubles read as the binary fractions they
+    are)."""
+    m, fq = len(pi), [_q(float(v)) for v in f]
+    pi_f = sum((_q(p) * v for p, v in zip(pi, fq)), _q(0))
+    return max(abs(sum((S[x, y] * fq[y] for y in range(m)), _q(0)) / n - pi_f)
+               for x in range(m))
+
+
+def tv_exact(P, t: int, pi):
+    """``max_x ||P^t(x,.) - pi||_TV`` exactly, from :func:`window_exact`'s ``P^t`` (d(t) at or
+    below the float resolution, e.g. exactly 0 for a rank-one chain, or attaining delta^t)."""
+    A, _ = window_exact(P, t)
+    return worst_bias_exact(A, 1, pi) / 2
 
 
 def simulate_average(Pf: np.ndarray, x: int, f: np.ndarray, n: int, R: int,

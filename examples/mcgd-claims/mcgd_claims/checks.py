@@ -12,8 +12,9 @@ Random finite chains with rational transition matrices, six families from easy t
 (dense, sparse with transient states, reversible Metropolis chains with a state of tiny
 mass, rank-one chains with delta = 0 where the stated form is attained up to 1 - pi(x),
 nearly reducible chains with delta = 1 - 10^-6, two-state chains).  For each chain:
-``pi`` and ``delta`` exactly (rational arithmetic); for each n (up to 10^6 quick, 10^7
-full) ``S = sum_t P^t`` by binary powering with a rigorous float error bound.
+``pi`` and ``delta`` exactly (rational arithmetic); for each n (up to 10^5: a chain that
+attains its bound with equality is decided only by an exact sum, which costs seconds at 10^5
+and minutes beyond) ``S = sum_t P^t`` by binary powering with a rigorous float error bound.
 
 * ``bias``: the largest bias over starts x and over test functions with ``max|f| <= 1``,
   ``max_x ||S(x,.)/n - pi||_1`` (attained by ``f = sign(S(x,.)/n - pi)``), against the stated
@@ -26,14 +27,18 @@ full) ``S = sum_t P^t`` by binary powering with a rigorous float error bound.
   value: a cross-check of the exact computation, not primary).
 
 Error bounds: each empirical value carries the float error bound of :mod:`mcgd_claims.chains`
-plus the effect on the bound of rounding delta to float64 (relative ``(n + 1/(1 - delta)) u``)
-as its ``error``; the bound itself is enclosed from its formula by the toolkit, and each check
-is decided on the two enclosures (docs/methods.md, validated numerics).  Readings: "the time
-average along the chain started at x" averages ``X_0..X_{n-1}`` or ``X_1..X_n``; every bias
-check is made under both.
+as its ``error``, and a ``refine`` that computes it exactly (rational arithmetic, n up to
+:data:`chains.EXACT_N`) when the float enclosure cannot decide, as where a bound is attained
+with equality; the bound is enclosed from its formula by the toolkit at the exact delta, and
+each check is decided on the two enclosures (docs/methods.md, validated numerics).
+
+Readings: "the time average along the chain started at x" averages ``X_0..X_{n-1}`` or
+``X_1..X_n``; every bias check is made under both.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
@@ -43,10 +48,10 @@ from verify.registry import bound_value
 from . import chains as C
 from .formulas import CLAIM
 
-QUICK = dict(kinds=list(C.KINDS), m=[3, 6], chains=1, n=[1, 2, 5, 20, 100, 10 ** 4, 10 ** 6],
+QUICK = dict(kinds=list(C.KINDS), m=[3, 6], chains=1, n=[1, 2, 5, 20, 100, 10 ** 4, 10 ** 5],
              t=[0, 1, 2, 5, 20, 100], mc_kinds=["metropolis", "two_state"], mc_n=[1, 5, 25], R=4000)
 FULL = dict(kinds=list(C.KINDS), m=[2, 3, 4, 6, 8], chains=3,
-            n=[1, 2, 3, 5, 10, 20, 50, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7],
+            n=[1, 2, 3, 5, 10, 20, 50, 100, 1000, 10 ** 4, 10 ** 5],
             t=[0, 1, 2, 3, 5, 10, 20, 50, 100, 1000], mc_kinds=["metropolis", "two_state"],
             mc_n=[1, 2, 5, 10, 25, 50], R=20000)
 
@@ -55,10 +60,22 @@ def _scalar(v):
     return v[0] if isinstance(v, (list, tuple)) else v
 
 
-def _bound_err(b: float, n: int, d: float) -> float:
-    """Effect on the bound of delta rounded to float64 (relative sensitivity <= n + 1/(1 - delta))
-    and of evaluating the formula (a few roundings)."""
-    return abs(b) * C.U * (2 * (n + 1 / (1 - d)) + 8)
+def _exact(P, pi, what, n, first, f, bits):
+    """A check's ``refine``: its quantity exactly, as a point enclosure (any ``bits``), asked only
+    when the float enclosure cannot decide (docs/own-claim.md): ``what`` is "tv" (d(n)), "bias"
+    (the worst f), "half" (the worst f with osc = 1) or "f" (the random f).  Beyond
+    :data:`chains.EXACT_N` nothing sharper is computed (the check stays undecided)."""
+    from bounds.enclosure import Enclosure
+
+    if n > C.EXACT_N:
+        return None
+    if what == "tv":
+        return Enclosure.of(C.tv_exact(P, n, pi))
+    _, S = C.window_exact(P, n, first)
+    if what == "f":
+        return Enclosure.of(C.function_bias_exact(S, n, pi, f))
+    b = C.worst_bias_exact(S, n, pi)
+    return Enclosure.of(b / 2 if what == "half" else b)
 
 
 def _instances(grid, seed):
@@ -67,7 +84,7 @@ def _instances(grid, seed):
         for m in ([2] if kind == "two_state" else grid["m"]):
             for i in range(int(_scalar(grid["chains"]))):
                 P = C.make_chain(kind, m, C.generator(seed, "chain", kind, m, i))
-                yield kind, m, i, P, C.stationary(P), C.dobrushin(P)
+                yield kind, m, i, P, C.stationary(P), C.dobrushin(P)  # delta exact
 
 
 def run(grid, seed=0, progress=None):
@@ -75,7 +92,7 @@ def run(grid, seed=0, progress=None):
     for kind, m, i, P, pi, delta in _instances(grid, seed):
         if progress is not None:
             progress(f"{CLAIM}: {kind} m={m} #{i}")
-        d = float(delta)
+        d = float(delta)  # shown; the bounds are evaluated at the exact delta
         Pf = C.as_float(P)
         f = C.generator(seed, "f", kind, m, i).uniform(-1.0, 1.0, m)
         fs, fo = float(np.max(np.abs(f))), float(np.max(f) - np.min(f))
@@ -86,37 +103,40 @@ def run(grid, seed=0, progress=None):
                 _, S, _, eS = C.window_sum(Pf, n, first)
                 b, x, err = C.worst_bias(S, eS, n, pi)
                 bf, xf, errf = C.function_bias(S, eS, n, pi, f)
-                rows = [("bias", "stated", b, err, x, {"f_sup": 1.0}, "worst f with max|f| = 1"),
+                rows = [("bias", "stated", b, err, x, {"f_sup": 1.0}, "worst f with max|f| = 1",
+                         "bias"),
                         ("bias", "explicit", b / 2, err / 2, x, {"f_osc": 1.0},
-                         "worst f with osc(f) = 1"),
-                        ("bias (random f)", "stated", bf, errf, xf, {"f_sup": fs}, "one random f"),
+                         "worst f with osc(f) = 1", "half"),
+                        ("bias (random f)", "stated", bf, errf, xf, {"f_sup": fs}, "one random f",
+                         "f"),
                         ("bias (random f)", "explicit", bf, errf, xf, {"f_osc": fo},
-                         "one random f")]
-                for q, form, emp, e, xs, fp, what in rows:
-                    bound = bound_value(CLAIM, "bias", form, n=n, delta=d, **fp)
+                         "one random f", "f")]
+                for q, form, emp, e, xs, fp, what, how in rows:
+                    # fs and fo are doubles, exact as binary fractions; delta is exact
+                    bound = bound_value(CLAIM, "bias", form, n=n, delta=delta, **fp)
                     out.append(CheckResult(
                         q, form, {**base, "window": window, "n": n, "x": xs, **fp}, emp, bound,
-                        "exact",
-                        error=e + _bound_err(bound, n, d),
+                        "exact", error=e,
+                        refine=partial(_exact, P, pi, how, n, first, tuple(f)),
                         primary=form == "stated", reading="t = " + window,
                         note=f"{what}; exact pi and delta = {d:.6g}; sum of P^t by binary powering "
                              f"(float error <= {e:.2g})"))
         for t in grid["t"]:
             A, _, eA, _ = C.window_sum(Pf, t)
             tv, x, err = C.tv_distance(A, eA, pi)
-            bound = bound_value(CLAIM, "tv", "stated", delta=d, t=t)
+            bound = bound_value(CLAIM, "tv", "stated", delta=delta, t=t)
             out.append(CheckResult(
                 "tv", "stated", {**base, "t": t, "x": x}, tv, bound, "exact",
-                error=err + _bound_err(bound, t, d),
+                error=err, refine=partial(_exact, P, pi, "tv", t, 0, None),
                 note=f"max_x ||P^t(x,.) - pi||_TV from P^t by repeated squaring (float error <= "
-                     f"{err:.2g})"))
+                     f"{err:.2g}; exact where that cannot decide)"))
         if kind in grid["mc_kinds"] and m == min(grid["m"] if kind != "two_state"
                                                  else [2]) and i == 0:
-            out += _monte_carlo(grid, seed, kind, m, Pf, pi, d, base)
+            out += _monte_carlo(grid, seed, kind, m, Pf, pi, delta, base)
     return out
 
 
-def _monte_carlo(grid, seed, kind, m, Pf, pi, d, base):
+def _monte_carlo(grid, seed, kind, m, Pf, pi, delta, base):
     out = []
     R = int(_scalar(grid["R"]))
     for window in C.WINDOWS:
@@ -130,7 +150,7 @@ def _monte_carlo(grid, seed, kind, m, Pf, pi, d, base):
             mean, se = C.simulate_average(Pf, x, f, n, R,
                                           C.generator(seed, "mc", kind, m, n, window), first)
             emp = mean - float(pif @ f)
-            bound = bound_value(CLAIM, "bias", "stated", n=n, delta=d, f_sup=1.0)
+            bound = bound_value(CLAIM, "bias", "stated", n=n, delta=delta, f_sup=1.0)
             params = {**base, "window": window, "n": n, "x": x, "f_sup": 1.0, "R": R}
             out.append(CheckResult("bias", "stated", params, emp, bound, "monte-carlo", stderr=se,
                                    reading="t = " + window,
@@ -275,20 +295,17 @@ def search_space():
         delta = C.dobrushin(P)
         if delta == 1:  # the bound says nothing
             return []
-        pi, d, n = C.stationary(P), float(delta), inst["n"]
-        A, S, eA, eS = C.window_sum(C.as_float(P), n, C.WINDOWS.index(inst["window"]))
-        b, _, err = C.worst_bias(S, eS, n, pi)
-        tv, _, err_tv = C.tv_distance(A, eA, pi)
+        pi, n, first = C.stationary(P), inst["n"], C.WINDOWS.index(inst["window"])
+        A, S = C.window_exact(P, n, first)  # n <= 2000: exact rationals, milliseconds
+        b = C.worst_bias_exact(S, n, pi)
         rows = []
-        for label, emp, e, form, q, kw in (("bias (stated, worst f)", b, err, "stated", "bias",
-                                            {"f_sup": 1.0}),
-                                           ("bias (explicit, worst f)", b / 2, err / 2, "explicit",
-                                            "bias",
-                                            {"f_osc": 1.0, "n": n}),
-                                           ("tv d(n)", tv, err_tv, "stated", "tv", {"t": n})):
-            kw = {"n": n, **kw} if q == "bias" else kw
-            bound = bound_value(CLAIM, q, form, delta=d, **kw)
-            rows.append((label, emp, bound, "<=", e + _bound_err(bound, n, d)))
+        for label, emp, form, q, kw in (("bias (stated, worst f)", b, "stated", "bias",
+                                         {"n": n, "f_sup": 1.0}),
+                                        ("bias (explicit, worst f)", b / 2, "explicit", "bias",
+                                         {"n": n, "f_osc": 1.0}),
+                                        ("tv d(n)", C.worst_bias_exact(A, 1, pi) / 2, "stated",
+                                         "tv", {"t": n})):
+            rows.append((label, emp, bound_value(CLAIM, q, form, delta=delta, **kw), "<=", 0.0))
         return rows
 
     return strategy, evaluate
