@@ -1,7 +1,8 @@
-"""Issue 8 tally: bad and odd inputs across `python -m bounds`, `python -m verify` and
-`python -m simulate`, each run as a subprocess with a time limit.
+"""Issue 8 tally: bad and odd inputs across `python -m bounds`, `python -m verify`,
+`python -m simulate` and a `QuickClaim` script (docs/own-claim.md), each run as a subprocess with
+a time limit.
 
-    python benchmarks/bad_inputs.py [--timeout 60] [--only bounds|verify|simulate] [--jobs 1]
+    python benchmarks/bad_inputs.py [--timeout 60] [--only bounds|verify|simulate|quickclaim]
 
 For every input: the exit status, the number of lines on stderr, whether a traceback was
 printed, the time, and whether it met the standard: exit 2 with exactly one stderr line
@@ -171,6 +172,44 @@ TABLE = r"""
 0 simulate tv --kernel imh --dim 100000 --proposal-scale 1.0001 --steps 5
 0 simulate $TV --steps 1000000000
 """
+# A QuickClaim script per row (issue 37 section 3): ``STATUS quickclaim BOUND LO HI [ARGS]`` writes
+# a script whose quantity is 0.5 t on the domain t in (LO, HI) (ints: an integer domain) and runs
+# it with ARGS; exit 2 must come before any work (the quantity is never called).
+QUICKCLAIM = r"""
+2 quickclaim '(1 - t**' 0 8
+2 quickclaim 't + s' 0 8
+2 quickclaim '' 0 8
+2 quickclaim 't > 1' 0 8
+2 quickclaim '1/t' 0 8
+2 quickclaim '1/(t - 3.5)' 0.0 8.0
+2 quickclaim nan 0 8
+2 quickclaim zoo 0 8
+2 quickclaim t 8 0
+2 quickclaim t 0 8 --plot /sys/kernel/x.png
+2 quickclaim t 0 8 --plot /nonexistent/dir/x.png
+2 quickclaim t 0 8 --plot x.txt
+2 quickclaim t 0 8 --bogus
+2 quickclaim t 0 8 --seed -1
+0 quickclaim t 0 8 --max-examples 0
+0 quickclaim t 0 8 --max-examples 20
+1 quickclaim 't/4' 0.0 8.0 --max-examples 20
+0 quickclaim t 0 8 --help
+"""
+
+SCRIPT = """import sys
+from verify import QuickClaim
+
+
+def q(t):
+    \"\"\"the quantity\"\"\"
+    return 0.5 * t
+
+
+claim = QuickClaim("bad_input", bound={bound!r}, quantity=q, domain={{"t": ({lo}, {hi})}})
+if __name__ == "__main__":
+    sys.exit(claim.main())
+"""
+
 MACROS = {"$T3": "--N 10 --w-star 5 --L 1", "$TV": "tv --kernel imh --dim 5 --proposal-scale 1.5",
           "$MO": "moment --scheme pmcsa --dim 5 --proposal-scale 1.5",
           "$RU": "run --scheme pmcsa --dim 5 --N 4",
@@ -196,14 +235,25 @@ def _cases(table: str) -> list[tuple[str, list[str], int]]:
     return cases
 
 
-CASES = _cases(TABLE)
+CASES = _cases(TABLE) + _cases(QUICKCLAIM)
+
+
+def _quickclaim_script(argv: list[str]) -> list[str]:
+    """Write the script of a ``quickclaim`` row; the command line that runs it."""
+    bound, lo, hi, *rest = argv
+    d = Path(tempfile.mkdtemp(prefix="quickclaim-"))
+    path = d / "claim.py"
+    path.write_text(SCRIPT.format(bound=bound, lo=lo, hi=hi))
+    return [str(path), *rest]
 
 
 def run_case(prog, argv, expected, timeout):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     t0 = time.perf_counter()
     try:
-        r = subprocess.run([sys.executable, "-m", prog, *argv], capture_output=True, text=True,
+        cmd = ([sys.executable, *_quickclaim_script(argv)] if prog == "quickclaim"
+               else [sys.executable, "-m", prog, *argv])
+        r = subprocess.run(cmd, capture_output=True, text=True,
                            timeout=timeout,
                            cwd=TMP, env=env)
         rc, err = r.returncode, r.stderr
@@ -230,7 +280,7 @@ def run_case(prog, argv, expected, timeout):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per input (default 60)")
-    ap.add_argument("--only", choices=("bounds", "verify", "simulate"))
+    ap.add_argument("--only", choices=("bounds", "verify", "simulate", "quickclaim"))
     ap.add_argument("--jobs", type=int, default=1, help="inputs run at once (default 1)")
     a = ap.parse_args(argv)
     cases = [c for c in CASES if a.only is None or c[0] == a.only]
@@ -247,7 +297,7 @@ def main(argv=None) -> int:
     print()
     print(f"{'command':<10} {'inputs':>6} {'met':>5} {'exit 2':>7} {'1 line':>7} {'traceback':>9} "
           f"{'hang':>5} {'max s':>6} {'mean s':>7}")
-    for prog in ("bounds", "verify", "simulate"):
+    for prog in ("bounds", "verify", "simulate", "quickclaim"):
         rs = [r for r in results if r["prog"] == prog]
         if not rs:
             continue
