@@ -36,14 +36,15 @@ JOBS = {
 }
 
 
-def _once(tree: str, argv: list[str], cache: str, out: str) -> dict:
+def _once(tree: str, argv: list[str], cache: str, out: str,
+          python: str = sys.executable) -> dict:
     env = dict(os.environ, MCSA_CACHE=cache, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                MKL_NUM_THREADS="1", COLUMNS="100", MPLBACKEND="Agg")
     env.pop("PYTHONPATH", None)
     args = [a.replace("{out}", out) for a in argv]
     load = os.getloadavg()[0]
     t = time.perf_counter()
-    p = subprocess.run([sys.executable, *args], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+    p = subprocess.run([python, *args], cwd=tree, env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     dt = time.perf_counter() - t
     if p.returncode not in (0, 1, 3, 4):  # a verdict's status is not a failure of the job
@@ -52,7 +53,9 @@ def _once(tree: str, argv: list[str], cache: str, out: str) -> dict:
     return {"seconds": round(dt, 3), "load_before": round(load, 2)}
 
 
-def measure(trees: dict[str, str], jobs: list[str], repeats: int) -> list[dict]:
+def measure(trees: dict[str, str], jobs: list[str], repeats: int,
+            pythons: dict[str, str] | None = None) -> list[dict]:
+    pythons = pythons or {}
     rows = []
     for job in jobs:
         argv, rerun = JOBS[job]
@@ -61,9 +64,10 @@ def measure(trees: dict[str, str], jobs: list[str], repeats: int) -> list[dict]:
             for name in order:
                 with tempfile.TemporaryDirectory(prefix="mcsa-trees-") as tmp:
                     cache, out = os.path.join(tmp, "cache"), os.path.join(tmp, "out")
+                    py = pythons.get(name, sys.executable)
                     if rerun:
-                        _once(trees[name], argv, cache, out)
-                    m = _once(trees[name], argv, cache, out)
+                        _once(trees[name], argv, cache, out, py)
+                    m = _once(trees[name], argv, cache, out, py)
                 rows.append({"job": job, "tree": name, "repeat": r, **m})
                 print(f"bench_trees: {job} {name} #{r + 1}: {m['seconds']:.1f} s "
                       f"(load {m['load_before']:.1f})", file=sys.stderr)
@@ -87,6 +91,12 @@ def main(argv=None) -> int:
     ap.add_argument("--new", default=".", help="the new tree (default: .)")
     ap.add_argument("--jobs", default="all,report",
                     help=f"comma-separated, from {', '.join(JOBS)} (default all,report)")
+    ap.add_argument("--base-python", default=sys.executable,
+                    help="the interpreter for the old tree, e.g. a venv where it is installed: "
+                         "installed entry points (documents) must match the tree (default: this "
+                         "one)")
+    ap.add_argument("--new-python", default=sys.executable,
+                    help="the interpreter for the new tree (default: this one)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per tree and job (default 3)")
     ap.add_argument("--json", action="store_true", help="every measurement, strict JSON")
     a = ap.parse_args(argv)
@@ -98,10 +108,11 @@ def main(argv=None) -> int:
     for t in trees.values():
         if not os.path.isdir(os.path.join(t, "verify")):
             ap.error(f"{t} is not a source tree of mcsa-verify (no verify/ in it)")
-    rows = measure(trees, jobs, a.repeats)
+    rows = measure(trees, jobs, a.repeats, {"base": a.base_python, "new": a.new_python})
     table = summary(rows, trees)
     if a.json:
-        print(json.dumps({"trees": trees, "repeats": a.repeats, "runs": rows, "summary": table}))
+        print(json.dumps({"trees": trees, "pythons": [a.base_python, a.new_python],
+                          "repeats": a.repeats, "runs": rows, "summary": table}))
         return 0
     print("| job | base (s, median) | new (s, median) | new / base |")
     print("|---|---|---|---|")
