@@ -136,18 +136,21 @@ def read(name: str) -> dict:
 
 def owner(claim_id: str):
     """The document package (:class:`bounds.plugins.Plugin`) that registers ``claim_id``: the one
-    whose package holds the module of its verification, else the one whose document key
+    whose package holds the module of its verification (or of its audited steps, for a claim
+    with a proof only), else the one whose document key
     (``coverage_sections.json``) is the claim's source; None when none does (a claim registered
     by a script)."""
-    from .registry import document_of, plugins, verifications
+    from .registry import document_of, plugins, proof_steps, verifications
 
     v = verifications().get(claim_id)
-    run = getattr(v, "run", None)
-    mod = getattr(getattr(run, "func", run), "__module__", "") or ""
+    # the module of its verification, else of its audited steps (a claim with a proof only)
+    fns = [getattr(v, "run", None)] if v is not None else [
+        s.check for s in proof_steps().values() if s.claim == claim_id]
+    mods = [getattr(getattr(f, "func", f), "__module__", "") or "" for f in fns]
     plugs = plugins()
     for p in plugs:
         pkg = p.module if p.package_dir() is not None else p.module.rpartition(".")[0]
-        if pkg and (mod == pkg or mod.startswith(pkg + ".")):
+        if pkg and any(m == pkg or m.startswith(pkg + ".") for m in mods):
             return p
     try:
         import bounds

@@ -531,6 +531,45 @@ def _evidence(r) -> str:
     return f"{e}: {r['instances']} instances ({r['method']})"
 
 
+def _write(workers) -> int:
+    """``audit --write``: each document's audit.json into its own store (:mod:`verify.store`; the
+    built-in documents' in verify/data/ of a source checkout, with docs/ERRATA.md).
+
+    Refused (one line, exit 2) before any work when nothing can be recorded: the built-in
+    documents of an installed toolkit ship their audit, and nothing is written into
+    site-packages.
+    """
+    import bounds
+
+    from ..resources import checkout_root, data_file, writable
+    from ..store import plan, write
+
+    load()
+    claim_ids = list(dict.fromkeys([*bounds.ids(), *(s.claim for s in STEPS.values())]))
+    groups, _ = plan(claim_ids)
+    if not groups:
+        data_file(AUDIT_DOC)  # the toolkit's refusal (one line, exit 2)
+    root = checkout_root()
+    builtin_dir = root / "verify" / "data" if root is not None else None
+    # the errata are the toolkit's document: written when its own documents are recorded in it
+    errata = writable("docs/ERRATA.md") if builtin_dir in groups else None
+    n = ensure(None, workers)
+    doc = audit_document()
+    written = [] if errata is None else [str(errata)]
+    if errata is not None:
+        atomic_write(errata, errata_markdown())
+    for directory, ids in groups.items():
+        mine = set(ids)
+        part = {"claims": {c: r for c, r in doc["claims"].items() if c in mine},
+                "steps": {k: r for k, r in doc["steps"].items() if r.get("claim") in mine}}
+        # not sort_keys: a counterexample's point keeps the order its check gave (the errata
+        # print it so)
+        written.append(str(write(directory, AUDIT_DOC, part)))
+    print(f"wrote {' and '.join(written)} ({n} of {len(STEPS)} steps computed, the rest "
+          "unchanged)")
+    return 0
+
+
 def cmd_audit(argv):
     from mcsa_cli import Parser as _Parser, UsageError
 
@@ -570,18 +609,7 @@ def cmd_audit(argv):
     if a.no_cache:
         CACHE["read"] = False
     if a.write:
-        from ..resources import data_file, writable
-
-        # refused from an installed package
-        errata, adoc = writable("docs/ERRATA.md"), data_file(AUDIT_DOC)
-        n = ensure(None, workers)
-        # not sort_keys: a counterexample's point keeps the order its check gave (the errata print
-        # it so)
-        text, doc = errata_markdown(), dumps(audit_document(), indent=1) + "\n"
-        atomic_write(errata, text)
-        atomic_write(adoc, doc)
-        print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
-        return 0
+        return _write(workers)
     load()
     step = STEPS.get(a.claim) if a.claim else None  # a step id: that step alone
     if a.claim and step is None and a.claim not in {s.claim for s in STEPS.values()}:
