@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import textwrap
 import time
 from collections import Counter
@@ -722,13 +723,34 @@ def stored_run_text(cid, v, stored) -> str:
 
 
 # ----------------------------------------------------------------------------- all
+def _document_claims(name: str) -> list[str]:
+    """The claims of the document package whose entry-point name is ``name``, in the documents'
+    order (UsageError, exit 2, for an unknown name or a package with no claim)."""
+    from .registry import plugins
+    from .store import owner
+
+    names = [p.name for p in plugins()]
+    if name not in names:
+        raise UsageError(f"--document: unknown document package {name!r} (the registered ones: "
+                         f"{', '.join(names)})")
+    ids = [c for c in _registry() if (p := owner(c)) is not None and p.name == name]
+    if not ids:
+        raise UsageError(f"--document: {name} registers no claim")
+    return ids
+
+
 def cmd_all(argv):
     ap = _Parser(prog=f"{PROG} all", description="Verify every claim; ends with a summary table.",
                  epilog=EXIT_TEXT)
     add_run_flags(ap)
     ap.add_argument("--write", action="store_true",
-                    help="also write the final statuses to verify/data/verdicts.json (read by "
-                         "`list`; from a source checkout only)")
+                    help="also record the final statuses (verdicts.json, read by `list`), each "
+                         "document's in its own store: a source checkout's package directory "
+                         "(the built-in documents: verify/data/), else the user's data directory "
+                         "($MCSA_VERIFY_DATA_DIR overrides it; docs/own-claim.md)")
+    ap.add_argument("--document", default=None, metavar="NAME",
+                    help="only the claims of one document package, by its entry-point name "
+                         "(group mcsa_verify.claims)")
     add_parallel_flags(ap)
     add_wide(ap)
     a = ap.parse_args(argv)
@@ -737,18 +759,33 @@ def cmd_all(argv):
     import bounds
 
     from .decide import ALPHA, summary_status
-    from .docio import VERDICTS_DOC, write_verdicts
+    from .docio import write_verdicts
     from .model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED
 
     mode = "full" if a.full else "quick"
-    # refused before any work from an installed package (nothing is written into site-packages)
+    ids = _document_claims(a.document) if a.document is not None else None
+    # refused before any work when nothing can be recorded (the built-in documents of an installed
+    # toolkit ship their results; nothing is written into site-packages)
+    unrecorded: list[str] = []
     if a.write:
         from .resources import data_file
+        from .store import plan
 
-        data_file(VERDICTS_DOC)
+        groups, unrecorded = plan(ids if ids is not None else list(_registry()))
+        if not groups:
+            data_file("verdicts.json")  # the toolkit's refusal (one line, exit 2)
+            raise UsageError("--write: none of these claims belongs to a document package")
     t0 = time.perf_counter()
     with progress(desc="all", json=a.json) as bar:
-        reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
+        if ids is None:
+            reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
+        else:
+            from .runner import run_claims
+
+            tick = (lambda done, total: bar(f"{done}/{total} claims")) if bar else None
+            got = run_claims(ids, mode, seed, workers=workers, cache=not a.no_cache,
+                             progress=tick)
+            reports = [got[c] for c in ids]
     elapsed = time.perf_counter() - t0
     reg = _registry()
     stored = {} if a.full else {r.claim: st for r in reports
@@ -759,7 +796,11 @@ def cmd_all(argv):
              for r in reports}
     verdict = summary_status(shown.values())
     if a.write:
-        write_verdicts(reports, mode, seed, stored=stored)
+        for f in write_verdicts(reports, mode, seed, stored=stored):
+            print(f"recorded {f}", file=sys.stderr)
+        if unrecorded:
+            print(f"not recorded ({len(unrecorded)} claims): the built-in documents' results "
+                  "ship with this installed toolkit", file=sys.stderr)
     if a.json:
         print(dumps({"verdict": verdict, "seed": seed, "elapsed_s": elapsed, "mode": mode,
                      # a figure claim: its status at the paper's settings (stored full run)

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 
 from bounds.references import citation, reference
@@ -107,11 +106,17 @@ def sections() -> dict[str, list[dict]]:
 
 
 def _status_json(name: str) -> dict:
-    """The one reader of the status documents (``audit.json``, ``verdicts.json``): the
-    packaged copy under verify/data/, else docs/ of the checkout; ``{}`` when neither
-    is readable."""
+    """The one reader of the status documents (``audit.json``, ``verdicts.json``): every
+    document's record through the store (:func:`verify.store.read`: the packaged copy under
+    verify/data/ with each document package's own record laid over it), else docs/ of the
+    checkout; ``{}`` when neither is readable."""
+    from .store import read
+
+    rec = read(name)
+    if rec:
+        return rec
     here = Path(__file__).resolve().parent
-    for f in (resources.files("verify").joinpath("data", name), here.parent / "docs" / name):
+    for f in (here.parent / "docs" / name,):
         try:
             d = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError):

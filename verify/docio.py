@@ -1,28 +1,46 @@
-"""The packaged JSON documents of ``verify/data/``: reading them, the audit's statement
-verdicts, and writing ``verdicts.json`` (see :mod:`verify.resources` for where they live)."""
+"""The recorded documents (``verdicts.json``, ``audit.json``): reading them through the store
+(:mod:`verify.store`: every document's record, merged), the audit's statement verdicts, and
+writing ``verdicts.json`` into each document's store."""
 
 from __future__ import annotations
 
-from mcsa_cli import atomic_write, dumps
-
-from .resources import data_file, read_json
-
-#: packaged data (verify/data/, read with importlib.resources: see verify.resources)
+#: the recorded documents (their names in every store, verify.store)
 VERDICTS_DOC = "verdicts.json"
 AUDIT_DOC = "audit.json"
+
+__all__ = ["AUDIT_DOC", "VERDICTS_DOC", "audit_statements", "audit_steps", "decisive_step",
+           "load_doc", "verdicts_document", "write_verdicts"]
 
 
 def audit_statements(claim_id: str) -> dict:
     """The audit's verdict on the claim's printed statement per reading option, from the
-    packaged audit.json (kept current by tests/test_audit.py)."""
+    recorded audit.json of the claim's document (:mod:`verify.store`)."""
     return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
-def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | None:
+def audit_steps(claim_id: str) -> dict:
+    """The recorded audit's steps of ``claim_id`` (step id -> its record), and the step its
+    severity points to (``see``), from the store: what :meth:`verify.outcome.Report.decisive_step`
+    is given."""
+    from .severity import fields
+
+    adoc = load_doc(AUDIT_DOC)
+    see = {(adoc.get("claims", {}).get(claim_id) or {}).get("see"),
+           fields("claims", claim_id).get("see")}
+    return {k: v for k, v in adoc.get("steps", {}).items()
+            if isinstance(v, dict) and (v.get("claim") == claim_id or k in see)}
+
+
+def decisive_step(claim_id: str, options, prefer: str | None = None,
+                  steps: dict | None = None) -> dict | None:
     """Reading rule 5: the audit's statement step that fails ``claim_id``'s printed statement under
-    one of the reading ``options`` ("" = every reading), with its counterexample (from the packaged
-    audit.json); the one with a counterexample first; None when the audit fails none."""
-    steps = load_doc(AUDIT_DOC).get("steps", {})
+    one of the reading ``options`` ("" = every reading), with its counterexample; the one with a
+    counterexample first; None when the audit fails none.
+
+    ``steps``: the audit's step records (step id -> record; default: the recorded audit's,
+    :func:`audit_steps`)."""
+    if steps is None:
+        steps = audit_steps(claim_id)
     hits = [{"id": sid, **st} for sid, st in steps.items()
             if st.get("claim") == claim_id and st.get("statement")
             and st.get("status") in ("wrong", "loose")
@@ -43,8 +61,11 @@ def decisive_step(claim_id: str, options, prefer: str | None = None) -> dict | N
 
 
 def load_doc(name: str) -> dict:
-    """A packaged JSON document of verify/data/ (``{}`` when missing or unreadable)."""
-    return read_json(name)
+    """A recorded document (:data:`VERDICTS_DOC`, :data:`AUDIT_DOC`) of every document, merged
+    (:func:`verify.store.read`; ``{}`` when none is readable)."""
+    from .store import read
+
+    return read(name)
 
 
 def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None) -> dict:
@@ -90,8 +111,20 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
     return doc
 
 
-def write_verdicts(reports, mode: str, seed: int, stored: dict | None = None) -> str:
-    """Write verify/data/verdicts.json (from a source checkout only: UsageError otherwise)."""
-    p = data_file(VERDICTS_DOC)
-    atomic_write(p, dumps(verdicts_document(reports, mode, seed, stored), indent=1) + "\n")
-    return str(p)
+def write_verdicts(reports, mode: str, seed: int, stored: dict | None = None) -> list[str]:
+    """Record the reports' verdicts.json, each document's in its own store (:mod:`verify.store`:
+    the built-in documents' in verify/data/ of a source checkout).
+
+    Returns the files written; a claim whose document is recorded nowhere (a built-in document
+    of an installed toolkit) is left out.
+    """
+    from .store import plan, write
+
+    groups, _ = plan([r.claim for r in reports])
+    out = []
+    for directory, ids in groups.items():
+        mine = [r for r in reports if r.claim in set(ids)]
+        doc = verdicts_document(mine, mode, seed,
+                                {c: st for c, st in (stored or {}).items() if c in set(ids)})
+        out.append(str(write(directory, VERDICTS_DOC, doc)))
+    return out

@@ -17,7 +17,7 @@ from .decide import (
     final_status,
     reading_verdicts,
 )
-from .docio import audit_statements
+from .docio import audit_statements, audit_steps as recorded_steps
 from .formatting import fmt_ratio, group_checks
 from .model import AS_PRINTED, CheckResult, Status, Verification, params_json
 
@@ -39,6 +39,9 @@ class Report:
     extra: dict = field(default_factory=dict)
     reading_defs: tuple = ()  # the claim's Reading list
     audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
+    #: the recorded audit's steps of the claim (step id -> record, verify.docio.audit_steps):
+    #: what :meth:`decisive_step` chooses from; the report reads no file
+    audit_steps: dict = field(default_factory=dict)
     #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
     figure_png: Callable | None = field(default=None, repr=False, compare=False)
 
@@ -88,14 +91,17 @@ class Report:
         return max(cands, key=excess) if cands else None
 
     def decisive_step(self) -> dict | None:
-        """Return the statement step failing a failing reading, when the audit decides (rule 5)."""
+        """Return the statement step failing a failing reading, when the audit decides (rule 5).
+
+        It is chosen from :attr:`audit_steps`, the recorded audit's steps the report was given.
+        """
         from .docio import decisive_step
 
         st = self.status
         if not st.failing:
             return None
         return decisive_step(self.claim, {o for full in st.failing for o in full.split(" + ")},
-                             prefer=self.severity_fields().get("see"))
+                             prefer=self.severity_fields().get("see"), steps=self.audit_steps)
 
     def severity_fields(self, status: str | None = None) -> dict:
         """Return how much the claim's final status matters (:mod:`verify.severity`).
@@ -217,7 +223,8 @@ class Report:
 
 def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0,
                      overrides: dict | None = None, progress=None,
-                     execution: dict | None = None) -> Report:
+                     execution: dict | None = None, audit: dict | None = None,
+                     audit_steps: dict | None = None) -> Report:
     """Run a verification's grid, decide every check and the claim.
 
     Parameters
@@ -237,6 +244,11 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
     execution : dict, optional
         ``{workers, scheduler, cache}`` for a claim with ``v.execution`` (how its cells run;
         the numbers do not depend on it).
+    audit : dict, optional
+        The audit's statement verdicts per reading option (default: the recorded audit's,
+        :func:`verify.docio.audit_statements`, read through :mod:`verify.store`).
+    audit_steps : dict, optional
+        The recorded audit's steps of the claim (default: :func:`verify.docio.audit_steps`).
 
     Returns
     -------
@@ -249,6 +261,9 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
     """
     import time
 
+    # what the audit recorded, read here (through the store), never by the report
+    audit = audit_statements(v.claim) if audit is None else audit
+    audit_steps = recorded_steps(v.claim) if audit_steps is None else audit_steps
     grid = dict(v.grid.quick if mode == "quick" else v.grid.full)
     if execution:
         if not v.execution:
@@ -272,7 +287,7 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
     for c in checks:
         decide(c, n_mc, bound_scale)
     return Report(v.claim, checks, seed, time.perf_counter() - t0, bound_scale, v.primary_form,
-                  reading_defs=tuple(v.readings), audit=audit_statements(v.claim))
+                  reading_defs=tuple(v.readings), audit=audit, audit_steps=audit_steps)
 
 
 def rescore(report: Report, bound_scale: float) -> Report:
@@ -285,4 +300,5 @@ def rescore(report: Report, bound_scale: float) -> Report:
         decide(c, n_mc, bound_scale)
     return Report(report.claim, checks, report.seed, report.elapsed_s, bound_scale,
                   report.primary_form,
-                  dict(report.extra), report.reading_defs, dict(report.audit))
+                  dict(report.extra), report.reading_defs, dict(report.audit),
+                  dict(report.audit_steps))

@@ -170,7 +170,7 @@ def decode(payload: dict):
     """
     from bounds.enclosure import Enclosure
 
-    from .docio import audit_statements
+    from .docio import audit_statements, audit_steps
     from .model import CheckResult
     from .outcome import Report
     from .registry import verifications
@@ -195,7 +195,7 @@ def decode(payload: dict):
     rep = Report(payload["claim"], checks, payload["seed"], payload["elapsed_s"], 1.0,
                  v.primary_form,
                  dict(untag(payload.get("extra") or {})), tuple(v.readings),
-                 audit_statements(payload["claim"]))
+                 audit_statements(payload["claim"]), audit_steps(payload["claim"]))
     rep.computed_at = payload.get("computed_at")  # None: stored before the time was kept
     rep.figure_view = payload.get("figure_view")  # drawn by the worker (run_claims figure)
     rep.cached = False

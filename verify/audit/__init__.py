@@ -68,7 +68,7 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
     from . import cache
 
     load()
-    ids = _closure([s.id for s in STEPS.values() if not claim or s.claim == claim])
+    ids = _closure([s.id for s in STEPS.values() if _picked(s.claim, claim)])
     todo = []
     for i in ids:
         s = STEPS[i]
@@ -125,15 +125,21 @@ def _bar(total, progress):
                 disable=not progress or None, leave=False)
 
 
+def _picked(cid: str, claim) -> bool:
+    """Whether ``cid`` is selected by ``claim``: None (every claim), one id, or a set of ids."""
+    return not claim or (cid == claim if isinstance(claim, str) else cid in claim)
+
+
 def rows(claim: str | None = None, workers: int | None = None):
-    """One dict per audited step (of ``claim``, or of every claim): status, evidence, correction,
+    """One dict per audited step (of ``claim``, or of every claim; a set of claims: theirs):
+    status, evidence, correction,
     and how the status was established (``established_by``, ``evaluations``, ``best_ratio``,
     ``regimes``).  Outcomes come from the cache when the code is unchanged (:func:`ensure`)."""
     load()
     ensure(claim, workers)
     out = []
     for s in STEPS.values():
-        if claim and s.claim != claim:
+        if not _picked(s.claim, claim):
             continue
         o = s.run()
         st, aff = status_with_affected(s)
@@ -162,10 +168,11 @@ def _severity(step_id: str, status: str) -> dict:
                                   "certificate")}
 
 
-def claim_statuses() -> dict[str, str]:
-    """Per claim: the worst step status, and whether its final statement survives."""
+def claim_statuses(claims=None) -> dict[str, str]:
+    """Per claim (of ``claims``, default every one): the worst step status, and whether its
+    final statement survives."""
     per = {}
-    for r in rows():
+    for r in rows(claims):
         per.setdefault(r["claim"], []).append(r)
     out = {}
     for c, rs in per.items():
@@ -193,12 +200,12 @@ def claim_statuses() -> dict[str, str]:
     return out
 
 
-def statement_readings() -> dict[str, dict[str, str]]:
+def statement_readings(claims=None) -> dict[str, dict[str, str]]:
     """Per claim, the audit's verdict on its printed statement under each reading option
     ("" = every reading): "fails" (a statement step is wrong or loose), "survives" (exact or
     valid) or "unchecked".  This is the audit's input to :func:`verify.decide.final_status`."""
     out: dict[str, dict[str, str]] = {}
-    for r in rows():
+    for r in rows(claims):
         if not r["statement"]:
             continue
         d = out.setdefault(r["claim"], {})
@@ -240,21 +247,24 @@ def statement_map(claim: str, raw: dict[str, str] | None = None) -> dict[str, st
     return out
 
 
-def final_statuses() -> dict[str, Status]:
+def final_statuses(claims=None) -> dict[str, Status]:
     """Every claim's final status from :func:`verify.decide.final_status`: the audit's statement
     verdicts computed now, the empirical per-reading verdicts from docs/verdicts.json."""
     import bounds
 
     emp = load_doc(VERDICTS_DOC).get("readings", {})
     load()
-    stm = statement_readings()
-    return {cid: final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()}
+    stm = statement_readings(claims)
+    return {cid: final_status(cid, emp.get(cid), stm.get(cid, {})) for cid in bounds.ids()
+            if _picked(cid, claims)}
 
 
-def audit_document() -> dict:
+def audit_document(claims=None) -> dict:
     """docs/audit.json: per claim the step summary, the statement verdict per reading and the
-    final status; per step its status and the number of instances it was checked on."""
-    labels, stm, fin = claim_statuses(), statement_readings(), final_statuses()
+    final status; per step its status and the number of instances it was checked on (of
+    ``claims``, a set of claim ids; default every claim)."""
+    labels, stm = claim_statuses(claims), statement_readings(claims)
+    fin = final_statuses(claims)
     claims = {}
     for cid in sorted(set(labels) | set(fin)):
         st = fin.get(cid)
@@ -279,7 +289,7 @@ def audit_document() -> dict:
                        "certificate": r["certificate"],
                        **({"assumes": r["assumes"]} if r["assumes"] else {}),
                        "digest": STEPS[r["id"]].digest, "outcome": STEPS[r["id"]].run().to_json()}
-             for r in rows()}
+             for r in rows(claims)}
     return {"claims": claims, "steps": steps}
 
 
@@ -531,6 +541,59 @@ def _evidence(r) -> str:
     return f"{e}: {r['instances']} instances ({r['method']})"
 
 
+def _write(workers, document: str | None = None) -> int:
+    """``audit --write``: each document's audit.json into its own store (:mod:`verify.store`; the
+    built-in documents' in verify/data/ of a source checkout, with docs/ERRATA.md).
+
+    ``document``: one document package only (its entry-point name).  Refused (one line, exit 2)
+    before any work when nothing can be recorded: the built-in
+    documents of an installed toolkit ship their audit, and nothing is written into
+    site-packages.
+    """
+    import bounds
+    from mcsa_cli import UsageError
+
+    from ..registry import plugins
+    from ..resources import checkout_root, data_file, writable
+    from ..store import plan, write
+
+    load()
+    claim_ids = list(dict.fromkeys([*bounds.ids(), *(s.claim for s in STEPS.values())]))
+    if document is not None:
+        from ..store import owner
+
+        names = [p.name for p in plugins()]
+        if document not in names:
+            raise UsageError(f"--document: unknown document package {document!r} (the "
+                             f"registered ones: {', '.join(names)})")
+        claim_ids = [c for c in claim_ids if (p := owner(c)) is not None and p.name == document]
+    groups, _ = plan(claim_ids)
+    if not groups:
+        data_file(AUDIT_DOC)  # the toolkit's refusal (one line, exit 2)
+        raise UsageError(f"--write: {document} has nothing to record")
+    root = checkout_root()
+    builtin_dir = root / "verify" / "data" if root is not None else None
+    # the errata are the toolkit's document (all its documents): written when they are recorded
+    errata = (writable("docs/ERRATA.md") if builtin_dir in groups and document is None
+              else None)
+    chosen = None if document is None else set(claim_ids)
+    n = ensure(chosen, workers)
+    doc = audit_document(chosen)
+    written = [] if errata is None else [str(errata)]
+    if errata is not None:
+        atomic_write(errata, errata_markdown())
+    for directory, ids in groups.items():
+        mine = set(ids)
+        part = {"claims": {c: r for c, r in doc["claims"].items() if c in mine},
+                "steps": {k: r for k, r in doc["steps"].items() if r.get("claim") in mine}}
+        # not sort_keys: a counterexample's point keeps the order its check gave (the errata
+        # print it so)
+        written.append(str(write(directory, AUDIT_DOC, part)))
+    print(f"wrote {' and '.join(written)} ({n} of {len(STEPS)} steps computed, the rest "
+          "unchanged)")
+    return 0
+
+
 def cmd_audit(argv):
     from mcsa_cli import Parser as _Parser, UsageError
 
@@ -553,6 +616,9 @@ def cmd_audit(argv):
                    help="write docs/ERRATA.md and verify/data/audit.json (from a source checkout "
                         "only); steps whose code is unchanged keep their stored outcome, the "
                         "others are recomputed")
+    ap.add_argument("--document", default=None, metavar="NAME",
+                    help="with --write: record one document package only (its entry-point name, "
+                         "group mcsa_verify.claims)")
     ap.add_argument("--no-cache", action="store_true",
                     help="recompute every step (default: read each step's stored outcome while the "
                          "digest of the code it depends on is unchanged; see docs/methods.md)")
@@ -570,18 +636,7 @@ def cmd_audit(argv):
     if a.no_cache:
         CACHE["read"] = False
     if a.write:
-        from ..resources import data_file, writable
-
-        # refused from an installed package
-        errata, adoc = writable("docs/ERRATA.md"), data_file(AUDIT_DOC)
-        n = ensure(None, workers)
-        # not sort_keys: a counterexample's point keeps the order its check gave (the errata print
-        # it so)
-        text, doc = errata_markdown(), dumps(audit_document(), indent=1) + "\n"
-        atomic_write(errata, text)
-        atomic_write(adoc, doc)
-        print(f"wrote {errata} and {adoc} ({n} of {len(STEPS)} steps computed, the rest unchanged)")
-        return 0
+        return _write(workers, a.document)
     load()
     step = STEPS.get(a.claim) if a.claim else None  # a step id: that step alone
     if a.claim and step is None and a.claim not in {s.claim for s in STEPS.values()}:

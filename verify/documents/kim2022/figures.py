@@ -1110,7 +1110,7 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
     import time
 
     from verify.decide import decide
-    from verify.docio import audit_statements
+    from verify.docio import audit_statements, audit_steps
     from verify.outcome import Report
     from verify.registry import REGISTRY
 
@@ -1144,7 +1144,7 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
             decide(c, len(checks))
         rep = Report(fig, checks, 0, time.perf_counter() - t0,
                      reading_defs=tuple(REGISTRY[fig].readings),
-                     audit=audit_statements(fig))
+                     audit=audit_statements(fig), audit_steps=audit_steps(fig))
         all_cells = X.cells(fig, st)
         have = sorted({(r["scheme"], r["N"] if fig == "figure1" else r["optimizer"]) for r in rows})
         missing = [c for c in all_cells if tuple(c) not in set(have)]
