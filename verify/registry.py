@@ -400,6 +400,25 @@ def verifications() -> dict:
     return REGISTRY
 
 
+def claim_ids() -> tuple[str, ...]:
+    """Ids of every registered claim: the documents' order (:func:`bounds.ids`), then the rest.
+
+    :func:`verify.claims` is this function; the machinery imports it from here, not from the
+    package (an import of ``verify`` from a module of ``verify`` closes a cycle through the
+    package's ``__init__``).
+
+    Returns
+    -------
+    tuple of str
+        Claim ids, e.g. ``("proposition1", ..., "theorem3", ...)``.
+    """
+    import bounds
+
+    reg = verifications()
+    ids = [c for c in bounds.ids() if c in reg]
+    return tuple(ids + [c for c in reg if c not in ids])
+
+
 def search_spaces() -> dict:
     """``{claim id: SearchSpec}`` of every claim that declares a search space."""
     load()

@@ -319,9 +319,9 @@ def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figur
     """Every registered claim's Report, in the documents' order, run in parallel on
     ``workers`` local processes (default: the CPUs) and cached by content (verify.runner);
     ``figure``: drawn alongside each (:func:`run_claims`)."""
-    from . import claims
+    from .registry import claim_ids
 
-    ids = list(claims())
+    ids = list(claim_ids())
     tick = (lambda done, total: progress(f"{done}/{total} claims")) if progress else None
     reps = run_claims(ids, mode, seed, workers=workers, cache=cache, progress=tick,
                       figure=figure)
