@@ -67,12 +67,14 @@ author's kit from the modules that hold it:
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
-import sys
 import tomllib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 # the proof author's kit, one import away (each name lives in its own room)
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401
@@ -154,18 +156,49 @@ class Step:
         if self._outcome is None:
             from . import cache
 
-            stored = cache.lookup(self.id, self.digest) if CACHE["read"] else None
+            policy = CACHE.get()
+            stored = cache.lookup(self.id, self.digest) if policy.read else None
             if stored is not None:
                 self._outcome = Outcome.from_json(stored)
             else:
                 self._outcome = self.compute()
-                if CACHE["write"]:
+                if policy.write:
                     cache.remember(self.id, self.digest, self._outcome.to_json())
         return self._outcome
 
 
-#: whether Step.run reads stored outcomes and writes computed ones (``--no-cache`` clears both)
-CACHE = {"read": True, "write": True}
+@dataclass(frozen=True)
+class CachePolicy:
+    """Whether :meth:`Step.run` reads stored outcomes and stores computed ones."""
+
+    read: bool = True
+    write: bool = True
+
+
+#: the cache policy of this context (``python -m verify audit --no-cache`` reads nothing);
+#: :func:`caching` sets it for a block
+CACHE: ContextVar[CachePolicy] = ContextVar("mcsa_audit_cache", default=CachePolicy())
+
+
+@contextmanager
+def caching(*, read: bool = True, write: bool = True) -> Iterator[CachePolicy]:
+    """Run a block with the audit cache read and written as given (:class:`CachePolicy`).
+
+    Parameters
+    ----------
+    read, write : bool
+        Whether stored outcomes are read, and computed ones stored.
+
+    Yields
+    ------
+    CachePolicy
+        The policy in force inside the block; the one before comes back on leaving it.
+    """
+    token = CACHE.set(CachePolicy(read, write))
+    try:
+        yield CACHE.get()
+    finally:
+        CACHE.reset(token)
 
 
 def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
@@ -307,7 +340,10 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
         When the table is not valid TOML, has a key outside :data:`TEXT_KEYS` or a value of
         the wrong type, or when a declaration repeats a key of the table.
     """
-    path = Path(sys.modules[module].__file__).with_suffix(".toml")
+    spec = importlib.util.find_spec(module)  # the module being imported: found, not loaded again
+    if spec is None or spec.origin is None:
+        raise ValueError(f"step_table: no source file for module {module!r}")
+    path = Path(spec.origin).with_suffix(".toml")
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except tomllib.TOMLDecodeError as e:
