@@ -74,7 +74,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
+
+from ..registry import RegistryView, declare
 
 # the proof author's kit, one import away (each name lives in its own room)
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401
@@ -230,7 +232,8 @@ def _fmt(x) -> str:
     return number_text(x, ".6g", none="n/a")
 
 
-STEPS: dict[str, Step] = {}
+#: step id -> :class:`Step`, in the registry in force (a read-only view, verify.registry)
+STEPS: Mapping[str, Step] = RegistryView("steps")
 
 
 def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
@@ -283,22 +286,21 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
     Returns
     -------
     Step
-        The step, also entered in :data:`STEPS`.
+        The step, declared (:func:`verify.registry.declare`): a record of the module whose body
+        declares it, which the document's ``register(registry)`` hook adds to the registry
+        (:meth:`verify.registry.Registry.include`); then in :data:`STEPS`.
 
     Raises
     ------
     ValueError
-        When a step of that id was declared already.
+        When a step of that id is registered already.
     """
     s = Step(id=id, claim=claim, seed=seed, location=location, relation=relation, lhs=lhs, rhs=rhs,
              justification=justification, check=check, depends=tuple(depends),
              expect=StepStatus(expect) if expect else "", statement=statement, reading=reading,
              search_examples=search_examples, search_budget=search_budget, corrected=corrected,
              why=why, correction=correction, assumes=assumes)
-    if id in STEPS:
-        raise ValueError(f"duplicate step {id}")
-    STEPS[id] = s
-    return s
+    return declare("step", s)
 
 
 #: the keys a step table may give: :func:`step`'s arguments but the id, the document and the two
@@ -309,8 +311,9 @@ TEXT_KEYS = tuple(p for p in inspect.signature(step).parameters
 _TEXT_TYPES = {"depends": list, "statement": bool, "search_examples": int, "search_budget": int}
 _TYPE_WORDS = {str: "a string", list: "a list of step ids", bool: "true or false",
                int: "a whole number"}
-#: every step table read: its file -> the ids it holds that no declaration has taken yet
-UNUSED_TEXT: dict[str, set[str]] = {}
+#: every step table read: its file -> the ids it holds that no declaration has taken yet (a
+#: read-only view of the registry in force)
+UNUSED_TEXT: Mapping[str, set[str]] = RegistryView("step_text")
 
 
 def step_table(module: str, *, seed: str) -> Callable[..., Step]:
@@ -357,17 +360,17 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
             if not isinstance(value, want) or (want is int and isinstance(value, bool)):
                 raise ValueError(f"{path.name}: step {sid}: {key} must be {_TYPE_WORDS[want]}, "
                                  f"not {value!r}")
-    UNUSED_TEXT[str(path)] = set(table)
+    unused = declare("text", (str(path), set(table)))[1]
 
-    def declare(id, **fields) -> Step:
+    def declare_step(id, **fields) -> Step:
         entry = table.get(id, {})
         both = sorted(set(entry) & set(fields))
         if both:
             raise ValueError(f"step {id}: {', '.join(both)} given in {path.name} and in the code")
-        UNUSED_TEXT[str(path)].discard(id)
+        unused.discard(id)
         return step(id, seed=seed, **entry, **fields)
 
-    return declare
+    return declare_step
 
 
 def status_with_affected(s: Step) -> tuple[str, bool]:
