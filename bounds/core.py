@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import functools
+import importlib
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 import sympy as sp
@@ -35,8 +39,8 @@ from .numerics import Evaluator, as_float_array, lambdify
 #: the precisions (bits) :meth:`Claim.enclose_form` tries in turn by default
 ENCLOSE_PRECISIONS = (64, 256, 1024, 4096, 16384)
 
-#: Named assumptions.  Claims refer to these keys.
-ASSUMPTIONS: dict[str, str] = {
+#: The named assumptions of the toolkit's formulas.  Claims refer to these keys.
+BUILTIN_ASSUMPTIONS: Mapping[str, str] = MappingProxyType({
     "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (Kim et al. 2022 Assumption 1)",
     "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (Kim et "
           "al. 2022 Assumption 2)",
@@ -55,7 +59,44 @@ ASSUMPTIONS: dict[str, str] = {
     "STATIONARY": "the chain is at its stationary distribution",
     "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see Kim et al. 2022 "
             "Table 1 notes)",
-}
+})
+
+
+@functools.cache
+def _all_assumptions() -> dict[str, str]:
+    """Collect the built-in assumptions and those of every ``mcsa_verify.bounds`` module.
+
+    A claim module declares its own as a value, ``ASSUMPTIONS = {key: text}`` (docs/own-claim.md);
+    a built-in key keeps its text.
+    """
+    from .plugins import BOUNDS_GROUP, discover
+
+    out: dict[str, str] = {}
+    for p in discover(BOUNDS_GROUP):
+        declared = getattr(importlib.import_module(p.module), "ASSUMPTIONS", None)
+        if isinstance(declared, Mapping):
+            out.update({str(k): str(v) for k, v in declared.items()})
+    return {**BUILTIN_ASSUMPTIONS, **{k: v for k, v in out.items() if k not in BUILTIN_ASSUMPTIONS}}
+
+
+class _Assumptions(Mapping):
+    """The named assumptions, read-only: :data:`BUILTIN_ASSUMPTIONS` and the claim modules'."""
+
+    def __getitem__(self, key: str) -> str:
+        """Return the text of assumption ``key``."""
+        return _all_assumptions()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over the keys (the built-in ones, then the claim modules')."""
+        return iter(_all_assumptions())
+
+    def __len__(self) -> int:
+        """Return the number of assumptions."""
+        return len(_all_assumptions())
+
+
+#: Every named assumption (a read-only view; nothing is added to it at run time).
+ASSUMPTIONS: Mapping[str, str] = _Assumptions()
 
 
 class ParamError(ValueError):

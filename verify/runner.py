@@ -24,6 +24,7 @@ or ``--no-cache`` switches it off.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -74,7 +75,8 @@ def code_digest(claim: str) -> str:
     from .registry import verifications
 
     v = verifications()[claim]
-    mod = sys.modules.get(getattr(v.run, "__module__", ""), None)
+    # the module that defines the claim's run (inspect, not a look-up in sys.modules)
+    mod = inspect.getmodule(v.run) if hasattr(v.run, "__module__") else None
     own = []
     if mod is not None and getattr(mod, "__file__", None):
         own = list(Path(mod.__file__).resolve().parent.rglob("*.py"))
