@@ -143,3 +143,48 @@ def test_unregister_removes_one_claim_and_leaves_the_others():
         assert bounds.get("api_unregister_b").id == "api_unregister_b"
         reg.unregister("no_such_claim")  # ignored
     assert "api_unregister_b" not in verify.claims()
+
+
+def test_a_registry_built_from_chosen_documents_is_its_own_value():
+    """build(chosen) loads only the chosen plugins, into a new registry; the process's registry
+    (default()) is neither changed nor used, and reading its views loads nothing more."""
+    from verify import registry
+
+    teaching = [p for p in registry.plugins() if p.module == "verify.documents.teaching"]
+    before = {name: list(getattr(registry.default(), name)) for name in ("claims", "steps")}
+    reg = registry.build(tuple(teaching))
+    assert reg is not registry.default() and list(reg.loaded) == ["verify.documents.teaching"]
+    assert reg.claims and all(c.startswith("teach_") for c in reg.claims)
+    assert reg.steps == {} and reg.spaces == {}
+    assert {name: list(getattr(registry.default(), name)) for name in before} == before
+    assert set(reg.claims) < set(registry.REGISTRY)  # the process's holds every document
+
+
+def test_a_documents_records_are_its_own_and_added_by_include():
+    """The steps a proofs module declares are records of that module (verify.registry.RECORDS):
+    a registry built afresh gets the same Step objects from it, in the same order."""
+    from verify import registry
+    from verify.audit.engine import STEPS
+
+    kim = [p for p in registry.plugins() if p.module == "verify.documents.kim2022"]
+    reg = registry.build(tuple(kim))
+    import verify.documents.kim2022.proofs as proofs
+
+    own = [v for kind, v in getattr(proofs, registry.RECORDS) if kind == "step"]
+    assert own and all(reg.steps[s.id] is s and STEPS[s.id] is s for s in own)
+    assert [s for s in reg.steps if s in {x.id for x in own}] == [s.id for s in own]
+
+
+def test_the_module_tables_are_read_only_views():
+    from verify.audit import engine
+    from verify.registry import REGISTRY
+    from verify.spaces import SPECS
+
+    for view in (REGISTRY, SPECS, engine.STEPS, engine.UNUSED_TEXT):
+        with pytest.raises(TypeError):
+            view["x"] = None  # type: ignore[index]
+    import bounds
+
+    with pytest.raises(TypeError):
+        bounds.ASSUMPTIONS["X"] = "y"  # type: ignore[index]
+    assert "FINITE" in bounds.ASSUMPTIONS  # the teaching formulas' own, read from their module
