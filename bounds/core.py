@@ -94,8 +94,26 @@ class _Assumptions(Mapping):
         """Return the number of assumptions."""
         return len(_all_assumptions())
 
+    def setdefault(self, key: str, text: str) -> str:
+        """Name an assumption for a claim a script or notebook builds (a package declares its own).
 
-#: Every named assumption (a read-only view; nothing is added to it at run time).
+        The process's set of assumptions (built once from the claim modules) gets ``key`` unless
+        it has it; a key's text is never replaced.
+
+        Parameters
+        ----------
+        key, text : str
+            The assumption's key and its statement, with its source.
+
+        Returns
+        -------
+        str
+            The text the key has.
+        """
+        return _all_assumptions().setdefault(str(key), str(text))
+
+
+#: Every named assumption: a view (no item assignment; a script names its own with setdefault).
 ASSUMPTIONS: Mapping[str, str] = _Assumptions()
 
 

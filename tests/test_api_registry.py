@@ -188,3 +188,5 @@ def test_the_module_tables_are_read_only_views():
     with pytest.raises(TypeError):
         bounds.ASSUMPTIONS["X"] = "y"  # type: ignore[index]
     assert "FINITE" in bounds.ASSUMPTIONS  # the teaching formulas' own, read from their module
+    # a script's (notebook 06): named once, a built-in text never replaced
+    assert bounds.ASSUMPTIONS.setdefault("A1", "other") == bounds.core.BUILTIN_ASSUMPTIONS["A1"]
