@@ -128,7 +128,7 @@ def _assumptions() -> dict:
         return cat
     from .core import ASSUMPTIONS
 
-    return ASSUMPTIONS
+    return dict(ASSUMPTIONS)
 
 
 def list_record(c) -> dict:

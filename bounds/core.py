@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import functools
+import importlib
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 import sympy as sp
@@ -35,8 +39,8 @@ from .numerics import Evaluator, as_float_array, lambdify
 #: the precisions (bits) :meth:`Claim.enclose_form` tries in turn by default
 ENCLOSE_PRECISIONS = (64, 256, 1024, 4096, 16384)
 
-#: Named assumptions.  Claims refer to these keys.
-ASSUMPTIONS: dict[str, str] = {
+#: The named assumptions of the toolkit's formulas.  Claims refer to these keys.
+BUILTIN_ASSUMPTIONS: Mapping[str, str] = MappingProxyType({
     "A1": "geometric ergodicity: d_TV(P^n(eta,.), Pi) <= C rho^n (Kim et al. 2022 Assumption 1)",
     "A2": "bounded importance weight: w* = sup_z pi(z)/q_def(z) < inf, r = 1 - 1/w* < 1 (Kim et "
           "al. 2022 Assumption 2)",
@@ -55,7 +59,62 @@ ASSUMPTIONS: dict[str, str] = {
     "STATIONARY": "the chain is at its stationary distribution",
     "MCGD": "the cited MCGD analysis' own assumptions (convexity / smoothness, see Kim et al. 2022 "
             "Table 1 notes)",
-}
+})
+
+
+@functools.cache
+def _all_assumptions() -> dict[str, str]:
+    """Collect the built-in assumptions and those of every ``mcsa_verify.bounds`` module.
+
+    A claim module declares its own as a value, ``ASSUMPTIONS = {key: text}`` (docs/own-claim.md);
+    a built-in key keeps its text.
+    """
+    from .plugins import BOUNDS_GROUP, discover
+
+    out: dict[str, str] = {}
+    for p in discover(BOUNDS_GROUP):
+        declared = getattr(importlib.import_module(p.module), "ASSUMPTIONS", None)
+        if isinstance(declared, Mapping):
+            out.update({str(k): str(v) for k, v in declared.items()})
+    return {**BUILTIN_ASSUMPTIONS, **{k: v for k, v in out.items() if k not in BUILTIN_ASSUMPTIONS}}
+
+
+class _Assumptions(Mapping):
+    """The named assumptions, read-only: :data:`BUILTIN_ASSUMPTIONS` and the claim modules'."""
+
+    def __getitem__(self, key: str) -> str:
+        """Return the text of assumption ``key``."""
+        return _all_assumptions()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """Iterate over the keys (the built-in ones, then the claim modules')."""
+        return iter(_all_assumptions())
+
+    def __len__(self) -> int:
+        """Return the number of assumptions."""
+        return len(_all_assumptions())
+
+    def setdefault(self, key: str, text: str) -> str:
+        """Name an assumption for a claim a script or notebook builds (a package declares its own).
+
+        The process's set of assumptions (built once from the claim modules) gets ``key`` unless
+        it has it; a key's text is never replaced.
+
+        Parameters
+        ----------
+        key, text : str
+            The assumption's key and its statement, with its source.
+
+        Returns
+        -------
+        str
+            The text the key has.
+        """
+        return _all_assumptions().setdefault(str(key), str(text))
+
+
+#: Every named assumption: a view (no item assignment; a script names its own with setdefault).
+ASSUMPTIONS: Mapping[str, str] = _Assumptions()
 
 
 class ParamError(ValueError):

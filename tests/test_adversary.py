@@ -130,21 +130,20 @@ def test_search_is_deterministic():
 def test_workers_do_not_change_outcomes(monkeypatch):
     """The same steps computed in this process and on 2 worker processes: identical outcomes."""
     from verify import audit
-    from verify.audit.engine import CACHE, STEPS
+    from verify.audit.engine import STEPS, caching
 
     audit.load()
     ids = ["prop2.2", "lemma1.3", "eq7"]
-    monkeypatch.setitem(CACHE, "read", False)
-    monkeypatch.setitem(CACHE, "write", False)
     serial = {i: STEPS[i].compute().to_json() for i in ids}
     parallel = {}
     for i in ids:
         monkeypatch.setattr(STEPS[i], "_outcome", None)
     from verify.audit import _bar, _parallel
 
-    bar = _bar(len(ids), False)
-    _parallel(ids, 2, bar)
-    parallel = {i: STEPS[i].run().to_json() for i in ids}
+    with caching(read=False, write=False):
+        bar = _bar(len(ids), False)
+        _parallel(ids, 2, bar)
+        parallel = {i: STEPS[i].run().to_json() for i in ids}
     for i in ids:
         monkeypatch.setattr(STEPS[i], "_outcome", None)
     assert json.dumps(serial, sort_keys=True) == json.dumps(parallel, sort_keys=True)

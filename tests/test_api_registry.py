@@ -2,7 +2,7 @@
 
 A claim registered in a ``with Registry.scoped()`` block (its verification, search space,
 formula, proof steps and memoised bound values) is gone after the block, an entry the block
-replaced is back, and a module the block included declares its steps again when included
+replaced is back, and a module the block included gives its records again when included
 again.  ``unregister(id)`` removes one claim's entries and leaves the others.
 """
 
@@ -104,13 +104,17 @@ def test_included_steps_are_removed_and_declared_again(tmp_path, monkeypatch):
             return None, None
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    for _ in range(2):  # the second time the module is imported afresh and declares its step again
+    made = []
+    for _ in range(2):  # the second time the module's records are added again (not re-imported)
         with Registry.scoped() as reg:
             _quick("api_scoped_square").register(reg)
             reg.include("api_scoped_pkg.proofs")
             assert STEPS["api_scoped.1"].claim == "api_scoped_square"
+            assert "api_scoped_square" in reg.spaces
+            made.append(STEPS["api_scoped.1"])
         assert "api_scoped.1" not in STEPS
-        assert "api_scoped_pkg.proofs" not in sys.modules
+        assert "api_scoped_pkg.proofs" in sys.modules  # no module is unloaded
+    assert made[0] is made[1]
 
 
 def test_a_module_imported_before_the_block_stays_imported():
@@ -139,3 +143,50 @@ def test_unregister_removes_one_claim_and_leaves_the_others():
         assert bounds.get("api_unregister_b").id == "api_unregister_b"
         reg.unregister("no_such_claim")  # ignored
     assert "api_unregister_b" not in verify.claims()
+
+
+def test_a_registry_built_from_chosen_documents_is_its_own_value():
+    """build(chosen) loads only the chosen plugins, into a new registry; the process's registry
+    (default()) is neither changed nor used, and reading its views loads nothing more."""
+    from verify import registry
+
+    teaching = [p for p in registry.plugins() if p.module == "verify.documents.teaching"]
+    before = {name: list(getattr(registry.default(), name)) for name in ("claims", "steps")}
+    reg = registry.build(tuple(teaching))
+    assert reg is not registry.default() and list(reg.loaded) == ["verify.documents.teaching"]
+    assert reg.claims and all(c.startswith("teach_") for c in reg.claims)
+    assert reg.steps == {} and reg.spaces == {}
+    assert {name: list(getattr(registry.default(), name)) for name in before} == before
+    assert set(reg.claims) < set(registry.REGISTRY)  # the process's holds every document
+
+
+def test_a_documents_records_are_its_own_and_added_by_include():
+    """The steps a proofs module declares are records of that module (verify.registry.RECORDS):
+    a registry built afresh gets the same Step objects from it, in the same order."""
+    from verify import registry
+    from verify.audit.engine import STEPS
+
+    kim = [p for p in registry.plugins() if p.module == "verify.documents.kim2022"]
+    reg = registry.build(tuple(kim))
+    import verify.documents.kim2022.proofs as proofs
+
+    own = [v for kind, v in getattr(proofs, registry.RECORDS) if kind == "step"]
+    assert own and all(reg.steps[s.id] is s and STEPS[s.id] is s for s in own)
+    assert [s for s in reg.steps if s in {x.id for x in own}] == [s.id for s in own]
+
+
+def test_the_module_tables_are_read_only_views():
+    from verify.audit import engine
+    from verify.registry import REGISTRY
+    from verify.spaces import SPECS
+
+    for view in (REGISTRY, SPECS, engine.STEPS, engine.UNUSED_TEXT):
+        with pytest.raises(TypeError):
+            view["x"] = None  # type: ignore[index]
+    import bounds
+
+    with pytest.raises(TypeError):
+        bounds.ASSUMPTIONS["X"] = "y"  # type: ignore[index]
+    assert "FINITE" in bounds.ASSUMPTIONS  # the teaching formulas' own, read from their module
+    # a script's (notebook 06): named once, a built-in text never replaced
+    assert bounds.ASSUMPTIONS.setdefault("A1", "other") == bounds.core.BUILTIN_ASSUMPTIONS["A1"]

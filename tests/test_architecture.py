@@ -20,11 +20,11 @@ PACKAGES = ("bounds", "simulate", "verify", "mcsa_cli")
 LAYERS = ("verify", "simulate", "bounds", "mcsa_cli")
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = ROOT) -> dict[str, Path]:
     out = {}
     for pkg in PACKAGES:
-        for p in (ROOT / pkg).rglob("*.py"):
-            parts = list(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (root / pkg).rglob("*.py"):
+            parts = list(p.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             out[".".join(parts)] = p
@@ -39,31 +39,38 @@ def _resolve(mod: str, node: ast.ImportFrom, is_pkg: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def import_graph() -> dict[str, set[str]]:
-    """module -> the project modules it imports (at any depth of its code)."""
-    mods = _modules()
-    graph: dict[str, set[str]] = {m: set() for m in mods}
-    for m, path in mods.items():
-        tree = ast.parse(path.read_text(), filename=str(path))
-        is_pkg = path.name == "__init__.py"
-        for node in ast.walk(tree):
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = _resolve(m, node, is_pkg)
-                targets = [f"{base}.{a.name}" for a in node.names] + [base]
-            for t in targets:
-                # the longest project module that the name denotes (a submodule, or the module of a
-                # name)
-                while t and t not in mods:
-                    t = t.rpartition(".")[0]
-                if t and t != m and t.split(".")[0] in PACKAGES:
-                    graph[m].add(t)
-    # a package's __init__ is imported by its submodules' import: not an edge of the code itself
-    for m in graph:
-        graph[m] = {t for t in graph[m] if not m.startswith(t + ".")}
-    return graph
+def _targets(m: str, tree: ast.AST, is_pkg: bool, mods) -> set[str]:
+    """The project modules that module ``m`` (its syntax tree) imports, at any depth of its code.
+
+    ``import a.b`` is an edge to ``a.b``; ``from a import b`` is an edge to the submodule ``a.b``
+    when there is one, else to ``a`` (the package's ``__init__``, which defines ``b``): so
+    ``from verify import claims`` inside ``verify.runner`` is the edge ``verify.runner ->
+    verify``, and a cycle closed through a package's ``__init__`` is seen.
+    """
+    out = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(m, node, is_pkg)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                       for a in node.names]
+        for t in targets:
+            # the longest project module that the name denotes
+            while t and t not in mods:
+                t = t.rpartition(".")[0]
+            if t and t != m and t.split(".")[0] in PACKAGES:
+                out.add(t)
+    return out
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """module -> the project modules it imports (function-level imports and submodule -> package
+    edges included: :func:`_targets`)."""
+    mods = _modules(root)
+    return {m: _targets(m, ast.parse(path.read_text(), filename=str(path)),
+                        path.name == "__init__.py", mods) for m, path in mods.items()}
 
 
 def _cycles(graph) -> list[list[str]]:
@@ -100,6 +107,37 @@ def _cycles(graph) -> list[list[str]]:
     return out
 
 
+def _elementary_cycles(graph) -> list[list[str]]:
+    """Every elementary cycle of ``graph`` (each once, starting at its smallest module).
+
+    A depth-first search from each module over the modules after it, inside its strongly
+    connected component: enough for the few components the tests allow (:data:`KNOWN_CYCLES`).
+    """
+    out = []
+    for comp in _cycles(graph):
+        members = set(comp)
+        for start in comp:
+            stack = [(start, [start])]
+            while stack:
+                v, path = stack.pop()
+                for w in sorted(graph[v] & members):
+                    if w == start:
+                        out.append(path)
+                    elif w > start and w not in path:
+                        stack.append((w, path + [w]))
+    return sorted(out)
+
+
+#: the import cycles left, each as its elementary cycle, with the edge that closes it and where
+#: to break it (in a file another change owns): the test fails when one goes, so that the entry
+#: goes with it
+KNOWN_CYCLES = {
+    # verify/draw.py (step_row): ``import verify`` for ``verify.audit.rows``; ``from .audit import
+    # rows`` breaks it
+    ("verify", "verify.quick", "verify.cli", "verify.draw"),
+}
+
+
 def test_the_graph_sees_function_level_imports():
     g = import_graph()
     # verify.cli imports verify.report inside a function only: the graph must see it
@@ -109,21 +147,33 @@ def test_the_graph_sees_function_level_imports():
 
 
 def test_no_import_cycle_function_level_imports_included():
-    assert _cycles(import_graph()) == []
+    assert {tuple(c) for c in _elementary_cycles(import_graph())} == KNOWN_CYCLES
+
+
+def test_the_graph_sees_submodule_to_package_edges():
+    mods = {"verify", "verify.quick", "verify.cli", "verify.audit", "verify.audit.cache",
+            "verify.audit.engine"}
+    code = ast.parse("def main():\n    from verify import claims\n    from . import cli\n")
+    assert _targets("verify.quick", code, False, mods) == {"verify", "verify.cli"}
+    code = ast.parse("def run():\n    from . import cache\n    from .. import quick\n")
+    assert _targets("verify.audit.engine", code, False, mods) == {"verify.audit.cache",
+                                                                  "verify.quick"}
+    assert _targets("verify", ast.parse("from .quick import QuickClaim"), True, mods) == {
+        "verify.quick"}
+    # the cycle the package's __init__ closes: verify -> quick -> verify
+    g = {"verify": {"verify.quick"}, "verify.quick": {"verify"}}
+    assert _elementary_cycles(g) == [["verify", "verify.quick"]]
 
 
 def test_a_cycle_would_be_found():  # the detector has power
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+    g = {"a": {"b", "c"}, "b": {"a", "c"}, "c": {"a"}, "d": set()}
+    assert _elementary_cycles(g) == [["a", "b"], ["a", "b", "c"], ["a", "c"]]
 
 
 def test_layers_point_down():
-    up = []
-    for m, targets in import_graph().items():
-        lm = LAYERS.index(m.split(".")[0])
-        for t in targets:
-            if LAYERS.index(t.split(".")[0]) < lm:
-                up.append(f"{m} -> {t}")
-    assert up == []
+    assert upward_arrows(import_graph()) == []
+    assert upward_arrows({"bounds.core": {"simulate.finite"}}) == ["bounds.core -> simulate.finite"]
 
 
 def test_machinery_never_imports_a_claim_package():
@@ -277,3 +327,76 @@ def test_formulas_import_no_command_line():
             for t in ts if t in cli] == []
     assert "bounds.cli" not in g["bounds"] and "bounds.schemes" in g["bounds"]
     assert g["mcsa_cli"] == set()  # the kit imports nothing of the project
+
+
+def _sources(root: Path = ROOT):
+    for pkg in PACKAGES:
+        for p in sorted((root / pkg).rglob("*.py")):
+            yield p.relative_to(root).as_posix(), ast.parse(p.read_text(encoding="utf-8"))
+
+
+def global_statements(tree: ast.AST) -> list[int]:
+    """Lines of ``global`` statements (module state rebound by a function)."""
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Global)]
+
+
+def sys_modules_writes(tree: ast.AST) -> list[int]:
+    """Lines that change ``sys.modules``: an item set or deleted, or a mutating method called."""
+    def is_sys_modules(n):
+        return (isinstance(n, ast.Attribute) and n.attr == "modules"
+                and isinstance(n.value, ast.Name) and n.value.id == "sys")
+
+    lines = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
+            lines += [n.lineno for t in targets
+                      if isinstance(t, ast.Subscript) and is_sys_modules(t.value)]
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and n.func.attr in ("pop", "setdefault", "update", "clear", "popitem")
+              and is_sys_modules(n.func.value)):
+            lines.append(n.lineno)
+    return sorted(lines)
+
+
+#: the modules that still change sys.modules, owned by another change (issue 35): the test fails
+#: when one stops, so that its entry goes
+KNOWN_SYS_MODULES_WRITERS = {"verify/certindex.py"}
+
+
+def test_no_global_statement():
+    assert {name: global_statements(t) for name, t in _sources() if global_statements(t)} == {}
+    assert global_statements(ast.parse("def f():\n    global x\n    x = 1\n")) == [2]
+
+
+def test_nothing_changes_sys_modules():
+    found = {name for name, t in _sources() if sys_modules_writes(t)}
+    assert found == KNOWN_SYS_MODULES_WRITERS
+    code = ("import sys\nsys.modules.pop('a', None)\nsys.modules['b'] = m\ndel sys.modules['c']\n"
+            "x = sys.modules.get('d')\nsys.modules.setdefault('e', None)\n")
+    assert sys_modules_writes(ast.parse(code)) == [2, 3, 4, 6]
+
+
+def upward_arrows(graph) -> list[str]:
+    """The imports that run up the layers (:data:`LAYERS`), as ``"module -> module"``."""
+    return [f"{m} -> {t}" for m, ts in sorted(graph.items()) for t in sorted(ts)
+            if LAYERS.index(t.split(".")[0]) < LAYERS.index(m.split(".")[0])]
+
+
+if __name__ == "__main__":  # python tests/test_architecture.py [ROOT]: the figures
+    import sys
+
+    root = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT
+    g = import_graph(root)
+    comps, cycles, up = _cycles(g), _elementary_cycles(g), upward_arrows(g)
+    print(f"{len(g)} modules, {sum(map(len, g.values()))} import edges; "
+          f"{len(comps)} strongly connected component(s), {len(cycles)} elementary cycle(s), "
+          f"{len(up)} upward arrow(s)")
+    for c in cycles:
+        print("cycle: " + " -> ".join(c + [c[0]]))
+    for a in up:
+        print("up: " + a)
+    globals_ = {name: global_statements(t) for name, t in _sources(root) if global_statements(t)}
+    writers = {name: sys_modules_writes(t) for name, t in _sources(root) if sys_modules_writes(t)}
+    print(f"global statements: {sum(map(len, globals_.values()))} {globals_}")
+    print(f"sys.modules writes: {sum(map(len, writers.values()))} {writers}")

@@ -21,22 +21,23 @@ def _entry(step_id: str) -> dict:
 def two_steps(monkeypatch):
     """Two steps declared now, as a user's proofs module declares them: one whose printed
     relation holds exactly, one whose printed relation is false; neither in the stored audit."""
-    monkeypatch.setitem(engine.CACHE, "read", False)  # computed here, never a stored outcome
-    monkeypatch.setitem(engine.CACHE, "write", False)
+    from verify.registry import Registry
+
     third = Fraction(1, 3)
-    made = [
-        engine.step("coverage_test.right", claim="coverage_test", seed="a user's document",
-                    location="§1, line (1)", relation="=", lhs="1/3 + 1/3", rhs="2/3",
-                    justification="arithmetic", check=lambda: engine.instance_check(
-                        lambda: [({"k": 1}, third + third, Fraction(2, 3))], "=", tol=0.0)),
-        engine.step("coverage_test.wrong", claim="coverage_test", seed="a user's document",
-                    location="§1, line (2)", relation="=", lhs="1/3 + 1/3", rhs="1",
-                    justification="arithmetic", check=lambda: engine.instance_check(
-                        lambda: [({"k": 1}, third + third, Fraction(1))], "=", tol=0.0)),
-    ]
-    yield [s.id for s in made]
-    for s in made:
-        engine.STEPS.pop(s.id, None)
+    # computed here, never a stored outcome; the steps are in a scoped registry only
+    with engine.caching(read=False, write=False), Registry.scoped():
+        made = [
+            engine.step("coverage_test.right", claim="coverage_test", seed="a user's document",
+                        location="§1, line (1)", relation="=", lhs="1/3 + 1/3", rhs="2/3",
+                        justification="arithmetic", check=lambda: engine.instance_check(
+                            lambda: [({"k": 1}, third + third, Fraction(2, 3))], "=", tol=0.0)),
+            engine.step("coverage_test.wrong", claim="coverage_test", seed="a user's document",
+                        location="§1, line (2)", relation="=", lhs="1/3 + 1/3", rhs="1",
+                        justification="arithmetic", check=lambda: engine.instance_check(
+                            lambda: [({"k": 1}, third + third, Fraction(1))], "=", tol=0.0)),
+        ]
+        yield [s.id for s in made]
+    assert "coverage_test.right" not in engine.STEPS
 
 
 def test_a_declared_step_missing_from_the_stored_audit_is_audited_now(two_steps):

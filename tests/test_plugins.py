@@ -219,12 +219,12 @@ def test_the_errata_include_the_users_finding(example, tmp_path):
     toolkit's own steps are the subject of tests/test_audit.py): the finding, under its severity and
     its document, with the package's quote."""
     code = textwrap.dedent(f"""\
-        from verify.audit import engine, errata_markdown
-        from verify.registry import load
-        load()
-        for k in [k for k, s in engine.STEPS.items() if s.claim != {CLAIM!r}]:
-            del engine.STEPS[k]
-        print(errata_markdown())
+        from verify.audit import errata_markdown
+        from verify.registry import Registry
+        with Registry.scoped() as reg:
+            for k in [k for k, s in reg.steps.items() if s.claim != {CLAIM!r}]:
+                del reg.steps[k]
+            print(errata_markdown())
         """)
     out = _run(["-c", code], tmp_path, example, EXAMPLE)
     assert out.returncode == 0, out.stderr

@@ -57,7 +57,7 @@ def test_a_stored_entry_is_used_only_for_its_own_key(monkeypatch):
     f = derive.memo(inc)
     key = derive._key(f"{inc.__module__}.{inc.__qualname__}", inc, (x,), {})
     fake = {"entries": {key: {"op": "inc", "result": derive.encode(x + 41)}}}
-    monkeypatch.setattr(derive, "_data", fake)
+    monkeypatch.setattr(derive, "_load", lambda: fake)
     monkeypatch.setattr(derive, "_used", {})
     assert f(x) == x + 41  # the stored result for exactly this input and code
     assert f(x + 1) == x + 2  # any other input is derived afresh

@@ -8,9 +8,7 @@ wrong outcome, and only a wrong one.
 
 from __future__ import annotations
 
-import importlib
 import pathlib
-import sys
 import textwrap
 
 import pytest
@@ -34,27 +32,22 @@ def test_every_table_is_read_and_every_entry_declared():
 
 @pytest.fixture
 def plant(tmp_path, monkeypatch):
-    """Write ``name.py`` and ``name.toml`` into a folder on the path and import the module; the
-    steps it declares, and the record of its table, are removed afterwards."""
+    """Write ``name.py`` and ``name.toml`` into a folder on the path and include the module in a
+    scoped registry (verify.registry.Registry.scoped): the steps it declares, and the record of
+    its table, are in that registry only."""
+    from verify.registry import Registry
+
     monkeypatch.syspath_prepend(str(tmp_path))
-    made = []
+    with Registry.scoped() as reg:
+        def make(name, code, table):
+            (tmp_path / f"{name}.py").write_text(textwrap.dedent(code))
+            (tmp_path / f"{name}.toml").write_text(textwrap.dedent(table))
+            before = set(reg.steps)
+            reg.include(name)
+            return [reg.steps[s] for s in sorted(set(reg.steps) - before)]
 
-    def make(name, code, table):
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(code))
-        (tmp_path / f"{name}.toml").write_text(textwrap.dedent(table))
-        before = set(engine.STEPS)
-        try:
-            importlib.import_module(name)
-        finally:
-            made.extend(set(engine.STEPS) - before)
-            sys.modules.pop(name, None)
-        return [engine.STEPS[s] for s in sorted(set(engine.STEPS) - before)]
-
-    yield make
-    for s in made:
-        engine.STEPS.pop(s, None)
-    for p in [p for p in engine.UNUSED_TEXT if pathlib.Path(p).parent == tmp_path]:
-        del engine.UNUSED_TEXT[p]
+        yield make
+    assert not [p for p in engine.UNUSED_TEXT if pathlib.Path(p).parent == tmp_path]
 
 
 CODE = """\

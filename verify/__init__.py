@@ -47,13 +47,9 @@ def claims() -> tuple[str, ...]:
     tuple of str
         Claim ids, e.g. ``("proposition1", ..., "theorem3", ...)``.
     """
-    import bounds
+    from .registry import claim_ids
 
-    from .registry import verifications
-
-    reg = verifications()
-    ids = [c for c in bounds.ids() if c in reg]
-    return tuple(ids + [c for c in reg if c not in ids])
+    return claim_ids()
 
 
 def get(claim: str):

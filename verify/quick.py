@@ -330,10 +330,10 @@ class QuickClaim:
         a ``register(registry)`` plugin hook is given (a plugin module's hook is one line,
         ``def register(registry): claim.register(registry)``); without it, this process's.
         """
-        from .registry import REGISTRY, Registry
+        from .registry import current
 
-        reg = registry if registry is not None else Registry()
-        if REGISTRY.get(self.id) is not self.verification():
+        reg = registry if registry is not None else current()
+        if reg.claims.get(self.id) is not self.verification():
             reg.add_builder(self.id, self.formula)
             reg.add(self.verification())
             if self.method == "exact":

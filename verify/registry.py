@@ -1,56 +1,127 @@
 """The claim registry: every claim, built-in or a user's, is found the same way.
 
-A package makes claims known by declaring entry points (docs/own-claim.md; discovery is
-:func:`bounds.plugins.discover`, the one place that reads them)::
-
-    [project.entry-points."mcsa_verify.bounds"]      # the formulas (layer bounds)
-    my_doc = "my_package.formulas"                   # a module with BUILDERS = {id: builder}
-
-    [project.entry-points."mcsa_verify.claims"]      # the verifications (layer verify)
-    my_doc = "my_package:register"                   # a register(registry) hook
-
-:func:`load` calls every ``mcsa_verify.claims`` hook once, in entry-point order, with a
-:class:`Registry`: the hook adds its document's verifications (:meth:`Registry.add`, a
-:class:`verify.model.Verification` each: readings, grid, empirical side, plot), imports the
-modules that declare its search spaces (:func:`verify.spaces.spec`) and proof steps
-(:func:`verify.audit.engine.step`) with :meth:`Registry.include`, and may add formulas
-(:meth:`Registry.add_builder`).  The package the entry point names also carries the
-document's data files (``coverage.json``, ``coverage_sections.json``, ``severity.json``),
-which :mod:`verify.coverage` and :mod:`verify.severity` find through the same entry points.
-
-The toolkit's own three documents are registered through this same group by this package's
-``pyproject.toml`` (``verify.documents.<doc>:register``), with nothing privileged and no list
-of them here.  An entry point naming a plain module (``my_doc = "my_package.claims"``) still
-works: a module that defines its own ``register`` function has it called, and any other module
-is only imported, its registrations made by import side effect (deprecated; a
-DeprecationWarning says so).  Hypothesis's ``hypothesis`` entry-point group is the model.
+A package makes claims known by entry points (docs/own-claim.md; read by
+:func:`bounds.plugins.discover` only): ``mcsa_verify.bounds`` names a module with ``BUILDERS``
+(the formulas), ``mcsa_verify.claims`` a ``register(registry)`` hook.  A registry is a value
+(:class:`Registry`): the hook adds its document's records to the one it is given -- claims
+(:meth:`Registry.add`), search spaces, and the records of the modules it includes
+(:meth:`Registry.include`: what their bodies declared with ``register(...)``, ``@spec`` and
+``step(...)``, kept by each module, :func:`declare`).  No table of the process is filled by
+importing a module: the process's registry is built once from the installed plugins
+(:func:`default`); a test builds its own (:func:`build`) or works in a copy
+(:meth:`Registry.scoped`); the module tables ``REGISTRY``, ``verify.spaces.SPECS`` and
+``verify.audit.engine.STEPS`` are read-only views of the registry in force (:func:`current`).
+The toolkit's documents come through the same group (``verify.documents.<doc>:register``).
 Importing this module loads nothing.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import sys
+import types
 import warnings
+from collections.abc import Mapping
 from contextlib import contextmanager
-from functools import lru_cache
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from importlib import import_module
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from bounds.plugins import CLAIMS_GROUP as GROUP, Plugin, discover
+
+# bound values live in their own room; their names are this module's too (the public API)
+from .boundvalue import BoundValue, _bound_float, bound_enclosure, bound_value  # noqa: F401
 
 if TYPE_CHECKING:
     from .model import Verification
 
-_loaded: dict[str, str] = {}  # module -> entry-point name, of the plugins loaded
-_included: list[str] = []  # modules Registry.include imported, in order (Registry.scoped)
+#: the name under which a document module keeps the records it declared while it was imported
+#: (:func:`declare`): its own list, read by :meth:`Registry.include`
+RECORDS = "__mcsa_records__"
+
+#: the registry in force: the one being loaded, or a :meth:`Registry.scoped` block's; unset, the
+#: process's (:func:`default`)
+_CURRENT: ContextVar[Registry | None] = ContextVar("mcsa_registry", default=None)
 
 
-#: claim id -> its :class:`verify.model.Verification`, filled by :func:`register`
-REGISTRY: dict[str, Verification] = {}
+@dataclass
+class SearchSpec:
+    """The search space of one claim (``space`` says what it covers; :mod:`verify.spaces`)."""
+
+    claim: str
+    space: str
+    factory: Callable[[], tuple]
+    _built: tuple | None = field(default=None, repr=False)
+
+    def _build(self) -> tuple:
+        if self._built is None:
+            self._built = tuple(self.factory())
+        return self._built
+
+    @property
+    def strategy(self):
+        """The Hypothesis strategy over instances (the factory runs on first use)."""
+        return self._build()[0]
+
+    @property
+    def evaluate(self) -> Callable[[dict], list]:
+        """``evaluate(instance)`` -> ``(label, empirical, bound, relation, tolerance)`` rows."""
+        return self._build()[1]
+
+
+def _declaring_module_records() -> list | None:
+    """Return the records (:data:`RECORDS`) of the imported module whose body is declaring.
+
+    None for a script (``__main__``) or a call at run time: no module body on the call stack.
+    """
+    f: types.FrameType | None = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "<module>":
+            g = f.f_globals
+            if g.get("__spec__") is None or g.get("__name__") == "__main__":
+                return None
+            return g.setdefault(RECORDS, [])
+        f = f.f_back
+    return None
+
+
+def declare(kind: str, value):
+    """Declare a record: a claim's verification, a search space, a proof step or a step table.
+
+    Made by a module's body (``register(...)``, ``@spec``, ``step(...)``), it is kept in that
+    module's own list (:data:`RECORDS`, read by :meth:`Registry.include`) and added to the
+    registry being loaded (or the process's, once built); made by a script or at run time, it
+    goes to the registry in force (:func:`current`).
+
+    Parameters
+    ----------
+    kind : {"claim", "space", "step", "text"}
+        What ``value`` is: a :class:`verify.model.Verification`, a :class:`SearchSpec`, a
+        :class:`verify.audit.engine.Step`, or ``(path, unused ids)`` of a step table.
+    value : object
+        The record.
+
+    Returns
+    -------
+    object
+        ``value``.
+    """
+    own = _declaring_module_records()
+    if own is not None:
+        own.append((kind, value))
+    loading = _CURRENT.get()
+    if loading is not None:
+        loading.record((kind, value))
+    elif own is None or default.cache_info().currsize:
+        # a script's record, or a module's imported after the process's registry was built
+        default().record((kind, value))
+    return value
 
 
 def register(v: Verification) -> Verification:
-    """Make ``v`` known under its claim id (:meth:`Registry.add` calls this).
+    """Declare ``v`` under its claim id (:func:`declare`; :meth:`Registry.add` adds it directly).
 
     Parameters
     ----------
@@ -62,98 +133,41 @@ def register(v: Verification) -> Verification:
     verify.model.Verification
         ``v`` itself.
     """
-    REGISTRY[v.claim] = v
-    return v
+    return declare("claim", v)
 
 
-class BoundValue(float):
-    """A bound's value as a float that remembers where it came from.
+class RegistryView(Mapping):
+    """A read-only view of one table of the registry in force (:func:`current`).
 
-    ``ref`` is ``(claim, quantity, form, params)``: :func:`verify.decide.decide` encloses the
-    bound from its formula in ball arithmetic (:func:`bound_enclosure`), at any precision,
-    instead of trusting the float.  Arithmetic on it gives a plain float (no ``ref``).
+    ``REGISTRY``, ``verify.spaces.SPECS``, ``verify.audit.engine.STEPS`` and ``UNUSED_TEXT`` are
+    views: reading one loads the installed documents once; nothing writes through it.
     """
 
-    ref: tuple | None = None
+    def __init__(self, table: str):
+        self._table = table
+
+    def _d(self) -> dict:
+        return getattr(current(), self._table)
+
+    def __getitem__(self, key):
+        """Return the entry of ``key`` in the registry in force."""
+        return self._d()[key]
+
+    def __iter__(self):
+        """Iterate over the keys, in the order of registration."""
+        return iter(self._d())
+
+    def __len__(self) -> int:
+        """Return the number of entries."""
+        return len(self._d())
+
+    def __repr__(self) -> str:
+        """Name the table viewed."""
+        return f"RegistryView({self._table!r})"
 
 
-def _frozen(v):
-    """Return a parameter value as a hashable exact key (NumPy scalars as Python numbers)."""
-    import numpy as np
-
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, np.ndarray):
-        raise TypeError("an array parameter")
-    hash(v)
-    return v
-
-
-@lru_cache(maxsize=200_000)
-def _bound_float(claim, quantity: str, form: str, params: tuple) -> float:
-    return float(_claim(claim).evaluate_form(quantity, form, **dict(params)))
-
-
-def bound_value(claim_id, quantity: str, form: str, **params) -> float:
-    """Evaluate a bound of :mod:`bounds` as a float that knows its formula (:class:`BoundValue`).
-
-    The value is memoised per process on the exact parameter values (0.1 and 0.1 + 1e-17 are
-    different keys); a bound is a pure function of them.  Checks are decided on the bound's
-    enclosure (:func:`bound_enclosure`), never on this float.
-
-    Parameters
-    ----------
-    claim_id : str or object
-        The claim (:func:`bounds.ids`), e.g. ``"theorem3"``; or an object whose ``formula()``
-        builds the :class:`bounds.core.Claim` (a :class:`verify.quick.QuickClaim`, which need
-        not be registered).
-    quantity, form : str
-        The bounded quantity and the form of its bound (``"second_moment"``, ``"stated"``).
-    **params
-        The claim's parameters, as :meth:`bounds.core.Claim.evaluate_form` takes them.
-
-    Returns
-    -------
-    BoundValue
-        A float (values outside the double range saturate) with ``ref`` set.
-
-    Raises
-    ------
-    bounds.ParamError
-        A parameter outside its domain, or one the form needs that is not given.
-    """
-    try:
-        key = tuple(sorted((k, _frozen(v)) for k, v in params.items()))
-    except TypeError:  # an array parameter: evaluated, without a formula to enclose
-        return BoundValue(float(_claim(claim_id).evaluate_form(quantity, form, **params)))
-    out = BoundValue(_bound_float(claim_id, quantity, form, key))
-    out.ref = (claim_id, quantity, form, key)
-    return out
-
-
-@lru_cache(maxsize=200_000)
-def bound_enclosure(ref: tuple, bits: int):
-    """Enclose the bound ``ref = (claim, quantity, form, params)`` at ``bits`` of precision.
-
-    Ball arithmetic on the form's formula (:func:`bounds.enclose`); memoised per process.
-
-    Returns
-    -------
-    bounds.enclosure.Enclosure
-    """
-    claim, quantity, form, params = ref
-    return _claim(claim).enclose_form(quantity, form, bits, **dict(params))
-
-
-def _claim(claim):
-    """Return the :class:`bounds.core.Claim` of a claim id.
-
-    Or of an object that builds its formula itself (a :class:`verify.quick.QuickClaim` not
-    registered in this process).
-    """
-    import bounds
-
-    return bounds.get(claim) if isinstance(claim, str) else claim.formula()
+#: claim id -> its :class:`verify.model.Verification`, in the registry in force
+REGISTRY: Mapping[str, Verification] = RegistryView("claims")
 
 
 #: the data file of a document package that names its document (verify.coverage): ``{"document":
@@ -194,32 +208,81 @@ def entry_points() -> list[tuple[str, str]]:
 
 
 class Registry:
-    """What a plugin's ``register(registry)`` hook is given: the ways to make things known.
+    """The records of the loaded documents: what a plugin's ``register(registry)`` hook is given.
 
-    ``plugin`` is the :class:`bounds.plugins.Plugin` being loaded (None when a script registers
-    a claim directly, :meth:`verify.QuickClaim.register`).
+    Its tables are filled by the hooks it is passed to (:meth:`load`), never by importing a
+    module: ``claims`` (id -> Verification), ``spaces`` (id -> :class:`SearchSpec`), ``steps``
+    (id -> Step), ``step_text`` (step table -> ids it holds that no step took), ``loaded``
+    (module -> entry-point name).
+
+    Parameters
+    ----------
+    plugin : bounds.plugins.Plugin, optional
+        The plugin whose package a relative :meth:`include` is taken in.
     """
 
     def __init__(self, plugin: Plugin | None = None):
         self.plugin = plugin
+        self.claims: dict = {}
+        self.spaces: dict = {}
+        self.steps: dict = {}
+        self.step_text: dict = {}
+        self.loaded: dict[str, str] = {}
 
+    def _for(self, plugin: Plugin | None) -> Registry:
+        """Return the same tables, with ``plugin`` for relative includes (what a hook is given)."""
+        handle = copy.copy(self)
+        handle.plugin = plugin
+        return handle
+
+    @contextmanager
+    def _in_force(self) -> Iterator[Registry]:
+        token = _CURRENT.set(self)
+        try:
+            yield self
+        finally:
+            _CURRENT.reset(token)
+
+    # ------------------------------------------------------------------ adding records
     def add(self, verification: Verification) -> Verification:
         """Register a :class:`verify.model.Verification` under its claim id."""
-        return register(verification)
+        self.claims[verification.claim] = verification
+        return verification
 
-    def include(self, *modules: str) -> None:
-        """Import modules that declare search spaces, proof steps, instance kinds or verifications.
+    def add_step(self, step) -> None:
+        """Register a proof step (:class:`verify.audit.engine.Step`).
 
-        Search spaces are declared with ``@spec``, proof steps with ``step(...)``.  A relative
-        name (``".proofs"``) is taken in the plugin's package.  The order is the order of
-        registration.
+        Raises
+        ------
+        ValueError
+            Another step of the same id is registered.
         """
-        package = None
-        if self.plugin is not None:
-            package = (self.plugin.module if self.plugin.package_dir()
-                       else self.plugin.module.rpartition(".")[0])
-        for m in modules:
-            _included.append(import_module(m, package if m.startswith(".") else None).__name__)
+        old = self.steps.get(step.id)
+        if old is not None and old is not step:
+            raise ValueError(f"duplicate step {step.id}")
+        self.steps[step.id] = step
+
+    def search_space(self, claim_id: str, space: str, factory) -> None:
+        """Register ``claim_id``'s search space, as ``@verify.spaces.spec(claim_id, space)`` does.
+
+        ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
+        """
+        self.spaces[claim_id] = SearchSpec(claim_id, space, factory)
+
+    def record(self, rec: tuple) -> None:
+        """Add one declared record ``(kind, value)`` (:func:`declare`)."""
+        kind, value = rec
+        if kind == "claim":
+            self.add(value)
+        elif kind == "space":
+            self.spaces[value.claim] = value
+        elif kind == "step":
+            self.add_step(value)
+        elif kind == "text":
+            path, unused = value
+            self.step_text[path] = unused
+        else:
+            raise ValueError(f"unknown record kind {kind!r}")
 
     def add_builder(self, claim_id: str, builder) -> None:
         """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`).
@@ -230,187 +293,208 @@ class Registry:
 
         bounds.add_builder(claim_id, builder)
 
-    def search_space(self, claim_id: str, space: str, factory) -> None:
-        """Register ``claim_id``'s search space, as ``@verify.spaces.spec(claim_id, space)`` does.
+    def include(self, *modules: str) -> None:
+        """Add the records of modules that declare search spaces, proof steps or verifications.
 
-        ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
+        Each module is imported (once per process) and the records its body declared
+        (``@spec``, ``step(...)``, ``register(...)``: its own list, :data:`RECORDS`) are added
+        to this registry.  A relative name (``".proofs"``) is taken in the plugin's package.
+        The order is the order of registration.
         """
-        from .spaces import spec
+        package = None
+        if self.plugin is not None:
+            package = (self.plugin.module if self.plugin.package_dir()
+                       else self.plugin.module.rpartition(".")[0])
+        for m in modules:
+            with self._in_force():
+                mod = import_module(m, package if m.startswith(".") else None)
+            self._add_records(mod)
 
-        spec(claim_id, space)(factory)
-
+    def _add_records(self, mod) -> None:
+        for rec in getattr(mod, RECORDS, ()):
+            self.record(rec)
 
     def unregister(self, claim_id: str) -> None:
-        """Remove everything registered under ``claim_id`` in this process.
+        """Remove everything registered under ``claim_id`` in this registry.
 
         Its verification, search space, proof steps, the formula :meth:`add_builder` gave and
-        the bound values memoised for it (:func:`bound_value`) go; an id that is not
-        registered is ignored.  A formula that an installed ``mcsa_verify.bounds`` module
-        declares stays with its module.
+        its memoised bound values go (an id not registered is ignored).
 
         Parameters
         ----------
         claim_id : str
             The claim's id.
         """
-        _forget({claim_id}, steps=[s for s, v in _steps().items() if v.claim == claim_id])
+        import bounds
+
+        self.claims.pop(claim_id, None)
+        self.spaces.pop(claim_id, None)
+        for s in [s for s, v in self.steps.items() if v.claim == claim_id]:
+            del self.steps[s]
+        bounds._ADDED.pop(claim_id, None)
+        _clear_memos()
+
+    # ------------------------------------------------------------------ loading
+    def load(self, chosen: tuple[Plugin, ...] | None = None) -> Registry:
+        """Call each plugin's ``register`` hook with this registry, once per module.
+
+        Parameters
+        ----------
+        chosen : tuple of bounds.plugins.Plugin, optional
+            The plugins to load (default: every installed one).  A broken plugin raises.
+
+        Returns
+        -------
+        Registry
+            ``self``.
+        """
+        for p in plugins() if chosen is None else chosen:
+            # one load per module (two packages may use one entry-point name)
+            if p.module in self.loaded:
+                continue
+            with self._in_force():
+                obj, hook = _hook(p)
+                if hook is not None:
+                    hook(self._for(p))
+            if hook is None:  # a plain module: the records its body declared
+                self._add_records(obj)
+            self.loaded[p.module] = p.name
+        return self
 
     @classmethod
     @contextmanager
     def scoped(cls, plugin: Plugin | None = None) -> Iterator[Registry]:
         """Register for the duration of a ``with`` block only.
 
-        The installed plugins are loaded first (:func:`load`; they stay).  On leaving the
-        block every claim, search space, proof step and formula registered inside it is
-        removed, and an entry it replaced is put back; modules that :meth:`include` imported
-        inside it are dropped from ``sys.modules``, so that registering them again declares
-        their steps again.
+        The block works in a copy of the registry in force (:func:`current`), in force inside
+        it; on leaving, the registry before is back and a formula :meth:`add_builder` gave is
+        removed (an entry it replaced is put back).  No module is unloaded.
 
         Parameters
         ----------
         plugin : bounds.plugins.Plugin, optional
-            The plugin the yielded registry loads (as :func:`load` passes it).
+            The plugin the yielded registry loads (as :meth:`load` passes it).
 
         Yields
         ------
         Registry
-            A registry to register with; anything registered in the block by other means
-            (:func:`register`, ``QuickClaim.register()``, ``@spec``) is removed too.
-
-        Examples
-        --------
-        >>> from verify.registry import Registry
-        >>> with Registry.scoped() as reg:  # doctest: +SKIP
-        ...     my_claim.register(reg)
-        ...     verify.run(my_claim.id)
+            A registry to register with; what is registered in the block by other means
+            (:func:`register`, ``QuickClaim.register()``, ``@spec``) goes to it too.
         """
-        load()
-        saved = [(d, dict(d)) for d in _tables()]
-        n_included, imported = len(_included), set(sys.modules)
+        import bounds
+
+        base = current()
+        reg = cls(plugin)
+        reg.claims, reg.spaces = dict(base.claims), dict(base.spaces)
+        reg.steps, reg.step_text = dict(base.steps), dict(base.step_text)
+        reg.loaded = dict(base.loaded)
+        formulas = dict(bounds._ADDED)
         try:
-            yield cls(plugin)
+            with reg._in_force():
+                yield reg
         finally:
-            claims: set[str] = set()
-            steps: list[str] = []
-            for d, before in saved:
-                changed = [k for k, v in d.items() if before.get(k, _MISSING) is not v]
-                gone = [k for k in before if k not in d]
-                if d is saved[2][0]:  # the proof steps: keyed by step id
-                    steps += changed + gone
-                    claims.update(d[k].claim for k in changed)
-                else:
-                    claims.update(changed + gone)
-            _forget(claims, steps=steps)
-            for d, before in saved:
-                d.update(before)
-            for m in _included[n_included:]:
-                if m not in imported:
-                    sys.modules.pop(m, None)
-            del _included[n_included:]
+            if bounds._ADDED != formulas:
+                bounds._ADDED.clear()
+                bounds._ADDED.update(formulas)
+            _clear_memos()
 
 
-_MISSING = object()
-
-
-def _steps() -> dict:
-    from .audit.engine import STEPS
-
-    return STEPS
-
-
-def _tables() -> tuple[dict, ...]:
-    """Return the process-wide tables a registration writes to.
-
-    They are the verifications, the search spaces, the proof steps and the added formulas.
-    """
+def _clear_memos() -> None:
+    """Forget the built claims and memoised bound values (a registration changed)."""
     import bounds
 
-    from .spaces import SPECS
-
-    return REGISTRY, SPECS, _steps(), bounds._ADDED
-
-
-def _forget(claims: set[str], steps=()) -> None:
-    """Remove ``claims`` from every table and ``steps`` from the proof steps.
-
-    The caches that hold them (the built claims, memoised bound values) are cleared.
-    """
-    import bounds
-
-    from .spaces import SPECS
-
-    for d in (REGISTRY, SPECS, bounds._ADDED):
-        for c in claims:
-            d.pop(c, None)
-    for s in steps:
-        _steps().pop(s, None)
     _bound_float.cache_clear()
     bound_enclosure.cache_clear()
     bounds.get.cache_clear()
 
 
 def _hook(plugin: Plugin):
-    """Return the ``register(registry)`` callable of a plugin.
-
-    None for a plain module (imported: its registrations were made by import side effects).
-    """
+    """Return ``(module or object, register hook)``: no hook for a plain module (deprecated)."""
     obj = plugin.load()
     if plugin.attr is not None:
         if not callable(obj):
             raise TypeError(
                 f"entry point {plugin.name} = {plugin.value}: {plugin.attr} is not callable")
-        return obj
+        return obj, obj
     fn = getattr(obj, "register", None)
     # its own hook, not an imported name
     if callable(fn) and getattr(fn, "__module__", None) == obj.__name__:
-        return fn
+        return obj, fn
     warnings.warn(
         f"entry point {plugin.name} = {plugin.value} ({plugin.group}) names a module that "
-        f"registers "
-                  f"on import; name a register(registry) hook instead ({plugin.module}:register); "
-                  "see docs/own-claim.md", DeprecationWarning, stacklevel=3)
-    return None
+        f"registers on import; name a register(registry) hook instead ({plugin.module}:register); "
+        "see docs/own-claim.md", DeprecationWarning, stacklevel=3)
+    return obj, None
+
+
+def build(chosen: tuple[Plugin, ...] | None = None) -> Registry:
+    """Build a registry from the chosen plugins (default: every installed one).
+
+    Parameters
+    ----------
+    chosen : tuple of bounds.plugins.Plugin, optional
+        The documents to load, e.g. a test's selection of :func:`plugins`.
+
+    Returns
+    -------
+    Registry
+        A new registry, independent of the process's (:func:`default`).
+    """
+    return Registry().load(chosen)
+
+
+@functools.cache
+def default() -> Registry:
+    """Return the process's registry: every installed plugin loaded, once (:func:`build`)."""
+    return build()
+
+
+def current() -> Registry:
+    """Return the registry in force: the one being loaded or a scoped block's, else the default."""
+    reg = _CURRENT.get()
+    return reg if reg is not None else default()
 
 
 def load() -> dict[str, str]:
-    """Load every plugin of the ``mcsa_verify.claims`` group, once.
+    """Load every plugin of the ``mcsa_verify.claims`` group, once (:func:`current`).
 
     Each plugin's ``register(registry)`` hook is called, or its module imported (deprecated).
-    A plugin that fails to load raises: a broken plugin is an error to see, not a claim to
-    drop silently.
 
     Returns
     -------
     dict
         ``{entry-point name: module}`` of the plugins loaded.
     """
-    for p in plugins():
-        # one load per module (two packages may use one entry-point name)
-        if p.module not in _loaded:
-            hook = _hook(p)
-            if hook is not None:
-                hook(Registry(p))
-            _loaded[p.module] = p.name
-    return {name: module for module, name in _loaded.items()}
+    return {name: module for module, name in current().loaded.items()}
 
 
 def verifications() -> dict:
     """``{claim id: Verification}`` of every registered claim."""
-    load()
-    return REGISTRY
+    return current().claims
+
+
+def claim_ids() -> tuple[str, ...]:
+    """Ids of every registered claim: the documents' order (:func:`bounds.ids`), then the rest.
+
+    :func:`verify.claims`; the machinery imports it from here (not through the package).
+
+    Returns
+    -------
+    tuple of str
+        Claim ids, e.g. ``("proposition1", ..., "theorem3", ...)``.
+    """
+    import bounds
+
+    reg = verifications()
+    ids = [c for c in bounds.ids() if c in reg]
+    return tuple(ids + [c for c in reg if c not in ids])
 
 
 def search_spaces() -> dict:
     """``{claim id: SearchSpec}`` of every claim that declares a search space."""
-    load()
-    from .spaces import SPECS
-
-    return SPECS
+    return current().spaces
 
 
 def proof_steps() -> dict:
     """``{step id: Step}`` of every audited proof."""
-    load()
-    from .audit.engine import STEPS
-
-    return STEPS
+    return current().steps

@@ -24,6 +24,7 @@ or ``--no-cache`` switches it off.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -74,7 +75,8 @@ def code_digest(claim: str) -> str:
     from .registry import verifications
 
     v = verifications()[claim]
-    mod = sys.modules.get(getattr(v.run, "__module__", ""), None)
+    # the module that defines the claim's run (inspect, not a look-up in sys.modules)
+    mod = inspect.getmodule(v.run) if hasattr(v.run, "__module__") else None
     own = []
     if mod is not None and getattr(mod, "__file__", None):
         own = list(Path(mod.__file__).resolve().parent.rglob("*.py"))
@@ -319,9 +321,9 @@ def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figur
     """Every registered claim's Report, in the documents' order, run in parallel on
     ``workers`` local processes (default: the CPUs) and cached by content (verify.runner);
     ``figure``: drawn alongside each (:func:`run_claims`)."""
-    from . import claims
+    from .registry import claim_ids
 
-    ids = list(claims())
+    ids = list(claim_ids())
     tick = (lambda done, total: progress(f"{done}/{total} claims")) if progress else None
     reps = run_claims(ids, mode, seed, workers=workers, cache=cache, progress=tick,
                       figure=figure)

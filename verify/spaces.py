@@ -9,37 +9,12 @@ factory runs only when a search needs it, so declaring a space imports no Hypoth
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from .registry import RegistryView, SearchSpec, declare
 
+__all__ = ["SPECS", "SearchSpec", "spec"]
 
-@dataclass
-class SearchSpec:
-    """The search space of one claim: ``space`` says in words what it covers."""
-
-    claim: str
-    space: str
-    factory: Callable[[], tuple]
-    _built: tuple | None = field(default=None, repr=False)
-
-    def _build(self) -> tuple:
-        if self._built is None:
-            self._built = tuple(self.factory())
-        return self._built
-
-    @property
-    def strategy(self):
-        """The Hypothesis strategy over instances (the factory runs on first use)."""
-        return self._build()[0]
-
-    @property
-    def evaluate(self) -> Callable[[dict], list]:
-        """``evaluate(instance)`` -> ``(label, empirical, bound, relation, tolerance)`` rows."""
-        return self._build()[1]
-
-
-#: claim id -> its search space, filled by the claim modules (see verify.registry)
-SPECS: dict[str, SearchSpec] = {}
+#: claim id -> its search space, in the registry in force (a read-only view, verify.registry)
+SPECS = RegistryView("spaces")
 
 
 def spec(claim: str, space: str):
@@ -55,9 +30,10 @@ def spec(claim: str, space: str):
     Returns
     -------
     callable
-        The decorator; it registers the factory (in :data:`SPECS`) and returns it unchanged.
+        The decorator; it declares the factory's :class:`SearchSpec` (a record of the declaring
+        module, :func:`verify.registry.declare`) and returns the factory unchanged.
     """
     def deco(factory):
-        SPECS[claim] = SearchSpec(claim, space, factory)
+        declare("space", SearchSpec(claim, space, factory))
         return factory
     return deco

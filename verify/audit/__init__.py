@@ -18,7 +18,7 @@ from ..decide import final_status
 from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
-from .engine import CACHE, STEPS, status_with_affected
+from .engine import CACHE, STEPS, CachePolicy, status_with_affected
 from .outcome import EXACT, LOOSE, SEVERITY, UNCHECKED, VALID, WRONG, Outcome
 
 
@@ -74,7 +74,7 @@ def ensure(claim: str | None = None, workers: int | None = None, progress: bool 
         s = STEPS[i]
         if s._outcome is not None:
             continue
-        stored = cache.lookup(i, s.digest) if CACHE["read"] else None
+        stored = cache.lookup(i, s.digest) if CACHE.get().read else None
         if stored is not None:
             s._outcome = Outcome.from_json(stored)
         else:
@@ -111,7 +111,7 @@ def _parallel(todo, workers, bar) -> None:
             for i, d in got.items():
                 s = STEPS[i]
                 s._outcome = Outcome.from_json(d)
-                if CACHE["write"]:
+                if CACHE.get().write:
                     cache.remember(i, s.digest, d)
             bar.update(1)
 
@@ -634,7 +634,7 @@ def cmd_audit(argv):
     workers = (None if a.workers is None else number("--workers", a.workers, integer=True, lo=1,
                                                      hi=256))
     if a.no_cache:
-        CACHE["read"] = False
+        CACHE.set(CachePolicy(read=False))
     if a.write:
         return _write(workers, a.document)
     load()

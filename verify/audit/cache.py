@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import types
 from pathlib import Path
 
@@ -74,7 +73,7 @@ def _walk(obj, roots, seen: set, parts: list) -> None:
             parts.append(f"module {obj.__name__}\n{_file_text(f)}")
         return
     if isinstance(obj, type):
-        mod = sys.modules.get(obj.__module__)
+        mod = inspect.getmodule(obj)  # the module that defines the class
         if mod is not None:
             _walk(mod, roots, seen, parts)
         return
@@ -132,7 +131,7 @@ def _walk_value(val, roots, seen, parts) -> None:
     elif hasattr(val, "tobytes"):
         parts.append("array " + digest(val.tobytes()))
     else:
-        mod = sys.modules.get(type(val).__module__)
+        mod = inspect.getmodule(type(val))
         if mod is not None and _own_module(mod.__name__, roots):
             _walk(mod, roots, seen, parts)
         else:

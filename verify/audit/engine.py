@@ -67,12 +67,16 @@ author's kit from the modules that hold it:
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
-import sys
 import tomllib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator, Mapping
+
+from ..registry import RegistryView, declare
 
 # the proof author's kit, one import away (each name lives in its own room)
 from .adversary import Int, Real, free, oriented_ratio, row_score  # noqa: F401
@@ -154,18 +158,49 @@ class Step:
         if self._outcome is None:
             from . import cache
 
-            stored = cache.lookup(self.id, self.digest) if CACHE["read"] else None
+            policy = CACHE.get()
+            stored = cache.lookup(self.id, self.digest) if policy.read else None
             if stored is not None:
                 self._outcome = Outcome.from_json(stored)
             else:
                 self._outcome = self.compute()
-                if CACHE["write"]:
+                if policy.write:
                     cache.remember(self.id, self.digest, self._outcome.to_json())
         return self._outcome
 
 
-#: whether Step.run reads stored outcomes and writes computed ones (``--no-cache`` clears both)
-CACHE = {"read": True, "write": True}
+@dataclass(frozen=True)
+class CachePolicy:
+    """Whether :meth:`Step.run` reads stored outcomes and stores computed ones."""
+
+    read: bool = True
+    write: bool = True
+
+
+#: the cache policy of this context (``python -m verify audit --no-cache`` reads nothing);
+#: :func:`caching` sets it for a block
+CACHE: ContextVar[CachePolicy] = ContextVar("mcsa_audit_cache", default=CachePolicy())
+
+
+@contextmanager
+def caching(*, read: bool = True, write: bool = True) -> Iterator[CachePolicy]:
+    """Run a block with the audit cache read and written as given (:class:`CachePolicy`).
+
+    Parameters
+    ----------
+    read, write : bool
+        Whether stored outcomes are read, and computed ones stored.
+
+    Yields
+    ------
+    CachePolicy
+        The policy in force inside the block; the one before comes back on leaving it.
+    """
+    token = CACHE.set(CachePolicy(read, write))
+    try:
+        yield CACHE.get()
+    finally:
+        CACHE.reset(token)
 
 
 def _judge_correction(o: Outcome, c: Outcome) -> Outcome:
@@ -197,7 +232,8 @@ def _fmt(x) -> str:
     return number_text(x, ".6g", none="n/a")
 
 
-STEPS: dict[str, Step] = {}
+#: step id -> :class:`Step`, in the registry in force (a read-only view, verify.registry)
+STEPS: Mapping[str, Step] = RegistryView("steps")
 
 
 def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check, depends=(),
@@ -250,22 +286,21 @@ def step(id, *, claim, seed, location, relation, lhs, rhs, justification, check,
     Returns
     -------
     Step
-        The step, also entered in :data:`STEPS`.
+        The step, declared (:func:`verify.registry.declare`): a record of the module whose body
+        declares it, which the document's ``register(registry)`` hook adds to the registry
+        (:meth:`verify.registry.Registry.include`); then in :data:`STEPS`.
 
     Raises
     ------
     ValueError
-        When a step of that id was declared already.
+        When a step of that id is registered already.
     """
     s = Step(id=id, claim=claim, seed=seed, location=location, relation=relation, lhs=lhs, rhs=rhs,
              justification=justification, check=check, depends=tuple(depends),
              expect=StepStatus(expect) if expect else "", statement=statement, reading=reading,
              search_examples=search_examples, search_budget=search_budget, corrected=corrected,
              why=why, correction=correction, assumes=assumes)
-    if id in STEPS:
-        raise ValueError(f"duplicate step {id}")
-    STEPS[id] = s
-    return s
+    return declare("step", s)
 
 
 #: the keys a step table may give: :func:`step`'s arguments but the id, the document and the two
@@ -276,8 +311,9 @@ TEXT_KEYS = tuple(p for p in inspect.signature(step).parameters
 _TEXT_TYPES = {"depends": list, "statement": bool, "search_examples": int, "search_budget": int}
 _TYPE_WORDS = {str: "a string", list: "a list of step ids", bool: "true or false",
                int: "a whole number"}
-#: every step table read: its file -> the ids it holds that no declaration has taken yet
-UNUSED_TEXT: dict[str, set[str]] = {}
+#: every step table read: its file -> the ids it holds that no declaration has taken yet (a
+#: read-only view of the registry in force)
+UNUSED_TEXT: Mapping[str, set[str]] = RegistryView("step_text")
 
 
 def step_table(module: str, *, seed: str) -> Callable[..., Step]:
@@ -307,7 +343,10 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
         When the table is not valid TOML, has a key outside :data:`TEXT_KEYS` or a value of
         the wrong type, or when a declaration repeats a key of the table.
     """
-    path = Path(sys.modules[module].__file__).with_suffix(".toml")
+    spec = importlib.util.find_spec(module)  # the module being imported: found, not loaded again
+    if spec is None or spec.origin is None:
+        raise ValueError(f"step_table: no source file for module {module!r}")
+    path = Path(spec.origin).with_suffix(".toml")
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except tomllib.TOMLDecodeError as e:
@@ -321,17 +360,17 @@ def step_table(module: str, *, seed: str) -> Callable[..., Step]:
             if not isinstance(value, want) or (want is int and isinstance(value, bool)):
                 raise ValueError(f"{path.name}: step {sid}: {key} must be {_TYPE_WORDS[want]}, "
                                  f"not {value!r}")
-    UNUSED_TEXT[str(path)] = set(table)
+    unused = declare("text", (str(path), set(table)))[1]
 
-    def declare(id, **fields) -> Step:
+    def declare_step(id, **fields) -> Step:
         entry = table.get(id, {})
         both = sorted(set(entry) & set(fields))
         if both:
             raise ValueError(f"step {id}: {', '.join(both)} given in {path.name} and in the code")
-        UNUSED_TEXT[str(path)].discard(id)
+        unused.discard(id)
         return step(id, seed=seed, **entry, **fields)
 
-    return declare
+    return declare_step
 
 
 def status_with_affected(s: Step) -> tuple[str, bool]:

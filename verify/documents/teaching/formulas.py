@@ -31,12 +31,15 @@ WHERE = {
 }
 
 
+#: the assumptions of these formulas, by key (bounds.core.ASSUMPTIONS reads them from here)
+ASSUMPTIONS = {"FINITE": "a finite state space, every quantity exact (rational)"}
+
+
 def _core():
     import sympy as sp
 
-    from bounds.core import ASSUMPTIONS, Claim, Form, Param, Quantity, Source
+    from bounds.core import Claim, Form, Param, Quantity, Source
 
-    ASSUMPTIONS.setdefault("FINITE", "a finite state space, every quantity exact (rational)")
     return sp, Claim, Form, Param, Quantity, Source
 
 
