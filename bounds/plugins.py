@@ -24,6 +24,7 @@ derivation cache (:mod:`bounds.derive`) and the layer :mod:`verify` use it alike
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from importlib import import_module, metadata
 from pathlib import Path
@@ -129,8 +130,19 @@ def _source_tree() -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
     return name, tuple((g, n, v) for g in GROUPS for n, v in (table.get(g) or {}).items())
 
 
+#: the environment variable that selects the documents: ``builtin`` loads only the toolkit's own
+#: (its packages :data:`TOOLKIT_PACKAGES`), whatever else is installed; unset, every installed one
+DOCUMENTS_ENV = "MCSA_VERIFY_DOCUMENTS"
+#: the packages of the toolkit itself, whose entry points are the built-in documents
+TOOLKIT_PACKAGES = ("bounds", "verify")
+
+
 def discover(group: str) -> tuple[Plugin, ...]:
     """List the entry points of ``group`` without importing them.
+
+    With ``MCSA_VERIFY_DOCUMENTS=builtin`` in the environment only the toolkit's own documents
+    are listed (the test suite sets it, so that its checks of the built-in documents hold
+    whatever a user has installed; a plugin's tests load their own).
 
     Installed distributions' come first (in the order :func:`importlib.metadata.entry_points`
     gives), then those of an uninstalled source tree's ``pyproject.toml``.  A module named twice
@@ -146,6 +158,8 @@ def discover(group: str) -> tuple[Plugin, ...]:
     if tree is not None:
         dist, eps = tree
         found += [Plugin(n, g, v, dist) for g, n, v in eps if g == group]
+    if os.environ.get(DOCUMENTS_ENV, "").strip() == "builtin":
+        found = [p for p in found if p.module.split(".")[0] in TOOLKIT_PACKAGES]
     seen: set[str] = set()
     out = []
     for p in found:

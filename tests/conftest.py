@@ -13,6 +13,12 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+# The suite checks the toolkit's own documents: only they are loaded (bounds.plugins.discover),
+# whatever else is installed in the environment (a user's document package, or the example
+# package that .ci/run installs before its second pass).  Tests of plugins load their own: they
+# run their processes without this variable.  Already set (e.g. to "all"), it is kept.
+os.environ.setdefault("MCSA_VERIFY_DOCUMENTS", "builtin")
+
 import sys  # noqa: E402
 
 # as tests/_nbrun.py (which says why): nbformat, read here too, then skips a 2-3 s import

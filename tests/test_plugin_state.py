@@ -52,6 +52,7 @@ def example_env(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(EXAMPLE),
                                          *filter(None, [env.get("PYTHONPATH")])])
     env["MCSA_VERIFY_DATA_DIR"] = str(tmp_path / "data")
+    env.pop("MCSA_VERIFY_DOCUMENTS", None)  # the example package must be seen
     env["MCSA_CACHE"] = str(tmp_path / "cache")
     return env
 
