@@ -105,7 +105,8 @@ def _not_checked_without_how(d):
 @pytest.mark.parametrize("name, plant, expected", [
     ("coverage.json", _not_checked_without_how,
      "entry 3 (\"Derivation, line (3)\"): reason: a 'not checked' entry needs 'how:'"),
-    ("coverage.json", lambda d: d[1].pop("quote"), 'entry 2 ("Derivation, line (2)"): quote: missing'),
+    ("coverage.json", lambda d: d[1].pop("quote"),
+     'entry 2 ("Derivation, line (2)"): quote: missing'),
     ("coverage.json", lambda d: d[0].update(claim=7),
      'entry 1 ("Derivation, line (1)"): claim: must be an id or null'),
     ("coverage.json", lambda d: d[3].update(kind="lemma"), 'entry 4 ("Derivation, line (3), the '
