@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from pathlib import Path
 
 #: document number -> (short citation, full bibliographic reference)
 REFERENCES = {
@@ -93,10 +92,12 @@ def plugin_references() -> dict[str, tuple[str, str]]:
     every registered document package (entry-point groups ``mcsa_verify.claims`` and
     ``mcsa_verify.bounds``, :func:`bounds.plugins.discover`), read without importing them.
 
-    A file that breaks the format raises :class:`ValueError` naming it (a broken plugin is an
-    error to see): an object of ``{key: {"short": text, "full": text}}``, single-line texts,
-    no key of the bibliography's own documents, a key given two different references by two
-    packages.  Read once per process (``plugin_references.cache_clear()`` reads again)."""
+    A file that breaks the format raises :class:`bounds.contract.DataError` (a
+    :class:`ValueError`) naming it, the reference and the field (a broken plugin is an error to
+    see; command lines exit 2): an object of ``{key: {"short": text, "full": text}}``,
+    single-line texts, no key of the bibliography's own documents, a key given two different
+    references by two packages.  Read once per process (``plugin_references.cache_clear()``
+    reads again)."""
     from .plugins import BOUNDS_GROUP, CLAIMS_GROUP, discover
 
     out: dict[str, tuple[str, str]] = {}
@@ -106,35 +107,48 @@ def plugin_references() -> dict[str, tuple[str, str]]:
         if f is None or str(f) in seen:
             continue
         seen.add(str(f))
-        for key, ref in read_references(f).items():
+        for key, ref in read_references(f, package=p.module).items():
             if out.get(key, ref) != ref:
-                raise ValueError(f"{f}: {key!r} is given another reference by an earlier package: "
-                                 f"{out[key][0]!r}")
+                from .contract import DataError, label
+
+                raise DataError(label(p.module, REFERENCES_FILE), f"reference {json.dumps(key)}",
+                                None, f"another package gives it another reference: "
+                                      f"{out[key][0]!r}")
             out[key] = ref
     return out
 
 
-def read_references(path) -> dict[str, tuple[str, str]]:
-    """The references of one ``references.json`` (format: :func:`plugin_references`), checked."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: not readable as JSON ({e})") from None
-    if not isinstance(data, dict) or not data:
-        raise ValueError(f"{path}: must be a non-empty object {{document key: {{\"short\": ..., "
-                         "\"full\": ...}}")
+def read_references(path, package: str | None = None) -> dict[str, tuple[str, str]]:
+    """The references of one ``references.json`` (format: :func:`plugin_references`), checked.
+
+    Parameters
+    ----------
+    path : Path or str
+        The file.
+    package : str, optional
+        The document package carrying it (named in an error instead of the path).
+
+    Returns
+    -------
+    dict
+        Document key -> ``(short citation, full reference)``.
+
+    Raises
+    ------
+    bounds.contract.DataError
+        A :class:`ValueError` naming the file, the reference and the field: the file breaks its
+        schema (``references.schema.json``, :func:`bounds.contract.read`) or names a document of
+        the bibliography's own.
+    """
+    from .contract import DataError, label, read
+
+    data = read(path, REFERENCES_FILE, package=package)
     out = {}
     for key, ref in data.items():
-        if not key.strip() or "\n" in key:
-            raise ValueError(f"{path}: a document key must be a non-empty single line, got {key!r}")
         if key in REFERENCES or doc_number(key) in REFERENCES:
-            raise ValueError(f"{path}: {key!r} is a key of the bibliography's own documents "
-                             f"({', '.join(ORDER)}); name the document otherwise")
-        if not isinstance(ref, dict) or sorted(ref) != ["full", "short"]:
-            raise ValueError(f"{path}: {key!r} must map to {{\"short\": ..., \"full\": ...}}")
-        for k in ("short", "full"):
-            if not isinstance(ref[k], str) or not ref[k].strip() or "\n" in ref[k]:
-                raise ValueError(f"{path}: {key!r}: {k!r} must be a non-empty single line")
+            raise DataError(label(package, REFERENCES_FILE, path), f"reference {json.dumps(key)}",
+                            None, f"a key of the bibliography's own documents "
+                                  f"({', '.join(ORDER)}); name the document otherwise")
         out[key] = (ref["short"], ref["full"])
     return out
 

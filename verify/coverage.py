@@ -73,10 +73,14 @@ def _package_file(package: str, name: str):
 
 
 def _read(package: str, name: str):
+    """A data file of ``package``, valid against its schema (:func:`bounds.contract.read`:
+    a :class:`bounds.contract.DataError` otherwise)."""
+    from bounds.contract import read
+
     f = _package_file(package, name)
     if f is None:
         raise FileNotFoundError(f"{package} carries no {name}")
-    return json.loads(f.read_text(encoding="utf-8"))
+    return read(f, name, package=package)
 
 
 def packages() -> tuple[str, ...]:
@@ -89,11 +93,49 @@ def packages() -> tuple[str, ...]:
 
 
 def load() -> list[dict]:
-    """Every inventory entry, document by document (in :func:`packages` order)."""
-    out = []
+    """Every inventory entry, document by document (in :func:`packages` order), each file
+    checked against the data contract (:mod:`bounds.contract`): its schema, then the rules a
+    schema cannot express (:func:`_contract`); a :class:`bounds.contract.DataError` names the
+    first entry that breaks one."""
+    walked = sections()
+    out: list[dict] = []
+    seen: set[tuple] = set()
     for p in packages():
-        out += _read(p, INVENTORY)
+        entries = _read(p, INVENTORY)
+        _contract(entries, walked, p, seen)
+        out += entries
     return out
+
+
+def _contract(entries: list[dict], walked: dict[str, list[dict]], package: str,
+              seen: set[tuple]) -> None:
+    """The rules of ``coverage.json`` beyond its schema, for one package's entries (already valid
+    against the schema): the keys in :data:`KEYS` order, a document that a
+    ``coverage_sections.json`` walks, a location that starts with one of its section labels, no
+    entry twice (``seen``: the (document, location, quote) of the entries read before).
+
+    Raises :class:`bounds.contract.DataError` naming the file, the entry and the field."""
+    from bounds.contract import DataError, entry_name, key_order, label
+
+    where = label(package, INVENTORY)
+    key_order(entries, KEYS, where)
+    for i, e in enumerate(entries):
+        entry = entry_name(INVENTORY, entries, [i])[0]
+        if e["document"] not in walked:
+            raise DataError(where, entry, "document",
+                            f"{e['document']!r} is not walked by any {SECTIONS} "
+                            f"(walked: {', '.join(map(repr, walked))})")
+        labels = [s["section"] for s in walked[e["document"]]]
+        if _section_of(e["location"], labels) is None:
+            shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
+            raise DataError(where, entry, "location",
+                            f"must start with a section label that {SECTIONS} walks for "
+                            f"{e['document']!r} ({shown})")
+        key = (e["document"], e["location"], e["quote"])
+        if key in seen:
+            raise DataError(where, entry, "quote",
+                            "an earlier entry has the same document, location and quote")
+        seen.add(key)
 
 
 def sections() -> dict[str, list[dict]]:

@@ -29,7 +29,6 @@ This module names no claim and no document: everything document-specific is in t
 from __future__ import annotations
 
 import functools
-import json
 from collections import Counter
 
 from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
@@ -79,12 +78,15 @@ def _file(package: str, name: str):
 
 
 def load(packages=None) -> dict[str, dict]:
-    """package -> its severity data (``{"steps": {}, "claims": {}}`` when it has none)."""
+    """package -> its severity data (``{"steps": {}, "claims": {}}`` when it has none), each
+    file valid against its schema (``severity.schema.json``, :func:`bounds.contract.read`: a
+    :class:`bounds.contract.DataError` names the file, the entry and the field otherwise)."""
+    from bounds.contract import read
+
     out = {}
     for p in packages or _packages():
         f = _file(p, FILE)
-        out[p] = (json.loads(f.read_text(encoding="utf-8")) if f is not None
-                  else {"steps": {}, "claims": {}})
+        out[p] = read(f, FILE, package=p) if f is not None else {"steps": {}, "claims": {}}
     return out
 
 
