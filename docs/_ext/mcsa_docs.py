@@ -81,7 +81,7 @@ def claim_record(claim_id: str) -> dict | None:
         return None
     number = doc_number(claim.source)  # the toolkit's documents by number, a user's by its own name
     return {**claim_description(claim, latex=True),
-            "document": number if number in REFERENCES else str(claim.source.seed)}
+            "document": number if number in REFERENCES else str(claim.source.document)}
 
 
 def stored_reproduction(claim_id: str) -> tuple[dict | None, bytes | None]:
