@@ -133,7 +133,8 @@ def _assumptions() -> dict:
 
 def list_record(c) -> dict:
     """One row of ``bounds list --json`` (also kept in the catalog, see :mod:`bounds.derive`)."""
-    return {"id": c.id, "title": c.title, "source": str(c.source), "seed": c.source.seed,
+    return {"id": c.id, "title": c.title, "source": str(c.source),
+            "document": c.source.document,
             "kind": c.kind,
             "assumptions": list(c.assumptions),
             "quantities": {q.name: list(q.form_names) for q in c.quantities},
@@ -144,6 +145,9 @@ def records() -> dict:
     """``{claim id: list_record}``: from the catalog when current, else by building the claims."""
     cat = _catalog()
     if cat is not None:  # the catalogued claims; those of modules registered since are built
+        # a catalog written before the key was renamed names the document "seed"
+        cat = {i: ({"document": r["seed"], **r} if "document" not in r and "seed" in r else r)
+               for i, r in cat.items()}
         return {**cat, **{i: list_record(get(i)) for i in ids() if i not in cat}}
     return {i: list_record(get(i)) for i in ids()}
 

@@ -286,11 +286,12 @@ def _fmt(x: float) -> str:
 class Source:
     """Where a claim is printed: a document and a location in it.
 
-    ``seed`` is the document's key in the bibliography (:mod:`bounds.references`), ``where``
-    the section, equation or theorem.  ``str()`` is the bibliographic citation.
+    ``document`` is the document's key in the bibliography (:mod:`bounds.references`: ``"001"``
+    for Kim et al. 2022, or a user's key such as ``"Levin & Peres (2017)"``), ``where`` the
+    section, equation or theorem.  ``str()`` is the bibliographic citation.
     """
 
-    seed: str
+    document: str
     where: str
 
     def __str__(self) -> str:

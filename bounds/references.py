@@ -12,9 +12,10 @@ through the entry points without importing the package (:func:`plugin_references
     {"Levin & Peres (2017)": {"short": "Levin & Peres (2017)",
                               "full": "David A. Levin and Yuval Peres. Markov Chains and ..."}}
 
-Each key is a document key as the package's claims (``Source(key, where)``), proof steps
-(``seed=key``) and coverage inventory (``"document": key``) name it.  :func:`cite`,
-:func:`citation` and :func:`reference` then cite it as they cite the bibliography's documents.
+Each key is a document key as the package's claims (``Source(key, where)``, its
+``document``), proof steps (``seed=key``) and coverage inventory (``"document": key``) name
+it.  :func:`cite`, :func:`citation` and :func:`reference` then cite it as they cite the
+bibliography's documents.
 
 Standard library only, so that command lines can cite without importing sympy.
 """
@@ -54,11 +55,17 @@ def position(document) -> int:
     return ORDER.index(key) if key in ORDER else len(ORDER)
 
 
+def _key(source) -> str:
+    """The document key a source names: a :class:`bounds.core.Source`'s ``document``, a proof
+    step's ``seed`` (:class:`verify.audit.engine.Step`), or the text itself."""
+    return str(getattr(source, "document", getattr(source, "seed", source)))
+
+
 def document_key(seed) -> str:
-    """The document a source's seed names: its number when the bibliography lists it ("001 ..." ->
-    "001"), else the seed itself (a user's document, e.g. "Levin & Peres (2017)")."""
+    """The document a source's key names: its number when the bibliography lists it ("001 ..." ->
+    "001"), else the key itself (a user's document, e.g. "Levin & Peres (2017)")."""
     number = doc_number(seed)
-    return number if number in REFERENCES else str(getattr(seed, "seed", seed))
+    return number if number in REFERENCES else _key(seed)
 
 
 def documents(seeds) -> list[str]:
@@ -164,7 +171,7 @@ def bibliography(seeds=()) -> list[tuple[str, str, str]]:
 
 def doc_number(source) -> str:
     """The document number of a source, a Source-like object or a text starting with it."""
-    return str(getattr(source, "seed", source))[:3]
+    return _key(source)[:3]
 
 
 def cite_numbers(text: str) -> str:
@@ -182,9 +189,9 @@ def cite(source, full: bool = False) -> str:
     """A claim's source as a bibliographic reference with its location kept:
     ``Kim et al. (NeurIPS 2022), §5.1 Theorem 4; proof App. D``.  A user's document is cited
     by the reference its package supplies (:func:`reference`), else by its key."""
-    seed = str(getattr(source, "seed", source))
-    short, long = (REFERENCES.get(doc_number(source)) or plugin_references().get(seed)
-                   or (seed, ""))
+    key = _key(source)
+    short, long = (REFERENCES.get(doc_number(source)) or plugin_references().get(key)
+                   or (key, ""))
     where = getattr(source, "where", "")
     ref = long.rstrip(".") if full and long else short
     return f"{ref}{', ' + where if where else ''}"

@@ -52,10 +52,10 @@ def test_run_refuses_a_bad_mode_and_an_unknown_claim():
 
 
 def test_audit_and_search_from_python():
-    steps = verify.audit("lemma5")
+    steps = verify.audit_steps("lemma5")
     assert steps and all(s["claim"] == "lemma5" for s in steps)
     assert any(s["status"] == "wrong" for s in steps)  # Lemma 5 is false for n >= 2
-    res = verify.search("lemma5", seed=0, max_examples=30)
+    res = verify.search_claim("lemma5", seed=0, max_examples=30)
     assert res["found"] and res["examples"] <= 30
 
 

@@ -171,7 +171,7 @@ def test_f8_theorem3_form_exact():
 
 
 def test_f12_threshold_and_correction():
-    from verify.documents.kim2022 import proofs as P
+    from verify.documents.kim2022 import proofs_theorem2 as P
 
     # the quoted bound 16 (1 + sqrt(N-1))/N^2 is violated from N = 287 on (hunt 001 F12), not at N =
     # 286
@@ -267,7 +267,7 @@ def test_f15_f17_corrections():
     for name, implied in (("airfoil", 5), ("energy", 8), ("wine", 11), ("boston", 13), ("sml", 22),
                           ("gas", 128)):
         assert f"{name} {implied}" in o.correction  # hunt 001 F15's implied feature counts
-    from verify.documents.kim2022 import proofs as P
+    from verify.documents.kim2022 import proofs_hunt as P
 
     X = np.array([[0.0], [0.6], [1.2]])
     G = P._matern_printed(X)

@@ -219,3 +219,17 @@ def test_a_closed_form_is_evaluated_at_any_finite_parameter(capsys):
     rc, out, err = run(capsys, "theorem4", "--N", "4", "--w-star", "1.000000000001", "--k",
                        "1e12", "--L", "1", "--t", "10")
     assert rc == 0 and "e-12000000000000" in out, err
+
+
+def test_records_name_each_claims_document(monkeypatch):
+    """A record names its claim's document key as ``document`` (bounds.core.Source.document); a
+    catalog written before the rename, which names it ``seed``, is read the same way."""
+    import bounds.cli as cli
+
+    fresh = cli.list_record(bounds.get("theorem3"))
+    assert fresh["document"] == bounds.get("theorem3").source.document == "001"
+    assert "seed" not in fresh
+    old = {k: v for k, v in fresh.items() if k != "document"} | {"seed": "001"}
+    monkeypatch.setattr(cli, "_catalog", lambda: {"theorem3": old})
+    monkeypatch.setattr(cli, "ids", lambda: ["theorem3"])
+    assert cli.records()["theorem3"]["document"] == "001"

@@ -350,7 +350,7 @@ OUTPUTS = [
 #: where each output flag is declared (checked against the source below)
 DECLARED = {("verify/certify.py", "--out"), ("verify/cli.py", "--plot"),
             ("verify/report.py", "--out"), ("verify/report.py", "--screenshot"),
-            ("verify/draw.py", "--out"), ("verify/execution.py", "--cache"),
+            ("verify/draw/command.py", "--out"), ("verify/execution.py", "--cache"),
             ("verify/reproductions.py", "--out"), ("simulate/cli.py", "--out"),
             ("simulate/cli.py", "--cache"), ("verify/quick.py", "--plot")}
 

@@ -25,6 +25,7 @@ import pytest
 from simulate import finite as F
 from verify import draw as D
 from verify.cli import main
+from verify.draw import canvas, command
 
 SIGNATURE = {".png": b"\x89PNG", ".pdf": b"%PDF", ".svg": b"<svg"}
 OPTIONS = {
@@ -286,7 +287,7 @@ def test_an_internal_error_is_one_line_and_exit_70(monkeypatch, tmp_path, capsys
     def boom(*a, **k):
         raise ZeroDivisionError("injected")
 
-    monkeypatch.setattr(D, "draw", boom)
+    monkeypatch.setattr(command, "draw", boom)
     assert main(["draw", "wstar", "--out", str(tmp_path / "w.png")]) == 70
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: ZeroDivisionError: injected" in err
@@ -382,11 +383,11 @@ def test_vacuous_bounds_are_grey_and_named(drawn):
 
 def test_bound_line_plant():
     """_bound_line greys exactly the points at the cap (a plant below the cap stays coloured)."""
-    fig, axes = D._new_figure()
+    fig, axes = canvas._new_figure()
     ax = axes[0][0]
-    assert D._bound_line(ax, [1, 2, 3], [0.5, 1.0, 1.0], 1.0, "C0", "--", "b") == "some"
-    assert D._bound_line(ax, [1, 2, 3], [1.0, 1.0, 1.0], 1.0, "C1", "--", "c") == "all"
-    assert D._bound_line(ax, [1, 2, 3], [0.5, 0.4, 0.3], 1.0, "C2", "--", "d") == ""
+    assert canvas._bound_line(ax, [1, 2, 3], [0.5, 1.0, 1.0], 1.0, "C0", "--", "b") == "some"
+    assert canvas._bound_line(ax, [1, 2, 3], [1.0, 1.0, 1.0], 1.0, "C1", "--", "c") == "all"
+    assert canvas._bound_line(ax, [1, 2, 3], [0.5, 0.4, 0.3], 1.0, "C2", "--", "d") == ""
 
 
 # ----------------------------------------------------------------------------- step: as printed

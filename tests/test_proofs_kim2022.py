@@ -1,4 +1,4 @@
-"""Kim et al. (NeurIPS 2022): the proof audit of verify/documents/kim2022/proofs.py.
+"""Kim et al. (NeurIPS 2022): the proof audit of verify/documents/kim2022/proofs*.py.
 
 * every step the audit calls exact or valid is established by a proof, by the adversarial search
   over the document's domain, or (a line that restates a definition) by definition; every correction
@@ -30,9 +30,19 @@ from verify.audit.engine import (
     sym_equal,
     sym_le,
 )
-from verify.documents.kim2022 import proofs as P
+from verify.documents.kim2022 import (
+    proofs as P,
+    proofs_hunt as PH,
+    proofs_lemmas as PL,
+    proofs_theorem2 as P2,
+    proofs_theorem3 as P3,
+    proofs_theorem4 as P4,
+)
 
-#: the steps proofs.py declares (some in tables): kim2022's steps but those of statements.py,
+#: the modules of the proof audit, in the order they declare their steps
+PROOF_MODULES = (P, P2, PL, P3, P4, PH)
+
+#: the steps proofs*.py declare (some in tables): kim2022's steps but those of statements.py,
 #: whose ids read statements.<name> except table1.sgd_stepsize (its module docstring)
 IDS = [sid for sid, s in STEPS.items() if s.seed == P.SEED
        and not sid.startswith("statements.") and sid != "table1.sgd_stepsize"]
@@ -98,7 +108,7 @@ def test_h05_eq1_against_the_algorithms():
 
 def test_h04_table_of_state_transitions():
     """H04: pi = (.6, .3, .1), softmax q, lambda_0 = (0, 0, 2), N = 2, gamma = 1, z_0 = state 3."""
-    (at2, tv2, *_), (at1, tv1, *_) = P._t3_table_rows()
+    (at2, tv2, *_), (at1, tv1, *_) = P3._t3_table_rows()
     assert tv2 == pytest.approx(0.136777, abs=1e-6)
     assert at2["exact law"] == pytest.approx([0.23737, 0.21526, 0.54737], abs=1e-5)
     assert (at2["table (averaged over lambda_2)"]
@@ -112,10 +122,10 @@ def test_h04_table_of_state_transitions():
 
 def test_h04_the_table_holds_with_lambda_frozen(monkeypatch):
     """Not always 'wrong': with lambda frozen (no update) the table's rows are exact."""
-    real = P._jsa_iteration
-    monkeypatch.setattr(P, "_jsa_iteration", lambda pi, lam, z, NN, gamma: [
+    real = P3._jsa_iteration
+    monkeypatch.setattr(P3, "_jsa_iteration", lambda pi, lam, z, NN, gamma: [
         (p, path, lam) for p, path, _ in real(pi, lam, z, NN, gamma)])
-    assert P._t3_table().status == EXACT
+    assert P3._t3_table().status == EXACT
 
 
 def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
@@ -134,7 +144,7 @@ def test_h03_pmcsa_bias_is_not_o_of_r_t_over_n():
         row = [sum(row[i] * K[i][j] for i in range(3)) for j in range(3)]
         assert row == [(1 - r ** t) * pi[j] + r ** t * (j == 0) for j in range(3)]
         assert abs(sum(a * b for a, b in zip(row, s)) - mu) == r ** t * Fraction(3, 5)
-    rows = {(p["t"], p["N"]): (a, b, p["Bias N / r^t"]) for p, a, b in P._t4_bias_rows()}
+    rows = {(p["t"], p["N"]): (a, b, p["Bias N / r^t"]) for p, a, b in P4._t4_bias_rows()}
     for N in (1, 10, 100, 10 ** 4):
         if (1, N) in rows:
             # the hunt: 0.36 at t = 1 for every N
@@ -251,38 +261,42 @@ def _tv_half(real):
 
 FORMULAS = [
     # the corrected quoted MSE bound without its (1 + chi2): the V_q w of the printed bound
-    ("_t2_mse_bound", lambda real: lambda NN, ws, chi, L_: real(NN, ws, chi - 1, L_),
+    (P2, "_t2_mse_bound", lambda real: lambda NN, ws, chi, L_: real(NN, ws, chi - 1, L_),
      "theorem2.mse/corrected"),
     # Theorem 3's O(r^(tN)) with one factor r^N too many
-    ("_jsa_c_rate", lambda real: lambda rr, NN, tt: rr ** NN * real(rr, NN, tt), "theorem3.orate"),
+    (P4, "_jsa_c_rate", lambda real: lambda rr, NN, tt: rr ** NN * real(rr, NN, tt),
+     "theorem3.orate"),
     # d_TV halved: the one-step bias bound 2 L d_TV, the hybrid bound min(1, sum TV), sup_h = 2 d_TV
-    ("_tv", _tv_half, "theorem2.bias/corrected"),
-    ("_tv", _tv_half, "theorem4.mix.1/corrected"),
-    ("_tv", _tv_half, "lemma7.3"),
+    (P2, "_tv", _tv_half, "theorem2.bias/corrected"),
+    (P3, "_tv", _tv_half, "theorem4.mix.1/corrected"),
+    (PL, "_tv", _tv_half, "lemma7.3"),
     # a sum over a common set that is not one: the '<=' of the line printed '='
-    ("_common_set_sup", lambda real: lambda laws, pi: 1.01 * sum(P._tv(p, pi) for p in laws) + 1e-3,
+    (P3, "_common_set_sup",
+     lambda real: lambda laws, pi: 1.01 * sum(P._tv(p, pi) for p in laws) + 1e-3,
      "theorem3.mix.3/corrected"),
     # the enumerated CIS integrals off by 1e-6
-    ("_cis_integrals", lambda real: lambda pi, q, NN, f: (1 + 1e-6) * real(pi, q, NN, f),
+    (P, "_cis_integrals", lambda real: lambda pi, q, NN, f: (1 + 1e-6) * real(pi, q, NN, f),
      "theorem1.mom.3"),
     # Lemma 1 without its first term
-    ("_lemma1_rhs", lambda real: lambda pa, qa: float(np.abs(pa - qa)[1:].sum()),
+    (P, "_lemma1_rhs", lambda real: lambda pa, qa: float(np.abs(pa - qa)[1:].sum()),
      "lemma1.statement"),
     # Eq. (4) line 1 with 1/(N+1) in place of 1/N
-    ("_prop1_lines", lambda real: lambda m, s, NN=None: {
+    (P, "_prop1_lines", lambda real: lambda m, s, NN=None: {
         **real(m, s, NN), **({0: real(m, s, NN)[0] * NN / (NN + 1)} if NN else {})}, "prop1.4.a"),
     # Eq. (1) corrected with the printed lag back in
-    ("_mean_lambda_eq1", lambda real: lambda pi, lam0, x0, gamma, T,
+    (P, "_mean_lambda_eq1", lambda real: lambda pi, lam0, x0, gamma, T,
      lag=1: real(pi, lam0, x0, gamma, T, lag=1),
      "eq1.index/corrected"),
     # Theorem 3's Laurent remainder half again as large (its bound N(N+1)(2N+1)/(6 w*) then fails)
-    ("_t3_gap", lambda real: lambda NN, wv: 1.5 * real(NN, wv), "theorem3.var.10"),
+    (P3, "_t3_gap", lambda real: lambda NN, wv: 1.5 * real(NN, wv), "theorem3.var.10"),
 ]
 
 
-@pytest.mark.parametrize("attr, plant, name", FORMULAS, ids=[f[2] + ":" + f[0] for f in FORMULAS])
-def test_a_wrong_formula_is_caught(attr, plant, name, monkeypatch):
-    monkeypatch.setattr(P, attr, plant(getattr(P, attr)))
+@pytest.mark.parametrize("module, attr, plant, name", FORMULAS,
+                         ids=[f[3] + ":" + f[1] for f in FORMULAS])
+def test_a_wrong_formula_is_caught(module, attr, plant, name, monkeypatch):
+    """``attr`` planted wrong in the module whose check reads it."""
+    monkeypatch.setattr(module, attr, plant(getattr(module, attr)))
     o = _check(name)()
     if o.status != WRONG:
         o = searched_run(_check(name), budget=300, key="planted/" + name)
@@ -295,7 +309,7 @@ def test_a_wrong_path_law_is_caught(monkeypatch):
     (jsa_joint_law): built with K^2 it fails."""
     real = F.jsa_joint_law
     monkeypatch.setattr(F, "jsa_joint_law", lambda K, x0, NN, k: real(K @ K, x0, NN, k))
-    assert P._t3_markov().status == WRONG
+    assert P3._t3_markov().status == WRONG
     assert STEPS["theorem3.def"].corrected().status == WRONG
     assert STEPS["theorem3.table"].corrected().status == WRONG
 
@@ -316,7 +330,9 @@ def test_an_inequality_planted_the_wrong_way_is_caught(name, monkeypatch):
     def flipped(fn, relation, *a, **kw):
         rel = {"<=": ">=", ">=": "<="}.get(relation, relation)
         return real(fn, rel, *a, **{k: v for k, v in kw.items() if k != "printed"})
-    monkeypatch.setattr(P, "instance_check", flipped)
+    for module in PROOF_MODULES:
+        if hasattr(module, "instance_check"):
+            monkeypatch.setattr(module, "instance_check", flipped)
     assert _check(name)().status == WRONG
 
 
@@ -332,9 +348,9 @@ def test_equalities_planted_with_an_offset_are_caught():
     wrong = r_ ** (k_ * N_) * r_ ** (-N_ + 1) * (r_ - r_ ** (N_ + 1)) / (1 - r_)
     assert sym_equal(s.subs(sub), wrong.subs(sub), domain=dom).status == WRONG
     # theorem3.var.9's correction without its -1
-    exact = sp.simplify(P._t3_closed_form_sum().subs(r_, 1 - 1 / w_))
+    exact = sp.simplify(P3._t3_closed_form_sum().subs(r_, 1 - 1 / w_))
     assert sym_equal(exact, w_ ** 2 + w_ - (1 - 1 / w_) ** N_ * (w_ ** 2 + (N_ + 1) * w_ - 1),
-                     domain={w_: P._W_T3, N_: P.K_REAL}).status == WRONG
+                     domain={w_: P3._W_T3, N_: P.K_REAL}).status == WRONG
     # theorem2.eps: the explicit O(N^-3/2) with sqrt2 dropped from the w*^2 term
     NN, ws, c = sp.symbols("N w_star c", positive=True)
     e2 = (NN - 1) ** sp.Rational(-1, 2)
@@ -343,7 +359,7 @@ def test_equalities_planted_with_an_offset_are_caught():
                   symbols=[NN, ws, c],
                   domain={NN: P.N_REAL, ws: P.W_DOM, c: P.U_DOM}).status == WRONG
     # theorem2.gamma's correction reversed: gamma <= Theorem 1's rate
-    Nn, W = P._T4_N, P._T4_W
+    Nn, W = P4._T4_N, P4._T4_W
     assert sym_le(2 * W / (2 * W + Nn - 2), (2 * W - 1) / (2 * W + Nn - 2),
                   domain={Nn: P.N_REAL, W: P.W_DOM}).status == WRONG
     # theorem4.var.5 with 1/N^2 for 1/N
@@ -361,8 +377,8 @@ def test_the_search_finds_a_planted_error_the_fixed_instances_miss(monkeypatch):
     """theorem3.var.10 with the remainder's bound broken only for N >= 5000 (the fixed instances
     stop at N = 100):
     the search, which runs N to 10^4, finds it."""
-    real = P._t3_gap
-    monkeypatch.setattr(P, "_t3_gap", lambda NN, wv: real(NN, wv) * (2.0 if NN >= 5000 else 1.0))
-    assert P._t3_laurent().status == EXACT
-    o = searched_run(P._t3_laurent, budget=400, key="planted/laurent")
+    real = P3._t3_gap
+    monkeypatch.setattr(P3, "_t3_gap", lambda NN, wv: real(NN, wv) * (2.0 if NN >= 5000 else 1.0))
+    assert P3._t3_laurent().status == EXACT
+    o = searched_run(P3._t3_laurent, budget=400, key="planted/laurent")
     assert o.status == WRONG and o.counterexample["at"]["N"] >= 5000

@@ -41,7 +41,7 @@ def documents(recorded):
     load()
     step_status, claim_status = recorded
     step_doc = {s: STEPS[s].seed[:3] for s in step_status}
-    claim_doc = {c: bounds.get(c).source.seed[:3] for c in claim_status}
+    claim_doc = {c: bounds.get(c).source.document[:3] for c in claim_status}
     pkg_doc = {p: S.document_of(p) for p in S._packages()}
     return step_doc, claim_doc, pkg_doc
 

@@ -57,7 +57,7 @@ def test_moment_reproducible_and_decomposed(capsys):
 def test_moment_shows_progress_on_a_terminal_and_keeps_its_numbers(capsys, monkeypatch):
     """Long moment runs (R = 10^5 at D = 100 takes minutes) show a progress bar on a
     terminal; the bar counts transitions and the estimate is the same as without it."""
-    import mcsa_cli as ck
+    import mcsa_cli.terminal as ck
     from simulate.estimators import CHUNK
 
     args = ("moment", "--scheme", "msc-rb", "--dim", "3", "--proposal-scale", "1.5", "--N", "4",

@@ -17,6 +17,7 @@ import sys
 import pytest
 
 import mcsa_cli as K
+import mcsa_cli.tables as KT
 
 WIDTHS = [60, 80, 100, 120]
 HUGE = 100_000  # a terminal this wide: every table at its natural width, one line per row
@@ -212,7 +213,7 @@ def test_ascii_stdout_gets_no_box_characters(monkeypatch):
 
 
 def test_the_line_count_behind_the_widths_is_rich_s():
-    """The widths are chosen on counted lines (K._count_lines); for words that fit the
+    """The widths are chosen on counted lines (KT._count_lines); for words that fit the
     column the count is the number of lines rich's wrap gives."""
     import random
 
@@ -225,7 +226,7 @@ def test_the_line_count_behind_the_widths_is_rich_s():
         w = rnd.randint(4, 30)
         words = ["x" * rnd.randint(1, w) for _ in range(rnd.randint(1, 12))]
         n = len(Text(" ".join(words)).wrap(console, w))
-        assert K._count_lines([len(x) for x in words], w) == n, (words, w)
+        assert KT._count_lines([len(x) for x in words], w) == n, (words, w)
 
 
 # ----------------------------------------------------------------------------- column widths
@@ -288,14 +289,14 @@ def test_no_column_is_squeezed_while_another_has_room(name, width, monkeypatch, 
     with monkeypatch.context() as m:
         unfitted = tables_in(run_at(main, argv, HUGE, m, capsys))[0]
     calls = []
-    allocate = K._allocate
+    allocate = KT._allocate
 
     def recorded(cols, lo, hi, room, max_lines):
         ws = allocate(cols, lo, hi, room, max_lines)
         calls.append((cols, lo, hi, ws, max_lines))
         return ws
 
-    monkeypatch.setattr(K, "_allocate", recorded)
+    monkeypatch.setattr(KT, "_allocate", recorded)
     fitted = tables_in(run_at(main, argv, width, monkeypatch, capsys))[0]
     header = HEADERS[name]
     longest = longest_pieces(unfitted, header)
@@ -323,7 +324,7 @@ def test_verify_list_reads_no_worse_at_120_columns(monkeypatch, capsys):
 def _heights(cols, widths, max_lines):
     """(lines cut off, table lines, cell lines) of word lengths ``cols`` laid out at
     ``widths``."""
-    hs = [[K._count_lines(c, w) for c in col] for col, w in zip(cols, widths)]
+    hs = [[KT._count_lines(c, w) for c in col] for col, w in zip(cols, widths)]
     return (sum(max(x - max_lines, 0) for h in hs for x in h),
             sum(max(min(h[r], max_lines) for h in hs) for r in range(len(cols[0]))),
             sum(map(sum, hs)))
@@ -358,15 +359,15 @@ def _random_tables(seed, n=60):
 
 
 def test_the_room_goes_where_it_shortens_the_table():
-    """K._allocate: every column at least its longest word, the widths within the room, and no
+    """KT._allocate: every column at least its longest word, the widths within the room, and no
     character moved from one column to another shortens the table (random tables)."""
     for cols, lo, hi, room, max_lines in _random_tables(5):
-        ws = K._allocate(cols, lo, hi, room, max_lines)
+        ws = KT._allocate(cols, lo, hi, room, max_lines)
         assert all(a <= w <= b for a, w, b in zip(lo, ws, hi)) and sum(ws) <= room
         # the room is used unless no column can use what is left
         left = room - sum(ws)
         assert not left or all(
-            K._count_lines(c, min(w + left, b)) == K._count_lines(c, w)
+            KT._count_lines(c, min(w + left, b)) == KT._count_lines(c, w)
             for col, w, b in zip(cols, ws, hi) for c in col), (ws, left)
         assert _shortest_by_moves(cols, lo, hi, ws, max_lines), (cols, lo, hi, room, ws)
 
@@ -384,7 +385,7 @@ def test_the_room_check_sees_a_proportional_share():
 
 
 def test_the_line_count_of_a_folded_word_is_the_tables():
-    """A word longer than its column is folded after / , + [ (K._fold): the line count the widths
+    """A word longer than its column is folded after / , + [ (KT._fold): the line count the widths
     are chosen on is the number of lines the table prints."""
     import random
 
@@ -397,7 +398,7 @@ def test_the_line_count_of_a_folded_word_is_the_tables():
         cell = " ".join(words)
         out = K.table([["k", cell]], ["id", "text"], width=w + 4, max_lines=100)
         shown = len(out.splitlines()) - 2
-        lens = [len(x) if len(K._pieces(x)) < 2 else tuple(len(p) for p in K._pieces(x))
+        lens = [len(x) if len(KT._pieces(x)) < 2 else tuple(len(p) for p in KT._pieces(x))
                 for x in words]
-        if len(cell) > w and max(len(p) for x in words for p in K._pieces(x)) <= w:
-            assert K._count_lines(lens, w) == shown, (words, w, out)
+        if len(cell) > w and max(len(p) for x in words for p in KT._pieces(x)) <= w:
+            assert KT._count_lines(lens, w) == shown, (words, w, out)

@@ -7,9 +7,9 @@ no heavy library)::
     verify.claims()                        # every registered claim id (built-in and users')
     rep = verify.run("theorem3")           # a Report: verdict, readings, checks
     rep.verdict, rep.to_dataframe()        # one tidy row per check (pandas, "dataframe" extra)
-    verify.search("theorem3", seed=0)      # adversarial search for a counterexample
-    verify.audit("lemma5")                 # the proof audit's steps of a claim
-    verify.report("out")                   # the HTML report of every claim
+    verify.search_claim("theorem3", seed=0)  # adversarial search for a counterexample
+    verify.audit_steps("lemma5")           # the proof audit's steps of a claim
+    verify.write_report("out")             # the HTML report of every claim
 
 Claims come from the entry-point group ``mcsa_verify.claims`` (:mod:`verify.registry`);
 the toolkit's three documents are registered there exactly as a user's package is
@@ -22,7 +22,7 @@ El hanchi, "Stochastic gradient MCMC algorithms and their applications" (2018); 
 
 from __future__ import annotations
 
-__all__ = ["__version__", "claims", "get", "run", "search", "audit", "report"]
+__all__ = ["__version__", "claims", "get", "run", "search_claim", "audit_steps", "write_report"]
 
 from .quick import QuickClaim  # noqa: E402,F401  (a claim in a few lines; imports nothing heavy)
 
@@ -114,20 +114,78 @@ def _png(rep, dpi: int = 70) -> bytes:
     return buf.getvalue()
 
 
+def search_claim(claim, seed: int = 0, max_examples: int = 200):
+    """Search ``claim``'s declared space for a counterexample (:func:`verify.search.search`).
+
+    Parameters
+    ----------
+    claim : str or verify.spaces.SearchSpec
+        A claim id with a search space, or a search space itself.
+    seed : int
+        Hypothesis seed; the same seed gives the same examples.
+    max_examples : int
+        Exact evaluations at most.
+
+    Returns
+    -------
+    dict or None
+        ``found``, ``examples``, ``space``, and the shrunk ``counterexample`` or the
+        ``closest`` instance; None without a search space.
+    """
+    from .search import search
+
+    return search(claim, seed=seed, max_examples=max_examples)
+
+
+def audit_steps(claim: str | None = None) -> list[dict]:
+    """Return the proof audit's steps (:func:`verify.audit.rows`).
+
+    Parameters
+    ----------
+    claim : str, optional
+        A claim id; every claim's steps when None.
+
+    Returns
+    -------
+    list of dict
+        One dict a step: status, evidence, counterexample and correction, and how the status
+        was established.
+    """
+    from .audit import rows
+
+    return rows(claim)
+
+
+def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90) -> str:
+    """Write the HTML report of every claim (:func:`verify.report.write_report`).
+
+    Parameters
+    ----------
+    out : str or path
+        The directory of ``report.html``.
+    mode : str
+        ``"quick"`` or ``"full"``: the run of every claim.
+    seed : int
+        The runs' seed.
+    dpi : int
+        The figures' resolution.
+
+    Returns
+    -------
+    str
+        The path of ``report.html``.
+    """
+    from .report import write_report as write
+
+    return write(out, mode=mode, seed=seed, dpi=dpi)
+
+
 def __getattr__(name):
     """Import ``verify.search``, ``verify.audit``, ``verify.report`` and :data:`PUBLIC` lazily.
 
-    The first three are their modules, which are callable (PEP 562: imported on first use, so
-    ``import verify`` stays light):
-
-    * ``verify.search(claim, seed=0, max_examples=200)`` searches the claim's declared space
-      for a counterexample (:func:`verify.search.search`);
-    * ``verify.audit(claim=None)`` gives the proof audit's steps, one dict each, with their
-      status, evidence, counterexample and correction (:func:`verify.audit.rows`);
-    * ``verify.report(out="out", mode="quick", seed=0, dpi=90)`` writes the HTML report of
-      every claim and returns its path (:func:`verify.report.write_report`).
-
-    ``from verify.audit import rows`` and the like work as for any module.
+    The first three are modules (PEP 562: imported on first use, so ``import verify`` stays
+    light); their functions for the API are :func:`search_claim`, :func:`audit_steps` and
+    :func:`write_report`.
 
     The names of :data:`PUBLIC` are the documented API for writing and checking a claim
     (``docs/own-claim.md``: ``from verify import Verification, CheckResult, Grid, register``;

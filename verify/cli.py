@@ -827,8 +827,8 @@ def cmd_all(argv):
         fv = r.form_verdicts()
         others = ", ".join(f"{k}: {val}" for k, val in fv.items() if k != r.primary_form)
         n_mc = sum(1 for c in r.checks if c.method == "monte-carlo")
-        seed_doc = (recs[r.claim]["seed"][:3] if r.claim in recs
-                    else bounds.get(r.claim).source.seed[:3])
+        seed_doc = (recs[r.claim]["document"][:3] if r.claim in recs
+                    else bounds.get(r.claim).source.document[:3])
         fails = f"{len(r.failing_readings)} of {len(r.readings)}" if r.verdict == DEPENDS else "-"
         status = r.verdict if r.claim not in stored else \
             (f"{stored[r.claim]['verdict']} (paper's settings, stored); quick smoke test: "

@@ -448,7 +448,7 @@ def z_text(checks) -> str:
     """The critical values the Monte Carlo checks were decided with, as the report states them
     beside the figure: 'one-sided z = 4.13' for bounds, 'two-sided z = 4.28' for identities
     (Bonferroni over the
-    claim's Monte Carlo checks, :func:`verify.core.z_one_sided`)."""
+    claim's Monte Carlo checks, :func:`verify.decide.z_one_sided`)."""
     mc = [c for c in checks if c.method == "monte-carlo" and c.z is not None and math.isfinite(c.z)]
     one = sorted({f"{c.z:.2f}" for c in mc if c.relation != "="}, key=float)
     two = sorted({f"{c.z:.2f}" for c in mc if c.relation == "="}, key=float)
@@ -461,7 +461,8 @@ def z_text(checks) -> str:
 
 
 def own_checks_text(text: str, report) -> str:
-    """``text`` (:func:`verify.core.readings_text`) with each reading's '(n own checks)' made true:
+    """``text`` (:func:`verify.formatting.readings_text`) with each reading's '(n own checks)' made
+    true:
     a check without a reading belongs to every reading, so a claim's only reading owns all its
     checks ('(all 24
     checks)', not '(0 own checks)'), and a reading of several counts its own and the shared ones."""

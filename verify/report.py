@@ -109,7 +109,7 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90,
                  reports: dict | None = None,
                  show_progress: bool = False) -> str:
     """Build the report (every registered claim, run once) and write ``out/report.html``;
-    returns the path.  The Python API's :func:`verify.report`."""
+    returns the path.  The Python API's :func:`verify.write_report`."""
     from mcsa_cli import atomic_write
 
     out = pathlib.Path(out)
@@ -791,8 +791,3 @@ def render(data: dict) -> str:
     env.filters["tex"] = tex  # the texts' TeX as MathML (verify.mathml), the rest escaped
     return env.get_template(TEMPLATE).render(**data)
 
-
-from ._callable import callable_module  # noqa: E402
-
-# verify.report(...) writes the report, also once this module is imported
-callable_module(__name__, write_report)

@@ -300,8 +300,3 @@ def statement_search(claim: str) -> list[dict]:
     return [{k: r[k] for k in ("id", "status", "established_by", "evaluations", "best_ratio")}
             for r in audit.rows(claim) if r["statement"]]
 
-
-from ._callable import callable_module  # noqa: E402
-
-# verify.search(...) is the API's search, also once this module is imported
-callable_module(__name__, search)

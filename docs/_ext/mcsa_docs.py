@@ -81,7 +81,7 @@ def claim_record(claim_id: str) -> dict | None:
         return None
     number = doc_number(claim.source)  # the toolkit's documents by number, a user's by its own name
     return {**claim_description(claim, latex=True),
-            "document": number if number in REFERENCES else str(claim.source.seed)}
+            "document": number if number in REFERENCES else str(claim.source.document)}
 
 
 def stored_reproduction(claim_id: str) -> tuple[dict | None, bytes | None]:
@@ -563,49 +563,10 @@ def check_mathjax(app, config) -> None:
                        subtype="mathjax")
 
 
-# ----------------------------------------------------------------------------- autodoc
-def module_function(obj):
-    """The function behind a callable module (``verify.search``, ``verify.audit`` and
-    ``verify.report`` are modules made callable once imported, see ``verify/_callable.py``),
-    so that the API page shows the function's docstring and signature, not the module's."""
-    import types
-
-    if isinstance(obj, types.ModuleType) and callable(obj):
-        fn = type(obj).__dict__.get("__call__")
-        fn = getattr(fn, "__func__", fn)
-        if isinstance(fn, types.FunctionType):
-            return fn
-    return None
-
-
-def function_docstring(app, what, name, obj, options, lines) -> None:
-    fn = module_function(obj)
-    if fn is not None:
-        from sphinx.util.docstrings import prepare_docstring
-
-        lines[:] = prepare_docstring(fn.__doc__ or "")
-
-
-def function_signature(app, what, name, obj, options, signature, return_annotation):
-    fn = module_function(obj)
-    if fn is None:
-        return None
-    import inspect
-
-    from sphinx.util.inspect import stringify_signature
-
-    sig = inspect.signature(fn)
-    ret = stringify_signature(sig, show_annotation=True).split(" -> ")
-    return stringify_signature(sig, show_return_annotation=False), (ret[1] if len(ret) > 1 else "")
-
-
 def setup(app):
     app.add_config_value("mcsa_claim_figures", True, "env", types=(bool, int))
     app.add_config_value("mcsa_root", "", "env", types=(str,))
     app.connect("config-inited", check_mathjax)
     app.connect("builder-inited", generate)
     app.connect("build-finished", copy_mathjax)
-    # before napoleon (500)
-    app.connect("autodoc-process-docstring", function_docstring, priority=400)
-    app.connect("autodoc-process-signature", function_signature)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

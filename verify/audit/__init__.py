@@ -690,8 +690,3 @@ def cmd_audit(argv):
                    + ", ".join(f"{v} {k}" for k, v in how.items() if v) + ".", wide=a.wide))
     return 0
 
-
-from .._callable import callable_module  # noqa: E402
-
-# verify.audit(claim) gives the steps, also once this package is imported
-callable_module(__name__, rows)
