@@ -9,7 +9,6 @@ neither, so the two can import it.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from dataclasses import dataclass
 from importlib import import_module
@@ -58,30 +57,21 @@ def _module_origin(name: str) -> str | None:
 
 
 def _load_certificates_module(mod: str):
+    """The ``certificates`` module of the document package ``mod``, or None when it has none.
+
+    An ordinary import (a document package's ``__init__`` imports nothing heavy); a package the
+    path finder cannot see is asked by importing it.
+    """
     name = mod + ".certificates"
-    if name in sys.modules:
-        return sys.modules[name]
     origin = _module_origin(name)
-    if origin is None or not origin.endswith(".py"):
-        # a package on the file system without a certificates.py
-        if _module_origin(mod) is not None:
-            return None
-        # a package the path finder cannot see (a zip, a custom finder): import it the ordinary way
-        try:
-            return import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
-                return None
-            raise
-    spec = importlib.util.spec_from_file_location(name, origin)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    if (origin is None or not origin.endswith(".py")) and _module_origin(mod) is not None:
+        return None  # a package on the file system without a certificates.py
     try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
+        return import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
+            return None
         raise
-    return module
 
 
 def modules() -> list[tuple[str, object]]:

@@ -25,10 +25,10 @@ def step_row(step_id: str) -> dict:
     """The audit's row of one step (:func:`verify.audit.rows`): statement, status,
     counterexample.
     """
-    import verify
+    from ..audit import rows
 
     claim = _audit_json()["steps"][step_id]["claim"]
-    return next(r for r in verify.audit.rows(claim) if r["id"] == step_id)
+    return next(r for r in rows(claim) if r["id"] == step_id)
 
 
 def wrong_upstream(step_id: str) -> list[str]:
