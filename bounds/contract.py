@@ -7,9 +7,9 @@ carries up to four data files beside its modules.  Each has a JSON Schema (draft
 =========================  ===================================  ==============================
 file                       schema                               read by
 =========================  ===================================  ==============================
-``coverage.json``          ``coverage.schema.json``             :mod:`verify.coverage`
-``coverage_sections.json`` ``coverage_sections.schema.json``    :mod:`verify.coverage`
-``severity.json``          ``severity.schema.json``             :mod:`verify.severity`
+``coverage.json``          ``coverage.schema.json``             :mod:`verify.judging.coverage`
+``coverage_sections.json`` ``coverage_sections.schema.json``    :mod:`verify.judging.coverage`
+``severity.json``          ``severity.schema.json``             :mod:`verify.judging.severity`
 ``references.json``        ``references.schema.json``           :mod:`bounds.references`
 =========================  ===================================  ==============================
 

@@ -150,7 +150,8 @@ def discover(group: str) -> tuple[Plugin, ...]:
 
     Every caller that needs documents goes through here: :mod:`bounds` (formulas), the
     derivation cache's digests, :mod:`verify.registry` (verifications, spaces, steps),
-    :mod:`verify.coverage` and :mod:`verify.severity` (data files), :mod:`verify.certify`.
+    :mod:`verify.judging.coverage` and :mod:`verify.judging.severity` (data files),
+    :mod:`verify.judging.certify`.
     """
     found = [Plugin(e.name, group, e.value, getattr(getattr(e, "dist", None), "name", "") or "")
              for e in metadata.entry_points(group=group)]

@@ -27,7 +27,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 import pytest
 from hypothesis import HealthCheck, settings
 
-from verify.hypothesis_tools import hypothesis_without_local_constants
+from verify.searching.hypothesis_tools import hypothesis_without_local_constants
 
 # Hypothesis (>= 6.131) mixes literals harvested from every imported local module into its
 # draws, so a derandomized test's examples would depend on which modules the run happened
@@ -69,7 +69,7 @@ def pytest_unconfigure(config):
         runs.cleanup()
 
 
-# The claim-result cache (verify.runner) is off for the suite: tests that patch a claim or
+# The claim-result cache (verify.running.runner) is off for the suite: tests that patch a claim or
 # the machinery must see it recomputed.  tests/test_runner.py switches it on in a tmp dir.
 os.environ.setdefault("MCSA_CACHE", "off")
 os.environ.setdefault("COLUMNS", "100")  # tables printed in-process fit the same width everywhere

@@ -6,7 +6,8 @@ The test processes (pytest-xdist workers) share the claims' results through a di
 session (``$MCSA_TEST_RUNS``): a worker reads a claim's result from there when another worker has
 written it, and otherwise computes it and writes it.  The workers walk the claims in opposite
 directions, so that two of them starting together split the work and meet in the middle.  Every
-worker takes each result through :func:`verify.runner.encode` and :func:`verify.runner.decode`
+worker takes each result through :func:`verify.running.runner.encode` and
+:func:`verify.running.runner.decode`
 (the claim cache's strict-JSON payload), whichever worker computed it, so the tests see the same
 objects whichever worker they run on and in whatever order.
 
@@ -35,10 +36,10 @@ def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
     """{claim: Report} of one run of every registered claim in ``mode`` with ``seed``, shared by
     the suite's processes (module docstring)."""
     from mcsa_cli import atomic_write, dumps
-    from verify.outcome import run_verification
+    from verify.presenting.report import claim_ids
     from verify.registry import REGISTRY
-    from verify.report import claim_ids
-    from verify.runner import decode, encode
+    from verify.running.outcome import run_verification
+    from verify.running.runner import decode, encode
 
     ids = claim_ids()
     where = os.environ.get(SHARED_DIR)
@@ -59,7 +60,8 @@ def cached_runs(mode: str = "quick", seed: int = 0) -> dict:
 
 
 def _sharing(run):
-    """``run`` (verify.outcome.run_verification), with the registered claims' quick runs at seed 0
+    """``run`` (verify.running.outcome.run_verification), with the registered claims' quick runs at
+    seed 0
     taken from the shared run."""
     from verify.registry import REGISTRY
 
@@ -77,7 +79,7 @@ def _sharing(run):
 @contextlib.contextmanager
 def quick_runs_shared():
     """Within the block, the registered claims' quick runs at seed 0 are the shared run."""
-    from verify import outcome
+    from verify.running import outcome
 
     run = outcome.run_verification
     outcome.run_verification = _sharing(run)
@@ -89,6 +91,6 @@ def quick_runs_shared():
 
 def share_quick_runs(monkeypatch) -> None:
     """:func:`quick_runs_shared` until the end of the test (through pytest's ``monkeypatch``)."""
-    from verify import outcome
+    from verify.running import outcome
 
     monkeypatch.setattr(outcome, "run_verification", _sharing(outcome.run_verification))

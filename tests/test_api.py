@@ -10,10 +10,10 @@ import pytest
 
 import bounds
 import verify
-from verify.docio import VERDICTS_DOC
 from verify.model import STATUSES, VIOLATED
-from verify.outcome import Report
 from verify.registry import REGISTRY
+from verify.running.docio import VERDICTS_DOC
+from verify.running.outcome import Report
 
 
 def test_importing_verify_loads_no_claim_and_no_heavy_library():
@@ -73,8 +73,8 @@ def test_version_is_exposed():
 
 
 def test_write_is_refused_outside_a_checkout(monkeypatch, capsys):
-    from verify import resources
-    from verify.cli import main
+    from verify.command.cli import main
+    from verify.running import resources
 
     monkeypatch.setattr(resources, "checkout_root", lambda: None)
     for argv in (["audit", "--write"], ["all", "--quick", "--write"]):
@@ -84,7 +84,7 @@ def test_write_is_refused_outside_a_checkout(monkeypatch, capsys):
 
 
 def test_packaged_data_is_read_with_importlib_resources():
-    from verify import resources
+    from verify.running import resources
 
     assert resources.read_json(VERDICTS_DOC)["verdicts"]["theorem3"] in STATUSES
     assert resources.read_json("no-such-file.json") == {}

@@ -26,8 +26,9 @@ def _quick(claim_id):
 
 def _tables():
     import bounds
-    from verify import registry, spaces
+    from verify import registry
     from verify.audit.engine import STEPS
+    from verify.searching import spaces
 
     return {"claims": registry.REGISTRY, "spaces": spaces.SPECS, "steps": STEPS,
             "formulas": bounds._ADDED}
@@ -93,7 +94,7 @@ def test_included_steps_are_removed_and_declared_again(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "proofs.py").write_text(textwrap.dedent('''
         from verify.audit.engine import step, unchecked
-        from verify.spaces import spec
+        from verify.searching.spaces import spec
 
         step("api_scoped.1", claim="api_scoped_square", seed="001", location="Eq. (1)",
              relation="=", lhs="x^2", rhs="x x", justification="definition",
@@ -118,12 +119,12 @@ def test_included_steps_are_removed_and_declared_again(tmp_path, monkeypatch):
 
 
 def test_a_module_imported_before_the_block_stays_imported():
-    import verify.formatting  # noqa: F401
+    import verify.presenting.formatting  # noqa: F401
     from verify.registry import Registry
 
     with Registry.scoped() as reg:
-        reg.include("verify.formatting")
-    assert "verify.formatting" in sys.modules
+        reg.include("verify.presenting.formatting")
+    assert "verify.presenting.formatting" in sys.modules
 
 
 def test_unregister_removes_one_claim_and_leaves_the_others():
@@ -178,7 +179,7 @@ def test_a_documents_records_are_its_own_and_added_by_include():
 def test_the_module_tables_are_read_only_views():
     from verify.audit import engine
     from verify.registry import REGISTRY
-    from verify.spaces import SPECS
+    from verify.searching.spaces import SPECS
 
     for view in (REGISTRY, SPECS, engine.STEPS, engine.UNUSED_TEXT):
         with pytest.raises(TypeError):

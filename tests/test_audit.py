@@ -29,7 +29,7 @@ from verify.audit.engine import (
     sym_equal,
     sym_le,
 )
-from verify.cli import main
+from verify.command.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

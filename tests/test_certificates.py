@@ -1,4 +1,4 @@
-"""Certificates (verify/certify.py and every document package's ``certificates`` module).
+"""Certificates (verify/judging/certify.py and every document package's ``certificates`` module).
 
 Every certificate's script runs in a clean interpreter (``python -I``, cwd a temporary
 directory, with ``bounds``, ``simulate`` and ``verify`` shadowed by modules that raise
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from verify import certify
-from verify.certify import ALLOWED_IMPORTS, Certificate, imported_modules, render
+from verify.judging import certify
+from verify.judging.certify import ALLOWED_IMPORTS, Certificate, imported_modules, render
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the number of uncovered targets per document package: it may only go down
@@ -200,7 +200,8 @@ def test_cli_bad_input(args):
 
 
 def test_cli_bad_id_before_heavy_imports():
-    code = ("import sys; from verify.cli import main; rc = main(['certificate', 'no.such.step']); "
+    code = ("import sys; from verify.command.cli import main; "
+            "rc = main(['certificate', 'no.such.step']); "
             "print(rc, any(m.startswith(('verify.documents.kim2022.proofs', 'simulate')) for m in "
             "sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

@@ -11,7 +11,8 @@ test functions; the empirical values must respect the bounds.
   the part that holds), and the failing printed form is pinned by the audit
   (tests/test_audit.py) and the verification (tests/test_verify.py).
 
-Claims with a search space in :mod:`verify.search` reuse its strategy and exact evaluation.
+Claims with a search space in :mod:`verify.searching.search` reuse its strategy and exact
+evaluation.
 """
 
 
@@ -21,7 +22,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 import bounds
 from simulate import finite as F, rigorous as RG
-from verify.search import SPECS, _violated, finite_pair, prob_vector
+from verify.searching.search import SPECS, _violated, finite_pair, prob_vector
 
 
 def b(claim, q, form, **kw):
@@ -289,7 +290,7 @@ def test_theorem1_theorem4_monte_carlo_on_student_t(scale, N, scheme):
     from simulate.estimators import conditional_moments
     from simulate.kernels import ChainState
     from simulate.schemes import Scheme
-    from verify.problems import student_t_problem
+    from verify.running.problems import student_t_problem
 
     p = student_t_problem(2, round(scale, 2), 5.0)
     sch = Scheme(scheme, p.target, p.family, N)

@@ -12,10 +12,10 @@ import mpmath
 import pytest
 
 import bounds.cli
-import verify.cli
+import verify.command.cli
 from mcsa_cli import loads_strict
 
-B, V = bounds.cli.main, verify.cli.main
+B, V = bounds.cli.main, verify.command.cli.main
 
 # One bad command line a row: the program, its arguments (shell words; $N2..2001 and the like
 # stand for the long lists in LONG), "=>", a fragment of the one line it must print on stderr.
@@ -262,7 +262,7 @@ def test_compare_with_a_huge_budget_says_something_true(capsys):
 
 # ----------------------------------------------------------------------------- exit statuses
 @pytest.mark.parametrize("main, module, name",
-                         [(B, bounds.cli, "cmd_list"), (V, verify.cli, "cmd_list")])
+                         [(B, bounds.cli, "cmd_list"), (V, verify.command.cli, "cmd_list")])
 def test_internal_error_is_one_line_and_exit_70(capsys, monkeypatch, main, module, name):
     def boom(argv):
         raise ZeroDivisionError("injected")
@@ -348,10 +348,12 @@ OUTPUTS = [
                   "--dim", "3", "--iters", "5", "--cache", "OUT"], ""),
 ]
 #: where each output flag is declared (checked against the source below)
-DECLARED = {("verify/certify.py", "--out"), ("verify/cli.py", "--plot"),
-            ("verify/report.py", "--out"), ("verify/report.py", "--screenshot"),
-            ("verify/draw/command.py", "--out"), ("verify/execution.py", "--cache"),
-            ("verify/reproductions.py", "--out"), ("simulate/cli.py", "--out"),
+DECLARED = {("verify/judging/certify.py", "--out"), ("verify/command/cli.py", "--plot"),
+            ("verify/presenting/report.py", "--out"),
+            ("verify/presenting/report.py", "--screenshot"),
+            ("verify/presenting/draw/command.py", "--out"),
+            ("verify/running/execution.py", "--cache"),
+            ("verify/running/reproductions.py", "--out"), ("simulate/cli.py", "--out"),
             ("simulate/cli.py", "--cache"), ("verify/quick.py", "--plot")}
 
 
@@ -387,20 +389,21 @@ def test_every_output_path_is_checked_before_any_work(prog, argv, suffix, tmp_pa
     computed (the computations are replaced by a failure here)."""
     import simulate.cli
     import simulate.sweep
-    import verify.certify
-    import verify.outcome
-    import verify.reproductions
-    import verify.runner
+    import verify.judging.certify
+    import verify.running.outcome
+    import verify.running.reproductions
+    import verify.running.runner
 
     def no_work(*a, **k):
         raise AssertionError("work started before the output path was checked")
 
-    for mod, name in [(verify.outcome, "run_verification"), (verify.runner, "run_claims"),
-                      (verify.certify, "render"), (simulate.sweep, "run_cell"),
+    for mod, name in [(verify.running.outcome, "run_verification"),
+                      (verify.running.runner, "run_claims"),
+                      (verify.judging.certify, "render"), (simulate.sweep, "run_cell"),
                       (simulate.sweep, "execute")]:
         monkeypatch.setattr(mod, name, no_work)
     main = {"verify": V, "simulate": simulate.cli.main,
-            "reproductions": verify.reproductions.main}[prog]
+            "reproductions": verify.running.reproductions.main}[prog]
     flag = argv[argv.index("OUT") - 1]
     for place in _unwritable_places(tmp_path):
         rc = main([place + suffix if a == "OUT" else a for a in argv])

@@ -14,8 +14,8 @@ from shared_runs import cached_runs
 
 import bounds
 from verify.model import HOLDS, VIOLATED, CheckResult, Grid, Verification
-from verify.outcome import run_verification
-from verify.report import claim_ids
+from verify.presenting.report import claim_ids
+from verify.running.outcome import run_verification
 from verify.testing import SCALES, Conformance, check_claim
 
 #: claims rerun for reproducibility: fast ones (lemma2 exact; the other two Monte Carlo), and the
@@ -120,7 +120,7 @@ def test_a_claim_seeded_with_hash_is_rejected():
     one process (a rerun in this process would pass it) but other checks in a second process with
     another
     PYTHONHASHSEED; check_claim reruns it there and rejects it, naming the check that differs."""
-    from verify.outcome import run_verification as rv
+    from verify.running.outcome import run_verification as rv
 
     v = _verification(_run_hash_seeded, "monte-carlo")
     a, b = rv(v, "quick", seed=0), rv(v, "quick", seed=0)
@@ -195,7 +195,7 @@ def test_bad_arguments(quick):
 
 def test_power_is_decided_on_every_reading(quick):
     """The scale found breaks every reading's empirical verdict, and no looser scale does."""
-    from verify.outcome import rescore
+    from verify.running.outcome import rescore
 
     for cid in ("theorem4", "lemma7", "proposition2"):  # claims with several readings
         res = check_claim(cid, report=quick[cid], rerun=False)

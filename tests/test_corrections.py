@@ -14,7 +14,7 @@ import bounds
 from bounds import paper, symbols as S
 from verify.documents.kim2022.lemmas import _l5_tight, _l6_tight
 from verify.documents.kim2022.theorems import _tight
-from verify.hypothesis_tools import TIGHTNESS_EXAMPLES, tightness_search
+from verify.searching.hypothesis_tools import TIGHTNESS_EXAMPLES, tightness_search
 
 RNG = np.random.default_rng(11)
 

@@ -15,7 +15,7 @@ from documents_kit import ROOT, seed_texts
 
 import bounds
 from mcsa_cli import UsageError, loads_strict, run
-from verify import coverage
+from verify.judging import coverage
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ than losing the location, at every width from 60 to 120 columns."""
 import pytest
 
 import mcsa_cli as clikit
-from verify import coverage
+from verify.judging import coverage
 
 WIDTHS = [60, 80, 90, 100, 120]
 

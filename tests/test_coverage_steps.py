@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from verify import coverage
 from verify.audit import engine
+from verify.judging import coverage
 
 
 def _entry(step_id: str) -> dict:

@@ -46,7 +46,7 @@ def test_each_schema_is_a_draft_2020_12_schema_shipped_with_the_package(name):
 
 def test_the_schemas_say_what_the_code_says():
     """The enums and key lists of the schemas are the constants the readers use."""
-    from verify import coverage, severity
+    from verify.judging import coverage, severity
 
     cov = contract.schema("coverage.json")["$defs"]["entry"]
     assert tuple(cov["required"]) == coverage.KEYS == tuple(cov["properties"])
@@ -76,7 +76,7 @@ def test_every_builtin_and_example_file_validates(where, name):
 def test_the_readers_accept_every_registered_document():
     """The readers as the commands call them: the coverage rules beyond the schema included."""
     from bounds import references
-    from verify import coverage, severity
+    from verify.judging import coverage, severity
 
     entries = coverage.load()
     assert len(entries) >= 500 and set(coverage.sections()) >= {"001", "002", "003", "teaching"}
@@ -156,8 +156,8 @@ def test_a_file_that_is_not_json_is_named(tmp_path):
 
 
 def _coverage(tmp_path, entries, sections=None):
-    """The coverage rules beyond the schema (verify.coverage._contract) on ``entries``."""
-    from verify import coverage
+    """The coverage rules beyond the schema (verify.judging.coverage._contract) on ``entries``."""
+    from verify.judging import coverage
 
     walked = {"mcgd-claims README": [{"section": "Derivation", "title": "t"}]}
     with pytest.raises(contract.DataError) as e:

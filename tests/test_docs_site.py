@@ -6,7 +6,8 @@ notebooks not executed and the claims' figures not drawn: the full build, which 
 is ``python -m sphinx -W -b html docs docs/_build/html`` (minutes; tests/test_notebooks.py
 executes the notebooks here).  Two pages, the index and the generated page of Kim et al.
 (NeurIPS 2022), and a search are opened in headless Chromium through the DevTools protocol
-(verify.browser, as tests/test_report.py): they render, MathJax typesets the formulas from the
+(verify.presenting.browser, as tests/test_report.py): they render, MathJax typesets the formulas
+from the
 site's own copy, the search finds the claim, the console shows no error, and nothing but
 files of the site is requested.
 
@@ -28,7 +29,7 @@ import tempfile
 import pytest
 from test_report import browser  # skips (or fails under CI) when no Chromium is installed
 
-from verify.browser import DevTools  # the DevTools client over --remote-debugging-pipe
+from verify.presenting.browser import DevTools  # the DevTools client over --remote-debugging-pipe
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -220,7 +221,7 @@ def test_formulas_are_typeset_by_the_local_mathjax(pages):
 
 def test_document_page_shows_the_committed_statuses(pages):
     """Each claim's badge on the generated page is its status in verify/data/verdicts.json."""
-    from verify.resources import read_json
+    from verify.running.resources import read_json
 
     verdicts = read_json("verdicts.json")["verdicts"]
     shown = pages[DOC_PAGE]["facts"]["badges"]

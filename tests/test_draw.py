@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from simulate import finite as F
-from verify import draw as D
-from verify.cli import main
-from verify.draw import canvas, command
+from verify.command.cli import main
+from verify.presenting import draw as D
+from verify.presenting.draw import canvas, command
 
 SIGNATURE = {".png": b"\x89PNG", ".pdf": b"%PDF", ".svg": b"<svg"}
 OPTIONS = {
@@ -148,7 +148,8 @@ def test_bad_input_is_refused_before_drawing_or_computing():
     """In a fresh interpreter: after a refused command, neither matplotlib nor the exact machinery
     was imported.
     """
-    code = ("import sys; from verify.cli import main; rc = main(['draw', 'wstar', '--N', '0', "
+    code = ("import sys; from verify.command.cli import main; "
+            "rc = main(['draw', 'wstar', '--N', '0', "
             "'--out', 'x.png']); print(rc, [m for m in ('matplotlib', 'simulate.finite', 'sympy') "
             "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -412,7 +413,7 @@ def test_step_bars_are_the_printed_sides_with_V():
     """theorem4.var.2 prints V + Bias^2 + 2L Bias + ||mu||^2 <= V + ||mu||^2 + O(r^t): the bars are
     both sides with V (recomputed here at the audit's counterexample: 4-state hard instance, w* =
     10, N chains at z*, L = 1, mu = 0, t = 200)."""
-    from verify.docio import AUDIT_DOC, load_doc
+    from verify.running.docio import AUDIT_DOC, load_doc
 
     d = D.figure("step", step_id="theorem4.var.2")
     at = load_doc(AUDIT_DOC)["steps"]["theorem4.var.2"]["outcome"]["counterexample"]["at"]

@@ -71,7 +71,7 @@ def test_bounds_evaluates_it(capsys):
 
 
 def test_the_command_line_verifies_and_tightening_breaks_it(capsys, tmp_path):
-    from verify.cli import main
+    from verify.command.cli import main
 
     fig = tmp_path / "claim.png"
     # exit 1: violated
@@ -84,7 +84,7 @@ def test_the_command_line_verifies_and_tightening_breaks_it(capsys, tmp_path):
 
 
 def test_search_finds_the_bound_attained_but_not_exceeded(capsys):
-    from verify.search import cmd_search
+    from verify.searching.search import cmd_search
 
     assert cmd_search([CLAIM, "--max-examples", "40", "--json"]) == 0  # exit 0: no counterexample
     res = json.loads(capsys.readouterr().out)
@@ -117,7 +117,7 @@ def test_its_references_cite_its_documents_everywhere():
 def test_coverage_finds_its_steps_in_the_audit_and_cites_its_document(capsys):
     """Its inventory's steps are declared by the package (proofs.py), not stored in the toolkit's
     audit: the coverage audits them now and shows their statuses, never 'step not in the audit'."""
-    from verify.coverage import cmd_coverage
+    from verify.judging.coverage import cmd_coverage
 
     assert cmd_coverage(["--document", "mcgd_claims", "--json"]) == 0
     rows = {r["location"]: r for r in json.loads(capsys.readouterr().out)}
@@ -134,7 +134,7 @@ def test_coverage_finds_its_steps_in_the_audit_and_cites_its_document(capsys):
 def test_the_report_cites_its_sources_and_shows_its_steps():
     """The report's entry for the claim: the full reference of its source, its audited steps, and
     its erratum under the README's full reference."""
-    from verify import report
+    from verify.presenting import report
 
     data = report.build(ids=[CLAIM], cache=False)
     c = data["claims"][0]

@@ -167,7 +167,7 @@ def scale(key, factor):
 
 
 def _eq7_reference():
-    from verify import draw as vd
+    from verify.presenting import draw as vd
 
     pi, _, _ = vd.instance(10.0)
     r = 0.9
@@ -188,7 +188,7 @@ def _n_times_var_reference():
 
 
 def _crossing_ok(w, N, t=100, rel=1e-5):
-    from verify import draw as vd
+    from verify.presenting import draw as vd
 
     lo = vd.second_moments(N, t, w * (1 - rel), ("JSA", "pMCSA"))
     hi = vd.second_moments(N, t, w * (1 + rel), ("JSA", "pMCSA"))
@@ -199,7 +199,7 @@ def _planted_first_k():
     import numpy as np
 
     from simulate import finite as F
-    from verify import draw as vd
+    from verify.presenting import draw as vd
 
     pi, q, _ = vd.instance(10.0)
     tv = F.tv_curve(F.cis_matrix(pi, q, 4), pi, 60)[:, 0]
@@ -215,7 +215,7 @@ def _msc_rb_stated_at(chi2):
 
 
 def _chi2_at(w):
-    from verify import draw as vd
+    from verify.presenting import draw as vd
 
     pi, q, _ = vd.instance(w)
     return float((pi ** 2 / q).sum() - 1)

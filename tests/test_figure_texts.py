@@ -17,10 +17,10 @@ import re
 import pytest
 from shared_runs import cached_runs
 
-from verify.formatting import readings_text
-from verify.plot import _subtitle, make_figure, own_checks_text, z_text
+from verify.presenting.formatting import readings_text
+from verify.presenting.plot import _subtitle, make_figure, own_checks_text, z_text
+from verify.presenting.report import STATUS_COLOURS, build, claim_ids, render
 from verify.registry import REGISTRY
-from verify.report import STATUS_COLOURS, build, claim_ids, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 #: claims whose figure shows Monte Carlo points (identities, bounds) and one with both kinds of
@@ -55,7 +55,8 @@ def _numbers(text: str) -> set[str]:
 def test_legend_and_text_quote_the_same_critical_z(quick):
     """Every figure's Monte Carlo legend entry quotes z values that the text beside it quotes (the
     report's
-    Monte Carlo sentence, built from :func:`verify.plot.z_text`): the checks' own critical
+    Monte Carlo sentence, built from :func:`verify.presenting.plot.z_text`): the checks' own
+    critical
     values."""
     seen = 0
     for cid in claim_ids():
@@ -125,7 +126,7 @@ def test_a_reading_that_owns_all_checks_says_so(quick):
 
 
 def test_the_terminal_prints_the_fixed_counts(quick, capsys):
-    from verify.cli import print_report
+    from verify.command.cli import print_report
 
     print_report(quick["lemma3"], wide=True)
     out = capsys.readouterr().out

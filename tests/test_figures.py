@@ -18,12 +18,12 @@ from simulate.families import MeanFieldGaussian
 from simulate.targets import Gaussian, wishart_target
 from verify.documents.kim2022 import figures as F
 from verify.model import EXIT, HOLDS, INCONCLUSIVE, VIOLATED
-from verify.outcome import rescore
 from verify.registry import REGISTRY
+from verify.running.outcome import rescore
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "figures"
 DATA = Path(__file__).resolve().parent.parent / "verify" / "data" / "figures"
-from verify import reproductions as RP  # noqa: E402
+from verify.running import reproductions as RP  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -138,15 +138,16 @@ def stored_rows():
     for fig in ("figure1", "figure2"):
         if not (DOCS / f"{fig}.csv").exists():
             pytest.skip(
-                f"{DOCS / fig}.csv not stored yet (python -m verify.reproductions --claim {fig})")
+                f"{DOCS / fig}.csv not stored yet "
+                f"(python -m verify.running.reproductions --claim {fig})")
         out[fig] = F.read_csv(DOCS / f"{fig}.csv")
     return out
 
 
 def _decided(fig, rows, readings=None):
     from verify.decide import decide
-    from verify.docio import audit_statements
-    from verify.outcome import Report
+    from verify.running.docio import audit_statements
+    from verify.running.outcome import Report
 
     checks = (F.figure1_checks if fig == "figure1" else F.figure2_checks)(rows, readings)
     for c in checks:
@@ -421,7 +422,7 @@ def test_one_and_two_workers_give_identical_rows_and_a_corrupt_entry_is_recomput
     (["lemma5", "--cache", "somewhere"], "--cache does not apply to lemma5"),
 ])
 def test_execution_flags_are_validated_before_any_work(capsys, argv, fragment):
-    from verify.cli import main
+    from verify.command.cli import main
 
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -432,7 +433,8 @@ def test_regenerate_command_refuses_bad_execution_flags(capsys):
     assert RP.main(["--workers", "0"]) == 2
     assert RP.main(["--scheduler", "nowhere"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and err[0].startswith("python -m verify.reproductions: error: --workers")
+    assert len(err) == 2 and err[0].startswith(
+        "python -m verify.running.reproductions: error: --workers")
 
 
 def test_stored_run_reads_the_stored_verdicts_and_survives_damage(tmp_path):
@@ -453,7 +455,7 @@ def test_quick_figure_verdict_is_shown_beside_the_stored_full_run(capsys, monkey
     """A --quick figure run is a reduced experiment; the command line says so and shows the
     stored run at the paper's settings, whatever that run's verdict (here a made-up one).
     The command's quick run of figure1 is the module's (tests/shared_runs.py)."""
-    from verify import cli
+    from verify.command import cli
 
     share_quick_runs(monkeypatch)
     full = dataclasses.asdict(REGISTRY["figure1"].grid.full["settings"])
@@ -494,7 +496,7 @@ def _json_run(capsys, cli):
 def test_verify_all_lists_the_stored_full_runs_beside_the_quick_statuses(capsys, monkeypatch):
     from shared_runs import cached_runs
 
-    from verify import cli
+    from verify.command import cli
 
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
                         **kw: list(cached_runs("quick", seed).values()))
@@ -527,7 +529,7 @@ def test_report_readings_of_a_figure_claim_are_the_stored_runs(reports):
     """The report's Readings of figure1 are the stored full run's per-reading verdicts (most fail),
     not the
     quick smoke test's (all hold); the quote every reading shares is shown once."""
-    from verify import report
+    from verify.presenting import report
 
     shown = RP.shown_status("figure1", "holds", "quick")
     assert shown["smoke_test"] == "holds" and shown["final_readings"]

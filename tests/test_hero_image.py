@@ -53,7 +53,7 @@ def test_the_hero_image_shows_the_current_verdicts():
     assert problems(record, png, verdicts_raw) == []
     assert list(_png_size(png)) == record["size"] == [1280, 1150]
     # the packaged digest function reads the same file
-    from verify.report import verdicts_digest
+    from verify.presenting.report import verdicts_digest
 
     assert verdicts_digest() == record["verdicts_sha256"]
 

@@ -1,4 +1,5 @@
-"""verify.mathml: the TeX of the report's texts as MathML, and the summary's one-line findings.
+"""verify.presenting.mathml: the TeX of the report's texts as MathML, and the summary's one-line
+findings.
 
 Every quote the report shows (severity reasons and their deciding sentences, the readings' quotes)
 is rendered here without a browser: no TeX command may be left in the text (outside the MathML's
@@ -13,8 +14,8 @@ import time
 
 import pytest
 
-from verify import mathml
-from verify.report import headline
+from verify.presenting import mathml
+from verify.presenting.report import headline
 
 
 def visible(html: str) -> str:
@@ -30,8 +31,9 @@ def left_tex(html: str) -> list[str]:
 
 
 def document_texts() -> list[str]:
-    """Every severity reason and deciding sentence of the document packages (verify.severity)."""
-    from verify.severity import loaded
+    """Every severity reason and deciding sentence of the document packages
+    (verify.judging.severity)."""
+    from verify.judging.severity import loaded
 
     return [e[k] for d in loaded().values() for kind in ("steps", "claims")
             for e in d[kind].values() for k in ("reason", "quote")]

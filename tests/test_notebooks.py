@@ -290,7 +290,7 @@ CHECKS["04_proof_audit"] = [
                   for n, lhs, printed, corrected in p["lemma6_q_is_pi"]
                   if n >= 2),
           put("lemma6_q_is_pi", 2, 2, 0.35)),
-    Check("verify.search finds a Lemma 6 counterexample, and shrinks it to q = pi",
+    Check("verify.searching.search finds a Lemma 6 counterexample, and shrinks it to q = pi",
           lambda p: p["found"] is True and close(p["search_pq"][0], p["search_pq"][1], rtol=1e-9,
                                                  atol=1e-12),
           put("search_pq", 1, [0.3, 0.7])),
@@ -654,11 +654,12 @@ def test_explorer_sliders_or_a_note(executed):
     assert {"hide-input", "remove-output"} <= set(cell.metadata.get("tags", []))
 
 
-# 08 -- Kim et al. 2022, §2.2 Table 1, Theorems 1-4: the trade-off (verify.draw's exact quantities)
+# 08 -- Kim et al. 2022, §2.2 Table 1, Theorems 1-4: the trade-off (verify.presenting.draw's exact
+# quantities)
 # ----------------
 def _nb08_moments(w, t=100, N=16):
     """pMCSA's and JSA's E||g_t||^2 from z*, recomputed here from simulate.finite (not through
-    verify.draw).
+    verify.presenting.draw).
     """
     import numpy as np
 

@@ -16,11 +16,11 @@ import sys
 
 import pytest
 
-from verify import severity
 from verify.decide import final_status
+from verify.judging import severity
 from verify.model import DEPENDS, VIOLATED
 from verify.registry import REGISTRY
-from verify.reproductions import stored_full_run
+from verify.running.reproductions import stored_full_run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 V = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text(encoding="utf-8"))
@@ -124,7 +124,7 @@ def test_the_docs_site_shows_the_same():
 
 
 def test_the_report_shows_the_same():
-    from verify.report import build
+    from verify.presenting.report import build
 
     data = build(ids=["lemma4", "proposition2"], dpi=40)
     for c in data["claims"]:

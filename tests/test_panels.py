@@ -1,4 +1,4 @@
-"""verify.panels: a claim's figure cut into its columns of panels for the report.
+"""verify.presenting.panels: a claim's figure cut into its columns of panels for the report.
 
 The cut must lose no ink and split no panel: every dark pixel of the figure as drawn lies in
 exactly one column, the columns follow the panels left to right, and a figure that cannot be cut
@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from verify import panels
+from verify.presenting import panels
 
 DPI = 60
 

@@ -1,4 +1,4 @@
-"""Figures of every claim (verify.plot): real content, honest legends, fitting titles.
+"""Figures of every claim (verify.presenting.plot): real content, honest legends, fitting titles.
 
 One quick run of every claim per session (shared with tests/test_report.py through
 shared_runs.cached_runs); each figure is built once per test at a low resolution.
@@ -16,9 +16,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from shared_runs import cached_runs  # noqa: E402
 
-from verify import plot as vp  # noqa: E402
-from verify.outcome import rescore  # noqa: E402
-from verify.report import claim_ids  # noqa: E402
+from verify.presenting import plot as vp  # noqa: E402
+from verify.presenting.report import claim_ids  # noqa: E402
+from verify.running.outcome import rescore  # noqa: E402
 
 IDS = claim_ids()
 INTERNAL = ("001 ", "002 ", "003 ", "second_moment", "w_star", "mu_norm", "eq_s2", "s_prev2",

@@ -1,4 +1,4 @@
-"""A document package owns its recorded results (issue 35 §1; verify.store).
+"""A document package owns its recorded results (issue 35 §1; verify.running.store).
 
 The example package examples/mcgd-claims is registered here by the test itself (a throwaway
 ``dist-info`` carrying its entry points, on ``PYTHONPATH`` with its source), so the test runs
@@ -119,7 +119,7 @@ def test_an_unknown_document_is_refused_before_any_work(example_env):
 # ----------------------------------------------------------------------------- the store's rules
 def test_where_a_package_is_recorded(tmp_path, monkeypatch):
     from bounds.plugins import Plugin
-    from verify import store
+    from verify.running import store
 
     monkeypatch.delenv(store.ENV, raising=False)
     monkeypatch.setattr("platformdirs.user_data_dir", lambda app: str(tmp_path / "user" / app))
@@ -145,7 +145,7 @@ def test_where_a_package_is_recorded(tmp_path, monkeypatch):
     # the built-in documents: verify/data of the checkout; nowhere from an installed toolkit
     kim = Plugin("kim2022", "mcsa_verify.claims", "verify.documents.kim2022:register")
     assert store.location(kim) == ROOT / "verify" / "data"
-    monkeypatch.setattr("verify.resources.checkout_root", lambda: None)
+    monkeypatch.setattr("verify.running.resources.checkout_root", lambda: None)
     assert store.location(kim) is None
     # the environment variable sends every document there
     monkeypatch.setenv(store.ENV, str(tmp_path / "env"))
@@ -155,8 +155,8 @@ def test_where_a_package_is_recorded(tmp_path, monkeypatch):
 
 def test_reading_merges_a_package_record_over_the_packaged_one(tmp_path, monkeypatch):
     from bounds.plugins import Plugin
-    from verify import registry, store
-
+    from verify import registry
+    from verify.running import store
     mine = Plugin("mine", "mcsa_verify.claims", "mine:register")
     monkeypatch.setenv(store.ENV, str(tmp_path))
     monkeypatch.setattr(registry, "plugins", lambda: (mine,))
@@ -170,9 +170,9 @@ def test_reading_merges_a_package_record_over_the_packaged_one(tmp_path, monkeyp
 
 def test_a_report_reads_no_file(monkeypatch):
     """Report.decisive_step chooses from the audit steps it was given (reading rule 5)."""
-    from verify import docio
     from verify.model import AS_PRINTED
-    from verify.outcome import Report
+    from verify.running import docio
+    from verify.running.outcome import Report
 
     steps = docio.audit_steps("theorem4")
     assert any(s.get("statement") for s in steps.values())
@@ -183,7 +183,7 @@ def test_a_report_reads_no_file(monkeypatch):
         raise AssertionError("a report read a recorded document")
 
     monkeypatch.setattr(docio, "load_doc", no_reading)
-    monkeypatch.setattr("verify.store.read", no_reading)
+    monkeypatch.setattr("verify.running.store.read", no_reading)
     step = rep.decisive_step()
     # the step the claim's severity points to (its erratum), from the steps given
     assert step is not None and step["id"] == rep.severity_fields()["see"] and step["id"] in steps

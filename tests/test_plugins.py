@@ -157,7 +157,7 @@ def test_a_hook_a_plain_module_and_a_broken_hook(tmp_path):
 
 
 def test_a_plain_module_carries_no_data_files():
-    from verify import severity
+    from verify.judging import severity
 
     p = plugins.Plugin("x", plugins.CLAIMS_GROUP, "json.decoder")  # a plain module
     assert p.package_dir() is None and p.data_file("severity.json") is None

@@ -2,12 +2,12 @@
 
 Every test builds a small synthetic set of readings, checks and audit verdicts, and checks what
 :func:`verify.decide.final_status` (with :func:`verify.decide.reading_verdicts`) and
-:meth:`verify.outcome.Report.decisive` make of it; no claim is run.
+:meth:`verify.running.outcome.Report.decisive` make of it; no claim is run.
 """
 
 from verify.decide import decide, final_status, reading_verdicts
 from verify.model import DEGENERATE, DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading
-from verify.outcome import Report
+from verify.running.outcome import Report
 
 
 def check(reading, empirical, bound, relation="<=", form="stated", proof=False, quantity="q",

@@ -24,8 +24,8 @@ from mcsa_cli import dumps
 from verify import audit
 from verify.decide import decide, final_status, reading_verdicts
 from verify.model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Reading
-from verify.outcome import run_verification
 from verify.registry import REGISTRY
+from verify.running.outcome import run_verification
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 A = Reading("a", "q", "m", axis="x")

@@ -39,7 +39,7 @@ SLOW = {
     "python -m verify report --out DIR --full --seed 3": "",
     "python -m verify theorem4 --full --seed 3 --json": "",
     "python -m verify figure1 --full --workers 2": "",
-    "python -m verify.reproductions --claim all --workers 2": " --out reproductions",
+    "python -m verify.running.reproductions --claim all --workers 2": " --out reproductions",
 }
 #: the exit statuses a command may end with (a claim's status; a search that finds one)
 CLAIM_STATUSES = {0, 1, 3, 4}
@@ -86,16 +86,16 @@ def test_the_first_two_commands_are_as_they_were():
 def _main(module: str):
     import bounds.cli
     import simulate.cli
-    import verify.cli
+    import verify.command.cli
 
-    if module == "verify.reproductions":
+    if module == "verify.running.reproductions":
         from mcsa_cli import run
-        from verify import reproductions
+        from verify.running import reproductions
 
-        return lambda argv: run("python -m verify.reproductions", "", ["reproductions", *argv],
-                                {"reproductions": reproductions.main})
+        return lambda argv: run("python -m verify.running.reproductions", "",
+                                ["reproductions", *argv], {"reproductions": reproductions.main})
     return {"bounds": bounds.cli.main, "simulate": simulate.cli.main,
-            "verify": verify.cli.main}[module]
+            "verify": verify.command.cli.main}[module]
 
 
 @pytest.fixture(scope="module")
@@ -109,19 +109,19 @@ def shared(monkeypatch, workdir):
     (a claim, `report`, `all`)."""
     from shared_runs import cached_runs, share_quick_runs
 
-    import verify.cli
-    import verify.runner
+    import verify.command.cli
+    import verify.running.runner
 
     share_quick_runs(monkeypatch)
-    original = verify.runner.run_all
+    original = verify.running.runner.run_all
 
     def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True):
         if mode == "quick" and seed == 0:
             return list(cached_runs("quick", 0).values())
         return original(mode, seed, progress, workers=workers, cache=cache)
 
-    monkeypatch.setattr(verify.runner, "run_all", run_all)
-    monkeypatch.setattr(verify.cli, "run_all", run_all)
+    monkeypatch.setattr(verify.running.runner, "run_all", run_all)
+    monkeypatch.setattr(verify.command.cli, "run_all", run_all)
     monkeypatch.chdir(workdir)
     monkeypatch.setenv("MCSA_CACHE", str(workdir / "claim-cache"))
     return workdir
@@ -209,7 +209,7 @@ HELP_STATUSES = {
     ("verify", "certificate"): {0, 2, 70, 74, 130},
     ("verify", "draw", "mixing"): {0, 2, 70, 74, 130},
     ("verify", "draw", "step"): {0, 2, 70, 74, 130},
-    ("verify.reproductions",): {0, 2, 70, 74, 130},
+    ("verify.running.reproductions",): {0, 2, 70, 74, 130},
     ("bounds", "list"): {0, 2, 70, 74, 130},
     ("bounds", "show"): {0, 2, 70, 74, 130},
     ("bounds", "theorem3"): {0, 2, 70, 74, 130},
@@ -242,7 +242,7 @@ def test_each_help_gives_the_statuses_its_command_can_return(cmd, capsys):
 
 def test_list_exits_0_whatever_the_claims_statuses(capsys):
     """`verify list --help` used to list the claim statuses as exit codes; list always exits 0."""
-    from verify.cli import main
+    from verify.command.cli import main
 
     assert main(["list"]) == 0
     assert "violated" in capsys.readouterr().out
@@ -264,7 +264,7 @@ def readme_severities(text: str = README) -> dict[str, str]:
 
 
 def data_severities() -> dict[str, str]:
-    from verify.severity import loaded
+    from verify.judging.severity import loaded
 
     return {cid: e["severity"] for pkg in loaded().values()
             for cid, e in pkg.get("claims", {}).items()}
@@ -285,7 +285,7 @@ def test_the_severity_check_sees_a_wrong_severity():
 
 
 def test_the_readme_names_every_severity():
-    from verify.severity import SEVERITIES
+    from verify.judging.severity import SEVERITIES
 
     section = README.split("## What the checks found", 1)[1]
     for sev in SEVERITIES:

@@ -19,7 +19,7 @@ MathML; a finding's first line names no internal step; at 390 px every figure's 
 is at least 9 px (one column of panels per row) and every table's verdict is on screen; quoted
 readings do not run together.  Each measure is shown to see a planted defect.
 ``MCSA_SCREENSHOTS=DIR`` keeps the two screenshots (report-1280.png, report-390.png) to look
-at.  The client (verify.browser) is the one ``verify report --screenshot`` uses.
+at.  The client (verify.presenting.browser) is the one ``verify report --screenshot`` uses.
 
 The browser is Debian's ``chromium`` (``bash .ci/run`` installs it with apt-get when it
 is missing).  The test is skipped only when no browser can be installed: when .ci/run
@@ -43,7 +43,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def browser() -> str:
-    from verify.browser import find_browser
+    from verify.presenting.browser import find_browser
 
     p = find_browser()
     if p:
@@ -64,7 +64,7 @@ def browser() -> str:
 def report_dir():
     from shared_runs import cached_runs
 
-    from verify.report import cmd_report
+    from verify.presenting.report import cmd_report
 
     with tempfile.TemporaryDirectory() as d:
         import contextlib
@@ -78,7 +78,7 @@ def report_dir():
 
 
 def _open(report_dir, width: int, mobile: bool):
-    from verify.browser import Page
+    from verify.presenting.browser import Page
 
     exe = browser()
     d, _, _ = report_dir
@@ -112,7 +112,7 @@ def test_command_writes_the_report_and_exits_0(report_dir):
     assert status == 0
     assert (d / "report.html").is_file()
     assert "report written to" in out and str((d / "report.html").resolve()) in out
-    from verify.report import claim_ids
+    from verify.presenting.report import claim_ids
 
     for cid in claim_ids():
         assert cid in out  # the printed summary lists every claim
@@ -140,7 +140,7 @@ def test_page_renders(page):
 def test_every_claim_has_its_section_and_figure(page):
     """Each claim has its section, linked from the summary, with its figure: the columns of its
     panels (or the figure whole, a reproduction's own grid), every image decoded."""
-    from verify.report import claim_ids
+    from verify.presenting.report import claim_ids
 
     ids = claim_ids()
     found = page["js"]("""[...document.querySelectorAll('section.claim')].map(s => ({
@@ -207,7 +207,7 @@ def test_console_errors_are_seen(report_dir, tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><html><body><img src='missing.png'>"
                    "<script>console.error('boom'); undefinedFunction();</script></body></html>")
-    from verify.browser import Page
+    from verify.presenting.browser import Page
 
     with Page(exe) as pg:
         pg.dt.send("Page.navigate", {"url": bad.as_uri()}, session=pg.sid)
@@ -226,7 +226,7 @@ def test_page_does_not_scroll_sideways(view, request):
     """At 390 px (a phone) and 1280 px the page itself never scrolls sideways: a wide table scrolls
     inside
     its own box (div.scroll, overflow-x auto), the summary reflows into cards on a phone."""
-    from verify.browser import PAGE_WIDTH_JS
+    from verify.presenting.browser import PAGE_WIDTH_JS
 
     pg = request.getfixturevalue(view)
     w = pg["js"](PAGE_WIDTH_JS)
@@ -250,7 +250,7 @@ def test_no_word_is_split_inside(view, request):
     """No line break falls inside a word ('Lem / ma 2', 'Propo / sition') in any cell, badge or
     heading;
     cells do not ask for breaks anywhere."""
-    from verify.browser import SPLIT_WORDS_JS
+    from verify.presenting.browser import SPLIT_WORDS_JS
 
     pg = request.getfixturevalue(view)
     assert pg["js"](SPLIT_WORDS_JS) == []
@@ -272,7 +272,7 @@ def test_phone_summary_is_cards(phone):
                 stacked: tds.every((t, i) => i < 3 || box(t).top >= box(tds[i - 1]).bottom - 1)
                          && box(tds[1]).top >= box(tds[0]).bottom - 1};
       })""")
-    from verify.report import claim_ids
+    from verify.presenting.report import claim_ids
 
     assert len(rows) == len(claim_ids())
     for r in rows:
@@ -298,7 +298,7 @@ def test_layout_checks_can_fail(report_dir, tmp_path):
     """The measures see a bad layout: cells that break anywhere split words, and a wide table
     outside a
     scroll box makes the page scroll sideways at 390 px."""
-    from verify.browser import PAGE_WIDTH_JS, SPLIT_WORDS_JS, Page
+    from verify.presenting.browser import PAGE_WIDTH_JS, SPLIT_WORDS_JS, Page
 
     exe = browser()
     bad = tmp_path / "bad.html"
@@ -326,7 +326,7 @@ SUMMARY_TOP_MAX = {"page": 700, "phone": 1166}
 def test_summary_table_is_on_the_first_screen(view, request):
     """The summary table starts on the first screen at 1280 x 800 (within 700 px, its first rows in
     view under the title and the counts) and within 1.5 screens on a phone."""
-    from verify.browser import SUMMARY_TOP_JS
+    from verify.presenting.browser import SUMMARY_TOP_JS
 
     pg = request.getfixturevalue(view)
     top = pg["js"](SUMMARY_TOP_JS)
@@ -345,7 +345,7 @@ def test_mathematics_is_mathml(view, request):
     """No TeX is left in the visible text, <details> opened: no $...$ span, no \\mathbf, no \\(,
     no other command; the mathematics is MathML the browser lays out (no span falls back to its
     source)."""
-    from verify.browser import RAW_TEX_JS
+    from verify.presenting.browser import RAW_TEX_JS
 
     found = request.getfixturevalue(view)["js"](RAW_TEX_JS)
     assert found["dollar"] == [] and found["mathbf"] == 0 and found["paren"] == 0, found
@@ -358,7 +358,7 @@ def test_first_line_of_a_finding_names_no_step(page):
     step ('[recorded once at lemma5.2]', '(rule 1, recorded at theorem3.var.3)'), no claim id, no
     rule number; the details name the step where an erratum is recorded, as a link."""
     from verify.audit import rows
-    from verify.report import claim_ids
+    from verify.presenting.report import claim_ids
 
     ids = {r["id"] for r in rows()} | set(claim_ids())
     lines = page["js"]("[...document.querySelectorAll('#summary-table summary')]"
@@ -376,7 +376,7 @@ def test_figures_are_readable_on_a_phone(phone):
     """At 390 px every figure's smallest type is at least 9 CSS px: a claim's panels stand one per
     row, each the screen's width; a figure kept whole (a reproduction's grid) is shown at that size
     and scrolls sideways in its own box."""
-    from verify.browser import FIGURE_TEXT_JS
+    from verify.presenting.browser import FIGURE_TEXT_JS
 
     pieces = phone["js"](FIGURE_TEXT_JS)
     assert pieces
@@ -396,7 +396,7 @@ def test_figures_are_readable_on_a_phone(phone):
 
 def test_figures_keep_their_layout_on_a_desktop(page):
     """At 1280 px a claim's panels stand side by side, as the figure was drawn."""
-    from verify.browser import FIGURE_TEXT_JS
+    from verify.presenting.browser import FIGURE_TEXT_JS
 
     rows: dict = {}
     for p in page["js"](FIGURE_TEXT_JS):
@@ -454,7 +454,7 @@ def test_glance_measures_can_fail(report_dir, tmp_path):
     """The measures see a page that does not read at a glance: raw TeX (also inside a closed
     <details>), a summary table far down, a figure of three panels shrunk to a phone's width, and
     a check table whose verdict is its last column."""
-    from verify.browser import FIGURE_TEXT_JS, RAW_TEX_JS, SUMMARY_TOP_JS, Page
+    from verify.presenting.browser import FIGURE_TEXT_JS, RAW_TEX_JS, SUMMARY_TOP_JS, Page
 
     exe = browser()
     bad = tmp_path / "bad.html"
@@ -517,7 +517,7 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     import json
     import struct
 
-    from verify.report import claim_ids, screenshot, verdicts_digest
+    from verify.presenting.report import claim_ids, screenshot, verdicts_digest
 
     browser()
     png = tmp_path / "shot.png"
@@ -529,7 +529,7 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
     from shared_runs import cached_runs
 
     from verify.registry import REGISTRY
-    from verify.reproductions import shown_status
+    from verify.running.reproductions import shown_status
 
     runs = cached_runs("quick", 0)
     for cid, status in record["statuses"].items():
@@ -548,7 +548,7 @@ def test_screenshot_records_what_it_shows(report_dir, tmp_path):
 def test_bad_input_exits_2_before_work(tmp_path, capsys):
     """One line naming the flag, exit 2, and nothing written (the checks never started)."""
     from mcsa_cli import run
-    from verify.report import cmd_report
+    from verify.presenting.report import cmd_report
 
     f = tmp_path / "file"
     f.write_text("")
@@ -575,7 +575,7 @@ if __name__ == "__main__":  # pragma: no cover
 def test_provenance_counts_the_checks_by_where_they_were_decided():
     from collections import Counter
 
-    from verify.report import settled_text
+    from verify.presenting.report import settled_text
 
     text = settled_text(Counter({"float64": 1969, "exact": 5531, "arb-256": 12, "arb-64": 46,
                                  "monte-carlo": 925, "symbolic": 13}))

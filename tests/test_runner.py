@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from verify import runner
+from verify.running import runner
 
 IDS = ["lemma4", "sgfs_exact_noise"]
 
@@ -78,7 +78,7 @@ def test_non_finite_floats_survive_the_claim_cache(tmp_path, monkeypatch):
     figure1's figure then failed in `verify report` on a warm cache)."""
     import math
 
-    from verify import runner
+    from verify.running import runner
 
     x = {"a": float("nan"), "b": [1.0, float("inf"), np.float64("-inf")],
          "c": np.array([0.5, np.nan])}
@@ -88,8 +88,8 @@ def test_non_finite_floats_survive_the_claim_cache(tmp_path, monkeypatch):
 
 
 def test_figure_claim_draws_from_a_cached_report(tmp_path, monkeypatch):
-    from verify import runner
-    from verify.plot import figure
+    from verify.presenting.plot import figure
+    from verify.running import runner
 
     monkeypatch.setenv("MCSA_CACHE", str(tmp_path))
     first = runner.run_claims(["figure1"], "quick", 0, workers=1)["figure1"]
@@ -103,7 +103,7 @@ def test_figure_claim_draws_from_a_cached_report(tmp_path, monkeypatch):
 
 
 def test_a_huge_seed_keeps_the_cache_file_name_short():
-    from verify import runner
+    from verify.running import runner
 
     k = runner.cache_key("theorem1", "quick", 10 ** 400)
     assert len(k) < 120 and k != runner.cache_key("theorem1", "quick", 10 ** 400 + 1)
@@ -114,7 +114,7 @@ def test_a_cached_result_says_so_with_when_and_how_long(cache, capsys):
     the
     single-claim command no longer prints the first run's '... checks in 19.7 s' as this run's
     time."""
-    from verify.cli import main
+    from verify.command.cli import main
 
     first = runner.run_claims(IDS[:1], workers=1)[IDS[0]]
     assert first.cached is False and first.computed_at.endswith(" UTC")
@@ -144,12 +144,12 @@ def test_the_report_gives_the_run_time_the_terminal_gives(cache, tmp_path, capsy
     the cache; a cached claim's section says it is cached."""
     import re
 
-    from verify.report import cmd_report, run_time_text
+    from verify.presenting.report import cmd_report, run_time_text
 
     reps = runner.run_claims(IDS, workers=1)
     reps = runner.run_claims(IDS, workers=1)  # read back: cached
     assert all(r.cached for r in reps.values())
-    from verify import report as R
+    from verify.presenting import report as R
 
     real_ids = R.claim_ids
     try:

@@ -1,4 +1,5 @@
-"""Severity data (verify/documents/*/severity.json, verify.severity): every finding is judged.
+"""Severity data (verify/documents/*/severity.json, verify.judging.severity): every finding is
+judged.
 
 Every ``wrong``/``loose`` audit step (verify/data/audit.json) and every ``violated`` /
 ``depends on reading`` claim (verify/data/verdicts.json) has exactly one entry, in its own
@@ -15,7 +16,7 @@ import pytest
 from documents_kit import ROOT, seed_texts
 
 import bounds
-from verify import severity as S
+from verify.judging import severity as S
 
 
 @pytest.fixture(scope="module")

@@ -172,10 +172,11 @@ def test_version(mod):
 
 def test_the_cli_index_is_the_registry():
     """verify/data/cli_index.json (read to answer bad input early) equals what the registry says;
-    regenerate with: python -c 'from verify.cli import write_cli_index; write_cli_index()'"""
+    regenerate with: python -c 'from verify.command.cli import write_cli_index;
+    write_cli_index()'"""
     import json
 
-    from verify import cli
+    from verify.command import cli
 
     stored = json.loads(cli._index_path().read_text(encoding="utf-8"))
     assert stored == json.loads(cli.dumps(cli.cli_index()))

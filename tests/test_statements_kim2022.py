@@ -236,8 +236,8 @@ def test_searched_steps_are_searched_within_their_budget():
 # ------------------------------------------------------------------------- claims table1 and table2
 def test_table1_fails_for_every_condition_number_above_one_under_every_reading():
     from verify.model import HOLDS, VIOLATED
-    from verify.outcome import rescore, run_verification
     from verify.registry import REGISTRY
+    from verify.running.outcome import rescore, run_verification
 
     rep = run_verification(REGISTRY["table1"], "quick", seed=0)
     assert (rep.verdict == VIOLATED and set(rep.readings.values()) == {VIOLATED}
@@ -267,8 +267,8 @@ def test_table2_counts_p_gradients_and_the_elbo_row():
     # the counter has power: a gradient call through the target is counted
     tgt.grad_logpdf(np.zeros((5, 3)))
     assert counts["p_grad"] == 9
-    from verify.outcome import run_verification
     from verify.registry import REGISTRY
+    from verify.running.outcome import run_verification
 
     rep = run_verification(REGISTRY["table2"], "quick", seed=0, overrides={"N": [5]})
     pg = [c for c in rep.checks if c.quantity.endswith(".p_grad")]

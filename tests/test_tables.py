@@ -67,7 +67,7 @@ def test_the_word_check_can_fail():
 
 # ----------------------------------------------------------------------------- the commands
 def _verify(argv):
-    from verify.cli import main
+    from verify.command.cli import main
 
     return main(argv)
 
@@ -110,7 +110,7 @@ def test_every_table_command_fits_without_splitting_a_word(name, width, monkeypa
     if name not in _UNFITTED:
         with monkeypatch.context() as m:
             if name == "verify coverage":  # the coverage table keeps to 100 columns at most
-                from verify import coverage
+                from verify.judging import coverage
 
                 m.setattr(coverage, "WIDTH", HUGE)
             _UNFITTED[name] = run_at(main, argv, HUGE, m, capsys)
@@ -128,7 +128,7 @@ def test_every_table_command_fits_without_splitting_a_word(name, width, monkeypa
         ids = {r["id"] for r in rows()}
         assert ids <= first_words(out), sorted(ids - first_words(out))[:5]
     else:  # coverage: every claim / step id cited whole
-        from verify.coverage import load
+        from verify.judging.coverage import load
 
         words = set(out.split())
         ids = {e[k] for e in load() for k in ("claim", "step") if e.get(k)}

@@ -24,7 +24,7 @@ import pytest
 import verify
 from verify.documents.teaching import checks as C, exact as X
 from verify.model import Grid, Verification
-from verify.outcome import run_verification
+from verify.running.outcome import run_verification
 
 TEACH = sorted(c for c in verify.claims() if c.startswith("teach_"))
 
@@ -140,7 +140,7 @@ def test_each_claims_checks_fail_with_a_planted_formula(monkeypatch):
 # ----------------------------------------------------------------------------- cross-checks
 def test_exact_agrees_with_simulate_on_the_notebook_instances():
     from simulate import finite as F
-    from verify import draw as vd
+    from verify.presenting import draw as vd
 
     pi, q, s = X.notebook03_instance()
     pf, qf = F.hard_instance(4, 10.0, seed=0)

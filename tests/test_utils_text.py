@@ -34,7 +34,7 @@ def test_step_table_escapes_every_cell():
 
 
 def test_number_text_and_the_table_formatter():
-    from verify.formatting import fmt
+    from verify.presenting.formatting import fmt
 
     assert [fmt(x) for x in (None, math.nan, math.inf, -math.inf, 0.123456, 12345678, "text")] == \
         ["—", "n/a", "∞", "-∞", "0.1235", "1.235e+07", "text"]

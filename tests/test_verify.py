@@ -15,9 +15,8 @@ import pytest
 from shared_runs import cached_runs, quick_runs_shared
 
 import bounds
-from verify.cli import main
+from verify.command.cli import main
 from verify.decide import ALPHA, decide, summary_status, z_one_sided
-from verify.docio import verdicts_document
 from verify.model import (
     DEPENDS,
     HOLDS,
@@ -28,8 +27,9 @@ from verify.model import (
     VIOLATED,
     CheckResult,
 )
-from verify.outcome import rescore
 from verify.registry import REGISTRY
+from verify.running.docio import verdicts_document
+from verify.running.outcome import rescore
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -65,7 +65,7 @@ def test_theorems_check_both_quantities(quick):
 
 
 def test_committed_verdicts_are_current(quick):
-    from verify.reproductions import stored_full_run
+    from verify.running.reproductions import stored_full_run
 
     committed = json.loads((ROOT / "verify" / "data" / "verdicts.json").read_text())
     stored = {cid: stored_full_run(cid) for cid in quick}
@@ -299,8 +299,8 @@ def test_inconclusive_exit_code_3(capsys, monkeypatch, tmp_path):
     verdict exits 3."""
     import dataclasses
 
-    from verify import reproductions as RP
     from verify.registry import REGISTRY
+    from verify.running import reproductions as RP
 
     with quick_runs_shared():  # figure2's quick run: the module's (readings unchanged)
         rc = main(["figure2", "--quick", "--json"])
@@ -374,7 +374,7 @@ def test_plot_files(tmp_path, cid, capsys):
 
 
 def test_search_is_reproducible_and_finds_known_counterexamples(capsys):
-    from verify.search import search
+    from verify.searching.search import search
 
     a = search("lemma6", seed=3, max_examples=80)
     b = search("lemma6", seed=3, max_examples=80)

@@ -16,8 +16,8 @@ from scipy import integrate, special, stats
 import verify.documents.cis_imh.checks as C
 from simulate import finite as F
 from verify.model import HOLDS, VIOLATED
-from verify.outcome import run_verification
 from verify.registry import REGISTRY
+from verify.running.outcome import run_verification
 
 CLAIMS = ("cis_barker_acceptance", "cis_acceptance_bound", "imh_rejection_kl",
           "cis_variance_growth")

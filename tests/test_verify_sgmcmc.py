@@ -28,8 +28,8 @@ from bounds.enclosure import Enclosure
 from verify.decide import decide
 from verify.documents.elhanchi2018 import _kit
 from verify.model import CheckResult
-from verify.outcome import run_verification
 from verify.registry import REGISTRY
+from verify.running.outcome import run_verification
 
 CLAIMS = ("sgfs_stationary_covariance", "sgfs_exact_noise", "sgfs_admissible_k",
           "sgfs_variance_trajectory", "sgfs_autocovariance", "sgfs_convergence_criterion")
@@ -422,7 +422,7 @@ def test_exact_rationals_past_the_decimal_digit_limit_survive_the_cache():
     """Var[theta_200] at k = 0.05 is a rational with ~7000-digit terms; the cache's exact
     encoding of the enclosures (bounds.enclosure.Enclosure.encode) once died on Python's
     4300-digit limit of decimal text (the --full run exited 70)."""
-    from verify.runner import decode, encode
+    from verify.running.runner import decode, encode
 
     rep = run_verification(REGISTRY["sgfs_variance_trajectory"], "quick", seed=0,
                            overrides={"k": [0.05], "t": [200], "dim": [1]})

@@ -17,7 +17,7 @@ def narrow(monkeypatch):
 
 
 def test_list_fits_100_columns_and_wide_shows_every_column(capsys, narrow):
-    from verify.cli import main
+    from verify.command.cli import main
 
     assert main(["list"]) == 0
     out = capsys.readouterr().out
@@ -28,7 +28,7 @@ def test_list_fits_100_columns_and_wide_shows_every_column(capsys, narrow):
 
 
 def test_one_claim_fits_100_columns(capsys, narrow):
-    from verify.cli import main
+    from verify.command.cli import main
 
     main(["lemma4"])
     out = capsys.readouterr().out
@@ -40,7 +40,7 @@ def test_one_claim_fits_100_columns(capsys, narrow):
 def test_all_fits_100_columns(capsys, narrow, monkeypatch):
     from shared_runs import cached_runs
 
-    from verify import cli
+    from verify.command import cli
 
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None,
                         **kw: list(cached_runs("quick", seed).values()))
@@ -51,8 +51,8 @@ def test_all_fits_100_columns(capsys, narrow, monkeypatch):
 
 def test_a_huge_ratio_is_said_in_words():
     from verify.decide import decide
-    from verify.formatting import fmt_ratio
     from verify.model import CheckResult
+    from verify.presenting.formatting import fmt_ratio
 
     c = decide(CheckResult("q", "stated", {}, 1.0, 1e-59, "exact"), 0)
     assert "59 orders of magnitude too small" in fmt_ratio(c)
@@ -61,7 +61,7 @@ def test_a_huge_ratio_is_said_in_words():
 @pytest.mark.parametrize("argv", [["audit"], ["audit", "lemma1"],
                                   ["search", "lemma4", "--max-examples", "5"]])
 def test_audit_and_search_fit_100_columns(argv, capsys):
-    from verify.cli import main
+    from verify.command.cli import main
 
     main(argv)
     out = capsys.readouterr().out
@@ -80,7 +80,7 @@ def test_all_fits_without_splitting_a_word(width, capsys, monkeypatch):
     from shared_runs import cached_runs
     from test_tables import HUGE, assert_fits, assert_no_word_split, first_words, run_at
 
-    from verify import cli
+    from verify.command import cli
 
     reports = list(cached_runs("quick", 0).values())
     monkeypatch.setattr(cli, "run_all", lambda mode, seed, progress=None, **kw: reports)
@@ -103,7 +103,7 @@ def _claim_out(cid, width, monkeypatch, capsys):
     """``python -m verify CLAIM`` at ``width`` columns, on the suite's shared quick run."""
     from shared_runs import share_quick_runs
 
-    from verify.cli import main
+    from verify.command.cli import main
 
     if (cid, width) not in _CLAIM_OUT:
         with monkeypatch.context() as m:

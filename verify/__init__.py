@@ -90,10 +90,10 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 
     Returns
     -------
-    verify.outcome.Report
+    verify.running.outcome.Report
         The checks, each reading's verdict and the final status (``.verdict``).
     """
-    from .outcome import run_verification
+    from .running.outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -107,7 +107,7 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
 def _png(rep, dpi: int = 70) -> bytes:
     import io
 
-    from .plot import figure
+    from .presenting.plot import figure
 
     buf = io.BytesIO()
     figure(rep, buf, dpi=dpi)
@@ -115,11 +115,13 @@ def _png(rep, dpi: int = 70) -> bytes:
 
 
 def search_claim(claim, seed: int = 0, max_examples: int = 200):
-    """Search ``claim``'s declared space for a counterexample (:func:`verify.search.search`).
+    """Search ``claim``'s declared space for a counterexample.
+
+    The search itself is :func:`verify.searching.search.search`.
 
     Parameters
     ----------
-    claim : str or verify.spaces.SearchSpec
+    claim : str or verify.searching.spaces.SearchSpec
         A claim id with a search space, or a search space itself.
     seed : int
         Hypothesis seed; the same seed gives the same examples.
@@ -132,7 +134,7 @@ def search_claim(claim, seed: int = 0, max_examples: int = 200):
         ``found``, ``examples``, ``space``, and the shrunk ``counterexample`` or the
         ``closest`` instance; None without a search space.
     """
-    from .search import search
+    from .searching.search import search
 
     return search(claim, seed=seed, max_examples=max_examples)
 
@@ -157,7 +159,7 @@ def audit_steps(claim: str | None = None) -> list[dict]:
 
 
 def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90) -> str:
-    """Write the HTML report of every claim (:func:`verify.report.write_report`).
+    """Write the HTML report of every claim (:func:`verify.presenting.report.write_report`).
 
     Parameters
     ----------
@@ -175,13 +177,16 @@ def write_report(out="out", mode: str = "quick", seed: int = 0, dpi: int = 90) -
     str
         The path of ``report.html``.
     """
-    from .report import write_report as write
+    from .presenting.report import write_report as write
 
     return write(out, mode=mode, seed=seed, dpi=dpi)
 
 
 def __getattr__(name):
-    """Import ``verify.search``, ``verify.audit``, ``verify.report`` and :data:`PUBLIC` lazily.
+    """Import the search, audit and report modules and :data:`PUBLIC` lazily.
+
+    The modules are ``verify.searching.search``, ``verify.audit`` and
+    ``verify.presenting.report``.
 
     The first three are modules (PEP 562: imported on first use, so ``import verify`` stays
     light); their functions for the API are :func:`search_claim`, :func:`audit_steps` and

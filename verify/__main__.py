@@ -1,7 +1,7 @@
-"""``python -m verify``: see :mod:`verify.cli`."""
+"""``python -m verify``: see :mod:`verify.command.cli`."""
 
 # local worker processes are spawned: they import this module as __mp_main__
 if __name__ == "__main__":
-    from .cli import main
+    from .command.cli import main
 
     raise SystemExit(main())

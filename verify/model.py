@@ -279,7 +279,7 @@ class Verification:
     """How one claim is checked.
 
     ``run(grid, seed, progress) -> list[CheckResult]`` computes the empirical side and the
-    bounds; verdicts are filled in by :func:`verify.outcome.run_verification`.
+    bounds; verdicts are filled in by :func:`verify.running.outcome.run_verification`.
     """
 
     claim: str
@@ -291,14 +291,14 @@ class Verification:
     grid: Grid
     run: Callable[..., list[CheckResult]]
     overrides: tuple[str, ...] = ()  # grid keys the command line may override
-    # plot(report, path, dpi): the claim's own figure (verify.plot.figure)
+    # plot(report, path, dpi): the claim's own figure (verify.presenting.plot.figure)
     plot: Callable | None = None
-    search: object | None = None  # see verify.search
+    search: object | None = None  # see verify.searching.search
     readings: tuple[Reading, ...] = ()  # the claim's reasonable readings (see the module docstring)
     #: its run goes through the sweep engine (simulate.sweep.execute) and takes the execution
     #: options --workers, --scheduler, --cache (grid keys workers, scheduler, cache)
     execution: bool = False
-    #: display name ("Theorem 3"); default: from the id (see verify.plot.claim_name)
+    #: display name ("Theorem 3"); default: from the id (see verify.presenting.plot.claim_name)
     name: str = ""
     #: why the proof audit has no steps for this claim (e.g. "no proof in its document")
     proof: str = ""
@@ -314,7 +314,7 @@ class Verification:
     #: (verify.decide)
     proof_forms: tuple[str, ...] = ()
     #: regenerate(out_dir, data_dir, **execution): rerun the claim's experiment at the paper's
-    #: settings and store it (verify.reproductions); the claim then has a stored full run
+    #: settings and store it (verify.running.reproductions); the claim then has a stored full run
     reproduction: Callable | None = None
 
     @property

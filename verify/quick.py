@@ -4,7 +4,7 @@ A bound about a quantity the toolkit already computes needs three things: the bo
 formula, a function computing the quantity, and the parameter domain.  :class:`QuickClaim`
 turns them into the same objects a document package registers -- a :class:`bounds.core.Claim`
 (the formula, with its domain), a :class:`verify.model.Verification` (the checks over a grid
-of the domain) and a :class:`verify.spaces.SearchSpec` (Hypothesis search over the domain)
+of the domain) and a :class:`verify.searching.spaces.SearchSpec` (Hypothesis search over the domain)
 -- so a plain script gets the verdict, the search, the figure and the counterexamples of a
 built-in claim::
 
@@ -312,8 +312,11 @@ class QuickClaim:
         return self._cache["verification"]
 
     def search_space(self):
-        """Build the :class:`verify.spaces.SearchSpec` over the whole domain (exact quantities)."""
-        from .spaces import SearchSpec
+        """Build the search space over the whole domain (exact quantities).
+
+        It is a :class:`verify.searching.spaces.SearchSpec`.
+        """
+        from .searching.spaces import SearchSpec
 
         return SearchSpec(
             self.id,
@@ -349,8 +352,8 @@ class QuickClaim:
         bound_scale: float = 1.0,
         overrides: dict | None = None,
     ):
-        """Verify the claim, as :func:`verify.run`: a :class:`verify.outcome.Report`."""
-        from .outcome import run_verification
+        """Verify the claim, as :func:`verify.run`: a :class:`verify.running.outcome.Report`."""
+        from .running.outcome import run_verification
 
         if mode not in ("quick", "full"):
             raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -360,20 +363,22 @@ class QuickClaim:
         )
 
     def search(self, seed: int = 0, max_examples: int = 200) -> dict | None:
-        """Search the domain for a counterexample with Hypothesis (:func:`verify.search.search`).
+        """Search the domain for a counterexample with Hypothesis.
+
+        The search is :func:`verify.searching.search.search`.
 
         Returns None for a Monte Carlo quantity (a random value is no counterexample).
         """
         if self.method != "exact":
             return None
-        from .search import search
+        from .searching.search import search
 
         self.register()
         return search(self.search_space(), seed=seed, max_examples=max_examples)
 
     def figure(self, report, path: str, dpi: int = 110) -> str:
-        """Draw the claim's figure (:func:`verify.plot.figure`), violations marked."""
-        from .plot import figure
+        """Draw the claim's figure (:func:`verify.presenting.plot.figure`), violations marked."""
+        from .presenting.plot import figure
 
         self.register()
         return figure(report, path, dpi=dpi)
@@ -455,7 +460,7 @@ class QuickClaim:
         if a.json:
             print(dumps({**rep.as_json(), "search": found}))
             return EXIT[rep.verdict]
-        from .cli import print_report
+        from .command.cli import print_report
 
         print_report(rep, verbose=a.verbose)
         if found is not None:

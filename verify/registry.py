@@ -9,7 +9,7 @@ A package makes claims known by entry points (docs/own-claim.md; read by
 ``step(...)``, kept by each module, :func:`declare`).  No table of the process is filled by
 importing a module: the process's registry is built once from the installed plugins
 (:func:`default`); a test builds its own (:func:`build`) or works in a copy
-(:meth:`Registry.scoped`); the module tables ``REGISTRY``, ``verify.spaces.SPECS`` and
+(:meth:`Registry.scoped`); the module tables ``REGISTRY``, ``verify.searching.spaces.SPECS`` and
 ``verify.audit.engine.STEPS`` are read-only views of the registry in force (:func:`current`).
 The toolkit's documents come through the same group (``verify.documents.<doc>:register``).
 Importing this module loads nothing.
@@ -48,7 +48,10 @@ _CURRENT: ContextVar[Registry | None] = ContextVar("mcsa_registry", default=None
 
 @dataclass
 class SearchSpec:
-    """The search space of one claim (``space`` says what it covers; :mod:`verify.spaces`)."""
+    """The search space of one claim (``space`` says what it covers).
+
+    Declared with :mod:`verify.searching.spaces`.
+    """
 
     claim: str
     space: str
@@ -139,7 +142,8 @@ def register(v: Verification) -> Verification:
 class RegistryView(Mapping):
     """A read-only view of one table of the registry in force (:func:`current`).
 
-    ``REGISTRY``, ``verify.spaces.SPECS``, ``verify.audit.engine.STEPS`` and ``UNUSED_TEXT`` are
+    ``REGISTRY``, ``verify.searching.spaces.SPECS``, ``verify.audit.engine.STEPS`` and
+    ``UNUSED_TEXT`` are
     views: reading one loads the installed documents once; nothing writes through it.
     """
 
@@ -170,7 +174,8 @@ class RegistryView(Mapping):
 REGISTRY: Mapping[str, Verification] = RegistryView("claims")
 
 
-#: the data file of a document package that names its document (verify.coverage): ``{"document":
+# : the data file of a document package that names its document (verify.judging.coverage):
+# ``{"document":
 #: key, ...}``
 SECTIONS_FILE = "coverage_sections.json"
 
@@ -263,7 +268,9 @@ class Registry:
         self.steps[step.id] = step
 
     def search_space(self, claim_id: str, space: str, factory) -> None:
-        """Register ``claim_id``'s search space, as ``@verify.spaces.spec(claim_id, space)`` does.
+        """Register ``claim_id``'s search space.
+
+        As ``@verify.searching.spaces.spec(claim_id, space)`` does.
 
         ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
         """

@@ -18,7 +18,7 @@ What is checked, from one run of the claim's grid (plus one rerun):
    one primary check compares a finite empirical value with a finite bound; the
    report's JSON is strict (no NaN/Infinity).
 2. The checks have power: tightening every bound (``bound_scale``, re-deciding the same
-   checks with :func:`verify.outcome.rescore`, no recomputation) makes every reading of the
+   checks with :func:`verify.running.outcome.rescore`, no recomputation) makes every reading of the
    claim ``violated``.  The scales of :data:`SCALES` are tried loosest first; the first
    that breaks the claim is reported (a claim that no scale breaks cannot fail).
 3. The same seed reproduces the same result: a second run, in a second Python process
@@ -200,7 +200,7 @@ def _power(report, scales) -> tuple[float | None, dict]:
     """
     from .decide import combine, full_readings, reading_name
     from .model import DEGENERATE, VIOLATED
-    from .outcome import rescore
+    from .running.outcome import rescore
 
     last: dict = {}
     for s in (1.0, *scales):
@@ -302,7 +302,7 @@ def _rerun_main() -> None:  # pragma: no cover -- runs in the second process of 
     import pickle
 
     from . import get
-    from .outcome import run_verification
+    from .running.outcome import run_verification
 
     spec = pickle.loads(sys.stdin.buffer.read())
     v = spec["claim"] if not isinstance(spec["claim"], str) else get(spec["claim"])
@@ -327,7 +327,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
         The grid to run.
     seed : int
         The seed of the run(s).
-    report : verify.outcome.Report, optional
+    report : verify.running.outcome.Report, optional
         A run already made with this mode and seed, at ``bound_scale = 1`` and without grid
         overrides (e.g. a run the caller already has): used instead of the first run.
     rerun : bool
@@ -366,7 +366,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
     from . import get
     from .decide import ALPHA
     from .model import Verification
-    from .outcome import run_verification
+    from .running.outcome import run_verification
 
     if mode not in ("quick", "full"):
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")

@@ -62,7 +62,7 @@ def status_documents() -> tuple[dict, dict]:
     """The committed statuses: ``(verdicts.json, audit.json)`` as packaged in
     ``verify/data`` (``python -m verify all --quick --write``, ``python -m verify audit
     --write``)."""
-    from verify.resources import read_json
+    from verify.running.resources import read_json
 
     return read_json("verdicts.json"), read_json("audit.json")
 
@@ -86,7 +86,7 @@ def claim_record(claim_id: str) -> dict | None:
 
 def stored_reproduction(claim_id: str) -> tuple[dict | None, bytes | None]:
     """The stored full run of a claim's experiment and its PNG (None, None when it has none)."""
-    from verify.reproductions import stored_png, stored_run
+    from verify.running.reproductions import stored_png, stored_run
 
     return stored_run(claim_id), stored_png(claim_id)
 
@@ -97,13 +97,13 @@ def claim_figure(claim_id: str, path: Path) -> None:
 
     matplotlib.use("Agg")
     import verify
-    from verify.plot import figure
+    from verify.presenting.plot import figure
 
     figure(verify.run(claim_id, mode=FIGURE_MODE, seed=FIGURE_SEED), str(path), dpi=FIGURE_DPI)
 
 
 def display_name(claim_id: str, verification) -> str:
-    from verify.plot import claim_name
+    from verify.presenting.plot import claim_name
 
     return getattr(verification, "name", "") or claim_name(claim_id)
 
@@ -335,8 +335,9 @@ def claim_figures(reg: dict, stored: dict, enabled: bool,
             out[cid] = (f"../figures/{cid}.png",
                         f"The stored run at the paper's settings "
                         f"({code(f'verify/data/figures/{cid}.png')}); "
-                        f"{code(f'python -m verify.reproductions --claim {cid} --workers 2')} "
-                        f"reruns it.")
+                        + code(f"python -m verify.running.reproductions --claim {cid} "
+                               "--workers 2")
+                        + " reruns it.")
     todo = [cid for cid in reg if cid not in out]
     if not enabled:
         for cid in todo:

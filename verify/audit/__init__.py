@@ -15,9 +15,9 @@ from bounds.references import citation, document_key, documents
 from mcsa_cli import atomic_write, dumps, md_cell, number_text
 
 from ..decide import final_status
-from ..docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from ..model import Status
 from ..registry import REGISTRY, load
+from ..running.docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 from .engine import CACHE, STEPS, CachePolicy, status_with_affected
 from .outcome import EXACT, LOOSE, SEVERITY, UNCHECKED, VALID, WRONG, Outcome
 
@@ -160,8 +160,9 @@ def rows(claim: str | None = None, workers: int | None = None):
 
 
 def _severity(step_id: str, status: str) -> dict:
-    """A wrong/loose step's severity fields (verify.severity.fields), None-valued otherwise."""
-    from ..severity import fields
+    """A wrong/loose step's severity fields (verify.judging.severity.fields), None-valued
+    otherwise."""
+    from ..judging.severity import fields
 
     f = fields("steps", step_id, status)
     return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
@@ -294,7 +295,7 @@ def audit_document(claims=None) -> dict:
 
 
 def _claim_severity(cid: str, status: str | None) -> dict:
-    from ..severity import fields
+    from ..judging.severity import fields
 
     f = fields("claims", cid, status) if status is not None else {}
     return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
@@ -328,7 +329,7 @@ def table_text(rs, width: int | None = None) -> str:
         if r.get("assumes"):
             d.append(f"holds under a condition the document does not print: {r['assumes']}")
         if r.get("severity"):
-            from ..severity import reason_line
+            from ..judging.severity import reason_line
 
             d.append(f"severity {reason_line(r)}")
             if r.get("certificate"):
@@ -414,7 +415,7 @@ def errata_markdown() -> str:
              "substitutions, steps whose consequence another step computes), the rest computed.",
            ""]
     statuses = claim_statuses()
-    from ..severity import MEANING, SEVERITIES, count_text, order_key, reason_line
+    from ..judging.severity import MEANING, SEVERITIES, count_text, order_key, reason_line
 
     out += ["Findings by severity (the referee's judgement, `verify/documents/*/severity.json`; "
             "docs/methods.md gives the five severities and the six reading rules): "
@@ -473,7 +474,7 @@ def errata_markdown() -> str:
             "(docs/verdicts.json) fail or when the audit finds its printed statement wrong.", "",
             "| claim | final status | severity | failing readings | audit |",
             "|---|---|---|---|---|"]
-    from ..severity import fields as _fields
+    from ..judging.severity import fields as _fields
 
     fins = final_statuses()
     sev_of = {cid: _fields("claims", cid, st.status) for cid, st in fins.items()}
@@ -542,7 +543,8 @@ def _evidence(r) -> str:
 
 
 def _write(workers, document: str | None = None) -> int:
-    """``audit --write``: each document's audit.json into its own store (:mod:`verify.store`; the
+    """``audit --write``: each document's audit.json into its own store
+    (:mod:`verify.running.store`; the
     built-in documents' in verify/data/ of a source checkout, with docs/ERRATA.md).
 
     ``document``: one document package only (its entry-point name).  Refused (one line, exit 2)
@@ -554,13 +556,13 @@ def _write(workers, document: str | None = None) -> int:
     from mcsa_cli import UsageError
 
     from ..registry import plugins
-    from ..resources import checkout_root, data_file, writable
-    from ..store import plan, write
+    from ..running.resources import checkout_root, data_file, writable
+    from ..running.store import plan, write
 
     load()
     claim_ids = list(dict.fromkeys([*bounds.ids(), *(s.claim for s in STEPS.values())]))
     if document is not None:
-        from ..store import owner
+        from ..running.store import owner
 
         names = [p.name for p in plugins()]
         if document not in names:
@@ -678,7 +680,7 @@ def cmd_audit(argv):
         counts = {s: sum(r["status"] == s for r in rs)
                   for s in (EXACT, VALID, LOOSE, WRONG, UNCHECKED)}
         how = {e: sum(r["established_by"] == e for r in rs) for e in ESTABLISHED if e}
-        from ..severity import count_text
+        from ..judging.severity import count_text
 
         print(wrap(f"\nseverity of the {sum(r['status'] in (WRONG, LOOSE) for r in rs)} "
                    f"wrong/loose steps: "

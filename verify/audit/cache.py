@@ -211,7 +211,7 @@ def step_digest(step) -> str:
 @functools.lru_cache(maxsize=None)
 def packaged() -> dict:
     """The packaged audit's stored outcomes: step id -> {"digest": ..., "outcome": {...}}."""
-    from ..docio import AUDIT_DOC, load_doc
+    from ..running.docio import AUDIT_DOC, load_doc
 
     steps = load_doc(AUDIT_DOC).get("steps", {})
     return {k: v for k, v in steps.items() if isinstance(v, dict) and "digest" in v
@@ -219,7 +219,7 @@ def packaged() -> dict:
 
 
 def user_dir() -> Path | None:
-    from ..resources import cache_dir
+    from ..running.resources import cache_dir
 
     base = cache_dir()
     if base is None:

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..hypothesis_tools import hypothesis_without_local_constants
+from ..searching.hypothesis_tools import hypothesis_without_local_constants
 from . import adversary
 from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome
 

@@ -19,7 +19,7 @@ import math
 import mpmath
 import sympy as sp
 
-from ..hypothesis_tools import hypothesis_without_local_constants
+from ..searching.hypothesis_tools import hypothesis_without_local_constants
 from . import adversary
 from .adversary import Real, free
 from .outcome import EXACT, LOOSE, VALID, WRONG, Outcome

@@ -1,9 +1,9 @@
 """Pieces of certificate scripts shared by the document packages' ``certificates`` modules.
 
 A certificate's script must stand alone (it imports only the standard library, numpy, scipy and
-mpmath; :mod:`verify.certify`), so shared code is not imported by the scripts: each piece is
+mpmath; :mod:`verify.judging.certify`), so shared code is not imported by the scripts: each piece is
 Python source that a certificate's body includes, written once here.  The script's preamble
-(:func:`verify.certify.render`) already imports ``math``, ``sys`` and ``Fraction``.
+(:func:`verify.judging.certify.render`) already imports ``math``, ``sys`` and ``Fraction``.
 
 This module imports nothing of the project: the ``certificates`` modules are loaded from their
 files without their document packages, and may import it.

@@ -1,6 +1,6 @@
 """Certificates for the CIS-as-IMH draft ("Inclusive Variational Inference with Independent
 Metropolis-Hastings", unpublished draft section): one self-contained script per wrong audit step
-and per violated claim (see :mod:`verify.certify`).
+and per violated claim (see :mod:`verify.judging.certify`).
 
 Each body recomputes both sides from the draft's own definitions, written afresh here (nothing of
 the toolkit's kernels, bounds or audit code is used).  The bodies are built from a few shared
@@ -16,14 +16,15 @@ pieces, one per kind of computation:
   the outer by adaptive quadrature;
 * small one-off computations (counting, a score-function gradient).
 
-This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+This module imports only :mod:`verify.judging.certify` and :mod:`verify.documents._certkit` (it is
+loaded
 without the document package).
 """
 
 from __future__ import annotations
 
-from verify.certify import Certificate
 from verify.documents._certkit import PROPOSALS, body, check_head, exact_number, rel, restated
+from verify.judging.certify import Certificate
 
 _DRAFT = "CIS-as-IMH draft ('Inclusive Variational Inference with Independent Metropolis-Hastings')"
 

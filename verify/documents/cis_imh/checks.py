@@ -1280,15 +1280,15 @@ _register(
 
 
 # ============================================================================= search spaces
-# (python -m verify search CLAIM: verify.search)
-from verify.spaces import spec  # noqa: E402
+# (python -m verify search CLAIM: verify.searching.search)
+from verify.searching.spaces import spec  # noqa: E402
 
 
 @spec("cis_acceptance_bound", "finite pi, q; N proposals in 1..10; any current state")
 def _cab():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.searching.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 10),
                                    "x": st.integers(0, 2)})
@@ -1318,7 +1318,7 @@ def _cab():
 def _irk():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.searching.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
     strat = st.fixed_dictionaries({"m": st.floats(-3, 3), "s": st.floats(0.5, 3.0)})
 

@@ -1,6 +1,6 @@
 """Certificates for El hanchi (2018), "Stochastic gradient MCMC algorithms and their applications"
 (research report): one self-contained script per wrong/loose audit step and per violated claim
-(see :mod:`verify.certify`).
+(see :mod:`verify.judging.certify`).
 
 Each body recomputes both sides from the report's own definitions, written afresh here (nothing of
 the toolkit's kits, bounds or audit code is used).  The bodies are built from shared pieces, one per
@@ -16,14 +16,15 @@ kind of computation:
 * ``_FINITE``: exact expectations over minibatches and data sets (fractions, enumeration);
 * small one-off computations (ranks, eigenvalues, binomial laws, quadratures).
 
-This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+This module imports only :mod:`verify.judging.certify` and :mod:`verify.documents._certkit` (it is
+loaded
 without the document package).
 """
 
 from __future__ import annotations
 
-from verify.certify import Certificate
 from verify.documents._certkit import body, check_head, exact_number, rel, restated
+from verify.judging.certify import Certificate
 
 _DOC = "El hanchi (2018), 'Stochastic gradient MCMC algorithms and their applications'"
 

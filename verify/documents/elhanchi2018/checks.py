@@ -840,15 +840,15 @@ _register(
 
 
 # ============================================================================= search spaces
-# (python -m verify search CLAIM: verify.search)
-from verify.spaces import spec  # noqa: E402
+# (python -m verify search CLAIM: verify.searching.search)
+from verify.searching.spaces import spec  # noqa: E402
 
 
 @spec("sgfs_variance_trajectory", "k in (0, 4), t in 0..50, scalar VAR(1) recursion from theta_MAP")
 def _svt():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.searching.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
     strat = st.fixed_dictionaries({"k": st.floats(0.01, 3.99), "t": st.integers(0, 50)})
 
@@ -868,7 +868,7 @@ def _svt():
 def _ssc():
     from hypothesis import strategies as st
 
-    from verify.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
+    from verify.searching.search import TOL, _unit_score, finite_pair, prob_vector, scores  # noqa: F401
 
     strat = st.fixed_dictionaries({"k": st.floats(0.01, 7.9), "eps": st.just(1.0)})
 

@@ -385,7 +385,8 @@ def sympy_enclosure(expr, bits: int = 128):
 
 
 def search_bound(claim: str, quantity: str, form: str, **params):
-    """The bound of a search row (verify.search) as an enclosure at the exact parameters: the
+    """The bound of a search row (verify.searching.search) as an enclosure at the exact parameters:
+    the
     exact point, or the formula enclosed at 128 bits (a ball parameter stays a ball)."""
     from verify.registry import bound_enclosure
 

@@ -1,6 +1,6 @@
 """Certificates of Kim, Oh, Gardner, Dieng & Kim, "Markov Chain Score Ascent", NeurIPS 2022.
 
-One :class:`verify.certify.Certificate` per wrong or loose audit step and per violated claim
+One :class:`verify.judging.certify.Certificate` per wrong or loose audit step and per violated claim
 that can be shown on one finite instance by a short, independent computation; ``UNCOVERED``
 says, for the others, why not.  ``python -m verify certificate ID`` writes the script.
 
@@ -16,7 +16,8 @@ are built from a few shared pieces (one per kind of computation):
 ``MOMENTS`` first and second moments of a vector-valued discrete law (Lemma 2's quantities);
 ``MP``      mpmath at 60 significant digits, for closed forms with logarithms and roots.
 
-This module imports only :mod:`verify.certify` and :mod:`verify.documents._certkit` (it is loaded
+This module imports only :mod:`verify.judging.certify` and :mod:`verify.documents._certkit` (it is
+loaded
 without the document package).
 """
 
@@ -24,8 +25,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verify.certify import Certificate
 from verify.documents._certkit import PROPOSALS, body, exact_number, rel
+from verify.judging.certify import Certificate
 
 DOC = "Kim, Oh, Gardner, Dieng & Kim (2022), \"Markov Chain Score Ascent\", NeurIPS 2022"
 

@@ -52,7 +52,7 @@ Regenerate the stored full-mode results (run on the sweep engine, cached per cel
 ``out/figure-cache``; ``--workers K`` local processes, or ``--scheduler tcp://HOST:PORT``
 for a Dask cluster)::
 
-    python -m verify.reproductions --claim all --workers 2
+    python -m verify.running.reproductions --claim all --workers 2
 """
 
 from __future__ import annotations
@@ -652,7 +652,7 @@ def _verdict_label(claim, D, T) -> str:
     reduced run,
     a label that says it is a smoke test, so that a figure shown alone says nothing false about the
     claim."""
-    from verify.reproductions import stored_full_run
+    from verify.running.reproductions import stored_full_run
 
     st = stored_full_run(claim)
     full = (st or {}).get("settings") or {}
@@ -1099,7 +1099,7 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                cached_only=False, workers=1, scheduler=None, cache=None, from_csv=False):
     """Run (cached) and store each figure: ``out/<fig>.csv`` (the tidy table), and
     ``data/<fig>.png`` and ``data/<fig>.json`` (its verdicts: what
-    :func:`verify.reproductions.stored_run` reads; ``data`` defaults to ``out``).
+    :func:`verify.running.reproductions.stored_run` reads; ``data`` defaults to ``out``).
 
     ``cached_only``: use only the cells already in the cache (nothing is simulated); the
     stored verdicts then say which cells are missing (``complete: false``).  ``workers``,
@@ -1110,9 +1110,9 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
     import time
 
     from verify.decide import decide
-    from verify.docio import audit_statements, audit_steps
-    from verify.outcome import Report
     from verify.registry import REGISTRY
+    from verify.running.docio import audit_statements, audit_steps
+    from verify.running.outcome import Report
 
     out = Path(out)
     data = Path(data) if data is not None else out

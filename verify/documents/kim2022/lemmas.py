@@ -20,10 +20,10 @@ from simulate.kernels import ChainState
 from simulate.rng import Streams, unit_generator
 from simulate.schemes import COUNT_KEYS, Scheme
 from simulate.targets import Gaussian, isotropic, wishart_target
-from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_form
-from verify.problems import fit_slope
 from verify.registry import bound_value, register
+from verify.running.problems import fit_slope
+from verify.searching.hypothesis_tools import tightness_check
 
 from . import _exact as X
 from ._kit import pair_space
@@ -392,7 +392,8 @@ T_PRINTED_Q = "T_n with lambda as printed in Eq. 3 (against pi)"
 
 
 def _exact_tightness(claim, quantity, form, make, exact):
-    """A tightness check (verify.hypothesis_tools.tightness_check) whose instance of largest
+    """A tightness check (verify.searching.hypothesis_tools.tightness_check) whose instance of
+    largest
     ratio is recomputed exactly: ``exact(instance) -> (empirical, bound parameters)``."""
     strat, ev = make()
     seen = []
@@ -1058,8 +1059,8 @@ _register("table2",
 
 
 # ============================================================================= search spaces
-# (python -m verify search CLAIM: verify.search)
-from verify.spaces import spec  # noqa: E402
+# (python -m verify search CLAIM: verify.searching.search)
+from verify.searching.spaces import spec  # noqa: E402
 
 
 # Each search evaluates its claim exactly on the drawn instance (its doubles read exactly, pi and q
@@ -1137,7 +1138,7 @@ def _l7():
 def _l1():
     from hypothesis import strategies as st
 
-    from verify.search import finite_pair
+    from verify.searching.search import finite_pair
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 5)})
 
@@ -1154,7 +1155,7 @@ def _l1():
 def _l2():
     from hypothesis import strategies as st
 
-    from verify.search import prob_vector
+    from verify.searching.search import prob_vector
 
     strat = st.fixed_dictionaries({"p": prob_vector(4),
                                    "v": st.lists(st.floats(-5, 5), min_size=12, max_size=12),
@@ -1182,7 +1183,7 @@ def _p2():
     from flint import arb
 
     from bounds.enclosure import precision
-    from verify.search import finite_pair
+    from verify.searching.search import finite_pair
 
     strat = finite_pair(6)
 

@@ -30,16 +30,16 @@ from simulate.estimators import conditional_moments
 from simulate.kernels import ChainState
 from simulate.rng import unit_generator
 from simulate.schemes import Scheme
-from verify.hypothesis_tools import tightness_check
 from verify.model import CheckResult, Grid, Reading, Verification, by_quantity
-from verify.problems import (
+from verify.registry import REGISTRY, bound_value, register
+from verify.running.problems import (
     fit_slope,
     gauss_pairs_check,
     gauss_pairs_override,
     gaussian_problem,
     student_t_problem,
 )
-from verify.registry import REGISTRY, bound_value, register
+from verify.searching.hypothesis_tools import tightness_check
 
 from . import _exact as X
 from ._kit import pair_space
@@ -451,7 +451,7 @@ def _tight(claim, form):
     """Hypothesis instances for the tightness of Theorem 3/4's corrected second-moment forms."""
     from hypothesis import strategies as st
 
-    from verify.search import _unit_score, finite_pair, scores
+    from verify.searching.search import _unit_score, finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3, 3), "N": st.integers(1, 5),
                                    "t": st.integers(1, 20),
@@ -493,7 +493,7 @@ def _tight(claim, form):
 def _tight_exact(claim, form, d):
     """The second moment and the bound's parameters of one tightness instance, exactly (the
     Hypothesis draw read exactly, pi and q normalised; L = max |s| = 1 exactly)."""
-    from verify.search import _unit_score
+    from verify.searching.search import _unit_score
 
     pair = RG.exact_pair(*d["pq"])
     N, t = d["N"], d["t"]
@@ -921,15 +921,15 @@ _register_theorem(
 
 
 # ============================================================================= search spaces
-# (python -m verify search CLAIM: verify.search)
-from verify.spaces import spec  # noqa: E402
+# (python -m verify search CLAIM: verify.searching.search)
+from verify.searching.spaces import spec  # noqa: E402
 
 
 # Each search evaluates its claim exactly on the drawn instance (its doubles read exactly, pi and q
 # normalised, max |s| = 1 exactly): rationals throughout, bounds at the exact parameters; no error
 # allowance, so a violation at any magnitude is seen.
 def _search_instance(d):
-    from verify.search import _unit_score
+    from verify.searching.search import _unit_score
 
     pair = RG.exact_pair(*d["pq"])
     s = RG.qarray(_unit_score(d["s"], pair.M)) if "s" in d else None
@@ -957,7 +957,7 @@ def _t1():
 def _t2():
     from hypothesis import strategies as st
 
-    from verify.search import finite_pair, scores
+    from verify.searching.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(2, 8),
                                    "t": st.integers(1, 300),
@@ -979,7 +979,7 @@ def _t2():
 def _t3():
     from hypothesis import strategies as st
 
-    from verify.search import finite_pair, scores
+    from verify.searching.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 4),
                                    "k": st.integers(1, 8),
@@ -1011,7 +1011,7 @@ def _t3():
 def _t4():
     from hypothesis import strategies as st
 
-    from verify.search import finite_pair, scores
+    from verify.searching.search import finite_pair, scores
 
     strat = st.fixed_dictionaries({"pq": finite_pair(3), "N": st.integers(1, 6),
                                    "k": st.integers(1, 20),

@@ -3,7 +3,7 @@
 Every fact the teaching material states is a claim of :mod:`verify.documents.teaching.formulas`;
 here each gets a ``run(grid, seed, progress)`` returning :class:`verify.model.CheckResult` records,
 as every claim of the documents does, and the machinery decides them
-(:func:`verify.outcome.run_verification`).
+(:func:`verify.running.outcome.run_verification`).
 
 The numbers are exact (:mod:`verify.documents.teaching.exact`, rational arithmetic), and so are the
 bounds: each form is evaluated by sympy at the exact parameters (:func:`bound_exact`).  Both are
@@ -346,7 +346,7 @@ def _ratio(N, w, optimizer) -> Fraction:
     import sympy as sp
 
     import bounds
-    from verify.draw import rates_claim
+    from verify.presenting.draw import rates_claim
 
     t1 = bounds.get(rates_claim())
     r = sp.Symbol("r", positive=True)

@@ -143,7 +143,7 @@ def one_line(text: str) -> str:
 
 
 def inventory() -> list[dict]:
-    """The coverage inventory: one entry per cited unit (``verify.coverage`` keys)."""
+    """The coverage inventory: one entry per cited unit (``verify.judging.coverage`` keys)."""
     out = []
     for label, path in FILES:
         for where, text, reason in units(label, path):

@@ -15,7 +15,7 @@ Data layout (plugin style, no list of documents here): a package registered in t
 ``mcsa_verify.claims`` entry-point group (:mod:`verify.registry`) may have a submodule
 ``certificates`` with ``CERTIFICATES: list[Certificate]`` and, optionally,
 ``UNCOVERED: dict[id, reason]`` (the wrong/loose steps and violated claims it gives no
-certificate for).  Such a module should import only :mod:`verify.certify` (it is loaded
+certificate for).  Such a module should import only :mod:`verify.judging.certify` (it is loaded
 from its file, without importing the document package, so that listing and rendering
 stay fast).
 
@@ -148,7 +148,8 @@ def _doc_line(text: str) -> str:
 
 
 def is_note(cid: str) -> bool:
-    """Whether the finding a certificate shows has the severity ``note`` (verify.severity)."""
+    """Whether the finding a certificate shows has the severity ``note``
+    (verify.judging.severity)."""
     from .severity import loaded, lookup
 
     data = loaded()

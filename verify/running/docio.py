@@ -1,10 +1,10 @@
 """The recorded documents (``verdicts.json``, ``audit.json``): reading them through the store
-(:mod:`verify.store`: every document's record, merged), the audit's statement verdicts, and
+(:mod:`verify.running.store`: every document's record, merged), the audit's statement verdicts, and
 writing ``verdicts.json`` into each document's store."""
 
 from __future__ import annotations
 
-#: the recorded documents (their names in every store, verify.store)
+#: the recorded documents (their names in every store, verify.running.store)
 VERDICTS_DOC = "verdicts.json"
 AUDIT_DOC = "audit.json"
 
@@ -14,15 +14,16 @@ __all__ = ["AUDIT_DOC", "VERDICTS_DOC", "audit_statements", "audit_steps", "deci
 
 def audit_statements(claim_id: str) -> dict:
     """The audit's verdict on the claim's printed statement per reading option, from the
-    recorded audit.json of the claim's document (:mod:`verify.store`)."""
+    recorded audit.json of the claim's document (:mod:`verify.running.store`)."""
     return load_doc(AUDIT_DOC).get("claims", {}).get(claim_id, {}).get("statement", {})
 
 
 def audit_steps(claim_id: str) -> dict:
     """The recorded audit's steps of ``claim_id`` (step id -> its record), and the step its
-    severity points to (``see``), from the store: what :meth:`verify.outcome.Report.decisive_step`
+    severity points to (``see``), from the store: what
+    :meth:`verify.running.outcome.Report.decisive_step`
     is given."""
-    from .severity import fields
+    from ..judging.severity import fields
 
     adoc = load_doc(AUDIT_DOC)
     see = {(adoc.get("claims", {}).get(claim_id) or {}).get("see"),
@@ -62,7 +63,7 @@ def decisive_step(claim_id: str, options, prefer: str | None = None,
 
 def load_doc(name: str) -> dict:
     """A recorded document (:data:`VERDICTS_DOC`, :data:`AUDIT_DOC`) of every document, merged
-    (:func:`verify.store.read`; ``{}`` when none is readable)."""
+    (:func:`verify.running.store.read`; ``{}`` when none is readable)."""
     from .store import read
 
     return read(name)
@@ -73,7 +74,8 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
     verdict of each full reading, the failing readings and the empirical part alone.
 
     ``stored``: claim -> its stored run at the paper's settings
-    (``verify.reproductions.stored_full_run``). Such a claim's status, readings and failing readings
+    (``verify.running.reproductions.stored_full_run``). Such a claim's status, readings and failing
+    readings
     are the stored run's, so that every reader of this document (``verify list``, the coverage
     table, audit.json, ERRATA.md, the docs site) shows the status at the paper's settings; this
     run's own verdict (a quick smoke
@@ -112,7 +114,8 @@ def verdicts_document(reports, mode: str, seed: int, stored: dict | None = None)
 
 
 def write_verdicts(reports, mode: str, seed: int, stored: dict | None = None) -> list[str]:
-    """Record the reports' verdicts.json, each document's in its own store (:mod:`verify.store`:
+    """Record the reports' verdicts.json, each document's in its own store
+    (:mod:`verify.running.store`:
     the built-in documents' in verify/data/ of a source checkout).
 
     Returns the files written; a claim whose document is recorded nowhere (a built-in document

@@ -18,7 +18,7 @@ built-in ones included, is then recorded in ``$MCSA_VERIFY_DATA_DIR/<entry-point
 read from there first).
 
 :func:`read` merges every document's record: the toolkit's packaged files
-(:mod:`verify.resources`) first, then each package's own record over them.  Nothing is ever
+(:mod:`verify.running.resources`) first, then each package's own record over them.  Nothing is ever
 written into the toolkit's installed files, nor into an installed package.
 """
 
@@ -116,7 +116,7 @@ def read(name: str) -> dict:
     The toolkit's packaged copy (the built-in documents) comes first; each document package's
     record is laid over it, key by key (its claims, its steps).  ``{}`` when none is readable.
     """
-    from .registry import plugins
+    from ..registry import plugins
     from .resources import checkout_root, read_json
 
     base = read_json(name)
@@ -140,7 +140,7 @@ def owner(claim_id: str):
     with a proof only), else the one whose document key
     (``coverage_sections.json``) is the claim's source; None when none does (a claim registered
     by a script)."""
-    from .registry import document_of, plugins, proof_steps, verifications
+    from ..registry import document_of, plugins, proof_steps, verifications
 
     v = verifications().get(claim_id)
     # the module of its verification, else of its audited steps (a claim with a proof only)

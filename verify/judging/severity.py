@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
-from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
+from ..model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 
 SEVERITIES = ("false", "gap", "slip", "loose", "note")
 #: one line per severity (docs/methods.md)
@@ -56,7 +56,7 @@ def _plugins() -> dict:
     """package -> its :class:`bounds.plugins.Plugin`: the registered document plugins
     (verify.registry.plugins).
     """
-    from .registry import plugins
+    from ..registry import plugins
 
     return {p.module: p for p in plugins()}
 
@@ -96,7 +96,7 @@ def document_of(package: str) -> str | None:
     """
     from bounds.plugins import CLAIMS_GROUP, Plugin
 
-    from .registry import document_of as doc
+    from ..registry import document_of as doc
 
     return doc(_plugins().get(package) or Plugin(package, CLAIMS_GROUP, package))
 

@@ -11,7 +11,7 @@ answers as a checkout:
     the proof audit's step statuses and evidence (``python -m verify audit --write``);
 ``figures/<claim>.json``, ``figures/<claim>.png``
     the stored reproductions of a document's experiments at the paper's settings
-    (``python -m verify.reproductions``).
+    (``python -m verify.running.reproductions``).
 
 Generated files are written back into the source tree only from a checkout (a source tree
 with ``pyproject.toml`` and the packages beside it); from an installed package
@@ -54,7 +54,7 @@ def read_bytes(name: str) -> bytes | None:
 
 def checkout_root() -> Path | None:
     """The root of the source checkout this package runs from, or None when installed."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         text = (root / "pyproject.toml").read_text(encoding="utf-8")
     except OSError:

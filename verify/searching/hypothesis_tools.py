@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .model import CheckResult
+from ..model import CheckResult
 
 
 class hypothesis_without_local_constants:

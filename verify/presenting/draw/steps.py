@@ -25,7 +25,7 @@ def step_row(step_id: str) -> dict:
     """The audit's row of one step (:func:`verify.audit.rows`): statement, status,
     counterexample.
     """
-    from ..audit import rows
+    from ...audit import rows
 
     claim = _audit_json()["steps"][step_id]["claim"]
     return next(r for r in rows(claim) if r["id"] == step_id)
@@ -34,8 +34,8 @@ def step_row(step_id: str) -> dict:
 def wrong_upstream(step_id: str) -> list[str]:
     """The wrong steps that ``step_id`` uses, directly or through other steps: what makes it
     *affected* (:func:`verify.audit.engine.status_with_affected`)."""
-    from ..audit.engine import STEPS
-    from ..registry import proof_steps
+    from ...audit.engine import STEPS
+    from ...registry import proof_steps
 
     proof_steps()
     out, seen, todo = [], set(), list(STEPS[step_id].depends)

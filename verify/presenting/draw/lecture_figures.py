@@ -110,7 +110,8 @@ def _map(N=16, pi0=0.3, w_grid=(2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000
 
 
 def _crossings(N=16, ts=(10, 30, 100, 300, 1000), pi0=0.3):
-    """The w* where pMCSA's E‖g_t‖² from z* reaches JSA's, for each t (:func:`verify.draw.crossing`
+    """The w* where pMCSA's E‖g_t‖² from z* reaches JSA's, for each t
+    (:func:`verify.presenting.draw.crossing`
     on exact values)."""
     import numpy as np
 

@@ -1,5 +1,6 @@
 """The kinds of ``python -m verify draw``: ``mixing``, ``variance``, ``wstar``, ``rates``,
-``stationary`` and ``step``, each a :class:`~verify.draw.canvas.Drawing` with the one sentence it
+``stationary`` and ``step``, each a :class:`~verify.presenting.draw.canvas.Drawing` with the one
+sentence it
 says; :func:`figure` draws one kind (or a lecture figure) and :func:`draw` writes it.
 """
 

@@ -2,7 +2,7 @@
 
 A claim whose :class:`~verify.model.Verification` has a ``reproduction`` hook (Kim et al.
 2022's Figures 1-2 among the built-in claims) reruns its experiment at the paper's
-settings with ``python -m verify.reproductions``; its verdicts and figure are stored in
+settings with ``python -m verify.running.reproductions``; its verdicts and figure are stored in
 the package (``verify/data/figures/<claim>.json`` and ``.png``, read with
 :mod:`importlib.resources`, so an installed wheel shows them) and its tidy table in
 ``docs/figures/<claim>.csv``.  The command line and the report show a stored full run
@@ -64,8 +64,8 @@ def stored_full_run(claim: str) -> dict | None:
 
 
 def _redecided(claim: str, st: dict) -> dict:
-    from .decide import final_status
-    from .registry import verifications
+    from ..decide import final_status
+    from ..registry import verifications
 
     v = verifications().get(claim)
     readings = st.get("final_readings") or {}
@@ -87,19 +87,19 @@ def stored_png(claim: str) -> bytes | None:
 
 def reproducible() -> list[str]:
     """Registered claims with a ``reproduction`` hook."""
-    from .registry import verifications
+    from ..registry import verifications
 
     return [cid for cid, v in verifications().items() if v.reproduction is not None]
 
 
 def main(argv=None) -> int:
-    """``python -m verify.reproductions``: rerun and store the reproductions."""
+    """``python -m verify.running.reproductions``: rerun and store the reproductions."""
     from mcsa_cli import Parser, UsageError, discard_unwritten_outputs, output_path
 
     from .execution import add_execution_flags, execution_options
     from .resources import checkout_root
 
-    prog = "python -m verify.reproductions"
+    prog = "python -m verify.running.reproductions"
     claims = reproducible()
     ap = Parser(prog=prog, description=(
         "Rerun the documents' experiments at the paper's settings on the sweep engine (cached per "
@@ -149,7 +149,7 @@ def main(argv=None) -> int:
         return 2
     from simulate.sweep import GridError
 
-    from .registry import verifications
+    from ..registry import verifications
 
     reg = verifications()
     todo = claims if a.claim == "all" else [a.claim]
@@ -180,8 +180,8 @@ def main(argv=None) -> int:
 if __name__ == "__main__":  # through the kit's dispatcher: an unexpected error is one line, exit 70
     from mcsa_cli import run as _run
 
-    raise SystemExit(_run("python -m verify.reproductions", "", ["reproductions", *sys.argv[1:]],
-                          {"reproductions": main}))
+    raise SystemExit(_run("python -m verify.running.reproductions", "",
+                          ["reproductions", *sys.argv[1:]], {"reproductions": main}))
 
 
 def shown_status(claim: str, run_status: str, mode: str) -> dict:

@@ -4,12 +4,12 @@ A claim module declares a space with the :func:`spec` decorator on a factory tha
 ``(strategy, evaluate)``: a Hypothesis strategy over instances and ``evaluate(instance)``
 giving ``(label, empirical, bound, relation, tolerance)`` rows, computed exactly.  The
 factory runs only when a search needs it, so declaring a space imports no Hypothesis
-(``python -m verify CLAIM`` stays fast).  The search itself is :mod:`verify.search`.
+(``python -m verify CLAIM`` stays fast).  The search itself is :mod:`verify.searching.search`.
 """
 
 from __future__ import annotations
 
-from .registry import RegistryView, SearchSpec, declare
+from ..registry import RegistryView, SearchSpec, declare
 
 __all__ = ["SPECS", "SearchSpec", "spec"]
 

@@ -1,6 +1,6 @@
 """Execution options of claims that run on the sweep engine (``--workers``, ``--scheduler``,
 ``--cache``): one parser and one validator for every command line that takes them
-(``python -m verify CLAIM``, ``python -m verify.reproductions``).  How cells run never
+(``python -m verify CLAIM``, ``python -m verify.running.reproductions``).  How cells run never
 changes the numbers (:mod:`simulate.sweep`)."""
 
 from __future__ import annotations

@@ -9,20 +9,22 @@ fetched from the network and no script runs), built from the Jinja2 template
   severity, a one-line finding (:func:`headline`; its details open without a script) and
   the certificate command, linking to
 * one section per claim: statement and source (bibliographic reference, sections and
-  equations kept), the readings with their quotes, the figure (:func:`verify.plot.make_figure`,
-  cut into its columns of panels by :mod:`verify.panels`: side by side on a desktop, one per
+  equations kept), the readings with their quotes, the figure
+  (:func:`verify.presenting.plot.make_figure`,
+  cut into its columns of panels by :mod:`verify.presenting.panels`: side by side on a desktop, one
+  per
   row on a phone), the checks by quantity and form, the worst counterexamples, and the
   audit's steps with corrections (:func:`verify.audit.rows`);
 * what the statuses and severities mean;
 * the errata (every loose or wrong step of the audit, each row an anchor the findings link to);
 * the reproductions of the documents' experiments (claims with a ``reproduction``, and
-  their stored runs at the paper's settings, :mod:`verify.reproductions`);
+  their stored runs at the paper's settings, :mod:`verify.running.reproductions`);
 * provenance: package version, seed, mode, date, Python/numpy/scipy/sympy/matplotlib
   versions, machine.
 
 The documents' TeX in the quoted texts is converted to MathML when the page is built
-(:mod:`verify.mathml`, the template's ``tex`` filter).  Each claim runs once: the same
-:class:`~verify.outcome.Report` feeds its figure and its tables.  The command prints the
+(:mod:`verify.presenting.mathml`, the template's ``tex`` filter).  Each claim runs once: the same
+:class:`~verify.running.outcome.Report` feeds its figure and its tables.  The command prints the
 summary and the report's path and exits 0 once the file is written (2 on bad input, before
 any work).  ``python -m verify all`` keeps the checker's exit statuses (1 = a claim is
 violated).
@@ -81,7 +83,7 @@ def parse(argv):
                          "(1280 x 1150 CSS pixels) as PNG, with PNG.json beside it recording what "
                          "it shows (the statuses and a digest of verify/data/verdicts.json); the "
                          "README's docs/report.png is made so")
-    from .runner import add_parallel_flags, parallel_workers
+    from ..running.runner import add_parallel_flags, parallel_workers
 
     add_parallel_flags(ap)
     a = ap.parse_args(argv)
@@ -132,7 +134,7 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     if reports is None:
         import functools
 
-        from .runner import run_all
+        from ..running.runner import run_all
 
         draw = functools.partial(figure_view, dpi=dpi, mode=mode, cache=bool(cache))
         with progress(desc="claims and figures") as bar:
@@ -184,7 +186,7 @@ def verdicts_digest() -> str:
     """
     from mcsa_cli.store import digest
 
-    from .resources import read_bytes
+    from ..running.resources import read_bytes
 
     return digest(read_bytes("verdicts.json") or b"")
 
@@ -234,7 +236,7 @@ def claim_ids():
     """Registered claims in the bounds library's order, then any others."""
     import bounds
 
-    from .registry import verifications
+    from ..registry import verifications
 
     REGISTRY = verifications()
 
@@ -248,21 +250,22 @@ UNKNOWN_MIN_FONT = 6.0
 #: on a phone a figure kept whole is shown at a width where its smallest type is this many CSS
 #: pixels (it scrolls sideways in its own box); cut columns take the screen's width
 PHONE_TEXT_PX = 9.5
-#: the version of the figure cache's entries (the figure as pieces, verify.panels)
+#: the version of the figure cache's entries (the figure as pieces, verify.presenting.panels)
 FIGURE_FORMAT = "panels1"
 
 
 def figure_view(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
     """The claim's figure as the report shows it, drawn where it is called (a claim's worker,
-    :func:`verify.runner.run_claims`), or read from the figure cache."""
+    :func:`verify.running.runner.run_claims`), or read from the figure cache."""
     return _figure(rep, dpi, mode, cache)
 
 
 def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
-    """The claim's figure as the template shows it (:func:`verify.panels.cut`): ``{"title",
+    """The claim's figure as the template shows it (:func:`verify.presenting.panels.cut`):
+    ``{"title",
     "columns", "whole", "error"}``; cached beside the claim's result (same content key, the dpi),
     so an unchanged report draws nothing again."""
-    from .runner import cache_dir, cache_key
+    from ..running.runner import cache_dir, cache_key
 
     d = cache_dir() if cache and rep.bound_scale == 1.0 else None
     key = f"{cache_key(rep.claim, mode, rep.seed)}-{FIGURE_FORMAT}-{dpi}" if d else None
@@ -286,11 +289,12 @@ def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
 
 
 def _draw(rep, dpi: int) -> dict:
-    """Draw the claim's figure once: cut into columns (:func:`verify.plot.make_figure`), or whole
+    """Draw the claim's figure once: cut into columns (:func:`verify.presenting.plot.make_figure`),
+    or whole
     when its verification registers its own ``plot``."""
+    from ..registry import REGISTRY
     from . import panels
     from .plot import make_figure
-    from .registry import REGISTRY
 
     v = REGISTRY.get(rep.claim)
     if v is not None and v.plot is not None:  # a registered plot takes (report, path, dpi)
@@ -409,7 +413,7 @@ def _readings(rep, verdicts: dict | None = None):
 
 def _audit_rows():
     try:
-        from . import audit
+        from .. import audit
     except ImportError:  # pragma: no cover
         return [], {}
     rows = audit.rows()
@@ -442,7 +446,7 @@ def _step(r):
 
 
 def _severity_line(f: dict) -> str:
-    from .severity import reason_line
+    from ..judging.severity import reason_line
 
     return reason_line(f) if f.get("severity") else ""
 
@@ -605,8 +609,8 @@ def _doc_figures(min_fonts: dict | None = None):
     """The stored reproductions at the paper's settings (packaged: verify/data/figures);
     ``min_fonts``: claim -> the smallest type of its figure as this run drew it (the same plot
     drew the stored one)."""
+    from ..running.reproductions import reproducible, stored_png, stored_run
     from . import panels
-    from .reproductions import reproducible, stored_png, stored_run
 
     out = []
     for cid in reproducible():
@@ -627,11 +631,11 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     template shows."""
     import bounds
 
-    from .decide import ALPHA
-    from .model import DEPENDS
-    from .outcome import run_verification
+    from ..decide import ALPHA
+    from ..model import DEPENDS
+    from ..registry import REGISTRY
+    from ..running.outcome import run_verification
     from .plot import claim_name, z_text
-    from .registry import REGISTRY
 
     t0 = time.perf_counter()
     ids = list(ids) if ids is not None else claim_ids()
@@ -657,13 +661,13 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             except Exception:  # a registered claim outside the bounds library
                 title, source, full, assumptions, notes = v.measures, "", "", [], []
             n_mc = sum(1 for x in rep.checks if x.method == "monte-carlo")
-            from .reproductions import shown_status
-            from .runner import checks_text
+            from ..running.reproductions import shown_status
+            from ..running.runner import checks_text
 
             shown = (shown_status(cid, rep.verdict,
                                   mode) if v.reproduction is not None else {"smoke_test": None})
             status = shown.get("status", rep.verdict)
-            from .severity import fields as _sev_fields
+            from ..judging.severity import fields as _sev_fields
 
             sev = _sev_fields("claims", cid, status)
             st_obj = rep.status
@@ -738,7 +742,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     for c in claims:
         c["sev"] = _severity(c["severity_fields"], internal, anchors)
         c["headline"] = c["sev"].get("headline") or c["title"]
-    from .severity import MEANING, SEVERITIES, order_key
+    from ..judging.severity import MEANING, SEVERITIES, order_key
 
     errata = []
     for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
@@ -782,12 +786,13 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
 def render(data: dict) -> str:
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parent
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(pathlib.Path(__file__).parents[1]
                                                                 / "templates")),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
     from .mathml import render as tex
 
-    env.filters["tex"] = tex  # the texts' TeX as MathML (verify.mathml), the rest escaped
+    # the texts' TeX as MathML (verify.presenting.mathml), the rest escaped
+    env.filters["tex"] = tex
     return env.get_template(TEMPLATE).render(**data)
 

@@ -1,12 +1,13 @@
 """A claim's figure for the HTML report: its title as text and one image per column of panels.
 
-A claim's figure (:func:`verify.plot.make_figure`) has its panels side by side, 5.6 in each, under
+A claim's figure (:func:`verify.presenting.plot.make_figure`) has its panels side by side, 5.6 in
+each, under
 a two-line suptitle.  Shrunk to a phone's width, three panels of 10 pt type become 3 px type.
 :func:`cut` draws the figure once and cuts it along the figure's own geometry (each column's
 tight bounding box: its panel, title, tick labels, axis labels and legend, which the constrained
 layout keeps apart), so that the report can lay the columns side by side on a desktop, where the
 figure looks as drawn, and one under the other on a phone, where each takes the screen's width
-(:mod:`verify.report`).  The suptitle becomes the report's text (wrapped, its mathematics
+(:mod:`verify.presenting.report`).  The suptitle becomes the report's text (wrapped, its mathematics
 rendered) instead of pixels.
 
 A figure this cannot cut (panels that overlap, text placed on the figure itself) and the
@@ -106,7 +107,7 @@ def cut(fig, dpi: float) -> dict:
     ----------
     fig : matplotlib.figure.Figure
         A figure on an Agg canvas whose axes stand in one row of columns
-        (:func:`verify.plot.make_figure`).
+        (:func:`verify.presenting.plot.make_figure`).
     dpi : float
         Pixels per inch of the images.
 

@@ -29,7 +29,7 @@ import bounds
 TOL = 1e-10
 
 
-from .registry import bound_value as _b  # noqa: E402,F401
+from ..registry import bound_value as _b  # noqa: E402,F401
 from .spaces import SPECS, SearchSpec, spec  # noqa: E402,F401  (claims declare their spaces there)
 
 
@@ -69,7 +69,7 @@ def _sides(emp, b, tol, rel=None):
     ref = getattr(b, "ref", None)
     if isinstance(b, Enclosure) or ref is None:
         return lhs, b if isinstance(b, Enclosure) else Enclosure.of(b)
-    from .registry import bound_enclosure
+    from ..registry import bound_enclosure
 
     for bits in PRECISIONS:
         rhs = bound_enclosure(ref, bits)
@@ -120,8 +120,8 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
 
     Parameters
     ----------
-    claim : str or verify.spaces.SearchSpec
-        A claim id with a search space (declared with :func:`verify.spaces.spec`), or a
+    claim : str or verify.searching.spaces.SearchSpec
+        A claim id with a search space (declared with :func:`verify.searching.spaces.spec`), or a
         search space itself.
     seed : int
         Hypothesis seed; the same seed gives the same examples.
@@ -137,7 +137,7 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
     if isinstance(claim, SearchSpec):  # a space not registered (verify.quick.QuickClaim.search)
         sp_, claim = claim, claim.claim
     else:
-        from .registry import load
+        from ..registry import load
 
         load()
         if claim not in SPECS:
@@ -232,7 +232,7 @@ MAX_EXAMPLES = 10_000
 def cmd_search(argv):
     from mcsa_cli import Parser, UsageError, add_wide, number, wrap
 
-    from .registry import load
+    from ..registry import load
 
     load()
 
@@ -295,7 +295,7 @@ def statement_search(claim: str) -> list[dict]:
     """The proof audit's verdicts on ``claim``'s statement steps, each attacked by the audit's
     adversarial search (verify.audit.adversary): id, status, how it was established, evaluations
     and the closest lhs/rhs.  Read from the audit's cache when the code is unchanged."""
-    from . import audit
+    from .. import audit
 
     return [{k: r[k] for k in ("id", "status", "established_by", "evaluations", "best_ratio")}
             for r in audit.rows(claim) if r["statement"]]

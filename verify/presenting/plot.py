@@ -45,9 +45,9 @@ from bounds.references import (  # noqa: E402
     doc_number as seed_prefix,  # noqa: E402
 )
 
-from .decide import scale_bound  # noqa: E402
-from .model import VIOLATED  # noqa: E402
-from .registry import REGISTRY  # noqa: E402
+from ..decide import scale_bound  # noqa: E402
+from ..model import VIOLATED  # noqa: E402
+from ..registry import REGISTRY  # noqa: E402
 
 
 def claim_name(claim_id: str) -> str:
@@ -461,7 +461,8 @@ def z_text(checks) -> str:
 
 
 def own_checks_text(text: str, report) -> str:
-    """``text`` (:func:`verify.formatting.readings_text`) with each reading's '(n own checks)' made
+    """``text`` (:func:`verify.presenting.formatting.readings_text`) with each reading's '(n own
+    checks)' made
     true:
     a check without a reading belongs to every reading, so a claim's only reading owns all its
     checks ('(all 24
@@ -833,7 +834,7 @@ def plot_report(report, path=None, dpi: int = 130, ax=None):
 
     Parameters
     ----------
-    report : verify.outcome.Report
+    report : verify.running.outcome.Report
         A claim's run (:func:`verify.run`).
     path : str or file-like, optional
         Write the figure there (.png, .svg or .pdf) and return the path.

@@ -2,8 +2,9 @@
 
 Each registered document package may have a submodule ``certificates`` with
 ``CERTIFICATES: list[Certificate]`` and optionally ``UNCOVERED: dict[id, reason]``; it is loaded
-from its file, without importing the document package.  :mod:`verify.certify` renders and writes
-the scripts; :mod:`verify.severity` asks here which findings have one.  This module imports
+from its file, without importing the document package.  :mod:`verify.judging.certify` renders and
+writes
+the scripts; :mod:`verify.judging.severity` asks here which findings have one.  This module imports
 neither, so the two can import it.
 """
 
@@ -78,7 +79,7 @@ def modules() -> list[tuple[str, object]]:
     """``[(document name, certificates module)]`` of every registered document package that has
     one.
     """
-    from .registry import entry_points
+    from ..registry import entry_points
 
     out = []
     for name, mod in entry_points():

@@ -42,8 +42,10 @@ FORMAT = 4  # 2: non-finite floats in rows, params and extra kept (tagged), not 
 
 @functools.lru_cache(maxsize=None)
 def _machinery_digest() -> str:
-    here = Path(__file__).resolve().parent
-    files = [p for p in here.glob("*.py")] + [p for p in (here / "audit").glob("*.py")]
+    here = Path(__file__).resolve().parent.parent  # verify/: its modules and machinery rooms
+    files = [p for p in here.glob("*.py")] + [
+        p for room in ("audit", "running", "judging", "searching", "presenting", "command")
+        for p in sorted((here / room).rglob("*.py"))]
     for pkg in PACKAGES:
         files += list((here.parent / pkg).rglob("*.py"))
     import mpmath
@@ -72,7 +74,7 @@ def code_digest(claim: str) -> str:
         64 hex digits (:func:`mcsa_cli.store.files_digest` of the claim's package, after
         the machinery and the library versions).
     """
-    from .registry import verifications
+    from ..registry import verifications
 
     v = verifications()[claim]
     # the module that defines the claim's run (inspect, not a look-up in sys.modules)
@@ -129,7 +131,7 @@ def encode(rep) -> dict:
 
     Parameters
     ----------
-    rep : verify.outcome.Report
+    rep : verify.running.outcome.Report
 
     Returns
     -------
@@ -137,7 +139,7 @@ def encode(rep) -> dict:
         Floats exact; every NaN and infinity tagged ``{"__float__": ...}`` (read back by
         :func:`decode`).
     """
-    from .model import params_json
+    from ..model import params_json
 
     checks = []
     for c in rep.checks:
@@ -167,15 +169,15 @@ def decode(payload: dict):
 
     Returns
     -------
-    verify.outcome.Report or None
+    verify.running.outcome.Report or None
         None for a payload of another :data:`FORMAT`.
     """
     from bounds.enclosure import Enclosure
 
+    from ..model import CheckResult
+    from ..registry import verifications
     from .docio import audit_statements, audit_steps
-    from .model import CheckResult
     from .outcome import Report
-    from .registry import verifications
 
     if payload.get("format") != FORMAT:
         return None
@@ -190,7 +192,7 @@ def decode(payload: dict):
         kw["params"] = untag(d["params"])
         checks.append(CheckResult(**kw))
     if payload.get("rows") is not None:
-        from .model import CheckList
+        from ..model import CheckList
 
         checks = CheckList(checks)
         checks.rows, checks.figure = untag(payload["rows"]), payload.get("figure", "")
@@ -243,8 +245,8 @@ def _run_tasks(tasks: list) -> list:
     drawn in parallel with the claims instead of one after another afterwards; the view travels
     in the payload.
     """
+    from ..registry import verifications
     from .outcome import run_verification
-    from .registry import verifications
 
     reg = verifications()
     out = []
@@ -319,9 +321,9 @@ def parallel_workers(a):
 
 def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figure=None):
     """Every registered claim's Report, in the documents' order, run in parallel on
-    ``workers`` local processes (default: the CPUs) and cached by content (verify.runner);
+    ``workers`` local processes (default: the CPUs) and cached by content (verify.running.runner);
     ``figure``: drawn alongside each (:func:`run_claims`)."""
-    from .registry import claim_ids
+    from ..registry import claim_ids
 
     ids = list(claim_ids())
     tick = (lambda done, total: progress(f"{done}/{total} claims")) if progress else None

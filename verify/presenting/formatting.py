@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from mcsa_cli import number_text
 
-from .decide import combine
-from .model import AS_PRINTED, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Status
+from ..decide import combine
+from ..model import AS_PRINTED, HOLDS, INCONCLUSIVE, VIOLATED, CheckResult, Status
 
 
 def fmt(x) -> str:

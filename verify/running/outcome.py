@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .decide import (
+from ..decide import (
     ALPHA,
     assign_readings,
     combine,
@@ -17,9 +17,9 @@ from .decide import (
     final_status,
     reading_verdicts,
 )
+from ..model import AS_PRINTED, CheckResult, Status, Verification, params_json
+from ..presenting.formatting import fmt_ratio, group_checks
 from .docio import audit_statements, audit_steps as recorded_steps
-from .formatting import fmt_ratio, group_checks
-from .model import AS_PRINTED, CheckResult, Status, Verification, params_json
 
 
 @dataclass
@@ -39,7 +39,8 @@ class Report:
     extra: dict = field(default_factory=dict)
     reading_defs: tuple = ()  # the claim's Reading list
     audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
-    #: the recorded audit's steps of the claim (step id -> record, verify.docio.audit_steps):
+    # : the recorded audit's steps of the claim (step id -> record,
+    # verify.running.docio.audit_steps):
     #: what :meth:`decisive_step` chooses from; the report reads no file
     audit_steps: dict = field(default_factory=dict)
     #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
@@ -104,13 +105,13 @@ class Report:
                              prefer=self.severity_fields().get("see"), steps=self.audit_steps)
 
     def severity_fields(self, status: str | None = None) -> dict:
-        """Return how much the claim's final status matters (:mod:`verify.severity`).
+        """Return how much the claim's final status matters (:mod:`verify.judging.severity`).
 
         The fields are ``severity``, ``severity_reason``, ``severity_quote``, ``see`` and
         ``certificate`` of the final status, or of ``status`` (a figure claim's at the paper's
         settings); None-valued when it holds.
         """
-        from .severity import fields
+        from ..judging.severity import fields
 
         f = fields("claims", self.claim, status or self.verdict)
         return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
@@ -152,7 +153,7 @@ class Report:
         out = [("final status", st.text())]
         sev = self.severity_fields()
         if sev["severity"]:
-            from .severity import reason_line
+            from ..judging.severity import reason_line
 
             out.append(("severity", reason_line(sev)))
         for what, names in (("degenerate (excluded, rule 3)", st.degenerate),
@@ -246,9 +247,9 @@ def run_verification(v: Verification, mode: str = "quick", seed: int = 0, bound_
         the numbers do not depend on it).
     audit : dict, optional
         The audit's statement verdicts per reading option (default: the recorded audit's,
-        :func:`verify.docio.audit_statements`, read through :mod:`verify.store`).
+        :func:`verify.running.docio.audit_statements`, read through :mod:`verify.running.store`).
     audit_steps : dict, optional
-        The recorded audit's steps of the claim (default: :func:`verify.docio.audit_steps`).
+        The recorded audit's steps of the claim (default: :func:`verify.running.docio.audit_steps`).
 
     Returns
     -------

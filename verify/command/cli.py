@@ -42,11 +42,11 @@ from mcsa_cli import (
     wrap,
 )
 
-from .execution import EXECUTION_FLAGS, add_execution_flags, execution_options
-from .reproductions import stored_full_run
+from ..running.execution import EXECUTION_FLAGS, add_execution_flags, execution_options
+from ..running.reproductions import stored_full_run
 
 # cli.run_all: tests patch it
-from .runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401
+from ..running.runner import add_parallel_flags, parallel_workers, run_all  # noqa: F401
 
 PROG = "python -m verify"
 EXIT_TEXT = ("Exit status: 0 holds, 1 violated, 2 bad input (one line on stderr, before any work), "
@@ -67,14 +67,14 @@ HEADROOM = {"k": 100, "t": 100, "n": 100, "mc_k": 100, "dim": 10}
 INTEGER_KEYS = ("N", "n", "k", "t", "dim", "R", "batch", "n_avg", "mc_k")
 
 
-def fmt(x) -> str:  # verify.formatting's, imported when used: it loads scipy.stats
-    from .formatting import fmt as _fmt
+def fmt(x) -> str:  # verify.presenting.formatting's, imported when used: it loads scipy.stats
+    from ..presenting.formatting import fmt as _fmt
 
     return _fmt(x)
 
 
 def fmt_ratio(x) -> str:
-    from .formatting import fmt_ratio as _fmt_ratio
+    from ..presenting.formatting import fmt_ratio as _fmt_ratio
 
     return _fmt_ratio(x)
 
@@ -88,7 +88,7 @@ CLI_INDEX = "cli_index.json"
 
 def cli_index() -> dict:
     """The index as the registry gives it now (imports every document)."""
-    from .registry import entry_points
+    from ..registry import entry_points
 
     return {"entry_points": [name for name, _ in entry_points()], "claims": sorted(_registry()),
             "override_keys": override_keys()}
@@ -97,7 +97,7 @@ def cli_index() -> dict:
 def _index_path():
     from pathlib import Path
 
-    return Path(__file__).with_name("data") / CLI_INDEX
+    return Path(__file__).resolve().parents[1] / "data" / CLI_INDEX
 
 
 def write_cli_index() -> None:
@@ -111,7 +111,7 @@ def parse_early(cid, argv) -> None:
     With another package's claims installed, or no index, nothing is checked here."""
     import json
 
-    from .registry import entry_points
+    from ..registry import entry_points
 
     try:
         idx = json.loads(_index_path().read_text(encoding="utf-8"))
@@ -136,7 +136,7 @@ def parse_early(cid, argv) -> None:
 
 
 def _registry():
-    from .registry import verifications
+    from ..registry import verifications
 
     return verifications()
 
@@ -162,8 +162,8 @@ def cmd_list(argv):
     import bounds
     from bounds.cli import records
 
-    from .decide import final_status
-    from .docio import AUDIT_DOC, VERDICTS_DOC, load_doc
+    from ..decide import final_status
+    from ..running.docio import AUDIT_DOC, VERDICTS_DOC, load_doc
 
     reg = _registry()
     recs = records()  # the bounds catalog: no claim is built
@@ -217,7 +217,7 @@ def cmd_list(argv):
                     ["claim", "document", "how", "final status (quick)", "severity", "proof audit"],
                     # on a narrow terminal: status and severity
                     optional=["how", "document", "proof audit"]))
-    from .severity import count_text
+    from ..judging.severity import count_text
 
     _print(wrap(f"\nseverity of the {sum(bool(r['severity']) for r in rows)} claims that do not "
                 f"hold: "
@@ -230,10 +230,10 @@ def cmd_list(argv):
 
 
 def _severity_of(cid: str, status: str | None) -> dict:
-    """A claim's severity fields for its final status (verify.severity; None-valued when it
+    """A claim's severity fields for its final status (verify.judging.severity; None-valued when it
     holds).
     """
-    from .severity import fields
+    from ..judging.severity import fields
 
     f = fields("claims", cid, status) if status is not None else {}
     return {k: f.get(k) for k in ("severity", "severity_reason", "severity_quote", "see",
@@ -241,8 +241,9 @@ def _severity_of(cid: str, status: str | None) -> dict:
 
 
 def _severity_text(r: dict) -> str:
-    """'-' or the severity with its reason and deciding quote (verify.severity.reason_line)."""
-    from .severity import reason_line
+    """'-' or the severity with its reason and deciding quote
+    (verify.judging.severity.reason_line)."""
+    from ..judging.severity import reason_line
 
     return reason_line(r) if r.get("severity") else "-"
 
@@ -252,7 +253,7 @@ def summarize(rep, wide: bool = False):
     """The checks table of ``verify CLAIM``: one row per quantity, form and reading, its verdict
     beside the reading; on a narrow terminal the method, the number of checks and whether the
     form decides are left out first (``--wide`` shows them)."""
-    from .formatting import fmt_ratio as ratio_text, group_checks
+    from ..presenting.formatting import fmt_ratio as ratio_text, group_checks
 
     rows = []
     for g in group_checks(rep.checks, by=("quantity", "form", "reading")):
@@ -283,15 +284,16 @@ def print_report(rep, verbose=False, wide=False, smoke=False, stored=None):
     and the decisive counterexamples).
 
     ``smoke``: this run is the quick smoke test of a claim whose status comes from a stored run
-    at the paper's settings (``stored``, :func:`verify.reproductions.stored_full_run`); the final
+    at the paper's settings (``stored``, :func:`verify.running.reproductions.stored_full_run`); the
+    final
     status is then the stored run's, and this run's own status is labelled as the smoke test's.
     """
     import bounds
 
-    from .decide import ALPHA
-    from .model import HOLDS, VIOLATED
-    from .plot import own_checks_text, z_text
-    from .runner import checks_text
+    from ..decide import ALPHA
+    from ..model import HOLDS, VIOLATED
+    from ..presenting.plot import own_checks_text, z_text
+    from ..running.runner import checks_text
 
     def say(text=""):  # citations first, then fitted to the terminal
         print(wrap(cite_numbers(str(text)), wide=wide))
@@ -338,7 +340,7 @@ def print_report(rep, verbose=False, wide=False, smoke=False, stored=None):
         for x in rep.checks:
             say(f"  {x.verdict:12s} {x.quantity} ({x.form}) {fmt(x.empirical)} {x.relation} "
                 f"{fmt(x.scaled_bound)} {x.params}")
-    from .formatting import readings_text
+    from ..presenting.formatting import readings_text
 
     say("\n" + own_checks_text(readings_text(rep), rep))
     more = headline(rep, smoke)
@@ -376,7 +378,7 @@ def _counterexample_text(rep) -> str:
 def reason_text(rep) -> str:
     """Why a claim has its final status, in words (no rule numbers, no step ids): which readings
     fail or hold, the deciding checks, and the counterexample that decides."""
-    from .model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
+    from ..model import DEPENDS, HOLDS, INCONCLUSIVE, VIOLATED
 
     st = rep.status
     names = list(st.readings)
@@ -425,7 +427,7 @@ def _fit_lines(text: str, lines: int, wide: bool) -> str:
 
 def status_lines(rep, wide: bool = False, smoke: bool = False, stored=None) -> str:
     """The final status, once, and its reason in at most :data:`REASON_LINES` lines."""
-    from .severity import MEANING
+    from ..judging.severity import MEANING
 
     if stored is not None:
         sev = _severity_of(rep.claim, stored["verdict"])["severity"]
@@ -454,7 +456,7 @@ def headline(rep, smoke=False) -> str:
     """The details behind the final status (reading rule 5), printed after the readings: the
     severity with its full reason and deciding sentence, the counterexample that decides (the
     audit step, then the supporting check) and the readings set aside by the reading rules."""
-    from .severity import reason_line
+    from ..judging.severity import reason_line
 
     st = rep.status
     sev = rep.severity_fields()
@@ -654,8 +656,8 @@ def cmd_claim(cid, argv):
         # an unreachable --scheduler: refused when connecting, before any cell runs
         refused = (GridError,)
     plot = output_path("--plot", a.plot) if a.plot is not None else None
-    from .model import EXIT
-    from .outcome import run_verification
+    from ..model import EXIT
+    from ..running.outcome import run_verification
 
     mode = "full" if a.full else "quick"
     with progress(desc=cid, json=a.json) as bar:
@@ -665,8 +667,8 @@ def cmd_claim(cid, argv):
                                        progress=bar,
                                        execution=execution)
             else:  # the claim's own grid: read from the content-keyed cache when nothing changed
-                from .outcome import rescore
-                from .runner import run_claims
+                from ..running.outcome import rescore
+                from ..running.runner import run_claims
 
                 rep = run_claims([cid], mode, seed, workers=1, cache=not a.no_cache)[cid]
                 if C != 1:
@@ -674,7 +676,7 @@ def cmd_claim(cid, argv):
         except refused as e:
             raise UsageError(str(e)) from None
     if plot:
-        from .plot import figure
+        from ..presenting.plot import figure
 
         figure(rep, plot)
     stored = stored_full_run(cid) if v.reproduction is not None and not a.full else None
@@ -726,8 +728,8 @@ def stored_run_text(cid, v, stored) -> str:
 def _document_claims(name: str) -> list[str]:
     """The claims of the document package whose entry-point name is ``name``, in the documents'
     order (UsageError, exit 2, for an unknown name or a package with no claim)."""
-    from .registry import plugins
-    from .store import owner
+    from ..registry import plugins
+    from ..running.store import owner
 
     names = [p.name for p in plugins()]
     if name not in names:
@@ -758,9 +760,9 @@ def cmd_all(argv):
     workers = parallel_workers(a)
     import bounds
 
-    from .decide import ALPHA, summary_status
-    from .docio import write_verdicts
-    from .model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED
+    from ..decide import ALPHA, summary_status
+    from ..model import DEPENDS, EXIT, HOLDS, INCONCLUSIVE, VIOLATED
+    from ..running.docio import write_verdicts
 
     mode = "full" if a.full else "quick"
     ids = _document_claims(a.document) if a.document is not None else None
@@ -768,8 +770,8 @@ def cmd_all(argv):
     # toolkit ship their results; nothing is written into site-packages)
     unrecorded: list[str] = []
     if a.write:
-        from .resources import data_file
-        from .store import plan
+        from ..running.resources import data_file
+        from ..running.store import plan
 
         groups, unrecorded = plan(ids if ids is not None else list(_registry()))
         if not groups:
@@ -780,7 +782,7 @@ def cmd_all(argv):
         if ids is None:
             reports = run_all(mode, seed, bar, workers=workers, cache=not a.no_cache)
         else:
-            from .runner import run_claims
+            from ..running.runner import run_claims
 
             tick = (lambda done, total: bar(f"{done}/{total} claims")) if bar else None
             got = run_claims(ids, mode, seed, workers=workers, cache=not a.no_cache,
@@ -863,11 +865,11 @@ def cmd_all(argv):
             _say(f"  {cid}: {st['verdict']}" + ("" if st["complete"] else " (incomplete)")
                    + (f" (not holding: {', '.join(st['not_holding'])})" if st["not_holding"]
                       else ""))
-    from .severity import count_text
+    from ..judging.severity import count_text
 
     _say("\nseverity of the claims that do not hold: "
          + count_text(_severity_of(c, v)["severity"] for c, v in shown.items()) + " (false first):")
-    from .severity import order_key
+    from ..judging.severity import order_key
 
     for c, v in sorted(shown.items(), key=lambda kv: order_key(_severity_of(*kv)["severity"])):
         f = _severity_of(c, v)
@@ -907,17 +909,17 @@ def _lazy(name: str):
     """The command ``name``, its module imported only when it runs (they load SciPy, Jinja2)."""
     def command(argv):
         if name == "search":
-            from .search import cmd_search as cmd
+            from ..searching.search import cmd_search as cmd
         elif name == "audit":
-            from .audit import cmd_audit as cmd
+            from ..audit import cmd_audit as cmd
         elif name == "report":
-            from .report import cmd_report as cmd
+            from ..presenting.report import cmd_report as cmd
         elif name == "coverage":
-            from .coverage import cmd_coverage as cmd
+            from ..judging.coverage import cmd_coverage as cmd
         elif name == "certificate":
-            from .certify import main as cmd
+            from ..judging.certify import main as cmd
         else:
-            from .draw import cmd_draw as cmd
+            from ..presenting.draw import cmd_draw as cmd
         return cmd(argv)
     return command
 

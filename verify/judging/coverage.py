@@ -87,7 +87,7 @@ def packages() -> tuple[str, ...]:
     """The registered document packages that carry an inventory (both files), in the plugins'
     order.
     """
-    from .registry import plugins
+    from ..registry import plugins
 
     return tuple(p.module for p in plugins() if p.data_file(INVENTORY) and p.data_file(SECTIONS))
 
@@ -149,15 +149,15 @@ def sections() -> dict[str, list[dict]]:
 
 def _status_json(name: str) -> dict:
     """The one reader of the status documents (``audit.json``, ``verdicts.json``): every
-    document's record through the store (:func:`verify.store.read`: the packaged copy under
+    document's record through the store (:func:`verify.running.store.read`: the packaged copy under
     verify/data/ with each document package's own record laid over it), else docs/ of the
     checkout; ``{}`` when neither is readable."""
-    from .store import read
+    from ..running.store import read
 
     rec = read(name)
     if rec:
         return rec
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # verify/
     for f in (here.parent / "docs" / name,):
         try:
             d = json.loads(f.read_text(encoding="utf-8"))
@@ -187,8 +187,8 @@ def statuses(entries: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
     missing = list(dict.fromkeys(e["step"] for e in entries
                                  if e.get("step") and e["step"] not in steps))
     if missing:
-        from .audit.engine import status_with_affected
-        from .registry import proof_steps
+        from ..audit.engine import status_with_affected
+        from ..registry import proof_steps
 
         declared = proof_steps()
         now = {i: status_with_affected(declared[i])[0] for i in missing if i in declared}
@@ -215,7 +215,7 @@ def verdict(entry: dict, steps: dict, claims: dict) -> str | None:
 
 def severity_counts(entries: list[dict], steps: dict, claims: dict) -> str:
     """The severities of the findings (wrong/loose steps, claims that do not hold) the entries
-    reference, each finding once, as '2 false, 1 slip' (verify.severity.count_text)."""
+    reference, each finding once, as '2 false, 1 slip' (verify.judging.severity.count_text)."""
     from .severity import count_text, fields
 
     found = {}
@@ -525,7 +525,7 @@ def cmd_coverage(argv) -> int:
     if a.write and (doc or status):
         raise UsageError("--write regenerates the whole file: it takes no --document or --status")
     if a.write:
-        root = Path(__file__).resolve().parent.parent
+        root = Path(__file__).resolve().parents[2]
         if not (root / "pyproject.toml").is_file() or not (root / "docs").is_dir():
             raise UsageError(
                 "--write needs a source checkout (docs/ beside the package); this is an installed "
@@ -536,7 +536,7 @@ def cmd_coverage(argv) -> int:
         raise RuntimeError(
             f"the coverage inventory is invalid ({len(bad)} problems), first: {bad[0]}")
     if a.write:
-        path = Path(__file__).resolve().parent.parent / "docs" / "COVERAGE.md"
+        path = Path(__file__).resolve().parents[2] / "docs" / "COVERAGE.md"
         clikit.atomic_write(path, markdown(entries))
         print(f"wrote {path}")
         return 0
