@@ -174,9 +174,8 @@ class RegistryView(Mapping):
 REGISTRY: Mapping[str, Verification] = RegistryView("claims")
 
 
-# : the data file of a document package that names its document (verify.judging.coverage):
-# ``{"document":
-#: key, ...}``
+#: the data file of a document package that names its document (verify.judging.coverage):
+#: ``{"document": key, ...}``
 SECTIONS_FILE = "coverage_sections.json"
 
 
@@ -185,12 +184,12 @@ def document_of(plugin: Plugin) -> str | None:
 
     Returns None when the package has no such file or names no document.
     """
-    import json
+    from bounds.contract import read
 
     f = plugin.data_file(SECTIONS_FILE)
     if f is None:
         return None
-    doc = json.loads(f.read_text(encoding="utf-8")).get("document")
+    doc = read(f, SECTIONS_FILE, plugin.module.split(":")[0]).get("document")
     return doc if isinstance(doc, str) else None
 
 

@@ -39,9 +39,9 @@ class Report:
     extra: dict = field(default_factory=dict)
     reading_defs: tuple = ()  # the claim's Reading list
     audit: dict = field(default_factory=dict)  # audit statement verdicts per reading option
-    # : the recorded audit's steps of the claim (step id -> record,
-    # verify.running.docio.audit_steps):
-    #: what :meth:`decisive_step` chooses from; the report reads no file
+    #: the recorded audit's steps of the claim (step id -> record,
+    #: verify.running.docio.audit_steps): what :meth:`decisive_step` chooses from; the report
+    #: reads no file
     audit_steps: dict = field(default_factory=dict)
     #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
     figure_png: Callable | None = field(default=None, repr=False, compare=False)
