@@ -656,6 +656,9 @@ def cmd_claim(cid, argv):
         # an unreachable --scheduler: refused when connecting, before any cell runs
         refused = (GridError,)
     plot = output_path("--plot", a.plot) if a.plot is not None else None
+    from ..judging import check_data
+
+    check_data()  # a document's bad data file: exit 2 and one line, before the claim runs
     from ..model import EXIT
     from ..running.outcome import run_verification
 
@@ -777,6 +780,9 @@ def cmd_all(argv):
         if not groups:
             data_file("verdicts.json")  # the toolkit's refusal (one line, exit 2)
             raise UsageError("--write: none of these claims belongs to a document package")
+    from ..judging import check_data
+
+    check_data()  # a document's bad data file: exit 2 and one line, before any claim runs
     t0 = time.perf_counter()
     with progress(desc="all", json=a.json) as bar:
         if ids is None:

@@ -130,6 +130,9 @@ def cmd_report(argv, reports: dict | None = None) -> int:
     """``python -m verify report``; ``reports`` ({claim: Report} of the same mode and seed)
     skips running the claims again (the test suite passes its shared quick run)."""
     out, mode, seed, dpi, workers, cache, shot = parse(argv)
+    from ..judging import check_data
+
+    check_data()  # a document's bad data file: exit 2 and one line, before any claim runs
     t0 = time.perf_counter()
     if reports is None:
         import functools
