@@ -198,10 +198,10 @@ def __getattr__(name):
     and for auditing a step (``verify.instance_check``, ``verify.sym_equal``); they are imported
     from their modules on first use.
     """
-    if name in ("search", "audit", "report"):
+    if name in MODULES:
         from importlib import import_module
 
-        return import_module(f"{__name__}.{name}")
+        return import_module(f"{__name__}.{MODULES[name]}")
     if name in PUBLIC:
         from importlib import import_module
 
@@ -209,9 +209,12 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+#: the modules reached as attributes (``verify.search``, ``verify.audit``, ``verify.report``)
+MODULES = {"search": "searching.search", "audit": "audit", "report": "presenting.report"}
+
 #: public names imported lazily from the toolkit's modules (``from verify import Verification``
 #: works)
 PUBLIC = {**dict.fromkeys(("CheckResult", "Grid", "Reading", "Verification"), "model"),
           **dict.fromkeys(("bound_value", "register"), "registry"),
-          "group_checks": "formatting", "rescore": "outcome",
+          "group_checks": "presenting.formatting", "rescore": "running.outcome",
           **dict.fromkeys(("instance_check", "sym_equal"), "audit.engine")}
