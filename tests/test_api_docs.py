@@ -6,8 +6,8 @@ directives render, as autodoc chooses them (a module's ``__all__`` or the names 
 class's own members; members without a docstring are left out, since ``undoc-members`` is off
 unless a directive sets it), imports each and requires of its docstring (issue 35, §5):
 
-* a ``Parameters`` section naming each parameter, when it takes any (``self`` and ``cls``
-  aside); a class documents its constructor's parameters in the class docstring;
+* a ``Parameters`` section naming each parameter, when it takes any (``self``, ``cls`` and
+  private ones, ``_cache``, aside); a class documents its constructor's parameters in the class docstring;
 * a ``Returns`` section when a function returns a value (a ``return`` with a value in its own
   body, or a return annotation other than ``None``), ``Yields`` for a generator.
 
@@ -233,8 +233,8 @@ def _returns(fn) -> str | None:
 def _params(sig: inspect.Signature) -> list[str]:
     names = []
     for i, p in enumerate(sig.parameters.values()):
-        if i == 0 and p.name in ("self", "cls"):
-            continue
+        if (i == 0 and p.name in ("self", "cls")) or p.name.startswith("_"):
+            continue  # the instance, or a private field (``_cache``): not the public API
         prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
         names.append(prefix + p.name)
     return names
@@ -290,7 +290,7 @@ def test_the_page_documents_functions():
     """The parser reads the page: it finds the directives the page is built from."""
     names = [n for n, _ in documented()]
     assert len(names) > 150
-    for expected in ("verify.run", "bounds.enclosure.Enclosure.of", "simulate.kernels.imh_matrix",
+    for expected in ("verify.run", "bounds.enclosure.Enclosure.of", "simulate.finite.imh_matrix",
                      "verify.QuickClaim.search"):
         assert expected in names
 
