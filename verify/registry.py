@@ -51,6 +51,15 @@ class SearchSpec:
     """The search space of one claim (``space`` says what it covers).
 
     Declared with :mod:`verify.searching.spaces`.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    space : str
+        What the space covers, in one line.
+    factory : callable
+        ``factory() -> (strategy, evaluate)``, built on first use.
     """
 
     claim: str
