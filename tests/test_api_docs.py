@@ -7,7 +7,8 @@ class's own members; members without a docstring are left out, since ``undoc-mem
 unless a directive sets it), imports each and requires of its docstring (issue 35, §5):
 
 * a ``Parameters`` section naming each parameter, when it takes any (``self``, ``cls`` and
-  private ones, ``_cache``, aside); a class documents its constructor's parameters in the class docstring;
+  private ones, ``_cache``, aside); a class documents its constructor's parameters in the
+  class docstring;
 * a ``Returns`` section when a function returns a value (a ``return`` with a value in its own
   body, or a return annotation other than ``None``), ``Yields`` for a generator.
 
