@@ -296,10 +296,61 @@ def test_the_page_documents_functions():
         assert expected in names
 
 
+#: the documented objects whose docstrings still lack a section (issue 35, §5: 157 at first);
+#: the list may only shrink: an object in it whose docstring is complete fails the test
+NOT_YET = frozenset({
+    "simulate.diagnostics.Window",
+    "simulate.diagnostics.ess",
+    "simulate.diagnostics.rhat",
+    "simulate.estimators.MomentEstimate",
+    "simulate.estimators.conditional_moments",
+    "simulate.estimators.marginal_variance",
+    "simulate.families.DefensiveMixture",
+    "simulate.families.FullRankGaussian",
+    "simulate.families.MeanFieldGaussian",
+    "simulate.families.MultivariateT",
+    "simulate.families.StudentT",
+    "simulate.families.sqnorm",
+    "simulate.optim.OptState",
+    "simulate.optim.Optimizer",
+    "simulate.optim.adam",
+    "simulate.optim.constant",
+    "simulate.optim.inverse",
+    "simulate.optim.inverse_sqrt",
+    "simulate.optim.make",
+    "simulate.optim.momentum",
+    "simulate.optim.nesterov",
+    "simulate.optim.sgd",
+    "simulate.rng.Streams",
+    "simulate.rng.unit_generator",
+    "simulate.rng.unit_generators",
+    "simulate.schemes.RunState",
+    "simulate.schemes.RunState.checkpoint",
+    "simulate.schemes.RunState.copy",
+    "simulate.schemes.RunState.restore",
+    "simulate.schemes.Scheme",
+    "simulate.schemes.Scheme.estimate",
+    "simulate.schemes.Scheme.init",
+    "simulate.schemes.Scheme.step",
+    "simulate.schemes.kl_inclusive_meanfield",
+    "simulate.sgfs.window_mean_covariance",
+    "simulate.sgfs.window_mean_sd",
+    "simulate.sgfs.window_mean_variance_exact",
+    "simulate.targets.FiniteTarget",
+    "simulate.targets.Gaussian",
+    "simulate.targets.isotropic",
+    "simulate.targets.wishart_target",
+    "verify.running.outcome.Report.as_json",
+})
+
+
 def test_every_documented_function_has_parameters_and_returns():
-    lacking = [msg for name, obj in documented() for msg in problems(name, obj)]
+    found = {name: problems(name, obj) for name, obj in documented()}
+    lacking = [msg for name, msgs in found.items() if name not in NOT_YET for msg in msgs]
     assert not lacking, f"{len(lacking)} docstrings lack a numpydoc section:\n" + "\n".join(
         lacking)
+    done = sorted(name for name in NOT_YET if not found.get(name))
+    assert not done, "complete (or no longer documented): remove from NOT_YET: " + ", ".join(done)
 
 
 def _planted(x: int, y: float = 1.0) -> float:
