@@ -262,6 +262,17 @@ def enclose(claim_id: str, quantity: str, form: str, prec: int | None = None, **
     default, at a precision raised until the enclosure is narrow (:meth:`Claim.enclose_form`;
     docs/methods.md §12).  Parameters as in :func:`evaluate`, read exactly.
 
+    Parameters
+    ----------
+    claim_id : str
+        A claim id (``bounds.ids()``).
+    quantity, form : str
+        The quantity and its form (``"mixing"``, ``"stated"``).
+    prec : int, optional
+        Working precision in bits (default: raised until the enclosure is narrow).
+    **params
+        The claim's parameters, numbers or decimal strings (read exactly).
+
     Returns
     -------
     bounds.enclosure.Enclosure
@@ -306,6 +317,10 @@ def compare(N, w_star, chi2, L=1.0, mu_norm=0.0, form: str = "stated", t=None,
         Score bound (Assumption 3) and ||E_pi s||.
     form : {"stated", "explicit"}
         Second-moment form; "explicit" needs ``t`` and ``D``.
+    t : int, optional
+        The MCGD iteration index (the explicit form only).
+    D : int, optional
+        The dimension of the score (the explicit form only; Lemma 7).
 
     Returns
     -------

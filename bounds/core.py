@@ -127,6 +127,31 @@ class Param:
 
     ``name`` is the Python keyword, ``flag`` the command-line flag, ``label`` the
     paper's symbol.  Domains are intervals, optionally restricted to integers.
+
+    Parameters
+    ----------
+    name : str
+        The Python keyword (``"w_star"``).
+    flag : str
+        The command-line flag (``"--w-star"``).
+    label : str
+        The paper's symbol, as text.
+    description : str
+        What the parameter is, in words.
+    lower, upper : float, optional
+        The ends of the domain (None: unbounded on that side).
+    lower_strict, upper_strict : bool, default False
+        Whether an end is excluded from the domain.
+    integer : bool, default False
+        Whether the parameter is an integer.
+    default : float, optional
+        The value used when none is given (None: the parameter is required).
+    sample_max : float, default 1e4
+        The upper end used when the domain is sampled at random (tests, searches).
+    log_scale : bool, default False
+        Whether to sample on a log scale.
+    limit : int, optional
+        The largest value evaluated (integers: :data:`INT_LIMIT` when None).
     """
 
     name: str
@@ -289,6 +314,13 @@ class Source:
     ``document`` is the document's key in the bibliography (:mod:`bounds.references`: ``"001"``
     for Kim et al. 2022, or a user's key such as ``"Levin & Peres (2017)"``), ``where`` the
     section, equation or theorem.  ``str()`` is the bibliographic citation.
+
+    Parameters
+    ----------
+    document : str
+        The document's bibliography key (``"001"``, ``"Levin & Peres (2017)"``).
+    where : str
+        The location in it: a section, equation or theorem (``"§4.3 Theorem 3"``).
     """
 
     document: str
@@ -311,7 +343,20 @@ class Constraint:
 
 @dataclass(frozen=True)
 class Form:
-    """One form of a quantity: an expression plus how it was obtained."""
+    """One form of a quantity: an expression plus how it was obtained.
+
+    Parameters
+    ----------
+    name : str
+        The form's name (``"stated"``, ``"explicit"``, ...).
+    expr : sympy.Expr
+        The formula.
+    derivation : str
+        How it is obtained (where it is printed, what it follows from).
+    dropped : tuple of sympy.Expr, default ()
+        For a ``stated`` form: the terms the printed O(.) hides, each built from the proof
+        (explicit = stated + sum(dropped) is tested).
+    """
 
     name: str
     expr: sp.Expr
@@ -344,6 +389,19 @@ class Quantity:
 
     ``relation`` reads ``quantity RELATION form``: ``<=`` for an upper bound,
     ``>=`` for a lower bound, ``=`` for an identity, ``~`` for an approximation.
+
+    Parameters
+    ----------
+    name : str
+        The quantity's name (``"variance"``).
+    description : str
+        What it is, in words.
+    relation : {"<=", ">=", "=", "~"}
+        How the quantity relates to its forms.
+    forms : tuple of Form
+        Its forms, the printed one first.
+    expansions : tuple of Expansion, default ()
+        Asymptotic expansions of the quantity.
     """
 
     name: str
@@ -388,7 +446,40 @@ class Quantity:
 
 @dataclass
 class Claim:
-    """A numbered result of a seed document, as formulas you can evaluate."""
+    """A numbered result of a seed document, as formulas you can evaluate.
+
+    Parameters
+    ----------
+    id : str
+        The claim's id (``"theorem3"``).
+    title : str
+        Its title.
+    source : Source
+        Where it is printed.
+    assumptions : tuple of str
+        The assumptions it rests on (keys of ``ASSUMPTIONS``).
+    params : tuple of Param
+        Its free parameters.
+    quantities : tuple of Quantity
+        The bounded (or equated) quantities, with their forms.
+    definitions : dict of sympy.Symbol to sympy.Expr, optional
+        Defined symbols (r, gamma, ...) and what they stand for, substituted before evaluation.
+    constraints : tuple of Constraint, default ()
+        Constraints between parameters beyond their domains.
+    notes : tuple of str, default ()
+        Remarks shown with the claim.
+    kind : {"bound", "identity", "approximation", "calculator", "data"}
+        What sort of result the claim is.
+    example : dict of str to float, optional
+        A minimal point used in docs and tests, ``{param: value}``.
+
+    Raises
+    ------
+    KeyError
+        An unknown assumption.
+    ValueError
+        A duplicate parameter, or a form using an undeclared symbol.
+    """
 
     id: str
     title: str
@@ -422,14 +513,34 @@ class Claim:
 
     # ------------------------------------------------------------------ structure
     def param(self, name: str) -> Param:
-        """Return the parameter called ``name``; raise ``KeyError`` if there is none."""
+        """Return the parameter called ``name``; raise ``KeyError`` if there is none.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's Python name.
+
+        Returns
+        -------
+        Param
+        """
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(f"{self.id} has no parameter {name!r}")
 
     def quantity(self, name: str) -> Quantity:
-        """Return the quantity called ``name``; raise ``KeyError`` if there is none."""
+        """Return the quantity called ``name``; raise ``KeyError`` if there is none.
+
+        Parameters
+        ----------
+        name : str
+            The quantity's name.
+
+        Returns
+        -------
+        Quantity
+        """
         for q in self.quantities:
             if q.name == name:
                 return q
@@ -534,6 +645,27 @@ class Claim:
         exactly, as the command line reads them).  With ``exact=True`` a value outside the
         double range is an ``mpf``.  Errors name the Python arguments (``flag=True``: the
         command-line flags).
+
+        Parameters
+        ----------
+        quantity, form : str
+            The quantity's and the form's names.
+        exact : bool, default False
+            Return an ``mpf`` for a value outside the double range, instead of a double.
+        flag : bool, default False
+            Name parameters by their command-line flags in error messages.
+        **values
+            The parameters, as arrays or scalars (broadcast together).
+
+        Returns
+        -------
+        numpy.ndarray or float or mpmath.mpf
+            The form's value at each broadcast point.
+
+        Raises
+        ------
+        ParamError
+            A parameter the form needs is missing, or outside its domain.
         """
         values = self.exact(self.with_defaults(values), flag)
         ev, names = self.evaluator(quantity, form)
@@ -660,6 +792,20 @@ class Claim:
         """Evaluate every form whose parameters are given; others map to ``None``.
 
         Values and errors as in :meth:`evaluate_form`.
+
+        Parameters
+        ----------
+        exact : bool, default False
+            As in :meth:`evaluate_form`.
+        flag : bool, default False
+            As in :meth:`evaluate_form`.
+        **values
+            The parameters, as arrays or scalars (broadcast together).
+
+        Returns
+        -------
+        dict of str to dict of str to numpy.ndarray or None
+            ``{quantity: {form: values}}``, None for a form whose parameters are not all given.
         """
         values = self.exact(self.with_defaults(values), flag)
         mine = {k: v for k, v in values.items() if k in {p.name for p in self.params}}
@@ -679,7 +825,18 @@ class Claim:
         return out
 
     def latex(self, quantity: str, form: str) -> str:
-        """Write one form as LaTeX with sympy's own symbol names (:func:`latex`: the papers')."""
+        """Write one form as LaTeX with sympy's own symbol names (:func:`latex`: the papers').
+
+        Parameters
+        ----------
+        quantity, form : str
+            The quantity's and the form's names.
+
+        Returns
+        -------
+        str
+            ``sympy.latex`` of the form's expression.
+        """
         return sp.latex(self.quantity(quantity).form(form).expr)
 
     def _repr_markdown_(self) -> str:

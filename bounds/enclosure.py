@@ -300,6 +300,13 @@ class Enclosure:
     ``lo`` and ``hi`` are exact numbers (``float``, ``int`` or :class:`fractions.Fraction`;
     ``-inf``/``inf`` for an unbounded side); ``how`` says how the enclosure was obtained
     (``"float64"``, ``"exact"`` or ``"arb-<bits>"``).
+
+    Parameters
+    ----------
+    lo, hi : float, int, fractions.Fraction or Dyadic
+        The lower and upper ends (``-inf``/``inf`` for an unbounded side).
+    how : str, default "exact"
+        How the enclosure was obtained: ``"float64"``, ``"exact"`` or ``"arb-<bits>"``.
     """
 
     lo: Any
@@ -309,7 +316,20 @@ class Enclosure:
     # ------------------------------------------------------------------ constructors
     @staticmethod
     def point(x, how: str = EXACT) -> "Enclosure":
-        """The exact value ``x`` (an int, a Fraction, or a float standing for itself)."""
+        """The exact value ``x`` (an int, a Fraction, or a float standing for itself).
+
+        Parameters
+        ----------
+        x : int, fractions.Fraction or float
+            The value; an int or a Fraction is stored in lowest terms, anything else as a float.
+        how : str, default "exact"
+            The label of the enclosure's method.
+
+        Returns
+        -------
+        Enclosure
+            ``[x, x]``.
+        """
         if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
             x = _compact(Fraction(x))
         elif not isinstance(x, (float, Dyadic)):
@@ -324,6 +344,20 @@ class Enclosure:
         each end (relative to the value: no absolute floor; a 0 with no error stays [0, 0], as
         the relative rounding model says), every operation rounded outward.
         A non-finite ``x`` gives the whole line (a NaN) or the infinite end.
+
+        Parameters
+        ----------
+        x : float
+            The computed double.
+        err : float, default 0.0
+            A bound on its absolute error.
+        ulps : int, default ULPS
+            Units in the last place added outward at each end, for the roundings.
+
+        Returns
+        -------
+        Enclosure
+            ``[x - err, x + err]`` widened by ``ulps`` at each end, ``how="float64"``.
         """
         x = float(x)
         err = abs(float(err))
@@ -339,7 +373,21 @@ class Enclosure:
 
     @staticmethod
     def from_arb(a, prec: int | None = None) -> "Enclosure":
-        """The ball of a python-flint ``arb`` (``how``: ``arb-<prec>``, exact when radius 0)."""
+        """The ball of a python-flint ``arb`` (``how``: ``arb-<prec>``, exact when radius 0).
+
+        Parameters
+        ----------
+        a : flint.arb
+            The ball.
+        prec : int, optional
+            The precision in bits it was computed at, for the label (default: flint's current
+            ``ctx.prec``).
+
+        Returns
+        -------
+        Enclosure
+            ``[mid - rad, mid + rad]`` exactly, labelled ``arb-<prec>`` (``exact`` for radius 0).
+        """
         lo, hi = _arb_ends(a)
         if prec is None:
             from flint import ctx
@@ -349,7 +397,23 @@ class Enclosure:
 
     @staticmethod
     def from_mpf(x, prec: int | None = None, ulps: int = ULPS) -> "Enclosure":
-        """An mpmath ``mpf`` computed at ``prec`` bits, taken as exact up to ``ulps`` units."""
+        """An mpmath ``mpf`` computed at ``prec`` bits, taken as exact up to ``ulps`` units.
+
+        Parameters
+        ----------
+        x : mpmath.mpf
+            The value.
+        prec : int, optional
+            The bits it was computed at (default: mpmath's current ``mp.prec``).
+        ulps : int, default ULPS
+            Units in the last place at ``prec`` bits added outward at each end.
+
+        Returns
+        -------
+        Enclosure
+            ``x`` widened by ``ulps`` units at ``prec`` bits (the whole line for a NaN), labelled
+            ``arb-<prec>``.
+        """
         import mpmath
 
         prec = int(prec or mpmath.mp.prec)
@@ -365,7 +429,18 @@ class Enclosure:
 
     @staticmethod
     def from_mpi(v) -> "Enclosure":
-        """An ``mpmath.iv`` interval (``mpi``): its ends are exact binary numbers."""
+        """An ``mpmath.iv`` interval (``mpi``): its ends are exact binary numbers.
+
+        Parameters
+        ----------
+        v : mpmath.iv.mpf
+            The interval.
+
+        Returns
+        -------
+        Enclosure
+            Its ends, exactly, labelled ``arb-<iv.prec>``.
+        """
         from mpmath import iv
 
         ends: list = []
@@ -391,6 +466,16 @@ class Enclosure:
         * an mpmath ``mpf`` (exact up to its precision) or ``mpi`` (an interval);
         * a python-flint ``arb`` (a ball);
         * an :class:`Enclosure` as it is.
+
+        Parameters
+        ----------
+        value : float, tuple, int, fractions.Fraction, mpmath.mpf, flint.arb or Enclosure
+            The quantity's value, in one of the forms above (also ``fmpq``, ``fmpz``, ``mpi``).
+
+        Returns
+        -------
+        Enclosure
+            An enclosure of the value.
 
         Raises
         ------
@@ -459,7 +544,14 @@ class Enclosure:
         return _float_up(_op(self.hi, self.lo, "-", up=True))
 
     def rel_width(self) -> float:
-        """The width relative to the smallest magnitude in the enclosure (inf when it holds 0)."""
+        """The width relative to the smallest magnitude in the enclosure (inf when it holds 0).
+
+        Returns
+        -------
+        float
+            ``(hi - lo) / min(|lo|, |hi|)`` rounded up; 0 for [0, 0], inf when the enclosure holds 0
+            or is unbounded.
+        """
         if not self.finite:
             return _INF
         if self.sign() is None or self.sign() == 0:
@@ -471,7 +563,13 @@ class Enclosure:
         return _float_up(_op(w, m, "/", up=True))
 
     def log10(self) -> float | None:
-        """``log10 |midpoint|`` at any magnitude (None for 0 or an unbounded enclosure)."""
+        """``log10 |midpoint|`` at any magnitude (None for 0 or an unbounded enclosure).
+
+        Returns
+        -------
+        float or None
+            ``log10 |mid|``.
+        """
         if not self.finite:
             return None
         if type(self.lo) is float and type(self.hi) is float:
@@ -485,7 +583,14 @@ class Enclosure:
         return _bits_log2(abs(int(man))) * math.log10(2) + int(exp) * math.log10(2)
 
     def sign(self) -> int | None:
-        """+1 when every point is > 0, -1 when every point is < 0, 0 for [0, 0], else None."""
+        """+1 when every point is > 0, -1 when every point is < 0, 0 for [0, 0], else None.
+
+        Returns
+        -------
+        int or None
+            The sign every point of the enclosure shares, or None when it holds points of both signs
+            (or 0 and another point).
+        """
         if _sgn(self.lo) == 0 and _sgn(self.hi) == 0:
             return 0
         if _sgn(self.lo) > 0:
@@ -538,7 +643,13 @@ class Enclosure:
     # ------------------------------------------------------------------ text and JSON
     def as_json(self) -> list:
         """``[lo, hi]`` as strict JSON: doubles rounded outward, or decimal strings (rounded
-        outward) for ends outside the double range, ``"-inf"``/``"inf"`` for unbounded ends."""
+        outward) for ends outside the double range, ``"-inf"``/``"inf"`` for unbounded ends.
+
+        Returns
+        -------
+        list
+            ``[lo, hi]``: two floats, decimal strings or ``"-inf"``/``"inf"``.
+        """
         out: list = []
         for e, down in ((self.lo, True), (self.hi, False)):
             if isinstance(e, float):
@@ -661,6 +772,23 @@ def relation_verdict(lhs: Enclosure, rhs: Enclosure, relation: str) -> str | Non
 
     None means the enclosures overlap so that the relation can be neither proved nor refuted
     at their precision.  ``"="`` holds only when both sides are the same exact number.
+
+    Parameters
+    ----------
+    lhs, rhs : Enclosure
+        Enclosures of the two sides.
+    relation : {"<=", "<", ">=", ">", "="}
+        The relation claimed between them.
+
+    Returns
+    -------
+    str or None
+        ``"holds"`` when every point pair satisfies it, ``"violated"`` when none does, else None.
+
+    Raises
+    ------
+    ValueError
+        An unknown relation.
     """
     if relation == "<=":
         if _le(lhs.hi, rhs.lo):
@@ -686,6 +814,16 @@ def log10_ratio(lhs: Enclosure, rhs: Enclosure) -> float | None:
     """``log10(lhs / rhs)`` at the midpoints, at any magnitude.
 
     None when a side's midpoint is 0, the sides have opposite signs, or a side is unbounded.
+
+    Parameters
+    ----------
+    lhs, rhs : Enclosure
+        The numerator and the denominator.
+
+    Returns
+    -------
+    float or None
+        ``log10 |mid(lhs)| - log10 |mid(rhs)|``.
     """
     a, b = lhs.log10(), rhs.log10()
     if a is None or b is None:
@@ -1031,6 +1169,18 @@ def enclose_exact(expr, values: dict) -> Enclosure | None:
     double is an exact binary fraction; decimal text is read exactly), so an identity against
     it can be decided.  None for any other formula or value, or a result larger than
     :data:`EXACT_BITS_MAX` bits.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or str
+        The formula; its free symbols are looked up in ``values`` by name.
+    values : dict
+        ``{name: value}`` for every free symbol: ints, Fractions, doubles or decimal text.
+
+    Returns
+    -------
+    Enclosure or None
+        The exact value as a point enclosure (``how="exact"``), or None.
     """
     import sympy as sp
 

@@ -37,7 +37,19 @@ GROUPS = (BOUNDS_GROUP, CLAIMS_GROUP)
 
 @dataclass(frozen=True)
 class Plugin:
-    """One entry point of a group: ``name = module`` or ``name = module:attr``."""
+    """One entry point of a group: ``name = module`` or ``name = module:attr``.
+
+    Parameters
+    ----------
+    name : str
+        The entry point's name (the left side of ``name = value``).
+    group : str
+        Its group (``"mcsa_verify.bounds"`` or ``"mcsa_verify.claims"``).
+    value : str
+        What it points at: ``module`` or ``module:attr``.
+    dist : str, default ""
+        The distribution that declares it ("" when unknown).
+    """
 
     name: str
     group: str
@@ -59,6 +71,11 @@ class Plugin:
         """Import the module and return it.
 
         When the entry point names an attribute, return that attribute instead.
+
+        Returns
+        -------
+        module or object
+            The module, or the attribute the entry point names.
         """
         mod = import_module(self.module)
         obj = mod
@@ -71,6 +88,11 @@ class Plugin:
         """Find the directory of the plugin's package without importing it.
 
         Its parent packages are imported.  None for a plain module, which carries no data files.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The package's directory.
         """
         from importlib.util import find_spec
 
@@ -86,13 +108,29 @@ class Plugin:
         """Find a data file the plugin's package carries (``coverage.json``, ``severity.json``).
 
         Returns None when the package has no such file, or the plugin is a plain module.
+
+        Parameters
+        ----------
+        filename : str
+            The file's name in the package's directory.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The file.
         """
         d = self.package_dir()
         f = None if d is None else d / filename
         return f if f is not None and f.is_file() else None
 
     def source_file(self) -> Path | None:
-        """Find the file of the plugin's module (a package's ``__init__.py``), not importing it."""
+        """Find the file of the plugin's module (a package's ``__init__.py``), not importing it.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The module's file; None when it cannot be found or is built in.
+        """
         from importlib.util import find_spec
 
         try:
@@ -152,6 +190,16 @@ def discover(group: str) -> tuple[Plugin, ...]:
     derivation cache's digests, :mod:`verify.registry` (verifications, spaces, steps),
     :mod:`verify.judging.coverage` and :mod:`verify.judging.severity` (data files),
     :mod:`verify.judging.certify`.
+
+    Parameters
+    ----------
+    group : str
+        The entry-point group (:data:`BOUNDS_GROUP` or :data:`CLAIMS_GROUP`).
+
+    Returns
+    -------
+    tuple of Plugin
+        The group's entry points, each module once.
     """
     found = [Plugin(e.name, group, e.value, getattr(getattr(e, "dist", None), "name", "") or "")
              for e in metadata.entry_points(group=group)]

@@ -39,7 +39,20 @@ def _as_cov(S, D):
 
 
 def log_w_star(mu, Sigma, m, S) -> float:
-    """Compute log w* = log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite."""
+    """Compute log w* = log sup_z pi(z)/q(z); ``inf`` when S - Sigma is not positive definite.
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    float
+        log w*, or inf.
+    """
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     diff = S - Sigma
@@ -50,14 +63,40 @@ def log_w_star(mu, Sigma, m, S) -> float:
 
 
 def argmax_weight(mu, Sigma, m, S) -> np.ndarray:
-    """Find the z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m)."""
+    """Find the z attaining w*: grad log w = 0 gives z* = mu + Sigma (S - Sigma)^-1 (mu - m).
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    numpy.ndarray
+        z*, a d-vector.
+    """
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
     return mu + Sigma @ np.linalg.solve(S - Sigma, mu - m)
 
 
 def kl(mu0, S0, mu1, S1) -> float:
-    """KL(N(mu0, S0) || N(mu1, S1))."""
+    """KL(N(mu0, S0) || N(mu1, S1)).
+
+    Parameters
+    ----------
+    mu0, S0 : numpy.ndarray
+        Mean and covariance of the first Gaussian.
+    mu1, S1 : numpy.ndarray
+        Mean and covariance of the second.
+
+    Returns
+    -------
+    float
+        KL(N(mu0, S0) || N(mu1, S1)).
+    """
     mu0, mu1 = np.asarray(mu0, float), np.asarray(mu1, float)
     S0, S1 = _as_cov(S0, mu0.size), _as_cov(S1, mu0.size)
     D = mu0.size
@@ -67,12 +106,38 @@ def kl(mu0, S0, mu1, S1) -> float:
 
 
 def kl_inclusive(mu, Sigma, m, S) -> float:
-    """KL(pi || q), the objective of MCSA (Kim et al. 2022, §2.1)."""
+    """KL(pi || q), the objective of MCSA (Kim et al. 2022, §2.1).
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    float
+        KL(pi || q).
+    """
     return kl(mu, Sigma, m, S)
 
 
 def kl_exclusive(mu, Sigma, m, S) -> float:
-    """KL(q || pi)."""
+    """KL(q || pi).
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    float
+        KL(q || pi).
+    """
     return kl(m, S, mu, Sigma)
 
 
@@ -81,6 +146,18 @@ def log1p_chi2(mu, Sigma, m, S) -> float:
 
     int pi^2/q = det(S)^(1/2) det(Sigma)^-1 det(A)^(-1/2) exp((b^T A^-1 b - c)/2),
     A = 2 Sigma^-1 - S^-1, b = 2 Sigma^-1 mu - S^-1 m, c = 2 mu^T Sigma^-1 mu - m^T S^-1 m.
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    float
+        log(1 + chi2(pi || q)), or inf.
     """
     mu, m = np.asarray(mu, float), np.asarray(m, float)
     Sigma, S = _as_cov(Sigma, mu.size), _as_cov(S, mu.size)
@@ -95,14 +172,37 @@ def log1p_chi2(mu, Sigma, m, S) -> float:
 
 
 def chi2(mu, Sigma, m, S) -> float:
-    """chi2(pi || q) = E_q[(w - 1)^2]; ``inf`` when not finite."""
+    """chi2(pi || q) = E_q[(w - 1)^2]; ``inf`` when not finite.
+
+    Parameters
+    ----------
+    mu, Sigma : numpy.ndarray
+        The target pi = N(mu, Sigma): a d-vector and a d x d covariance.
+    m, S : numpy.ndarray
+        The proposal q = N(m, S).
+
+    Returns
+    -------
+    float
+        chi2(pi || q), or inf.
+    """
     v = log1p_chi2(mu, Sigma, m, S)
     return float(np.expm1(v)) if np.isfinite(v) else np.inf
 
 
 @dataclass(frozen=True)
 class Divergences:
-    """Divergences of pi from a Gaussian q: w* (Kim et al. 2022, Assumption 2), KLs, chi2."""
+    """Divergences of pi from a Gaussian q: w* (Kim et al. 2022, Assumption 2), KLs, chi2.
+
+    Parameters
+    ----------
+    log_w_star, w_star : float
+        log w* and w* = sup pi/q (inf when unbounded).
+    kl_inclusive, kl_exclusive : float
+        KL(pi || q) and KL(q || pi).
+    chi2 : float
+        chi2(pi || q).
+    """
 
     log_w_star: float
     w_star: float
@@ -116,7 +216,21 @@ class Divergences:
 
 
 def gaussian_divergences(target, family, lam) -> Divergences:
-    """All closed-form divergences between a Gaussian target and a Gaussian family at lam."""
+    """All closed-form divergences between a Gaussian target and a Gaussian family at lam.
+
+    Parameters
+    ----------
+    target : simulate.targets.Gaussian
+        The target pi.
+    family : simulate.families.Family
+        A Gaussian variational family (``family.mean_cov(lam)``).
+    lam : numpy.ndarray
+        The family's parameters.
+
+    Returns
+    -------
+    Divergences
+    """
     m, S = family.mean_cov(lam)
     lw = log_w_star(target.mean, target.cov, m, S)
     return Divergences(lw, float(np.exp(lw)) if lw < 709 else np.inf,
@@ -134,6 +248,23 @@ class NumericalWStar:
     the best point; ``accuracy`` a first-order estimate of ``|log w* - value|``:
     grad_norm^2 / (2 * curvature) plus the optimiser tolerance.  ``agreeing`` counts the
     starts that reached the best value to within 1e-8.
+
+    Parameters
+    ----------
+    value : float
+        The largest log w found.
+    argmax : numpy.ndarray
+        Where it was found.
+    grad_norm : float
+        The gradient norm of log w there.
+    accuracy : float
+        First-order estimate of ``|log w* - value|``.
+    starts : int
+        The number of starts.
+    agreeing : int
+        Starts that reached the best value to within 1e-8.
+    unbounded : bool, default False
+        ``bound_check`` found log w increasing along a ray (w* = inf).
     """
 
     value: float
@@ -151,6 +282,23 @@ def numerical_log_w_star(log_pi, log_q, grad_log_w, starts, bound_check=None,
 
     ``grad_log_w(z)`` is the gradient of log w.  ``bound_check(z)`` (optional) returns
     True when log w keeps increasing along a ray (w* = inf), which is then reported.
+
+    Parameters
+    ----------
+    log_pi, log_q : callable
+        ``log_pi(z)``, ``log_q(z)``: the log densities of the target and the proposal.
+    grad_log_w : callable
+        ``grad_log_w(z)``: the gradient of ``log_pi - log_q``.
+    starts : sequence of numpy.ndarray
+        The starting points.
+    bound_check : callable, optional
+        ``bound_check(z) -> bool``: True when log w increases without bound along a ray.
+    ftol : float, default 1e-13
+        L-BFGS's relative tolerance on the function.
+
+    Returns
+    -------
+    NumericalWStar
     """
     from scipy import optimize  # imported when needed (~0.3 s)
 

@@ -50,7 +50,23 @@ class FiniteSpaceError(ValueError):
 
 
 def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
-    """Check that pi and q are probability vectors of one length with q > 0 where pi > 0."""
+    """Check that pi and q are probability vectors of one length with q > 0 where pi > 0.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        pi and q, each normalised to sum 1.
+
+    Raises
+    ------
+    FiniteSpaceError
+        They are not such a pair.
+    """
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(q, dtype=float)
     if pi.ndim != 1 or pi.shape != q.shape or pi.size < 1:
@@ -63,14 +79,36 @@ def check_pair(pi, q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weights(pi, q) -> np.ndarray:
-    """Return the importance weights w = pi / q (Kim et al. 2022, Assumption 2: w* = max w)."""
+    """Return the importance weights w = pi / q (Kim et al. 2022, Assumption 2: w* = max w).
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    Returns
+    -------
+    numpy.ndarray
+        w = pi / q.
+    """
     pi, q = check_pair(pi, q)
     return pi / q
 
 
 # ----------------------------------------------------------------------------- kernels
 def imh_matrix(pi, q) -> np.ndarray:
-    """IMH transition matrix: K[x, y] = q_y min(1, w_y / w_x) for y != x."""
+    """IMH transition matrix: K[x, y] = q_y min(1, w_y / w_x) for y != x.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    Returns
+    -------
+    numpy.ndarray
+        The M x M IMH transition matrix with proposal q and target pi.
+    """
     pi, q = check_pair(pi, q)
     w = pi / q
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,7 +121,15 @@ def imh_matrix(pi, q) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Quadrature:
-    """Result of a vector quadrature with its error estimate (scipy quad_vec)."""
+    """Result of a vector quadrature with its error estimate (scipy quad_vec).
+
+    Parameters
+    ----------
+    value : numpy.ndarray
+        The integral.
+    error : float
+        Its error estimate.
+    """
 
     value: np.ndarray
     error: float
@@ -247,6 +293,23 @@ def cis_matrix(pi, q, N: int, return_error: bool = False, method: str = "auto"):
     N = 10^4), plus the truncated mass.  For the quadrature it is the Gauss-Kronrod estimate
     (not a rigorous bound).  The sum costs about a millisecond for the verifications' sizes
     (M <= 6, N <= 16), the quadrature 0.1-0.25 s.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    N : int
+        The number of particles, N >= 2.
+    return_error : bool, default False
+        Also return the error bound.
+    method : {"auto", "sum", "quadrature"}
+        As above.
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, float)
+        The M x M matrix K, or ``(K, err)``.
     """
     pi, q = check_pair(pi, q)
     if int(N) != N or N < 2:
@@ -395,6 +458,21 @@ def cis_matrix_quadrature(pi, q, N: int, return_error: bool = False):
     the quadrature's absolute error estimate on the entries (an estimate from Gauss-Kronrod,
     not a rigorous bound).  The reference for :func:`cis_matrix`'s exact sum, and its
     fallback when the sum has too many terms.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    N : int
+        The number of particles, N >= 2.
+    return_error : bool, default False
+        Also return the error estimate.
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, float)
+        The M x M matrix K, or ``(K, err)``.
     """
     pi, q = check_pair(pi, q)
     if int(N) != N or N < 2:
@@ -439,6 +517,20 @@ def cis_matrix_enumerate(pi, q, N: int, exact: bool = False):
     With ``exact=True`` and ``pi``, ``q`` given as ``Fraction`` sequences the result is
     an exact rational matrix (a list of lists of Fractions).  Cost grows like
     ``C(N + M - 2, M - 1)``: for small spaces only.
+
+    Parameters
+    ----------
+    pi, q : sequence of float or of fractions.Fraction
+        The target and the proposal on M states.
+    N : int
+        The number of particles, N >= 2.
+    exact : bool, default False
+        Compute in Fractions.
+
+    Returns
+    -------
+    numpy.ndarray or list of list of fractions.Fraction
+        The M x M CIS matrix (exact: a list of lists of Fractions).
     """
     M = len(pi)
     num = (lambda v: Fraction(v)) if exact else float
@@ -469,12 +561,42 @@ def cis_matrix_enumerate(pi, q, N: int, exact: bool = False):
 
 # ----------------------------------------------------------------------------- mixing
 def tv_rows(P: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """Compute d_TV(P[x, .], pi) = 1/2 sum_y ``|P[x, y] - pi_y|`` for every row x."""
+    """Compute d_TV(P[x, .], pi) = 1/2 sum_y ``|P[x, y] - pi_y|`` for every row x.
+
+    Parameters
+    ----------
+    P : numpy.ndarray
+        A kernel (rows are distributions), shape (..., M).
+    pi : numpy.ndarray
+        A distribution on M states.
+
+    Returns
+    -------
+    numpy.ndarray
+        One distance per row.
+    """
     return 0.5 * np.abs(P - pi[None, :]).sum(axis=-1)
 
 
 def tv_curve(K: np.ndarray, pi, steps: int, starts=None) -> np.ndarray:
-    """Exact TV(K^k(x, .), pi) for k = 1..steps; shape (steps, len(starts))."""
+    """Exact TV(K^k(x, .), pi) for k = 1..steps; shape (steps, len(starts)).
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        An M x M transition matrix.
+    pi : array_like
+        Its stationary distribution.
+    steps : int
+        The last k.
+    starts : array_like of int, optional
+        The starting states x (default: every state).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (steps, len(starts)).
+    """
     pi = np.asarray(pi, dtype=float)
     idx = np.arange(K.shape[0]) if starts is None else np.atleast_1d(starts)
     P = np.eye(K.shape[0])[idx]
@@ -486,7 +608,19 @@ def tv_curve(K: np.ndarray, pi, steps: int, starts=None) -> np.ndarray:
 
 
 def stationarity_defect(K: np.ndarray, pi) -> float:
-    """Compute max_y ``|(pi K)_y - pi_y|``: zero for a pi-invariant kernel."""
+    """Compute max_y ``|(pi K)_y - pi_y|``: zero for a pi-invariant kernel.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        An M x M transition matrix.
+    pi : array_like
+        A distribution on the M states.
+
+    Returns
+    -------
+    float
+    """
     pi = np.asarray(pi, dtype=float)
     return float(np.abs(pi @ K - pi).max())
 
@@ -503,6 +637,21 @@ def smith_tierney_power(pi, q, n: int, lam_measure: str = "q") -> np.ndarray:
     finite space lambda is ``A(v) - B(v)/v`` between consecutive weights, so
     ``int n/v^2 (A - B/v)^(n-1) dv = [(A - B u)^n / B]`` in ``u = 1/v``: the formula
     is evaluated exactly, piece by piece.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    n : int
+        The number of steps.
+    lam_measure : {"q", "pi"}
+        The measure lambda is integrated against.
+
+    Returns
+    -------
+    numpy.ndarray
+        The M x M matrix K^n.
     """
     pi, q = check_pair(pi, q)
     mu = q if lam_measure == "q" else pi if lam_measure == "pi" else None
@@ -557,6 +706,19 @@ class Moments:
     ``second`` = E[||g||^2 | F], ``mean`` = E[g | F] (a d-vector), ``variance`` =
     ``second - ||mean||^2``; for JSA also ``c_cov``, the trace covariance term of Kim et al.
     2022, Theorem 3.  ``error`` is the quadrature error estimate where an integral is used.
+
+    Parameters
+    ----------
+    second : float
+        E[||g||^2 | F].
+    mean : numpy.ndarray
+        E[g | F], a d-vector.
+    variance : float
+        ``second - ||mean||^2``.
+    c_cov : float, default 0.0
+        JSA: the trace covariance term of Kim et al. (2022), Theorem 3.
+    error : float, default 0.0
+        The quadrature's error estimate, where an integral is used.
     """
 
     second: float
@@ -576,7 +738,21 @@ def _as_s(s, M):
 
 
 def moments_msc(K: np.ndarray, s, x: int) -> Moments:
-    """MSC: g = -s(z_t), z_t ~ K(x, .)."""
+    """MSC: g = -s(z_t), z_t ~ K(x, .).
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        The M x M kernel.
+    s : numpy.ndarray
+        The score at each state, shape (M, d).
+    x : int
+        The current state.
+
+    Returns
+    -------
+    Moments
+    """
     s = _as_s(s, K.shape[0])
     row = K[x]
     second = float(row @ (s ** 2).sum(1))
@@ -585,7 +761,21 @@ def moments_msc(K: np.ndarray, s, x: int) -> Moments:
 
 
 def moments_pmcsa(K: np.ndarray, s, xs) -> Moments:
-    """pMCSA: N independent chains at states ``xs``; g = -(1/N) sum_n s(z_n')."""
+    """pMCSA: N independent chains at states ``xs``; g = -(1/N) sum_n s(z_n').
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        The M x M kernel.
+    s : numpy.ndarray
+        The score at each state, shape (M, d).
+    xs : sequence of int
+        The N chains' current states.
+
+    Returns
+    -------
+    Moments
+    """
     s = _as_s(s, K.shape[0])
     xs = np.asarray(xs)
     N = xs.size
@@ -602,6 +792,22 @@ def moments_jsa(K: np.ndarray, s, x: int, N: int) -> Moments:
     """JSA: z^(n) ~ K^n(x, .) sequentially, n = 1..N; g = -(1/N) sum_n s(z^(n)).
 
     E[s_n . s_m] = sum_y K^n(x, y) s_y . (K^(m-n) s)_y for n <= m.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        The M x M kernel.
+    s : numpy.ndarray
+        The score at each state, shape (M, d).
+    x : int
+        The state the sweep starts from.
+    N : int
+        The sweep's length.
+
+    Returns
+    -------
+    Moments
+        With ``c_cov``.
     """
     s = _as_s(s, K.shape[0])
     M = K.shape[0]
@@ -643,6 +849,25 @@ def moments_msc_rb(pi, q, s, x: int, N: int, method: str = "auto") -> Moments:
         E[g] = -int e^(-t w_x) [w_x s_x phi^(N-1) + (N-1) m1 phi^(N-2)] dt.
 
     ``method="auto"`` (default): the sum when feasible, else the quadrature.
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    s : numpy.ndarray
+        The score at each state, shape (M, d).
+    x : int
+        The current state.
+    N : int
+        The number of particles.
+    method : {"auto", "sum", "quadrature"}
+        As above.
+
+    Returns
+    -------
+    Moments
+        With ``error`` for the quadrature.
     """
     pi, q = check_pair(pi, q)
     s = _as_s(s, pi.size)
@@ -748,7 +973,24 @@ def _msc_rb_quadrature(pi, q, s, x: int, N: int) -> Moments:
 
 
 def moments_msc_rb_enumerate(pi, q, s, x: int, N: int) -> Moments:
-    """MSC-RB moments by enumerating the proposal multisets (small spaces; tests)."""
+    """MSC-RB moments by enumerating the proposal multisets (small spaces; tests).
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    s : numpy.ndarray
+        The score at each state, shape (M, d).
+    x : int
+        The current state.
+    N : int
+        The number of particles.
+
+    Returns
+    -------
+    Moments
+    """
     pi, q = check_pair(pi, q)
     s = _as_s(s, pi.size)
     w = pi / q
@@ -773,6 +1015,22 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
 
     pi_0 = ``pi0``; q_0 = pi_0 / w*; the other states share 1 - q_0 in proportion to pi,
     so their weights (1 - pi_0)/(1 - q_0) are < 1 <= w*.
+
+    Parameters
+    ----------
+    M : int
+        The number of states.
+    w_star : float
+        w* >= 1.
+    seed : int, default 0
+        Seed of the Dirichlet draw that splits 1 - pi_0 among the other states.
+    pi0 : float, default 0.3
+        pi at state 0.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        pi and q.
     """
     if w_star < 1:
         raise FiniteSpaceError("w* >= 1")
@@ -786,7 +1044,20 @@ def hard_instance(M: int, w_star: float, seed: int = 0, pi0: float = 0.3):
 
 
 def centred_bounded_score(pi, L: float) -> np.ndarray:
-    """Build a scalar test score: ``|s| <= L``, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2)."""
+    """Build a scalar test score: ``|s| <= L``, E_pi s = 0, s = L at state 0 (needs pi_0 <= 1/2).
+
+    Parameters
+    ----------
+    pi : numpy.ndarray
+        The target on M states.
+    L : float
+        The score bound (Kim et al. 2022, Assumption 3).
+
+    Returns
+    -------
+    numpy.ndarray
+        s, shape (M, 1).
+    """
     pi = np.asarray(pi, float)
     if pi[0] > 0.5:
         raise FiniteSpaceError("needs pi_0 <= 1/2")
@@ -800,6 +1071,21 @@ def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
 
     lambda(w) = sum_{w_y <= w} (1 - w_y/w) mu_y with mu = q (the IMH rejection
     probability at a state of weight w) or mu = pi (Kim et al. 2022, Eq. (3) as printed).
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    w_value : float
+        The weight w.
+    measure : {"q", "pi"}
+        The measure mu.
+
+    Returns
+    -------
+    float
+        lambda(w).
     """
     pi, q = check_pair(pi, q)
     w = pi / q
@@ -809,7 +1095,23 @@ def imh_lambda(pi, q, w_value: float, measure: str = "q") -> float:
 
 
 def imh_T(pi, q, n: int, w_value: float) -> float:
-    """T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv, exactly (piecewise closed form)."""
+    """T_n(w) = int_w^oo n/v^2 lambda(v)^(n-1) dv, exactly (piecewise closed form).
+
+    Parameters
+    ----------
+    pi, q : array_like
+        The target and the proposal, probability vectors on the same finite space.
+
+    n : int
+        The number of steps.
+    w_value : float
+        The weight w.
+
+    Returns
+    -------
+    float
+        T_n(w) (Kim et al. 2022, Eq. (2)).
+    """
     pi, q = check_pair(pi, q)
     w = np.sort(pi / q)
     order = np.argsort(pi / q)
@@ -834,6 +1136,22 @@ def jsa_joint_law(K: np.ndarray, x0: int, N: int, k: int) -> np.ndarray:
 
     The sweep of iteration k starts from the last state of iteration k-1, distributed as
     K^(N(k-1))(x0, .); the N states then follow one Markov path.  Shape (M,)*N.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        The M x M kernel.
+    x0 : int
+        The starting state.
+    N : int
+        The sweep's length.
+    k : int
+        The iteration, k >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (M,) * N.
     """
     M = K.shape[0]
     start = np.linalg.matrix_power(K, N * (k - 1))[x0]
@@ -844,7 +1162,18 @@ def jsa_joint_law(K: np.ndarray, x0: int, N: int, k: int) -> np.ndarray:
 
 
 def product_law(rows: list[np.ndarray]) -> np.ndarray:
-    """Outer product of marginal laws (independent components)."""
+    """Outer product of marginal laws (independent components).
+
+    Parameters
+    ----------
+    rows : list of numpy.ndarray
+        The marginal laws.
+
+    Returns
+    -------
+    numpy.ndarray
+        Their joint law, one axis per component.
+    """
     out = rows[0]
     for r in rows[1:]:
         out = np.multiply.outer(out, r)
@@ -852,5 +1181,15 @@ def product_law(rows: list[np.ndarray]) -> np.ndarray:
 
 
 def tv_joint(P: np.ndarray, Q: np.ndarray) -> float:
-    """Compute the total variation distance of two joint distributions (arrays of one shape)."""
+    """Compute the total variation distance of two joint distributions (arrays of one shape).
+
+    Parameters
+    ----------
+    P, Q : numpy.ndarray
+        Two distributions of one shape.
+
+    Returns
+    -------
+    float
+    """
     return 0.5 * float(np.abs(P - Q).sum())

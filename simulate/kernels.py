@@ -38,6 +38,15 @@ class ChainState:
     A state may instead hold its positions in standardised form ``std = (E, m, s)``,
     position = m + s * E (per replicate row m, s of shape (B, D)), as the fused pMCSA
     path produces; ``position`` is then computed on first access and cached.
+
+    Parameters
+    ----------
+    position : numpy.ndarray or None
+        The positions, shape (B, C, D); None when ``std`` is given.
+    logp : numpy.ndarray
+        The log target densities at them, shape (B, C).
+    std : tuple of numpy.ndarray, optional
+        ``(E, m, s)``: the positions in standardised form.
     """
 
     __slots__ = ("_position", "logp", "std")
@@ -70,6 +79,19 @@ class StepInfo(NamedTuple):
     (JSA: the N sequential states; pMCSA: the N chains; MSC: the new state; MSC-RB:
     the N particles, with ``weights`` (R, N)); ``None`` from the fused paths when
     ``Scheme.step`` asks them not to form it).
+
+    Parameters
+    ----------
+    grad : numpy.ndarray
+        The gradient estimate, shape (R, P).
+    rejection : numpy.ndarray
+        The fraction of rejected moves, shape (R,).
+    counts : dict
+        Counts per replicate this iteration.
+    states : numpy.ndarray or None
+        The states g was built from, shape (R, n, D).
+    weights : numpy.ndarray, optional
+        MSC-RB: the particles' weights, shape (R, N).
     """
 
     grad: np.ndarray
@@ -85,6 +107,17 @@ class IMHInfo(NamedTuple):
     accepted: (B, C) moved to the proposal; log weights of current and proposal;
     logq_new: log q_def of the new state (reusable while lambda is unchanged);
     counts: per replicate row.
+
+    Parameters
+    ----------
+    accepted : numpy.ndarray
+        (B, C): moved to the proposal.
+    log_w_current, log_w_proposal : numpy.ndarray
+        Log weights of the current state and of the proposal.
+    logq_new : numpy.ndarray
+        log q_def of the new state.
+    counts : dict
+        Per replicate row.
     """
 
     accepted: np.ndarray
@@ -100,6 +133,19 @@ class CISInfo(NamedTuple):
     selected: (B, C) particle index (0 = the current state, a 'rejection');
     weights: (B, C, N) normalised importance weights; particles: (B, C, N, D);
     log_weights: (B, C, N); counts: per replicate row.
+
+    Parameters
+    ----------
+    selected : numpy.ndarray
+        (B, C) particle index.
+    weights : numpy.ndarray
+        (B, C, N) normalised importance weights.
+    log_weights : numpy.ndarray
+        (B, C, N).
+    particles : numpy.ndarray
+        (B, C, N, D).
+    counts : dict
+        Per replicate row.
     """
 
     selected: np.ndarray
@@ -115,14 +161,52 @@ class CISInfo(NamedTuple):
 
 
 def draw_noise(proposal, streams, prefix: tuple) -> dict:
-    """Draw the proposal's random primitives for samples of shape ``(rows, *prefix, D)``."""
+    """Draw the proposal's random primitives for samples of shape ``(rows, *prefix, D)``.
+
+    Parameters
+    ----------
+    proposal : simulate.families.Family
+        The proposal family (its ``noise`` primitives).
+    streams : simulate.rng.Streams
+        The random streams drawn from.
+    prefix : tuple of int
+        The sample shape between the rows and D.
+
+    Returns
+    -------
+    dict
+        ``{name: array}``, one array per primitive.
+    """
     return {name: streams.take(kind, shape)
             for name, (kind, shape) in proposal.noise_spec(prefix).items()}
 
 
 def imh_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarray,
              logq_current: np.ndarray | None = None) -> tuple[ChainState, IMHInfo]:
-    """One IMH transition per chain: accept z* ~ q_def with prob min(1, w(z*)/w(z))."""
+    """One IMH transition per chain: accept z* ~ q_def with prob min(1, w(z*)/w(z)).
+
+    Parameters
+    ----------
+    target : simulate.targets.Gaussian
+        The target pi.
+    proposal : simulate.families.Family
+        The proposal family q_def.
+    lam : numpy.ndarray
+        Its parameters.
+    state : ChainState
+        The current states.
+    noise : dict
+        The proposal's primitives (:func:`draw_noise`).
+    u : numpy.ndarray
+        Uniforms of the accept step, shape (B, C).
+    logq_current : numpy.ndarray, optional
+        log q_def of the current states, when known.
+
+    Returns
+    -------
+    (ChainState, IMHInfo)
+        The new states and what the step did.
+    """
     z = proposal.sample(lam, noise)
     logp_z = target.logpdf(z)
     logq_z = proposal.logpdf(lam, z)
@@ -143,7 +227,18 @@ def imh_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarra
 
 
 def normalised_weights(log_w: np.ndarray) -> np.ndarray:
-    """exp(log_w) / sum exp(log_w) along the last axis, stable in log space."""
+    """exp(log_w) / sum exp(log_w) along the last axis, stable in log space.
+
+    Parameters
+    ----------
+    log_w : numpy.ndarray
+        Log weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        Normalised weights, same shape.
+    """
     mx = log_w.max(axis=-1, keepdims=True)
     w = np.exp(log_w - mx)
     w /= w.sum(axis=-1, keepdims=True)
@@ -151,7 +246,20 @@ def normalised_weights(log_w: np.ndarray) -> np.ndarray:
 
 
 def select_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Multinomial draw of one index per row by inverse CDF with uniforms u."""
+    """Multinomial draw of one index per row by inverse CDF with uniforms u.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        Normalised weights along the last axis.
+    u : numpy.ndarray
+        One uniform per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        One index per row.
+    """
     cdf = np.cumsum(weights, axis=-1)
     idx = (cdf < u[..., None] * cdf[..., -1:]).sum(axis=-1)
     return np.minimum(idx, weights.shape[-1] - 1)
@@ -162,6 +270,28 @@ def cis_step(target, proposal, lam, state: ChainState, noise: dict, u: np.ndarra
     """One CIS (i-SIR) transition with N particles per chain.
 
     ``noise`` must hold primitives for samples of shape (B, C, N - 1, D).
+
+    Parameters
+    ----------
+    target : simulate.targets.Gaussian
+        The target pi.
+    proposal : simulate.families.Family
+        The proposal family q_def.
+    lam : numpy.ndarray
+        Its parameters.
+    state : ChainState
+        The current states.
+    noise : dict
+        The proposal's primitives (:func:`draw_noise`).
+    u : numpy.ndarray
+        Uniforms of the selection, shape (B, C).
+    N : int
+        Particles per chain (the current state and N - 1 proposals).
+
+    Returns
+    -------
+    (ChainState, CISInfo)
+        The new states and what the step did.
     """
     if N < 2:
         raise ValueError("CIS needs N >= 2 particles")

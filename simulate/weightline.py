@@ -91,7 +91,18 @@ _FINE_SUB = 16
 
 # ----------------------------------------------------------------------------- helpers
 def log1mexp(a):
-    """log(1 - e^a) for a <= 0, accurate for all a (Maechler 2012)."""
+    """log(1 - e^a) for a <= 0, accurate for all a (Maechler 2012).
+
+    Parameters
+    ----------
+    a : array_like
+        a <= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        log(1 - e^a).
+    """
     a = np.asarray(a, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(a > -math.log(2.0), np.log(-np.expm1(a)), np.log1p(-np.exp(a)))
@@ -193,6 +204,13 @@ class IsotropicPair:
 
     ``log W = D log s - c X``, ``c = (1 - 1/s^2)/2``, ``X ~ chi2_D`` under pi and
     ``X/s^2 ~ chi2_D`` under q.  All functions take and return log-weights.
+
+    Parameters
+    ----------
+    D : int
+        The dimension, D >= 1.
+    s : float
+        The proposal's scale, s > 1.
     """
 
     D: int
@@ -273,7 +291,19 @@ def _check_D_s(D, s):
 
 
 def isotropic_pair(D: int, s: float) -> IsotropicPair:
-    """Build the pair pi = N(0, I_D), q = N(0, s^2 I_D); ValueError unless D >= 1 integer, s > 1."""
+    """Build the pair pi = N(0, I_D), q = N(0, s^2 I_D); ValueError unless D >= 1 integer, s > 1.
+
+    Parameters
+    ----------
+    D : int
+        The dimension.
+    s : float
+        The proposal's scale.
+
+    Returns
+    -------
+    IsotropicPair
+    """
     _check_D_s(D, s)
     return IsotropicPair(operator.index(D), float(s))
 
@@ -284,6 +314,18 @@ def start_log_weight(pair: IsotropicPair, start: str) -> float:
     ``"worst"``: argmax w, log w0 = log w*; ``"typical"``: ``"quantile:0.5"``;
     ``"quantile:Q"`` (0 < Q < 1): the state whose weight is the Q-quantile of w(Z),
     Z ~ pi (small Q = low weight).
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    start : str
+        ``"worst"``, ``"typical"`` or ``"quantile:Q"``.
+
+    Returns
+    -------
+    float
+        log w(z0).
     """
     if not isinstance(start, str):
         raise ValueError(
@@ -313,6 +355,21 @@ class TVResult:
     is a rigorous bound or an a-posteriori estimate.  ``log_one_minus_tv`` (IMH only)
     is ``log(1 - tv)`` computed without cancellation, so that curves indistinguishable
     from 1.0 in float (e.g. ``r^n`` for ``w* = 1e301``) still carry information.
+
+    Parameters
+    ----------
+    tv : numpy.ndarray
+        The curve.
+    error_bound : float
+        Max abs error of its entries.
+    w_star, log_w_star : float
+        w* and log w* of the pair.
+    log_w0 : float
+        The start's log weight.
+    method : str
+        How the curve was computed, and whether ``error_bound`` is rigorous.
+    log_one_minus_tv : numpy.ndarray, optional
+        IMH only: ``log(1 - tv)``.
     """
 
     tv: np.ndarray
@@ -365,7 +422,20 @@ def _log_lambda_x(pair: IsotropicPair, x):
 
 
 def imh_log_lambda(pair: IsotropicPair, log_v) -> np.ndarray:
-    """Compute log lambda(v) (see :func:`imh_lambda`)."""
+    """Compute log lambda(v) (see :func:`imh_lambda`).
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    log_v : array_like
+        log v.
+
+    Returns
+    -------
+    numpy.ndarray
+        log lambda(v).
+    """
     log_v = np.asarray(log_v, dtype=float)
     x = pair.x_of(log_v)
     above = log1mexp(-np.maximum(log_v, 1e-300))  # log(1 - 1/v) for v >= w* (> 1)
@@ -378,6 +448,18 @@ def imh_lambda(pair: IsotropicPair, log_v) -> np.ndarray:
     ``lambda(v) = int_{w <= v} (1 - w/v) q(dz) = P_q(W <= v) - P_pi(W <= v)/v``
     (integrated against q; Kim et al. 2022, Eq. (3) prints pi, which is a typo).  For ``v >= w*``
     it is ``1 - 1/v``.  Vectorised over ``log_v``.
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    log_v : array_like
+        log v.
+
+    Returns
+    -------
+    numpy.ndarray
+        lambda(v).
     """
     return np.exp(imh_log_lambda(pair, log_v))
 
@@ -476,6 +558,21 @@ def imh_tv(pair: IsotropicPair, steps: int, log_w0: float, at=None) -> TVResult:
     ``(1/2)[int |T_n(max(w0, v)) - 1| pi_W(dv) + lambda(w0)^n]`` (which is the defect of
     the mass identity ``int_0^{x0} g_n S = r^n - lambda(w0)^n``, lambda from chi2
     functions directly).  At ``w0 = w*``, ``TV_n = r^n`` exactly (error 0).
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    steps : int
+        The last n.
+    log_w0 : float
+        The start's log weight.
+    at : array_like of int, optional
+        Only these n.
+
+    Returns
+    -------
+    TVResult
     """
     steps = _check_steps(steps)
     lw0 = _check_log_w0(pair, log_w0)
@@ -545,6 +642,20 @@ def imh_T(pair: IsotropicPair, n: int, log_w) -> np.ndarray:
 
     ``T_n(w) = 1 - (1 - 1/w)^n`` for ``w >= w*``; below, ``(1 - r^n) + int_0^{x_w} g_n``
     (module docstring).  ``T_1(w) = 1/w``.  May overflow to inf for absurdly small w.
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    n : int
+        The number of steps.
+    log_w : array_like
+        log w.
+
+    Returns
+    -------
+    numpy.ndarray
+        T_n(w) (Kim et al. 2022, Eq. (2)).
     """
     n = _check_steps(n)
     log_w = np.atleast_1d(np.asarray(log_w, dtype=float))
@@ -682,6 +793,23 @@ def cis_tv(pair: IsotropicPair, N: int, steps: int, log_w0: float,
     curve is computed with ``2 * grid`` nodes; ``error_bound`` is an a-posteriori
     ESTIMATE: max_k ``|TV(grid) - TV(2 grid)|`` plus the mass defect
     ``|a_k + int f_k dpi - 1|`` of the finer run (not a rigorous bound).
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    N : int
+        Particles per iteration.
+    steps : int
+        The last k.
+    log_w0 : float
+        The start's log weight.
+    grid : int, optional
+        Gauss-Legendre nodes (default :data:`DEFAULT_GRID`).
+
+    Returns
+    -------
+    TVResult
     """
     Ni = _check_int(N, "N", 2, f"CIS needs N >= 2 particles, got N = {N!r}")
     steps = _check_steps(steps)
@@ -711,6 +839,18 @@ def discretise(pair: IsotropicPair, M: int):
     until ``P_q(top bin) >= e^-650``.  ``pi_bins``/``q_bins`` are exact chi2 masses
     (cdf or survival differences, whichever is accurate; each sums to 1).
     ``bin_of(log_w)`` returns the bin index holding log-weight ``log_w``.
+
+    Parameters
+    ----------
+    pair : IsotropicPair
+        The pair.
+    M : int
+        The number of bins.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, callable)
+        ``pi_bins``, ``q_bins`` and ``bin_of``.
     """
     M = operator.index(M)
     if M < 2:

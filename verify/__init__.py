@@ -55,6 +55,16 @@ def claims() -> tuple[str, ...]:
 def get(claim: str):
     """Return the :class:`verify.model.Verification` of ``claim`` (its readings, grid, forms).
 
+    Parameters
+    ----------
+    claim : str
+        A claim id (:func:`claims`).
+
+    Returns
+    -------
+    verify.model.Verification
+        The claim's registered verification.
+
     Raises
     ------
     bounds.UnknownClaim
@@ -87,6 +97,8 @@ def run(claim: str, mode: str = "quick", seed: int = 0, bound_scale: float = 1.0
         Tighten every bound by this factor: a small enough value must give "violated".
     overrides : dict, optional
         Grid values to use instead of the claim's (keys: ``get(claim).overrides``).
+    progress : callable, optional
+        Called with a line of text as the claim's checks advance (passed to its ``run``).
 
     Returns
     -------

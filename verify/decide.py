@@ -72,6 +72,16 @@ def z_one_sided(alpha: float) -> float:
 
     A Monte Carlo check is violated when its mean exceeds the bound by more than z standard
     errors, with ``alpha`` Bonferroni-divided over the claim's checks (see the module docstring).
+
+    Parameters
+    ----------
+    alpha : float
+        The one-sided level, in (0, 1).
+
+    Returns
+    -------
+    float
+        ``z = Phi^{-1}(1 - alpha)``.
     """
     from scipy.special import ndtri  # scipy.stats' norm.isf is -ndtri, without its 1 s import
 
@@ -79,7 +89,22 @@ def z_one_sided(alpha: float) -> float:
 
 
 def scale_bound(bound: float, relation: str, C: float) -> float:
-    """Tighten a bound by C (see module docstring)."""
+    """Tighten a bound by C (see module docstring).
+
+    Parameters
+    ----------
+    bound : float
+        The bound's value.
+    relation : str
+        The check's relation (``"<="``, ``"<"``, ``"="``, ``">="``, ``">"``).
+    C : float
+        The factor, ``--bound-scale``.
+
+    Returns
+    -------
+    float
+        ``bound * C`` for an upper bound or an identity, ``bound / C`` for a lower bound.
+    """
     if relation in ("<=", "<", "="):
         return bound * C
     return bound / C  # lower bounds
@@ -154,6 +179,22 @@ def decide(check: CheckResult, n_mc: int, bound_scale: float = 1.0,
     its formula) until decided; at the cap the check is ``inconclusive``, never ``holds``, and
     its note gives the widths.  Monte Carlo checks are decided by their confidence limits
     against the bound's enclosure.
+
+    Parameters
+    ----------
+    check : verify.model.CheckResult
+        The check, its empirical side and bound computed.
+    n_mc : int
+        The number of Monte Carlo checks of the claim (the Bonferroni divisor of ``alpha``).
+    bound_scale : float, default 1.0
+        Tighten the bound by this factor (:func:`scale_bound`).
+    alpha : float, default ALPHA
+        The family-wise level of the Monte Carlo checks.
+
+    Returns
+    -------
+    verify.model.CheckResult
+        ``check`` itself, its verdict filled in.
     """
     lhs = empirical_enclosure(check)
     rhs = bound_enclosure(check)

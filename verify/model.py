@@ -97,6 +97,53 @@ class CheckResult:
     enclosures overlap, :func:`verify.decide.decide` asks ``refine(bits)`` for the empirical
     side at a higher precision (and the bound's formula likewise) until the check is decided or
     the cap is reached; ``settled_by`` says where it was decided.
+
+    Parameters
+    ----------
+    quantity, form : str
+        The quantity and the bound form held against it.
+    params : dict
+        The parameter point.
+    empirical : float
+        The empirical value (a Monte Carlo mean, or an exact computation).
+    bound : float
+        The bound's value.
+    method : str
+        ``exact``, ``monte-carlo`` or ``symbolic``.
+    relation : str, default "<="
+        ``empirical RELATION bound``.
+    stderr : float, optional
+        Monte Carlo standard error.
+    error : float, optional
+        Exact checks: a proved bound on ``|empirical - true value|`` (None: exact up to float64
+        rounding).
+    primary : bool, default True
+        Counts towards the claim's verdict.
+    note : str, default ""
+        A remark shown with the check.
+    verdict : str, default ""
+        "" until :func:`verify.decide.decide` fills it in.
+    ratio : float, default nan
+        ``empirical / bound``, filled in by the decision.
+    z : float, optional
+        The critical value used (Monte Carlo).
+    scaled_bound : float, optional
+        The bound after ``--bound-scale``.
+    reading : str, default ""
+        The reading option this check belongs to ("": shared by all).
+    proof : bool, default False
+        Reading rule 4: the bound carries the proof's explicit constants.
+    bound_error : float, optional
+        A proved bound on ``|bound - true bound|``, for a bound not from
+        :func:`verify.registry.bound_value`.
+    lhs, rhs : bounds.enclosure.Enclosure, optional
+        The enclosures of the two sides, when given directly.
+    refine : callable, optional
+        ``refine(bits) -> Enclosure`` of the empirical side at that working precision.
+    settled_by : str, default ""
+        Where the verdict was decided (``float64``, ``exact``, ``arb-<bits>``, ...).
+    log10_ratio : float, optional
+        ``log10(empirical / bound)`` at any magnitude.
     """
 
     quantity: str
@@ -181,6 +228,29 @@ class Reading:
     exclude each other and a full reading picks one option per axis.  ``quote`` is the
     text read, ``meaning`` one sentence on how it is read.  ``select`` (optional) claims
     the checks of a run that belong to this option; checks no option claims are shared.
+
+    Parameters
+    ----------
+    name : str
+        The reading's name.
+    quote : str
+        The text read.
+    meaning : str
+        How it is read, in one sentence.
+    axis : str, default "statement"
+        What is being read; the options of one axis exclude each other.
+    select : callable, optional
+        ``select(check) -> bool``: the checks of a run that belong to this option.
+    promote : bool, default False
+        The checks it selects count towards its verdict even when not primary.
+    hedge : str, default ""
+        Reading rule 2: the sentence's hedge, quoted ("one expects", "approximately").
+    ruled_out : str, default ""
+        Reading rule 6: the document's sentence that rules this reading out.
+    degenerate : callable, optional
+        Reading rule 3: ``degenerate(checks) -> ""`` or why the run cannot decide the reading.
+    see : str, default ""
+        Reading rule 1: the severity entry where the document's contradiction is recorded.
     """
 
     name: str
@@ -227,7 +297,24 @@ def by_quantity(*quantities):
 
 @dataclass(frozen=True)
 class Status:
-    """A claim's final status with the verdict of every full reading."""
+    """A claim's final status with the verdict of every full reading.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    status : Verdict
+        The final status.
+    readings : dict
+        Each full reading's verdict.
+    failing : tuple of str
+        The full readings that fail.
+    degenerate, ruled_out, strict_only : tuple of str, default ()
+        Full readings excluded as degenerate (rule 3), ruled out by the document (rule 6), or
+        failing only when read strictly while the hedged reading holds (rule 2).
+    see : tuple of str, default ()
+        Where the contradiction behind the readings is recorded (rule 1), each once.
+    """
 
     claim: str
     status: Verdict
@@ -280,6 +367,49 @@ class Verification:
 
     ``run(grid, seed, progress) -> list[CheckResult]`` computes the empirical side and the
     bounds; verdicts are filled in by :func:`verify.running.outcome.run_verification`.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id; every other field is keyword-only.
+    measures : str
+        The empirical quantity.
+    targets : str
+        On which targets or spaces it is measured.
+    method : str
+        ``exact``, ``monte-carlo``, ``symbolic``, or several joined by ``+``.
+    forms : str
+        Which bound forms are checked (primary first).
+    grid : Grid
+        The quick and full parameter grids.
+    run : callable
+        ``run(grid, seed, progress) -> list[CheckResult]``.
+    overrides : tuple of str, default ()
+        Grid keys the command line may override.
+    plot : callable, optional
+        ``plot(report, path, dpi)``: the claim's own figure.
+    search : object, optional
+        See :mod:`verify.searching.search`.
+    readings : tuple of Reading, default ()
+        The claim's reasonable readings.
+    execution : bool, default False
+        Its run goes through the sweep engine and takes ``--workers``, ``--scheduler``,
+        ``--cache``.
+    name : str, default ""
+        Display name ("Theorem 3"); default: from the id.
+    proof : str, default ""
+        Why the proof audit has no steps for this claim.
+    grid_aliases : dict, optional
+        Override key -> the other grid keys it also sets.
+    adjust_grid : callable, optional
+        ``adjust_grid(grid, overrides)``: grid entries derived from overrides.
+    check_overrides : callable, optional
+        ``check_overrides(grid, overrides) -> None`` or one line saying why they are refused.
+    proof_forms : tuple of str, default ()
+        Reading rule 4: the forms whose bounds are the proof's explicit constants.
+    reproduction : callable, optional
+        ``regenerate(out_dir, data_dir, **execution)``: rerun the claim's experiment at the
+        paper's settings and store it.
     """
 
     claim: str

@@ -199,7 +199,18 @@ class QuickClaim:
         return getattr(self.quantity, "__name__", "quantity").strip("<>") or "quantity"
 
     def formula(self):
-        """Build the claim as a :class:`bounds.core.Claim`: one quantity, one form (``stated``)."""
+        """Build the claim as a :class:`bounds.core.Claim`: one quantity, one form (``stated``).
+
+        Returns
+        -------
+        bounds.core.Claim
+            Built once and cached.
+
+        Raises
+        ------
+        ValueError
+            The declaration is wrong or the bound is not a formula in the domain's parameters.
+        """
         if self._problem:
             raise ValueError(self._problem)
         if "formula" not in self._cache:
@@ -283,11 +294,28 @@ class QuickClaim:
         return {self.id: self.formula}
 
     def bound_at(self, **point) -> float:
-        """Evaluate the bound at one point of the domain (checked against the domain)."""
+        """Evaluate the bound at one point of the domain (checked against the domain).
+
+        Parameters
+        ----------
+        **point
+            A value of every parameter of the domain.
+
+        Returns
+        -------
+        float
+            The bound's value.
+        """
         return float(self.formula().evaluate_form(self.quantity_name, "stated", **point))
 
     def verification(self):
-        """Build the claim's :class:`verify.model.Verification` (what ``register`` registers)."""
+        """Build the claim's :class:`verify.model.Verification` (what ``register`` registers).
+
+        Returns
+        -------
+        verify.model.Verification
+            Built once and cached.
+        """
         if "verification" not in self._cache:
             from .model import Grid, Verification
 
@@ -315,6 +343,10 @@ class QuickClaim:
         """Build the search space over the whole domain (exact quantities).
 
         It is a :class:`verify.searching.spaces.SearchSpec`.
+
+        Returns
+        -------
+        verify.searching.spaces.SearchSpec
         """
         from .searching.spaces import SearchSpec
 
@@ -332,6 +364,16 @@ class QuickClaim:
         search space to :mod:`verify`.  ``registry`` is the :class:`verify.registry.Registry`
         a ``register(registry)`` plugin hook is given (a plugin module's hook is one line,
         ``def register(registry): claim.register(registry)``); without it, this process's.
+
+        Parameters
+        ----------
+        registry : verify.registry.Registry, optional
+            The registry of a plugin's hook (default: this process's).
+
+        Returns
+        -------
+        QuickClaim
+            The claim itself.
         """
         from .registry import current
 
@@ -352,7 +394,23 @@ class QuickClaim:
         bound_scale: float = 1.0,
         overrides: dict | None = None,
     ):
-        """Verify the claim, as :func:`verify.run`: a :class:`verify.running.outcome.Report`."""
+        """Verify the claim, as :func:`verify.run`: a :class:`verify.running.outcome.Report`.
+
+        Parameters
+        ----------
+        mode : {"quick", "full"}
+            The quick grid (the domain's corners and ``points`` random points) or the full one.
+        seed : int, default 0
+            Seed of the random points and of a Monte Carlo quantity's checks.
+        bound_scale : float, default 1.0
+            Tighten the bound by this factor (:func:`verify.decide.scale_bound`).
+        overrides : dict, optional
+            Grid values to use instead of the claim's (a domain's parameter or ``points``).
+
+        Returns
+        -------
+        verify.running.outcome.Report
+        """
         from .running.outcome import run_verification
 
         if mode not in ("quick", "full"):
@@ -368,6 +426,19 @@ class QuickClaim:
         The search is :func:`verify.searching.search.search`.
 
         Returns None for a Monte Carlo quantity (a random value is no counterexample).
+
+        Parameters
+        ----------
+        seed : int, default 0
+            Seed of the search (derandomized Hypothesis).
+        max_examples : int, default 200
+            Instances tried at most.
+
+        Returns
+        -------
+        dict or None
+            As :func:`verify.searching.search.search`: ``found``, ``examples``, ``space`` and the
+            ``counterexample`` or the ``closest`` instance.
         """
         if self.method != "exact":
             return None
@@ -377,7 +448,22 @@ class QuickClaim:
         return search(self.search_space(), seed=seed, max_examples=max_examples)
 
     def figure(self, report, path: str, dpi: int = 110) -> str:
-        """Draw the claim's figure (:func:`verify.presenting.plot.figure`), violations marked."""
+        """Draw the claim's figure (:func:`verify.presenting.plot.figure`), violations marked.
+
+        Parameters
+        ----------
+        report : verify.running.outcome.Report
+            A report of :meth:`run`.
+        path : str
+            The PNG file to write.
+        dpi : int, default 110
+            Its resolution.
+
+        Returns
+        -------
+        str
+            The path written.
+        """
         from .presenting.plot import figure
 
         self.register()
@@ -392,6 +478,16 @@ class QuickClaim:
         an unknown parameter, is empty, a relation, or not finite on the domain) -- gets one
         line on stderr and status 2, before any work; an unexpected error one line and status
         70 (``--debug`` shows the traceback); Ctrl-C status 130.
+
+        Parameters
+        ----------
+        argv : list of str, optional
+            The arguments (default: ``sys.argv[1:]``).
+
+        Returns
+        -------
+        int
+            The exit status.
         """
         import sys
 

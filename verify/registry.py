@@ -51,6 +51,15 @@ class SearchSpec:
     """The search space of one claim (``space`` says what it covers).
 
     Declared with :mod:`verify.searching.spaces`.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    space : str
+        What the space covers, in one line.
+    factory : callable
+        ``factory() -> (strategy, evaluate)``, built on first use.
     """
 
     claim: str
@@ -200,6 +209,11 @@ def plugins() -> tuple[Plugin, ...]:
     (bounds.references.position; a plugin naming none, or one not in the bibliography, after),
     otherwise in entry-point order.  Loading, the coverage inventory, the severity data and the
     certificates follow it.
+
+    Returns
+    -------
+    tuple of bounds.plugins.Plugin
+        The entry points of ``mcsa_verify.claims``, in that order.
     """
     from bounds.references import position
 
@@ -249,7 +263,18 @@ class Registry:
 
     # ------------------------------------------------------------------ adding records
     def add(self, verification: Verification) -> Verification:
-        """Register a :class:`verify.model.Verification` under its claim id."""
+        """Register a :class:`verify.model.Verification` under its claim id.
+
+        Parameters
+        ----------
+        verification : verify.model.Verification
+            The claim's verification.
+
+        Returns
+        -------
+        verify.model.Verification
+            ``verification`` itself.
+        """
         self.claims[verification.claim] = verification
         return verification
 
@@ -272,6 +297,16 @@ class Registry:
         As ``@verify.searching.spaces.spec(claim_id, space)`` does.
 
         ``factory() -> (strategy, evaluate)``; ``space`` describes it in one line.
+
+        Parameters
+        ----------
+        claim_id : str
+            The claim's id.
+        space : str
+            The space in one line.
+        factory : callable
+            ``factory() -> (strategy, evaluate)``: a Hypothesis strategy of instances and the
+            function that evaluates one.
         """
         self.spaces[claim_id] = SearchSpec(claim_id, space, factory)
 
@@ -294,6 +329,13 @@ class Registry:
         """Make a formula known to :mod:`bounds` (:func:`bounds.add_builder`).
 
         A document's formulas are normally its ``mcsa_verify.bounds`` module's ``BUILDERS``.
+
+        Parameters
+        ----------
+        claim_id : str
+            The claim's id.
+        builder : callable
+            ``builder() -> bounds.core.Claim``.
         """
         import bounds
 
@@ -306,6 +348,11 @@ class Registry:
         (``@spec``, ``step(...)``, ``register(...)``: its own list, :data:`RECORDS`) are added
         to this registry.  A relative name (``".proofs"``) is taken in the plugin's package.
         The order is the order of registration.
+
+        Parameters
+        ----------
+        *modules : str
+            Module names, absolute or relative to the plugin's package (``".proofs"``).
         """
         package = None
         if self.plugin is not None:

@@ -47,7 +47,7 @@ SCALES = (0.99, 0.9, 0.5, 0.1, 1e-2, 1e-3, 1e-6, 1e-9, 1e-12)
 class Conformance:
     """The outcome of :func:`check_claim` for a claim that conforms.
 
-    Attributes
+    Parameters
     ----------
     claim : str
         The claim id.
@@ -69,6 +69,13 @@ class Conformance:
         ``PYTHONHASHSEED``, gave the same checks bit for bit; None when not rerun.
     elapsed_s : float
         Seconds of the run(s) made here (0 for a precomputed report not rerun).
+    rerun_hashseed : str, optional
+        The ``PYTHONHASHSEED`` of the second process (None when not rerun).
+    not_rerun : str, optional
+        Why the claim was rerun in this process only, not in a second one.
+    wide : str, default ""
+        Exact checks whose quantity's enclosure is wider than its value, each decided all the
+        same: one line naming the first, or "".
     """
 
     claim: str

@@ -35,7 +35,44 @@ SEVERITY = {EXACT: 0, VALID: 0, UNCHECKED: 1, LOOSE: 2, WRONG: 3}
 
 @dataclass
 class Outcome:
-    """What a check found: status, one-line detail, and the evidence."""
+    """What a check found: status, one-line detail, and the evidence.
+
+    Parameters
+    ----------
+    status : StepStatus or str
+        The step's status.
+    detail : str
+        One line on what the check found.
+    counterexample : dict, optional
+        ``{"at": {...}, "lhs": x, "rhs": y}``.
+    correction : str, optional
+        The corrected relation, when the printed one fails.
+    gap : str, optional
+        What the proof leaves unproved.
+    method : str, default ""
+        How the check was made.
+    instances : int, optional
+        How many instances (points, exact cases, examples) it survived or tried.
+    established_by : str, default ""
+        ``proof``, ``search``, ``not refuted``, ``counterexample``, ``definition``, ``reading``,
+        ``instances``, or "" (unchecked).
+    evaluations : int, optional
+        Adversarial search: evaluations of the relation.
+    best_ratio : float, optional
+        The largest oriented lhs/rhs reached (> 1 breaks the relation).
+    regimes : list of dict, optional
+        Adversarial search: ``{"regime", "evaluations", "best_ratio", "violated"}``.
+    closest : dict, optional
+        Where the search came closest: ``{"at", "lhs", "rhs"}``.
+    correction_status : str, optional
+        The correction's own check ("survived search ...", "withdrawn ...").
+    settled_by : dict, optional
+        Rows of the check by how the enclosures settled them (``{"exact": n, ...}``).
+    undecided : int, optional
+        Rows the enclosures could not decide, even refined.
+    score : float, optional
+        The largest row score (transient).
+    """
 
     status: StepStatus | str
     detail: str

@@ -28,6 +28,31 @@ class Report:
 
     ``verdict`` is the claim's final status (:func:`final_status`); ``readings`` maps each
     full reading to its verdict and ``failing_readings`` names those that fail.
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    checks : list of verify.model.CheckResult
+        The decided checks.
+    seed : int
+        The run's seed.
+    elapsed_s : float
+        Seconds of the run.
+    bound_scale : float, default 1.0
+        The ``--bound-scale`` of the run.
+    primary_form : str, default ""
+        The primary bound form.
+    extra : dict, optional
+        Further results of the run.
+    reading_defs : tuple of verify.model.Reading, default ()
+        The claim's readings.
+    audit : dict, optional
+        The audit's statement verdicts per reading option.
+    audit_steps : dict, optional
+        The recorded audit's steps of the claim (step id -> record).
+    figure_png : callable, optional
+        ``() -> bytes``: the PNG of the claim's figure, for Jupyter's display.
     """
 
     claim: str
