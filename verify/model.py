@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import Callable, Literal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Callable, Literal
 
 import numpy as np
 
 from mcsa_cli import jsonable
+
+if TYPE_CHECKING:
+    from bounds.enclosure import Enclosure
 
 
 class TextEnum(StrEnum):
@@ -102,8 +106,8 @@ class CheckResult:
     quantity: str
     form: str
     params: dict
-    empirical: float
-    bound: float
+    empirical: float | Fraction
+    bound: float | Fraction
     method: Method | str
     relation: Relation = "<="
     stderr: float | None = None  # Monte Carlo standard error
@@ -124,8 +128,8 @@ class CheckResult:
     bound_error: float | None = None
     #: the enclosures, when given directly (bounds.enclosure.Enclosure); after decide: the
     #: enclosures the verdict was reached on (the bound's unscaled)
-    lhs: object = field(default=None, repr=False)
-    rhs: object = field(default=None, repr=False)
+    lhs: Enclosure | None = field(default=None, repr=False)
+    rhs: Enclosure | None = field(default=None, repr=False)
     #: refine(bits) -> Enclosure of the empirical side at that working precision (or exact)
     refine: Callable | None = field(default=None, repr=False, compare=False)
     #: where the verdict was decided: "float64", "exact", "arb-<bits>", "monte-carlo",

@@ -534,7 +534,7 @@ class SearchResult:
     best_ratio: float | None
     best_point: dict | None
     best_row: tuple | None  # (params, lhs, rhs)
-    found: object  # the failing Outcome, or None
+    found: tuple | None  # (the failing Outcome, its point), or None
     regimes: list  # [{"regime": label, "evaluations": n, "best_ratio": r}]
     # evaluations with a row the enclosures could not decide (never a finding), and the first
     undecided: int = 0

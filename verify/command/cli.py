@@ -878,9 +878,9 @@ def cmd_all(argv):
     from ..judging.severity import order_key
 
     for c, v in sorted(shown.items(), key=lambda kv: order_key(_severity_of(*kv)["severity"])):
-        f = _severity_of(c, v)
-        if f["severity"]:
-            _say(f"  {c} ({v}): {_severity_text(f)}")
+        sev = _severity_of(c, v)
+        if sev["severity"]:
+            _say(f"  {c} ({v}): {_severity_text(sev)}")
     cnt = Counter(shown.values())
     _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, "
          f"{cnt.get(VIOLATED, 0)} "

@@ -28,6 +28,7 @@ import math
 import re
 import textwrap
 from collections import defaultdict
+from typing import BinaryIO, TypeVar
 
 import matplotlib
 
@@ -48,6 +49,9 @@ from bounds.references import (  # noqa: E402
 from ..decide import scale_bound  # noqa: E402
 from ..model import VIOLATED  # noqa: E402
 from ..registry import REGISTRY  # noqa: E402
+
+#: where a figure goes: a file path, or a binary stream (PNG bytes for Jupyter)
+_PathT = TypeVar("_PathT", str, BinaryIO)
 
 
 def claim_name(claim_id: str) -> str:
@@ -903,7 +907,7 @@ def _no_numbers(ax, report):
         t.scale(1, 1.3)
 
 
-def figure(report, path: str, dpi: int = 130) -> str:
+def figure(report, path: _PathT, dpi: int = 130) -> _PathT:
     """The claim's own figure when its verification registers one (e.g. figure reproductions),
     else :func:`plot_report`."""
     v = REGISTRY.get(report.claim)
