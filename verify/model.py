@@ -81,7 +81,7 @@ STATUSES = tuple(Verdict)
 #: is never met, or too few cases qualify to decide its comparison); a reading's verdict only, never
 #: a check's or a claim's
 DEGENERATE = "degenerate"
-EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
+EXIT: dict[str, int] = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = tuple(Method)
 #: how the empirical value is held against the bound
 Relation = Literal["<=", ">=", "=", "<", ">"]

@@ -528,7 +528,7 @@ class QuickClaim:
                 value,
                 b,
                 "monte-carlo",
-                relation=cast(Relation, self.relation),  # checked by _declaration_problem
+                relation=cast("Relation", self.relation),  # checked by _declaration_problem
                 stderr=err,
                 note=label,
             )
@@ -545,7 +545,7 @@ class QuickClaim:
             mid if not (enc.is_point and isinstance(enc.lo, Fraction)) else enc.lo,
             b,
             "exact",
-            relation=cast(Relation, self.relation),  # checked by _declaration_problem
+            relation=cast("Relation", self.relation),  # checked by _declaration_problem
             lhs=enc,
             refine=refine,
             note=label,
