@@ -278,7 +278,8 @@ def panels(report, max_panels: int = 3):
         return (not any(c.primary for c in byq[q]), base not in known,
                 known.index(base) if base in known else 0)
 
-    out, used = [], set()
+    out: list[tuple] = []  # (kind, quantity or relation, x, checks)
+    used: set[str] = set()
     for q in sorted(byq, key=qorder):
         checks = byq[q]
         chosen = None
@@ -310,9 +311,9 @@ def panels(report, max_panels: int = 3):
         # a violation the sweeps do not show: compare those checks too
         bad = {c.quantity for c in hidden if c.verdict == VIOLATED and c.primary}
         rest = [c for c in hidden if c.quantity in bad]
-        rel = {_rel(c) for c in rest}
-        if len(rel) == 1:
-            out = out[:max_panels - 1] + [("compare", rel.pop(), None, rest)]
+        rels = {_rel(c) for c in rest}
+        if len(rels) == 1:
+            out = out[:max_panels - 1] + [("compare", rels.pop(), None, rest)]
     if not out:  # no sweep: compare empirical with claimed values, by relation
         rest = [c for q in byq if q not in used for c in byq[q]]
         byrel = defaultdict(list)
@@ -512,7 +513,7 @@ def _points(checks, x):
     """Unique empirical points (x, value) -> (stderr, method, resolved, z) of the checks.
 
     An exact check whose enclosure reaches 0 is keyed at its enclosure's upper end."""
-    pts = {}
+    pts: dict = {}
     for c in checks:
         ok = c.method != "exact" or _resolved(c)
         y = float(c.empirical) if ok else float(c.lhs.floats()[1])
@@ -582,7 +583,7 @@ def _sweep(ax, report, q, x, checks, zcrit):
     forms = sorted({c.form for c in checks + levels},
                    key=lambda f: (f != deciding,
                                   list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
-    drawn = []  # (form(s), xs, ys, line)
+    drawn: list[list] = []  # [form(s), xs, ys, line]
     values = [v[1] for v in shown]
     for f in forms:
         fc = [c for c in checks + levels if c.form == f]
@@ -882,7 +883,8 @@ def _legend(ax, handles):
     """A legend of the drawn, visible elements only; elements outside the view are named in a
     note.
     """
-    keep, off = [], []
+    keep: list = []
+    off: list = []
     for h in handles:
         (keep if _visible(ax, h) else off).append(h)
     for h in off:
