@@ -167,6 +167,7 @@ class Pairs(Kind):
     name = "pairs"
     text = "finite pi, q on M = 2, 3, 5, 8 states"
     configs = (3, 8, 2, 5)
+    regimes: tuple[Regime, ...]
     regimes = (Regime("interior", "logits in [-4, 4]"),
                Regime("atoms", "pi with atoms down to 1e-11 (logits of pi in [-25, 4])"),
                Regime("w* -> inf",
