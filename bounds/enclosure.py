@@ -914,7 +914,9 @@ def _pow(b, e):
             return b ** fmpz(e)
         return 1 / (b ** fmpz(-e))
     if isinstance(e, arb) and e.is_exact() and e.is_integer():
-        n = int(e.unique_fmpz())
+        u = e.unique_fmpz()
+        assert u is not None  # an exact integer ball has its unique integer
+        n = int(u)
         return _pow(b, n)
     if isinstance(e, arb) and b.is_exact() and b.is_zero() and e > 0:
         return arb(0)

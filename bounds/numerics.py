@@ -27,6 +27,7 @@ import inspect
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import mpmath
 import numpy as np
@@ -613,7 +614,7 @@ class Evaluator:
 
         exps = [None if _is_int(x) else decimal_exponent(x) for x in scalars]
         ext = [i for i, e in enumerate(exps) if e is not None and abs(e) > EXTREME_EXP]
-        m = min(abs(exps[i]) for i in ext)
+        m = min(abs(cast(int, exps[i])) for i in ext)
         # the scaled inputs stay 60 decades beyond every other input, so that what dominates at the
         # point dominates at the scaled points too
         others = [abs(decimal_exponent(x)) for i, x in enumerate(scalars) if i not in ext]
@@ -632,7 +633,7 @@ class Evaluator:
                 # keep the scaled point's own span (and so the precision it needs) small
                 ctx = decimal.Context(prec=min(len(d.as_tuple().digits) + 2, SCALED_DIGITS),
                                       Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-                pt[i] = ctx.scaleb(d, -sh if exps[i] > 0 else sh)
+                pt[i] = ctx.scaleb(d, -sh if cast(int, exps[i]) > 0 else sh)
             try:
                 vals.append(self.mp_point(*pt, nudge=nudge, max_dps=SCALED_MAX_DPS, scale=False))
             except PrecisionError:

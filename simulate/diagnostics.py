@@ -140,8 +140,8 @@ class Window:
 
     def _start(self):
         self._n = 0
-        self._rej = 0.0
-        self._gn = 0.0
+        self._rej: np.ndarray | float = 0.0
+        self._gn: np.ndarray | float = 0.0
 
     def add(self, logp, lam, rejection, grad):
         """Record one iteration: log pi of the states, lambda, rejection fractions, gradients."""
@@ -162,8 +162,9 @@ class Window:
         if self._n == 0:
             raise ValueError("no iteration since the last summary")
         r = self._rej / self._n
+        assert isinstance(r, np.ndarray)  # add() has run (n > 0)
         R = r.shape[0]
-        out = {"r": r, "grad_norm": self._gn / self._n}
+        out: dict[str, np.ndarray | float] = {"r": r, "grad_norm": self._gn / self._n}
         self._start()
         if len(self._draws) == 0 or not rhat_ess:
             nan = np.full(R, np.nan)

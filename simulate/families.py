@@ -435,10 +435,12 @@ class DefensiveMixture:
     def sample(self, lam, noise):
         """Draw from the family with probability alpha, else from the heavy component."""
         zq = self.family.sample(lam, noise)
+        assert self.heavy is not None  # set in __post_init__
         zn = self.heavy.sample_from(noise)
         return np.where((noise["pick"] < self.alpha)[..., None], zq, zn)
 
     def logpdf(self, lam, z):
         """Compute log(alpha q(z; lambda) + (1 - alpha) t(z)), over the last axis."""
+        assert self.heavy is not None  # set in __post_init__
         return np.logaddexp(np.log(self.alpha) + self.family.logpdf(lam, z),
                             np.log1p(-self.alpha) + self.heavy.logpdf(z))

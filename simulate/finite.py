@@ -34,6 +34,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 import numpy as np
 
@@ -954,7 +955,7 @@ def _msc_rb_quadrature(pi, q, s, x: int, N: int) -> Moments:
             mval = wx * sx[None, :] * p1[:, None]
             if N >= 2:
                 val = val + 2 * (N - 1) * wx * (m1 @ sx) * p2 + (N - 1) * m2 * p2
-                mval = mval + (N - 1) * m1 * p2[:, None]
+                mval = mval + (N - 1) * m1 * cast(np.ndarray, p2)[:, None]
             if N >= 3:
                 val = val + (N - 1) * (N - 2) * (m1 * m1).sum(1) * phi ** (N - 3)
         return np.column_stack([t * scale * val, scale[:, None] * mval])

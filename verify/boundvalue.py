@@ -39,7 +39,7 @@ def _bound_float(claim, quantity: str, form: str, params: tuple) -> float:
     return float(_claim(claim).evaluate_form(quantity, form, **dict(params)))
 
 
-def bound_value(claim_id, quantity: str, form: str, **params) -> float:
+def bound_value(claim_id, quantity: str, form: str, **params) -> BoundValue:
     """Evaluate a bound of :mod:`bounds` as a float that knows its formula (:class:`BoundValue`).
 
     The value is memoised per process on the exact parameter values (0.1 and 0.1 + 1e-17 are

@@ -245,7 +245,8 @@ def _fill(check: CheckResult, lhs: Enclosure, rhs: Enclosure, bound_scale: float
     for side in ("empirical", "bound"):
         v = getattr(check, side)
         if isinstance(v, (Fraction, int)) and not isinstance(v, bool):
-            setattr(check, side, float(v) if abs(v) < 2 ** 1023 else math.copysign(math.inf, v))
+            setattr(check, side, float(v) if -(2 ** 1023) < v < 2 ** 1023
+                    else math.copysign(math.inf, v))
     srhs = _scaled(rhs, check.relation, bound_scale)
     check.scaled_bound = srhs.mid if srhs.finite else scale_bound(float(check.bound),
                                                                   check.relation, bound_scale)
@@ -261,7 +262,7 @@ def _decide_mc(check, lhs, rhs, n_mc, bound_scale, alpha) -> CheckResult:
     check.settled_by = "monte-carlo"
     ref = getattr(check.bound, "ref", None)
     levels = [None] + (list(PRECISIONS) if ref is not None else [])
-    verdict = INCONCLUSIVE
+    verdict: str | None = INCONCLUSIVE
     for bits in levels:
         if bits is not None:
             rhs = bound_enclosure(check, bits)
@@ -480,7 +481,7 @@ def final_status(claim_id: str, empirical: dict | None = None, audit: dict | Non
     # rule 2: a hedged sentence holds when it holds under the lenient reading its hedge allows
     hedged_holds = any(val == HOLDS and any(r.hedge for r in combos[k])
                        for k, val in decisive.items())
-    strict_only = ()
+    strict_only: tuple[str, ...] = ()
     if hedged_holds:
         status, strict_only, failing = HOLDS, failing, ()
     elif vs and all(x == HOLDS for x in vs):

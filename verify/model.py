@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import Callable, Literal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Callable, Literal
 
 import numpy as np
 
 from mcsa_cli import jsonable
+
+if TYPE_CHECKING:
+    from bounds.enclosure import Enclosure
 
 
 class TextEnum(StrEnum):
@@ -77,7 +81,7 @@ STATUSES = tuple(Verdict)
 #: is never met, or too few cases qualify to decide its comparison); a reading's verdict only, never
 #: a check's or a claim's
 DEGENERATE = "degenerate"
-EXIT = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
+EXIT: dict[str, int] = {HOLDS: 0, VIOLATED: 1, INCONCLUSIVE: 3, DEPENDS: 4}
 METHODS = tuple(Method)
 #: how the empirical value is held against the bound
 Relation = Literal["<=", ">=", "=", "<", ">"]
@@ -149,8 +153,8 @@ class CheckResult:
     quantity: str
     form: str
     params: dict
-    empirical: float
-    bound: float
+    empirical: float | Fraction
+    bound: float | Fraction
     method: Method | str
     relation: Relation = "<="
     stderr: float | None = None  # Monte Carlo standard error
@@ -171,8 +175,8 @@ class CheckResult:
     bound_error: float | None = None
     #: the enclosures, when given directly (bounds.enclosure.Enclosure); after decide: the
     #: enclosures the verdict was reached on (the bound's unscaled)
-    lhs: object = field(default=None, repr=False)
-    rhs: object = field(default=None, repr=False)
+    lhs: Enclosure | None = field(default=None, repr=False)
+    rhs: Enclosure | None = field(default=None, repr=False)
     #: refine(bits) -> Enclosure of the empirical side at that working precision (or exact)
     refine: Callable | None = field(default=None, repr=False, compare=False)
     #: where the verdict was decided: "float64", "exact", "arb-<bits>", "monte-carlo",

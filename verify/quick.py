@@ -59,7 +59,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+if TYPE_CHECKING:
+    from .model import Relation
 
 RELATIONS = ("<=", ">=", "=")
 QUICK_METHODS = ("exact", "monte-carlo")
@@ -284,7 +287,7 @@ class QuickClaim:
                         (Form("stated", expr, f"the bound as given: {self.bound}"),),
                     ),
                 ),
-                example={p.name: p.lower for p in params},
+                example={p.name: cast(float, p.lower) for p in params},  # _interval's lower ends
             )
         return self._cache["formula"]
 
@@ -621,7 +624,7 @@ class QuickClaim:
                 value,
                 b,
                 "monte-carlo",
-                relation=self.relation,
+                relation=cast("Relation", self.relation),  # checked by _declaration_problem
                 stderr=err,
                 note=label,
             )
@@ -638,7 +641,7 @@ class QuickClaim:
             mid if not (enc.is_point and isinstance(enc.lo, Fraction)) else enc.lo,
             b,
             "exact",
-            relation=self.relation,
+            relation=cast("Relation", self.relation),  # checked by _declaration_problem
             lhs=enc,
             refine=refine,
             note=label,

@@ -462,6 +462,7 @@ def check_claim(claim, mode: str = "quick", seed: int = 0, *, report=None, rerun
             elapsed += time.perf_counter() - t0
     if problems:
         raise AssertionError(f"{v.claim}: " + "; ".join(p.replace("\n", " ") for p in problems))
+    assert scale is not None  # None (no checks, no failing scale) is a problem, raised above
     return Conformance(v.claim, mode, seed, first.verdict, len(first.checks),
                        sum(c.primary for c in first.checks),
                        sum(c.method == "monte-carlo" for c in first.checks), ALPHA, scale,

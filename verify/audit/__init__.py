@@ -40,7 +40,8 @@ def _compute(ids: list[str]) -> dict:
     return {i: STEPS[i].compute().to_json() for i in ids}
 
 
-def ensure(claim: str | None = None, workers: int | None = None, progress: bool = True) -> int:
+def ensure(claim: str | set[str] | None = None, workers: int | None = None,
+           progress: bool = True) -> int:
     """Make every step of ``claim`` (or of every claim), and every step they depend on, have
     an outcome: read from the cache where the stored digest matches, else computed -- on
     ``workers`` processes (:func:`mcsa_cli.pool.local_pool`) when more than one step is
@@ -172,7 +173,7 @@ def _severity(step_id: str, status: str) -> dict:
 def claim_statuses(claims=None) -> dict[str, str]:
     """Per claim (of ``claims``, default every one): the worst step status, and whether its
     final statement survives."""
-    per = {}
+    per: dict[str, list] = {}
     for r in rows(claims):
         per.setdefault(r["claim"], []).append(r)
     out = {}
@@ -487,9 +488,9 @@ def errata_markdown() -> str:
                          ("ruled out by the document", st.ruled_out),
                          ("fails only read strictly; the hedged reading holds",
                           st.strict_only)) if names)
-        sev = sev_of[cid]
-        sev_text = (reason_line(sev) + (f"; certificate: `{sev['certificate']}`"
-                                        if sev.get("certificate") else "")) if sev else "—"
+        found = sev_of[cid]
+        sev_text = (reason_line(found) + (f"; certificate: `{found['certificate']}`"
+                                          if found.get("certificate") else "")) if found else "—"
         cells = (f"`{cid}`", st.status, sev_text, fail + extra,
                  statuses.get(cid, "no proof in its document"))
         out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")

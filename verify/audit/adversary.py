@@ -38,7 +38,7 @@ import functools
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -167,6 +167,7 @@ class Pairs(Kind):
     name = "pairs"
     text = "finite pi, q on M = 2, 3, 5, 8 states"
     configs = (3, 8, 2, 5)
+    regimes: tuple[Regime, ...]
     regimes = (Regime("interior", "logits in [-4, 4]"),
                Regime("atoms", "pi with atoms down to 1e-11 (logits of pi in [-25, 4])"),
                Regime("w* -> inf",
@@ -456,7 +457,7 @@ def oriented_ratio(a, b, relation: str) -> float | None:
     from the log-ratio, so that sides far outside the double range still give their ratio."""
     if relation == "=":
         r1, r2 = oriented_ratio(a, b, "<="), oriented_ratio(b, a, "<=")
-        return None if r1 is None else max(r1, r2)
+        return None if r1 is None or r2 is None else max(r1, r2)  # (both None, or neither)
     lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
     lr = _ln_ratio(lhs, rhs)
     if lr is None:
@@ -534,7 +535,7 @@ class SearchResult:
     best_ratio: float | None
     best_point: dict | None
     best_row: tuple | None  # (params, lhs, rhs)
-    found: object  # the failing Outcome, or None
+    found: tuple | None  # (the failing Outcome, its point), or None
     regimes: list  # [{"regime": label, "evaluations": n, "best_ratio": r}]
     # evaluations with a row the enclosures could not decide (never a finding), and the first
     undecided: int = 0
@@ -605,8 +606,8 @@ def _search(check, variables, budget, key, score_of) -> SearchResult:
     runs = plan(variables)
     per_run = max(24, budget // max(1, len(runs)))
     rng = np.random.default_rng(seed_of(key))
-    state = {"n": 0, "err": 0, "best": -math.inf, "ratio": None, "point": None, "row": None,
-             "found": None,
+    state: dict[str, Any] = {"n": 0, "err": 0, "best": -math.inf, "ratio": None, "point": None,
+             "row": None, "found": None,
              "run_best": -math.inf, "run_ratio": None, "run_n": 0, "cap": 0, "undecided": 0,
              "undecided_at": None}
 

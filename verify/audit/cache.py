@@ -52,7 +52,7 @@ def _file_text(path: str) -> str:
 
 
 def _own_module(modname: str | None, roots) -> bool:
-    return bool(modname) and modname.split(".")[0] in roots
+    return bool(modname and modname.split(".")[0] in roots)
 
 
 def _names(code) -> set[str]:

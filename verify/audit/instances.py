@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from bounds.enclosure import PRECISIONS, Enclosure, relation_verdict
 
@@ -199,13 +199,14 @@ def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: 
     """
     printed = printed or relation
     rows = list(rows() if callable(rows) else rows)
-    worst = None  # (score, params, L, R, scale) of the row that fails by most
+    worst: tuple | None = None  # (score, params, L, R, scale) of the row that fails by most
     settled: dict = {}
     undecided = []
     beyond = []  # rows outside their *estimated* error bounds (``estimated``)
     strict_gap = []  # |lhs - rhs| of the rows whose sides differ provably (a printed '=')
-    best = (-math.inf, None)  # the largest row score and its row
-    top = (None, None)  # the largest oriented ratio among the decided rows, and its row
+    best: tuple = (-math.inf, None)  # the largest row score and its row
+    # the largest oriented ratio among the decided rows, and its row
+    top: tuple[float | None, tuple | None] = (None, None)
     for row in rows:
         params = row[0]
         scale = row[3] if len(row) > 3 and row[3] is not None else 0.0
@@ -237,7 +238,7 @@ def instance_check(rows: Sequence | Callable[[], Sequence], relation: str, tol: 
         if ratio is not None and (top[0] is None or ratio > top[0]):
             top = (ratio, (params, a, b))
     best = (best[0], top[1] if top[1] is not None else best[1], top[0])
-    common = dict(method="instances", instances=len(rows), settled_by=settled,
+    common: dict[str, Any] = dict(method="instances", instances=len(rows), settled_by=settled,
                   undecided=len(undecided))
     if worst is not None:
         _, p, a, b, scale = worst

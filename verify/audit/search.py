@@ -10,7 +10,7 @@ A check whose instances come from :func:`verify.audit.instances.searchable` or
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -25,7 +25,7 @@ SYM_BUDGET = 2000
 #: the fewest adversarial evaluations any searched step gets, whatever its table says: a step's
 #: status rests on a proof or on at least this many (the search restarts its runs until spent)
 MIN_EVALUATIONS = 1000
-_CONTEXT = {"budget": None, "key": ""}
+_CONTEXT: dict[str, Any] = {"budget": None, "key": ""}
 
 #: Hypothesis examples per searched step (random finite pairs; derandomized)
 SEARCH_EXAMPLES = 25

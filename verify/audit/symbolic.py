@@ -15,6 +15,7 @@ proved (``established_by``).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -41,7 +42,7 @@ def _hyp_points(syms, domain, default, n, score):
     """
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st, target
 
-    best = {"v": None, "pt": None}
+    best: dict[str, Any] = {"v": None, "pt": None}
     bad, count, undecided = [], [0], [0]
 
     class _Bad(Exception):
@@ -142,7 +143,7 @@ def _mp_ratio(a, b, relation: str) -> float | None:
     """lhs/rhs oriented so that > 1 breaks the relation (None unless both sides are positive)."""
     if relation == "=":
         r1, r2 = _mp_ratio(a, b, "<="), _mp_ratio(b, a, "<=")
-        return None if r1 is None else max(r1, r2)
+        return None if r1 is None or r2 is None else max(r1, r2)  # (both None, or neither)
     lhs, rhs = (b, a) if relation in (">=", ">") else (a, b)
     if not (lhs > 0 and rhs > 0):
         return None
@@ -162,7 +163,7 @@ def _flagged(a, b, relation: str) -> bool:
     return lhs > rhs
 
 
-def _sym_search(syms, domain, default_box, evaluate, relation, exprs):
+def _sym_search(syms, domain, default_box, evaluate, relation, exprs: tuple[Any, Any]):
     """Search a symbolic relation adversarially: ``evaluate(point) -> (lhs, rhs)`` at 50 digits.
 
     The search runs over the boxes of the symbols (``domain`` entries as :class:`Real` or
@@ -189,7 +190,7 @@ def _sym_search(syms, domain, default_box, evaluate, relation, exprs):
         with mpmath.workdps(50):
             sc = _mp_score(a, b, relation)
             ratio = _mp_ratio(a, b, relation)
-        bad = False
+        bad: bool | str = False
         if _flagged(a, b, relation):
             v = _rigorous(*exprs, pt, relation)
             bad = True if v == "violated" else "undecided" if v is None else False

@@ -24,6 +24,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
+from typing import Any
 
 from bounds.references import REFERENCES, cite, cite_numbers
 from mcsa_cli import (
@@ -441,7 +442,7 @@ def status_lines(rep, wide: bool = False, smoke: bool = False, stored=None) -> s
         st = rep.status
         sev = rep.severity_fields().get("severity") if not smoke else None
         label = "smoke test's status (not the claim's)" if smoke else "final status"
-        meaning = MEANING.get(sev, "").split(" (")[0]  # (the reason comes below)
+        meaning = (MEANING.get(sev, "") if sev is not None else "").split(" (")[0]  # (reason below)
         head = f"{label}: {st.status}" + (f" (severity {sev}: {meaning})" if meaning else "")
         why = "reason: " + cite_numbers(reason_text(rep))
     head = cite_numbers(head)
@@ -501,7 +502,7 @@ def add_run_flags(ap):
 
 
 def _grid_values(v, key) -> list:
-    out = []
+    out: list = []
     for g in (v.grid.quick, v.grid.full):
         val = g.get(key)
         if val is None:
@@ -518,10 +519,12 @@ def override_rule(cid, v, key) -> dict:
     vals = _grid_values(v, key)
     if vals and all(isinstance(x, str) for x in vals):
         return {"choices": sorted(set(vals))}
-    nums = [x for x in vals if isinstance(x, _nums.Real) and not isinstance(x, bool)]
+    # ints, floats, numpy scalars (numbers.Real declares no comparison with int to mypy)
+    nums: list[Any] = [x for x in vals if isinstance(x, _nums.Real) and not isinstance(x, bool)]
     integer = ((bool(nums) and all(isinstance(x, _nums.Integral) for x in nums))
                or key in INTEGER_KEYS)
-    rule = {"integer": integer, "lo": None, "lo_strict": False, "hi": None, "hi_strict": False}
+    rule: dict[str, Any] = {"integer": integer, "lo": None, "lo_strict": False, "hi": None,
+                            "hi_strict": False}
     if nums:
         if min(nums) > 0:
             rule.update(lo=1 if integer else 0, lo_strict=not integer)
@@ -541,7 +544,8 @@ def override_rule(cid, v, key) -> dict:
     if rule["integer"] and nums:
         aliases = [a for a in v.grid_aliases.get(key, ()) if _grid_values(v, a)]
         keys = [key] + aliases
-        caps = [max(int(x) for x in (_grid_values(v, k_) or nums) if isinstance(x, _nums.Real))
+        caps = [max(int(x) for x in (_grid_values(v, k_) or nums)  # type: ignore[call-overload]
+                    if isinstance(x, _nums.Real))  # (numbers.Real declares no __int__)
                 for k_ in keys
                 if any(isinstance(x, _nums.Real) for x in (_grid_values(v, k_) or nums))]
         if caps:
@@ -687,7 +691,7 @@ def cmd_claim(cid, argv):
     # stored full run's; this --quick run is a smoke test of the same code (a user's own grid or
     # bound scale: its own status)
     from_stored = stored is not None and not overrides and C == 1
-    shown = stored["verdict"] if from_stored else rep.verdict
+    shown = stored["verdict"] if from_stored and stored is not None else rep.verdict
     if a.json:
         out = rep.as_json()
         out["cached"] = bool(getattr(rep, "cached", False))  # elapsed_s is then the original run's
@@ -878,9 +882,9 @@ def cmd_all(argv):
     from ..judging.severity import order_key
 
     for c, v in sorted(shown.items(), key=lambda kv: order_key(_severity_of(*kv)["severity"])):
-        f = _severity_of(c, v)
-        if f["severity"]:
-            _say(f"  {c} ({v}): {_severity_text(f)}")
+        sev = _severity_of(c, v)
+        if sev["severity"]:
+            _say(f"  {c} ({v}): {_severity_text(sev)}")
     cnt = Counter(shown.values())
     _say(f"\n{len(reports)} claims in {elapsed:.1f} s: {cnt.get(HOLDS, 0)} hold, "
          f"{cnt.get(VIOLATED, 0)} "

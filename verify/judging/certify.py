@@ -48,7 +48,7 @@ DEFAULT_OUT = "certificates"
 # ----------------------------------------------------------------------------- rendering
 def imported_modules(source: str) -> set[str]:
     """The top-level names of every module ``source`` imports (``import a.b`` -> ``a``)."""
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             out.update(a.name.split(".")[0] for a in node.names)
@@ -154,7 +154,7 @@ def is_note(cid: str) -> bool:
 
     data = loaded()
     e = lookup(data, "steps", cid) or lookup(data, "claims", cid)
-    return bool(e) and e.get("severity") == "note"
+    return e is not None and bool(e) and e.get("severity") == "note"
 
 
 def script_name(cid: str) -> str:

@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.machinery import PathFinder
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def _load_certificates_module(mod: str):
         raise
 
 
-def modules() -> list[tuple[str, object]]:
+def modules() -> list[tuple[str, ModuleType]]:
     """``[(document name, certificates module)]`` of every registered document package that has
     one.
     """

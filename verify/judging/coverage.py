@@ -168,7 +168,7 @@ def _status_json(name: str) -> dict:
     return {}
 
 
-def status_documents() -> tuple[dict[str, str], dict[str, str]]:
+def status_documents() -> tuple[dict[str, str | None], dict[str, str]]:
     """(audit step id -> step status, claim id -> final status), read now."""
     steps = {k: v.get("status") for k, v in _status_json("audit.json").get("steps", {}).items()
              if isinstance(v, dict)}
@@ -177,7 +177,7 @@ def status_documents() -> tuple[dict[str, str], dict[str, str]]:
     return steps, claims
 
 
-def statuses(entries: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
+def statuses(entries: list[dict]) -> tuple[dict[str, str | None], dict[str, str]]:
     """(step id -> status, claim id -> final status) for ``entries``: the stored ones
     (:func:`status_documents`), and for each step an entry names that the stored audit lacks
     but a registered package declares (a user's package: its steps are audited wherever it
@@ -356,7 +356,8 @@ def table_text(entries: list[dict], width: int = WIDTH) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def table_rows(entries: list[dict], steps: dict, claims: dict) -> list[tuple[str, str, str, str]]:
+def table_rows(entries: list[dict], steps: dict,
+               claims: dict) -> list[tuple[str, str, str, str | None]]:
     """The cells of :data:`COLUMNS` per entry: the verdict of a checked entry, the reason of
     the others."""
     return [(e["status"], e["location"], _check_cell(e),

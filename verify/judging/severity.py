@@ -132,7 +132,7 @@ def problems(data: dict[str, dict], step_status: dict[str, str], claim_status: d
     ``step_document``/``claim_document``: each one's document key; ``package_document``:
     each package's document key."""
     out = []
-    ids = {kind: {} for kind in ("steps", "claims")}
+    ids: dict[str, dict] = {kind: {} for kind in ("steps", "claims")}
     for p, d in data.items():
         if set(d) - {"steps", "claims"}:
             out.append(f"{p}: unknown top-level keys {sorted(set(d) - {'steps', 'claims'})}")

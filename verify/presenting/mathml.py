@@ -137,6 +137,7 @@ def _tokens(s: str) -> list[tuple[str, str]]:
             i = j
             continue
         m = TOKEN.match(s, i)
+        assert m is not None  # TOKEN ends in '.' (DOTALL): it matches at any i < len(s)
         t = m.group(0)
         kind = ("cmd" if t.startswith("\\") else "word" if t[0].isalpha() and t.isascii()
                 else "space" if t.isspace() else "num" if t[0].isdigit() else "char")
@@ -230,7 +231,9 @@ def _trim(run):
 
 
 def _text_command(t: str) -> str:
-    name = re.match(r"\\([A-Za-z]+)", t).group(1)
+    m = re.match(r"\\([A-Za-z]+)", t)
+    assert m is not None  # t is a "cmd" token of TEXT_COMMANDS: a backslash and letters
+    name = m.group(1)
     tag, fmt = TEXT_COMMANDS[name]
     arg = t[len(name) + 2:-1] if t.endswith("}") else t[len(name) + 2:]
     if name == "eqref":
@@ -337,7 +340,7 @@ def _alphanumeric() -> dict[tuple[str, str], str]:
               "SANS-SERIF": "sans-serif", "SANS-SERIF BOLD": "bold-sans-serif",
               "SANS-SERIF ITALIC": "sans-serif-italic",
               "SANS-SERIF BOLD ITALIC": "sans-serif-bold-italic", "MONOSPACE": "monospace"}
-    out = {}
+    out: dict[tuple[str, str], str] = {}
     for cp in [*range(0x2100, 0x2150), *range(0x1D400, 0x1D800)]:
         c = chr(cp)
         name = unicodedata.name(c, "")

@@ -92,11 +92,11 @@ def drawn_by(plot, *args, **kwargs) -> float | None:
         sizes.append(smallest_font(fig))
         return out
 
-    Figure.savefig = savefig
+    setattr(Figure, "savefig", savefig)  # (a method replaced for this call)
     try:
         plot(*args, **kwargs)
     finally:
-        Figure.savefig = real
+        setattr(Figure, "savefig", real)
     return min((x for x in sizes if x), default=None)
 
 
@@ -148,7 +148,8 @@ def cut(fig, dpi: float) -> dict:
             groups[-1].append(ax)
         else:
             groups.append([ax])
-    boxes, spans = [], []
+    boxes: list = []  # (x0, x1, y0, y1) per group
+    spans: list = []
     for g in groups:
         bbs = [b for b in (a.get_tightbbox(renderer) for a in g) if b is not None]
         if not bbs:

@@ -28,6 +28,7 @@ import math
 import re
 import textwrap
 from collections import defaultdict
+from typing import BinaryIO, TypeVar
 
 import matplotlib
 
@@ -48,6 +49,9 @@ from bounds.references import (  # noqa: E402
 from ..decide import scale_bound  # noqa: E402
 from ..model import VIOLATED  # noqa: E402
 from ..registry import REGISTRY  # noqa: E402
+
+#: where a figure goes: a file path, or a binary stream (PNG bytes for Jupyter)
+_PathT = TypeVar("_PathT", str, BinaryIO)
 
 
 def claim_name(claim_id: str) -> str:
@@ -274,7 +278,8 @@ def panels(report, max_panels: int = 3):
         return (not any(c.primary for c in byq[q]), base not in known,
                 known.index(base) if base in known else 0)
 
-    out, used = [], set()
+    out: list[tuple] = []  # (kind, quantity or relation, x, checks)
+    used: set[str] = set()
     for q in sorted(byq, key=qorder):
         checks = byq[q]
         chosen = None
@@ -306,9 +311,9 @@ def panels(report, max_panels: int = 3):
         # a violation the sweeps do not show: compare those checks too
         bad = {c.quantity for c in hidden if c.verdict == VIOLATED and c.primary}
         rest = [c for c in hidden if c.quantity in bad]
-        rel = {_rel(c) for c in rest}
-        if len(rel) == 1:
-            out = out[:max_panels - 1] + [("compare", rel.pop(), None, rest)]
+        rels = {_rel(c) for c in rest}
+        if len(rels) == 1:
+            out = out[:max_panels - 1] + [("compare", rels.pop(), None, rest)]
     if not out:  # no sweep: compare empirical with claimed values, by relation
         rest = [c for q in byq if q not in used for c in byq[q]]
         byrel = defaultdict(list)
@@ -508,7 +513,7 @@ def _points(checks, x):
     """Unique empirical points (x, value) -> (stderr, method, resolved, z) of the checks.
 
     An exact check whose enclosure reaches 0 is keyed at its enclosure's upper end."""
-    pts = {}
+    pts: dict = {}
     for c in checks:
         ok = c.method != "exact" or _resolved(c)
         y = float(c.empirical) if ok else float(c.lhs.floats()[1])
@@ -578,7 +583,7 @@ def _sweep(ax, report, q, x, checks, zcrit):
     forms = sorted({c.form for c in checks + levels},
                    key=lambda f: (f != deciding,
                                   list(FORM_STYLE).index(f) if f in FORM_STYLE else 99))
-    drawn = []  # (form(s), xs, ys, line)
+    drawn: list[list] = []  # [form(s), xs, ys, line]
     values = [v[1] for v in shown]
     for f in forms:
         fc = [c for c in checks + levels if c.form == f]
@@ -878,7 +883,8 @@ def _legend(ax, handles):
     """A legend of the drawn, visible elements only; elements outside the view are named in a
     note.
     """
-    keep, off = [], []
+    keep: list = []
+    off: list = []
     for h in handles:
         (keep if _visible(ax, h) else off).append(h)
     for h in off:
@@ -903,7 +909,7 @@ def _no_numbers(ax, report):
         t.scale(1, 1.3)
 
 
-def figure(report, path: str, dpi: int = 130) -> str:
+def figure(report, path: _PathT, dpi: int = 130) -> _PathT:
     """The claim's own figure when its verification registers one (e.g. figure reproductions),
     else :func:`plot_report`."""
     v = REGISTRY.get(report.claim)

@@ -206,7 +206,9 @@ def screenshot(html, png, data: dict) -> None:
     from .browser import Page, find_browser
 
     w, h = SHOT_SIZE
-    with Page(find_browser(), width=w, height=h) as pg:
+    exe = find_browser()
+    assert exe is not None  # the command line refuses --screenshot without Chromium
+    with Page(exe, width=w, height=h) as pg:
         pg.open(pathlib.Path(html).resolve().as_uri())
         raw = pg.screenshot(height=h)
         shown = pg.js(
@@ -275,6 +277,7 @@ def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
     if d:
         from simulate.sweep import cache_read
 
+        assert key is not None  # set whenever d is
         hit = cache_read(d, key)
         if isinstance(hit, dict) and isinstance(hit.get("columns"), list):
             return _phone_widths(hit)
@@ -287,6 +290,7 @@ def _figure(rep, dpi: int, mode: str = "quick", cache: bool = True) -> dict:
     if d:
         from simulate.sweep import cache_store
 
+        assert key is not None  # set whenever d is
         cache_store(d, key, fig)
     return _phone_widths(fig)
 
@@ -404,7 +408,7 @@ def _readings(rep, verdicts: dict | None = None):
                     "quotes": [{"quote": getattr(d, "quote", ""),
                                 "meaning": getattr(d, "meaning", "")}
                                for d in parts if d is not None
-                                   and (getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
+                                   and bool(getattr(d, "quote", "") or getattr(d, "meaning", ""))]})
     quotes = {q["quote"] for r in out for q in r["quotes"]}
     common = ""
     if len(out) > 1 and len(quotes) == 1 and all(r["quotes"] for r in out):
@@ -667,7 +671,7 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
             from ..running.reproductions import shown_status
             from ..running.runner import checks_text
 
-            shown = (shown_status(cid, rep.verdict,
+            shown: dict = (shown_status(cid, rep.verdict,
                                   mode) if v.reproduction is not None else {"smoke_test": None})
             status = shown.get("status", rep.verdict)
             from ..judging.severity import fields as _sev_fields
@@ -748,17 +752,17 @@ def build(mode: str = "quick", seed: int = 0, dpi: int = 90, show_progress: bool
     from ..judging.severity import MEANING, SEVERITIES, order_key
 
     errata = []
-    for sev in (*SEVERITIES, ""):  # false first, then gap, then the rest
+    for severity in (*SEVERITIES, ""):  # false first, then gap, then the rest
         # the bibliography's order, then users' documents
         for doc in documents(s["seed"] for s in steps):
             group = [s for s in steps if document_key(s["seed"]) == doc
                      and s["status"] in ("wrong", "loose")
-                     and s["severity"] == sev]
+                     and s["severity"] == severity]
             if group:
                 errata.append({"document": citation(doc, full=True), "short": citation(doc),
                                "steps": group,
-                               "severity": sev,
-                               "meaning": MEANING.get(sev, "no severity recorded")})
+                               "severity": severity,
+                               "meaning": MEANING.get(severity, "no severity recorded")})
     findings = [s for s in steps if s["status"] in ("wrong", "loose")]
     severity_counts = [(sv, n) for sv in SEVERITIES
                        for n in [sum(s["severity"] == sv for s in findings)] if n]

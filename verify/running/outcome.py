@@ -70,6 +70,11 @@ class Report:
     audit_steps: dict = field(default_factory=dict)
     #: () -> PNG bytes of the claim's figure, for Jupyter's display (set by verify.run)
     figure_png: Callable | None = field(default=None, repr=False, compare=False)
+    #: set by verify.running.runner: when the run was made (UTC; None: not known), its figure
+    #: drawn in the worker, and whether the Report was read from the cache
+    computed_at: str | None = field(default=None, repr=False, compare=False)
+    figure_view: object = field(default=None, repr=False, compare=False)
+    cached: bool = field(default=False, repr=False, compare=False)
 
     @property
     def empirical_readings(self) -> dict[str, str]:
@@ -144,7 +149,7 @@ class Report:
 
     def form_verdicts(self) -> dict[str, str]:
         """Combine the checks of each form into one verdict: ``{form: verdict}``."""
-        forms = {}
+        forms: dict[str, list] = {}
         for c in self.checks:
             forms.setdefault(c.form, []).append(c.verdict)
         return {f: combine(v) for f, v in forms.items()}

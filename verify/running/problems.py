@@ -22,7 +22,7 @@ from simulate.targets import isotropic
 @dataclass(frozen=True)
 class Problem:
     target: object
-    family: object
+    family: MeanFieldGaussian | StudentT
     lam: np.ndarray
     log_w_star: float
     argmax: np.ndarray  # a state attaining w*

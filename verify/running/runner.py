@@ -80,8 +80,9 @@ def code_digest(claim: str) -> str:
     # the module that defines the claim's run (inspect, not a look-up in sys.modules)
     mod = inspect.getmodule(v.run) if hasattr(v.run, "__module__") else None
     own = []
-    if mod is not None and getattr(mod, "__file__", None):
-        own = list(Path(mod.__file__).resolve().parent.rglob("*.py"))
+    file = getattr(mod, "__file__", None) if mod is not None else None
+    if file:
+        own = list(Path(file).resolve().parent.rglob("*.py"))
     return files_digest(own, extra=_machinery_digest())
 
 

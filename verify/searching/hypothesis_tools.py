@@ -4,6 +4,7 @@ else is imported, and the tightness search of a corrected form."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..model import CheckResult
 
@@ -13,6 +14,9 @@ class hypothesis_without_local_constants:
     to be imported (Hypothesis >= 6.131 mixes literals of every loaded local module into its
     draws with probability 0.05), so a derandomized search gives the same examples whatever
     else the process has imported (a command line, or any order of a test run)."""
+
+    # Hypothesis's providers module (its private hook differs between versions), or None
+    _P: Any
 
     def __enter__(self):
         try:

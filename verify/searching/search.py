@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st, target
@@ -144,7 +145,7 @@ def search(claim: str, seed: int = 0, max_examples: int = 200):
             return None
         sp_ = SPECS[claim]
     found = []
-    best = {"ratio": -math.inf}
+    best: dict[str, Any] = {"ratio": -math.inf}
     n = {"examples": 0}
 
     class Violation(Exception):

@@ -110,7 +110,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -531,6 +531,7 @@ def _acceptance_enclosures(pi, q, Ns, n_enumerate: int):
                 how[x, N] = f"exact rationals over the {len(sets)} multisets of {N} proposals"
         else:
             k = big.index(N)
+            assert lo is not None and hi is not None  # N > n_enumerate: N is in big
             for x in range(M):
                 enc[x, N] = Enclosure(float(lo[x, k]), float(hi[x, k]), "float64")
                 how[x, N] = ("a Hermite-Hadamard bracket of its Laplace integral (float64, "
@@ -606,14 +607,14 @@ def run_acceptance_bound(grid, seed=0, progress=None):
         acc, err = acceptance_laplace(pair.law(), ws, Ns)
         for i, st in enumerate(states):
             for k, N in enumerate(Ns):
-                b = _bv(claim, "acceptance_rate", "stated", N=N, w=float(ws[i]))
-                margin = (float(b) - float(acc[i, k])) / max(float(err[i, k]), 1e-300)
+                bv = _bv(claim, "acceptance_rate", "stated", N=N, w=float(ws[i]))
+                margin = (float(bv) - float(acc[i, k])) / max(float(err[i, k]), 1e-300)
                 out.append(CheckResult(
                     "acceptance_rate", "stated",
                     {"N": N, "w": float(ws[i]), "state": st, "space": pair.label, "D": pair.D,
                      "s": pair.s,
                      "w_star": math.exp(pair.log_w_star)},
-                    float(acc[i, k]), b, "exact", error=ESTIMATE_SAFETY * float(err[i, k]),
+                    float(acc[i, k]), bv, "exact", error=ESTIMATE_SAFETY * float(err[i, k]),
                     primary=False,
                     note=(f"the correction (normalised w): E_q[S/(w+S)] by Laplace quadrature (phi "
                           f"by Gauss-Legendre in ||z||); ratio = tightness.  Its error "
@@ -726,8 +727,10 @@ def run_rejection_kl(grid, seed=0, progress=None):
             if qty == "rejection_rate":
                 rej_rows.append(row)
     # the counterexamples to Eq. (rej_bound), decided on the enclosures
+    # (_rejection_row gives a float value, its proved error and the bound's enclosure)
     bad = [c for c in rej_rows if relation_verdict(
-        Enclosure.f64(c.empirical, c.error), c.rhs, "<=") == "violated"]
+        Enclosure.f64(cast(float, c.empirical), cast(float, c.error)), cast(Enclosure, c.rhs),
+        "<=") == "violated"]
     if bad:
         small = min(bad, key=lambda c: c.params["kl"])
         worst = max(bad, key=lambda c: c.empirical / c.bound)
@@ -875,7 +878,7 @@ def _peak_bracket(V, wx: float, grid) -> tuple[int, int | None, str]:
 
 
 def run_variance_growth(grid, seed=0, progress=None):
-    out = []
+    out: list = []
     claim = "cis_variance_growth"
     for (kind, M, iseed), wst in itertools.product(grid["instances"], grid["w_star"]):
         first = len(out)

@@ -494,10 +494,10 @@ def _wang_atoms():
     kernels.
     """
     rows = []
-    for kind, p, q, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1),
-                          ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
-                          ("CIS/Barker, 1 proposal", (0.5, 0.5), (0.5, 0.5), 0)):
-        p, q = np.array(p), np.array(q)
+    for kind, p_t, q_t, x in (("Metropolis IMH", (0.5, 0.5), (0.9, 0.1), 1),
+                              ("CIS/Barker, 1 proposal", (0.9, 0.1), (0.9, 0.1), 0),
+                              ("CIS/Barker, 1 proposal", (0.5, 0.5), (0.5, 0.5), 0)):
+        p, q = np.array(p_t), np.array(q_t)
         r, tv = (_metropolis_row if kind.startswith("Metropolis") else _barker_row)(p, q, x)
         rows.append(({"kernel": kind, "p": [float(v) for v in p], "q": [float(v) for v in q],
                       "x (0-based)": x}, r, tv))

@@ -522,10 +522,10 @@ def formula_value(expr, values: dict, bits: int = 64):
                 if all(v is w or (v <= w if name == "Min" else v >= w) for w in vals):
                     return v
             balls = [arb(v) for v in vals]
-            out = balls[0]
+            ball = balls[0]
             for v in balls[1:]:
-                out = out.min(v) if name == "Min" else out.max(v)
-            return out
+                ball = ball.min(v) if name == "Min" else ball.max(v)
+            return ball
         raise NotRational(name)
 
     from bounds.enclosure import precision

@@ -1003,7 +1003,7 @@ def _eq5_transpose():
     Dm, Q = np.eye(2), np.array([[0.0, 1.0], [-1.0, 0.0]])
     M = Dm + Q
     xs = [s * math.sqrt(2.0) * e for e in np.eye(2) for s in (1.0, -1.0)]
-    cov = sum(0.25 * np.outer(M @ x, M @ x) for x in xs)
+    cov = sum((0.25 * np.outer(M @ x, M @ x) for x in xs), np.zeros((2, 2)))
     printed = M @ np.eye(2) @ M
     rows = [({"D": "I", "Q": [[0, 1], [-1, 0]], "C'": "I", "entry": f"({i + 1}, {j + 1})"},
              float(cov[i, j]),

@@ -83,8 +83,8 @@ def exact_param(x):
                 else int(e.lo)
         return x
     if isinstance(x, TF):
-        v, e = x.scalar()
-        return v if e == 0 else Ball(v, e)
+        v, err = x.scalar()
+        return v if err == 0 else Ball(v, err)
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
     if isinstance(x, (int, np.integer)):
@@ -331,7 +331,7 @@ def empirical_kwargs(value, exact=None, arb=None) -> dict:
     else:
         return {"empirical": frac(value)}
     if exact is not None:
-        memo = []
+        memo: list = []
 
         def refine(bits, _f=exact):
             if not memo:

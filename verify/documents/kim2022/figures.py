@@ -65,6 +65,7 @@ import textwrap
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class Threshold:
 
     axis: str
     name: str
-    value: object
+    value: Any  # a number (delta), or a function of the phase (chi2, w*, tau)
     quote: str
     why: str
 
@@ -519,7 +520,7 @@ def _per_reading(checks) -> int:
     """The primary checks one full reading decides on: the shared ones and those of one reading
     (the largest such count; the false-violation budget is split over these)."""
     shared = sum(1 for c in checks if c.primary and not c.reading)
-    own = defaultdict(int)
+    own: defaultdict[str, int] = defaultdict(int)
     for c in checks:
         if c.primary and c.reading:
             own[c.reading] += 1
@@ -564,7 +565,7 @@ def figure2_checks(rows, readings=None) -> list[CheckResult]:
 def _figure2_reading(rows, combo) -> list[CheckResult]:
     tau_t, most_t = combo
     name = joint_name(combo)
-    cnt = defaultdict(lambda: [0, 0])
+    cnt: defaultdict = defaultdict(lambda: [0, 0])
     for r in rows:
         for key in ((r["scheme"],), (r["scheme"], r["optimizer"])):
             cnt[key][0] += converged(r, tau_t.value)
@@ -746,7 +747,7 @@ def verdict_summary(checks, exclude=(), strict_only=()) -> dict:
     the combined verdict of the quantity's checks, then :func:`quantity_verdict`; the readings
     in ``exclude`` (degenerate, rule 3) are left out, those in ``strict_only`` (rule 2) decide
     only where no lenient reading does."""
-    by = defaultdict(lambda: defaultdict(list))
+    by: defaultdict = defaultdict(lambda: defaultdict(list))
     for c in checks:
         if c.reading in exclude:
             continue
@@ -819,7 +820,7 @@ def _verdict_line(report, names):
     named after the line, so that the figure's headline matches the claim's final status (rule
     5)."""
     st = report.status
-    by = defaultdict(lambda: defaultdict(list))
+    by: defaultdict = defaultdict(lambda: defaultdict(list))
     for c in report.checks:
         if c.primary and c.reading not in st.degenerate:
             by[c.quantity][c.reading].append(c.verdict)
@@ -1016,7 +1017,7 @@ def plot_figure2(report, path, dpi=130):
     axes[0][0].set_ylabel(r"final $d_{KL}(\pi\,\|\,q(\cdot;\lambda_T))$")
     axes[1][0].set_ylabel("fraction of runs converged")
     axes[2][0].set_ylabel("rejection rate $r$, last window")
-    hs = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s],
+    hs: list = [Line2D([], [], color=colors[s], lw=2.5, marker=marks[s],
                  label=SCHEME_LABEL[s]) for s in schemes]
     hs += [Line2D([], [], color="0.2", lw=1.8, label="median over replications"),
            Patch(color="0.2", alpha=0.25, label="80% band (10–90%)"),
@@ -1157,7 +1158,9 @@ def regenerate(figures=("figure1", "figure2"), out=None, data=None, mode="full",
                 + "; ".join(f"{OPT_LABEL.get(k, k) if fig == 'figure2' else f'N={k}'}: "
                             + ", ".join(v) for k, v in by.items())
                                        + " — verdicts on the cells shown only")
-        (REGISTRY[fig].plot)(rep, str(data / f"{fig}.png"))
+        plot = REGISTRY[fig].plot
+        assert plot is not None  # the figure claims register their own plot
+        plot(rep, str(data / f"{fig}.png"))
         walls = {f"{k[0]}/{k[1]}": next(r["cell_wall_s"] for r in rows
                                         if (r["scheme"],
                                             r["N"] if fig == "figure1" else r["optimizer"]) == k)

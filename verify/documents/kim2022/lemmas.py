@@ -9,6 +9,7 @@ target, and Table 1's SGD rate by simulation on a strongly convex instance.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
 import sympy as sp
@@ -20,7 +21,7 @@ from simulate.kernels import ChainState
 from simulate.rng import Streams, unit_generator
 from simulate.schemes import COUNT_KEYS, Scheme
 from simulate.targets import Gaussian, isotropic, wishart_target
-from verify.model import CheckResult, Grid, Reading, Verification, by_form
+from verify.model import CheckResult, Grid, Reading, Relation, Verification, by_form
 from verify.registry import bound_value, register
 from verify.running.problems import fit_slope
 from verify.searching.hypothesis_tools import tightness_check
@@ -84,7 +85,7 @@ def run_proposition1(grid, seed=0, progress=None):
         diff = sp.expand(sp.expand_log(ef - formula, force=True))
         value = float(formula)
         if diff == 0:
-            kw = {"empirical": value, "bound": value}
+            kw: dict[str, Any] = {"empirical": value, "bound": value}
             note = ("E_pi f from the moments of N(0,1) (f is quadratic in z plus log s); the "
                     "difference with the formula expands to 0 in exact arithmetic")
         else:
@@ -298,7 +299,7 @@ def run_lemma3(grid, seed=0, progress=None):
         p = {"m": m, "s": s, "space": "pi = N(0,1), q = N(m, s^2)"}
         value = float(formula)
         if diff == 0:
-            kw = {"empirical": value, "bound": value}
+            kw: dict[str, Any] = {"empirical": value, "bound": value}
             note = ("V_q[w] = int pi^2/q - 1 by the Gaussian integral in exact arithmetic; its "
                     "difference with the formula simplifies to 0")
         else:
@@ -351,7 +352,8 @@ def run_lemma4(grid, seed=0, progress=None):
                     ("upper", hi, "<=", eq3),
                     ("lower", lo, ">=", eq3 + "; the rejection probability needs q(dz')")):
                 out.append(CheckResult(f"lambda_{side} (lambda as printed in Eq. 3, against pi)",
-                                       "printed-eq3", par, lam_p, method="exact", relation=rel,
+                                       "printed-eq3", par, lam_p, method="exact",
+                                       relation=cast(Relation, rel),
                                        primary=False, note=note, **bound))
     return out
 

@@ -356,7 +356,7 @@ def _imh_tv_again(pi, q, kk):
     K = [[q_q[y] * min(Fraction(1), w[y] / w[x]) if y != x else Fraction(0) for y in range(M)]
          for x in range(M)]
     for x in range(M):
-        K[x][x] = 1 - sum(K[x])
+        K[x][x] = 1 - sum(K[x], Fraction(0))
     ws = max(w)
 
     def again(bits):
@@ -664,12 +664,12 @@ def _p2_equality_cases():
     pi.
     """
     rows = []
-    for label, pi, q in (("pi = (1, 0), q = (1/2, 1/2)", ("1", "0"), ("1/2", "1/2")),
+    for label, pi_s, q_s in (("pi = (1, 0), q = (1/2, 1/2)", ("1", "0"), ("1/2", "1/2")),
                          ("pi = q = (0.2, 0.3, 0.5)", ("0.2", "0.3", "0.5"),
                           ("0.2", "0.3", "0.5"))):
         # exactly, in rationals: exp(KL(pi || q)) = prod_{pi_i > 0} w_i^pi_i with w = pi/q; on
         # both instances w is constant (= c) on supp(pi), so the product is c^(sum pi) = c
-        pi, q = [Fraction(a) for a in pi], [Fraction(a) for a in q]
+        pi, q = [Fraction(a) for a in pi_s], [Fraction(a) for a in q_s]
         w = [a / b for a, b in zip(pi, q)]
         on_supp = {wi for wi, a in zip(w, pi) if a > 0}
         assert len(on_supp) == 1  # the equality case: w constant on supp(pi)

@@ -83,7 +83,8 @@ def _tables_dim():
     table3 = (("yacht", 403, 6), ("concrete", 503, 8), ("airfoil", 353, 6), ("energy", 503, 9),
               ("wine", 653, 12),
               ("boston", 753, 14), ("sml", 1203, 23), ("gas", 6503, 129))
-    rows = [({"data set": name, "D_x": dx, "implied D_x": (dl - 103) / 50}, float(dl),
+    rows: list[tuple[dict, float, float]] = [({"data set": name, "D_x": dx,
+                                               "implied D_x": (dl - 103) / 50}, float(dl),
              float(50 * (dx + 1) + 51 + 2))
             for name, dl, dx in table3]
     bad = [r[0]["data set"] for r in rows if r[1] != r[2]]

@@ -444,7 +444,7 @@ def _t2_appendix_statement():
     s = np.array([[1.0], [-1.0]])
     check = F.moments_msc_rb(pi, pi, s, 0, 100).second  # 1/N, computed
     assert abs(check - 0.01) <= 1e-12, check
-    rows = []
+    rows: list[tuple] = []
     t = 2
     for C in (100, 10, 1):  # the largest constant first: the headline is where even it fails
         for k in (2, 4, 6, 8, 10):

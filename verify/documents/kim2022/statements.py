@@ -153,7 +153,7 @@ def _imh_box_residual_exact(pi, q):
         K = [[Q[y] * min(w[y] / w[x], Fraction(1)) if y != x else Fraction(0) for y in range(M)]
              for x in range(M)]
         for x in range(M):
-            K[x][x] = 1 - sum(K[x])
+            K[x][x] = 1 - sum(K[x], Fraction(0))
         res = max(abs(sum(P[x] * K[x][y] for x in range(M)) - P[y]) for y in range(M))
         return res, 0
     return again
@@ -693,7 +693,8 @@ def lazy_error_closed(tr_sigma: float, rho: float, T: int) -> float:
 
 def _discrete_fixed():
     g = np.random.default_rng(2210)
-    out = [({"case": "+-1"}, np.array([0.5, 0.5]), np.array([[-1.0], [1.0]]), np.zeros(1))]
+    out: list[tuple] = [({"case": "+-1"}, np.array([0.5, 0.5]), np.array([[-1.0], [1.0]]),
+                          np.zeros(1))]
     for K_, d in ((3, 1), (4, 2), (5, 3)):
         out.append(({"case": "random", "d": d}, g.dirichlet(np.ones(K_)),
                     g.standard_normal((K_, d)), np.zeros(d)))
@@ -948,7 +949,8 @@ def _table3_numbers():
     def t3(ds, col):
         return Fraction(str(_t3(ds, col)))
 
-    rows = [({"data set": ds, "sentence": "improves over ELBO (N = 10) by", "printed": printed},
+    rows: list[tuple] = [({"data set": ds, "sentence": "improves over ELBO (N = 10) by",
+                           "printed": printed},
              abs(t3(ds, "pMCSA") - t3(ds, "ELBO N=10") - Fraction(printed)), Fraction("0.005"))
             for ds, printed in (("airfoil", "0.29"), ("energy", "0.48"))]
     rows += [({"data set": "gas", "sentence": "dominates by roughly 0.4 nat", "other": c,
@@ -1031,7 +1033,7 @@ def _table4_except_gas():
             continue
         p = vals[TABLE4_COLS.index("pMCSA")]
         others = {c: v for c, v in zip(TABLE4_COLS, vals) if c != "pMCSA"}
-        best = max(others, key=others.get)
+        best = max(others, key=others.__getitem__)
         rows.append(({"data set": ds, "pMCSA": p, "best other": best, "its LPD": others[best],
                       "higher than pMCSA": sorted(c for c, v in others.items() if v > p)}, p,
                      others[best]))
@@ -1103,8 +1105,9 @@ def _s7_literal():
     N = 3
     mu = sum(p * v for p, v in zip(pi, s))
     var = sum(p * (v - mu) ** 2 for p, v in zip(pi, s))
-    Vg = Fraction(0)
-    Eg = Fraction(0)
+    # Fractions (typeshed types math.prod of Fractions as possibly a float)
+    Vg: Fraction | float = Fraction(0)
+    Eg: Fraction | float = Fraction(0)
     for tup in itertools.product(range(3), repeat=N):
         p = math.prod(pi[z] for z in tup)
         g = -sum(s[z] for z in tup) / N
@@ -1237,7 +1240,7 @@ def _cost_q_dominated():
           ("energy", 703, 8, 691),
           ("concrete", 939, 8, 927), ("wine", 1454, 11, 1439), ("gas", 2440, 128, 2308))
     for ds, dl, dx, n in t3:
-        p_cost = n * (2 * HIDDEN * (dx + 1) + 2 * (HIDDEN + 1) + 10) + 2 * dl
+        p_cost: float = n * (2 * HIDDEN * (dx + 1) + 2 * (HIDDEN + 1) + 10) + 2 * dl
         rows.append(({"table": 3, "data set": ds, "q": 4 * dl, "p": p_cost, "k": k},
                      float(k * 4 * dl), float(p_cost)))
     for ds, dl, dx, n in t4:

@@ -423,6 +423,7 @@ def _unconditional_jsa(case, N, grid):
                 second, _, c_cov = RG.jsa_moments(_unit(grid["M"], x0), K, s, N)
                 emp = second
             else:
+                assert Pt is not None  # n > 0
                 second, _, c_cov = RG.jsa_moments(Pt[x0], Kt, st, N)
                 emp = X.empirical_kwargs(second, exact=lambda x0=x0, n=n: RG.jsa_moments(
                     chain.power(n)[x0], K, s, N)[0])
@@ -521,7 +522,7 @@ def _tightness(claim, forms):
     out = []
     for form in forms:
         strat, ev = _tight(claim, form)
-        seen = []
+        seen: list = []
 
         def ev2(d, ev=ev, seen=seen):
             res = ev(d)

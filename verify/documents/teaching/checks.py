@@ -17,9 +17,13 @@ teaching document's only contact with the machinery's data model (``CheckResult`
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from . import exact as X
 from .formulas import BUILDERS
+
+if TYPE_CHECKING:
+    from verify.model import Relation
 
 Fr = Fraction
 FORM = "stated"
@@ -41,7 +45,7 @@ def bound_exact(claim_id: str, quantity: str, **values) -> Fraction:
     return Fr(int(val.p), int(val.q))
 
 
-def _check(claim_id, quantity, params, empirical: Fraction, bound: Fraction, relation: str,
+def _check(claim_id, quantity, params, empirical: Fraction, bound: Fraction, relation: Relation,
            note: str = ""):
     """A CheckResult on the exact values: the machinery decides it on the two exact points."""
     from verify.model import CheckResult
@@ -323,7 +327,7 @@ def bound_of_form(claim_id: str, quantity: str, form: str, **values) -> Fraction
 
 def run_msc_rb_stated_vacuous(grid, seed=0, progress=None):
     cid = "teach_msc_rb_stated_vacuous"
-    rows = []
+    rows: list = []
     for N in grid["N"]:
         for L, mu in grid["L_mu"]:
             L, mu = Fr(L), Fr(mu)
@@ -392,7 +396,7 @@ PRINTED_CROSSINGS = {10: "16.59", 30: "60.48", 100: "215.18", 300: "657.43", 100
 
 def run_transient_crossing(grid, seed=0, progress=None):
     cid = "teach_transient_crossing"
-    rows = []
+    rows: list = []
     N = grid["N"]
     brackets = []
     for t in grid["t"]:
@@ -419,7 +423,7 @@ RUNS = {"teach_imh_escape": run_imh_escape, "teach_cis_q_equals_pi": run_cis_q_e
         "teach_rate_ratios": run_rate_ratios, "teach_transient_crossing": run_transient_crossing}
 
 #: quick grids (seconds: the suite and the report run them) and full grids
-GRIDS = {
+GRIDS: dict[str, tuple[dict, dict]] = {
     "teach_imh_escape": ({"w_stars": [2, 10, 1000], "instances": 6, "ks": [0, 1, 2, 5, 20]},
                          {"w_stars": [2, 10, 1000, 10 ** 6], "instances": 40,
                           "ks": [0, 1, 2, 5, 20, 100]}),

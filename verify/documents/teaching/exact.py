@@ -193,7 +193,7 @@ def rational_instances(seed: int, count: int, max_states: int = 4, w_max: Fracti
     import numpy as np
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 36]))
-    out = []
+    out: list = []
     while len(out) < count:
         M = int(rng.integers(2, max_states + 1))
         a = rng.integers(1, 9, size=M)

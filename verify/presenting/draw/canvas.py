@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .constants import FONT, VOID_COLOR, VOID_LABEL, WIDTH
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -19,7 +23,7 @@ class Drawing:
     one-sentence ``message`` (what a slide says with it)."""
 
     kind: str
-    fig: object
+    fig: Figure
     data: dict
     marks: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)

@@ -5,6 +5,8 @@ of ``stationary``.
 
 from __future__ import annotations
 
+from typing import Any
+
 PROG = "python -m verify draw"
 KINDS = ("mixing", "variance", "wstar", "rates", "stationary", "step", "lecture")
 SCHEMES = ("MSC", "MSC-RB", "JSA", "pMCSA")
@@ -34,6 +36,7 @@ MAX_PANELS = 6
 #: moment" (exact rationals; MSC-RB is below pMCSA at every N from 2 to 16)
 COUNTEREXAMPLE = {"pi": ("1/2", "1/4", "1/4"), "q": ("1/10", "9/20", "9/20"),
                   "s": ("0", "1", "-1")}
+DEFAULTS: dict[str, dict[str, Any]]
 DEFAULTS = {"mixing": {"N": [4, 16], "w_star": [10.0, 100.0], "schemes": list(SCHEMES)},
             "variance": {"N": [2, 4, 8, 16, 32, 64], "w_star": [10.0, 1000.0], "t": 100,
                          "schemes": list(SCHEMES)},

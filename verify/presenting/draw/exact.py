@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 from .constants import COUNTEREXAMPLE, FORM_STYLE, MAX_N_JSA_JOINT, SCHEMES
 
@@ -185,9 +186,9 @@ def wstar_data(N: int = 16, t: int = 100, w_range=(2.0, 1e4), schemes=("JSA", "p
 
     schemes = [sc for sc in SCHEMES if sc in schemes]
     w = np.geomspace(float(w_range[0]), float(w_range[1]), int(points))
-    exact = {sc: [] for sc in schemes}
-    stationary = {sc: [] for sc in schemes}
-    bnds = {sc: {f: [] for f in FORM_STYLE} for sc in schemes}
+    exact: dict[str, list[float]] = {sc: [] for sc in schemes}
+    stationary: dict[str, list[float]] = {sc: [] for sc in schemes}
+    bnds: dict[str, dict[str, list[float]]] = {sc: {f: [] for f in FORM_STYLE} for sc in schemes}
     for wi in w:
         m = second_moments(N, t, wi, schemes, pi0, L)
         ms = second_moments(N, t, wi, schemes, pi0, L, start="stationary")
@@ -275,7 +276,7 @@ def mixing_data(N: int, w_star: float, schemes=SCHEMES, k_max: int | None = None
         else:
             omitted["JSA"] = (f"JSA's exact curve is not drawn: its joint law has 2^N atoms "
                               f"(drawn for N <= {MAX_N_JSA_JOINT})")
-    bnds = {}
+    bnds: dict = {}
     for sc in schemes:
         bnds[sc] = {}
         for form in FORM_STYLE:
@@ -293,8 +294,8 @@ def variance_data(Ns, w_star: float, t: int = 100, schemes=SCHEMES, pi0: float =
     import numpy as np
 
     Ns = [int(n) for n in Ns]
-    exact = {sc: [] for sc in schemes}
-    bnds = {sc: {f: [] for f in FORM_STYLE} for sc in schemes}
+    exact: dict[str, list[float]] = {sc: [] for sc in schemes}
+    bnds: dict[str, dict[str, list[float]]] = {sc: {f: [] for f in FORM_STYLE} for sc in schemes}
     for n in Ns:
         m = second_moments(n, t, w_star, schemes, pi0, L)
         for sc in schemes:
@@ -342,9 +343,9 @@ def rates_data(N: int = 16, w_range=(1.5, 1e4), pi0: float = 0.3, L: float = 1.0
 
     w = np.geomspace(float(w_range[0]), float(w_range[1]), int(points))
     table = rates_claim()
-    rho = {sc: [] for sc in SCHEMES}
-    G2 = {sc: [] for sc in SCHEMES}
-    rate = {opt: {sc: [] for sc in SCHEMES} for opt in OPTIMIZERS}
+    rho: dict[str, list[float]] = {sc: [] for sc in SCHEMES}
+    G2: dict[str, list[float]] = {sc: [] for sc in SCHEMES}
+    rate: dict[str, dict[str, Any]] = {opt: {sc: [] for sc in SCHEMES} for opt in OPTIMIZERS}
     for wi in w:
         pi, q, _ = instance(wi, pi0, L)
         for row in bounds.compare(N=N, w_star=float(wi), chi2=_chi2(pi, q), L=L):

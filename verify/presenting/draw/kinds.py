@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import textwrap
 from fractions import Fraction
+from typing import Callable
 
 from .canvas import (
     Drawing,
@@ -88,7 +89,7 @@ def _mixing_message(panels) -> str:
             below = np.nonzero(np.asarray(tv) < 0.01)[0]
             first[sc] = int(p["k"][below[0]]) if below.size else math.inf
         if first:
-            slowest.add(max(first, key=first.get))
+            slowest.add(max(first, key=first.__getitem__))
     parts = []
     if len(slowest) == 1:
         parts.append(f"from the worst start {slowest.pop()} is the last to reach a TV of 0.01 in "
@@ -142,7 +143,7 @@ def _variance_message(panels, schemes, t) -> str:
     for p in panels:
         n0, n1 = int(p["N"][0]), int(p["N"][-1])
         gain = {sc: float(p["exact"][sc][0] / p["exact"][sc][-1]) for sc in schemes}
-        best = max(gain, key=gain.get)
+        best = max(gain, key=gain.__getitem__)
         parts.append(f"at w* = {p['w_star']:g} {best}'s falls most from N = {n0} to {n1} "
                      f"(by a factor {gain[best]:.3g})"
                      + (f" and pMCSA's only by {gain['pMCSA']:.3g}"
@@ -442,6 +443,7 @@ def figure(kind: str, **options) -> Drawing:
 
     if kind == "stationary" and "instance" in options:
         options["instance_"] = options.pop("instance")
+    fn: dict[str, Callable[..., Drawing]]
     fn = {"mixing": _draw_mixing, "variance": _draw_variance, "wstar": _draw_wstar,
           "rates": _draw_rates, "stationary": _draw_stationary, "step": _draw_step}
     fn.update(LECTURE_FIGURES)

@@ -8,6 +8,7 @@ L^2 (1 + r)/N + (||mu|| + 2Lr)^2 < L^2).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .canvas import (
     Drawing,
@@ -68,8 +69,8 @@ def _map(N=16, pi0=0.3, w_grid=(2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000
 
     import bounds
 
-    rho = {sc: [] for sc in SCHEMES}
-    G2 = {sc: [] for sc in SCHEMES}
+    rho: dict[str, list[float]] = {sc: [] for sc in SCHEMES}
+    G2: dict[str, list[float]] = {sc: [] for sc in SCHEMES}
     for w in w_grid:
         pi, q, _ = instance(w, pi0, L)
         for row in bounds.compare(N=N, w_star=w, chi2=_chi2(pi, q), L=L):
@@ -157,7 +158,7 @@ def informative_w_max(N: int, mu_over_L: float = 0.0) -> float:
     return 1 / (1 - r)
 
 
-def _corrected(N=4, L=1.0, M=4, w_range=(1.05, 100.0), points=60):
+def _corrected(N=4, L=1.0, M=4, w_range: tuple[float, float] = (1.05, 100.0), points=60):
     """pMCSA's exact conditional second moment with every chain at z* (the 4-state hard instance
     of notebook 03) against w*, with Theorem 4's stated bound and the corrected bound of the
     conditional reading (Kim et al. 2022, §5.1; audit step theorem4.var.2)."""
@@ -167,7 +168,10 @@ def _corrected(N=4, L=1.0, M=4, w_range=(1.05, 100.0), points=60):
     from simulate import finite as F
 
     w = np.geomspace(*w_range, points)
-    exact, stated, corrected_raw = [], [], []
+    # lists, then their arrays
+    exact: Any = []
+    stated: Any = []
+    corrected_raw: Any = []
     for wi in w:
         pi, q = F.hard_instance(M, float(wi), seed=0)
         s = F.centred_bounded_score(pi, L)
