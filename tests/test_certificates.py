@@ -143,7 +143,7 @@ def _targets_by_package():
                  and audit["steps"].get(sid, {}).get("status") in ("wrong", "loose")}
         claims, depends = set(), set()
         for cid, readings in verdicts["readings"].items():
-            if cid in recs and recs[cid].get("seed") in seeds:
+            if cid in recs and recs[cid].get("document", recs[cid].get("seed")) in seeds:
                 st = decide.final_status(cid, readings,
                                          audit["claims"].get(cid, {}).get("statement", {}))
                 if st.status == model.VIOLATED:
