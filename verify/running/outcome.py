@@ -53,6 +53,12 @@ class Report:
         The recorded audit's steps of the claim (step id -> record).
     figure_png : callable, optional
         ``() -> bytes``: the PNG of the claim's figure, for Jupyter's display.
+    computed_at : str, optional
+        When the run was made (set by the runner; a cached report keeps its own).
+    figure_view : dict, optional
+        The claim's figure as the report shows it, drawn in the claim's worker (the runner).
+    cached : bool, optional
+        Whether the report came from the run cache.
     """
 
     claim: str
