@@ -53,6 +53,8 @@ def build(out: pathlib.Path, *options: str) -> subprocess.CompletedProcess:
     # pages include files of the repository beside docs/ (docs/own-claim.md: ../examples/...)
     shutil.copytree(ROOT / "examples", out.parent / "examples",
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    # and the data contract's schemas (docs/own-claim.md: ../bounds/schemas/...)
+    shutil.copytree(ROOT / "bounds" / "schemas", out.parent / "bounds" / "schemas")
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d",
            str(out.parent / "doctrees"),
            "-D", f"mcsa_root={ROOT}", *options, str(src), str(out)]
