@@ -90,9 +90,8 @@ def test_a_fixed_sample_recomputes_to_its_stored_outcome(sid, monkeypatch):
     if sid not in STEPS:
         pytest.fail(f"sample step {sid} is gone: update SAMPLE")
     stored = cache.packaged()[sid]["outcome"]
-    monkeypatch.setitem(engine.CACHE, "read", False)
-    monkeypatch.setitem(engine.CACHE, "write", False)
-    fresh = STEPS[sid].compute().to_json()
+    with engine.caching(read=False, write=False):
+        fresh = STEPS[sid].compute().to_json()
     for k in ("status", "established_by", "evaluations", "counterexample", "correction", "method"):
         assert fresh[k] == stored[k], (sid, k, fresh[k], stored[k])
     if stored["best_ratio"] is not None:

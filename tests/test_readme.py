@@ -115,10 +115,11 @@ def shared(monkeypatch, workdir):
     share_quick_runs(monkeypatch)
     original = verify.running.runner.run_all
 
-    def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True):
+    def run_all(mode="quick", seed=0, progress=None, workers=None, cache=True, figure=None):
         if mode == "quick" and seed == 0:
+            # the shared runs carry no figure: the report draws each one itself
             return list(cached_runs("quick", 0).values())
-        return original(mode, seed, progress, workers=workers, cache=cache)
+        return original(mode, seed, progress, workers=workers, cache=cache, figure=figure)
 
     monkeypatch.setattr(verify.running.runner, "run_all", run_all)
     monkeypatch.setattr(verify.command.cli, "run_all", run_all)
