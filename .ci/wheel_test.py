@@ -135,7 +135,7 @@ def plugin_beside_the_wheel(py, vpy, site_pkgs: Path, tmp: Path, work: Path, env
     refused with one line when its coverage breaks the data contract."""
     problems: list[str] = []
     example = ROOT / "examples" / "mcgd-claims"
-    run([py, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+    run([py, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
          str(tmp / "dist-example"), str(example)])
     ewheel = next((tmp / "dist-example").glob("mcgd_claims-*.whl"))
     run([str(vpy), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(ewheel)])
